@@ -1,0 +1,76 @@
+// Lint: typescript-eslint's recommended rules plus the folder layering of STYLE.md §4.
+//   shared/   imports nothing of ours and no Node or Electron module (the renderer uses it too)
+//   renderer/ imports shared/ and, for types only, electron/preload — never electron or node:*
+//   backend/  imports shared/ only
+//   electron/ imports shared/ only; only main.ts, preload.ts and shell/ may import 'electron'
+//   cli/, bench/, scripts/, e2e/ and tests compose the parts and may import anything
+import js from '@eslint/js';
+import tseslint from 'typescript-eslint';
+
+const nodeBuiltins = ['node:*', 'fs', 'fs/*', 'path', 'child_process', 'os', 'crypto', 'http', 'net', 'url', 'util', 'stream', 'events'];
+const ours = (folders) => folders.flatMap((f) => [`**/${f}/**`, `**/${f}`]);
+
+/** One no-restricted-imports rule from forbidden groups and the message that explains the layer. */
+function layer(message, groups, extra = {}) {
+  return {
+    '@typescript-eslint/no-restricted-imports': ['error', {
+      patterns: groups.map((group) => ({ group, message, ...extra })),
+      paths: [{ name: 'electron', message }],
+    }],
+  };
+}
+
+export default tseslint.config(
+  { ignores: ['node_modules/', '.tsbuild/', '.vite/', 'dist/', 'out/', 'test-results/', 'playwright-report/'] },
+  js.configs.recommended,
+  ...tseslint.configs.recommended,
+  {
+    languageOptions: { globals: { console: 'readonly', process: 'readonly', URL: 'readonly', setTimeout: 'readonly', clearTimeout: 'readonly' } },
+    rules: {
+      '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
+      '@typescript-eslint/consistent-type-imports': 'error',
+    },
+  },
+  {
+    files: ['shared/**/*.ts'],
+    ignores: ['**/*.test.ts'],
+    rules: layer('shared/ holds contracts only: it imports nothing of ours and no Node or Electron module.', [
+      ours(['electron', 'backend', 'renderer', 'cli', 'e2e']), nodeBuiltins,
+    ]),
+  },
+  {
+    files: ['renderer/**/*.ts', 'renderer/**/*.tsx'],
+    ignores: ['**/*.test.ts', '**/*.test.tsx'],
+    rules: {
+      '@typescript-eslint/no-restricted-imports': ['error', {
+        paths: [{ name: 'electron', message: 'The renderer never imports electron; use window.baton.' }],
+        patterns: [
+          { group: nodeBuiltins, message: 'The renderer runs in a sandboxed page: no Node modules.' },
+          { group: [...ours(['backend', 'cli', 'e2e'])], message: 'The renderer may import shared/ only.' },
+          { group: ['**/electron/**', '!**/electron/preload'], message: 'The renderer may import only types from electron/preload.' },
+          { group: ['**/electron/preload'], allowTypeImports: true, message: 'Import only types from electron/preload.' },
+        ],
+      }],
+    },
+  },
+  {
+    files: ['backend/**/*.ts'],
+    ignores: ['**/*.test.ts'],
+    rules: layer('backend/ may import shared/ only.', [ours(['electron', 'renderer', 'cli', 'e2e'])]),
+  },
+  {
+    files: ['electron/**/*.ts'],
+    ignores: ['**/*.test.ts', 'electron/main.ts', 'electron/preload.ts', 'electron/shell/**'],
+    rules: layer("electron/ may import shared/ only, and only the shell (main.ts, preload.ts, shell/) imports 'electron'.", [
+      ours(['backend', 'renderer', 'cli', 'e2e']),
+    ]),
+  },
+  {
+    files: ['electron/main.ts', 'electron/preload.ts', 'electron/shell/**/*.ts'],
+    rules: {
+      '@typescript-eslint/no-restricted-imports': ['error', {
+        patterns: [{ group: ours(['backend', 'renderer', 'cli', 'e2e']), message: 'The shell may import electron/ and shared/ only.' }],
+      }],
+    },
+  },
+);

@@ -1,0 +1,113 @@
+/** Accounts, devices, invites, join requests and wrapped account data keys (ADK). */
+import { z } from 'zod';
+import { B64, Id, Millis } from './common.ts';
+
+export const DeviceStatus = z.enum(['pending', 'enrolled', 'revoked']);
+
+/** The public half of a device identity, as the device presents it. */
+export const DeviceKeys = z.strictObject({
+  /** Ed25519 public key, raw 32 bytes, base64url. */
+  signingPublicKey: B64(64),
+  /** X25519 public key, raw 32 bytes, base64url. */
+  agreementPublicKey: B64(64),
+});
+
+export const Device = z.strictObject({
+  id: Id,
+  accountId: Id,
+  name: z.string().min(1).max(100),
+  status: DeviceStatus,
+  signingPublicKey: B64(64),
+  agreementPublicKey: B64(64),
+  enrolledAt: Millis.nullable(),
+  revokedAt: Millis.nullable(),
+  lastSeenAt: Millis.nullable(),
+  /** The device's published capabilities, sealed under the ADK (repos it can open are session content). */
+  sealedCapabilities: B64().nullable(),
+  /** ADK versions the device holds (clear: version numbers only). */
+  keyVersions: z.array(z.number().int().positive()).max(1000),
+});
+export type Device = z.infer<typeof Device>;
+
+/** An ADK version wrapped for one device. The wrapping format belongs to the device side. */
+export const WrappedKey = z.strictObject({
+  keyVersion: z.number().int().positive(),
+  deviceId: Id,
+  /** The device that made the wrap. */
+  wrappedBy: Id,
+  wrapped: B64(4096),
+});
+export type WrappedKey = z.infer<typeof WrappedKey>;
+
+/**
+ * POST /v1/accounts — the first device creates the account. Signed with the new device's own key
+ * (the backend verifies the signature against `device.signingPublicKey`).
+ */
+export const CreateAccountRequest = z.strictObject({
+  deviceId: Id,
+  name: z.string().min(1).max(100),
+  keys: DeviceKeys,
+  /** ADK version 1 wrapped to the device itself. */
+  wrapped: B64(4096),
+});
+export const CreateAccountResponse = z.strictObject({ accountId: Id, device: Device });
+
+/** POST /v1/invites — an enrolled device registers an invite id (never its secret). */
+export const CreateInviteRequest = z.strictObject({ inviteId: Id, expiresAt: Millis });
+export const Invite = z.strictObject({
+  id: Id,
+  accountId: Id,
+  inviterDeviceId: Id,
+  expiresAt: Millis,
+  usedAt: Millis.nullable(),
+  createdAt: Millis,
+});
+
+/**
+ * POST /v1/join-requests — a new device asks to join, signed with its own (pending) key.
+ * `proof` is made from the invite secret; only the inviting device can check it.
+ */
+export const CreateJoinRequest = z.strictObject({
+  inviteId: Id,
+  deviceId: Id,
+  name: z.string().min(1).max(100),
+  keys: DeviceKeys,
+  proof: B64(512),
+});
+export const JoinRequestStatus = z.enum(['pending', 'approved', 'rejected']);
+export const JoinRequest = z.strictObject({
+  id: Id,
+  accountId: Id,
+  inviteId: Id,
+  inviterDeviceId: Id,
+  device: Device,
+  proof: B64(512),
+  status: JoinRequestStatus,
+  reason: z.string().max(500).nullable(),
+  createdAt: Millis,
+  decidedAt: Millis.nullable(),
+});
+export type JoinRequest = z.infer<typeof JoinRequest>;
+
+/** POST /v1/join-requests/:id/approve — by the inviting device: every ADK version wrapped to the newcomer. */
+export const ApproveJoinRequest = z.strictObject({ wrappedKeys: z.array(WrappedKey).min(1).max(1000) });
+/** POST /v1/join-requests/:id/reject */
+export const RejectJoinRequest = z.strictObject({ reason: z.string().min(1).max(500) });
+
+/** POST /v1/devices/heartbeat — reachability and published capabilities. */
+export const HeartbeatRequest = z.strictObject({
+  sealedCapabilities: B64().nullable(),
+  keyVersions: z.array(z.number().int().positive()).max(1000),
+});
+export const HeartbeatResponse = z.strictObject({ serverTime: Millis });
+
+/** POST /v1/keys/rotate — a new ADK version wrapped for every remaining enrolled device. */
+export const RotateKeysRequest = z.strictObject({
+  keyVersion: z.number().int().positive(),
+  wrappedKeys: z.array(WrappedKey).min(1).max(1000),
+});
+export const KeysResponse = z.strictObject({ currentVersion: z.number().int().nonnegative(), keys: z.array(WrappedKey) });
+
+export const MeResponse = z.strictObject({ device: Device });
+export const DeviceListResponse = z.strictObject({ devices: z.array(Device) });
+export const JoinRequestListResponse = z.strictObject({ joinRequests: z.array(JoinRequest) });

@@ -1,0 +1,21 @@
+/**
+ * The push stream: GET /v1/stream (server-sent events, one JSON `PushMessage` per `data:` line).
+ * Every change in the caller's account is delivered; devices react instead of polling.
+ */
+import { z } from 'zod';
+import { Id } from './common.ts';
+import { Device, JoinRequest } from './devices.ts';
+import { Handoff } from './handoffs.ts';
+import { Session } from './sessions.ts';
+
+export const PushMessage = z.discriminatedUnion('type', [
+  z.strictObject({ type: z.literal('hello'), deviceId: Id, serverTime: z.number() }),
+  z.strictObject({ type: z.literal('handoff'), handoff: Handoff }),
+  z.strictObject({ type: z.literal('session'), session: Session }),
+  z.strictObject({ type: z.literal('session-event'), sessionId: Id, seq: z.number().int().positive() }),
+  z.strictObject({ type: z.literal('device'), device: Device }),
+  z.strictObject({ type: z.literal('join-request'), joinRequest: JoinRequest }),
+  z.strictObject({ type: z.literal('keys'), currentVersion: z.number().int().positive() }),
+  z.strictObject({ type: z.literal('memory'), topic: z.string() }),
+]);
+export type PushMessage = z.infer<typeof PushMessage>;

@@ -1,0 +1,55 @@
+import { describe, expect, it } from 'vitest';
+import {
+  CANCELLABLE_STATES, FORWARD_STATES, HANDOFF_STATES, TRANSITIONS, isCancellable, mayTransition, stepIndex,
+  type HandoffRole, type HandoffState,
+} from './handoff-states.ts';
+
+const roles: HandoffRole[] = ['source', 'target', 'user', 'backend'];
+
+/** The allowed (from, to, role) triples written out by hand from DESIGN.md, independent of the table. */
+const expected = new Set<string>([
+  'requested>target-prepared>target',
+  'target-prepared>source-quiescing>source',
+  'source-quiescing>source-relinquished-and-checkpointed>source',
+  'source-relinquished-and-checkpointed>ownership-transferred>target',
+  'ownership-transferred>target-activating>target',
+  'target-activating>completed>target',
+  ...['requested', 'target-prepared', 'source-quiescing', 'source-relinquished-and-checkpointed']
+    .flatMap((from) => roles.map((role) => `${from}>cancelled>${role}`)),
+  'ownership-transferred>cancelled>target',
+  'target-activating>cancelled>target',
+]);
+
+describe('the handoff state machine table', () => {
+  it('has the seven forward states in order and then cancelled', () => {
+    expect(HANDOFF_STATES).toEqual([...FORWARD_STATES, 'cancelled']);
+    expect(FORWARD_STATES).toHaveLength(7);
+  });
+
+  it('accepts every allowed transition and refuses every other (from, to, role)', () => {
+    for (const from of HANDOFF_STATES) {
+      for (const to of HANDOFF_STATES) {
+        for (const role of roles) {
+          expect(mayTransition(from, to, role), `${from} → ${to} by ${role}`).toBe(expected.has(`${from}>${to}>${role}`));
+        }
+      }
+    }
+  });
+
+  it('lets nothing leave a terminal state', () => {
+    for (const rule of TRANSITIONS) expect(['completed', 'cancelled']).not.toContain(rule.from);
+  });
+
+  it('is cancellable only before ownership transfers', () => {
+    const cancellable = HANDOFF_STATES.filter((s: HandoffState) => isCancellable(s));
+    expect(cancellable).toEqual(CANCELLABLE_STATES);
+    expect(isCancellable('ownership-transferred')).toBe(false);
+    expect(mayTransition('ownership-transferred', 'cancelled', 'user')).toBe(false);
+    expect(mayTransition('ownership-transferred', 'cancelled', 'source')).toBe(false);
+  });
+
+  it('places each forward state on the stepper and cancelled off it', () => {
+    expect(FORWARD_STATES.map(stepIndex)).toEqual([0, 1, 2, 3, 4, 5, 6]);
+    expect(stepIndex('cancelled')).toBe(-1);
+  });
+});

@@ -1,0 +1,177 @@
+/**
+ * The device API: what the renderer may ask of its device runtime, declared once.
+ * Electron carries it over IPC (electron/preload.ts), the headless host over its WebSocket bridge;
+ * both validate every input against these schemas before the runtime sees it.
+ */
+import { z } from 'zod';
+import type { AgentView, TranscriptEntry } from './agents.ts';
+import type { HandoffState } from './handoff-states.ts';
+import type { Blocker, ReadinessReport } from './readiness.ts';
+
+// ---------- views the runtime returns ----------
+
+export interface DeviceStatusView {
+  enrolled: boolean;
+  deviceId: string | null;
+  deviceName: string | null;
+  accountId: string | null;
+  backendUrl: string | null;
+  /** Set while a join waits for the inviting device. */
+  joining: boolean;
+}
+
+export interface ProviderView {
+  id: string;
+  /** e.g. "Demo agent", "Claude Code". */
+  label: string;
+  available: boolean;
+  version: string | null;
+  checkpointImport: boolean;
+}
+
+export interface DeviceView {
+  id: string;
+  name: string;
+  status: 'pending' | 'enrolled' | 'revoked';
+  online: boolean;
+  lastSeenAt: number | null;
+  isThisDevice: boolean;
+}
+
+export interface EligibilityView {
+  deviceId: string;
+  name: string;
+  eligible: boolean;
+  /** Why not, when not eligible. */
+  reason: { code: string; message: string } | null;
+}
+
+export interface HandoffView {
+  id: string;
+  sessionId: string;
+  sourceDeviceId: string;
+  sourceName: string;
+  targetDeviceId: string;
+  targetName: string;
+  state: HandoffState;
+  generation: number;
+  /** Each reached state with its time. */
+  history: { state: HandoffState; at: number; deviceId: string | null }[];
+  cancelReason: { code: string; message: string } | null;
+  resumePath: 'checkpoint-import' | 'summary-continuation' | null;
+  /** Why that resume path (e.g. the import check that failed), when known to this device. */
+  resumeNote: string | null;
+  /** Drift warnings recorded at activation, when known to this device. */
+  driftWarnings: { code: string; detail: string }[];
+  /** Remediation when a re-check at the checkpoint cancelled the move. */
+  blockers: Blocker[];
+}
+
+/** Why this device may not send input to the session, or null when it may. */
+export type InputBlock = { code: 'not_owner' | 'quiescing' | 'moved' | 'needs_attention' | 'not_running'; message: string } | null;
+
+export interface SessionView {
+  id: string;
+  title: string;
+  workspace: string;
+  provider: string;
+  ownerDeviceId: string;
+  ownerName: string;
+  generation: number;
+  isOwner: boolean;
+  /** 'owned' | 'moving' | 'moved' (no longer ours) | 'needs-attention' (activation failed) | 'remote' (another device owns it). */
+  condition: 'owned' | 'moving' | 'moved' | 'needs-attention' | 'remote';
+  inputBlock: InputBlock;
+  activeHandoff: HandoffView | null;
+  lastHandoff: HandoffView | null;
+  updatedAt: number;
+}
+
+export interface SessionDetail extends SessionView {
+  agents: AgentView[];
+  transcript: TranscriptEntry[];
+}
+
+export type MoveResult =
+  | { ok: true; handoffId: string }
+  | { ok: false; code: 'blocked'; report: ReadinessReport }
+  | { ok: false; code: string; message: string };
+
+export type ActionResult = { ok: true } | { ok: false; code: string; message: string };
+
+// ---------- inputs, validated at the bridge ----------
+
+const SessionId = z.string().min(1).max(64);
+const DeviceId = z.string().min(1).max(64);
+
+export const inputs = {
+  getStatus: z.strictObject({}),
+  createAccount: z.strictObject({ backendUrl: z.string().url().max(500), deviceName: z.string().min(1).max(100) }),
+  joinAccount: z.strictObject({ invite: z.string().min(1).max(4000), deviceName: z.string().min(1).max(100) }),
+  listProviders: z.strictObject({}),
+  listSessions: z.strictObject({}),
+  getSession: z.strictObject({ sessionId: SessionId }),
+  startSession: z.strictObject({
+    workspace: z.string().min(1).max(4096),
+    provider: z.string().min(1).max(64),
+    prompt: z.string().max(100_000),
+    title: z.string().max(200).optional(),
+  }),
+  sendMessage: z.strictObject({ sessionId: SessionId, text: z.string().min(1).max(100_000) }),
+  listDevices: z.strictObject({}),
+  moveEligibility: z.strictObject({ sessionId: SessionId }),
+  checkReadiness: z.strictObject({ sessionId: SessionId, targetDeviceId: DeviceId }),
+  startMove: z.strictObject({ sessionId: SessionId, targetDeviceId: DeviceId }),
+  cancelMove: z.strictObject({ sessionId: SessionId }),
+  pushRepo: z.strictObject({ sessionId: SessionId, repo: z.string().min(1).max(4096) }),
+  commitAll: z.strictObject({ sessionId: SessionId, repo: z.string().min(1).max(4096), message: z.string().trim().min(1).max(10_000) }),
+  retryActivation: z.strictObject({ sessionId: SessionId }),
+  handoffHistory: z.strictObject({ sessionId: SessionId }),
+  createInvite: z.strictObject({}),
+  revokeDevice: z.strictObject({ deviceId: DeviceId }),
+  rotateKeys: z.strictObject({}),
+} as const;
+
+export type DeviceApiMethod = keyof typeof inputs;
+export type DeviceApiInput<M extends DeviceApiMethod> = z.infer<(typeof inputs)[M]>;
+
+/** What each method resolves to. */
+export interface DeviceApiOutputs {
+  getStatus: DeviceStatusView;
+  createAccount: DeviceStatusView;
+  joinAccount: DeviceStatusView;
+  listProviders: ProviderView[];
+  listSessions: SessionView[];
+  getSession: SessionDetail | null;
+  startSession: SessionView;
+  sendMessage: ActionResult;
+  listDevices: DeviceView[];
+  moveEligibility: EligibilityView[];
+  checkReadiness: ReadinessReport;
+  startMove: MoveResult;
+  cancelMove: ActionResult;
+  /** Each remediation is followed by a fresh evaluation. */
+  pushRepo: { result: ActionResult; report: ReadinessReport };
+  commitAll: { result: ActionResult; report: ReadinessReport };
+  retryActivation: ActionResult;
+  handoffHistory: HandoffView[];
+  createInvite: { invite: string; expiresAt: number };
+  revokeDevice: ActionResult;
+  rotateKeys: ActionResult & { keyVersion?: number };
+}
+
+/** The device runtime side of the API: one async function per method. */
+export type DeviceApiHandlers = { [M in DeviceApiMethod]: (input: DeviceApiInput<M>) => Promise<DeviceApiOutputs[M]> };
+
+// ---------- events the runtime pushes to the renderer ----------
+
+export interface DeviceApiEvents {
+  statusChanged: DeviceStatusView;
+  sessionsChanged: SessionView[];
+  sessionChanged: SessionDetail;
+  handoffChanged: HandoffView;
+  devicesChanged: DeviceView[];
+}
+
+export type DeviceApiEvent = keyof DeviceApiEvents;
+export const EVENT_NAMES: readonly DeviceApiEvent[] = ['statusChanged', 'sessionsChanged', 'sessionChanged', 'handoffChanged', 'devicesChanged'];

@@ -1,0 +1,70 @@
+import { mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { LocalState, type LocalSession } from './local-state.ts';
+
+const dirs: string[] = [];
+function profile(): string {
+  const dir = mkdtempSync(join(tmpdir(), 'baton-local-state-'));
+  dirs.push(dir);
+  return dir;
+}
+afterEach(() => {
+  for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
+});
+
+function session(id: string): LocalSession {
+  return {
+    id, title: 'Fix the parser', workspace: '/w/repo', provider: 'demo', repos: [{ relPath: '.', remoteUrl: '/o.git', branch: 'main' }],
+    ownerDeviceId: 'dev-aaaaaaaaaaaaaaaa', generation: 1, inputBlock: null, providerResume: { turns: 2 }, needsAttention: null,
+    transcript: [], agents: [], eventCursor: 0, createdAt: 1, updatedAt: 1,
+  };
+}
+
+describe('LocalState', () => {
+  it('keeps sessions and handoff progress across a restart on the same profile', () => {
+    const dir = profile();
+    const first = new LocalState(dir);
+    first.saveSession(session('s1'));
+    first.updateSession('s1', (s) => { s.inputBlock = { code: 'quiescing', message: 'moving' }; });
+    first.ensureProgress('h1', 's1', 'source', 42);
+    first.updateProgress('h1', (p) => { p.done.push('source-quiescing'); p.checkpoint = { digest: 'ab', size: 3 }; });
+
+    const second = new LocalState(dir);
+    expect(second.session('s1')?.inputBlock).toEqual({ code: 'quiescing', message: 'moving' });
+    expect(second.session('s1')?.providerResume).toEqual({ turns: 2 });
+    expect(second.progress('h1')).toMatchObject({ role: 'source', done: ['source-quiescing'], checkpoint: { digest: 'ab', size: 3 }, seenAt: 42 });
+  });
+
+  it('does not recreate progress that already exists', () => {
+    const state = new LocalState(profile());
+    state.ensureProgress('h1', 's1', 'target', 1);
+    state.updateProgress('h1', (p) => { p.done.push('requested'); });
+    expect(state.ensureProgress('h1', 's1', 'target', 99)).toMatchObject({ done: ['requested'], seenAt: 1 });
+  });
+
+  it('ignores a leftover temp file and an unreadable record instead of failing to start', () => {
+    const dir = profile();
+    new LocalState(dir).saveSession(session('s1'));
+    const sessions = join(dir, 'runtime', 'sessions');
+    writeFileSync(join(sessions, 's2.json.123.tmp'), '{"half');
+    writeFileSync(join(sessions, 's3.json'), 'not json');
+    const reopened = new LocalState(dir);
+    expect(reopened.listSessions().map((s) => s.id)).toEqual(['s1']);
+    expect(readdirSync(sessions).some((n) => n.endsWith('.tmp'))).toBe(false);
+  });
+
+  it('refuses a record id that could escape its folder', () => {
+    const state = new LocalState(profile());
+    expect(() => state.saveSession(session('../evil'))).toThrow(/invalid record id/);
+  });
+
+  it('hands out copies so a caller cannot change stored state without saving', () => {
+    const state = new LocalState(profile());
+    state.saveSession(session('s1'));
+    const copy = state.session('s1')!;
+    copy.generation = 7;
+    expect(state.session('s1')?.generation).toBe(1);
+  });
+});

@@ -1,0 +1,190 @@
+/**
+ * The device's durable local state: what it owns and knows of each session and how far it got in
+ * each handoff. One JSON file per record under the profile folder, each written atomically
+ * (temp file + fsync + rename + directory fsync), so a crash at any instant leaves either the old or
+ * the new record and a restart resumes from it.
+ */
+import { closeSync, fsyncSync, mkdirSync, openSync, readFileSync, readdirSync, renameSync, rmSync, writeSync } from 'node:fs';
+import { join } from 'node:path';
+import { z } from 'zod';
+import type { AgentView, TranscriptEntry } from '../../shared/agents.ts';
+import type { Blocker } from '../../shared/readiness.ts';
+
+/** A repository of a session workspace as the owner last recorded it. */
+const RepoRef = z.object({
+  /** Path relative to the workspace (`.` for a single-repo workspace). */
+  relPath: z.string(),
+  remoteUrl: z.string().nullable(),
+  branch: z.string().nullable(),
+});
+export type RepoRef = z.infer<typeof RepoRef>;
+
+const Block = z.object({ code: z.enum(['not_owner', 'quiescing', 'moved', 'needs_attention', 'not_running']), message: z.string() });
+
+export const LocalSessionSchema = z.object({
+  id: z.string(),
+  title: z.string(),
+  /** Absolute workspace path on THIS device. */
+  workspace: z.string(),
+  provider: z.string(),
+  repos: z.array(RepoRef),
+  ownerDeviceId: z.string(),
+  generation: z.number().int().positive(),
+  /** Durable input-rejection flag (quiescing, moved, needs attention); null when input is accepted. */
+  inputBlock: Block.nullable(),
+  /** The provider's own resume data (what exportResumeData gave, or what a checkpoint carried). */
+  providerResume: z.unknown().nullable(),
+  /** Set when an activation failed after the transfer: the handoff whose checkpoint to retry. */
+  needsAttention: z.object({ handoffId: z.string(), code: z.string(), message: z.string() }).nullable(),
+  transcript: z.array(z.custom<TranscriptEntry>()),
+  agents: z.array(z.custom<AgentView>()),
+  /** The last backend event seq applied to transcript/agents. */
+  eventCursor: z.number().int().nonnegative(),
+  createdAt: z.number(),
+  updatedAt: z.number(),
+});
+export type LocalSession = z.infer<typeof LocalSessionSchema>;
+
+export const HandoffProgressSchema = z.object({
+  handoffId: z.string(),
+  sessionId: z.string(),
+  role: z.enum(['source', 'target']),
+  /** States this device has finished its own step for (the transition it asked for was acknowledged). */
+  done: z.array(z.string()),
+  /** When this device first saw the handoff (the prepare deadline counts from here). */
+  seenAt: z.number(),
+  /** The checkpoint the source uploaded, kept so a retried transition carries the same reference. */
+  checkpoint: z.object({ digest: z.string(), size: z.number() }).nullable(),
+  /** Remediation when the checkpoint re-check cancelled the move. */
+  blockers: z.array(z.custom<Blocker>()),
+  resumeNote: z.string().nullable(),
+  driftWarnings: z.array(z.object({ code: z.string(), detail: z.string() })),
+  /** Terminal: this device has nothing more to do for the handoff. */
+  finished: z.boolean(),
+});
+export type HandoffProgress = z.infer<typeof HandoffProgressSchema>;
+
+/** Writes `text` to `file` so that a crash leaves either the old content or the new, never a mix. */
+export function writeFileAtomic(file: string, text: string): void {
+  const dir = join(file, '..');
+  const temp = `${file}.${process.pid}.${Date.now()}.tmp`;
+  const fd = openSync(temp, 'w', 0o600);
+  try {
+    writeSync(fd, text);
+    fsyncSync(fd);
+  } finally {
+    closeSync(fd);
+  }
+  renameSync(temp, file);
+  const dirFd = openSync(dir, 'r');
+  try {
+    fsyncSync(dirFd);
+  } finally {
+    closeSync(dirFd);
+  }
+}
+
+/** One folder of JSON records keyed by id, validated on read; unreadable records are skipped. */
+class RecordFolder<T extends { [key: string]: unknown }> {
+  private readonly cache = new Map<string, T>();
+
+  constructor(private readonly dir: string, private readonly schema: z.ZodType<T>, key: (record: T) => string) {
+    mkdirSync(dir, { recursive: true, mode: 0o700 });
+    for (const name of readdirSync(dir)) {
+      if (name.endsWith('.tmp')) {
+        rmSync(join(dir, name), { force: true });
+        continue;
+      }
+      if (!name.endsWith('.json')) continue;
+      try {
+        const parsed = schema.safeParse(JSON.parse(readFileSync(join(dir, name), 'utf8')));
+        if (parsed.success) this.cache.set(key(parsed.data), parsed.data);
+      } catch {
+        // A record that cannot be read is ignored rather than crashing the device.
+      }
+    }
+  }
+
+  get(id: string): T | undefined {
+    const record = this.cache.get(id);
+    return record === undefined ? undefined : structuredClone(record);
+  }
+
+  all(): T[] {
+    return [...this.cache.values()].map((record) => structuredClone(record));
+  }
+
+  put(id: string, record: T): void {
+    if (!/^[A-Za-z0-9_-]{1,64}$/.test(id)) throw new Error(`invalid record id ${JSON.stringify(id)}`);
+    writeFileAtomic(join(this.dir, `${id}.json`), JSON.stringify(record));
+    this.cache.set(id, structuredClone(record));
+  }
+}
+
+/** The per-profile local state: sessions and handoff progress, each record durable once put. */
+export class LocalState {
+  private readonly sessions: RecordFolder<LocalSession>;
+  private readonly handoffs: RecordFolder<HandoffProgress>;
+
+  constructor(profileDir: string) {
+    const root = join(profileDir, 'runtime');
+    this.sessions = new RecordFolder(join(root, 'sessions'), LocalSessionSchema as z.ZodType<LocalSession>, (s) => s.id);
+    this.handoffs = new RecordFolder(join(root, 'handoffs'), HandoffProgressSchema as z.ZodType<HandoffProgress>, (h) => h.handoffId);
+  }
+
+  /** The session record, or undefined when this device has never known it. */
+  session(id: string): LocalSession | undefined {
+    return this.sessions.get(id);
+  }
+
+  listSessions(): LocalSession[] {
+    return this.sessions.all().sort((a, b) => a.createdAt - b.createdAt);
+  }
+
+  /** Durably stores the session record (acknowledged only once on disk). */
+  saveSession(session: LocalSession): void {
+    this.sessions.put(session.id, { ...session, updatedAt: Date.now() });
+  }
+
+  /** Applies `change` to a stored session and saves it; returns the new record (undefined if unknown). */
+  updateSession(id: string, change: (session: LocalSession) => void): LocalSession | undefined {
+    const session = this.sessions.get(id);
+    if (!session) return undefined;
+    change(session);
+    this.saveSession(session);
+    return this.sessions.get(id);
+  }
+
+  progress(handoffId: string): HandoffProgress | undefined {
+    return this.handoffs.get(handoffId);
+  }
+
+  listProgress(): HandoffProgress[] {
+    return this.handoffs.all();
+  }
+
+  /** Durably stores a handoff's progress. */
+  saveProgress(progress: HandoffProgress): void {
+    this.handoffs.put(progress.handoffId, progress);
+  }
+
+  /** The progress record for a handoff, created (and stored) on first sight. */
+  ensureProgress(handoffId: string, sessionId: string, role: 'source' | 'target', now: number): HandoffProgress {
+    const existing = this.handoffs.get(handoffId);
+    if (existing) return existing;
+    const created: HandoffProgress = {
+      handoffId, sessionId, role, done: [], seenAt: now, checkpoint: null, blockers: [], resumeNote: null, driftWarnings: [], finished: false,
+    };
+    this.saveProgress(created);
+    return created;
+  }
+
+  /** Updates a stored progress record. */
+  updateProgress(handoffId: string, change: (progress: HandoffProgress) => void): HandoffProgress | undefined {
+    const progress = this.handoffs.get(handoffId);
+    if (!progress) return undefined;
+    change(progress);
+    this.saveProgress(progress);
+    return this.handoffs.get(handoffId);
+  }
+}

@@ -1,0 +1,144 @@
+import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join, relative } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import type { ProviderEvent } from '../../shared/provider.ts';
+import { checkResumeData } from '../../shared/provider.ts';
+import { DEMO_EDIT_PATH, DemoAgent } from './demo-agent.ts';
+import { waitForIdle } from './wait-idle.ts';
+
+let dir: string;
+const agents: DemoAgent[] = [];
+
+function demo(): DemoAgent {
+  const agent = new DemoAgent({ turnMs: 40 });
+  agents.push(agent);
+  return agent;
+}
+
+async function listFiles(root: string): Promise<string[]> {
+  const entries = await readdir(root, { recursive: true, withFileTypes: true });
+  return entries.filter((e) => e.isFile()).map((e) => relative(root, join(e.parentPath, e.name))).sort();
+}
+
+beforeEach(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'baton-demo-'));
+});
+afterEach(async () => {
+  for (const agent of agents.splice(0)) await agent.stop();
+  await rm(dir, { recursive: true, force: true });
+});
+
+describe('demo agent', () => {
+  it('answers a message and says what it did', async () => {
+    const agent = demo();
+    expect((await agent.start(dir, 'hello there')).ok).toBe(true);
+    expect(agent.isTurnActive()).toBe(true);
+    expect(await waitForIdle(agent, 2000)).toBe(true);
+    const { transcript } = agent.snapshot();
+    expect(transcript.map((e) => e.role)).toEqual(['user', 'assistant']);
+    expect(transcript[1]?.text).toContain('hello there');
+    expect(transcript[1]?.text).toContain('did not touch the repository');
+  });
+
+  it('starts two subagents under the main agent whose status moves running to done', async () => {
+    const agent = demo();
+    const events: ProviderEvent[] = [];
+    agent.onEvent((e) => events.push(e));
+    await agent.start(dir, 'look around');
+    await waitForIdle(agent, 2000);
+    const subs = agent.snapshot().agents.filter((a) => a.parentId === 'main');
+    expect(subs).toHaveLength(2);
+    for (const sub of subs) {
+      const statuses = events.flatMap((e) => (e.type === 'agent' && e.agent.id === sub.id ? [e.agent.status] : []));
+      expect(statuses[0]).toBe('running');
+      expect(statuses.at(-1)).toBe('done');
+    }
+    expect(events.filter((e) => e.type === 'turn-started')).toHaveLength(1);
+    expect(events.filter((e) => e.type === 'turn-ended')).toHaveLength(1);
+  });
+
+  it('never touches the workspace unless asked', async () => {
+    const agent = demo();
+    await agent.start(dir, 'please summarise the repo');
+    await waitForIdle(agent, 2000);
+    expect(await listFiles(dir)).toEqual([]);
+  });
+
+  it('changes exactly one file when a message says "edit a file"', async () => {
+    const agent = demo();
+    await agent.start(dir, 'hi');
+    await waitForIdle(agent, 2000);
+    await agent.send('Please edit a file for me');
+    await waitForIdle(agent, 2000);
+    expect(await listFiles(dir)).toEqual([DEMO_EDIT_PATH]);
+    expect(await readFile(join(dir, DEMO_EDIT_PATH), 'utf8')).toContain('edit a file');
+    expect(agent.snapshot().transcript.at(-1)?.text).toContain(DEMO_EDIT_PATH);
+  });
+
+  it('queues input sent during a turn and runs it next', async () => {
+    const agent = demo();
+    await agent.start(dir, 'first');
+    await agent.send('second');
+    await waitForIdle(agent, 2000);
+    const users = agent.snapshot().transcript.filter((e) => e.role === 'user').map((e) => e.text);
+    expect(users).toEqual(['first', 'second']);
+    expect(agent.snapshot().transcript.filter((e) => e.role === 'assistant')).toHaveLength(2);
+  });
+
+  it('interrupt ends the turn at once and marks running subagents interrupted', async () => {
+    const agent = new DemoAgent({ turnMs: 5000 });
+    agents.push(agent);
+    await agent.start(dir, 'long job');
+    const ended = new Promise<ProviderEvent>((resolve) => agent.onEvent((e) => e.type === 'turn-ended' && resolve(e)));
+    await agent.interrupt();
+    expect(await ended).toMatchObject({ type: 'turn-ended', interrupted: true });
+    expect(agent.isTurnActive()).toBe(false);
+    expect(agent.snapshot().agents.filter((a) => a.parentId === 'main').map((a) => a.status)).toEqual(['interrupted', 'interrupted']);
+  });
+
+  it('exports its whole state and a new agent in another workspace resumes it', async () => {
+    const source = demo();
+    await source.start(dir, 'one');
+    await waitForIdle(source, 2000);
+    const exported = await source.exportResumeData();
+    if (!exported.ok) throw new Error(exported.message);
+    const carried = checkResumeData(JSON.parse(JSON.stringify(exported.value)));
+    if (!carried.ok) throw new Error(carried.message);
+
+    const target = demo();
+    const other = await mkdtemp(join(tmpdir(), 'baton-demo-target-'));
+    try {
+      expect(await target.resumeFromImport(carried.value, other)).toEqual({ ok: true, value: undefined });
+      const before = source.snapshot();
+      const after = target.snapshot();
+      expect(after.transcript.slice(0, before.transcript.length)).toEqual(before.transcript);
+      expect(after.transcript.at(-1)?.text).toContain('resumed on this device');
+      expect(after.agents.map((a) => a.id).sort()).toEqual(before.agents.map((a) => a.id).sort());
+      await target.send('two');
+      await waitForIdle(target, 2000);
+      expect(target.snapshot().transcript.at(-1)?.text).toContain('turn 2');
+      const ids = target.snapshot().transcript.map((e) => e.id);
+      expect(new Set(ids).size).toBe(ids.length);
+    } finally {
+      await rm(other, { recursive: true, force: true });
+    }
+  });
+
+  it('refuses data of another format with import_check_failed', async () => {
+    const agent = demo();
+    const result = await agent.resumeFromImport({ provider: 'demo', format: 'demo/state@0', sessionId: null, payload: {} }, dir);
+    expect(result).toMatchObject({ ok: false, code: 'import_check_failed' });
+    expect(agent.snapshot().agents).toEqual([]);
+  });
+
+  it('reports exited on stop and refuses input afterwards', async () => {
+    const agent = demo();
+    const events: ProviderEvent[] = [];
+    agent.onEvent((e) => events.push(e));
+    await agent.start(dir, 'x');
+    await agent.stop();
+    expect(events.at(-1)).toMatchObject({ type: 'exited', error: null });
+    expect(await agent.send('y')).toMatchObject({ ok: false, code: 'stopped' });
+  });
+});

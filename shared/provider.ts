@@ -1,0 +1,172 @@
+/**
+ * The provider contract: one interface every agent adapter (demo, Claude Code, Codex, a command-line
+ * agent) implements, and the data that crosses a handoff for it. The device runtime drives sessions
+ * only through `ProviderSession`; adapters live in electron/providers/.
+ */
+import { z } from 'zod';
+import type { AgentView, TranscriptEntry } from './agents.ts';
+import type { Result } from './errors.ts';
+
+export const PROVIDER_IDS = ['demo', 'claude-code', 'codex', 'command'] as const;
+export type ProviderId = (typeof PROVIDER_IDS)[number];
+
+export const PROVIDER_LABELS: Readonly<Record<ProviderId, string>> = {
+  demo: 'Demo agent',
+  'claude-code': 'Claude Code',
+  codex: 'Codex',
+  command: 'Command-line agent',
+};
+
+export interface ProviderCapabilities {
+  /** The provider's own session state can be exported on the source and imported on the target. */
+  checkpointImport: boolean;
+  /** The provider reports subagents (agents with a parent) in the agent map. */
+  subagents: boolean;
+}
+
+export const PROVIDER_CAPABILITIES: Readonly<Record<ProviderId, ProviderCapabilities>> = {
+  demo: { checkpointImport: true, subagents: true },
+  'claude-code': { checkpointImport: true, subagents: true },
+  codex: { checkpointImport: true, subagents: false },
+  command: { checkpointImport: false, subagents: false },
+};
+
+/** True when `value` names a provider. */
+export function isProviderId(value: string): value is ProviderId {
+  return (PROVIDER_IDS as readonly string[]).includes(value);
+}
+
+// ---------- events ----------
+
+/** What a running session reports; the runtime folds these into the agent map and transcript. */
+export type ProviderEvent =
+  /** An agent appeared or changed (same id replaces). */
+  | { type: 'agent'; agent: AgentView }
+  /** A new transcript entry (entries are never rewritten). */
+  | { type: 'transcript'; entry: TranscriptEntry }
+  | { type: 'turn-started'; at: number }
+  | { type: 'turn-ended'; at: number; interrupted: boolean }
+  /** The session can no longer take input; `error` is null on a clean stop. */
+  | { type: 'exited'; at: number; error: string | null };
+
+export type ProviderEventListener = (event: ProviderEvent) => void;
+
+// ---------- resume data ----------
+
+/** The largest resume data (UTF-8 bytes of its JSON) a checkpoint carries. */
+export const RESUME_DATA_MAX_BYTES = 8 * 1024 * 1024;
+
+/**
+ * A provider's exported session: opaque to everyone but its adapter, JSON-safe, tagged with a
+ * format (e.g. "claude-code/transcript@1") so an adapter refuses data it does not understand.
+ */
+export interface ResumeData {
+  provider: ProviderId;
+  format: string;
+  /** The provider's session id, when it has one (Claude session id, Codex thread id). */
+  sessionId: string | null;
+  payload: unknown;
+}
+
+export const resumeDataSchema = z.strictObject({
+  provider: z.enum(PROVIDER_IDS),
+  format: z.string().min(1).max(100),
+  sessionId: z.string().min(1).max(200).nullable(),
+  payload: z.json(),
+});
+
+/** UTF-8 byte length of a string, without Node or DOM APIs (shared/ runs everywhere). */
+function utf8Length(text: string): number {
+  let bytes = 0;
+  for (const char of text) {
+    const code = char.codePointAt(0) ?? 0;
+    bytes += code < 0x80 ? 1 : code < 0x800 ? 2 : code < 0x10000 ? 3 : 4;
+  }
+  return bytes;
+}
+
+/** Accepts only well-formed, JSON-safe resume data within RESUME_DATA_MAX_BYTES. */
+export function checkResumeData(value: unknown): Result<ResumeData, 'invalid_resume_data' | 'resume_data_too_large'> {
+  const parsed = resumeDataSchema.safeParse(value);
+  if (!parsed.success) return { ok: false, code: 'invalid_resume_data', message: `Resume data is malformed: ${parsed.error.issues[0]?.message ?? 'unknown'}` };
+  const size = utf8Length(JSON.stringify(parsed.data));
+  if (size > RESUME_DATA_MAX_BYTES) {
+    return { ok: false, code: 'resume_data_too_large', message: `Resume data is ${size} bytes; the limit is ${RESUME_DATA_MAX_BYTES}.` };
+  }
+  return { ok: true, value: parsed.data as ResumeData };
+}
+
+// ---------- summary continuation ----------
+
+/** What the summary-continuation prompt is rendered from (the checkpoint's packet and findings). */
+export interface ContinuationInput {
+  /** The session's title, for "this continues <title>". */
+  sessionTitle: string;
+  /** The device the session moved from, when known. */
+  sourceDeviceName: string | null;
+  packet: {
+    goal: string;
+    acceptanceCriteria: string;
+    currentState: string;
+    nextAction: string;
+  };
+  /** Facts the target verified itself (e.g. "branch feature/x is at 1a2b3c4"). */
+  verifiedFacts: string[];
+  /** The drift report (HandoffView.driftWarnings has the same shape). */
+  driftWarnings: { code: string; detail: string }[];
+  /** The last transcript entries, oldest first. */
+  transcriptTail: TranscriptEntry[];
+}
+
+/** Which resume path a handoff took, and why (recorded on the handoff). */
+export interface ResumeOutcome {
+  path: 'checkpoint-import' | 'summary-continuation';
+  /** Why this path: e.g. "Codex import failed its check: …" or "Command-line agent cannot import". */
+  reason?: string;
+}
+
+// ---------- the session interface ----------
+
+export type ProviderFailureCode =
+  /** The binary is missing or would not start. */
+  | 'spawn_failed'
+  /** The operation needs a started session. */
+  | 'not_started'
+  /** start/resume on a session that already runs. */
+  | 'already_started'
+  /** The provider does not support this (e.g. import on the command agent). */
+  | 'unsupported'
+  /** Exported data is missing or too large to carry. */
+  | 'export_failed'
+  /** Imported data is the wrong format or fails its resumability checks; summary continuation follows. */
+  | 'import_check_failed'
+  /** The session was stopped. */
+  | 'stopped';
+
+export type ProviderResult<T = void> = Result<T, ProviderFailureCode>;
+
+/** One agent session on this device, driven by the runtime. */
+export interface ProviderSession {
+  readonly provider: ProviderId;
+  readonly capabilities: ProviderCapabilities;
+  /** Starts a new session in `workspace` with its first prompt (the first turn begins). */
+  start(workspace: string, prompt: string): Promise<ProviderResult>;
+  /** Sends user input; queued behind a running turn, it starts the next turn. */
+  send(text: string): Promise<ProviderResult>;
+  /** Ends the running turn now (no-op when idle); resolves when the turn has ended. */
+  interrupt(): Promise<void>;
+  /** Subscribes to events; returns the unsubscribe function. */
+  onEvent(listener: ProviderEventListener): () => void;
+  /** True while a turn runs or input is queued. */
+  isTurnActive(): boolean;
+  /** The current agent map and transcript (what events have built so far). */
+  snapshot(): { agents: AgentView[]; transcript: TranscriptEntry[] };
+  /** Exports the provider's own session state (providers with checkpointImport). */
+  exportResumeData(): Promise<ProviderResult<ResumeData>>;
+  /** Rebuilds the session from exported data in `workspace`; fails with `import_check_failed` and a reason. */
+  resumeFromImport(data: ResumeData, workspace: string): Promise<ProviderResult>;
+  /** Starts a fresh session whose first turn is the continuation prompt. */
+  resumeFromSummary(prompt: string, workspace: string): Promise<ProviderResult>;
+  /** Ends the session and any process it runs; no further events after `exited`. */
+  stop(): Promise<void>;
+}

@@ -1,0 +1,153 @@
+import { createHash, randomBytes } from 'node:crypto';
+import { describe, expect, it } from 'vitest';
+import { checkpointContext, contentAddress, ENVELOPE_OVERHEAD, envelopeKeyVersion, seal, sealWithVersion, unseal, type SealContext } from './envelope.ts';
+import { generateAdk, KeyRing } from './key-ring.ts';
+
+const ACCOUNT = 'account-aaaaaaaaaaaa';
+const SESSION = 'session-ssssssssssss';
+const HANDOFF_A = 'handoff-AAAAAAAAAAAA';
+const HANDOFF_B = 'handoff-BBBBBBBBBBBB';
+const ctxA = checkpointContext(ACCOUNT, SESSION, HANDOFF_A);
+
+function ringOf(...versions: number[]): KeyRing {
+  return new KeyRing(versions.map((v) => [v, generateAdk()] as const));
+}
+
+function opened(ring: KeyRing, context: SealContext, envelope: Uint8Array): Buffer {
+  const result = unseal(ring, context, envelope);
+  if (!result.ok) throw new Error(`${result.code}: ${result.message}`);
+  return result.plaintext;
+}
+
+describe('seal / unseal', () => {
+  const ring = ringOf(1);
+
+  it('round-trips an empty body', () => {
+    const envelope = seal(ring, ctxA, new Uint8Array(0));
+    expect(envelope.length).toBe(ENVELOPE_OVERHEAD);
+    expect(opened(ring, ctxA, envelope).length).toBe(0);
+  });
+
+  it('round-trips a small body and hides it', () => {
+    const body = Buffer.from('{"title":"fix the flaky login test","commit":"0123abcd"}');
+    const envelope = seal(ring, ctxA, body);
+    expect(envelope.includes(Buffer.from('flaky'))).toBe(false);
+    expect(opened(ring, ctxA, envelope).equals(body)).toBe(true);
+  });
+
+  it('round-trips a 64 MiB body', () => {
+    const body = randomBytes(64 << 20);
+    const envelope = seal(ring, ctxA, body);
+    expect(envelope.length).toBe(body.length + ENVELOPE_OVERHEAD);
+    expect(opened(ring, ctxA, envelope).equals(body)).toBe(true);
+  });
+
+  it('uses a fresh nonce per seal, so equal bodies give different envelopes and addresses', () => {
+    const body = Buffer.from('same');
+    const first = seal(ring, ctxA, body);
+    const second = seal(ring, ctxA, body);
+    expect(first.equals(second)).toBe(false);
+    expect(contentAddress(first)).toBe(createHash('sha256').update(first).digest('hex'));
+    expect(contentAddress(first)).not.toBe(contentAddress(second));
+  });
+});
+
+describe('tamper resistance of a sealed 4 KiB checkpoint', () => {
+  const ring = ringOf(1);
+  const body = randomBytes(4096);
+  const envelope = seal(ring, ctxA, body);
+
+  it('rejects every single-byte change at every position', () => {
+    const copy = Buffer.from(envelope);
+    const seen = new Map<number, Set<string>>();
+    for (let position = 0; position < copy.length; position++) {
+      const original = copy[position]!;
+      // Header bytes get every other value; body, nonce and tag bytes every single-bit flip and the full inversion.
+      const changes = position < 7 ? Array.from({ length: 255 }, (_, i) => (original + i + 1) & 0xff) : [1, 2, 4, 8, 16, 32, 64, 128, 255].map((m) => original ^ m);
+      for (const value of changes) {
+        copy[position] = value;
+        const result = unseal(ring, ctxA, copy);
+        expect(result.ok, `position ${position} value ${value}`).toBe(false);
+        if (!result.ok) {
+          const codes = seen.get(position) ?? new Set<string>();
+          codes.add(result.code);
+          seen.set(position, codes);
+        }
+      }
+      copy[position] = original;
+    }
+    expect([...seen.get(0)!]).toEqual(['malformed_envelope']);
+    expect([...seen.get(2)!]).toEqual(['unsupported_format']);
+    for (let position = 7; position < copy.length; position++) expect([...seen.get(position)!]).toEqual(['checkpoint_rejected']);
+    expect(opened(ring, ctxA, copy).equals(body)).toBe(true);
+  });
+
+  it('rejects every truncation', () => {
+    for (let length = 0; length < envelope.length; length++) {
+      const result = unseal(ring, ctxA, envelope.subarray(0, length));
+      expect(result.ok, `length ${length}`).toBe(false);
+      if (!result.ok) expect(result.code).toBe(length < ENVELOPE_OVERHEAD ? 'malformed_envelope' : 'checkpoint_rejected');
+    }
+  });
+
+  it('rejects extensions', () => {
+    for (const extra of [Buffer.from([0]), randomBytes(1), randomBytes(16), Buffer.from(envelope)]) {
+      const result = unseal(ring, ctxA, Buffer.concat([envelope, extra]));
+      expect(result).toMatchObject({ ok: false, code: 'checkpoint_rejected' });
+    }
+  });
+
+  it('rejects a checkpoint sealed for another handoff', () => {
+    expect(unseal(ring, checkpointContext(ACCOUNT, SESSION, HANDOFF_B), envelope)).toMatchObject({ ok: false, code: 'checkpoint_rejected' });
+  });
+
+  it('rejects a body presented under another session, account or purpose', () => {
+    for (const context of [
+      checkpointContext(ACCOUNT, 'session-otherotherot', HANDOFF_A),
+      checkpointContext('account-otherotherot', SESSION, HANDOFF_A),
+      { purpose: 'handoff-outcome', accountId: ACCOUNT, sessionId: SESSION, subject: HANDOFF_A } satisfies SealContext,
+    ]) {
+      expect(unseal(ring, context, envelope)).toMatchObject({ ok: false, code: 'checkpoint_rejected' });
+    }
+  });
+
+  it('never throws on garbage', () => {
+    for (let i = 0; i < 200; i++) {
+      const junk = randomBytes(i * 3);
+      if (i % 2 === 0 && junk.length >= 3) junk.write('BT\x01', 0, 'latin1');
+      expect(unseal(ring, ctxA, junk).ok).toBe(false);
+    }
+  });
+});
+
+describe('key versions', () => {
+  it('rejects a body sealed under a key version the device lacks as key_version_missing', () => {
+    const full = ringOf(1, 2);
+    const envelope = seal(full, ctxA, Buffer.from('secret'));
+    expect(envelopeKeyVersion(envelope)).toBe(2);
+    const partial = new KeyRing([[1, full.get(1)!]]);
+    expect(unseal(partial, ctxA, envelope)).toMatchObject({ ok: false, code: 'key_version_missing', details: { keyVersion: 2 } });
+  });
+
+  it('seals with the newest version after rotation and still opens older bodies', () => {
+    const ring = ringOf(1);
+    const old = seal(ring, ctxA, Buffer.from('before rotation'));
+    ring.add(2, generateAdk());
+    const fresh = seal(ring, ctxA, Buffer.from('after rotation'));
+    expect(envelopeKeyVersion(old)).toBe(1);
+    expect(envelopeKeyVersion(fresh)).toBe(2);
+    expect(opened(ring, ctxA, old).toString()).toBe('before rotation');
+    expect(opened(ring, ctxA, fresh).toString()).toBe('after rotation');
+  });
+
+  it('rejects a body whose key version was relabelled to another held version', () => {
+    const ring = ringOf(1, 2);
+    const envelope = sealWithVersion(ring, 1, ctxA, Buffer.from('x'));
+    envelope.writeUInt32BE(2, 3);
+    expect(unseal(ring, ctxA, envelope)).toMatchObject({ ok: false, code: 'checkpoint_rejected' });
+  });
+
+  it('refuses to seal with an empty ring', () => {
+    expect(() => seal(new KeyRing(), ctxA, Buffer.from('x'))).toThrow(/key ring is empty/);
+  });
+});

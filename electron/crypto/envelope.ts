@@ -1,0 +1,145 @@
+/**
+ * The sealed envelope used for every synced payload (checkpoints, session metadata, events,
+ * capabilities, memory pointers):
+ *
+ *   magic "BT" (2) | format 0x01 (1) | key version u32 BE (4) | nonce (12) | ciphertext | tag (16)
+ *
+ * AES-256-GCM under a key derived with HKDF-SHA256 from the ADK version and the seal context; the
+ * additional data is the 7-byte header followed by the encoded context (purpose, account, session,
+ * handoff id or other subject), so a body moved into another context fails to open.
+ */
+import { createCipheriv, createDecipheriv, createHash, hkdfSync, randomBytes } from 'node:crypto';
+import type { Failure } from '../../shared/errors.ts';
+import type { KeyRing } from './key-ring.ts';
+
+export const ENVELOPE_MAGIC = Buffer.from('BT', 'latin1');
+export const ENVELOPE_FORMAT = 0x01;
+const HEADER_BYTES = 7;
+const NONCE_BYTES = 12;
+const TAG_BYTES = 16;
+/** Smallest possible envelope: header, nonce and tag around an empty body. */
+export const ENVELOPE_OVERHEAD = HEADER_BYTES + NONCE_BYTES + TAG_BYTES;
+/** Encrypting in slices keeps each output slice in cache while it is copied into the envelope. */
+const SLICE_BYTES = 256 << 10;
+
+export type SealPurpose = 'checkpoint' | 'handoff-outcome' | 'session-meta' | 'session-event' | 'device-capabilities' | 'memory-pointer';
+
+/** What a sealed body is bound to. A body opens only under exactly the context it was sealed for. */
+export interface SealContext {
+  purpose: SealPurpose;
+  accountId: string;
+  /** The session the body belongs to; omitted for payloads outside a session. */
+  sessionId?: string;
+  /** The handoff id for checkpoints and outcomes; another label (device id, topic) otherwise. */
+  subject?: string;
+}
+
+export type UnsealCode = 'checkpoint_rejected' | 'key_version_missing' | 'malformed_envelope' | 'unsupported_format';
+export type UnsealFailure = Failure<UnsealCode>;
+export type UnsealResult = { ok: true; plaintext: Buffer; keyVersion: number } | UnsealFailure;
+
+/** The context of a handoff's checkpoint body. */
+export function checkpointContext(accountId: string, sessionId: string, handoffId: string): SealContext {
+  return { purpose: 'checkpoint', accountId, sessionId, subject: handoffId };
+}
+
+function encodeContext(context: SealContext): Buffer {
+  const fields = [context.purpose, context.accountId, context.sessionId ?? '', context.subject ?? ''];
+  if (context.accountId === '') throw new Error('a seal context needs an account id');
+  if (context.purpose === 'checkpoint' && (fields[2] === '' || fields[3] === '')) throw new Error('a checkpoint is sealed for a session and a handoff');
+  const parts: Buffer[] = [Buffer.from('BATON-SEAL-CONTEXT-V1', 'latin1')];
+  for (const field of fields) {
+    const bytes = Buffer.from(field, 'utf8');
+    if (bytes.length > 0xffff) throw new Error('seal context field too long');
+    const length = Buffer.alloc(2);
+    length.writeUInt16BE(bytes.length);
+    parts.push(length, bytes);
+  }
+  return Buffer.concat(parts);
+}
+
+function contextKey(adk: Uint8Array, encodedContext: Buffer): Buffer {
+  const info = createHash('sha256').update(encodedContext).digest();
+  return Buffer.from(hkdfSync('sha256', adk, 'baton-seal-v1', info, 32));
+}
+
+function header(keyVersion: number): Buffer {
+  const bytes = Buffer.alloc(HEADER_BYTES);
+  ENVELOPE_MAGIC.copy(bytes, 0);
+  bytes[2] = ENVELOPE_FORMAT;
+  bytes.writeUInt32BE(keyVersion, 3);
+  return bytes;
+}
+
+/** Seals `plaintext` for `context` under the ring's newest key version. */
+export function seal(ring: KeyRing, context: SealContext, plaintext: Uint8Array): Buffer {
+  const version = ring.newest();
+  if (version === null) throw new Error('cannot seal: the key ring is empty');
+  return sealWithVersion(ring, version, context, plaintext);
+}
+
+/** Seals under a stated key version the ring holds. */
+export function sealWithVersion(ring: KeyRing, keyVersion: number, context: SealContext, plaintext: Uint8Array): Buffer {
+  const adk = ring.get(keyVersion);
+  if (adk === undefined) throw new Error(`cannot seal: key version ${keyVersion} is not held`);
+  const encoded = encodeContext(context);
+  const head = header(keyVersion);
+  const nonce = randomBytes(NONCE_BYTES);
+  const cipher = createCipheriv('aes-256-gcm', contextKey(adk, encoded), nonce);
+  cipher.setAAD(Buffer.concat([head, encoded]));
+  const out = Buffer.allocUnsafe(ENVELOPE_OVERHEAD + plaintext.byteLength);
+  head.copy(out, 0);
+  nonce.copy(out, HEADER_BYTES);
+  let at = HEADER_BYTES + NONCE_BYTES;
+  for (let start = 0; start < plaintext.byteLength; start += SLICE_BYTES) {
+    at += cipher.update(plaintext.subarray(start, start + SLICE_BYTES)).copy(out, at);
+  }
+  at += cipher.final().copy(out, at);
+  cipher.getAuthTag().copy(out, at);
+  return out;
+}
+
+/** Reads the clear key version of an envelope, or null when it is not one. */
+export function envelopeKeyVersion(envelope: Uint8Array): number | null {
+  if (envelope.byteLength < ENVELOPE_OVERHEAD || envelope[0] !== ENVELOPE_MAGIC[0] || envelope[1] !== ENVELOPE_MAGIC[1]) return null;
+  return Buffer.from(envelope.buffer, envelope.byteOffset, envelope.byteLength).readUInt32BE(3);
+}
+
+/** Opens an envelope sealed for `context`; every failure is a typed value, never a thrown crypto error. */
+export function unseal(ring: KeyRing, context: SealContext, envelope: Uint8Array): UnsealResult {
+  const bytes = Buffer.from(envelope.buffer, envelope.byteOffset, envelope.byteLength);
+  if (bytes.length < ENVELOPE_OVERHEAD || bytes[0] !== ENVELOPE_MAGIC[0] || bytes[1] !== ENVELOPE_MAGIC[1]) {
+    return { ok: false, code: 'malformed_envelope', message: 'not a sealed envelope (bad magic or too short)' };
+  }
+  if (bytes[2] !== ENVELOPE_FORMAT) {
+    return { ok: false, code: 'unsupported_format', message: `unsupported envelope format ${String(bytes[2])}` };
+  }
+  const keyVersion = bytes.readUInt32BE(3);
+  if (keyVersion === 0) return { ok: false, code: 'malformed_envelope', message: 'envelope names key version 0' };
+  const adk = ring.get(keyVersion);
+  if (adk === undefined) {
+    return { ok: false, code: 'key_version_missing', message: `this device does not hold key version ${keyVersion}`, details: { keyVersion } };
+  }
+  let encoded: Buffer;
+  try {
+    encoded = encodeContext(context);
+  } catch (error) {
+    return { ok: false, code: 'checkpoint_rejected', message: (error as Error).message };
+  }
+  try {
+    const decipher = createDecipheriv('aes-256-gcm', contextKey(adk, encoded), bytes.subarray(HEADER_BYTES, HEADER_BYTES + NONCE_BYTES));
+    decipher.setAAD(Buffer.concat([bytes.subarray(0, HEADER_BYTES), encoded]));
+    decipher.setAuthTag(bytes.subarray(bytes.length - TAG_BYTES));
+    const body = decipher.update(bytes.subarray(HEADER_BYTES + NONCE_BYTES, bytes.length - TAG_BYTES));
+    const tail = decipher.final();
+    const plaintext = tail.length === 0 ? body : Buffer.concat([body, tail]);
+    return { ok: true, plaintext, keyVersion };
+  } catch {
+    return { ok: false, code: 'checkpoint_rejected', message: 'the sealed body failed authentication: tampered, or sealed for another context' };
+  }
+}
+
+/** The content address of an envelope: lower-case hex SHA-256 of its bytes. */
+export function contentAddress(envelope: Uint8Array): string {
+  return createHash('sha256').update(envelope).digest('hex');
+}

@@ -3,7 +3,11 @@
  * Each blocker carries a code, one plain sentence and the exact fix.
  */
 
-export const SOURCE_BLOCKER_CODES = ['dirty_tree', 'unpushed_commits', 'no_upstream', 'detached_head', 'operation_in_progress'] as const;
+export const SOURCE_BLOCKER_CODES = [
+  'dirty_tree', 'unpushed_commits', 'no_upstream', 'detached_head', 'operation_in_progress',
+  /** The workspace path is missing or is not a git repository. */
+  'not_a_repository',
+] as const;
 export const TARGET_BLOCKER_CODES = [
   'target_offline', 'target_not_enrolled', 'target_cannot_open_workspace', 'target_missing_provider', 'target_missing_key_version',
 ] as const;

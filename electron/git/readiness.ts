@@ -1,0 +1,85 @@
+/**
+ * Source-side readiness: per repository one `git status --porcelain=v2 --branch` plus file reads of
+ * the git dir (operation in progress, remote URL). Repositories are evaluated concurrently.
+ */
+import { basename } from 'node:path';
+import type { Blocker, ReadinessReport, RepoState } from '../../shared/readiness.ts';
+import { operationInProgress, readRemoteConfig, remoteForBranch, resolveGitDirs, type RemoteConfig } from './git-dir.ts';
+import { checkDirectory, gitFailureText, type GitRunner } from './git-runner.ts';
+import { sourceBlockers } from './source-blockers.ts';
+import { parseStatus, STATUS_ARGS } from './status-parser.ts';
+
+export interface ReadinessDeps {
+  run: GitRunner;
+  /** The clock (ms since epoch); defaults to Date.now. */
+  now?: () => number;
+  /** How many dirty paths a blocker lists; defaults to 20. */
+  maxListedFiles?: number;
+}
+
+export interface RepoEvaluation {
+  state: RepoState;
+  blockers: Blocker[];
+}
+
+/** Background reads must not take the index lock the user's own git commands need. */
+const READ_ONLY_ENV = { GIT_OPTIONAL_LOCKS: '0' };
+
+function unreadable(repo: string, reason: string): RepoEvaluation {
+  return {
+    state: { path: repo, branch: null, upstream: null, head: null, ahead: 0, behind: 0, remoteUrl: null },
+    blockers: [{
+      code: 'not_a_repository',
+      repo,
+      message: `${basename(repo) || repo} cannot be read as a git repository: ${reason}`,
+      fix: `git clone <url> ${repo}`,
+      details: { reason },
+    }],
+  };
+}
+
+async function remoteUrl(repo: string, run: GitRunner, config: RemoteConfig, remote: string | null): Promise<string | null> {
+  if (remote === null) return null;
+  const url = config.remotes.get(remote);
+  if (url !== undefined && !config.hasIncludes) return url;
+  // Only when the config includes other files: ask git, which follows them.
+  const result = await run(['config', '--get', `remote.${remote}.url`], { cwd: repo, env: READ_ONLY_ENV });
+  return result.code === 0 ? result.stdout.trim() : (url ?? null);
+}
+
+/** Reads one repository's state and its blockers; a missing or non-git path yields `not_a_repository`. */
+export async function evaluateRepo(repo: string, deps: ReadinessDeps): Promise<RepoEvaluation> {
+  const pathCheck = checkDirectory(repo);
+  if (!pathCheck.ok) return unreadable(repo, pathCheck.message);
+  const [statusResult, dirs] = await Promise.all([
+    deps.run(STATUS_ARGS, { cwd: repo, env: READ_ONLY_ENV }),
+    resolveGitDirs(repo, deps.run),
+  ]);
+  if (statusResult.code !== 0 || dirs === null) return unreadable(repo, gitFailureText(statusResult));
+  const status = parseStatus(statusResult.stdout);
+  const [operation, config] = await Promise.all([operationInProgress(dirs.gitDir), readRemoteConfig(dirs.commonDir)]);
+  const pushRemote = remoteForBranch(config, status.branch);
+  const state: RepoState = {
+    path: repo,
+    branch: status.branch,
+    upstream: status.upstream,
+    head: status.head,
+    ahead: status.ahead,
+    behind: status.behind,
+    remoteUrl: await remoteUrl(repo, deps.run, config, pushRemote),
+  };
+  const blockers = sourceBlockers({ repo, status, operation, pushRemote, ...(deps.maxListedFiles ? { maxListedFiles: deps.maxListedFiles } : {}) });
+  return { state, blockers };
+}
+
+/** Evaluates every repository of a workspace concurrently; ready only when no repository has a blocker. */
+export async function evaluateSourceReadiness(repos: string[], deps: ReadinessDeps): Promise<ReadinessReport> {
+  const evaluations = await Promise.all(repos.map((repo) => evaluateRepo(repo, deps)));
+  const blockers = evaluations.flatMap((e) => e.blockers);
+  return {
+    ready: blockers.length === 0,
+    blockers,
+    repos: evaluations.map((e) => e.state),
+    evaluatedAt: (deps.now ?? Date.now)(),
+  };
+}

@@ -1,0 +1,95 @@
+/**
+ * Parses `git status --porcelain=v2 --branch -z` output: branch, upstream, ahead/behind and the
+ * changed, untracked and conflicted paths. Pure; no git is run here.
+ */
+
+export interface ParsedStatus {
+  /** HEAD commit, or null on an unborn branch. */
+  head: string | null;
+  /** Branch name, or null when HEAD is detached. */
+  branch: string | null;
+  detached: boolean;
+  upstream: string | null;
+  /** False when an upstream is configured but its remote-tracking branch is gone (no `branch.ab`). */
+  upstreamExists: boolean;
+  ahead: number;
+  behind: number;
+  /** Tracked paths with staged or unstaged changes (renames: the new path). */
+  changed: string[];
+  /** Untracked, not ignored paths (directories end with `/`). */
+  untracked: string[];
+  /** Paths with unresolved merge conflicts. */
+  conflicted: string[];
+}
+
+/** Args for the one status call whose output `parseStatus` reads. */
+export const STATUS_ARGS = ['status', '--porcelain=v2', '--branch', '-z'] as const;
+
+/** Returns the text after the first `n` space-separated fields of `entry` (the path, which may hold spaces). */
+function afterFields(entry: string, n: number): string {
+  let index = 0;
+  for (let i = 0; i < n; i++) {
+    index = entry.indexOf(' ', index) + 1;
+    if (index === 0) return '';
+  }
+  return entry.slice(index);
+}
+
+function parseHeader(status: ParsedStatus, header: string): void {
+  const space = header.indexOf(' ');
+  const key = space < 0 ? header : header.slice(0, space);
+  const value = space < 0 ? '' : header.slice(space + 1);
+  switch (key) {
+    case 'branch.oid':
+      status.head = value === '(initial)' ? null : value;
+      break;
+    case 'branch.head':
+      status.detached = value === '(detached)';
+      status.branch = status.detached ? null : value;
+      break;
+    case 'branch.upstream':
+      status.upstream = value;
+      break;
+    case 'branch.ab': {
+      const match = /^\+(\d+) -(\d+)$/.exec(value);
+      if (match) {
+        status.upstreamExists = true;
+        status.ahead = Number(match[1]);
+        status.behind = Number(match[2]);
+      }
+      break;
+    }
+  }
+}
+
+/** Parses NUL-separated porcelain v2 status output (with `--branch`). */
+export function parseStatus(output: string): ParsedStatus {
+  const status: ParsedStatus = {
+    head: null, branch: null, detached: false, upstream: null, upstreamExists: false,
+    ahead: 0, behind: 0, changed: [], untracked: [], conflicted: [],
+  };
+  const entries = output.split('\0');
+  for (let i = 0; i < entries.length; i++) {
+    const entry = entries[i] ?? '';
+    if (entry.length < 2) continue;
+    switch (entry[0]) {
+      case '#':
+        parseHeader(status, entry.slice(2));
+        break;
+      case '1':
+        status.changed.push(afterFields(entry, 8));
+        break;
+      case '2':
+        status.changed.push(afterFields(entry, 9));
+        i++; // -z puts the original path of a rename or copy in its own entry
+        break;
+      case 'u':
+        status.conflicted.push(afterFields(entry, 10));
+        break;
+      case '?':
+        status.untracked.push(entry.slice(2));
+        break;
+    }
+  }
+  return status;
+}

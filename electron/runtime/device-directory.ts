@@ -1,0 +1,98 @@
+/**
+ * The account's devices as this device knows them (from the backend list and `device` pushes),
+ * their unsealed capabilities, and the eligibility of each for a session, with the reason when not.
+ */
+import { z } from 'zod';
+import type { Device } from '../../shared/api/devices.ts';
+import type { DeviceView, EligibilityView } from '../../shared/device-api.ts';
+import type { Blocker } from '../../shared/readiness.ts';
+import type { LocalSession } from './local-state.ts';
+import type { Clock, DeviceCapabilities, SealPort, TargetCheck } from './ports.ts';
+
+/** A device without a heartbeat for this long is offline. */
+export const OFFLINE_AFTER_MS = 15_000;
+
+const CapabilitiesSchema = z.object({
+  providers: z.array(z.string()),
+  git: z.boolean(),
+  remotes: z.array(z.string()),
+  keyVersions: z.array(z.number()),
+});
+
+export class DeviceDirectory {
+  private readonly devices = new Map<string, Device>();
+
+  constructor(private readonly selfId: string, private readonly seal: SealPort, private readonly clock: Clock) {}
+
+  /** Replaces the whole list (after a listDevices). */
+  replaceAll(devices: Device[]): void {
+    this.devices.clear();
+    for (const device of devices) this.devices.set(device.id, device);
+  }
+
+  /** Applies one `device` push. */
+  upsert(device: Device): void {
+    this.devices.set(device.id, device);
+  }
+
+  get(id: string): Device | undefined {
+    return this.devices.get(id);
+  }
+
+  /** The device's name, or a short id when unknown. */
+  nameOf(id: string): string {
+    return this.devices.get(id)?.name ?? id.slice(0, 8);
+  }
+
+  /** Whether the device heartbeat within OFFLINE_AFTER_MS. */
+  isOnline(device: Device): boolean {
+    if (device.id === this.selfId) return true;
+    return device.lastSeenAt !== null && this.clock() - device.lastSeenAt <= OFFLINE_AFTER_MS;
+  }
+
+  /** The device's published capabilities, unsealed; null when absent or unreadable. */
+  capabilities(device: Device): DeviceCapabilities | null {
+    if (device.sealedCapabilities === null) return null;
+    const opened = this.seal.openJson(device.sealedCapabilities, { kind: 'capabilities', deviceId: device.id });
+    if (!opened.ok) return null;
+    const parsed = CapabilitiesSchema.safeParse(opened.value);
+    return parsed.success ? parsed.data : null;
+  }
+
+  /** Every device as the UI lists it. */
+  views(): DeviceView[] {
+    return [...this.devices.values()].map((device) => ({
+      id: device.id, name: device.name, status: device.status, online: device.status === 'enrolled' && this.isOnline(device),
+      lastSeenAt: device.lastSeenAt, isThisDevice: device.id === this.selfId,
+    }));
+  }
+
+  /** The target-side blockers of moving `session` to `targetId` (empty when eligible). */
+  targetBlockers(session: LocalSession, targetId: string, check: TargetCheck): Blocker[] {
+    const device = this.devices.get(targetId);
+    if (!device) {
+      return [{ code: 'target_not_enrolled', message: 'That device is not part of this account.', fix: 'Add the device with an invite first.' }];
+    }
+    return check({
+      device,
+      online: this.isOnline(device),
+      capabilities: this.capabilities(device),
+      requiredProvider: session.provider,
+      requiredKeyVersion: Math.max(0, ...this.seal.keyVersions()),
+      repos: session.repos,
+    });
+  }
+
+  /** Eligibility of every other device for `session`, each with its first reason when not. */
+  eligibility(session: LocalSession, check: TargetCheck): EligibilityView[] {
+    return [...this.devices.values()]
+      .filter((device) => device.id !== this.selfId && device.status !== 'revoked')
+      .map((device) => {
+        const first = this.targetBlockers(session, device.id, check)[0];
+        return {
+          deviceId: device.id, name: device.name, eligible: first === undefined,
+          reason: first === undefined ? null : { code: first.code, message: first.message },
+        };
+      });
+  }
+}

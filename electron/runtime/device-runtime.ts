@@ -1,0 +1,250 @@
+/**
+ * The device runtime of an enrolled device: heartbeat with sealed capabilities, the push stream,
+ * sessions, the handoff coordinator, and the device API (DeviceApiHandlers) with its events.
+ */
+import type { PushMessage } from '../../shared/api/push.ts';
+import type { ActionResult, DeviceApiEvent, DeviceApiEvents, DeviceApiHandlers, DeviceStatusView } from '../../shared/device-api.ts';
+import { Coordinator, type CoordinatorConfig } from './coordinator.ts';
+import { DeviceDirectory } from './device-directory.ts';
+import { sourceStep } from './handoff-source.ts';
+import { activateCheckpoint, targetStep } from './handoff-target.ts';
+import type { LocalState } from './local-state.ts';
+import { evaluateMove, startMove } from './move-request.ts';
+import type { BackendPort, Clock, DeviceCapabilities, GitPort, PacketPort, ProviderPort, SealPort, TargetCheck } from './ports.ts';
+import { SessionService } from './session-service.ts';
+import { handoffView, sessionDetail, sessionView, type ViewDeps } from './views.ts';
+
+/** Account operations of an enrolled device (B's enrollment). */
+export interface AccountPort {
+  createInvite(): Promise<{ invite: string; expiresAt: number }>;
+  /** Approves pending join requests made with this device's invites. */
+  approvePendingJoins(): Promise<void>;
+  /** Fetches newly wrapped key versions (after a rotation). */
+  refreshKeyRing(): Promise<void>;
+  revokeDevice(deviceId: string): Promise<ActionResult>;
+  rotateKeys(): Promise<ActionResult & { keyVersion?: number }>;
+}
+
+/** Git remediation acts the user may ask for (never run automatically). */
+export interface RemediationPort {
+  push(repoPath: string): Promise<ActionResult>;
+  commitAll(repoPath: string, message: string): Promise<ActionResult>;
+}
+
+export interface DeviceRuntimeDeps {
+  status: DeviceStatusView & { deviceId: string; deviceName: string; accountId: string };
+  state: LocalState;
+  backend: BackendPort;
+  seal: SealPort;
+  git: GitPort;
+  remediation: RemediationPort;
+  packets: PacketPort;
+  providers: ProviderPort;
+  targetCheck: TargetCheck;
+  account: AccountPort;
+  /** Opens the push stream; `onOpen` runs on every (re)connect. */
+  openStream(onMessage: (message: PushMessage) => void, onOpen: () => void): { close(): void };
+  clock: Clock;
+  heartbeatMs: number;
+  config: CoordinatorConfig;
+  log(message: string): void;
+}
+
+type Listener = (event: DeviceApiEvent, payload: unknown) => void;
+
+export class DeviceRuntime {
+  readonly sessions: SessionService;
+  readonly devices: DeviceDirectory;
+  readonly coordinator: Coordinator;
+  private readonly listeners = new Set<Listener>();
+  private heartbeatTimer: ReturnType<typeof setInterval> | null = null;
+  private stream: { close(): void } | null = null;
+  private readonly views: ViewDeps;
+
+  constructor(private readonly deps: DeviceRuntimeDeps) {
+    const selfId = deps.status.deviceId;
+    this.devices = new DeviceDirectory(selfId, deps.seal, deps.clock);
+    this.sessions = new SessionService({
+      selfId, state: deps.state, backend: deps.backend, seal: deps.seal, git: deps.git, providers: deps.providers, clock: deps.clock,
+      changed: (id) => this.sessionChanged(id), log: deps.log,
+    });
+    this.coordinator = new Coordinator({
+      selfId, selfName: deps.status.deviceName, state: deps.state, backend: deps.backend, seal: deps.seal, git: deps.git,
+      packets: deps.packets, providers: deps.providers, sessions: this.sessions, devices: this.devices, targetCheck: deps.targetCheck,
+      clock: deps.clock, config: deps.config, log: deps.log,
+      handoffChanged: (h) => {
+        this.emit('handoffChanged', handoffView(this.views, h));
+        this.sessionChanged(h.sessionId);
+      },
+    }, { source: sourceStep, target: targetStep });
+    this.views = { selfId, state: deps.state, seal: deps.seal, devices: this.devices, sessions: this.sessions };
+  }
+
+  /** Registers a listener for device API events; returns its unsubscribe. */
+  subscribe(listener: Listener): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  private emit<E extends DeviceApiEvent>(event: E, payload: DeviceApiEvents[E]): void {
+    for (const listener of [...this.listeners]) {
+      try { listener(event, payload); } catch { /* a listener's failure is its own */ }
+    }
+  }
+
+  private sessionChanged(sessionId: string): void {
+    const session = this.deps.state.session(sessionId);
+    if (!session || this.listeners.size === 0) return;
+    this.emit('sessionChanged', sessionDetail(this.views, session, this.coordinator.forSession(sessionId)));
+    this.emit('sessionsChanged', this.listSessionViews());
+  }
+
+  private listSessionViews() {
+    return this.deps.state.listSessions().map((s) => sessionView(this.views, s, this.coordinator.forSession(s.id)));
+  }
+
+  /** Brings the device up: catch up with the backend, resume owned sessions, heartbeat, stream. */
+  async start(): Promise<void> {
+    await this.heartbeat();
+    await this.catchUp();
+    await this.sessions.resumeOwned();
+    this.heartbeatTimer = setInterval(() => { void this.heartbeat(); }, this.deps.heartbeatMs);
+    this.stream = this.deps.openStream((message) => { void this.onPush(message); }, () => { void this.catchUp(); });
+  }
+
+  /** Reconcile: devices, sessions, handoffs this device should act on. */
+  private async catchUp(): Promise<void> {
+    try {
+      const devices = await this.deps.backend.listDevices();
+      if (devices.ok) { this.devices.replaceAll(devices.value); this.emit('devicesChanged', this.devices.views()); }
+      const sessions = await this.deps.backend.listSessions();
+      if (sessions.ok) for (const record of sessions.value) await this.sessions.applyRemote(record);
+      await this.coordinator.reconcile();
+      await this.deps.account.approvePendingJoins().catch(() => undefined);
+    } catch (error) {
+      this.deps.log(`reconcile failed: ${(error as Error).message}`);
+    }
+  }
+
+  private async onPush(message: PushMessage): Promise<void> {
+    try {
+      switch (message.type) {
+        case 'handoff': this.coordinator.observe(message.handoff); break;
+        case 'session': await this.sessions.applyRemote(message.session); break;
+        case 'session-event': await this.sessions.pullEvents(message.sessionId); break;
+        case 'device': this.devices.upsert(message.device); this.emit('devicesChanged', this.devices.views()); break;
+        case 'join-request':
+          if (message.joinRequest.inviterDeviceId === this.deps.status.deviceId && message.joinRequest.status === 'pending') await this.deps.account.approvePendingJoins();
+          break;
+        case 'keys': await this.deps.account.refreshKeyRing(); break;
+        default: break;
+      }
+    } catch (error) {
+      this.deps.log(`push ${message.type} failed: ${(error as Error).message}`);
+    }
+  }
+
+  /** Publishes reachability and sealed capabilities. */
+  private async heartbeat(): Promise<void> {
+    try {
+      const { git, providers, seal, config } = this.deps;
+      const [hasGit, available] = await Promise.all([git.available(), providers.list()]);
+      const capabilities: DeviceCapabilities = {
+        providers: available.filter((p) => p.available).map((p) => p.id),
+        git: hasGit,
+        remotes: hasGit ? await git.remotesUnder(config.workspaceRoot) : [],
+        keyVersions: seal.keyVersions(),
+      };
+      const sealed = seal.sealJson(capabilities, { kind: 'capabilities', deviceId: this.deps.status.deviceId });
+      const result = await this.deps.backend.heartbeat(sealed, capabilities.keyVersions);
+      if (!result.ok) this.deps.log(`heartbeat refused: ${result.code}`);
+    } catch (error) {
+      this.deps.log(`heartbeat failed: ${(error as Error).message}`);
+    }
+  }
+
+  /** The device API this runtime serves. */
+  handlers(): DeviceApiHandlers {
+    const { state, backend, account, remediation, git } = this.deps;
+    const needSession = (id: string) => {
+      const session = state.session(id);
+      if (!session) throw new Error('No such session.');
+      return session;
+    };
+    const remediate = async (sessionId: string, repo: string, act: (path: string) => Promise<ActionResult>) => {
+      const session = needSession(sessionId);
+      const repos = await git.repos(session.workspace);
+      const target = repos.find((r) => r.path === repo || r.relPath === repo);
+      const result = target ? await act(target.path) : { ok: false as const, code: 'not_found', message: 'That repository is not part of the session.' };
+      return { result, report: await git.sourceReadiness(session.workspace) };
+    };
+    return {
+      getStatus: async () => this.deps.status,
+      createAccount: async () => this.deps.status,
+      joinAccount: async () => this.deps.status,
+      listProviders: async () => this.deps.providers.list(),
+      listSessions: async () => this.listSessionViews(),
+      getSession: async ({ sessionId }) => {
+        const session = state.session(sessionId);
+        if (!session) return null;
+        if (session.ownerDeviceId !== this.deps.status.deviceId) await this.sessions.pullEvents(sessionId);
+        return sessionDetail(this.views, state.session(sessionId)!, this.coordinator.forSession(sessionId));
+      },
+      startSession: async (input) => {
+        const started = await this.sessions.start(input);
+        if (!started.ok) throw new Error(`${started.code}: ${started.message}`);
+        return sessionView(this.views, started.session, []);
+      },
+      sendMessage: async ({ sessionId, text }) => this.sessions.send(sessionId, text),
+      listDevices: async () => {
+        const listed = await backend.listDevices();
+        if (listed.ok) this.devices.replaceAll(listed.value);
+        return this.devices.views();
+      },
+      moveEligibility: async ({ sessionId }) => {
+        const listed = await backend.listDevices();
+        if (listed.ok) this.devices.replaceAll(listed.value);
+        return this.devices.eligibility(needSession(sessionId), this.deps.targetCheck);
+      },
+      checkReadiness: async ({ sessionId, targetDeviceId }) => evaluateMove(this.coordinator, sessionId, targetDeviceId),
+      startMove: async ({ sessionId, targetDeviceId }) => startMove(this.coordinator, sessionId, targetDeviceId),
+      cancelMove: async ({ sessionId }) => this.coordinator.cancelByUser(sessionId),
+      pushRepo: async ({ sessionId, repo }) => remediate(sessionId, repo, (path) => remediation.push(path)),
+      commitAll: async ({ sessionId, repo, message }) => remediate(sessionId, repo, (path) => remediation.commitAll(path, message)),
+      retryActivation: async ({ sessionId }) => this.retryActivation(sessionId),
+      handoffHistory: async ({ sessionId }) => {
+        const listed = await backend.listHandoffs({ sessionId });
+        if (listed.ok) for (const h of listed.value) this.coordinator.observe(h);
+        return this.coordinator.forSession(sessionId).map((h) => handoffView(this.views, h));
+      },
+      createInvite: async () => account.createInvite(),
+      revokeDevice: async ({ deviceId }) => account.revokeDevice(deviceId),
+      rotateKeys: async () => account.rotateKeys(),
+    };
+  }
+
+  /** Runs the activation of a failed handoff's checkpoint again (the target keeps ownership). */
+  async retryActivation(sessionId: string): Promise<ActionResult> {
+    const session = this.deps.state.session(sessionId);
+    if (!session?.needsAttention) return { ok: false, code: 'not_needed', message: 'The session does not need attention.' };
+    const handoff = await this.deps.backend.getHandoff(session.needsAttention.handoffId);
+    if (!handoff.ok) return { ok: false, code: handoff.code, message: handoff.message };
+    const result = await activateCheckpoint(this.coordinator, handoff.value);
+    if (!result.ok) {
+      this.deps.state.updateSession(sessionId, (s) => { s.needsAttention = { handoffId: handoff.value.id, code: result.code, message: result.message }; });
+      this.sessionChanged(sessionId);
+      return { ok: false, code: result.code, message: result.message };
+    }
+    this.deps.state.updateSession(sessionId, (s) => { s.needsAttention = null; });
+    this.sessions.setInputBlock(sessionId, null);
+    return { ok: true };
+  }
+
+  /** Stops heartbeat, stream, timers and providers; local state stays for the next start. */
+  async stop(): Promise<void> {
+    if (this.heartbeatTimer) clearInterval(this.heartbeatTimer);
+    this.stream?.close();
+    this.coordinator.stop();
+    await this.sessions.stopAll();
+  }
+}

@@ -1,0 +1,142 @@
+/**
+ * The source's part of a handoff: arm the prepare deadline, quiesce (durably refuse input, wait
+ * for or interrupt the provider's turn), re-check readiness, build + seal + upload the checkpoint,
+ * and afterwards either give the session up (transfer) or take input again (cancelled before it).
+ */
+import type { Handoff } from '../../shared/api/handoffs.ts';
+import type { ProviderSession } from '../../shared/provider.ts';
+import { encodeCheckpoint, sha256Hex, CHECKPOINT_FORMAT, type Checkpoint } from './checkpoint.ts';
+import { transferred, type Coordinator, type Step } from './coordinator.ts';
+import type { LocalSession } from './local-state.ts';
+
+/** Waits until the provider's turn ends or `ms` pass; interrupts it when still running. */
+export async function settleTurn(provider: ProviderSession, ms: number): Promise<'idle' | 'ended' | 'interrupted'> {
+  if (!provider.isTurnActive()) return 'idle';
+  const ended = await new Promise<boolean>((resolve) => {
+    const timer = setTimeout(() => { unsubscribe(); resolve(false); }, ms);
+    const unsubscribe = provider.onEvent((event) => {
+      if ((event.type === 'turn-ended' && !provider.isTurnActive()) || event.type === 'exited') {
+        clearTimeout(timer);
+        unsubscribe();
+        resolve(true);
+      }
+    });
+    if (!provider.isTurnActive()) { clearTimeout(timer); unsubscribe(); resolve(true); }
+  });
+  if (ended) return 'ended';
+  await provider.interrupt();
+  return 'interrupted';
+}
+
+async function buildCheckpoint(c: Coordinator, handoff: Handoff, session: LocalSession, provider: ProviderSession | undefined): Promise<Checkpoint> {
+  const { git, packets, selfId, selfName, clock } = c.deps;
+  const repos = await git.repos(session.workspace);
+  const firstPrompt = session.transcript.find((e) => e.role === 'user')?.text ?? session.title;
+  const lastAssistant = [...session.transcript].reverse().find((e) => e.role === 'assistant')?.text ?? '';
+  const packetList: Checkpoint['packets'] = [];
+  for (const repo of repos) {
+    try {
+      const packet = await packets.build(repo.path, { goal: firstPrompt.slice(0, 2000), currentState: lastAssistant.slice(0, 2000), nextAction: 'Continue the session on the target device.' }, session.provider);
+      packetList.push({ relPath: repo.relPath, packet });
+    } catch (error) {
+      c.deps.log(`packet for ${repo.relPath} skipped: ${(error as Error).message}`);
+    }
+  }
+  let providerResume = session.providerResume as Checkpoint['providerResume'];
+  if (provider?.capabilities.checkpointImport) {
+    const exported = await provider.exportResumeData();
+    if (exported.ok) providerResume = exported.value;
+  }
+  const snapshot = provider?.snapshot();
+  return {
+    format: CHECKPOINT_FORMAT, sessionId: session.id, handoffId: handoff.id, createdAt: clock(), sourceDeviceId: selfId, sourceDeviceName: selfName,
+    meta: { title: session.title, provider: session.provider, prompt: firstPrompt },
+    repos: repos.map((r) => ({ relPath: r.relPath, remoteUrl: r.remoteUrl, branch: r.branch, commit: r.head ?? '', mergeBase: r.mergeBase })),
+    providerResume, packets: packetList,
+    agents: snapshot?.agents ?? session.agents, transcriptTail: snapshot?.transcript ?? session.transcript,
+  };
+}
+
+/** source-quiescing: re-check readiness, then checkpoint, seal, upload and relinquish. */
+async function checkpointStep(c: Coordinator, handoff: Handoff): Promise<void> {
+  const { state, sessions, git, seal, backend } = c.deps;
+  const session = state.session(handoff.sessionId);
+  if (!session) {
+    await c.cancel(handoff, { code: 'session_unknown', message: 'The source no longer knows this session.' });
+    return;
+  }
+  const provider = sessions.provider(session.id);
+  if (provider) await settleTurn(provider, c.deps.config.turnWaitMs);
+  let checkpoint = state.progress(handoff.id)?.checkpoint ?? null;
+  if (checkpoint === null) {
+    const report = await git.sourceReadiness(session.workspace);
+    if (!report.ready) {
+      const first = report.blockers[0]!;
+      await c.cancel(handoff, { code: first.code, message: `${first.message} ${first.fix}`.slice(0, 2000) }, report.blockers);
+      return;
+    }
+    const body = encodeCheckpoint(await buildCheckpoint(c, handoff, state.session(session.id)!, provider));
+    const { envelope } = seal.sealCheckpoint(body, session.id, handoff.id);
+    const digest = sha256Hex(envelope);
+    const put = await backend.putBlob(digest, envelope);
+    if (!put.ok) throw new Error(`checkpoint upload failed: ${put.code} ${put.message}`);
+    checkpoint = { digest, size: envelope.byteLength };
+    state.updateProgress(handoff.id, (p) => { p.checkpoint = checkpoint; });
+  }
+  await c.transition(handoff, 'source-relinquished-and-checkpointed', { checkpoint });
+}
+
+/** The source resolves an ended handoff: moved away, or back to accepting input. */
+async function onEnded(c: Coordinator, handoff: Handoff): Promise<void> {
+  const { sessions, state } = c.deps;
+  if (handoff.state === 'completed' || transferred(handoff)) {
+    await sessions.markMoved(handoff.sessionId);
+  } else {
+    const session = state.session(handoff.sessionId);
+    if (session?.inputBlock?.code === 'quiescing') sessions.setInputBlock(handoff.sessionId, null);
+    if (session && !sessions.provider(session.id)) await sessions.resumeOwned();
+  }
+  c.finish(handoff.id);
+}
+
+/** The source's step for the handoff's current state. */
+export const sourceStep: Step = async (handoff, c) => {
+  const { config } = c.deps;
+  const progress = c.deps.state.progress(handoff.id)!;
+  switch (handoff.state) {
+    case 'requested':
+      c.at(`${handoff.id}:prepare`, progress.seenAt + config.prepareTimeoutMs, async () => {
+        const now = c.get(handoff.id);
+        if (now?.state === 'requested') {
+          await c.cancel(now, { code: 'target_timeout', message: `The target did not prepare within ${Math.round(config.prepareTimeoutMs / 1000)} s.` });
+        }
+      });
+      return;
+    case 'target-prepared':
+      c.clearTimer(`${handoff.id}:prepare`);
+      c.deps.sessions.setInputBlock(handoff.sessionId, { code: 'quiescing', message: 'The session is moving to another device; input is paused.' });
+      await c.transition(handoff, 'source-quiescing');
+      return;
+    case 'source-quiescing':
+      c.deps.sessions.setInputBlock(handoff.sessionId, { code: 'quiescing', message: 'The session is moving to another device; input is paused.' });
+      await checkpointStep(c, handoff);
+      return;
+    case 'source-relinquished-and-checkpointed':
+      c.at(`${handoff.id}:claim`, c.deps.clock() + config.claimTimeoutMs, async () => {
+        const now = c.get(handoff.id);
+        if (now?.state === 'source-relinquished-and-checkpointed') {
+          await c.cancel(now, { code: 'target_timeout', message: 'The target did not take over the checkpoint in time.' });
+        }
+      });
+      return;
+    case 'ownership-transferred':
+    case 'target-activating':
+      c.clearTimer(`${handoff.id}:claim`);
+      await c.deps.sessions.markMoved(handoff.sessionId);
+      return;
+    case 'completed':
+    case 'cancelled':
+      await onEnded(c, handoff);
+      return;
+  }
+};

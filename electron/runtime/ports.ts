@@ -1,0 +1,130 @@
+/**
+ * What the device runtime needs from the other parts, as narrow interfaces. The real
+ * implementations (sync client, key ring + envelope, git, packets, providers) are wired in
+ * wiring.ts; the runtime itself only sees these, so every step is testable with real parts
+ * or with a simple stand-in at the true edge.
+ */
+import type { AgentView, TranscriptEntry } from '../../shared/agents.ts';
+import type { Device, JoinRequest } from '../../shared/api/devices.ts';
+import type { CheckpointRef, Handoff, TransitionRequest } from '../../shared/api/handoffs.ts';
+import type { Session, SessionEvent } from '../../shared/api/sessions.ts';
+import type { ProviderView } from '../../shared/device-api.ts';
+import type { Result } from '../../shared/errors.ts';
+import type { ContinuationInput, ProviderId, ProviderSession, ResumeData, ResumeOutcome } from '../../shared/provider.ts';
+import type { Blocker, ReadinessReport } from '../../shared/readiness.ts';
+import type { RepoRef } from './local-state.ts';
+
+/** The backend calls the runtime makes; every failure is a value carrying the API error code. */
+export interface BackendPort {
+  listDevices(): Promise<Result<Device[]>>;
+  heartbeat(sealedCapabilities: string | null, keyVersions: number[]): Promise<Result<unknown>>;
+  createSession(sessionId: string, sealedMeta: string): Promise<Result<Session>>;
+  getSession(sessionId: string): Promise<Result<Session>>;
+  listSessions(): Promise<Result<Session[]>>;
+  updateSessionMeta(sessionId: string, generation: number, sealedMeta: string): Promise<Result<Session>>;
+  appendEvent(sessionId: string, generation: number, sealedBody: string): Promise<Result<SessionEvent>>;
+  listEvents(sessionId: string, after: number): Promise<Result<SessionEvent[]>>;
+  createHandoff(handoffId: string, sessionId: string, targetDeviceId: string, generation: number): Promise<Result<Handoff>>;
+  getHandoff(handoffId: string): Promise<Result<Handoff>>;
+  listHandoffs(query: { sessionId?: string; active?: boolean }): Promise<Result<Handoff[]>>;
+  /** One compare-and-set; `idempotencyKey` makes a retry return the first answer. */
+  transition(handoffId: string, request: TransitionRequest, idempotencyKey: string): Promise<Result<Handoff>>;
+  putBlob(digest: string, bytes: Uint8Array): Promise<Result<CheckpointRef>>;
+  getBlob(digest: string): Promise<Result<Uint8Array>>;
+  listJoinRequests(): Promise<Result<JoinRequest[]>>;
+}
+
+/** What a sealed JSON payload is bound to (the additional data of its envelope). */
+export type SealContext =
+  | { kind: 'session-meta'; sessionId: string }
+  | { kind: 'session-event'; sessionId: string }
+  | { kind: 'capabilities'; deviceId: string }
+  | { kind: 'handoff-outcome'; sessionId: string; handoffId: string };
+
+export type UnsealFailureCode = 'checkpoint_rejected' | 'key_version_missing' | 'malformed_envelope' | 'unsupported_format';
+
+/** Sealing under the account data key (B's envelope). */
+export interface SealPort {
+  readonly accountId: string;
+  /** ADK versions this device holds. */
+  keyVersions(): number[];
+  sealJson(value: unknown, context: SealContext): string;
+  openJson(sealed: string, context: SealContext): Result<unknown, UnsealFailureCode>;
+  /** Seals a checkpoint body bound to (account, session, handoff, newest key version). */
+  sealCheckpoint(body: Uint8Array, sessionId: string, handoffId: string): { envelope: Uint8Array; keyVersion: number };
+  openCheckpoint(envelope: Uint8Array, sessionId: string, handoffId: string): Result<Uint8Array, UnsealFailureCode>;
+}
+
+/** One repository of a workspace as git reads it now. */
+export interface RepoSnapshot extends RepoRef {
+  path: string;
+  head: string | null;
+  mergeBase: string | null;
+}
+
+/** A repository pinned by a checkpoint. */
+export interface PinnedRepo extends RepoRef {
+  commit: string;
+  mergeBase: string | null;
+}
+
+/** Git work of the runtime (C's readiness and pinning). */
+export interface GitPort {
+  /** Whether git runs on this device. */
+  available(): Promise<boolean>;
+  /** The repositories of a workspace (the workspace itself, or its direct child repos). */
+  repos(workspace: string): Promise<RepoSnapshot[]>;
+  /** The source half of the readiness report (dirty tree, unpushed commits…) for the workspace. */
+  sourceReadiness(workspace: string): Promise<ReadinessReport>;
+  /** Remote URLs of the repositories this device can open under its workspace root. */
+  remotesUnder(root: string): Promise<string[]>;
+  /** Target prepare: can open or clone each repo and fetch its branch; a failure carries a code. */
+  prepare(repos: RepoRef[], workspaceRoot: string): Promise<Result<{ workspace: string }>>;
+  /** Target activation: every repo at exactly its pinned commit; returns the workspace path. */
+  pin(repos: PinnedRepo[], workspaceRoot: string): Promise<Result<{ workspace: string; repoPaths: string[] }>>;
+}
+
+/** Per-branch handoff packets (D). */
+export interface PacketPort {
+  build(repoPath: string, prose: { goal: string; currentState: string; nextAction: string }, provider: string): Promise<unknown>;
+  drift(packet: unknown, repoPath: string): Promise<{ code: string; detail: string }[]>;
+}
+
+/** Providers (E). */
+export interface ProviderPort {
+  list(): Promise<ProviderView[]>;
+  create(id: ProviderId): ProviderSession;
+  /**
+   * Resumes `session` from a checkpoint: import when possible, else summary continuation.
+   * Called only after the checkpoint was unsealed and verified and the workspace pinned.
+   */
+  resume(session: ProviderSession, data: ResumeData | null, continuation: ContinuationInput, workspace: string): Promise<Result<ResumeOutcome>>;
+}
+
+/** Target-side eligibility checks (C's target checks over the device records). */
+export interface EligibilityInput {
+  device: Device;
+  online: boolean;
+  capabilities: DeviceCapabilities | null;
+  requiredProvider: string;
+  requiredKeyVersion: number;
+  repos: RepoRef[];
+}
+
+/** What a device publishes (sealed) with its heartbeat. */
+export interface DeviceCapabilities {
+  providers: string[];
+  git: boolean;
+  remotes: string[];
+  keyVersions: number[];
+}
+
+export type TargetCheck = (input: EligibilityInput) => Blocker[];
+
+/** A session as the UI and the checkpoint carry it. */
+export interface SessionContent {
+  agents: AgentView[];
+  transcript: TranscriptEntry[];
+}
+
+export type Clock = () => number;

@@ -1,0 +1,259 @@
+/**
+ * Sessions on this device: start one, run its provider while this device owns it, append its
+ * transcript and agent map as sealed events fenced by the generation, refuse input durably when
+ * quiescing or not the owner, and stop driving at once when the backend says the session moved.
+ */
+import { randomBytes } from 'node:crypto';
+import { z } from 'zod';
+import type { AgentView, TranscriptEntry } from '../../shared/agents.ts';
+import type { Session } from '../../shared/api/sessions.ts';
+import type { ActionResult, InputBlock } from '../../shared/device-api.ts';
+import { isProviderId, type ProviderEvent, type ProviderSession } from '../../shared/provider.ts';
+import type { LocalSession, LocalState, RepoRef } from './local-state.ts';
+import type { BackendPort, Clock, GitPort, ProviderPort, SealPort } from './ports.ts';
+
+/** Session metadata as sealed on the backend (never in clear there). */
+const MetaSchema = z.object({
+  title: z.string(),
+  provider: z.string(),
+  workspace: z.string(),
+  repos: z.array(z.object({ relPath: z.string(), remoteUrl: z.string().nullable(), branch: z.string().nullable() })),
+});
+
+const EventSchema = z.discriminatedUnion('type', [
+  z.object({ type: z.literal('transcript'), entry: z.custom<TranscriptEntry>() }),
+  z.object({ type: z.literal('agents'), agents: z.array(z.custom<AgentView>()) }),
+]);
+
+export interface SessionServiceDeps {
+  selfId: string;
+  state: LocalState;
+  backend: BackendPort;
+  seal: SealPort;
+  git: GitPort;
+  providers: ProviderPort;
+  clock: Clock;
+  /** Called whenever a session's view may have changed. */
+  changed(sessionId: string): void;
+  log(message: string): void;
+}
+
+/** A new 22-character url-safe id. */
+export function newId(): string {
+  return randomBytes(16).toString('base64url');
+}
+
+const STALE_CODES = new Set(['stale_generation', 'not_owner']);
+
+export class SessionService {
+  private readonly live = new Map<string, { provider: ProviderSession; unsubscribe: () => void }>();
+  private readonly agentFlush = new Map<string, ReturnType<typeof setTimeout>>();
+
+  constructor(private readonly deps: SessionServiceDeps) {}
+
+  /** The running provider of an owned session, if any. */
+  provider(sessionId: string): ProviderSession | undefined {
+    return this.live.get(sessionId)?.provider;
+  }
+
+  /** Starts a session on `workspace` with `provider`; this device owns it at generation 1. */
+  async start(input: { workspace: string; provider: string; prompt: string; title?: string }): Promise<{ ok: true; session: LocalSession } | { ok: false; code: string; message: string }> {
+    if (!isProviderId(input.provider)) return { ok: false, code: 'unknown_provider', message: `No provider named ${input.provider}.` };
+    const snapshots = await this.deps.git.repos(input.workspace);
+    if (snapshots.length === 0) return { ok: false, code: 'not_a_repository', message: `${input.workspace} holds no git repository.` };
+    const repos: RepoRef[] = snapshots.map(({ relPath, remoteUrl, branch }) => ({ relPath, remoteUrl, branch }));
+    const id = newId();
+    const title = input.title?.trim() || input.prompt.trim().split('\n')[0]?.slice(0, 80) || 'Untitled session';
+    const meta = { title, provider: input.provider, workspace: input.workspace, repos };
+    const created = await this.deps.backend.createSession(id, this.deps.seal.sealJson(meta, { kind: 'session-meta', sessionId: id }));
+    if (!created.ok) return created;
+    const now = this.deps.clock();
+    const session: LocalSession = {
+      id, title, workspace: input.workspace, provider: input.provider, repos, ownerDeviceId: this.deps.selfId,
+      generation: created.value.generation, inputBlock: null, providerResume: null, needsAttention: null,
+      transcript: [], agents: [], eventCursor: 0, createdAt: now, updatedAt: now,
+    };
+    this.deps.state.saveSession(session);
+    const provider = this.attach(session.id, input.provider);
+    const started = await provider.start(input.workspace, input.prompt);
+    if (!started.ok) this.deps.log(`provider failed to start: ${started.message}`);
+    this.deps.changed(id);
+    return { ok: true, session: this.deps.state.session(id)! };
+  }
+
+  /** Why input is refused on this device right now, or null. */
+  inputBlock(session: LocalSession): InputBlock {
+    if (session.inputBlock) return session.inputBlock;
+    if (session.ownerDeviceId !== this.deps.selfId) return { code: 'not_owner', message: 'Another device owns this session; input goes there.' };
+    if (!this.live.has(session.id)) return { code: 'not_running', message: 'The agent is not running on this device.' };
+    return null;
+  }
+
+  /** Sends user input to the owned, accepting session; otherwise refuses with the reason. */
+  async send(sessionId: string, text: string): Promise<ActionResult> {
+    const session = this.deps.state.session(sessionId);
+    if (!session) return { ok: false, code: 'not_found', message: 'No such session.' };
+    const block = this.inputBlock(session);
+    if (block) return { ok: false, code: block.code, message: block.message };
+    const result = await this.live.get(sessionId)!.provider.send(text);
+    return result.ok ? { ok: true } : { ok: false, code: result.code, message: result.message };
+  }
+
+  /** Durably sets (or clears) the input-rejection flag of a session. */
+  setInputBlock(sessionId: string, block: InputBlock): void {
+    this.deps.state.updateSession(sessionId, (s) => { s.inputBlock = block; });
+    this.deps.changed(sessionId);
+  }
+
+  /** Attaches a fresh provider session whose events are recorded and appended. */
+  attach(sessionId: string, providerId: string): ProviderSession {
+    this.detach(sessionId);
+    if (!isProviderId(providerId)) throw new Error(`unknown provider ${providerId}`);
+    const provider = this.deps.providers.create(providerId);
+    const unsubscribe = provider.onEvent((event) => this.onProviderEvent(sessionId, provider, event));
+    this.live.set(sessionId, { provider, unsubscribe });
+    return provider;
+  }
+
+  /** Stops and forgets the provider of a session (moved away, or shutting down). */
+  async detach(sessionId: string): Promise<void> {
+    const entry = this.live.get(sessionId);
+    if (!entry) return;
+    this.live.delete(sessionId);
+    entry.unsubscribe();
+    await entry.provider.stop().catch(() => undefined);
+  }
+
+  private onProviderEvent(sessionId: string, provider: ProviderSession, event: ProviderEvent): void {
+    if (event.type === 'transcript') {
+      this.deps.state.updateSession(sessionId, (s) => { s.transcript.push(event.entry); });
+      void this.append(sessionId, { type: 'transcript', entry: event.entry });
+      this.deps.changed(sessionId);
+    } else if (event.type === 'agent') {
+      this.deps.state.updateSession(sessionId, (s) => {
+        s.agents = [...s.agents.filter((a) => a.id !== event.agent.id), event.agent];
+      });
+      this.scheduleAgentSnapshot(sessionId);
+      this.deps.changed(sessionId);
+    } else if (event.type === 'turn-ended') {
+      void this.saveResumeData(sessionId, provider);
+    }
+  }
+
+  private scheduleAgentSnapshot(sessionId: string): void {
+    if (this.agentFlush.has(sessionId)) return;
+    this.agentFlush.set(sessionId, setTimeout(() => {
+      this.agentFlush.delete(sessionId);
+      const session = this.deps.state.session(sessionId);
+      if (session) void this.append(sessionId, { type: 'agents', agents: session.agents });
+    }, 50));
+  }
+
+  /** Keeps the provider's export in local state so a restart of this device can resume the session. */
+  async saveResumeData(sessionId: string, provider: ProviderSession): Promise<void> {
+    if (!provider.capabilities.checkpointImport) return;
+    const exported = await provider.exportResumeData();
+    if (exported.ok) this.deps.state.updateSession(sessionId, (s) => { s.providerResume = exported.value; });
+  }
+
+  /** Appends one sealed event at this device's generation; a stale refusal marks the session moved. */
+  async append(sessionId: string, event: z.infer<typeof EventSchema>): Promise<ActionResult> {
+    const session = this.deps.state.session(sessionId);
+    if (!session || session.ownerDeviceId !== this.deps.selfId) return { ok: false, code: 'not_owner', message: 'This device does not own the session.' };
+    const sealed = this.deps.seal.sealJson(event, { kind: 'session-event', sessionId });
+    const result = await this.deps.backend.appendEvent(sessionId, session.generation, sealed);
+    if (result.ok) {
+      this.deps.state.updateSession(sessionId, (s) => { s.eventCursor = Math.max(s.eventCursor, result.value.seq); });
+      return { ok: true };
+    }
+    if (STALE_CODES.has(result.code)) await this.markMoved(sessionId);
+    return { ok: false, code: result.code, message: result.message };
+  }
+
+  /** Stops driving a session this device no longer owns: provider stopped, input refused as moved. */
+  async markMoved(sessionId: string): Promise<void> {
+    await this.detach(sessionId);
+    this.setInputBlock(sessionId, { code: 'moved', message: 'This session moved to another device.' });
+  }
+
+  /** Applies a backend session record: learns unknown sessions, follows owner and generation. */
+  async applyRemote(record: Session): Promise<void> {
+    const local = this.deps.state.session(record.id);
+    if (!local) {
+      const opened = this.deps.seal.openJson(record.sealedMeta, { kind: 'session-meta', sessionId: record.id });
+      const meta = opened.ok ? MetaSchema.safeParse(opened.value) : null;
+      if (!meta?.success) return;
+      this.deps.state.saveSession({
+        id: record.id, title: meta.data.title, workspace: '', provider: meta.data.provider, repos: meta.data.repos,
+        ownerDeviceId: record.ownerDeviceId, generation: record.generation, inputBlock: null, providerResume: null,
+        needsAttention: null, transcript: [], agents: [], eventCursor: 0, createdAt: record.createdAt, updatedAt: record.updatedAt,
+      });
+      await this.pullEvents(record.id);
+      this.deps.changed(record.id);
+      return;
+    }
+    if (record.generation < local.generation) return;
+    const wasOwner = local.ownerDeviceId === this.deps.selfId;
+    this.deps.state.updateSession(record.id, (s) => { s.ownerDeviceId = record.ownerDeviceId; s.generation = record.generation; });
+    if (wasOwner && record.ownerDeviceId !== this.deps.selfId) await this.markMoved(record.id);
+    this.deps.changed(record.id);
+  }
+
+  /** Reads events after the local cursor (sessions another device drives) into transcript and agents. */
+  async pullEvents(sessionId: string): Promise<void> {
+    const session = this.deps.state.session(sessionId);
+    if (!session || this.live.has(sessionId)) return;
+    const page = await this.deps.backend.listEvents(sessionId, session.eventCursor);
+    if (!page.ok || page.value.length === 0) return;
+    this.deps.state.updateSession(sessionId, (s) => {
+      for (const event of page.value) {
+        s.eventCursor = Math.max(s.eventCursor, event.seq);
+        const opened = this.deps.seal.openJson(event.sealedBody, { kind: 'session-event', sessionId });
+        const parsed = opened.ok ? EventSchema.safeParse(opened.value) : null;
+        if (!parsed?.success) continue;
+        const data = parsed.data;
+        if (data.type === 'transcript') {
+          if (!s.transcript.some((e) => e.id === data.entry.id)) s.transcript.push(data.entry);
+        } else {
+          s.agents = data.agents;
+        }
+      }
+    });
+    this.deps.changed(sessionId);
+  }
+
+  /** Re-seals and stores the session metadata (owner only, fenced by generation). */
+  async publishMeta(sessionId: string): Promise<ActionResult> {
+    const s = this.deps.state.session(sessionId);
+    if (!s) return { ok: false, code: 'not_found', message: 'No such session.' };
+    const meta = { title: s.title, provider: s.provider, workspace: s.workspace, repos: s.repos };
+    const result = await this.deps.backend.updateSessionMeta(sessionId, s.generation, this.deps.seal.sealJson(meta, { kind: 'session-meta', sessionId }));
+    if (result.ok) return { ok: true };
+    if (STALE_CODES.has(result.code)) await this.markMoved(sessionId);
+    return { ok: false, code: result.code, message: result.message };
+  }
+
+  /** Resumes every session this device owns after a restart (import of the locally kept export). */
+  async resumeOwned(): Promise<void> {
+    for (const session of this.deps.state.listSessions()) {
+      if (session.ownerDeviceId !== this.deps.selfId || session.needsAttention || session.inputBlock?.code === 'moved') continue;
+      if (this.live.has(session.id) || !session.workspace) continue;
+      const data = session.providerResume;
+      if (data === null) continue;
+      const provider = this.attach(session.id, session.provider);
+      const resumed = await provider.resumeFromImport(data as never, session.workspace);
+      if (!resumed.ok) {
+        this.deps.log(`could not resume session ${session.id}: ${resumed.message}`);
+        await this.detach(session.id);
+      }
+      this.deps.changed(session.id);
+    }
+  }
+
+  /** Stops every provider (device shutdown); local state stays as it is. */
+  async stopAll(): Promise<void> {
+    for (const timer of this.agentFlush.values()) clearTimeout(timer);
+    this.agentFlush.clear();
+    await Promise.all([...this.live.keys()].map((id) => this.detach(id)));
+  }
+}

@@ -1,0 +1,71 @@
+/** The views the renderer gets (shared/device-api.ts), built from local state and handoff records. */
+import { z } from 'zod';
+import type { Handoff } from '../../shared/api/handoffs.ts';
+import type { HandoffView, SessionDetail, SessionView } from '../../shared/device-api.ts';
+import { isTerminal } from '../../shared/handoff-states.ts';
+import type { DeviceDirectory } from './device-directory.ts';
+import type { LocalSession, LocalState } from './local-state.ts';
+import type { SealPort } from './ports.ts';
+import type { SessionService } from './session-service.ts';
+
+const OutcomeSchema = z.object({
+  resumeNote: z.string().nullable(),
+  driftWarnings: z.array(z.object({ code: z.string(), detail: z.string() })),
+});
+
+export interface ViewDeps {
+  selfId: string;
+  state: LocalState;
+  seal: SealPort;
+  devices: DeviceDirectory;
+  sessions: SessionService;
+}
+
+/** A handoff record as the UI shows it (outcome unsealed when this device can). */
+export function handoffView(deps: ViewDeps, handoff: Handoff): HandoffView {
+  const progress = deps.state.progress(handoff.id);
+  let resumeNote = progress?.resumeNote ?? null;
+  let driftWarnings = progress?.driftWarnings ?? [];
+  if (handoff.sealedOutcome && resumeNote === null && driftWarnings.length === 0) {
+    const opened = deps.seal.openJson(handoff.sealedOutcome, { kind: 'handoff-outcome', sessionId: handoff.sessionId, handoffId: handoff.id });
+    const parsed = opened.ok ? OutcomeSchema.safeParse(opened.value) : null;
+    if (parsed?.success) ({ resumeNote, driftWarnings } = parsed.data);
+  }
+  return {
+    id: handoff.id, sessionId: handoff.sessionId,
+    sourceDeviceId: handoff.sourceDeviceId, sourceName: deps.devices.nameOf(handoff.sourceDeviceId),
+    targetDeviceId: handoff.targetDeviceId, targetName: deps.devices.nameOf(handoff.targetDeviceId),
+    state: handoff.state, generation: handoff.generation, history: handoff.history,
+    cancelReason: handoff.cancelReason, resumePath: handoff.resumePath, resumeNote, driftWarnings,
+    blockers: progress?.blockers ?? [],
+  };
+}
+
+function condition(deps: ViewDeps, session: LocalSession, active: Handoff | undefined): SessionView['condition'] {
+  if (session.needsAttention && session.ownerDeviceId === deps.selfId) return 'needs-attention';
+  if (active) return 'moving';
+  if (session.ownerDeviceId === deps.selfId) return 'owned';
+  if (session.inputBlock?.code === 'moved') return 'moved';
+  return 'remote';
+}
+
+/** A session as listed, with its active and last handoff. */
+export function sessionView(deps: ViewDeps, session: LocalSession, handoffs: Handoff[]): SessionView {
+  const active = handoffs.find((h) => !isTerminal(h.state));
+  const last = [...handoffs].reverse().find((h) => isTerminal(h.state));
+  return {
+    id: session.id, title: session.title, workspace: session.workspace, provider: session.provider,
+    ownerDeviceId: session.ownerDeviceId, ownerName: deps.devices.nameOf(session.ownerDeviceId), generation: session.generation,
+    isOwner: session.ownerDeviceId === deps.selfId,
+    condition: condition(deps, session, active),
+    inputBlock: deps.sessions.inputBlock(session),
+    activeHandoff: active ? handoffView(deps, active) : null,
+    lastHandoff: last ? handoffView(deps, last) : null,
+    updatedAt: session.updatedAt,
+  };
+}
+
+/** A session with its agent map and transcript. */
+export function sessionDetail(deps: ViewDeps, session: LocalSession, handoffs: Handoff[]): SessionDetail {
+  return { ...sessionView(deps, session, handoffs), agents: session.agents, transcript: session.transcript };
+}

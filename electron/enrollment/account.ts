@@ -1,0 +1,38 @@
+/** The first device of an account: creates the account and ADK version 1. */
+import type { Result } from '../../shared/errors.ts';
+import { fileSecretStore, type SecretStore } from '../crypto/secret-store.ts';
+import { generateAdk } from '../crypto/key-ring.ts';
+import { wrapAdk } from '../crypto/key-wrap.ts';
+import type { EnrollmentBackendFactory } from './enrollment-backend.ts';
+import { ACCOUNT_CREATION_BINDING } from './key-distribution.ts';
+import { openOrCreateProfile, saveProfile, type Profile } from './profile.ts';
+
+export interface EnrollmentDeps {
+  backend: EnrollmentBackendFactory;
+  /** The secret store of a profile folder (default: 0600 files in it; Electron passes safeStorage). */
+  secretStore?: (profileDir: string) => SecretStore;
+  now?: () => number;
+}
+
+/** Creates the account from the profile in `profileDir` (made if missing): this device is enrolled and holds ADK v1. */
+export async function createAccount(profileDir: string, backendUrl: string, deviceName: string, deps: EnrollmentDeps): Promise<Result<Profile>> {
+  const opened = openOrCreateProfile(profileDir, { name: deviceName, backendUrl }, (deps.secretStore ?? fileSecretStore)(profileDir));
+  if (!opened.ok) return opened;
+  const profile = opened.profile;
+  if (profile.info.status !== 'new') {
+    return { ok: false, code: 'already_enrolled', message: `the device profile in ${profileDir} is already ${profile.info.status} (account ${profile.info.accountId ?? 'pending'})` };
+  }
+  const identity = profile.identity;
+  const adk = generateAdk();
+  const created = await deps.backend(backendUrl, identity).createAccount({
+    deviceId: identity.deviceId,
+    name: deviceName,
+    keys: identity.keys,
+    wrapped: wrapAdk(identity, { deviceId: identity.deviceId, agreementPublicKey: identity.keys.agreementPublicKey }, ACCOUNT_CREATION_BINDING, 1, adk),
+  });
+  if (!created.ok) return created;
+  profile.ring.add(1, adk);
+  profile.info = { ...profile.info, name: deviceName, backendUrl, accountId: created.value.accountId, status: 'enrolled' };
+  saveProfile(profile);
+  return { ok: true, value: profile };
+}

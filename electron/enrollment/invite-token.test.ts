@@ -1,0 +1,40 @@
+import { describe, expect, it } from 'vitest';
+import { loadOrCreateIdentity } from '../crypto/device-identity.ts';
+import { memorySecretStore } from '../crypto/secret-store.ts';
+import { decodeInvite, encodeInvite, INVITE_PREFIX, joinProof, proofMatches, type InviteToken } from './invite-token.ts';
+
+const inviter = loadOrCreateIdentity(memorySecretStore());
+const newcomer = loadOrCreateIdentity(memorySecretStore());
+const token: InviteToken = {
+  v: 1, backendUrl: 'http://127.0.0.1:4100', accountId: 'account-aaaaaaaaaaaa', inviteId: 'invite-iiiiiiiiiiii',
+  secret: Buffer.alloc(32, 7).toString('base64url'), expiresAt: 1_900_000_000_000,
+  inviterDeviceId: inviter.deviceId, inviterSigningKey: inviter.keys.signingPublicKey,
+};
+
+describe('invite line', () => {
+  it('is one line that decodes to the same invite', () => {
+    const line = encodeInvite(token);
+    expect(line.startsWith(INVITE_PREFIX)).toBe(true);
+    expect(line).not.toMatch(/\s/);
+    expect(decodeInvite(`  ${line}\n`)).toEqual({ ok: true, token });
+  });
+
+  it('refuses anything that is not an invite', () => {
+    for (const bad of ['', 'hello', `${INVITE_PREFIX}***`, `${INVITE_PREFIX}${Buffer.from('{"v":2}').toString('base64url')}`]) {
+      expect(decodeInvite(bad)).toMatchObject({ ok: false, code: 'invite_malformed' });
+    }
+  });
+});
+
+describe('join proof', () => {
+  const proof = joinProof(token.secret, token.inviteId, newcomer.deviceId, newcomer.keys);
+
+  it('matches only the same secret, invite, device and keys', () => {
+    expect(proofMatches(token.secret, proof, token.inviteId, newcomer.deviceId, newcomer.keys)).toBe(true);
+    expect(proofMatches(Buffer.alloc(32, 8).toString('base64url'), proof, token.inviteId, newcomer.deviceId, newcomer.keys)).toBe(false);
+    expect(proofMatches(token.secret, proof, 'invite-otherotherot', newcomer.deviceId, newcomer.keys)).toBe(false);
+    expect(proofMatches(token.secret, proof, token.inviteId, inviter.deviceId, newcomer.keys)).toBe(false);
+    expect(proofMatches(token.secret, proof, token.inviteId, newcomer.deviceId, inviter.keys)).toBe(false);
+    expect(proofMatches(token.secret, 'short', token.inviteId, newcomer.deviceId, newcomer.keys)).toBe(false);
+  });
+});

@@ -1,0 +1,62 @@
+/**
+ * The one-line invite an enrolled device prints (`baton-invite:<base64url JSON>`) and the join
+ * proof made from its secret. The secret travels only in the invite line, never to the backend.
+ */
+import { createHmac, timingSafeEqual } from 'node:crypto';
+import { z } from 'zod';
+import { Id } from '../../shared/api/common.ts';
+import type { Failure } from '../../shared/errors.ts';
+import { fromBase64url, toBase64url } from '../crypto/base64url.ts';
+import type { DevicePublicKeys } from '../crypto/device-identity.ts';
+
+export const INVITE_PREFIX = 'baton-invite:';
+
+const B64url = z.string().regex(/^[A-Za-z0-9_-]+$/);
+export const InviteToken = z.strictObject({
+  v: z.literal(1),
+  backendUrl: z.string().url(),
+  accountId: Id,
+  inviteId: Id,
+  /** 32 random bytes, base64url. */
+  secret: B64url.length(43),
+  expiresAt: z.number().int().nonnegative(),
+  inviterDeviceId: Id,
+  inviterSigningKey: B64url.length(43),
+});
+export type InviteToken = z.infer<typeof InviteToken>;
+
+/** Encodes an invite as one line. */
+export function encodeInvite(token: InviteToken): string {
+  return INVITE_PREFIX + toBase64url(Buffer.from(JSON.stringify(InviteToken.parse(token)), 'utf8'));
+}
+
+/** Decodes an invite line; anything else is `invite_malformed`. */
+export function decodeInvite(line: string): { ok: true; token: InviteToken } | Failure<'invite_malformed'> {
+  const malformed: Failure<'invite_malformed'> = { ok: false, code: 'invite_malformed', message: `not a Baton invite (expected one line starting with ${INVITE_PREFIX})` };
+  const text = line.trim();
+  if (!text.startsWith(INVITE_PREFIX)) return malformed;
+  const bytes = fromBase64url(text.slice(INVITE_PREFIX.length));
+  if (bytes === null) return malformed;
+  try {
+    const parsed = InviteToken.safeParse(JSON.parse(bytes.toString('utf8')));
+    return parsed.success ? { ok: true, token: parsed.data } : malformed;
+  } catch {
+    return malformed;
+  }
+}
+
+function proofMessage(inviteId: string, deviceId: string, keys: DevicePublicKeys): string {
+  return ['BATON-JOIN-PROOF-V1', inviteId, deviceId, keys.signingPublicKey, keys.agreementPublicKey].join('\n');
+}
+
+/** The join proof: HMAC-SHA256 under the invite secret over (invite id, device id, its public keys). */
+export function joinProof(secret: string, inviteId: string, deviceId: string, keys: DevicePublicKeys): string {
+  return createHmac('sha256', Buffer.from(secret, 'base64url')).update(proofMessage(inviteId, deviceId, keys)).digest('base64url');
+}
+
+/** Checks a join proof against the stored secret in constant time. */
+export function proofMatches(secret: string, proof: string, inviteId: string, deviceId: string, keys: DevicePublicKeys): boolean {
+  const expected = Buffer.from(joinProof(secret, inviteId, deviceId, keys), 'base64url');
+  const given = fromBase64url(proof);
+  return given !== null && given.length === expected.length && timingSafeEqual(given, expected);
+}

@@ -1,0 +1,83 @@
+/**
+ * The inviting side: making a one-time invite, and checking join requests against the invite
+ * secrets this device holds. Only this device can approve; the backend only relays.
+ */
+import { randomBytes } from 'node:crypto';
+import type { JoinRequest } from '../../shared/api/devices.ts';
+import type { Result } from '../../shared/errors.ts';
+import type { EnrollmentBackend } from './enrollment-backend.ts';
+import { encodeInvite, proofMatches } from './invite-token.ts';
+import { enrolledAccount, wrapRingFor } from './key-distribution.ts';
+import { loadInvites, saveInvites, type PendingInvite, type Profile } from './profile.ts';
+
+export const DEFAULT_INVITE_TTL_MS = 15 * 60 * 1000;
+
+/** Registers a one-time invite id with the backend and returns the invite as one line (secret included). */
+export async function createInvite(
+  profile: Profile,
+  backend: EnrollmentBackend,
+  options: { ttlMs?: number; now?: () => number } = {},
+): Promise<Result<{ line: string; inviteId: string; expiresAt: number }>> {
+  const account = enrolledAccount(profile);
+  if (!account.ok) return account;
+  const now = (options.now ?? Date.now)();
+  const ttlMs = options.ttlMs ?? DEFAULT_INVITE_TTL_MS;
+  if (!Number.isFinite(ttlMs) || ttlMs <= 0) return { ok: false, code: 'validation_failed', message: 'an invite lifetime must be positive' };
+  const invite: PendingInvite = { inviteId: randomBytes(16).toString('base64url'), secret: randomBytes(32).toString('base64url'), expiresAt: now + ttlMs, createdAt: now };
+  const registered = await backend.createInvite(invite.inviteId, invite.expiresAt);
+  if (!registered.ok) return registered;
+  saveInvites(profile, [...loadInvites(profile).filter((i) => i.expiresAt > now), invite]);
+  const line = encodeInvite({
+    v: 1, backendUrl: profile.info.backendUrl, accountId: account.value, inviteId: invite.inviteId, secret: invite.secret,
+    expiresAt: invite.expiresAt, inviterDeviceId: profile.identity.deviceId, inviterSigningKey: profile.identity.keys.signingPublicKey,
+  });
+  return { ok: true, value: { line, inviteId: invite.inviteId, expiresAt: invite.expiresAt } };
+}
+
+export interface JoinDecision {
+  joinRequestId: string;
+  deviceId: string;
+  deviceName: string;
+  outcome: 'approved' | 'rejected' | 'failed';
+  reason: string | null;
+}
+
+/** Why a join request must be refused, or null when its proof checks out against a live invite. */
+function refusal(request: JoinRequest, invite: PendingInvite | undefined, now: number): string | null {
+  if (invite === undefined) return 'the invite is unknown to the inviting device or was already used';
+  if (invite.expiresAt <= now) return 'the invite has expired';
+  const { device } = request;
+  const keys = { signingPublicKey: device.signingPublicKey, agreementPublicKey: device.agreementPublicKey };
+  if (!proofMatches(invite.secret, request.proof, request.inviteId, device.id, keys)) return 'the join proof does not match the invite secret';
+  return null;
+}
+
+/**
+ * Decides every pending join request made with this device's invites: a valid proof on a live,
+ * unused invite gets every ADK version wrapped to the newcomer and is approved; anything else is
+ * rejected with the reason. A used or expired invite's secret is forgotten. Call on `join-request` pushes.
+ */
+export async function approvePendingJoins(profile: Profile, backend: EnrollmentBackend, now: () => number = Date.now): Promise<Result<JoinDecision[]>> {
+  const account = enrolledAccount(profile);
+  if (!account.ok) return account;
+  const pending = await backend.listJoinRequests('pending');
+  if (!pending.ok) return pending;
+  const decisions: JoinDecision[] = [];
+  for (const request of pending.value.filter((r) => r.inviterDeviceId === profile.identity.deviceId)) {
+    const invites = loadInvites(profile);
+    const invite = invites.find((i) => i.inviteId === request.inviteId);
+    const reason = refusal(request, invite, now());
+    const base = { joinRequestId: request.id, deviceId: request.device.id, deviceName: request.device.name };
+    if (reason !== null) {
+      if (invite !== undefined && invite.expiresAt <= now()) saveInvites(profile, invites.filter((i) => i !== invite));
+      const rejected = await backend.rejectJoinRequest(request.id, reason);
+      decisions.push({ ...base, outcome: rejected.ok ? 'rejected' : 'failed', reason: rejected.ok ? reason : rejected.message });
+      continue;
+    }
+    const approved = await backend.approveJoinRequest(request.id, wrapRingFor(profile, account.value, request.device));
+    const settled = approved.ok || approved.code === 'invite_used' || approved.code === 'invite_expired';
+    if (settled) saveInvites(profile, loadInvites(profile).filter((i) => i.inviteId !== request.inviteId));
+    decisions.push({ ...base, outcome: approved.ok ? 'approved' : 'failed', reason: approved.ok ? null : approved.message });
+  }
+  return { ok: true, value: decisions };
+}

@@ -1,0 +1,110 @@
+/**
+ * The joining side: a new device presents an invite, proves it holds the secret, waits for the
+ * inviting device to approve, and accepts only ADK wraps signed by that inviter.
+ */
+import { setTimeout as sleep } from 'node:timers/promises';
+import type { JoinRequest } from '../../shared/api/devices.ts';
+import type { Failure, Result } from '../../shared/errors.ts';
+import { fileSecretStore } from '../crypto/secret-store.ts';
+import type { EnrollmentDeps } from './account.ts';
+import type { EnrollmentBackend } from './enrollment-backend.ts';
+import { decodeInvite, joinProof, type InviteToken } from './invite-token.ts';
+import { refreshKeyRing, unwrapInto } from './key-distribution.ts';
+import { openOrCreateProfile, saveProfile, type Profile } from './profile.ts';
+
+export interface JoinOptions {
+  /** How often to ask whether the join was decided (default 500 ms). */
+  pollMs?: number;
+  /** How long to wait for the inviting device (default 15 minutes); the profile stays pending after. */
+  timeoutMs?: number;
+  signal?: AbortSignal;
+}
+
+const fail = <C extends string>(code: C, message: string): Failure<C> => ({ ok: false, code, message });
+
+async function postJoinRequest(profile: Profile, backend: EnrollmentBackend, token: InviteToken, deviceName: string): Promise<Result<string>> {
+  const { identity } = profile;
+  const posted = await backend.createJoinRequest({
+    inviteId: token.inviteId,
+    deviceId: identity.deviceId,
+    name: deviceName,
+    keys: identity.keys,
+    proof: joinProof(token.secret, token.inviteId, identity.deviceId, identity.keys),
+  });
+  if (!posted.ok) return posted;
+  profile.info = {
+    ...profile.info, name: deviceName, accountId: token.accountId, status: 'pending', joinRequestId: posted.value.id,
+    inviter: { deviceId: token.inviterDeviceId, signingPublicKey: token.inviterSigningKey },
+  };
+  saveProfile(profile);
+  return { ok: true, value: posted.value.id };
+}
+
+async function waitForDecision(backend: EnrollmentBackend, joinRequestId: string, options: JoinOptions, now: () => number): Promise<Result<JoinRequest>> {
+  const deadline = now() + (options.timeoutMs ?? 15 * 60 * 1000);
+  for (;;) {
+    const current = await backend.getJoinRequest(joinRequestId);
+    if (current.ok && current.value.status !== 'pending') return current;
+    if (!current.ok && current.code !== 'unreachable') return current;
+    if (now() >= deadline) return fail('join_timeout', 'the inviting device did not answer the join request in time; run the inviting device and try again');
+    try {
+      await sleep(options.pollMs ?? 500, undefined, { signal: options.signal });
+    } catch {
+      return fail('join_aborted', 'stopped waiting for the join to be approved');
+    }
+  }
+}
+
+/** Takes the inviter's wraps from the backend, trusting only the signing key the invite carried. */
+async function acceptKeys(profile: Profile, backend: EnrollmentBackend): Promise<Result<Profile>> {
+  const { inviter, accountId } = profile.info;
+  if (inviter === null || accountId === null) return fail('profile_corrupt', 'the pending profile lost its invite');
+  const keys = await backend.getKeys();
+  if (!keys.ok) return keys;
+  const fromInviter = keys.value.keys.filter((k) => k.wrappedBy === inviter.deviceId);
+  const report = unwrapInto(profile, accountId, fromInviter, new Map([[inviter.deviceId, inviter.signingPublicKey]]));
+  if (report.rejected.length > 0 || profile.ring.size === 0) {
+    profile.info = { ...profile.info, status: 'rejected', joinRequestId: null };
+    saveProfile(profile);
+    const why = report.rejected[0]?.message ?? 'no key was wrapped for this device by the inviting device';
+    return fail('join_keys_rejected', `the approval did not carry keys from the inviting device: ${why}`);
+  }
+  profile.info = { ...profile.info, status: 'enrolled', joinRequestId: null, inviter: null };
+  saveProfile(profile);
+  // Versions rotated in by other enrolled devices since the approval.
+  await refreshKeyRing(profile, backend);
+  return { ok: true, value: profile };
+}
+
+/**
+ * Joins the account of `inviteLine` from the profile in `profileDir` (made if missing). Resumes a
+ * pending join after a restart. Resolves once enrolled with every ADK version, or with why not.
+ */
+export async function requestJoin(profileDir: string, inviteLine: string, deviceName: string, deps: EnrollmentDeps, options: JoinOptions = {}): Promise<Result<Profile>> {
+  const now = deps.now ?? Date.now;
+  const decoded = decodeInvite(inviteLine);
+  if (!decoded.ok) return decoded;
+  const token = decoded.token;
+  const opened = openOrCreateProfile(profileDir, { name: deviceName, backendUrl: token.backendUrl }, (deps.secretStore ?? fileSecretStore)(profileDir));
+  if (!opened.ok) return opened;
+  const profile = opened.profile;
+  if (profile.info.status === 'enrolled') return fail('already_enrolled', `the device profile in ${profileDir} is already enrolled in account ${profile.info.accountId ?? ''}`);
+  if (profile.info.status === 'revoked') return fail('device_revoked', 'this device was revoked; start a new profile to join again');
+  const backend = deps.backend(token.backendUrl, profile.identity);
+  let joinRequestId = profile.info.status === 'pending' && profile.info.accountId === token.accountId ? profile.info.joinRequestId : null;
+  if (joinRequestId === null) {
+    if (token.expiresAt <= now()) return fail('invite_expired', 'the invite has expired; ask for a new one');
+    profile.info = { ...profile.info, backendUrl: token.backendUrl };
+    const posted = await postJoinRequest(profile, backend, token, deviceName);
+    if (!posted.ok) return posted;
+    joinRequestId = posted.value;
+  }
+  const decided = await waitForDecision(backend, joinRequestId, options, now);
+  if (!decided.ok) return decided;
+  if (decided.value.status === 'rejected') {
+    profile.info = { ...profile.info, status: 'rejected', joinRequestId: null };
+    saveProfile(profile);
+    return fail('join_rejected', `the inviting device refused the join: ${decided.value.reason ?? 'no reason given'}`);
+  }
+  return acceptKeys(profile, backend);
+}

@@ -1,0 +1,120 @@
+/**
+ * Moving ADK versions between devices through the backend, which only ever holds wraps:
+ * wrapping the ring for a device, pulling new versions, rotating, revoking.
+ */
+import type { Device, WrappedKey } from '../../shared/api/devices.ts';
+import type { Failure, Result } from '../../shared/errors.ts';
+import { generateAdk } from '../crypto/key-ring.ts';
+import { unwrapAdk, wrapAdk } from '../crypto/key-wrap.ts';
+import type { EnrollmentBackend } from './enrollment-backend.ts';
+import { saveProfile, type Profile } from './profile.ts';
+
+/** The account binding of the self-wrap made at account creation, before the backend named the account. */
+export const ACCOUNT_CREATION_BINDING = '';
+
+/** The profile's account id when it is enrolled; a typed failure otherwise. */
+export function enrolledAccount(profile: Profile): Result<string, 'not_enrolled'> {
+  if (profile.info.status !== 'enrolled' || profile.info.accountId === null) {
+    return { ok: false, code: 'not_enrolled', message: `the device profile in ${profile.dir} is not enrolled (status ${profile.info.status})` };
+  }
+  return { ok: true, value: profile.info.accountId };
+}
+
+/** Every ADK version of the ring, wrapped to `recipient` and signed by this device. */
+export function wrapRingFor(profile: Profile, accountId: string, recipient: Pick<Device, 'id' | 'agreementPublicKey'>): WrappedKey[] {
+  return profile.ring.versions().map((keyVersion) => ({
+    keyVersion,
+    deviceId: recipient.id,
+    wrappedBy: profile.identity.deviceId,
+    wrapped: wrapAdk(profile.identity, { deviceId: recipient.id, agreementPublicKey: recipient.agreementPublicKey }, accountId, keyVersion, profile.ring.get(keyVersion)!),
+  }));
+}
+
+export interface UnwrapReport {
+  added: number[];
+  rejected: Array<{ keyVersion: number; wrappedBy: string; message: string }>;
+}
+
+/**
+ * Adds to the ring every wrap for this device whose version it lacks, when the wrap verifies
+ * against the signing key `trusted` gives for its wrapper. Saves nothing.
+ */
+export function unwrapInto(profile: Profile, accountId: string, wraps: WrappedKey[], trusted: ReadonlyMap<string, string>): UnwrapReport {
+  const report: UnwrapReport = { added: [], rejected: [] };
+  const me = profile.identity;
+  for (const wrap of [...wraps].sort((a, b) => a.keyVersion - b.keyVersion)) {
+    if (wrap.deviceId !== me.deviceId || profile.ring.has(wrap.keyVersion)) continue;
+    const signingKey = trusted.get(wrap.wrappedBy);
+    if (signingKey === undefined) {
+      report.rejected.push({ keyVersion: wrap.keyVersion, wrappedBy: wrap.wrappedBy, message: `wrapped by ${wrap.wrappedBy}, which this device does not trust` });
+      continue;
+    }
+    const bindings = wrap.wrappedBy === me.deviceId ? [accountId, ACCOUNT_CREATION_BINDING] : [accountId];
+    let message = '';
+    for (const account of bindings) {
+      const opened = unwrapAdk(me, wrap.wrapped, { accountId: account, keyVersion: wrap.keyVersion, recipientDeviceId: me.deviceId, wrapperDeviceId: wrap.wrappedBy }, signingKey);
+      if (opened.ok) {
+        profile.ring.add(wrap.keyVersion, opened.key);
+        report.added.push(wrap.keyVersion);
+        message = '';
+        break;
+      }
+      message = opened.message;
+    }
+    if (message !== '') report.rejected.push({ keyVersion: wrap.keyVersion, wrappedBy: wrap.wrappedBy, message });
+  }
+  return report;
+}
+
+/** Signing keys of this device and of every device the backend lists as enrolled. */
+async function trustedSigners(profile: Profile, backend: EnrollmentBackend): Promise<Result<Map<string, string>>> {
+  const devices = await backend.listDevices();
+  if (!devices.ok) return devices;
+  const trusted = new Map<string, string>(devices.value.filter((d) => d.status === 'enrolled').map((d) => [d.id, d.signingPublicKey]));
+  trusted.set(profile.identity.deviceId, profile.identity.keys.signingPublicKey);
+  return { ok: true, value: trusted };
+}
+
+/** Pulls ADK versions this device lacks (e.g. after a rotation elsewhere), verifying each wrap's signer; saves the ring. */
+export async function refreshKeyRing(profile: Profile, backend: EnrollmentBackend): Promise<Result<UnwrapReport>> {
+  const account = enrolledAccount(profile);
+  if (!account.ok) return account;
+  const [keys, trusted] = await Promise.all([backend.getKeys(), trustedSigners(profile, backend)]);
+  if (!keys.ok) return keys;
+  if (!trusted.ok) return trusted;
+  const report = unwrapInto(profile, account.value, keys.value.keys, trusted.value);
+  if (report.added.length > 0) saveProfile(profile);
+  return { ok: true, value: report };
+}
+
+/** Makes a new ADK version, wraps it for every enrolled device (this one included) and makes it the newest. */
+export async function rotateAdk(profile: Profile, backend: EnrollmentBackend): Promise<Result<{ keyVersion: number }>> {
+  const account = enrolledAccount(profile);
+  if (!account.ok) return account;
+  const [keys, devices] = await Promise.all([backend.getKeys(), backend.listDevices()]);
+  if (!keys.ok) return keys;
+  if (!devices.ok) return devices;
+  const keyVersion = Math.max(profile.ring.newest() ?? 0, keys.value.currentVersion) + 1;
+  const adk = generateAdk();
+  const wrappedKeys: WrappedKey[] = devices.value
+    .filter((d) => d.status === 'enrolled')
+    .map((d) => ({
+      keyVersion,
+      deviceId: d.id,
+      wrappedBy: profile.identity.deviceId,
+      wrapped: wrapAdk(profile.identity, { deviceId: d.id, agreementPublicKey: d.agreementPublicKey }, account.value, keyVersion, adk),
+    }));
+  const rotated = await backend.rotateKeys(keyVersion, wrappedKeys);
+  if (!rotated.ok) return rotated;
+  profile.ring.add(keyVersion, adk);
+  saveProfile(profile);
+  return { ok: true, value: { keyVersion } };
+}
+
+/** Revokes another device of the account: the backend refuses its requests from now on. Rotate afterwards to lock it out of new seals. */
+export async function revokeDevice(profile: Profile, backend: EnrollmentBackend, deviceId: string): Promise<Result<Device>> {
+  const account = enrolledAccount(profile);
+  if (!account.ok) return account;
+  if (deviceId === profile.identity.deviceId) return { ok: false, code: 'forbidden', message: 'a device cannot revoke itself here' } satisfies Failure;
+  return backend.revokeDevice(deviceId);
+}

@@ -1,0 +1,57 @@
+import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { generateAdk } from '../crypto/key-ring.ts';
+import { loadInvites, loadProfile, openOrCreateProfile, PROFILE_FILE, saveInvites, saveProfile } from './profile.ts';
+
+const dirs: string[] = [];
+afterEach(() => dirs.splice(0).forEach((dir) => rmSync(dir, { recursive: true, force: true })));
+function profileDir(): string {
+  const dir = mkdtempSync(join(tmpdir(), 'baton-profile-'));
+  dirs.push(dir);
+  return join(dir, 'device');
+}
+const init = { name: 'laptop', backendUrl: 'http://127.0.0.1:4100' };
+
+describe('device profile', () => {
+  it('starts new with an identity and reloads the same device, key ring and invites', () => {
+    const dir = profileDir();
+    expect(loadProfile(dir)).toMatchObject({ ok: false, code: 'profile_missing' });
+    const created = openOrCreateProfile(dir, init);
+    if (!created.ok) throw new Error(created.message);
+    const profile = created.profile;
+    expect(profile.info.status).toBe('new');
+    profile.ring.add(1, generateAdk());
+    profile.info = { ...profile.info, status: 'enrolled', accountId: 'account-aaaaaaaaaaaa' };
+    saveProfile(profile);
+    saveInvites(profile, [{ inviteId: 'invite-iiiiiiiiiiii', secret: 's'.repeat(43), expiresAt: 5, createdAt: 1 }]);
+    const again = loadProfile(dir);
+    if (!again.ok) throw new Error(again.message);
+    expect(again.profile.identity.deviceId).toBe(profile.identity.deviceId);
+    expect(again.profile.info).toEqual(profile.info);
+    expect(again.profile.ring.get(1)?.equals(profile.ring.get(1)!)).toBe(true);
+    expect(loadInvites(again.profile)).toHaveLength(1);
+  });
+
+  it('keeps every file of the folder owner-only and no secret in profile.json', () => {
+    const dir = profileDir();
+    const created = openOrCreateProfile(dir, init);
+    if (!created.ok) throw new Error(created.message);
+    created.profile.ring.add(1, generateAdk());
+    saveProfile(created.profile);
+    saveInvites(created.profile, [{ inviteId: 'invite-iiiiiiiiiiii', secret: 'topsecretvalue', expiresAt: 5, createdAt: 1 }]);
+    for (const name of readdirSync(dir)) expect(statSync(join(dir, name)).mode & 0o777, name).toBe(0o600);
+    const info = readFileSync(join(dir, PROFILE_FILE), 'utf8');
+    expect(info).not.toContain('topsecretvalue');
+    expect(info).not.toContain(created.profile.ring.get(1)!.toString('base64url'));
+  });
+
+  it('reports a corrupt profile instead of half-reading it', () => {
+    const dir = profileDir();
+    openOrCreateProfile(dir, init);
+    writeFileSync(join(dir, PROFILE_FILE), '{"format":1');
+    expect(loadProfile(dir)).toMatchObject({ ok: false, code: 'profile_corrupt' });
+    expect(openOrCreateProfile(dir, init)).toMatchObject({ ok: false, code: 'profile_corrupt' });
+  });
+});

@@ -1,0 +1,110 @@
+/**
+ * A device profile folder:
+ *   profile.json            device id, name, backend URL, account id, enrollment status (no secrets)
+ *   identity-*.key          the device's private keys (SecretStore, 0600)
+ *   adk.keyring             the cached ADK key ring (SecretStore, 0600; the wrapped keys on the backend are the source of truth)
+ *   invites.secret          invites this device made and their secrets, until used or expired (SecretStore, 0600)
+ */
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { z } from 'zod';
+import { loadIdentity, loadOrCreateIdentity, type DeviceIdentity } from '../crypto/device-identity.ts';
+import { KeyRing } from '../crypto/key-ring.ts';
+import { fileSecretStore, readFileOrNull, writeFileAtomic600, type SecretStore } from '../crypto/secret-store.ts';
+
+export const PROFILE_FILE = 'profile.json';
+const KEY_RING_SECRET = 'adk.keyring';
+const INVITES_SECRET = 'invites.secret';
+
+export const EnrollmentStatus = z.enum(['new', 'pending', 'enrolled', 'revoked', 'rejected']);
+export type EnrollmentStatus = z.infer<typeof EnrollmentStatus>;
+
+export const ProfileInfo = z.strictObject({
+  format: z.literal(1),
+  deviceId: z.string(),
+  name: z.string().min(1).max(100),
+  backendUrl: z.string().url(),
+  accountId: z.string().nullable(),
+  status: EnrollmentStatus,
+  /** The join request this device is waiting on (status pending). */
+  joinRequestId: z.string().nullable(),
+  /** The inviting device and its signing key, kept while a join is pending so it can resume after a restart. */
+  inviter: z.strictObject({ deviceId: z.string(), signingPublicKey: z.string() }).nullable(),
+});
+export type ProfileInfo = z.infer<typeof ProfileInfo>;
+
+/** An invite this device made: its id, secret and expiry (secret material). */
+export const PendingInvite = z.strictObject({ inviteId: z.string(), secret: z.string(), expiresAt: z.number(), createdAt: z.number() });
+export type PendingInvite = z.infer<typeof PendingInvite>;
+
+export interface Profile {
+  readonly dir: string;
+  readonly store: SecretStore;
+  readonly identity: DeviceIdentity;
+  info: ProfileInfo;
+  ring: KeyRing;
+}
+
+/** A profile that is not there or cannot be read, as a value. */
+export interface ProfileError {
+  ok: false;
+  code: 'profile_missing' | 'profile_corrupt';
+  message: string;
+}
+
+/** Loads the profile in `dir`; a missing or unreadable profile is a typed error, never a partial profile. */
+export function loadProfile(dir: string, store: SecretStore = fileSecretStore(dir)): { ok: true; profile: Profile } | ProfileError {
+  const raw = readFileOrNull(join(dir, PROFILE_FILE));
+  if (raw === null) return { ok: false, code: 'profile_missing', message: `no device profile in ${dir}` };
+  let info: ProfileInfo;
+  let ring: KeyRing;
+  try {
+    info = ProfileInfo.parse(JSON.parse(raw.toString('utf8')));
+    const storedRing = store.read(KEY_RING_SECRET);
+    ring = storedRing === null ? new KeyRing() : KeyRing.fromJSON(JSON.parse(storedRing.toString('utf8')));
+  } catch (error) {
+    return { ok: false, code: 'profile_corrupt', message: `the device profile in ${dir} is unreadable: ${(error as Error).message.split('\n')[0]}` };
+  }
+  const identity = loadIdentity(store);
+  if (identity === null || identity.deviceId !== info.deviceId) {
+    return { ok: false, code: 'profile_corrupt', message: `the device profile in ${dir} has no identity keys matching device ${info.deviceId}` };
+  }
+  return { ok: true, profile: { dir, store, identity, info, ring } };
+}
+
+/** Loads the profile in `dir`, or starts a new one (fresh identity, status "new") when there is none. */
+export function openOrCreateProfile(dir: string, init: { name: string; backendUrl: string }, store: SecretStore = fileSecretStore(dir)): { ok: true; profile: Profile } | ProfileError {
+  const loaded = loadProfile(dir, store);
+  if (loaded.ok || loaded.code === 'profile_corrupt') return loaded;
+  mkdirSync(dir, { recursive: true, mode: 0o700 });
+  const identity = loadOrCreateIdentity(store);
+  const info: ProfileInfo = {
+    format: 1, deviceId: identity.deviceId, name: init.name, backendUrl: init.backendUrl,
+    accountId: null, status: 'new', joinRequestId: null, inviter: null,
+  };
+  const profile: Profile = { dir, store, identity, info, ring: new KeyRing() };
+  saveProfile(profile);
+  return { ok: true, profile };
+}
+
+/** Writes profile.json and the key ring (each atomically, 0600). */
+export function saveProfile(profile: Profile): void {
+  writeFileAtomic600(join(profile.dir, PROFILE_FILE), Buffer.from(`${JSON.stringify(ProfileInfo.parse(profile.info), null, 2)}\n`));
+  profile.store.write(KEY_RING_SECRET, Buffer.from(JSON.stringify(profile.ring)));
+}
+
+/** The invites this device made that are still outstanding. */
+export function loadInvites(profile: Profile): PendingInvite[] {
+  const raw = profile.store.read(INVITES_SECRET);
+  if (raw === null) return [];
+  try {
+    return z.array(PendingInvite).parse(JSON.parse(raw.toString('utf8')));
+  } catch {
+    return [];
+  }
+}
+
+/** Replaces the stored invites (secrets) of this device. */
+export function saveInvites(profile: Profile, invites: PendingInvite[]): void {
+  profile.store.write(INVITES_SECRET, Buffer.from(JSON.stringify(invites)));
+}

@@ -1,0 +1,89 @@
+/**
+ * The drift report: re-reads from git what a packet recorded and says what moved. Report only —
+ * warnings never block and nothing is fixed; every read goes through the read-only reader.
+ */
+import { readBranch, readChangedFiles, readCommit, readDirtyFiles, readMergeBase } from './git-facts.ts';
+import type { GitReader } from './git-read.ts';
+import { parseUtc, type PacketFacts } from './packet-format.ts';
+
+export type DriftCode = 'branch_missing' | 'head_moved' | 'files_diverged' | 'packet_stale_days' | 'dirty_tree';
+
+export interface DriftWarning {
+  code: DriftCode;
+  /** A sentence for people; for packet_stale_days, the age in whole days. */
+  detail: string | number;
+}
+
+export const STALE_AFTER_DAYS = 7;
+const DAY_MS = 86_400_000;
+
+export interface DriftOptions {
+  /** The clock (injected in tests). */
+  now: () => Date;
+  /** Repo-relative path of the packet file itself, which never counts as dirty. */
+  packetPath?: string;
+}
+
+/** Compares the recorded facts with the repository now; returns warnings in a fixed order. */
+export async function checkDrift(reader: GitReader, facts: PacketFacts, options: DriftOptions): Promise<DriftWarning[]> {
+  const [current, tip, head, base, dirty] = await Promise.all([
+    readBranch(reader),
+    readCommit(reader, `refs/heads/${facts.branch}`),
+    readCommit(reader, 'HEAD'),
+    readCommit(reader, facts.base_ref),
+    readDirtyFiles(reader),
+  ]);
+  const warnings: DriftWarning[] = [];
+  if (!tip.ok) warnings.push({ code: 'branch_missing', detail: `the branch ${facts.branch} does not exist in this repository` });
+
+  // The commit the packet speaks of now: HEAD when on that branch (or detached on a pinned commit), else the branch tip.
+  const onBranch = current.ok && (current.value === facts.branch || current.value === '');
+  const subject = onBranch ? (head.ok ? head.value : undefined) : tip.ok ? tip.value : undefined;
+  if (subject !== undefined && subject !== facts.head_sha) {
+    warnings.push({ code: 'head_moved', detail: `recorded ${facts.head_sha}, now ${subject}` });
+  }
+
+  if (subject !== undefined) {
+    const diverged = await filesDivergence(reader, facts, subject, base.ok ? base.value : undefined);
+    if (diverged) warnings.push({ code: 'files_diverged', detail: diverged });
+  }
+
+  const age = options.now().getTime() - parseUtc(facts.created_at);
+  if (age > STALE_AFTER_DAYS * DAY_MS) warnings.push({ code: 'packet_stale_days', detail: Math.floor(age / DAY_MS) });
+
+  if (dirty.ok) {
+    const files = dirty.value.filter((f) => f !== options.packetPath);
+    if (files.length > 0) warnings.push({ code: 'dirty_tree', detail: `${files.length} uncommitted: ${listSome(files)}` });
+  }
+  return warnings;
+}
+
+/** Describes how the diff set now differs from the recorded one, or undefined when it does not (or cannot be known). */
+async function filesDivergence(reader: GitReader, facts: PacketFacts, subject: string, baseCommit: string | undefined): Promise<string | undefined> {
+  let mergeBase: string | undefined;
+  if (baseCommit !== undefined) {
+    const mb = await readMergeBase(reader, baseCommit, subject);
+    if (mb.ok) mergeBase = mb.value;
+  }
+  if (mergeBase === undefined && facts.merge_base !== null) {
+    const recorded = await readCommit(reader, facts.merge_base);
+    if (recorded.ok) mergeBase = recorded.value;
+  }
+  if (mergeBase === undefined) return undefined;
+  const now = await readChangedFiles(reader, mergeBase, subject);
+  if (!now.ok) return undefined;
+  const recorded = new Set(facts.changed_files);
+  const actual = new Set(now.value);
+  const added = now.value.filter((f) => !recorded.has(f));
+  const gone = facts.changed_files.filter((f) => !actual.has(f));
+  if (added.length === 0 && gone.length === 0) return undefined;
+  const parts = [];
+  if (added.length > 0) parts.push(`now also changed: ${listSome(added)}`);
+  if (gone.length > 0) parts.push(`no longer changed: ${listSome(gone)}`);
+  return parts.join('; ');
+}
+
+function listSome(files: string[], max = 20): string {
+  const shown = files.slice(0, max).join(', ');
+  return files.length > max ? `${shown} (+${files.length - max} more)` : shown;
+}

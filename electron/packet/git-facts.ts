@@ -1,0 +1,82 @@
+/**
+ * The git facts a packet records, each read through the read-only reader and returned as a value.
+ */
+import type { GitReader } from './git-read.ts';
+
+export type Fact<T> = { ok: true; value: T } | { ok: false; message: string };
+
+const fail = (message: string): { ok: false; message: string } => ({ ok: false, message });
+
+/** The repository's top-level directory. */
+export async function readToplevel(reader: GitReader): Promise<Fact<string>> {
+  const r = await reader.read(['rev-parse', '--show-toplevel']);
+  return r.ok ? { ok: true, value: r.stdout.trim() } : fail(r.message);
+}
+
+/** The checked-out branch name; '' on a detached HEAD. */
+export async function readBranch(reader: GitReader): Promise<Fact<string>> {
+  const r = await reader.read(['branch', '--show-current']);
+  return r.ok ? { ok: true, value: r.stdout.trim() } : fail(r.message);
+}
+
+/** The commit `ref` names, or a failure when it does not resolve to one. */
+export async function readCommit(reader: GitReader, ref: string): Promise<Fact<string>> {
+  const r = await reader.read(['rev-parse', '--verify', '--quiet', `${ref}^{commit}`]);
+  if (r.ok && r.stdout.trim() !== '') return { ok: true, value: r.stdout.trim() };
+  return fail(r.ok || r.code === 'git_read_failed' ? `${ref} does not resolve to a commit` : r.message);
+}
+
+/** The merge base of two commits, or a failure when they share no history. */
+export async function readMergeBase(reader: GitReader, a: string, b: string): Promise<Fact<string>> {
+  const r = await reader.read(['merge-base', a, b]);
+  if (r.ok && r.stdout.trim() !== '') return { ok: true, value: r.stdout.trim() };
+  return fail(r.ok || r.code === 'git_read_failed' ? `${a} and ${b} have no merge base` : r.message);
+}
+
+/** Files changed between two commits (committed changes only), sorted. */
+export async function readChangedFiles(reader: GitReader, from: string, to: string): Promise<Fact<string[]>> {
+  const r = await reader.read(['diff', '--name-only', '-z', '--no-renames', '--no-ext-diff', from, to, '--']);
+  return r.ok ? { ok: true, value: splitZ(r.stdout).sort() } : fail(r.message);
+}
+
+/** Paths with uncommitted changes, untracked non-ignored files included, sorted. */
+export async function readDirtyFiles(reader: GitReader): Promise<Fact<string[]>> {
+  const r = await reader.read(['status', '--porcelain', '-z', '--untracked-files=all', '--no-renames']);
+  return r.ok ? { ok: true, value: splitZ(r.stdout).map((entry) => entry.slice(3)).sort() } : fail(r.message);
+}
+
+function splitZ(text: string): string[] {
+  return text.split('\0').filter((s) => s.length > 0);
+}
+
+/** The git-read part of a packet's frontmatter, as of now. */
+export interface BranchFacts {
+  toplevel: string;
+  branch: string;
+  head_sha: string;
+  base_ref: string;
+  merge_base: string | null;
+  changed_files: string[];
+  merge_base_error?: string;
+}
+
+/**
+ * Reads branch, HEAD, merge base with `baseRef` and the files changed since it. A missing base ref
+ * degrades to merge_base null, no files and a merge_base_error; no branch or no HEAD is a failure.
+ */
+export async function readBranchFacts(reader: GitReader, baseRef: string): Promise<Fact<BranchFacts>> {
+  const [toplevel, branch, head, base] = await Promise.all([
+    readToplevel(reader), readBranch(reader), readCommit(reader, 'HEAD'), readCommit(reader, baseRef),
+  ]);
+  if (!toplevel.ok) return toplevel;
+  if (!branch.ok) return branch;
+  if (branch.value === '') return fail('HEAD is detached: a packet belongs to a branch');
+  if (!head.ok) return fail(`the branch ${branch.value} has no commits yet`);
+  const facts: BranchFacts = { toplevel: toplevel.value, branch: branch.value, head_sha: head.value, base_ref: baseRef, merge_base: null, changed_files: [] };
+  if (!base.ok) return { ok: true, value: { ...facts, merge_base_error: base.message } };
+  const mergeBase = await readMergeBase(reader, base.value, head.value);
+  if (!mergeBase.ok) return { ok: true, value: { ...facts, merge_base_error: `${baseRef} shares no history with HEAD` } };
+  const changed = await readChangedFiles(reader, mergeBase.value, head.value);
+  if (!changed.ok) return changed;
+  return { ok: true, value: { ...facts, merge_base: mergeBase.value, changed_files: changed.value } };
+}

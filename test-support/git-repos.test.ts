@@ -22,11 +22,13 @@ describe('git test sandbox', () => {
     expect(box.git(origin, ['rev-parse', 'main'])).toBe(sha);
   });
 
-  it('creates a branch tracking origin and removes everything on cleanup', () => {
+  it('creates a branch tracking origin, stops a cherry-pick on a conflict, and removes everything on cleanup', () => {
     box = createGitSandbox();
     const repo = box.clone(box.makeOrigin('lib'), 'lib');
     box.branchWithUpstream(repo, 'feature/x');
     expect(box.git(repo, ['rev-parse', '--abbrev-ref', '@{upstream}'])).toBe('origin/feature/x');
+    box.startConflict(repo, 'cherry-pick');
+    expect(existsSync(join(repo, '.git', 'CHERRY_PICK_HEAD'))).toBe(true);
     box.cleanup();
     expect(existsSync(box.root)).toBe(false);
     box = undefined;

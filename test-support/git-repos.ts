@@ -50,6 +50,8 @@ export interface GitSandbox {
   push(repo: string): void;
   /** Creates and checks out `branch` in `repo` and pushes it with an upstream (`push -u origin`). */
   branchWithUpstream(repo: string, branch: string): void;
+  /** Commits conflicting README.md changes on a new branch `side` and on the current branch, then starts `command` with `side` and leaves it stopped on the conflict. */
+  startConflict(repo: string, command: 'merge' | 'rebase' | 'cherry-pick'): void;
   /** The sha of HEAD (or of `rev`) in `repo`. */
   head(repo: string, rev?: string): string;
   /** Removes the whole temp root. */
@@ -108,6 +110,20 @@ export function createGitSandbox(prefix = 'baton-git-'): GitSandbox {
     branchWithUpstream(repo, branch) {
       git(repo, ['checkout', '-q', '-b', branch]);
       git(repo, ['push', '-q', '-u', 'origin', branch]);
+    },
+    startConflict(repo, command) {
+      const current = git(repo, ['rev-parse', '--abbrev-ref', 'HEAD']);
+      git(repo, ['checkout', '-q', '-b', 'side']);
+      commitFile(repo, 'README.md', 'side\n');
+      git(repo, ['checkout', '-q', current]);
+      commitFile(repo, 'README.md', `${current}\n`);
+      let stopped = false;
+      try {
+        git(repo, [command, 'side']);
+      } catch {
+        stopped = true;
+      }
+      if (!stopped) throw new Error(`git ${command} side did not stop on a conflict`);
     },
     head(repo, rev = 'HEAD') {
       return git(repo, ['rev-parse', rev]);

@@ -11,15 +11,6 @@ let repo: string;
 const evaluate = (repos: string[]) => evaluateSourceReadiness(repos, { run: createGitRunner({ env: box.env }), now: () => 1234 });
 const codes = async (r: string) => (await evaluate([r])).blockers.map((b) => b.code);
 
-/** Commits conflicting README changes on `side` and `main`, then starts a conflicting merge or rebase. */
-function conflictWithSide(command: 'merge' | 'rebase'): void {
-  box.git(repo, ['checkout', '-q', '-b', 'side']);
-  box.commitFile(repo, 'README.md', 'side\n');
-  box.git(repo, ['checkout', '-q', 'main']);
-  box.commitFile(repo, 'README.md', 'main\n');
-  expect(() => box.git(repo, [command, 'side'])).toThrow();
-}
-
 beforeEach(() => {
   box = createGitSandbox();
   origin = box.makeOrigin('app');
@@ -102,7 +93,7 @@ describe('source readiness', () => {
   });
 
   it('blocks a merge in progress, with its conflicted file and no commit action', async () => {
-    conflictWithSide('merge');
+    box.startConflict(repo, 'merge');
     const blockers = (await evaluate([repo])).blockers;
     expect(blockers.map((b) => b.code)).toEqual(['operation_in_progress', 'dirty_tree', 'unpushed_commits']);
     expect(blockers[0]).toMatchObject({ details: { operation: 'merge' }, fix: 'git merge --continue  (or: git merge --abort)' });
@@ -111,7 +102,7 @@ describe('source readiness', () => {
   });
 
   it('reports a rebase in progress without also calling it a detached HEAD', async () => {
-    conflictWithSide('rebase');
+    box.startConflict(repo, 'rebase');
     const blockers = (await evaluate([repo])).blockers;
     expect(blockers[0]).toMatchObject({ code: 'operation_in_progress', details: { operation: 'rebase' } });
     expect(blockers.map((b) => b.code)).not.toContain('detached_head');

@@ -1,0 +1,79 @@
+/**
+ * The runtime's view of a workspace's repositories: which repos a workspace holds (the folder
+ * itself, or its direct child repos), their branch, head, remote and merge base, and the remotes
+ * a device can open under its workspace root. Git runs through C's argument-array runner.
+ */
+import { existsSync, readdirSync } from 'node:fs';
+import { join, relative } from 'node:path';
+import type { ReadinessReport } from '../../shared/readiness.ts';
+import type { GitRunner } from '../git/git-runner.ts';
+import { evaluateRepo, evaluateSourceReadiness } from '../git/readiness.ts';
+import type { RepoSnapshot } from './ports.ts';
+
+/** The repository folders of a workspace: itself when it is a repo, else its direct child repos. */
+export function workspaceRepoPaths(workspace: string): string[] {
+  if (!existsSync(workspace)) return [];
+  if (existsSync(join(workspace, '.git'))) return [workspace];
+  try {
+    return readdirSync(workspace, { withFileTypes: true })
+      .filter((entry) => entry.isDirectory() && !entry.name.startsWith('.') && existsSync(join(workspace, entry.name, '.git')))
+      .map((entry) => join(workspace, entry.name))
+      .sort();
+  } catch {
+    return [];
+  }
+}
+
+/** The merge base of HEAD with the remote's default branch, or null when there is none. */
+async function mergeBase(repo: string, run: GitRunner): Promise<string | null> {
+  for (const base of ['origin/HEAD', 'origin/main', 'origin/master']) {
+    const result = await run(['merge-base', 'HEAD', base], { cwd: repo });
+    if (result.code === 0) return result.stdout.trim() || null;
+  }
+  return null;
+}
+
+/** Each repository of `workspace` as git reads it now. */
+export async function workspaceRepos(workspace: string, run: GitRunner): Promise<RepoSnapshot[]> {
+  return Promise.all(workspaceRepoPaths(workspace).map(async (path) => {
+    const { state } = await evaluateRepo(path, { run });
+    return {
+      path, relPath: relative(workspace, path) || '.', remoteUrl: state.remoteUrl, branch: state.branch, head: state.head,
+      mergeBase: await mergeBase(path, run),
+    };
+  }));
+}
+
+/** The source half of the readiness report for a workspace (every repo checked). */
+export async function workspaceReadiness(workspace: string, run: GitRunner): Promise<ReadinessReport> {
+  const paths = workspaceRepoPaths(workspace);
+  if (paths.length === 0) return evaluateSourceReadiness([workspace], { run });
+  return evaluateSourceReadiness(paths, { run });
+}
+
+/** Remote URLs of the repositories under `root` (root itself, its children and grandchildren). */
+export async function remotesUnder(root: string, run: GitRunner): Promise<string[]> {
+  const found = new Set<string>();
+  const visit = async (dir: string, depth: number): Promise<void> => {
+    for (const repo of workspaceRepoPaths(dir)) {
+      const result = await run(['config', '--get', 'remote.origin.url'], { cwd: repo });
+      if (result.code === 0 && result.stdout.trim() !== '') found.add(result.stdout.trim());
+    }
+    if (depth === 0 || existsSync(join(dir, '.git'))) return;
+    let children: string[] = [];
+    try {
+      children = readdirSync(dir, { withFileTypes: true }).filter((e) => e.isDirectory() && !e.name.startsWith('.')).map((e) => join(dir, e.name));
+    } catch {
+      return;
+    }
+    for (const child of children) if (!existsSync(join(child, '.git'))) await visit(child, depth - 1);
+  };
+  await visit(root, 1);
+  return [...found].sort();
+}
+
+/** Whether git runs here. */
+export async function gitAvailable(run: GitRunner): Promise<boolean> {
+  const result = await run(['--version'], { cwd: process.cwd() });
+  return result.code === 0;
+}

@@ -3,6 +3,8 @@ import { UsageError, type Command } from './command.ts';
 
 const commands: Record<string, () => Promise<{ command: Command }>> = {
   backend: () => import('./backend-command.ts'),
+  mcp: () => import('./mcp-command.ts'),
+  packet: () => import('./packet-command.ts'),
 };
 
 const HELP = (names: string[], summaries: string[]) =>

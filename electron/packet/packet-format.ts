@@ -134,6 +134,17 @@ const FrontMatter = z.object({
   merge_base_error: z.string().optional(),
 });
 
+const Prose = z.object({
+  goal: z.string(), acceptance_criteria: z.string(), scope_assumptions: z.string(), current_state: z.string(), next_action: z.string(),
+  verification: z.array(z.object({ claim: z.string(), probe: z.string(), result: z.string() })),
+});
+
+/** Checks that a value (e.g. from an unsealed checkpoint) is a packet object. */
+export function isPacket(value: unknown): value is Packet {
+  const v = value as { verified?: unknown; asserted?: unknown } | null;
+  return typeof v === 'object' && v !== null && FrontMatter.safeParse(v.verified).success && Prose.safeParse(v.asserted).success;
+}
+
 /** Parses a timestamp to epoch ms; a naive one (no zone) is read as UTC. NaN when unparseable. */
 export function parseUtc(stamp: string): number {
   const naive = /^\d{4}-\d{2}-\d{2}([T ]\d{2}:\d{2}(:\d{2}(\.\d+)?)?)?$/.test(stamp.trim());

@@ -1,0 +1,74 @@
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createGitSandbox, type GitSandbox } from '../../test-support/git-repos.ts';
+import { buildCheckpointPacket, checkPacketDrift, createCheckpointPacketPort } from './checkpoint-packet.ts';
+import { createExecGit } from './git-read.ts';
+
+let sandbox: GitSandbox;
+let origin: string;
+let source: string;
+
+beforeAll(() => {
+  sandbox = createGitSandbox('baton-packet-checkpoint-');
+  origin = sandbox.makeOrigin('app');
+  source = sandbox.clone(origin, 'source');
+  sandbox.branchWithUpstream(source, 'feature/move');
+  sandbox.commitFile(source, 'src/move.ts', 'v1\n');
+  sandbox.push(source);
+});
+afterAll(() => sandbox.cleanup());
+
+const options = () => ({ exec: createExecGit(sandbox.env), now: () => Date.UTC(2026, 10, 30) });
+
+describe('checkpoint packets', () => {
+  it('builds the packet from git at checkpoint time plus the session prose, without writing to the repo', async () => {
+    const built = await buildCheckpointPacket(source, { goal: 'Move it', current_state: 'half done', next_action: 'finish' }, { ...options(), provider: 'demo' });
+    expect(built).toEqual({
+      ok: true,
+      packet: {
+        slug: 'feature-move',
+        path: 'docs/handoffs/feature-move.md',
+        verified: {
+          branch: 'feature/move', head_sha: sandbox.head(source), base_ref: 'origin/main', merge_base: sandbox.head(source, 'origin/main'),
+          changed_files: ['src/move.ts'], created_at: '2026-11-30T00:00:00.000Z', provider: 'demo',
+        },
+        asserted: { goal: 'Move it', acceptance_criteria: '', scope_assumptions: '', current_state: 'half done', next_action: 'finish', verification: [] },
+      },
+    });
+    expect(existsSync(join(source, 'docs'))).toBe(false);
+    expect(sandbox.git(source, ['status', '--porcelain'])).toBe('');
+  });
+
+  it('finds no drift on a target clone pinned at the same commit, and head_moved once it moves', async () => {
+    const built = await buildCheckpointPacket(source, { goal: 'g' }, options());
+    if (!built.ok) throw new Error(built.message);
+    const target = sandbox.clone(origin, 'target');
+    sandbox.git(target, ['checkout', '-q', 'feature/move']);
+    expect(await checkPacketDrift(built.packet, target, () => Date.UTC(2026, 10, 30), createExecGit(sandbox.env))).toEqual([]);
+    sandbox.commitFile(target, 'src/move.ts', 'v2\n');
+    const warnings = await checkPacketDrift(built.packet, target, () => new Date('2026-12-09T00:00:00Z'), createExecGit(sandbox.env));
+    expect(warnings.map((w) => w.code)).toEqual(['head_moved', 'packet_stale_days']);
+  });
+
+  it('reports branch_missing for a repository path it cannot read', async () => {
+    const built = await buildCheckpointPacket(source, {}, options());
+    if (!built.ok) throw new Error(built.message);
+    expect(await checkPacketDrift(built.packet, join(sandbox.root, 'gone'))).toEqual([{ code: 'branch_missing', detail: expect.stringContaining('cannot read') }]);
+  });
+
+  it('refuses to build on a detached HEAD with git_read_failed', async () => {
+    const detached = sandbox.clone(origin, 'detached');
+    sandbox.git(detached, ['checkout', '-q', '--detach']);
+    expect(await buildCheckpointPacket(detached, {}, options())).toMatchObject({ ok: false, reason: 'git_read_failed' });
+  });
+
+  it('gives the runtime a port: build throws on failure, drift rejects a packet that is not one', async () => {
+    const port = createCheckpointPacketPort(options());
+    const packet = await port.build(source, { goal: 'g', currentState: 'c', nextAction: 'n' }, 'claude');
+    expect(packet).toMatchObject({ verified: { provider: 'claude' }, asserted: { goal: 'g', current_state: 'c', next_action: 'n' } });
+    expect(await port.drift(packet, source)).toEqual([]);
+    expect(await port.drift({ verified: { branch: 'x' } }, source)).toEqual([{ code: 'packet_unreadable', detail: expect.any(String) }]);
+    await expect(port.build(join(sandbox.root, 'nope'), { goal: '', currentState: '', nextAction: '' }, 'x')).rejects.toThrow();
+  });
+});

@@ -1,0 +1,92 @@
+/**
+ * The packet as the device checkpoint carries it: facts read from git at checkpoint time plus the
+ * session's prose, built without writing to the repository; and the drift check the target runs
+ * against its pinned workspace on activation (the same logic handoff_resume uses).
+ */
+import { checkDrift, type DriftWarning } from './drift.ts';
+import { readBranchFacts } from './git-facts.ts';
+import { openGitReader, type GitExec } from './git-read.ts';
+import { DEFAULT_BASE_REF, DEFAULT_PROVIDER } from './handoff-args.ts';
+import { assertedFrom } from './handoff-create.ts';
+import { isPacket, packetPath, slugOfBranch, type Packet } from './packet-format.ts';
+
+/** A branch packet inside a checkpoint: the file's content plus where it would live. */
+export interface CheckpointPacket extends Packet {
+  slug: string;
+  path: string;
+}
+
+/** The session's prose for the packet; absent fields are left out of the body. */
+export interface CheckpointProse {
+  goal?: string;
+  current_state?: string;
+  next_action?: string;
+  acceptance_criteria?: string;
+  scope_assumptions?: string;
+  verification?: Array<{ claim: string; probe: string }>;
+}
+
+export interface CheckpointPacketOptions {
+  exec?: GitExec;
+  now?: () => Date | number;
+  provider?: string;
+  base_ref?: string;
+}
+
+export type CheckpointPacketResult = { ok: true; packet: CheckpointPacket } | { ok: false; reason: 'git_read_failed'; message: string };
+
+const toDate = (value: Date | number): Date => (value instanceof Date ? value : new Date(value));
+
+/** Reads the repo's branch facts now and pairs them with `asserted`; never writes to the repository. */
+export async function buildCheckpointPacket(repoPath: string, asserted: CheckpointProse, options: CheckpointPacketOptions = {}): Promise<CheckpointPacketResult> {
+  const opened = await openGitReader(repoPath, options.exec);
+  if (!opened.ok) return { ok: false, reason: 'git_read_failed', message: opened.message };
+  const facts = await readBranchFacts(opened.reader, options.base_ref ?? DEFAULT_BASE_REF);
+  if (!facts.ok) return { ok: false, reason: 'git_read_failed', message: facts.message };
+  const { toplevel: _toplevel, merge_base_error, ...branchFacts } = facts.value;
+  const slug = slugOfBranch(branchFacts.branch);
+  const created = toDate((options.now ?? (() => new Date()))());
+  return {
+    ok: true,
+    packet: {
+      slug,
+      path: packetPath(slug),
+      verified: {
+        ...branchFacts,
+        created_at: created.toISOString(),
+        provider: options.provider ?? DEFAULT_PROVIDER,
+        ...(merge_base_error !== undefined ? { merge_base_error } : {}),
+      },
+      asserted: assertedFrom(asserted),
+    },
+  };
+}
+
+/** The drift warnings of `packet` against the repository at `repoPath` now; an unreadable repo reports branch_missing. */
+export async function checkPacketDrift(packet: Packet, repoPath: string, clock: () => Date | number = () => new Date(), exec?: GitExec): Promise<DriftWarning[]> {
+  const opened = await openGitReader(repoPath, exec);
+  if (!opened.ok) return [{ code: 'branch_missing', detail: `cannot read the repository: ${opened.message}` }];
+  return checkDrift(opened.reader, packet.verified, { now: () => toDate(clock()), packetPath: packetPath(slugOfBranch(packet.verified.branch)) });
+}
+
+/**
+ * The two calls the device runtime makes (its PacketPort): build throws when git cannot be read, so
+ * the caller can skip that repo's packet; drift details are strings for display.
+ */
+export function createCheckpointPacketPort(options: { exec?: GitExec; now?: () => Date | number } = {}): {
+  build(repoPath: string, prose: { goal: string; currentState: string; nextAction: string }, provider: string): Promise<CheckpointPacket>;
+  drift(packet: unknown, repoPath: string): Promise<Array<{ code: string; detail: string }>>;
+} {
+  return {
+    async build(repoPath, prose, provider) {
+      const built = await buildCheckpointPacket(repoPath, { goal: prose.goal, current_state: prose.currentState, next_action: prose.nextAction }, { ...options, provider });
+      if (!built.ok) throw new Error(built.message);
+      return built.packet;
+    },
+    async drift(packet, repoPath) {
+      if (!isPacket(packet)) return [{ code: 'packet_unreadable', detail: 'the checkpoint carries no valid packet for this repository' }];
+      const warnings = await checkPacketDrift(packet, repoPath, options.now, options.exec);
+      return warnings.map((w) => ({ code: w.code, detail: String(w.detail) }));
+    },
+  };
+}

@@ -1,0 +1,185 @@
+/**
+ * One request's path through the backend: route → signature headers → clock skew → device → body
+ * (size-limited) → signature → nonce → enrolment → query, params, body validation → idempotency → handler.
+ * Every refusal is a JSON error with its fixed status; an unexpected throw is logged on one line and
+ * answered 500 without details.
+ */
+import { createHash } from 'node:crypto';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { z } from 'zod';
+import { Id } from '../../shared/api/common.ts';
+import type { Device } from '../../shared/api/devices.ts';
+import type { RouteName, RouteSpec } from '../../shared/api/routes.ts';
+import { canonicalRequest, MAX_CLOCK_SKEW_MS, SIGNATURE_HEADERS } from '../../shared/request-signing.ts';
+import type { ApiErrorCode, Result } from '../../shared/errors.ts';
+import { checkClockSkew, readSignatureHeaders, type SignatureHeaders, type SignatureVerifier } from '../auth/signature.ts';
+import { encodeResult, type Call, type Deps, type IdemContext } from '../service/context.ts';
+import { deviceHandlers, selfHandlers } from './handlers.ts';
+import { matchRoute } from './router.ts';
+import { readBody, sendError, sendJson } from './respond.ts';
+import { openStream } from './sse.ts';
+import { receiveBlob, sendBlob, storeBlob } from './blob-routes.ts';
+
+export interface HttpApp {
+  deps: Deps;
+  verifier: SignatureVerifier;
+  /** Largest JSON body accepted, in bytes. */
+  jsonLimit: number;
+  /** Interval of the push stream's keep-alive comments. */
+  streamHeartbeatMs: number;
+  /** One line per unexpected failure; never given secrets or bodies. */
+  log: (line: string) => void;
+}
+
+type Refusal = { ok: false; code: ApiErrorCode; message: string; details?: Record<string, unknown> };
+type AnyHandler = (deps: Deps, call: Call<RouteName>) => Promise<Result<unknown, ApiErrorCode>>;
+
+const sha256 = (data: Buffer | string) => createHash('sha256').update(data).digest('hex');
+const IDEMPOTENCY_KEY = /^[A-Za-z0-9_-]{8,128}$/;
+const EmptyQuery = z.strictObject({});
+
+/** Handles one request; never throws. */
+export async function handleRequest(app: HttpApp, req: IncomingMessage, res: ServerResponse): Promise<void> {
+  try {
+    const refusal = await route(app, req, res);
+    if (refusal) sendError(res, refusal.code, refusal.message, refusal.details);
+  } catch (error) {
+    app.log(`backend: ${req.method ?? '?'} ${(req.url ?? '').split('?')[0]} failed: ${(error as Error).message}`);
+    if (!res.headersSent) sendError(res, 'internal', 'the backend failed to handle this request');
+    else res.destroy();
+  }
+}
+
+const refuse = (code: ApiErrorCode, message: string, details?: Record<string, unknown>): Refusal =>
+  details === undefined ? { ok: false, code, message } : { ok: false, code, message, details };
+
+const issues = (error: z.ZodError, where: string) =>
+  refuse('validation_failed', `invalid ${where}: ${error.issues.map((i) => `${i.path.join('.') || '(root)'}: ${i.message}`).join('; ')}`.slice(0, 1000), {
+    issues: error.issues.slice(0, 20).map((i) => ({ path: i.path.join('.'), message: i.message })),
+  });
+
+async function route(app: HttpApp, req: IncomingMessage, res: ServerResponse): Promise<Refusal | undefined> {
+  const { deps } = app;
+  const url = req.url ?? '/';
+  const pathname = url.split('?')[0]!;
+  const match = matchRoute(req.method ?? '', pathname);
+  if (!match.ok) return refuse(match.code, match.code === 'not_found' ? 'no such route' : 'method not allowed on this route');
+  const { name, spec, params } = match;
+  if (spec.auth === 'none') return void sendJson(res, 200, { ok: true });
+
+  const headers = readSignatureHeaders(req.headers);
+  if (!headers.ok) return headers;
+  const sig = headers.value;
+  const now = deps.clock();
+  const skew = checkClockSkew(sig.timestamp, now);
+  if (skew) return skew;
+  let device: Device | undefined;
+  if (spec.auth !== 'self') {
+    device = await deps.store.getDevice(sig.deviceId);
+    if (!device) return refuse('unauthorized', 'unknown device');
+    if (device.status === 'revoked') return refuse('device_revoked', 'this device has been revoked');
+  }
+
+  if (name === 'putBlob') {
+    const received = await receiveBlob(deps, req, res);
+    if (!received) return undefined;
+    const denied = await authenticate(app, req, sig, device!, spec, received.sha256);
+    if (denied) {
+      await deps.blobs.discard(received);
+      return denied;
+    }
+    return void (await storeBlob(deps, device!, params.digest!, received, res));
+  }
+
+  const body = await readBody(req, app.jsonLimit);
+  if (!body.ok) return body;
+  let json: unknown;
+  if (spec.body) {
+    try {
+      json = JSON.parse(body.value.toString('utf8'));
+    } catch {
+      return refuse('invalid_json', 'the body is not valid JSON');
+    }
+  }
+  const bodySha = sha256(body.value);
+  let parsedBody: unknown;
+  if (spec.auth === 'self') {
+    const parsed = spec.body!.safeParse(json);
+    if (!parsed.success) return issues(parsed.error, 'body');
+    parsedBody = parsed.data;
+    const self = parsed.data as { deviceId: string; keys: { signingPublicKey: string } };
+    if (self.deviceId !== sig.deviceId) return refuse('unauthorized', 'the request must be signed by the device it names');
+    const denied = await verify(app, req, sig, self.keys.signingPublicKey, bodySha);
+    if (denied) return denied;
+  } else {
+    const denied = await authenticate(app, req, sig, device!, spec, bodySha);
+    if (denied) return denied;
+  }
+
+  const query = (spec.query ?? EmptyQuery).safeParse(Object.fromEntries(new URLSearchParams(url.slice(pathname.length))));
+  if (!query.success) return issues(query.error, 'query');
+  for (const [key, value] of Object.entries(params)) {
+    if (key !== 'digest' && !Id.safeParse(value).success) return refuse('not_found', `no such ${key.replace(/Id$/, '')}`);
+  }
+  if (spec.body && spec.auth !== 'self') {
+    const parsed = spec.body.safeParse(json);
+    if (!parsed.success) return issues(parsed.error, 'body');
+    parsedBody = parsed.data;
+  }
+
+  if (name === 'stream') return void openStream(deps.push, device!, now, app.streamHeartbeatMs, req, res);
+  if (name === 'getBlob') return void (await sendBlob(deps, device!, params.digest!, res));
+
+  let idem: IdemContext | undefined;
+  const key = req.headers[SIGNATURE_HEADERS.idempotencyKey];
+  if (spec.method !== 'GET' && key !== undefined) {
+    if (typeof key !== 'string' || !IDEMPOTENCY_KEY.test(key)) return refuse('validation_failed', 'the idempotency key must be 8–128 url-safe characters');
+    idem = { deviceId: sig.deviceId, key, requestDigest: sha256(`${spec.method}\n${url}\n${bodySha}`), recorded: false };
+    const replay = await replayIdempotent(app, idem, res);
+    if (replay !== false) return replay;
+  }
+
+  const call = { caller: device!, params, query: query.data, body: parsedBody, idem } as Call<RouteName>;
+  let result: Result<unknown, ApiErrorCode>;
+  try {
+    result = name === 'createAccount' || name === 'createJoinRequest'
+      ? await (selfHandlers[name] as unknown as AnyHandler)(deps, call)
+      : await (deviceHandlers[name as keyof typeof deviceHandlers] as unknown as AnyHandler)(deps, call);
+  } catch (error) {
+    if (idem && (await replayIdempotent(app, idem, res)) !== false) return undefined;
+    throw error;
+  }
+  const answer = encodeResult(result);
+  if (idem && !idem.recorded) await deps.store.saveIdempotent({ ...idem, ...answer }, deps.clock());
+  sendJson(res, answer.status, answer.body);
+  return undefined;
+}
+
+/** Answers from the idempotency record if there is one: the first answer, or a conflict. False when none. */
+async function replayIdempotent(app: HttpApp, idem: IdemContext, res: ServerResponse): Promise<Refusal | undefined | false> {
+  const previous = await app.deps.store.findIdempotent(idem.deviceId, idem.key);
+  if (!previous) return false;
+  if (previous.requestDigest !== idem.requestDigest) {
+    return refuse('idempotency_conflict', 'this idempotency key was used for a different request');
+  }
+  sendJson(res, previous.status, previous.body, { 'idempotent-replayed': 'true' });
+  return undefined;
+}
+
+/** Verifies a known device's signature and nonce, then that the route admits its status. */
+async function authenticate(app: HttpApp, req: IncomingMessage, sig: SignatureHeaders, device: Device, spec: RouteSpec, bodySha: string): Promise<Refusal | undefined> {
+  const denied = await verify(app, req, sig, device.signingPublicKey, bodySha);
+  if (denied) return denied;
+  if (device.status !== 'enrolled' && spec.auth !== 'pending') return refuse('forbidden', 'this device is not enrolled yet');
+  return undefined;
+}
+
+/** Checks the Ed25519 signature over the canonical request, then spends the nonce. */
+async function verify(app: HttpApp, req: IncomingMessage, sig: SignatureHeaders, publicKey: string, bodySha256: string): Promise<Refusal | undefined> {
+  const canonical = canonicalRequest({ method: req.method ?? '', pathAndQuery: req.url ?? '/', bodySha256, timestamp: sig.timestamp, nonce: sig.nonce, deviceId: sig.deviceId });
+  if (!app.verifier.verify(publicKey, canonical, sig.signature)) return refuse('unauthorized', 'the signature does not verify');
+  const now = app.deps.clock();
+  const fresh = await app.deps.store.useNonce(sig.deviceId, sig.nonce, Math.max(now, sig.timestamp) + MAX_CLOCK_SKEW_MS);
+  if (!fresh) return refuse('replayed_nonce', 'this nonce was already used');
+  return undefined;
+}

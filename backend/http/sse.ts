@@ -1,0 +1,35 @@
+/** The push stream: server-sent events, one JSON PushMessage per event, keep-alive comments between. */
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { Device } from '../../shared/api/devices.ts';
+import type { PushMessage } from '../../shared/api/push.ts';
+import type { PushHub } from '../push/push-hub.ts';
+
+/** Serves one device's stream until the client leaves, the device is revoked or the hub closes. */
+export function openStream(hub: PushHub, device: Device, now: number, heartbeatMs: number, req: IncomingMessage, res: ServerResponse): void {
+  res.writeHead(200, {
+    'content-type': 'text/event-stream; charset=utf-8',
+    'cache-control': 'no-store',
+    connection: 'keep-alive',
+    'x-accel-buffering': 'no',
+  });
+  res.socket?.setNoDelay(true);
+  const write = (text: string) => {
+    if (!res.destroyed && !res.writableEnded) res.write(text);
+  };
+  const send = (message: PushMessage) => write(`data: ${JSON.stringify(message)}\n\n`);
+  const timer = setInterval(() => write(': keep-alive\n\n'), heartbeatMs);
+  timer.unref();
+  let closed = false;
+  const close = () => {
+    if (closed) return;
+    closed = true;
+    clearInterval(timer);
+    unsubscribe();
+    if (!res.writableEnded) res.end();
+  };
+  const unsubscribe = hub.subscribe(device.accountId, { deviceId: device.id, send, close });
+  req.on('close', close);
+  res.on('error', close);
+  write('retry: 1000\n\n');
+  send({ type: 'hello', deviceId: device.id, serverTime: now });
+}

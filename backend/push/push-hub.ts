@@ -1,0 +1,46 @@
+/** In-process fan-out of push messages to the open streams of each account. */
+import type { PushMessage } from '../../shared/api/push.ts';
+
+export interface PushSubscriber {
+  deviceId: string;
+  send(message: PushMessage): void;
+  close(): void;
+}
+
+/** Delivers each published message to every subscriber of its account, right away. */
+export class PushHub {
+  private readonly accounts = new Map<string, Set<PushSubscriber>>();
+
+  /** Adds a subscriber; returns its unsubscribe function. */
+  subscribe(accountId: string, subscriber: PushSubscriber): () => void {
+    let set = this.accounts.get(accountId);
+    if (!set) this.accounts.set(accountId, (set = new Set()));
+    set.add(subscriber);
+    return () => {
+      set.delete(subscriber);
+      if (set.size === 0 && this.accounts.get(accountId) === set) this.accounts.delete(accountId);
+    };
+  }
+
+  /** Sends `message` to every open stream of the account. */
+  publish(accountId: string, message: PushMessage): void {
+    for (const subscriber of [...(this.accounts.get(accountId) ?? [])]) subscriber.send(message);
+  }
+
+  /** Closes every stream a device holds (it was revoked). */
+  disconnectDevice(accountId: string, deviceId: string): void {
+    for (const subscriber of [...(this.accounts.get(accountId) ?? [])]) if (subscriber.deviceId === deviceId) subscriber.close();
+  }
+
+  /** Closes every stream (shutdown). */
+  closeAll(): void {
+    for (const set of [...this.accounts.values()]) for (const subscriber of [...set]) subscriber.close();
+  }
+
+  /** How many streams are open (for tests and health). */
+  get size(): number {
+    let n = 0;
+    for (const set of this.accounts.values()) n += set.size;
+    return n;
+  }
+}

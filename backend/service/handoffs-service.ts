@@ -1,0 +1,87 @@
+/**
+ * Handoffs: the state machine's rules (roles, required fields) around the store's compare-and-set.
+ * The caller's role is derived from the handoff: its source, its target, or another device (user).
+ */
+import { fail, ok, type ApiErrorCode, type Failure } from '../../shared/errors.ts';
+import type { Handoff, TransitionRequest } from '../../shared/api/handoffs.ts';
+import type { Device } from '../../shared/api/devices.ts';
+import type { Session } from '../../shared/api/sessions.ts';
+import { findTransition, isCancellable, mayTransition, type HandoffRole } from '../../shared/handoff-states.ts';
+import { answer, idemWrite, type Answer, type Call, type Deps } from './context.ts';
+
+/** The role `device` plays in `handoff`. */
+export function roleOf(handoff: Handoff, device: Device): HandoffRole {
+  if (handoff.sourceDeviceId === device.id) return 'source';
+  if (handoff.targetDeviceId === device.id) return 'target';
+  return 'user';
+}
+
+/** Opens a handoff of a session the caller owns at its current generation, to another enrolled device. */
+export async function createHandoff(deps: Deps, { caller, body, idem }: Call<'createHandoff'>): Answer<'createHandoff'> {
+  const target = await deps.store.getDevice(body.targetDeviceId);
+  if (!target || target.accountId !== caller.accountId) return fail('not_found', 'no such target device');
+  if (target.id === caller.id) return fail('validation_failed', 'the target must be another device');
+  if (target.status !== 'enrolled') return fail('forbidden', `the target device is ${target.status}`);
+  const wrap = (handoff: Handoff) => ({ handoff });
+  const input = { id: body.handoffId, accountId: caller.accountId, sessionId: body.sessionId, sourceDeviceId: caller.id, targetDeviceId: target.id, generation: body.generation, at: deps.clock() };
+  const result = await deps.store.createHandoff(input, idemWrite(idem, wrap));
+  if (result.ok) deps.push.publish(caller.accountId, { type: 'handoff', handoff: result.value });
+  return answer(result, wrap);
+}
+
+/** The account's handoffs, optionally of one session and only active (or only finished) ones. */
+export async function listHandoffs(deps: Deps, { caller, query }: Call<'listHandoffs'>): Answer<'listHandoffs'> {
+  const active = query.active === undefined ? undefined : query.active === 'true';
+  return ok({ handoffs: await deps.store.listHandoffs(caller.accountId, { sessionId: query.sessionId, active }) });
+}
+
+/** One handoff of the account, with its history. */
+export async function getHandoff(deps: Deps, { caller, params }: Call<'getHandoff'>): Answer<'getHandoff'> {
+  const handoff = await deps.store.getHandoff(params.handoffId!);
+  return handoff && handoff.accountId === caller.accountId ? ok({ handoff }) : fail('not_found', 'no such handoff');
+}
+
+/** Refuses fields that do not belong to the state being entered, and requires the ones that do. */
+async function checkFields(deps: Deps, accountId: string, body: TransitionRequest): Promise<Failure<ApiErrorCode> | undefined> {
+  const need = (field: keyof TransitionRequest, when: boolean) => (when ? body[field] === undefined : body[field] !== undefined);
+  if (need('checkpoint', body.to === 'source-relinquished-and-checkpointed')) {
+    return fail('validation_failed', 'a checkpoint (digest and size) is given exactly when entering source-relinquished-and-checkpointed', { field: 'checkpoint' });
+  }
+  if (need('reason', body.to === 'cancelled')) return fail('validation_failed', 'a reason is given exactly when cancelling', { field: 'reason' });
+  if (need('resumePath', body.to === 'completed')) return fail('validation_failed', 'a resume path is given exactly when completing', { field: 'resumePath' });
+  if (body.sealedOutcome !== undefined && body.to !== 'completed' && body.to !== 'cancelled') {
+    return fail('validation_failed', 'a sealed outcome is given only when the handoff ends', { field: 'sealedOutcome' });
+  }
+  if (body.checkpoint) {
+    const blob = await deps.store.getBlob(accountId, body.checkpoint.digest);
+    if (!blob) return fail('validation_failed', 'the checkpoint body has not been uploaded', { field: 'checkpoint' });
+    if (blob.size !== body.checkpoint.size) return fail('validation_failed', 'the checkpoint size does not match the uploaded body', { field: 'checkpoint' });
+  }
+  return undefined;
+}
+
+/** Moves a handoff one step: role and fields checked here, the compare-and-set done by the store. */
+export async function transitionHandoff(deps: Deps, { caller, params, body, idem }: Call<'transitionHandoff'>): Answer<'transitionHandoff'> {
+  const handoff = await deps.store.getHandoff(params.handoffId!);
+  if (!handoff || handoff.accountId !== caller.accountId) return fail('not_found', 'no such handoff');
+  const role = roleOf(handoff, caller);
+  if (!mayTransition(body.from, body.to, role)) {
+    if (body.to === 'cancelled' && !isCancellable(body.from) && findTransition(body.from, body.to)) {
+      return fail('not_cancellable', 'ownership has transferred: only the target may end this handoff', { state: body.from, role });
+    }
+    if (body.to === 'cancelled' && !findTransition(body.from, body.to)) return fail('not_cancellable', `a handoff at ${body.from} cannot be cancelled`, { state: body.from });
+    return fail('illegal_transition', `${role} may not move a handoff from ${body.from} to ${body.to}`, { from: body.from, to: body.to, role });
+  }
+  const refused = await checkFields(deps, caller.accountId, body);
+  if (refused) return refused;
+  const wrap = (value: { handoff: Handoff; session: Session }) => ({ handoff: value.handoff });
+  const result = await deps.store.transitionHandoff({
+    accountId: caller.accountId, handoffId: handoff.id, from: body.from, to: body.to, generation: body.generation, deviceId: caller.id, at: deps.clock(),
+    checkpoint: body.checkpoint, reason: body.reason, resumePath: body.resumePath, sealedOutcome: body.sealedOutcome,
+  }, idemWrite(idem, wrap));
+  if (result.ok) {
+    deps.push.publish(caller.accountId, { type: 'handoff', handoff: result.value.handoff });
+    if (body.to === 'ownership-transferred') deps.push.publish(caller.accountId, { type: 'session', session: result.value.session });
+  }
+  return answer(result, wrap);
+}

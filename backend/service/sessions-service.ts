@@ -1,0 +1,61 @@
+/** Sessions and their sealed event log; every write is fenced by owner and generation. */
+import { fail, ok } from '../../shared/errors.ts';
+import type { Session, SessionEvent } from '../../shared/api/sessions.ts';
+import { answer, idemWrite, type Answer, type Call, type Deps } from './context.ts';
+
+/** Loads a session of the caller's account, or undefined (another account's session does not exist). */
+async function ownSession(deps: Deps, accountId: string, sessionId: string): Promise<Session | undefined> {
+  const session = await deps.store.getSession(sessionId);
+  return session && session.accountId === accountId ? session : undefined;
+}
+
+const notFound = () => fail('not_found', 'no such session');
+
+/** Creates a session owned by the caller at generation 1. */
+export async function createSession(deps: Deps, { caller, body, idem }: Call<'createSession'>): Answer<'createSession'> {
+  const at = deps.clock();
+  const session: Session = { id: body.sessionId, accountId: caller.accountId, ownerDeviceId: caller.id, generation: 1, sealedMeta: body.sealedMeta, createdAt: at, updatedAt: at };
+  const wrap = (value: Session) => ({ session: value });
+  const result = await deps.store.createSession(session, idemWrite(idem, wrap));
+  if (result.ok) deps.push.publish(caller.accountId, { type: 'session', session: result.value });
+  return answer(result, wrap);
+}
+
+/** The account's sessions. */
+export async function listSessions(deps: Deps, { caller }: Call<'listSessions'>): Answer<'listSessions'> {
+  return ok({ sessions: await deps.store.listSessions(caller.accountId) });
+}
+
+/** One session of the account. */
+export async function getSession(deps: Deps, { caller, params }: Call<'getSession'>): Answer<'getSession'> {
+  const session = await ownSession(deps, caller.accountId, params.sessionId!);
+  return session ? ok({ session }) : notFound();
+}
+
+/** Replaces the sealed metadata; only the owner at the current generation may. */
+export async function updateSessionMeta(deps: Deps, { caller, params, body, idem }: Call<'updateSessionMeta'>): Answer<'updateSessionMeta'> {
+  if (!(await ownSession(deps, caller.accountId, params.sessionId!))) return notFound();
+  const wrap = (session: Session) => ({ session });
+  const input = { sessionId: params.sessionId!, deviceId: caller.id, generation: body.generation, sealedMeta: body.sealedMeta, at: deps.clock() };
+  const result = await deps.store.updateSessionMeta(input, idemWrite(idem, wrap));
+  if (result.ok) deps.push.publish(caller.accountId, { type: 'session', session: result.value });
+  return answer(result, wrap);
+}
+
+/** Appends a sealed event; only the owner at the current generation may. */
+export async function appendEvent(deps: Deps, { caller, params, body, idem }: Call<'appendEvent'>): Answer<'appendEvent'> {
+  if (!(await ownSession(deps, caller.accountId, params.sessionId!))) return notFound();
+  const wrap = (event: SessionEvent) => ({ event });
+  const input = { sessionId: params.sessionId!, deviceId: caller.id, generation: body.generation, sealedBody: body.sealedBody, at: deps.clock() };
+  const result = await deps.store.appendEvent(input, idemWrite(idem, wrap));
+  if (result.ok) deps.push.publish(caller.accountId, { type: 'session-event', sessionId: result.value.sessionId, seq: result.value.seq });
+  return answer(result, wrap);
+}
+
+/** Events after a cursor, oldest first; `nextCursor` is the last seq returned (or the given cursor). */
+export async function listEvents(deps: Deps, { caller, params, query }: Call<'listEvents'>): Answer<'listEvents'> {
+  if (!(await ownSession(deps, caller.accountId, params.sessionId!))) return notFound();
+  const after = query.after ?? 0;
+  const events = await deps.store.listEvents(params.sessionId!, after, query.limit ?? 100);
+  return ok({ events, nextCursor: events.at(-1)?.seq ?? after });
+}

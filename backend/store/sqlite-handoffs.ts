@@ -1,0 +1,121 @@
+/** Handoff records in SQLite: creation and every transition as a compare-and-set in one transaction. */
+import type Database from 'better-sqlite3';
+import type { Handoff } from '../../shared/api/handoffs.ts';
+import type { HandoffState } from '../../shared/handoff-states.ts';
+import type { HandoffStore } from './store.ts';
+import { fence } from './sqlite-sessions.ts';
+import { refuse, toSession, type Mutator, type SessionRow } from './sqlite-rows.ts';
+
+interface HandoffRow {
+  id: string;
+  account_id: string;
+  session_id: string;
+  source_device_id: string;
+  target_device_id: string;
+  state: HandoffState;
+  generation: number;
+  checkpoint_digest: string | null;
+  checkpoint_size: number | null;
+  cancel_code: string | null;
+  cancel_message: string | null;
+  resume_path: Handoff['resumePath'];
+  sealed_outcome: string | null;
+  created_at: number;
+  updated_at: number;
+}
+
+interface HistoryRow {
+  state: HandoffState;
+  at: number;
+  device_id: string | null;
+}
+
+/** The handoff part of the SQLite store. */
+export function sqliteHandoffStore(db: Database.Database, mutate: Mutator): HandoffStore {
+  const q = {
+    handoff: db.prepare('SELECT * FROM handoffs WHERE id = ?'),
+    history: db.prepare('SELECT state, at, device_id FROM handoff_history WHERE handoff_id = ? ORDER BY seq'),
+    byAccount: db.prepare('SELECT * FROM handoffs WHERE account_id = ? ORDER BY created_at, rowid'),
+    bySession: db.prepare('SELECT * FROM handoffs WHERE account_id = ? AND session_id = ? ORDER BY created_at, rowid'),
+    active: db.prepare("SELECT id FROM handoffs WHERE session_id = ? AND state NOT IN ('completed', 'cancelled')"),
+    session: db.prepare('SELECT * FROM sessions WHERE id = ?'),
+    insert: db.prepare(`INSERT INTO handoffs (id, account_id, session_id, source_device_id, target_device_id, state, generation, created_at, updated_at)
+      VALUES (@id, @accountId, @sessionId, @sourceDeviceId, @targetDeviceId, 'requested', @generation, @at, @at)`),
+    insertHistory: db.prepare(`INSERT INTO handoff_history (handoff_id, seq, state, at, device_id)
+      VALUES (?, (SELECT COUNT(*) + 1 FROM handoff_history WHERE handoff_id = ?), ?, ?, ?)`),
+    move: db.prepare(`UPDATE handoffs SET state = @to, updated_at = @at,
+        checkpoint_digest = coalesce(@digest, checkpoint_digest), checkpoint_size = coalesce(@size, checkpoint_size),
+        cancel_code = coalesce(@cancelCode, cancel_code), cancel_message = coalesce(@cancelMessage, cancel_message),
+        resume_path = coalesce(@resumePath, resume_path), sealed_outcome = coalesce(@sealedOutcome, sealed_outcome)
+      WHERE id = @id AND state = @from`),
+    transfer: db.prepare(`UPDATE sessions SET generation = generation + 1, owner_device_id = ?, updated_at = ?
+      WHERE id = ? AND generation = ?`),
+  };
+
+  const toHandoff = (r: HandoffRow): Handoff => ({
+    id: r.id,
+    accountId: r.account_id,
+    sessionId: r.session_id,
+    sourceDeviceId: r.source_device_id,
+    targetDeviceId: r.target_device_id,
+    state: r.state,
+    generation: r.generation,
+    checkpoint: r.checkpoint_digest === null ? null : { digest: r.checkpoint_digest, size: r.checkpoint_size ?? 0 },
+    cancelReason: r.cancel_code === null ? null : { code: r.cancel_code, message: r.cancel_message ?? '' },
+    resumePath: r.resume_path,
+    sealedOutcome: r.sealed_outcome,
+    history: (q.history.all(r.id) as HistoryRow[]).map((h) => ({ state: h.state, at: h.at, deviceId: h.device_id })),
+    createdAt: r.created_at,
+    updatedAt: r.updated_at,
+  });
+  const row = (id: string) => q.handoff.get(id) as HandoffRow | undefined;
+  const session = (id: string) => q.session.get(id) as SessionRow | undefined;
+
+  return {
+    async createHandoff(input, idem) {
+      return mutate(idem, () => {
+        const s = session(input.sessionId);
+        if (!s || s.account_id !== input.accountId) refuse('not_found', 'no such session');
+        fence(s, input.sourceDeviceId, input.generation);
+        const active = q.active.get(input.sessionId) as { id: string } | undefined;
+        if (active) refuse('handoff_in_progress', 'the session already has an active handoff', { handoffId: active.id });
+        if (row(input.id)) refuse('already_exists', 'a handoff with this id already exists');
+        q.insert.run(input);
+        q.insertHistory.run(input.id, input.id, 'requested', input.at, input.sourceDeviceId);
+        return toHandoff(row(input.id)!);
+      });
+    },
+    async getHandoff(handoffId) {
+      const r = row(handoffId);
+      return r && toHandoff(r);
+    },
+    async listHandoffs(accountId, { sessionId, active }) {
+      const rows = (sessionId === undefined ? q.byAccount.all(accountId) : q.bySession.all(accountId, sessionId)) as HandoffRow[];
+      const terminal = (state: HandoffState) => state === 'completed' || state === 'cancelled';
+      return rows.filter((r) => active === undefined || active !== terminal(r.state)).map(toHandoff);
+    },
+    async transitionHandoff(input, idem) {
+      return mutate(idem, () => {
+        const h = row(input.handoffId);
+        if (!h || h.account_id !== input.accountId) refuse('not_found', 'no such handoff');
+        if (h.state !== input.from) refuse('state_mismatch', `the handoff is at ${h.state}, not ${input.from}`, { currentState: h.state });
+        const s = session(h.session_id)!;
+        if (s.generation !== input.generation) {
+          refuse('stale_generation', `the session is at generation ${s.generation}, not ${input.generation}`, { currentGeneration: s.generation });
+        }
+        const moved = q.move.run({
+          id: h.id, from: input.from, to: input.to, at: input.at,
+          digest: input.checkpoint?.digest ?? null, size: input.checkpoint?.size ?? null,
+          cancelCode: input.reason?.code ?? null, cancelMessage: input.reason?.message ?? null,
+          resumePath: input.resumePath ?? null, sealedOutcome: input.sealedOutcome ?? null,
+        });
+        if (moved.changes !== 1) refuse('state_mismatch', 'the handoff moved meanwhile');
+        if (input.to === 'ownership-transferred') {
+          if (q.transfer.run(h.target_device_id, input.at, s.id, input.generation).changes !== 1) refuse('stale_generation', 'the session moved meanwhile');
+        }
+        q.insertHistory.run(h.id, h.id, input.to, input.at, input.deviceId);
+        return { handoff: toHandoff(row(h.id)!), session: toSession(session(s.id)!) };
+      });
+    },
+  };
+}

@@ -1,0 +1,155 @@
+/** Row shapes of the SQLite store and their mapping to the API types, plus the one transaction helper. */
+import type Database from 'better-sqlite3';
+import { API_ERROR_STATUS, fail, type ApiErrorCode } from '../../shared/errors.ts';
+import type { Device, JoinRequest } from '../../shared/api/devices.ts';
+import type { Session, SessionEvent } from '../../shared/api/sessions.ts';
+import type { IdempotencyWrite, StoreResult } from './store.ts';
+
+export interface DeviceRow {
+  id: string;
+  account_id: string;
+  name: string;
+  status: Device['status'];
+  signing_public_key: string;
+  agreement_public_key: string;
+  enrolled_at: number | null;
+  revoked_at: number | null;
+  last_seen_at: number | null;
+  sealed_capabilities: string | null;
+  key_versions: string;
+}
+
+/** Maps a device row to the API's Device. */
+export function toDevice(r: DeviceRow): Device {
+  return {
+    id: r.id,
+    accountId: r.account_id,
+    name: r.name,
+    status: r.status,
+    signingPublicKey: r.signing_public_key,
+    agreementPublicKey: r.agreement_public_key,
+    enrolledAt: r.enrolled_at,
+    revokedAt: r.revoked_at,
+    lastSeenAt: r.last_seen_at,
+    sealedCapabilities: r.sealed_capabilities,
+    keyVersions: JSON.parse(r.key_versions) as number[],
+  };
+}
+
+export interface JoinRequestRow {
+  id: string;
+  account_id: string;
+  invite_id: string;
+  inviter_device_id: string;
+  device_id: string;
+  proof: string;
+  status: JoinRequest['status'];
+  reason: string | null;
+  created_at: number;
+  decided_at: number | null;
+}
+
+/** Maps a join-request row (and its device) to the API's JoinRequest. */
+export function toJoinRequest(r: JoinRequestRow, device: Device): JoinRequest {
+  return {
+    id: r.id,
+    accountId: r.account_id,
+    inviteId: r.invite_id,
+    inviterDeviceId: r.inviter_device_id,
+    device,
+    proof: r.proof,
+    status: r.status,
+    reason: r.reason,
+    createdAt: r.created_at,
+    decidedAt: r.decided_at,
+  };
+}
+
+export interface SessionRow {
+  id: string;
+  account_id: string;
+  owner_device_id: string;
+  generation: number;
+  sealed_meta: string;
+  last_seq: number;
+  created_at: number;
+  updated_at: number;
+}
+
+/** Maps a session row to the API's Session. */
+export function toSession(r: SessionRow): Session {
+  return {
+    id: r.id,
+    accountId: r.account_id,
+    ownerDeviceId: r.owner_device_id,
+    generation: r.generation,
+    sealedMeta: r.sealed_meta,
+    createdAt: r.created_at,
+    updatedAt: r.updated_at,
+  };
+}
+
+export interface EventRow {
+  session_id: string;
+  seq: number;
+  generation: number;
+  device_id: string;
+  sealed_body: string;
+  created_at: number;
+}
+
+/** Maps an event row to the API's SessionEvent. */
+export function toEvent(r: EventRow): SessionEvent {
+  return { sessionId: r.session_id, seq: r.seq, generation: r.generation, deviceId: r.device_id, sealedBody: r.sealed_body, createdAt: r.created_at };
+}
+
+/** Thrown inside a transaction to roll it back and hand a refusal out. */
+class Refusal extends Error {
+  constructor(readonly result: StoreResult<never>) {
+    super(result.ok ? 'refusal' : result.message);
+  }
+}
+
+/** Refuses from inside `mutate`: rolls back every write of the transaction. */
+export function refuse(code: ApiErrorCode, message: string, details?: Record<string, unknown>): never {
+  throw new Refusal(fail(code, message, details));
+}
+
+export interface Mutator {
+  /**
+   * Runs `fn` in one IMMEDIATE transaction. A refusal (via `refuse`) rolls everything back. With `idem`,
+   * the answer is recorded under the idempotency key: in the same transaction on success, and on its
+   * own after a refusal (nothing else was written).
+   */
+  <T>(idem: IdempotencyWrite<T> | undefined, fn: () => T): StoreResult<T>;
+}
+
+/** Builds the transaction helper for one database. */
+export function makeMutator(db: Database.Database, clock: () => number): Mutator {
+  const insertIdem = db.prepare('INSERT INTO idempotency (device_id, key, request_digest, status, body, created_at) VALUES (?, ?, ?, ?, ?, ?)');
+  const record = <T>(idem: IdempotencyWrite<T>, result: StoreResult<T>) => {
+    const answer = idem.encode(result);
+    insertIdem.run(idem.deviceId, idem.key, idem.requestDigest, answer.status, JSON.stringify(answer.body), clock());
+  };
+  return <T>(idem: IdempotencyWrite<T> | undefined, fn: () => T): StoreResult<T> => {
+    let result: StoreResult<T>;
+    try {
+      result = db.transaction(() => {
+        const value: StoreResult<T> = { ok: true, value: fn() };
+        if (idem) record(idem, value);
+        return value;
+      }).immediate();
+    } catch (error) {
+      if (!(error instanceof Refusal)) throw error;
+      result = error.result;
+      if (idem) db.transaction(() => record(idem, result)).immediate();
+    }
+    if (idem) idem.recorded = true;
+    return result;
+  };
+}
+
+/** The HTTP status recorded for a refusal code. */
+export function statusOf(code: ApiErrorCode): number {
+  return API_ERROR_STATUS[code];
+}

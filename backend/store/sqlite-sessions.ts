@@ -1,0 +1,64 @@
+/** Sessions and their fenced, append-only event log in SQLite. */
+import type Database from 'better-sqlite3';
+import type { SessionStore } from './store.ts';
+import { refuse, toEvent, toSession, type EventRow, type Mutator, type SessionRow } from './sqlite-rows.ts';
+
+/** Refuses unless `deviceId` owns the session at exactly `generation` (stale generation first). */
+export function fence(row: SessionRow | undefined, deviceId: string, generation: number): SessionRow {
+  if (!row) return refuse('not_found', 'no such session');
+  if (row.generation !== generation) {
+    refuse('stale_generation', `the session is at generation ${row.generation}, not ${generation}`, { currentGeneration: row.generation });
+  }
+  if (row.owner_device_id !== deviceId) refuse('not_owner', 'this device does not own the session', { ownerDeviceId: row.owner_device_id });
+  return row;
+}
+
+/** The session half of the SQLite store. */
+export function sqliteSessionStore(db: Database.Database, mutate: Mutator): SessionStore {
+  const q = {
+    session: db.prepare('SELECT * FROM sessions WHERE id = ?'),
+    sessions: db.prepare('SELECT * FROM sessions WHERE account_id = ? ORDER BY created_at, rowid'),
+    insert: db.prepare(`INSERT INTO sessions (id, account_id, owner_device_id, generation, sealed_meta, last_seq, created_at, updated_at)
+      VALUES (@id, @accountId, @ownerDeviceId, @generation, @sealedMeta, 0, @createdAt, @updatedAt)`),
+    meta: db.prepare('UPDATE sessions SET sealed_meta = ?, updated_at = ? WHERE id = ? AND generation = ? AND owner_device_id = ?'),
+    bumpSeq: db.prepare('UPDATE sessions SET last_seq = last_seq + 1 WHERE id = ? AND generation = ? AND owner_device_id = ? RETURNING last_seq'),
+    insertEvent: db.prepare('INSERT INTO session_events (session_id, seq, generation, device_id, sealed_body, created_at) VALUES (?, ?, ?, ?, ?, ?)'),
+    events: db.prepare('SELECT * FROM session_events WHERE session_id = ? AND seq > ? ORDER BY seq LIMIT ?'),
+  };
+  const session = (id: string) => q.session.get(id) as SessionRow | undefined;
+
+  return {
+    async createSession(s, idem) {
+      return mutate(idem, () => {
+        if (session(s.id)) refuse('already_exists', 'a session with this id already exists');
+        q.insert.run(s);
+        return toSession(session(s.id)!);
+      });
+    },
+    async getSession(sessionId) {
+      const row = session(sessionId);
+      return row && toSession(row);
+    },
+    async listSessions(accountId) {
+      return (q.sessions.all(accountId) as SessionRow[]).map(toSession);
+    },
+    async updateSessionMeta({ sessionId, deviceId, generation, sealedMeta, at }, idem) {
+      return mutate(idem, () => {
+        fence(session(sessionId), deviceId, generation);
+        q.meta.run(sealedMeta, at, sessionId, generation, deviceId);
+        return toSession(session(sessionId)!);
+      });
+    },
+    async appendEvent({ sessionId, deviceId, generation, sealedBody, at }, idem) {
+      return mutate(idem, () => {
+        fence(session(sessionId), deviceId, generation);
+        const { last_seq: seq } = q.bumpSeq.get(sessionId, generation, deviceId) as { last_seq: number };
+        q.insertEvent.run(sessionId, seq, generation, deviceId, sealedBody, at);
+        return { sessionId, seq, generation, deviceId, sealedBody, createdAt: at };
+      });
+    },
+    async listEvents(sessionId, after, limit) {
+      return (q.events.all(sessionId, after, limit) as EventRow[]).map(toEvent);
+    },
+  };
+}

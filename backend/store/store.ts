@@ -1,0 +1,132 @@
+/**
+ * The backend's durable store, behind one interface so a PostgreSQL store can follow the SQLite one.
+ * Every mutation is one transaction; the compare-and-set rules (state, generation, owner, one active
+ * handoff per session) are checked inside it. Every wrapped, sealed or signed value is opaque text.
+ */
+import type { ApiErrorCode, Result } from '../../shared/errors.ts';
+import type { Device, JoinRequest, WrappedKey } from '../../shared/api/devices.ts';
+import type { CheckpointRef, Handoff } from '../../shared/api/handoffs.ts';
+import type { Session, SessionEvent } from '../../shared/api/sessions.ts';
+import type { HandoffState } from '../../shared/handoff-states.ts';
+import type { z } from 'zod';
+import type { Invite } from '../../shared/api/devices.ts';
+import type { MemoryItem } from '../../shared/api/memory.ts';
+
+export type InviteRecord = z.infer<typeof Invite>;
+export type MemoryRecord = z.infer<typeof MemoryItem>;
+export type StoreResult<T> = Result<T, ApiErrorCode>;
+
+/** The answer recorded for an idempotency key: replayed verbatim on a retry. */
+export interface StoredResponse {
+  status: number;
+  body: unknown;
+}
+
+export interface IdempotencyRecord extends StoredResponse {
+  deviceId: string;
+  key: string;
+  requestDigest: string;
+}
+
+/**
+ * Passed to a mutation so the store records the answer in the same transaction as the change:
+ * a retry after a crash then finds either both or neither. `recorded` is set once written.
+ */
+export interface IdempotencyWrite<T> {
+  deviceId: string;
+  key: string;
+  requestDigest: string;
+  encode(result: StoreResult<T>): StoredResponse;
+  recorded: boolean;
+}
+
+export interface BlobRecord {
+  accountId: string;
+  digest: string;
+  size: number;
+  createdAt: number;
+}
+
+export interface TransitionInput {
+  accountId: string;
+  handoffId: string;
+  from: HandoffState;
+  to: HandoffState;
+  /** The session generation the caller acts at; must equal the current one. */
+  generation: number;
+  deviceId: string | null;
+  at: number;
+  checkpoint?: CheckpointRef;
+  reason?: { code: string; message: string };
+  resumePath?: 'checkpoint-import' | 'summary-continuation';
+  sealedOutcome?: string;
+}
+
+export interface CreateHandoffInput {
+  id: string;
+  accountId: string;
+  sessionId: string;
+  sourceDeviceId: string;
+  targetDeviceId: string;
+  generation: number;
+  at: number;
+}
+
+export interface AccountStore {
+  getDevice(deviceId: string): Promise<Device | undefined>;
+  createAccount(input: { accountId: string; device: Device; wrapped: string; at: number }): Promise<StoreResult<Device>>;
+  listDevices(accountId: string): Promise<Device[]>;
+  heartbeat(deviceId: string, input: { at: number; sealedCapabilities: string | null; keyVersions: number[] }): Promise<Device>;
+  revokeDevice(accountId: string, deviceId: string, at: number, idem?: IdempotencyWrite<Device>): Promise<StoreResult<Device>>;
+  createInvite(invite: InviteRecord, idem?: IdempotencyWrite<InviteRecord>): Promise<StoreResult<InviteRecord>>;
+  getInvite(inviteId: string): Promise<InviteRecord | undefined>;
+  createJoinRequest(input: { joinRequestId: string; invite: InviteRecord; device: Device; proof: string; at: number }): Promise<StoreResult<JoinRequest>>;
+  getJoinRequest(joinRequestId: string): Promise<JoinRequest | undefined>;
+  listJoinRequests(accountId: string, status?: JoinRequest['status']): Promise<JoinRequest[]>;
+  approveJoinRequest(input: { joinRequestId: string; at: number; wrappedKeys: WrappedKey[] }, idem?: IdempotencyWrite<JoinRequest>): Promise<StoreResult<JoinRequest>>;
+  rejectJoinRequest(input: { joinRequestId: string; at: number; reason: string }, idem?: IdempotencyWrite<JoinRequest>): Promise<StoreResult<JoinRequest>>;
+  currentKeyVersion(accountId: string): Promise<number>;
+  getKeys(deviceId: string): Promise<WrappedKey[]>;
+  rotateKeys(input: { accountId: string; keyVersion: number; wrappedKeys: WrappedKey[] }, idem?: IdempotencyWrite<number>): Promise<StoreResult<number>>;
+}
+
+export interface SessionStore {
+  createSession(session: Session, idem?: IdempotencyWrite<Session>): Promise<StoreResult<Session>>;
+  getSession(sessionId: string): Promise<Session | undefined>;
+  listSessions(accountId: string): Promise<Session[]>;
+  /** Fenced: the caller must own the session at exactly `generation`. */
+  updateSessionMeta(input: { sessionId: string; deviceId: string; generation: number; sealedMeta: string; at: number }, idem?: IdempotencyWrite<Session>): Promise<StoreResult<Session>>;
+  /** Fenced like updateSessionMeta; assigns the next seq. */
+  appendEvent(input: { sessionId: string; deviceId: string; generation: number; sealedBody: string; at: number }, idem?: IdempotencyWrite<SessionEvent>): Promise<StoreResult<SessionEvent>>;
+  listEvents(sessionId: string, after: number, limit: number): Promise<SessionEvent[]>;
+}
+
+export interface HandoffStore {
+  /** Creates a handoff if the caller owns the session at `generation` and no other handoff is active. */
+  createHandoff(input: CreateHandoffInput, idem?: IdempotencyWrite<Handoff>): Promise<StoreResult<Handoff>>;
+  getHandoff(handoffId: string): Promise<Handoff | undefined>;
+  listHandoffs(accountId: string, filter: { sessionId?: string; active?: boolean }): Promise<Handoff[]>;
+  /**
+   * Compare-and-set on (handoff, expected state, session generation) in one transaction; entering
+   * `ownership-transferred` also increments the session generation and sets its owner to the target.
+   */
+  transitionHandoff(input: TransitionInput, idem?: IdempotencyWrite<{ handoff: Handoff; session: Session }>): Promise<StoreResult<{ handoff: Handoff; session: Session }>>;
+}
+
+export interface MiscStore {
+  putBlob(record: BlobRecord): Promise<BlobRecord>;
+  getBlob(accountId: string, digest: string): Promise<BlobRecord | undefined>;
+  putMemory(item: MemoryRecord & { accountId: string }, idem?: IdempotencyWrite<MemoryRecord>): Promise<StoreResult<MemoryRecord>>;
+  listMemory(accountId: string, topic: string): Promise<MemoryRecord[]>;
+  findIdempotent(deviceId: string, key: string): Promise<IdempotencyRecord | undefined>;
+  /** Records an answer unless one is already recorded for the key. */
+  saveIdempotent(record: IdempotencyRecord, at: number): Promise<void>;
+  /** Records a nonce; false when the device already used it (a replay). */
+  useNonce(deviceId: string, nonce: string, expiresAt: number): Promise<boolean>;
+  /** Forgets nonces and idempotency answers that can no longer matter. */
+  prune(now: number): Promise<void>;
+}
+
+export interface Store extends AccountStore, SessionStore, HandoffStore, MiscStore {
+  close(): void;
+}

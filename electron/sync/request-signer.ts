@@ -1,0 +1,31 @@
+/** Who signs a device's requests: any Ed25519 identity plugs in through `RequestSigner`. */
+import { createHash, randomBytes, sign as edSign, type KeyObject } from 'node:crypto';
+import { canonicalRequest, SIGNATURE_HEADERS } from '../../shared/request-signing.ts';
+
+export interface RequestSigner {
+  deviceId: string;
+  /** An Ed25519 signature (64 bytes) of `data`. */
+  sign(data: Uint8Array): Uint8Array;
+}
+
+/** A signer over a node:crypto Ed25519 private key. */
+export function keyObjectSigner(deviceId: string, privateKey: KeyObject): RequestSigner {
+  return { deviceId, sign: (data) => edSign(null, data, privateKey) };
+}
+
+/** Lower-case hex SHA-256 of `bytes`. */
+export function sha256Hex(bytes: Uint8Array | string): string {
+  return createHash('sha256').update(bytes).digest('hex');
+}
+
+/** The signature headers for one request (a fresh nonce each time). */
+export function signatureHeaders(signer: RequestSigner, method: string, pathAndQuery: string, body: Uint8Array | undefined, now: number): Record<string, string> {
+  const nonce = randomBytes(18).toString('base64url');
+  const canonical = canonicalRequest({ method, pathAndQuery, bodySha256: sha256Hex(body ?? new Uint8Array()), timestamp: now, nonce, deviceId: signer.deviceId });
+  return {
+    [SIGNATURE_HEADERS.device]: signer.deviceId,
+    [SIGNATURE_HEADERS.timestamp]: String(now),
+    [SIGNATURE_HEADERS.nonce]: nonce,
+    [SIGNATURE_HEADERS.signature]: Buffer.from(signer.sign(Buffer.from(canonical, 'utf8'))).toString('base64url'),
+  };
+}

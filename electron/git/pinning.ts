@@ -1,0 +1,205 @@
+/**
+ * Workspace pinning on the target: every repository at exactly its pinned commit on its branch,
+ * never clobbering the device's own work. All repositories are checked (found or cloned, clean,
+ * fetched, not diverged) before any working tree is changed; HEAD is verified afterwards.
+ */
+import { mkdir } from 'node:fs/promises';
+import type { Failure, Success } from '../../shared/errors.ts';
+import { type CloneSearch, cloneDestination, listClones, matchClone } from './clone-finder.ts';
+import { gitFailureText, type GitRunner } from './git-runner.ts';
+import { parseStatus, STATUS_ARGS, type ParsedStatus } from './status-parser.ts';
+
+export interface PinTarget {
+  remote: string;
+  branch: string;
+  /** Full commit id. */
+  commit: string;
+}
+
+export type PinFailureCode =
+  | 'invalid_pin' | 'target_workspace_dirty' | 'target_branch_diverged' | 'commit_missing' | 'pin_failed' | 'target_cannot_open_workspace';
+
+/** A refusal with the repository it is about and the exact fix. */
+export interface PinFailure extends Failure<PinFailureCode> {
+  remote?: string;
+  path?: string;
+  fix: string;
+}
+
+export interface PinnedRepoResult extends PinTarget {
+  path: string;
+  cloned: boolean;
+}
+
+export type PinOutcome = Success<{ repos: PinnedRepoResult[] }> | PinFailure;
+
+export type PinDeps = CloneSearch;
+
+/** Where a repository is: an existing clone (and its remote's name), or the folder to clone it to. */
+export type Located = { kind: 'clone'; path: string; remoteName: string } | { kind: 'clone-to'; path: string };
+
+/** Matches each pin to a clone, or reserves a distinct clone folder for it under the workspace root. */
+export async function locate(pins: { remote: string }[], deps: PinDeps): Promise<Located[]> {
+  await mkdir(deps.workspaceRoot, { recursive: true });
+  const clones = await listClones(deps);
+  const taken = new Set<string>();
+  const located: Located[] = [];
+  for (const pin of pins) {
+    const match = matchClone(clones, pin.remote);
+    located.push(match ? { kind: 'clone', ...match } : { kind: 'clone-to', path: await cloneDestination(deps.workspaceRoot, pin.remote, taken) });
+  }
+  return located;
+}
+
+/** What was found out about one repository before anything is changed. */
+interface Plan extends PinTarget {
+  path: string;
+  remoteName: string;
+  cloned: boolean;
+  /** The local branch's commit, null when the branch does not exist locally. */
+  localTip: string | null;
+  onBranch: boolean;
+}
+
+const COMMIT_ID = /^(?:[0-9a-f]{40}|[0-9a-f]{64})$/;
+/** A conservative branch-name check (what `git check-ref-format --branch` accepts, minus rarities). */
+const BRANCH_NAME = /^(?!-)(?!.*\.\.)(?!.*\/\/)(?!.*@\{)(?!.*\.lock(?:\/|$))[A-Za-z0-9._/+-]+(?<![./])$/;
+
+export function refuse(code: PinFailureCode, message: string, fix: string, where: { remote?: string; path?: string; details?: Record<string, unknown> } = {}): PinFailure {
+  return { ok: false, code, message, fix, ...where };
+}
+
+/** Checks a pin's shape (the commit only when given); null when it is well-formed. */
+export function invalidPin(pin: { remote: string; branch: string; commit?: string }): PinFailure | null {
+  if (pin.commit !== undefined && !COMMIT_ID.test(pin.commit)) {
+    return refuse('invalid_pin', `The pinned commit ${JSON.stringify(pin.commit)} is not a full commit id.`, 'Pin a full 40-hex commit id.');
+  }
+  if (typeof pin.branch !== 'string' || !BRANCH_NAME.test(pin.branch)) return refuse('invalid_pin', `The branch name ${JSON.stringify(pin.branch)} is not valid.`, 'Pin a valid branch name.');
+  if (typeof pin.remote !== 'string' || pin.remote.trim().length === 0 || pin.remote.includes('\0') || pin.remote.startsWith('-')) {
+    return refuse('invalid_pin', 'The pinned remote URL is not valid.', 'Pin the repository by its remote URL.');
+  }
+  return null;
+}
+
+export async function revParse(run: GitRunner, path: string, rev: string): Promise<string | null> {
+  const result = await run(['rev-parse', '-q', '--verify', rev], { cwd: path });
+  return result.code === 0 ? result.stdout.trim() : null;
+}
+
+export async function fetchBranch(run: GitRunner, path: string, remoteName: string, branch: string): Promise<string | null> {
+  const fetched = await run(['fetch', '-q', remoteName, `+refs/heads/${branch}:refs/remotes/${remoteName}/${branch}`], { cwd: path });
+  return fetched.code === 0 ? null : gitFailureText(fetched);
+}
+
+/** Reads a clone's status; refuses it as `target_workspace_dirty` (touching nothing) when it has any change. */
+export async function readCleanClone(run: GitRunner, path: string, at: { remote: string; path: string }): Promise<ParsedStatus | PinFailure> {
+  const status = await run(STATUS_ARGS, { cwd: path, env: { GIT_OPTIONAL_LOCKS: '0' } });
+  if (status.code !== 0) return refuse('pin_failed', `Reading the clone at ${path} failed: ${gitFailureText(status)}`, `git -C ${path} status`, at);
+  const parsed = parseStatus(status.stdout);
+  const files = [...parsed.conflicted, ...parsed.changed, ...parsed.untracked];
+  if (files.length === 0) return parsed;
+  return refuse('target_workspace_dirty', `The clone at ${path} on this device has ${files.length} uncommitted change${files.length === 1 ? '' : 's'}; nothing was touched.`,
+    `Commit or stash them in ${path} (git -C ${path} stash -u), then retry.`, { ...at, details: { files: files.slice(0, 20), fileCount: files.length } });
+}
+
+/**
+ * Refuses (`target_branch_diverged`) when the local branch `tip` holds commits that are neither in
+ * `pinned` (when given) nor on the remote: moving the branch would lose them. Null when it holds none.
+ */
+export async function refuseLocalCommits(
+  run: GitRunner,
+  b: { path: string; remoteName: string; branch: string; tip: string; pinned: string | null },
+  at: { remote: string; path: string },
+): Promise<PinFailure | null> {
+  const args = ['rev-list', '--count', b.tip, ...(b.pinned ? [`^${b.pinned}`] : []), '--not', `--remotes=${b.remoteName}`];
+  const extra = await run(args, { cwd: b.path });
+  const count = Number(extra.stdout.trim());
+  if (extra.code === 0 && count === 0) return null;
+  const target = b.pinned ? b.pinned.slice(0, 7) : `${b.remoteName}/${b.branch}`;
+  return refuse('target_branch_diverged',
+    `${b.branch} in ${b.path} holds ${count || 'some'} local commit${count === 1 ? '' : 's'} that ${b.pinned ? 'the pinned commit does not contain' : 'are not on the remote'}.`,
+    `Keep them on another branch (git -C ${b.path} branch keep/${b.branch} ${b.branch}), then move ${b.branch} to ${target} (git -C ${b.path} reset --keep ${target}) and retry.`,
+    { ...at, details: { localCommits: count } });
+}
+
+/** Finds or clones one repository, refuses a dirty or diverged clone, and fetches the pinned commit. */
+async function plan(pin: PinTarget, found: Located, deps: PinDeps): Promise<Plan | PinFailure> {
+  const { run } = deps;
+  const where = { remote: pin.remote };
+  if (found.kind === 'clone-to') {
+    const dest = found.path;
+    const cloned = await run(['clone', '-q', '--no-checkout', '--origin', 'origin', '--', pin.remote, dest], { cwd: deps.workspaceRoot });
+    if (cloned.code !== 0) return refuse('pin_failed', `Cloning the repository failed: ${gitFailureText(cloned)}`, `git clone ${pin.remote}`, where);
+    if ((await revParse(run, dest, `${pin.commit}^{commit}`)) === null) {
+      return refuse('commit_missing', `The pinned commit ${pin.commit.slice(0, 7)} is not on the remote.`, `Push ${pin.branch} from the source device, then retry.`, { ...where, path: dest });
+    }
+    return { ...pin, path: dest, remoteName: 'origin', cloned: true, localTip: null, onBranch: false };
+  }
+  const { path, remoteName } = found;
+  const at = { ...where, path };
+  const parsed = await readCleanClone(run, path, at);
+  if ('ok' in parsed) return parsed;
+  const fetchError = await fetchBranch(run, path, remoteName, pin.branch);
+  if ((await revParse(run, path, `${pin.commit}^{commit}`)) === null) {
+    return refuse('commit_missing', `The pinned commit ${pin.commit.slice(0, 7)} is not on the remote${fetchError ? ` (${fetchError})` : ''}.`,
+      `Push ${pin.branch} from the source device, then retry.`, at);
+  }
+  const localTip = await revParse(run, path, `refs/heads/${pin.branch}`);
+  if (localTip !== null && localTip !== pin.commit) {
+    const diverged = await refuseLocalCommits(run, { path, remoteName, branch: pin.branch, tip: localTip, pinned: pin.commit }, at);
+    if (diverged) return diverged;
+  }
+  return { ...pin, path, remoteName, cloned: false, localTip, onBranch: parsed.branch === pin.branch };
+}
+
+/** Moves the working tree to the plan's branch at its commit, then verifies HEAD. */
+async function apply(p: Plan, run: GitRunner): Promise<PinnedRepoResult | PinFailure> {
+  const at = { remote: p.remote, path: p.path };
+  const steps: string[][] = [];
+  if (p.cloned || p.localTip === null) steps.push(['checkout', '-q', '--no-track', '-B', p.branch, p.commit]);
+  else if (p.onBranch) steps.push(['merge', '-q', '--ff-only', p.commit]);
+  else steps.push(['update-ref', `refs/heads/${p.branch}`, p.commit, p.localTip], ['checkout', '-q', p.branch]);
+  if (p.onBranch && p.localTip !== null && p.localTip !== p.commit) {
+    // Behind-the-pin is a fast-forward; a branch holding only pushed commits beyond the pin moves back safely.
+    const forward = await run(['merge-base', '--is-ancestor', p.localTip, p.commit], { cwd: p.path });
+    if (forward.code !== 0) steps.splice(0, steps.length, ['reset', '-q', '--keep', p.commit]);
+  }
+  for (const args of steps) {
+    const result = await run(args, { cwd: p.path });
+    if (result.code !== 0) return refuse('pin_failed', `Checking out ${p.branch} at ${p.commit.slice(0, 7)} failed: ${gitFailureText(result)}`, `git -C ${p.path} checkout ${p.branch}`, at);
+  }
+  if ((await revParse(run, p.path, `refs/remotes/${p.remoteName}/${p.branch}`)) !== null) {
+    await run(['branch', '-q', `--set-upstream-to=${p.remoteName}/${p.branch}`, p.branch], { cwd: p.path });
+  }
+  const head = await revParse(run, p.path, 'HEAD');
+  const branch = await run(['symbolic-ref', '-q', '--short', 'HEAD'], { cwd: p.path });
+  if (head !== p.commit || branch.stdout.trim() !== p.branch) {
+    return refuse('pin_failed', `After checkout ${p.path} is at ${head?.slice(0, 7) ?? 'nothing'}, not ${p.commit.slice(0, 7)} on ${p.branch}.`, `git -C ${p.path} checkout ${p.branch}`, at);
+  }
+  return { remote: p.remote, branch: p.branch, commit: p.commit, path: p.path, cloned: p.cloned };
+}
+
+function isFailure<T extends object>(value: T | PinFailure): value is PinFailure {
+  return 'ok' in value && value.ok === false;
+}
+
+/**
+ * Pins every repository at exactly its commit on its branch: finds the clone by remote (or clones
+ * it under the workspace root), fetches, and fast-forwards or creates the branch. Refuses a dirty
+ * clone (`target_workspace_dirty`), a branch with local commits outside the pin
+ * (`target_branch_diverged`) and a commit the remote lacks (`commit_missing`) before touching any tree.
+ */
+export async function pinWorkspace(pins: PinTarget[], deps: PinDeps): Promise<PinOutcome> {
+  for (const pin of pins) {
+    const bad = invalidPin(pin);
+    if (bad) return bad;
+  }
+  const located = await locate(pins, deps);
+  const plans = await Promise.all(pins.map((pin, i) => plan(pin, located[i] as Located, deps)));
+  const refused = plans.find(isFailure);
+  if (refused) return refused;
+  const applied = await Promise.all((plans as Plan[]).map((p) => apply(p, deps.run)));
+  const failed = applied.find(isFailure);
+  if (failed) return failed;
+  return { ok: true, value: { repos: applied as PinnedRepoResult[] } };
+}

@@ -1,0 +1,57 @@
+import { mkdirSync, readdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { createGitSandbox, type GitSandbox } from '../../test-support/git-repos.ts';
+import { createGitRunner } from './git-runner.ts';
+import type { PinDeps } from './pinning.ts';
+import { prepareCheck } from './prepare-check.ts';
+
+let box: GitSandbox;
+let origin: string;
+let source: string;
+let root: string;
+let deps: PinDeps;
+
+beforeEach(() => {
+  box = createGitSandbox();
+  origin = box.makeOrigin('app');
+  source = box.clone(origin, 'source/app');
+  box.branchWithUpstream(source, 'feature/x');
+  root = join(box.root, 'target-workspace');
+  mkdirSync(root);
+  deps = { run: createGitRunner({ env: box.env }), workspaceRoot: root };
+});
+afterEach(() => box.cleanup());
+
+describe('target prepare check', () => {
+  it('confirms a repository it can clone without cloning it', async () => {
+    const outcome = await prepareCheck([{ remote: origin, branch: 'feature/x' }], deps);
+    expect(outcome).toEqual({ ok: true, value: { repos: [{ remote: origin, branch: 'feature/x', path: null, tip: box.head(source) }] } });
+    expect(readdirSync(root)).toEqual([]);
+  });
+
+  it('fetches the branch into an existing clone without touching its working tree', async () => {
+    const target = box.clone(origin, join(root, 'app'));
+    const tip = box.commitFile(source, 'new.txt', 'n');
+    box.push(source);
+    const before = box.head(target);
+    const outcome = await prepareCheck([{ remote: origin, branch: 'feature/x' }], deps);
+    expect(outcome).toMatchObject({ ok: true, value: { repos: [{ path: target, tip }] } });
+    expect(box.head(target)).toBe(before);
+    expect(box.git(target, ['rev-parse', 'origin/feature/x'])).toBe(tip);
+  });
+
+  it('reports a branch the remote lacks and a remote it cannot reach as target_cannot_open_workspace', async () => {
+    expect(await prepareCheck([{ remote: origin, branch: 'nope' }], deps)).toMatchObject({ ok: false, code: 'target_cannot_open_workspace' });
+    const missing = join(box.root, 'origins', 'missing.git');
+    expect(await prepareCheck([{ remote: missing, branch: 'main' }], deps)).toMatchObject({ ok: false, code: 'target_cannot_open_workspace' });
+  });
+
+  it('reports a dirty clone and a branch with unpushed local commits early', async () => {
+    const target = box.clone(origin, join(root, 'app'));
+    box.writeFile(target, 'wip.txt', 'w');
+    expect(await prepareCheck([{ remote: origin, branch: 'main' }], deps)).toMatchObject({ ok: false, code: 'target_workspace_dirty' });
+    box.commitFile(target, 'wip.txt', 'w');
+    expect(await prepareCheck([{ remote: origin, branch: 'main' }], deps)).toMatchObject({ ok: false, code: 'target_branch_diverged', details: { localCommits: 1 } });
+  });
+});

@@ -1,0 +1,69 @@
+/**
+ * The target-prepared step: for each repository, can this device open it (a clean local clone,
+ * found by remote) or clone it (the remote answers), and does the branch exist there? Fetches the
+ * branch into existing clones; never touches a working tree and never clones.
+ */
+import type { Success } from '../../shared/errors.ts';
+import { gitFailureText } from './git-runner.ts';
+import {
+  fetchBranch, invalidPin, locate, readCleanClone, refuse, refuseLocalCommits, revParse,
+  type Located, type PinDeps, type PinFailure,
+} from './pinning.ts';
+
+export interface PrepareTarget {
+  remote: string;
+  branch: string;
+}
+
+export interface PreparedRepo extends PrepareTarget {
+  /** The existing clone, or null when activation will clone under the workspace root. */
+  path: string | null;
+  /** The branch's commit on the remote. */
+  tip: string;
+}
+
+export type PrepareOutcome = Success<{ repos: PreparedRepo[] }> | PinFailure;
+
+async function prepareOne(repo: PrepareTarget, found: Located, deps: PinDeps): Promise<PreparedRepo | PinFailure> {
+  const { run } = deps;
+  const cannotOpen = (why: string, path?: string): PinFailure =>
+    refuse('target_cannot_open_workspace', `This device cannot get ${repo.branch} of ${repo.remote}: ${why}`,
+      `Check that this device can reach ${repo.remote} (credentials, network) and that ${repo.branch} is pushed.`,
+      path ? { remote: repo.remote, path } : { remote: repo.remote });
+  if (found.kind === 'clone-to') {
+    const listed = await run(['ls-remote', '--heads', '--', repo.remote, `refs/heads/${repo.branch}`], { cwd: deps.workspaceRoot });
+    if (listed.code !== 0) return cannotOpen(gitFailureText(listed));
+    const tip = listed.stdout.split(/\s/)[0] ?? '';
+    if (tip.length === 0) return cannotOpen('the branch is not on the remote.');
+    return { ...repo, path: null, tip };
+  }
+  const at = { remote: repo.remote, path: found.path };
+  const clean = await readCleanClone(run, found.path, at);
+  if ('ok' in clean) return clean;
+  const fetchError = await fetchBranch(run, found.path, found.remoteName, repo.branch);
+  if (fetchError) return cannotOpen(fetchError, found.path);
+  const tip = await revParse(run, found.path, `refs/remotes/${found.remoteName}/${repo.branch}`);
+  if (tip === null) return cannotOpen('the branch is not on the remote.', found.path);
+  const localTip = await revParse(run, found.path, `refs/heads/${repo.branch}`);
+  if (localTip !== null) {
+    const diverged = await refuseLocalCommits(run, { path: found.path, remoteName: found.remoteName, branch: repo.branch, tip: localTip, pinned: null }, at);
+    if (diverged) return diverged;
+  }
+  return { ...repo, path: found.path, tip };
+}
+
+/**
+ * Checks that every repository can be opened or cloned and its branch fetched, reporting a dirty
+ * clone or a branch with unpushed local commits early; changes no working tree.
+ */
+export async function prepareCheck(repos: PrepareTarget[], deps: PinDeps): Promise<PrepareOutcome> {
+  for (const repo of repos) {
+    const bad = invalidPin(repo);
+    if (bad) return bad;
+  }
+  const located = await locate(repos, deps);
+  const results = await Promise.all(repos.map((repo, i) => prepareOne(repo, located[i] as Located, deps)));
+  const failed = results.find((r): r is PinFailure => 'ok' in r);
+  if (failed) return failed;
+  return { ok: true, value: { repos: results as PreparedRepo[] } };
+}

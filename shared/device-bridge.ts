@@ -66,3 +66,17 @@ export function buildDeviceApiClient(
   for (const event of EVENT_NAMES) client[subscriptionName(event)] = (listener: (payload: unknown) => void) => listen(event, listener);
   return client as DeviceApiClient;
 }
+
+/** A refused device API call, carried to the renderer with its code. */
+export class DeviceApiError extends Error {
+  constructor(readonly code: BridgeError['code'], message: string, readonly details?: Record<string, unknown>) {
+    super(message);
+    this.name = 'DeviceApiError';
+  }
+}
+
+/** Turns a bridge answer into its result, or throws a DeviceApiError with the refusal's code. */
+export function unwrapAnswer(answer: { ok: true; result: unknown } | { ok: false; error: BridgeError }): unknown {
+  if (answer.ok) return answer.result;
+  throw new DeviceApiError(answer.error.code, answer.error.message, answer.error.details);
+}

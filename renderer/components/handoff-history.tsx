@@ -1,0 +1,43 @@
+/** The session's handoff history: every move, how it ended, and when. */
+import { useEffect, useId } from 'react';
+import type { HandoffView } from '../../shared/device-api.ts';
+import { useHandoffsStore } from '../stores/handoffs-store.ts';
+import { formatDay } from './format.ts';
+
+function outcome(handoff: HandoffView): string {
+  if (handoff.state === 'completed') return handoff.resumePath ? `completed · ${handoff.resumePath}` : 'completed';
+  if (handoff.state === 'cancelled') return `cancelled${handoff.cancelReason ? ` · ${handoff.cancelReason.code}` : ''}`;
+  return handoff.state;
+}
+
+/** Renders the history region of one session, loaded once and kept live by handoff events. */
+export function HandoffHistory({ sessionId }: { sessionId: string }) {
+  const headingId = useId();
+  const history = useHandoffsStore((state) => state.history[sessionId]);
+  const loadHistory = useHandoffsStore((state) => state.loadHistory);
+  useEffect(() => {
+    loadHistory(sessionId).catch(() => undefined);
+  }, [sessionId, loadHistory]);
+
+  return (
+    <section className="panel history" aria-labelledby={headingId}>
+      <h2 id={headingId} className="panel-title">Handoff history</h2>
+      {history === undefined && <p className="muted">Loading…</p>}
+      {history?.length === 0 && <p className="muted empty">This session has not moved yet.</p>}
+      {history && history.length > 0 && (
+        <ol className="history-list">
+          {history.map((handoff) => {
+            const at = handoff.history[0]?.at;
+            return (
+              <li key={handoff.id} className={`history-item history-item--${handoff.state}`}>
+                <span className="history-route">{handoff.sourceName} → {handoff.targetName}</span>
+                <span className="history-outcome">{outcome(handoff)}</span>
+                {at !== undefined && <time className="muted" dateTime={new Date(at).toISOString()}>{formatDay(at)}</time>}
+              </li>
+            );
+          })}
+        </ol>
+      )}
+    </section>
+  );
+}

@@ -1,0 +1,174 @@
+/**
+ * The ownership strip under the agent map: owner device, generation, the handoff stepper while a
+ * move runs (space reserved so nothing jumps), Move / Cancel move, and how the last move ended.
+ */
+import { useId, useState } from 'react';
+import type { HandoffView, SessionView } from '../../shared/device-api.ts';
+import { FORWARD_STATES, isCancellable } from '../../shared/handoff-states.ts';
+import { api, errorMessage } from '../api/device-api.ts';
+import { useHandoffsStore } from '../stores/handoffs-store.ts';
+import { useStatusStore } from '../stores/status-store.ts';
+import { resumePathText } from './format.ts';
+import { HandoffStepper } from './handoff-stepper.tsx';
+
+export type Tone = 'owner' | 'moving' | 'blocked' | 'attention' | 'remote';
+
+/** The state colour of a session on this device. */
+export function sessionTone(session: SessionView, blocked: boolean): Tone {
+  if (session.condition === 'needs-attention') return 'attention';
+  if (session.activeHandoff) return 'moving';
+  if (blocked) return 'blocked';
+  return session.isOwner ? 'owner' : 'remote';
+}
+
+const TONE_LABEL: Record<Tone, string> = {
+  owner: 'Owned here',
+  moving: 'Moving',
+  blocked: 'Move blocked',
+  attention: 'Needs attention',
+  remote: 'Owned elsewhere',
+};
+
+/** Why "Move" is disabled, or null when it is enabled. */
+export function moveBlockReason(session: SessionView): string | null {
+  if (!session.isOwner) return `Only the owning device (${session.ownerName}) can move this session.`;
+  if (session.activeHandoff) return 'A move is already in progress.';
+  if (session.condition === 'needs-attention') return 'Activation needs attention before this session can move.';
+  return null;
+}
+
+function LastMove({ handoff, thisDeviceId }: { handoff: HandoffView; thisDeviceId: string | null }) {
+  if (handoff.state === 'cancelled') {
+    return (
+      <div className="last-move last-move--cancelled">
+        <p><strong>Move to {handoff.targetName} cancelled.</strong> {handoff.cancelReason?.message ?? ''}</p>
+        {handoff.cancelReason && <p className="muted">Reason: <code>{handoff.cancelReason.code}</code></p>}
+      </div>
+    );
+  }
+  const arrivedHere = handoff.targetDeviceId === thisDeviceId;
+  return (
+    <div className="last-move last-move--completed" role="status">
+      <p>
+        <strong>{arrivedHere ? `Moved here from ${handoff.sourceName}.` : `Moved from ${handoff.sourceName} to ${handoff.targetName}.`}</strong>
+      </p>
+      <p>Resume path: <code>{handoff.resumePath ?? 'unknown'}</code> — {resumePathText(handoff.resumePath)}.</p>
+      {handoff.resumeNote && <p className="muted">{handoff.resumeNote}</p>}
+      {handoff.driftWarnings.length > 0 ? (
+        <div className="drift">
+          <p className="drift-title">Drift warnings</p>
+          <ul>
+            {handoff.driftWarnings.map((warning) => (
+              <li key={warning.code + warning.detail}><code>{warning.code}</code> {warning.detail}</li>
+            ))}
+          </ul>
+        </div>
+      ) : (
+        arrivedHere && <p className="muted">No drift: the workspace matches the checkpoint.</p>
+      )}
+    </div>
+  );
+}
+
+/** The resting strip: the seven steps ghosted (hidden from assistive tech) under a caption, same height as a live one. */
+function IdleStepper() {
+  return (
+    <div className="idle">
+      <p className="idle-note"><span>No move in progress</span></p>
+      <ol className="stepper stepper--idle" aria-hidden="true">
+        {FORWARD_STATES.map((state) => (
+          <li key={state} className="step step--pending">
+            <span className="step-marker" />
+            <span className="step-name">{state}</span>
+            <span className="step-time" />
+          </li>
+        ))}
+      </ol>
+    </div>
+  );
+}
+
+/** Renders the `region` "Ownership" of `session`. */
+export function OwnershipStrip({ session, onMove }: { session: SessionView; onMove(): void }) {
+  const headingId = useId();
+  const moveReasonId = useId();
+  const thisDeviceId = useStatusStore((state) => state.status?.deviceId ?? null);
+  const blocked = useHandoffsStore((state) => state.blocked[session.id] !== undefined);
+  const cancelMove = useHandoffsStore((state) => state.cancelMove);
+  const [actionError, setActionError] = useState<string | null>(null);
+  const [cancelling, setCancelling] = useState(false);
+  const tone = sessionTone(session, blocked);
+  const moveReason = moveBlockReason(session);
+  const active = session.activeHandoff;
+  const canCancel = active !== null && isCancellable(active.state);
+
+  async function cancel() {
+    setCancelling(true);
+    setActionError(null);
+    try {
+      const result = await cancelMove(session.id);
+      if (!result.ok) setActionError(result.message);
+    } catch (error) {
+      setActionError(errorMessage(error));
+    } finally {
+      setCancelling(false);
+    }
+  }
+
+  async function retryActivation() {
+    setActionError(null);
+    try {
+      const result = await api.retryActivation({ sessionId: session.id });
+      if (!result.ok) setActionError(result.message);
+    } catch (error) {
+      setActionError(errorMessage(error));
+    }
+  }
+
+  return (
+    <section className={`panel ownership tone--${tone}`} aria-labelledby={headingId}>
+      <div className="ownership-head">
+        <h2 id={headingId} className="panel-title">Ownership</h2>
+        <span className={`badge badge--${tone}`}>{TONE_LABEL[tone]}</span>
+      </div>
+      <div className="owner-line">
+        <span className="owner-label">Owner</span>
+        <strong className="owner-name">{session.ownerName}</strong>
+        {session.isOwner && <span className="tag">this device</span>}
+      </div>
+      <p className="generation-line">
+        <span className="generation">generation {session.generation}</span>
+        <span className="muted">{session.generation === 1 ? 'never moved' : `moved ${session.generation - 1} time${session.generation === 2 ? '' : 's'}`}</span>
+      </p>
+
+      <div className="ownership-body">
+        {active ? (
+          <HandoffStepper handoff={active} />
+        ) : session.lastHandoff ? (
+          <LastMove handoff={session.lastHandoff} thisDeviceId={thisDeviceId} />
+        ) : (
+          <IdleStepper />
+        )}
+      </div>
+
+      {session.condition === 'needs-attention' && (
+        <div className="attention-note">
+          <p>Activation failed after the transfer. This device owns the session at generation {session.generation}; retry when the cause is fixed.</p>
+          <button type="button" className="button" onClick={() => void retryActivation()}>Retry activation</button>
+        </div>
+      )}
+
+      <div className="ownership-actions">
+        <button type="button" className="button button--primary" disabled={moveReason !== null} aria-describedby={moveReason ? moveReasonId : undefined} onClick={onMove}>
+          Move
+        </button>
+        {canCancel && (
+          <button type="button" className="button button--danger-quiet" disabled={cancelling} onClick={() => void cancel()}>
+            Cancel move
+          </button>
+        )}
+      </div>
+      <p id={moveReasonId} className="action-reason">{actionError ?? moveReason ?? ''}</p>
+    </section>
+  );
+}

@@ -1,0 +1,59 @@
+/** The sidebar: this device, "New session", the `navigation` "Sessions" and the account links. */
+import type { SessionView } from '../../shared/device-api.ts';
+import { routeHref, type Route } from '../hooks/use-route.ts';
+import { useHandoffsStore } from '../stores/handoffs-store.ts';
+import { useSessionsStore } from '../stores/sessions-store.ts';
+import { useStatusStore } from '../stores/status-store.ts';
+import { sessionTone } from './ownership-strip.tsx';
+
+function SessionLink({ session, current }: { session: SessionView; current: boolean }) {
+  const blocked = useHandoffsStore((state) => state.blocked[session.id] !== undefined);
+  const tone = sessionTone(session, blocked);
+  return (
+    <a href={routeHref({ screen: 'session', sessionId: session.id })} className={`session-link tone--${tone}`} aria-current={current ? 'page' : undefined}>
+      <span className="session-link-title">{session.title}</span>
+      <span className="session-link-meta" aria-hidden="true">
+        <span className={`tone-dot tone-dot--${tone}`} />
+        {session.isOwner ? 'here' : session.ownerName} · gen {session.generation}
+      </span>
+    </a>
+  );
+}
+
+/** Renders the sidebar for the current route. */
+export function Sidebar({ route, onNewSession }: { route: Route; onNewSession(): void }) {
+  const sessions = useSessionsStore((state) => state.sessions);
+  const status = useStatusStore((state) => state.status);
+  const connection = useStatusStore((state) => state.connection);
+  return (
+    <aside className="sidebar">
+      <div className="brand">
+        <span className="brand-mark" aria-hidden="true" />
+        <span className="brand-name">Baton</span>
+      </div>
+      <div className="this-device">
+        <span className={`reach-dot ${connection === 'open' ? 'reach-dot--online' : ''}`} aria-hidden="true" />
+        <span>{status?.deviceName ?? 'This device'}</span>
+        {connection !== 'open' && <span className="muted">· {connection === 'closed' ? 'reconnecting…' : 'connecting…'}</span>}
+      </div>
+      <button type="button" className="button button--primary button--block" onClick={onNewSession}>New session</button>
+      <nav aria-label="Sessions" className="session-nav">
+        <h2 className="nav-title" aria-hidden="true">Sessions</h2>
+        {sessions.length === 0 ? (
+          <p className="muted nav-empty">No sessions yet.</p>
+        ) : (
+          <ul>
+            {sessions.map((session) => (
+              <li key={session.id}>
+                <SessionLink session={session} current={route.screen === 'session' && route.sessionId === session.id} />
+              </li>
+            ))}
+          </ul>
+        )}
+      </nav>
+      <nav aria-label="Account" className="account-nav">
+        <a href={routeHref({ screen: 'devices' })} className="account-link" aria-current={route.screen === 'devices' ? 'page' : undefined}>Devices</a>
+      </nav>
+    </aside>
+  );
+}

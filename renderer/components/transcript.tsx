@@ -1,0 +1,47 @@
+/** The session transcript, kept scrolled to the newest entry while the reader is at the bottom. */
+import { useEffect, useId, useRef } from 'react';
+import type { AgentView, TranscriptEntry } from '../../shared/agents.ts';
+import { formatClock } from './format.ts';
+
+const ROLE_LABEL: Record<TranscriptEntry['role'], string> = { user: 'You', assistant: 'Agent', tool: 'Tool', system: 'Baton' };
+
+/** Renders the transcript region with one entry per message. */
+export function Transcript({ entries, agents }: { entries: TranscriptEntry[]; agents: AgentView[] }) {
+  const headingId = useId();
+  const listRef = useRef<HTMLOListElement>(null);
+  const pinned = useRef(true);
+  const names = new Map(agents.map((agent) => [agent.id, agent.name]));
+
+  useEffect(() => {
+    const list = listRef.current;
+    if (list && pinned.current) list.scrollTop = list.scrollHeight;
+  }, [entries.length]);
+
+  return (
+    <section className="panel transcript" aria-labelledby={headingId}>
+      <h2 id={headingId} className="panel-title">Transcript</h2>
+      <ol
+        ref={listRef}
+        className="transcript-list"
+        role="log"
+        aria-labelledby={headingId}
+        tabIndex={0}
+        onScroll={(event) => {
+          const list = event.currentTarget;
+          pinned.current = list.scrollHeight - list.scrollTop - list.clientHeight < 40;
+        }}
+      >
+        {entries.length === 0 && <li className="muted empty">Nothing yet.</li>}
+        {entries.map((entry) => (
+          <li key={entry.id} className={`entry entry--${entry.role}`}>
+            <div className="entry-meta">
+              <span className="entry-who">{entry.role === 'assistant' ? names.get(entry.agentId) ?? ROLE_LABEL.assistant : ROLE_LABEL[entry.role]}</span>
+              <time dateTime={new Date(entry.at).toISOString()}>{formatClock(entry.at).slice(0, 8)}</time>
+            </div>
+            <div className="entry-text">{entry.text}</div>
+          </li>
+        ))}
+      </ol>
+    </section>
+  );
+}

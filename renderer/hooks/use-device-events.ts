@@ -1,0 +1,41 @@
+/**
+ * The one event bridge: subscribes to every device event once and writes it into the stores.
+ * On (re)connection it reloads what the stores hold, so a dropped socket never leaves stale state.
+ */
+import { useEffect } from 'react';
+import { api, onConnection } from '../api/device-api.ts';
+import { useDevicesStore } from '../stores/devices-store.ts';
+import { useHandoffsStore } from '../stores/handoffs-store.ts';
+import { useSessionsStore } from '../stores/sessions-store.ts';
+import { useStatusStore } from '../stores/status-store.ts';
+
+/** Reloads every store from the device. */
+function reloadAll(): void {
+  void useStatusStore.getState().load();
+  void useSessionsStore.getState().load();
+  void useDevicesStore.getState().load();
+  const sessions = useSessionsStore.getState();
+  for (const sessionId of Object.keys(sessions.details)) void sessions.loadDetail(sessionId).catch(() => undefined);
+}
+
+/** Subscribes the stores to the device's events for the lifetime of the app. */
+export function useDeviceEvents(): void {
+  useEffect(() => {
+    const stops = [
+      api.onStatusChanged((status) => useStatusStore.getState().setStatus(status)),
+      api.onSessionsChanged((sessions) => useSessionsStore.getState().setSessions(sessions)),
+      api.onSessionChanged((detail) => useSessionsStore.getState().setDetail(detail)),
+      api.onDevicesChanged((devices) => useDevicesStore.getState().setDevices(devices)),
+      api.onHandoffChanged((handoff) => {
+        useSessionsStore.getState().applyHandoff(handoff);
+        useHandoffsStore.getState().applyHandoff(handoff, useStatusStore.getState().status?.deviceId ?? null);
+      }),
+      onConnection((state) => {
+        useStatusStore.getState().setConnection(state);
+        if (state === 'open') reloadAll();
+      }),
+    ];
+    reloadAll();
+    return () => stops.forEach((stop) => stop());
+  }, []);
+}

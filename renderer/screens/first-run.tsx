@@ -1,0 +1,83 @@
+/** First run: create an account on a backend address, or join an existing one with an invite. */
+import { useId, useState, type FormEvent } from 'react';
+import { useStatusStore } from '../stores/status-store.ts';
+
+function CreateAccount() {
+  const ids = { url: useId(), name: useId(), heading: useId() };
+  const status = useStatusStore((state) => state.status);
+  const busy = useStatusStore((state) => state.busy);
+  const createAccount = useStatusStore((state) => state.createAccount);
+  const [backendUrl, setBackendUrl] = useState(status?.backendUrl ?? '');
+  const [deviceName, setDeviceName] = useState('');
+  const submit = (event: FormEvent) => {
+    event.preventDefault();
+    void createAccount(backendUrl.trim(), deviceName.trim());
+  };
+  return (
+    <section className="card setup-card" aria-labelledby={ids.heading}>
+      <h2 id={ids.heading}>Create an account</h2>
+      <p className="muted">Start fresh. This device becomes the first one of a new account and holds its first key.</p>
+      <form className="stack" onSubmit={submit}>
+        <label className="field">
+          <span className="field-label">Backend address</span>
+          <input id={ids.url} type="url" required placeholder="http://127.0.0.1:8787" value={backendUrl} onChange={(event) => setBackendUrl(event.target.value)} />
+        </label>
+        <label className="field">
+          <span className="field-label">Device name</span>
+          <input id={ids.name} type="text" required maxLength={100} placeholder="e.g. Work laptop" value={deviceName} onChange={(event) => setDeviceName(event.target.value)} />
+        </label>
+        <button type="submit" className="button button--primary" disabled={busy}>Create account</button>
+      </form>
+    </section>
+  );
+}
+
+function JoinAccount() {
+  const heading = useId();
+  const busy = useStatusStore((state) => state.busy);
+  const joining = useStatusStore((state) => state.status?.joining ?? false);
+  const joinAccount = useStatusStore((state) => state.joinAccount);
+  const [invite, setInvite] = useState('');
+  const [deviceName, setDeviceName] = useState('');
+  const submit = (event: FormEvent) => {
+    event.preventDefault();
+    void joinAccount(invite.trim(), deviceName.trim());
+  };
+  return (
+    <section className="card setup-card" aria-labelledby={heading}>
+      <h2 id={heading}>Join with an invite</h2>
+      <p className="muted">Already use Baton elsewhere? On an enrolled device open Devices → Add a device, then paste the invite here.</p>
+      <form className="stack" onSubmit={submit}>
+        <label className="field">
+          <span className="field-label">Invite</span>
+          <textarea required rows={3} value={invite} onChange={(event) => setInvite(event.target.value)} />
+        </label>
+        <label className="field">
+          <span className="field-label">Device name</span>
+          <input type="text" required maxLength={100} placeholder="e.g. Home desktop" value={deviceName} onChange={(event) => setDeviceName(event.target.value)} />
+        </label>
+        <button type="submit" className="button" disabled={busy || joining}>{joining ? 'Waiting for approval…' : 'Join'}</button>
+      </form>
+    </section>
+  );
+}
+
+/** Renders the first-run screen inside `main`. */
+export function FirstRun() {
+  const error = useStatusStore((state) => state.error);
+  const joining = useStatusStore((state) => state.status?.joining ?? false);
+  return (
+    <div className="first-run">
+      <header className="page-header">
+        <h1>Set up Baton on this device</h1>
+        <p className="muted">Baton moves a running coding-agent session between your devices at exact commits. Nothing about your sessions is readable by the backend.</p>
+      </header>
+      {joining && <p className="notice" role="status">Join requested. The inviting device approves it and shares the account keys; this screen updates on its own.</p>}
+      {error && <p className="form-error" role="status">{error}</p>}
+      <div className="setup-grid">
+        <CreateAccount />
+        <JoinAccount />
+      </div>
+    </div>
+  );
+}

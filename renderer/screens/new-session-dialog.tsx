@@ -1,0 +1,78 @@
+/** The `dialog` "New session": workspace path, provider (the demo agent labelled "Demo agent"), prompt. */
+import { useEffect, useState, type FormEvent } from 'react';
+import { errorMessage } from '../api/device-api.ts';
+import { Modal } from '../components/modal.tsx';
+import { navigate } from '../hooks/use-route.ts';
+import { useSessionsStore } from '../stores/sessions-store.ts';
+
+/** Renders the New session dialog; on Start it opens the new session's run view. */
+export function NewSessionDialog({ onClose }: { onClose(): void }) {
+  const providers = useSessionsStore((state) => state.providers);
+  const loadProviders = useSessionsStore((state) => state.loadProviders);
+  const startSession = useSessionsStore((state) => state.startSession);
+  const [workspace, setWorkspace] = useState('');
+  const [provider, setProvider] = useState('');
+  const [title, setTitle] = useState('');
+  const [prompt, setPrompt] = useState('');
+  const [pending, setPending] = useState(false);
+  const [error, setError] = useState<string | null>(null);
+
+  useEffect(() => {
+    loadProviders().catch((failure: unknown) => setError(errorMessage(failure)));
+  }, [loadProviders]);
+  useEffect(() => {
+    if (provider === '') setProvider(providers.find((p) => p.available)?.id ?? '');
+  }, [providers, provider]);
+
+  async function submit(event: FormEvent) {
+    event.preventDefault();
+    setPending(true);
+    setError(null);
+    try {
+      const session = await startSession({ workspace: workspace.trim(), provider, prompt, ...(title.trim() ? { title: title.trim() } : {}) });
+      onClose();
+      navigate({ screen: 'session', sessionId: session.id });
+    } catch (failure) {
+      setError(errorMessage(failure));
+      setPending(false);
+    }
+  }
+
+  return (
+    <Modal title="New session" description="Runs an agent in a git workspace on this device." onClose={onClose}>
+      <form className="modal-body stack" onSubmit={submit}>
+        <label className="field">
+          <span className="field-label">Workspace</span>
+          <input type="text" required value={workspace} placeholder="/home/you/src/project" spellCheck={false} onChange={(event) => setWorkspace(event.target.value)} />
+          <span className="field-hint">A folder that is a git repository, or holds several.</span>
+        </label>
+        <label className="field">
+          <span className="field-label">Provider</span>
+          <select required value={provider} onChange={(event) => setProvider(event.target.value)}>
+            {providers.length === 0 && <option value="">Loading providers…</option>}
+            {providers.map((p) => (
+              <option key={p.id} value={p.id} disabled={!p.available}>
+                {p.available ? p.label : `${p.label} (not installed)`}
+              </option>
+            ))}
+          </select>
+        </label>
+        <label className="field">
+          <span className="field-label">Title <span className="muted">(optional)</span></span>
+          <input type="text" maxLength={200} value={title} onChange={(event) => setTitle(event.target.value)} />
+        </label>
+        <label className="field">
+          <span className="field-label">Prompt</span>
+          <textarea rows={5} value={prompt} onChange={(event) => setPrompt(event.target.value)} placeholder="What should the agent do?" />
+        </label>
+        <p className="form-error" aria-live="polite">{error ?? ''}</p>
+        <div className="modal-actions">
+          <button type="button" className="button" onClick={onClose}>Cancel</button>
+          <button type="submit" className="button button--primary" disabled={pending || provider === '' || workspace.trim() === ''}>
+            {pending ? 'Starting…' : 'Start'}
+          </button>
+        </div>
+      </form>
+    </Modal>
+  );
+}

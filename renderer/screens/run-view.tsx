@@ -1,0 +1,68 @@
+/** The run view: header, blocked alert, agent map + ownership strip + history, transcript + message box. */
+import { useEffect, useState } from 'react';
+import type { SessionDetail } from '../../shared/device-api.ts';
+import { AgentMap } from '../components/agent-map.tsx';
+import { BlockedAlert } from '../components/blocked-alert.tsx';
+import { HandoffHistory } from '../components/handoff-history.tsx';
+import { MessageBox } from '../components/message-box.tsx';
+import { MoveDialog } from '../components/move-dialog.tsx';
+import { OwnershipStrip, sessionTone } from '../components/ownership-strip.tsx';
+import { Transcript } from '../components/transcript.tsx';
+import { useHandoffsStore } from '../stores/handoffs-store.ts';
+import { useSessionsStore } from '../stores/sessions-store.ts';
+
+function RunViewBody({ session }: { session: SessionDetail }) {
+  const [moving, setMoving] = useState(false);
+  const blocked = useHandoffsStore((state) => state.blocked[session.id]);
+  const providers = useSessionsStore((state) => state.providers);
+  const providerLabel = providers.find((p) => p.id === session.provider)?.label ?? session.provider;
+  const tone = sessionTone(session, blocked !== undefined);
+  return (
+    <div className={`run-view tone--${tone}`}>
+      <header className="run-header">
+        <h1>{session.title}</h1>
+        <p className="run-meta">
+          <span className="run-meta-item mono">{session.workspace}</span>
+          <span className="run-meta-item">{providerLabel}</span>
+        </p>
+      </header>
+      {blocked && <BlockedAlert sessionId={session.id} blocked={blocked} />}
+      <div className="run-grid">
+        <div className="run-side">
+          <AgentMap agents={session.agents} />
+          <OwnershipStrip session={session} onMove={() => setMoving(true)} />
+          <HandoffHistory sessionId={session.id} />
+        </div>
+        <div className="run-main">
+          <Transcript entries={session.transcript} agents={session.agents} />
+          <MessageBox session={session} />
+        </div>
+      </div>
+      {moving && <MoveDialog sessionId={session.id} sessionTitle={session.title} onClose={() => setMoving(false)} />}
+    </div>
+  );
+}
+
+/** Renders the run view of `sessionId`, loading its detail once; events keep it live. */
+export function RunView({ sessionId }: { sessionId: string }) {
+  const detail = useSessionsStore((state) => state.details[sessionId]);
+  const loadDetail = useSessionsStore((state) => state.loadDetail);
+  const loadProviders = useSessionsStore((state) => state.loadProviders);
+  const [error, setError] = useState<string | null>(null);
+  useEffect(() => {
+    setError(null);
+    loadDetail(sessionId).catch((failure: unknown) => setError(failure instanceof Error ? failure.message : String(failure)));
+    loadProviders().catch(() => undefined);
+  }, [sessionId, loadDetail, loadProviders]);
+
+  if (detail === undefined) return <p className="muted page-pad" role="status">{error ?? 'Loading session…'}</p>;
+  if (detail === null) {
+    return (
+      <div className="page-pad">
+        <h1>Session not found</h1>
+        <p className="muted">This device does not know that session. Pick one from the list.</p>
+      </div>
+    );
+  }
+  return <RunViewBody session={detail} />;
+}

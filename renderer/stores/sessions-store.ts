@@ -1,0 +1,78 @@
+/** The sessions this device knows, the open session's detail, and the providers it can start. */
+import { create } from 'zustand';
+import type { ActionResult, DeviceApiInput, HandoffView, ProviderView, SessionDetail, SessionView } from '../../shared/device-api.ts';
+import { isTerminal } from '../../shared/handoff-states.ts';
+import { api, errorMessage } from '../api/device-api.ts';
+
+interface SessionsState {
+  sessions: SessionView[];
+  loaded: boolean;
+  details: Record<string, SessionDetail | null>;
+  providers: ProviderView[];
+  error: string | null;
+  load(): Promise<void>;
+  loadDetail(sessionId: string): Promise<void>;
+  loadProviders(): Promise<void>;
+  startSession(input: DeviceApiInput<'startSession'>): Promise<SessionView>;
+  sendMessage(sessionId: string, text: string): Promise<ActionResult>;
+  setSessions(sessions: SessionView[]): void;
+  setDetail(detail: SessionDetail): void;
+  applyHandoff(handoff: HandoffView): void;
+}
+
+/** A session view with `handoff` folded in: active while it runs, last once it ends. */
+export function withHandoff<T extends SessionView>(session: T, handoff: HandoffView): T {
+  if (session.id !== handoff.sessionId) return session;
+  if (isTerminal(handoff.state)) {
+    const active = session.activeHandoff?.id === handoff.id ? null : session.activeHandoff;
+    return { ...session, activeHandoff: active, lastHandoff: handoff };
+  }
+  return { ...session, activeHandoff: handoff };
+}
+
+export const useSessionsStore = create<SessionsState>()((set) => ({
+  sessions: [],
+  loaded: false,
+  details: {},
+  providers: [],
+  error: null,
+  load: async () => {
+    try {
+      set({ sessions: await api.listSessions({}), loaded: true, error: null });
+    } catch (error) {
+      set({ error: errorMessage(error), loaded: true });
+    }
+  },
+  loadDetail: async (sessionId) => {
+    const detail = await api.getSession({ sessionId });
+    set((state) => ({ details: { ...state.details, [sessionId]: detail } }));
+  },
+  loadProviders: async () => {
+    set({ providers: await api.listProviders({}) });
+  },
+  startSession: async (input) => {
+    const session = await api.startSession(input);
+    set((state) => ({ sessions: [session, ...state.sessions.filter((s) => s.id !== session.id)] }));
+    return session;
+  },
+  sendMessage: (sessionId, text) => api.sendMessage({ sessionId, text }),
+  setSessions: (sessions) => set({ sessions, loaded: true }),
+  setDetail: (detail) => set((state) => ({
+    details: { ...state.details, [detail.id]: detail },
+    sessions: state.sessions.some((s) => s.id === detail.id)
+      ? state.sessions.map((s) => (s.id === detail.id ? { ...s, ...stripDetail(detail) } : s))
+      : [stripDetail(detail), ...state.sessions],
+  })),
+  applyHandoff: (handoff) => set((state) => {
+    const detail = state.details[handoff.sessionId];
+    return {
+      sessions: state.sessions.map((s) => withHandoff(s, handoff)),
+      details: detail ? { ...state.details, [handoff.sessionId]: withHandoff(detail, handoff) } : state.details,
+    };
+  }),
+}));
+
+function stripDetail(detail: SessionDetail): SessionView {
+  const { agents: _agents, transcript: _transcript, ...view } = detail;
+  return view;
+}

@@ -1,0 +1,46 @@
+/** This device's enrollment and the page's connection to it. */
+import { create } from 'zustand';
+import type { DeviceStatusView } from '../../shared/device-api.ts';
+import { api, errorMessage } from '../api/device-api.ts';
+import type { ConnectionState } from '../api/websocket-client.ts';
+
+interface StatusState {
+  status: DeviceStatusView | null;
+  connection: ConnectionState;
+  busy: boolean;
+  error: string | null;
+  load(): Promise<void>;
+  createAccount(backendUrl: string, deviceName: string): Promise<void>;
+  joinAccount(invite: string, deviceName: string): Promise<void>;
+  setStatus(status: DeviceStatusView): void;
+  setConnection(connection: ConnectionState): void;
+}
+
+export const useStatusStore = create<StatusState>()((set) => {
+  /** Runs one enrollment call, keeping busy and error in step. */
+  async function enroll(run: () => Promise<DeviceStatusView>): Promise<void> {
+    set({ busy: true, error: null });
+    try {
+      set({ status: await run(), busy: false });
+    } catch (error) {
+      set({ busy: false, error: errorMessage(error) });
+    }
+  }
+  return {
+    status: null,
+    connection: 'connecting',
+    busy: false,
+    error: null,
+    load: async () => {
+      try {
+        set({ status: await api.getStatus({}), error: null });
+      } catch (error) {
+        set({ error: errorMessage(error) });
+      }
+    },
+    createAccount: (backendUrl, deviceName) => enroll(() => api.createAccount({ backendUrl, deviceName })),
+    joinAccount: (invite, deviceName) => enroll(() => api.joinAccount({ invite, deviceName })),
+    setStatus: (status) => set({ status }),
+    setConnection: (connection) => set({ connection }),
+  };
+});

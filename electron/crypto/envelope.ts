@@ -20,7 +20,7 @@ const TAG_BYTES = 16;
 /** Smallest possible envelope: header, nonce and tag around an empty body. */
 export const ENVELOPE_OVERHEAD = HEADER_BYTES + NONCE_BYTES + TAG_BYTES;
 /** Encrypting in slices keeps each output slice in cache while it is copied into the envelope. */
-const SLICE_BYTES = 256 << 10;
+const SLICE_BYTES = 64 << 10;
 
 export type SealPurpose = 'checkpoint' | 'handoff-outcome' | 'session-meta' | 'session-event' | 'device-capabilities' | 'memory-pointer';
 

@@ -1,0 +1,85 @@
+/**
+ * bench:seal — seal/unseal throughput of the checkpoint envelope against raw AES-256-GCM of
+ * node:crypto on the same bytes, for 1 MiB and 64 MiB bodies, measured in the same run.
+ */
+import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
+import { checkpointContext, seal, unseal } from '../electron/crypto/envelope.ts';
+import { generateAdk, KeyRing } from '../electron/crypto/key-ring.ts';
+
+const MiB = 1 << 20;
+const ring = new KeyRing([[1, generateAdk()]]);
+const context = checkpointContext('account-bench0000000', 'session-bench0000000', 'handoff-bench0000000');
+const rawKey = randomBytes(32);
+
+function median(values: number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.floor(sorted.length / 2)]!;
+}
+
+function timed(run: () => void): number {
+  const start = process.hrtime.bigint();
+  run();
+  return Number(process.hrtime.bigint() - start) / 1e6;
+}
+
+interface Row { size: string; op: string; ours_ms: number; baseline_ms: number; ours_mib_s: number; baseline_mib_s: number; ratio: number }
+
+function measure(bytes: number, runs: number): Row[] {
+  const body = randomBytes(bytes);
+  const envelope = seal(ring, context, body);
+  const nonce = randomBytes(12);
+  const rawCipher = createCipheriv('aes-256-gcm', rawKey, nonce);
+  const rawCiphertext = rawCipher.update(body);
+  rawCipher.final();
+  const rawTag = rawCipher.getAuthTag();
+  const samples = { seal: [] as number[], unseal: [] as number[], encrypt: [] as number[], decrypt: [] as number[] };
+  for (let i = 0; i < runs + 1; i++) {
+    const s = timed(() => seal(ring, context, body));
+    const u = timed(() => {
+      if (!unseal(ring, context, envelope).ok) throw new Error('unseal failed');
+    });
+    const e = timed(() => {
+      const cipher = createCipheriv('aes-256-gcm', rawKey, randomBytes(12));
+      cipher.update(body);
+      cipher.final();
+      cipher.getAuthTag();
+    });
+    const d = timed(() => {
+      const decipher = createDecipheriv('aes-256-gcm', rawKey, nonce);
+      decipher.setAuthTag(rawTag);
+      decipher.update(rawCiphertext);
+      decipher.final();
+    });
+    if (i === 0) continue; // warm-up
+    samples.seal.push(s);
+    samples.unseal.push(u);
+    samples.encrypt.push(e);
+    samples.decrypt.push(d);
+  }
+  const size = `${bytes / MiB} MiB`;
+  const row = (op: string, ours: number[], baseline: number[]): Row => {
+    const oursMs = median(ours);
+    const baselineMs = median(baseline);
+    return {
+      size, op, ours_ms: oursMs, baseline_ms: baselineMs,
+      ours_mib_s: bytes / MiB / (oursMs / 1000), baseline_mib_s: bytes / MiB / (baselineMs / 1000), ratio: baselineMs / oursMs,
+    };
+  };
+  return [row('seal vs raw encrypt', samples.seal, samples.encrypt), row('unseal vs raw decrypt', samples.unseal, samples.decrypt)];
+}
+
+const rows = [...measure(MiB, 41), ...measure(64 * MiB, 9)];
+console.log('size    operation               ours ms   raw ms   ours MiB/s   raw MiB/s   ratio');
+for (const r of rows) {
+  console.log(
+    `${r.size.padEnd(7)} ${r.op.padEnd(23)} ${r.ours_ms.toFixed(2).padStart(7)} ${r.baseline_ms.toFixed(2).padStart(8)} ${r.ours_mib_s.toFixed(0).padStart(12)} ${r.baseline_mib_s.toFixed(0).padStart(11)} ${r.ratio.toFixed(2).padStart(7)}`,
+  );
+}
+const ratio = Math.min(...rows.map((r) => r.ratio));
+console.log(`\nratio (throughput ours / raw AES-256-GCM, worst row): ${ratio.toFixed(2)} (aim ≥ 0.8)`);
+const key = (r: Row) => `${r.op.split(' ')[0]}_${r.size.replace(' ', '').toLowerCase()}`;
+console.log(JSON.stringify({
+  bench: 'seal',
+  ratio: Number(ratio.toFixed(3)),
+  ...Object.fromEntries(rows.flatMap((r) => [[`${key(r)}_ours_ms`, Number(r.ours_ms.toFixed(3))], [`${key(r)}_baseline_ms`, Number(r.baseline_ms.toFixed(3))]])),
+}));

@@ -1,0 +1,39 @@
+/** `baton invite`: prints a one-time invite (one line) for the account of an enrolled device profile. */
+import { createInvite } from '../electron/enrollment/invites.ts';
+import { loadProfile } from '../electron/enrollment/profile.ts';
+import { syncEnrollmentBackendFactory } from '../electron/enrollment/sync-backend.ts';
+import { parseFlags, required, UsageError, type Command } from './command.ts';
+
+export const command: Command = {
+  summary: 'print a one-time invite for another device to join',
+  usage: [
+    'Usage: baton invite --profile DIR [--ttl MINUTES]',
+    '',
+    'Registers a one-time invite for the account of the enrolled device in DIR and prints it on one',
+    'line. Start the new device with `baton device ... --join INVITE`; the inviting device must be',
+    'running to approve the join. The invite expires after --ttl minutes (default 15) and works once.',
+    '',
+    'Options:',
+    '  --profile DIR   the profile folder of an enrolled device',
+    '  --ttl MINUTES   how long the invite stays valid (default 15, at most 1440)',
+  ].join('\n'),
+  async run(argv) {
+    const { values } = parseFlags(argv, { profile: { type: 'string' }, ttl: { type: 'string' } });
+    const dir = required(values, 'profile');
+    const ttlMinutes = values.ttl === undefined ? 15 : Number(values.ttl);
+    if (!Number.isFinite(ttlMinutes) || ttlMinutes <= 0 || ttlMinutes > 1440) throw new UsageError(`--ttl must be 1–1440 minutes, got ${String(values.ttl)}`);
+    const loaded = loadProfile(dir);
+    if (!loaded.ok) {
+      console.error(`baton invite: ${loaded.message}`);
+      return 1;
+    }
+    const { profile } = loaded;
+    const invite = await createInvite(profile, syncEnrollmentBackendFactory(profile.info.backendUrl, profile.identity), { ttlMs: ttlMinutes * 60_000 });
+    if (!invite.ok) {
+      console.error(`baton invite: ${invite.message}`);
+      return 1;
+    }
+    console.log(invite.value.line);
+    return 0;
+  },
+};

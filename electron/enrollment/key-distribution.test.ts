@@ -1,0 +1,76 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { checkpointContext, envelopeKeyVersion, seal, unseal } from '../crypto/envelope.ts';
+import { KeyRing } from '../crypto/key-ring.ts';
+import { refreshKeyRing, revokeDevice, rotateAdk } from './key-distribution.ts';
+import { loadProfile } from './profile.ts';
+import { firstDevice, joinedDevice, must, startEnrollmentWorld, type EnrollmentWorld } from './test-fixture.ts';
+
+let world: EnrollmentWorld;
+beforeAll(async () => {
+  world = await startEnrollmentWorld();
+});
+afterAll(async () => {
+  await world?.close();
+});
+
+const ctx = (accountId: string, handoffId: string) => checkpointContext(accountId, 'session-ssssssssssss', handoffId);
+
+describe('rotation, refresh and revocation (real backend)', () => {
+  it('rotates to a new version every enrolled device picks up, and old bodies still open', async () => {
+    const laptop = await firstDevice(world);
+    const desktop = await joinedDevice(world, laptop);
+    const account = laptop.info.accountId!;
+    const old = seal(laptop.ring, ctx(account, 'handoff-old000000000'), Buffer.from('before'));
+    expect(must(await rotateAdk(laptop, world.backendOf(laptop)))).toEqual({ keyVersion: 2 });
+    expect(must(await refreshKeyRing(desktop, world.backendOf(desktop))).added).toEqual([2]);
+    const fresh = seal(laptop.ring, ctx(account, 'handoff-new000000000'), Buffer.from('after'));
+    expect(envelopeKeyVersion(fresh)).toBe(2);
+    expect(unseal(desktop.ring, ctx(account, 'handoff-new000000000'), fresh)).toMatchObject({ ok: true, keyVersion: 2 });
+    expect(unseal(desktop.ring, ctx(account, 'handoff-old000000000'), old)).toMatchObject({ ok: true, keyVersion: 1 });
+    const reloaded = loadProfile(desktop.dir);
+    expect(reloaded.ok && reloaded.profile.ring.versions()).toEqual([1, 2]);
+  });
+
+  it('locks a revoked device out: its requests are refused and it cannot open what is sealed after rotation', async () => {
+    const laptop = await firstDevice(world);
+    const phone = await joinedDevice(world, laptop, 'phone');
+    const account = laptop.info.accountId!;
+    const revoked = must(await revokeDevice(laptop, world.backendOf(laptop), phone.identity.deviceId));
+    expect(revoked.status).toBe('revoked');
+    expect(await world.backendOf(phone).listDevices()).toMatchObject({ ok: false, code: 'device_revoked' });
+    expect(await refreshKeyRing(phone, world.backendOf(phone))).toMatchObject({ ok: false, code: 'device_revoked' });
+    expect(must(await rotateAdk(laptop, world.backendOf(laptop))).keyVersion).toBe(2);
+    const after = seal(laptop.ring, ctx(account, 'handoff-after0000000'), Buffer.from('secret plan'));
+    expect(unseal(phone.ring, ctx(account, 'handoff-after0000000'), after)).toMatchObject({ ok: false, code: 'key_version_missing' });
+    const keys = must(await world.backendOf(laptop).getKeys());
+    expect(keys.currentVersion).toBe(2);
+  });
+
+  it('recovers a lost key-ring cache from the wraps on the backend, the self-wrap of account creation included', async () => {
+    const laptop = await firstDevice(world);
+    must(await rotateAdk(laptop, world.backendOf(laptop)));
+    const original = laptop.ring;
+    laptop.ring = new KeyRing();
+    expect(must(await refreshKeyRing(laptop, world.backendOf(laptop))).added).toEqual([1, 2]);
+    for (const v of [1, 2]) expect(laptop.ring.get(v)?.equals(original.get(v)!)).toBe(true);
+  });
+
+  it('refuses to pull keys the wrapping device is not trusted for', async () => {
+    const laptop = await firstDevice(world);
+    const desktop = await joinedDevice(world, laptop);
+    must(await rotateAdk(laptop, world.backendOf(laptop)));
+    must(await revokeDevice(desktop, world.backendOf(desktop), laptop.identity.deviceId));
+    // The laptop is revoked now, so its wrap of version 2 is no longer trusted by the desktop.
+    const report = must(await refreshKeyRing(desktop, world.backendOf(desktop)));
+    expect(report.added).toEqual([]);
+    expect(report.rejected).toMatchObject([{ keyVersion: 2, wrappedBy: laptop.identity.deviceId }]);
+    expect(desktop.ring.has(2)).toBe(false);
+  });
+
+  it('refuses to revoke itself and needs an enrolled profile', async () => {
+    const laptop = await firstDevice(world);
+    expect(await revokeDevice(laptop, world.backendOf(laptop), laptop.identity.deviceId)).toMatchObject({ ok: false, code: 'forbidden' });
+    laptop.info = { ...laptop.info, status: 'pending' };
+    expect(await rotateAdk(laptop, world.backendOf(laptop))).toMatchObject({ ok: false, code: 'not_enrolled' });
+  });
+});

@@ -1,0 +1,32 @@
+/** The enrollment port over the signed sync client (electron/sync). */
+import { createBackendClient, type BackendClient, type CallResult } from '../sync/backend-client.ts';
+import type { Result } from '../../shared/errors.ts';
+import type { EnrollmentBackend, EnrollmentBackendFactory } from './enrollment-backend.ts';
+
+async function pick<T, U>(call: Promise<CallResult<T>>, take: (value: T) => U): Promise<Result<U>> {
+  const result = await call;
+  return result.ok ? { ok: true, value: take(result.value) } : result;
+}
+
+/** Enrollment calls made through `client` (signed by the client's signer). */
+export function syncEnrollmentBackend(client: BackendClient): EnrollmentBackend {
+  const same = <T>(value: T): T => value;
+  return {
+    createAccount: (body) => pick(client.call('createAccount', { body }), same),
+    me: () => pick(client.call('me'), (r) => r.device),
+    listDevices: () => pick(client.call('listDevices'), (r) => r.devices),
+    revokeDevice: (deviceId) => pick(client.call('revokeDevice', { params: { deviceId }, body: {} }), (r) => r.device),
+    createInvite: (inviteId, expiresAt) => pick(client.call('createInvite', { body: { inviteId, expiresAt } }), (r) => r.invite),
+    createJoinRequest: (body) => pick(client.call('createJoinRequest', { body }), (r) => r.joinRequest),
+    listJoinRequests: (status) => pick(client.call('listJoinRequests', { query: status === undefined ? {} : { status } }), (r) => r.joinRequests),
+    getJoinRequest: (joinRequestId) => pick(client.call('getJoinRequest', { params: { joinRequestId } }), (r) => r.joinRequest),
+    approveJoinRequest: (joinRequestId, wrappedKeys) => pick(client.call('approveJoinRequest', { params: { joinRequestId }, body: { wrappedKeys } }), (r) => r.joinRequest),
+    rejectJoinRequest: (joinRequestId, reason) => pick(client.call('rejectJoinRequest', { params: { joinRequestId }, body: { reason } }), (r) => r.joinRequest),
+    getKeys: () => pick(client.call('getKeys'), same),
+    rotateKeys: (keyVersion, wrappedKeys) => pick(client.call('rotateKeys', { body: { keyVersion, wrappedKeys } }), same),
+  };
+}
+
+/** The default factory: a signed sync client per backend URL and signer. */
+export const syncEnrollmentBackendFactory: EnrollmentBackendFactory = (backendUrl, signer) =>
+  syncEnrollmentBackend(createBackendClient({ baseUrl: backendUrl, signer }));

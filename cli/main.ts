@@ -3,6 +3,7 @@ import { UsageError, type Command } from './command.ts';
 
 const commands: Record<string, () => Promise<{ command: Command }>> = {
   backend: () => import('./backend-command.ts'),
+  device: () => import('./device-command.ts'),
   invite: () => import('./invite-command.ts'),
   mcp: () => import('./mcp-command.ts'),
   packet: () => import('./packet-command.ts'),

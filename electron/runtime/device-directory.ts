@@ -69,14 +69,11 @@ export class DeviceDirectory {
 
   /** The target-side blockers of moving `session` to `targetId` (empty when eligible). */
   targetBlockers(session: LocalSession, targetId: string, check: TargetCheck): Blocker[] {
-    const device = this.devices.get(targetId);
-    if (!device) {
-      return [{ code: 'target_not_enrolled', message: 'That device is not part of this account.', fix: 'Add the device with an invite first.' }];
-    }
+    const device = this.devices.get(targetId) ?? null;
     return check({
       device,
-      online: this.isOnline(device),
-      capabilities: this.capabilities(device),
+      online: device !== null && this.isOnline(device),
+      capabilities: device === null ? null : this.capabilities(device),
       requiredProvider: session.provider,
       requiredKeyVersion: Math.max(0, ...this.seal.keyVersions()),
       repos: session.repos,

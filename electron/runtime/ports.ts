@@ -103,7 +103,8 @@ export interface ProviderPort {
 
 /** Target-side eligibility checks (C's target checks over the device records). */
 export interface EligibilityInput {
-  device: Device;
+  /** The target's record; null when the account has no such device. */
+  device: Device | null;
   online: boolean;
   capabilities: DeviceCapabilities | null;
   requiredProvider: string;

@@ -6,6 +6,7 @@
 import { existsSync, readdirSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import type { ReadinessReport } from '../../shared/readiness.ts';
+import { listClones } from '../git/clone-finder.ts';
 import type { GitRunner } from '../git/git-runner.ts';
 import { evaluateRepo, evaluateSourceReadiness } from '../git/readiness.ts';
 import type { RepoSnapshot } from './ports.ts';
@@ -51,25 +52,11 @@ export async function workspaceReadiness(workspace: string, run: GitRunner): Pro
   return evaluateSourceReadiness(paths, { run });
 }
 
-/** Remote URLs of the repositories under `root` (root itself, its children and grandchildren). */
+/** Remote URLs of the clones under `root` (C's clone finder: two levels deep). */
 export async function remotesUnder(root: string, run: GitRunner): Promise<string[]> {
-  const found = new Set<string>();
-  const visit = async (dir: string, depth: number): Promise<void> => {
-    for (const repo of workspaceRepoPaths(dir)) {
-      const result = await run(['config', '--get', 'remote.origin.url'], { cwd: repo });
-      if (result.code === 0 && result.stdout.trim() !== '') found.add(result.stdout.trim());
-    }
-    if (depth === 0 || existsSync(join(dir, '.git'))) return;
-    let children: string[] = [];
-    try {
-      children = readdirSync(dir, { withFileTypes: true }).filter((e) => e.isDirectory() && !e.name.startsWith('.')).map((e) => join(dir, e.name));
-    } catch {
-      return;
-    }
-    for (const child of children) if (!existsSync(join(child, '.git'))) await visit(child, depth - 1);
-  };
-  await visit(root, 1);
-  return [...found].sort();
+  if (!existsSync(root)) return [];
+  const clones = await listClones({ run, workspaceRoot: root });
+  return [...new Set(clones.flatMap((clone) => [...clone.remotes.values()]))].sort();
 }
 
 /** Whether git runs here. */

@@ -1,0 +1,97 @@
+/**
+ * `baton device`: runs one device headless — enrolls it (create the account, join by invite, or an
+ * already enrolled profile), starts its runtime, and serves the renderer and the device API on
+ * 127.0.0.1. Prints exactly one line on stdout once ready: `ui: http://127.0.0.1:PORT/?token=TOKEN`.
+ */
+import { existsSync } from 'node:fs';
+import { hostname } from 'node:os';
+import { join, resolve } from 'node:path';
+import { startWebHost } from '../electron/host/web-host.ts';
+import { syncEnrollmentBackendFactory } from '../electron/enrollment/sync-backend.ts';
+import { composeDeviceRuntime, rendererDir } from '../electron/runtime/compose.ts';
+import { enrollAtStartup } from '../electron/runtime/device-startup.ts';
+import { PROJECT_ROOT } from '../electron/runtime/process-harness.ts';
+import { parseFlags, portFlag, required, untilStopped, UsageError, type Command } from './command.ts';
+
+const USAGE = `Usage: baton device --profile DIR --backend URL [--name NAME] [--workspace-root DIR] [--port N]
+                    [--create-account | --join INVITE]
+
+Runs a device headless. Once it is enrolled and its UI and API are served it prints one line:
+  ui: http://127.0.0.1:PORT/?token=TOKEN
+SIGTERM stops it cleanly; starting it again on the same profile resumes everything it was doing.
+
+  --profile DIR          the device profile folder (keys, enrollment, local state)
+  --backend URL          the sync backend, e.g. http://127.0.0.1:8787
+  --name NAME            the device name (default: this host's name)
+  --workspace-root DIR   where repositories are found and cloned (default: DIR/workspaces)
+  --port N               the UI port on 127.0.0.1 (default 0: a free port)
+  --create-account       create a new account with this device as its first device
+  --join INVITE          join the account of an invite made with \`baton invite\` on an enrolled device
+
+Environment (tuning and tests):
+  BATON_HEARTBEAT_MS            heartbeat interval (default 5000)
+  BATON_PREPARE_TIMEOUT_MS      target must prepare within this, else the source cancels (default 30000)
+  BATON_CLAIM_TIMEOUT_MS        target must claim the checkpoint within this (default 120000)
+  BATON_TURN_WAIT_MS            how long the source waits for a running turn before interrupting (default 10000)
+  BATON_DEMO_TURN_MS            length of one demo-agent turn (default 300)
+  BATON_TEST_PREPARE_DELAY_MS   tests only: the target waits this long before preparing (default 0)`;
+
+/** A non-negative integer from the environment, or the fallback. */
+function envMs(name: string, fallback: number): number {
+  const raw = process.env[name];
+  if (raw === undefined || raw === '') return fallback;
+  const value = Number(raw);
+  if (!Number.isInteger(value) || value < 0) throw new UsageError(`${name} must be a non-negative integer of milliseconds, got ${raw}`);
+  return value;
+}
+
+export const command: Command = {
+  summary: 'run a device headless (runtime + UI on 127.0.0.1)',
+  usage: USAGE,
+  async run(argv) {
+    const { values } = parseFlags(argv, {
+      profile: { type: 'string' }, backend: { type: 'string' }, name: { type: 'string' }, 'workspace-root': { type: 'string' },
+      port: { type: 'string' }, 'create-account': { type: 'boolean' }, join: { type: 'string' },
+    });
+    const profileDir = resolve(required(values, 'profile'));
+    const backendUrl = required(values, 'backend');
+    if (!/^https?:\/\//.test(backendUrl)) throw new UsageError(`--backend must be an http(s) URL, got ${backendUrl}`);
+    if (values['create-account'] && values.join !== undefined) throw new UsageError('--create-account and --join cannot be used together');
+    const port = portFlag(values.port, 0);
+    const name = typeof values.name === 'string' && values.name !== '' ? values.name : hostname();
+    const workspaceRoot = resolve(typeof values['workspace-root'] === 'string' ? values['workspace-root'] : join(profileDir, 'workspaces'));
+    const config = {
+      prepareTimeoutMs: envMs('BATON_PREPARE_TIMEOUT_MS', 30_000),
+      claimTimeoutMs: envMs('BATON_CLAIM_TIMEOUT_MS', 120_000),
+      turnWaitMs: envMs('BATON_TURN_WAIT_MS', 10_000),
+      testPrepareDelayMs: envMs('BATON_TEST_PREPARE_DELAY_MS', 0),
+    };
+    const heartbeatMs = envMs('BATON_HEARTBEAT_MS', 5_000) || 5_000;
+    const demoTurnMs = envMs('BATON_DEMO_TURN_MS', 300);
+
+    const stopping = new AbortController();
+    const stopped = untilStopped().then(() => stopping.abort());
+    const enrolled = await enrollAtStartup({
+      profileDir, backendUrl, name, createAccount: values['create-account'] === true,
+      join: typeof values.join === 'string' ? values.join : null, signal: stopping.signal,
+    }, { backend: syncEnrollmentBackendFactory });
+    if (!enrolled.ok) {
+      if (stopping.signal.aborted) return 0;
+      console.error(`baton device: ${enrolled.message}`);
+      return 1;
+    }
+    const log = (message: string) => console.error(`[${enrolled.value.info.name}] ${message}`);
+    const runtime = composeDeviceRuntime({
+      profile: enrolled.value, backendUrl, workspaceRoot, heartbeatMs, config, log, providers: { demo: { turnMs: demoTurnMs } },
+    });
+    await runtime.start();
+    const dir = rendererDir(PROJECT_ROOT);
+    if (!existsSync(join(dir, 'index.html'))) console.error(`baton device: the renderer is not built (${dir}); serving the device API only. Run the renderer build to get the UI.`);
+    const host = await startWebHost({ port, rendererDir: dir, handlers: runtime.handlers(), subscribe: (listener) => runtime.subscribe(listener) });
+    console.log(`ui: ${host.url}`);
+    await stopped;
+    await host.close();
+    await runtime.stop();
+    return 0;
+  },
+};

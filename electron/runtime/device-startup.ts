@@ -1,0 +1,34 @@
+/**
+ * Bringing a device profile to "enrolled" at startup: reuse an enrolled profile, create the
+ * account when asked, join with an invite when asked (resuming a pending join), else refuse.
+ */
+import type { Result } from '../../shared/errors.ts';
+import { createAccount, type EnrollmentDeps } from '../enrollment/account.ts';
+import { requestJoin } from '../enrollment/join.ts';
+import { loadProfile, type Profile } from '../enrollment/profile.ts';
+
+export interface StartupRequest {
+  profileDir: string;
+  backendUrl: string;
+  name: string;
+  createAccount: boolean;
+  /** The invite line, when the device should join an account. */
+  join: string | null;
+  signal?: AbortSignal;
+}
+
+/** Resolves to an enrolled profile, or to why the device cannot start. */
+export async function enrollAtStartup(request: StartupRequest, deps: EnrollmentDeps): Promise<Result<Profile>> {
+  const loaded = loadProfile(request.profileDir);
+  if (loaded.ok && loaded.profile.info.status === 'enrolled') return { ok: true, value: loaded.profile };
+  if (!loaded.ok && loaded.code === 'profile_corrupt') return loaded;
+  if (request.createAccount) return createAccount(request.profileDir, request.backendUrl, request.name, deps);
+  if (request.join !== null) {
+    return requestJoin(request.profileDir, request.join, request.name, deps, request.signal ? { signal: request.signal } : {});
+  }
+  const status = loaded.ok ? loaded.profile.info.status : 'new';
+  return {
+    ok: false, code: 'not_enrolled',
+    message: `the device profile in ${request.profileDir} is ${status === 'new' ? 'not enrolled' : status}; start it with --create-account or --join INVITE`,
+  };
+}

@@ -1,0 +1,125 @@
+/**
+ * Test, demo and bench support: a real backend process and two real device processes ("laptop"
+ * creates the account, "desktop" joins by invite) over a git sandbox with a bare origin, and a
+ * session to move. Everything lives under one temp root and is removed by `cleanup`.
+ */
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import type { SessionDetail, SessionView } from '../../shared/device-api.ts';
+import { createGitSandbox, type GitSandbox } from '../../test-support/git-repos.ts';
+import { DeviceClient, startBaton, waitFor, type RunningProcess } from './process-harness.ts';
+
+export interface DeviceHandle {
+  name: string;
+  profile: string;
+  workspaceRoot: string;
+  process: RunningProcess;
+  client: DeviceClient;
+  /** Extra environment this device runs with (on top of the shared env). */
+  env: NodeJS.ProcessEnv;
+}
+
+export interface TwoDevices {
+  sandbox: GitSandbox;
+  env: NodeJS.ProcessEnv;
+  backendData: string;
+  backend: RunningProcess;
+  backendUrl: string;
+  laptop: DeviceHandle;
+  desktop: DeviceHandle;
+  /** The laptop's clone of the origin (the session workspace). */
+  repo: string;
+  origin: string;
+  /** Starts (or restarts) a device on its profile; `join` only the first time. */
+  startDevice(handle: Pick<DeviceHandle, 'name' | 'profile' | 'workspaceRoot' | 'env'>, extraArgs?: string[]): Promise<DeviceHandle>;
+  restartBackend(): Promise<void>;
+  cleanup(): Promise<void>;
+}
+
+export interface TwoDevicesOptions {
+  /** Environment knobs for both devices (BATON_*). */
+  env?: NodeJS.ProcessEnv;
+  laptopEnv?: NodeJS.ProcessEnv;
+  desktopEnv?: NodeJS.ProcessEnv;
+  prefix?: string;
+}
+
+/** Starts the backend and both devices, the desktop joined by an invite the laptop made. */
+export async function startTwoDevices(options: TwoDevicesOptions = {}): Promise<TwoDevices> {
+  const sandbox = createGitSandbox(options.prefix ?? 'baton-runtime-');
+  const env: NodeJS.ProcessEnv = { ...sandbox.env, BATON_HEARTBEAT_MS: '1000', ...options.env };
+  const origin = sandbox.makeOrigin('app');
+  const laptopRoot = join(sandbox.root, 'laptop-ws');
+  const desktopRoot = join(sandbox.root, 'desktop-ws');
+  mkdirSync(laptopRoot, { recursive: true });
+  mkdirSync(desktopRoot, { recursive: true });
+  const repo = sandbox.clone(origin, join(laptopRoot, 'app'));
+  const backendData = join(sandbox.root, 'backend-data');
+  let backend = await startBaton(['backend', '--data', backendData, '--port', '0'], 'backend: ', env);
+  const backendUrl = backend.url;
+  const processes = new Set<RunningProcess>([backend]);
+  const clients = new Set<DeviceClient>();
+
+  const startDevice: TwoDevices['startDevice'] = async (handle, extraArgs = []) => {
+    const args = ['device', '--profile', handle.profile, '--backend', backendUrl, '--name', handle.name, '--workspace-root', handle.workspaceRoot, ...extraArgs];
+    const process = await startBaton(args, 'ui: ', { ...env, ...handle.env });
+    processes.add(process);
+    process.child.once('exit', () => processes.delete(process));
+    const client = await DeviceClient.connect(process.url);
+    clients.add(client);
+    return { ...handle, process, client };
+  };
+
+  const laptopSpec = { name: 'laptop', profile: join(sandbox.root, 'laptop-profile'), workspaceRoot: laptopRoot, env: options.laptopEnv ?? {} };
+  const desktopSpec = { name: 'desktop', profile: join(sandbox.root, 'desktop-profile'), workspaceRoot: desktopRoot, env: options.desktopEnv ?? {} };
+  const laptop = await startDevice(laptopSpec, ['--create-account']);
+  const { invite } = await laptop.client.call('createInvite', {});
+  const desktop = await startDevice(desktopSpec, ['--join', invite]);
+
+  const world: TwoDevices = {
+    sandbox, env, backendData, backend, backendUrl, laptop, desktop, repo, origin, startDevice,
+    async restartBackend() {
+      const port = new URL(backendUrl).port;
+      backend = await startBaton(['backend', '--data', backendData, '--port', port], 'backend: ', env);
+      processes.add(backend);
+      world.backend = backend;
+    },
+    async cleanup() {
+      for (const client of clients) client.close();
+      await Promise.all([...processes].map((p) => p.stop(5000)));
+      sandbox.cleanup();
+    },
+  };
+  return world;
+}
+
+/** Starts a demo-agent session on `device` in `workspace` and waits until its first turn ended. */
+export async function startDemoSession(device: DeviceHandle, workspace: string, prompt = 'Look around the repository'): Promise<SessionView> {
+  const session = await device.client.call('startSession', { workspace, provider: 'demo', prompt, title: 'Fix the flaky parser test' });
+  await waitFor('the first demo turn', async () => {
+    const detail = await device.client.call('getSession', { sessionId: session.id });
+    return detail?.transcript.some((e) => e.role === 'assistant') ? true : undefined;
+  });
+  return session;
+}
+
+/** Waits until `device` sees `otherName` as an eligible move target for the session. */
+export async function waitEligible(device: DeviceHandle, sessionId: string, otherName: string): Promise<void> {
+  await waitFor(`${otherName} to become eligible`, async () => {
+    const list = await device.client.call('moveEligibility', { sessionId });
+    return list.find((e) => e.name === otherName)?.eligible ? true : undefined;
+  }, 30_000, 200);
+}
+
+/** The device's id, as its own status says. */
+export async function deviceId(device: DeviceHandle): Promise<string> {
+  return (await device.client.call('getStatus', {})).deviceId ?? '';
+}
+
+/** Waits until `probe(detail)` holds on the device's view of the session. */
+export function waitSession(device: DeviceHandle, sessionId: string, what: string, probe: (detail: SessionDetail) => boolean, timeoutMs = 30_000): Promise<SessionDetail> {
+  return waitFor(what, async () => {
+    const detail = await device.client.call('getSession', { sessionId });
+    return detail && probe(detail) ? detail : undefined;
+  }, timeoutMs, 100);
+}

@@ -1,10 +1,91 @@
 /**
- * The memory link backed by the user's Baton account: chosen from the device profile, if any.
+ * The memory link backed by the user's Baton account. A pointer is sealed under the account data
+ * key and filed under a keyed topic of the slug, so the backend sees neither the slug nor the pointer.
  */
-import { noBackendLink, type MemoryLink } from './memory-link.ts';
+import { randomBytes } from 'node:crypto';
+import { z } from 'zod';
+import { keyedTopic } from '../crypto/keyed-topic.ts';
+import type { KeyRing } from '../crypto/key-ring.ts';
+import { sealJson, unsealJson } from '../crypto/sealed-json.ts';
+import type { SealContext } from '../crypto/envelope.ts';
+import { loadProfile } from '../enrollment/profile.ts';
+import { createBackendClient } from '../sync/backend-client.ts';
+import { guardMemoryLink, noBackendLink, type MemoryLink, type MemoryPointer, type MemorySkipped } from './memory-link.ts';
 
-/** The memory link for `profileDir`: none without a profile (memory skipped with no_backend). */
-export async function openMemoryLink(profileDir: string | undefined): Promise<MemoryLink> {
+type Failure = { ok: false; code: string; message: string };
+
+/** The two backend routes the link uses (putMemory, listMemory), as a narrow port. */
+export interface MemoryBackendPort {
+  putMemory(body: { itemId: string; topic: string; sealedBody: string }): Promise<{ ok: true } | Failure>;
+  listMemory(topic: string): Promise<{ ok: true; items: Array<{ sealedBody: string; createdAt: number }> } | Failure>;
+}
+
+/** What sealing needs from an enrolled profile. */
+export interface MemoryKeys {
+  accountId: string;
+  ring: KeyRing;
+}
+
+const TOPIC_LABEL = 'handoff-slug';
+const Pointer = z.object({ slug: z.string(), goal: z.string(), path: z.string(), repo: z.string() });
+
+const skipped = (reason: MemorySkipped['reason'], message: string): MemorySkipped => ({ status: 'skipped', reason, message });
+const context = (accountId: string, topic: string): SealContext => ({ purpose: 'memory-pointer', accountId, subject: topic });
+
+/** A link storing sealed pointers through `backend`; any backend failure reads as unreachable, never as an exception. */
+export function accountMemoryLink(keys: MemoryKeys, backend: MemoryBackendPort): MemoryLink {
+  const topicOf = (slug: string) => keyedTopic(keys.ring, TOPIC_LABEL, slug);
+  return guardMemoryLink({
+    async remember(pointer: MemoryPointer) {
+      const topic = topicOf(pointer.slug);
+      if (topic === null) return skipped('no_backend', 'this device holds no account key yet');
+      const sealedBody = sealJson(keys.ring, context(keys.accountId, topic), pointer);
+      const put = await backend.putMemory({ itemId: randomBytes(16).toString('base64url'), topic, sealedBody });
+      return put.ok ? { status: 'stored' } : skipped('unreachable', put.message);
+    },
+    async recall(slug: string) {
+      const topic = topicOf(slug);
+      if (topic === null) return skipped('no_backend', 'this device holds no account key yet');
+      const listed = await backend.listMemory(topic);
+      if (!listed.ok) return skipped('unreachable', listed.message);
+      const items = [...listed.items]
+        .sort((a, b) => b.createdAt - a.createdAt)
+        .map((item) => unsealJson(keys.ring, context(keys.accountId, topic), item.sealedBody, Pointer))
+        .flatMap((opened) => (opened.ok && opened.value.slug === slug ? [opened.value] : []));
+      return { status: 'recalled', count: items.length, items };
+    },
+  });
+}
+
+/** A link whose every call is skipped with `reason` (and says why). */
+function skippedLink(reason: MemorySkipped['reason'], message: string): MemoryLink {
+  return { remember: async () => skipped(reason, message), recall: async () => skipped(reason, message) };
+}
+
+/**
+ * The memory link for this machine: the account of the enrolled device profile in `profileDir`,
+ * or skipped with no_backend when there is no profile (or it is not enrolled). Never throws.
+ */
+export async function openMemoryLink(profileDir: string | undefined, options: { fetch?: typeof fetch; timeoutMs?: number } = {}): Promise<MemoryLink> {
   if (profileDir === undefined) return noBackendLink;
-  return noBackendLink;
+  let loaded: ReturnType<typeof loadProfile>;
+  try {
+    loaded = loadProfile(profileDir);
+  } catch (error) {
+    return skippedLink('no_backend', `cannot read the device profile: ${(error as Error).message}`);
+  }
+  if (!loaded.ok) return skippedLink('no_backend', loaded.message);
+  const { info, ring, identity } = loaded.profile;
+  if (info.status !== 'enrolled' || info.accountId === null) return skippedLink('no_backend', `the device profile is ${info.status}, not enrolled`);
+  const client = createBackendClient({ baseUrl: info.backendUrl, signer: identity, attempts: 1, timeoutMs: options.timeoutMs ?? 5000, ...(options.fetch ? { fetch: options.fetch } : {}) });
+  return accountMemoryLink({ accountId: info.accountId, ring }, {
+    async putMemory(body) {
+      const result = await client.call('putMemory', { body });
+      return result.ok ? { ok: true } : result;
+    },
+    async listMemory(topic) {
+      const result = await client.call('listMemory', { query: { topic } });
+      return result.ok ? { ok: true, items: result.value.items } : result;
+    },
+  });
 }

@@ -59,6 +59,8 @@ interface Plan extends PinTarget {
   /** The local branch's commit, null when the branch does not exist locally. */
   localTip: string | null;
   onBranch: boolean;
+  /** Whether the branch already tracks `<remoteName>/<branch>`. */
+  upstreamSet: boolean;
 }
 
 const COMMIT_ID = /^(?:[0-9a-f]{40}|[0-9a-f]{64})$/;
@@ -133,13 +135,13 @@ async function plan(pin: PinTarget, found: Located, deps: PinDeps): Promise<Plan
     if ((await revParse(run, dest, `${pin.commit}^{commit}`)) === null) {
       return refuse('commit_missing', `The pinned commit ${pin.commit.slice(0, 7)} is not on the remote.`, `Push ${pin.branch} from the source device, then retry.`, { ...where, path: dest });
     }
-    return { ...pin, path: dest, remoteName: 'origin', cloned: true, localTip: null, onBranch: false };
+    return { ...pin, path: dest, remoteName: 'origin', cloned: true, localTip: null, onBranch: false, upstreamSet: false };
   }
   const { path, remoteName } = found;
   const at = { ...where, path };
-  const parsed = await readCleanClone(run, path, at);
+  // Fetching only moves remote-tracking refs, so it runs alongside the status read.
+  const [parsed, fetchError] = await Promise.all([readCleanClone(run, path, at), fetchBranch(run, path, remoteName, pin.branch)]);
   if ('ok' in parsed) return parsed;
-  const fetchError = await fetchBranch(run, path, remoteName, pin.branch);
   if ((await revParse(run, path, `${pin.commit}^{commit}`)) === null) {
     return refuse('commit_missing', `The pinned commit ${pin.commit.slice(0, 7)} is not on the remote${fetchError ? ` (${fetchError})` : ''}.`,
       `Push ${pin.branch} from the source device, then retry.`, at);
@@ -149,7 +151,8 @@ async function plan(pin: PinTarget, found: Located, deps: PinDeps): Promise<Plan
     const diverged = await refuseLocalCommits(run, { path, remoteName, branch: pin.branch, tip: localTip, pinned: pin.commit }, at);
     if (diverged) return diverged;
   }
-  return { ...pin, path, remoteName, cloned: false, localTip, onBranch: parsed.branch === pin.branch };
+  const onBranch = parsed.branch === pin.branch;
+  return { ...pin, path, remoteName, cloned: false, localTip, onBranch, upstreamSet: onBranch && parsed.upstream === `${remoteName}/${pin.branch}` };
 }
 
 /** Moves the working tree to the plan's branch at its commit, then verifies HEAD. */
@@ -157,24 +160,20 @@ async function apply(p: Plan, run: GitRunner): Promise<PinnedRepoResult | PinFai
   const at = { remote: p.remote, path: p.path };
   const steps: string[][] = [];
   if (p.cloned || p.localTip === null) steps.push(['checkout', '-q', '--no-track', '-B', p.branch, p.commit]);
-  else if (p.onBranch) steps.push(['merge', '-q', '--ff-only', p.commit]);
+  // On the branch: a fast-forward, or a move back over commits that are all on the remote (checked in plan).
+  else if (p.onBranch) steps.push(['reset', '-q', '--keep', p.commit]);
   else steps.push(['update-ref', `refs/heads/${p.branch}`, p.commit, p.localTip], ['checkout', '-q', p.branch]);
-  if (p.onBranch && p.localTip !== null && p.localTip !== p.commit) {
-    // Behind-the-pin is a fast-forward; a branch holding only pushed commits beyond the pin moves back safely.
-    const forward = await run(['merge-base', '--is-ancestor', p.localTip, p.commit], { cwd: p.path });
-    if (forward.code !== 0) steps.splice(0, steps.length, ['reset', '-q', '--keep', p.commit]);
-  }
   for (const args of steps) {
     const result = await run(args, { cwd: p.path });
     if (result.code !== 0) return refuse('pin_failed', `Checking out ${p.branch} at ${p.commit.slice(0, 7)} failed: ${gitFailureText(result)}`, `git -C ${p.path} checkout ${p.branch}`, at);
   }
-  if ((await revParse(run, p.path, `refs/remotes/${p.remoteName}/${p.branch}`)) !== null) {
+  if (!p.upstreamSet && (await revParse(run, p.path, `refs/remotes/${p.remoteName}/${p.branch}`)) !== null) {
     await run(['branch', '-q', `--set-upstream-to=${p.remoteName}/${p.branch}`, p.branch], { cwd: p.path });
   }
-  const head = await revParse(run, p.path, 'HEAD');
-  const branch = await run(['symbolic-ref', '-q', '--short', 'HEAD'], { cwd: p.path });
-  if (head !== p.commit || branch.stdout.trim() !== p.branch) {
-    return refuse('pin_failed', `After checkout ${p.path} is at ${head?.slice(0, 7) ?? 'nothing'}, not ${p.commit.slice(0, 7)} on ${p.branch}.`, `git -C ${p.path} checkout ${p.branch}`, at);
+  const verify = await run(['rev-parse', 'HEAD', '--symbolic-full-name', 'HEAD'], { cwd: p.path });
+  const [head, ref] = verify.stdout.split('\n').map((l) => l.trim());
+  if (verify.code !== 0 || head !== p.commit || ref !== `refs/heads/${p.branch}`) {
+    return refuse('pin_failed', `After checkout ${p.path} is at ${head?.slice(0, 7) || 'nothing'}, not ${p.commit.slice(0, 7)} on ${p.branch}.`, `git -C ${p.path} checkout ${p.branch}`, at);
   }
   return { remote: p.remote, branch: p.branch, commit: p.commit, path: p.path, cloned: p.cloned };
 }

@@ -26,7 +26,7 @@ export const BridgeRequest = z.strictObject({
 export type BridgeRequest = z.infer<typeof BridgeRequest>;
 
 export interface BridgeError {
-  code: 'unknown_method' | 'validation_failed' | 'invalid_message' | 'internal';
+  code: 'unknown_method' | 'validation_failed' | 'invalid_message' | 'forbidden' | 'internal';
   message: string;
   details?: Record<string, unknown>;
 }

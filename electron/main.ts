@@ -1,0 +1,80 @@
+/**
+ * The Electron main process: one locked-down window showing the renderer, the device API bridged over
+ * IPC (senders checked in one place), the same device runtime as `baton device`, device keys kept
+ * with safeStorage, settings with electron-store.
+ */
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { app, BrowserWindow, ipcMain } from 'electron';
+import { forwardDeviceEvents, registerDeviceApi } from './shell/ipc-bridge.ts';
+import { createMainWindow, lockDownSession } from './shell/main-window.ts';
+import { safeStorageSecretStore } from './shell/safe-storage-secret-store.ts';
+import { openSettings } from './shell/settings.ts';
+import { createShellDevice } from './shell/shell-device.ts';
+import type { TrustedRenderer } from './shell/trusted-sender.ts';
+
+// Defined by Electron Forge's Vite plugin.
+declare const MAIN_WINDOW_VITE_DEV_SERVER_URL: string | undefined;
+declare const MAIN_WINDOW_VITE_NAME: string;
+
+const CSP = [
+  "default-src 'none'", "script-src 'self'", "style-src 'self'", "img-src 'self' data:", "font-src 'self'",
+  "connect-src 'self'", "base-uri 'none'", "form-action 'none'", "object-src 'none'", "frame-ancestors 'none'",
+].join('; ');
+const DEV_CSP = CSP.replace("script-src 'self'", "script-src 'self' 'unsafe-inline'").replace("connect-src 'self'", "connect-src 'self' ws://localhost:*");
+
+const here = import.meta.dirname;
+const devServer = typeof MAIN_WINDOW_VITE_DEV_SERVER_URL === 'string' ? MAIN_WINDOW_VITE_DEV_SERVER_URL : undefined;
+const rendererIndex = join(here, '..', 'renderer', MAIN_WINDOW_VITE_NAME, 'index.html');
+const rendererUrl = devServer ?? pathToFileURL(rendererIndex).href;
+const origin = devServer ?? pathToFileURL(join(here, '..', 'renderer', MAIN_WINDOW_VITE_NAME) + '/').href;
+
+app.enableSandbox();
+if (!app.requestSingleInstanceLock()) app.quit();
+
+let window: BrowserWindow | null = null;
+const renderer: TrustedRenderer = { webContents: () => (window && !window.isDestroyed() ? window.webContents : null), origin };
+
+async function ready(): Promise<void> {
+  const settings = openSettings(app.getPath('userData'), app.getPath('home'));
+  const device = createShellDevice({
+    profileDir: settings.get('profileDir'),
+    workspaceRoot: settings.get('workspaceRoot'),
+    secretStore: safeStorageSecretStore,
+    log: (message) => console.error(`[baton] ${message}`),
+  });
+  lockDownSession(devServer ? DEV_CSP : CSP);
+  registerDeviceApi(ipcMain, () => device.handlers(), renderer);
+  forwardDeviceEvents((listener) => device.subscribe(listener), renderer);
+  await device.start().catch((error: unknown) => console.error(`[baton] device start failed: ${(error as Error).message}`));
+
+  const open = () => {
+    window = createMainWindow({ preloadPath: join(here, 'preload.js'), rendererUrl, origin, bounds: settings.get('windowBounds'), csp: CSP });
+    window.on('close', () => {
+      if (window) settings.set('windowBounds', window.getBounds());
+    });
+    window.on('closed', () => {
+      window = null;
+    });
+  };
+  open();
+  app.on('activate', () => {
+    if (BrowserWindow.getAllWindows().length === 0) open();
+  });
+  app.on('second-instance', () => {
+    if (window) {
+      if (window.isMinimized()) window.restore();
+      window.focus();
+    }
+  });
+  app.on('before-quit', () => void device.stop());
+}
+
+app.on('web-contents-created', (_event, contents) => {
+  contents.on('will-navigate', (navigation) => navigation.preventDefault());
+  contents.setWindowOpenHandler(() => ({ action: 'deny' }));
+});
+app.on('window-all-closed', () => {
+  if (process.platform !== 'darwin') app.quit();
+});
+void app.whenReady().then(ready);

@@ -1,0 +1,102 @@
+/**
+ * The device behind the Electron window: before enrollment it answers the first-run calls (create an
+ * account, join with an invite) itself; once enrolled it runs the same device runtime as `baton device`
+ * (electron/runtime/compose.ts) and delegates every call and event to it.
+ */
+import type { DeviceApiEvent, DeviceApiHandlers, DeviceStatusView } from '../../shared/device-api.ts';
+import { createAccount, type EnrollmentDeps } from '../enrollment/account.ts';
+import { requestJoin } from '../enrollment/join.ts';
+import { loadProfile, type Profile } from '../enrollment/profile.ts';
+import { syncEnrollmentBackendFactory } from '../enrollment/sync-backend.ts';
+import type { SecretStore } from '../crypto/secret-store.ts';
+import { composeDeviceRuntime } from '../runtime/compose.ts';
+import type { DeviceRuntime } from '../runtime/device-runtime.ts';
+
+type Listener = (event: DeviceApiEvent, payload: unknown) => void;
+
+export interface ShellDeviceOptions {
+  profileDir: string;
+  workspaceRoot: string;
+  secretStore(profileDir: string): SecretStore;
+  log(message: string): void;
+}
+
+export interface ShellDevice {
+  /** The current handlers (first-run ones until enrolled, the runtime's after). */
+  handlers(): DeviceApiHandlers;
+  subscribe(listener: Listener): () => void;
+  start(): Promise<void>;
+  stop(): Promise<void>;
+}
+
+const NOT_ENROLLED = 'This device is not enrolled yet: create an account or join one with an invite first.';
+
+/** Creates the shell's device; call start() once the app is ready. */
+export function createShellDevice(options: ShellDeviceOptions): ShellDevice {
+  const listeners = new Set<Listener>();
+  const emit: Listener = (event, payload) => listeners.forEach((listener) => listener(event, payload));
+  const deps: EnrollmentDeps = { backend: syncEnrollmentBackendFactory, secretStore: options.secretStore };
+  let runtime: DeviceRuntime | null = null;
+  let unsubscribeRuntime: (() => void) | null = null;
+  let status: DeviceStatusView = { enrolled: false, deviceId: null, deviceName: null, accountId: null, backendUrl: null, joining: false };
+
+  async function run(profile: Profile): Promise<DeviceStatusView> {
+    const backendUrl = profile.info.backendUrl;
+    runtime = composeDeviceRuntime({
+      profile, backendUrl, workspaceRoot: options.workspaceRoot, heartbeatMs: 5_000, log: options.log,
+      config: { prepareTimeoutMs: 30_000, claimTimeoutMs: 120_000, turnWaitMs: 10_000, testPrepareDelayMs: 0 },
+    });
+    unsubscribeRuntime = runtime.subscribe(emit);
+    await runtime.start();
+    status = await runtime.handlers().getStatus({});
+    emit('statusChanged', status);
+    return status;
+  }
+
+  async function enroll(attempt: () => Promise<{ ok: true; value: Profile } | { ok: false; message: string }>, joining: boolean): Promise<DeviceStatusView> {
+    if (runtime) return status;
+    status = { ...status, joining };
+    emit('statusChanged', status);
+    const enrolled = await attempt();
+    if (!enrolled.ok) {
+      status = { ...status, joining: false };
+      emit('statusChanged', status);
+      throw new Error(enrolled.message);
+    }
+    return run(enrolled.value);
+  }
+
+  const refuse = async (): Promise<never> => {
+    throw new Error(NOT_ENROLLED);
+  };
+  const firstRun = {
+    getStatus: async () => status,
+    createAccount: ({ backendUrl, deviceName }) =>
+      enroll(() => createAccount(options.profileDir, backendUrl, deviceName, deps), false),
+    joinAccount: ({ invite, deviceName }) =>
+      enroll(() => requestJoin(options.profileDir, invite, deviceName, deps), true),
+    listProviders: refuse, listSessions: async () => [], getSession: async () => null, startSession: refuse, sendMessage: refuse,
+    listDevices: async () => [], moveEligibility: async () => [], checkReadiness: refuse, startMove: refuse, cancelMove: refuse,
+    pushRepo: refuse, commitAll: refuse, retryActivation: refuse, handoffHistory: async () => [], createInvite: refuse,
+    revokeDevice: refuse, rotateKeys: refuse,
+  } satisfies DeviceApiHandlers;
+
+  return {
+    handlers: () => (runtime ? runtime.handlers() : firstRun),
+    subscribe(listener) {
+      listeners.add(listener);
+      return () => {
+        listeners.delete(listener);
+      };
+    },
+    async start() {
+      const loaded = loadProfile(options.profileDir, options.secretStore(options.profileDir));
+      if (loaded.ok && loaded.profile.info.status === 'enrolled') await run(loaded.profile);
+    },
+    async stop() {
+      unsubscribeRuntime?.();
+      await runtime?.stop();
+      runtime = null;
+    },
+  };
+}

@@ -1,6 +1,6 @@
 /** Row shapes of the SQLite store and their mapping to the API types, plus the one transaction helper. */
 import type Database from 'better-sqlite3';
-import { API_ERROR_STATUS, fail, type ApiErrorCode } from '../../shared/errors.ts';
+import { fail, type ApiErrorCode } from '../../shared/errors.ts';
 import type { Device, JoinRequest } from '../../shared/api/devices.ts';
 import type { Session, SessionEvent } from '../../shared/api/sessions.ts';
 import type { IdempotencyWrite, StoreResult } from './store.ts';
@@ -147,9 +147,4 @@ export function makeMutator(db: Database.Database, clock: () => number): Mutator
     if (idem) idem.recorded = true;
     return result;
   };
-}
-
-/** The HTTP status recorded for a refusal code. */
-export function statusOf(code: ApiErrorCode): number {
-  return API_ERROR_STATUS[code];
 }

@@ -1,0 +1,108 @@
+/**
+ * Durability: a backend process killed with SIGKILL while several clients are moving handoffs, then
+ * restarted on the same data folder, still holds every acknowledged transition and nothing half-written.
+ */
+import { createHash } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, expect, it } from 'vitest';
+import { FORWARD_STATES, type HandoffState } from '../shared/handoff-states.ts';
+import { startBackendProcess, type BackendProcess } from '../electron/sync/backend-process.ts';
+import { createBackendClient, type BackendClient } from '../electron/sync/backend-client.ts';
+import { createTestAccount, joinTestDevice, newId, newTestDevice, opaque, type TestDevice } from '../electron/sync/sync-fixtures.ts';
+
+const dataDir = mkdtempSync(join(tmpdir(), 'baton-durability-'));
+const running: BackendProcess[] = [];
+
+afterAll(async () => {
+  for (const backend of running) await backend.stop('SIGKILL');
+  rmSync(dataDir, { recursive: true, force: true });
+});
+
+interface Acked {
+  handoffId: string;
+  state: HandoffState;
+}
+
+/** One client pair moving a session back and forth until the backend goes away; records every acknowledged step. */
+async function shuttle(a: BackendClient, b: BackendClient, sessionId: string, checkpoint: { digest: string; size: number }, acked: Acked[]): Promise<void> {
+  let [owner, other] = [a, b];
+  for (let generation = 1; ; generation++) {
+    const handoffId = newId();
+    const created = await owner.call('createHandoff', { body: { handoffId, sessionId, targetDeviceId: other.deviceId, generation } });
+    if (!created.ok) return;
+    acked.push({ handoffId, state: 'requested' });
+    const steps: [BackendClient, HandoffState, HandoffState, number, Record<string, unknown>][] = [
+      [other, 'requested', 'target-prepared', generation, {}],
+      [owner, 'target-prepared', 'source-quiescing', generation, {}],
+      [owner, 'source-quiescing', 'source-relinquished-and-checkpointed', generation, { checkpoint }],
+      [other, 'source-relinquished-and-checkpointed', 'ownership-transferred', generation, {}],
+      [other, 'ownership-transferred', 'target-activating', generation + 1, {}],
+      [other, 'target-activating', 'completed', generation + 1, { resumePath: 'summary-continuation' }],
+    ];
+    for (const [device, from, to, gen, extra] of steps) {
+      const moved = await device.call('transitionHandoff', { params: { handoffId }, body: { from, to, generation: gen, ...extra } });
+      if (!moved.ok) return;
+      acked.push({ handoffId, state: to });
+    }
+    [owner, other] = [other, owner];
+  }
+}
+
+it('keeps every acknowledged transition and no half-written transfer across a SIGKILL and restart', async () => {
+  const first = await startBackendProcess(dataDir);
+  running.push(first);
+  const pairs: [TestDevice, TestDevice][] = [];
+  const anchor = newTestDevice(first.url, 'anchor');
+  await createTestAccount(anchor);
+  for (let i = 0; i < 3; i++) {
+    const a = newTestDevice(first.url, `a${i}`);
+    const b = newTestDevice(first.url, `b${i}`);
+    await joinTestDevice(anchor, a);
+    await joinTestDevice(anchor, b);
+    pairs.push([a, b]);
+  }
+  const body = Buffer.from(opaque(200));
+  const checkpoint = { digest: createHash('sha256').update(body).digest('hex'), size: body.length };
+  expect((await anchor.client.putBlob(checkpoint.digest, body)).ok).toBe(true);
+
+  const oneShot = (d: TestDevice) => createBackendClient({ baseUrl: first.url, signer: d.signer, attempts: 1 });
+  const sessions: { sessionId: string; a: TestDevice; b: TestDevice; acked: Acked[] }[] = [];
+  for (const [a, b] of pairs) {
+    const sessionId = newId();
+    expect((await a.client.call('createSession', { body: { sessionId, sealedMeta: opaque() } })).ok).toBe(true);
+    sessions.push({ sessionId, a, b, acked: [] });
+  }
+  const runs = sessions.map((s) => shuttle(oneShot(s.a), oneShot(s.b), s.sessionId, checkpoint, s.acked));
+  await expect.poll(() => sessions.every((s) => s.acked.length >= 12), { timeout: 20_000, interval: 20 }).toBe(true);
+  await first.stop('SIGKILL');
+  await Promise.all(runs);
+
+  const second = await startBackendProcess(dataDir);
+  running.push(second);
+  const reader = createBackendClient({ baseUrl: second.url, signer: anchor.signer });
+  for (const { sessionId, a, acked } of sessions) {
+    const listed = await reader.call('listHandoffs', { query: { sessionId } });
+    const session = await reader.call('getSession', { params: { sessionId } });
+    if (!listed.ok || !session.ok) throw new Error('the restarted backend lost a session');
+    const handoffs = new Map(listed.value.handoffs.map((h) => [h.id, h]));
+    for (const step of acked) {
+      expect(handoffs.get(step.handoffId)?.history.map((h) => h.state), `${step.handoffId} reached ${step.state}`).toContain(step.state);
+    }
+    let generation = 1;
+    let owner = a.id;
+    for (const handoff of listed.value.handoffs) {
+      const states = handoff.history.map((h) => h.state);
+      expect(states).toEqual(FORWARD_STATES.slice(0, states.length));
+      expect(states.at(-1)).toBe(handoff.state);
+      expect(handoff.generation).toBe(generation);
+      if (states.includes('ownership-transferred')) {
+        generation++;
+        owner = handoff.targetDeviceId;
+      }
+    }
+    expect([session.value.session.generation, session.value.session.ownerDeviceId]).toEqual([generation, owner]);
+    expect(listed.value.handoffs.filter((h) => h.state !== 'completed').length).toBeLessThanOrEqual(1);
+  }
+}, 60_000);

@@ -1,0 +1,99 @@
+/**
+ * The Claude Code adapter. Each turn is one headless process in the workspace:
+ *   claude -p --output-format stream-json --input-format stream-json --verbose [--resume <id>]
+ * with the user message written to stdin as one stream-json line, then stdin closed. Later turns
+ * (and the first turn after an import) add `--resume <id>`, the session id taken from the stream's
+ * `system`/`init` event. Why per turn rather than one long-lived process: nothing runs between
+ * turns, so quiescing waits only for the running turn, an interrupt is a signal to one process, and
+ * every turn reads the on-disk transcript — the same thing a checkpoint carries.
+ */
+import {
+  checkResumeData, PROVIDER_CAPABILITIES, type ProviderResult, type ResumeData,
+} from '../../../shared/provider.ts';
+import { MAIN_AGENT, ProcessSession, type ProcessSessionOptions } from '../process-session.ts';
+import { MessageFolder } from './message-folder.ts';
+import { CLAUDE_FORMAT, exportClaudeSession, importClaudeSession } from './session-export.ts';
+import { readTranscript } from './transcript-file.ts';
+
+export interface ClaudeCodeOptions extends Partial<ProcessSessionOptions> {
+  /** Extra arguments for every turn, e.g. ['--permission-mode', 'acceptEdits'] or ['--model', 'sonnet']. */
+  extraArgs?: readonly string[];
+}
+
+type StreamEvent = Record<string, unknown>;
+
+export class ClaudeCodeSession extends ProcessSession {
+  readonly provider = 'claude-code' as const;
+  readonly capabilities = PROVIDER_CAPABILITIES['claude-code'];
+  private sessionId: string | null = null;
+  private readonly folder: MessageFolder;
+  private readonly extraArgs: readonly string[];
+
+  constructor(options: ClaudeCodeOptions = {}) {
+    super({ command: options.command ?? 'claude', env: options.env, clock: options.clock }, 'claude');
+    this.extraArgs = options.extraArgs ?? [];
+    this.folder = new MessageFolder(this.state, { userText: false });
+  }
+
+  /** The Claude session id (known after the first turn's init event, or after an import). */
+  get claudeSessionId(): string | null {
+    return this.sessionId;
+  }
+
+  protected mainAgentName(): string {
+    return 'Claude Code';
+  }
+
+  protected invocation(text: string): { args: string[]; stdin: string } {
+    const args = ['-p', '--output-format', 'stream-json', '--input-format', 'stream-json', '--verbose'];
+    if (this.sessionId !== null) args.push('--resume', this.sessionId);
+    const message = { type: 'user', message: { role: 'user', content: [{ type: 'text', text }] } };
+    return { args: [...args, ...this.extraArgs], stdin: `${JSON.stringify(message)}\n` };
+  }
+
+  protected handleLine(line: string): void {
+    let event: StreamEvent;
+    try {
+      event = JSON.parse(line) as StreamEvent;
+    } catch {
+      return; // not a stream-json line (stray output); ignore it
+    }
+    if (typeof event.session_id === 'string' && (event.type === 'system' || event.type === 'result')) this.sessionId = event.session_id;
+    const parent = typeof event.parent_tool_use_id === 'string' ? event.parent_tool_use_id : null;
+    const message = event.message as Record<string, unknown> | undefined;
+    if (event.type === 'assistant' || event.type === 'user') this.folder.fold(event.type, message?.content, parent);
+    if (event.type === 'result' && event.is_error === true) {
+      const why = typeof event.result === 'string' ? event.result : String(event.subtype ?? 'error');
+      this.state.addEntry('system', MAIN_AGENT, `Claude Code reported an error: ${why}`);
+    }
+  }
+
+  /** Exports the session's transcript and side folder (format claude-code/transcript@1). */
+  async exportResumeData(): Promise<ProviderResult<ResumeData>> {
+    if (this.workspace === null || this.sessionId === null) {
+      return { ok: false, code: 'export_failed', message: 'Claude Code has no session to export yet.' };
+    }
+    const payload = await exportClaudeSession(this.env, this.workspace, this.sessionId);
+    if (!payload.ok) return payload;
+    const checked = checkResumeData({ provider: this.provider, format: CLAUDE_FORMAT, sessionId: this.sessionId, payload: payload.value });
+    if (!checked.ok) return { ok: false, code: 'export_failed', message: checked.message };
+    return checked;
+  }
+
+  /** Writes the transcript under this workspace's project folder (cwd rewritten, resumability checked); the next turn resumes it. */
+  async resumeFromImport(data: ResumeData, workspace: string): Promise<ProviderResult> {
+    const refused = this.refuseStart();
+    if (refused) return refused;
+    if (data.provider !== this.provider || data.format !== CLAUDE_FORMAT || data.sessionId === null) {
+      return { ok: false, code: 'import_check_failed', message: `Claude Code cannot import "${data.provider}" data of format "${data.format}".` };
+    }
+    const imported = await importClaudeSession(this.env, workspace, data.sessionId, data.payload);
+    if (!imported.ok) return imported;
+    this.sessionId = data.sessionId;
+    const history = readTranscript(imported.value);
+    this.state.restore(history.agents, history.transcript, history.transcript.length);
+    this.open(workspace);
+    this.state.addEntry('system', MAIN_AGENT, `Claude Code session ${data.sessionId} was imported here; the next message resumes it.`);
+    return { ok: true, value: undefined };
+  }
+}

@@ -1,0 +1,120 @@
+/**
+ * The Codex adapter. Each turn is one `codex exec` process in the workspace, prompt on stdin:
+ *   codex exec --json -                      (first turn)
+ *   codex exec --json resume <thread id> -   (later turns, and the first turn after an import)
+ * Its JSONL events (thread.started, turn.*, item.*, error) become the transcript; Codex reports no
+ * subagents, so the agent map is the main agent. Export carries the session's rollout file.
+ */
+import { realpath } from 'node:fs/promises';
+import { checkResumeData, PROVIDER_CAPABILITIES, type ProviderResult, type ResumeData } from '../../../shared/provider.ts';
+import { MAIN_AGENT, ProcessSession, type ProcessSessionOptions } from '../process-session.ts';
+import { CODEX_FORMAT, codexHome, exportRollout, importRollout, readRollout } from './rollout.ts';
+
+export interface CodexOptions extends Partial<ProcessSessionOptions> {
+  /** Extra `codex exec` options for every turn, e.g. ['--full-auto'] or ['-m', 'gpt-5-codex']. */
+  extraArgs?: readonly string[];
+}
+
+type Item = Record<string, unknown>;
+
+function text(value: unknown): string {
+  return typeof value === 'string' ? value : '';
+}
+
+export class CodexSession extends ProcessSession {
+  readonly provider = 'codex' as const;
+  readonly capabilities = PROVIDER_CAPABILITIES.codex;
+  private threadId: string | null = null;
+  private readonly extraArgs: readonly string[];
+
+  constructor(options: CodexOptions = {}) {
+    super({ command: options.command ?? 'codex', env: options.env, clock: options.clock }, 'codex');
+    this.extraArgs = options.extraArgs ?? [];
+  }
+
+  /** The Codex thread (session) id, known after the first turn's thread.started or an import. */
+  get codexThreadId(): string | null {
+    return this.threadId;
+  }
+
+  protected mainAgentName(): string {
+    return 'Codex';
+  }
+
+  protected invocation(prompt: string): { args: string[]; stdin: string } {
+    const resume = this.threadId !== null ? ['resume', this.threadId] : [];
+    return { args: ['exec', '--json', ...this.extraArgs, ...resume, '-'], stdin: prompt };
+  }
+
+  protected handleLine(line: string): void {
+    let event: Record<string, unknown>;
+    try {
+      event = JSON.parse(line) as Record<string, unknown>;
+    } catch {
+      return; // progress text that is not an event
+    }
+    if (event.type === 'thread.started' && typeof event.thread_id === 'string') this.threadId = event.thread_id;
+    else if (event.type === 'item.completed' && event.item && typeof event.item === 'object') this.item(event.item as Item);
+    else if (event.type === 'turn.failed') this.state.addEntry('system', MAIN_AGENT, `Codex turn failed: ${text((event.error as Item | undefined)?.message)}`);
+    else if (event.type === 'error') this.state.addEntry('system', MAIN_AGENT, `Codex error: ${text(event.message)}`);
+  }
+
+  private item(item: Item): void {
+    switch (item.type) {
+      case 'agent_message':
+        this.state.addEntry('assistant', MAIN_AGENT, text(item.text));
+        break;
+      case 'command_execution':
+        this.state.addEntry('tool', MAIN_AGENT, `$ ${text(item.command)}${typeof item.exit_code === 'number' ? ` (exit ${item.exit_code})` : ''}`);
+        break;
+      case 'file_change': {
+        const changes = Array.isArray(item.changes) ? item.changes.map((c) => `${text((c as Item).kind)} ${text((c as Item).path)}`.trim()) : [];
+        this.state.addEntry('tool', MAIN_AGENT, `Changed files: ${changes.join(', ')}`);
+        break;
+      }
+      case 'mcp_tool_call':
+        this.state.addEntry('tool', MAIN_AGENT, `${text(item.server)}.${text(item.tool)}`);
+        break;
+      case 'web_search':
+        this.state.addEntry('tool', MAIN_AGENT, `Searched the web: ${text(item.query)}`);
+        break;
+      case 'error':
+        this.state.addEntry('system', MAIN_AGENT, `Codex error: ${text(item.message)}`);
+        break;
+      default:
+        this.state.touch(MAIN_AGENT); // reasoning, todo lists: activity, not transcript
+    }
+  }
+
+  /** Exports the session's rollout file (format codex/rollout@1). */
+  async exportResumeData(): Promise<ProviderResult<ResumeData>> {
+    if (this.workspace === null || this.threadId === null) return { ok: false, code: 'export_failed', message: 'Codex has no session to export yet.' };
+    const payload = await exportRollout(codexHome(this.env), this.threadId, await realpath(this.workspace));
+    if (!payload.ok) return payload;
+    const checked = checkResumeData({ provider: this.provider, format: CODEX_FORMAT, sessionId: this.threadId, payload: payload.value });
+    return checked.ok ? checked : { ok: false, code: 'export_failed', message: checked.message };
+  }
+
+  /** Writes the rollout under this device's CODEX_HOME with the cwd rewritten; the next turn runs `exec resume`. */
+  async resumeFromImport(data: ResumeData, workspace: string): Promise<ProviderResult> {
+    const refused = this.refuseStart();
+    if (refused) return refused;
+    if (data.provider !== this.provider || data.format !== CODEX_FORMAT || data.sessionId === null) {
+      return { ok: false, code: 'import_check_failed', message: `Codex cannot import "${data.provider}" data of format "${data.format}".` };
+    }
+    let cwd: string;
+    try {
+      cwd = await realpath(workspace);
+    } catch (error) {
+      return { ok: false, code: 'import_check_failed', message: `The target workspace cannot be opened: ${(error as Error).message}.` };
+    }
+    const imported = await importRollout(codexHome(this.env), data.sessionId, cwd, data.payload);
+    if (!imported.ok) return imported;
+    this.threadId = data.sessionId;
+    const history = readRollout(imported.value);
+    this.state.restore([], history, history.length);
+    this.open(workspace);
+    this.state.addEntry('system', MAIN_AGENT, `Codex session ${data.sessionId} was imported here; the next message resumes it.`);
+    return { ok: true, value: undefined };
+  }
+}

@@ -1,0 +1,52 @@
+import { chmod, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { delimiter, dirname, join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { STAND_IN_BIN } from '../../test-support/stand-ins/stand-ins.ts';
+import { detectProviders, findOnPath } from './detect.ts';
+
+let dir: string;
+beforeEach(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'baton-detect-'));
+});
+afterEach(async () => {
+  await rm(dir, { recursive: true, force: true });
+});
+
+describe('detectProviders', () => {
+  it('finds the stand-in claude and codex on PATH with their versions, and the demo agent always', async () => {
+    const views = await detectProviders({ env: { PATH: [STAND_IN_BIN, dirname(process.execPath)].join(delimiter) } });
+    expect(views).toEqual([
+      { id: 'demo', label: 'Demo agent', available: true, version: 'built in', checkpointImport: true },
+      { id: 'claude-code', label: 'Claude Code', available: true, version: '1.0.99 (Claude Code stand-in)', checkpointImport: true },
+      { id: 'codex', label: 'Codex', available: true, version: 'codex-cli 0.0.0-standin', checkpointImport: true },
+      { id: 'command', label: 'Command-line agent', available: false, version: null, checkpointImport: false },
+    ]);
+  });
+
+  it('reports CLIs missing from PATH as unavailable', async () => {
+    const views = await detectProviders({ env: { PATH: dir } });
+    expect(views.map((v) => [v.id, v.available])).toEqual([['demo', true], ['claude-code', false], ['codex', false], ['command', false]]);
+  });
+
+  it('gives up on a binary whose --version hangs, within the bound', async () => {
+    await writeFile(join(dir, 'claude'), '#!/bin/sh\nsleep 30\n');
+    await chmod(join(dir, 'claude'), 0o755);
+    const started = Date.now();
+    const views = await detectProviders({ env: { PATH: dir }, timeoutMs: 300 });
+    expect(Date.now() - started).toBeLessThan(3000);
+    expect(views.find((v) => v.id === 'claude-code')).toMatchObject({ available: false, version: null });
+  });
+
+  it('counts a configured command agent when its program is found', async () => {
+    const views = await detectProviders({ env: { PATH: dir }, commandArgv: [process.execPath, '-e', ''] });
+    expect(views.find((v) => v.id === 'command')?.available).toBe(true);
+    const missing = await detectProviders({ env: { PATH: dir }, commandArgv: ['no-such-agent'] });
+    expect(missing.find((v) => v.id === 'command')?.available).toBe(false);
+  });
+
+  it('does not take a non-executable file for a binary', async () => {
+    await writeFile(join(dir, 'codex'), 'not a program');
+    expect(await findOnPath('codex', { PATH: dir })).toBeNull();
+  });
+});

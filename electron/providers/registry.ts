@@ -1,0 +1,42 @@
+/**
+ * Making a provider session by id, with this device's settings for it. The runtime calls
+ * `createProvider` and then drives the session only through the ProviderSession interface.
+ */
+import type { Result } from '../../shared/errors.ts';
+import type { ProviderId, ProviderSession } from '../../shared/provider.ts';
+import { ClaudeCodeSession } from './claude-code/claude-code-session.ts';
+import { CodexSession } from './codex/codex-session.ts';
+import { CommandAgentSession } from './command-agent.ts';
+import { DemoAgent, type DemoAgentOptions } from './demo-agent.ts';
+import type { Clock } from './session-state.ts';
+
+export interface ProviderOptions {
+  /** The environment provider CLIs run with (PATH, CLAUDE_CONFIG_DIR, CODEX_HOME, …); default process.env. */
+  env?: NodeJS.ProcessEnv;
+  clock?: Clock;
+  demo?: DemoAgentOptions;
+  claude?: { command?: string; extraArgs?: readonly string[] };
+  codex?: { command?: string; extraArgs?: readonly string[] };
+  /** The command agent configured on this device: argv, no shell; the prompt goes to stdin. */
+  command?: { argv: readonly string[] } | null;
+}
+
+/** A new, unstarted session of provider `id`; fails when the command agent has no command configured. */
+export function createProvider(id: ProviderId, options: ProviderOptions = {}): Result<ProviderSession, 'not_configured'> {
+  const common = { env: options.env, clock: options.clock };
+  switch (id) {
+    case 'demo':
+      return { ok: true, value: new DemoAgent({ clock: options.clock, ...options.demo }) };
+    case 'claude-code':
+      return { ok: true, value: new ClaudeCodeSession({ ...common, ...options.claude }) };
+    case 'codex':
+      return { ok: true, value: new CodexSession({ ...common, ...options.codex }) };
+    case 'command': {
+      const argv = options.command?.argv ?? [];
+      if (argv.length === 0 || argv[0] === '') {
+        return { ok: false, code: 'not_configured', message: 'No command-line agent is configured on this device.' };
+      }
+      return { ok: true, value: new CommandAgentSession({ ...common, argv }) };
+    }
+  }
+}

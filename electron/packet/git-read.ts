@@ -1,10 +1,11 @@
 /**
  * The only way packet code touches git: a read-only allow-list of subcommands and flags, run as an
- * argument array (never a shell string). Anything else is refused as a value before a process starts.
+ * argument array through the shared runner (electron/git/git-runner.ts). Anything else is refused
+ * as a value before a process starts.
  */
-import { execFile } from 'node:child_process';
 import { stat } from 'node:fs/promises';
 import { isAbsolute } from 'node:path';
+import { createGitRunner } from '../git/git-runner.ts';
 
 /** What one git process returned. */
 export interface GitExecResult {
@@ -63,16 +64,13 @@ export function refusalOf(args: readonly string[]): string | undefined {
   return undefined;
 }
 
-/** Makes an executor: `git` through execFile with `env` (default process.env) plus the read-only settings. */
+/** Makes an executor over the shared git runner with `env` (default process.env) plus the read-only settings. */
 export function createExecGit(env: NodeJS.ProcessEnv = process.env): GitExec {
-  return (args, cwd) =>
-    new Promise((resolve) => {
-      execFile('git', [...args], { cwd, env: { ...env, ...READ_ENV }, maxBuffer: 256 << 20, encoding: 'utf8', windowsHide: true }, (error, stdout, stderr) => {
-        if (!error) return resolve({ exitCode: 0, stdout, stderr });
-        const code = typeof error.code === 'number' ? error.code : -1;
-        resolve({ exitCode: code, stdout, stderr: stderr || error.message });
-      });
-    });
+  const run = createGitRunner({ env: { ...env, ...READ_ENV } });
+  return async (args, cwd) => {
+    const result = await run(args, { cwd });
+    return { exitCode: result.code, stdout: result.stdout, stderr: result.stderr };
+  };
 }
 
 /** The default executor (process environment). */

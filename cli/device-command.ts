@@ -34,7 +34,8 @@ Environment (tuning and tests):
   BATON_CLAIM_TIMEOUT_MS        target must claim the checkpoint within this (default 120000)
   BATON_TURN_WAIT_MS            how long the source waits for a running turn before interrupting (default 10000)
   BATON_DEMO_TURN_MS            length of one demo-agent turn (default 300)
-  BATON_TEST_PREPARE_DELAY_MS   tests only: the target waits this long before preparing (default 0)`;
+  BATON_TEST_PREPARE_DELAY_MS   tests only: the target waits this long before preparing (default 0)
+  BATON_TEST_ACTIVATE_DELAY_MS  tests only: the target waits this long in target-activating (default 0)`;
 
 /** A non-negative integer from the environment, or the fallback. */
 function envMs(name: string, fallback: number): number {
@@ -65,6 +66,7 @@ export const command: Command = {
       claimTimeoutMs: envMs('BATON_CLAIM_TIMEOUT_MS', 120_000),
       turnWaitMs: envMs('BATON_TURN_WAIT_MS', 10_000),
       testPrepareDelayMs: envMs('BATON_TEST_PREPARE_DELAY_MS', 0),
+      testActivateDelayMs: envMs('BATON_TEST_ACTIVATE_DELAY_MS', 0),
     };
     const heartbeatMs = envMs('BATON_HEARTBEAT_MS', 5_000) || 5_000;
     const demoTurnMs = envMs('BATON_DEMO_TURN_MS', 300);

@@ -10,7 +10,8 @@ import { refreshKeyRing, revokeDevice, rotateAdk } from '../enrollment/key-distr
 import type { Profile } from '../enrollment/profile.ts';
 import { syncEnrollmentBackend } from '../enrollment/sync-backend.ts';
 import { createGitRunner, type GitRunner } from '../git/git-runner.ts';
-import { fetchBranch, locate, pinWorkspace } from '../git/pinning.ts';
+import { pinWorkspace } from '../git/pinning.ts';
+import { prepareCheck } from '../git/prepare-check.ts';
 import { commitAll, pushRepo } from '../git/remediation.ts';
 import { detectProviders } from '../providers/detect.ts';
 import { createProvider, type ProviderOptions } from '../providers/registry.ts';
@@ -52,16 +53,8 @@ export function gitPort(run: GitRunner): GitPort {
     sourceReadiness: (workspace) => workspaceReadiness(workspace, run),
     remotesUnder: (root) => remotesUnder(root, run),
     async prepare(repos, workspaceRoot) {
-      const pins = repos.map((r) => ({ remote: r.remoteUrl ?? '', branch: r.branch ?? '' }));
-      if (pins.some((p) => p.remote === '' || p.branch === '')) {
-        return { ok: false, code: 'target_cannot_open_workspace', message: 'A repository of the workspace has no remote or no branch.' };
-      }
-      const located = await locate(pins, { run, workspaceRoot });
-      for (const [i, place] of located.entries()) {
-        if (place.kind !== 'clone') continue;
-        const failed = await fetchBranch(run, place.path, place.remoteName, pins[i]!.branch);
-        if (failed !== null) return { ok: false, code: 'target_cannot_open_workspace', message: `Fetching ${pins[i]!.branch} failed: ${failed}` };
-      }
+      const prepared = await prepareCheck(repos.map((r) => ({ remote: r.remoteUrl ?? '', branch: r.branch ?? '' })), { run, workspaceRoot });
+      if (!prepared.ok) return { ok: false, code: prepared.code, message: `${prepared.message} ${prepared.fix}` };
       return { ok: true, value: { workspace: workspaceRoot } };
     },
     async pin(repos: PinnedRepo[], workspaceRoot) {

@@ -21,6 +21,8 @@ export interface CoordinatorConfig {
   turnWaitMs: number;
   /** Test knob: the target waits this long before its prepare step. */
   testPrepareDelayMs: number;
+  /** Test knob: the target waits this long in target-activating before activating. */
+  testActivateDelayMs: number;
   /** Where the target finds or clones repositories. */
   workspaceRoot: string;
 }
@@ -53,6 +55,9 @@ function isNewer(next: Handoff, known: Handoff | undefined): boolean {
   if (next.history.length !== known.history.length) return next.history.length > known.history.length;
   return next.updatedAt > known.updatedAt || next.state !== known.state;
 }
+
+/** How soon a step that failed unexpectedly is tried again. */
+const RETRY_MS = 1000;
 
 const AFTER_TRANSFER: readonly HandoffState[] = ['ownership-transferred', 'target-activating', 'completed'];
 
@@ -90,13 +95,18 @@ export class Coordinator {
     return this.forSession(sessionId).find((h) => !isTerminal(h.state));
   }
 
-  /** Takes in a handoff record (push, list or transition answer) and drives this device's step. */
-  observe(handoff: Handoff): void {
-    if (!isNewer(handoff, this.latest.get(handoff.id))) return;
-    this.latest.set(handoff.id, handoff);
-    this.deps.handoffChanged(handoff);
-    const role = this.roleIn(handoff);
-    if (role !== null) this.schedule(handoff.id);
+  /**
+   * Takes in a handoff record (push, list or transition answer) and drives this device's step.
+   * `force` drives it even when the record is not newer (reconcile after a reconnect or a restart).
+   */
+  observe(handoff: Handoff, force = false): void {
+    const newer = isNewer(handoff, this.latest.get(handoff.id));
+    if (!newer && !force) return;
+    if (newer) {
+      this.latest.set(handoff.id, handoff);
+      this.deps.handoffChanged(handoff);
+    }
+    if (this.roleIn(handoff) !== null) this.schedule(handoff.id);
   }
 
   roleIn(handoff: Handoff): 'source' | 'target' | null {
@@ -127,8 +137,9 @@ export class Coordinator {
       try {
         await this.steps[role](handoff, this);
       } catch (error) {
-        // Unexpected (network down, backend restarting): the reconcile on reconnect drives it again.
+        // Unexpected (backend unreachable or restarting): try the step again shortly; a reconnect also drives it.
         this.deps.log(`handoff ${handoffId} ${role} step at ${handoff.state} failed: ${(error as Error).message}`);
+        this.at(`${handoffId}:retry`, this.deps.clock() + RETRY_MS, async () => this.schedule(handoffId));
         return;
       }
       pass += 1;
@@ -205,9 +216,11 @@ export class Coordinator {
   /** Fetches every handoff this device should act on (active ones and unfinished local progress). */
   async reconcile(): Promise<void> {
     const active = await this.deps.backend.listHandoffs({ active: true });
-    if (active.ok) for (const handoff of active.value) this.observe(handoff);
+    if (active.ok) for (const handoff of active.value) this.observe(handoff, true);
     for (const progress of this.deps.state.listProgress()) {
-      if (!progress.finished && !this.busy.has(progress.handoffId)) await this.refresh(progress.handoffId);
+      if (progress.finished || active.ok && active.value.some((h) => h.id === progress.handoffId)) continue;
+      const fresh = await this.deps.backend.getHandoff(progress.handoffId);
+      if (fresh.ok) this.observe(fresh.value, true);
     }
   }
 

@@ -43,7 +43,7 @@ async function prepare(c: Coordinator, handoff: Handoff): Promise<void> {
   }
   const prepared = await git.prepare(session.repos, config.workspaceRoot);
   if (!prepared.ok) {
-    await c.cancel(handoff, { code: 'target_cannot_open_workspace', message: prepared.message.slice(0, 2000) });
+    await c.cancel(handoff, { code: prepared.code.slice(0, 63), message: prepared.message.slice(0, 2000) });
     return;
   }
   await c.transition(handoff, 'target-prepared');
@@ -117,6 +117,7 @@ function needsAttention(c: Coordinator, handoff: Handoff, failure: Failure): voi
 
 /** target-activating: activate, then record completion (or cancel with the reason). */
 async function activate(c: Coordinator, handoff: Handoff): Promise<void> {
+  if (c.deps.config.testActivateDelayMs > 0) await new Promise((resolve) => setTimeout(resolve, c.deps.config.testActivateDelayMs));
   const result = await activateCheckpoint(c, handoff);
   if (!result.ok) {
     needsAttention(c, handoff, result);

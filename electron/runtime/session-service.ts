@@ -236,7 +236,8 @@ export class SessionService {
   /** Resumes every session this device owns after a restart (import of the locally kept export). */
   async resumeOwned(): Promise<void> {
     for (const session of this.deps.state.listSessions()) {
-      if (session.ownerDeviceId !== this.deps.selfId || session.needsAttention || session.inputBlock?.code === 'moved') continue;
+      const block = session.inputBlock?.code;
+      if (session.ownerDeviceId !== this.deps.selfId || session.needsAttention || block === 'moved' || block === 'not_running') continue;
       if (this.live.has(session.id) || !session.workspace) continue;
       const data = session.providerResume;
       if (data === null) continue;

@@ -20,9 +20,9 @@ export function SessionsHome() {
         </p>
       </header>
       <ol className="how-it-works">
-        <li><strong>Start</strong> a session in a workspace. Its agents appear in the agent map.</li>
-        <li><strong>Move</strong> it from the run view to another device. Readiness is checked first: uncommitted or unpushed work never crosses.</li>
-        <li><strong>Continue</strong> on the target at the same commits; the ownership strip shows who holds the session.</li>
+        <li><span><strong>Start</strong> a session in a workspace. Its agents appear in the agent map.</span></li>
+        <li><span><strong>Move</strong> it from the run view to another device. Readiness is checked first: uncommitted or unpushed work never crosses.</span></li>
+        <li><span><strong>Continue</strong> on the target at the same commits; the ownership strip shows who holds the session.</span></li>
       </ol>
     </div>
   );

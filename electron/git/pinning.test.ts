@@ -80,6 +80,16 @@ describe('workspace pinning', () => {
     expect(branchOf(target)).toBe('main');
   });
 
+  it('refuses a clean clone stopped in the middle of a cherry-pick, leaving it there', async () => {
+    const target = box.clone(origin, join(root, 'app'));
+    // What a cherry-pick stopped after resolving leaves behind: a clean tree and its marker.
+    box.writeFile(target, '.git/CHERRY_PICK_HEAD', `${box.head(target)}\n`);
+    const sha = pushFeature();
+    const outcome = await pinWorkspace([{ remote: origin, branch: 'feature/x', commit: sha }], deps);
+    expect(outcome).toMatchObject({ ok: false, code: 'target_workspace_dirty', details: { operation: 'cherry-pick' } });
+    expect(branchOf(target)).toBe('main');
+  });
+
   it('refuses a branch holding local commits the pinned commit does not contain', async () => {
     const target = box.clone(origin, join(root, 'app'));
     const sha = pushFeature();

@@ -6,6 +6,7 @@
 import { mkdir } from 'node:fs/promises';
 import type { Failure, Success } from '../../shared/errors.ts';
 import { type CloneSearch, cloneDestination, listClones, matchClone } from './clone-finder.ts';
+import { operationInProgress, resolveGitDirs } from './git-dir.ts';
 import { gitFailureText, type GitRunner } from './git-runner.ts';
 import { parseStatus, STATUS_ARGS, type ParsedStatus } from './status-parser.ts';
 
@@ -93,12 +94,18 @@ export async function fetchBranch(run: GitRunner, path: string, remoteName: stri
   return fetched.code === 0 ? null : gitFailureText(fetched);
 }
 
-/** Reads a clone's status; refuses it as `target_workspace_dirty` (touching nothing) when it has any change. */
+/** Reads a clone's status; refuses it as `target_workspace_dirty` (touching nothing) when it has any change or an operation in progress. */
 export async function readCleanClone(run: GitRunner, path: string, at: { remote: string; path: string }): Promise<ParsedStatus | PinFailure> {
   const status = await run(STATUS_ARGS, { cwd: path, env: { GIT_OPTIONAL_LOCKS: '0' } });
   if (status.code !== 0) return refuse('pin_failed', `Reading the clone at ${path} failed: ${gitFailureText(status)}`, `git -C ${path} status`, at);
   const parsed = parseStatus(status.stdout);
   const files = [...parsed.conflicted, ...parsed.changed, ...parsed.untracked];
+  const dirs = await resolveGitDirs(path, run);
+  const operation = dirs ? await operationInProgress(dirs.gitDir) : null;
+  if (operation !== null) {
+    return refuse('target_workspace_dirty', `A ${operation} is in progress in the clone at ${path} on this device; nothing was touched.`,
+      `Finish it (git -C ${path} ${operation} --continue) or abort it (git -C ${path} ${operation} --abort), then retry.`, { ...at, details: { operation, files: files.slice(0, 20), fileCount: files.length } });
+  }
   if (files.length === 0) return parsed;
   return refuse('target_workspace_dirty', `The clone at ${path} on this device has ${files.length} uncommitted change${files.length === 1 ? '' : 's'}; nothing was touched.`,
     `Commit or stash them in ${path} (git -C ${path} stash -u), then retry.`, { ...at, details: { files: files.slice(0, 20), fileCount: files.length } });

@@ -163,7 +163,11 @@ export interface ProviderSession {
   snapshot(): { agents: AgentView[]; transcript: TranscriptEntry[] };
   /** Exports the provider's own session state (providers with checkpointImport). */
   exportResumeData(): Promise<ProviderResult<ResumeData>>;
-  /** Rebuilds the session from exported data in `workspace`; fails with `import_check_failed` and a reason. */
+  /**
+   * Rebuilds the session from exported data in `workspace`; fails with `import_check_failed` and a
+   * reason (nothing changed). On success snapshot() holds the restored history; events report the
+   * agents and only the transcript entries added from then on (the runtime already has the history).
+   */
   resumeFromImport(data: ResumeData, workspace: string): Promise<ProviderResult>;
   /** Starts a fresh session whose first turn is the continuation prompt. */
   resumeFromSummary(prompt: string, workspace: string): Promise<ProviderResult>;

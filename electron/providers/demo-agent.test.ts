@@ -109,7 +109,11 @@ describe('demo agent', () => {
     const target = demo();
     const other = await mkdtemp(join(tmpdir(), 'baton-demo-target-'));
     try {
+      const events: ProviderEvent[] = [];
+      target.onEvent((e) => events.push(e));
       expect(await target.resumeFromImport(carried.value, other)).toEqual({ ok: true, value: undefined });
+      expect(events.filter((e) => e.type === 'transcript')).toHaveLength(1);
+      expect(events.filter((e) => e.type === 'agent').length).toBeGreaterThanOrEqual(3);
       const before = source.snapshot();
       const after = target.snapshot();
       expect(after.transcript.slice(0, before.transcript.length)).toEqual(before.transcript);

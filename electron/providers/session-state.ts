@@ -2,6 +2,7 @@
  * The state every adapter keeps the same way: listeners, the agent map, the transcript and the
  * turn flag. Adapters call its methods; it emits the matching ProviderEvent for each change.
  */
+import { randomBytes } from 'node:crypto';
 import type { AgentStatus, AgentView, TranscriptEntry, TranscriptRole } from '../../shared/agents.ts';
 import type { ProviderEvent, ProviderEventListener } from '../../shared/provider.ts';
 
@@ -12,6 +13,8 @@ export class SessionState {
   private readonly agents = new Map<string, AgentView>();
   private readonly entries: TranscriptEntry[] = [];
   private entrySeq = 0;
+  /** Makes entry ids unique across devices: a session resumed elsewhere numbers on from its own history. */
+  private readonly instance = randomBytes(4).toString('hex');
   turnActive = false;
 
   constructor(readonly now: Clock, private readonly entryPrefix: string) {}
@@ -60,7 +63,7 @@ export class SessionState {
   /** Appends a transcript entry with a fresh id and reports it. */
   addEntry(role: TranscriptRole, agentId: string, text: string, at = this.now()): TranscriptEntry {
     this.entrySeq += 1;
-    const entry: TranscriptEntry = { id: `${this.entryPrefix}-${this.entrySeq}`, at, role, agentId, text };
+    const entry: TranscriptEntry = { id: `${this.entryPrefix}-${this.instance}-${this.entrySeq}`, at, role, agentId, text };
     this.entries.push(entry);
     this.emit({ type: 'transcript', entry });
     this.touch(agentId);
@@ -93,16 +96,16 @@ export class SessionState {
     return { agents: [...this.agents.values()], transcript: [...this.entries] };
   }
 
-  /** Replaces the whole state (after an import) and reports every agent and entry. */
+  /**
+   * Replaces the whole state (after an import). Every agent is reported (upserts are idempotent);
+   * the restored transcript is not — the runtime already holds it — only entries added from now on.
+   */
   restore(agents: AgentView[], transcript: TranscriptEntry[], entrySeq: number): void {
     this.agents.clear();
     this.entries.length = 0;
+    this.entries.push(...transcript);
     this.entrySeq = Math.max(entrySeq, transcript.length);
     for (const agent of agents) this.upsertAgent(agent);
-    for (const entry of transcript) {
-      this.entries.push(entry);
-      this.emit({ type: 'transcript', entry });
-    }
   }
 
   /** The counter behind entry ids, so an export can carry it. */

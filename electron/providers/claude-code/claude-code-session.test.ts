@@ -97,7 +97,7 @@ describe('Claude Code adapter (against the stand-in claude)', () => {
     expect(result).toMatchObject({ ok: false, code: 'import_check_failed', message: expect.stringContaining('outside its folder') });
   });
 
-  it('interrupts a running turn and can resume afterwards', async () => {
+  it('interrupts a running turn, leaving the session resumable', async () => {
     const { sandbox, workspace } = await device('slow', { BATON_STANDIN_DELAY_MS: '20000' });
     const claude = session(sandbox);
     await claude.start(workspace, 'long');
@@ -107,6 +107,8 @@ describe('Claude Code adapter (against the stand-in claude)', () => {
     expect(Date.now() - started).toBeLessThan(5000);
     expect(claude.isTurnActive()).toBe(false);
     expect(claude.snapshot().transcript.at(-1)?.text).toContain('Interrupted');
+    const exported = await claude.exportResumeData();
+    expect(exported.ok && exported.value.sessionId).toBe(claude.claudeSessionId);
   });
 
   it('fails to start with spawn_failed when the binary is missing', async () => {

@@ -5,7 +5,35 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { ProviderEvent } from '../../shared/provider.ts';
 import { checkResumeData } from '../../shared/provider.ts';
 import { DEMO_EDIT_PATH, DemoAgent } from './demo-agent.ts';
+import type { Timers } from './timers.ts';
 import { waitForIdle } from './wait-idle.ts';
+
+/** A test clock: callbacks run only when the test advances time. */
+class ManualTimers implements Timers {
+  now = 0;
+  private pending: { at: number; run: () => void; handle: number }[] = [];
+  private next = 0;
+  setTimeout(run: () => void, ms: number): unknown {
+    this.next += 1;
+    this.pending.push({ at: this.now + ms, run, handle: this.next });
+    return this.next;
+  }
+  clearTimeout(handle: unknown): void {
+    this.pending = this.pending.filter((p) => p.handle !== handle);
+  }
+  async advance(ms: number): Promise<void> {
+    const until = this.now + ms;
+    for (;;) {
+      const due = this.pending.filter((p) => p.at <= until).sort((a, b) => a.at - b.at)[0];
+      if (!due) break;
+      this.pending = this.pending.filter((p) => p !== due);
+      this.now = due.at;
+      due.run();
+      await Promise.resolve();
+    }
+    this.now = until;
+  }
+}
 
 let dir: string;
 const agents: DemoAgent[] = [];
@@ -56,6 +84,22 @@ describe('demo agent', () => {
     }
     expect(events.filter((e) => e.type === 'turn-started')).toHaveLength(1);
     expect(events.filter((e) => e.type === 'turn-ended')).toHaveLength(1);
+  });
+
+  it('runs on injected timers: subagents and the turn finish only as the clock advances', async () => {
+    const timers = new ManualTimers();
+    const agent = new DemoAgent({ turnMs: 300, timers, clock: () => timers.now });
+    agents.push(agent);
+    await agent.start(dir, 'tick');
+    const statuses = (): string[] => agent.snapshot().agents.filter((a) => a.parentId === 'main').map((a) => a.status);
+    expect(statuses()).toEqual(['running', 'running']);
+    await timers.advance(150);
+    expect(statuses()).toEqual(['done', 'running']);
+    expect(agent.isTurnActive()).toBe(true);
+    await timers.advance(150);
+    expect(statuses()).toEqual(['done', 'done']);
+    expect(agent.isTurnActive()).toBe(false);
+    expect(agent.snapshot().transcript.at(-1)?.at).toBe(300);
   });
 
   it('never touches the workspace unless asked', async () => {

@@ -87,6 +87,6 @@ export function startTurnProcess(spec: TurnSpec, onLine: (line: string) => void)
 export function describeExit(exit: TurnExit): string {
   if (exit.spawnError !== null) return `could not start: ${exit.spawnError}`;
   const how = exit.signal !== null ? `was stopped by ${exit.signal}` : `exited with code ${exit.code}`;
-  const tail = exit.stderrTail.trim().split('\n').slice(-3).join(' ').slice(0, 500);
+  const tail = exit.stderrTail.trim().split('\n').slice(-3).join(' ').slice(-500);
   return tail === '' ? how : `${how}: ${tail}`;
 }

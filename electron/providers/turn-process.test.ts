@@ -1,0 +1,37 @@
+import { tmpdir } from 'node:os';
+import { describe, expect, it } from 'vitest';
+import { describeExit, startTurnProcess } from './turn-process.ts';
+
+const node = (script: string, stdin = ''): Parameters<typeof startTurnProcess>[0] =>
+  ({ command: process.execPath, args: ['-e', script], cwd: tmpdir(), env: process.env, stdin });
+
+describe('turn process', () => {
+  it('writes stdin, delivers stdout line by line and reports the exit', async () => {
+    const lines: string[] = [];
+    const turn = startTurnProcess(node(`let s='';process.stdin.on('data',d=>s+=d).on('end',()=>{console.log('a:'+s.trim());console.log('b')})`, 'in'), (l) => lines.push(l));
+    expect(await turn.started).toBeNull();
+    expect(await turn.exited).toMatchObject({ code: 0, signal: null, spawnError: null });
+    expect(lines).toEqual(['a:in', 'b']);
+  });
+
+  it('keeps the end of stderr for the error message', async () => {
+    const turn = startTurnProcess(node(`process.stderr.write('x'.repeat(10000)+'the end');process.exit(4)`), () => undefined);
+    const exit = await turn.exited;
+    expect(exit.stderrTail.length).toBe(4096);
+    expect(describeExit(exit)).toMatch(/^exited with code 4: x+the end$/);
+  });
+
+  it('escalates to SIGKILL when SIGINT is ignored', async () => {
+    const turn = startTurnProcess(node(`process.on('SIGINT',()=>{});console.log('up');setInterval(()=>{},1000)`), () => undefined);
+    await turn.started;
+    await new Promise((r) => setTimeout(r, 200));
+    const exit = await turn.interrupt(200);
+    expect(exit.signal).toBe('SIGKILL');
+  });
+
+  it('reports a missing program as a start failure', async () => {
+    const turn = startTurnProcess({ command: '/nonexistent/agent', args: [], cwd: tmpdir(), env: process.env, stdin: '' }, () => undefined);
+    expect(await turn.started).toMatch(/ENOENT/);
+    expect(describeExit(await turn.exited)).toMatch(/^could not start: .*ENOENT/);
+  });
+});

@@ -30,8 +30,10 @@ export const command: Command = {
       transport.onclose = () => done();
       process.stdin.once('end', () => done());
     });
+    const stopped = untilStopped();
     await server.connect(transport);
-    await Promise.race([closed, untilStopped()]);
+    console.error(`baton mcp: serving handoff tools for ${root} on stdio`);
+    await Promise.race([closed, stopped]);
     await server.close();
     return 0;
   },

@@ -1,3 +1,4 @@
+import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -80,5 +81,19 @@ describe('baton mcp over stdio, through the SDK client', () => {
 
   it('writes nothing but protocol to stdout', () => {
     expect(protocolErrors).toEqual([]);
+  });
+
+  it('stops cleanly on SIGTERM and when the client closes stdin, printing nothing', async () => {
+    for (const stop of ['SIGTERM', 'stdin'] as const) {
+      const child = spawn(process.execPath, [BIN, 'mcp', '--root', repo], { stdio: ['pipe', 'pipe', 'pipe'], env: sandbox.env });
+      let stdout = '';
+      child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+      const exited = new Promise<number | null>((done) => child.once('exit', (code) => done(code)));
+      await new Promise<void>((done) => child.stderr.on('data', (chunk: Buffer) => chunk.toString().includes('serving') && done()));
+      if (stop === 'SIGTERM') child.kill('SIGTERM');
+      else child.stdin.end();
+      expect(await exited).toBe(0);
+      expect(stdout).toBe('');
+    }
   });
 });

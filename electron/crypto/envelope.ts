@@ -19,7 +19,11 @@ const NONCE_BYTES = 12;
 const TAG_BYTES = 16;
 /** Smallest possible envelope: header, nonce and tag around an empty body. */
 export const ENVELOPE_OVERHEAD = HEADER_BYTES + NONCE_BYTES + TAG_BYTES;
-/** Encrypting in slices keeps each output slice in cache while it is copied into the envelope. */
+/**
+ * node:crypto cannot encrypt into a caller's buffer, so the ciphertext is copied once into the envelope.
+ * Small bodies go in one pass; large ones in slices, each copied while still in cache.
+ */
+const SINGLE_PASS_MAX = 4 << 20;
 const SLICE_BYTES = 64 << 10;
 
 export type SealPurpose = 'checkpoint' | 'handoff-outcome' | 'session-meta' | 'session-event' | 'device-capabilities' | 'memory-pointer';
@@ -58,9 +62,21 @@ function encodeContext(context: SealContext): Buffer {
   return Buffer.concat(parts);
 }
 
+/** Derived per-context keys, per ADK buffer of a ring; bounded, and gone with the ADK. */
+const derivedKeys = new WeakMap<Uint8Array, Map<string, Buffer>>();
+const DERIVED_KEYS_MAX = 256;
+
 function contextKey(adk: Uint8Array, encodedContext: Buffer): Buffer {
+  let keys = derivedKeys.get(adk);
+  if (keys === undefined) derivedKeys.set(adk, (keys = new Map()));
+  const id = encodedContext.toString('base64');
+  const cached = keys.get(id);
+  if (cached !== undefined) return cached;
   const info = createHash('sha256').update(encodedContext).digest();
-  return Buffer.from(hkdfSync('sha256', adk, 'baton-seal-v1', info, 32));
+  const key = Buffer.from(hkdfSync('sha256', adk, 'baton-seal-v1', info, 32));
+  if (keys.size >= DERIVED_KEYS_MAX) keys.clear();
+  keys.set(id, key);
+  return key;
 }
 
 function header(keyVersion: number): Buffer {
@@ -91,8 +107,9 @@ export function sealWithVersion(ring: KeyRing, keyVersion: number, context: Seal
   head.copy(out, 0);
   nonce.copy(out, HEADER_BYTES);
   let at = HEADER_BYTES + NONCE_BYTES;
-  for (let start = 0; start < plaintext.byteLength; start += SLICE_BYTES) {
-    at += cipher.update(plaintext.subarray(start, start + SLICE_BYTES)).copy(out, at);
+  const slice = plaintext.byteLength <= SINGLE_PASS_MAX ? SINGLE_PASS_MAX : SLICE_BYTES;
+  for (let start = 0; start < plaintext.byteLength; start += slice) {
+    at += cipher.update(plaintext.subarray(start, start + slice)).copy(out, at);
   }
   at += cipher.final().copy(out, at);
   cipher.getAuthTag().copy(out, at);

@@ -3,12 +3,17 @@
  * over real git (bare origin). One backend and one pair of devices for the whole file.
  */
 import { execFileSync } from 'node:child_process';
+import { readFileSync, readdirSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadProfile } from '../enrollment/profile.ts';
 import { createBackendClient } from '../sync/backend-client.ts';
 import { deviceId, startDemoSession, startTwoDevices, waitEligible, waitSession, type TwoDevices } from './two-devices.ts';
 
 let world: TwoDevices;
+/** What the completed move carried, for the plaintext check. */
+const carried = { sessionId: '', commit: '', transcript: '' };
 
 beforeAll(async () => {
   world = await startTwoDevices({ env: { BATON_PREPARE_TIMEOUT_MS: '15000', BATON_DEMO_TURN_MS: '200' } });
@@ -59,5 +64,42 @@ describe('a complete Move between two device processes', () => {
     const client = createBackendClient({ baseUrl: world.backendUrl, signer: profile.profile.identity });
     const stale = await client.call('appendEvent', { params: { sessionId: session.id }, body: { generation: 1, sealedBody: 'AAAA' } });
     expect(stale).toMatchObject({ ok: false, code: 'stale_generation' });
+    Object.assign(carried, { sessionId: session.id, commit, transcript: onDesktop.transcript.find((e) => e.role === 'assistant')?.text ?? '' });
+  });
+});
+
+/** Every file under `dir`, recursively. */
+function filesUnder(dir: string): string[] {
+  return readdirSync(dir).flatMap((name) => {
+    const path = join(dir, name);
+    return statSync(path).isDirectory() ? filesUnder(path) : [path];
+  });
+}
+
+describe('what the backend stored', () => {
+  it('holds no plaintext of the session title, repo path, commit id or transcript after a full handoff', () => {
+    expect(carried.sessionId).not.toBe('');
+    const secrets = ['Fix the flaky parser test', world.repo, carried.commit, 'Look around the repository', carried.transcript.slice(0, 40)];
+    expect(secrets.every((s) => s.length >= 10)).toBe(true);
+
+    // Row by row, through SQLite.
+    const db = new Database(join(world.backendData, 'baton.sqlite'), { readonly: true });
+    try {
+      const tables = db.prepare("SELECT name FROM sqlite_master WHERE type = 'table'").all() as { name: string }[];
+      const rows = tables.flatMap(({ name }) => db.prepare(`SELECT * FROM "${name}"`).all() as Record<string, unknown>[]);
+      expect(rows.some((row) => Object.values(row).includes(carried.sessionId))).toBe(true);
+      const text = rows.map((row) => Object.values(row).map((v) => (Buffer.isBuffer(v) ? v.toString('latin1') : String(v))).join('\u0000')).join('\n');
+      for (const secret of secrets) expect(text).not.toContain(secret);
+    } finally {
+      db.close();
+    }
+
+    // And every byte on disk: database, WAL and blob files.
+    const files = filesUnder(world.backendData);
+    expect(files.some((f) => /^[0-9a-f]{64}$/.test(f.split('/').pop()!))).toBe(true);
+    for (const file of files) {
+      const bytes = readFileSync(file).toString('latin1');
+      for (const secret of secrets) expect(bytes.includes(secret), `${secret} found in ${file}`).toBe(false);
+    }
   });
 });

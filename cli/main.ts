@@ -3,6 +3,7 @@ import { UsageError, type Command } from './command.ts';
 
 const commands: Record<string, () => Promise<{ command: Command }>> = {
   backend: () => import('./backend-command.ts'),
+  demo: () => import('./demo-command.ts'),
   device: () => import('./device-command.ts'),
   invite: () => import('./invite-command.ts'),
   mcp: () => import('./mcp-command.ts'),

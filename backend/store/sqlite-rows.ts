@@ -117,34 +117,72 @@ export function refuse(code: ApiErrorCode, message: string, details?: Record<str
 
 export interface Mutator {
   /**
-   * Runs `fn` in one IMMEDIATE transaction. A refusal (via `refuse`) rolls everything back. With `idem`,
-   * the answer is recorded under the idempotency key: in the same transaction on success, and on its
-   * own after a refusal (nothing else was written).
+   * Runs `fn` as one atomic unit and resolves once it is committed. A refusal (via `refuse`) rolls
+   * back every write of `fn`. With `idem`, the answer is recorded under the idempotency key in the
+   * same unit (a refusal's answer alone, since nothing else was written).
    */
-  <T>(idem: IdempotencyWrite<T> | undefined, fn: () => T): StoreResult<T>;
+  <T>(idem: IdempotencyWrite<T> | undefined, fn: () => T): Promise<StoreResult<T>>;
 }
 
-/** Builds the transaction helper for one database. */
+interface Pending {
+  run(): void;
+  settle(error?: unknown): void;
+}
+
+/**
+ * Builds the transaction helper for one database, with group commit: the mutations that arrive in
+ * the same turn of the event loop run one after another, each inside its own savepoint (so each is
+ * still a compare-and-set that sees the ones before it), under one IMMEDIATE transaction and one
+ * fsync. Nobody is answered before that commit returns.
+ */
 export function makeMutator(db: Database.Database, clock: () => number): Mutator {
   const insertIdem = db.prepare('INSERT INTO idempotency (device_id, key, request_digest, status, body, created_at) VALUES (?, ?, ?, ?, ?, ?)');
   const record = <T>(idem: IdempotencyWrite<T>, result: StoreResult<T>) => {
     const answer = idem.encode(result);
     insertIdem.run(idem.deviceId, idem.key, idem.requestDigest, answer.status, JSON.stringify(answer.body), clock());
   };
-  return <T>(idem: IdempotencyWrite<T> | undefined, fn: () => T): StoreResult<T> => {
-    let result: StoreResult<T>;
+  let queue: Pending[] = [];
+  const flush = () => {
+    const batch = queue;
+    queue = [];
     try {
-      result = db.transaction(() => {
-        const value: StoreResult<T> = { ok: true, value: fn() };
-        if (idem) record(idem, value);
-        return value;
-      }).immediate();
+      db.transaction(() => batch.forEach((item) => item.run())).immediate();
     } catch (error) {
-      if (!(error instanceof Refusal)) throw error;
-      result = error.result;
-      if (idem) db.transaction(() => record(idem, result)).immediate();
+      batch.forEach((item) => item.settle(error));
+      return;
     }
-    if (idem) idem.recorded = true;
-    return result;
+    batch.forEach((item) => item.settle());
   };
+  return <T>(idem: IdempotencyWrite<T> | undefined, fn: () => T): Promise<StoreResult<T>> =>
+    new Promise((resolve, reject) => {
+      let result: StoreResult<T> | undefined;
+      let failure: unknown;
+      const run = () => {
+        try {
+          result = db.transaction(() => {
+            const value: StoreResult<T> = { ok: true, value: fn() };
+            if (idem) record(idem, value);
+            return value;
+          })();
+        } catch (error) {
+          if (!(error instanceof Refusal)) {
+            failure = error;
+            return;
+          }
+          result = error.result;
+          try {
+            if (idem) db.transaction(() => record(idem, error.result))();
+          } catch (recordError) {
+            failure = recordError;
+          }
+        }
+      };
+      const settle = (commitError?: unknown) => {
+        if (commitError !== undefined || failure !== undefined || result === undefined) return reject(commitError ?? failure ?? new Error('mutation did not run'));
+        if (idem) idem.recorded = true;
+        resolve(result);
+      };
+      queue.push({ run, settle });
+      if (queue.length === 1) setImmediate(flush);
+    });
 }

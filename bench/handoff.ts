@@ -1,0 +1,94 @@
+/**
+ * bench:handoff — Move → completed for a demo-agent session between two real device processes
+ * (median of several moves, back and forth), against the raw git work a handoff cannot avoid,
+ * measured in the same run on the same repositories: `git status` on the source, `git fetch` +
+ * `git checkout` on the target. Prints a table and ends with one JSON line.
+ */
+import { execFileSync } from 'node:child_process';
+import type { DeviceApiEvents } from '../shared/device-api.ts';
+import { startDemoSession, startTwoDevices, waitEligible, deviceId, type DeviceHandle } from '../electron/runtime/two-devices.ts';
+
+const RUNS = Number(process.env.BENCH_RUNS ?? 7);
+
+const median = (values: number[]) => {
+  const sorted = [...values].sort((a, b) => a - b);
+  const mid = Math.floor(sorted.length / 2);
+  return sorted.length % 2 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
+};
+
+/** Moves the session from `source` to `target` and resolves with the milliseconds until the target says completed. */
+async function timedMove(source: DeviceHandle, target: DeviceHandle, sessionId: string): Promise<number> {
+  await waitEligible(source, sessionId, target.name);
+  const targetId = await deviceId(target);
+  let handoffId = '';
+  let done!: () => void;
+  let failed!: (error: Error) => void;
+  const completed = new Promise<void>((resolve, reject) => { done = resolve; failed = reject; });
+  const off = target.client.on('handoffChanged', (h: DeviceApiEvents['handoffChanged']) => {
+    if (h.id === handoffId && h.state === 'completed') done();
+    if (h.id === handoffId && h.state === 'cancelled') failed(new Error(`the move was cancelled: ${h.cancelReason?.code}`));
+  });
+  const started = performance.now();
+  const result = await source.client.call('startMove', { sessionId, targetDeviceId: targetId });
+  if (!result.ok) throw new Error(`move refused: ${JSON.stringify(result)}`);
+  handoffId = result.handoffId;
+  // The completed event may have come before handoffId was known: ask once.
+  const history = await target.client.call('handoffHistory', { sessionId });
+  if (history.some((h) => h.id === handoffId && h.state === 'completed')) done();
+  await completed;
+  const elapsed = performance.now() - started;
+  off();
+  return elapsed;
+}
+
+/** The unavoidable git work of one handoff: status on the source, fetch + checkout on the target. */
+function rawGit(env: NodeJS.ProcessEnv, sourceRepo: string, targetRepo: string): number {
+  const git = (cwd: string, args: string[]) => execFileSync('git', args, { cwd, env, stdio: ['ignore', 'pipe', 'pipe'] }).toString().trim();
+  const commit = git(sourceRepo, ['rev-parse', 'HEAD']);
+  const started = performance.now();
+  git(sourceRepo, ['status', '--porcelain=v2', '--branch']);
+  git(targetRepo, ['fetch', '-q', 'origin', 'main']);
+  git(targetRepo, ['checkout', '-q', '-B', 'main', commit]);
+  return performance.now() - started;
+}
+
+async function main(): Promise<void> {
+  const world = await startTwoDevices({ prefix: 'baton-bench-', env: { BATON_DEMO_TURN_MS: '20' } });
+  try {
+    world.sandbox.commitFile(world.repo, 'src/parser.ts', 'export const parse = (s: string) => s.split(",");\n', 'Add the parser');
+    world.sandbox.push(world.repo);
+    const session = await startDemoSession(world.laptop, world.repo);
+    // Warm-up: the first move clones the repository on the desktop; it is not timed.
+    await timedMove(world.laptop, world.desktop, session.id);
+    const desktopRepo = (await world.desktop.client.call('getSession', { sessionId: session.id }))!.workspace;
+    const ours: number[] = [];
+    const baseline: number[] = [];
+    let [source, target] = [world.desktop, world.laptop];
+    for (let run = 0; run < RUNS; run++) {
+      ours.push(await timedMove(source, target, session.id));
+      const [sourceRepo, targetRepo] = source === world.laptop ? [world.repo, desktopRepo] : [desktopRepo, world.repo];
+      baseline.push(rawGit(world.env, sourceRepo, targetRepo));
+      [source, target] = [target, source];
+    }
+    const oursMs = median(ours);
+    const baselineMs = median(baseline);
+    const rows: [string, string][] = [
+      ['Move → completed (median)', `${oursMs.toFixed(1)} ms`],
+      ['raw git: source status + target fetch + checkout (median)', `${baselineMs.toFixed(1)} ms`],
+      ['orchestration overhead', `${(oursMs - baselineMs).toFixed(1)} ms`],
+      ['ratio (ours / raw git)', `${(oursMs / baselineMs).toFixed(2)}`],
+      ['runs', String(RUNS)],
+    ];
+    const width = Math.max(...rows.map(([k]) => k.length));
+    console.log('bench:handoff — demo-agent session between two device processes');
+    for (const [key, value] of rows) console.log(`  ${key.padEnd(width)}  ${value}`);
+    console.log(JSON.stringify({
+      bench: 'handoff', ratio: Number((oursMs / baselineMs).toFixed(3)), ours_ms: Number(oursMs.toFixed(1)),
+      baseline_ms: Number(baselineMs.toFixed(1)), overhead_ms: Number((oursMs - baselineMs).toFixed(1)), runs: RUNS,
+    }));
+  } finally {
+    await world.cleanup();
+  }
+}
+
+await main();

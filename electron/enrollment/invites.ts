@@ -52,12 +52,22 @@ function refusal(request: JoinRequest, invite: PendingInvite | undefined, now: n
   return null;
 }
 
+/** One decision round at a time per profile, so pushes arriving together never decide a request twice. */
+const rounds = new WeakMap<Profile, Promise<unknown>>();
+
 /**
  * Decides every pending join request made with this device's invites: a valid proof on a live,
  * unused invite gets every ADK version wrapped to the newcomer and is approved; anything else is
- * rejected with the reason. A used or expired invite's secret is forgotten. Call on `join-request` pushes.
+ * rejected with the reason. A used or expired invite's secret is forgotten. Call on `join-request`
+ * pushes; concurrent calls for one profile run one after another.
  */
-export async function approvePendingJoins(profile: Profile, backend: EnrollmentBackend, now: () => number = Date.now): Promise<Result<JoinDecision[]>> {
+export function approvePendingJoins(profile: Profile, backend: EnrollmentBackend, now: () => number = Date.now): Promise<Result<JoinDecision[]>> {
+  const round = (rounds.get(profile) ?? Promise.resolve()).then(() => decidePendingJoins(profile, backend, now));
+  rounds.set(profile, round.catch(() => undefined));
+  return round;
+}
+
+async function decidePendingJoins(profile: Profile, backend: EnrollmentBackend, now: () => number): Promise<Result<JoinDecision[]>> {
   const account = enrolledAccount(profile);
   if (!account.ok) return account;
   const pending = await backend.listJoinRequests('pending');

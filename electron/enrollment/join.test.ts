@@ -34,6 +34,20 @@ describe('joining an account by invite (real backend)', () => {
     for (const name of readdirSync(desktop.dir)) expect(statSync(join(desktop.dir, name)).mode & 0o777, name).toBe(0o600);
   });
 
+  it('resumes a pending join after a restart without asking again', async () => {
+    const laptop = await firstDevice(world);
+    const invite = must(await createInvite(laptop, world.backendOf(laptop)));
+    const dir = world.dir('restarting');
+    expect(await requestJoin(dir, invite.line, 'restarting', world.deps, { pollMs: 50, timeoutMs: 200 })).toMatchObject({ ok: false, code: 'join_timeout' });
+    const pending = loadProfile(dir);
+    expect(pending.ok && pending.profile.info.status).toBe('pending');
+    const resumed = requestJoin(dir, invite.line, 'restarting', world.deps, { pollMs: 50, timeoutMs: 10_000 });
+    // Two pushes arriving together: the request is decided once.
+    const rounds = await Promise.all([approvePendingJoins(laptop, world.backendOf(laptop)), approvePendingJoins(laptop, world.backendOf(laptop))]);
+    expect(rounds.flatMap((r) => must(r))).toMatchObject([{ outcome: 'approved', deviceName: 'restarting' }]);
+    expect(must(await resumed).info.status).toBe('enrolled');
+  });
+
   it('refuses a join with the wrong invite secret', async () => {
     const laptop = await firstDevice(world);
     const invite = must(await createInvite(laptop, world.backendOf(laptop)));

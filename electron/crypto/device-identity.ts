@@ -32,8 +32,8 @@ function loadPrivate(bytes: Buffer, type: 'ed25519' | 'x25519'): KeyObject {
   return key;
 }
 
-function loadOrCreateKey(store: SecretStore, name: string, type: 'ed25519' | 'x25519'): KeyObject {
-  const stored = store.read(name);
+function loadOrCreateKey(store: SecretStore, name: string, type: 'ed25519' | 'x25519', replace = false): KeyObject {
+  const stored = replace ? null : store.read(name);
   if (stored !== null) return loadPrivate(stored, type);
   const { privateKey } = type === 'ed25519' ? generateKeyPairSync('ed25519') : generateKeyPairSync('x25519');
   store.write(name, privateKey.export({ format: 'der', type: 'pkcs8' }));
@@ -57,6 +57,11 @@ export function identityFromKeys(signingKey: KeyObject, agreementKey: KeyObject)
 /** Loads the identity kept in `store`, creating and storing both keys on first run. */
 export function loadOrCreateIdentity(store: SecretStore): DeviceIdentity {
   return identityFromKeys(loadOrCreateKey(store, SIGNING_KEY_NAME, 'ed25519'), loadOrCreateKey(store, AGREEMENT_KEY_NAME, 'x25519'));
+}
+
+/** Makes a new identity in `store`, replacing any kept there (a device id the backend refused for good). */
+export function replaceIdentity(store: SecretStore): DeviceIdentity {
+  return identityFromKeys(loadOrCreateKey(store, SIGNING_KEY_NAME, 'ed25519', true), loadOrCreateKey(store, AGREEMENT_KEY_NAME, 'x25519', true));
 }
 
 /** Loads the identity kept in `store`; null when the device has none yet. */

@@ -54,9 +54,23 @@ describe('joining an account by invite (real backend)', () => {
     const token = decodeInvite(invite.line);
     if (!token.ok) throw new Error(token.message);
     const forged = encodeInvite({ ...token.token, secret: Buffer.alloc(32, 1).toString('base64url') });
-    const joined = await joinWhileApproving(world, laptop, forged, 'intruder');
+    const dir = world.dir('intruder');
+    let settled = false;
+    const joining = requestJoin(dir, forged, 'intruder', world.deps, { pollMs: 50 }).finally(() => { settled = true; });
+    while (!settled) await approvePendingJoins(laptop, world.backendOf(laptop));
+    const joined = await joining;
     expect(joined).toMatchObject({ ok: false, code: 'join_rejected' });
     expect(!joined.ok && joined.message).toMatch(/proof does not match/);
+    const refused = loadProfile(dir);
+    expect(refused.ok && refused.profile.ring.size).toBe(0);
+    // With a real invite the same folder joins, as a new device.
+    const fresh = must(await createInvite(laptop, world.backendOf(laptop)));
+    let done = false;
+    const rejoining = requestJoin(dir, fresh.line, 'intruder', world.deps, { pollMs: 50 }).finally(() => { done = true; });
+    while (!done) await approvePendingJoins(laptop, world.backendOf(laptop));
+    const rejoined = must(await rejoining);
+    expect(rejoined.info.status).toBe('enrolled');
+    expect(rejoined.identity.deviceId).not.toBe(refused.ok && refused.profile.identity.deviceId);
   });
 
   it('refuses an expired invite, on the joining side, the backend and the inviting device', async () => {

@@ -10,7 +10,7 @@ import type { EnrollmentDeps } from './account.ts';
 import type { EnrollmentBackend } from './enrollment-backend.ts';
 import { decodeInvite, joinProof, type InviteToken } from './invite-token.ts';
 import { refreshKeyRing, unwrapInto } from './key-distribution.ts';
-import { openOrCreateProfile, saveProfile, type Profile } from './profile.ts';
+import { openOrCreateProfile, restartAsNewDevice, saveProfile, type Profile } from './profile.ts';
 
 export interface JoinOptions {
   /** How often to ask whether the join was decided (default 500 ms). */
@@ -87,7 +87,8 @@ export async function requestJoin(profileDir: string, inviteLine: string, device
   const token = decoded.token;
   const opened = openOrCreateProfile(profileDir, { name: deviceName, backendUrl: token.backendUrl }, (deps.secretStore ?? fileSecretStore)(profileDir));
   if (!opened.ok) return opened;
-  const profile = opened.profile;
+  // A device refused before is known to the backend under its old id: it asks again as a new device.
+  const profile = opened.profile.info.status === 'rejected' ? restartAsNewDevice(opened.profile) : opened.profile;
   if (profile.info.status === 'enrolled') return fail('already_enrolled', `the device profile in ${profileDir} is already enrolled in account ${profile.info.accountId ?? ''}`);
   if (profile.info.status === 'revoked') return fail('device_revoked', 'this device was revoked; start a new profile to join again');
   const backend = deps.backend(token.backendUrl, profile.identity);

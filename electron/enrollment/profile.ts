@@ -8,7 +8,7 @@
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { z } from 'zod';
-import { loadIdentity, loadOrCreateIdentity, type DeviceIdentity } from '../crypto/device-identity.ts';
+import { loadIdentity, loadOrCreateIdentity, replaceIdentity, type DeviceIdentity } from '../crypto/device-identity.ts';
 import { KeyRing } from '../crypto/key-ring.ts';
 import { fileSecretStore, readFileOrNull, writeFileAtomic600, type SecretStore } from '../crypto/secret-store.ts';
 
@@ -85,6 +85,17 @@ export function openOrCreateProfile(dir: string, init: { name: string; backendUr
   const profile: Profile = { dir, store, identity, info, ring: new KeyRing() };
   saveProfile(profile);
   return { ok: true, profile };
+}
+
+/** Starts the profile over as a new device (fresh identity, no keys): for a device whose join was refused. */
+export function restartAsNewDevice(profile: Profile): Profile {
+  const identity = replaceIdentity(profile.store);
+  const fresh: Profile = {
+    dir: profile.dir, store: profile.store, identity, ring: new KeyRing(),
+    info: { ...profile.info, deviceId: identity.deviceId, accountId: null, status: 'new', joinRequestId: null, inviter: null },
+  };
+  saveProfile(fresh);
+  return fresh;
 }
 
 /** Writes profile.json and the key ring (each atomically, 0600). */

@@ -73,10 +73,13 @@ export async function startBackend(options: BackendOptions): Promise<RunningBack
       closing ??= (async () => {
         clearInterval(pruner);
         push.closeAll();
+        // Stop accepting, let requests in flight finish (their commits included), then cut the rest.
         await new Promise<void>((resolve) => {
           server.close(() => resolve());
-          server.closeAllConnections();
+          server.closeIdleConnections();
+          setTimeout(() => server.closeAllConnections(), 2000).unref();
         });
+        await new Promise((resolve) => setImmediate(resolve));
         store.close();
       })();
       return closing;

@@ -20,6 +20,8 @@ export const command: Command = {
     const dataDir = required(values, 'data');
     const host = typeof values.host === 'string' ? values.host : '127.0.0.1';
     const backend = await startBackend({ dataDir, host, port: portFlag(values.port, 0) });
+    // Last line of defence: a stray failure is noted on one line and the backend keeps serving.
+    process.on('uncaughtException', (error) => console.error(`baton backend: unexpected failure: ${error.message}`));
     const stopped = untilStopped();
     console.log(`backend: ${backend.url}`);
     await stopped;

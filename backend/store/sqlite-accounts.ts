@@ -75,8 +75,12 @@ export function sqliteAccountStore(db: Database.Database, mutate: Mutator): Acco
       return (q.devices.all(accountId) as DeviceRow[]).map(toDevice);
     },
     async heartbeat(deviceId, { at, sealedCapabilities, keyVersions }) {
-      q.heartbeat.run(at, sealedCapabilities, JSON.stringify(keyVersions), deviceId);
-      return device(deviceId)!;
+      const result = await mutate(undefined, () => {
+        q.heartbeat.run(at, sealedCapabilities, JSON.stringify(keyVersions), deviceId);
+        return device(deviceId)!;
+      });
+      if (!result.ok) throw new Error(result.message);
+      return result.value;
     },
     async revokeDevice(accountId, deviceId, at, idem) {
       return mutate(idem, () => {

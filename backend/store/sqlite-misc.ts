@@ -29,8 +29,12 @@ export function sqliteMiscStore(db: Database.Database, nonceDb: Database.Databas
 
   return {
     async putBlob(record) {
-      q.putBlob.run(record.accountId, record.digest, record.size, record.createdAt);
-      return q.blob.get(record.accountId, record.digest) as BlobRecord;
+      const result = await mutate(undefined, () => {
+        q.putBlob.run(record.accountId, record.digest, record.size, record.createdAt);
+        return q.blob.get(record.accountId, record.digest) as BlobRecord;
+      });
+      if (!result.ok) throw new Error(result.message);
+      return result.value;
     },
     async getBlob(accountId, digest) {
       return q.blob.get(accountId, digest) as BlobRecord | undefined;

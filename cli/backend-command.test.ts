@@ -1,0 +1,42 @@
+/** `baton backend`: one line when listening, clean exit on SIGTERM, usage errors. */
+import { spawn } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { expect, it } from 'vitest';
+
+const BATON = join(import.meta.dirname, '..', 'bin', 'baton.js');
+
+function run(args: string[]) {
+  const child = spawn(process.execPath, [BATON, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+  let stdout = '';
+  let stderr = '';
+  child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+  child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  return { child, exited, out: () => stdout, err: () => stderr };
+}
+
+it('prints exactly one line `backend: http://HOST:PORT`, serves /healthz and exits 0 on SIGTERM', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'baton-cli-backend-'));
+  try {
+    const backend = run(['backend', '--data', dir, '--port', '0']);
+    await expect.poll(backend.out, { timeout: 20_000 }).toMatch(/\n$/);
+    const match = /^backend: (http:\/\/127\.0\.0\.1:(\d+))\n$/.exec(backend.out());
+    expect(match).not.toBeNull();
+    expect(Number(match![2])).toBeGreaterThan(0);
+    expect(await (await fetch(`${match![1]}/healthz`)).json()).toEqual({ ok: true });
+    backend.child.kill('SIGTERM');
+    expect(await backend.exited).toBe(0);
+    expect(backend.out().split('\n').filter(Boolean)).toHaveLength(1);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+it('refuses to start without --data, with its usage', async () => {
+  const backend = run(['backend', '--port', '0']);
+  expect(await backend.exited).toBe(2);
+  expect(backend.err()).toContain('--data is required');
+  expect(backend.err()).toContain('Usage: baton backend');
+});

@@ -19,10 +19,10 @@ export interface CoordinatorConfig {
   claimTimeoutMs: number;
   /** How long the source waits for a running provider turn before interrupting it. */
   turnWaitMs: number;
-  /** Test knob: the target waits this long before its prepare step. */
-  testPrepareDelayMs: number;
-  /** Test knob: the target waits this long in target-activating before activating. */
-  testActivateDelayMs: number;
+  /** Test knob: the target waits this long before its prepare step (default 0). */
+  testPrepareDelayMs?: number;
+  /** Test knob: the target waits this long in target-activating before activating (default 0). */
+  testActivateDelayMs?: number;
   /** Where the target finds or clones repositories. */
   workspaceRoot: string;
 }

@@ -9,6 +9,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { SessionView } from '../../shared/device-api.ts';
 import { deviceId, startDemoSession, startTwoDevices, waitEligible, waitSession, type TwoDevices } from './two-devices.ts';
 
+/** Real processes on a busy 2-core machine: give each test room beyond the default. */
+const TEST_TIMEOUT_MS = 120_000;
+
 let world: TwoDevices;
 let session: SessionView;
 let desktopId: string;
@@ -39,7 +42,7 @@ describe('moves that stop before ownership moves', () => {
     expect(JSON.stringify(dirty?.details)).toContain('scratch.txt');
     expect(await world.laptop.client.call('handoffHistory', { sessionId: session.id })).toEqual([]);
     rmSync(join(world.repo, 'scratch.txt'));
-  });
+  }, TEST_TIMEOUT_MS);
 
   it('cancels while the target is preparing: the source keeps the session at generation 1', async () => {
     const moved = await world.laptop.client.call('startMove', { sessionId: session.id, targetDeviceId: desktopId });
@@ -53,7 +56,7 @@ describe('moves that stop before ownership moves', () => {
     expect(detail).toMatchObject({ isOwner: true, generation: 1, condition: 'owned', inputBlock: null });
     const onDesktop = await world.desktop.client.call('getSession', { sessionId: session.id });
     expect(onDesktop?.isOwner).toBe(false);
-  });
+  }, TEST_TIMEOUT_MS);
 
   it('cancels at the checkpoint re-check when the agent dirties the tree while quiescing; the source takes input again', async () => {
     expect(await world.laptop.client.call('sendMessage', { sessionId: session.id, text: 'Please edit a file' })).toEqual({ ok: true });
@@ -75,5 +78,5 @@ describe('moves that stop before ownership moves', () => {
     const pushed = await world.laptop.client.call('pushRepo', { sessionId: session.id, repo: world.repo });
     expect(pushed.result).toEqual({ ok: true });
     expect(pushed.report.ready).toBe(true);
-  });
+  }, TEST_TIMEOUT_MS);
 });

@@ -8,6 +8,9 @@ import type { SessionDetail } from '../../shared/device-api.ts';
 import { waitFor } from './process-harness.ts';
 import { deviceId, startDemoSession, startTwoDevices, waitEligible, waitSession, type DeviceHandle, type TwoDevices } from './two-devices.ts';
 
+/** Real processes on a busy 2-core machine: give each test room beyond the default. */
+const TEST_TIMEOUT_MS = 120_000;
+
 let world: TwoDevices;
 let desktopId: string;
 
@@ -72,7 +75,7 @@ describe('a handoff survives SIGKILL and restart', () => {
     await restart('laptop');
     const { laptop } = await expectOneOwner(sessionId, handoffId);
     expect(laptop.lastHandoff?.state).toBe('completed');
-  });
+  }, TEST_TIMEOUT_MS);
 
   it('target killed during target-activating: the restarted target activates and keeps ownership', async () => {
     const sessionId = await sessionOnLaptop();
@@ -83,7 +86,7 @@ describe('a handoff survives SIGKILL and restart', () => {
     const { desktop } = await expectOneOwner(sessionId, handoffId);
     expect(desktop.lastHandoff?.state).toBe('completed');
     expect(desktop.inputBlock).toBeNull();
-  });
+  }, TEST_TIMEOUT_MS);
 
   it('backend killed mid-handoff: after its restart the devices finish the handoff', async () => {
     const sessionId = await sessionOnLaptop();
@@ -92,5 +95,5 @@ describe('a handoff survives SIGKILL and restart', () => {
     await new Promise((resolve) => setTimeout(resolve, 1500));
     await world.restartBackend();
     await expectOneOwner(sessionId, handoffId);
-  });
+  }, TEST_TIMEOUT_MS);
 });

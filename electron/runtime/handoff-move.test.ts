@@ -11,6 +11,9 @@ import { loadProfile } from '../enrollment/profile.ts';
 import { createBackendClient } from '../sync/backend-client.ts';
 import { deviceId, startDemoSession, startTwoDevices, waitEligible, waitSession, type TwoDevices } from './two-devices.ts';
 
+/** Real processes on a busy 2-core machine: give each test room beyond the default. */
+const TEST_TIMEOUT_MS = 120_000;
+
 let world: TwoDevices;
 /** What the completed move carried, for the plaintext check. */
 const carried = { sessionId: '', commit: '', transcript: '' };
@@ -65,7 +68,7 @@ describe('a complete Move between two device processes', () => {
     const stale = await client.call('appendEvent', { params: { sessionId: session.id }, body: { generation: 1, sealedBody: 'AAAA' } });
     expect(stale).toMatchObject({ ok: false, code: 'stale_generation' });
     Object.assign(carried, { sessionId: session.id, commit, transcript: onDesktop.transcript.find((e) => e.role === 'assistant')?.text ?? '' });
-  });
+  }, TEST_TIMEOUT_MS);
 });
 
 /** Every file under `dir`, recursively. */
@@ -101,5 +104,5 @@ describe('what the backend stored', () => {
       const bytes = readFileSync(file).toString('latin1');
       for (const secret of secrets) expect(bytes.includes(secret), `${secret} found in ${file}`).toBe(false);
     }
-  });
+  }, TEST_TIMEOUT_MS);
 });

@@ -10,6 +10,9 @@ import { standInSandbox, type StandInSandbox } from '../../test-support/stand-in
 import { waitFor } from './process-harness.ts';
 import { deviceId, startTwoDevices, waitEligible, waitSession, type TwoDevices } from './two-devices.ts';
 
+/** Real processes on a busy 2-core machine: give each test room beyond the default. */
+const TEST_TIMEOUT_MS = 120_000;
+
 let world: TwoDevices;
 let laptopProvider: StandInSandbox;
 let desktopProvider: StandInSandbox;
@@ -82,5 +85,5 @@ describe('a tampered checkpoint', () => {
     expect((await laptopProvider.invocations()).some((i) => i.argv.includes('-p'))).toBe(true);
     const onLaptop = await waitSession(laptop, session.id, 'the laptop to see the transfer', (d) => !d.isOwner);
     expect(onLaptop.generation).toBe(2);
-  });
+  }, TEST_TIMEOUT_MS);
 });

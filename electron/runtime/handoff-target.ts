@@ -26,8 +26,9 @@ async function knownSession(c: Coordinator, sessionId: string) {
 /** requested: the target checks it can take the session and fetches, then says so. */
 async function prepare(c: Coordinator, handoff: Handoff): Promise<void> {
   const { config, providers, git } = c.deps;
-  if (config.testPrepareDelayMs > 0) {
-    await new Promise((resolve) => setTimeout(resolve, config.testPrepareDelayMs));
+  const delay = config.testPrepareDelayMs ?? 0;
+  if (delay > 0) {
+    await new Promise((resolve) => setTimeout(resolve, delay));
     await c.refresh(handoff.id);
     if (c.get(handoff.id)?.state !== 'requested') return;
   }
@@ -117,7 +118,8 @@ function needsAttention(c: Coordinator, handoff: Handoff, failure: Failure): voi
 
 /** target-activating: activate, then record completion (or cancel with the reason). */
 async function activate(c: Coordinator, handoff: Handoff): Promise<void> {
-  if (c.deps.config.testActivateDelayMs > 0) await new Promise((resolve) => setTimeout(resolve, c.deps.config.testActivateDelayMs));
+  const delay = c.deps.config.testActivateDelayMs ?? 0;
+  if (delay > 0) await new Promise((resolve) => setTimeout(resolve, delay));
   const result = await activateCheckpoint(c, handoff);
   if (!result.ok) {
     needsAttention(c, handoff, result);

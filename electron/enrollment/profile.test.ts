@@ -2,6 +2,7 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import { SIGNING_KEY_NAME } from '../crypto/device-identity.ts';
 import { generateAdk } from '../crypto/key-ring.ts';
 import { loadInvites, loadProfile, openOrCreateProfile, PROFILE_FILE, saveInvites, saveProfile } from './profile.ts';
 
@@ -53,5 +54,12 @@ describe('device profile', () => {
     writeFileSync(join(dir, PROFILE_FILE), '{"format":1');
     expect(loadProfile(dir)).toMatchObject({ ok: false, code: 'profile_corrupt' });
     expect(openOrCreateProfile(dir, init)).toMatchObject({ ok: false, code: 'profile_corrupt' });
+  });
+
+  it('reports identity keys it cannot read (e.g. kept by another secret store) as a corrupt profile', () => {
+    const dir = profileDir();
+    openOrCreateProfile(dir, init);
+    writeFileSync(join(dir, SIGNING_KEY_NAME), 'encrypted-by-someone-else');
+    expect(loadProfile(dir)).toMatchObject({ ok: false, code: 'profile_corrupt', message: expect.stringMatching(/identity keys/) });
   });
 });

@@ -65,7 +65,13 @@ export function loadProfile(dir: string, store: SecretStore = fileSecretStore(di
   } catch (error) {
     return { ok: false, code: 'profile_corrupt', message: `the device profile in ${dir} is unreadable: ${(error as Error).message.split('\n')[0]}` };
   }
-  const identity = loadIdentity(store);
+  let identity: DeviceIdentity | null;
+  try {
+    identity = loadIdentity(store);
+  } catch {
+    // e.g. keys kept by the Electron shell's safeStorage store, read here as plain files
+    identity = null;
+  }
   if (identity === null || identity.deviceId !== info.deviceId) {
     return { ok: false, code: 'profile_corrupt', message: `the device profile in ${dir} has no identity keys matching device ${info.deviceId}` };
   }

@@ -87,12 +87,14 @@ export async function requestJoin(profileDir: string, inviteLine: string, device
   const token = decoded.token;
   const opened = openOrCreateProfile(profileDir, { name: deviceName, backendUrl: token.backendUrl }, (deps.secretStore ?? fileSecretStore)(profileDir));
   if (!opened.ok) return opened;
-  // A device refused before is known to the backend under its old id: it asks again as a new device.
-  const profile = opened.profile.info.status === 'rejected' ? restartAsNewDevice(opened.profile) : opened.profile;
+  // A device refused before, or pending in another account, is known to the backend under its old id: it asks again as a new device.
+  const { status, accountId } = opened.profile.info;
+  const askAnew = status === 'rejected' || (status === 'pending' && accountId !== token.accountId);
+  const profile = askAnew ? restartAsNewDevice(opened.profile) : opened.profile;
   if (profile.info.status === 'enrolled') return fail('already_enrolled', `the device profile in ${profileDir} is already enrolled in account ${profile.info.accountId ?? ''}`);
   if (profile.info.status === 'revoked') return fail('device_revoked', 'this device was revoked; start a new profile to join again');
   const backend = deps.backend(token.backendUrl, profile.identity);
-  let joinRequestId = profile.info.status === 'pending' && profile.info.accountId === token.accountId ? profile.info.joinRequestId : null;
+  let joinRequestId = profile.info.status === 'pending' ? profile.info.joinRequestId : null;
   if (joinRequestId === null) {
     if (token.expiresAt <= now()) return fail('invite_expired', 'the invite has expired; ask for a new one');
     profile.info = { ...profile.info, backendUrl: token.backendUrl };

@@ -19,7 +19,7 @@ let desktopId: string;
 beforeAll(async () => {
   world = await startTwoDevices({
     env: { BATON_PREPARE_TIMEOUT_MS: '15000' },
-    laptopEnv: { BATON_DEMO_TURN_MS: '2500', BATON_TURN_WAIT_MS: '8000' },
+    laptopEnv: { BATON_DEMO_TURN_MS: '2500', BATON_TURN_WAIT_MS: '8000', BATON_PREPARE_TIMEOUT_MS: '4000' },
     desktopEnv: { BATON_TEST_PREPARE_DELAY_MS: '1000' },
   });
   session = await startDemoSession(world.laptop, world.repo);
@@ -78,5 +78,17 @@ describe('moves that stop before ownership moves', () => {
     const pushed = await world.laptop.client.call('pushRepo', { sessionId: session.id, repo: world.repo });
     expect(pushed.result).toEqual({ ok: true });
     expect(pushed.report.ready).toBe(true);
+  }, TEST_TIMEOUT_MS);
+
+  it('cancels as target_timeout when the target never prepares, and the source keeps the session', async () => {
+    await world.desktop.process.stop();
+    const moved = await world.laptop.client.call('startMove', { sessionId: session.id, targetDeviceId: desktopId });
+    expect(moved.ok).toBe(true);
+    const handoffId = moved.ok ? moved.handoffId : '';
+    const detail = await waitSession(world.laptop, session.id, 'the prepare deadline to cancel the move',
+      (d) => d.lastHandoff?.id === handoffId && d.lastHandoff.state === 'cancelled', 20_000);
+    expect(detail.lastHandoff?.history.map((h) => h.state)).toEqual(['requested', 'cancelled']);
+    expect(detail.lastHandoff?.cancelReason?.code).toBe('target_timeout');
+    expect(detail).toMatchObject({ isOwner: true, generation: 1, condition: 'owned', inputBlock: null });
   }, TEST_TIMEOUT_MS);
 });

@@ -9,6 +9,7 @@ import { ErrorBody } from '../../shared/api/common.ts';
 import type { ApiErrorCode } from '../../shared/errors.ts';
 import { SIGNATURE_HEADERS } from '../../shared/request-signing.ts';
 import { signatureHeaders, type RequestSigner } from './request-signer.ts';
+import { nodeHttpFetch } from './http-transport.ts';
 
 /** Codes a call can fail with: the API's, or the client's own. */
 export type ClientErrorCode = ApiErrorCode | 'unreachable' | 'bad_response';
@@ -40,6 +41,7 @@ export interface CallOptions<N extends RouteName> {
 export interface BackendClientOptions {
   baseUrl: string;
   signer: RequestSigner;
+  /** The transport (default: keep-alive node:http, see http-transport.ts). */
   fetch?: typeof fetch;
   clock?: () => number;
   /** Attempts for a call whose request did not reach the backend (default 3). */
@@ -90,7 +92,7 @@ async function failureOf(response: Response): Promise<CallFailure> {
 /** Creates a client signing every request with `signer` (for account creation and joins, the new device's). */
 export function createBackendClient(options: BackendClientOptions): BackendClient {
   const baseUrl = options.baseUrl.replace(/\/+$/, '');
-  const doFetch = options.fetch ?? fetch;
+  const doFetch = options.fetch ?? (nodeHttpFetch as typeof fetch);
   const clock = options.clock ?? Date.now;
   const attempts = options.attempts ?? 3;
   const timeoutMs = options.timeoutMs ?? 30_000;

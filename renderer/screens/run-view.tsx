@@ -26,7 +26,6 @@ function RunViewBody({ session }: { session: SessionDetail }) {
           <span className="run-meta-item">{providerLabel}</span>
         </p>
       </header>
-      {blocked && <BlockedAlert sessionId={session.id} blocked={blocked} />}
       <div className="run-grid">
         <div className="run-side">
           <AgentMap agents={session.agents} />
@@ -34,6 +33,7 @@ function RunViewBody({ session }: { session: SessionDetail }) {
           <HandoffHistory sessionId={session.id} />
         </div>
         <div className="run-main">
+          {blocked && <BlockedAlert sessionId={session.id} blocked={blocked} />}
           <Transcript entries={session.transcript} agents={session.agents} />
           <MessageBox session={session} />
         </div>

@@ -1,0 +1,168 @@
+/**
+ * The run view against a real backend and two headless devices on real repos: start a session,
+ * Move it, get blocked by a dirty tree and fix it from the alert, cancel a move while the target
+ * prepares, and measure how fast the ownership strip follows the backend.
+ */
+import { execFileSync } from 'node:child_process';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { expect, test } from '@playwright/test';
+import { description, openSession, openWorld, runView, watchStepper, type World } from './support/devices.ts';
+
+const TITLE = 'Fix the flaky parser test';
+/** The target's prepare step waits this long, so a move can be cancelled while the target prepares. */
+const PREPARE_DELAY_MS = 2500;
+
+let world: World;
+let workspaceOnDesktop = '';
+
+test.describe.configure({ mode: 'serial' });
+
+test.beforeAll(async ({ browser }) => {
+  test.setTimeout(120_000);
+  world = await openWorld(browser, { desktop: { BATON_TEST_PREPARE_DELAY_MS: String(PREPARE_DELAY_MS) } });
+});
+
+test.afterAll(async () => {
+  await world?.close();
+});
+
+const git = (cwd: string, args: string[]) => execFileSync('git', args, { cwd, env: world.devices.env, encoding: 'utf8' }).trim();
+
+test('starts a demo-agent session on the laptop: agent map and ownership strip appear', async () => {
+  const testInfo = test.info();
+  const { page } = world.laptop;
+  world.devices.sandbox.commitFile(world.devices.repo, 'src/parser.ts', 'export const parse = (s: string) => s.trim();\n', 'Add the parser');
+  world.devices.sandbox.push(world.devices.repo);
+
+  await page.getByRole('button', { name: 'New session' }).click();
+  const dialog = page.getByRole('dialog', { name: 'New session' });
+  await dialog.getByLabel('Workspace').fill(world.devices.repo);
+  await dialog.getByLabel('Provider').selectOption({ label: 'Demo agent' });
+  await dialog.getByLabel('Title').fill(TITLE);
+  await dialog.getByLabel('Prompt').fill('Find out why the parser test fails one run in five.');
+  await dialog.getByRole('button', { name: 'Start', exact: true }).click();
+  await expect(dialog).toBeHidden();
+
+  const view = runView(page);
+  await expect(page.getByRole('heading', { level: 1 })).toHaveText(TITLE);
+  await expect(view.agentMap.getByRole('listitem').first()).toBeVisible();
+  await expect(view.ownership).toContainText('laptop');
+  await expect(view.ownership).toContainText('generation 1');
+  await expect(view.message).toBeEnabled();
+  await expect(page.getByRole('navigation', { name: 'Sessions' }).getByRole('link', { name: TITLE })).toBeVisible();
+  await expect(page.getByRole('log', { name: 'Transcript' })).toContainText('Demo agent');
+  await page.screenshot({ path: testInfo.outputPath('run-view.png') });
+});
+
+test('moves the session to the desktop: both show the desktop as owner at generation 2', async () => {
+  const testInfo = test.info();
+  const laptop = runView(world.laptop.page);
+  const readLatency = await watchStepper(world.laptop.page);
+  const bridge: string[] = [];
+  const stopBridge = world.laptop.device.client.on('handoffChanged', (h) => {
+    const last = h.history.at(-1);
+    if (last) bridge.push(`${last.state} ${Date.now() - last.at} ms`);
+  });
+  await laptop.move.click();
+  const dialog = world.laptop.page.getByRole('dialog', { name: 'Move session' });
+  await expect(dialog.getByRole('radio', { name: 'desktop' })).toBeEnabled();
+  await dialog.getByRole('radio', { name: 'desktop' }).check();
+  await world.laptop.page.screenshot({ path: testInfo.outputPath('move-dialog.png') });
+  await dialog.getByRole('button', { name: 'Start move' }).click();
+  await expect(dialog).toBeHidden();
+  await expect(laptop.currentStep).toBeVisible();
+
+  const desktopPage = world.desktop.page;
+  await openSession(desktopPage, TITLE);
+  const desktop = runView(desktopPage);
+  for (const view of [laptop, desktop]) {
+    await expect(view.ownership).toContainText('desktop');
+    await expect(view.ownership).toContainText('generation 2');
+  }
+  await expect(desktop.message).toBeEnabled();
+  await expect(desktop.ownership).toContainText('checkpoint-import');
+  await expect(laptop.message).toBeDisabled();
+  expect(await description(laptop.message)).toMatch(/\S/);
+  await expect(laptop.move).toBeDisabled();
+
+  // The desktop's clone is at the laptop's commit.
+  const detail = await world.desktop.device.client.call('getSession', { sessionId: (await world.desktop.device.client.call('listSessions', {}))[0]!.id });
+  workspaceOnDesktop = detail!.workspace;
+  expect(git(workspaceOnDesktop, ['rev-parse', 'HEAD'])).toBe(git(world.devices.repo, ['rev-parse', 'HEAD']));
+
+  stopBridge();
+  console.log(`device event latency on the bridge (laptop): ${bridge.join(', ')}`);
+  const seen = await readLatency();
+  const latencies = seen.map((s) => s.latencyMs).sort((a, b) => a - b);
+  console.log(`ownership strip latency after a backend transition (laptop window): ${seen.map((s) => `${s.state} ${s.latencyMs} ms`).join(', ')}`);
+  console.log(`ownership strip latency: median ${latencies[Math.floor(latencies.length / 2)]} ms, max ${latencies.at(-1)} ms over ${latencies.length} transitions (aim < 100 ms)`);
+  expect(latencies.length).toBeGreaterThan(0);
+});
+
+test('a dirty tree on the desktop blocks the move back with dirty_tree and its fix; fixing it from the alert lets the move through', async () => {
+  const testInfo = test.info();
+  const page = world.desktop.page;
+  const desktop = runView(page);
+  const laptop = runView(world.laptop.page);
+  writeFileSync(join(workspaceOnDesktop, 'notes.md'), 'parser: trim before split\n');
+
+  await desktop.move.click();
+  const dialog = page.getByRole('dialog', { name: 'Move session' });
+  await expect(dialog.getByRole('radio', { name: 'laptop' })).toBeEnabled();
+  await dialog.getByRole('radio', { name: 'laptop' }).check();
+  await dialog.getByRole('button', { name: 'Start move' }).click();
+
+  await expect(desktop.blocked).toBeVisible();
+  await expect(desktop.blocked.getByRole('heading', { name: 'Handoff blocked' })).toBeVisible();
+  await expect(desktop.blocked).toContainText('dirty_tree');
+  await expect(desktop.blocked).toContainText('notes.md');
+  await expect(desktop.blocked).toContainText(/commit/i);
+  await page.screenshot({ path: testInfo.outputPath('blocked-alert.png') });
+
+  // Nothing moved.
+  for (const view of [desktop, laptop]) await expect(view.ownership).toContainText('generation 2');
+  await expect(desktop.currentStep).toHaveCount(0);
+  await expect(desktop.message).toBeEnabled();
+
+  await desktop.blocked.getByLabel('Commit message').fill('Note the parser fix');
+  await desktop.blocked.getByRole('button', { name: 'Commit' }).click();
+  await expect(desktop.blocked).not.toContainText('dirty_tree');
+  await expect(desktop.blocked).toContainText('unpushed_commits');
+  await desktop.blocked.getByRole('button', { name: 'Push' }).click();
+  await expect(desktop.blocked).not.toContainText('unpushed_commits');
+  await desktop.blocked.getByRole('button', { name: 'Check again' }).click();
+
+  await expect(desktop.blocked).toBeHidden();
+  for (const view of [desktop, laptop]) {
+    await expect(view.ownership).toContainText('laptop');
+    await expect(view.ownership).toContainText('generation 3');
+  }
+  await expect(laptop.message).toBeEnabled();
+  expect(git(world.devices.repo, ['rev-parse', 'HEAD'])).toBe(git(workspaceOnDesktop, ['rev-parse', 'HEAD']));
+});
+
+test('cancelling a move while the target prepares leaves the session with the source', async () => {
+  const laptop = runView(world.laptop.page);
+  const desktop = runView(world.desktop.page);
+  await laptop.move.click();
+  const dialog = world.laptop.page.getByRole('dialog', { name: 'Move session' });
+  await expect(dialog.getByRole('radio', { name: 'desktop' })).toBeEnabled();
+  await dialog.getByRole('radio', { name: 'desktop' }).check();
+  await dialog.getByRole('button', { name: 'Start move' }).click();
+
+  await expect(laptop.currentStep).toContainText('requested');
+  await laptop.cancelMove.click();
+
+  await expect(laptop.currentStep).toHaveCount(0);
+  await expect(laptop.ownership).toContainText(/cancelled/i);
+  // Longer than the target's prepare delay: the cancelled move stays cancelled.
+  await world.laptop.page.waitForTimeout(PREPARE_DELAY_MS + 1000);
+  for (const view of [laptop, desktop]) {
+    await expect(view.ownership).toContainText('laptop');
+    await expect(view.ownership).toContainText('generation 3');
+  }
+  await expect(laptop.message).toBeEnabled();
+  await expect(laptop.move).toBeEnabled();
+  await expect(desktop.message).toBeDisabled();
+});

@@ -2,6 +2,7 @@
  * Starting a Move on the source: the full readiness evaluation (session, source git, target
  * eligibility) runs first; only a ready report creates the `requested` record.
  */
+import { relative } from 'node:path';
 import type { MoveResult } from '../../shared/device-api.ts';
 import type { Blocker, ReadinessReport } from '../../shared/readiness.ts';
 import type { Coordinator } from './coordinator.ts';
@@ -38,15 +39,16 @@ export async function evaluateMove(c: Coordinator, sessionId: string, targetDevi
 
 /** Evaluates readiness and, only when ready, creates the handoff at the session's generation. */
 export async function startMove(c: Coordinator, sessionId: string, targetDeviceId: string): Promise<MoveResult> {
-  const { state, sessions, backend, git, clock } = c.deps;
+  const { state, sessions, backend, clock } = c.deps;
   const active = await backend.listHandoffs({ sessionId, active: true });
   if (active.ok) for (const handoff of active.value) c.observe(handoff);
   const report = await evaluateMove(c, sessionId, targetDeviceId);
   if (!report.ready) return { ok: false, code: 'blocked', report };
   const session = state.session(sessionId)!;
-  // The target prepares from the sealed metadata: publish the branches as they are now.
-  const snapshots = await git.repos(session.workspace);
-  state.updateSession(sessionId, (s) => { s.repos = snapshots.map(({ relPath, remoteUrl, branch }) => ({ relPath, remoteUrl, branch })); });
+  // The target prepares from the sealed metadata: publish the branches as readiness just read them.
+  state.updateSession(sessionId, (s) => {
+    s.repos = report.repos.map((r) => ({ relPath: relative(session.workspace, r.path) || '.', remoteUrl: r.remoteUrl, branch: r.branch }));
+  });
   const published = await sessions.publishMeta(sessionId);
   if (!published.ok) return published;
   const handoffId = newId();

@@ -117,9 +117,16 @@ export async function deviceId(device: DeviceHandle): Promise<string> {
 }
 
 /** Waits until `probe(detail)` holds on the device's view of the session. */
-export function waitSession(device: DeviceHandle, sessionId: string, what: string, probe: (detail: SessionDetail) => boolean, timeoutMs = 30_000): Promise<SessionDetail> {
-  return waitFor(what, async () => {
-    const detail = await device.client.call('getSession', { sessionId });
-    return detail && probe(detail) ? detail : undefined;
-  }, timeoutMs, 100);
+export async function waitSession(device: DeviceHandle, sessionId: string, what: string, probe: (detail: SessionDetail) => boolean, timeoutMs = 30_000): Promise<SessionDetail> {
+  let last: SessionDetail | null = null;
+  try {
+    return await waitFor(what, async () => {
+      last = await device.client.call('getSession', { sessionId });
+      return last && probe(last) ? last : undefined;
+    }, timeoutMs, 100);
+  } catch (error) {
+    // Say what the device saw and logged, so a failure on a busy machine can be read afterwards.
+    const seen = JSON.stringify(last, (key, value: unknown) => (key === 'transcript' ? undefined : value));
+    throw new Error(`${(error as Error).message}\n${device.name} last saw: ${seen}\n${device.name} log:\n${device.process.stderr().slice(-4000)}`);
+  }
 }

@@ -82,7 +82,7 @@ it('keeps every acknowledged transition and no half-written transfer across a SI
   const second = await startBackendProcess(dataDir);
   running.push(second);
   const reader = createBackendClient({ baseUrl: second.url, signer: anchor.signer });
-  for (const { sessionId, a, acked } of sessions) {
+  for (const { sessionId, a, b, acked } of sessions) {
     const listed = await reader.call('listHandoffs', { query: { sessionId } });
     const session = await reader.call('getSession', { params: { sessionId } });
     if (!listed.ok || !session.ok) throw new Error('the restarted backend lost a session');
@@ -104,5 +104,17 @@ it('keeps every acknowledged transition and no half-written transfer across a SI
     }
     expect([session.value.session.generation, session.value.session.ownerDeviceId]).toEqual([generation, owner]);
     expect(listed.value.handoffs.filter((h) => h.state !== 'completed').length).toBeLessThanOrEqual(1);
+
+    // The machine is where it was: the owner (the target, once ownership moved) ends any unfinished
+    // handoff from the state it was left in, and the session takes a new one.
+    const [ownerDevice, otherDevice] = owner === a.id ? [a, b] : [b, a];
+    const client = createBackendClient({ baseUrl: second.url, signer: ownerDevice.signer });
+    const open = listed.value.handoffs.find((h) => h.state !== 'completed');
+    if (open) {
+      const ended = await client.call('transitionHandoff', { params: { handoffId: open.id }, body: { from: open.state, to: 'cancelled', generation, reason: { code: 'backend_restarted', message: 'restart' } } });
+      expect(ended.ok && ended.value.handoff.state).toBe('cancelled');
+    }
+    const next = await client.call('createHandoff', { body: { handoffId: newId(), sessionId, targetDeviceId: otherDevice.id, generation } });
+    expect(next.ok).toBe(true);
   }
 }, 60_000);

@@ -4,7 +4,10 @@ import { routes } from '../../shared/api/routes.ts';
 import type { BackendClient } from './backend-client.ts';
 
 export interface PushStreamHandlers {
-  /** Called each time the stream (re)connects. */
+  /**
+   * Called each time the stream (re)connects. Messages sent while disconnected are not replayed:
+   * re-read whatever state you follow here.
+   */
   onOpen?: () => void;
   /** Called on a refused connection, a dropped stream or an invalid message; the stream keeps trying unless revoked. */
   onError?: (error: { code: string; message: string }) => void;

@@ -154,6 +154,7 @@ export class Coordinator {
     const request: TransitionRequest = { from: handoff.state, to, generation: generationFor(handoff, handoff.state), ...extra };
     const result = await this.deps.backend.transition(handoff.id, request, `${handoff.id}-${handoff.state}-${to}`.slice(0, 120));
     if (result.ok) {
+      this.deps.log(`handoff ${handoff.id}: ${handoff.state} → ${to}`);
       this.deps.state.updateProgress(handoff.id, (p) => { if (!p.done.includes(handoff.state)) p.done.push(handoff.state); });
       this.observe(result.value);
       return result.value;

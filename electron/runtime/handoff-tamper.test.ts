@@ -45,7 +45,7 @@ function blobFiles(dir: string): string[] {
 }
 
 describe('a tampered checkpoint', () => {
-  it('aborts activation before any provider process starts; the target keeps ownership and needs attention', async () => {
+  it('aborts activation before any provider process starts; the target keeps ownership, needs attention, and Retry activation resumes once the body is intact', async () => {
     const { laptop } = world;
     const session = await laptop.client.call('startSession', { workspace: world.repo, provider: 'claude-code', prompt: 'Fix the flaky parser test' });
     await waitSession(laptop, session.id, 'the first Claude turn', (d) => d.transcript.some((e) => e.role === 'assistant'));
@@ -85,5 +85,17 @@ describe('a tampered checkpoint', () => {
     expect((await laptopProvider.invocations()).some((i) => i.argv.includes('-p'))).toBe(true);
     const onLaptop = await waitSession(laptop, session.id, 'the laptop to see the transfer', (d) => !d.isOwner);
     expect(onLaptop.generation).toBe(2);
+
+    // With the body restored, Retry activation resumes the session on the desktop.
+    bytes[Math.floor(bytes.length / 2)]! ^= 0x01;
+    writeFileSync(blob, bytes);
+    expect(await desktop.client.call('retryActivation', { sessionId: session.id })).toEqual({ ok: true });
+    const active = await waitSession(desktop, session.id, 'the retried activation', (d) => d.inputBlock === null);
+    expect(active).toMatchObject({ isOwner: true, generation: 2, condition: 'owned' });
+    expect(await desktop.client.call('sendMessage', { sessionId: session.id, text: 'carry on here' })).toEqual({ ok: true });
+    await waitFor('the resumed Claude session to run on the desktop', async () => {
+      const runs = (await desktopProvider.invocations()).filter((i) => i.argv.includes('-p'));
+      return runs.some((i) => i.argv.includes('--resume')) ? true : undefined;
+    }, 20_000, 100);
   }, TEST_TIMEOUT_MS);
 });

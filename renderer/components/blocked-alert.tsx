@@ -3,17 +3,9 @@
  * actions (Push; Commit with a typed message), and "Check again", which retries the move.
  */
 import { useId, useState, type FormEvent } from 'react';
-import type { Blocker, RemediationAction } from '../../shared/readiness.ts';
+import type { Blocker } from '../../shared/readiness.ts';
 import { useHandoffsStore, type BlockedMove } from '../stores/handoffs-store.ts';
-
-/** The remediation a blocker offers: its own, or the obvious one for its code and repo. */
-export function remediationOf(blocker: Blocker): RemediationAction | null {
-  if (blocker.action) return blocker.action;
-  if (!blocker.repo) return null;
-  if (blocker.code === 'dirty_tree') return { kind: 'commit', repo: blocker.repo };
-  if (blocker.code === 'unpushed_commits' || blocker.code === 'no_upstream') return { kind: 'push', repo: blocker.repo };
-  return null;
-}
+import { remediationOf } from './session-state.ts';
 
 function fileList(blocker: Blocker): string[] {
   const files = blocker.details?.['files'];

@@ -3,13 +3,7 @@ import { useId, useState, type FormEvent } from 'react';
 import type { SessionView } from '../../shared/device-api.ts';
 import { errorMessage } from '../api/device-api.ts';
 import { useSessionsStore } from '../stores/sessions-store.ts';
-
-/** Why this device may not send, or null when it may. */
-export function sendBlockReason(session: SessionView): string | null {
-  if (session.inputBlock) return session.inputBlock.message;
-  if (!session.isOwner) return `${session.ownerName} owns this session; only the owning device can send messages.`;
-  return null;
-}
+import { sendBlockReason } from './session-state.ts';
 
 /** Renders the composer with its `textbox` "Message". */
 export function MessageBox({ session }: { session: SessionView }) {

@@ -10,32 +10,7 @@ import { useHandoffsStore } from '../stores/handoffs-store.ts';
 import { useStatusStore } from '../stores/status-store.ts';
 import { resumePathText } from './format.ts';
 import { HandoffStepper } from './handoff-stepper.tsx';
-
-export type Tone = 'owner' | 'moving' | 'blocked' | 'attention' | 'remote';
-
-/** The state colour of a session on this device. */
-export function sessionTone(session: SessionView, blocked: boolean): Tone {
-  if (session.condition === 'needs-attention') return 'attention';
-  if (session.activeHandoff) return 'moving';
-  if (blocked) return 'blocked';
-  return session.isOwner ? 'owner' : 'remote';
-}
-
-const TONE_LABEL: Record<Tone, string> = {
-  owner: 'Owned here',
-  moving: 'Moving',
-  blocked: 'Move blocked',
-  attention: 'Needs attention',
-  remote: 'Owned elsewhere',
-};
-
-/** Why "Move" is disabled, or null when it is enabled. */
-export function moveBlockReason(session: SessionView): string | null {
-  if (!session.isOwner) return `Only the owning device (${session.ownerName}) can move this session.`;
-  if (session.activeHandoff) return 'A move is already in progress.';
-  if (session.condition === 'needs-attention') return 'Activation needs attention before this session can move.';
-  return null;
-}
+import { moveBlockReason, sessionTone, TONE_LABEL } from './session-state.ts';
 
 function LastMove({ handoff, thisDeviceId }: { handoff: HandoffView; thisDeviceId: string | null }) {
   if (handoff.state === 'cancelled') {

@@ -4,7 +4,7 @@ import { routeHref, type Route } from '../hooks/use-route.ts';
 import { useHandoffsStore } from '../stores/handoffs-store.ts';
 import { useSessionsStore } from '../stores/sessions-store.ts';
 import { useStatusStore } from '../stores/status-store.ts';
-import { sessionTone } from './ownership-strip.tsx';
+import { sessionTone } from './session-state.ts';
 
 function SessionLink({ session, current }: { session: SessionView; current: boolean }) {
   const blocked = useHandoffsStore((state) => state.blocked[session.id] !== undefined);

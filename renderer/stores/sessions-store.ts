@@ -1,8 +1,8 @@
 /** The sessions this device knows, the open session's detail, and the providers it can start. */
 import { create } from 'zustand';
 import type { ActionResult, DeviceApiInput, HandoffView, ProviderView, SessionDetail, SessionView } from '../../shared/device-api.ts';
-import { isTerminal } from '../../shared/handoff-states.ts';
 import { api, errorMessage } from '../api/device-api.ts';
+import { withHandoff } from '../components/session-state.ts';
 
 interface SessionsState {
   sessions: SessionView[];
@@ -18,16 +18,6 @@ interface SessionsState {
   setSessions(sessions: SessionView[]): void;
   setDetail(detail: SessionDetail): void;
   applyHandoff(handoff: HandoffView): void;
-}
-
-/** A session view with `handoff` folded in: active while it runs, last once it ends. */
-export function withHandoff<T extends SessionView>(session: T, handoff: HandoffView): T {
-  if (session.id !== handoff.sessionId) return session;
-  if (isTerminal(handoff.state)) {
-    const active = session.activeHandoff?.id === handoff.id ? null : session.activeHandoff;
-    return { ...session, activeHandoff: active, lastHandoff: handoff };
-  }
-  return { ...session, activeHandoff: handoff };
 }
 
 export const useSessionsStore = create<SessionsState>()((set) => ({

@@ -1,0 +1,55 @@
+import { describe, expect, it } from 'vitest';
+import type { HandoffView, SessionView } from '../../shared/device-api.ts';
+import type { Blocker } from '../../shared/readiness.ts';
+import { moveBlockReason, remediationOf, sendBlockReason, sessionTone, withHandoff } from './session-state.ts';
+
+const session = (over: Partial<SessionView> = {}): SessionView => ({
+  id: 's1', title: 'Parser', workspace: '/w', provider: 'demo', ownerDeviceId: 'd1', ownerName: 'laptop', generation: 1,
+  isOwner: true, condition: 'owned', inputBlock: null, activeHandoff: null, lastHandoff: null, updatedAt: 0, ...over,
+});
+
+const handoff = (over: Partial<HandoffView> = {}): HandoffView => ({
+  id: 'h1', sessionId: 's1', sourceDeviceId: 'd1', sourceName: 'laptop', targetDeviceId: 'd2', targetName: 'desktop',
+  state: 'requested', generation: 1, history: [{ state: 'requested', at: 1, deviceId: 'd1' }], cancelReason: null,
+  resumePath: null, resumeNote: null, driftWarnings: [], blockers: [], ...over,
+});
+
+describe('session state in the run view', () => {
+  it('colours a session by what matters most: needs attention, then moving, then blocked, then owner or elsewhere', () => {
+    expect(sessionTone(session({ condition: 'needs-attention', activeHandoff: handoff() }), true)).toBe('attention');
+    expect(sessionTone(session({ activeHandoff: handoff() }), true)).toBe('moving');
+    expect(sessionTone(session(), true)).toBe('blocked');
+    expect(sessionTone(session(), false)).toBe('owner');
+    expect(sessionTone(session({ isOwner: false, condition: 'remote' }), false)).toBe('remote');
+  });
+
+  it('disables Move off the owner and during a move, saying why', () => {
+    expect(moveBlockReason(session())).toBeNull();
+    expect(moveBlockReason(session({ isOwner: false, ownerName: 'desktop' }))).toContain('desktop');
+    expect(moveBlockReason(session({ activeHandoff: handoff() }))).toMatch(/in progress/);
+  });
+
+  it("disables the message box with the runtime's reason, or with the owner's name off the owner", () => {
+    expect(sendBlockReason(session())).toBeNull();
+    expect(sendBlockReason(session({ inputBlock: { code: 'quiescing', message: 'Moving: input is paused.' } }))).toBe('Moving: input is paused.');
+    expect(sendBlockReason(session({ isOwner: false, ownerName: 'desktop' }))).toContain('desktop owns this session');
+  });
+
+  it('offers commit for a dirty tree and push for unpushed commits or a missing upstream, and nothing for target blockers', () => {
+    const blocker = (code: Blocker['code'], repo?: string): Blocker => ({ code, message: 'm', fix: 'f', ...(repo ? { repo } : {}) });
+    expect(remediationOf(blocker('dirty_tree', '/r'))).toEqual({ kind: 'commit', repo: '/r' });
+    expect(remediationOf(blocker('unpushed_commits', '/r'))).toEqual({ kind: 'push', repo: '/r' });
+    expect(remediationOf(blocker('no_upstream', '/r'))).toEqual({ kind: 'push', repo: '/r' });
+    expect(remediationOf(blocker('target_offline'))).toBeNull();
+    expect(remediationOf({ ...blocker('dirty_tree', '/r'), action: { kind: 'push', repo: '/other' } })).toEqual({ kind: 'push', repo: '/other' });
+  });
+
+  it('folds a running handoff in as active, and a finished one as the last move', () => {
+    const running = withHandoff(session(), handoff({ state: 'target-prepared' }));
+    expect(running.activeHandoff?.state).toBe('target-prepared');
+    const done = withHandoff(running, handoff({ state: 'completed', resumePath: 'checkpoint-import' }));
+    expect(done.activeHandoff).toBeNull();
+    expect(done.lastHandoff?.resumePath).toBe('checkpoint-import');
+    expect(withHandoff(session({ id: 'other' }), handoff())).toEqual(session({ id: 'other' }));
+  });
+});

@@ -1,0 +1,59 @@
+/**
+ * What the run view derives from a session, pure and testable: its state colour, why Move or the
+ * message box is disabled, which remediation a blocker offers, and how a handoff event folds into it.
+ */
+import type { HandoffView, SessionView } from '../../shared/device-api.ts';
+import { isTerminal } from '../../shared/handoff-states.ts';
+import type { Blocker, RemediationAction } from '../../shared/readiness.ts';
+
+export type Tone = 'owner' | 'moving' | 'blocked' | 'attention' | 'remote';
+
+/** The state colour of a session on this device. */
+export function sessionTone(session: SessionView, blocked: boolean): Tone {
+  if (session.condition === 'needs-attention') return 'attention';
+  if (session.activeHandoff) return 'moving';
+  if (blocked) return 'blocked';
+  return session.isOwner ? 'owner' : 'remote';
+}
+
+export const TONE_LABEL: Record<Tone, string> = {
+  owner: 'Owned here',
+  moving: 'Moving',
+  blocked: 'Move blocked',
+  attention: 'Needs attention',
+  remote: 'Owned elsewhere',
+};
+
+/** Why "Move" is disabled, or null when it is enabled. */
+export function moveBlockReason(session: SessionView): string | null {
+  if (!session.isOwner) return `Only the owning device (${session.ownerName}) can move this session.`;
+  if (session.activeHandoff) return 'A move is already in progress.';
+  if (session.condition === 'needs-attention') return 'Activation needs attention before this session can move.';
+  return null;
+}
+
+/** Why this device may not send, or null when it may. */
+export function sendBlockReason(session: SessionView): string | null {
+  if (session.inputBlock) return session.inputBlock.message;
+  if (!session.isOwner) return `${session.ownerName} owns this session; only the owning device can send messages.`;
+  return null;
+}
+
+/** The remediation a blocker offers: its own, or the obvious one for its code and repo. */
+export function remediationOf(blocker: Blocker): RemediationAction | null {
+  if (blocker.action) return blocker.action;
+  if (!blocker.repo) return null;
+  if (blocker.code === 'dirty_tree') return { kind: 'commit', repo: blocker.repo };
+  if (blocker.code === 'unpushed_commits' || blocker.code === 'no_upstream') return { kind: 'push', repo: blocker.repo };
+  return null;
+}
+
+/** A session view with `handoff` folded in: active while it runs, last once it ends. */
+export function withHandoff<T extends SessionView>(session: T, handoff: HandoffView): T {
+  if (session.id !== handoff.sessionId) return session;
+  if (isTerminal(handoff.state)) {
+    const active = session.activeHandoff?.id === handoff.id ? null : session.activeHandoff;
+    return { ...session, activeHandoff: active, lastHandoff: handoff };
+  }
+  return { ...session, activeHandoff: handoff };
+}

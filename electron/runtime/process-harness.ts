@@ -17,6 +17,8 @@ export interface RunningProcess {
   child: ChildProcess;
   /** The value after the announcement prefix (`backend: `, `ui: `). */
   url: string;
+  /** Everything printed on stdout so far. */
+  stdout(): string;
   stderr(): string;
   /** SIGTERM, then SIGKILL after `graceMs`; resolves with the exit code (or signal). */
   stop(graceMs?: number): Promise<number | string | null>;
@@ -35,18 +37,20 @@ export function startBaton(args: string[], prefix: string, env: NodeJS.ProcessEn
   let out = '';
   let err = '';
   child.stderr!.on('data', (chunk: Buffer) => { err = (err + chunk.toString()).slice(-20_000); });
+  child.stdout!.on('data', (chunk: Buffer) => { out = (out + chunk.toString()).slice(-20_000); });
   return new Promise((resolve, reject) => {
     const timer = setTimeout(() => { child.kill('SIGKILL'); reject(new Error(`baton ${args[0]} did not announce "${prefix}" in time:\n${err}`)); }, timeoutMs);
     child.once('exit', (code) => { clearTimeout(timer); reject(new Error(`baton ${args[0]} exited with ${code} before announcing:\n${err}`)); });
-    child.stdout!.on('data', (chunk: Buffer) => {
-      out += chunk.toString();
+    child.stdout!.on('data', function announce() {
       const line = out.split('\n').find((l) => l.startsWith(prefix));
       if (!line) return;
       clearTimeout(timer);
       child.removeAllListeners('exit');
+      child.stdout!.off('data', announce);
       resolve({
         child,
         url: line.slice(prefix.length).trim(),
+        stdout: () => out,
         stderr: () => err,
         stop: async (graceMs = 10_000) => {
           const done = exited(child);

@@ -1,0 +1,57 @@
+/** `baton device` as a process: its one stdout line, refusals, clean SIGTERM and restart on the same profile. */
+import { execFile } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { DeviceClient, PROJECT_ROOT, startBaton, type RunningProcess } from '../electron/runtime/process-harness.ts';
+
+const run = promisify(execFile);
+const BATON = join(PROJECT_ROOT, 'bin', 'baton.js');
+let root: string;
+let backend: RunningProcess;
+
+beforeAll(async () => {
+  root = mkdtempSync(join(tmpdir(), 'baton-device-cmd-'));
+  backend = await startBaton(['backend', '--data', join(root, 'data'), '--port', '0'], 'backend: ');
+}, 60_000);
+
+afterAll(async () => {
+  await backend?.stop();
+  rmSync(root, { recursive: true, force: true });
+});
+
+describe('baton device', () => {
+  it('prints its usage for --help', async () => {
+    const { stdout } = await run(process.execPath, [BATON, 'device', '--help']);
+    expect(stdout).toContain('baton device --profile DIR --backend URL');
+    expect(stdout).toContain('BATON_PREPARE_TIMEOUT_MS');
+  });
+
+  it('refuses to start a profile that is not enrolled when neither --create-account nor --join is given', async () => {
+    const failed = await run(process.execPath, [BATON, 'device', '--profile', join(root, 'fresh'), '--backend', backend.url])
+      .then(() => null, (error: { code: number; stdout: string; stderr: string }) => error);
+    expect(failed?.code).toBe(1);
+    expect(failed?.stdout).toBe('');
+    expect(failed?.stderr).toMatch(/not enrolled/);
+  });
+
+  it('prints exactly one ui line when ready, stops with exit 0 on SIGTERM, and comes back as the same device', async () => {
+    const profile = join(root, 'laptop');
+    const first = await startBaton(['device', '--profile', profile, '--backend', backend.url, '--name', 'laptop', '--create-account'], 'ui: ');
+    expect(first.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/\?token=[A-Za-z0-9_-]+$/);
+    const client = await DeviceClient.connect(first.url);
+    const status = await client.call('getStatus', {});
+    expect(status).toMatchObject({ enrolled: true, deviceName: 'laptop' });
+    client.close();
+    expect(await first.stop()).toBe(0);
+    expect(first.stdout()).toBe(`ui: ${first.url}\n`);
+
+    const second = await startBaton(['device', '--profile', profile, '--backend', backend.url], 'ui: ');
+    const again = await DeviceClient.connect(second.url);
+    expect((await again.call('getStatus', {})).deviceId).toBe(status.deviceId);
+    again.close();
+    expect(await second.stop()).toBe(0);
+  }, 60_000);
+});

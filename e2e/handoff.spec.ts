@@ -55,6 +55,25 @@ test('starts a demo-agent session on the laptop: agent map and ownership strip a
   await page.screenshot({ path: testInfo.outputPath('run-view.png') });
 });
 
+test('the Move dialog works from the keyboard: focus moves in, Space picks a device, Escape closes and returns focus', async () => {
+  const { page } = world.laptop;
+  const laptop = runView(page);
+  await laptop.move.focus();
+  await page.keyboard.press('Enter');
+  const dialog = page.getByRole('dialog', { name: 'Move session' });
+  await expect(dialog).toBeVisible();
+  await expect(dialog.getByRole('radio', { name: 'desktop' })).toBeEnabled();
+  await dialog.getByRole('radio', { name: 'desktop' }).focus();
+  await page.keyboard.press('Space');
+  await expect(dialog.getByRole('radio', { name: 'desktop' })).toBeChecked();
+  await expect(dialog.getByRole('button', { name: 'Start move' })).toBeEnabled();
+  expect(await dialog.evaluate((node) => node.contains(document.activeElement))).toBe(true);
+  await page.keyboard.press('Escape');
+  await expect(dialog).toBeHidden();
+  await expect(laptop.move).toBeFocused();
+  await expect(laptop.currentStep).toHaveCount(0);
+});
+
 test('moves the session to the desktop: both show the desktop as owner at generation 2', async () => {
   const testInfo = test.info();
   const laptop = runView(world.laptop.page);

@@ -54,7 +54,8 @@ export function sqliteMiscStore(db: Database.Database, nonceDb: Database.Databas
       return row && { deviceId, key, requestDigest: row.request_digest, status: row.status, body: JSON.parse(row.body) as unknown };
     },
     async saveIdempotent(r: IdempotencyRecord, at: number) {
-      q.saveIdem.run(r.deviceId, r.key, r.requestDigest, r.status, JSON.stringify(r.body), at);
+      const saved = await mutate(undefined, () => q.saveIdem.run(r.deviceId, r.key, r.requestDigest, r.status, JSON.stringify(r.body), at));
+      if (!saved.ok) throw new Error(saved.message);
     },
     async useNonce(deviceId, nonce, expiresAt) {
       return q.useNonce.run(deviceId, nonce, expiresAt).changes === 1;

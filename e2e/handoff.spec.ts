@@ -139,7 +139,9 @@ test('a dirty tree on the desktop blocks the move back with dirty_tree and its f
   await expect(desktop.blocked).toContainText(/commit/i);
   await page.screenshot({ path: testInfo.outputPath('blocked-alert.png') });
 
-  // Nothing moved.
+  // Nothing moved: no new handoff exists and both still show generation 2.
+  const sessionId = (await world.desktop.device.client.call('listSessions', {}))[0]!.id;
+  expect(await world.desktop.device.client.call('handoffHistory', { sessionId })).toHaveLength(1);
   for (const view of [desktop, laptop]) await expect(view.ownership).toContainText('generation 2');
   await expect(desktop.currentStep).toHaveCount(0);
   await expect(desktop.message).toBeEnabled();

@@ -1,6 +1,7 @@
 /**
  * The one event bridge: subscribes to every device event once and writes it into the stores.
- * On (re)connection it reloads what the stores hold, so a dropped socket never leaves stale state.
+ * On every (re)connection — reported at once when already open — it reloads what the stores hold,
+ * so a dropped socket never leaves stale state.
  */
 import { useEffect } from 'react';
 import { api, onConnection } from '../api/device-api.ts';
@@ -35,7 +36,6 @@ export function useDeviceEvents(): void {
         if (state === 'open') reloadAll();
       }),
     ];
-    reloadAll();
     return () => stops.forEach((stop) => stop());
   }, []);
 }

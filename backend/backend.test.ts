@@ -196,8 +196,10 @@ describe('the backend process', () => {
       const handoffId = await newHandoff(sessionId);
       await walkToCheckpoint(handoffId);
       await move(target, handoffId, 'source-relinquished-and-checkpointed', 'ownership-transferred', 1);
+      await move(target, handoffId, 'ownership-transferred', 'target-activating', 2);
+      await move(target, handoffId, 'target-activating', 'completed', 2, { resumePath: 'summary-continuation' });
       const seen = () => received.filter((m) => m.type === 'handoff' && m.handoff.id === handoffId).map((m) => (m.type === 'handoff' ? m.handoff.state : ''));
-      await expect.poll(seen, { timeout: 2000 }).toEqual(FORWARD_STATES.slice(0, 5));
+      await expect.poll(seen, { timeout: 2000 }).toEqual([...FORWARD_STATES]);
       expect(received[0]).toMatchObject({ type: 'hello', deviceId: third.id });
       expect(received.some((m) => m.type === 'session' && m.session.id === sessionId && m.session.generation === 2)).toBe(true);
     } finally {

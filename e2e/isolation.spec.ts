@@ -76,6 +76,10 @@ test('the renderer works on the preload API alone and reaches no Node or require
     Object.defineProperty(window, '__batonCalls', { value: calls });
   }, { methods: METHOD_NAMES as string[], events: EVENT_NAMES as string[] });
 
+  const consoleErrors: string[] = [];
+  page.on('console', (message) => {
+    if (message.type() === 'error') consoleErrors.push(message.text());
+  });
   await page.goto(device.url);
   // The app runs on window.baton: it shows this device and made its calls through the preload's members.
   await expect(page.getByRole('navigation', { name: 'Sessions' })).toBeVisible();
@@ -86,6 +90,9 @@ test('the renderer works on the preload API alone and reaches no Node or require
   }));
   expect(seen.calls).toContain('getStatus');
   expect(seen.members).toEqual([...PRELOAD_MEMBERS].sort());
+
+  // A normal load breaks no CSP rule and logs no error.
+  expect(consoleErrors).toEqual([]);
 
   const reach = await page.evaluate(async () => {
     const scope = globalThis as Record<string, unknown>;

@@ -81,6 +81,7 @@ async function route(app: HttpApp, req: IncomingMessage, res: ServerResponse): P
   }
 
   if (name === 'putBlob') {
+    if (device!.status !== 'enrolled') return refuse('forbidden', 'this device is not enrolled yet');
     const received = await receiveBlob(deps, req, res);
     if (!received) return undefined;
     const denied = await authenticate(app, req, sig, device!, spec, received.sha256);

@@ -2,7 +2,7 @@
  * The signed HTTP client devices use to talk to the backend. Calls are named after the route table
  * (shared/api/routes.ts): paths, methods and schemas come from there. Expected failures are values.
  */
-import { randomBytes } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
 import type { z } from 'zod';
 import { routePath, routes, type RouteName, type RouteResponse, type RouteBody } from '../../shared/api/routes.ts';
 import { ErrorBody } from '../../shared/api/common.ts';
@@ -118,7 +118,7 @@ export function createBackendClient(options: BackendClientOptions): BackendClien
   }
 
   const idempotencyHeaders = (method: string, key: string | undefined): Record<string, string> =>
-    method === 'GET' ? {} : { [SIGNATURE_HEADERS.idempotencyKey]: key ?? randomBytes(18).toString('base64url') };
+    method === 'GET' ? {} : { [SIGNATURE_HEADERS.idempotencyKey]: key ?? randomUUID() };
 
   return {
     baseUrl,

@@ -1,5 +1,5 @@
 /** Who signs a device's requests: any Ed25519 identity plugs in through `RequestSigner`. */
-import { createHash, randomBytes, sign as edSign, type KeyObject } from 'node:crypto';
+import { createHash, randomUUID, sign as edSign, type KeyObject } from 'node:crypto';
 import { canonicalRequest, SIGNATURE_HEADERS } from '../../shared/request-signing.ts';
 
 export interface RequestSigner {
@@ -20,7 +20,7 @@ export function sha256Hex(bytes: Uint8Array | string): string {
 
 /** The signature headers for one request (a fresh nonce each time). */
 export function signatureHeaders(signer: RequestSigner, method: string, pathAndQuery: string, body: Uint8Array | undefined, now: number): Record<string, string> {
-  const nonce = randomBytes(18).toString('base64url');
+  const nonce = randomUUID();
   const canonical = canonicalRequest({ method, pathAndQuery, bodySha256: sha256Hex(body ?? new Uint8Array()), timestamp: now, nonce, deviceId: signer.deviceId });
   return {
     [SIGNATURE_HEADERS.device]: signer.deviceId,

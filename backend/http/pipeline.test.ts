@@ -114,7 +114,7 @@ describe('request authentication', () => {
     expect((await alice.client.call('transitionHandoff', { params: { handoffId }, body: { from: 'requested', to: 'cancelled', generation: 1, reason: { code: 'user_cancelled', message: 'done' } } })).ok).toBe(true);
   });
 
-  it('refuses every request of a revoked device at once and closes its push stream', async () => {
+  it('refuses every request of a revoked device at once, closes its push stream and ends its pending handoffs', async () => {
     const doomed = newTestDevice(backend.url, 'old phone', clock);
     await joinTestDevice(alice, doomed, clock);
     expect((await doomed.client.call('me')).ok).toBe(true);
@@ -124,10 +124,16 @@ describe('request authentication', () => {
     const close = openPushStream(doomed.client, () => undefined, { onOpen: () => opened(), onError: (e) => errors.push(e.code) }, { initialBackoffMs: 10 });
     await open;
     const streams = backend.push.size;
+    const moving = newId();
+    const session = newId();
+    expect((await alice.client.call('createSession', { body: { sessionId: session, sealedMeta: opaque() } })).ok).toBe(true);
+    expect((await alice.client.call('createHandoff', { body: { handoffId: moving, sessionId: session, targetDeviceId: doomed.id, generation: 1 } })).ok).toBe(true);
     const revoked = await alice.client.call('revokeDevice', { params: { deviceId: doomed.id }, body: {} });
     expect(revoked.ok && revoked.value.device.status).toBe('revoked');
     const refused = await doomed.client.call('me');
     expect(!refused.ok && [refused.status, refused.code]).toEqual([401, 'device_revoked']);
+    const ended = await alice.client.call('getHandoff', { params: { handoffId: moving } });
+    expect(ended.ok && [ended.value.handoff.state, ended.value.handoff.cancelReason?.code, ended.value.handoff.history.at(-1)?.deviceId]).toEqual(['cancelled', 'device_revoked', null]);
     await expect.poll(() => errors.at(-1), { timeout: 2000 }).toBe('device_revoked');
     expect(backend.push.size).toBe(streams - 1);
     close();

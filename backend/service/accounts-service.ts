@@ -2,6 +2,7 @@
 import { fail, ok } from '../../shared/errors.ts';
 import type { Device, WrappedKey } from '../../shared/api/devices.ts';
 import type { InviteRecord } from '../store/store.ts';
+import { cancelHandoffsOfRevoked } from './handoffs-service.ts';
 import { answer, idemWrite, type Answer, type Call, type Deps, type SelfCall } from './context.ts';
 
 /** Creates an account with its first (enrolled) device and ADK version 1 wrapped to it. */
@@ -35,13 +36,14 @@ export async function heartbeat(deps: Deps, { caller, body }: Call<'heartbeat'>)
   return ok({ serverTime: at });
 }
 
-/** Revokes a device of the account at once: its next request is refused and its streams close. */
+/** Revokes a device of the account at once: its next request is refused, its streams close, its pending handoffs end. */
 export async function revokeDevice(deps: Deps, { caller, params, idem }: Call<'revokeDevice'>): Answer<'revokeDevice'> {
   const wrap = (device: Device) => ({ device });
   const result = await deps.store.revokeDevice(caller.accountId, params.deviceId!, deps.clock(), idemWrite(idem, wrap));
   if (result.ok) {
     deps.push.publish(caller.accountId, { type: 'device', device: result.value });
     deps.push.disconnectDevice(caller.accountId, result.value.id);
+    await cancelHandoffsOfRevoked(deps, caller.accountId, result.value.id);
   }
   return answer(result, wrap);
 }

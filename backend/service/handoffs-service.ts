@@ -85,3 +85,21 @@ export async function transitionHandoff(deps: Deps, { caller, params, body, idem
   }
   return answer(result, wrap);
 }
+
+/**
+ * Cancels (as the backend) every handoff still before the transfer that involves `deviceId`, which was
+ * just revoked: it can no longer take its part. Each is its own compare-and-set; a lost race is skipped.
+ */
+export async function cancelHandoffsOfRevoked(deps: Deps, accountId: string, deviceId: string): Promise<void> {
+  const active = await deps.store.listHandoffs(accountId, { active: true });
+  for (const handoff of active) {
+    if (!isCancellable(handoff.state) || (handoff.sourceDeviceId !== deviceId && handoff.targetDeviceId !== deviceId)) continue;
+    const session = await deps.store.getSession(handoff.sessionId);
+    if (!session) continue;
+    const result = await deps.store.transitionHandoff({
+      accountId, handoffId: handoff.id, from: handoff.state, to: 'cancelled', generation: session.generation, deviceId: null, at: deps.clock(),
+      reason: { code: 'device_revoked', message: 'a device taking part in this handoff was revoked' },
+    });
+    if (result.ok) deps.push.publish(accountId, { type: 'handoff', handoff: result.value.handoff });
+  }
+}

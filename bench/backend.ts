@@ -16,8 +16,8 @@ import type { BackendClient } from '../electron/sync/backend-client.ts';
 import { createTestAccount, joinTestDevice, newId, newTestDevice, opaque } from '../electron/sync/sync-fixtures.ts';
 
 const CLIENTS = Number(process.env.BENCH_CLIENTS ?? 8);
-const SECONDS = Number(process.env.BENCH_SECONDS ?? 3);
-const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5);
+const SECONDS = Number(process.env.BENCH_SECONDS ?? 2);
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 7);
 
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
 

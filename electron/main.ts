@@ -8,7 +8,7 @@ import { pathToFileURL } from 'node:url';
 import { app, BrowserWindow, ipcMain } from 'electron';
 import { forwardDeviceEvents, registerDeviceApi } from './shell/ipc-bridge.ts';
 import { createMainWindow, lockDownSession } from './shell/main-window.ts';
-import { safeStorageSecretStore } from './shell/safe-storage-secret-store.ts';
+import { safeStorageSecretStore, safeStorageUsable } from './shell/safe-storage-secret-store.ts';
 import { openSettings } from './shell/settings.ts';
 import { createShellDevice } from './shell/shell-device.ts';
 import type { TrustedRenderer } from './shell/trusted-sender.ts';
@@ -37,6 +37,7 @@ const renderer: TrustedRenderer = { webContents: () => (window && !window.isDest
 
 async function ready(): Promise<void> {
   const settings = openSettings(app.getPath('userData'), app.getPath('home'));
+  if (!safeStorageUsable()) console.error('[baton] the OS keychain is not available: device keys are protected only by file permissions here.');
   const device = createShellDevice({
     profileDir: settings.get('profileDir'),
     workspaceRoot: settings.get('workspaceRoot'),

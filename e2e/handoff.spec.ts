@@ -104,6 +104,7 @@ test('moves the session to the desktop: both show the desktop as owner at genera
   }
   await expect(desktop.message).toBeEnabled();
   await expect(desktop.ownership).toContainText('checkpoint-import');
+  await desktopPage.screenshot({ path: testInfo.outputPath('moved-target.png') });
   await expect(laptop.message).toBeDisabled();
   expect(await description(laptop.message)).toMatch(/\S/);
   await expect(laptop.move).toBeDisabled();
@@ -184,6 +185,7 @@ test('cancelling a move while the target prepares leaves the session with the so
 
   await expect(laptop.currentStep).toHaveCount(0);
   await expect(laptop.ownership).toContainText(/cancelled/i);
+  await world.laptop.page.screenshot({ path: test.info().outputPath('cancelled.png') });
   // Longer than the target's prepare delay: the cancelled move stays cancelled.
   await world.laptop.page.waitForTimeout(PREPARE_DELAY_MS + 1000);
   for (const view of [laptop, desktop]) {

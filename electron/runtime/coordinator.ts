@@ -155,7 +155,8 @@ export class Coordinator {
     const result = await this.deps.backend.transition(handoff.id, request, `${handoff.id}-${handoff.state}-${to}`.slice(0, 120));
     if (result.ok) {
       this.deps.log(`handoff ${handoff.id}: ${handoff.state} → ${to}`);
-      this.deps.state.updateProgress(handoff.id, (p) => { if (!p.done.includes(handoff.state)) p.done.push(handoff.state); });
+      // Informational: the backend record is the truth about which steps are done.
+      this.deps.state.updateProgress(handoff.id, (p) => { if (!p.done.includes(handoff.state)) p.done.push(handoff.state); }, false);
       this.observe(result.value);
       return result.value;
     }

@@ -235,8 +235,7 @@ export class DeviceRuntime {
       this.sessionChanged(sessionId);
       return { ok: false, code: result.code, message: result.message };
     }
-    this.deps.state.updateSession(sessionId, (s) => { s.needsAttention = null; });
-    this.sessions.setInputBlock(sessionId, null);
+    this.sessions.clearAttention(sessionId);
     return { ok: true };
   }
 

@@ -127,8 +127,7 @@ async function activate(c: Coordinator, handoff: Handoff): Promise<void> {
     return;
   }
   c.deps.state.updateProgress(handoff.id, (p) => { p.resumeNote = result.note; p.driftWarnings = result.drift; });
-  c.deps.state.updateSession(handoff.sessionId, (s) => { s.needsAttention = null; s.inputBlock = null; });
-  c.deps.sessions.setInputBlock(handoff.sessionId, null);
+  c.deps.sessions.clearAttention(handoff.sessionId);
   const sealedOutcome = c.deps.seal.sealJson({ resumeNote: result.note, driftWarnings: result.drift }, { kind: 'handoff-outcome', sessionId: handoff.sessionId, handoffId: handoff.id });
   await c.transition(handoff, 'completed', { resumePath: result.resumePath, sealedOutcome });
 }

@@ -37,6 +37,14 @@ describe('LocalState', () => {
     expect(second.progress('h1')).toMatchObject({ role: 'source', done: ['source-quiescing'], checkpoint: { digest: 'ab', size: 3 }, seenAt: 42 });
   });
 
+  it('keeps a cache-only update (written without fsync) readable after reopening', () => {
+    const dir = profile();
+    const state = new LocalState(dir);
+    state.saveSession(session('s1'));
+    state.updateSession('s1', (s) => { s.eventCursor = 9; }, false);
+    expect(new LocalState(dir).session('s1')?.eventCursor).toBe(9);
+  });
+
   it('does not recreate progress that already exists', () => {
     const state = new LocalState(profile());
     state.ensureProgress('h1', 's1', 'target', 1);

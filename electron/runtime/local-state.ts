@@ -64,18 +64,22 @@ export const HandoffProgressSchema = z.object({
 });
 export type HandoffProgress = z.infer<typeof HandoffProgressSchema>;
 
-/** Writes `text` to `file` so that a crash leaves either the old content or the new, never a mix. */
-export function writeFileAtomic(file: string, text: string): void {
+/**
+ * Writes `text` to `file` so that a crash leaves either the old content or the new, never a mix.
+ * `durable` (the default) also fsyncs the file and its folder, so the write survives power loss.
+ */
+export function writeFileAtomic(file: string, text: string, durable = true): void {
   const dir = join(file, '..');
   const temp = `${file}.${process.pid}.${Date.now()}.tmp`;
   const fd = openSync(temp, 'w', 0o600);
   try {
     writeSync(fd, text);
-    fsyncSync(fd);
+    if (durable) fsyncSync(fd);
   } finally {
     closeSync(fd);
   }
   renameSync(temp, file);
+  if (!durable) return;
   const dirFd = openSync(dir, 'r');
   try {
     fsyncSync(dirFd);
@@ -114,9 +118,9 @@ class RecordFolder<T extends { [key: string]: unknown }> {
     return [...this.cache.values()].map((record) => structuredClone(record));
   }
 
-  put(id: string, record: T): void {
+  put(id: string, record: T, durable = true): void {
     if (!/^[A-Za-z0-9_-]{1,64}$/.test(id)) throw new Error(`invalid record id ${JSON.stringify(id)}`);
-    writeFileAtomic(join(this.dir, `${id}.json`), JSON.stringify(record));
+    writeFileAtomic(join(this.dir, `${id}.json`), JSON.stringify(record), durable);
     this.cache.set(id, structuredClone(record));
   }
 }
@@ -141,17 +145,20 @@ export class LocalState {
     return this.sessions.all().sort((a, b) => a.createdAt - b.createdAt);
   }
 
-  /** Durably stores the session record (acknowledged only once on disk). */
-  saveSession(session: LocalSession): void {
-    this.sessions.put(session.id, { ...session, updatedAt: Date.now() });
+  /**
+   * Stores the session record; durable (the default) means on disk before this returns. Pass
+   * `durable = false` for what is only a cache of backend state (transcript, agents, event cursor).
+   */
+  saveSession(session: LocalSession, durable = true): void {
+    this.sessions.put(session.id, { ...session, updatedAt: Date.now() }, durable);
   }
 
   /** Applies `change` to a stored session and saves it; returns the new record (undefined if unknown). */
-  updateSession(id: string, change: (session: LocalSession) => void): LocalSession | undefined {
+  updateSession(id: string, change: (session: LocalSession) => void, durable = true): LocalSession | undefined {
     const session = this.sessions.get(id);
     if (!session) return undefined;
     change(session);
-    this.saveSession(session);
+    this.saveSession(session, durable);
     return this.sessions.get(id);
   }
 
@@ -163,9 +170,9 @@ export class LocalState {
     return this.handoffs.all();
   }
 
-  /** Durably stores a handoff's progress. */
-  saveProgress(progress: HandoffProgress): void {
-    this.handoffs.put(progress.handoffId, progress);
+  /** Stores a handoff's progress (durably unless told otherwise). */
+  saveProgress(progress: HandoffProgress, durable = true): void {
+    this.handoffs.put(progress.handoffId, progress, durable);
   }
 
   /** The progress record for a handoff, created (and stored) on first sight. */
@@ -180,11 +187,11 @@ export class LocalState {
   }
 
   /** Updates a stored progress record. */
-  updateProgress(handoffId: string, change: (progress: HandoffProgress) => void): HandoffProgress | undefined {
+  updateProgress(handoffId: string, change: (progress: HandoffProgress) => void, durable = true): HandoffProgress | undefined {
     const progress = this.handoffs.get(handoffId);
     if (!progress) return undefined;
     change(progress);
-    this.saveProgress(progress);
+    this.saveProgress(progress, durable);
     return this.handoffs.get(handoffId);
   }
 }

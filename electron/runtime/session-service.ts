@@ -105,6 +105,12 @@ export class SessionService {
     this.deps.changed(sessionId);
   }
 
+  /** Durably clears "needs attention" and the input block: the session runs here again. */
+  clearAttention(sessionId: string): void {
+    this.deps.state.updateSession(sessionId, (s) => { s.needsAttention = null; s.inputBlock = null; });
+    this.deps.changed(sessionId);
+  }
+
   /** Attaches a fresh provider session whose events are recorded and appended. */
   attach(sessionId: string, providerId: string): ProviderSession {
     this.detach(sessionId);
@@ -126,13 +132,13 @@ export class SessionService {
 
   private onProviderEvent(sessionId: string, provider: ProviderSession, event: ProviderEvent): void {
     if (event.type === 'transcript') {
-      this.deps.state.updateSession(sessionId, (s) => { s.transcript.push(event.entry); });
+      this.deps.state.updateSession(sessionId, (s) => { s.transcript.push(event.entry); }, false);
       void this.append(sessionId, { type: 'transcript', entry: event.entry });
       this.deps.changed(sessionId);
     } else if (event.type === 'agent') {
       this.deps.state.updateSession(sessionId, (s) => {
         s.agents = [...s.agents.filter((a) => a.id !== event.agent.id), event.agent];
-      });
+      }, false);
       this.scheduleAgentSnapshot(sessionId);
       this.deps.changed(sessionId);
     } else if (event.type === 'turn-ended') {
@@ -163,7 +169,7 @@ export class SessionService {
     const sealed = this.deps.seal.sealJson(event, { kind: 'session-event', sessionId });
     const result = await this.deps.backend.appendEvent(sessionId, session.generation, sealed);
     if (result.ok) {
-      this.deps.state.updateSession(sessionId, (s) => { s.eventCursor = Math.max(s.eventCursor, result.value.seq); });
+      this.deps.state.updateSession(sessionId, (s) => { s.eventCursor = Math.max(s.eventCursor, result.value.seq); }, false);
       return { ok: true };
     }
     if (STALE_CODES.has(result.code)) await this.markMoved(sessionId);
@@ -218,7 +224,7 @@ export class SessionService {
           s.agents = data.agents;
         }
       }
-    });
+    }, false);
     this.deps.changed(sessionId);
   }
 

@@ -70,6 +70,8 @@ describe('request authentication', () => {
     const headers = signatureHeaders(alice.signer, 'POST', path, Buffer.from('{"sessionId":"x"}'), now);
     const response = await fetch(`${backend.url}${path}`, { method: 'POST', headers, body: JSON.stringify({ sessionId: newId(), sealedMeta: 'aa' }) });
     expect(response.status).toBe(401);
+    const junk = await fetch(`${backend.url}${path}`, { method: 'POST', headers: signatureHeaders(alice.signer, 'POST', path, Buffer.from('{}'), now), body: '{not json' });
+    expect(junk.status).toBe(401);
   });
 
   it('refuses a request more than five minutes from the server clock, either way', async () => {

@@ -94,21 +94,14 @@ async function route(app: HttpApp, req: IncomingMessage, res: ServerResponse): P
 
   const body = await readBody(req, app.jsonLimit);
   if (!body.ok) return body;
-  let json: unknown;
-  if (spec.body) {
-    try {
-      json = JSON.parse(body.value.toString('utf8'));
-    } catch {
-      return refuse('invalid_json', 'the body is not valid JSON');
-    }
-  }
   const bodySha = sha256(body.value);
   let parsedBody: unknown;
   if (spec.auth === 'self') {
-    const parsed = spec.body!.safeParse(json);
-    if (!parsed.success) return issues(parsed.error, 'body');
-    parsedBody = parsed.data;
-    const self = parsed.data as { deviceId: string; keys: { signingPublicKey: string } };
+    // The key to verify with is in the body, so the body is read first.
+    const parsed = parseJson(spec.body!, body.value);
+    if (!parsed.ok) return parsed;
+    parsedBody = parsed.value;
+    const self = parsed.value as { deviceId: string; keys: { signingPublicKey: string } };
     if (self.deviceId !== sig.deviceId) return refuse('unauthorized', 'the request must be signed by the device it names');
     const denied = await verify(app, req, sig, self.keys.signingPublicKey, bodySha);
     if (denied) return denied;
@@ -123,9 +116,9 @@ async function route(app: HttpApp, req: IncomingMessage, res: ServerResponse): P
     if (key !== 'digest' && !Id.safeParse(value).success) return refuse('not_found', `no such ${key.replace(/Id$/, '')}`);
   }
   if (spec.body && spec.auth !== 'self') {
-    const parsed = spec.body.safeParse(json);
-    if (!parsed.success) return issues(parsed.error, 'body');
-    parsedBody = parsed.data;
+    const parsed = parseJson(spec.body, body.value);
+    if (!parsed.ok) return parsed;
+    parsedBody = parsed.value;
   }
 
   if (name === 'stream') return void openStream(deps.push, device!, now, app.streamHeartbeatMs, req, res);
@@ -154,6 +147,18 @@ async function route(app: HttpApp, req: IncomingMessage, res: ServerResponse): P
   if (idem && !idem.recorded) await deps.store.saveIdempotent({ ...idem, ...answer }, deps.clock());
   sendJson(res, answer.status, answer.body);
   return undefined;
+}
+
+/** Parses a JSON body and validates it against the route's (strict) schema. */
+function parseJson(schema: z.ZodType, bytes: Buffer): { ok: true; value: unknown } | Refusal {
+  let json: unknown;
+  try {
+    json = JSON.parse(bytes.toString('utf8'));
+  } catch {
+    return refuse('invalid_json', 'the body is not valid JSON');
+  }
+  const parsed = schema.safeParse(json);
+  return parsed.success ? { ok: true, value: parsed.data } : issues(parsed.error, 'body');
 }
 
 /** Answers from the idempotency record if there is one: the first answer, or a conflict. False when none. */

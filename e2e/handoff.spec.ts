@@ -1,7 +1,7 @@
 /**
  * The run view against a real backend and two headless devices on real repos: start a session,
  * Move it, get blocked by a dirty tree and fix it from the alert, cancel a move while the target
- * prepares, and measure how fast the ownership strip follows the backend.
+ * prepares, manage devices, and measure how fast the ownership strip follows the backend.
  */
 import { execFileSync } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
@@ -195,4 +195,22 @@ test('cancelling a move while the target prepares leaves the session with the so
   await expect(laptop.message).toBeEnabled();
   await expect(laptop.move).toBeEnabled();
   await expect(desktop.message).toBeDisabled();
+});
+
+test('the devices screen lists both devices with reachability, makes an invite, and revokes a device', async () => {
+  const { page } = world.laptop;
+  await page.getByRole('navigation', { name: 'Account' }).getByRole('link', { name: 'Devices' }).click();
+  await expect(page.getByRole('heading', { level: 1, name: 'Devices' })).toBeVisible();
+  const list = page.getByRole('region', { name: 'Enrolled devices' }).getByRole('listitem');
+  await expect(list).toHaveCount(2);
+  await expect(list.filter({ hasText: 'laptop' })).toContainText('this device');
+  await expect(list.filter({ hasText: 'desktop' })).toContainText('Online');
+
+  await page.getByRole('button', { name: 'Add a device' }).click();
+  await expect(page.getByRole('textbox', { name: 'Invite' })).not.toHaveValue('');
+
+  await list.filter({ hasText: 'desktop' }).getByRole('button', { name: 'Revoke' }).click();
+  const confirm = page.getByRole('dialog', { name: 'Revoke device' });
+  await confirm.getByRole('button', { name: 'Revoke desktop' }).click();
+  await expect(list.filter({ hasText: 'desktop' })).toContainText('Revoked');
 });

@@ -82,7 +82,7 @@ export const command: Command = {
       console.error(`baton device: ${enrolled.message}`);
       return 1;
     }
-    const log = (message: string) => console.error(`[${enrolled.value.info.name}] ${message}`);
+    const log = (message: string) => console.error(`${new Date().toISOString().slice(11, 23)} [${enrolled.value.info.name}] ${message}`);
     const runtime = composeDeviceRuntime({
       profile: enrolled.value, backendUrl, workspaceRoot, heartbeatMs, config, log, providers: { demo: { turnMs: demoTurnMs } },
     });

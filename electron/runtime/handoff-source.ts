@@ -69,6 +69,7 @@ async function checkpointStep(c: Coordinator, handoff: Handoff): Promise<void> {
   if (provider) await settleTurn(provider, c.deps.config.turnWaitMs);
   let checkpoint = state.progress(handoff.id)?.checkpoint ?? null;
   if (checkpoint === null) {
+    const started = c.deps.clock();
     const report = await git.sourceReadiness(session.workspace);
     if (!report.ready) {
       const first = report.blockers[0]!;
@@ -82,6 +83,7 @@ async function checkpointStep(c: Coordinator, handoff: Handoff): Promise<void> {
     if (!put.ok) throw new Error(`checkpoint upload failed: ${put.code} ${put.message}`);
     checkpoint = { digest, size: envelope.byteLength };
     state.updateProgress(handoff.id, (p) => { p.checkpoint = checkpoint; });
+    c.deps.log(`checkpoint of ${handoff.id}: ${envelope.byteLength} bytes sealed and uploaded in ${c.deps.clock() - started} ms`);
   }
   await c.transition(handoff, 'source-relinquished-and-checkpointed', { checkpoint });
 }

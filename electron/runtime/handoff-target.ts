@@ -55,8 +55,10 @@ async function prepare(c: Coordinator, handoff: Handoff): Promise<void> {
  * first failure is returned with its code and nothing after it runs.
  */
 export async function activateCheckpoint(c: Coordinator, handoff: Handoff): Promise<ActivationResult> {
-  const { backend, seal, git, packets, providers, sessions, state, selfId, config } = c.deps;
+  const { backend, seal, git, packets, providers, sessions, state, selfId, config, clock } = c.deps;
   if (!handoff.checkpoint) return { ok: false, code: 'checkpoint_missing', message: 'The handoff carries no checkpoint.' };
+  const marks: [string, number][] = [['start', clock()]];
+  const mark = (phase: string) => marks.push([phase, clock()]);
   const blob = await backend.getBlob(handoff.checkpoint.digest);
   if (!blob.ok) {
     if (blob.code === 'not_found') return { ok: false, code: 'checkpoint_missing', message: 'The checkpoint body is not in the store.' };
@@ -70,19 +72,20 @@ export async function activateCheckpoint(c: Coordinator, handoff: Handoff): Prom
   const decoded = decodeCheckpoint(opened.value, handoff.sessionId, handoff.id);
   if (!decoded.ok) return decoded;
   const checkpoint: Checkpoint = decoded.value;
+  mark('verified');
   const pinned = await git.pin(checkpoint.repos, config.workspaceRoot);
   if (!pinned.ok) return { ok: false, code: pinned.code, message: pinned.message };
-  const drift: { code: string; detail: string }[] = [];
-  for (const entry of checkpoint.packets) {
-    const index = checkpoint.repos.findIndex((r) => r.relPath === entry.relPath);
-    const repoPath = pinned.value.repoPaths[index];
-    if (repoPath === undefined) continue;
-    try {
-      drift.push(...await packets.drift(entry.packet, repoPath));
-    } catch (error) {
-      c.deps.log(`drift check skipped: ${(error as Error).message}`);
-    }
-  }
+  mark('pinned');
+  const reports = await Promise.all(checkpoint.packets.map(async (entry) => {
+    const repoPath = pinned.value.repoPaths[checkpoint.repos.findIndex((r) => r.relPath === entry.relPath)];
+    if (repoPath === undefined) return [];
+    return packets.drift(entry.packet, repoPath).catch((error: Error) => {
+      c.deps.log(`drift check skipped: ${error.message}`);
+      return [];
+    });
+  }));
+  const drift = reports.flat();
+  mark('drift');
   const workspace = pinned.value.workspace;
   state.updateSession(handoff.sessionId, (s) => {
     s.workspace = workspace; s.ownerDeviceId = selfId; s.generation = Math.max(s.generation, handoff.generation + 1);
@@ -103,6 +106,8 @@ export async function activateCheckpoint(c: Coordinator, handoff: Handoff): Prom
     return { ok: false, code: 'resume_failed', message: resumed.message };
   }
   await sessions.saveResumeData(handoff.sessionId, provider);
+  mark('resumed');
+  c.deps.log(`activated ${handoff.id}: ${marks.slice(1).map(([phase, at], i) => `${phase} +${at - marks[i]![1]} ms`).join(', ')}`);
   return { ok: true, resumePath: resumed.value.path, note: resumed.value.reason ?? null, drift };
 }
 

@@ -121,7 +121,7 @@ async function route(app: HttpApp, req: IncomingMessage, res: ServerResponse): P
     parsedBody = parsed.value;
   }
 
-  if (name === 'stream') return void openStream(deps.push, device!, now, app.streamHeartbeatMs, req, res);
+  if (name === 'stream') return void openStream(deps.push, device!, now, app.streamHeartbeatMs, res);
   if (name === 'getBlob') return void (await sendBlob(deps, device!, params.digest!, res));
 
   let idem: IdemContext | undefined;

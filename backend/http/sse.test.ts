@@ -6,7 +6,7 @@ import { expect, it } from 'vitest';
 import { startBackend } from '../backend.ts';
 import { createTestAccount, newId, newTestDevice, opaque } from '../../electron/sync/sync-fixtures.ts';
 
-it('opens with hello, sends keep-alive comments and writes each change as one data line', async () => {
+it('opens with hello, sends keep-alive comments, writes each change as one data line and lets go when the client leaves', async () => {
   const dataDir = mkdtempSync(join(tmpdir(), 'baton-sse-'));
   const backend = await startBackend({ dataDir, streamHeartbeatMs: 30 });
   const controller = new AbortController();
@@ -27,6 +27,9 @@ it('opens with hello, sends keep-alive comments and writes each change as one da
     await readUntil(new RegExp(`data: .*"${sessionId}".*\\n\\n`));
     const line = text.split('\n').find((l) => l.includes(sessionId))!;
     expect(JSON.parse(line.slice('data: '.length))).toMatchObject({ type: 'session', session: { id: sessionId, generation: 1 } });
+    expect(backend.push.size).toBe(1);
+    controller.abort();
+    await expect.poll(() => backend.push.size, { timeout: 2000 }).toBe(0);
   } finally {
     controller.abort();
     await backend.close();

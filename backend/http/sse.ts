@@ -1,11 +1,11 @@
 /** The push stream: server-sent events, one JSON PushMessage per event, keep-alive comments between. */
-import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { ServerResponse } from 'node:http';
 import type { Device } from '../../shared/api/devices.ts';
 import type { PushMessage } from '../../shared/api/push.ts';
 import type { PushHub } from '../push/push-hub.ts';
 
 /** Serves one device's stream until the client leaves, the device is revoked or the hub closes. */
-export function openStream(hub: PushHub, device: Device, now: number, heartbeatMs: number, req: IncomingMessage, res: ServerResponse): void {
+export function openStream(hub: PushHub, device: Device, now: number, heartbeatMs: number, res: ServerResponse): void {
   res.writeHead(200, {
     'content-type': 'text/event-stream; charset=utf-8',
     'cache-control': 'no-store',
@@ -28,7 +28,7 @@ export function openStream(hub: PushHub, device: Device, now: number, heartbeatM
     if (!res.writableEnded) res.end();
   };
   const unsubscribe = hub.subscribe(device.accountId, { deviceId: device.id, send, close });
-  req.on('close', close);
+  res.on('close', close);
   res.on('error', close);
   write('retry: 1000\n\n');
   send({ type: 'hello', deviceId: device.id, serverTime: now });

@@ -185,6 +185,16 @@ describe('the backend process', () => {
     expect(handoff.ok && handoff.value.handoff.history).toHaveLength(2);
   });
 
+  it('answers two simultaneous sends of one idempotency key with one change and the same answer', async () => {
+    const sessionId = await newSession();
+    const idempotencyKey = newId();
+    const body = { generation: 1, sealedBody: opaque() };
+    const [a, b] = await Promise.all([1, 2].map(() => source.client.call('appendEvent', { params: { sessionId }, body, idempotencyKey })));
+    expect(a!.ok && b!.ok && [a.value.event.seq, b.value.event.seq]).toEqual([1, 1]);
+    const events = await source.client.call('listEvents', { params: { sessionId } });
+    expect(events.ok && events.value.events).toHaveLength(1);
+  });
+
   it('delivers each transition to a second client on the push stream', async () => {
     const received: PushMessage[] = [];
     let opened!: () => void;

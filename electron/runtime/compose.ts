@@ -49,8 +49,8 @@ function workspaceOf(paths: string[]): string {
 export function gitPort(run: GitRunner): GitPort {
   return {
     available: () => gitAvailable(run),
-    repos: (workspace) => workspaceRepos(workspace, run),
-    sourceReadiness: (workspace) => workspaceReadiness(workspace, run),
+    repos: (ref) => workspaceRepos(ref, run),
+    sourceReadiness: (ref) => workspaceReadiness(ref, run),
     remotesUnder: (root) => remotesUnder(root, run),
     async prepare(repos, workspaceRoot) {
       const prepared = await prepareCheck(repos.map((r) => ({ remote: r.remoteUrl ?? '', branch: r.branch ?? '' })), { run, workspaceRoot });

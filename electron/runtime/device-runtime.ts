@@ -173,10 +173,10 @@ export class DeviceRuntime {
     };
     const remediate = async (sessionId: string, repo: string, act: (path: string) => Promise<ActionResult>) => {
       const session = needSession(sessionId);
-      const repos = await git.repos(session.workspace);
+      const repos = await git.repos(session);
       const target = repos.find((r) => r.path === repo || r.relPath === repo);
       const result = target ? await act(target.path) : { ok: false as const, code: 'not_found', message: 'That repository is not part of the session.' };
-      return { result, report: await git.sourceReadiness(session.workspace) };
+      return { result, report: await git.sourceReadiness(session) };
     };
     return {
       getStatus: async () => this.deps.status,

@@ -3,7 +3,7 @@
  * over real git (bare origin). One backend and one pair of devices for the whole file.
  */
 import { execFileSync } from 'node:child_process';
-import { readFileSync, readdirSync, statSync } from 'node:fs';
+import { mkdirSync, readFileSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -104,5 +104,36 @@ describe('what the backend stored', () => {
       const bytes = readFileSync(file).toString('latin1');
       for (const secret of secrets) expect(bytes.includes(secret), `${secret} found in ${file}`).toBe(false);
     }
+  }, TEST_TIMEOUT_MS);
+});
+
+describe('a Move of a two-repository workspace', () => {
+  it('is blocked on the dirty repository only, then moves both repositories to their exact commits', async () => {
+    const { laptop, desktop, sandbox } = world;
+    const workspace = join(laptop.workspaceRoot, 'multi');
+    mkdirSync(workspace);
+    const api = sandbox.clone(sandbox.makeOrigin('api'), join(workspace, 'api'));
+    const web = sandbox.clone(sandbox.makeOrigin('web'), join(workspace, 'web'));
+    const apiCommit = sandbox.commitFile(api, 'server.ts', 'export {};\n', 'Add the server');
+    const webCommit = sandbox.commitFile(web, 'page.ts', 'export {};\n', 'Add the page');
+    sandbox.push(api);
+    sandbox.push(web);
+    const session = await startDemoSession(laptop, workspace);
+    await waitEligible(laptop, session.id, 'desktop');
+    const desktopId = await deviceId(desktop);
+
+    sandbox.writeFile(web, 'draft.txt', 'uncommitted\n');
+    const blocked = await laptop.client.call('startMove', { sessionId: session.id, targetDeviceId: desktopId });
+    if (blocked.ok || !('report' in blocked)) throw new Error('expected a blocked report');
+    expect(blocked.report.blockers.map((b) => [b.code, b.repo])).toEqual([['dirty_tree', web]]);
+    rmSync(join(web, 'draft.txt'));
+
+    const moved = await laptop.client.call('startMove', { sessionId: session.id, targetDeviceId: desktopId });
+    expect(moved.ok).toBe(true);
+    const onDesktop = await waitSession(desktop, session.id, 'the two-repo move to complete',
+      (d) => d.isOwner && d.lastHandoff?.state === 'completed' && d.inputBlock === null);
+    expect(onDesktop.generation).toBe(2);
+    expect(head(join(desktop.workspaceRoot, 'api'))).toBe(apiCommit);
+    expect(head(join(desktop.workspaceRoot, 'web'))).toBe(webCommit);
   }, TEST_TIMEOUT_MS);
 });

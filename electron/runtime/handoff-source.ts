@@ -30,7 +30,7 @@ export async function settleTurn(provider: ProviderSession, ms: number): Promise
 
 async function buildCheckpoint(c: Coordinator, handoff: Handoff, session: LocalSession, provider: ProviderSession | undefined): Promise<Checkpoint> {
   const { git, packets, selfId, selfName, clock } = c.deps;
-  const repos = await git.repos(session.workspace);
+  const repos = await git.repos(session);
   const firstPrompt = session.transcript.find((e) => e.role === 'user')?.text ?? session.title;
   const lastAssistant = [...session.transcript].reverse().find((e) => e.role === 'assistant')?.text ?? '';
   const packetList: Checkpoint['packets'] = [];
@@ -70,7 +70,7 @@ async function checkpointStep(c: Coordinator, handoff: Handoff): Promise<void> {
   let checkpoint = state.progress(handoff.id)?.checkpoint ?? null;
   if (checkpoint === null) {
     const started = c.deps.clock();
-    const report = await git.sourceReadiness(session.workspace);
+    const report = await git.sourceReadiness(session);
     if (!report.ready) {
       const first = report.blockers[0]!;
       await c.cancel(handoff, { code: first.code, message: `${first.message} ${first.fix}`.slice(0, 2000) }, report.blockers);

@@ -88,7 +88,7 @@ export async function activateCheckpoint(c: Coordinator, handoff: Handoff): Prom
   mark('drift');
   const workspace = pinned.value.workspace;
   state.updateSession(handoff.sessionId, (s) => {
-    s.workspace = workspace; s.ownerDeviceId = selfId; s.generation = Math.max(s.generation, handoff.generation + 1);
+    s.workspace = workspace; s.repoPaths = pinned.value.repoPaths; s.ownerDeviceId = selfId; s.generation = Math.max(s.generation, handoff.generation + 1);
     s.transcript = checkpoint.transcriptTail; s.agents = checkpoint.agents; s.providerResume = checkpoint.providerResume;
     s.repos = checkpoint.repos.map(({ relPath, remoteUrl, branch }) => ({ relPath, remoteUrl, branch }));
   });

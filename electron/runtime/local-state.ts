@@ -26,6 +26,8 @@ export const LocalSessionSchema = z.object({
   title: z.string(),
   /** Absolute workspace path on THIS device. */
   workspace: z.string(),
+  /** Absolute paths of the session's repositories on THIS device (empty: the repos found in the workspace). */
+  repoPaths: z.array(z.string()).default([]),
   provider: z.string(),
   repos: z.array(RepoRef),
   ownerDeviceId: z.string(),

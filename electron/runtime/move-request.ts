@@ -30,7 +30,7 @@ export async function evaluateMove(c: Coordinator, sessionId: string, targetDevi
   }
   await refreshDevices(c);
   const [source, targetBlockers] = await Promise.all([
-    git.sourceReadiness(session.workspace),
+    git.sourceReadiness(session),
     Promise.resolve(devices.targetBlockers(session, targetDeviceId, c.deps.targetCheck)),
   ]);
   const blockers = [...sessionBlockers, ...source.blockers, ...targetBlockers];

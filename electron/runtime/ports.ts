@@ -68,14 +68,20 @@ export interface PinnedRepo extends RepoRef {
   mergeBase: string | null;
 }
 
+/** A session workspace on this device: its folder and its repositories (empty: found in the folder). */
+export interface WorkspaceRef {
+  workspace: string;
+  repoPaths: string[];
+}
+
 /** Git work of the runtime (C's readiness and pinning). */
 export interface GitPort {
   /** Whether git runs on this device. */
   available(): Promise<boolean>;
-  /** The repositories of a workspace (the workspace itself, or its direct child repos). */
-  repos(workspace: string): Promise<RepoSnapshot[]>;
-  /** The source half of the readiness report (dirty tree, unpushed commits…) for the workspace. */
-  sourceReadiness(workspace: string): Promise<ReadinessReport>;
+  /** The repositories of a workspace (its repoPaths, else the folder itself or its direct child repos). */
+  repos(workspace: WorkspaceRef): Promise<RepoSnapshot[]>;
+  /** The source half of the readiness report (dirty tree, unpushed commits…) over every repository. */
+  sourceReadiness(workspace: WorkspaceRef): Promise<ReadinessReport>;
   /** Remote URLs of the repositories this device can open under its workspace root. */
   remotesUnder(root: string): Promise<string[]>;
   /** Target prepare: can open or clone each repo and fetch its branch; a failure carries a code. */

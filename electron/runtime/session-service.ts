@@ -59,7 +59,7 @@ export class SessionService {
   /** Starts a session on `workspace` with `provider`; this device owns it at generation 1. */
   async start(input: { workspace: string; provider: string; prompt: string; title?: string }): Promise<{ ok: true; session: LocalSession } | { ok: false; code: string; message: string }> {
     if (!isProviderId(input.provider)) return { ok: false, code: 'unknown_provider', message: `No provider named ${input.provider}.` };
-    const snapshots = await this.deps.git.repos(input.workspace);
+    const snapshots = await this.deps.git.repos({ workspace: input.workspace, repoPaths: [] });
     if (snapshots.length === 0) return { ok: false, code: 'not_a_repository', message: `${input.workspace} holds no git repository.` };
     const repos: RepoRef[] = snapshots.map(({ relPath, remoteUrl, branch }) => ({ relPath, remoteUrl, branch }));
     const id = newId();
@@ -69,7 +69,7 @@ export class SessionService {
     if (!created.ok) return created;
     const now = this.deps.clock();
     const session: LocalSession = {
-      id, title, workspace: input.workspace, provider: input.provider, repos, ownerDeviceId: this.deps.selfId,
+      id, title, workspace: input.workspace, repoPaths: snapshots.map((r) => r.path), provider: input.provider, repos, ownerDeviceId: this.deps.selfId,
       generation: created.value.generation, inputBlock: null, providerResume: null, needsAttention: null,
       transcript: [], agents: [], eventCursor: 0, createdAt: now, updatedAt: now,
     };
@@ -190,7 +190,7 @@ export class SessionService {
       const meta = opened.ok ? MetaSchema.safeParse(opened.value) : null;
       if (!meta?.success) return;
       this.deps.state.saveSession({
-        id: record.id, title: meta.data.title, workspace: '', provider: meta.data.provider, repos: meta.data.repos,
+        id: record.id, title: meta.data.title, workspace: '', repoPaths: [], provider: meta.data.provider, repos: meta.data.repos,
         ownerDeviceId: record.ownerDeviceId, generation: record.generation, inputBlock: null, providerResume: null,
         needsAttention: null, transcript: [], agents: [], eventCursor: 0, createdAt: record.createdAt, updatedAt: record.updatedAt,
       });

@@ -9,7 +9,7 @@ import type { ReadinessReport } from '../../shared/readiness.ts';
 import { listClones } from '../git/clone-finder.ts';
 import type { GitRunner } from '../git/git-runner.ts';
 import { evaluateRepo, evaluateSourceReadiness } from '../git/readiness.ts';
-import type { RepoSnapshot } from './ports.ts';
+import type { RepoSnapshot, WorkspaceRef } from './ports.ts';
 
 /** The repository folders of a workspace: itself when it is a repo, else its direct child repos. */
 export function workspaceRepoPaths(workspace: string): string[] {
@@ -34,9 +34,15 @@ async function mergeBase(repo: string, run: GitRunner): Promise<string | null> {
   return null;
 }
 
-/** Each repository of `workspace` as git reads it now. */
-export async function workspaceRepos(workspace: string, run: GitRunner): Promise<RepoSnapshot[]> {
-  return Promise.all(workspaceRepoPaths(workspace).map(async (path) => {
+/** The repositories of a session workspace: the recorded ones, else those found in its folder. */
+export function repoPathsOf(ref: WorkspaceRef): string[] {
+  return ref.repoPaths.length > 0 ? ref.repoPaths : workspaceRepoPaths(ref.workspace);
+}
+
+/** Each repository of the workspace as git reads it now. */
+export async function workspaceRepos(ref: WorkspaceRef, run: GitRunner): Promise<RepoSnapshot[]> {
+  const workspace = ref.workspace;
+  return Promise.all(repoPathsOf(ref).map(async (path) => {
     const { state } = await evaluateRepo(path, { run });
     return {
       path, relPath: relative(workspace, path) || '.', remoteUrl: state.remoteUrl, branch: state.branch, head: state.head,
@@ -46,9 +52,9 @@ export async function workspaceRepos(workspace: string, run: GitRunner): Promise
 }
 
 /** The source half of the readiness report for a workspace (every repo checked). */
-export async function workspaceReadiness(workspace: string, run: GitRunner): Promise<ReadinessReport> {
-  const paths = workspaceRepoPaths(workspace);
-  if (paths.length === 0) return evaluateSourceReadiness([workspace], { run });
+export async function workspaceReadiness(ref: WorkspaceRef, run: GitRunner): Promise<ReadinessReport> {
+  const paths = repoPathsOf(ref);
+  if (paths.length === 0) return evaluateSourceReadiness([ref.workspace], { run });
   return evaluateSourceReadiness(paths, { run });
 }
 

@@ -4,6 +4,7 @@
  * profiles and workspace roots, and a demo-agent session on the laptop. Prints both UI addresses;
  * SIGTERM (or Ctrl-C) stops every process and removes the temporary folder.
  */
+import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseFlags, untilStopped, type Command } from './command.ts';
@@ -11,7 +12,7 @@ import { rendererDir } from '../electron/runtime/compose.ts';
 import { PROJECT_ROOT } from '../electron/runtime/process-harness.ts';
 import { startDemoSession, startTwoDevices, waitEligible } from '../electron/runtime/two-devices.ts';
 
-const USAGE = `Usage: baton demo
+const USAGE = `Usage: baton demo [--skip-build]
 
 Starts a sync backend, a sample git repository with a bare origin, and two headless devices,
 "laptop" and "desktop", then starts a demo-agent session on the laptop and prints:
@@ -19,16 +20,20 @@ Starts a sync backend, a sample git repository with a bare origin, and two headl
   laptop: http://127.0.0.1:PORT/?token=TOKEN
   desktop: http://127.0.0.1:PORT/?token=TOKEN
 Open both addresses, pick the session on the laptop and click Move. Everything lives in a temporary
-folder that is removed when the demo stops (SIGTERM or Ctrl-C).`;
+folder that is removed when the demo stops (SIGTERM or Ctrl-C).
+
+  --skip-build   do not build the renderer when it is missing (the addresses then serve the API only)`;
 
 export const command: Command = {
   summary: 'run a backend and two devices with a sample repo, to try Move',
   usage: USAGE,
   async run(argv) {
-    parseFlags(argv, {});
+    const { values } = parseFlags(argv, { 'skip-build': { type: 'boolean' } });
     const stopped = untilStopped();
-    if (!existsSync(join(rendererDir(PROJECT_ROOT), 'index.html'))) {
-      console.error('baton demo: the renderer is not built, so the addresses serve the device API only; run `npm run build:renderer` first for the UI.');
+    if (!values['skip-build'] && !existsSync(join(rendererDir(PROJECT_ROOT), 'index.html'))) {
+      console.error('baton demo: building the renderer first (npm run build:renderer)…');
+      const built = spawnSync('npm', ['run', 'build:renderer'], { cwd: PROJECT_ROOT, stdio: ['ignore', 2, 2] });
+      if (built.status !== 0) console.error('baton demo: the renderer did not build, so the addresses serve the device API only.');
     }
     console.error('baton demo: starting the backend and two devices…');
     const world = await startTwoDevices({ prefix: 'baton-demo-', env: { BATON_HEARTBEAT_MS: '2000', BATON_DEMO_TURN_MS: '1500' } });
@@ -38,6 +43,7 @@ export const command: Command = {
       world.sandbox.push(world.repo);
       const session = await startDemoSession(world.laptop, world.repo, 'Find out why the parser test is flaky');
       await waitEligible(world.laptop, session.id, 'desktop').catch(() => undefined);
+      console.error(`baton demo: the laptop owns "${session.title}"; open both addresses and Move it.`);
       console.log(`backend: ${world.backendUrl}`);
       console.log(`laptop: ${world.laptop.process.url}`);
       console.log(`desktop: ${world.desktop.process.url}`);

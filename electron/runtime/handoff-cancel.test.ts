@@ -3,7 +3,7 @@
  * report, a cancel while the target prepares, and the agent dirtying the tree while the source
  * quiesces. Real backend and device processes, real git; one world for the file.
  */
-import { rmSync } from 'node:fs';
+import { readdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { SessionView } from '../../shared/device-api.ts';
@@ -11,6 +11,11 @@ import { deviceId, startDemoSession, startTwoDevices, waitEligible, waitSession,
 
 /** Real processes on a busy 2-core machine: give each test room beyond the default. */
 const TEST_TIMEOUT_MS = 120_000;
+
+/** Stored checkpoint bodies (files named by their SHA-256) under the backend's data folder. */
+function blobFiles(dir: string): string[] {
+  return readdirSync(dir, { recursive: true, encoding: 'utf8' }).filter((name) => /(^|\/)[0-9a-f]{64}$/.test(name));
+}
 
 let world: TwoDevices;
 let session: SessionView;
@@ -78,6 +83,21 @@ describe('moves that stop before ownership moves', () => {
     const pushed = await world.laptop.client.call('pushRepo', { sessionId: session.id, repo: world.repo });
     expect(pushed.result).toEqual({ ok: true });
     expect(pushed.report.ready).toBe(true);
+  }, TEST_TIMEOUT_MS);
+
+  it('cancels while the source quiesces: no checkpoint is uploaded and the source takes input again', async () => {
+    expect(await world.laptop.client.call('sendMessage', { sessionId: session.id, text: 'Think for a while' })).toEqual({ ok: true });
+    const moved = await world.laptop.client.call('startMove', { sessionId: session.id, targetDeviceId: desktopId });
+    expect(moved.ok).toBe(true);
+    await waitSession(world.laptop, session.id, 'source-quiescing', (d) => d.activeHandoff?.state === 'source-quiescing', 20_000);
+    expect(await world.laptop.client.call('cancelMove', { sessionId: session.id })).toEqual({ ok: true });
+    const detail = await waitSession(world.laptop, session.id, 'the quiescing source to take input again',
+      (d) => d.lastHandoff?.state === 'cancelled' && d.inputBlock === null);
+    expect(detail.lastHandoff?.history.map((h) => h.state)).toEqual(['requested', 'target-prepared', 'source-quiescing', 'cancelled']);
+    expect(detail).toMatchObject({ isOwner: true, generation: 1 });
+    // Let the turn finish: the cancelled move must not have produced a checkpoint.
+    await waitSession(world.laptop, session.id, 'the turn to end', (d) => d.transcript.some((e) => e.role === 'assistant' && e.text.includes('Think for a while')));
+    expect(blobFiles(world.backendData)).toEqual([]);
   }, TEST_TIMEOUT_MS);
 
   it('cancels as target_timeout when the target never prepares, and the source keeps the session', async () => {

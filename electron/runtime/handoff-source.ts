@@ -67,6 +67,8 @@ async function checkpointStep(c: Coordinator, handoff: Handoff): Promise<void> {
   }
   const provider = sessions.provider(session.id);
   if (provider) await settleTurn(provider, c.deps.config.turnWaitMs);
+  // The move may have been cancelled while the turn ran: then there is nothing to checkpoint.
+  if (c.get(handoff.id)?.state !== 'source-quiescing') return;
   let checkpoint = state.progress(handoff.id)?.checkpoint ?? null;
   if (checkpoint === null) {
     const started = c.deps.clock();

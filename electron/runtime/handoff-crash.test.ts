@@ -88,12 +88,23 @@ describe('a handoff survives SIGKILL and restart', () => {
     expect(desktop.inputBlock).toBeNull();
   }, TEST_TIMEOUT_MS);
 
-  it('backend killed mid-handoff: after its restart the devices finish the handoff', async () => {
+  it('backend killed right after the move is requested: after its restart the devices finish the handoff', async () => {
     const sessionId = await sessionOnLaptop();
     const handoffId = await startMove(sessionId);
     await world.backend.kill();
     await new Promise((resolve) => setTimeout(resolve, 1500));
     await world.restartBackend();
     await expectOneOwner(sessionId, handoffId);
+  }, TEST_TIMEOUT_MS);
+
+  it('backend killed while the target activates: after its restart the target completes and owns the session', async () => {
+    const sessionId = await sessionOnLaptop();
+    const handoffId = await startMove(sessionId);
+    await waitFor('target-activating', async () => ((await stateOf(world.desktop, sessionId)) === 'target-activating' ? true : undefined), 20_000, 50);
+    await world.backend.kill();
+    await new Promise((resolve) => setTimeout(resolve, 2000));
+    await world.restartBackend();
+    const { desktop } = await expectOneOwner(sessionId, handoffId);
+    expect(desktop.lastHandoff?.state).toBe('completed');
   }, TEST_TIMEOUT_MS);
 });

@@ -137,3 +137,22 @@ describe('a Move of a two-repository workspace', () => {
     expect(head(join(desktop.workspaceRoot, 'web'))).toBe(webCommit);
   }, TEST_TIMEOUT_MS);
 });
+
+describe('two Move requests racing for one session', () => {
+  it('lets exactly one win; the other is refused and the winner completes', async () => {
+    const { laptop, desktop } = world;
+    const session = await startDemoSession(laptop, world.repo, 'Race me');
+    await waitEligible(laptop, session.id, 'desktop');
+    const desktopId = await deviceId(desktop);
+    const results = await Promise.all([1, 2].map(() => laptop.client.call('startMove', { sessionId: session.id, targetDeviceId: desktopId })));
+    const winners = results.filter((r) => r.ok);
+    expect(winners).toHaveLength(1);
+    const loser = results.find((r) => !r.ok)!;
+    const loserCode = 'report' in loser ? loser.report.blockers.map((b) => b.code) : [loser.ok ? '' : loser.code];
+    expect(loserCode).toContain('handoff_in_progress');
+    const onDesktop = await waitSession(desktop, session.id, 'the winning move to complete', (d) => d.isOwner && d.lastHandoff?.state === 'completed');
+    expect(onDesktop.generation).toBe(2);
+    const history = await desktop.client.call('handoffHistory', { sessionId: session.id });
+    expect(history.map((h) => h.state)).toEqual(['completed']);
+  }, TEST_TIMEOUT_MS);
+});

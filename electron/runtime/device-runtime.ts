@@ -236,6 +236,8 @@ export class DeviceRuntime {
       return { ok: false, code: result.code, message: result.message };
     }
     this.sessions.clearAttention(sessionId);
+    const provider = this.sessions.provider(sessionId);
+    if (provider) await this.sessions.saveResumeData(sessionId, provider);
     return { ok: true };
   }
 

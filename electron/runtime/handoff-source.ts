@@ -30,23 +30,24 @@ export async function settleTurn(provider: ProviderSession, ms: number): Promise
 
 async function buildCheckpoint(c: Coordinator, handoff: Handoff, session: LocalSession, provider: ProviderSession | undefined): Promise<Checkpoint> {
   const { git, packets, selfId, selfName, clock } = c.deps;
-  const repos = await git.repos(session);
   const firstPrompt = session.transcript.find((e) => e.role === 'user')?.text ?? session.title;
   const lastAssistant = [...session.transcript].reverse().find((e) => e.role === 'assistant')?.text ?? '';
-  const packetList: Checkpoint['packets'] = [];
-  for (const repo of repos) {
+  const prose = { goal: firstPrompt.slice(0, 2000), currentState: lastAssistant.slice(0, 2000), nextAction: 'Continue the session on the target device.' };
+  // Git facts, packets and the provider export are independent reads: take them together.
+  const [repos, exported] = await Promise.all([
+    git.repos(session),
+    provider?.capabilities.checkpointImport ? provider.exportResumeData() : Promise.resolve(null),
+  ]);
+  const built = await Promise.all(repos.map(async (repo) => {
     try {
-      const packet = await packets.build(repo.path, { goal: firstPrompt.slice(0, 2000), currentState: lastAssistant.slice(0, 2000), nextAction: 'Continue the session on the target device.' }, session.provider);
-      packetList.push({ relPath: repo.relPath, packet });
+      return [{ relPath: repo.relPath, packet: await packets.build(repo.path, prose, session.provider) }];
     } catch (error) {
       c.deps.log(`packet for ${repo.relPath} skipped: ${(error as Error).message}`);
+      return [];
     }
-  }
-  let providerResume = session.providerResume as Checkpoint['providerResume'];
-  if (provider?.capabilities.checkpointImport) {
-    const exported = await provider.exportResumeData();
-    if (exported.ok) providerResume = exported.value;
-  }
+  }));
+  const packetList: Checkpoint['packets'] = built.flat();
+  const providerResume = exported?.ok ? exported.value : (session.providerResume as Checkpoint['providerResume']);
   const snapshot = provider?.snapshot();
   return {
     format: CHECKPOINT_FORMAT, sessionId: session.id, handoffId: handoff.id, createdAt: clock(), sourceDeviceId: selfId, sourceDeviceName: selfName,

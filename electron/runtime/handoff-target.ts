@@ -105,7 +105,6 @@ export async function activateCheckpoint(c: Coordinator, handoff: Handoff): Prom
     await sessions.detach(handoff.sessionId);
     return { ok: false, code: 'resume_failed', message: resumed.message };
   }
-  await sessions.saveResumeData(handoff.sessionId, provider);
   mark('resumed');
   c.deps.log(`activated ${handoff.id}: ${marks.slice(1).map(([phase, at], i) => `${phase} +${at - marks[i]![1]} ms`).join(', ')}`);
   return { ok: true, resumePath: resumed.value.path, note: resumed.value.reason ?? null, drift };
@@ -135,6 +134,9 @@ async function activate(c: Coordinator, handoff: Handoff): Promise<void> {
   c.deps.sessions.clearAttention(handoff.sessionId);
   const sealedOutcome = c.deps.seal.sealJson({ resumeNote: result.note, driftWarnings: result.drift }, { kind: 'handoff-outcome', sessionId: handoff.sessionId, handoffId: handoff.id });
   await c.transition(handoff, 'completed', { resumePath: result.resumePath, sealedOutcome });
+  // Until this export lands, a restart resumes from the checkpoint's own provider data.
+  const provider = c.deps.sessions.provider(handoff.sessionId);
+  if (provider) await c.deps.sessions.saveResumeData(handoff.sessionId, provider);
 }
 
 /** The target's step for the handoff's current state. */

@@ -24,8 +24,8 @@ let desktopId: string;
 beforeAll(async () => {
   world = await startTwoDevices({
     env: { BATON_PREPARE_TIMEOUT_MS: '15000' },
-    laptopEnv: { BATON_DEMO_TURN_MS: '2500', BATON_TURN_WAIT_MS: '8000', BATON_PREPARE_TIMEOUT_MS: '4000' },
-    desktopEnv: { BATON_TEST_PREPARE_DELAY_MS: '1000' },
+    laptopEnv: { BATON_DEMO_TURN_MS: '4000', BATON_TURN_WAIT_MS: '10000', BATON_PREPARE_TIMEOUT_MS: '6000' },
+    desktopEnv: { BATON_TEST_PREPARE_DELAY_MS: '1500' },
   });
   session = await startDemoSession(world.laptop, world.repo);
   desktopId = await deviceId(world.desktop);
@@ -54,7 +54,7 @@ describe('moves that stop before ownership moves', () => {
     expect(moved.ok).toBe(true);
     expect(await world.laptop.client.call('cancelMove', { sessionId: session.id })).toEqual({ ok: true });
     // The target's delayed prepare runs after the cancel and must not move it on.
-    await new Promise((resolve) => setTimeout(resolve, 1500));
+    await new Promise((resolve) => setTimeout(resolve, 2000));
     const detail = await waitSession(world.laptop, session.id, 'the cancelled move', (d) => d.lastHandoff?.state === 'cancelled');
     expect(detail.lastHandoff?.history.map((h) => h.state)).toEqual(['requested', 'cancelled']);
     expect(detail.lastHandoff?.cancelReason?.code).toBe('user_cancelled');

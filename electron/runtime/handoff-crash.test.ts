@@ -17,7 +17,7 @@ let desktopId: string;
 beforeAll(async () => {
   world = await startTwoDevices({
     env: { BATON_PREPARE_TIMEOUT_MS: '20000' },
-    laptopEnv: { BATON_DEMO_TURN_MS: '2500', BATON_TURN_WAIT_MS: '8000' },
+    laptopEnv: { BATON_DEMO_TURN_MS: '4000', BATON_TURN_WAIT_MS: '10000' },
     desktopEnv: { BATON_TEST_PREPARE_DELAY_MS: '800', BATON_TEST_ACTIVATE_DELAY_MS: '1500' },
   });
   desktopId = await deviceId(world.desktop);

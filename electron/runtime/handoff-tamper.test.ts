@@ -18,10 +18,10 @@ let laptopProvider: StandInSandbox;
 let desktopProvider: StandInSandbox;
 
 beforeAll(async () => {
-  laptopProvider = await standInSandbox('laptop', { BATON_STANDIN_DELAY_MS: '2500' });
+  laptopProvider = await standInSandbox('laptop', { BATON_STANDIN_DELAY_MS: '3500' });
   desktopProvider = await standInSandbox('desktop');
   world = await startTwoDevices({
-    env: { BATON_PREPARE_TIMEOUT_MS: '20000', BATON_TURN_WAIT_MS: '8000' },
+    env: { BATON_PREPARE_TIMEOUT_MS: '20000', BATON_TURN_WAIT_MS: '10000' },
     laptopEnv: laptopProvider.env,
     desktopEnv: desktopProvider.env,
   });

@@ -6,11 +6,10 @@ import { z } from 'zod';
 import type { Device } from '../../shared/api/devices.ts';
 import type { DeviceView, EligibilityView } from '../../shared/device-api.ts';
 import type { Blocker } from '../../shared/readiness.ts';
+import { TARGET_OFFLINE_AFTER_MS } from '../git/target-checks.ts';
 import type { LocalSession } from './local-state.ts';
 import type { Clock, DeviceCapabilities, SealPort, TargetCheck } from './ports.ts';
 
-/** A device without a heartbeat for this long is offline. */
-export const OFFLINE_AFTER_MS = 15_000;
 
 const CapabilitiesSchema = z.object({
   providers: z.array(z.string()),
@@ -44,10 +43,10 @@ export class DeviceDirectory {
     return this.devices.get(id)?.name ?? id.slice(0, 8);
   }
 
-  /** Whether the device heartbeat within OFFLINE_AFTER_MS. */
+  /** Whether the device sent a heartbeat within the last 15 s (C's TARGET_OFFLINE_AFTER_MS). */
   isOnline(device: Device): boolean {
     if (device.id === this.selfId) return true;
-    return device.lastSeenAt !== null && this.clock() - device.lastSeenAt <= OFFLINE_AFTER_MS;
+    return device.lastSeenAt !== null && this.clock() - device.lastSeenAt <= TARGET_OFFLINE_AFTER_MS;
   }
 
   /** The device's published capabilities, unsealed; null when absent or unreadable. */

@@ -1,5 +1,6 @@
-/** The runtime's SealPort over an enrolled profile's key ring and B's envelope. */
+/** The runtime's SealPort over an account's ADK key ring and B's envelope. */
 import { checkpointContext, seal, unseal, type SealContext as EnvelopeContext } from '../crypto/envelope.ts';
+import type { KeyRing } from '../crypto/key-ring.ts';
 import { sealJson, unsealJson } from '../crypto/sealed-json.ts';
 import type { Profile } from '../enrollment/profile.ts';
 import type { SealContext, SealPort } from './ports.ts';
@@ -14,25 +15,30 @@ function envelopeContext(accountId: string, context: SealContext): EnvelopeConte
   }
 }
 
-/** Seals and opens everything the runtime syncs with the profile's ADK ring (newest version for new seals). */
-export function profileSeal(profile: Profile): SealPort {
-  const accountId = profile.info.accountId;
-  if (accountId === null) throw new Error('the device is not enrolled in an account');
+/** Seals and opens everything the runtime syncs with `ring` (newest version for new seals) for `accountId`. */
+export function ringSeal(accountId: string, ring: KeyRing): SealPort {
   return {
     accountId,
-    keyVersions: () => profile.ring.versions(),
-    sealJson: (value, context) => sealJson(profile.ring, envelopeContext(accountId, context), value),
+    keyVersions: () => ring.versions(),
+    sealJson: (value, context) => sealJson(ring, envelopeContext(accountId, context), value),
     openJson: (sealed, context) => {
-      const opened = unsealJson(profile.ring, envelopeContext(accountId, context), sealed);
+      const opened = unsealJson(ring, envelopeContext(accountId, context), sealed);
       return opened.ok ? { ok: true, value: opened.value } : opened;
     },
     sealCheckpoint: (body, sessionId, handoffId) => {
-      const envelope = seal(profile.ring, checkpointContext(accountId, sessionId, handoffId), body);
-      return { envelope, keyVersion: profile.ring.newest() ?? 0 };
+      const envelope = seal(ring, checkpointContext(accountId, sessionId, handoffId), body);
+      return { envelope, keyVersion: ring.newest() ?? 0 };
     },
     openCheckpoint: (envelope, sessionId, handoffId) => {
-      const opened = unseal(profile.ring, checkpointContext(accountId, sessionId, handoffId), envelope);
+      const opened = unseal(ring, checkpointContext(accountId, sessionId, handoffId), envelope);
       return opened.ok ? { ok: true, value: opened.plaintext } : opened;
     },
   };
+}
+
+/** The SealPort of an enrolled profile (its ring is refreshed in place after rotations). */
+export function profileSeal(profile: Profile): SealPort {
+  const accountId = profile.info.accountId;
+  if (accountId === null) throw new Error('the device is not enrolled in an account');
+  return ringSeal(accountId, profile.ring);
 }

@@ -1,0 +1,71 @@
+import { describe, expect, it } from 'vitest';
+import type { Device } from '../../shared/api/devices.ts';
+import { KeyRing, generateAdk } from '../crypto/key-ring.ts';
+import { DeviceDirectory } from './device-directory.ts';
+import type { LocalSession } from './local-state.ts';
+import type { DeviceCapabilities } from './ports.ts';
+import { ringSeal } from './profile-seal.ts';
+import { targetCheck } from './target-eligibility.ts';
+
+const NOW = 1_800_000_000_000;
+const ACCOUNT = 'account-aaaaaaaaaaaa';
+const seal = ringSeal(ACCOUNT, new KeyRing([[1, generateAdk()]]));
+const ORIGIN = '/srv/origins/app.git';
+
+const session = {
+  id: 'session-aaaaaaaaaaaa', provider: 'demo', repos: [{ relPath: '.', remoteUrl: ORIGIN, branch: 'main' }],
+} as LocalSession;
+
+const capable: DeviceCapabilities = { providers: ['demo'], git: true, remotes: [ORIGIN], keyVersions: [1] };
+
+function device(id: string, name: string, overrides: Partial<Device> = {}, capabilities: DeviceCapabilities | null = capable): Device {
+  return {
+    id, accountId: ACCOUNT, name, status: 'enrolled', signingPublicKey: 'AAAA', agreementPublicKey: 'AAAA', enrolledAt: 1, revokedAt: null,
+    lastSeenAt: NOW - 2_000, keyVersions: [1],
+    sealedCapabilities: capabilities === null ? null : seal.sealJson(capabilities, { kind: 'capabilities', deviceId: id }),
+    ...overrides,
+  };
+}
+
+function reasons(devices: Device[]): Record<string, string | null> {
+  const directory = new DeviceDirectory('self-aaaaaaaaaaaaaa', seal, () => NOW);
+  directory.replaceAll([device('self-aaaaaaaaaaaaaa', 'this laptop'), ...devices]);
+  return Object.fromEntries(directory.eligibility(session, targetCheck).map((e) => [e.name, e.eligible ? null : e.reason?.code ?? '?']));
+}
+
+describe('eligibility of the other devices for a session', () => {
+  it('finds an enrolled, reachable device with the provider, git, the remote and the key version eligible', () => {
+    expect(reasons([device('desk-aaaaaaaaaaaaaa', 'desktop')])).toEqual({ desktop: null });
+  });
+
+  it('gives each ineligible device its reason', () => {
+    expect(reasons([
+      device('off-aaaaaaaaaaaaaaa', 'offline', { lastSeenAt: NOW - 16_000 }),
+      device('pend-aaaaaaaaaaaaaa', 'pending', { status: 'pending' }),
+      device('prov-aaaaaaaaaaaaaa', 'no provider', {}, { ...capable, providers: ['codex'] }),
+      device('git-aaaaaaaaaaaaaaa', 'no git', {}, { ...capable, git: false }),
+      device('key-aaaaaaaaaaaaaaa', 'no key', { keyVersions: [] }, { ...capable, keyVersions: [] }),
+    ])).toEqual({
+      offline: 'target_offline',
+      pending: 'target_not_enrolled',
+      'no provider': 'target_missing_provider',
+      'no git': 'target_cannot_open_workspace',
+      'no key': 'target_missing_key_version',
+    });
+  });
+
+  it('does not trust capabilities sealed for another device', () => {
+    const swapped = device('swap-aaaaaaaaaaaaaa', 'swapped');
+    swapped.sealedCapabilities = seal.sealJson(capable, { kind: 'capabilities', deviceId: 'desk-aaaaaaaaaaaaaa' });
+    expect(reasons([swapped])).toEqual({ swapped: 'target_cannot_open_workspace' });
+  });
+
+  it('lists neither this device nor revoked devices', () => {
+    expect(Object.keys(reasons([device('gone-aaaaaaaaaaaaaa', 'revoked', { status: 'revoked' })]))).toEqual([]);
+  });
+
+  it('reports a device the account does not have as not enrolled', () => {
+    const directory = new DeviceDirectory('self-aaaaaaaaaaaaaa', seal, () => NOW);
+    expect(directory.targetBlockers(session, 'nobody-aaaaaaaaaaaa', targetCheck).map((b) => b.code)).toEqual(['target_not_enrolled']);
+  });
+});

@@ -71,6 +71,7 @@ export const command: Command = {
     const heartbeatMs = envMs('BATON_HEARTBEAT_MS', 5_000) || 5_000;
     const demoTurnMs = envMs('BATON_DEMO_TURN_MS', 300);
 
+    if (typeof values.join === 'string') console.error('baton device: joining with the invite; the inviting device must be running to approve it…');
     const stopping = new AbortController();
     const stopped = untilStopped().then(() => stopping.abort());
     const enrolled = await enrollAtStartup({

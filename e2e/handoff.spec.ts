@@ -7,7 +7,7 @@ import { execFileSync } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { expect, test } from '@playwright/test';
-import { description, openSession, openWorld, runView, watchStepper, type World } from './support/devices.ts';
+import { description, openSession, openWorld, runView, screenshots, watchStepper, type World } from './support/devices.ts';
 
 const TITLE = 'Fix the flaky parser test';
 /** The target's prepare step waits this long, so a move can be cancelled while the target prepares. */
@@ -52,7 +52,7 @@ test('starts a demo-agent session on the laptop: agent map and ownership strip a
   await expect(view.message).toBeEnabled();
   await expect(page.getByRole('navigation', { name: 'Sessions' }).getByRole('link', { name: TITLE })).toBeVisible();
   await expect(page.getByRole('log', { name: 'Transcript' })).toContainText('Demo agent');
-  await page.screenshot({ path: testInfo.outputPath('run-view.png') });
+  await screenshots(page, (n) => testInfo.outputPath(n), 'run-view');
 });
 
 test('the Move dialog works from the keyboard: focus moves in, Space picks a device, Escape closes and returns focus', async () => {
@@ -93,7 +93,7 @@ test('moves the session to the desktop: both show the desktop as owner at genera
   const dialog = world.laptop.page.getByRole('dialog', { name: 'Move session' });
   await expect(dialog.getByRole('radio', { name: 'desktop' })).toBeEnabled();
   await dialog.getByRole('radio', { name: 'desktop' }).check();
-  await world.laptop.page.screenshot({ path: testInfo.outputPath('move-dialog.png') });
+  await screenshots(world.laptop.page, (n) => testInfo.outputPath(n), 'move-dialog');
   await dialog.getByRole('button', { name: 'Start move' }).click();
   await expect(dialog).toBeHidden();
   await expect(laptop.currentStep).toBeVisible();
@@ -104,7 +104,7 @@ test('moves the session to the desktop: both show the desktop as owner at genera
   }
   await expect(desktop.message).toBeEnabled();
   await expect(desktop.ownership).toContainText('checkpoint-import');
-  await desktopPage.screenshot({ path: testInfo.outputPath('moved-target.png') });
+  await screenshots(desktopPage, (n) => testInfo.outputPath(n), 'moved-target');
   await expect(laptop.message).toBeDisabled();
   expect(await description(laptop.message)).toMatch(/\S/);
   await expect(laptop.move).toBeDisabled();
@@ -145,7 +145,7 @@ test('a dirty tree on the desktop blocks the move back with dirty_tree and its f
   await expect(desktop.blocked).toContainText('dirty_tree');
   await expect(desktop.blocked).toContainText('notes.md');
   await expect(desktop.blocked).toContainText(/commit/i);
-  await page.screenshot({ path: testInfo.outputPath('blocked-alert.png') });
+  await screenshots(page, (n) => testInfo.outputPath(n), 'blocked-alert');
 
   // Nothing moved: no new handoff exists and both still show generation 2.
   const sessionId = (await world.desktop.device.client.call('listSessions', {}))[0]!.id;
@@ -185,7 +185,7 @@ test('cancelling a move while the target prepares leaves the session with the so
 
   await expect(laptop.currentStep).toHaveCount(0);
   await expect(laptop.ownership).toContainText(/cancelled/i);
-  await world.laptop.page.screenshot({ path: test.info().outputPath('cancelled.png') });
+  await screenshots(world.laptop.page, (n) => test.info().outputPath(n), 'cancelled');
   // Longer than the target's prepare delay: the cancelled move stays cancelled.
   await world.laptop.page.waitForTimeout(PREPARE_DELAY_MS + 1000);
   for (const view of [laptop, desktop]) {
@@ -208,6 +208,7 @@ test('the devices screen lists both devices with reachability, makes an invite, 
 
   await page.getByRole('button', { name: 'Add a device' }).click();
   await expect(page.getByRole('textbox', { name: 'Invite' })).not.toHaveValue('');
+  await screenshots(page, (n) => test.info().outputPath(n), 'devices');
 
   await list.filter({ hasText: 'desktop' }).getByRole('button', { name: 'Revoke' }).click();
   const confirm = page.getByRole('dialog', { name: 'Revoke device' });

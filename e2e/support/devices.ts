@@ -93,3 +93,13 @@ export async function watchStepper(page: Page): Promise<() => Promise<{ state: s
   });
   return () => page.evaluate(() => (window as unknown as { __stepLatency: { state: string; latencyMs: number }[] }).__stepLatency);
 }
+
+/** Saves a screenshot of `page` under the test's output folder in light and in dark (`NAME.png`, `NAME-dark.png`). */
+export async function screenshots(page: Page, outputPath: (name: string) => string, name: string): Promise<void> {
+  await page.emulateMedia({ colorScheme: 'light' });
+  await page.screenshot({ path: outputPath(`${name}.png`) });
+  await page.emulateMedia({ colorScheme: 'dark' });
+  await page.waitForTimeout(300); // let colour transitions (140 ms) settle before the shot
+  await page.screenshot({ path: outputPath(`${name}-dark.png`) });
+  await page.emulateMedia({ colorScheme: 'light' });
+}

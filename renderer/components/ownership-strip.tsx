@@ -45,7 +45,7 @@ function LastMove({ handoff, thisDeviceId }: { handoff: HandoffView; thisDeviceI
   );
 }
 
-/** The resting strip: the seven steps ghosted (hidden from assistive tech) under a caption, same height as a live one. */
+/** The resting strip: the seven rows kept (same height as a live stepper), only their ghosted rail drawn, under a caption; hidden from assistive tech. */
 function IdleStepper() {
   return (
     <div className="idle">

@@ -12,16 +12,27 @@ import { resumePathText } from './format.ts';
 import { HandoffStepper } from './handoff-stepper.tsx';
 import { moveBlockReason, sessionTone, TONE_LABEL } from './session-state.ts';
 
-function LastMove({ handoff, thisDeviceId }: { handoff: HandoffView; thisDeviceId: string | null }) {
+/** A cancelled move whose ownership had already been transferred (activation failed on the target). */
+function failedAfterTransfer(handoff: HandoffView): boolean {
+  return handoff.state === 'cancelled' && handoff.history.some((entry) => entry.state === 'ownership-transferred');
+}
+
+function cancelledTitle(handoff: HandoffView, arrivedHere: boolean, attention: boolean): string {
+  if (!failedAfterTransfer(handoff)) return `Move to ${handoff.targetName} cancelled.`;
+  if (!arrivedHere) return `Moved to ${handoff.targetName}, whose activation failed.`;
+  return attention ? `Moved here from ${handoff.sourceName}; activation failed.` : `Moved here from ${handoff.sourceName}; activation failed, then succeeded on retry.`;
+}
+
+function LastMove({ handoff, thisDeviceId, attention }: { handoff: HandoffView; thisDeviceId: string | null; attention: boolean }) {
+  const arrivedHere = handoff.targetDeviceId === thisDeviceId;
   if (handoff.state === 'cancelled') {
     return (
       <div className="last-move last-move--cancelled">
-        <p><strong>Move to {handoff.targetName} cancelled.</strong> {handoff.cancelReason?.message ?? ''}</p>
+        <p><strong>{cancelledTitle(handoff, arrivedHere, attention)}</strong> {handoff.cancelReason?.message ?? ''}</p>
         {handoff.cancelReason && <p className="muted">Reason: <code>{handoff.cancelReason.code}</code></p>}
       </div>
     );
   }
-  const arrivedHere = handoff.targetDeviceId === thisDeviceId;
   return (
     <div className="last-move last-move--completed" role="status">
       <p>
@@ -72,6 +83,7 @@ export function OwnershipStrip({ session, onMove }: { session: SessionView; onMo
   const cancelMove = useHandoffsStore((state) => state.cancelMove);
   const [actionError, setActionError] = useState<string | null>(null);
   const [cancelling, setCancelling] = useState(false);
+  const [retrying, setRetrying] = useState(false);
   const tone = sessionTone(session, blocked);
   const moveReason = moveBlockReason(session);
   const active = session.activeHandoff;
@@ -91,12 +103,15 @@ export function OwnershipStrip({ session, onMove }: { session: SessionView; onMo
   }
 
   async function retryActivation() {
+    setRetrying(true);
     setActionError(null);
     try {
       const result = await api.retryActivation({ sessionId: session.id });
       if (!result.ok) setActionError(result.message);
     } catch (error) {
       setActionError(errorMessage(error));
+    } finally {
+      setRetrying(false);
     }
   }
 
@@ -120,18 +135,17 @@ export function OwnershipStrip({ session, onMove }: { session: SessionView; onMo
         {active ? (
           <HandoffStepper handoff={active} />
         ) : session.lastHandoff ? (
-          <LastMove handoff={session.lastHandoff} thisDeviceId={thisDeviceId} />
+          <LastMove handoff={session.lastHandoff} thisDeviceId={thisDeviceId} attention={session.condition === 'needs-attention'} />
         ) : (
           <IdleStepper />
         )}
+        {session.condition === 'needs-attention' && (
+          <div className="attention-note">
+            <p>Activation failed after the transfer. This device owns the session at generation {session.generation}; retry when the cause is fixed.</p>
+            <button type="button" className="button" disabled={retrying} onClick={() => void retryActivation()}>Retry activation</button>
+          </div>
+        )}
       </div>
-
-      {session.condition === 'needs-attention' && (
-        <div className="attention-note">
-          <p>Activation failed after the transfer. This device owns the session at generation {session.generation}; retry when the cause is fixed.</p>
-          <button type="button" className="button" onClick={() => void retryActivation()}>Retry activation</button>
-        </div>
-      )}
 
       <div className="ownership-actions">
         <button type="button" className="button button--primary" disabled={moveReason !== null} aria-describedby={moveReason ? moveReasonId : undefined} onClick={onMove}>

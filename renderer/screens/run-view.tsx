@@ -23,7 +23,7 @@ function RunViewBody({ session }: { session: SessionDetail }) {
       <header className="run-header">
         <h1>{session.title}</h1>
         <p className="run-meta">
-          <span className="run-meta-item mono">{session.workspace}</span>
+          {session.workspace && <span className="run-meta-item mono">{session.workspace}</span>}
           <span className="run-meta-item">{providerLabel}</span>
         </p>
       </header>

@@ -1,0 +1,111 @@
+/**
+ * "Needs attention" in the run view: the checkpoint body is tampered with in the backend's blob
+ * store while the target holds target-activating, so activation fails after the transfer. The
+ * handoff ends cancelled with its reason, the target keeps ownership at generation 2 and offers
+ * "Retry activation"; once the body is restored, Retry activation completes the move.
+ */
+import { readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { expect, test } from '@playwright/test';
+import { description, openSession, openWorld, runView, screenshots, type World } from './support/devices.ts';
+
+const TITLE = 'Tidy the release notes';
+/** The target waits this long in target-activating, which is when the test tampers with the body. */
+const ACTIVATE_DELAY_MS = 3000;
+
+let world: World;
+
+test.beforeAll(async ({ browser }) => {
+  test.setTimeout(120_000);
+  world = await openWorld(browser, { desktop: { BATON_TEST_ACTIVATE_DELAY_MS: String(ACTIVATE_DELAY_MS) } });
+});
+
+test.afterAll(async () => {
+  await world?.close();
+});
+
+/** Every stored blob body of the backend (files named by their SHA-256). */
+function blobFiles(dir: string): string[] {
+  const found: string[] = [];
+  for (const name of readdirSync(dir)) {
+    const path = join(dir, name);
+    if (statSync(path).isDirectory()) found.push(...blobFiles(path));
+    else if (/^[0-9a-f]{64}$/.test(name)) found.push(path);
+  }
+  return found;
+}
+
+test('an activation that fails after the transfer leaves the target owning the session, needing attention; Retry activation completes it once the body is intact', async () => {
+  const testInfo = test.info();
+  const laptopPage = world.laptop.page;
+  const desktopPage = world.desktop.page;
+  await laptopPage.getByRole('button', { name: 'New session' }).click();
+  const start = laptopPage.getByRole('dialog', { name: 'New session' });
+  await start.getByLabel('Workspace').fill(world.devices.repo);
+  await start.getByLabel('Provider').selectOption({ label: 'Demo agent' });
+  await start.getByLabel('Title').fill(TITLE);
+  await start.getByLabel('Prompt').fill('Group the release notes by area.');
+  await start.getByRole('button', { name: 'Start', exact: true }).click();
+  await expect(start).toBeHidden();
+  const laptop = runView(laptopPage);
+  await expect(laptopPage.getByRole('log', { name: 'Transcript' })).toContainText('Demo agent');
+
+  await openSession(desktopPage, TITLE);
+  const desktop = runView(desktopPage);
+  await expect(desktop.ownership).toContainText('generation 1');
+
+  await laptop.move.click();
+  const dialog = laptopPage.getByRole('dialog', { name: 'Move session' });
+  await expect(dialog.getByRole('radio', { name: 'desktop' })).toBeEnabled();
+  await dialog.getByRole('radio', { name: 'desktop' }).check();
+  await dialog.getByRole('button', { name: 'Start move' }).click();
+
+  // The desktop holds target-activating: the checkpoint is uploaded, ownership has moved. Flip one byte of the body.
+  await expect(desktop.currentStep).toContainText('target-activating');
+  const blobs = blobFiles(world.devices.backendData);
+  expect(blobs).toHaveLength(1);
+  const blob = blobs[0]!;
+  const intact = readFileSync(blob);
+  const tampered = Buffer.from(intact);
+  tampered[Math.floor(tampered.length / 2)]! ^= 0x01;
+  writeFileSync(blob, tampered);
+
+  await expect(desktop.ownership).toContainText('Needs attention');
+  const retry = desktop.ownership.getByRole('button', { name: 'Retry activation' });
+  await expect(retry).toBeVisible();
+  await expect(desktop.currentStep).toHaveCount(0);
+  await expect(desktop.ownership).toContainText('Moved here from laptop; activation failed.');
+  await expect(desktop.ownership).toContainText('digest_mismatch');
+  await expect(desktop.ownership).toContainText('desktop');
+  await expect(desktop.ownership).toContainText('generation 2');
+  await expect(desktop.message).toBeDisabled();
+  await expect(desktop.move).toBeDisabled();
+  for (const page of [laptopPage, desktopPage]) {
+    await expect(page.getByRole('region', { name: 'Handoff history' })).toContainText('digest_mismatch');
+  }
+  await expect(laptop.ownership).toContainText('desktop');
+  await expect(laptop.ownership).toContainText('generation 2');
+  await expect(laptop.message).toBeDisabled();
+  await expect(laptop.ownership).toContainText('Moved to desktop, whose activation failed.');
+  expect(await description(desktop.move)).toContain('needs attention');
+  await screenshots(desktopPage, (n) => testInfo.outputPath(n), 'needs-attention');
+
+  // Still tampered: retrying says why and changes nothing.
+  await retry.click();
+  await expect.poll(() => description(desktop.move)).toContain('does not match its content address');
+  await expect(desktop.ownership).toContainText('Needs attention');
+
+  writeFileSync(blob, intact);
+  await retry.click();
+  await expect(retry).toBeHidden();
+  await expect(desktop.ownership).toContainText('Owned here');
+  await expect(desktop.ownership).toContainText('activation failed, then succeeded on retry');
+  await expect(desktop.ownership).toContainText('generation 2');
+  await expect(desktop.message).toBeEnabled();
+  await expect(desktop.move).toBeEnabled();
+  await expect(laptop.message).toBeDisabled();
+  await desktop.message.fill('Carry on here.');
+  await desktop.message.press('Enter');
+  await expect(desktopPage.getByRole('log', { name: 'Transcript' })).toContainText('Carry on here.');
+  await screenshots(desktopPage, (n) => testInfo.outputPath(n), 'retried');
+});

@@ -7,7 +7,7 @@ import { execFileSync } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { expect, test } from '@playwright/test';
-import { description, openSession, openWorld, runView, screenshots, watchStepper, type World } from './support/devices.ts';
+import { description, openSession, startDemoSessionInUi, openWorld, runView, screenshots, watchStepper, type World } from './support/devices.ts';
 
 const TITLE = 'Fix the flaky parser test';
 /** The target's prepare step waits this long, so a move can be cancelled while the target prepares. */
@@ -35,14 +35,7 @@ test('starts a demo-agent session on the laptop: agent map and ownership strip a
   world.devices.sandbox.commitFile(world.devices.repo, 'src/parser.ts', 'export const parse = (s: string) => s.trim();\n', 'Add the parser');
   world.devices.sandbox.push(world.devices.repo);
 
-  await page.getByRole('button', { name: 'New session' }).click();
-  const dialog = page.getByRole('dialog', { name: 'New session' });
-  await dialog.getByLabel('Workspace').fill(world.devices.repo);
-  await dialog.getByLabel('Provider').selectOption({ label: 'Demo agent' });
-  await dialog.getByLabel('Title').fill(TITLE);
-  await dialog.getByLabel('Prompt').fill('Find out why the parser test fails one run in five.');
-  await dialog.getByRole('button', { name: 'Start', exact: true }).click();
-  await expect(dialog).toBeHidden();
+  await startDemoSessionInUi(page, { workspace: world.devices.repo, title: TITLE, prompt: 'Find out why the parser test fails one run in five.' });
 
   const view = runView(page);
   await expect(page.getByRole('heading', { level: 1 })).toHaveText(TITLE);

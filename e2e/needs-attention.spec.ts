@@ -4,10 +4,10 @@
  * handoff ends cancelled with its reason, the target keeps ownership at generation 2 and offers
  * "Retry activation"; once the body is restored, Retry activation completes the move.
  */
-import { readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { backendBlobFiles } from '../electron/runtime/two-devices.ts';
 import { expect, test } from '@playwright/test';
-import { description, openSession, openWorld, runView, screenshots, type World } from './support/devices.ts';
+import { description, openSession, startDemoSessionInUi, openWorld, runView, screenshots, type World } from './support/devices.ts';
 
 const TITLE = 'Tidy the release notes';
 /** The target waits this long in target-activating, which is when the test tampers with the body. */
@@ -24,29 +24,11 @@ test.afterAll(async () => {
   await world?.close();
 });
 
-/** Every stored blob body of the backend (files named by their SHA-256). */
-function blobFiles(dir: string): string[] {
-  const found: string[] = [];
-  for (const name of readdirSync(dir)) {
-    const path = join(dir, name);
-    if (statSync(path).isDirectory()) found.push(...blobFiles(path));
-    else if (/^[0-9a-f]{64}$/.test(name)) found.push(path);
-  }
-  return found;
-}
-
 test('an activation that fails after the transfer leaves the target owning the session, needing attention; Retry activation completes it once the body is intact', async () => {
   const testInfo = test.info();
   const laptopPage = world.laptop.page;
   const desktopPage = world.desktop.page;
-  await laptopPage.getByRole('button', { name: 'New session' }).click();
-  const start = laptopPage.getByRole('dialog', { name: 'New session' });
-  await start.getByLabel('Workspace').fill(world.devices.repo);
-  await start.getByLabel('Provider').selectOption({ label: 'Demo agent' });
-  await start.getByLabel('Title').fill(TITLE);
-  await start.getByLabel('Prompt').fill('Group the release notes by area.');
-  await start.getByRole('button', { name: 'Start', exact: true }).click();
-  await expect(start).toBeHidden();
+  await startDemoSessionInUi(laptopPage, { workspace: world.devices.repo, title: TITLE, prompt: 'Group the release notes by area.' });
   const laptop = runView(laptopPage);
   await expect(laptopPage.getByRole('log', { name: 'Transcript' })).toContainText('Demo agent');
 
@@ -62,7 +44,7 @@ test('an activation that fails after the transfer leaves the target owning the s
 
   // The desktop holds target-activating: the checkpoint is uploaded, ownership has moved. Flip one byte of the body.
   await expect(desktop.currentStep).toContainText('target-activating');
-  const blobs = blobFiles(world.devices.backendData);
+  const blobs = backendBlobFiles(world.devices.backendData);
   expect(blobs).toHaveLength(1);
   const blob = blobs[0]!;
   const intact = readFileSync(blob);

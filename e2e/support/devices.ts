@@ -2,7 +2,7 @@
  * The e2e world: a real backend process and two real headless devices (`baton device`, laptop and
  * desktop) over a git sandbox with a bare origin, each device shown in its own browser context.
  */
-import type { Browser, Locator, Page } from '@playwright/test';
+import { expect, type Browser, type Locator, type Page } from '@playwright/test';
 import { startTwoDevices, type DeviceHandle, type TwoDevices } from '../../electron/runtime/two-devices.ts';
 
 export interface DeviceWindow {
@@ -102,4 +102,16 @@ export async function screenshots(page: Page, outputPath: (name: string) => stri
   await page.waitForTimeout(300); // let colour transitions (140 ms) settle before the shot
   await page.screenshot({ path: outputPath(`${name}-dark.png`) });
   await page.emulateMedia({ colorScheme: 'light' });
+}
+
+/** Starts a demo-agent session from the "New session" dialog and waits for the dialog to close. */
+export async function startDemoSessionInUi(page: Page, input: { workspace: string; title: string; prompt: string }): Promise<void> {
+  await page.getByRole('button', { name: 'New session' }).click();
+  const dialog = page.getByRole('dialog', { name: 'New session' });
+  await dialog.getByLabel('Workspace').fill(input.workspace);
+  await dialog.getByLabel('Provider').selectOption({ label: 'Demo agent' });
+  await dialog.getByLabel('Title').fill(input.title);
+  await dialog.getByLabel('Prompt').fill(input.prompt);
+  await dialog.getByRole('button', { name: 'Start', exact: true }).click();
+  await expect(dialog).toBeHidden();
 }

@@ -3,12 +3,11 @@
  * activation before any provider process starts (the stand-in `claude` logs every invocation),
  * cancel with the reason, keep ownership and show the session as needing attention.
  */
-import { readFileSync, readdirSync, statSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { standInSandbox, type StandInSandbox } from '../../test-support/stand-ins/stand-ins.ts';
 import { waitFor } from './process-harness.ts';
-import { deviceId, startTwoDevices, waitEligible, waitSession, type TwoDevices } from './two-devices.ts';
+import { backendBlobFiles, deviceId, startTwoDevices, waitEligible, waitSession, type TwoDevices } from './two-devices.ts';
 
 /** Real processes on a busy 2-core machine: give each test room beyond the default. */
 const TEST_TIMEOUT_MS = 120_000;
@@ -33,17 +32,6 @@ afterAll(async () => {
   await desktopProvider?.cleanup();
 });
 
-/** Every stored blob file of the backend (named by its SHA-256). */
-function blobFiles(dir: string): string[] {
-  const found: string[] = [];
-  for (const name of readdirSync(dir)) {
-    const path = join(dir, name);
-    if (statSync(path).isDirectory()) found.push(...blobFiles(path));
-    else if (/^[0-9a-f]{64}$/.test(name)) found.push(path);
-  }
-  return found;
-}
-
 describe('a tampered checkpoint', () => {
   it('aborts activation before any provider process starts; the target keeps ownership, needs attention, and Retry activation resumes once the body is intact', async () => {
     const { laptop } = world;
@@ -60,7 +48,7 @@ describe('a tampered checkpoint', () => {
     await world.desktop.process.stop();
     await waitFor('the checkpoint upload', async () => ((await stateOnLaptop()) === 'source-relinquished-and-checkpointed' ? true : undefined), 20_000, 50);
 
-    const [blob] = blobFiles(world.backendData);
+    const [blob] = backendBlobFiles(world.backendData);
     if (blob === undefined) throw new Error('no checkpoint blob stored');
     const bytes = readFileSync(blob);
     bytes[Math.floor(bytes.length / 2)]! ^= 0x01;

@@ -3,7 +3,7 @@
  * creates the account, "desktop" joins by invite) over a git sandbox with a bare origin, and a
  * session to move. Everything lives under one temp root and is removed by `cleanup`.
  */
-import { mkdirSync } from 'node:fs';
+import { mkdirSync, readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import type { SessionDetail, SessionView } from '../../shared/device-api.ts';
 import { createGitSandbox, type GitSandbox } from '../../test-support/git-repos.ts';
@@ -129,4 +129,15 @@ export async function waitSession(device: DeviceHandle, sessionId: string, what:
     const seen = JSON.stringify(last, (key, value: unknown) => (key === 'transcript' ? undefined : value));
     throw new Error(`${(error as Error).message}\n${device.name} last saw: ${seen}\n${device.name} log:\n${device.process.stderr().slice(-4000)}`);
   }
+}
+
+/** Every blob body stored under a backend data folder (files named by their SHA-256). */
+export function backendBlobFiles(dir: string): string[] {
+  const found: string[] = [];
+  for (const name of readdirSync(dir)) {
+    const path = join(dir, name);
+    if (statSync(path).isDirectory()) found.push(...backendBlobFiles(path));
+    else if (/^[0-9a-f]{64}$/.test(name)) found.push(path);
+  }
+  return found;
 }

@@ -9,7 +9,7 @@ import { ErrorBody } from '../../shared/api/common.ts';
 import type { ApiErrorCode } from '../../shared/errors.ts';
 import { SIGNATURE_HEADERS } from '../../shared/request-signing.ts';
 import { signatureHeaders, type RequestSigner } from './request-signer.ts';
-import { nodeHttpFetch } from './http-transport.ts';
+import { fetchExchanger, nodeHttpExchange, nodeHttpFetch, type Exchange } from './http-transport.ts';
 
 /** Codes a call can fail with: the API's, or the client's own. */
 export type ClientErrorCode = ApiErrorCode | 'unreachable' | 'bad_response';
@@ -75,10 +75,9 @@ function queryString(query: Record<string, unknown> | undefined): string {
 }
 
 /** Reads an error response into a failure value. */
-async function failureOf(response: Response): Promise<CallFailure> {
-  const text = await response.text().catch(() => '');
+function failureOf(response: Exchange): CallFailure {
   try {
-    const parsed = ErrorBody.safeParse(JSON.parse(text));
+    const parsed = ErrorBody.safeParse(JSON.parse(response.body.toString('utf8')));
     if (parsed.success) {
       const { code, message, details } = parsed.data.error;
       return { ok: false, status: response.status, code: code as ApiErrorCode, message, ...(details ? { details } : {}) };
@@ -89,10 +88,21 @@ async function failureOf(response: Response): Promise<CallFailure> {
   return { ok: false, status: response.status, code: response.status >= 500 ? 'internal' : 'bad_response', message: `HTTP ${response.status}` };
 }
 
+const isOk = (response: Exchange) => response.status >= 200 && response.status < 300;
+
+function parseOrUndefined(bytes: Buffer): unknown {
+  try {
+    return JSON.parse(bytes.toString('utf8'));
+  } catch {
+    return undefined;
+  }
+}
+
 /** Creates a client signing every request with `signer` (for account creation and joins, the new device's). */
 export function createBackendClient(options: BackendClientOptions): BackendClient {
   const baseUrl = options.baseUrl.replace(/\/+$/, '');
   const doFetch = options.fetch ?? (nodeHttpFetch as typeof fetch);
+  const exchange = options.fetch ? fetchExchanger(options.fetch) : nodeHttpExchange;
   const clock = options.clock ?? Date.now;
   const attempts = options.attempts ?? 3;
   const timeoutMs = options.timeoutMs ?? 30_000;
@@ -103,13 +113,15 @@ export function createBackendClient(options: BackendClientOptions): BackendClien
     return doFetch(`${baseUrl}${pathAndQuery}`, { method, headers, body: init.body, signal: init.signal ?? AbortSignal.timeout(timeoutMs) });
   };
 
-  /** Sends with retries while the backend is unreachable; the idempotency key makes a resend safe. */
-  async function send(method: 'GET' | 'POST' | 'PUT', pathAndQuery: string, body: Uint8Array | undefined, headers: Record<string, string>): Promise<Response | CallFailure> {
+  /** Sends with retries while the backend is unreachable; the idempotency key makes a resend safe. Each attempt is signed afresh. */
+  async function send(method: 'GET' | 'POST' | 'PUT', pathAndQuery: string, body: Uint8Array | undefined, headers: Record<string, string>): Promise<Exchange | CallFailure> {
     let lastError = 'no attempt made';
     for (let attempt = 0; attempt < attempts; attempt++) {
       if (attempt > 0) await sleep(100 * 3 ** (attempt - 1));
       try {
-        return await signedFetch(method, pathAndQuery, { body, headers });
+        const signed: Record<string, string> = { ...headers, ...signatureHeaders(options.signer, method, pathAndQuery, body, clock()) };
+        if (body) signed['content-type'] ??= 'application/json';
+        return await exchange(`${baseUrl}${pathAndQuery}`, { method, headers: signed, body, timeoutMs });
       } catch (error) {
         lastError = (error as Error).message;
       }
@@ -128,11 +140,11 @@ export function createBackendClient(options: BackendClientOptions): BackendClien
       const pathAndQuery = routePath(spec.path, callOptions.params) + queryString(callOptions.query as Record<string, unknown> | undefined);
       const body = spec.method === 'GET' ? undefined : Buffer.from(JSON.stringify(callOptions.body ?? {}), 'utf8');
       const response = await send(spec.method, pathAndQuery, body, idempotencyHeaders(spec.method, callOptions.idempotencyKey));
-      if (!(response instanceof Response)) return response;
-      if (!response.ok) return failureOf(response);
+      if (!('body' in response)) return response;
+      if (!isOk(response)) return failureOf(response);
       let json: unknown;
       try {
-        json = await response.json();
+        json = JSON.parse(response.body.toString('utf8'));
       } catch {
         return { ok: false, status: response.status, code: 'bad_response', message: 'the backend answered with invalid JSON' };
       }
@@ -143,20 +155,16 @@ export function createBackendClient(options: BackendClientOptions): BackendClien
     async putBlob(digest, bytes) {
       const path = routePath(routes.putBlob.path, { digest });
       const response = await send('PUT', path, bytes, { 'content-type': 'application/octet-stream' });
-      if (!(response instanceof Response)) return response;
-      if (!response.ok) return failureOf(response);
-      const parsed = routes.putBlob.response.safeParse(await response.json().catch(() => undefined));
+      if (!('body' in response)) return response;
+      if (!isOk(response)) return failureOf(response);
+      const parsed = routes.putBlob.response.safeParse(parseOrUndefined(response.body));
       return parsed.success ? { ok: true, value: parsed.data } : { ok: false, status: response.status, code: 'bad_response', message: 'unexpected answer to putBlob' };
     },
     async getBlob(digest) {
       const response = await send('GET', routePath(routes.getBlob.path, { digest }), undefined, {});
-      if (!(response instanceof Response)) return response;
-      if (!response.ok) return failureOf(response);
-      try {
-        return { ok: true, value: new Uint8Array(await response.arrayBuffer()) };
-      } catch (error) {
-        return { ok: false, status: 0, code: 'unreachable', message: `the blob download was cut off: ${(error as Error).message}` };
-      }
+      if (!('body' in response)) return response;
+      if (!isOk(response)) return failureOf(response);
+      return { ok: true, value: new Uint8Array(response.body.buffer, response.body.byteOffset, response.body.byteLength) };
     },
     signedFetch,
   };

@@ -2,7 +2,7 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { nodeHttpFetch } from './http-transport.ts';
+import { nodeHttpExchange, nodeHttpFetch } from './http-transport.ts';
 
 let server: Server;
 let base: string;
@@ -49,4 +49,15 @@ it('streams an event-stream body as it arrives and stops on abort', async () => 
 it('rejects on abort before an answer and when nothing listens', async () => {
   await expect(nodeHttpFetch(`${base}/slow`, { signal: AbortSignal.timeout(50) })).rejects.toBeDefined();
   await expect(nodeHttpFetch('http://127.0.0.1:9/none')).rejects.toThrow(/fetch failed/);
+});
+
+it('exchanges a buffered request: method, path, headers and body out, status and body back', async () => {
+  const answer = await nodeHttpExchange(`${base}/x?a=1`, { method: 'PUT', headers: { 'x-test': 'yes' }, body: Buffer.from('hello'), timeoutMs: 5000 });
+  expect(answer.status).toBe(201);
+  expect(JSON.parse(answer.body.toString())).toEqual({ method: 'PUT', path: '/x?a=1', body: 'hello' });
+});
+
+it('rejects an exchange that gets no answer in time, and one nothing listens for', async () => {
+  await expect(nodeHttpExchange(`${base}/slow`, { method: 'GET', headers: {}, timeoutMs: 50 })).rejects.toThrow(/fetch failed: .*50 ms/);
+  await expect(nodeHttpExchange('http://127.0.0.1:9/none', { method: 'GET', headers: {}, timeoutMs: 5000 })).rejects.toThrow(/fetch failed/);
 });

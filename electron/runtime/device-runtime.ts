@@ -65,8 +65,8 @@ export class DeviceRuntime {
     const selfId = deps.status.deviceId;
     this.devices = new DeviceDirectory(selfId, deps.seal, deps.clock);
     this.sessions = new SessionService({
-      selfId, state: deps.state, backend: deps.backend, seal: deps.seal, git: deps.git, providers: deps.providers, clock: deps.clock,
-      changed: (id) => this.sessionChanged(id), log: deps.log,
+      selfId, selfName: deps.status.deviceName, state: deps.state, backend: deps.backend, seal: deps.seal, git: deps.git, providers: deps.providers,
+      clock: deps.clock, changed: (id) => this.sessionChanged(id), log: deps.log,
     });
     this.coordinator = new Coordinator({
       selfId, selfName: deps.status.deviceName, state: deps.state, backend: deps.backend, seal: deps.seal, git: deps.git,

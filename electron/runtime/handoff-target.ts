@@ -5,7 +5,7 @@
  * cancels with its reason and leaves the session "needs attention" on this device.
  */
 import type { Handoff } from '../../shared/api/handoffs.ts';
-import type { ContinuationInput } from '../../shared/provider.ts';
+import { continuationInput } from './continuation.ts';
 import { decodeCheckpoint, sha256Hex, type Checkpoint } from './checkpoint.ts';
 import { transferred, type Coordinator, type Step } from './coordinator.ts';
 
@@ -94,12 +94,10 @@ export async function activateCheckpoint(c: Coordinator, handoff: Handoff): Prom
   });
   // Only now, with the checkpoint verified and the workspace pinned, does a provider start.
   const provider = sessions.attach(handoff.sessionId, checkpoint.meta.provider);
-  const continuation: ContinuationInput = {
-    sessionTitle: checkpoint.meta.title, sourceDeviceName: checkpoint.sourceDeviceName,
-    packet: { goal: checkpoint.meta.prompt, acceptanceCriteria: '', currentState: checkpoint.transcriptTail.at(-1)?.text ?? '', nextAction: 'Continue where the session left off.' },
-    verifiedFacts: checkpoint.repos.map((r) => `${r.relPath} is on ${r.branch ?? '(detached)'} at ${r.commit}`),
-    driftWarnings: drift, transcriptTail: checkpoint.transcriptTail.slice(-20),
-  };
+  const continuation = continuationInput({
+    title: checkpoint.meta.title, ranOn: checkpoint.sourceDeviceName, goal: checkpoint.meta.prompt, transcript: checkpoint.transcriptTail,
+    repos: checkpoint.repos, drift, nextAction: 'Continue where the session left off.',
+  });
   const resumed = await providers.resume(provider, checkpoint.providerResume, continuation, workspace);
   if (!resumed.ok) {
     await sessions.detach(handoff.sessionId);

@@ -40,6 +40,8 @@ export const LocalSessionSchema = z.object({
   needsAttention: z.object({ handoffId: z.string(), code: z.string(), message: z.string() }).nullable(),
   transcript: z.array(z.custom<TranscriptEntry>()),
   agents: z.array(z.custom<AgentView>()),
+  /** How the provider was last resumed after this device restarted (absent: never). */
+  restartResume: z.object({ path: z.enum(['checkpoint-import', 'summary-continuation']), reason: z.string().nullable(), at: z.number() }).nullable().optional(),
   /** The last backend event seq applied to transcript/agents. */
   eventCursor: z.number().int().nonnegative(),
   createdAt: z.number(),

@@ -1,6 +1,7 @@
 /**
  * The session service against a real backend process: the owner's appends are fenced by its
- * generation, and a device that gets `stale_generation` stops driving the session at once.
+ * generation, a device that gets `stale_generation` stops driving the session at once, and a
+ * restarted owner resumes its sessions as a target would (import, else summary continuation).
  */
 import { createHash, randomBytes } from 'node:crypto';
 import { join } from 'node:path';
@@ -12,6 +13,7 @@ import { requestJoin } from '../enrollment/join.ts';
 import type { Profile } from '../enrollment/profile.ts';
 import { syncEnrollmentBackend, syncEnrollmentBackendFactory } from '../enrollment/sync-backend.ts';
 import { createGitRunner } from '../git/git-runner.ts';
+import { CommandAgentSession } from '../providers/command-agent.ts';
 import { DemoAgent } from '../providers/demo-agent.ts';
 import { createBackendClient, type BackendClient } from '../sync/backend-client.ts';
 import { gitPort } from './compose.ts';
@@ -20,6 +22,7 @@ import { startBaton, waitFor, type RunningProcess } from './process-harness.ts';
 import { profileSeal } from './profile-seal.ts';
 import { providerPort } from './provider-port.ts';
 import { SessionService } from './session-service.ts';
+import type { LocalState as LocalStateType } from './local-state.ts';
 import { syncBackend } from './sync-backend.ts';
 
 let sandbox: GitSandbox;
@@ -98,5 +101,66 @@ describe('the session service', () => {
     const events = await laptopClient.call('listEvents', { params: { sessionId: id }, query: { after: 0 } });
     if (!events.ok) throw new Error(events.message);
     expect(events.value.events.every((e) => e.generation === 1)).toBe(true);
+  }, 60_000);
+});
+
+/** A laptop session service on `state`; the command agent is `cat` (it answers with the prompt it was given). */
+function laptopService(state: LocalStateType): SessionService {
+  return new SessionService({
+    selfId: laptop.identity.deviceId, selfName: 'laptop', state, backend: syncBackend(laptopClient), seal: profileSeal(laptop),
+    git: gitPort(createGitRunner({ env: sandbox.env })), clock: Date.now, changed: () => undefined, log: () => undefined,
+    providers: providerPort({
+      detect: async () => [],
+      create: (id) => (id === 'command' ? new CommandAgentSession({ argv: ['cat'], env: sandbox.env }) : new DemoAgent({ turnMs: 50 })),
+    }),
+  });
+}
+
+describe('a restarted owner', () => {
+  it('resumes a session whose provider cannot import by summary continuation from its own transcript, records the path, and takes input again', async () => {
+    const repo = sandbox.clone(sandbox.makeOrigin('summary'), 'summary');
+    const state = new LocalState(join(sandbox.root, 'restart-summary'));
+    const before = laptopService(state);
+    const started = await before.start({ workspace: repo, provider: 'command', prompt: 'Count the TODO comments', title: 'TODO census' });
+    if (!started.ok) throw new Error(started.message);
+    const id = started.session.id;
+    await waitFor('the first answer', async () => (state.session(id)!.transcript.some((e) => e.role === 'assistant') ? true : undefined));
+    await before.stopAll();
+
+    const after = laptopService(state);
+    expect(after.inputBlock(state.session(id)!)).toMatchObject({ code: 'not_running' });
+    await after.resumeOwned();
+
+    expect(after.provider(id)).toBeDefined();
+    expect(after.inputBlock(state.session(id)!)).toBeNull();
+    expect(state.session(id)!.restartResume).toMatchObject({ path: 'summary-continuation', reason: expect.stringContaining('cannot import') });
+    // `cat` answers with the prompt it got: the continuation of this session, carrying its own transcript.
+    const answer = await waitFor('the continuation answer', async () => {
+      const answers = state.session(id)!.transcript.filter((e) => e.role === 'assistant');
+      return answers.length >= 2 ? answers.at(-1)!.text : undefined;
+    });
+    expect(answer).toContain('This is a continuation of the session "TODO census"');
+    expect(answer).toContain('Count the TODO comments');
+    expect(await after.send(id, 'and the FIXMEs')).toEqual({ ok: true });
+    await after.stopAll();
+  }, 60_000);
+
+  it('resumes a session whose provider imports from the export it kept, and records checkpoint-import', async () => {
+    const repo = sandbox.clone(sandbox.makeOrigin('import'), 'import');
+    const state = new LocalState(join(sandbox.root, 'restart-import'));
+    const before = laptopService(state);
+    const started = await before.start({ workspace: repo, provider: 'demo', prompt: 'Read the README' });
+    if (!started.ok) throw new Error(started.message);
+    const id = started.session.id;
+    await waitFor('the export after the first turn', async () => (state.session(id)!.providerResume !== null ? true : undefined));
+    await before.stopAll();
+
+    const after = laptopService(state);
+    await after.resumeOwned();
+    expect(after.provider(id)).toBeDefined();
+    expect(state.session(id)!.restartResume).toMatchObject({ path: 'checkpoint-import', reason: null });
+    await waitFor('the imported state', async () => (state.session(id)!.transcript.some((e) => e.text.includes('full state was imported')) ? true : undefined));
+    expect(await after.send(id, 'and the changelog')).toEqual({ ok: true });
+    await after.stopAll();
   }, 60_000);
 });

@@ -8,7 +8,8 @@ import { z } from 'zod';
 import type { AgentView, TranscriptEntry } from '../../shared/agents.ts';
 import type { Session } from '../../shared/api/sessions.ts';
 import type { ActionResult, InputBlock } from '../../shared/device-api.ts';
-import { isProviderId, type ProviderEvent, type ProviderSession } from '../../shared/provider.ts';
+import { isProviderId, type ProviderEvent, type ProviderSession, type ResumeData } from '../../shared/provider.ts';
+import { continuationInput } from './continuation.ts';
 import type { LocalSession, LocalState, RepoRef } from './local-state.ts';
 import type { BackendPort, Clock, GitPort, ProviderPort, SealPort } from './ports.ts';
 
@@ -27,6 +28,8 @@ const EventSchema = z.discriminatedUnion('type', [
 
 export interface SessionServiceDeps {
   selfId: string;
+  /** This device's name (what a restart's continuation prompt says the session ran on). */
+  selfName?: string;
   state: LocalState;
   backend: BackendPort;
   seal: SealPort;
@@ -239,22 +242,44 @@ export class SessionService {
     return { ok: false, code: result.code, message: result.message };
   }
 
-  /** Resumes every session this device owns after a restart (import of the locally kept export). */
+  /**
+   * Resumes every session this device owns after a restart, as a target would: import of the
+   * locally kept export where the provider supports it, else summary continuation from the
+   * session's own transcript. Records the path taken on the session.
+   */
   async resumeOwned(): Promise<void> {
     for (const session of this.deps.state.listSessions()) {
       const block = session.inputBlock?.code;
       if (session.ownerDeviceId !== this.deps.selfId || session.needsAttention || block === 'moved' || block === 'not_running') continue;
       if (this.live.has(session.id) || !session.workspace) continue;
-      const data = session.providerResume;
-      if (data === null) continue;
-      const provider = this.attach(session.id, session.provider);
-      const resumed = await provider.resumeFromImport(data as never, session.workspace);
-      if (!resumed.ok) {
-        this.deps.log(`could not resume session ${session.id}: ${resumed.message}`);
+      try {
+        await this.resumeAfterRestart(session);
+      } catch (error) {
+        this.deps.log(`could not resume session ${session.id}: ${(error as Error).message}`);
         await this.detach(session.id);
       }
       this.deps.changed(session.id);
     }
+  }
+
+  private async resumeAfterRestart(session: LocalSession): Promise<void> {
+    const repos = await this.deps.git.repos({ workspace: session.workspace, repoPaths: session.repoPaths });
+    const continuation = continuationInput({
+      title: session.title, ranOn: this.deps.selfName ?? null, goal: session.transcript.find((e) => e.role === 'user')?.text ?? '',
+      transcript: session.transcript, repos: repos.map((r) => ({ relPath: r.relPath, branch: r.branch, commit: r.head })), drift: [],
+      nextAction: 'This device restarted; continue where the session left off.',
+    });
+    const provider = this.attach(session.id, session.provider);
+    // The kept export is checked by the resume itself, which says why it fell back to a summary when refused.
+    const resumed = await this.deps.providers.resume(provider, session.providerResume as ResumeData | null, continuation, session.workspace);
+    if (!resumed.ok) {
+      this.deps.log(`could not resume session ${session.id}: ${resumed.message}`);
+      await this.detach(session.id);
+      return;
+    }
+    const { path, reason } = resumed.value;
+    this.deps.state.updateSession(session.id, (s) => { s.restartResume = { path, reason: reason ?? null, at: this.deps.clock() }; });
+    this.deps.log(`resumed session ${session.id} after a restart by ${path}${reason ? ` (${reason})` : ''}`);
   }
 
   /** Stops every provider (device shutdown); local state stays as it is. */

@@ -1,0 +1,34 @@
+/**
+ * What a provider that cannot import is resumed from: the summary-continuation input, built the same
+ * way whether a checkpoint arrived from another device or this device restarted its own session.
+ */
+import type { TranscriptEntry } from '../../shared/agents.ts';
+import type { ContinuationInput } from '../../shared/provider.ts';
+
+/** The newest transcript entries a continuation carries (the prompt renderer trims further to its byte bound). */
+export const CONTINUATION_TAIL_ENTRIES = 20;
+
+export interface ContinuationFacts {
+  title: string;
+  /** The device the session last ran on (this device itself after a restart). */
+  ranOn: string | null;
+  /** The session's opening prompt, when known. */
+  goal: string;
+  transcript: TranscriptEntry[];
+  /** Each repository as verified on this device: where it is and at which commit. */
+  repos: { relPath: string; branch: string | null; commit: string | null }[];
+  drift: { code: string; detail: string }[];
+  nextAction: string;
+}
+
+/** The continuation input for `facts`: packet, facts verified here, drift, and the transcript tail. */
+export function continuationInput(facts: ContinuationFacts): ContinuationInput {
+  return {
+    sessionTitle: facts.title,
+    sourceDeviceName: facts.ranOn,
+    packet: { goal: facts.goal, acceptanceCriteria: '', currentState: facts.transcript.at(-1)?.text ?? '', nextAction: facts.nextAction },
+    verifiedFacts: facts.repos.map((r) => `${r.relPath} is on ${r.branch ?? '(detached)'} at ${r.commit ?? '(no commit)'}`),
+    driftWarnings: facts.drift,
+    transcriptTail: facts.transcript.slice(-CONTINUATION_TAIL_ENTRIES),
+  };
+}

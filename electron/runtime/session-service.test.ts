@@ -17,7 +17,7 @@ import { CommandAgentSession } from '../providers/command-agent.ts';
 import { DemoAgent } from '../providers/demo-agent.ts';
 import { createBackendClient, type BackendClient } from '../sync/backend-client.ts';
 import { gitPort } from './compose.ts';
-import { LocalState } from './local-state.ts';
+import { LocalState, type LocalSession } from './local-state.ts';
 import { startBaton, waitFor, type RunningProcess } from './process-harness.ts';
 import { profileSeal } from './profile-seal.ts';
 import { providerPort } from './provider-port.ts';
@@ -116,15 +116,26 @@ function laptopService(state: LocalStateType): SessionService {
   });
 }
 
+/**
+ * Starts a session on a fresh repo and local state (named `name`) and waits until `ready` holds of it;
+ * returns the service, the state and the session id.
+ */
+async function startedSession(name: string, input: { provider: string; prompt: string; title?: string }, ready: (s: LocalSession) => boolean) {
+  const repo = sandbox.clone(sandbox.makeOrigin(name), name);
+  const state = new LocalState(join(sandbox.root, `restart-${name}`));
+  const before = laptopService(state);
+  const started = await before.start({ workspace: repo, ...input });
+  if (!started.ok) throw new Error(started.message);
+  const id = started.session.id;
+  await waitFor(`${name}: the first turn`, async () => (ready(state.session(id)!) ? true : undefined));
+  return { before, state, id };
+}
+
+const answered = (s: LocalSession) => s.transcript.some((e) => e.role === 'assistant');
+
 describe('a restarted owner', () => {
   it('resumes a session whose provider cannot import by summary continuation from its own transcript, records the path, and takes input again', async () => {
-    const repo = sandbox.clone(sandbox.makeOrigin('summary'), 'summary');
-    const state = new LocalState(join(sandbox.root, 'restart-summary'));
-    const before = laptopService(state);
-    const started = await before.start({ workspace: repo, provider: 'command', prompt: 'Count the TODO comments', title: 'TODO census' });
-    if (!started.ok) throw new Error(started.message);
-    const id = started.session.id;
-    await waitFor('the first answer', async () => (state.session(id)!.transcript.some((e) => e.role === 'assistant') ? true : undefined));
+    const { before, state, id } = await startedSession('summary', { provider: 'command', prompt: 'Count the TODO comments', title: 'TODO census' }, answered);
     await before.stopAll();
 
     const after = laptopService(state);
@@ -146,13 +157,7 @@ describe('a restarted owner', () => {
   }, 60_000);
 
   it('resumes a session whose provider imports from the export it kept, and records checkpoint-import', async () => {
-    const repo = sandbox.clone(sandbox.makeOrigin('import'), 'import');
-    const state = new LocalState(join(sandbox.root, 'restart-import'));
-    const before = laptopService(state);
-    const started = await before.start({ workspace: repo, provider: 'demo', prompt: 'Read the README' });
-    if (!started.ok) throw new Error(started.message);
-    const id = started.session.id;
-    await waitFor('the export after the first turn', async () => (state.session(id)!.providerResume !== null ? true : undefined));
+    const { before, state, id } = await startedSession('import', { provider: 'demo', prompt: 'Read the README' }, (s) => s.providerResume !== null);
     await before.stopAll();
 
     const after = laptopService(state);
@@ -162,5 +167,17 @@ describe('a restarted owner', () => {
     await waitFor('the imported state', async () => (state.session(id)!.transcript.some((e) => e.text.includes('full state was imported')) ? true : undefined));
     expect(await after.send(id, 'and the changelog')).toEqual({ ok: true });
     await after.stopAll();
+  }, 60_000);
+
+  it('starts no turn for a session it was quiescing for a move (the source resumes it if that move is cancelled)', async () => {
+    const { before, state, id } = await startedSession('quiescing', { provider: 'command', prompt: 'List the scripts' }, answered);
+    before.setInputBlock(id, { code: 'quiescing', message: 'The session is moving to another device; input is paused.' });
+    await before.stopAll();
+
+    const after = laptopService(state);
+    await after.resumeOwned();
+    expect(after.provider(id)).toBeUndefined();
+    expect(state.session(id)!.restartResume ?? null).toBeNull();
+    expect(state.session(id)!.transcript.filter((e) => e.role === 'assistant')).toHaveLength(1);
   }, 60_000);
 });

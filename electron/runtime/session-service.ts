@@ -251,7 +251,8 @@ export class SessionService {
     for (const session of this.deps.state.listSessions()) {
       const block = session.inputBlock?.code;
       if (session.ownerDeviceId !== this.deps.selfId || session.needsAttention || block === 'moved' || block === 'not_running') continue;
-      if (this.live.has(session.id) || !session.workspace) continue;
+      // A session quiescing for a move starts no turn; the source resumes it here if that move is cancelled.
+      if (block === 'quiescing' || this.live.has(session.id) || !session.workspace) continue;
       try {
         await this.resumeAfterRestart(session);
       } catch (error) {

@@ -111,7 +111,7 @@ export async function approveJoinRequest(deps: Deps, { caller, params, body, ide
   const refused = checkJoinWraps(body.wrappedKeys, joinRequest.device.id, caller.id, await deps.store.currentKeyVersion(caller.accountId));
   if (refused) return refused;
   const wrap = (value: typeof joinRequest) => ({ joinRequest: value });
-  const result = await deps.store.approveJoinRequest({ joinRequestId: joinRequest.id, at: deps.clock(), wrappedKeys: body.wrappedKeys }, idemWrite(idem, wrap));
+  const result = await deps.store.approveJoinRequest({ joinRequestId: joinRequest.id, at: deps.clock(), wrappedKeys: body.wrappedKeys, enrollment: body.enrollment }, idemWrite(idem, wrap));
   if (result.ok) {
     deps.push.publish(caller.accountId, { type: 'join-request', joinRequest: result.value });
     deps.push.publish(caller.accountId, { type: 'device', device: result.value.device });

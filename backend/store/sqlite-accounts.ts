@@ -29,7 +29,7 @@ export function sqliteAccountStore(db: Database.Database, mutate: Mutator): Acco
     insertWrap: db.prepare('INSERT INTO wrapped_keys (device_id, key_version, account_id, wrapped_by, wrapped) VALUES (?, ?, ?, ?, ?)'),
     heartbeat: db.prepare('UPDATE devices SET last_seen_at = ?, sealed_capabilities = ?, key_versions = ? WHERE id = ?'),
     revoke: db.prepare("UPDATE devices SET status = 'revoked', revoked_at = ? WHERE id = ? AND status != 'revoked'"),
-    enroll: db.prepare("UPDATE devices SET status = 'enrolled', enrolled_at = ?, key_versions = ? WHERE id = ? AND status = 'pending'"),
+    enroll: db.prepare("UPDATE devices SET status = 'enrolled', enrolled_at = ?, key_versions = ?, enrollment = ? WHERE id = ? AND status = 'pending'"),
     invite: db.prepare('SELECT * FROM invites WHERE id = ?'),
     insertInvite: db.prepare('INSERT INTO invites (id, account_id, inviter_device_id, expires_at, used_at, created_at) VALUES (?, ?, ?, ?, NULL, ?)'),
     useInvite: db.prepare('UPDATE invites SET used_at = ? WHERE id = ? AND used_at IS NULL'),
@@ -48,7 +48,7 @@ export function sqliteAccountStore(db: Database.Database, mutate: Mutator): Acco
     const row = q.device.get(id) as DeviceRow | undefined;
     return row && toDevice(row);
   };
-  const deviceParams = (d: Device) => ({ ...d, keyVersions: JSON.stringify(d.keyVersions) });
+  const deviceParams = ({ enrollment: _opaque, ...d }: Device) => ({ ...d, keyVersions: JSON.stringify(d.keyVersions) });
   const joinRequest = (id: string): JoinRequest | undefined => {
     const row = q.join.get(id) as JoinRequestRow | undefined;
     return row && toJoinRequest(row, device(row.device_id)!);
@@ -118,14 +118,14 @@ export function sqliteAccountStore(db: Database.Database, mutate: Mutator): Acco
       const rows = (status ? q.joinsByStatus.all(accountId, status) : q.joins.all(accountId)) as JoinRequestRow[];
       return rows.map((r) => toJoinRequest(r, device(r.device_id)!));
     },
-    async approveJoinRequest({ joinRequestId, at, wrappedKeys }, idem) {
+    async approveJoinRequest({ joinRequestId, at, wrappedKeys, enrollment }, idem) {
       return mutate(idem, () => {
         const jr = joinRequest(joinRequestId);
         if (!jr) refuse('not_found', 'no such join request');
         if (jr.status !== 'pending') refuse('state_mismatch', `the join request is already ${jr.status}`);
         if (q.useInvite.run(at, jr.inviteId).changes !== 1) refuse('invite_used', 'the invite has been used');
         const versions = [...new Set(wrappedKeys.map((w) => w.keyVersion))].sort((a, b) => a - b);
-        if (q.enroll.run(at, JSON.stringify(versions), jr.device.id).changes !== 1) refuse('state_mismatch', 'the device is no longer pending');
+        if (q.enroll.run(at, JSON.stringify(versions), enrollment ?? null, jr.device.id).changes !== 1) refuse('state_mismatch', 'the device is no longer pending');
         insertWraps(jr.accountId, wrappedKeys);
         q.decideJoin.run('approved', null, at, joinRequestId);
         return joinRequest(joinRequestId)!;

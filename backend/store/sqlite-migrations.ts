@@ -135,6 +135,11 @@ const MIGRATIONS: readonly Migration[] = [
       );
     `,
   },
+  {
+    version: 2,
+    name: 'device enrollment statements (opaque, signed by the approving device)',
+    sql: 'ALTER TABLE devices ADD COLUMN enrollment TEXT;',
+  },
 ];
 
 /** Brings the database to the newest schema version; each migration commits with its version row. */

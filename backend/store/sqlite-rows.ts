@@ -17,6 +17,7 @@ export interface DeviceRow {
   last_seen_at: number | null;
   sealed_capabilities: string | null;
   key_versions: string;
+  enrollment: string | null;
 }
 
 /** Maps a device row to the API's Device. */
@@ -33,6 +34,7 @@ export function toDevice(r: DeviceRow): Device {
     lastSeenAt: r.last_seen_at,
     sealedCapabilities: r.sealed_capabilities,
     keyVersions: JSON.parse(r.key_versions) as number[],
+    ...(r.enrollment === null ? {} : { enrollment: r.enrollment }),
   };
 }
 

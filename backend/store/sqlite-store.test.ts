@@ -99,7 +99,7 @@ describe('the SQLite store', () => {
     store = openSqliteStore(dir, () => at);
     expect((await store.getSession(SESSION))?.ownerDeviceId).toBe(SRC);
     const raw = new Database(join(dir, 'baton.sqlite'), { readonly: true });
-    expect(raw.prepare('SELECT version FROM schema_migrations').all()).toEqual([{ version: 1 }]);
+    expect(raw.prepare('SELECT version FROM schema_migrations').all()).toEqual([{ version: 1 }, { version: 2 }]);
     expect(raw.pragma('journal_mode', { simple: true })).toBe('wal');
     raw.close();
   });

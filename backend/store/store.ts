@@ -83,7 +83,7 @@ export interface AccountStore {
   createJoinRequest(input: { joinRequestId: string; invite: InviteRecord; device: Device; proof: string; at: number }): Promise<StoreResult<JoinRequest>>;
   getJoinRequest(joinRequestId: string): Promise<JoinRequest | undefined>;
   listJoinRequests(accountId: string, status?: JoinRequest['status']): Promise<JoinRequest[]>;
-  approveJoinRequest(input: { joinRequestId: string; at: number; wrappedKeys: WrappedKey[] }, idem?: IdempotencyWrite<JoinRequest>): Promise<StoreResult<JoinRequest>>;
+  approveJoinRequest(input: { joinRequestId: string; at: number; wrappedKeys: WrappedKey[]; enrollment?: string }, idem?: IdempotencyWrite<JoinRequest>): Promise<StoreResult<JoinRequest>>;
   rejectJoinRequest(input: { joinRequestId: string; at: number; reason: string }, idem?: IdempotencyWrite<JoinRequest>): Promise<StoreResult<JoinRequest>>;
   currentKeyVersion(accountId: string): Promise<number>;
   getKeys(deviceId: string): Promise<WrappedKey[]>;

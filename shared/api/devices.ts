@@ -26,6 +26,11 @@ export const Device = z.strictObject({
   sealedCapabilities: B64().nullable(),
   /** ADK versions the device holds (clear: version numbers only). */
   keyVersions: z.array(z.number().int().positive()).max(1000),
+  /**
+   * The enrollment statement the approving device signed for this device (opaque to the backend:
+   * stored and served as given). Devices check it themselves; absent for the account's first device.
+   */
+  enrollment: B64(2048).optional(),
 });
 export type Device = z.infer<typeof Device>;
 
@@ -90,7 +95,11 @@ export const JoinRequest = z.strictObject({
 export type JoinRequest = z.infer<typeof JoinRequest>;
 
 /** POST /v1/join-requests/:id/approve — by the inviting device: every ADK version wrapped to the newcomer. */
-export const ApproveJoinRequest = z.strictObject({ wrappedKeys: z.array(WrappedKey).min(1).max(1000) });
+export const ApproveJoinRequest = z.strictObject({
+  wrappedKeys: z.array(WrappedKey).min(1).max(1000),
+  /** The inviting device's signed enrollment statement for the newcomer, kept with its device record. */
+  enrollment: B64(2048).optional(),
+});
 /** POST /v1/join-requests/:id/reject */
 export const RejectJoinRequest = z.strictObject({ reason: z.string().min(1).max(500) });
 

@@ -24,7 +24,8 @@ export interface EnrollmentBackend {
   createJoinRequest(body: z.infer<typeof CreateJoinRequest>): Promise<Result<JoinRequest>>;
   listJoinRequests(status?: JoinRequest['status']): Promise<Result<JoinRequest[]>>;
   getJoinRequest(joinRequestId: string): Promise<Result<JoinRequest>>;
-  approveJoinRequest(joinRequestId: string, wrappedKeys: WrappedKey[]): Promise<Result<JoinRequest>>;
+  /** `enrollment`: the approver's signed statement for the newcomer (enrollment-statement.ts). */
+  approveJoinRequest(joinRequestId: string, wrappedKeys: WrappedKey[], enrollment?: string): Promise<Result<JoinRequest>>;
   rejectJoinRequest(joinRequestId: string, reason: string): Promise<Result<JoinRequest>>;
   getKeys(): Promise<Result<z.infer<typeof KeysResponse>>>;
   rotateKeys(keyVersion: number, wrappedKeys: WrappedKey[]): Promise<Result<z.infer<typeof KeysResponse>>>;

@@ -8,6 +8,7 @@ import { Id } from '../../shared/api/common.ts';
 import type { Failure } from '../../shared/errors.ts';
 import { fromBase64url, toBase64url } from '../crypto/base64url.ts';
 import type { DevicePublicKeys } from '../crypto/device-identity.ts';
+import { TrustedDevice } from './enrollment-statement.ts';
 
 export const INVITE_PREFIX = 'baton-invite:';
 
@@ -22,6 +23,10 @@ export const InviteToken = z.strictObject({
   expiresAt: z.number().int().nonnegative(),
   inviterDeviceId: Id,
   inviterSigningKey: B64url.length(43),
+  /** The inviter's key-agreement key: rotations wrap new ADK versions to it (not the backend's copy). */
+  inviterAgreementKey: B64url.length(43),
+  /** The inviter's own trust anchors, so the joiner can verify the account's enrollment chains. */
+  anchors: z.array(TrustedDevice).max(64),
 });
 export type InviteToken = z.infer<typeof InviteToken>;
 

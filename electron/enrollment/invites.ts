@@ -6,6 +6,7 @@ import { randomBytes } from 'node:crypto';
 import type { JoinRequest } from '../../shared/api/devices.ts';
 import type { Result } from '../../shared/errors.ts';
 import type { EnrollmentBackend } from './enrollment-backend.ts';
+import { signEnrollment } from './enrollment-statement.ts';
 import { encodeInvite, proofMatches } from './invite-token.ts';
 import { enrolledAccount, wrapRingFor } from './key-distribution.ts';
 import { loadInvites, saveInvites, type PendingInvite, type Profile } from './profile.ts';
@@ -30,6 +31,7 @@ export async function createInvite(
   const line = encodeInvite({
     v: 1, backendUrl: profile.info.backendUrl, accountId: account.value, inviteId: invite.inviteId, secret: invite.secret,
     expiresAt: invite.expiresAt, inviterDeviceId: profile.identity.deviceId, inviterSigningKey: profile.identity.keys.signingPublicKey,
+    inviterAgreementKey: profile.identity.keys.agreementPublicKey, anchors: profile.info.trusted,
   });
   return { ok: true, value: { line, inviteId: invite.inviteId, expiresAt: invite.expiresAt } };
 }
@@ -84,7 +86,8 @@ async function decidePendingJoins(profile: Profile, backend: EnrollmentBackend, 
       decisions.push({ ...base, outcome: rejected.ok ? 'rejected' : 'failed', reason: rejected.ok ? reason : rejected.message });
       continue;
     }
-    const approved = await backend.approveJoinRequest(request.id, wrapRingFor(profile, account.value, request.device));
+    const statement = signEnrollment(profile.identity, account.value, request.device, now());
+    const approved = await backend.approveJoinRequest(request.id, wrapRingFor(profile, account.value, request.device), statement);
     const settled = approved.ok || approved.code === 'invite_used' || approved.code === 'invite_expired';
     if (settled) saveInvites(profile, loadInvites(profile).filter((i) => i.inviteId !== request.inviteId));
     decisions.push({ ...base, outcome: approved.ok ? 'approved' : 'failed', reason: approved.ok ? null : approved.message });

@@ -35,6 +35,11 @@ async function postJoinRequest(profile: Profile, backend: EnrollmentBackend, tok
   profile.info = {
     ...profile.info, name: deviceName, accountId: token.accountId, status: 'pending', joinRequestId: posted.value.id,
     inviter: { deviceId: token.inviterDeviceId, signingPublicKey: token.inviterSigningKey },
+    // The invite came out of band from the inviter: its keys and anchors are this device's trust roots.
+    trusted: [
+      { deviceId: token.inviterDeviceId, signingPublicKey: token.inviterSigningKey, agreementPublicKey: token.inviterAgreementKey },
+      ...token.anchors.filter((a) => a.deviceId !== token.inviterDeviceId && a.deviceId !== identity.deviceId),
+    ],
   };
   saveProfile(profile);
   return { ok: true, value: posted.value.id };

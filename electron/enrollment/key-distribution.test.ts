@@ -1,8 +1,13 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Device, WrappedKey } from '../../shared/api/devices.ts';
+import { loadOrCreateIdentity } from '../crypto/device-identity.ts';
 import { checkpointContext, envelopeKeyVersion, seal, unseal } from '../crypto/envelope.ts';
-import { KeyRing } from '../crypto/key-ring.ts';
+import { generateAdk, KeyRing } from '../crypto/key-ring.ts';
+import { wrapAdk } from '../crypto/key-wrap.ts';
+import { memorySecretStore } from '../crypto/secret-store.ts';
+import type { EnrollmentBackend } from './enrollment-backend.ts';
 import { refreshKeyRing, revokeDevice, rotateAdk } from './key-distribution.ts';
-import { loadProfile } from './profile.ts';
+import { loadProfile, type Profile } from './profile.ts';
 import { firstDevice, joinedDevice, must, startEnrollmentWorld, type EnrollmentWorld } from './test-fixture.ts';
 
 let world: EnrollmentWorld;
@@ -72,5 +77,67 @@ describe('rotation, refresh and revocation (real backend)', () => {
     expect(await revokeDevice(laptop, world.backendOf(laptop), laptop.identity.deviceId)).toMatchObject({ ok: false, code: 'forbidden' });
     laptop.info = { ...laptop.info, status: 'pending' };
     expect(await rotateAdk(laptop, world.backendOf(laptop))).toMatchObject({ ok: false, code: 'not_enrolled' });
+  });
+
+  it('after joins down a chain (laptop invites desktop, desktop invites phone), rotations by either end reach every device', async () => {
+    const laptop = await firstDevice(world);
+    const desktop = await joinedDevice(world, laptop);
+    const phone = await joinedDevice(world, desktop, 'phone');
+    expect(must(await rotateAdk(laptop, world.backendOf(laptop))).keyVersion).toBe(2);
+    for (const device of [desktop, phone]) expect(must(await refreshKeyRing(device, world.backendOf(device)))).toEqual({ added: [2], rejected: [] });
+    expect(must(await rotateAdk(phone, world.backendOf(phone))).keyVersion).toBe(3);
+    for (const device of [laptop, desktop]) expect(must(await refreshKeyRing(device, world.backendOf(device)))).toEqual({ added: [3], rejected: [] });
+    for (const device of [laptop, desktop, phone]) expect(device.ring.get(3)?.equals(phone.ring.get(3)!)).toBe(true);
+  });
+});
+
+/** The real backend's port, with a device (and optionally its wraps) the backend made up added to what it serves. */
+function injecting(real: EnrollmentBackend, device: Device, wraps: WrappedKey[], rotations: WrappedKey[][]): EnrollmentBackend {
+  return {
+    ...real,
+    listDevices: async () => {
+      const listed = await real.listDevices();
+      return listed.ok ? { ok: true, value: [...listed.value, device] } : listed;
+    },
+    getKeys: async () => {
+      const keys = await real.getKeys();
+      return keys.ok ? { ok: true, value: { currentVersion: Math.max(keys.value.currentVersion, ...wraps.map((w) => w.keyVersion)), keys: [...keys.value.keys, ...wraps] } } : keys;
+    },
+    rotateKeys: (keyVersion, wrappedKeys) => {
+      rotations.push(wrappedKeys);
+      return real.rotateKeys(keyVersion, wrappedKeys);
+    },
+  };
+}
+
+describe('a backend that injects a device (real backend underneath)', () => {
+  const intruder = loadOrCreateIdentity(memorySecretStore());
+  const injected = (laptop: Profile): Device => ({
+    id: intruder.deviceId, accountId: laptop.info.accountId!, name: 'injected', status: 'enrolled', ...intruder.keys,
+    enrolledAt: 1, revokedAt: null, lastSeenAt: null, sealedCapabilities: null, keyVersions: [1],
+  });
+
+  it('refuses an ADK wrap made by a device that has no enrollment statement from a trusted device', async () => {
+    const laptop = await firstDevice(world);
+    const desktop = await joinedDevice(world, laptop);
+    const account = laptop.info.accountId!;
+    const planted: WrappedKey = {
+      keyVersion: 2, deviceId: desktop.identity.deviceId, wrappedBy: intruder.deviceId,
+      wrapped: wrapAdk(intruder, { deviceId: desktop.identity.deviceId, agreementPublicKey: desktop.identity.keys.agreementPublicKey }, account, 2, generateAdk()),
+    };
+    const report = must(await refreshKeyRing(desktop, injecting(world.backendOf(desktop), injected(laptop), [planted], [])));
+    expect(report.added).toEqual([]);
+    expect(report.rejected).toMatchObject([{ keyVersion: 2, wrappedBy: intruder.deviceId }]);
+    expect(desktop.ring.has(2)).toBe(false);
+    expect(seal(desktop.ring, ctx(account, 'handoff-plant0000000'), Buffer.from('x')).readUInt32BE(3)).toBe(1);
+  });
+
+  it('rotates without wrapping the new version for the injected device', async () => {
+    const laptop = await firstDevice(world);
+    const desktop = await joinedDevice(world, laptop);
+    const rotations: WrappedKey[][] = [];
+    must(await rotateAdk(laptop, injecting(world.backendOf(laptop), injected(laptop), [], rotations)));
+    expect(rotations.map((r) => r.map((w) => w.deviceId).sort())).toEqual([[laptop.identity.deviceId, desktop.identity.deviceId].sort()]);
+    expect(must(await refreshKeyRing(desktop, world.backendOf(desktop))).added).toEqual([2]);
   });
 });

@@ -7,7 +7,8 @@ import type { Failure, Result } from '../../shared/errors.ts';
 import { generateAdk } from '../crypto/key-ring.ts';
 import { unwrapAdk, wrapAdk } from '../crypto/key-wrap.ts';
 import type { EnrollmentBackend } from './enrollment-backend.ts';
-import { saveProfile, type Profile } from './profile.ts';
+import { verifiedDevices, type TrustedDevice } from './enrollment-statement.ts';
+import { saveProfile, trustAnchors, type Profile } from './profile.ts';
 
 /** The account binding of the self-wrap made at account creation, before the backend named the account. */
 export const ACCOUNT_CREATION_BINDING = '';
@@ -66,44 +67,47 @@ export function unwrapInto(profile: Profile, accountId: string, wraps: WrappedKe
   return report;
 }
 
-/** Signing keys of this device and of every device the backend lists as enrolled. */
-async function trustedSigners(profile: Profile, backend: EnrollmentBackend): Promise<Result<Map<string, string>>> {
+/**
+ * The enrolled devices this device trusts with their keys: its anchors and every device an
+ * enrollment chain leads to from them (enrollment-statement.ts). The backend's list alone trusts no one.
+ */
+async function trustedDevices(profile: Profile, accountId: string, backend: EnrollmentBackend): Promise<Result<Map<string, TrustedDevice>>> {
   const devices = await backend.listDevices();
   if (!devices.ok) return devices;
-  const trusted = new Map<string, string>(devices.value.filter((d) => d.status === 'enrolled').map((d) => [d.id, d.signingPublicKey]));
-  trusted.set(profile.identity.deviceId, profile.identity.keys.signingPublicKey);
-  return { ok: true, value: trusted };
+  return { ok: true, value: verifiedDevices(devices.value, accountId, trustAnchors(profile)) };
 }
 
 /** Pulls ADK versions this device lacks (e.g. after a rotation elsewhere), verifying each wrap's signer; saves the ring. */
 export async function refreshKeyRing(profile: Profile, backend: EnrollmentBackend): Promise<Result<UnwrapReport>> {
   const account = enrolledAccount(profile);
   if (!account.ok) return account;
-  const [keys, trusted] = await Promise.all([backend.getKeys(), trustedSigners(profile, backend)]);
+  const [keys, trusted] = await Promise.all([backend.getKeys(), trustedDevices(profile, account.value, backend)]);
   if (!keys.ok) return keys;
   if (!trusted.ok) return trusted;
-  const report = unwrapInto(profile, account.value, keys.value.keys, trusted.value);
+  const signers = new Map([...trusted.value].map(([id, t]) => [id, t.signingPublicKey]));
+  const report = unwrapInto(profile, account.value, keys.value.keys, signers);
   if (report.added.length > 0) saveProfile(profile);
   return { ok: true, value: report };
 }
 
-/** Makes a new ADK version, wraps it for every enrolled device (this one included) and makes it the newest. */
+/**
+ * Makes a new ADK version, wraps it for every enrolled device this device can verify (itself
+ * included; to the agreement key its enrollment chain names) and makes it the newest.
+ */
 export async function rotateAdk(profile: Profile, backend: EnrollmentBackend): Promise<Result<{ keyVersion: number }>> {
   const account = enrolledAccount(profile);
   if (!account.ok) return account;
-  const [keys, devices] = await Promise.all([backend.getKeys(), backend.listDevices()]);
+  const [keys, devices] = await Promise.all([backend.getKeys(), trustedDevices(profile, account.value, backend)]);
   if (!keys.ok) return keys;
   if (!devices.ok) return devices;
   const keyVersion = Math.max(profile.ring.newest() ?? 0, keys.value.currentVersion) + 1;
   const adk = generateAdk();
-  const wrappedKeys: WrappedKey[] = devices.value
-    .filter((d) => d.status === 'enrolled')
-    .map((d) => ({
-      keyVersion,
-      deviceId: d.id,
-      wrappedBy: profile.identity.deviceId,
-      wrapped: wrapAdk(profile.identity, { deviceId: d.id, agreementPublicKey: d.agreementPublicKey }, account.value, keyVersion, adk),
-    }));
+  const wrappedKeys: WrappedKey[] = [...devices.value.values()].map((d) => ({
+    keyVersion,
+    deviceId: d.deviceId,
+    wrappedBy: profile.identity.deviceId,
+    wrapped: wrapAdk(profile.identity, d, account.value, keyVersion, adk),
+  }));
   const rotated = await backend.rotateKeys(keyVersion, wrappedKeys);
   if (!rotated.ok) return rotated;
   profile.ring.add(keyVersion, adk);

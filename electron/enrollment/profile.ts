@@ -11,6 +11,7 @@ import { z } from 'zod';
 import { loadIdentity, loadOrCreateIdentity, replaceIdentity, type DeviceIdentity } from '../crypto/device-identity.ts';
 import { KeyRing } from '../crypto/key-ring.ts';
 import { fileSecretStore, readFileOrNull, writeFileAtomic600, type SecretStore } from '../crypto/secret-store.ts';
+import { TrustedDevice } from './enrollment-statement.ts';
 
 export const PROFILE_FILE = 'profile.json';
 const KEY_RING_SECRET = 'adk.keyring';
@@ -30,6 +31,11 @@ export const ProfileInfo = z.strictObject({
   joinRequestId: z.string().nullable(),
   /** The inviting device and its signing key, kept while a join is pending so it can resume after a restart. */
   inviter: z.strictObject({ deviceId: z.string(), signingPublicKey: z.string() }).nullable(),
+  /**
+   * The devices this one trusts without the backend's word (enrollment-statement.ts): for a joiner,
+   * its inviter and the inviter's own anchors, from the invite line. This device itself is implied.
+   */
+  trusted: z.array(TrustedDevice).max(64).default([]),
 });
 export type ProfileInfo = z.infer<typeof ProfileInfo>;
 
@@ -86,7 +92,7 @@ export function openOrCreateProfile(dir: string, init: { name: string; backendUr
   const identity = loadOrCreateIdentity(store);
   const info: ProfileInfo = {
     format: 1, deviceId: identity.deviceId, name: init.name, backendUrl: init.backendUrl,
-    accountId: null, status: 'new', joinRequestId: null, inviter: null,
+    accountId: null, status: 'new', joinRequestId: null, inviter: null, trusted: [],
   };
   const profile: Profile = { dir, store, identity, info, ring: new KeyRing() };
   saveProfile(profile);
@@ -98,10 +104,16 @@ export function restartAsNewDevice(profile: Profile): Profile {
   const identity = replaceIdentity(profile.store);
   const fresh: Profile = {
     dir: profile.dir, store: profile.store, identity, ring: new KeyRing(),
-    info: { ...profile.info, deviceId: identity.deviceId, accountId: null, status: 'new', joinRequestId: null, inviter: null },
+    info: { ...profile.info, deviceId: identity.deviceId, accountId: null, status: 'new', joinRequestId: null, inviter: null, trusted: [] },
   };
   saveProfile(fresh);
   return fresh;
+}
+
+/** The devices this one trusts on its own: itself and its profile's anchors. */
+export function trustAnchors(profile: Profile): TrustedDevice[] {
+  const { deviceId, keys } = profile.identity;
+  return [{ deviceId, ...keys }, ...profile.info.trusted.filter((t) => t.deviceId !== deviceId)];
 }
 
 /** Writes profile.json and the key ring (each atomically, 0600). */

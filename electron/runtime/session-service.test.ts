@@ -145,6 +145,7 @@ describe('a restarted owner', () => {
     expect(after.provider(id)).toBeDefined();
     expect(after.inputBlock(state.session(id)!)).toBeNull();
     expect(state.session(id)!.restartResume).toMatchObject({ path: 'summary-continuation', reason: expect.stringContaining('cannot import') });
+    expect(state.session(id)!.transcript.some((e) => e.role === 'system' && e.text.includes('resumed by summary continuation from its own transcript (summary-continuation)'))).toBe(true);
     // `cat` answers with the prompt it got: the continuation of this session, carrying its own transcript.
     const answer = await waitFor('the continuation answer', async () => {
       const answers = state.session(id)!.transcript.filter((e) => e.role === 'assistant');
@@ -164,6 +165,7 @@ describe('a restarted owner', () => {
     await after.resumeOwned();
     expect(after.provider(id)).toBeDefined();
     expect(state.session(id)!.restartResume).toMatchObject({ path: 'checkpoint-import', reason: null });
+    expect(state.session(id)!.transcript.some((e) => e.role === 'system' && e.text.includes('resumed by importing the session it kept (checkpoint-import)'))).toBe(true);
     await waitFor('the imported state', async () => (state.session(id)!.transcript.some((e) => e.text.includes('full state was imported')) ? true : undefined));
     expect(await after.send(id, 'and the changelog')).toEqual({ ok: true });
     await after.stopAll();

@@ -279,8 +279,18 @@ export class SessionService {
       return;
     }
     const { path, reason } = resumed.value;
-    this.deps.state.updateSession(session.id, (s) => { s.restartResume = { path, reason: reason ?? null, at: this.deps.clock() }; });
+    const at = this.deps.clock();
+    this.deps.state.updateSession(session.id, (s) => { s.restartResume = { path, reason: reason ?? null, at }; });
     this.deps.log(`resumed session ${session.id} after a restart by ${path}${reason ? ` (${reason})` : ''}`);
+    const how = path === 'checkpoint-import' ? 'by importing the session it kept' : 'by summary continuation from its own transcript';
+    this.note(session.id, `This device restarted; the session resumed ${how} (${path}).${reason ? ` ${reason}` : ''}`);
+  }
+
+  /** Adds a Baton note (a system entry of the main agent) to the transcript and appends it. */
+  private note(sessionId: string, text: string): void {
+    const entry: TranscriptEntry = { id: `baton-${newId()}`, at: this.deps.clock(), role: 'system', agentId: 'main', text };
+    this.deps.state.updateSession(sessionId, (s) => { s.transcript.push(entry); }, false);
+    void this.append(sessionId, { type: 'transcript', entry });
   }
 
   /** Stops every provider (device shutdown); local state stays as it is. */

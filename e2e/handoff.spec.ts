@@ -174,6 +174,7 @@ test('cancelling a move while the target prepares leaves the session with the so
   await dialog.getByRole('button', { name: 'Start move' }).click();
 
   await expect(laptop.currentStep).toContainText('requested');
+  await screenshots(world.laptop.page, (n) => test.info().outputPath(n), 'moving');
   await laptop.cancelMove.click();
 
   await expect(laptop.currentStep).toHaveCount(0);

@@ -83,6 +83,8 @@ describe('rotation, refresh and revocation (real backend)', () => {
     const laptop = await firstDevice(world);
     const desktop = await joinedDevice(world, laptop);
     const phone = await joinedDevice(world, desktop, 'phone');
+    // The phone's anchors came with the desktop's invite: the desktop and the desktop's own anchor, the laptop.
+    expect(phone.info.trusted.map((t) => t.deviceId)).toEqual([desktop.identity.deviceId, laptop.identity.deviceId]);
     expect(must(await rotateAdk(laptop, world.backendOf(laptop))).keyVersion).toBe(2);
     for (const device of [desktop, phone]) expect(must(await refreshKeyRing(device, world.backendOf(device)))).toEqual({ added: [2], rejected: [] });
     expect(must(await rotateAdk(phone, world.backendOf(phone))).keyVersion).toBe(3);

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { SIGNING_KEY_NAME } from '../crypto/device-identity.ts';
 import { generateAdk } from '../crypto/key-ring.ts';
-import { loadInvites, loadProfile, openOrCreateProfile, PROFILE_FILE, saveInvites, saveProfile } from './profile.ts';
+import { loadInvites, loadProfile, openOrCreateProfile, PROFILE_FILE, saveInvites, saveProfile, trustAnchors } from './profile.ts';
 
 const dirs: string[] = [];
 afterEach(() => dirs.splice(0).forEach((dir) => rmSync(dir, { recursive: true, force: true })));
@@ -33,6 +33,22 @@ describe('device profile', () => {
     expect(again.profile.info).toEqual(profile.info);
     expect(again.profile.ring.get(1)?.equals(profile.ring.get(1)!)).toBe(true);
     expect(loadInvites(again.profile)).toHaveLength(1);
+  });
+
+  it('keeps trust anchors across a reload, and reads a profile written before anchors existed as trusting only itself', () => {
+    const dir = profileDir();
+    const created = openOrCreateProfile(dir, init);
+    if (!created.ok) throw new Error(created.message);
+    const self = { deviceId: created.profile.identity.deviceId, ...created.profile.identity.keys };
+    const inviter = { deviceId: 'device-inviterinvite', signingPublicKey: 'a'.repeat(43), agreementPublicKey: 'b'.repeat(43) };
+    created.profile.info = { ...created.profile.info, trusted: [inviter] };
+    saveProfile(created.profile);
+    const again = loadProfile(dir);
+    expect(again.ok && trustAnchors(again.profile)).toEqual([self, inviter]);
+    const { trusted: _dropped, ...older } = JSON.parse(readFileSync(join(dir, PROFILE_FILE), 'utf8')) as Record<string, unknown>;
+    writeFileSync(join(dir, PROFILE_FILE), JSON.stringify(older));
+    const legacy = loadProfile(dir);
+    expect(legacy.ok && trustAnchors(legacy.profile)).toEqual([self]);
   });
 
   it('keeps every file of the folder owner-only and no secret in profile.json', () => {

@@ -16,10 +16,12 @@ import { applyDurablePragmas } from '../backend/store/sqlite-store.ts';
 import { startBackendProcess } from '../electron/sync/backend-process.ts';
 import type { BackendClient } from '../electron/sync/backend-client.ts';
 import { createTestAccount, joinTestDevice, newId, newTestDevice, opaque } from '../electron/sync/sync-fixtures.ts';
+import { openPushStream } from '../electron/sync/push-stream.ts';
 
 const CLIENTS = Number(process.env.BENCH_CLIENTS ?? 8);
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 2);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 7);
+const STREAMS = process.env.BENCH_STREAMS !== '0';
 
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
 
@@ -61,28 +63,40 @@ async function walk(a: BackendClient, b: BackendClient, sessionId: string, gener
   return { count, generation, swapped: owner === b };
 }
 
-/** A backend process with CLIENTS lanes (two devices and a session each) ready to walk handoffs. */
+/**
+ * A backend process with CLIENTS lanes ready to walk handoffs. Each lane is an account of its own with
+ * two devices and a session, as a user's laptop and desktop would be; unless BENCH_STREAMS=0 both
+ * devices hold the account's push stream open, so every transition is also fanned out to them.
+ */
 async function setUpHttp() {
   const dir = mkdtempSync(join(tmpdir(), 'baton-bench-backend-'));
   const backend = await startBackendProcess(dir);
+  const closers: (() => void)[] = [];
+  let pushed = 0;
   const stop = async () => {
+    closers.forEach((close) => close());
     await backend.stop();
     rmSync(dir, { recursive: true, force: true });
   };
   try {
-    const anchor = newTestDevice(backend.url, 'anchor');
-    await createTestAccount(anchor);
     const body = Buffer.from(opaque(1024));
     const checkpoint = { digest: createHash('sha256').update(body).digest('hex'), size: body.length };
-    if (!(await anchor.client.putBlob(checkpoint.digest, body)).ok) throw new Error('putBlob failed');
     const lanes: { a: BackendClient; b: BackendClient; sessionId: string; generation: number }[] = [];
     for (let i = 0; i < CLIENTS; i++) {
       const a = newTestDevice(backend.url, `a${i}`);
       const b = newTestDevice(backend.url, `b${i}`);
-      await joinTestDevice(anchor, a);
-      await joinTestDevice(anchor, b);
+      await createTestAccount(a);
+      await joinTestDevice(a, b);
+      if (!(await a.client.putBlob(checkpoint.digest, body)).ok) throw new Error('putBlob failed');
       const sessionId = newId();
       if (!(await a.client.call('createSession', { body: { sessionId, sealedMeta: opaque() } })).ok) throw new Error('createSession failed');
+      if (STREAMS) {
+        for (const device of [a, b]) {
+          await new Promise<void>((resolve) => {
+            closers.push(openPushStream(device.client, (m) => (pushed += m.type === 'handoff' ? 1 : 0), { onOpen: resolve }));
+          });
+        }
+      }
       lanes.push({ a: a.client, b: b.client, sessionId, generation: 1 });
     }
     /** One round: every lane walks handoffs for `ms`; resolves to transitions per second and CPU per transition. */
@@ -101,12 +115,13 @@ async function setUpHttp() {
       const serverAfter = processCpuMs(backend.child.pid!);
       const client = process.cpuUsage(clientBefore);
       return {
+        count,
         perSecond: count / elapsed,
         serverCpuMs: serverBefore === undefined || serverAfter === undefined ? NaN : (serverAfter - serverBefore) / count,
         clientCpuMs: (client.user + client.system) / 1000 / count,
       };
     };
-    return { round, stop };
+    return { round, stop, pushed: () => pushed };
   } catch (error) {
     await stop();
     throw error;
@@ -180,16 +195,21 @@ const baseline: number[] = [];
 const ours: number[] = [];
 const serverCpu: number[] = [];
 const clientCpu: number[] = [];
+let transitions = 0;
+let pushed = 0;
 try {
   raw.round(300);
-  await http.round(500);
+  transitions += (await http.round(500)).count;
   for (let i = 0; i < ROUNDS; i++) {
     baseline.push(raw.round(SECONDS * 1000));
     const round = await http.round(SECONDS * 1000);
     ours.push(round.perSecond);
+    transitions += round.count;
     serverCpu.push(round.serverCpuMs);
     clientCpu.push(round.clientCpuMs);
   }
+  await new Promise((resolve) => setTimeout(resolve, 200));
+  pushed = http.pushed();
 } finally {
   raw.stop();
   await http.stop();
@@ -199,14 +219,15 @@ const baselineMedian = median(baseline);
 const ratio = oursMedian / baselineMedian;
 const row = (name: string, xs: number[], m: number, digits = 0) =>
   `${name.padEnd(44)} ${xs.map((x) => x.toFixed(digits).padStart(7)).join(' ')}   median ${m.toFixed(digits).padStart(7)}`;
-console.log(`backend benchmark: ${CLIENTS} concurrent clients, ${ROUNDS} alternating rounds of ${SECONDS}s`);
+console.log(`backend benchmark: ${CLIENTS} concurrent clients, ${ROUNDS} alternating rounds of ${SECONDS}s, push streams ${STREAMS ? 'on (2 per account)' : 'off'}`);
 console.log(row('durable transitions/s over signed HTTP', ours, oursMedian));
 console.log(row('raw SQLite commits/s (same rows, FULL, WAL)', baseline, baselineMedian));
 console.log(row('  backend CPU ms per transition', serverCpu, median(serverCpu), 3));
 console.log(row('  clients\' CPU ms per transition (signing…)', clientCpu, median(clientCpu), 3));
+if (STREAMS) console.log(`push: ${pushed} handoff messages delivered for ${transitions} transitions (${(pushed / transitions).toFixed(2)} each; 2 expected)`);
 console.log(`ratio ours/baseline: ${ratio.toFixed(3)} (aim ≥ 0.25)`);
 console.log(JSON.stringify({
   bench: 'backend', ratio: Number(ratio.toFixed(4)), ours_transitions_per_s: Math.round(oursMedian), baseline_commits_per_s: Math.round(baselineMedian),
   backend_cpu_ms_per_transition: Number(median(serverCpu).toFixed(3)), client_cpu_ms_per_transition: Number(median(clientCpu).toFixed(3)),
-  clients: CLIENTS, rounds: ROUNDS, seconds_per_round: SECONDS,
+  clients: CLIENTS, rounds: ROUNDS, seconds_per_round: SECONDS, push_streams: STREAMS ? 2 * CLIENTS : 0,
 }));

@@ -9,13 +9,13 @@ const identity = (): DeviceIdentity => loadOrCreateIdentity(memorySecretStore())
 const [root, second, third, intruder] = [identity(), identity(), identity(), identity()];
 const anchor = (d: DeviceIdentity): TrustedDevice => ({ deviceId: d.deviceId, ...d.keys });
 
-function record(d: DeviceIdentity, enrollment?: string, status: Device['status'] = 'enrolled'): Device {
+function record(d: DeviceIdentity, enrollment?: string, revokedAt: number | null = null): Device {
   return {
-    id: d.deviceId, accountId: ACCOUNT, name: 'device', status, ...d.keys, enrolledAt: 1, revokedAt: null, lastSeenAt: null,
+    id: d.deviceId, accountId: ACCOUNT, name: 'device', status: revokedAt === null ? 'enrolled' : 'revoked', ...d.keys, enrolledAt: 1, revokedAt, lastSeenAt: null,
     sealedCapabilities: null, keyVersions: [1], ...(enrollment === undefined ? {} : { enrollment }),
   };
 }
-const admittedBy = (approver: DeviceIdentity, d: DeviceIdentity, account = ACCOUNT) => signEnrollment(approver, account, { id: d.deviceId, ...d.keys }, 5);
+const admittedBy = (approver: DeviceIdentity, d: DeviceIdentity, account = ACCOUNT, at = 5) => signEnrollment(approver, account, { id: d.deviceId, ...d.keys }, at);
 
 describe('verifiedDevices', () => {
   it('follows a chain of statements from an anchor, in any listing order, with the keys the statements name', () => {
@@ -51,9 +51,15 @@ describe('verifiedDevices', () => {
     expect(verifiedDevices([record(root), record(second, genuine)], ACCOUNT, [anchor(root)]).has(second.deviceId)).toBe(true);
   });
 
-  it('lets the backend take trust away but not give it: revoked or unlisted anchors and their chains drop out', () => {
-    const devices = [record(root, undefined, 'revoked'), record(second, admittedBy(root, second))];
+  it('lets the backend take trust away but not give it: revoked or unlisted anchors drop out, unlisted ones with their chains', () => {
+    const devices = [record(root, undefined, 3), record(second, admittedBy(root, second))];
     expect(verifiedDevices(devices, ACCOUNT, [anchor(root)]).size).toBe(0);
     expect(verifiedDevices([record(second, admittedBy(root, second))], ACCOUNT, [anchor(root)]).size).toBe(0);
+  });
+
+  it('keeps devices a since-revoked device admitted before its revocation, but not ones it signed for after', () => {
+    const devices = [record(root), record(second, admittedBy(root, second), 10), record(third, admittedBy(second, third, ACCOUNT, 9)), record(intruder, admittedBy(second, intruder, ACCOUNT, 10))];
+    const trusted = verifiedDevices(devices, ACCOUNT, [anchor(root)]);
+    expect([...trusted.keys()].sort()).toEqual([root.deviceId, third.deviceId].sort());
   });
 });

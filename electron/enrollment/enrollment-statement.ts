@@ -60,12 +60,15 @@ function decodeStatement(encoded: string): Statement | null {
   }
 }
 
-/** The statement's subject when it admits `device` to `accountId` and is signed by `approver`'s key. */
-function admits(encoded: string, device: Device, accountId: string, approverKey: (deviceId: string) => string | undefined): TrustedDevice | null {
+/**
+ * The statement's subject when it admits `device` to `accountId` and is signed by the key
+ * `approverKey` gives for its approver at the statement's time.
+ */
+function admits(encoded: string, device: Device, accountId: string, approverKey: (deviceId: string, at: number) => string | undefined): TrustedDevice | null {
   const s = decodeStatement(encoded);
   if (s === null || s.accountId !== accountId || s.deviceId !== device.id || s.approvedBy === s.deviceId) return null;
   if (s.signingPublicKey !== device.signingPublicKey || s.agreementPublicKey !== device.agreementPublicKey) return null;
-  const key = approverKey(s.approvedBy);
+  const key = approverKey(s.approvedBy, s.at);
   const signature = fromBase64url(s.signature);
   if (key === undefined || signature === null || !verifySignature(key, signedBytes(s), signature)) return null;
   return { deviceId: s.deviceId, signingPublicKey: s.signingPublicKey, agreementPublicKey: s.agreementPublicKey };
@@ -73,24 +76,30 @@ function admits(encoded: string, device: Device, accountId: string, approverKey:
 
 /**
  * The devices of `devices` (enrolled ones only) this device can trust: its anchors, then every
- * device whose statement is signed by one already trusted, until nothing changes. Keys come from the
- * anchors and the statements. The backend can only take trust away (list a device as revoked or
- * leave it out), never grant it.
+ * device whose statement is signed by one already vouched for, until nothing changes. Keys come
+ * from the anchors and the statements. A revoked device is never trusted itself, but statements it
+ * signed before its revocation still link the devices it admitted (revoking an inviter does not
+ * orphan its invitees; the backend refuses a revoked device's requests, so it cannot store newer
+ * ones). The backend can only take trust away (list a device as revoked or leave it out), never grant it.
  */
 export function verifiedDevices(devices: readonly Device[], accountId: string, anchors: readonly TrustedDevice[]): Map<string, TrustedDevice> {
-  const enrolled = new Set(devices.filter((d) => d.status === 'enrolled').map((d) => d.id));
-  const trusted = new Map(anchors.filter((a) => enrolled.has(a.deviceId)).map((a) => [a.deviceId, a] as const));
-  const keyOf = (id: string) => trusted.get(id)?.signingPublicKey;
+  const listed = new Map(devices.filter((d) => d.status !== 'pending').map((d) => [d.id, d] as const));
+  const vouched = new Map(anchors.filter((a) => listed.has(a.deviceId)).map((a) => [a.deviceId, a] as const));
+  const keyAt = (id: string, at: number) => {
+    const device = listed.get(id);
+    const until = device?.status === 'revoked' ? (device.revokedAt ?? 0) : Infinity;
+    return at < until ? vouched.get(id)?.signingPublicKey : undefined;
+  };
   for (let grew = true; grew; ) {
     grew = false;
-    for (const device of devices) {
-      if (device.status !== 'enrolled' || trusted.has(device.id) || device.enrollment === undefined) continue;
-      const admitted = admits(device.enrollment, device, accountId, keyOf);
+    for (const device of listed.values()) {
+      if (vouched.has(device.id) || device.enrollment === undefined) continue;
+      const admitted = admits(device.enrollment, device, accountId, keyAt);
       if (admitted !== null) {
-        trusted.set(admitted.deviceId, admitted);
+        vouched.set(admitted.deviceId, admitted);
         grew = true;
       }
     }
   }
-  return trusted;
+  return new Map([...vouched].filter(([id]) => listed.get(id)?.status === 'enrolled'));
 }

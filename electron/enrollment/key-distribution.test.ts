@@ -91,6 +91,16 @@ describe('rotation, refresh and revocation (real backend)', () => {
     for (const device of [laptop, desktop]) expect(must(await refreshKeyRing(device, world.backendOf(device)))).toEqual({ added: [3], rejected: [] });
     for (const device of [laptop, desktop, phone]) expect(device.ring.get(3)?.equals(phone.ring.get(3)!)).toBe(true);
   });
+
+  it('keeps a device in rotations after the device that invited it is revoked', async () => {
+    const laptop = await firstDevice(world);
+    const desktop = await joinedDevice(world, laptop);
+    const phone = await joinedDevice(world, desktop, 'phone');
+    must(await revokeDevice(laptop, world.backendOf(laptop), desktop.identity.deviceId));
+    expect(must(await rotateAdk(laptop, world.backendOf(laptop))).keyVersion).toBe(2);
+    expect(must(await refreshKeyRing(phone, world.backendOf(phone)))).toEqual({ added: [2], rejected: [] });
+    expect(await world.backendOf(desktop).getKeys()).toMatchObject({ ok: false, code: 'device_revoked' });
+  });
 });
 
 /** The real backend's port, with a device (and optionally its wraps) the backend made up added to what it serves. */

@@ -16,7 +16,7 @@ export function openStream(hub: PushHub, device: Device, now: number, heartbeatM
   const write = (text: string) => {
     if (!res.destroyed && !res.writableEnded) res.write(text);
   };
-  const send = (message: PushMessage) => write(`data: ${JSON.stringify(message)}\n\n`);
+  const send = (message: PushMessage, json = JSON.stringify(message)) => write(`data: ${json}\n\n`);
   const timer = setInterval(() => write(': keep-alive\n\n'), heartbeatMs);
   timer.unref();
   let closed = false;

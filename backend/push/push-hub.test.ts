@@ -8,7 +8,7 @@ it('delivers a message to every stream of its account only, and closes a revoked
   const got: Record<string, PushMessage[]> = { a1: [], a2: [], b1: [] };
   const closed: string[] = [];
   const sub = (account: string, device: string, name: string) => {
-    const unsubscribe = hub.subscribe(account, { deviceId: device, send: (m) => got[name]!.push(m), close: () => (closed.push(name), unsubscribe()) });
+    const unsubscribe = hub.subscribe(account, { deviceId: device, send: (m, json) => (expect(JSON.parse(json)).toEqual(m), got[name]!.push(m)), close: () => (closed.push(name), unsubscribe()) });
     return unsubscribe;
   };
   sub('A', 'd1', 'a1');

@@ -3,7 +3,8 @@ import type { PushMessage } from '../../shared/api/push.ts';
 
 export interface PushSubscriber {
   deviceId: string;
-  send(message: PushMessage): void;
+  /** Delivers `message`; `json` is its JSON text, made once per publish for every subscriber. */
+  send(message: PushMessage, json: string): void;
   close(): void;
 }
 
@@ -22,9 +23,12 @@ export class PushHub {
     };
   }
 
-  /** Sends `message` to every open stream of the account. */
+  /** Sends `message` to every open stream of the account (serialised once, whatever their number). */
   publish(accountId: string, message: PushMessage): void {
-    for (const subscriber of [...(this.accounts.get(accountId) ?? [])]) subscriber.send(message);
+    const set = this.accounts.get(accountId);
+    if (!set || set.size === 0) return;
+    const json = JSON.stringify(message);
+    for (const subscriber of [...set]) subscriber.send(message, json);
   }
 
   /** Closes every stream a device holds (it was revoked). */

@@ -51,6 +51,7 @@ const STALE_CODES = new Set(['stale_generation', 'not_owner']);
 export class SessionService {
   private readonly live = new Map<string, { provider: ProviderSession; unsubscribe: () => void }>();
   private readonly agentFlush = new Map<string, ReturnType<typeof setTimeout>>();
+  private readonly resuming = new Set<string>();
 
   constructor(private readonly deps: SessionServiceDeps) {}
 
@@ -252,12 +253,16 @@ export class SessionService {
       const block = session.inputBlock?.code;
       if (session.ownerDeviceId !== this.deps.selfId || session.needsAttention || block === 'moved' || block === 'not_running') continue;
       // A session quiescing for a move starts no turn; the source resumes it here if that move is cancelled.
-      if (block === 'quiescing' || this.live.has(session.id) || !session.workspace) continue;
+      if (block === 'quiescing' || this.live.has(session.id) || this.resuming.has(session.id) || !session.workspace) continue;
+      // Start-up and a cancelled move's clean-up may both ask: one resume per session at a time.
+      this.resuming.add(session.id);
       try {
         await this.resumeAfterRestart(session);
       } catch (error) {
         this.deps.log(`could not resume session ${session.id}: ${(error as Error).message}`);
         await this.detach(session.id);
+      } finally {
+        this.resuming.delete(session.id);
       }
       this.deps.changed(session.id);
     }

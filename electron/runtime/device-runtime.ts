@@ -236,6 +236,8 @@ export class DeviceRuntime {
       return { ok: false, code: result.code, message: result.message };
     }
     this.sessions.clearAttention(sessionId);
+    const drift = result.drift.length === 0 ? 'no drift' : `drift: ${result.drift.map((d) => d.code).join(', ')}`;
+    this.sessions.note(sessionId, `Activation retried and succeeded: the session resumed by ${result.resumePath} (${drift}).${result.note ? ` ${result.note}` : ''}`);
     const provider = this.sessions.provider(sessionId);
     if (provider) await this.sessions.saveResumeData(sessionId, provider);
     return { ok: true };

@@ -292,10 +292,11 @@ export class SessionService {
   }
 
   /** Adds a Baton note (a system entry of the main agent) to the transcript and appends it. */
-  private note(sessionId: string, text: string): void {
+  note(sessionId: string, text: string): void {
     const entry: TranscriptEntry = { id: `baton-${newId()}`, at: this.deps.clock(), role: 'system', agentId: 'main', text };
     this.deps.state.updateSession(sessionId, (s) => { s.transcript.push(entry); }, false);
     void this.append(sessionId, { type: 'transcript', entry });
+    this.deps.changed(sessionId);
   }
 
   /** Stops every provider (device shutdown); local state stays as it is. */

@@ -10,7 +10,7 @@ import { afterAll, expect, it } from 'vitest';
 import { FORWARD_STATES, type HandoffState } from '../shared/handoff-states.ts';
 import { startBackendProcess, type BackendProcess } from '../electron/sync/backend-process.ts';
 import { createBackendClient, type BackendClient } from '../electron/sync/backend-client.ts';
-import { createTestAccount, joinTestDevice, newId, newTestDevice, opaque, type TestDevice } from '../electron/sync/sync-fixtures.ts';
+import { createTestAccount, joinTestDevice, newId, newTestDevice, opaque, walkHandoff, type TestDevice } from '../electron/sync/sync-fixtures.ts';
 
 const dataDir = mkdtempSync(join(tmpdir(), 'baton-durability-'));
 const running: BackendProcess[] = [];
@@ -29,23 +29,8 @@ interface Acked {
 async function shuttle(a: BackendClient, b: BackendClient, sessionId: string, checkpoint: { digest: string; size: number }, acked: Acked[]): Promise<void> {
   let [owner, other] = [a, b];
   for (let generation = 1; ; generation++) {
-    const handoffId = newId();
-    const created = await owner.call('createHandoff', { body: { handoffId, sessionId, targetDeviceId: other.deviceId, generation } });
-    if (!created.ok) return;
-    acked.push({ handoffId, state: 'requested' });
-    const steps: [BackendClient, HandoffState, HandoffState, number, Record<string, unknown>][] = [
-      [other, 'requested', 'target-prepared', generation, {}],
-      [owner, 'target-prepared', 'source-quiescing', generation, {}],
-      [owner, 'source-quiescing', 'source-relinquished-and-checkpointed', generation, { checkpoint }],
-      [other, 'source-relinquished-and-checkpointed', 'ownership-transferred', generation, {}],
-      [other, 'ownership-transferred', 'target-activating', generation + 1, {}],
-      [other, 'target-activating', 'completed', generation + 1, { resumePath: 'summary-continuation' }],
-    ];
-    for (const [device, from, to, gen, extra] of steps) {
-      const moved = await device.call('transitionHandoff', { params: { handoffId }, body: { from, to, generation: gen, ...extra } });
-      if (!moved.ok) return;
-      acked.push({ handoffId, state: to });
-    }
+    const walked = await walkHandoff(owner, other, sessionId, generation, checkpoint, (handoffId, state) => acked.push({ handoffId, state }));
+    if (!walked.ok) return;
     [owner, other] = [other, owner];
   }
 }

@@ -10,12 +10,12 @@ import { createHash } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { FORWARD_STATES, type HandoffState } from '../shared/handoff-states.ts';
+import { FORWARD_STATES } from '../shared/handoff-states.ts';
 import { migrate } from '../backend/store/sqlite-migrations.ts';
 import { applyDurablePragmas } from '../backend/store/sqlite-store.ts';
 import { startBackendProcess } from '../electron/sync/backend-process.ts';
 import type { BackendClient } from '../electron/sync/backend-client.ts';
-import { createTestAccount, joinTestDevice, newId, newTestDevice, opaque } from '../electron/sync/sync-fixtures.ts';
+import { createTestAccount, joinTestDevice, newId, newTestDevice, opaque, walkHandoff } from '../electron/sync/sync-fixtures.ts';
 import { openPushStream } from '../electron/sync/push-stream.ts';
 
 const CLIENTS = Number(process.env.BENCH_CLIENTS ?? 8);
@@ -40,23 +40,8 @@ async function walk(a: BackendClient, b: BackendClient, sessionId: string, gener
   let [owner, other] = [a, b];
   let count = 0;
   while (Date.now() < deadline) {
-    const handoffId = newId();
-    const created = await owner.call('createHandoff', { body: { handoffId, sessionId, targetDeviceId: other.deviceId, generation } });
-    if (!created.ok) throw new Error(`createHandoff: ${created.code}`);
-    count++;
-    const steps: [BackendClient, HandoffState, HandoffState, number, Record<string, unknown>][] = [
-      [other, 'requested', 'target-prepared', generation, {}],
-      [owner, 'target-prepared', 'source-quiescing', generation, {}],
-      [owner, 'source-quiescing', 'source-relinquished-and-checkpointed', generation, { checkpoint }],
-      [other, 'source-relinquished-and-checkpointed', 'ownership-transferred', generation, {}],
-      [other, 'ownership-transferred', 'target-activating', generation + 1, {}],
-      [other, 'target-activating', 'completed', generation + 1, { resumePath: 'checkpoint-import' }],
-    ];
-    for (const [device, from, to, gen, extra] of steps) {
-      const moved = await device.call('transitionHandoff', { params: { handoffId }, body: { from, to, generation: gen, ...extra } });
-      if (!moved.ok) throw new Error(`${from} → ${to}: ${moved.code} ${moved.message}`);
-      count++;
-    }
+    const walked = await walkHandoff(owner, other, sessionId, generation, checkpoint, () => count++);
+    if (!walked.ok) throw new Error(`${walked.step}: ${walked.code} ${walked.message}`);
     generation++;
     [owner, other] = [other, owner];
   }

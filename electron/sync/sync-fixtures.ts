@@ -4,6 +4,7 @@
  */
 import { generateKeyPairSync, randomBytes } from 'node:crypto';
 import type { Device } from '../../shared/api/devices.ts';
+import type { HandoffState } from '../../shared/handoff-states.ts';
 import { createBackendClient, type BackendClient } from './backend-client.ts';
 import { keyObjectSigner, type RequestSigner } from './request-signer.ts';
 
@@ -60,4 +61,36 @@ export async function joinTestDevice(inviter: TestDevice, newcomer: TestDevice, 
   const approved = await inviter.client.call('approveJoinRequest', { params: { joinRequestId: join.value.joinRequest.id }, body: { wrappedKeys } });
   if (!approved.ok) throw new Error(`approveJoinRequest failed: ${approved.code} ${approved.message}`);
   return approved.value.joinRequest.device;
+}
+
+/** The outcome of walking one handoff: every step acknowledged, or the first refusal. */
+export type WalkResult = { ok: true } | { ok: false; step: HandoffState; code: string; message: string };
+
+/**
+ * Creates a handoff of `sessionId` from `owner` to `other` at `generation` and walks it through all seven
+ * states, each step by the device the state table names; `onAck` hears every acknowledged state.
+ * Stops at the first refusal (or lost backend) and says where.
+ */
+export async function walkHandoff(
+  owner: BackendClient, other: BackendClient, sessionId: string, generation: number,
+  checkpoint: { digest: string; size: number }, onAck: (handoffId: string, state: HandoffState) => void,
+): Promise<WalkResult> {
+  const handoffId = newId();
+  const created = await owner.call('createHandoff', { body: { handoffId, sessionId, targetDeviceId: other.deviceId, generation } });
+  if (!created.ok) return { ok: false, step: 'requested', code: created.code, message: created.message };
+  onAck(handoffId, 'requested');
+  const steps: [BackendClient, HandoffState, HandoffState, number, Record<string, unknown>][] = [
+    [other, 'requested', 'target-prepared', generation, {}],
+    [owner, 'target-prepared', 'source-quiescing', generation, {}],
+    [owner, 'source-quiescing', 'source-relinquished-and-checkpointed', generation, { checkpoint }],
+    [other, 'source-relinquished-and-checkpointed', 'ownership-transferred', generation, {}],
+    [other, 'ownership-transferred', 'target-activating', generation + 1, {}],
+    [other, 'target-activating', 'completed', generation + 1, { resumePath: 'checkpoint-import' }],
+  ];
+  for (const [device, from, to, gen, extra] of steps) {
+    const moved = await device.call('transitionHandoff', { params: { handoffId }, body: { from, to, generation: gen, ...extra } });
+    if (!moved.ok) return { ok: false, step: to, code: moved.code, message: moved.message };
+    onAck(handoffId, to);
+  }
+  return { ok: true };
 }

@@ -77,4 +77,15 @@ describe('the backend client', () => {
     const back = await target.client.getBlob(digest);
     expect(back.ok && [...back.value]).toEqual([1, 2, 3, 250]);
   });
+
+  it('uploads a body given as chunks (signed over the chunks in order, written unjoined) and refuses chunks whose joined digest differs', async () => {
+    const chunks = [Buffer.from('head-'), Buffer.alloc(300_000, 7), new Uint8Array([9, 8, 7])];
+    const whole = Buffer.concat(chunks);
+    const { sha256Hex } = await import('./request-signer.ts');
+    expect((await source.client.putBlob(sha256Hex(whole), chunks)).ok).toBe(true);
+    const back = await target.client.getBlob(sha256Hex(whole));
+    expect(back.ok && Buffer.from(back.value).equals(whole)).toBe(true);
+    const reordered = await source.client.putBlob(sha256Hex(whole), [chunks[1]!, chunks[0]!, chunks[2]!]);
+    expect(reordered.ok).toBe(false);
+  });
 });

@@ -55,8 +55,11 @@ export interface BackendClient {
   readonly deviceId: string;
   /** Calls a JSON route by name; never throws for network or API failures. */
   call<N extends JsonRouteName>(name: N, options?: CallOptions<N>): Promise<CallResult<RouteResponse<N>>>;
-  /** Uploads a content-addressed body (the backend refuses it unless sha256(bytes) == digest). */
-  putBlob(digest: string, bytes: Uint8Array): Promise<CallResult<RouteResponse<'putBlob'>>>;
+  /**
+   * Uploads a content-addressed body, whole or as chunks written in order without joining them
+   * (the backend refuses it unless sha256 of the bytes == digest).
+   */
+  putBlob(digest: string, bytes: Uint8Array | readonly Uint8Array[]): Promise<CallResult<RouteResponse<'putBlob'>>>;
   /** Downloads a body of the account. */
   getBlob(digest: string): Promise<CallResult<Uint8Array>>;
   /** A signed request with no retry, for streams: resolves to the raw response. */
@@ -114,7 +117,7 @@ export function createBackendClient(options: BackendClientOptions): BackendClien
   };
 
   /** Sends with retries while the backend is unreachable; the idempotency key makes a resend safe. Each attempt is signed afresh. */
-  async function send(method: 'GET' | 'POST' | 'PUT', pathAndQuery: string, body: Uint8Array | undefined, headers: Record<string, string>): Promise<Exchange | CallFailure> {
+  async function send(method: 'GET' | 'POST' | 'PUT', pathAndQuery: string, body: Uint8Array | readonly Uint8Array[] | undefined, headers: Record<string, string>): Promise<Exchange | CallFailure> {
     let lastError = 'no attempt made';
     for (let attempt = 0; attempt < attempts; attempt++) {
       if (attempt > 0) await sleep(100 * 3 ** (attempt - 1));

@@ -6,6 +6,7 @@
 import { Agent as HttpAgent, request as httpRequest, type IncomingMessage } from 'node:http';
 import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
 import { Readable } from 'node:stream';
+import { isChunks } from './request-signer.ts';
 
 const agents = { http: new HttpAgent({ keepAlive: true, maxSockets: 64 }), https: new HttpsAgent({ keepAlive: true, maxSockets: 64 }) };
 
@@ -27,7 +28,8 @@ export interface Exchange {
 export interface ExchangeInit {
   method: string;
   headers: Record<string, string>;
-  body?: Uint8Array;
+  /** The body, whole or as chunks sent in order (never joined on the node:http path). */
+  body?: Uint8Array | readonly Uint8Array[];
   /** The whole exchange is given up (rejected) after this long. */
   timeoutMs: number;
 }
@@ -43,7 +45,8 @@ export const nodeHttpExchange: Exchanger = (input, init) => {
   const url = new URL(input);
   const secure = url.protocol === 'https:';
   const headers: Record<string, string> = { ...init.headers };
-  if (init.body !== undefined) headers['content-length'] = String(init.body.byteLength);
+  const chunks = init.body === undefined ? [] : isChunks(init.body) ? init.body : [init.body];
+  if (init.body !== undefined) headers['content-length'] = String(chunks.reduce((sum, chunk) => sum + chunk.byteLength, 0));
   return new Promise((resolve, reject) => {
     const req = (secure ? httpsRequest : httpRequest)(
       { protocol: url.protocol, hostname: url.hostname.replace(/^\[|\]$/g, ''), port: url.port, path: `${url.pathname}${url.search}`, method: init.method, headers, agent: secure ? agents.https : agents.http },
@@ -63,14 +66,16 @@ export const nodeHttpExchange: Exchanger = (input, init) => {
       clearTimeout(timer);
       reject(new TypeError(`fetch failed: ${error.message}`));
     });
-    req.end(init.body);
+    for (const chunk of chunks) req.write(chunk);
+    req.end();
   });
 };
 
-/** An Exchanger over any fetch (an injected transport in tests, or the global one). */
+/** An Exchanger over any fetch (an injected transport in tests, or the global one); a chunked body is joined for it. */
 export function fetchExchanger(doFetch: typeof fetch): Exchanger {
   return async (url, init) => {
-    const response = await doFetch(url, { method: init.method, headers: init.headers, body: init.body, signal: AbortSignal.timeout(init.timeoutMs) });
+    const body = init.body === undefined ? undefined : isChunks(init.body) ? Buffer.concat(init.body) : init.body;
+    const response = await doFetch(url, { method: init.method, headers: init.headers, body, signal: AbortSignal.timeout(init.timeoutMs) });
     return { status: response.status, body: Buffer.from(await response.arrayBuffer()) };
   };
 }

@@ -18,10 +18,23 @@ export function sha256Hex(bytes: Uint8Array | string): string {
   return createHash('sha256').update(bytes).digest('hex');
 }
 
-/** The signature headers for one request (a fresh nonce each time). */
-export function signatureHeaders(signer: RequestSigner, method: string, pathAndQuery: string, body: Uint8Array | undefined, now: number): Record<string, string> {
+/** Lower-case hex SHA-256 of a body given whole or as chunks in order (the same digest either way). */
+export function bodySha256Hex(body: Uint8Array | readonly Uint8Array[] | undefined): string {
+  const hash = createHash('sha256');
+  if (body === undefined) return hash.digest('hex');
+  for (const chunk of isChunks(body) ? body : [body]) hash.update(chunk);
+  return hash.digest('hex');
+}
+
+/** Whether a body is given as chunks. */
+export function isChunks(body: Uint8Array | readonly Uint8Array[]): body is readonly Uint8Array[] {
+  return Array.isArray(body);
+}
+
+/** The signature headers for one request (a fresh nonce each time); the body may be chunks, hashed in order. */
+export function signatureHeaders(signer: RequestSigner, method: string, pathAndQuery: string, body: Uint8Array | readonly Uint8Array[] | undefined, now: number): Record<string, string> {
   const nonce = randomUUID();
-  const canonical = canonicalRequest({ method, pathAndQuery, bodySha256: sha256Hex(body ?? new Uint8Array()), timestamp: now, nonce, deviceId: signer.deviceId });
+  const canonical = canonicalRequest({ method, pathAndQuery, bodySha256: bodySha256Hex(body), timestamp: now, nonce, deviceId: signer.deviceId });
   return {
     [SIGNATURE_HEADERS.device]: signer.deviceId,
     [SIGNATURE_HEADERS.timestamp]: String(now),

@@ -1,9 +1,11 @@
 /**
  * bench:seal — seal/unseal throughput of the checkpoint envelope against raw AES-256-GCM of
- * node:crypto on the same bytes, for 1 MiB and 64 MiB bodies, measured in the same run.
+ * node:crypto on the same bytes, for 1 MiB and 64 MiB bodies, measured in the same run. "seal" is
+ * what the app does for a checkpoint: `sealParts` (head, ciphertext, tag, uploaded unjoined); the
+ * joined `seal()` (small payloads) is printed as an extra row outside the ratio.
  */
 import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
-import { checkpointContext, seal, unseal } from '../electron/crypto/envelope.ts';
+import { checkpointContext, seal, sealParts, unseal } from '../electron/crypto/envelope.ts';
 import { generateAdk, KeyRing } from '../electron/crypto/key-ring.ts';
 
 const MiB = 1 << 20;
@@ -37,9 +39,9 @@ function measure(bytes: number, runs: number): Row[] {
   const rawCiphertext = rawCipher.update(body);
   rawCipher.final();
   const rawTag = rawCipher.getAuthTag();
-  const samples = { seal: [] as number[], unseal: [] as number[], encrypt: [] as number[], decrypt: [] as number[] };
+  const samples = { seal: [] as number[], joined: [] as number[], unseal: [] as number[], encrypt: [] as number[], decrypt: [] as number[] };
   for (let i = 0; i < runs + 1; i++) {
-    const s = timed(() => seal(ring, context, body));
+    const s = timed(() => sealParts(ring, context, body));
     const u = timed(() => {
       if (!unseal(ring, context, envelope).ok) throw new Error('unseal failed');
     });
@@ -55,8 +57,11 @@ function measure(bytes: number, runs: number): Row[] {
       decipher.update(rawCiphertext);
       decipher.final();
     });
+    // The joined seal() runs last, so the paired rows above keep the order they always had.
+    const j = timed(() => seal(ring, context, body));
     if (i === 0) continue; // warm-up
     samples.seal.push(s);
+    samples.joined.push(j);
     samples.unseal.push(u);
     samples.encrypt.push(e);
     samples.decrypt.push(d);
@@ -70,12 +75,18 @@ function measure(bytes: number, runs: number): Row[] {
       ours_mib_s: bytes / MiB / (oursMs / 1000), baseline_mib_s: bytes / MiB / (baselineMs / 1000), ratio: pairedRatio(ours, baseline),
     };
   };
-  return [row('seal vs raw encrypt', samples.seal, samples.encrypt), row('unseal vs raw decrypt', samples.unseal, samples.decrypt)];
+  return [
+    row('seal vs raw encrypt', samples.seal, samples.encrypt),
+    row('unseal vs raw decrypt', samples.unseal, samples.decrypt),
+    row('seal() joined (extra)', samples.joined, samples.encrypt),
+  ];
 }
 
-const rows = [...measure(MiB, 201), ...measure(64 * MiB, 11)];
+const all = [...measure(MiB, 201), ...measure(64 * MiB, 11)];
+/** The rows that count: what a checkpoint does (sealParts, unseal); the joined seal() row is informative only. */
+const rows = all.filter((r) => !r.op.includes('(extra)'));
 console.log('size    operation               ours ms   raw ms   ours MiB/s   raw MiB/s   ratio');
-for (const r of rows) {
+for (const r of all) {
   console.log(
     `${r.size.padEnd(7)} ${r.op.padEnd(23)} ${r.ours_ms.toFixed(2).padStart(7)} ${r.baseline_ms.toFixed(2).padStart(8)} ${r.ours_mib_s.toFixed(0).padStart(12)} ${r.baseline_mib_s.toFixed(0).padStart(11)} ${r.ratio.toFixed(2).padStart(7)}`,
   );

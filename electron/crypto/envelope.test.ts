@@ -1,6 +1,9 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { checkpointContext, contentAddress, ENVELOPE_OVERHEAD, envelopeKeyVersion, seal, sealWithVersion, unseal, type SealContext } from './envelope.ts';
+import {
+  checkpointContext, contentAddress, contentAddressOfParts, ENVELOPE_HEAD_BYTES, ENVELOPE_OVERHEAD, envelopeKeyVersion, joinParts, seal, sealParts, sealWithVersion, unseal,
+  type SealContext,
+} from './envelope.ts';
 import { generateAdk, KeyRing } from './key-ring.ts';
 
 const ACCOUNT = 'account-aaaaaaaaaaaa';
@@ -49,6 +52,29 @@ describe('seal / unseal', () => {
     expect(first.equals(second)).toBe(false);
     expect(contentAddress(first)).toBe(createHash('sha256').update(first).digest('hex'));
     expect(contentAddress(first)).not.toBe(contentAddress(second));
+  });
+});
+
+describe('sealParts', () => {
+  const ring = ringOf(1, 2);
+
+  it('gives head, ciphertext and tag whose joined bytes open with unseal, with the content address of the joined envelope', () => {
+    for (const size of [0, 1, 4096, (1 << 20) + 3]) {
+      const body = randomBytes(size);
+      const parts = sealParts(ring, ctxA, body);
+      expect([parts.head.length, parts.ciphertext.length, parts.tag.length, parts.byteLength, parts.keyVersion]).toEqual([ENVELOPE_HEAD_BYTES, size, 16, size + ENVELOPE_OVERHEAD, 2]);
+      const joined = joinParts(parts);
+      expect(joined.equals(Buffer.concat([parts.head, parts.ciphertext, parts.tag]))).toBe(true);
+      expect(envelopeKeyVersion(joined)).toBe(2);
+      expect(opened(ring, ctxA, joined).equals(body)).toBe(true);
+      expect(contentAddressOfParts(parts)).toBe(contentAddress(joined));
+    }
+  });
+
+  it('binds parts to their context like seal: joined parts sealed for handoff A are rejected as handoff B', () => {
+    const joined = joinParts(sealParts(ring, ctxA, Buffer.from('checkpoint')));
+    const result = unseal(ring, checkpointContext(ACCOUNT, SESSION, HANDOFF_B), joined);
+    expect(!result.ok && result.code).toBe('checkpoint_rejected');
   });
 });
 

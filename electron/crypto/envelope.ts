@@ -19,14 +19,8 @@ const NONCE_BYTES = 12;
 const TAG_BYTES = 16;
 /** Smallest possible envelope: header, nonce and tag around an empty body. */
 export const ENVELOPE_OVERHEAD = HEADER_BYTES + NONCE_BYTES + TAG_BYTES;
-/**
- * node:crypto cannot encrypt into a caller's buffer, so each ciphertext slice is copied once into the
- * envelope right after it is made, while still in cache. 64 KiB keeps the cipher's own outputs under
- * glibc's default mmap threshold (128 KiB), so they come from the heap rather than fresh pages.
- * What remains of the gap to raw AES-GCM at 1 MiB is that copy: the ciphertext is written twice
- * (cipher output, then envelope), so a seal writes twice the memory raw AES-GCM writes.
- */
-const SLICE_BYTES = 64 << 10;
+/** Header and nonce: the bytes in front of the ciphertext. */
+export const ENVELOPE_HEAD_BYTES = HEADER_BYTES + NONCE_BYTES;
 
 export type SealPurpose = 'checkpoint' | 'handoff-outcome' | 'session-meta' | 'session-event' | 'device-capabilities' | 'memory-pointer';
 
@@ -104,33 +98,65 @@ function header(keyVersion: number): Buffer {
   return bytes;
 }
 
-/** Seals `plaintext` for `context` under the ring's newest key version. */
-export function seal(ring: KeyRing, context: SealContext, plaintext: Uint8Array): Buffer {
-  const version = ring.newest();
-  if (version === null) throw new Error('cannot seal: the key ring is empty');
-  return sealWithVersion(ring, version, context, plaintext);
+/**
+ * An envelope as its three parts, in order: head (header and nonce, 19 bytes), ciphertext (the
+ * cipher's own output over the whole body) and tag. Joined, they are exactly the bytes `seal` returns;
+ * kept apart, a large body is never copied after encryption (node:crypto cannot encrypt into a
+ * caller's buffer, so one contiguous envelope costs a second write of the ciphertext).
+ */
+export interface SealedParts {
+  head: Buffer;
+  ciphertext: Buffer;
+  tag: Buffer;
+  /** The envelope's total length: head + ciphertext + tag. */
+  byteLength: number;
+  /** The ADK version it was sealed under (also in the head). */
+  keyVersion: number;
 }
 
-/**
- * Seals under a stated key version the ring holds. Header, nonce, ciphertext and tag are written
- * straight into one preallocated envelope; the nonce is fresh random bytes on every seal.
- */
-export function sealWithVersion(ring: KeyRing, keyVersion: number, context: SealContext, plaintext: Uint8Array): Buffer {
+/** Seals `plaintext` for `context` under the ring's newest key version, as parts (no copy of the ciphertext). */
+export function sealParts(ring: KeyRing, context: SealContext, plaintext: Uint8Array): SealedParts {
+  const version = ring.newest();
+  if (version === null) throw new Error('cannot seal: the key ring is empty');
+  return sealPartsWithVersion(ring, version, context, plaintext);
+}
+
+/** Seals as parts under a stated key version the ring holds; the nonce is fresh random bytes on every seal. */
+export function sealPartsWithVersion(ring: KeyRing, keyVersion: number, context: SealContext, plaintext: Uint8Array): SealedParts {
   const adk = ring.get(keyVersion);
   if (adk === undefined) throw new Error(`cannot seal: key version ${keyVersion} is not held`);
   const { key, aad } = contextKeys(adk, keyVersion, context);
-  const out = Buffer.allocUnsafe(ENVELOPE_OVERHEAD + plaintext.byteLength);
-  aad.copy(out, 0, 0, HEADER_BYTES);
-  const nonce = randomFillSync(out, HEADER_BYTES, NONCE_BYTES).subarray(HEADER_BYTES, HEADER_BYTES + NONCE_BYTES);
-  const cipher = createCipheriv('aes-256-gcm', key, nonce);
+  const head = Buffer.allocUnsafe(ENVELOPE_HEAD_BYTES);
+  aad.copy(head, 0, 0, HEADER_BYTES);
+  randomFillSync(head, HEADER_BYTES, NONCE_BYTES);
+  const cipher = createCipheriv('aes-256-gcm', key, head.subarray(HEADER_BYTES));
   cipher.setAAD(aad);
-  let at = HEADER_BYTES + NONCE_BYTES;
-  for (let start = 0; start < plaintext.byteLength; start += SLICE_BYTES) {
-    at += cipher.update(plaintext.subarray(start, start + SLICE_BYTES)).copy(out, at);
-  }
-  at += cipher.final().copy(out, at);
-  cipher.getAuthTag().copy(out, at);
-  return out;
+  const body = cipher.update(plaintext);
+  // GCM is a stream mode: final() yields no bytes, so the ciphertext is the single update's output.
+  const tail = cipher.final();
+  const ciphertext = tail.length === 0 ? body : Buffer.concat([body, tail]);
+  const tag = cipher.getAuthTag();
+  return { head, ciphertext, tag, byteLength: head.length + ciphertext.length + tag.length, keyVersion };
+}
+
+/** The parts in envelope order, for hashing or writing one after another. */
+export function partsInOrder(parts: SealedParts): readonly Buffer[] {
+  return [parts.head, parts.ciphertext, parts.tag];
+}
+
+/** Joins parts into one contiguous envelope (one copy; for small payloads and tests). */
+export function joinParts(parts: SealedParts): Buffer {
+  return Buffer.concat(partsInOrder(parts), parts.byteLength);
+}
+
+/** Seals `plaintext` for `context` under the ring's newest key version, as one contiguous envelope. */
+export function seal(ring: KeyRing, context: SealContext, plaintext: Uint8Array): Buffer {
+  return joinParts(sealParts(ring, context, plaintext));
+}
+
+/** Seals under a stated key version the ring holds, as one contiguous envelope. */
+export function sealWithVersion(ring: KeyRing, keyVersion: number, context: SealContext, plaintext: Uint8Array): Buffer {
+  return joinParts(sealPartsWithVersion(ring, keyVersion, context, plaintext));
 }
 
 /** Reads the clear key version of an envelope, or null when it is not one. */
@@ -176,4 +202,11 @@ export function unseal(ring: KeyRing, context: SealContext, envelope: Uint8Array
 /** The content address of an envelope: lower-case hex SHA-256 of its bytes. */
 export function contentAddress(envelope: Uint8Array): string {
   return createHash('sha256').update(envelope).digest('hex');
+}
+
+/** The content address of an envelope held as parts: equal to `contentAddress` of the joined bytes. */
+export function contentAddressOfParts(parts: SealedParts): string {
+  const hash = createHash('sha256');
+  for (const part of partsInOrder(parts)) hash.update(part);
+  return hash.digest('hex');
 }

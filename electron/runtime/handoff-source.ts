@@ -5,7 +5,7 @@
  */
 import type { Handoff } from '../../shared/api/handoffs.ts';
 import type { ProviderSession } from '../../shared/provider.ts';
-import { encodeCheckpoint, sha256Hex, CHECKPOINT_FORMAT, type Checkpoint } from './checkpoint.ts';
+import { encodeCheckpoint, CHECKPOINT_FORMAT, type Checkpoint } from './checkpoint.ts';
 import { transferred, type Coordinator, type Step } from './coordinator.ts';
 import type { LocalSession } from './local-state.ts';
 
@@ -80,13 +80,13 @@ async function checkpointStep(c: Coordinator, handoff: Handoff): Promise<void> {
       return;
     }
     const body = encodeCheckpoint(await buildCheckpoint(c, handoff, state.session(session.id)!, provider));
-    const { envelope } = seal.sealCheckpoint(body, session.id, handoff.id);
-    const digest = sha256Hex(envelope);
-    const put = await backend.putBlob(digest, envelope);
+    // The envelope stays in parts (head, ciphertext, tag) from seal to socket: the ciphertext is never copied.
+    const sealed = seal.sealCheckpoint(body, session.id, handoff.id);
+    const put = await backend.putBlob(sealed.digest, sealed.parts);
     if (!put.ok) throw new Error(`checkpoint upload failed: ${put.code} ${put.message}`);
-    checkpoint = { digest, size: envelope.byteLength };
+    checkpoint = { digest: sealed.digest, size: sealed.byteLength };
     state.updateProgress(handoff.id, (p) => { p.checkpoint = checkpoint; });
-    c.deps.log(`checkpoint of ${handoff.id}: ${envelope.byteLength} bytes sealed and uploaded in ${c.deps.clock() - started} ms`);
+    c.deps.log(`checkpoint of ${handoff.id}: ${sealed.byteLength} bytes sealed and uploaded in ${c.deps.clock() - started} ms`);
   }
   await c.transition(handoff, 'source-relinquished-and-checkpointed', { checkpoint });
 }

@@ -29,7 +29,8 @@ export interface BackendPort {
   listHandoffs(query: { sessionId?: string; active?: boolean }): Promise<Result<Handoff[]>>;
   /** One compare-and-set; `idempotencyKey` makes a retry return the first answer. */
   transition(handoffId: string, request: TransitionRequest, idempotencyKey: string): Promise<Result<Handoff>>;
-  putBlob(digest: string, bytes: Uint8Array): Promise<Result<CheckpointRef>>;
+  /** Uploads a content-addressed body, whole or as chunks sent in order (never joined). */
+  putBlob(digest: string, bytes: Uint8Array | readonly Uint8Array[]): Promise<Result<CheckpointRef>>;
   getBlob(digest: string): Promise<Result<Uint8Array>>;
   listJoinRequests(): Promise<Result<JoinRequest[]>>;
 }
@@ -43,6 +44,14 @@ export type SealContext =
 
 export type UnsealFailureCode = 'checkpoint_rejected' | 'key_version_missing' | 'malformed_envelope' | 'unsupported_format';
 
+/** A sealed checkpoint envelope as parts, ready to upload. */
+export interface SealedCheckpoint {
+  parts: readonly Uint8Array[];
+  byteLength: number;
+  digest: string;
+  keyVersion: number;
+}
+
 /** Sealing under the account data key (B's envelope). */
 export interface SealPort {
   readonly accountId: string;
@@ -50,8 +59,12 @@ export interface SealPort {
   keyVersions(): number[];
   sealJson(value: unknown, context: SealContext): string;
   openJson(sealed: string, context: SealContext): Result<unknown, UnsealFailureCode>;
-  /** Seals a checkpoint body bound to (account, session, handoff, newest key version). */
-  sealCheckpoint(body: Uint8Array, sessionId: string, handoffId: string): { envelope: Uint8Array; keyVersion: number };
+  /**
+   * Seals a checkpoint body bound to (account, session, handoff, newest key version). The envelope
+   * comes as its parts in order (never joined, so the ciphertext is written once), with its total
+   * length and content address (SHA-256 over the parts, equal to that of the joined bytes).
+   */
+  sealCheckpoint(body: Uint8Array, sessionId: string, handoffId: string): SealedCheckpoint;
   openCheckpoint(envelope: Uint8Array, sessionId: string, handoffId: string): Result<Uint8Array, UnsealFailureCode>;
 }
 

@@ -1,5 +1,5 @@
 /** The runtime's SealPort over an account's ADK key ring and B's envelope. */
-import { checkpointContext, seal, unseal, type SealContext as EnvelopeContext } from '../crypto/envelope.ts';
+import { checkpointContext, contentAddressOfParts, partsInOrder, sealParts, unseal, type SealContext as EnvelopeContext } from '../crypto/envelope.ts';
 import type { KeyRing } from '../crypto/key-ring.ts';
 import { sealJson, unsealJson } from '../crypto/sealed-json.ts';
 import type { Profile } from '../enrollment/profile.ts';
@@ -26,8 +26,8 @@ export function ringSeal(accountId: string, ring: KeyRing): SealPort {
       return opened.ok ? { ok: true, value: opened.value } : opened;
     },
     sealCheckpoint: (body, sessionId, handoffId) => {
-      const envelope = seal(ring, checkpointContext(accountId, sessionId, handoffId), body);
-      return { envelope, keyVersion: ring.newest() ?? 0 };
+      const parts = sealParts(ring, checkpointContext(accountId, sessionId, handoffId), body);
+      return { parts: partsInOrder(parts), byteLength: parts.byteLength, digest: contentAddressOfParts(parts), keyVersion: parts.keyVersion };
     },
     openCheckpoint: (envelope, sessionId, handoffId) => {
       const opened = unseal(ring, checkpointContext(accountId, sessionId, handoffId), envelope);

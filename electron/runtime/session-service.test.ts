@@ -76,6 +76,22 @@ async function transferBehindItsBack(sessionId: string): Promise<void> {
   expectOk(await move(desktopClient, 'source-relinquished-and-checkpointed', 'ownership-transferred'));
 }
 
+describe('the sealed checkpoint from parts', () => {
+  it('is uploaded unjoined under its parts digest, accepted by the backend, and opens on the other device', async () => {
+    const body = randomBytes((1 << 20) + 5);
+    const sealed = profileSeal(laptop).sealCheckpoint(body, 'session-parts', 'handoff-parts');
+    expect(sealed.parts.length).toBe(3);
+    const joined = Buffer.concat(sealed.parts);
+    expect([sealed.byteLength, sealed.digest]).toEqual([joined.length, createHash('sha256').update(joined).digest('hex')]);
+    const put = await syncBackend(laptopClient).putBlob(sealed.digest, sealed.parts);
+    expect(put.ok && put.value).toEqual({ digest: sealed.digest, size: sealed.byteLength });
+    const back = await syncBackend(desktopClient).getBlob(sealed.digest);
+    if (!back.ok) throw new Error(back.message);
+    const opened = profileSeal(desktop).openCheckpoint(back.value, 'session-parts', 'handoff-parts');
+    expect(opened.ok && Buffer.from(opened.value).equals(body)).toBe(true);
+  });
+});
+
 describe('the session service', () => {
   it('stops driving a session at once when the backend refuses its append as stale, and refuses input as moved', async () => {
     const origin = sandbox.makeOrigin('app');

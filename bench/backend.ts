@@ -17,13 +17,13 @@ import { startBackendProcess } from '../electron/sync/backend-process.ts';
 import type { BackendClient } from '../electron/sync/backend-client.ts';
 import { createTestAccount, joinTestDevice, newId, newTestDevice, opaque, walkHandoff } from '../electron/sync/sync-fixtures.ts';
 import { openPushStream } from '../electron/sync/push-stream.ts';
+import { median } from './median.ts';
 
 const CLIENTS = Number(process.env.BENCH_CLIENTS ?? 8);
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 2);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 7);
 const STREAMS = process.env.BENCH_STREAMS !== '0';
 
-const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
 
 /** CPU time (user + system, ms) a process has used so far, from /proc; undefined where there is none. */
 function processCpuMs(pid: number): number | undefined {

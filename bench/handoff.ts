@@ -7,14 +7,9 @@
 import { execFileSync } from 'node:child_process';
 import type { DeviceApiEvents } from '../shared/device-api.ts';
 import { startDemoSession, startTwoDevices, waitEligible, deviceId, type DeviceHandle } from '../electron/runtime/two-devices.ts';
+import { median } from './median.ts';
 
 const RUNS = Number(process.env.BENCH_RUNS ?? 7);
-
-const median = (values: number[]) => {
-  const sorted = [...values].sort((a, b) => a - b);
-  const mid = Math.floor(sorted.length / 2);
-  return sorted.length % 2 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
-};
 
 /** Moves the session from `source` to `target` and resolves with the milliseconds until the target says completed. */
 async function timedMove(source: DeviceHandle, target: DeviceHandle, sessionId: string): Promise<number> {

@@ -10,6 +10,7 @@ import { promisify } from 'node:util';
 import { createExecGit } from '../electron/packet/git-read.ts';
 import { handoffCreate } from '../electron/packet/handoff-create.ts';
 import { handoffResume } from '../electron/packet/handoff-resume.ts';
+import { median } from './median.ts';
 
 const FILES = 50_000;
 const RUNS = 15;
@@ -62,7 +63,7 @@ async function baseline(): Promise<void> {
   await g(['status', '--porcelain', '-z', '--untracked-files=all']);
 }
 
-async function median(task: () => Promise<unknown>): Promise<number> {
+async function medianTime(task: () => Promise<unknown>): Promise<number> {
   await task(); // warm-up
   const times: number[] = [];
   for (let i = 0; i < RUNS; i += 1) {
@@ -70,8 +71,7 @@ async function median(task: () => Promise<unknown>): Promise<number> {
     await task();
     times.push(Number(process.hrtime.bigint() - start) / 1e6);
   }
-  times.sort((a, b) => a - b);
-  return times[Math.floor(times.length / 2)]!;
+  return median(times);
 }
 
 await ensureRepo();
@@ -82,11 +82,11 @@ if (!check.ok) throw new Error(`resume failed: ${check.message}`);
 const ours: number[] = [];
 const base: number[] = [];
 for (let round = 0; round < 3; round += 1) {
-  ours.push(await median(() => handoffResume(dir, {}, { exec })));
-  base.push(await median(baseline));
+  ours.push(await medianTime(() => handoffResume(dir, {}, { exec })));
+  base.push(await medianTime(baseline));
 }
-const oursMs = ours.sort((a, b) => a - b)[1]!;
-const baselineMs = base.sort((a, b) => a - b)[1]!;
+const oursMs = median(ours);
+const baselineMs = median(base);
 const ratio = oursMs / baselineMs;
 console.log(`handoff_resume on a repository of ${FILES.toLocaleString('en')} files (median of ${RUNS} runs, middle of 3 rounds)`);
 console.log('');

@@ -10,6 +10,7 @@ import { createGitRunner } from '../electron/git/git-runner.ts';
 import { pinWorkspace } from '../electron/git/pinning.ts';
 import { evaluateSourceReadiness } from '../electron/git/readiness.ts';
 import { gitEnv } from '../test-support/git-repos.ts';
+import { median } from './median.ts';
 
 const FILES = 50_000;
 const PER_DIR = 250;
@@ -50,11 +51,6 @@ function build(): void {
   git(work, ['commit', '-q', '-m', 'The pinned commit']);
   git(work, ['push', '-q']);
   writeFileSync(marker, new Date().toISOString());
-}
-
-function median(values: number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.floor(sorted.length / 2)] ?? NaN;
 }
 
 async function timed(fn: () => Promise<unknown> | unknown): Promise<number> {

@@ -7,16 +7,12 @@
 import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
 import { checkpointContext, seal, sealParts, unseal } from '../electron/crypto/envelope.ts';
 import { generateAdk, KeyRing } from '../electron/crypto/key-ring.ts';
+import { median } from './median.ts';
 
 const MiB = 1 << 20;
 const ring = new KeyRing([[1, generateAdk()]]);
 const context = checkpointContext('account-bench0000000', 'session-bench0000000', 'handoff-bench0000000');
 const rawKey = randomBytes(32);
-
-function median(values: number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.floor(sorted.length / 2)]!;
-}
 
 function timed(run: () => void): number {
   const start = process.hrtime.bigint();

@@ -6,6 +6,7 @@ import type { PushMessage } from '../../shared/api/push.ts';
 import type { ActionResult, DeviceApiEvent, DeviceApiEvents, DeviceApiHandlers, DeviceStatusView } from '../../shared/device-api.ts';
 import { Coordinator, type CoordinatorConfig } from './coordinator.ts';
 import { DeviceDirectory } from './device-directory.ts';
+import { afterLocalWrites } from './durable-backend.ts';
 import { sourceStep } from './handoff-source.ts';
 import { activateCheckpoint, targetStep } from './handoff-target.ts';
 import type { LocalState } from './local-state.ts';
@@ -60,8 +61,12 @@ export class DeviceRuntime {
   private heartbeatTimer: ReturnType<typeof setInterval> | null = null;
   private stream: { close(): void } | null = null;
   private readonly views: ViewDeps;
+  private readonly deps: DeviceRuntimeDeps;
 
-  constructor(private readonly deps: DeviceRuntimeDeps) {
+  constructor(given: DeviceRuntimeDeps) {
+    // Local records are written behind; nothing reaches the backend before what it relies on is on disk.
+    const deps = { ...given, backend: afterLocalWrites(given.backend, given.state) };
+    this.deps = deps;
     const selfId = deps.status.deviceId;
     this.devices = new DeviceDirectory(selfId, deps.seal, deps.clock);
     this.sessions = new SessionService({
@@ -249,5 +254,6 @@ export class DeviceRuntime {
     this.stream?.close();
     this.coordinator.stop();
     await this.sessions.stopAll();
+    await this.deps.state.settled(true).catch((error: Error) => this.deps.log(error.message));
   }
 }

@@ -23,13 +23,14 @@ function session(id: string): LocalSession {
 }
 
 describe('LocalState', () => {
-  it('keeps sessions and handoff progress across a restart on the same profile', () => {
+  it('keeps sessions and handoff progress across a restart on the same profile', async () => {
     const dir = profile();
     const first = new LocalState(dir);
     first.saveSession(session('s1'));
     first.updateSession('s1', (s) => { s.inputBlock = { code: 'quiescing', message: 'moving' }; });
     first.ensureProgress('h1', 's1', 'source', 42);
     first.updateProgress('h1', (p) => { p.done.push('source-quiescing'); p.checkpoint = { digest: 'ab', size: 3 }; });
+    await first.settled();
 
     const second = new LocalState(dir);
     expect(second.session('s1')?.inputBlock).toEqual({ code: 'quiescing', message: 'moving' });
@@ -37,11 +38,12 @@ describe('LocalState', () => {
     expect(second.progress('h1')).toMatchObject({ role: 'source', done: ['source-quiescing'], checkpoint: { digest: 'ab', size: 3 }, seenAt: 42 });
   });
 
-  it('keeps a cache-only update (written without fsync) readable after reopening', () => {
+  it('keeps a cache-only update (written without fsync) readable after reopening', async () => {
     const dir = profile();
     const state = new LocalState(dir);
     state.saveSession(session('s1'));
     state.updateSession('s1', (s) => { s.eventCursor = 9; }, false);
+    await state.settled(true);
     expect(new LocalState(dir).session('s1')?.eventCursor).toBe(9);
   });
 
@@ -52,9 +54,11 @@ describe('LocalState', () => {
     expect(state.ensureProgress('h1', 's1', 'target', 99)).toMatchObject({ done: ['requested'], seenAt: 1 });
   });
 
-  it('ignores a leftover temp file and an unreadable record instead of failing to start', () => {
+  it('ignores a leftover temp file and an unreadable record instead of failing to start', async () => {
     const dir = profile();
-    new LocalState(dir).saveSession(session('s1'));
+    const first = new LocalState(dir);
+    first.saveSession(session('s1'));
+    await first.settled();
     const sessions = join(dir, 'runtime', 'sessions');
     writeFileSync(join(sessions, 's2.json.123.tmp'), '{"half');
     writeFileSync(join(sessions, 's3.json'), 'not json');

@@ -2,13 +2,14 @@
  * The device's durable local state: what it owns and knows of each session and how far it got in
  * each handoff. One JSON file per record under the profile folder, each written atomically
  * (temp file + fsync + rename + directory fsync), so a crash at any instant leaves either the old or
- * the new record and a restart resumes from it.
+ * the new record and a restart resumes from it. Reads answer from memory at once; writes run behind
+ * (record-folder.ts), and `settled()` is the barrier before anything that relies on them being on disk.
  */
-import { closeSync, fsyncSync, mkdirSync, openSync, readFileSync, readdirSync, renameSync, rmSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import { z } from 'zod';
 import type { AgentView, TranscriptEntry } from '../../shared/agents.ts';
 import type { Blocker } from '../../shared/readiness.ts';
+import { RecordFolder } from './record-folder.ts';
 
 /** A repository of a session workspace as the owner last recorded it. */
 const RepoRef = z.object({
@@ -68,68 +69,7 @@ export const HandoffProgressSchema = z.object({
 });
 export type HandoffProgress = z.infer<typeof HandoffProgressSchema>;
 
-/**
- * Writes `text` to `file` so that a crash leaves either the old content or the new, never a mix.
- * `durable` (the default) also fsyncs the file and its folder, so the write survives power loss.
- */
-export function writeFileAtomic(file: string, text: string, durable = true): void {
-  const dir = join(file, '..');
-  const temp = `${file}.${process.pid}.${Date.now()}.tmp`;
-  const fd = openSync(temp, 'w', 0o600);
-  try {
-    writeSync(fd, text);
-    if (durable) fsyncSync(fd);
-  } finally {
-    closeSync(fd);
-  }
-  renameSync(temp, file);
-  if (!durable) return;
-  const dirFd = openSync(dir, 'r');
-  try {
-    fsyncSync(dirFd);
-  } finally {
-    closeSync(dirFd);
-  }
-}
-
-/** One folder of JSON records keyed by id, validated on read; unreadable records are skipped. */
-class RecordFolder<T extends { [key: string]: unknown }> {
-  private readonly cache = new Map<string, T>();
-
-  constructor(private readonly dir: string, private readonly schema: z.ZodType<T>, key: (record: T) => string) {
-    mkdirSync(dir, { recursive: true, mode: 0o700 });
-    for (const name of readdirSync(dir)) {
-      if (name.endsWith('.tmp')) {
-        rmSync(join(dir, name), { force: true });
-        continue;
-      }
-      if (!name.endsWith('.json')) continue;
-      try {
-        const parsed = schema.safeParse(JSON.parse(readFileSync(join(dir, name), 'utf8')));
-        if (parsed.success) this.cache.set(key(parsed.data), parsed.data);
-      } catch {
-        // A record that cannot be read is ignored rather than crashing the device.
-      }
-    }
-  }
-
-  get(id: string): T | undefined {
-    const record = this.cache.get(id);
-    return record === undefined ? undefined : structuredClone(record);
-  }
-
-  all(): T[] {
-    return [...this.cache.values()].map((record) => structuredClone(record));
-  }
-
-  put(id: string, record: T, durable = true): void {
-    if (!/^[A-Za-z0-9_-]{1,64}$/.test(id)) throw new Error(`invalid record id ${JSON.stringify(id)}`);
-    writeFileAtomic(join(this.dir, `${id}.json`), JSON.stringify(record), durable);
-    this.cache.set(id, structuredClone(record));
-  }
-}
-
-/** The per-profile local state: sessions and handoff progress, each record durable once put. */
+/** The per-profile local state: sessions and handoff progress, each record durable once settled. */
 export class LocalState {
   private readonly sessions: RecordFolder<LocalSession>;
   private readonly handoffs: RecordFolder<HandoffProgress>;
@@ -150,7 +90,7 @@ export class LocalState {
   }
 
   /**
-   * Stores the session record; durable (the default) means on disk before this returns. Pass
+   * Stores the session record; durable (the default) means fsynced before `settled()` resolves. Pass
    * `durable = false` for what is only a cache of backend state (transcript, agents, event cursor).
    */
   saveSession(session: LocalSession, durable = true): void {
@@ -188,6 +128,14 @@ export class LocalState {
     };
     this.saveProgress(created);
     return created;
+  }
+
+  /**
+   * Resolves once every durable record put so far is on disk (with `all`, every record); rejects if
+   * a write failed.
+   */
+  async settled(all = false): Promise<void> {
+    await Promise.all([this.sessions.settled(all), this.handoffs.settled(all)]);
   }
 
   /** Updates a stored progress record. */

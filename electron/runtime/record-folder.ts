@@ -1,0 +1,142 @@
+/**
+ * One folder of JSON records keyed by id, read once at start and written behind.
+ *
+ * A `put` changes the in-memory record at once (every later read sees it) and queues the file write,
+ * which runs on the thread pool, never on the event loop: a push that arrives while a record is being
+ * fsynced is handled straight away. Writes of one record run one at a time and coalesce (the newest
+ * content is what gets written); each is atomic (temp file, rename) and, when durable, fsynced with
+ * its folder. `settled()` resolves once every durable write queued so far is on disk, so a caller
+ * that must not act before its record is durable (a backend compare-and-set) awaits it.
+ */
+import { mkdirSync, readFileSync, readdirSync, rmSync } from 'node:fs';
+import { open, rename, rm } from 'node:fs/promises';
+import { join } from 'node:path';
+import type { z } from 'zod';
+
+/**
+ * Writes `text` to `file` so that a crash leaves either the old content or the new, never a mix.
+ * `durable` also fsyncs the file and its folder, so the write survives power loss.
+ */
+export async function writeFileAtomic(file: string, text: string, durable: boolean): Promise<void> {
+  const temp = `${file}.${process.pid}.${Date.now()}.tmp`;
+  const handle = await open(temp, 'w', 0o600);
+  try {
+    await handle.writeFile(text);
+    if (durable) await handle.sync();
+  } catch (error) {
+    await handle.close();
+    await rm(temp, { force: true });
+    throw error;
+  }
+  await handle.close();
+  await rename(temp, file);
+  if (!durable) return;
+  const folder = await open(join(file, '..'), 'r');
+  try {
+    await folder.sync();
+  } finally {
+    await folder.close();
+  }
+}
+
+/** The write queue of one record: whether a write runs, and what the next one must include. */
+interface Slot {
+  running: boolean;
+  dirty: boolean;
+  durable: boolean;
+  waiters: (() => void)[];
+}
+
+const RECORD_ID = /^[A-Za-z0-9_-]{1,64}$/;
+
+export class RecordFolder<T extends { [key: string]: unknown }> {
+  private readonly cache = new Map<string, T>();
+  private readonly slots = new Map<string, Slot>();
+  /** Writes queued and not yet on disk, and the durable ones among them. */
+  private readonly pending = new Set<Promise<void>>();
+  private readonly pendingDurable = new Set<Promise<void>>();
+  /** The first write failure since the last `settled()`, reported there. */
+  private failure: Error | null = null;
+
+  constructor(private readonly dir: string, schema: z.ZodType<T>, key: (record: T) => string) {
+    mkdirSync(dir, { recursive: true, mode: 0o700 });
+    for (const name of readdirSync(dir)) {
+      if (name.endsWith('.tmp')) {
+        rmSync(join(dir, name), { force: true });
+        continue;
+      }
+      if (!name.endsWith('.json')) continue;
+      try {
+        const parsed = schema.safeParse(JSON.parse(readFileSync(join(dir, name), 'utf8')));
+        if (parsed.success) this.cache.set(key(parsed.data), parsed.data);
+      } catch {
+        // A record that cannot be read is ignored rather than crashing the device.
+      }
+    }
+  }
+
+  get(id: string): T | undefined {
+    const record = this.cache.get(id);
+    return record === undefined ? undefined : structuredClone(record);
+  }
+
+  all(): T[] {
+    return [...this.cache.values()].map((record) => structuredClone(record));
+  }
+
+  /** Stores `record` now and writes it behind; a durable put is awaited by `settled()`. */
+  put(id: string, record: T, durable: boolean): void {
+    if (!RECORD_ID.test(id)) throw new Error(`invalid record id ${JSON.stringify(id)}`);
+    this.cache.set(id, structuredClone(record));
+    const written = this.enqueue(id, durable);
+    this.pending.add(written);
+    if (durable) this.pendingDurable.add(written);
+    void written.then(() => {
+      this.pending.delete(written);
+      this.pendingDurable.delete(written);
+    });
+  }
+
+  /**
+   * Resolves when every durable write queued before the call is on disk (with `all`, every write);
+   * rejects with the first write failure since the last call.
+   */
+  async settled(all = false): Promise<void> {
+    await Promise.all([...(all ? this.pending : this.pendingDurable)]);
+    const failure = this.failure;
+    this.failure = null;
+    if (failure) throw failure;
+  }
+
+  /** Queues a write of the record's current content; resolves (never rejects) once it is written. */
+  private enqueue(id: string, durable: boolean): Promise<void> {
+    let slot = this.slots.get(id);
+    if (!slot) {
+      slot = { running: false, dirty: false, durable: false, waiters: [] };
+      this.slots.set(id, slot);
+    }
+    slot.dirty = true;
+    slot.durable ||= durable;
+    const written = new Promise<void>((resolve) => slot.waiters.push(resolve));
+    if (!slot.running) void this.drain(id, slot);
+    return written;
+  }
+
+  private async drain(id: string, slot: Slot): Promise<void> {
+    slot.running = true;
+    while (slot.dirty) {
+      const { durable, waiters } = slot;
+      slot.dirty = false;
+      slot.durable = false;
+      slot.waiters = [];
+      try {
+        await writeFileAtomic(join(this.dir, `${id}.json`), JSON.stringify(this.cache.get(id)), durable);
+      } catch (error) {
+        this.failure ??= new Error(`could not write local record ${id}: ${(error as Error).message}`);
+      }
+      for (const resolve of waiters) resolve();
+    }
+    slot.running = false;
+    this.slots.delete(id);
+  }
+}

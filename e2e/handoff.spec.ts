@@ -174,6 +174,8 @@ test('cancelling a move while the target prepares leaves the session with the so
   await dialog.getByRole('button', { name: 'Start move' }).click();
 
   await expect(laptop.currentStep).toContainText('requested');
+  // A step that waits (the target prepares for 2.5 s) starts to breathe after a second.
+  await expect(laptop.currentStep).toHaveClass(/step--waiting/);
   await screenshots(world.laptop.page, (n) => test.info().outputPath(n), 'moving');
   await laptop.cancelMove.click();
 

@@ -1,11 +1,18 @@
 /** The seven handoff states in order, the current one marked as the step, each reached one timed. */
 import type { HandoffView } from '../../shared/device-api.ts';
 import { FORWARD_STATES, stepIndex } from '../../shared/handoff-states.ts';
+import { useLingering } from '../hooks/use-lingering.ts';
 import { formatClock, formatElapsed } from './format.ts';
+
+/** How long a step stays current before its marker starts to breathe. */
+const WAITING_AFTER_MS = 1000;
 
 /** Renders the stepper of `handoff`. */
 export function HandoffStepper({ handoff }: { handoff: HandoffView }) {
   const current = stepIndex(handoff.state);
+  // A quick move never animates: animation frames cost composites that, with software rendering on
+  // a busy machine, delayed the strip's own updates. Only a step that waits gets the pulse.
+  const waiting = useLingering(handoff.state, WAITING_AFTER_MS);
   const start = handoff.history.find((entry) => entry.state === 'requested')?.at ?? handoff.history[0]?.at ?? null;
   return (
     <ol className="stepper" aria-label={`Moving to ${handoff.targetName}`}>
@@ -13,7 +20,7 @@ export function HandoffStepper({ handoff }: { handoff: HandoffView }) {
         const reached = handoff.history.find((entry) => entry.state === state);
         const phase = index < current ? 'done' : index === current ? 'current' : 'pending';
         return (
-          <li key={state} className={`step step--${phase}`} aria-current={index === current ? 'step' : undefined} data-state={state}>
+          <li key={state} className={`step step--${phase}${index === current && waiting ? ' step--waiting' : ''}`} aria-current={index === current ? 'step' : undefined} data-state={state}>
             <span className="step-marker" aria-hidden="true" />
             <span className="step-name">{state}</span>
             <span className="step-time">

@@ -29,12 +29,32 @@ describe('baton device', () => {
     expect(stdout).toContain('BATON_PREPARE_TIMEOUT_MS');
   });
 
-  it('refuses to start a profile that is not enrolled when neither --create-account nor --join is given', async () => {
-    const failed = await run(process.execPath, [BATON, 'device', '--profile', join(root, 'fresh'), '--backend', backend.url])
+  it('serves the first-run screen for a profile that is not enrolled, and runs the device once an account is created there', async () => {
+    const profile = join(root, 'fresh');
+    const fresh = await startBaton(['device', '--profile', profile, '--backend', backend.url], 'ui: ');
+    expect(fresh.stderr()).toMatch(/not enrolled yet: open the UI/);
+    const client = await DeviceClient.connect(fresh.url);
+    expect(await client.call('getStatus', {})).toMatchObject({ enrolled: false, backendUrl: backend.url });
+    await expect(client.call('startSession', { workspace: root, provider: 'demo', title: 't', prompt: 'p' })).rejects.toThrow(/not enrolled/);
+    const created = await client.call('createAccount', { backendUrl: backend.url, deviceName: 'first-run' });
+    expect(created).toMatchObject({ enrolled: true, deviceName: 'first-run' });
+    expect(await client.call('listProviders', {})).toEqual(expect.arrayContaining([expect.objectContaining({ id: 'demo' })]));
+    client.close();
+    expect(await fresh.stop()).toBe(0);
+
+    const again = await startBaton(['device', '--profile', profile, '--backend', backend.url], 'ui: ');
+    const reconnected = await DeviceClient.connect(again.url);
+    expect(await reconnected.call('getStatus', {})).toMatchObject({ enrolled: true, deviceId: created.deviceId });
+    reconnected.close();
+    expect(await again.stop()).toBe(0);
+  }, 60_000);
+
+  it('refuses a bad invite at startup with a message and no UI line', async () => {
+    const failed = await run(process.execPath, [BATON, 'device', '--profile', join(root, 'bad-invite'), '--backend', backend.url, '--join', 'not-an-invite'])
       .then(() => null, (error: { code: number; stdout: string; stderr: string }) => error);
     expect(failed?.code).toBe(1);
     expect(failed?.stdout).toBe('');
-    expect(failed?.stderr).toMatch(/not enrolled/);
+    expect(failed?.stderr).toMatch(/invite/i);
   });
 
   it('prints exactly one ui line when ready, stops with exit 0 on SIGTERM, and comes back as the same device', async () => {

@@ -1,14 +1,17 @@
 /**
- * `baton device`: runs one device headless — enrolls it (create the account, join by invite, or an
- * already enrolled profile), starts its runtime, and serves the renderer and the device API on
- * 127.0.0.1. Prints exactly one line on stdout once ready: `ui: http://127.0.0.1:PORT/?token=TOKEN`.
+ * `baton device`: runs one device headless — enrolls it (create the account, join by invite, an
+ * already enrolled profile, or the first-run screen when none of these), starts its runtime, and
+ * serves the renderer and the device API on 127.0.0.1. Prints exactly one line on stdout once
+ * ready: `ui: http://127.0.0.1:PORT/?token=TOKEN`.
  */
 import { existsSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { join, resolve } from 'node:path';
 import { startWebHost } from '../electron/host/web-host.ts';
 import { syncEnrollmentBackendFactory } from '../electron/enrollment/sync-backend.ts';
-import { composeDeviceRuntime, rendererDir } from '../electron/runtime/compose.ts';
+import { fileSecretStore } from '../electron/crypto/secret-store.ts';
+import { rendererDir } from '../electron/runtime/compose.ts';
+import { createEnrollingDevice } from '../electron/runtime/enrolling-device.ts';
 import { enrollAtStartup } from '../electron/runtime/device-startup.ts';
 import { PROJECT_ROOT } from '../electron/runtime/process-harness.ts';
 import { parseFlags, portFlag, required, untilStopped, UsageError, type Command } from './command.ts';
@@ -16,8 +19,10 @@ import { parseFlags, portFlag, required, untilStopped, UsageError, type Command 
 const USAGE = `Usage: baton device --profile DIR --backend URL [--name NAME] [--workspace-root DIR] [--port N]
                     [--create-account | --join INVITE]
 
-Runs a device headless. Once it is enrolled and its UI and API are served it prints one line:
+Runs a device headless. Once its UI and API are served it prints one line:
   ui: http://127.0.0.1:PORT/?token=TOKEN
+A profile that is not enrolled yet, started with neither --create-account nor --join, shows the
+first-run screen there: create an account (on the --backend address) or join with an invite.
 SIGTERM stops it cleanly; starting it again on the same profile resumes everything it was doing.
 
   --profile DIR          the device profile folder (keys, enrollment, local state)
@@ -78,23 +83,27 @@ export const command: Command = {
       profileDir, backendUrl, name, createAccount: values['create-account'] === true,
       join: typeof values.join === 'string' ? values.join : null, signal: stopping.signal,
     }, { backend: syncEnrollmentBackendFactory });
-    if (!enrolled.ok) {
-      if (stopping.signal.aborted) return 0;
+    if (stopping.signal.aborted) return 0;
+    // A profile that is not enrolled yet, started without a flag, gets the first-run screen.
+    if (!enrolled.ok && enrolled.code !== 'not_enrolled') {
       console.error(`baton device: ${enrolled.message}`);
       return 1;
     }
-    const log = (message: string) => console.error(`${new Date().toISOString().slice(11, 23)} [${enrolled.value.info.name}] ${message}`);
-    const runtime = composeDeviceRuntime({
-      profile: enrolled.value, backendUrl, workspaceRoot, heartbeatMs, config, log, providers: { demo: { turnMs: demoTurnMs } },
+    const deviceName = enrolled.ok ? enrolled.value.info.name : name;
+    const log = (message: string) => console.error(`${new Date().toISOString().slice(11, 23)} [${deviceName}] ${message}`);
+    const device = createEnrollingDevice({
+      profileDir, secretStore: fileSecretStore, suggestedBackendUrl: backendUrl,
+      runtime: { workspaceRoot, heartbeatMs, config, log, providers: { demo: { turnMs: demoTurnMs } } },
     });
-    await runtime.start();
+    await device.start();
     const dir = rendererDir(PROJECT_ROOT);
     if (!existsSync(join(dir, 'index.html'))) console.error(`baton device: the renderer is not built (${dir}); serving the device API only. Run the renderer build to get the UI.`);
-    const host = await startWebHost({ port, rendererDir: dir, handlers: runtime.handlers(), subscribe: (listener) => runtime.subscribe(listener) });
+    const host = await startWebHost({ port, rendererDir: dir, handlers: () => device.handlers(), subscribe: (listener) => device.subscribe(listener) });
+    if (!enrolled.ok) console.error('baton device: not enrolled yet: open the UI to create an account or join one with an invite.');
     console.log(`ui: ${host.url}`);
     await stopped;
     await host.close();
-    await runtime.stop();
+    await device.stop();
     return 0;
   },
 };

@@ -6,11 +6,11 @@
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { app, BrowserWindow, ipcMain } from 'electron';
+import { createEnrollingDevice, DEFAULT_RUNTIME_TIMING } from './runtime/enrolling-device.ts';
 import { forwardDeviceEvents, registerDeviceApi } from './shell/ipc-bridge.ts';
 import { createMainWindow, lockDownSession } from './shell/main-window.ts';
 import { safeStorageSecretStore, safeStorageUsable } from './shell/safe-storage-secret-store.ts';
 import { openSettings } from './shell/settings.ts';
-import { createShellDevice } from './shell/shell-device.ts';
 import type { TrustedRenderer } from './shell/trusted-sender.ts';
 
 // Defined by Electron Forge's Vite plugin.
@@ -38,11 +38,10 @@ const renderer: TrustedRenderer = { webContents: () => (window && !window.isDest
 async function ready(): Promise<void> {
   const settings = openSettings(app.getPath('userData'), app.getPath('home'));
   if (!safeStorageUsable()) console.error('[baton] the OS keychain is not available: device keys are protected only by file permissions here.');
-  const device = createShellDevice({
+  const device = createEnrollingDevice({
     profileDir: settings.get('profileDir'),
-    workspaceRoot: settings.get('workspaceRoot'),
     secretStore: safeStorageSecretStore,
-    log: (message) => console.error(`[baton] ${message}`),
+    runtime: { ...DEFAULT_RUNTIME_TIMING, workspaceRoot: settings.get('workspaceRoot'), log: (message) => console.error(`[baton] ${message}`) },
   });
   lockDownSession(devServer ? DEV_CSP : CSP);
   registerDeviceApi(ipcMain, () => device.handlers(), renderer);

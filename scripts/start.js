@@ -5,7 +5,7 @@
 // Headless environment knobs:
 //   BATON_HOME      where the default profile and local backend data live (default ~/.baton)
 //   BATON_BACKEND   a backend URL to use instead of the local one (http://127.0.0.1:8787)
-//   BATON_INVITE    join the account of this invite instead of creating one (first start only)
+//   BATON_INVITE    join the account of this invite (first start only; otherwise the set-up screen asks)
 //   BATON_NAME      this device's name (default: the host name)
 //   BATON_UI_PORT   the UI port on 127.0.0.1 (default 0: a free port)
 import { spawn } from 'node:child_process';
@@ -99,7 +99,8 @@ async function headless() {
     await runBaton(['backend', '--data', join(home, 'backend'), '--port', String(LOCAL_BACKEND_PORT)], 'backend: ');
   }
   const args = ['device', '--profile', profileDir, '--backend', backendUrl, '--port', process.env.BATON_UI_PORT ?? '0', '--name', process.env.BATON_NAME ?? hostname()];
-  if (profile?.status !== 'enrolled' && profile?.status !== 'pending') args.push(...(process.env.BATON_INVITE ? ['--join', process.env.BATON_INVITE] : ['--create-account']));
+  // A new profile gets the set-up screen (create an account or join), unless an invite is given.
+  if (profile?.status !== 'enrolled' && profile?.status !== 'pending' && process.env.BATON_INVITE) args.push('--join', process.env.BATON_INVITE);
   const { child, value } = await runBaton(args, 'ui: ');
   console.log(`\nbaton: open ${value} in a browser (profile ${profileDir}). Ctrl+C stops it.`);
   return exited(child);

@@ -65,7 +65,7 @@ describe('web host', () => {
     host = await startWebHost({
       port: 0,
       rendererDir: join(dir, 'renderer'),
-      handlers: recordingHandlers(calls),
+      handlers: () => recordingHandlers(calls),
       subscribe: (listener) => {
         emit = listener;
         return () => undefined;

@@ -19,7 +19,8 @@ export interface WebHostOptions {
   host?: '127.0.0.1';
   /** The built renderer (index.html and its assets). */
   rendererDir: string;
-  handlers: DeviceApiHandlers;
+  /** The handlers for the next call (they change when a device finishes its first run). */
+  handlers(): DeviceApiHandlers;
   /** Registers a listener for device events; returns its unsubscribe. */
   subscribe(listener: (event: DeviceApiEvent, payload: unknown) => void): () => void;
   /** Fixed token for tests; random per launch otherwise. */
@@ -94,7 +95,7 @@ export async function startWebHost(options: WebHostOptions): Promise<WebHost> {
     ws.on('error', () => ws.terminate());
     ws.on('message', (data, isBinary) => {
       if (isBinary) return ws.close(1003, 'text only');
-      void answer(ws, options.handlers, data.toString());
+      void answer(ws, options.handlers(), data.toString());
     });
   });
 

@@ -1,7 +1,8 @@
 /**
- * The device behind the Electron window: before enrollment it answers the first-run calls (create an
- * account, join with an invite) itself; once enrolled it runs the same device runtime as `baton device`
- * (electron/runtime/compose.ts) and delegates every call and event to it.
+ * A device from its first run on: before enrollment it answers the first-run calls (create an
+ * account, join with an invite) itself; once enrolled it runs the device runtime
+ * (electron/runtime/compose.ts) and delegates every call and event to it. The Electron window and
+ * the headless `baton device` both serve this one.
  */
 import type { DeviceApiEvent, DeviceApiHandlers, DeviceStatusView } from '../../shared/device-api.ts';
 import { createAccount, type EnrollmentDeps } from '../enrollment/account.ts';
@@ -9,19 +10,27 @@ import { requestJoin } from '../enrollment/join.ts';
 import { loadProfile, type Profile } from '../enrollment/profile.ts';
 import { syncEnrollmentBackendFactory } from '../enrollment/sync-backend.ts';
 import type { SecretStore } from '../crypto/secret-store.ts';
-import { composeDeviceRuntime } from '../runtime/compose.ts';
-import type { DeviceRuntime } from '../runtime/device-runtime.ts';
+import { composeDeviceRuntime, type ComposeOptions } from './compose.ts';
+import type { DeviceRuntime } from './device-runtime.ts';
 
 type Listener = (event: DeviceApiEvent, payload: unknown) => void;
 
-export interface ShellDeviceOptions {
+export interface EnrollingDeviceOptions {
   profileDir: string;
-  workspaceRoot: string;
   secretStore(profileDir: string): SecretStore;
-  log(message: string): void;
+  /** How the runtime runs once enrolled (the profile and its backend come from the enrollment). */
+  runtime: Omit<ComposeOptions, 'profile' | 'backendUrl'>;
+  /** The backend address the first-run screen offers before enrollment (null: none). */
+  suggestedBackendUrl?: string | null;
 }
 
-export interface ShellDevice {
+/** Timings of a device people use (the headless command reads its own from the environment). */
+export const DEFAULT_RUNTIME_TIMING = {
+  heartbeatMs: 5_000,
+  config: { prepareTimeoutMs: 30_000, claimTimeoutMs: 120_000, turnWaitMs: 10_000, testPrepareDelayMs: 0 },
+} as const;
+
+export interface EnrollingDevice {
   /** The current handlers (first-run ones until enrolled, the runtime's after). */
   handlers(): DeviceApiHandlers;
   subscribe(listener: Listener): () => void;
@@ -31,21 +40,20 @@ export interface ShellDevice {
 
 const NOT_ENROLLED = 'This device is not enrolled yet: create an account or join one with an invite first.';
 
-/** Creates the shell's device; call start() once the app is ready. */
-export function createShellDevice(options: ShellDeviceOptions): ShellDevice {
+/** Creates the device; call start() once the host is ready to serve it. */
+export function createEnrollingDevice(options: EnrollingDeviceOptions): EnrollingDevice {
   const listeners = new Set<Listener>();
   const emit: Listener = (event, payload) => listeners.forEach((listener) => listener(event, payload));
   const deps: EnrollmentDeps = { backend: syncEnrollmentBackendFactory, secretStore: options.secretStore };
   let runtime: DeviceRuntime | null = null;
   let unsubscribeRuntime: (() => void) | null = null;
-  let status: DeviceStatusView = { enrolled: false, deviceId: null, deviceName: null, accountId: null, backendUrl: null, joining: false };
+  let status: DeviceStatusView = {
+    enrolled: false, deviceId: null, deviceName: null, accountId: null, backendUrl: options.suggestedBackendUrl ?? null, joining: false,
+  };
 
   async function run(profile: Profile): Promise<DeviceStatusView> {
     const backendUrl = profile.info.backendUrl;
-    runtime = composeDeviceRuntime({
-      profile, backendUrl, workspaceRoot: options.workspaceRoot, heartbeatMs: 5_000, log: options.log,
-      config: { prepareTimeoutMs: 30_000, claimTimeoutMs: 120_000, turnWaitMs: 10_000, testPrepareDelayMs: 0 },
-    });
+    runtime = composeDeviceRuntime({ ...options.runtime, profile, backendUrl });
     unsubscribeRuntime = runtime.subscribe(emit);
     await runtime.start();
     status = await runtime.handlers().getStatus({});

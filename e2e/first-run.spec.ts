@@ -1,0 +1,77 @@
+/**
+ * First run, as a person does it: two fresh headless devices (no account, no flags) show the set-up
+ * screen; the laptop creates an account on the backend, makes an invite on its devices screen, and
+ * the desktop joins with it and is approved by the running laptop. A bad invite is refused with a
+ * message and the screen stays.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { expect, test, type Page } from '@playwright/test';
+import { startBaton, type RunningProcess } from '../electron/runtime/process-harness.ts';
+import { screenshots } from './support/devices.ts';
+
+let dir: string;
+let backend: RunningProcess;
+const devices: RunningProcess[] = [];
+
+test.beforeAll(async () => {
+  dir = mkdtempSync(join(tmpdir(), 'baton-e2e-first-run-'));
+  const env = { ...process.env, HOME: dir };
+  backend = await startBaton(['backend', '--data', join(dir, 'backend'), '--port', '0'], 'backend: ', env);
+  for (const name of ['laptop', 'desktop']) {
+    devices.push(await startBaton(['device', '--profile', join(dir, name), '--backend', backend.url, '--workspace-root', join(dir, `${name}-ws`)], 'ui: ', env));
+  }
+});
+
+test.afterAll(async () => {
+  for (const device of devices) await device.stop(5000);
+  await backend?.stop(5000);
+  rmSync(dir, { recursive: true, force: true });
+});
+
+async function openFresh(browserPage: () => Promise<Page>, url: string): Promise<Page> {
+  const page = await browserPage();
+  await page.goto(url);
+  await expect(page.getByRole('heading', { level: 1, name: 'Set up Baton on this device' })).toBeVisible();
+  return page;
+}
+
+test('a fresh device creates an account; another joins it with an invite made on the first', async ({ browser }) => {
+  const laptop = await openFresh(async () => (await browser.newContext()).newPage(), devices[0]!.url);
+  const desktop = await openFresh(async () => (await browser.newContext()).newPage(), devices[1]!.url);
+  await screenshots(laptop, (n) => test.info().outputPath(n), 'first-run');
+
+  // The laptop creates the account; the backend address is offered already.
+  const create = laptop.getByRole('region', { name: 'Create an account' });
+  await expect(create.getByRole('textbox', { name: 'Backend address' })).toHaveValue(backend.url);
+  await create.getByRole('textbox', { name: 'Device name' }).fill('laptop');
+  await create.getByRole('button', { name: 'Create account' }).click();
+  await expect(laptop.getByRole('button', { name: 'New session' })).toBeVisible();
+
+  // A bad invite is refused in words, and the desktop stays on the set-up screen.
+  const join = desktop.getByRole('region', { name: 'Join with an invite' });
+  await join.getByRole('textbox', { name: 'Invite' }).fill('baton-invite-v1.not-a-real-invite');
+  await join.getByRole('textbox', { name: 'Device name' }).fill('desktop');
+  await join.getByRole('button', { name: 'Join' }).click();
+  await expect(desktop.getByRole('status').filter({ hasText: /invite/i })).toBeVisible();
+  await expect(desktop.getByRole('heading', { level: 1, name: 'Set up Baton on this device' })).toBeVisible();
+
+  // The laptop makes an invite on its devices screen; the desktop joins with it.
+  await laptop.getByRole('navigation', { name: 'Account' }).getByRole('link', { name: 'Devices' }).click();
+  await laptop.getByRole('button', { name: 'Add a device' }).click();
+  const invite = await laptop.getByRole('textbox', { name: 'Invite' }).inputValue();
+  expect(invite).toMatch(/\S{40,}/);
+  await join.getByRole('textbox', { name: 'Invite' }).fill(invite);
+  await join.getByRole('button', { name: 'Join' }).click();
+  await expect(desktop.getByRole('button', { name: 'New session' })).toBeVisible();
+
+  // Both devices are in the account, each online.
+  const list = laptop.getByRole('region', { name: 'Enrolled devices' }).getByRole('listitem');
+  await expect(list).toHaveCount(2);
+  await expect(list.filter({ hasText: 'desktop' })).toContainText('Online');
+  await desktop.getByRole('navigation', { name: 'Account' }).getByRole('link', { name: 'Devices' }).click();
+  const seenFromDesktop = desktop.getByRole('region', { name: 'Enrolled devices' }).getByRole('listitem');
+  await expect(seenFromDesktop.filter({ hasText: 'desktop' })).toContainText('this device');
+  await expect(seenFromDesktop.filter({ hasText: 'laptop' })).toBeVisible();
+});

@@ -2,20 +2,29 @@
  * The desktop shell builds the way `electron-forge package` builds it: Forge's own Vite config
  * generator over forge.config.ts, then Vite. The packaged app ships only those bundles (no
  * node_modules), so the main bundle may import nothing but Electron and Node's built-ins, and the
- * sandboxed preload may require nothing but Electron. (The Electron binary itself cannot be
- * downloaded here, so no window opens in CI; this is what can be checked without it.)
+ * sandboxed preload may require nothing but Electron. Then the built main bundle runs under plain
+ * Node on a stand-in for Electron's module (test-support/stand-ins/electron), against a real
+ * backend: its window, lock-down and IPC bridge, and a first run through that bridge. (The Electron
+ * binary cannot be downloaded here, so no real window opens in CI.)
  */
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync } from 'node:fs';
 import { builtinModules } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { createInterface } from 'node:readline';
+import { pathToFileURL } from 'node:url';
 import ViteConfigGenerator from '@electron-forge/plugin-vite/dist/ViteConfig.js';
 import type { VitePluginConfig } from '@electron-forge/plugin-vite/dist/Config.js';
 import { build, type InlineConfig } from 'vite';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import forgeConfig from '../../forge.config.ts';
-import { PROJECT_ROOT } from '../runtime/process-harness.ts';
+import { METHOD_NAMES } from '../../shared/device-bridge.ts';
+import { PROJECT_ROOT, startBaton, type RunningProcess } from '../runtime/process-harness.ts';
+import { methodChannel } from './ipc-channels.ts';
 
+/** Laid out as in the packaged app: <root>/.vite/build/{main,preload}.js, Electron's module beside. */
+let root: string;
 let outDir: string;
 
 /** The module specifiers a bundle loads at run time (static imports, and require calls outside strings). */
@@ -30,7 +39,8 @@ function importsOf(code: string): string[] {
 const NODE = new Set([...builtinModules, ...builtinModules.map((name) => `node:${name}`)]);
 
 beforeAll(async () => {
-  outDir = mkdtempSync(join(tmpdir(), 'baton-shell-build-'));
+  root = mkdtempSync(join(tmpdir(), 'baton-shell-build-'));
+  outDir = join(root, '.vite', 'build');
   const plugin = forgeConfig.plugins?.find((p) => (p as { name?: string }).name === 'vite') as unknown as { config: VitePluginConfig } | undefined;
   if (!plugin) throw new Error('forge.config.ts has no Vite plugin');
   const generator = new ViteConfigGenerator(plugin.config, PROJECT_ROOT, true);
@@ -41,7 +51,7 @@ beforeAll(async () => {
 }, 120_000);
 
 afterAll(() => {
-  if (outDir) rmSync(outDir, { recursive: true, force: true });
+  if (root) rmSync(root, { recursive: true, force: true });
 });
 
 describe('the desktop shell as Forge builds it', () => {
@@ -59,5 +69,104 @@ describe('the desktop shell as Forge builds it', () => {
     expect(importsOf(preload)).toEqual(['electron']);
     expect(preload).not.toMatch(/^\s*import\s/m);
     expect(preload).toContain('contextBridge');
+  });
+});
+
+/** The built main process on the stand-in Electron, driven one JSON line at a time. */
+class StandInApp {
+  private readonly answers: string[] = [];
+  private readonly waiting: ((line: string) => void)[] = [];
+  stderr = '';
+
+  constructor(readonly child: ChildProcessWithoutNullStreams) {
+    createInterface({ input: child.stdout }).on('line', (line) => {
+      if (!line.startsWith('standin: ')) return;
+      const waiter = this.waiting.shift();
+      if (waiter) waiter(line.slice(9));
+      else this.answers.push(line.slice(9));
+    });
+    child.stderr.on('data', (chunk: Buffer) => { this.stderr += chunk.toString(); });
+  }
+
+  next(): Promise<string> {
+    const ready = this.answers.shift();
+    if (ready !== undefined) return Promise.resolve(ready);
+    return new Promise((resolve, reject) => {
+      const timer = setTimeout(() => reject(new Error(`no answer from the app; its stderr:\n${this.stderr}`)), 20_000);
+      this.waiting.push((line) => { clearTimeout(timer); resolve(line); });
+    });
+  }
+
+  async ask<T>(command: Record<string, unknown>): Promise<T> {
+    this.child.stdin.write(`${JSON.stringify(command)}\n`);
+    return JSON.parse(await this.next()) as T;
+  }
+}
+
+describe('the built main process on a stand-in Electron', () => {
+  let backend: RunningProcess;
+  let app: StandInApp;
+  const home = () => join(root, 'home');
+
+  beforeAll(async () => {
+    backend = await startBaton(['backend', '--data', join(root, 'backend'), '--port', '0'], 'backend: ');
+    mkdirSync(join(root, 'node_modules'), { recursive: true });
+    symlinkSync(join(PROJECT_ROOT, 'test-support', 'stand-ins', 'electron'), join(root, 'node_modules', 'electron'), 'dir');
+    const child = spawn(process.execPath, [join(outDir, 'main.js')], { cwd: root, env: { ...process.env, BATON_STANDIN_HOME: home() } });
+    app = new StandInApp(child);
+    expect(await app.next()).toBe('ready');
+  }, 60_000);
+
+  afterAll(async () => {
+    if (app && app.child.exitCode === null) app.child.kill('SIGKILL');
+    await backend?.stop();
+  });
+
+  it('opens one locked-down window on the packaged renderer, with the preload beside main', async () => {
+    type Report = {
+      sandbox: boolean; singleInstance: boolean; csp: string[]; permissionAnswers: boolean[]; handlers: string[]; appEvents: string[];
+      windows: { options: { webPreferences: Record<string, unknown> }; url: string }[];
+    };
+    const report = await app.ask<Report>({ op: 'report' });
+    expect(report).toMatchObject({ sandbox: true, singleInstance: true, permissionAnswers: [false, false] });
+    expect(report.windows).toHaveLength(1);
+    expect(report.windows[0]!.url).toBe(pathToFileURL(join(root, '.vite', 'renderer', 'main_window', 'index.html')).href);
+    expect(report.windows[0]!.options.webPreferences).toMatchObject({
+      preload: join(outDir, 'preload.js'), contextIsolation: true, sandbox: true, nodeIntegration: false,
+    });
+    expect(report.csp).toHaveLength(1);
+    expect(report.csp[0]).toContain("default-src 'none'");
+    expect(report.csp[0]).toContain("script-src 'self'");
+    expect(report.csp[0]).not.toContain('unsafe');
+    expect(report.handlers).toEqual(METHOD_NAMES.map(methodChannel).sort());
+    expect(report.appEvents).toEqual(expect.arrayContaining(['web-contents-created', 'before-quit', 'window-all-closed', 'second-instance']));
+  });
+
+  it('refuses every navigation of the window, by both of its guards', async () => {
+    expect(await app.ask<boolean[]>({ op: 'navigate', url: 'https://example.com/' })).toEqual([true, true]);
+  });
+
+  it('answers the device API only to its own window, and runs a first run through it with keys kept by safeStorage', async () => {
+    const status = (sender: string) => app.ask({ op: 'invoke', channel: methodChannel('getStatus'), input: {}, sender });
+    expect(await status('stranger')).toMatchObject({ ok: false, error: { code: 'forbidden' } });
+    expect(await status('window')).toMatchObject({ ok: true, result: { enrolled: false } });
+    const refused = await app.ask({ op: 'invoke', channel: methodChannel('createAccount'), input: { backendUrl: 'not a url', deviceName: 'x' }, sender: 'window' });
+    expect(refused).toMatchObject({ ok: false, error: { code: 'validation_failed' } });
+
+    const created = await app.ask({
+      op: 'invoke', channel: methodChannel('createAccount'), input: { backendUrl: backend.url, deviceName: 'desktop app' }, sender: 'window',
+    });
+    expect(created).toMatchObject({ ok: true, result: { enrolled: true, deviceName: 'desktop app', backendUrl: backend.url } });
+    const providers = await app.ask<{ ok: boolean; result: { id: string }[] }>({ op: 'invoke', channel: methodChannel('listProviders'), input: {}, sender: 'window' });
+    expect(providers.result.map((p) => p.id)).toContain('demo');
+    // Device secrets went through safeStorage (files ending .safe), none in the clear.
+    const profileFiles = readdirSync(join(home(), 'userData', 'profile'));
+    expect(profileFiles.some((name) => name.endsWith('.safe'))).toBe(true);
+  }, 30_000);
+
+  it('quits cleanly', async () => {
+    const exited = new Promise<number | null>((resolve) => app.child.once('exit', (code) => resolve(code)));
+    app.child.stdin.write(`${JSON.stringify({ op: 'quit' })}\n`);
+    expect(await exited).toBe(0);
   });
 });

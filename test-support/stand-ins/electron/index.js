@@ -1,0 +1,139 @@
+/**
+ * A stand-in for Electron's main-process module, so the built main bundle (.vite/build/main.js) can
+ * run under plain Node in tests where the Electron binary cannot be downloaded. It records what the
+ * app asks of Electron and is driven over stdin/stdout, one JSON object a line:
+ *   → {"op":"report"}                                   ← what the app set up (windows, CSP, IPC channels…)
+ *   → {"op":"invoke","channel":C,"input":I,"sender":S}  ← the IPC handler's answer; S is "window" (our
+ *                                                          window's main frame) or "stranger"
+ *   → {"op":"navigate","url":U}                         ← whether each navigation guard refused it
+ *   → {"op":"quit"}                                     ← runs before-quit, then exits
+ * Answers are printed as `standin: {json}`; `standin: ready` once the app has opened its window.
+ * The app's data lives under BATON_STANDIN_HOME (userData, home).
+ */
+import { Buffer } from 'node:buffer';
+import { EventEmitter } from 'node:events';
+import { join } from 'node:path';
+import { createInterface } from 'node:readline';
+import { clearInterval, setInterval } from 'node:timers';
+
+const home = process.env.BATON_STANDIN_HOME ?? process.cwd();
+const recorded = { sandbox: false, singleInstance: false, windows: [], csp: [], permissionAnswers: [], handlers: new Map(), ipcOn: [] };
+const say = (value) => process.stdout.write(`standin: ${typeof value === 'string' ? value : JSON.stringify(value)}\n`);
+
+class App extends EventEmitter {
+  enableSandbox() { recorded.sandbox = true; }
+  requestSingleInstanceLock() { recorded.singleInstance = true; return true; }
+  quit() { this.emit('before-quit'); setTimeout(() => process.exit(0), 50); }
+  whenReady() { return Promise.resolve(); }
+  getPath(name) { return name === 'home' ? join(home, 'home') : join(home, name); }
+  getVersion() { return '0.0.0-standin'; }
+  getName() { return 'Baton'; }
+  isReady() { return true; }
+}
+export const app = new App();
+
+class WebContents extends EventEmitter {
+  constructor() { super(); this.mainFrame = { url: 'about:blank' }; this.openHandler = null; this.sent = []; }
+  setWindowOpenHandler(handler) { this.openHandler = handler; }
+  send(channel, payload) { this.sent.push(channel); void payload; }
+  isDestroyed() { return false; }
+}
+
+export class BrowserWindow extends EventEmitter {
+  static all = [];
+  static getAllWindows() { return BrowserWindow.all; }
+  constructor(options) {
+    super();
+    this.options = options;
+    this.webContents = new WebContents();
+    this.url = null;
+    BrowserWindow.all.push(this);
+    recorded.windows.push(this);
+    // As in Electron: announced while the window is being made, before its creator configures it.
+    app.emit('web-contents-created', {}, this.webContents);
+  }
+  async loadURL(url) { this.url = url; this.webContents.mainFrame.url = url; this.emit('ready-to-show'); }
+  show() {}
+  focus() {}
+  restore() {}
+  isMinimized() { return false; }
+  isDestroyed() { return false; }
+  getBounds() { return { x: 0, y: 0, width: this.options.width, height: this.options.height }; }
+}
+
+export const ipcMain = {
+  handle(channel, handler) { recorded.handlers.set(channel, handler); },
+  removeHandler(channel) { recorded.handlers.delete(channel); },
+  on(channel) { recorded.ipcOn.push(channel); },
+};
+
+export const session = {
+  defaultSession: {
+    webRequest: {
+      onHeadersReceived(listener) {
+        listener({ responseHeaders: {} }, (answer) => recorded.csp.push(...(answer.responseHeaders['Content-Security-Policy'] ?? [])));
+      },
+    },
+    setPermissionRequestHandler(handler) { handler(null, 'media', (allowed) => recorded.permissionAnswers.push(allowed)); },
+    setPermissionCheckHandler(handler) { recorded.permissionAnswers.push(handler(null, 'media')); },
+  },
+};
+
+export const shell = { async openExternal() {} };
+
+/** Reversible, clearly-not-secret "encryption", as a keyring-backed safeStorage would offer. */
+export const safeStorage = {
+  isEncryptionAvailable: () => true,
+  getSelectedStorageBackend: () => 'gnome_libsecret',
+  encryptString: (text) => Buffer.from(`standin:${text}`),
+  decryptString: (bytes) => Buffer.from(bytes).toString().replace(/^standin:/, ''),
+};
+
+export default { app, BrowserWindow, ipcMain, session, shell, safeStorage };
+
+function report() {
+  return {
+    sandbox: recorded.sandbox,
+    singleInstance: recorded.singleInstance,
+    windows: recorded.windows.map((w) => ({ options: w.options, url: w.url })),
+    csp: recorded.csp,
+    permissionAnswers: recorded.permissionAnswers,
+    handlers: [...recorded.handlers.keys()].sort(),
+    appEvents: app.eventNames().map(String).sort(),
+  };
+}
+
+async function invoke({ channel, input, sender }) {
+  const handler = recorded.handlers.get(channel);
+  if (!handler) return { missing: channel };
+  const ours = recorded.windows.at(-1)?.webContents;
+  const stranger = new WebContents();
+  stranger.mainFrame.url = 'https://example.com/';
+  const contents = sender === 'window' ? ours : stranger;
+  return handler({ sender: contents, senderFrame: contents.mainFrame }, input);
+}
+
+function navigate({ url }) {
+  const contents = recorded.windows.at(-1).webContents;
+  return contents.listeners('will-navigate').map((listener) => {
+    let prevented = false;
+    listener({ preventDefault: () => { prevented = true; } }, url);
+    return prevented;
+  });
+}
+
+const ready = setInterval(() => {
+  if (recorded.windows.length === 0) return;
+  clearInterval(ready);
+  say('ready');
+}, 20);
+
+createInterface({ input: process.stdin }).on('line', (line) => {
+  void (async () => {
+    const command = JSON.parse(line);
+    if (command.op === 'report') say(report());
+    else if (command.op === 'invoke') say(await invoke(command));
+    else if (command.op === 'navigate') say(navigate(command));
+    else if (command.op === 'quit') app.quit();
+  })().catch((error) => say({ error: String(error) }));
+});

@@ -4,8 +4,9 @@
  * node_modules), so the main bundle may import nothing but Electron and Node's built-ins, and the
  * sandboxed preload may require nothing but Electron. Then the built main bundle runs under plain
  * Node on a stand-in for Electron's module (test-support/stand-ins/electron), against a real
- * backend: its window, lock-down and IPC bridge, and a first run through that bridge. (The Electron
- * binary cannot be downloaded here, so no real window opens in CI.)
+ * backend: its window, lock-down and IPC bridge, and a first run through that bridge; and the built
+ * preload runs in a context that offers only `require('electron')`, as a sandboxed preload gets.
+ * (The Electron binary cannot be downloaded here, so no real window opens in CI.)
  */
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync } from 'node:fs';
@@ -14,14 +15,16 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { pathToFileURL } from 'node:url';
+import { createContext, Script } from 'node:vm';
 import ViteConfigGenerator from '@electron-forge/plugin-vite/dist/ViteConfig.js';
 import type { VitePluginConfig } from '@electron-forge/plugin-vite/dist/Config.js';
 import { build, type InlineConfig } from 'vite';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import forgeConfig from '../../forge.config.ts';
-import { METHOD_NAMES } from '../../shared/device-bridge.ts';
+import { EVENT_NAMES } from '../../shared/device-api.ts';
+import { METHOD_NAMES, subscriptionName } from '../../shared/device-bridge.ts';
 import { PROJECT_ROOT, startBaton, type RunningProcess } from '../runtime/process-harness.ts';
-import { methodChannel } from './ipc-channels.ts';
+import { eventChannel, methodChannel } from './ipc-channels.ts';
 
 /** Laid out as in the packaged app: <root>/.vite/build/{main,preload}.js, Electron's module beside. */
 let root: string;
@@ -168,5 +171,39 @@ describe('the built main process on a stand-in Electron', () => {
     const exited = new Promise<number | null>((resolve) => app.child.once('exit', (code) => resolve(code)));
     app.child.stdin.write(`${JSON.stringify({ op: 'quit' })}\n`);
     expect(await exited).toBe(0);
+  });
+});
+
+describe('the built preload in a sandbox-like context', () => {
+  it('exposes exactly the device API as window.baton over ipcRenderer, needing nothing but require("electron")', async () => {
+    const exposed = new Map<string, Record<string, (...args: unknown[]) => unknown>>();
+    const invoked: [string, unknown][] = [];
+    const listening = new Map<string, (event: unknown, payload: unknown) => void>();
+    const electron = {
+      contextBridge: { exposeInMainWorld: (name: string, api: Record<string, (...args: unknown[]) => unknown>) => exposed.set(name, api) },
+      ipcRenderer: {
+        invoke: async (channel: string, input: unknown) => {
+          invoked.push([channel, input]);
+          return channel.endsWith(':getStatus') ? { ok: true, result: { enrolled: false } } : { ok: false, error: { code: 'forbidden', message: 'no' } };
+        },
+        on: (channel: string, relay: (event: unknown, payload: unknown) => void) => listening.set(channel, relay),
+        removeListener: (channel: string) => listening.delete(channel),
+      },
+    };
+    const sandbox = createContext({ require: (name: string) => { if (name !== 'electron') throw new Error(`the sandbox has no ${name}`); return electron; } });
+    new Script(readFileSync(join(outDir, 'preload.js'), 'utf8'), { filename: 'preload.js' }).runInContext(sandbox);
+
+    const api = exposed.get('baton')!;
+    expect(Object.keys(api).sort()).toEqual([...METHOD_NAMES, ...EVENT_NAMES.map(subscriptionName)].sort());
+    expect(await api.getStatus!({})).toEqual({ enrolled: false });
+    await expect(api.listSessions!({})).rejects.toThrow(/no/);
+    expect(invoked).toEqual([[methodChannel('getStatus'), {}], [methodChannel('listSessions'), {}]]);
+
+    const seen: unknown[] = [];
+    const stop = api.onStatusChanged!((payload: unknown) => seen.push(payload)) as () => void;
+    listening.get(eventChannel('statusChanged'))!({}, { enrolled: true });
+    stop();
+    expect(seen).toEqual([{ enrolled: true }]);
+    expect(listening.has(eventChannel('statusChanged'))).toBe(false);
   });
 });

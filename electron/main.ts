@@ -67,7 +67,16 @@ async function ready(): Promise<void> {
       window.focus();
     }
   });
-  app.on('before-quit', () => void device.stop());
+  // Quitting waits for the device to stop, so its last local records reach the disk.
+  let stopped = false;
+  app.on('before-quit', (event) => {
+    if (stopped) return;
+    event.preventDefault();
+    void device.stop().finally(() => {
+      stopped = true;
+      app.quit();
+    });
+  });
 }
 
 app.on('web-contents-created', (_event, contents) => {

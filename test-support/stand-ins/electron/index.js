@@ -23,7 +23,12 @@ const say = (value) => process.stdout.write(`standin: ${typeof value === 'string
 class App extends EventEmitter {
   enableSandbox() { recorded.sandbox = true; }
   requestSingleInstanceLock() { recorded.singleInstance = true; return true; }
-  quit() { this.emit('before-quit'); setTimeout(() => process.exit(0), 50); }
+  /** As in Electron: a before-quit listener may prevent the quit (and quit again later). */
+  quit() {
+    let prevented = false;
+    this.emit('before-quit', { preventDefault: () => { prevented = true; } });
+    if (!prevented) setTimeout(() => process.exit(0), 10);
+  }
   whenReady() { return Promise.resolve(); }
   getPath(name) { return name === 'home' ? join(home, 'home') : join(home, name); }
   getVersion() { return '0.0.0-standin'; }

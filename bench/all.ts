@@ -20,6 +20,7 @@ const BENCHES: Bench[] = [
   { name: 'readiness', file: 'readiness.ts', reads: 'readiness time ÷ one raw git status (lower is better)', aim: '≤ 1.3' },
   { name: 'packet', file: 'packet.ts', reads: 'handoff_resume time ÷ the raw git commands it needs (lower is better)', aim: 'report' },
   { name: 'handoff', file: 'handoff.ts', reads: 'Move → completed ÷ raw git status + fetch + checkout (lower is better)', aim: 'report' },
+  { name: 'push', file: 'push.ts', reads: 'transition → device UI event ÷ raw backend push to a subscriber (lower is better)', aim: 'report' },
 ];
 
 const root = fileURLToPath(new URL('..', import.meta.url));

@@ -1,4 +1,4 @@
-import { mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -52,15 +52,18 @@ describe('RecordFolder', () => {
     expect(onDisk(dir, 'cache').text).toBe('later');
   });
 
-  it('reports a write that failed on the next settled() and keeps serving the record from memory', async () => {
+  it('refuses to settle while a record cannot be written, and writes it once the disk takes it again', async () => {
     const dir = folder();
     const notes = open(dir);
-    notes.put('n1', { id: 'n1', text: 'unwritable' }, true);
+    notes.put('n1', { id: 'n1', text: 'kept' }, true);
     // The folder goes away under the queued write (folder permissions would not stop root).
     rmSync(dir, { recursive: true, force: true });
     await expect(notes.settled()).rejects.toThrow(/could not write local record n1/);
-    expect(notes.get('n1')?.text).toBe('unwritable');
-    await expect(notes.settled()).resolves.toBeUndefined();
+    expect(notes.get('n1')?.text).toBe('kept');
+    await expect(notes.settled()).rejects.toThrow(/could not write local record n1/);
+    mkdirSync(dir, { recursive: true });
+    await notes.settled();
+    expect(onDisk(dir, 'n1').text).toBe('kept');
   });
 
   it('refuses an id that could leave its folder, storing nothing', () => {

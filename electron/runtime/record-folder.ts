@@ -55,8 +55,8 @@ export class RecordFolder<T extends { [key: string]: unknown }> {
   /** Writes queued and not yet on disk, and the durable ones among them. */
   private readonly pending = new Set<Promise<void>>();
   private readonly pendingDurable = new Set<Promise<void>>();
-  /** The first write failure since the last `settled()`, reported there. */
-  private failure: Error | null = null;
+  /** Records whose last write failed (they are written again by the next `settled()`), and why. */
+  private readonly failed = new Map<string, string>();
 
   constructor(private readonly dir: string, schema: z.ZodType<T>, key: (record: T) => string) {
     mkdirSync(dir, { recursive: true, mode: 0o700 });
@@ -88,6 +88,22 @@ export class RecordFolder<T extends { [key: string]: unknown }> {
   put(id: string, record: T, durable: boolean): void {
     if (!RECORD_ID.test(id)) throw new Error(`invalid record id ${JSON.stringify(id)}`);
     this.cache.set(id, structuredClone(record));
+    this.write(id, durable);
+  }
+
+  /**
+   * Resolves when every durable write queued before the call is on disk (with `all`, every write).
+   * A record whose write failed is written again first; while any still cannot be written, rejects.
+   */
+  async settled(all = false): Promise<void> {
+    for (const id of [...this.failed.keys()]) this.write(id, true);
+    await Promise.all([...(all ? this.pending : this.pendingDurable)]);
+    if (this.failed.size === 0) return;
+    const [id, reason] = [...this.failed][0]!;
+    throw new Error(`could not write local record ${id}${this.failed.size > 1 ? ` (and ${this.failed.size - 1} more)` : ''}: ${reason}`);
+  }
+
+  private write(id: string, durable: boolean): void {
     const written = this.enqueue(id, durable);
     this.pending.add(written);
     if (durable) this.pendingDurable.add(written);
@@ -95,17 +111,6 @@ export class RecordFolder<T extends { [key: string]: unknown }> {
       this.pending.delete(written);
       this.pendingDurable.delete(written);
     });
-  }
-
-  /**
-   * Resolves when every durable write queued before the call is on disk (with `all`, every write);
-   * rejects with the first write failure since the last call.
-   */
-  async settled(all = false): Promise<void> {
-    await Promise.all([...(all ? this.pending : this.pendingDurable)]);
-    const failure = this.failure;
-    this.failure = null;
-    if (failure) throw failure;
   }
 
   /** Queues a write of the record's current content; resolves (never rejects) once it is written. */
@@ -131,8 +136,9 @@ export class RecordFolder<T extends { [key: string]: unknown }> {
       slot.waiters = [];
       try {
         await writeFileAtomic(join(this.dir, `${id}.json`), JSON.stringify(this.cache.get(id)), durable);
+        this.failed.delete(id);
       } catch (error) {
-        this.failure ??= new Error(`could not write local record ${id}: ${(error as Error).message}`);
+        this.failed.set(id, (error as Error).message);
       }
       for (const resolve of waiters) resolve();
     }

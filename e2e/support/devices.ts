@@ -75,19 +75,26 @@ export async function description(locator: Locator): Promise<string> {
 }
 
 /**
- * Records, in the page, when each new current step of the ownership stepper is rendered, next to the
- * backend's commit time of that state (the `data-at` of its time element); returns a reader.
+ * Records, in the page, when each new current step of the ownership stepper is rendered, and when the
+ * completed move is, next to the backend's commit time of that state (the `data-at` of its time
+ * element); returns a reader.
  */
 export async function watchStepper(page: Page): Promise<() => Promise<{ state: string; latencyMs: number }[]>> {
   await page.evaluate(() => {
     const seen: { state: string; latencyMs: number }[] = [];
     (window as unknown as { __stepLatency: typeof seen }).__stepLatency = seen;
+    const earlier = document.querySelector('time[data-state="completed"]')?.getAttribute('data-at');
     const record = () => {
       const now = Date.now();
       const step = document.querySelector('[aria-current="step"]');
-      const state = step?.getAttribute('data-state');
-      const at = Number(step?.querySelector('time')?.getAttribute('data-at'));
-      if (state && at && !seen.some((s) => s.state === state)) seen.push({ state, latencyMs: now - at });
+      // While moving: the current step and its commit time; once completed: the last move's completion time.
+      const marks = [
+        { state: step?.getAttribute('data-state'), at: step?.querySelector('time')?.getAttribute('data-at') },
+        { state: 'completed', at: document.querySelector('time[data-state="completed"]')?.getAttribute('data-at') },
+      ];
+      for (const { state, at } of marks) {
+        if (state && at && at !== earlier && !seen.some((s) => s.state === state)) seen.push({ state, latencyMs: now - Number(at) });
+      }
     };
     new MutationObserver(record).observe(document.body, { subtree: true, childList: true, attributes: true, characterData: true });
   });

@@ -9,14 +9,24 @@ export function formatClock(at: number): string {
   return `${clock.format(at)}.${String(new Date(at).getMilliseconds()).padStart(3, '0')}`;
 }
 
+/** A wall-clock time to the second, e.g. "14:03:07". */
+export function formatTime(at: number): string {
+  return clock.format(at);
+}
+
 /** A short date and time, e.g. "Nov 30, 14:03". */
 export function formatDay(at: number): string {
   return day.format(at);
 }
 
+/** A duration, e.g. "420 ms" or "3.2 s". */
+export function formatDuration(ms: number): string {
+  return ms < 1000 ? `${Math.round(ms)} ms` : `${(ms / 1000).toFixed(1)} s`;
+}
+
 /** An elapsed time, e.g. "+420 ms" or "+3.2 s". */
 export function formatElapsed(ms: number): string {
-  return ms < 1000 ? `+${Math.round(ms)} ms` : `+${(ms / 1000).toFixed(1)} s`;
+  return `+${formatDuration(ms)}`;
 }
 
 /** How long ago, e.g. "just now", "3 min ago". */

@@ -8,7 +8,7 @@ import { FORWARD_STATES, isCancellable } from '../../shared/handoff-states.ts';
 import { api, errorMessage } from '../api/device-api.ts';
 import { useHandoffsStore } from '../stores/handoffs-store.ts';
 import { useStatusStore } from '../stores/status-store.ts';
-import { resumePathText } from './format.ts';
+import { formatDuration, formatTime, resumePathText } from './format.ts';
 import { HandoffStepper } from './handoff-stepper.tsx';
 import { moveBlockReason, sessionTone, TONE_LABEL } from './session-state.ts';
 
@@ -33,10 +33,21 @@ function LastMove({ handoff, thisDeviceId, attention }: { handoff: HandoffView; 
       </div>
     );
   }
+  const requested = handoff.history.find((entry) => entry.state === 'requested')?.at;
+  const completed = handoff.history.find((entry) => entry.state === 'completed')?.at;
   return (
     <div className="last-move last-move--completed" role="status">
       <p>
         <strong>{arrivedHere ? `Moved here from ${handoff.sourceName}.` : `Moved from ${handoff.sourceName} to ${handoff.targetName}.`}</strong>
+        {completed !== undefined && (
+          <>
+            {' '}
+            <span className="muted">
+              Completed at <time dateTime={new Date(completed).toISOString()} data-at={completed} data-state="completed">{formatTime(completed)}</time>
+              {requested !== undefined && `, ${formatDuration(completed - requested)} after the request`}.
+            </span>
+          </>
+        )}
       </p>
       <p>Resume path: <code>{handoff.resumePath ?? 'unknown'}</code> — {resumePathText(handoff.resumePath)}.</p>
       {handoff.resumeNote && <p className="muted">{handoff.resumeNote}</p>}

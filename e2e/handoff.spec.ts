@@ -97,6 +97,7 @@ test('moves the session to the desktop: both show the desktop as owner at genera
   }
   await expect(desktop.message).toBeEnabled();
   await expect(desktop.ownership).toContainText('checkpoint-import');
+  await expect(desktop.ownership).toContainText(/Completed at \d\d:\d\d:\d\d, [\d.]+ m?s after the request/);
   await screenshots(desktopPage, (n) => testInfo.outputPath(n), 'moved-target');
   await expect(laptop.message).toBeDisabled();
   expect(await description(laptop.message)).toMatch(/\S/);

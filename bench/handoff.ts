@@ -11,6 +11,16 @@ import { median } from './median.ts';
 
 const RUNS = Number(process.env.BENCH_RUNS ?? 7);
 
+/** Milliseconds spent reaching each state of a handoff, from the backend's commit times of its history. */
+const phases = new Map<string, number[]>();
+
+function recordPhases(history: { state: string; at: number }[]): void {
+  for (let i = 1; i < history.length; i++) {
+    const { state, at } = history[i]!;
+    phases.set(state, [...(phases.get(state) ?? []), at - history[i - 1]!.at]);
+  }
+}
+
 /** Moves the session from `source` to `target` and resolves with the milliseconds until the target says completed. */
 async function timedMove(source: DeviceHandle, target: DeviceHandle, sessionId: string): Promise<number> {
   await waitEligible(source, sessionId, target.name);
@@ -33,6 +43,8 @@ async function timedMove(source: DeviceHandle, target: DeviceHandle, sessionId: 
   await completed;
   const elapsed = performance.now() - started;
   off();
+  const moved = (await target.client.call('handoffHistory', { sessionId })).find((h) => h.id === handoffId);
+  if (moved) recordPhases(moved.history);
   return elapsed;
 }
 
@@ -56,6 +68,7 @@ async function main(): Promise<void> {
     // Warm-up: the first move clones the repository on the desktop; it is not timed.
     await timedMove(world.laptop, world.desktop, session.id);
     const desktopRepo = (await world.desktop.client.call('getSession', { sessionId: session.id }))!.workspace;
+    phases.clear();
     const ours: number[] = [];
     const baseline: number[] = [];
     let [source, target] = [world.desktop, world.laptop];
@@ -77,9 +90,13 @@ async function main(): Promise<void> {
     const width = Math.max(...rows.map(([k]) => k.length));
     console.log('bench:handoff — demo-agent session between two device processes');
     for (const [key, value] of rows) console.log(`  ${key.padEnd(width)}  ${value}`);
+    console.log('  where the time goes (median ms to reach each state after the one before, from the backend\'s commit times;');
+    console.log('  before requested: the readiness evaluation and the request itself):');
+    for (const [state, times] of phases) console.log(`    ${state.padEnd(38)} ${median(times).toFixed(1).padStart(7)}`);
     console.log(JSON.stringify({
       bench: 'handoff', ratio: Number((oursMs / baselineMs).toFixed(3)), ours_ms: Number(oursMs.toFixed(1)),
       baseline_ms: Number(baselineMs.toFixed(1)), overhead_ms: Number((oursMs - baselineMs).toFixed(1)), runs: RUNS,
+      phase_ms: Object.fromEntries([...phases].map(([state, times]) => [state, Number(median(times).toFixed(1))])),
     }));
   } finally {
     await world.cleanup();

@@ -92,7 +92,7 @@ export const command: Command = {
     const deviceName = enrolled.ok ? enrolled.value.info.name : name;
     const log = (message: string) => console.error(`${new Date().toISOString().slice(11, 23)} [${deviceName}] ${message}`);
     const device = createEnrollingDevice({
-      profileDir, secretStore: fileSecretStore, suggestedBackendUrl: backendUrl,
+      profileDir, secretStore: fileSecretStore, suggestedBackendUrl: backendUrl, suggestedDeviceName: name,
       runtime: { workspaceRoot, heartbeatMs, config, log, providers: { demo: { turnMs: demoTurnMs } } },
     });
     await device.start();

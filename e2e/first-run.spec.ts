@@ -20,7 +20,8 @@ test.beforeAll(async () => {
   const env = { ...process.env, HOME: dir };
   backend = await startBaton(['backend', '--data', join(dir, 'backend'), '--port', '0'], 'backend: ', env);
   for (const name of ['laptop', 'desktop']) {
-    devices.push(await startBaton(['device', '--profile', join(dir, name), '--backend', backend.url, '--workspace-root', join(dir, `${name}-ws`)], 'ui: ', env));
+    const args = ['device', '--profile', join(dir, name), '--backend', backend.url, '--name', name, '--workspace-root', join(dir, `${name}-ws`)];
+    devices.push(await startBaton(args, 'ui: ', env));
   }
 });
 
@@ -42,17 +43,17 @@ test('a fresh device creates an account; another joins it with an invite made on
   const desktop = await openFresh(async () => (await browser.newContext()).newPage(), devices[1]!.url);
   await screenshots(laptop, (n) => test.info().outputPath(n), 'first-run');
 
-  // The laptop creates the account; the backend address is offered already.
+  // The laptop creates the account; the backend address and the device's name are offered already.
   const create = laptop.getByRole('region', { name: 'Create an account' });
   await expect(create.getByRole('textbox', { name: 'Backend address' })).toHaveValue(backend.url);
-  await create.getByRole('textbox', { name: 'Device name' }).fill('laptop');
+  await expect(create.getByRole('textbox', { name: 'Device name' })).toHaveValue('laptop');
   await create.getByRole('button', { name: 'Create account' }).click();
   await expect(laptop.getByRole('button', { name: 'New session' })).toBeVisible();
 
   // A bad invite is refused in words, and the desktop stays on the set-up screen.
   const join = desktop.getByRole('region', { name: 'Join with an invite' });
   await join.getByRole('textbox', { name: 'Invite' }).fill('baton-invite-v1.not-a-real-invite');
-  await join.getByRole('textbox', { name: 'Device name' }).fill('desktop');
+  await expect(join.getByRole('textbox', { name: 'Device name' })).toHaveValue('desktop');
   await join.getByRole('button', { name: 'Join' }).click();
   await expect(desktop.getByRole('status').filter({ hasText: /invite/i })).toBeVisible();
   await expect(desktop.getByRole('heading', { level: 1, name: 'Set up Baton on this device' })).toBeVisible();

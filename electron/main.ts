@@ -3,6 +3,7 @@
  * IPC (senders checked in one place), the same device runtime as `baton device`, device keys kept
  * with safeStorage, settings with electron-store.
  */
+import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { app, BrowserWindow, ipcMain } from 'electron';
@@ -40,6 +41,7 @@ async function ready(): Promise<void> {
   if (!safeStorageUsable()) console.error('[baton] the OS keychain is not available: device keys are protected only by file permissions here.');
   const device = createEnrollingDevice({
     profileDir: settings.get('profileDir'),
+    suggestedDeviceName: hostname(),
     secretStore: safeStorageSecretStore,
     runtime: { ...DEFAULT_RUNTIME_TIMING, workspaceRoot: settings.get('workspaceRoot'), log: (message) => console.error(`[baton] ${message}`) },
   });

@@ -13,8 +13,10 @@ import type { Blocker, ReadinessReport } from './readiness.ts';
 export interface DeviceStatusView {
   enrolled: boolean;
   deviceId: string | null;
+  /** The device's name; before enrollment, the name the set-up screen suggests (or null). */
   deviceName: string | null;
   accountId: string | null;
+  /** The device's backend; before enrollment, the address the set-up screen suggests (or null). */
   backendUrl: string | null;
   /** Set while a join waits for the inviting device. */
   joining: boolean;

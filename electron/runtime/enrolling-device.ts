@@ -22,6 +22,8 @@ export interface EnrollingDeviceOptions {
   runtime: Omit<ComposeOptions, 'profile' | 'backendUrl'>;
   /** The backend address the first-run screen offers before enrollment (null: none). */
   suggestedBackendUrl?: string | null;
+  /** The device name the first-run screen offers before enrollment (null: none). */
+  suggestedDeviceName?: string | null;
 }
 
 /** Timings of a device people use (the headless command reads its own from the environment). */
@@ -48,7 +50,8 @@ export function createEnrollingDevice(options: EnrollingDeviceOptions): Enrollin
   let runtime: DeviceRuntime | null = null;
   let unsubscribeRuntime: (() => void) | null = null;
   let status: DeviceStatusView = {
-    enrolled: false, deviceId: null, deviceName: null, accountId: null, backendUrl: options.suggestedBackendUrl ?? null, joining: false,
+    enrolled: false, deviceId: null, deviceName: options.suggestedDeviceName ?? null, accountId: null, backendUrl: options.suggestedBackendUrl ?? null,
+    joining: false,
   };
 
   async function run(profile: Profile): Promise<DeviceStatusView> {

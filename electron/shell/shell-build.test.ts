@@ -11,7 +11,7 @@
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync } from 'node:fs';
 import { builtinModules } from 'node:module';
-import { tmpdir } from 'node:os';
+import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { pathToFileURL } from 'node:url';
@@ -152,7 +152,7 @@ describe('the built main process on a stand-in Electron', () => {
   it('answers the device API only to its own window, and runs a first run through it with keys kept by safeStorage', async () => {
     const status = (sender: string) => app.ask({ op: 'invoke', channel: methodChannel('getStatus'), input: {}, sender });
     expect(await status('stranger')).toMatchObject({ ok: false, error: { code: 'forbidden' } });
-    expect(await status('window')).toMatchObject({ ok: true, result: { enrolled: false } });
+    expect(await status('window')).toMatchObject({ ok: true, result: { enrolled: false, deviceName: hostname() } });
     const refused = await app.ask({ op: 'invoke', channel: methodChannel('createAccount'), input: { backendUrl: 'not a url', deviceName: 'x' }, sender: 'window' });
     expect(refused).toMatchObject({ ok: false, error: { code: 'validation_failed' } });
 

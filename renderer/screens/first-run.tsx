@@ -8,7 +8,7 @@ function CreateAccount() {
   const busy = useStatusStore((state) => state.busy);
   const createAccount = useStatusStore((state) => state.createAccount);
   const [backendUrl, setBackendUrl] = useState(status?.backendUrl ?? '');
-  const [deviceName, setDeviceName] = useState('');
+  const [deviceName, setDeviceName] = useState(status?.deviceName ?? '');
   const submit = (event: FormEvent) => {
     event.preventDefault();
     void createAccount(backendUrl.trim(), deviceName.trim());
@@ -34,11 +34,12 @@ function CreateAccount() {
 
 function JoinAccount() {
   const heading = useId();
+  const suggestedName = useStatusStore((state) => state.status?.deviceName ?? '');
   const busy = useStatusStore((state) => state.busy);
   const joining = useStatusStore((state) => state.status?.joining ?? false);
   const joinAccount = useStatusStore((state) => state.joinAccount);
   const [invite, setInvite] = useState('');
-  const [deviceName, setDeviceName] = useState('');
+  const [deviceName, setDeviceName] = useState(suggestedName);
   const submit = (event: FormEvent) => {
     event.preventDefault();
     void joinAccount(invite.trim(), deviceName.trim());

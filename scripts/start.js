@@ -8,6 +8,7 @@
 //   BATON_INVITE    join the account of this invite (first start only; otherwise the set-up screen asks)
 //   BATON_NAME      this device's name (default: the host name)
 //   BATON_UI_PORT   the UI port on 127.0.0.1 (default 0: a free port)
+//   BATON_ELECTRON_PACKAGE  where Electron's npm package is (default node_modules/electron)
 import { spawn } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { homedir, hostname } from 'node:os';
@@ -15,15 +16,17 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
+/** Where Electron's npm package is (tests point this elsewhere to check the fallback). */
+const electronPackage = process.env.BATON_ELECTRON_PACKAGE ?? join(root, 'node_modules', 'electron');
 const LOCAL_BACKEND_PORT = 8787;
 const LOCAL_BACKEND = `http://127.0.0.1:${LOCAL_BACKEND_PORT}`;
 const children = [];
 
 /** Why Electron cannot run here, or null when it can. */
 function whyNoElectron() {
-  const pathFile = join(root, 'node_modules', 'electron', 'path.txt');
+  const pathFile = join(electronPackage, 'path.txt');
   if (!existsSync(pathFile)) return 'the Electron binary was not downloaded on this machine (node_modules/electron/path.txt is missing)';
-  const binary = join(root, 'node_modules', 'electron', 'dist', readFileSync(pathFile, 'utf8').trim());
+  const binary = join(electronPackage, 'dist', readFileSync(pathFile, 'utf8').trim());
   if (!existsSync(binary)) return `the Electron binary is missing (${binary})`;
   if (process.platform === 'linux' && !process.env.DISPLAY && !process.env.WAYLAND_DISPLAY) return 'there is no display (neither DISPLAY nor WAYLAND_DISPLAY is set)';
   return null;

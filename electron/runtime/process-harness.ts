@@ -4,7 +4,7 @@
  * shared device API contract. Used by the runtime's integration tests, the demo and the benchmark.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { dirname, join } from 'node:path';
+import { basename, dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { WebSocket } from 'ws';
 import type { DeviceApiEvent, DeviceApiEvents, DeviceApiInput, DeviceApiMethod, DeviceApiOutputs } from '../../shared/device-api.ts';
@@ -33,14 +33,20 @@ function exited(child: ChildProcess): Promise<number | string | null> {
 
 /** Starts `baton <args>` and resolves once stdout shows a line starting with `prefix`. */
 export function startBaton(args: string[], prefix: string, env: NodeJS.ProcessEnv = process.env, timeoutMs = 60_000): Promise<RunningProcess> {
-  const child = spawn(process.execPath, [BATON, ...args], { cwd: PROJECT_ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
+  return startScript(BATON, args, prefix, env, timeoutMs);
+}
+
+/** Starts `node <script> <args>` in the project folder and resolves once stdout shows a line starting with `prefix`. */
+export function startScript(script: string, args: string[], prefix: string, env: NodeJS.ProcessEnv = process.env, timeoutMs = 60_000): Promise<RunningProcess> {
+  const child = spawn(process.execPath, [script, ...args], { cwd: PROJECT_ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
+  const name = script === BATON ? `baton ${args[0] ?? ''}` : basename(script);
   let out = '';
   let err = '';
   child.stderr!.on('data', (chunk: Buffer) => { err = (err + chunk.toString()).slice(-20_000); });
   child.stdout!.on('data', (chunk: Buffer) => { out = (out + chunk.toString()).slice(-20_000); });
   return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => { child.kill('SIGKILL'); reject(new Error(`baton ${args[0]} did not announce "${prefix}" in time:\n${err}`)); }, timeoutMs);
-    child.once('exit', (code) => { clearTimeout(timer); reject(new Error(`baton ${args[0]} exited with ${code} before announcing:\n${err}`)); });
+    const timer = setTimeout(() => { child.kill('SIGKILL'); reject(new Error(`${name} did not announce "${prefix}" in time:\n${err}`)); }, timeoutMs);
+    child.once('exit', (code) => { clearTimeout(timer); reject(new Error(`${name} exited with ${code} before announcing:\n${err}`)); });
     child.stdout!.on('data', function announce() {
       const line = out.split('\n').find((l) => l.startsWith(prefix));
       if (!line) return;

@@ -1,0 +1,68 @@
+/**
+ * `npm start` (scripts/start.js) where Electron cannot run: it says why in plain words, falls back to
+ * the headless device (the same app, in the browser) whose set-up screen offers the backend, and
+ * stops everything it started on SIGTERM. Electron's package is pointed at a stand-in folder so the
+ * check does not depend on whether this machine downloaded Electron.
+ */
+import { chmodSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { DeviceClient, PROJECT_ROOT, startBaton, startScript, type RunningProcess } from '../electron/runtime/process-harness.ts';
+
+const START = join(PROJECT_ROOT, 'scripts', 'start.js');
+let root: string;
+let backend: RunningProcess;
+
+beforeAll(async () => {
+  root = mkdtempSync(join(tmpdir(), 'baton-start-'));
+  backend = await startBaton(['backend', '--data', join(root, 'backend'), '--port', '0'], 'backend: ');
+}, 60_000);
+
+afterAll(async () => {
+  await backend?.stop();
+  rmSync(root, { recursive: true, force: true });
+});
+
+/** Runs `npm start`'s script with Electron's package at `electronPackage`, until it says where the UI is. */
+async function start(name: string, electronPackage: string): Promise<RunningProcess> {
+  const env: NodeJS.ProcessEnv = {
+    ...process.env, BATON_HOME: join(root, name), BATON_BACKEND: backend.url, BATON_UI_PORT: '0', BATON_NAME: name,
+    BATON_ELECTRON_PACKAGE: electronPackage,
+  };
+  delete env.DISPLAY;
+  delete env.WAYLAND_DISPLAY;
+  return startScript(START, [], 'baton: open ', env, 120_000);
+}
+
+async function expectHeadlessDevice(started: RunningProcess, name: string): Promise<void> {
+  expect(started.stdout()).toContain('running the headless device instead');
+  const url = /baton: open (\S+) in a browser/.exec(started.stdout())?.[1];
+  expect(url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/\?token=/);
+  const client = await DeviceClient.connect(url!);
+  expect(await client.call('getStatus', {})).toMatchObject({ enrolled: false, deviceName: name, backendUrl: backend.url });
+  client.close();
+  expect(await started.stop()).toBe(0);
+  await expect(DeviceClient.connect(url!)).rejects.toThrow();
+}
+
+describe('npm start without Electron', () => {
+  it('says the Electron binary was not downloaded and runs the headless device, stopping it on SIGTERM', async () => {
+    const electronPackage = join(root, 'electron-not-downloaded');
+    mkdirSync(electronPackage);
+    const started = await start('no-binary', electronPackage);
+    expect(started.stdout()).toContain('not starting the desktop app because the Electron binary was not downloaded on this machine');
+    await expectHeadlessDevice(started, 'no-binary');
+  }, 150_000);
+
+  it('says there is no display when the binary is there but no display is', async () => {
+    const electronPackage = join(root, 'electron-downloaded');
+    mkdirSync(join(electronPackage, 'dist'), { recursive: true });
+    writeFileSync(join(electronPackage, 'path.txt'), 'electron');
+    writeFileSync(join(electronPackage, 'dist', 'electron'), '#!/bin/sh\nexit 1\n');
+    chmodSync(join(electronPackage, 'dist', 'electron'), 0o755);
+    const started = await start('no-display', electronPackage);
+    expect(started.stdout()).toContain('not starting the desktop app because there is no display (neither DISPLAY nor WAYLAND_DISPLAY is set)');
+    await expectHeadlessDevice(started, 'no-display');
+  }, 150_000);
+});

@@ -63,7 +63,7 @@ test('an activation that fails after the transfer leaves the target owning the s
   await expect(desktop.message).toBeDisabled();
   await expect(desktop.move).toBeDisabled();
   for (const page of [laptopPage, desktopPage]) {
-    await expect(page.getByRole('region', { name: 'Handoff history' })).toContainText('digest_mismatch');
+    await expect(page.getByRole('region', { name: 'Handoff history' })).toContainText('moved · activation failed · digest_mismatch');
   }
   await expect(laptop.ownership).toContainText('desktop');
   await expect(laptop.ownership).toContainText('generation 2');

@@ -1,14 +1,8 @@
 /** The session's handoff history: every move, how it ended, and when. */
 import { useEffect, useId } from 'react';
-import type { HandoffView } from '../../shared/device-api.ts';
 import { useHandoffsStore } from '../stores/handoffs-store.ts';
 import { formatDay } from './format.ts';
-
-function outcome(handoff: HandoffView): string {
-  if (handoff.state === 'completed') return handoff.resumePath ? `completed · ${handoff.resumePath}` : 'completed';
-  if (handoff.state === 'cancelled') return `cancelled${handoff.cancelReason ? ` · ${handoff.cancelReason.code}` : ''}`;
-  return handoff.state;
-}
+import { handoffOutcome } from './session-state.ts';
 
 /** Renders the history region of one session, loaded once and kept live by handoff events. */
 export function HandoffHistory({ sessionId }: { sessionId: string }) {
@@ -31,7 +25,7 @@ export function HandoffHistory({ sessionId }: { sessionId: string }) {
             return (
               <li key={handoff.id} className={`history-item history-item--${handoff.state}`}>
                 <span className="history-route">{handoff.sourceName} → {handoff.targetName}</span>
-                <span className="history-outcome">{outcome(handoff)}</span>
+                <span className="history-outcome">{handoffOutcome(handoff)}</span>
                 {at !== undefined && <time className="muted" dateTime={new Date(at).toISOString()}>{formatDay(at)}</time>}
               </li>
             );

@@ -10,12 +10,7 @@ import { useHandoffsStore } from '../stores/handoffs-store.ts';
 import { useStatusStore } from '../stores/status-store.ts';
 import { formatDuration, formatTime, resumePathText } from './format.ts';
 import { HandoffStepper } from './handoff-stepper.tsx';
-import { moveBlockReason, sessionTone, TONE_LABEL } from './session-state.ts';
-
-/** A cancelled move whose ownership had already been transferred (activation failed on the target). */
-function failedAfterTransfer(handoff: HandoffView): boolean {
-  return handoff.state === 'cancelled' && handoff.history.some((entry) => entry.state === 'ownership-transferred');
-}
+import { failedAfterTransfer, moveBlockReason, sessionTone, TONE_LABEL } from './session-state.ts';
 
 function cancelledTitle(handoff: HandoffView, arrivedHere: boolean, attention: boolean): string {
   if (!failedAfterTransfer(handoff)) return `Move to ${handoff.targetName} cancelled.`;

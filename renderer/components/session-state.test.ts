@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { HandoffView, SessionView } from '../../shared/device-api.ts';
 import type { Blocker } from '../../shared/readiness.ts';
-import { moveBlockReason, remediationOf, sendBlockReason, sessionTone, withHandoff } from './session-state.ts';
+import { handoffOutcome, moveBlockReason, remediationOf, sendBlockReason, sessionTone, withHandoff } from './session-state.ts';
 
 const session = (over: Partial<SessionView> = {}): SessionView => ({
   id: 's1', title: 'Parser', workspace: '/w', provider: 'demo', ownerDeviceId: 'd1', ownerName: 'laptop', generation: 1,
@@ -51,5 +51,16 @@ describe('session state in the run view', () => {
     expect(done.activeHandoff).toBeNull();
     expect(done.lastHandoff?.resumePath).toBe('checkpoint-import');
     expect(withHandoff(session({ id: 'other' }), handoff())).toEqual(session({ id: 'other' }));
+  });
+
+  it('words how a move ended: completed with its resume path, moved with a failed activation, or cancelled before anything moved', () => {
+    const at = (...states: HandoffView['state'][]) => states.map((state, i) => ({ state, at: i, deviceId: null }));
+    expect(handoffOutcome(handoff({ state: 'completed', resumePath: 'checkpoint-import' }))).toBe('completed · checkpoint-import');
+    const reason = { code: 'digest_mismatch', message: 'The body does not match.' };
+    expect(handoffOutcome(handoff({ state: 'cancelled', cancelReason: reason, history: at('requested', 'target-prepared', 'source-quiescing', 'source-relinquished-and-checkpointed', 'ownership-transferred', 'target-activating', 'cancelled') })))
+      .toBe('moved · activation failed · digest_mismatch');
+    expect(handoffOutcome(handoff({ state: 'cancelled', cancelReason: { code: 'target_timeout', message: '' }, history: at('requested', 'cancelled') })))
+      .toBe('cancelled · target_timeout');
+    expect(handoffOutcome(handoff({ state: 'source-quiescing' }))).toBe('source-quiescing');
   });
 });

@@ -48,6 +48,21 @@ export function remediationOf(blocker: Blocker): RemediationAction | null {
   return null;
 }
 
+/** A cancelled move whose ownership had already been transferred (activation failed on the target). */
+export function failedAfterTransfer(handoff: HandoffView): boolean {
+  return handoff.state === 'cancelled' && handoff.history.some((entry) => entry.state === 'ownership-transferred');
+}
+
+/** How a move ended, in a few words for the history list. */
+export function handoffOutcome(handoff: HandoffView): string {
+  const reason = handoff.cancelReason ? ` · ${handoff.cancelReason.code}` : '';
+  if (handoff.state === 'completed') return handoff.resumePath ? `completed · ${handoff.resumePath}` : 'completed';
+  // Ownership did move: calling it "cancelled" would say the session stayed where it was.
+  if (failedAfterTransfer(handoff)) return `moved · activation failed${reason}`;
+  if (handoff.state === 'cancelled') return `cancelled${reason}`;
+  return handoff.state;
+}
+
 /** A session view with `handoff` folded in: active while it runs, last once it ends. */
 export function withHandoff<T extends SessionView>(session: T, handoff: HandoffView): T {
   if (session.id !== handoff.sessionId) return session;

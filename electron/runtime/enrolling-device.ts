@@ -49,6 +49,8 @@ export function createEnrollingDevice(options: EnrollingDeviceOptions): Enrollin
   const deps: EnrollmentDeps = { backend: syncEnrollmentBackendFactory, secretStore: options.secretStore };
   let runtime: DeviceRuntime | null = null;
   let unsubscribeRuntime: (() => void) | null = null;
+  /** Aborted on stop: a join still waiting for approval stops waiting. */
+  const stopping = new AbortController();
   let status: DeviceStatusView = {
     enrolled: false, deviceId: null, deviceName: options.suggestedDeviceName ?? null, accountId: null, backendUrl: options.suggestedBackendUrl ?? null,
     joining: false,
@@ -85,7 +87,7 @@ export function createEnrollingDevice(options: EnrollingDeviceOptions): Enrollin
     createAccount: ({ backendUrl, deviceName }) =>
       enroll(() => createAccount(options.profileDir, backendUrl, deviceName, deps), false),
     joinAccount: ({ invite, deviceName }) =>
-      enroll(() => requestJoin(options.profileDir, invite, deviceName, deps), true),
+      enroll(() => requestJoin(options.profileDir, invite, deviceName, deps, { signal: stopping.signal }), true),
     listProviders: refuse, listSessions: async () => [], getSession: async () => null, startSession: refuse, sendMessage: refuse,
     listDevices: async () => [], moveEligibility: async () => [], checkReadiness: refuse, startMove: refuse, cancelMove: refuse,
     pushRepo: refuse, commitAll: refuse, retryActivation: refuse, handoffHistory: async () => [], createInvite: refuse,
@@ -105,6 +107,7 @@ export function createEnrollingDevice(options: EnrollingDeviceOptions): Enrollin
       if (loaded.ok && loaded.profile.info.status === 'enrolled') await run(loaded.profile);
     },
     async stop() {
+      stopping.abort();
       unsubscribeRuntime?.();
       await runtime?.stop();
       runtime = null;

@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DeviceClient, PROJECT_ROOT, startBaton, type RunningProcess } from '../electron/runtime/process-harness.ts';
+import { DeviceClient, PROJECT_ROOT, startBaton, waitFor, type RunningProcess } from '../electron/runtime/process-harness.ts';
 
 const run = promisify(execFile);
 const BATON = join(PROJECT_ROOT, 'bin', 'baton.js');
@@ -47,6 +47,23 @@ describe('baton device', () => {
     expect(await reconnected.call('getStatus', {})).toMatchObject({ enrolled: true, deviceId: created.deviceId });
     reconnected.close();
     expect(await again.stop()).toBe(0);
+  }, 60_000);
+
+  it('stops promptly on SIGTERM while a join from the set-up screen waits for an inviter that is not running', async () => {
+    const inviterProfile = join(root, 'inviter');
+    const inviter = await startBaton(['device', '--profile', inviterProfile, '--backend', backend.url, '--name', 'inviter', '--create-account'], 'ui: ');
+    expect(await inviter.stop()).toBe(0);
+    const { stdout: invite } = await run(process.execPath, [BATON, 'invite', '--profile', inviterProfile]);
+
+    const newcomer = await startBaton(['device', '--profile', join(root, 'newcomer'), '--backend', backend.url, '--name', 'newcomer'], 'ui: ');
+    const client = await DeviceClient.connect(newcomer.url);
+    const joined = client.call('joinAccount', { invite: invite.trim(), deviceName: 'newcomer' }).then(() => 'joined', (error: Error) => error.message);
+    await waitFor('the join to wait for approval', async () => ((await client.call('getStatus', {})).joining ? true : undefined));
+    const started = Date.now();
+    expect(await newcomer.stop(8000)).toBe(0);
+    expect(Date.now() - started).toBeLessThan(5000);
+    client.close();
+    expect(await joined).not.toBe('joined');
   }, 60_000);
 
   it('refuses a bad invite at startup with a message and no UI line', async () => {

@@ -79,7 +79,9 @@ export class DeviceRuntime {
       clock: deps.clock, config: deps.config, log: deps.log,
       handoffChanged: (h) => {
         this.emit('handoffChanged', handoffView(this.views, h));
-        this.sessionChanged(h.sessionId);
+        // A transition changes the session's view (owner, generation, input block), never its
+        // transcript or agents: the list carries it without resending the whole session.
+        this.sessionsChanged();
       },
     }, { source: sourceStep, target: targetStep });
     this.views = { selfId, state: deps.state, seal: deps.seal, devices: this.devices, sessions: this.sessions };
@@ -97,15 +99,22 @@ export class DeviceRuntime {
     }
   }
 
+  /** The session's content or view changed: its whole detail, then the list. */
   private sessionChanged(sessionId: string): void {
-    const session = this.deps.state.session(sessionId);
+    const session = this.deps.state.readSession(sessionId);
     if (!session || this.listeners.size === 0) return;
     this.emit('sessionChanged', sessionDetail(this.views, session, this.coordinator.forSession(sessionId)));
+    this.sessionsChanged();
+  }
+
+  /** Only views changed (ownership, input blocks, handoffs): the list of session views. */
+  private sessionsChanged(): void {
+    if (this.listeners.size === 0) return;
     this.emit('sessionsChanged', this.listSessionViews());
   }
 
   private listSessionViews() {
-    return this.deps.state.listSessions().map((s) => sessionView(this.views, s, this.coordinator.forSession(s.id)));
+    return this.deps.state.readSessions().map((s) => sessionView(this.views, s, this.coordinator.forSession(s.id)));
   }
 
   /** Brings the device up: catch up with the backend, resume owned sessions, heartbeat, stream. */
@@ -193,7 +202,7 @@ export class DeviceRuntime {
         const session = state.session(sessionId);
         if (!session) return null;
         if (session.ownerDeviceId !== this.deps.status.deviceId) await this.sessions.pullEvents(sessionId);
-        return sessionDetail(this.views, state.session(sessionId)!, this.coordinator.forSession(sessionId));
+        return sessionDetail(this.views, state.readSession(sessionId)!, this.coordinator.forSession(sessionId));
       },
       startSession: async (input) => {
         const started = await this.sessions.start(input);

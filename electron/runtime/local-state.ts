@@ -90,6 +90,19 @@ export class LocalState {
   }
 
   /**
+   * The stored session itself, for building views only: no copy is made (a long transcript would
+   * be copied on every event otherwise), so the caller must not change it.
+   */
+  readSession(id: string): Readonly<LocalSession> | undefined {
+    return this.sessions.peek(id);
+  }
+
+  /** Every stored session itself, oldest first, for building views only (see readSession). */
+  readSessions(): readonly Readonly<LocalSession>[] {
+    return [...this.sessions.peekAll()].sort((a, b) => a.createdAt - b.createdAt);
+  }
+
+  /**
    * Stores the session record; durable (the default) means fsynced before `settled()` resolves. Pass
    * `durable = false` for what is only a cache of backend state (transcript, agents, event cursor).
    */

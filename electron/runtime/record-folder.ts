@@ -84,6 +84,16 @@ export class RecordFolder<T extends { [key: string]: unknown }> {
     return [...this.cache.values()].map((record) => structuredClone(record));
   }
 
+  /** The stored record itself, not a copy: for reading only (views), where copying would cost. */
+  peek(id: string): Readonly<T> | undefined {
+    return this.cache.get(id);
+  }
+
+  /** Every stored record itself, not copies: for reading only. */
+  peekAll(): readonly Readonly<T>[] {
+    return [...this.cache.values()];
+  }
+
   /** Stores `record` now and writes it behind; a durable put is awaited by `settled()`. */
   put(id: string, record: T, durable: boolean): void {
     if (!RECORD_ID.test(id)) throw new Error(`invalid record id ${JSON.stringify(id)}`);

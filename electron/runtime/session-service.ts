@@ -86,7 +86,7 @@ export class SessionService {
   }
 
   /** Why input is refused on this device right now, or null. */
-  inputBlock(session: LocalSession): InputBlock {
+  inputBlock(session: Readonly<LocalSession>): InputBlock {
     if (session.inputBlock) return session.inputBlock;
     if (session.ownerDeviceId !== this.deps.selfId) return { code: 'not_owner', message: 'Another device owns this session; input goes there.' };
     if (!this.live.has(session.id)) return { code: 'not_running', message: 'The agent is not running on this device.' };

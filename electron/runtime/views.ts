@@ -41,7 +41,7 @@ export function handoffView(deps: ViewDeps, handoff: Handoff): HandoffView {
   };
 }
 
-function condition(deps: ViewDeps, session: LocalSession, active: Handoff | undefined): SessionView['condition'] {
+function condition(deps: ViewDeps, session: Readonly<LocalSession>, active: Handoff | undefined): SessionView['condition'] {
   if (session.needsAttention && session.ownerDeviceId === deps.selfId) return 'needs-attention';
   if (active) return 'moving';
   if (session.ownerDeviceId === deps.selfId) return 'owned';
@@ -50,7 +50,7 @@ function condition(deps: ViewDeps, session: LocalSession, active: Handoff | unde
 }
 
 /** A session as listed, with its active and last handoff. */
-export function sessionView(deps: ViewDeps, session: LocalSession, handoffs: Handoff[]): SessionView {
+export function sessionView(deps: ViewDeps, session: Readonly<LocalSession>, handoffs: Handoff[]): SessionView {
   const active = handoffs.find((h) => !isTerminal(h.state));
   const last = [...handoffs].reverse().find((h) => isTerminal(h.state));
   return {
@@ -66,6 +66,6 @@ export function sessionView(deps: ViewDeps, session: LocalSession, handoffs: Han
 }
 
 /** A session with its agent map and transcript. */
-export function sessionDetail(deps: ViewDeps, session: LocalSession, handoffs: Handoff[]): SessionDetail {
+export function sessionDetail(deps: ViewDeps, session: Readonly<LocalSession>, handoffs: Handoff[]): SessionDetail {
   return { ...sessionView(deps, session, handoffs), agents: session.agents, transcript: session.transcript };
 }

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import type { HandoffView, SessionView } from '../../shared/device-api.ts';
+import type { HandoffView, SessionDetail, SessionView } from '../../shared/device-api.ts';
 import type { Blocker } from '../../shared/readiness.ts';
-import { handoffOutcome, moveBlockReason, remediationOf, sendBlockReason, sessionTone, withHandoff } from './session-state.ts';
+import { handoffOutcome, moveBlockReason, remediationOf, sendBlockReason, sessionTone, withHandoff, withViews } from './session-state.ts';
 
 const session = (over: Partial<SessionView> = {}): SessionView => ({
   id: 's1', title: 'Parser', workspace: '/w', provider: 'demo', ownerDeviceId: 'd1', ownerName: 'laptop', generation: 1,
@@ -62,5 +62,17 @@ describe('session state in the run view', () => {
     expect(handoffOutcome(handoff({ state: 'cancelled', cancelReason: { code: 'target_timeout', message: '' }, history: at('requested', 'cancelled') })))
       .toBe('cancelled · target_timeout');
     expect(handoffOutcome(handoff({ state: 'source-quiescing' }))).toBe('source-quiescing');
+  });
+
+  it('folds newer session views into loaded details, keeping their transcript and agents', () => {
+    const transcript: SessionDetail['transcript'] = [{ id: 'e1', role: 'user', text: 'hi', at: 1 } as SessionDetail['transcript'][number]];
+    const details: Record<string, SessionDetail | null> = { s1: { ...session(), agents: [], transcript }, s2: null };
+    const moved = session({ ownerDeviceId: 'd2', ownerName: 'desktop', generation: 2, isOwner: false, condition: 'remote' });
+    const next = withViews(details, [moved, session({ id: 's2' }), session({ id: 's3' })]);
+    expect(next.s1).toMatchObject({ ownerName: 'desktop', generation: 2, isOwner: false, transcript });
+    expect(next.s2).toBeNull();
+    expect(next.s3).toBeUndefined();
+    expect(details.s1?.generation).toBe(1);
+    expect(withViews(details, [session({ id: 's9' })])).toBe(details);
   });
 });

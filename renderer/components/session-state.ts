@@ -2,7 +2,7 @@
  * What the run view derives from a session, pure and testable: its state colour, why Move or the
  * message box is disabled, which remediation a blocker offers, and how a handoff event folds into it.
  */
-import type { HandoffView, SessionView } from '../../shared/device-api.ts';
+import type { HandoffView, SessionDetail, SessionView } from '../../shared/device-api.ts';
 import { isTerminal } from '../../shared/handoff-states.ts';
 import type { Blocker, RemediationAction } from '../../shared/readiness.ts';
 
@@ -61,6 +61,18 @@ export function handoffOutcome(handoff: HandoffView): string {
   if (failedAfterTransfer(handoff)) return `moved · activation failed${reason}`;
   if (handoff.state === 'cancelled') return `cancelled${reason}`;
   return handoff.state;
+}
+
+/** Loaded session details with the newest views folded in (their transcript and agents kept). */
+export function withViews(details: Record<string, SessionDetail | null>, views: SessionView[]): Record<string, SessionDetail | null> {
+  let next = details;
+  for (const view of views) {
+    const detail = details[view.id];
+    if (!detail) continue;
+    if (next === details) next = { ...details };
+    next[view.id] = { ...detail, ...view };
+  }
+  return next;
 }
 
 /** A session view with `handoff` folded in: active while it runs, last once it ends. */

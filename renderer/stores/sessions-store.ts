@@ -2,7 +2,7 @@
 import { create } from 'zustand';
 import type { ActionResult, DeviceApiInput, HandoffView, ProviderView, SessionDetail, SessionView } from '../../shared/device-api.ts';
 import { api, errorMessage } from '../api/device-api.ts';
-import { withHandoff } from '../components/session-state.ts';
+import { withHandoff, withViews } from '../components/session-state.ts';
 
 interface SessionsState {
   sessions: SessionView[];
@@ -46,7 +46,7 @@ export const useSessionsStore = create<SessionsState>()((set) => ({
     return session;
   },
   sendMessage: (sessionId, text) => api.sendMessage({ sessionId, text }),
-  setSessions: (sessions) => set({ sessions, loaded: true }),
+  setSessions: (sessions) => set((state) => ({ sessions, loaded: true, details: withViews(state.details, sessions) })),
   setDetail: (detail) => set((state) => ({
     details: { ...state.details, [detail.id]: detail },
     sessions: state.sessions.some((s) => s.id === detail.id)

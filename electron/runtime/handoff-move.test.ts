@@ -37,11 +37,23 @@ describe('a complete Move between two device processes', () => {
     expect(session.generation).toBe(1);
     await waitEligible(laptop, session.id, 'desktop');
 
+    // What each UI is sent during the move: every transition, followed by the session list (views),
+    // never by the whole session again (its transcript goes only when its content changes).
+    const sent: string[][] = [[], []];
+    const offs = [laptop, desktop].flatMap((device, i) =>
+      (['handoffChanged', 'sessionChanged', 'sessionsChanged'] as const).map((event) => device.client.on(event, () => sent[i]!.push(event))));
     const moved = await laptop.client.call('startMove', { sessionId: session.id, targetDeviceId: await deviceId(desktop) });
     expect(moved.ok).toBe(true);
 
     const onDesktop = await waitSession(desktop, session.id, 'the desktop to own the session after a completed move',
       (d) => d.isOwner && d.lastHandoff?.state === 'completed' && d.inputBlock === null);
+    await waitSession(laptop, session.id, 'the laptop to see the move complete', (d) => d.lastHandoff?.state === 'completed');
+    offs.forEach((off) => off());
+    for (const events of sent) {
+      const afterTransitions = events.flatMap((event, i) => (event === 'handoffChanged' ? [events[i + 1]] : []));
+      expect(afterTransitions.length).toBeGreaterThanOrEqual(7);
+      expect(afterTransitions.every((event) => event === 'sessionsChanged')).toBe(true);
+    }
     expect(onDesktop.generation).toBe(2);
     expect(onDesktop.lastHandoff?.resumePath).toBe('checkpoint-import');
     expect(onDesktop.lastHandoff?.history.map((h) => h.state)).toEqual([

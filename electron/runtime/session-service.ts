@@ -203,6 +203,8 @@ export class SessionService {
       return;
     }
     if (record.generation < local.generation) return;
+    // Known sessions follow only owner and generation; a record that changes neither changes nothing here.
+    if (record.generation === local.generation && record.ownerDeviceId === local.ownerDeviceId) return;
     const wasOwner = local.ownerDeviceId === this.deps.selfId;
     this.deps.state.updateSession(record.id, (s) => { s.ownerDeviceId = record.ownerDeviceId; s.generation = record.generation; });
     if (wasOwner && record.ownerDeviceId !== this.deps.selfId) await this.markMoved(record.id);

@@ -167,13 +167,26 @@ export type DeviceApiHandlers = { [M in DeviceApiMethod]: (input: DeviceApiInput
 
 // ---------- events the runtime pushes to the renderer ----------
 
+/**
+ * What an agent just did in a session: the transcript from index `transcriptFrom` on (usually the
+ * one new entry) and the whole agent map, so a long transcript is not resent on every event. A
+ * renderer holding fewer than `transcriptFrom` entries has missed some and reloads the session.
+ */
+export interface SessionActivity {
+  sessionId: string;
+  transcriptFrom: number;
+  transcript: TranscriptEntry[];
+  agents: AgentView[];
+}
+
 export interface DeviceApiEvents {
   statusChanged: DeviceStatusView;
   sessionsChanged: SessionView[];
   sessionChanged: SessionDetail;
+  sessionActivity: SessionActivity;
   handoffChanged: HandoffView;
   devicesChanged: DeviceView[];
 }
 
 export type DeviceApiEvent = keyof DeviceApiEvents;
-export const EVENT_NAMES: readonly DeviceApiEvent[] = ['statusChanged', 'sessionsChanged', 'sessionChanged', 'handoffChanged', 'devicesChanged'];
+export const EVENT_NAMES: readonly DeviceApiEvent[] = ['statusChanged', 'sessionsChanged', 'sessionChanged', 'sessionActivity', 'handoffChanged', 'devicesChanged'];

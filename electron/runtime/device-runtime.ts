@@ -71,7 +71,7 @@ export class DeviceRuntime {
     this.devices = new DeviceDirectory(selfId, deps.seal, deps.clock);
     this.sessions = new SessionService({
       selfId, selfName: deps.status.deviceName, state: deps.state, backend: deps.backend, seal: deps.seal, git: deps.git, providers: deps.providers,
-      clock: deps.clock, changed: (id) => this.sessionChanged(id), log: deps.log,
+      clock: deps.clock, changed: (id) => this.sessionChanged(id), activity: (id, from) => this.sessionActivity(id, from), log: deps.log,
     });
     this.coordinator = new Coordinator({
       selfId, selfName: deps.status.deviceName, state: deps.state, backend: deps.backend, seal: deps.seal, git: deps.git,
@@ -105,6 +105,13 @@ export class DeviceRuntime {
     if (!session || this.listeners.size === 0) return;
     this.emit('sessionChanged', sessionDetail(this.views, session, this.coordinator.forSession(sessionId)));
     this.sessionsChanged();
+  }
+
+  /** Only the transcript from `transcriptFrom` on and the agent map changed: just those. */
+  private sessionActivity(sessionId: string, transcriptFrom: number): void {
+    const session = this.deps.state.readSession(sessionId);
+    if (!session || this.listeners.size === 0) return;
+    this.emit('sessionActivity', { sessionId, transcriptFrom, transcript: session.transcript.slice(transcriptFrom), agents: session.agents });
   }
 
   /** Only views changed (ownership, input blocks, handoffs): the list of session views. */

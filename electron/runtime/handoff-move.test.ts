@@ -63,8 +63,19 @@ describe('a complete Move between two device processes', () => {
     expect(onDesktop.workspace.startsWith(desktop.workspaceRoot)).toBe(true);
     // The transcript came across in the checkpoint and the resumed agent answers on the desktop.
     expect(onDesktop.transcript.some((e) => e.text.includes('Look around the repository'))).toBe(true);
+    // A turn reaches each UI as activity (the new entries and the agent map), not the whole session again.
+    const seen = { activity: [] as string[], details: 0 };
+    const listening = [desktop, laptop].flatMap((device) => [
+      device.client.on('sessionActivity', (a) => seen.activity.push(...a.transcript.map((e) => `${device.name}: ${e.text}`))),
+      device.client.on('sessionChanged', () => { seen.details += 1; }),
+    ]);
     expect(await desktop.client.call('sendMessage', { sessionId: session.id, text: 'carry on' })).toEqual({ ok: true });
     await waitSession(desktop, session.id, 'the resumed agent to answer', (d) => d.transcript.some((e) => e.role === 'assistant' && e.text.includes('carry on')));
+    await waitSession(laptop, session.id, 'the laptop to see the answer', (d) => d.transcript.some((e) => e.role === 'assistant' && e.text.includes('carry on')));
+    listening.forEach((off) => off());
+    expect(seen.activity).toEqual(expect.arrayContaining(['desktop: carry on', 'laptop: carry on']));
+    expect(seen.activity.some((line) => line.startsWith('laptop: ') && line.includes('carry on') && line !== 'laptop: carry on')).toBe(true);
+    expect(seen.details).toBe(0);
 
     // The laptop shows the session as moved and refuses input.
     const onLaptop = await waitSession(laptop, session.id, 'the laptop to see the move', (d) => !d.isOwner && d.generation === 2);

@@ -110,13 +110,12 @@ export class LocalState {
     this.sessions.put(session.id, { ...session, updatedAt: Date.now() }, durable);
   }
 
-  /** Applies `change` to a stored session and saves it; returns the new record (undefined if unknown). */
-  updateSession(id: string, change: (session: LocalSession) => void, durable = true): LocalSession | undefined {
-    const session = this.sessions.get(id);
-    if (!session) return undefined;
-    change(session);
-    this.saveSession(session, durable);
-    return this.sessions.get(id);
+  /** Applies `change` to the stored session in place and saves it; false when the session is unknown. */
+  updateSession(id: string, change: (session: LocalSession) => void, durable = true): boolean {
+    return this.sessions.update(id, (session) => {
+      change(session);
+      session.updatedAt = Date.now();
+    }, durable);
   }
 
   progress(handoffId: string): HandoffProgress | undefined {
@@ -151,12 +150,8 @@ export class LocalState {
     await Promise.all([this.sessions.settled(all), this.handoffs.settled(all)]);
   }
 
-  /** Updates a stored progress record. */
-  updateProgress(handoffId: string, change: (progress: HandoffProgress) => void, durable = true): HandoffProgress | undefined {
-    const progress = this.handoffs.get(handoffId);
-    if (!progress) return undefined;
-    change(progress);
-    this.saveProgress(progress, durable);
-    return this.handoffs.get(handoffId);
+  /** Applies `change` to the stored progress record in place and saves it; false when it is unknown. */
+  updateProgress(handoffId: string, change: (progress: HandoffProgress) => void, durable = true): boolean {
+    return this.handoffs.update(handoffId, change, durable);
   }
 }

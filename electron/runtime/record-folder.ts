@@ -84,6 +84,18 @@ export class RecordFolder<T extends { [key: string]: unknown }> {
     return [...this.cache.values()].map((record) => structuredClone(record));
   }
 
+  /**
+   * Changes the stored record in place (no copy: a session's transcript can be long) and writes it
+   * behind; false when there is no such record.
+   */
+  update(id: string, change: (record: T) => void, durable: boolean): boolean {
+    const record = this.cache.get(id);
+    if (record === undefined) return false;
+    change(record);
+    this.write(id, durable);
+    return true;
+  }
+
   /** The stored record itself, not a copy: for reading only (views), where copying would cost. */
   peek(id: string): Readonly<T> | undefined {
     return this.cache.get(id);

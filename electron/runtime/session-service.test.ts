@@ -99,7 +99,7 @@ describe('the session service', () => {
     const state = new LocalState(join(sandbox.root, 'laptop'));
     const sessions = new SessionService({
       selfId: laptop.identity.deviceId, state, backend: syncBackend(laptopClient), seal: profileSeal(laptop),
-      git: gitPort(createGitRunner({ env: sandbox.env })), clock: Date.now, changed: () => undefined, log: () => undefined,
+      git: gitPort(createGitRunner({ env: sandbox.env })), clock: Date.now, changed: () => undefined, activity: () => undefined, log: () => undefined,
       providers: providerPort({ detect: async () => [], create: () => new DemoAgent({ turnMs: 50 }) }),
     });
     const started = await sessions.start({ workspace: repo, provider: 'demo', prompt: 'hello' });
@@ -124,7 +124,7 @@ describe('the session service', () => {
 function laptopService(state: LocalStateType): SessionService {
   return new SessionService({
     selfId: laptop.identity.deviceId, selfName: 'laptop', state, backend: syncBackend(laptopClient), seal: profileSeal(laptop),
-    git: gitPort(createGitRunner({ env: sandbox.env })), clock: Date.now, changed: () => undefined, log: () => undefined,
+    git: gitPort(createGitRunner({ env: sandbox.env })), clock: Date.now, changed: () => undefined, activity: () => undefined, log: () => undefined,
     providers: providerPort({
       detect: async () => [],
       create: (id) => (id === 'command' ? new CommandAgentSession({ argv: ['cat'], env: sandbox.env }) : new DemoAgent({ turnMs: 50 })),

@@ -38,6 +38,8 @@ export interface SessionServiceDeps {
   clock: Clock;
   /** Called whenever a session's view may have changed. */
   changed(sessionId: string): void;
+  /** Called when only the transcript (from index `transcriptFrom` on) and the agent map changed. */
+  activity(sessionId: string, transcriptFrom: number): void;
   log(message: string): void;
 }
 
@@ -136,15 +138,15 @@ export class SessionService {
 
   private onProviderEvent(sessionId: string, provider: ProviderSession, event: ProviderEvent): void {
     if (event.type === 'transcript') {
-      this.deps.state.updateSession(sessionId, (s) => { s.transcript.push(event.entry); }, false);
-      void this.append(sessionId, { type: 'transcript', entry: event.entry });
-      this.deps.changed(sessionId);
+      this.appendEntry(sessionId, event.entry);
     } else if (event.type === 'agent') {
+      let from = 0;
       this.deps.state.updateSession(sessionId, (s) => {
         s.agents = [...s.agents.filter((a) => a.id !== event.agent.id), event.agent];
+        from = s.transcript.length;
       }, false);
       this.scheduleAgentSnapshot(sessionId);
-      this.deps.changed(sessionId);
+      this.deps.activity(sessionId, from);
     } else if (event.type === 'turn-ended') {
       void this.saveResumeData(sessionId, provider);
     }
@@ -213,11 +215,13 @@ export class SessionService {
 
   /** Reads events after the local cursor (sessions another device drives) into transcript and agents. */
   async pullEvents(sessionId: string): Promise<void> {
-    const session = this.deps.state.session(sessionId);
+    const session = this.deps.state.readSession(sessionId);
     if (!session || this.live.has(sessionId)) return;
     const page = await this.deps.backend.listEvents(sessionId, session.eventCursor);
     if (!page.ok || page.value.length === 0) return;
+    let from = 0;
     this.deps.state.updateSession(sessionId, (s) => {
+      from = s.transcript.length;
       for (const event of page.value) {
         s.eventCursor = Math.max(s.eventCursor, event.seq);
         const opened = this.deps.seal.openJson(event.sealedBody, { kind: 'session-event', sessionId });
@@ -231,7 +235,7 @@ export class SessionService {
         }
       }
     }, false);
-    this.deps.changed(sessionId);
+    this.deps.activity(sessionId, from);
   }
 
   /** Re-seals and stores the session metadata (owner only, fenced by generation). */
@@ -295,10 +299,18 @@ export class SessionService {
 
   /** Adds a Baton note (a system entry of the main agent) to the transcript and appends it. */
   note(sessionId: string, text: string): void {
-    const entry: TranscriptEntry = { id: `baton-${newId()}`, at: this.deps.clock(), role: 'system', agentId: 'main', text };
-    this.deps.state.updateSession(sessionId, (s) => { s.transcript.push(entry); }, false);
+    this.appendEntry(sessionId, { id: `baton-${newId()}`, at: this.deps.clock(), role: 'system', agentId: 'main', text });
+  }
+
+  /** Adds one entry to the transcript, appends it to the backend and reports the activity. */
+  private appendEntry(sessionId: string, entry: TranscriptEntry): void {
+    let from = 0;
+    this.deps.state.updateSession(sessionId, (s) => {
+      from = s.transcript.length;
+      s.transcript.push(entry);
+    }, false);
     void this.append(sessionId, { type: 'transcript', entry });
-    this.deps.changed(sessionId);
+    this.deps.activity(sessionId, from);
   }
 
   /** Stops every provider (device shutdown); local state stays as it is. */

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { HandoffView, SessionDetail, SessionView } from '../../shared/device-api.ts';
 import type { Blocker } from '../../shared/readiness.ts';
-import { handoffOutcome, moveBlockReason, remediationOf, sendBlockReason, sessionTone, withHandoff, withViews } from './session-state.ts';
+import { handoffOutcome, moveBlockReason, remediationOf, sendBlockReason, sessionTone, withActivity, withHandoff, withViews } from './session-state.ts';
 
 const session = (over: Partial<SessionView> = {}): SessionView => ({
   id: 's1', title: 'Parser', workspace: '/w', provider: 'demo', ownerDeviceId: 'd1', ownerName: 'laptop', generation: 1,
@@ -74,5 +74,20 @@ describe('session state in the run view', () => {
     expect(next.s3).toBeUndefined();
     expect(details.s1?.generation).toBe(1);
     expect(withViews(details, [session({ id: 's9' })])).toBe(details);
+  });
+
+  it('folds an agent\'s activity into a loaded session: the new tail and the agent map, or a reload when entries were missed', () => {
+    const entry = (id: string) => ({ id, at: 1, role: 'assistant', agentId: 'main', text: id }) as SessionDetail['transcript'][number];
+    const agents = [{ id: 'main', name: 'Demo agent', role: 'main', status: 'running', parentId: null }] as unknown as SessionDetail['agents'];
+    const detail: SessionDetail = { ...session(), agents: [], transcript: [entry('a'), entry('b')] };
+    const appended = withActivity(detail, { sessionId: 's1', transcriptFrom: 2, transcript: [entry('c')], agents });
+    expect(appended !== 'reload' && appended.transcript.map((e) => e.id)).toEqual(['a', 'b', 'c']);
+    expect(appended !== 'reload' && appended.transcript[0]).toBe(detail.transcript[0]);
+    expect(appended !== 'reload' && appended.agents).toBe(agents);
+    const agentsOnly = withActivity(detail, { sessionId: 's1', transcriptFrom: 2, transcript: [], agents });
+    expect(agentsOnly !== 'reload' && agentsOnly.transcript).toBe(detail.transcript);
+    const overlapping = withActivity(detail, { sessionId: 's1', transcriptFrom: 1, transcript: [entry('b'), entry('c')], agents });
+    expect(overlapping !== 'reload' && overlapping.transcript.map((e) => e.id)).toEqual(['a', 'b', 'c']);
+    expect(withActivity(detail, { sessionId: 's1', transcriptFrom: 5, transcript: [entry('f')], agents })).toBe('reload');
   });
 });

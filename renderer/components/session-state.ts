@@ -2,7 +2,7 @@
  * What the run view derives from a session, pure and testable: its state colour, why Move or the
  * message box is disabled, which remediation a blocker offers, and how a handoff event folds into it.
  */
-import type { HandoffView, SessionDetail, SessionView } from '../../shared/device-api.ts';
+import type { HandoffView, SessionActivity, SessionDetail, SessionView } from '../../shared/device-api.ts';
 import { isTerminal } from '../../shared/handoff-states.ts';
 import type { Blocker, RemediationAction } from '../../shared/readiness.ts';
 
@@ -73,6 +73,16 @@ export function withViews(details: Record<string, SessionDetail | null>, views: 
     next[view.id] = { ...detail, ...view };
   }
   return next;
+}
+
+/**
+ * A loaded session detail with an agent's activity folded in (the transcript's new tail and the
+ * agent map), or 'reload' when the detail has missed entries before the tail.
+ */
+export function withActivity(detail: SessionDetail, activity: SessionActivity): SessionDetail | 'reload' {
+  if (detail.transcript.length < activity.transcriptFrom) return 'reload';
+  const transcript = activity.transcript.length === 0 ? detail.transcript : [...detail.transcript.slice(0, activity.transcriptFrom), ...activity.transcript];
+  return { ...detail, transcript, agents: activity.agents };
 }
 
 /** A session view with `handoff` folded in: active while it runs, last once it ends. */

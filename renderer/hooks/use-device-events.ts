@@ -26,6 +26,7 @@ export function useDeviceEvents(): void {
       api.onStatusChanged((status) => useStatusStore.getState().setStatus(status)),
       api.onSessionsChanged((sessions) => useSessionsStore.getState().setSessions(sessions)),
       api.onSessionChanged((detail) => useSessionsStore.getState().setDetail(detail)),
+      api.onSessionActivity((activity) => useSessionsStore.getState().applyActivity(activity)),
       api.onDevicesChanged((devices) => useDevicesStore.getState().setDevices(devices)),
       api.onHandoffChanged((handoff) => {
         useSessionsStore.getState().applyHandoff(handoff);

@@ -1,8 +1,8 @@
 /** The sessions this device knows, the open session's detail, and the providers it can start. */
 import { create } from 'zustand';
-import type { ActionResult, DeviceApiInput, HandoffView, ProviderView, SessionDetail, SessionView } from '../../shared/device-api.ts';
+import type { ActionResult, DeviceApiInput, HandoffView, ProviderView, SessionActivity, SessionDetail, SessionView } from '../../shared/device-api.ts';
 import { api, errorMessage } from '../api/device-api.ts';
-import { withHandoff, withViews } from '../components/session-state.ts';
+import { withActivity, withHandoff, withViews } from '../components/session-state.ts';
 
 interface SessionsState {
   sessions: SessionView[];
@@ -17,10 +17,12 @@ interface SessionsState {
   sendMessage(sessionId: string, text: string): Promise<ActionResult>;
   setSessions(sessions: SessionView[]): void;
   setDetail(detail: SessionDetail): void;
+  /** Folds an agent's activity into the loaded detail (reloading it when entries were missed). */
+  applyActivity(activity: SessionActivity): void;
   applyHandoff(handoff: HandoffView): void;
 }
 
-export const useSessionsStore = create<SessionsState>()((set) => ({
+export const useSessionsStore = create<SessionsState>()((set, get) => ({
   sessions: [],
   loaded: false,
   details: {},
@@ -53,6 +55,16 @@ export const useSessionsStore = create<SessionsState>()((set) => ({
       ? state.sessions.map((s) => (s.id === detail.id ? { ...s, ...stripDetail(detail) } : s))
       : [stripDetail(detail), ...state.sessions],
   })),
+  applyActivity: (activity) => {
+    const detail = get().details[activity.sessionId];
+    if (!detail) return;
+    const next = withActivity(detail, activity);
+    if (next === 'reload') {
+      void get().loadDetail(activity.sessionId).catch(() => undefined);
+      return;
+    }
+    set((state) => ({ details: { ...state.details, [activity.sessionId]: next } }));
+  },
   applyHandoff: (handoff) => set((state) => {
     const detail = state.details[handoff.sessionId];
     return {

@@ -1,9 +1,22 @@
 /** The session transcript, kept scrolled to the newest entry while the reader is at the bottom. */
-import { useEffect, useId, useRef } from 'react';
+import { memo, useEffect, useId, useRef } from 'react';
 import type { AgentView, TranscriptEntry } from '../../shared/agents.ts';
 import { formatClock } from './format.ts';
 
 const ROLE_LABEL: Record<TranscriptEntry['role'], string> = { user: 'You', assistant: 'Agent', tool: 'Tool', system: 'Baton' };
+
+/** One message; kept as it is while later entries arrive (entries keep their identity across activity). */
+const Entry = memo(function Entry({ entry, who }: { entry: TranscriptEntry; who: string }) {
+  return (
+    <li className={`entry entry--${entry.role}`}>
+      <div className="entry-meta">
+        <span className="entry-who">{who}</span>
+        <time dateTime={new Date(entry.at).toISOString()}>{formatClock(entry.at).slice(0, 8)}</time>
+      </div>
+      <div className="entry-text">{entry.text}</div>
+    </li>
+  );
+});
 
 /** Renders the transcript region with one entry per message. */
 export function Transcript({ entries, agents }: { entries: TranscriptEntry[]; agents: AgentView[] }) {
@@ -33,13 +46,7 @@ export function Transcript({ entries, agents }: { entries: TranscriptEntry[]; ag
       >
         {entries.length === 0 && <li className="muted empty">Nothing yet.</li>}
         {entries.map((entry) => (
-          <li key={entry.id} className={`entry entry--${entry.role}`}>
-            <div className="entry-meta">
-              <span className="entry-who">{entry.role === 'assistant' ? names.get(entry.agentId) ?? ROLE_LABEL.assistant : ROLE_LABEL[entry.role]}</span>
-              <time dateTime={new Date(entry.at).toISOString()}>{formatClock(entry.at).slice(0, 8)}</time>
-            </div>
-            <div className="entry-text">{entry.text}</div>
-          </li>
+          <Entry key={entry.id} entry={entry} who={entry.role === 'assistant' ? names.get(entry.agentId) ?? ROLE_LABEL.assistant : ROLE_LABEL[entry.role]} />
         ))}
       </ol>
     </section>

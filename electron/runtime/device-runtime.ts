@@ -206,7 +206,7 @@ export class DeviceRuntime {
       listProviders: async () => this.deps.providers.list(),
       listSessions: async () => this.listSessionViews(),
       getSession: async ({ sessionId }) => {
-        const session = state.session(sessionId);
+        const session = state.readSession(sessionId);
         if (!session) return null;
         if (session.ownerDeviceId !== this.deps.status.deviceId) await this.sessions.pullEvents(sessionId);
         return sessionDetail(this.views, state.readSession(sessionId)!, this.coordinator.forSession(sessionId));

@@ -97,7 +97,7 @@ export class SessionService {
 
   /** Sends user input to the owned, accepting session; otherwise refuses with the reason. */
   async send(sessionId: string, text: string): Promise<ActionResult> {
-    const session = this.deps.state.session(sessionId);
+    const session = this.deps.state.readSession(sessionId);
     if (!session) return { ok: false, code: 'not_found', message: 'No such session.' };
     const block = this.inputBlock(session);
     if (block) return { ok: false, code: block.code, message: block.message };
@@ -156,7 +156,7 @@ export class SessionService {
     if (this.agentFlush.has(sessionId)) return;
     this.agentFlush.set(sessionId, setTimeout(() => {
       this.agentFlush.delete(sessionId);
-      const session = this.deps.state.session(sessionId);
+      const session = this.deps.state.readSession(sessionId);
       if (session) void this.append(sessionId, { type: 'agents', agents: session.agents });
     }, 50));
   }
@@ -170,7 +170,8 @@ export class SessionService {
 
   /** Appends one sealed event at this device's generation; a stale refusal marks the session moved. */
   async append(sessionId: string, event: z.infer<typeof EventSchema>): Promise<ActionResult> {
-    const session = this.deps.state.session(sessionId);
+    // Read without copying (this runs for every transcript entry); owner and generation are taken now.
+    const session = this.deps.state.readSession(sessionId);
     if (!session || session.ownerDeviceId !== this.deps.selfId) return { ok: false, code: 'not_owner', message: 'This device does not own the session.' };
     const sealed = this.deps.seal.sealJson(event, { kind: 'session-event', sessionId });
     const result = await this.deps.backend.appendEvent(sessionId, session.generation, sealed);
@@ -190,7 +191,7 @@ export class SessionService {
 
   /** Applies a backend session record: learns unknown sessions, follows owner and generation. */
   async applyRemote(record: Session): Promise<void> {
-    const local = this.deps.state.session(record.id);
+    const local = this.deps.state.readSession(record.id);
     if (!local) {
       const opened = this.deps.seal.openJson(record.sealedMeta, { kind: 'session-meta', sessionId: record.id });
       const meta = opened.ok ? MetaSchema.safeParse(opened.value) : null;

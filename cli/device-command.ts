@@ -11,7 +11,7 @@ import { startWebHost } from '../electron/host/web-host.ts';
 import { syncEnrollmentBackendFactory } from '../electron/enrollment/sync-backend.ts';
 import { fileSecretStore } from '../electron/crypto/secret-store.ts';
 import { rendererDir } from '../electron/runtime/compose.ts';
-import { createEnrollingDevice } from '../electron/runtime/enrolling-device.ts';
+import { createEnrollingDevice, DEFAULT_RUNTIME_TIMING } from '../electron/runtime/enrolling-device.ts';
 import { enrollAtStartup } from '../electron/runtime/device-startup.ts';
 import { PROJECT_ROOT } from '../electron/runtime/process-harness.ts';
 import { parseFlags, portFlag, required, untilStopped, UsageError, type Command } from './command.ts';
@@ -66,14 +66,15 @@ export const command: Command = {
     const port = portFlag(values.port, 0);
     const name = typeof values.name === 'string' && values.name !== '' ? values.name : hostname();
     const workspaceRoot = resolve(typeof values['workspace-root'] === 'string' ? values['workspace-root'] : join(profileDir, 'workspaces'));
+    const defaults = DEFAULT_RUNTIME_TIMING;
     const config = {
-      prepareTimeoutMs: envMs('BATON_PREPARE_TIMEOUT_MS', 30_000),
-      claimTimeoutMs: envMs('BATON_CLAIM_TIMEOUT_MS', 120_000),
-      turnWaitMs: envMs('BATON_TURN_WAIT_MS', 10_000),
+      prepareTimeoutMs: envMs('BATON_PREPARE_TIMEOUT_MS', defaults.config.prepareTimeoutMs),
+      claimTimeoutMs: envMs('BATON_CLAIM_TIMEOUT_MS', defaults.config.claimTimeoutMs),
+      turnWaitMs: envMs('BATON_TURN_WAIT_MS', defaults.config.turnWaitMs),
       testPrepareDelayMs: envMs('BATON_TEST_PREPARE_DELAY_MS', 0),
       testActivateDelayMs: envMs('BATON_TEST_ACTIVATE_DELAY_MS', 0),
     };
-    const heartbeatMs = envMs('BATON_HEARTBEAT_MS', 5_000) || 5_000;
+    const heartbeatMs = envMs('BATON_HEARTBEAT_MS', defaults.heartbeatMs) || defaults.heartbeatMs;
     const demoTurnMs = envMs('BATON_DEMO_TURN_MS', 300);
 
     if (typeof values.join === 'string') console.error('baton device: joining with the invite; the inviting device must be running to approve it…');

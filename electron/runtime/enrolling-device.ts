@@ -26,7 +26,7 @@ export interface EnrollingDeviceOptions {
   suggestedDeviceName?: string | null;
 }
 
-/** Timings of a device people use (the headless command reads its own from the environment). */
+/** Timings of a device people use (the headless command lets the environment override each). */
 export const DEFAULT_RUNTIME_TIMING = {
   heartbeatMs: 5_000,
   config: { prepareTimeoutMs: 30_000, claimTimeoutMs: 120_000, turnWaitMs: 10_000, testPrepareDelayMs: 0 },

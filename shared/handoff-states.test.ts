@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import {
-  CANCELLABLE_STATES, FORWARD_STATES, HANDOFF_STATES, TRANSITIONS, isCancellable, mayTransition, stepIndex,
+  CANCELLABLE_STATES, FORWARD_STATES, HANDOFF_STATES, TRANSITIONS, isCancellable, mayTransition, reachedAt, stepIndex,
   type HandoffRole, type HandoffState,
 } from './handoff-states.ts';
 
@@ -51,5 +51,11 @@ describe('the handoff state machine table', () => {
   it('places each forward state on the stepper and cancelled off it', () => {
     expect(FORWARD_STATES.map(stepIndex)).toEqual([0, 1, 2, 3, 4, 5, 6]);
     expect(stepIndex('cancelled')).toBe(-1);
+  });
+
+  it('tells when a history reached a state, and nothing for one it never reached', () => {
+    const history = [{ state: 'requested', at: 10 }, { state: 'target-prepared', at: 25 }, { state: 'cancelled', at: 40 }] as const;
+    expect(reachedAt(history, 'target-prepared')).toBe(25);
+    expect(reachedAt(history, 'ownership-transferred')).toBeUndefined();
   });
 });

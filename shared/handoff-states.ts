@@ -78,6 +78,11 @@ export function isCancellable(state: HandoffState): boolean {
   return CANCELLABLE_STATES.includes(state);
 }
 
+/** When a handoff's history reached `state` (the backend's commit time), or undefined if it never did. */
+export function reachedAt(history: readonly { state: HandoffState; at: number }[], state: HandoffState): number | undefined {
+  return history.find((entry) => entry.state === state)?.at;
+}
+
 /** The position of a forward state in the stepper (0–6), or -1 for `cancelled`. */
 export function stepIndex(state: HandoffState): number {
   return (FORWARD_STATES as readonly HandoffState[]).indexOf(state);

@@ -4,7 +4,7 @@
  * handoff run one at a time; progress is recorded locally so a restart resumes the step.
  */
 import type { CancelReason, Handoff, TransitionRequest } from '../../shared/api/handoffs.ts';
-import { isCancellable, isTerminal, type HandoffState } from '../../shared/handoff-states.ts';
+import { isCancellable, isTerminal, reachedAt, type HandoffState } from '../../shared/handoff-states.ts';
 import type { Blocker } from '../../shared/readiness.ts';
 import type { z } from 'zod';
 import type { DeviceDirectory } from './device-directory.ts';
@@ -68,7 +68,7 @@ export function generationFor(handoff: Handoff, from: HandoffState): number {
 
 /** Whether the handoff reached ownership-transferred at some point. */
 export function transferred(handoff: Handoff): boolean {
-  return handoff.history.some((entry) => entry.state === 'ownership-transferred');
+  return reachedAt(handoff.history, 'ownership-transferred') !== undefined;
 }
 
 export class Coordinator {

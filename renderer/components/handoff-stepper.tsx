@@ -1,6 +1,6 @@
 /** The seven handoff states in order, the current one marked as the step, each reached one timed. */
 import type { HandoffView } from '../../shared/device-api.ts';
-import { FORWARD_STATES, stepIndex } from '../../shared/handoff-states.ts';
+import { FORWARD_STATES, reachedAt, stepIndex } from '../../shared/handoff-states.ts';
 import { useLingering } from '../hooks/use-lingering.ts';
 import { formatClock, formatElapsed } from './format.ts';
 
@@ -13,24 +13,24 @@ export function HandoffStepper({ handoff }: { handoff: HandoffView }) {
   // A quick move never animates: animation frames cost composites that, with software rendering on
   // a busy machine, delayed the strip's own updates. Only a step that waits gets the pulse.
   const waiting = useLingering(handoff.state, WAITING_AFTER_MS);
-  const start = handoff.history.find((entry) => entry.state === 'requested')?.at ?? handoff.history[0]?.at ?? null;
+  const start = reachedAt(handoff.history, 'requested') ?? handoff.history[0]?.at ?? null;
   return (
     <ol className="stepper" aria-label={`Moving to ${handoff.targetName}`}>
       {FORWARD_STATES.map((state, index) => {
-        const reached = handoff.history.find((entry) => entry.state === state);
+        const reached = reachedAt(handoff.history, state);
         const phase = index < current ? 'done' : index === current ? 'current' : 'pending';
         return (
           <li key={state} className={`step step--${phase}${index === current && waiting ? ' step--waiting' : ''}`} aria-current={index === current ? 'step' : undefined} data-state={state}>
             <span className="step-marker" aria-hidden="true" />
             <span className="step-name">{state}</span>
             <span className="step-time">
-              {reached && (
+              {reached !== undefined && (
                 <time
-                  dateTime={new Date(reached.at).toISOString()}
-                  data-at={reached.at}
-                  title={start !== null ? `${formatElapsed(reached.at - start)} after the request` : undefined}
+                  dateTime={new Date(reached).toISOString()}
+                  data-at={reached}
+                  title={start !== null ? `${formatElapsed(reached - start)} after the request` : undefined}
                 >
-                  {formatClock(reached.at)}
+                  {formatClock(reached)}
                 </time>
               )}
             </span>

@@ -4,7 +4,7 @@
  */
 import { useId, useState } from 'react';
 import type { HandoffView, SessionView } from '../../shared/device-api.ts';
-import { FORWARD_STATES, isCancellable } from '../../shared/handoff-states.ts';
+import { FORWARD_STATES, isCancellable, reachedAt } from '../../shared/handoff-states.ts';
 import { api, errorMessage } from '../api/device-api.ts';
 import { useHandoffsStore } from '../stores/handoffs-store.ts';
 import { useStatusStore } from '../stores/status-store.ts';
@@ -28,8 +28,8 @@ function LastMove({ handoff, thisDeviceId, attention }: { handoff: HandoffView; 
       </div>
     );
   }
-  const requested = handoff.history.find((entry) => entry.state === 'requested')?.at;
-  const completed = handoff.history.find((entry) => entry.state === 'completed')?.at;
+  const requested = reachedAt(handoff.history, 'requested');
+  const completed = reachedAt(handoff.history, 'completed');
   return (
     <div className="last-move last-move--completed" role="status">
       <p>

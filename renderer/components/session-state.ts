@@ -3,7 +3,7 @@
  * message box is disabled, which remediation a blocker offers, and how a handoff event folds into it.
  */
 import type { HandoffView, SessionActivity, SessionDetail, SessionView } from '../../shared/device-api.ts';
-import { isTerminal } from '../../shared/handoff-states.ts';
+import { isTerminal, reachedAt } from '../../shared/handoff-states.ts';
 import type { Blocker, RemediationAction } from '../../shared/readiness.ts';
 
 export type Tone = 'owner' | 'moving' | 'blocked' | 'attention' | 'remote';
@@ -50,7 +50,7 @@ export function remediationOf(blocker: Blocker): RemediationAction | null {
 
 /** A cancelled move whose ownership had already been transferred (activation failed on the target). */
 export function failedAfterTransfer(handoff: HandoffView): boolean {
-  return handoff.state === 'cancelled' && handoff.history.some((entry) => entry.state === 'ownership-transferred');
+  return handoff.state === 'cancelled' && reachedAt(handoff.history, 'ownership-transferred') !== undefined;
 }
 
 /** How a move ended, in a few words for the history list. */

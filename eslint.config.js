@@ -3,7 +3,8 @@
 //   renderer/ imports shared/ and, for types only, electron/preload — never electron or node:*
 //   backend/  imports shared/ only
 //   electron/ imports shared/ only; only main.ts, preload.ts and shell/ may import 'electron'
-//   cli/, bench/, scripts/, e2e/ and tests compose the parts and may import anything
+//   cli/ composes the product's parts; no shipped code imports dev-env/ (the test harnesses)
+//   dev-env/, bench/, e2e/ and tests may import anything
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
@@ -35,7 +36,7 @@ export default tseslint.config(
     files: ['shared/**/*.ts'],
     ignores: ['**/*.test.ts'],
     rules: layer('shared/ holds contracts only: it imports nothing of ours and no Node or Electron module.', [
-      ours(['electron', 'backend', 'renderer', 'cli', 'e2e']), nodeBuiltins,
+      ours(['electron', 'backend', 'renderer', 'cli', 'e2e', 'dev-env']), nodeBuiltins,
     ]),
   },
   {
@@ -46,7 +47,7 @@ export default tseslint.config(
         paths: [{ name: 'electron', message: 'The renderer never imports electron; use window.baton.' }],
         patterns: [
           { group: nodeBuiltins, message: 'The renderer runs in a sandboxed page: no Node modules.' },
-          { group: [...ours(['backend', 'cli', 'e2e'])], message: 'The renderer may import shared/ only.' },
+          { group: [...ours(['backend', 'cli', 'e2e', 'dev-env'])], message: 'The renderer may import shared/ only.' },
           { group: ['**/electron/**', '!**/electron/preload'], message: 'The renderer may import only types from electron/preload.' },
           { group: ['**/electron/preload'], allowTypeImports: true, message: 'Import only types from electron/preload.' },
         ],
@@ -56,21 +57,29 @@ export default tseslint.config(
   {
     files: ['backend/**/*.ts'],
     ignores: ['**/*.test.ts'],
-    rules: layer('backend/ may import shared/ only.', [ours(['electron', 'renderer', 'cli', 'e2e'])]),
+    rules: layer('backend/ may import shared/ only.', [ours(['electron', 'renderer', 'cli', 'e2e', 'dev-env'])]),
   },
   {
     files: ['electron/**/*.ts'],
     ignores: ['**/*.test.ts', 'electron/main.ts', 'electron/preload.ts', 'electron/shell/**'],
     rules: layer("electron/ may import shared/ only, and only the shell (main.ts, preload.ts, shell/) imports 'electron'.", [
-      ours(['backend', 'renderer', 'cli', 'e2e']),
+      ours(['backend', 'renderer', 'cli', 'e2e', 'dev-env']),
     ]),
   },
   {
     files: ['electron/main.ts', 'electron/preload.ts', 'electron/shell/**/*.ts'],
+    ignores: ['**/*.test.ts'],
     rules: {
       '@typescript-eslint/no-restricted-imports': ['error', {
-        patterns: [{ group: ours(['backend', 'renderer', 'cli', 'e2e']), message: 'The shell may import electron/ and shared/ only.' }],
+        patterns: [{ group: ours(['backend', 'renderer', 'cli', 'e2e', 'dev-env']), message: 'The shell may import electron/ and shared/ only.' }],
       }],
     },
+  },
+  {
+    files: ['cli/**/*.ts', 'scripts/**/*.js', 'bin/**/*.js'],
+    ignores: ['**/*.test.ts'],
+    rules: layer('Shipped commands compose the product from its own parts: dev-env/ (test harnesses) is for tests, e2e, bench and dev tooling only.', [
+      ours(['dev-env', 'e2e']),
+    ]),
   },
 );

@@ -7,9 +7,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { PushMessage } from '../shared/api/push.ts';
 import type { HandoffState } from '../shared/handoff-states.ts';
 import { FORWARD_STATES } from '../shared/handoff-states.ts';
-import { startBackendProcess, type BackendProcess } from '../electron/sync/backend-process.ts';
+import { startBackendProcess, type BackendProcess } from '../dev-env/backend-process.ts';
 import { openPushStream } from '../electron/sync/push-stream.ts';
-import { createTestAccount, joinTestDevice, newId, newTestDevice, opaque, type TestDevice } from '../electron/sync/sync-fixtures.ts';
+import { createTestAccount, joinTestDevice, newId, newTestDevice, opaque, type TestDevice } from '../dev-env/sync-fixtures.ts';
 
 let dataDir: string;
 let backend: BackendProcess;

@@ -8,9 +8,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, expect, it } from 'vitest';
 import { FORWARD_STATES, type HandoffState } from '../shared/handoff-states.ts';
-import { startBackendProcess, type BackendProcess } from '../electron/sync/backend-process.ts';
+import { startBackendProcess, type BackendProcess } from '../dev-env/backend-process.ts';
 import { createBackendClient, type BackendClient } from '../electron/sync/backend-client.ts';
-import { createTestAccount, joinTestDevice, newId, newTestDevice, opaque, walkHandoff, type TestDevice } from '../electron/sync/sync-fixtures.ts';
+import { createTestAccount, joinTestDevice, newId, newTestDevice, opaque, walkHandoff, type TestDevice } from '../dev-env/sync-fixtures.ts';
 
 const dataDir = mkdtempSync(join(tmpdir(), 'baton-durability-'));
 const running: BackendProcess[] = [];

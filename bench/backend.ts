@@ -13,9 +13,9 @@ import { join } from 'node:path';
 import { FORWARD_STATES } from '../shared/handoff-states.ts';
 import { migrate } from '../backend/store/sqlite-migrations.ts';
 import { applyDurablePragmas } from '../backend/store/sqlite-store.ts';
-import { startBackendProcess } from '../electron/sync/backend-process.ts';
+import { startBackendProcess } from '../dev-env/backend-process.ts';
 import type { BackendClient } from '../electron/sync/backend-client.ts';
-import { createTestAccount, joinTestDevice, newId, newTestDevice, opaque, walkHandoff } from '../electron/sync/sync-fixtures.ts';
+import { createTestAccount, joinTestDevice, newId, newTestDevice, opaque, walkHandoff } from '../dev-env/sync-fixtures.ts';
 import { openPushStream } from '../electron/sync/push-stream.ts';
 import { median } from './median.ts';
 

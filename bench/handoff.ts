@@ -6,7 +6,7 @@
  */
 import { execFileSync } from 'node:child_process';
 import type { DeviceApiEvents } from '../shared/device-api.ts';
-import { startDemoSession, startTwoDevices, waitEligible, deviceId, type DeviceHandle } from '../electron/runtime/two-devices.ts';
+import { startDemoSession, startTwoDevices, waitEligible, deviceId, type DeviceHandle } from '../dev-env/two-devices.ts';
 import { median } from './median.ts';
 
 const RUNS = Number(process.env.BENCH_RUNS ?? 7);

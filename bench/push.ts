@@ -10,7 +10,7 @@
 import type { PushMessage } from '../shared/api/push.ts';
 import type { DeviceApiEvents } from '../shared/device-api.ts';
 import { loadProfile } from '../electron/enrollment/profile.ts';
-import { startDemoSession, startTwoDevices, waitEligible, deviceId, waitSession, type DeviceHandle } from '../electron/runtime/two-devices.ts';
+import { startDemoSession, startTwoDevices, waitEligible, deviceId, waitSession, type DeviceHandle } from '../dev-env/two-devices.ts';
 import { createBackendClient } from '../electron/sync/backend-client.ts';
 import { openPushStream } from '../electron/sync/push-stream.ts';
 import { median } from './median.ts';

@@ -9,7 +9,7 @@ import { join, resolve } from 'node:path';
 import { createGitRunner } from '../electron/git/git-runner.ts';
 import { pinWorkspace } from '../electron/git/pinning.ts';
 import { evaluateSourceReadiness } from '../electron/git/readiness.ts';
-import { gitEnv } from '../test-support/git-repos.ts';
+import { gitEnv } from '../dev-env/git-sandbox.ts';
 import { median } from './median.ts';
 
 const FILES = 50_000;

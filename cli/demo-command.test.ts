@@ -3,7 +3,7 @@ import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { DeviceClient, PROJECT_ROOT, waitFor } from '../electron/runtime/process-harness.ts';
+import { DeviceClient, PROJECT_ROOT, waitFor } from '../dev-env/process-harness.ts';
 
 describe('baton demo', () => {
   it('starts a backend and two devices with a demo session on the laptop, and removes everything on SIGTERM', async () => {

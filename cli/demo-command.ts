@@ -1,16 +1,15 @@
 /**
  * `baton demo`: everything needed to try Move on one machine — a backend, a sample repository with
  * a bare origin, two devices ("laptop" creates the account, "desktop" joins by invite) on separate
- * profiles and workspace roots, and a demo-agent session on the laptop. Prints both UI addresses;
- * SIGTERM (or Ctrl-C) stops every process and removes the temporary folder.
+ * profiles and workspace roots, and a demo-agent session on the laptop (composed in demo-world.ts).
+ * Prints both UI addresses; SIGTERM (or Ctrl-C) stops everything and removes the temporary folder.
  */
-import { spawnSync } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseFlags, untilStopped, type Command } from './command.ts';
-import { rendererDir } from '../electron/runtime/compose.ts';
-import { PROJECT_ROOT } from '../electron/runtime/process-harness.ts';
-import { startDemoSession, startTwoDevices, waitEligible } from '../electron/runtime/two-devices.ts';
+import { startDemoWorld } from './demo-world.ts';
+import { ensureRendererBuilt, RENDERER_DIR } from './project-files.ts';
 
 const USAGE = `Usage: baton demo [--skip-build]
 
@@ -30,27 +29,24 @@ export const command: Command = {
   async run(argv) {
     const { values } = parseFlags(argv, { 'skip-build': { type: 'boolean' } });
     const stopped = untilStopped();
-    if (!values['skip-build'] && !existsSync(join(rendererDir(PROJECT_ROOT), 'index.html'))) {
-      console.error('baton demo: building the renderer first (npm run build:renderer)…');
-      const built = spawnSync('npm', ['run', 'build:renderer'], { cwd: PROJECT_ROOT, stdio: ['ignore', 2, 2] });
-      if (built.status !== 0) console.error('baton demo: the renderer did not build, so the addresses serve the device API only.');
-    }
+    if (!values['skip-build']) ensureRendererBuilt('baton demo');
     console.error('baton demo: starting the backend and two devices…');
-    const world = await startTwoDevices({ prefix: 'baton-demo-', env: { BATON_HEARTBEAT_MS: '2000', BATON_DEMO_TURN_MS: '1500' } });
+    const root = mkdtempSync(join(tmpdir(), 'baton-demo-'));
+    const log = (message: string) => console.error(`${new Date().toISOString().slice(11, 23)} ${message}`);
     try {
-      world.sandbox.commitFile(world.repo, 'src/parser.ts', 'export function parse(input: string): string[] {\n  return input.split(",");\n}\n', 'Add the parser');
-      world.sandbox.commitFile(world.repo, 'test/parser.test.ts', 'import { parse } from "../src/parser";\n// flaky: fix me\n', 'Add a parser test');
-      world.sandbox.push(world.repo);
-      const session = await startDemoSession(world.laptop, world.repo, 'Find out why the parser test is flaky');
-      await waitEligible(world.laptop, session.id, 'desktop').catch(() => undefined);
-      console.error(`baton demo: the laptop owns "${session.title}"; open both addresses and Move it.`);
-      console.log(`backend: ${world.backendUrl}`);
-      console.log(`laptop: ${world.laptop.process.url}`);
-      console.log(`desktop: ${world.desktop.process.url}`);
-      console.error(`baton demo: sample repository ${world.repo} (origin ${world.origin}). Stop with Ctrl-C.`);
-      await stopped;
+      const world = await startDemoWorld({ root, rendererDir: RENDERER_DIR, log });
+      try {
+        console.error(`baton demo: the laptop owns "${world.session.title}"; open both addresses and Move it.`);
+        console.log(`backend: ${world.backendUrl}`);
+        console.log(`laptop: ${world.laptopUrl}`);
+        console.log(`desktop: ${world.desktopUrl}`);
+        console.error(`baton demo: sample repository ${world.repo} (origin ${world.origin}). Stop with Ctrl-C.`);
+        await stopped;
+      } finally {
+        await world.stop();
+      }
     } finally {
-      await world.cleanup();
+      rmSync(root, { recursive: true, force: true });
     }
     return 0;
   },

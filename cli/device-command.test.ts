@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DeviceClient, PROJECT_ROOT, startBaton, waitFor, type RunningProcess } from '../electron/runtime/process-harness.ts';
+import { DeviceClient, PROJECT_ROOT, startBaton, waitFor, type RunningProcess } from '../dev-env/process-harness.ts';
 
 const run = promisify(execFile);
 const BATON = join(PROJECT_ROOT, 'bin', 'baton.js');

@@ -4,17 +4,15 @@
  * serves the renderer and the device API on 127.0.0.1. Prints exactly one line on stdout once
  * ready: `ui: http://127.0.0.1:PORT/?token=TOKEN`.
  */
-import { existsSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { join, resolve } from 'node:path';
 import { startWebHost } from '../electron/host/web-host.ts';
 import { syncEnrollmentBackendFactory } from '../electron/enrollment/sync-backend.ts';
 import { fileSecretStore } from '../electron/crypto/secret-store.ts';
-import { rendererDir } from '../electron/runtime/compose.ts';
 import { createEnrollingDevice, DEFAULT_RUNTIME_TIMING } from '../electron/runtime/enrolling-device.ts';
 import { enrollAtStartup } from '../electron/runtime/device-startup.ts';
-import { PROJECT_ROOT } from '../electron/runtime/process-harness.ts';
 import { parseFlags, portFlag, required, untilStopped, UsageError, type Command } from './command.ts';
+import { ensureRendererBuilt, RENDERER_DIR } from './project-files.ts';
 
 const USAGE = `Usage: baton device --profile DIR --backend URL [--name NAME] [--workspace-root DIR] [--port N]
                     [--create-account | --join INVITE]
@@ -39,8 +37,9 @@ Environment (tuning and tests):
   BATON_CLAIM_TIMEOUT_MS        target must claim the checkpoint within this (default 120000)
   BATON_TURN_WAIT_MS            how long the source waits for a running turn before interrupting (default 10000)
   BATON_DEMO_TURN_MS            length of one demo-agent turn (default 300)
-  BATON_TEST_PREPARE_DELAY_MS   tests only: the target waits this long before preparing (default 0)
-  BATON_TEST_ACTIVATE_DELAY_MS  tests only: the target waits this long in target-activating (default 0)`;
+  BATON_NO_UI_BUILD=1           do not build the user interface when it is missing (serve the API only)
+  BATON_TEST_HOLD_DIR           tests only: while DIR/prepare or DIR/activate exists, the target holds
+                                before that step (the test releases it by removing the file)`;
 
 /** A non-negative integer from the environment, or the fallback. */
 function envMs(name: string, fallback: number): number {
@@ -71,8 +70,7 @@ export const command: Command = {
       prepareTimeoutMs: envMs('BATON_PREPARE_TIMEOUT_MS', defaults.config.prepareTimeoutMs),
       claimTimeoutMs: envMs('BATON_CLAIM_TIMEOUT_MS', defaults.config.claimTimeoutMs),
       turnWaitMs: envMs('BATON_TURN_WAIT_MS', defaults.config.turnWaitMs),
-      testPrepareDelayMs: envMs('BATON_TEST_PREPARE_DELAY_MS', 0),
-      testActivateDelayMs: envMs('BATON_TEST_ACTIVATE_DELAY_MS', 0),
+      testHoldDir: process.env.BATON_TEST_HOLD_DIR || null,
     };
     const heartbeatMs = envMs('BATON_HEARTBEAT_MS', defaults.heartbeatMs) || defaults.heartbeatMs;
     const demoTurnMs = envMs('BATON_DEMO_TURN_MS', 300);
@@ -97,9 +95,9 @@ export const command: Command = {
       runtime: { workspaceRoot, heartbeatMs, config, log, providers: { demo: { turnMs: demoTurnMs } } },
     });
     await device.start();
-    const dir = rendererDir(PROJECT_ROOT);
-    if (!existsSync(join(dir, 'index.html'))) console.error(`baton device: the renderer is not built (${dir}); serving the device API only. Run the renderer build to get the UI.`);
-    const host = await startWebHost({ port, rendererDir: dir, handlers: () => device.handlers(), subscribe: (listener) => device.subscribe(listener) });
+    // A plain `npm install` does not build the UI: the first start does, unless told not to.
+    if (process.env.BATON_NO_UI_BUILD !== '1') ensureRendererBuilt('baton device');
+    const host = await startWebHost({ port, rendererDir: RENDERER_DIR, handlers: () => device.handlers(), subscribe: (listener) => device.subscribe(listener) });
     if (!enrolled.ok) console.error('baton device: not enrolled yet: open the UI to create an account or join one with an invite.');
     console.log(`ui: ${host.url}`);
     await stopped;

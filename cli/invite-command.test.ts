@@ -3,8 +3,8 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { decodeInvite } from '../electron/enrollment/invite-token.ts';
-import { joinWhileApproving, firstDevice, must, startEnrollmentWorld, type EnrollmentWorld } from '../electron/enrollment/test-fixture.ts';
-import { PROJECT_ROOT } from '../electron/runtime/process-harness.ts';
+import { joinWhileApproving, firstDevice, must, startEnrollmentWorld, type EnrollmentWorld } from '../dev-env/enrollment-fixture.ts';
+import { PROJECT_ROOT } from '../dev-env/process-harness.ts';
 import { loadProfile, saveProfile } from '../electron/enrollment/profile.ts';
 
 const run = promisify(execFile);

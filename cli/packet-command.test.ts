@@ -2,7 +2,7 @@ import { execFile } from 'node:child_process';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createGitSandbox, type GitSandbox } from '../test-support/git-repos.ts';
+import { createGitSandbox, type GitSandbox } from '../dev-env/git-sandbox.ts';
 import { UsageError } from './command.ts';
 import { parseVerification } from './packet-command.ts';
 

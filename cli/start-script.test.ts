@@ -8,7 +8,7 @@ import { chmodSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:f
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DeviceClient, PROJECT_ROOT, startBaton, startScript, type RunningProcess } from '../electron/runtime/process-harness.ts';
+import { DeviceClient, PROJECT_ROOT, startBaton, startScript, type RunningProcess } from '../dev-env/process-harness.ts';
 
 const START = join(PROJECT_ROOT, 'scripts', 'start.js');
 let root: string;

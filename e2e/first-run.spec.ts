@@ -8,7 +8,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect, test, type Page } from '@playwright/test';
-import { startBaton, type RunningProcess } from '../electron/runtime/process-harness.ts';
+import { startBaton, type RunningProcess } from '../dev-env/process-harness.ts';
 import { screenshots } from './support/devices.ts';
 
 let dir: string;

@@ -7,11 +7,10 @@ import { execFileSync } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { expect, test } from '@playwright/test';
+import { holdTarget } from '../dev-env/two-devices.ts';
 import { description, openSession, startDemoSessionInUi, openWorld, runView, screenshots, watchStepper, type World } from './support/devices.ts';
 
 const TITLE = 'Fix the flaky parser test';
-/** The target's prepare step waits this long, so a move can be cancelled while the target prepares. */
-const PREPARE_DELAY_MS = 2500;
 
 let world: World;
 let workspaceOnDesktop = '';
@@ -20,7 +19,7 @@ test.describe.configure({ mode: 'serial' });
 
 test.beforeAll(async ({ browser }) => {
   test.setTimeout(120_000);
-  world = await openWorld(browser, { desktop: { BATON_TEST_PREPARE_DELAY_MS: String(PREPARE_DELAY_MS) } });
+  world = await openWorld(browser);
 });
 
 test.afterAll(async () => {
@@ -168,6 +167,8 @@ test('a dirty tree on the desktop blocks the move back with dirty_tree and its f
 test('cancelling a move while the target prepares leaves the session with the source', async () => {
   const laptop = runView(world.laptop.page);
   const desktop = runView(world.desktop.page);
+  // The desktop holds before its prepare step until the test releases it, after the cancel.
+  const release = holdTarget(world.devices.desktop, 'prepare');
   await laptop.move.click();
   const dialog = world.laptop.page.getByRole('dialog', { name: 'Move session' });
   await expect(dialog.getByRole('radio', { name: 'desktop' })).toBeEnabled();
@@ -175,7 +176,7 @@ test('cancelling a move while the target prepares leaves the session with the so
   await dialog.getByRole('button', { name: 'Start move' }).click();
 
   await expect(laptop.currentStep).toContainText('requested');
-  // A step that waits (the target prepares for 2.5 s) starts to breathe after a second.
+  // A step that waits (the target is held in prepare) starts to breathe after a second.
   await expect(laptop.currentStep).toHaveClass(/step--waiting/);
   await screenshots(world.laptop.page, (n) => test.info().outputPath(n), 'moving');
   await laptop.cancelMove.click();
@@ -183,8 +184,9 @@ test('cancelling a move while the target prepares leaves the session with the so
   await expect(laptop.currentStep).toHaveCount(0);
   await expect(laptop.ownership).toContainText(/cancelled/i);
   await screenshots(world.laptop.page, (n) => test.info().outputPath(n), 'cancelled');
-  // Longer than the target's prepare delay: the cancelled move stays cancelled.
-  await world.laptop.page.waitForTimeout(PREPARE_DELAY_MS + 1000);
+  // Released after the cancel, the target's prepare finds the move cancelled and leaves it so.
+  release();
+  await world.laptop.page.waitForTimeout(1000);
   for (const view of [laptop, desktop]) {
     await expect(view.ownership).toContainText('laptop');
     await expect(view.ownership).toContainText('generation 3');

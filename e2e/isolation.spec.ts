@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect, test } from '@playwright/test';
 import type { api } from '../electron/preload.ts';
-import { startBaton, type RunningProcess } from '../electron/runtime/process-harness.ts';
+import { startBaton, type RunningProcess } from '../dev-env/process-harness.ts';
 import { EVENT_NAMES } from '../shared/device-api.ts';
 import { METHOD_NAMES, subscriptionName } from '../shared/device-bridge.ts';
 

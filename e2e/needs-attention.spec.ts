@@ -5,19 +5,17 @@
  * "Retry activation"; once the body is restored, Retry activation completes the move.
  */
 import { readFileSync, writeFileSync } from 'node:fs';
-import { backendBlobFiles } from '../electron/runtime/two-devices.ts';
+import { backendBlobFiles, holdTarget } from '../dev-env/two-devices.ts';
 import { expect, test } from '@playwright/test';
 import { description, openSession, startDemoSessionInUi, openWorld, runView, screenshots, type World } from './support/devices.ts';
 
 const TITLE = 'Tidy the release notes';
-/** The target waits this long in target-activating, which is when the test tampers with the body. */
-const ACTIVATE_DELAY_MS = 3000;
 
 let world: World;
 
 test.beforeAll(async ({ browser }) => {
   test.setTimeout(120_000);
-  world = await openWorld(browser, { desktop: { BATON_TEST_ACTIVATE_DELAY_MS: String(ACTIVATE_DELAY_MS) } });
+  world = await openWorld(browser);
 });
 
 test.afterAll(async () => {
@@ -36,6 +34,8 @@ test('an activation that fails after the transfer leaves the target owning the s
   const desktop = runView(desktopPage);
   await expect(desktop.ownership).toContainText('generation 1');
 
+  // The desktop holds in target-activating until the test has tampered with the body.
+  const release = holdTarget(world.devices.desktop, 'activate');
   await laptop.move.click();
   const dialog = laptopPage.getByRole('dialog', { name: 'Move session' });
   await expect(dialog.getByRole('radio', { name: 'desktop' })).toBeEnabled();
@@ -51,6 +51,7 @@ test('an activation that fails after the transfer leaves the target owning the s
   const tampered = Buffer.from(intact);
   tampered[Math.floor(tampered.length / 2)]! ^= 0x01;
   writeFileSync(blob, tampered);
+  release();
 
   await expect(desktop.ownership).toContainText('Needs attention');
   const retry = desktop.ownership.getByRole('button', { name: 'Retry activation' });

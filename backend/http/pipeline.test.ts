@@ -9,7 +9,7 @@ import { startBackend, type RunningBackend } from '../backend.ts';
 import { createBackendClient } from '../../electron/sync/backend-client.ts';
 import { keyObjectSigner, signatureHeaders } from '../../electron/sync/request-signer.ts';
 import { openPushStream } from '../../electron/sync/push-stream.ts';
-import { createTestAccount, joinTestDevice, newId, newTestDevice, opaque, type TestDevice } from '../../electron/sync/sync-fixtures.ts';
+import { createTestAccount, joinTestDevice, newId, newTestDevice, opaque, type TestDevice } from '../../dev-env/sync-fixtures.ts';
 
 const now = Date.UTC(2026, 10, 30, 12, 0, 0);
 const clock = () => now;

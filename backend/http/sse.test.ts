@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect, it } from 'vitest';
 import { startBackend } from '../backend.ts';
-import { createTestAccount, newId, newTestDevice, opaque } from '../../electron/sync/sync-fixtures.ts';
+import { createTestAccount, newId, newTestDevice, opaque } from '../../dev-env/sync-fixtures.ts';
 
 it('opens with hello, sends keep-alive comments, writes each change as one data line and lets go when the client leaves', async () => {
   const dataDir = mkdtempSync(join(tmpdir(), 'baton-sse-'));

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startBackend, type RunningBackend } from '../backend.ts';
-import { createTestAccount, joinTestDevice, newId, newTestDevice, opaque, type TestDevice } from '../../electron/sync/sync-fixtures.ts';
+import { createTestAccount, joinTestDevice, newId, newTestDevice, opaque, type TestDevice } from '../../dev-env/sync-fixtures.ts';
 
 let now = Date.UTC(2026, 10, 30, 9, 0, 0);
 const clock = () => now;

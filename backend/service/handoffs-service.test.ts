@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { FORWARD_STATES, HANDOFF_STATES, mayTransition, type HandoffState } from '../../shared/handoff-states.ts';
 import { startBackend, type RunningBackend } from '../backend.ts';
-import { createTestAccount, joinTestDevice, newId, newTestDevice, opaque, type TestDevice } from '../../electron/sync/sync-fixtures.ts';
+import { createTestAccount, joinTestDevice, newId, newTestDevice, opaque, type TestDevice } from '../../dev-env/sync-fixtures.ts';
 
 let dataDir: string;
 let backend: RunningBackend;

@@ -3,7 +3,7 @@
  * desktop) over a git sandbox with a bare origin, each device shown in its own browser context.
  */
 import { expect, type Browser, type Locator, type Page } from '@playwright/test';
-import { startTwoDevices, type DeviceHandle, type TwoDevices } from '../../electron/runtime/two-devices.ts';
+import { startTwoDevices, type DeviceHandle, type TwoDevices } from '../../dev-env/two-devices.ts';
 
 export interface DeviceWindow {
   device: DeviceHandle;

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createAccount } from './account.ts';
-import { firstDevice, must, startEnrollmentWorld, type EnrollmentWorld } from './test-fixture.ts';
+import { firstDevice, must, startEnrollmentWorld, type EnrollmentWorld } from '../../dev-env/enrollment-fixture.ts';
 
 let world: EnrollmentWorld;
 beforeAll(async () => {

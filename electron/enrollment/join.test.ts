@@ -10,7 +10,7 @@ import { approvePendingJoins, createInvite } from './invites.ts';
 import { decodeInvite, encodeInvite } from './invite-token.ts';
 import { requestJoin } from './join.ts';
 import { loadProfile } from './profile.ts';
-import { firstDevice, joinedDevice, joinWhileApproving, must, startEnrollmentWorld, type EnrollmentWorld } from './test-fixture.ts';
+import { firstDevice, joinedDevice, joinWhileApproving, must, startEnrollmentWorld, type EnrollmentWorld } from '../../dev-env/enrollment-fixture.ts';
 
 let world: EnrollmentWorld;
 beforeAll(async () => {

@@ -8,7 +8,7 @@ import { memorySecretStore } from '../crypto/secret-store.ts';
 import type { EnrollmentBackend } from './enrollment-backend.ts';
 import { refreshKeyRing, revokeDevice, rotateAdk } from './key-distribution.ts';
 import { loadProfile, type Profile } from './profile.ts';
-import { firstDevice, joinedDevice, must, startEnrollmentWorld, type EnrollmentWorld } from './test-fixture.ts';
+import { firstDevice, joinedDevice, must, startEnrollmentWorld, type EnrollmentWorld } from '../../dev-env/enrollment-fixture.ts';
 
 let world: EnrollmentWorld;
 beforeAll(async () => {

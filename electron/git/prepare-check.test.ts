@@ -1,7 +1,7 @@
 import { mkdirSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { createGitSandbox, type GitSandbox } from '../../test-support/git-repos.ts';
+import { createGitSandbox, type GitSandbox } from '../../dev-env/git-sandbox.ts';
 import { createGitRunner } from './git-runner.ts';
 import type { PinDeps } from './pinning.ts';
 import { prepareCheck } from './prepare-check.ts';

@@ -1,7 +1,7 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createGitSandbox, type GitSandbox } from '../../test-support/git-repos.ts';
+import { createGitSandbox, type GitSandbox } from '../../dev-env/git-sandbox.ts';
 import { buildCheckpointPacket, checkPacketDrift, createCheckpointPacketPort } from './checkpoint-packet.ts';
 import { createExecGit } from './git-read.ts';
 

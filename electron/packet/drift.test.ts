@@ -1,7 +1,7 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createGitSandbox, type GitSandbox } from '../../test-support/git-repos.ts';
+import { createGitSandbox, type GitSandbox } from '../../dev-env/git-sandbox.ts';
 import { checkDrift } from './drift.ts';
 import { readBranchFacts } from './git-facts.ts';
 import { createExecGit, gitReader, type GitReader } from './git-read.ts';

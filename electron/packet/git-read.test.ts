@@ -1,7 +1,7 @@
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createGitSandbox, type GitSandbox } from '../../test-support/git-repos.ts';
+import { createGitSandbox, type GitSandbox } from '../../dev-env/git-sandbox.ts';
 import { createExecGit, gitReader, openGitReader, refusalOf, type GitExec } from './git-read.ts';
 
 let sandbox: GitSandbox;

@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createGitSandbox, type GitSandbox } from '../../test-support/git-repos.ts';
+import { createGitSandbox, type GitSandbox } from '../../dev-env/git-sandbox.ts';
 import { createExecGit } from './git-read.ts';
 import { handoffCreate } from './handoff-create.ts';
 import { handoffResume } from './handoff-resume.ts';

@@ -2,7 +2,7 @@ import { chmod, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { delimiter, dirname, join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { STAND_IN_BIN } from '../../test-support/stand-ins/stand-ins.ts';
+import { STAND_IN_BIN } from '../../dev-env/stand-ins/stand-ins.ts';
 import { detectProviders, findOnPath } from './detect.ts';
 
 let dir: string;

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { ContinuationInput, ProviderSession } from '../../shared/provider.ts';
-import { standInSandbox, type StandInSandbox } from '../../test-support/stand-ins/stand-ins.ts';
+import { standInSandbox, type StandInSandbox } from '../../dev-env/stand-ins/stand-ins.ts';
 import { ClaudeCodeSession } from './claude-code/claude-code-session.ts';
 import { CommandAgentSession } from './command-agent.ts';
 import { DemoAgent } from './demo-agent.ts';

@@ -2,10 +2,10 @@ import { describe, expect, it } from 'vitest';
 import type { Device } from '../../shared/api/devices.ts';
 import { KeyRing, generateAdk } from '../crypto/key-ring.ts';
 import { DeviceDirectory } from './device-directory.ts';
-import type { LocalSession } from './local-state.ts';
+import type { LocalSession } from '../local-state/local-state.ts';
 import type { DeviceCapabilities } from './ports.ts';
-import { ringSeal } from './profile-seal.ts';
-import { targetCheck } from './target-eligibility.ts';
+import { ringSeal } from './adapters/seal-port.ts';
+import { targetCheck } from './adapters/target-check.ts';
 
 const NOW = 1_800_000_000_000;
 const ACCOUNT = 'account-aaaaaaaaaaaa';

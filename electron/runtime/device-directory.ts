@@ -7,7 +7,7 @@ import type { Device } from '../../shared/api/devices.ts';
 import type { DeviceView, EligibilityView } from '../../shared/device-api.ts';
 import type { Blocker } from '../../shared/readiness.ts';
 import { TARGET_OFFLINE_AFTER_MS } from '../git/target-checks.ts';
-import type { LocalSession } from './local-state.ts';
+import type { LocalSession } from '../local-state/local-state.ts';
 import type { Clock, DeviceCapabilities, SealPort, TargetCheck } from './ports.ts';
 
 

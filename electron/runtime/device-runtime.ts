@@ -4,33 +4,18 @@
  */
 import type { PushMessage } from '../../shared/api/push.ts';
 import type { ActionResult, DeviceApiEvent, DeviceApiEvents, DeviceApiHandlers, DeviceStatusView } from '../../shared/device-api.ts';
-import { Coordinator, type CoordinatorConfig } from './coordinator.ts';
+import { activateCheckpoint, type ActivationDeps } from '../handoff/activation.ts';
+import { Coordinator } from '../handoff/coordinator.ts';
+import type { HandoffConfig } from '../handoff/handoff-config.ts';
+import { moveRequests, type MoveRequests } from '../handoff/move-request.ts';
+import { sourceStep } from '../handoff/source-steps.ts';
+import { targetStep } from '../handoff/target-steps.ts';
 import { DeviceDirectory } from './device-directory.ts';
-import { afterLocalWrites } from './durable-backend.ts';
-import { sourceStep } from './handoff-source.ts';
-import { activateCheckpoint, targetStep } from './handoff-target.ts';
-import type { LocalState } from './local-state.ts';
-import { evaluateMove, startMove } from './move-request.ts';
-import type { BackendPort, Clock, DeviceCapabilities, GitPort, PacketPort, ProviderPort, SealPort, TargetCheck } from './ports.ts';
+import { afterLocalWrites } from '../local-state/durable-backend.ts';
+import type { LocalState } from '../local-state/local-state.ts';
+import type { AccountPort, BackendPort, Clock, DeviceCapabilities, GitPort, PacketPort, ProviderPort, RemediationPort, SealPort, TargetCheck } from './ports.ts';
 import { SessionService } from './session-service.ts';
 import { handoffView, sessionDetail, sessionView, type ViewDeps } from './views.ts';
-
-/** Account operations of an enrolled device (B's enrollment). */
-export interface AccountPort {
-  createInvite(): Promise<{ invite: string; expiresAt: number }>;
-  /** Approves pending join requests made with this device's invites. */
-  approvePendingJoins(): Promise<void>;
-  /** Fetches newly wrapped key versions (after a rotation). */
-  refreshKeyRing(): Promise<void>;
-  revokeDevice(deviceId: string): Promise<ActionResult>;
-  rotateKeys(): Promise<ActionResult & { keyVersion?: number }>;
-}
-
-/** Git remediation acts the user may ask for (never run automatically). */
-export interface RemediationPort {
-  push(repoPath: string): Promise<ActionResult>;
-  commitAll(repoPath: string, message: string): Promise<ActionResult>;
-}
 
 export interface DeviceRuntimeDeps {
   status: DeviceStatusView & { deviceId: string; deviceName: string; accountId: string };
@@ -47,7 +32,7 @@ export interface DeviceRuntimeDeps {
   openStream(onMessage: (message: PushMessage) => void, onOpen: () => void): { close(): void };
   clock: Clock;
   heartbeatMs: number;
-  config: CoordinatorConfig;
+  config: HandoffConfig;
   log(message: string): void;
 }
 
@@ -57,6 +42,8 @@ export class DeviceRuntime {
   readonly sessions: SessionService;
   readonly devices: DeviceDirectory;
   readonly coordinator: Coordinator;
+  private readonly moves: MoveRequests;
+  private readonly activation: ActivationDeps;
   private readonly listeners = new Set<Listener>();
   private heartbeatTimer: ReturnType<typeof setInterval> | null = null;
   private stream: { close(): void } | null = null;
@@ -73,17 +60,25 @@ export class DeviceRuntime {
       selfId, selfName: deps.status.deviceName, state: deps.state, backend: deps.backend, seal: deps.seal, git: deps.git, providers: deps.providers,
       clock: deps.clock, changed: (id) => this.sessionChanged(id), activity: (id, from) => this.sessionActivity(id, from), log: deps.log,
     });
+    const { state, backend, seal, git, packets, providers, clock, log, config } = deps;
+    const selfName = deps.status.deviceName;
+    this.activation = { selfId, state, backend, seal, git, packets, providers, sessions: this.sessions, config, clock, log };
     this.coordinator = new Coordinator({
-      selfId, selfName: deps.status.deviceName, state: deps.state, backend: deps.backend, seal: deps.seal, git: deps.git,
-      packets: deps.packets, providers: deps.providers, sessions: this.sessions, devices: this.devices, targetCheck: deps.targetCheck,
-      clock: deps.clock, config: deps.config, log: deps.log,
+      selfId, progress: state, backend, clock, log,
+      lostSession: (sessionId) => this.sessions.markMoved(sessionId),
       handoffChanged: (h) => {
         this.emit('handoffChanged', handoffView(this.views, h));
         // A transition changes the session's view (owner, generation, input block), never its
         // transcript or agents: the list carries it without resending the whole session.
         this.sessionsChanged();
       },
-    }, { source: sourceStep, target: targetStep });
+    }, {
+      source: sourceStep({ selfId, selfName, state, sessions: this.sessions, git, packets, seal, backend, config, clock, log }),
+      target: targetStep({ ...this.activation, state, backend, seal, git, providers, sessions: this.sessions, config }),
+    });
+    this.moves = moveRequests({
+      selfId, state, backend, git, devices: this.devices, targetCheck: deps.targetCheck, sessions: this.sessions, handoffs: this.coordinator, clock,
+    });
     this.views = { selfId, state: deps.state, seal: deps.seal, devices: this.devices, sessions: this.sessions };
   }
 
@@ -227,8 +222,8 @@ export class DeviceRuntime {
         if (listed.ok) this.devices.replaceAll(listed.value);
         return this.devices.eligibility(needSession(sessionId), this.deps.targetCheck);
       },
-      checkReadiness: async ({ sessionId, targetDeviceId }) => evaluateMove(this.coordinator, sessionId, targetDeviceId),
-      startMove: async ({ sessionId, targetDeviceId }) => startMove(this.coordinator, sessionId, targetDeviceId),
+      checkReadiness: async ({ sessionId, targetDeviceId }) => this.moves.evaluate(sessionId, targetDeviceId),
+      startMove: async ({ sessionId, targetDeviceId }) => this.moves.start(sessionId, targetDeviceId),
       cancelMove: async ({ sessionId }) => this.coordinator.cancelByUser(sessionId),
       pushRepo: async ({ sessionId, repo }) => remediate(sessionId, repo, (path) => remediation.push(path)),
       commitAll: async ({ sessionId, repo, message }) => remediate(sessionId, repo, (path) => remediation.commitAll(path, message)),
@@ -250,7 +245,7 @@ export class DeviceRuntime {
     if (!session?.needsAttention) return { ok: false, code: 'not_needed', message: 'The session does not need attention.' };
     const handoff = await this.deps.backend.getHandoff(session.needsAttention.handoffId);
     if (!handoff.ok) return { ok: false, code: handoff.code, message: handoff.message };
-    const result = await activateCheckpoint(this.coordinator, handoff.value);
+    const result = await activateCheckpoint(this.activation, handoff.value);
     if (!result.ok) {
       this.deps.state.updateSession(sessionId, (s) => { s.needsAttention = { handoffId: handoff.value.id, code: result.code, message: result.message }; });
       this.sessionChanged(sessionId);

@@ -29,7 +29,7 @@ export interface EnrollingDeviceOptions {
 /** Timings of a device people use (the headless command lets the environment override each). */
 export const DEFAULT_RUNTIME_TIMING = {
   heartbeatMs: 5_000,
-  config: { prepareTimeoutMs: 30_000, claimTimeoutMs: 120_000, turnWaitMs: 10_000, testPrepareDelayMs: 0 },
+  config: { prepareTimeoutMs: 30_000, claimTimeoutMs: 120_000, turnWaitMs: 10_000 },
 } as const;
 
 export interface EnrollingDevice {

@@ -8,11 +8,11 @@ import type { AgentView, TranscriptEntry } from '../../shared/agents.ts';
 import type { Device, JoinRequest } from '../../shared/api/devices.ts';
 import type { CheckpointRef, Handoff, TransitionRequest } from '../../shared/api/handoffs.ts';
 import type { Session, SessionEvent } from '../../shared/api/sessions.ts';
-import type { ProviderView } from '../../shared/device-api.ts';
+import type { ActionResult, ProviderView } from '../../shared/device-api.ts';
 import type { Result } from '../../shared/errors.ts';
 import type { ContinuationInput, ProviderId, ProviderSession, ResumeData, ResumeOutcome } from '../../shared/provider.ts';
 import type { Blocker, ReadinessReport } from '../../shared/readiness.ts';
-import type { RepoRef } from './local-state.ts';
+import type { RepoRef } from '../local-state/local-state.ts';
 
 /** The backend calls the runtime makes; every failure is a value carrying the API error code. */
 export interface BackendPort {
@@ -145,6 +145,23 @@ export type TargetCheck = (input: EligibilityInput) => Blocker[];
 export interface SessionContent {
   agents: AgentView[];
   transcript: TranscriptEntry[];
+}
+
+/** Account operations of an enrolled device (the enrollment modules). */
+export interface AccountPort {
+  createInvite(): Promise<{ invite: string; expiresAt: number }>;
+  /** Approves pending join requests made with this device's invites. */
+  approvePendingJoins(): Promise<void>;
+  /** Fetches newly wrapped key versions (after a rotation). */
+  refreshKeyRing(): Promise<void>;
+  revokeDevice(deviceId: string): Promise<ActionResult>;
+  rotateKeys(): Promise<ActionResult & { keyVersion?: number }>;
+}
+
+/** Git remediation acts the user may ask for (never run automatically). */
+export interface RemediationPort {
+  push(repoPath: string): Promise<ActionResult>;
+  commitAll(repoPath: string, message: string): Promise<ActionResult>;
 }
 
 export type Clock = () => number;

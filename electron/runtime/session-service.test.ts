@@ -6,7 +6,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createGitSandbox, type GitSandbox } from '../../test-support/git-repos.ts';
+import { createGitSandbox, type GitSandbox } from '../../dev-env/git-sandbox.ts';
 import { createAccount } from '../enrollment/account.ts';
 import { approvePendingJoins, createInvite } from '../enrollment/invites.ts';
 import { requestJoin } from '../enrollment/join.ts';
@@ -16,14 +16,14 @@ import { createGitRunner } from '../git/git-runner.ts';
 import { CommandAgentSession } from '../providers/command-agent.ts';
 import { DemoAgent } from '../providers/demo-agent.ts';
 import { createBackendClient, type BackendClient } from '../sync/backend-client.ts';
-import { gitPort } from './compose.ts';
-import { LocalState, type LocalSession } from './local-state.ts';
-import { startBaton, waitFor, type RunningProcess } from './process-harness.ts';
-import { profileSeal } from './profile-seal.ts';
-import { providerPort } from './provider-port.ts';
+import { gitPort } from './adapters/git-port.ts';
+import { LocalState, type LocalSession } from '../local-state/local-state.ts';
+import { startBaton, waitFor, type RunningProcess } from '../../dev-env/process-harness.ts';
+import { profileSeal } from './adapters/seal-port.ts';
+import { providerPort } from './adapters/provider-port.ts';
 import { SessionService } from './session-service.ts';
-import type { LocalState as LocalStateType } from './local-state.ts';
-import { syncBackend } from './sync-backend.ts';
+import type { LocalState as LocalStateType } from '../local-state/local-state.ts';
+import { backendPort } from './adapters/backend-port.ts';
 
 let sandbox: GitSandbox;
 let backend: RunningProcess;
@@ -83,9 +83,9 @@ describe('the sealed checkpoint from parts', () => {
     expect(sealed.parts.length).toBe(3);
     const joined = Buffer.concat(sealed.parts);
     expect([sealed.byteLength, sealed.digest]).toEqual([joined.length, createHash('sha256').update(joined).digest('hex')]);
-    const put = await syncBackend(laptopClient).putBlob(sealed.digest, sealed.parts);
+    const put = await backendPort(laptopClient).putBlob(sealed.digest, sealed.parts);
     expect(put.ok && put.value).toEqual({ digest: sealed.digest, size: sealed.byteLength });
-    const back = await syncBackend(desktopClient).getBlob(sealed.digest);
+    const back = await backendPort(desktopClient).getBlob(sealed.digest);
     if (!back.ok) throw new Error(back.message);
     const opened = profileSeal(desktop).openCheckpoint(back.value, 'session-parts', 'handoff-parts');
     expect(opened.ok && Buffer.from(opened.value).equals(body)).toBe(true);
@@ -98,7 +98,7 @@ describe('the session service', () => {
     const repo = sandbox.clone(origin, 'app');
     const state = new LocalState(join(sandbox.root, 'laptop'));
     const sessions = new SessionService({
-      selfId: laptop.identity.deviceId, state, backend: syncBackend(laptopClient), seal: profileSeal(laptop),
+      selfId: laptop.identity.deviceId, state, backend: backendPort(laptopClient), seal: profileSeal(laptop),
       git: gitPort(createGitRunner({ env: sandbox.env })), clock: Date.now, changed: () => undefined, activity: () => undefined, log: () => undefined,
       providers: providerPort({ detect: async () => [], create: () => new DemoAgent({ turnMs: 50 }) }),
     });
@@ -123,7 +123,7 @@ describe('the session service', () => {
 /** A laptop session service on `state`; the command agent is `cat` (it answers with the prompt it was given). */
 function laptopService(state: LocalStateType): SessionService {
   return new SessionService({
-    selfId: laptop.identity.deviceId, selfName: 'laptop', state, backend: syncBackend(laptopClient), seal: profileSeal(laptop),
+    selfId: laptop.identity.deviceId, selfName: 'laptop', state, backend: backendPort(laptopClient), seal: profileSeal(laptop),
     git: gitPort(createGitRunner({ env: sandbox.env })), clock: Date.now, changed: () => undefined, activity: () => undefined, log: () => undefined,
     providers: providerPort({
       detect: async () => [],

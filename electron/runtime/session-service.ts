@@ -9,8 +9,8 @@ import type { AgentView, TranscriptEntry } from '../../shared/agents.ts';
 import type { Session } from '../../shared/api/sessions.ts';
 import type { ActionResult, InputBlock } from '../../shared/device-api.ts';
 import { isProviderId, type ProviderEvent, type ProviderSession, type ResumeData } from '../../shared/provider.ts';
-import { continuationInput } from './continuation.ts';
-import type { LocalSession, LocalState, RepoRef } from './local-state.ts';
+import { continuationInput } from '../handoff/continuation.ts';
+import type { LocalSession, LocalState, RepoRef } from '../local-state/local-state.ts';
 import type { BackendPort, Clock, GitPort, ProviderPort, SealPort } from './ports.ts';
 
 /** Session metadata as sealed on the backend (never in clear there). */

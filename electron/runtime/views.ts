@@ -4,7 +4,7 @@ import type { Handoff } from '../../shared/api/handoffs.ts';
 import type { HandoffView, SessionDetail, SessionView } from '../../shared/device-api.ts';
 import { isTerminal } from '../../shared/handoff-states.ts';
 import type { DeviceDirectory } from './device-directory.ts';
-import type { LocalSession, LocalState } from './local-state.ts';
+import type { LocalSession, LocalState } from '../local-state/local-state.ts';
 import type { SealPort } from './ports.ts';
 import type { SessionService } from './session-service.ts';
 

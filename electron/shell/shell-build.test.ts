@@ -3,7 +3,7 @@
  * generator over forge.config.ts, then Vite. The packaged app ships only those bundles (no
  * node_modules), so the main bundle may import nothing but Electron and Node's built-ins, and the
  * sandboxed preload may require nothing but Electron. Then the built main bundle runs under plain
- * Node on a stand-in for Electron's module (test-support/stand-ins/electron), against a real
+ * Node on a stand-in for Electron's module (dev-env/stand-ins/electron), against a real
  * backend: its window, lock-down and IPC bridge, and a first run through that bridge; and the built
  * preload runs in a context that offers only `require('electron')`, as a sandboxed preload gets.
  * (The Electron binary cannot be downloaded here, so no real window opens in CI.)
@@ -23,7 +23,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import forgeConfig from '../../forge.config.ts';
 import { EVENT_NAMES } from '../../shared/device-api.ts';
 import { METHOD_NAMES, subscriptionName } from '../../shared/device-bridge.ts';
-import { PROJECT_ROOT, startBaton, type RunningProcess } from '../runtime/process-harness.ts';
+import { PROJECT_ROOT, startBaton, type RunningProcess } from '../../dev-env/process-harness.ts';
 import { eventChannel, methodChannel } from './ipc-channels.ts';
 
 /** Laid out as in the packaged app: <root>/.vite/build/{main,preload}.js, Electron's module beside. */
@@ -114,7 +114,7 @@ describe('the built main process on a stand-in Electron', () => {
   beforeAll(async () => {
     backend = await startBaton(['backend', '--data', join(root, 'backend'), '--port', '0'], 'backend: ');
     mkdirSync(join(root, 'node_modules'), { recursive: true });
-    symlinkSync(join(PROJECT_ROOT, 'test-support', 'stand-ins', 'electron'), join(root, 'node_modules', 'electron'), 'dir');
+    symlinkSync(join(PROJECT_ROOT, 'dev-env', 'stand-ins', 'electron'), join(root, 'node_modules', 'electron'), 'dir');
     const child = spawn(process.execPath, [join(outDir, 'main.js')], { cwd: root, env: { ...process.env, BATON_STANDIN_HOME: home() } });
     app = new StandInApp(child);
     expect(await app.next()).toBe('ready');

@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startBackend, type RunningBackend } from '../../backend/backend.ts';
 import { SIGNATURE_HEADERS } from '../../shared/request-signing.ts';
 import { createBackendClient } from './backend-client.ts';
-import { createTestAccount, joinTestDevice, newId, newTestDevice, opaque, type TestDevice } from './sync-fixtures.ts';
+import { createTestAccount, joinTestDevice, newId, newTestDevice, opaque, type TestDevice } from '../../dev-env/sync-fixtures.ts';
 
 let dataDir: string;
 let backend: RunningBackend;

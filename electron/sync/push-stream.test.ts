@@ -9,7 +9,7 @@ import { startBackend } from '../../backend/backend.ts';
 import type { PushMessage } from '../../shared/api/push.ts';
 import { createBackendClient } from './backend-client.ts';
 import { openPushStream, parseSseChunk } from './push-stream.ts';
-import { createTestAccount, newId, newTestDevice, opaque } from './sync-fixtures.ts';
+import { createTestAccount, newId, newTestDevice, opaque } from '../../dev-env/sync-fixtures.ts';
 
 describe('the push stream client', () => {
   it('splits events, joins multi-line data, skips comments and keeps an unfinished tail', () => {

@@ -2,7 +2,7 @@ import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { ProviderEvent, ResumeData } from '../../../shared/provider.ts';
-import { StandInLab, type StandInDevice, type StandInSandbox } from '../../../test-support/stand-ins/stand-ins.ts';
+import { StandInLab, type StandInDevice, type StandInSandbox } from '../../../dev-env/stand-ins/stand-ins.ts';
 import { waitForIdle } from '../wait-idle.ts';
 import { ClaudeCodeSession } from './claude-code-session.ts';
 import { projectSlug } from './paths.ts';

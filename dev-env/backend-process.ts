@@ -1,0 +1,46 @@
+/** Runs `baton backend` as a child process (tests, demo) and reads the URL it prints. */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+
+export interface BackendProcess {
+  url: string;
+  child: ChildProcess;
+  /** SIGTERM (or `signal`), then resolves with the exit code once the process is gone. */
+  stop(signal?: NodeJS.Signals): Promise<number | null>;
+}
+
+const BATON = fileURLToPath(new URL('../bin/baton.js', import.meta.url));
+
+/** Starts `node bin/baton.js backend --data DIR --port 0` and resolves once it prints `backend: URL`. */
+export function startBackendProcess(dataDir: string, options: { port?: number; timeoutMs?: number; env?: NodeJS.ProcessEnv } = {}): Promise<BackendProcess> {
+  const child = spawn(process.execPath, [BATON, 'backend', '--data', dataDir, '--port', String(options.port ?? 0)], {
+    stdio: ['ignore', 'pipe', 'pipe'],
+    env: options.env ?? process.env,
+  });
+  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  const stop = async (signal: NodeJS.Signals = 'SIGTERM') => {
+    if (child.exitCode === null && child.signalCode === null) child.kill(signal);
+    return exited;
+  };
+  return new Promise((resolve, reject) => {
+    let out = '';
+    let err = '';
+    const timer = setTimeout(() => {
+      void stop('SIGKILL');
+      reject(new Error(`the backend did not start in time: ${err.slice(-500)}`));
+    }, options.timeoutMs ?? 20_000);
+    child.stderr!.on('data', (chunk: Buffer) => (err += chunk.toString()));
+    child.stdout!.on('data', (chunk: Buffer) => {
+      out += chunk.toString();
+      const match = /^backend: (http:\/\/\S+)$/m.exec(out);
+      if (match) {
+        clearTimeout(timer);
+        resolve({ url: match[1]!, child, stop });
+      }
+    });
+    void exited.then((code) => {
+      clearTimeout(timer);
+      reject(new Error(`the backend exited with ${code} before listening: ${err.slice(-500)}`));
+    });
+  });
+}

@@ -1,0 +1,157 @@
+/**
+ * Test, demo and bench support: a real backend process and two real device processes ("laptop"
+ * creates the account, "desktop" joins by invite) over a git sandbox with a bare origin, and a
+ * session to move. Everything lives under one temp root and is removed by `cleanup`.
+ */
+import { mkdirSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { SessionDetail, SessionView } from '../shared/device-api.ts';
+import { createGitSandbox, type GitSandbox } from './git-sandbox.ts';
+import { DeviceClient, startBaton, waitFor, type RunningProcess } from './process-harness.ts';
+
+export interface DeviceHandle {
+  name: string;
+  profile: string;
+  workspaceRoot: string;
+  process: RunningProcess;
+  client: DeviceClient;
+  /** Extra environment this device runs with (on top of the shared env). */
+  env: NodeJS.ProcessEnv;
+  /** The device's test-hold folder (BATON_TEST_HOLD_DIR); see `holdTarget`. */
+  holdDir: string;
+}
+
+export interface TwoDevices {
+  sandbox: GitSandbox;
+  env: NodeJS.ProcessEnv;
+  backendData: string;
+  backend: RunningProcess;
+  backendUrl: string;
+  laptop: DeviceHandle;
+  desktop: DeviceHandle;
+  /** The laptop's clone of the origin (the session workspace). */
+  repo: string;
+  origin: string;
+  /** Starts (or restarts) a device on its profile; `join` only the first time. */
+  startDevice(handle: Pick<DeviceHandle, 'name' | 'profile' | 'workspaceRoot' | 'env'>, extraArgs?: string[]): Promise<DeviceHandle>;
+  restartBackend(): Promise<void>;
+  cleanup(): Promise<void>;
+}
+
+export interface TwoDevicesOptions {
+  /** Environment knobs for both devices (BATON_*). */
+  env?: NodeJS.ProcessEnv;
+  laptopEnv?: NodeJS.ProcessEnv;
+  desktopEnv?: NodeJS.ProcessEnv;
+  prefix?: string;
+}
+
+/** Starts the backend and both devices, the desktop joined by an invite the laptop made. */
+export async function startTwoDevices(options: TwoDevicesOptions = {}): Promise<TwoDevices> {
+  const sandbox = createGitSandbox(options.prefix ?? 'baton-runtime-');
+  const env: NodeJS.ProcessEnv = { ...sandbox.env, BATON_HEARTBEAT_MS: '1000', ...options.env };
+  const origin = sandbox.makeOrigin('app');
+  const laptopRoot = join(sandbox.root, 'laptop-ws');
+  const desktopRoot = join(sandbox.root, 'desktop-ws');
+  mkdirSync(laptopRoot, { recursive: true });
+  mkdirSync(desktopRoot, { recursive: true });
+  const repo = sandbox.clone(origin, join(laptopRoot, 'app'));
+  const backendData = join(sandbox.root, 'backend-data');
+  let backend = await startBaton(['backend', '--data', backendData, '--port', '0'], 'backend: ', env);
+  const backendUrl = backend.url;
+  const processes = new Set<RunningProcess>([backend]);
+  const clients = new Set<DeviceClient>();
+
+  const startDevice: TwoDevices['startDevice'] = async (handle, extraArgs = []) => {
+    const args = ['device', '--profile', handle.profile, '--backend', backendUrl, '--name', handle.name, '--workspace-root', handle.workspaceRoot, ...extraArgs];
+    const holdDir = join(sandbox.root, `${handle.name}-holds`);
+    mkdirSync(holdDir, { recursive: true });
+    const process = await startBaton(args, 'ui: ', { ...env, BATON_TEST_HOLD_DIR: holdDir, ...handle.env });
+    processes.add(process);
+    process.child.once('exit', () => processes.delete(process));
+    const client = await DeviceClient.connect(process.url);
+    clients.add(client);
+    return { ...handle, process, client, holdDir };
+  };
+
+  const laptopSpec = { name: 'laptop', profile: join(sandbox.root, 'laptop-profile'), workspaceRoot: laptopRoot, env: options.laptopEnv ?? {} };
+  const desktopSpec = { name: 'desktop', profile: join(sandbox.root, 'desktop-profile'), workspaceRoot: desktopRoot, env: options.desktopEnv ?? {} };
+  const laptop = await startDevice(laptopSpec, ['--create-account']);
+  const { invite } = await laptop.client.call('createInvite', {});
+  const desktop = await startDevice(desktopSpec, ['--join', invite]);
+
+  const world: TwoDevices = {
+    sandbox, env, backendData, backend, backendUrl, laptop, desktop, repo, origin, startDevice,
+    async restartBackend() {
+      const port = new URL(backendUrl).port;
+      backend = await startBaton(['backend', '--data', backendData, '--port', port], 'backend: ', env);
+      processes.add(backend);
+      world.backend = backend;
+    },
+    async cleanup() {
+      for (const client of clients) client.close();
+      await Promise.all([...processes].map((p) => p.stop(5000)));
+      sandbox.cleanup();
+    },
+  };
+  return world;
+}
+
+/**
+ * Holds `device`, as a target, before its `step` until `release` is called: the device's test hold
+ * (BATON_TEST_HOLD_DIR) waits while the step's file exists. Returns the release.
+ */
+export function holdTarget(device: Pick<DeviceHandle, 'holdDir'>, step: 'prepare' | 'activate'): () => void {
+  const file = join(device.holdDir, step);
+  writeFileSync(file, 'held by a test\n');
+  return () => rmSync(file, { force: true });
+}
+
+/** Starts a demo-agent session on `device` in `workspace` and waits until its first turn ended. */
+export async function startDemoSession(device: DeviceHandle, workspace: string, prompt = 'Look around the repository'): Promise<SessionView> {
+  const session = await device.client.call('startSession', { workspace, provider: 'demo', prompt, title: 'Fix the flaky parser test' });
+  await waitFor('the first demo turn', async () => {
+    const detail = await device.client.call('getSession', { sessionId: session.id });
+    return detail?.transcript.some((e) => e.role === 'assistant') ? true : undefined;
+  });
+  return session;
+}
+
+/** Waits until `device` sees `otherName` as an eligible move target for the session. */
+export async function waitEligible(device: DeviceHandle, sessionId: string, otherName: string): Promise<void> {
+  await waitFor(`${otherName} to become eligible`, async () => {
+    const list = await device.client.call('moveEligibility', { sessionId });
+    return list.find((e) => e.name === otherName)?.eligible ? true : undefined;
+  }, 30_000, 200);
+}
+
+/** The device's id, as its own status says. */
+export async function deviceId(device: DeviceHandle): Promise<string> {
+  return (await device.client.call('getStatus', {})).deviceId ?? '';
+}
+
+/** Waits until `probe(detail)` holds on the device's view of the session. */
+export async function waitSession(device: DeviceHandle, sessionId: string, what: string, probe: (detail: SessionDetail) => boolean, timeoutMs = 30_000): Promise<SessionDetail> {
+  let last: SessionDetail | null = null;
+  try {
+    return await waitFor(what, async () => {
+      last = await device.client.call('getSession', { sessionId });
+      return last && probe(last) ? last : undefined;
+    }, timeoutMs, 100);
+  } catch (error) {
+    // Say what the device saw and logged, so a failure on a busy machine can be read afterwards.
+    const seen = JSON.stringify(last, (key, value: unknown) => (key === 'transcript' ? undefined : value));
+    throw new Error(`${(error as Error).message}\n${device.name} last saw: ${seen}\n${device.name} log:\n${device.process.stderr().slice(-4000)}`);
+  }
+}
+
+/** Every blob body stored under a backend data folder (files named by their SHA-256). */
+export function backendBlobFiles(dir: string): string[] {
+  const found: string[] = [];
+  for (const name of readdirSync(dir)) {
+    const path = join(dir, name);
+    if (statSync(path).isDirectory()) found.push(...backendBlobFiles(path));
+    else if (/^[0-9a-f]{64}$/.test(name)) found.push(path);
+  }
+  return found;
+}

@@ -1,0 +1,87 @@
+/**
+ * Activation on the target: fetch the checkpoint body, verify its digest, unseal it, pin the
+ * workspace, check drift — and only then resume the provider. Every check runs before any provider
+ * call; the first failure is returned with its code and nothing after it runs.
+ */
+import type { Handoff } from '../../shared/api/handoffs.ts';
+import type { LocalState } from '../local-state/local-state.ts';
+import type { BackendPort, Clock, GitPort, PacketPort, ProviderPort, SealPort } from '../runtime/ports.ts';
+import type { SessionService } from '../runtime/session-service.ts';
+import { decodeCheckpoint, sha256Hex, type Checkpoint } from './checkpoint.ts';
+import { continuationInput } from './continuation.ts';
+import type { HandoffConfig } from './handoff-config.ts';
+
+export type ActivationFailure = { ok: false; code: string; message: string };
+export type ActivationResult =
+  | { ok: true; resumePath: 'checkpoint-import' | 'summary-continuation'; note: string | null; drift: { code: string; detail: string }[] }
+  | ActivationFailure;
+
+/** What activation uses, and nothing more. */
+export interface ActivationDeps {
+  selfId: string;
+  state: Pick<LocalState, 'updateSession'>;
+  backend: Pick<BackendPort, 'getBlob'>;
+  seal: Pick<SealPort, 'openCheckpoint'>;
+  git: Pick<GitPort, 'pin'>;
+  packets: Pick<PacketPort, 'drift'>;
+  providers: Pick<ProviderPort, 'resume'>;
+  sessions: Pick<SessionService, 'attach' | 'detach'>;
+  config: Pick<HandoffConfig, 'workspaceRoot'>;
+  clock: Clock;
+  log(message: string): void;
+}
+
+/** Fetches, verifies, unseals, pins and resumes the checkpoint of `handoff`. */
+export async function activateCheckpoint(deps: ActivationDeps, handoff: Handoff): Promise<ActivationResult> {
+  const { backend, seal, git, packets, providers, sessions, state, selfId, clock } = deps;
+  if (!handoff.checkpoint) return { ok: false, code: 'checkpoint_missing', message: 'The handoff carries no checkpoint.' };
+  const marks: [string, number][] = [['start', clock()]];
+  const mark = (phase: string) => marks.push([phase, clock()]);
+  const blob = await backend.getBlob(handoff.checkpoint.digest);
+  if (!blob.ok) {
+    if (blob.code === 'not_found') return { ok: false, code: 'checkpoint_missing', message: 'The checkpoint body is not in the store.' };
+    throw new Error(`checkpoint download failed: ${blob.code}`);
+  }
+  if (sha256Hex(blob.value) !== handoff.checkpoint.digest || blob.value.byteLength !== handoff.checkpoint.size) {
+    return { ok: false, code: 'digest_mismatch', message: 'The checkpoint body does not match its content address.' };
+  }
+  const opened = seal.openCheckpoint(blob.value, handoff.sessionId, handoff.id);
+  if (!opened.ok) return { ok: false, code: opened.code, message: opened.message };
+  const decoded = decodeCheckpoint(opened.value, handoff.sessionId, handoff.id);
+  if (!decoded.ok) return decoded;
+  const checkpoint: Checkpoint = decoded.value;
+  mark('verified');
+  const pinned = await git.pin(checkpoint.repos, deps.config.workspaceRoot);
+  if (!pinned.ok) return { ok: false, code: pinned.code, message: pinned.message };
+  mark('pinned');
+  const reports = await Promise.all(checkpoint.packets.map(async (entry) => {
+    const repoPath = pinned.value.repoPaths[checkpoint.repos.findIndex((r) => r.relPath === entry.relPath)];
+    if (repoPath === undefined) return [];
+    return packets.drift(entry.packet, repoPath).catch((error: Error) => {
+      deps.log(`drift check skipped: ${error.message}`);
+      return [];
+    });
+  }));
+  const drift = reports.flat();
+  mark('drift');
+  const workspace = pinned.value.workspace;
+  state.updateSession(handoff.sessionId, (s) => {
+    s.workspace = workspace; s.repoPaths = pinned.value.repoPaths; s.ownerDeviceId = selfId; s.generation = Math.max(s.generation, handoff.generation + 1);
+    s.transcript = checkpoint.transcriptTail; s.agents = checkpoint.agents; s.providerResume = checkpoint.providerResume;
+    s.repos = checkpoint.repos.map(({ relPath, remoteUrl, branch }) => ({ relPath, remoteUrl, branch }));
+  });
+  // Only now, with the checkpoint verified and the workspace pinned, does a provider start.
+  const provider = sessions.attach(handoff.sessionId, checkpoint.meta.provider);
+  const continuation = continuationInput({
+    title: checkpoint.meta.title, ranOn: checkpoint.sourceDeviceName, goal: checkpoint.meta.prompt, transcript: checkpoint.transcriptTail,
+    repos: checkpoint.repos, drift, nextAction: 'Continue where the session left off.',
+  });
+  const resumed = await providers.resume(provider, checkpoint.providerResume, continuation, workspace);
+  if (!resumed.ok) {
+    await sessions.detach(handoff.sessionId);
+    return { ok: false, code: 'resume_failed', message: resumed.message };
+  }
+  mark('resumed');
+  deps.log(`activated ${handoff.id}: ${marks.slice(1).map(([phase, at], i) => `${phase} +${at - marks[i]![1]} ms`).join(', ')}`);
+  return { ok: true, resumePath: resumed.value.path, note: resumed.value.reason ?? null, drift };
+}

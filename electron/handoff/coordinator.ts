@@ -1,0 +1,213 @@
+/**
+ * The handoff coordinator: for every handoff this device is party to, performs this device's step
+ * for the current state (DESIGN.md state table), once per state, reacting to pushes. Steps for one
+ * handoff run one at a time; progress is recorded locally so a restart resumes the step.
+ */
+import type { CancelReason, Handoff, TransitionRequest } from '../../shared/api/handoffs.ts';
+import { isCancellable, isTerminal, reachedAt, type HandoffState } from '../../shared/handoff-states.ts';
+import type { Blocker } from '../../shared/readiness.ts';
+import type { z } from 'zod';
+import type { LocalState } from '../local-state/local-state.ts';
+import type { BackendPort, Clock } from '../runtime/ports.ts';
+
+export interface CoordinatorDeps {
+  selfId: string;
+  /** This device's progress records of the handoffs it is party to. */
+  progress: Pick<LocalState, 'ensureProgress' | 'updateProgress' | 'listProgress'>;
+  backend: Pick<BackendPort, 'transition' | 'getHandoff' | 'listHandoffs'>;
+  /** The backend said this device no longer drives the session (stale generation, not the owner). */
+  lostSession(sessionId: string): Promise<void>;
+  clock: Clock;
+  /** A handoff this device knows changed (for the UI). */
+  handoffChanged(handoff: Handoff): void;
+  log(message: string): void;
+}
+
+/** What a step may ask of the coordinator that runs it. */
+export type HandoffDriver = Pick<Coordinator, 'get' | 'transition' | 'cancel' | 'refresh' | 'at' | 'clearTimer' | 'finish'>;
+
+/** One step of one role: given the latest record, does this device's part (or nothing). */
+export type Step = (handoff: Handoff, driver: HandoffDriver) => Promise<void>;
+
+/** Newer record wins: history only grows. */
+function isNewer(next: Handoff, known: Handoff | undefined): boolean {
+  if (!known) return true;
+  if (next.history.length !== known.history.length) return next.history.length > known.history.length;
+  return next.updatedAt > known.updatedAt || next.state !== known.state;
+}
+
+/** How soon a step that failed unexpectedly is tried again. */
+const RETRY_MS = 1000;
+
+const AFTER_TRANSFER: readonly HandoffState[] = ['ownership-transferred', 'target-activating', 'completed'];
+
+/** The session generation a transition from `from` is fenced by. */
+export function generationFor(handoff: Handoff, from: HandoffState): number {
+  return AFTER_TRANSFER.includes(from) ? handoff.generation + 1 : handoff.generation;
+}
+
+/** Whether the handoff reached ownership-transferred at some point. */
+export function transferred(handoff: Handoff): boolean {
+  return reachedAt(handoff.history, 'ownership-transferred') !== undefined;
+}
+
+export class Coordinator {
+  private readonly latest = new Map<string, Handoff>();
+  private readonly busy = new Set<string>();
+  private readonly dirty = new Set<string>();
+  private readonly timers = new Map<string, ReturnType<typeof setTimeout>>();
+  private stopped = false;
+
+  constructor(private readonly deps: CoordinatorDeps, private readonly steps: { source: Step; target: Step }) {}
+
+  /** The latest known record of a handoff. */
+  get(handoffId: string): Handoff | undefined {
+    return this.latest.get(handoffId);
+  }
+
+  /** Every handoff of a session this device knows, oldest first. */
+  forSession(sessionId: string): Handoff[] {
+    return [...this.latest.values()].filter((h) => h.sessionId === sessionId).sort((a, b) => a.createdAt - b.createdAt);
+  }
+
+  /** The session's handoff that has not ended, if any. */
+  active(sessionId: string): Handoff | undefined {
+    return this.forSession(sessionId).find((h) => !isTerminal(h.state));
+  }
+
+  /**
+   * Takes in a handoff record (push, list or transition answer) and drives this device's step.
+   * `force` drives it even when the record is not newer (reconcile after a reconnect or a restart).
+   */
+  observe(handoff: Handoff, force = false): void {
+    const newer = isNewer(handoff, this.latest.get(handoff.id));
+    if (!newer && !force) return;
+    if (newer) {
+      this.latest.set(handoff.id, handoff);
+      this.deps.handoffChanged(handoff);
+    }
+    if (this.roleIn(handoff) !== null) this.schedule(handoff.id);
+  }
+
+  roleIn(handoff: Handoff): 'source' | 'target' | null {
+    if (handoff.sourceDeviceId === this.deps.selfId) return 'source';
+    if (handoff.targetDeviceId === this.deps.selfId) return 'target';
+    return null;
+  }
+
+  private schedule(handoffId: string): void {
+    if (this.stopped) return;
+    if (this.busy.has(handoffId)) {
+      this.dirty.add(handoffId);
+      return;
+    }
+    this.busy.add(handoffId);
+    void this.run(handoffId).finally(() => this.busy.delete(handoffId));
+  }
+
+  private async run(handoffId: string): Promise<void> {
+    let pass = 0;
+    do {
+      this.dirty.delete(handoffId);
+      const handoff = this.latest.get(handoffId);
+      if (!handoff || this.stopped) return;
+      const role = this.roleIn(handoff)!;
+      const progress = this.deps.progress.ensureProgress(handoff.id, handoff.sessionId, role, this.deps.clock());
+      if (progress.finished) return;
+      try {
+        await this.steps[role](handoff, this);
+      } catch (error) {
+        // Unexpected (backend unreachable or restarting): try the step again shortly; a reconnect also drives it.
+        this.deps.log(`handoff ${handoffId} ${role} step at ${handoff.state} failed: ${(error as Error).message}`);
+        this.at(`${handoffId}:retry`, this.deps.clock() + RETRY_MS, async () => this.schedule(handoffId));
+        return;
+      }
+      pass += 1;
+    } while (this.dirty.has(handoffId) && pass < 50);
+  }
+
+  /**
+   * Asks the backend for `from → to` with an idempotency key per (handoff, from, to). A lost race
+   * (state moved on) re-reads the record; `stale_generation` stops this device driving the session.
+   */
+  async transition(handoff: Handoff, to: HandoffState, extra: Partial<Omit<TransitionRequest, 'from' | 'to' | 'generation'>> = {}): Promise<Handoff | null> {
+    const request: TransitionRequest = { from: handoff.state, to, generation: generationFor(handoff, handoff.state), ...extra };
+    const result = await this.deps.backend.transition(handoff.id, request, `${handoff.id}-${handoff.state}-${to}`.slice(0, 120));
+    if (result.ok) {
+      this.deps.log(`handoff ${handoff.id}: ${handoff.state} → ${to}`);
+      // Informational: the backend record is the truth about which steps are done.
+      this.deps.progress.updateProgress(handoff.id, (p) => { if (!p.done.includes(handoff.state)) p.done.push(handoff.state); }, false);
+      this.observe(result.value);
+      return result.value;
+    }
+    if (result.code === 'stale_generation' || result.code === 'not_owner') await this.deps.lostSession(handoff.sessionId);
+    if (['state_mismatch', 'illegal_transition', 'not_cancellable', 'stale_generation', 'not_owner', 'idempotency_conflict'].includes(result.code)) {
+      this.deps.log(`transition ${handoff.state} → ${to} of ${handoff.id} refused: ${result.code}`);
+      await this.refresh(handoff.id);
+      return null;
+    }
+    throw new Error(`transition ${handoff.state} → ${to} failed: ${result.code} ${result.message}`);
+  }
+
+  /** Cancels with a reason (and the remediation, kept locally for the UI). */
+  async cancel(handoff: Handoff, reason: z.infer<typeof CancelReason>, blockers: Blocker[] = []): Promise<Handoff | null> {
+    if (blockers.length > 0) this.deps.progress.updateProgress(handoff.id, (p) => { p.blockers = blockers; });
+    return this.transition(handoff, 'cancelled', { reason });
+  }
+
+  /** Re-reads a handoff from the backend. */
+  async refresh(handoffId: string): Promise<void> {
+    const fresh = await this.deps.backend.getHandoff(handoffId);
+    if (fresh.ok) this.observe(fresh.value);
+  }
+
+  /** Runs `action` once at `deadline` (ms since epoch), replacing any timer of the same key. */
+  at(key: string, deadline: number, action: () => Promise<void>): void {
+    this.clearTimer(key);
+    if (this.stopped) return;
+    const timer = setTimeout(() => {
+      this.timers.delete(key);
+      void action().catch((error: Error) => this.deps.log(`timer ${key} failed: ${error.message}`));
+    }, Math.max(0, deadline - this.deps.clock()));
+    this.timers.set(key, timer);
+  }
+
+  clearTimer(key: string): void {
+    const timer = this.timers.get(key);
+    if (timer) clearTimeout(timer);
+    this.timers.delete(key);
+  }
+
+  /** Marks this device done with a handoff. */
+  finish(handoffId: string): void {
+    this.deps.progress.updateProgress(handoffId, (p) => { p.finished = true; });
+    for (const key of [...this.timers.keys()]) if (key.startsWith(handoffId)) this.clearTimer(key);
+  }
+
+  /** The user cancels the session's active handoff while it is cancellable. */
+  async cancelByUser(sessionId: string): Promise<{ ok: true } | { ok: false; code: string; message: string }> {
+    const handoff = this.active(sessionId);
+    if (!handoff) return { ok: false, code: 'not_found', message: 'No move is in progress for this session.' };
+    if (!isCancellable(handoff.state)) return { ok: false, code: 'not_cancellable', message: 'Ownership has already moved; the move can no longer be cancelled.' };
+    const after = await this.transition(handoff, 'cancelled', { reason: { code: 'user_cancelled', message: 'The move was cancelled.' } });
+    if (after?.state === 'cancelled') return { ok: true };
+    const now = this.latest.get(handoff.id);
+    return now?.state === 'cancelled' ? { ok: true } : { ok: false, code: 'not_cancellable', message: `The move is now ${now?.state ?? 'unknown'}.` };
+  }
+
+  /** Fetches every handoff this device should act on (active ones and unfinished local progress). */
+  async reconcile(): Promise<void> {
+    const active = await this.deps.backend.listHandoffs({ active: true });
+    if (active.ok) for (const handoff of active.value) this.observe(handoff, true);
+    for (const progress of this.deps.progress.listProgress()) {
+      if (progress.finished || active.ok && active.value.some((h) => h.id === progress.handoffId)) continue;
+      const fresh = await this.deps.backend.getHandoff(progress.handoffId);
+      if (fresh.ok) this.observe(fresh.value, true);
+    }
+  }
+
+  stop(): void {
+    this.stopped = true;
+    for (const key of [...this.timers.keys()]) this.clearTimer(key);
+  }
+}

@@ -1,0 +1,171 @@
+/**
+ * The source's part of a handoff: arm the prepare deadline, quiesce (durably refuse input, wait
+ * for or interrupt the provider's turn), re-check readiness, build + seal + upload the checkpoint,
+ * and afterwards either give the session up (transfer) or take input again (cancelled before it).
+ */
+import type { Handoff } from '../../shared/api/handoffs.ts';
+import type { ProviderSession } from '../../shared/provider.ts';
+import type { LocalSession, LocalState } from '../local-state/local-state.ts';
+import type { BackendPort, Clock, GitPort, PacketPort, SealPort } from '../runtime/ports.ts';
+import type { SessionService } from '../runtime/session-service.ts';
+import { encodeCheckpoint, CHECKPOINT_FORMAT, type Checkpoint } from './checkpoint.ts';
+import { transferred, type HandoffDriver, type Step } from './coordinator.ts';
+import type { HandoffConfig } from './handoff-config.ts';
+
+/** What the source's steps use, and nothing more. */
+export interface SourceStepDeps {
+  selfId: string;
+  selfName: string;
+  state: Pick<LocalState, 'session' | 'progress' | 'updateProgress'>;
+  sessions: Pick<SessionService, 'provider' | 'setInputBlock' | 'markMoved' | 'resumeOwned'>;
+  git: Pick<GitPort, 'repos' | 'sourceReadiness'>;
+  packets: Pick<PacketPort, 'build'>;
+  seal: Pick<SealPort, 'sealCheckpoint'>;
+  backend: Pick<BackendPort, 'putBlob'>;
+  config: Pick<HandoffConfig, 'prepareTimeoutMs' | 'claimTimeoutMs' | 'turnWaitMs'>;
+  clock: Clock;
+  log(message: string): void;
+}
+
+const QUIESCING = { code: 'quiescing', message: 'The session is moving to another device; input is paused.' } as const;
+
+/** Waits until the provider's turn ends or `ms` pass; interrupts it when still running. */
+export async function settleTurn(provider: ProviderSession, ms: number): Promise<'idle' | 'ended' | 'interrupted'> {
+  if (!provider.isTurnActive()) return 'idle';
+  const ended = await new Promise<boolean>((resolve) => {
+    const timer = setTimeout(() => { unsubscribe(); resolve(false); }, ms);
+    const unsubscribe = provider.onEvent((event) => {
+      if ((event.type === 'turn-ended' && !provider.isTurnActive()) || event.type === 'exited') {
+        clearTimeout(timer);
+        unsubscribe();
+        resolve(true);
+      }
+    });
+    if (!provider.isTurnActive()) { clearTimeout(timer); unsubscribe(); resolve(true); }
+  });
+  if (ended) return 'ended';
+  await provider.interrupt();
+  return 'interrupted';
+}
+
+/** The checkpoint of `session` at its repositories' current commits. */
+async function buildCheckpoint(deps: SourceStepDeps, handoff: Handoff, session: LocalSession, provider: ProviderSession | undefined): Promise<Checkpoint> {
+  const { git, packets, selfId, selfName, clock } = deps;
+  const firstPrompt = session.transcript.find((e) => e.role === 'user')?.text ?? session.title;
+  const lastAssistant = [...session.transcript].reverse().find((e) => e.role === 'assistant')?.text ?? '';
+  const prose = { goal: firstPrompt.slice(0, 2000), currentState: lastAssistant.slice(0, 2000), nextAction: 'Continue the session on the target device.' };
+  // Git facts, packets and the provider export are independent reads: take them together.
+  const [repos, exported] = await Promise.all([
+    git.repos(session),
+    provider?.capabilities.checkpointImport ? provider.exportResumeData() : Promise.resolve(null),
+  ]);
+  const built = await Promise.all(repos.map(async (repo) => {
+    try {
+      return [{ relPath: repo.relPath, packet: await packets.build(repo.path, prose, session.provider) }];
+    } catch (error) {
+      deps.log(`packet for ${repo.relPath} skipped: ${(error as Error).message}`);
+      return [];
+    }
+  }));
+  const packetList: Checkpoint['packets'] = built.flat();
+  const providerResume = exported?.ok ? exported.value : (session.providerResume as Checkpoint['providerResume']);
+  const snapshot = provider?.snapshot();
+  return {
+    format: CHECKPOINT_FORMAT, sessionId: session.id, handoffId: handoff.id, createdAt: clock(), sourceDeviceId: selfId, sourceDeviceName: selfName,
+    meta: { title: session.title, provider: session.provider, prompt: firstPrompt },
+    repos: repos.map((r) => ({ relPath: r.relPath, remoteUrl: r.remoteUrl, branch: r.branch, commit: r.head ?? '', mergeBase: r.mergeBase })),
+    providerResume, packets: packetList,
+    agents: snapshot?.agents ?? session.agents, transcriptTail: snapshot?.transcript ?? session.transcript,
+  };
+}
+
+/** source-quiescing: re-check readiness, then checkpoint, seal, upload and relinquish. */
+async function checkpointStep(deps: SourceStepDeps, driver: HandoffDriver, handoff: Handoff): Promise<void> {
+  const { state, sessions, git, seal, backend } = deps;
+  const session = state.session(handoff.sessionId);
+  if (!session) {
+    await driver.cancel(handoff, { code: 'session_unknown', message: 'The source no longer knows this session.' });
+    return;
+  }
+  const provider = sessions.provider(session.id);
+  if (provider) await settleTurn(provider, deps.config.turnWaitMs);
+  // The move may have been cancelled while the turn ran: then there is nothing to checkpoint.
+  if (driver.get(handoff.id)?.state !== 'source-quiescing') return;
+  let checkpoint = state.progress(handoff.id)?.checkpoint ?? null;
+  if (checkpoint === null) {
+    const started = deps.clock();
+    const report = await git.sourceReadiness(session);
+    if (!report.ready) {
+      const first = report.blockers[0]!;
+      await driver.cancel(handoff, { code: first.code, message: `${first.message} ${first.fix}`.slice(0, 2000) }, report.blockers);
+      return;
+    }
+    const body = encodeCheckpoint(await buildCheckpoint(deps, handoff, state.session(session.id)!, provider));
+    // The envelope stays in parts (head, ciphertext, tag) from seal to socket: the ciphertext is never copied.
+    const sealed = seal.sealCheckpoint(body, session.id, handoff.id);
+    const put = await backend.putBlob(sealed.digest, sealed.parts);
+    if (!put.ok) throw new Error(`checkpoint upload failed: ${put.code} ${put.message}`);
+    checkpoint = { digest: sealed.digest, size: sealed.byteLength };
+    state.updateProgress(handoff.id, (p) => { p.checkpoint = checkpoint; });
+    deps.log(`checkpoint of ${handoff.id}: ${sealed.byteLength} bytes sealed and uploaded in ${deps.clock() - started} ms`);
+  }
+  await driver.transition(handoff, 'source-relinquished-and-checkpointed', { checkpoint });
+}
+
+/** The source resolves an ended handoff: moved away, or back to accepting input. */
+async function onEnded(deps: SourceStepDeps, driver: HandoffDriver, handoff: Handoff): Promise<void> {
+  const { sessions, state } = deps;
+  if (handoff.state === 'completed' || transferred(handoff)) {
+    await sessions.markMoved(handoff.sessionId);
+  } else {
+    const session = state.session(handoff.sessionId);
+    if (session?.inputBlock?.code === 'quiescing') sessions.setInputBlock(handoff.sessionId, null);
+    if (session && !sessions.provider(session.id)) await sessions.resumeOwned();
+  }
+  driver.finish(handoff.id);
+}
+
+/** The source's step for the handoff's current state. */
+export function sourceStep(deps: SourceStepDeps): Step {
+  const { config, sessions } = deps;
+  return async (handoff, driver) => {
+    switch (handoff.state) {
+      case 'requested': {
+        const progress = deps.state.progress(handoff.id)!;
+        driver.at(`${handoff.id}:prepare`, progress.seenAt + config.prepareTimeoutMs, async () => {
+          const now = driver.get(handoff.id);
+          if (now?.state === 'requested') {
+            await driver.cancel(now, { code: 'target_timeout', message: `The target did not prepare within ${Math.round(config.prepareTimeoutMs / 1000)} s.` });
+          }
+        });
+        return;
+      }
+      case 'target-prepared':
+        driver.clearTimer(`${handoff.id}:prepare`);
+        sessions.setInputBlock(handoff.sessionId, QUIESCING);
+        await driver.transition(handoff, 'source-quiescing');
+        return;
+      case 'source-quiescing':
+        sessions.setInputBlock(handoff.sessionId, QUIESCING);
+        await checkpointStep(deps, driver, handoff);
+        return;
+      case 'source-relinquished-and-checkpointed':
+        driver.at(`${handoff.id}:claim`, deps.clock() + config.claimTimeoutMs, async () => {
+          const now = driver.get(handoff.id);
+          if (now?.state === 'source-relinquished-and-checkpointed') {
+            await driver.cancel(now, { code: 'target_timeout', message: 'The target did not take over the checkpoint in time.' });
+          }
+        });
+        return;
+      case 'ownership-transferred':
+      case 'target-activating':
+        driver.clearTimer(`${handoff.id}:claim`);
+        await sessions.markMoved(handoff.sessionId);
+        return;
+      case 'completed':
+      case 'cancelled':
+        await onEnded(deps, driver, handoff);
+        return;
+    }
+  };
+}

@@ -1,0 +1,124 @@
+/**
+ * The target's part of a handoff: prepare (can open the workspace, has the provider and key,
+ * fetched), claim the checkpoint, then activate it (activation.ts). A failure before the provider
+ * call cancels with its reason and leaves the session "needs attention" on this device.
+ */
+import type { Handoff } from '../../shared/api/handoffs.ts';
+import type { LocalState } from '../local-state/local-state.ts';
+import type { BackendPort, GitPort, ProviderPort, SealPort } from '../runtime/ports.ts';
+import type { SessionService } from '../runtime/session-service.ts';
+import { activateCheckpoint, type ActivationDeps, type ActivationFailure } from './activation.ts';
+import { transferred, type HandoffDriver, type Step } from './coordinator.ts';
+import type { HandoffConfig } from './handoff-config.ts';
+import { releasedFromTestHold } from './test-hold.ts';
+
+/** What the target's steps use, and nothing more (activation's needs included). */
+export interface TargetStepDeps extends Omit<ActivationDeps, 'state' | 'backend' | 'seal' | 'git' | 'providers' | 'sessions' | 'config'> {
+  state: Pick<LocalState, 'session' | 'updateSession' | 'updateProgress'>;
+  backend: Pick<BackendPort, 'getBlob' | 'getSession'>;
+  seal: Pick<SealPort, 'openCheckpoint' | 'sealJson'>;
+  git: Pick<GitPort, 'prepare' | 'pin'>;
+  providers: Pick<ProviderPort, 'list' | 'resume'>;
+  sessions: Pick<SessionService, 'applyRemote' | 'attach' | 'detach' | 'setInputBlock' | 'clearAttention' | 'provider' | 'saveResumeData'>;
+  config: Pick<HandoffConfig, 'workspaceRoot' | 'testHoldDir'>;
+}
+
+/** Learns the session record (sealed meta) when the push has not delivered it yet. */
+async function knownSession(deps: TargetStepDeps, sessionId: string) {
+  if (!deps.state.session(sessionId)) {
+    const record = await deps.backend.getSession(sessionId);
+    if (record.ok) await deps.sessions.applyRemote(record.value);
+  }
+  return deps.state.session(sessionId);
+}
+
+/** requested: the target checks it can take the session and fetches, then says so. */
+async function prepare(deps: TargetStepDeps, driver: HandoffDriver, handoff: Handoff): Promise<void> {
+  const { config, providers, git } = deps;
+  if (config.testHoldDir) {
+    await releasedFromTestHold(config.testHoldDir, 'prepare');
+    await driver.refresh(handoff.id);
+    if (driver.get(handoff.id)?.state !== 'requested') return;
+  }
+  const session = await knownSession(deps, handoff.sessionId);
+  if (!session) {
+    await driver.cancel(handoff, { code: 'target_missing_key_version', message: 'The target cannot open this session (it lacks the key version).' });
+    return;
+  }
+  const available = (await providers.list()).some((p) => p.id === session.provider && p.available);
+  if (!available) {
+    await driver.cancel(handoff, { code: 'target_missing_provider', message: `The target does not have the ${session.provider} provider.` });
+    return;
+  }
+  const prepared = await git.prepare(session.repos, config.workspaceRoot);
+  if (!prepared.ok) {
+    await driver.cancel(handoff, { code: prepared.code.slice(0, 63), message: prepared.message.slice(0, 2000) });
+    return;
+  }
+  await driver.transition(handoff, 'target-prepared');
+}
+
+/** Marks the session as needing attention after a failed activation (ownership stays here). */
+function needsAttention(deps: TargetStepDeps, handoff: Handoff, failure: ActivationFailure): void {
+  deps.state.updateSession(handoff.sessionId, (s) => {
+    s.ownerDeviceId = deps.selfId;
+    s.generation = Math.max(s.generation, handoff.generation + 1);
+    s.needsAttention = { handoffId: handoff.id, code: failure.code, message: failure.message };
+  });
+  deps.sessions.setInputBlock(handoff.sessionId, { code: 'needs_attention', message: `Activation failed (${failure.code}): ${failure.message}` });
+}
+
+/** target-activating: activate, then record completion (or cancel with the reason). */
+async function activate(deps: TargetStepDeps, driver: HandoffDriver, handoff: Handoff): Promise<void> {
+  await releasedFromTestHold(deps.config.testHoldDir, 'activate');
+  const result = await activateCheckpoint(deps, handoff);
+  if (!result.ok) {
+    needsAttention(deps, handoff, result);
+    await driver.cancel(handoff, { code: result.code.slice(0, 63), message: result.message.slice(0, 2000) });
+    return;
+  }
+  deps.state.updateProgress(handoff.id, (p) => { p.resumeNote = result.note; p.driftWarnings = result.drift; });
+  deps.sessions.clearAttention(handoff.sessionId);
+  const sealedOutcome = deps.seal.sealJson({ resumeNote: result.note, driftWarnings: result.drift }, { kind: 'handoff-outcome', sessionId: handoff.sessionId, handoffId: handoff.id });
+  await driver.transition(handoff, 'completed', { resumePath: result.resumePath, sealedOutcome });
+  // Until this export lands, a restart resumes from the checkpoint's own provider data.
+  const provider = deps.sessions.provider(handoff.sessionId);
+  if (provider) await deps.sessions.saveResumeData(handoff.sessionId, provider);
+}
+
+/** The target's step for the handoff's current state. */
+export function targetStep(deps: TargetStepDeps): Step {
+  return async (handoff, driver) => {
+    switch (handoff.state) {
+      case 'requested':
+        await prepare(deps, driver, handoff);
+        return;
+      case 'source-relinquished-and-checkpointed':
+        await driver.transition(handoff, 'ownership-transferred');
+        return;
+      case 'ownership-transferred':
+        await knownSession(deps, handoff.sessionId);
+        deps.state.updateSession(handoff.sessionId, (s) => {
+          s.ownerDeviceId = deps.selfId;
+          s.generation = Math.max(s.generation, handoff.generation + 1);
+          s.inputBlock = { code: 'not_running', message: 'The session is being activated on this device.' };
+        });
+        await driver.transition(handoff, 'target-activating');
+        return;
+      case 'target-activating':
+        await activate(deps, driver, handoff);
+        return;
+      case 'cancelled':
+        if (transferred(handoff) && !deps.state.session(handoff.sessionId)?.needsAttention) {
+          needsAttention(deps, handoff, { ok: false, code: handoff.cancelReason?.code ?? 'activation_failed', message: handoff.cancelReason?.message ?? 'Activation failed.' });
+        }
+        driver.finish(handoff.id);
+        return;
+      case 'completed':
+        driver.finish(handoff.id);
+        return;
+      default:
+        return;
+    }
+  };
+}

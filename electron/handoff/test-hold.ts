@@ -1,0 +1,18 @@
+/**
+ * The test hold (HandoffConfig.testHoldDir): a test holds the target before one of its steps by
+ * creating a file named for the step, and releases it by removing the file. Without a hold folder
+ * (every real device) this returns at once.
+ */
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+
+export type HeldStep = 'prepare' | 'activate';
+
+/** How often a held step looks for its release. */
+const POLL_MS = 50;
+
+/** Resolves once `dir/step` does not exist (at once when `dir` is null or absent). */
+export async function releasedFromTestHold(dir: string | null | undefined, step: HeldStep): Promise<void> {
+  if (!dir) return;
+  while (existsSync(join(dir, step))) await new Promise((resolve) => setTimeout(resolve, POLL_MS));
+}

@@ -1,0 +1,74 @@
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { ok } from '../../shared/errors.ts';
+import { afterLocalWrites } from './durable-backend.ts';
+import { LocalState } from './local-state.ts';
+import type { BackendPort } from '../runtime/ports.ts';
+
+const dirs: string[] = [];
+afterEach(() => {
+  for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
+});
+
+function profile(): string {
+  const dir = mkdtempSync(join(tmpdir(), 'baton-durable-backend-'));
+  dirs.push(dir);
+  return dir;
+}
+
+const progressFile = (dir: string, id: string) => join(dir, 'runtime', 'handoffs', `${id}.json`);
+
+/** A backend port that records, at each call, what the device's progress file held on disk. */
+function recordingBackend(dir: string, seen: string[]): BackendPort {
+  const look = (name: string) => {
+    const file = progressFile(dir, 'h1');
+    seen.push(`${name}: ${existsSync(file) ? readFileSync(file, 'utf8') : 'nothing on disk'}`);
+  };
+  const unused = () => Promise.reject(new Error('not used here'));
+  return {
+    listDevices: unused, heartbeat: unused, createSession: unused, getSession: unused, listSessions: unused, updateSessionMeta: unused,
+    appendEvent: unused, createHandoff: unused, listHandoffs: unused, getBlob: unused, listJoinRequests: unused, listEvents: unused,
+    getHandoff: async () => { look('getHandoff'); return ok({} as never); },
+    transition: async () => { look('transition'); return ok({} as never); },
+    putBlob: async () => { look('putBlob'); return ok({ digest: 'd', size: 1 }); },
+  };
+}
+
+describe('afterLocalWrites', () => {
+  it('sends a transition only once the progress it relies on is on disk', async () => {
+    const dir = profile();
+    const state = new LocalState(dir);
+    const seen: string[] = [];
+    const backend = afterLocalWrites(recordingBackend(dir, seen), state);
+    state.ensureProgress('h1', 's1', 'source', 1);
+    state.updateProgress('h1', (p) => { p.checkpoint = { digest: 'abc', size: 3 }; });
+    await backend.transition('h1', { from: 'source-quiescing', to: 'checkpointed', role: 'source', generation: 1 } as never, 'k');
+    expect(seen).toHaveLength(1);
+    expect(seen[0]).toContain('"digest":"abc"');
+  });
+
+  it('lets reads through without waiting for writes', async () => {
+    const dir = profile();
+    const state = new LocalState(dir);
+    const seen: string[] = [];
+    const backend = afterLocalWrites(recordingBackend(dir, seen), state);
+    state.ensureProgress('h1', 's1', 'source', 1);
+    await backend.getHandoff('h1');
+    expect(seen).toEqual(['getHandoff: nothing on disk']);
+    await state.settled();
+  });
+
+  it('refuses a changing call with local_state_unwritable when the record could not be written, sending nothing', async () => {
+    const dir = profile();
+    const state = new LocalState(dir);
+    const seen: string[] = [];
+    const backend = afterLocalWrites(recordingBackend(dir, seen), state);
+    state.ensureProgress('h1', 's1', 'source', 1);
+    rmSync(join(dir, 'runtime'), { recursive: true, force: true });
+    const result = await backend.putBlob('d', new Uint8Array([1]));
+    expect(result).toMatchObject({ ok: false, code: 'local_state_unwritable' });
+    expect(seen).toEqual([]);
+  });
+});

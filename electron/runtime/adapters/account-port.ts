@@ -1,0 +1,34 @@
+/** The runtime's AccountPort over the enrollment modules: invites, approvals, keys, revocation, rotation. */
+import type { Profile } from '../../enrollment/profile.ts';
+import { createInvite, approvePendingJoins } from '../../enrollment/invites.ts';
+import { refreshKeyRing, revokeDevice, rotateAdk } from '../../enrollment/key-distribution.ts';
+import { syncEnrollmentBackend } from '../../enrollment/sync-backend.ts';
+import type { BackendClient } from '../../sync/backend-client.ts';
+import type { AccountPort } from '../ports.ts';
+
+/** Account operations of the enrolled `profile`, over its signed `client`. */
+export function accountPort(profile: Profile, client: BackendClient, log: (m: string) => void): AccountPort {
+  const backend = syncEnrollmentBackend(client);
+  return {
+    async createInvite() {
+      const made = await createInvite(profile, backend);
+      if (!made.ok) throw new Error(made.message);
+      return { invite: made.value.line, expiresAt: made.value.expiresAt };
+    },
+    async approvePendingJoins() {
+      const decided = await approvePendingJoins(profile, backend);
+      if (decided.ok) for (const d of decided.value) log(`join request of ${d.deviceName}: ${d.outcome}${d.reason ? ` (${d.reason})` : ''}`);
+    },
+    async refreshKeyRing() {
+      await refreshKeyRing(profile, backend);
+    },
+    async revokeDevice(deviceId) {
+      const revoked = await revokeDevice(profile, backend, deviceId);
+      return revoked.ok ? { ok: true } : { ok: false, code: revoked.code, message: revoked.message };
+    },
+    async rotateKeys() {
+      const rotated = await rotateAdk(profile, backend);
+      return rotated.ok ? { ok: true, keyVersion: rotated.value.keyVersion } : { ok: false, code: rotated.code, message: rotated.message };
+    },
+  };
+}

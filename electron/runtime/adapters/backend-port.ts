@@ -1,0 +1,42 @@
+/** The runtime's BackendPort over the signed sync client (names and schemas from the route table). */
+import type { Result } from '../../../shared/errors.ts';
+import type { BackendClient, CallResult } from '../../sync/backend-client.ts';
+import type { BackendPort } from '../ports.ts';
+
+/** Drops the HTTP status, keeping the code, message and details of a failure. */
+function plain<T, U>(result: CallResult<T>, pick: (value: T) => U): Result<U> {
+  if (result.ok) return { ok: true, value: pick(result.value) };
+  return { ok: false, code: result.code, message: result.message, ...(result.details ? { details: result.details } : {}) };
+}
+
+/** Adapts `client` to the calls the device runtime makes. */
+export function backendPort(client: BackendClient): BackendPort {
+  return {
+    listDevices: async () => plain(await client.call('listDevices'), (v) => v.devices),
+    heartbeat: async (sealedCapabilities, keyVersions) => plain(await client.call('heartbeat', { body: { sealedCapabilities, keyVersions } }), (v) => v),
+    createSession: async (sessionId, sealedMeta) =>
+      plain(await client.call('createSession', { body: { sessionId, sealedMeta }, idempotencyKey: `create-${sessionId}` }), (v) => v.session),
+    getSession: async (sessionId) => plain(await client.call('getSession', { params: { sessionId } }), (v) => v.session),
+    listSessions: async () => plain(await client.call('listSessions'), (v) => v.sessions),
+    updateSessionMeta: async (sessionId, generation, sealedMeta) =>
+      plain(await client.call('updateSessionMeta', { params: { sessionId }, body: { generation, sealedMeta } }), (v) => v.session),
+    appendEvent: async (sessionId, generation, sealedBody) =>
+      plain(await client.call('appendEvent', { params: { sessionId }, body: { generation, sealedBody } }), (v) => v.event),
+    listEvents: async (sessionId, after) =>
+      plain(await client.call('listEvents', { params: { sessionId }, query: { after, limit: 1000 } }), (v) => v.events),
+    createHandoff: async (handoffId, sessionId, targetDeviceId, generation) =>
+      plain(await client.call('createHandoff', { body: { handoffId, sessionId, targetDeviceId, generation }, idempotencyKey: `create-${handoffId}` }), (v) => v.handoff),
+    getHandoff: async (handoffId) => plain(await client.call('getHandoff', { params: { handoffId } }), (v) => v.handoff),
+    listHandoffs: async ({ sessionId, active }) => {
+      const query: { sessionId?: string; active?: 'true' | 'false' } = {};
+      if (sessionId !== undefined) query.sessionId = sessionId;
+      if (active !== undefined) query.active = active ? 'true' : 'false';
+      return plain(await client.call('listHandoffs', { query }), (v) => v.handoffs);
+    },
+    transition: async (handoffId, request, idempotencyKey) =>
+      plain(await client.call('transitionHandoff', { params: { handoffId }, body: request, idempotencyKey }), (v) => v.handoff),
+    putBlob: async (digest, bytes) => plain(await client.putBlob(digest, bytes), (v) => v),
+    getBlob: async (digest) => plain(await client.getBlob(digest), (v) => v),
+    listJoinRequests: async () => plain(await client.call('listJoinRequests', { query: { status: 'pending' } }), (v) => v.joinRequests),
+  };
+}

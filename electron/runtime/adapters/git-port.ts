@@ -1,0 +1,35 @@
+/** The runtime's GitPort over the git modules: readiness, the clone finder and workspace pinning. */
+import { dirname } from 'node:path';
+import type { GitRunner } from '../../git/git-runner.ts';
+import { pinWorkspace } from '../../git/pinning.ts';
+import { prepareCheck } from '../../git/prepare-check.ts';
+import type { GitPort, PinnedRepo } from '../ports.ts';
+import { gitAvailable, remotesUnder, workspaceReadiness, workspaceRepos } from './workspace-repos.ts';
+
+/** The folder a set of pinned repositories forms: the repo itself, or the parent they share. */
+function workspaceOf(paths: string[]): string {
+  if (paths.length === 1) return paths[0]!;
+  const parents = new Set(paths.map((p) => dirname(p)));
+  return parents.size === 1 ? [...parents][0]! : paths[0]!;
+}
+
+/** Git work of the runtime, every call through `run`. */
+export function gitPort(run: GitRunner): GitPort {
+  return {
+    available: () => gitAvailable(run),
+    repos: (ref) => workspaceRepos(ref, run),
+    sourceReadiness: (ref) => workspaceReadiness(ref, run),
+    remotesUnder: (root) => remotesUnder(root, run),
+    async prepare(repos, workspaceRoot) {
+      const prepared = await prepareCheck(repos.map((r) => ({ remote: r.remoteUrl ?? '', branch: r.branch ?? '' })), { run, workspaceRoot });
+      if (!prepared.ok) return { ok: false, code: prepared.code, message: `${prepared.message} ${prepared.fix}` };
+      return { ok: true, value: { workspace: workspaceRoot } };
+    },
+    async pin(repos: PinnedRepo[], workspaceRoot) {
+      const pinned = await pinWorkspace(repos.map((r) => ({ remote: r.remoteUrl ?? '', branch: r.branch ?? '', commit: r.commit })), { run, workspaceRoot });
+      if (!pinned.ok) return { ok: false, code: pinned.code, message: `${pinned.message} ${pinned.fix}` };
+      const repoPaths = pinned.value.repos.map((r) => r.path);
+      return { ok: true, value: { workspace: workspaceOf(repoPaths), repoPaths } };
+    },
+  };
+}

@@ -1,0 +1,30 @@
+/** The runtime's ProviderPort over E's providers: detection, creation and the resume-path choice. */
+import type { ProviderView } from '../../../shared/device-api.ts';
+import type { ProviderId, ProviderSession } from '../../../shared/provider.ts';
+import { resumeProvider } from '../../providers/resume.ts';
+import type { ProviderPort } from '../ports.ts';
+
+export interface ProviderPortOptions {
+  /** Which providers this device has (cached after the first call for `cacheMs`). */
+  detect(): Promise<ProviderView[]>;
+  /** Makes a new, not yet started provider session. */
+  create(id: ProviderId): ProviderSession;
+  cacheMs?: number;
+}
+
+/** Builds the port; detection is cached briefly since heartbeats ask often. */
+export function providerPort(options: ProviderPortOptions): ProviderPort {
+  let cached: { at: number; views: Promise<ProviderView[]> } | null = null;
+  const cacheMs = options.cacheMs ?? 60_000;
+  return {
+    list() {
+      if (cached === null || Date.now() - cached.at > cacheMs) cached = { at: Date.now(), views: options.detect() };
+      return cached.views;
+    },
+    create: (id) => options.create(id),
+    async resume(session, data, continuation, workspace) {
+      const resumed = await resumeProvider(session, { workspace, resumeData: data, continuation });
+      return resumed.ok ? resumed : { ok: false, code: resumed.code, message: resumed.message };
+    },
+  };
+}

@@ -1,0 +1,44 @@
+/** The runtime's SealPort over an account's ADK key ring and B's envelope. */
+import { checkpointContext, contentAddressOfParts, partsInOrder, sealParts, unseal, type SealContext as EnvelopeContext } from '../../crypto/envelope.ts';
+import type { KeyRing } from '../../crypto/key-ring.ts';
+import { sealJson, unsealJson } from '../../crypto/sealed-json.ts';
+import type { Profile } from '../../enrollment/profile.ts';
+import type { SealContext, SealPort } from '../ports.ts';
+
+/** Maps a runtime context to the envelope's bound context (purpose, account, session, subject). */
+function envelopeContext(accountId: string, context: SealContext): EnvelopeContext {
+  switch (context.kind) {
+    case 'session-meta': return { purpose: 'session-meta', accountId, sessionId: context.sessionId };
+    case 'session-event': return { purpose: 'session-event', accountId, sessionId: context.sessionId };
+    case 'capabilities': return { purpose: 'device-capabilities', accountId, subject: context.deviceId };
+    case 'handoff-outcome': return { purpose: 'handoff-outcome', accountId, sessionId: context.sessionId, subject: context.handoffId };
+  }
+}
+
+/** Seals and opens everything the runtime syncs with `ring` (newest version for new seals) for `accountId`. */
+export function ringSeal(accountId: string, ring: KeyRing): SealPort {
+  return {
+    accountId,
+    keyVersions: () => ring.versions(),
+    sealJson: (value, context) => sealJson(ring, envelopeContext(accountId, context), value),
+    openJson: (sealed, context) => {
+      const opened = unsealJson(ring, envelopeContext(accountId, context), sealed);
+      return opened.ok ? { ok: true, value: opened.value } : opened;
+    },
+    sealCheckpoint: (body, sessionId, handoffId) => {
+      const parts = sealParts(ring, checkpointContext(accountId, sessionId, handoffId), body);
+      return { parts: partsInOrder(parts), byteLength: parts.byteLength, digest: contentAddressOfParts(parts), keyVersion: parts.keyVersion };
+    },
+    openCheckpoint: (envelope, sessionId, handoffId) => {
+      const opened = unseal(ring, checkpointContext(accountId, sessionId, handoffId), envelope);
+      return opened.ok ? { ok: true, value: opened.plaintext } : opened;
+    },
+  };
+}
+
+/** The SealPort of an enrolled profile (its ring is refreshed in place after rotations). */
+export function profileSeal(profile: Profile): SealPort {
+  const accountId = profile.info.accountId;
+  if (accountId === null) throw new Error('the device is not enrolled in an account');
+  return ringSeal(accountId, profile.ring);
+}

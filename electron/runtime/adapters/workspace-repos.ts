@@ -1,0 +1,72 @@
+/**
+ * The runtime's view of a workspace's repositories: which repos a workspace holds (the folder
+ * itself, or its direct child repos), their branch, head, remote and merge base, and the remotes
+ * a device can open under its workspace root. Git runs through C's argument-array runner.
+ */
+import { existsSync, readdirSync } from 'node:fs';
+import { join, relative } from 'node:path';
+import type { ReadinessReport } from '../../../shared/readiness.ts';
+import { listClones } from '../../git/clone-finder.ts';
+import type { GitRunner } from '../../git/git-runner.ts';
+import { evaluateRepo, evaluateSourceReadiness } from '../../git/readiness.ts';
+import type { RepoSnapshot, WorkspaceRef } from '../ports.ts';
+
+/** The repository folders of a workspace: itself when it is a repo, else its direct child repos. */
+export function workspaceRepoPaths(workspace: string): string[] {
+  if (!existsSync(workspace)) return [];
+  if (existsSync(join(workspace, '.git'))) return [workspace];
+  try {
+    return readdirSync(workspace, { withFileTypes: true })
+      .filter((entry) => entry.isDirectory() && !entry.name.startsWith('.') && existsSync(join(workspace, entry.name, '.git')))
+      .map((entry) => join(workspace, entry.name))
+      .sort();
+  } catch {
+    return [];
+  }
+}
+
+/** The merge base of HEAD with the remote's default branch, or null when there is none. */
+async function mergeBase(repo: string, run: GitRunner): Promise<string | null> {
+  for (const base of ['origin/HEAD', 'origin/main', 'origin/master']) {
+    const result = await run(['merge-base', 'HEAD', base], { cwd: repo });
+    if (result.code === 0) return result.stdout.trim() || null;
+  }
+  return null;
+}
+
+/** The repositories of a session workspace: the recorded ones, else those found in its folder. */
+export function repoPathsOf(ref: WorkspaceRef): string[] {
+  return ref.repoPaths.length > 0 ? ref.repoPaths : workspaceRepoPaths(ref.workspace);
+}
+
+/** Each repository of the workspace as git reads it now. */
+export async function workspaceRepos(ref: WorkspaceRef, run: GitRunner): Promise<RepoSnapshot[]> {
+  const workspace = ref.workspace;
+  return Promise.all(repoPathsOf(ref).map(async (path) => {
+    const { state } = await evaluateRepo(path, { run });
+    return {
+      path, relPath: relative(workspace, path) || '.', remoteUrl: state.remoteUrl, branch: state.branch, head: state.head,
+      mergeBase: await mergeBase(path, run),
+    };
+  }));
+}
+
+/** The source half of the readiness report for a workspace (every repo checked). */
+export async function workspaceReadiness(ref: WorkspaceRef, run: GitRunner): Promise<ReadinessReport> {
+  const paths = repoPathsOf(ref);
+  if (paths.length === 0) return evaluateSourceReadiness([ref.workspace], { run });
+  return evaluateSourceReadiness(paths, { run });
+}
+
+/** Remote URLs of the clones under `root` (C's clone finder: two levels deep). */
+export async function remotesUnder(root: string, run: GitRunner): Promise<string[]> {
+  if (!existsSync(root)) return [];
+  const clones = await listClones({ run, workspaceRoot: root });
+  return [...new Set(clones.flatMap((clone) => [...clone.remotes.values()]))].sort();
+}
+
+/** Whether git runs here. */
+export async function gitAvailable(run: GitRunner): Promise<boolean> {
+  const result = await run(['--version'], { cwd: process.cwd() });
+  return result.code === 0;
+}

@@ -1,4 +1,4 @@
-// Lint: typescript-eslint's recommended rules plus the folder layering of STYLE.md §4.
+// Lint: typescript-eslint's recommended rules plus the folder layering (each folder's README says what it may import).
 //   shared/   imports nothing of ours and no Node or Electron module (the renderer uses it too)
 //   renderer/ imports shared/ and, for types only, electron/preload — never electron or node:*
 //   backend/  imports shared/ only

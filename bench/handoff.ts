@@ -36,7 +36,7 @@ async function timedMove(source: DeviceHandle, target: DeviceHandle, sessionId: 
   const started = performance.now();
   const result = await source.client.call('startMove', { sessionId, targetDeviceId: targetId });
   if (!result.ok) throw new Error(`move refused: ${JSON.stringify(result)}`);
-  handoffId = result.handoffId;
+  handoffId = result.value.handoffId;
   // The completed event may have come before handoffId was known: ask once.
   const history = await target.client.call('handoffHistory', { sessionId });
   if (history.some((h) => h.id === handoffId && h.state === 'completed')) done();

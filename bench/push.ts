@@ -52,7 +52,7 @@ async function main(): Promise<void> {
 
     const profile = loadProfile(world.laptop.profile);
     if (!profile.ok) throw new Error(profile.message);
-    const client = createBackendClient({ baseUrl: world.backendUrl, signer: profile.profile.identity });
+    const client = createBackendClient({ baseUrl: world.backendUrl, signer: profile.value.identity });
     const opened = new Promise<void>((resolve) => {
       closeRaw = openPushStream(client, (message: PushMessage) => { if (message.type === 'handoff') raw.record(message.handoff); }, { onOpen: resolve });
     });

@@ -8,6 +8,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { startBackend } from '../backend/backend.ts';
 import type { DeviceApiHandlers, SessionView } from '../shared/device-api.ts';
+import type { Result } from '../shared/errors.ts';
 import { fileSecretStore } from '../electron/crypto/secret-store.ts';
 import { createGitRunner, gitFailureText, type GitRunner } from '../electron/git/git-runner.ts';
 import { startWebHost, type WebHost } from '../electron/host/web-host.ts';
@@ -64,6 +65,12 @@ async function sampleRepository(root: string, run: GitRunner): Promise<{ repo: s
   return { repo, origin };
 }
 
+/** The value of a successful step, or an error naming the step and why it was refused. */
+function valueOf<T>(step: string, result: Result<T>): T {
+  if (!result.ok) throw new Error(`${step} failed: ${result.code}: ${result.message}`);
+  return result.value;
+}
+
 /** Waits until `check` returns a value, polling every 200 ms for at most `ms`. */
 async function poll<T>(what: string, check: () => Promise<T | undefined>, ms: number): Promise<T> {
   const deadline = Date.now() + ms;
@@ -107,12 +114,12 @@ export async function startDemoWorld(options: DemoWorldOptions): Promise<DemoWor
     };
 
     const laptop = await device('laptop');
-    await laptop.api().createAccount({ backendUrl: backend.url, deviceName: 'laptop' });
-    const { invite } = await laptop.api().createInvite({});
+    valueOf('creating the account', await laptop.api().createAccount({ backendUrl: backend.url, deviceName: 'laptop' }));
+    const { invite } = valueOf('making an invite', await laptop.api().createInvite({}));
     const desktop = await device('desktop');
-    await desktop.api().joinAccount({ invite, deviceName: 'desktop' });
+    valueOf('joining the account', await desktop.api().joinAccount({ invite, deviceName: 'desktop' }));
 
-    const session = await laptop.api().startSession({ workspace: repo, provider: 'demo', prompt: 'Find out why the parser test is flaky', title: 'Fix the flaky parser test' });
+    const session = valueOf('starting the session', await laptop.api().startSession({ workspace: repo, provider: 'demo', prompt: 'Find out why the parser test is flaky', title: 'Fix the flaky parser test' }));
     await poll('the first demo turn', async () => {
       const detail = await laptop.api().getSession({ sessionId: session.id });
       return detail?.transcript.some((e) => e.role === 'assistant') ? true : undefined;

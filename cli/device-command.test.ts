@@ -35,10 +35,16 @@ describe('baton device', () => {
     expect(fresh.stderr()).toMatch(/not enrolled yet: open the UI/);
     const client = await DeviceClient.connect(fresh.url);
     expect(await client.call('getStatus', {})).toMatchObject({ enrolled: false, backendUrl: backend.url });
-    await expect(client.call('startSession', { workspace: root, provider: 'demo', title: 't', prompt: 'p' })).rejects.toThrow(/not enrolled/);
-    const created = await client.call('createAccount', { backendUrl: backend.url, deviceName: 'first-run' });
+    // Before enrollment an act is refused as a value with its code, not as an internal failure.
+    expect(await client.call('startSession', { workspace: root, provider: 'demo', title: 't', prompt: 'p' }))
+      .toMatchObject({ ok: false, code: 'not_enrolled', message: expect.stringMatching(/not enrolled/) });
+    expect(await client.call('createInvite', {})).toMatchObject({ ok: false, code: 'not_enrolled' });
+    const created = await client.take('createAccount', { backendUrl: backend.url, deviceName: 'first-run' });
     expect(created).toMatchObject({ enrolled: true, deviceName: 'first-run' });
     expect(await client.call('listProviders', {})).toEqual(expect.arrayContaining([expect.objectContaining({ id: 'demo' })]));
+    // Enrolled, a refused act still answers its own code (here: the folder holds no repository).
+    expect(await client.call('startSession', { workspace: root, provider: 'demo', prompt: 'p' })).toMatchObject({ ok: false, code: 'not_a_repository' });
+    expect(await client.call('startSession', { workspace: root, provider: 'nobody', prompt: 'p' })).toMatchObject({ ok: false, code: 'unknown_provider' });
     client.close();
     expect(await fresh.stop()).toBe(0);
 

@@ -34,12 +34,12 @@ describe('baton invite', () => {
     const lines = stdout.trim().split('\n');
     expect(lines).toHaveLength(1);
     const token = decodeInvite(lines[0]!);
-    expect(token.ok && token.token).toMatchObject({ accountId: laptop.info.accountId, inviterDeviceId: laptop.identity.deviceId, backendUrl: world.backendUrl });
-    expect(token.ok && token.token.expiresAt - Date.now()).toBeLessThanOrEqual(5 * 60_000);
+    expect(token.ok && token.value).toMatchObject({ accountId: laptop.info.accountId, inviterDeviceId: laptop.identity.deviceId, backendUrl: world.backendUrl });
+    expect(token.ok && token.value.expiresAt - Date.now()).toBeLessThanOrEqual(5 * 60_000);
     // The command's invite secret went to the profile's store, so the laptop can approve the join.
     const reloaded = loadProfile(laptop.dir);
     if (!reloaded.ok) throw new Error(reloaded.message);
-    const joined = must(await joinWhileApproving(world, reloaded.profile, lines[0]!, 'desktop'));
+    const joined = must(await joinWhileApproving(world, reloaded.value, lines[0]!, 'desktop'));
     expect(joined.info.accountId).toBe(laptop.info.accountId);
   });
 

@@ -27,7 +27,7 @@ export const command: Command = {
       console.error(`baton invite: ${loaded.message}`);
       return 1;
     }
-    const { profile } = loaded;
+    const profile = loaded.value;
     const invite = await createInvite(profile, syncEnrollmentBackendFactory(profile.info.backendUrl, profile.identity), { ttlMs: ttlMinutes * 60_000 });
     if (!invite.ok) {
       console.error(`baton invite: ${invite.message}`);

@@ -9,6 +9,7 @@ import { fileURLToPath } from 'node:url';
 import { WebSocket } from 'ws';
 import type { DeviceApiEvent, DeviceApiEvents, DeviceApiInput, DeviceApiMethod, DeviceApiOutputs } from '../shared/device-api.ts';
 import { DEVICE_API_PATH, TOKEN_PARAM } from '../shared/device-bridge.ts';
+import type { Result, Success } from '../shared/errors.ts';
 
 export const PROJECT_ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
 const BATON = join(PROJECT_ROOT, 'bin', 'baton.js');
@@ -79,6 +80,10 @@ export function startScript(script: string, args: string[], prefix: string, env:
 
 type Pending = { resolve(value: unknown): void; reject(error: Error): void };
 
+/** The device API methods that answer a Result, and the value of a success. */
+type ResultMethod = { [M in DeviceApiMethod]: DeviceApiOutputs[M] extends Result<unknown> ? M : never }[DeviceApiMethod];
+type ValueOf<R> = R extends Success<infer V> ? V : never;
+
 /** A device API client over the headless host's WebSocket bridge. */
 export class DeviceClient {
   private nextId = 1;
@@ -123,6 +128,13 @@ export class DeviceClient {
       this.pending.set(id, { resolve: resolve as (value: unknown) => void, reject });
       this.socket.send(JSON.stringify({ id, method, input }));
     });
+  }
+
+  /** Calls a method that answers a Result and returns its value; a refusal throws with its code. */
+  async take<M extends ResultMethod>(method: M, input: DeviceApiInput<M>): Promise<ValueOf<DeviceApiOutputs[M]>> {
+    const result = (await this.call(method, input)) as Result<unknown>;
+    if (!result.ok) throw new Error(`${method} refused: ${result.code}: ${result.message}`);
+    return result.value as ValueOf<DeviceApiOutputs[M]>;
   }
 
   /** Listens to one event type; returns the unsubscribe. */

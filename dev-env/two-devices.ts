@@ -77,7 +77,7 @@ export async function startTwoDevices(options: TwoDevicesOptions = {}): Promise<
   const laptopSpec = { name: 'laptop', profile: join(sandbox.root, 'laptop-profile'), workspaceRoot: laptopRoot, env: options.laptopEnv ?? {} };
   const desktopSpec = { name: 'desktop', profile: join(sandbox.root, 'desktop-profile'), workspaceRoot: desktopRoot, env: options.desktopEnv ?? {} };
   const laptop = await startDevice(laptopSpec, ['--create-account']);
-  const { invite } = await laptop.client.call('createInvite', {});
+  const { invite } = await laptop.client.take('createInvite', {});
   const desktop = await startDevice(desktopSpec, ['--join', invite]);
 
   const world: TwoDevices = {
@@ -109,7 +109,7 @@ export function holdTarget(device: Pick<DeviceHandle, 'holdDir'>, step: 'prepare
 
 /** Starts a demo-agent session on `device` in `workspace` and waits until its first turn ended. */
 export async function startDemoSession(device: DeviceHandle, workspace: string, prompt = 'Look around the repository'): Promise<SessionView> {
-  const session = await device.client.call('startSession', { workspace, provider: 'demo', prompt, title: 'Fix the flaky parser test' });
+  const session = await device.client.take('startSession', { workspace, provider: 'demo', prompt, title: 'Fix the flaky parser test' });
   await waitFor('the first demo turn', async () => {
     const detail = await device.client.call('getSession', { sessionId: session.id });
     return detail?.transcript.some((e) => e.role === 'assistant') ? true : undefined;

@@ -5,6 +5,9 @@
  */
 import { z } from 'zod';
 import type { AgentView, TranscriptEntry } from './agents.ts';
+import type { DeviceStatus } from './api/devices.ts';
+import type { CancelReason, DriftWarning, ResumePath } from './api/handoffs.ts';
+import type { ActionResult, CodedMessage, Failure, Result } from './errors.ts';
 import type { HandoffState } from './handoff-states.ts';
 import type { Blocker, ReadinessReport } from './readiness.ts';
 
@@ -34,7 +37,7 @@ export interface ProviderView {
 export interface DeviceView {
   id: string;
   name: string;
-  status: 'pending' | 'enrolled' | 'revoked';
+  status: DeviceStatus;
   online: boolean;
   lastSeenAt: number | null;
   isThisDevice: boolean;
@@ -45,7 +48,7 @@ export interface EligibilityView {
   name: string;
   eligible: boolean;
   /** Why not, when not eligible. */
-  reason: { code: string; message: string } | null;
+  reason: CodedMessage | null;
 }
 
 export interface HandoffView {
@@ -59,12 +62,12 @@ export interface HandoffView {
   generation: number;
   /** Each reached state with its time. */
   history: { state: HandoffState; at: number; deviceId: string | null }[];
-  cancelReason: { code: string; message: string } | null;
-  resumePath: 'checkpoint-import' | 'summary-continuation' | null;
+  cancelReason: CancelReason | null;
+  resumePath: ResumePath | null;
   /** Why that resume path (e.g. the import check that failed), when known to this device. */
   resumeNote: string | null;
   /** Drift warnings recorded at activation, when known to this device. */
-  driftWarnings: { code: string; detail: string }[];
+  driftWarnings: DriftWarning[];
   /** Remediation when a re-check at the checkpoint cancelled the move. */
   blockers: Blocker[];
 }
@@ -94,12 +97,12 @@ export interface SessionDetail extends SessionView {
   transcript: TranscriptEntry[];
 }
 
-export type MoveResult =
-  | { ok: true; handoffId: string }
-  | { ok: false; code: 'blocked'; report: ReadinessReport }
-  | { ok: false; code: string; message: string };
+/** A Move refused by readiness: the whole report, with each blocker's fix. */
+export type BlockedMove = Failure<'blocked'> & { report: ReadinessReport };
 
-export type ActionResult = { ok: true } | { ok: false; code: string; message: string };
+export type MoveResult = Result<{ handoffId: string }> | BlockedMove;
+
+export type { ActionResult };
 
 // ---------- inputs, validated at the bridge ----------
 
@@ -140,12 +143,12 @@ export type DeviceApiInput<M extends DeviceApiMethod> = z.infer<(typeof inputs)[
 /** What each method resolves to. */
 export interface DeviceApiOutputs {
   getStatus: DeviceStatusView;
-  createAccount: DeviceStatusView;
-  joinAccount: DeviceStatusView;
+  createAccount: Result<DeviceStatusView>;
+  joinAccount: Result<DeviceStatusView>;
   listProviders: ProviderView[];
   listSessions: SessionView[];
   getSession: SessionDetail | null;
-  startSession: SessionView;
+  startSession: Result<SessionView>;
   sendMessage: ActionResult;
   listDevices: DeviceView[];
   moveEligibility: EligibilityView[];
@@ -157,9 +160,9 @@ export interface DeviceApiOutputs {
   commitAll: { result: ActionResult; report: ReadinessReport };
   retryActivation: ActionResult;
   handoffHistory: HandoffView[];
-  createInvite: { invite: string; expiresAt: number };
+  createInvite: Result<{ invite: string; expiresAt: number }>;
   revokeDevice: ActionResult;
-  rotateKeys: ActionResult & { keyVersion?: number };
+  rotateKeys: Result<{ keyVersion: number }>;
 }
 
 /** The device runtime side of the API: one async function per method. */

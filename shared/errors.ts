@@ -49,7 +49,17 @@ export interface Success<T> {
   value: T;
 }
 
+/** Every fallible call answers one of these; a call that yields nothing succeeds as `ok(undefined)`. */
 export type Result<T, C extends string = string> = Success<T> | Failure<C>;
+
+/** A code with one plain sentence: why something was refused, cancelled or is not eligible. */
+export interface CodedMessage {
+  code: string;
+  message: string;
+}
+
+/** What an act that yields nothing answers: done, or refused with a code (the device API's acts). */
+export type ActionResult = Result<void>;
 
 export function ok<T>(value: T): Success<T> {
   return { ok: true, value };

@@ -6,7 +6,7 @@ import {
 
 const roles: HandoffRole[] = ['source', 'target', 'user', 'backend'];
 
-/** The allowed (from, to, role) triples written out by hand from DESIGN.md, independent of the table. */
+/** The allowed (from, to, role) triples written out by hand from the design, independent of the table. */
 const expected = new Set<string>([
   'requested>target-prepared>target',
   'target-prepared>source-quiescing>source',

@@ -1,5 +1,6 @@
 /**
- * The handoff state machine as data (DESIGN.md "The handoff state machine").
+ * The handoff state machine as data: states, allowed transitions and who makes each
+ * (electron/handoff/README.md maps each state to the file that performs it).
  * The backend, the devices and the UI stepper all read this one table.
  */
 

@@ -5,6 +5,7 @@
  */
 import { z } from 'zod';
 import type { AgentView, TranscriptEntry } from './agents.ts';
+import type { DriftWarning, ResumePath } from './api/handoffs.ts';
 import type { Result } from './errors.ts';
 
 export const PROVIDER_IDS = ['demo', 'claude-code', 'codex', 'command'] as const;
@@ -113,14 +114,14 @@ export interface ContinuationInput {
   /** Facts the target verified itself (e.g. "branch feature/x is at 1a2b3c4"). */
   verifiedFacts: string[];
   /** The drift report (HandoffView.driftWarnings has the same shape). */
-  driftWarnings: { code: string; detail: string }[];
+  driftWarnings: DriftWarning[];
   /** The last transcript entries, oldest first. */
   transcriptTail: TranscriptEntry[];
 }
 
 /** Which resume path a handoff took, and why (recorded on the handoff). */
 export interface ResumeOutcome {
-  path: 'checkpoint-import' | 'summary-continuation';
+  path: ResumePath;
   /** Why this path: e.g. "Codex import failed its check: …" or "Command-line agent cannot import". */
   reason?: string;
 }

@@ -1,5 +1,5 @@
 /**
- * The readiness report: evaluated before anything moves (DESIGN.md "Readiness").
+ * The readiness report: evaluated before anything moves (electron/git/readiness.ts, electron/handoff/move-request.ts).
  * Each blocker carries a code, one plain sentence and the exact fix.
  */
 

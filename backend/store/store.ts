@@ -5,7 +5,7 @@
  */
 import type { ApiErrorCode, Result } from '../../shared/errors.ts';
 import type { Device, JoinRequest, WrappedKey } from '../../shared/api/devices.ts';
-import type { CheckpointRef, Handoff } from '../../shared/api/handoffs.ts';
+import type { CancelReason, CheckpointRef, Handoff } from '../../shared/api/handoffs.ts';
 import type { Session, SessionEvent } from '../../shared/api/sessions.ts';
 import type { HandoffState } from '../../shared/handoff-states.ts';
 import type { z } from 'zod';
@@ -57,7 +57,7 @@ export interface TransitionInput {
   deviceId: string | null;
   at: number;
   checkpoint?: CheckpointRef;
-  reason?: { code: string; message: string };
+  reason?: CancelReason;
   resumePath?: 'checkpoint-import' | 'summary-continuation';
   sealedOutcome?: string;
 }

@@ -19,7 +19,7 @@ function ringOf(...versions: number[]): KeyRing {
 function opened(ring: KeyRing, context: SealContext, envelope: Uint8Array): Buffer {
   const result = unseal(ring, context, envelope);
   if (!result.ok) throw new Error(`${result.code}: ${result.message}`);
-  return result.plaintext;
+  return result.value.plaintext;
 }
 
 describe('seal / unseal', () => {

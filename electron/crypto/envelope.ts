@@ -9,7 +9,7 @@
  * handoff id or other subject), so a body moved into another context fails to open.
  */
 import { createCipheriv, createDecipheriv, createHash, hkdfSync, randomFillSync } from 'node:crypto';
-import type { Failure } from '../../shared/errors.ts';
+import type { Failure, Result } from '../../shared/errors.ts';
 import type { KeyRing } from './key-ring.ts';
 
 export const ENVELOPE_MAGIC = Buffer.from('BT', 'latin1');
@@ -36,7 +36,8 @@ export interface SealContext {
 
 export type UnsealCode = 'checkpoint_rejected' | 'key_version_missing' | 'malformed_envelope' | 'unsupported_format';
 export type UnsealFailure = Failure<UnsealCode>;
-export type UnsealResult = { ok: true; plaintext: Buffer; keyVersion: number } | UnsealFailure;
+/** An opened envelope: its plaintext and the key version that sealed it. */
+export type UnsealResult = Result<{ plaintext: Buffer; keyVersion: number }, UnsealCode>;
 
 /** The context of a handoff's checkpoint body. */
 export function checkpointContext(accountId: string, sessionId: string, handoffId: string): SealContext {
@@ -193,7 +194,7 @@ export function unseal(ring: KeyRing, context: SealContext, envelope: Uint8Array
     const body = decipher.update(bytes.subarray(HEADER_BYTES + NONCE_BYTES, bytes.length - TAG_BYTES));
     const tail = decipher.final();
     const plaintext = tail.length === 0 ? body : Buffer.concat([body, tail]);
-    return { ok: true, plaintext, keyVersion };
+    return { ok: true, value: { plaintext, keyVersion } };
   } catch {
     return { ok: false, code: 'checkpoint_rejected', message: 'the sealed body failed authentication: tampered, or sealed for another context' };
   }

@@ -16,7 +16,7 @@ const wrapped = wrapAdk(inviter, { deviceId: newcomer.deviceId, agreementPublicK
 describe('ADK wrapping', () => {
   it('unwraps for the recipient when signed by the trusted wrapper', () => {
     const result = unwrapAdk(newcomer, wrapped, binding, inviter.keys.signingPublicKey);
-    expect(result.ok && result.key.equals(adk)).toBe(true);
+    expect(result.ok && result.value.equals(adk)).toBe(true);
     expect(wrapped.length).toBeLessThan(4096);
   });
 

@@ -8,7 +8,7 @@
  * byte before it, so only a device whose signing key the recipient trusts can hand it a key.
  */
 import { createCipheriv, createDecipheriv, generateKeyPairSync, hkdfSync, randomBytes } from 'node:crypto';
-import type { Failure } from '../../shared/errors.ts';
+import type { Failure, Result } from '../../shared/errors.ts';
 import { fromBase64url, toBase64url } from './base64url.ts';
 import type { DeviceIdentity } from './device-identity.ts';
 import { ADK_BYTES } from './key-ring.ts';
@@ -32,7 +32,7 @@ export interface WrapRecipient {
   agreementPublicKey: string;
 }
 
-export type UnwrapResult = { ok: true; key: Buffer } | Failure<'wrap_rejected'>;
+export type UnwrapResult = Result<Buffer, 'wrap_rejected'>;
 
 function aad(binding: WrapBinding, recipientAgreementKey: string): Buffer {
   return Buffer.from(
@@ -88,7 +88,7 @@ export function unwrapAdk(me: DeviceIdentity, wrapped: string, binding: WrapBind
     decipher.setAAD(associated);
     decipher.setAuthTag(bytes.subarray(45 + ADK_BYTES, SIGNED_BYTES));
     const key = Buffer.concat([decipher.update(bytes.subarray(45, 45 + ADK_BYTES)), decipher.final()]);
-    return { ok: true, key };
+    return { ok: true, value: key };
   } catch {
     return rejected(`the wrap of key version ${binding.keyVersion} does not open with this device's key`);
   }

@@ -13,7 +13,7 @@ describe('sealed JSON fields', () => {
     expect(sealed).toMatch(/^[A-Za-z0-9_-]+$/);
     expect(sealed).not.toContain('Fix');
     const schema = z.object({ title: z.string(), repo: z.string() });
-    expect(unsealJson(ring, meta, sealed, schema)).toMatchObject({ ok: true, value: { title: 'Fix login', repo: '/home/me/app' }, keyVersion: 1 });
+    expect(unsealJson(ring, meta, sealed, schema)).toMatchObject({ ok: true, value: { title: 'Fix login', repo: '/home/me/app' } });
     expect(unsealJson(ring, meta, sealed, z.object({ title: z.number() }))).toMatchObject({ ok: false, code: 'malformed_envelope' });
   });
 

@@ -1,10 +1,11 @@
 /** Sealed JSON fields (session meta, events, capabilities, memory pointers) as base64url envelopes. */
+import type { Result } from '../../shared/errors.ts';
 import type { z } from 'zod';
 import { fromBase64url, toBase64url } from './base64url.ts';
 import { seal, unseal, type SealContext, type UnsealFailure } from './envelope.ts';
 import type { KeyRing } from './key-ring.ts';
 
-export type UnsealJsonResult<T> = { ok: true; value: T; keyVersion: number } | UnsealFailure;
+export type UnsealJsonResult<T> = Result<T, UnsealFailure['code']>;
 
 /** Seals `value` as JSON for `context` under the newest key version; returns base64url. */
 export function sealJson(ring: KeyRing, context: SealContext, value: unknown): string {
@@ -19,12 +20,12 @@ export function unsealJson<T = unknown>(ring: KeyRing, context: SealContext, sea
   if (!opened.ok) return opened;
   let value: unknown;
   try {
-    value = JSON.parse(opened.plaintext.toString('utf8'));
+    value = JSON.parse(opened.value.plaintext.toString('utf8'));
   } catch {
     return { ok: false, code: 'malformed_envelope', message: 'sealed field does not hold JSON' };
   }
-  if (schema === undefined) return { ok: true, value: value as T, keyVersion: opened.keyVersion };
+  if (schema === undefined) return { ok: true, value: value as T };
   const parsed = schema.safeParse(value);
   if (!parsed.success) return { ok: false, code: 'malformed_envelope', message: `sealed field does not match its schema: ${parsed.error.message}` };
-  return { ok: true, value: parsed.data, keyVersion: opened.keyVersion };
+  return { ok: true, value: parsed.data };
 }

@@ -18,7 +18,7 @@ export interface EnrollmentDeps {
 export async function createAccount(profileDir: string, backendUrl: string, deviceName: string, deps: EnrollmentDeps): Promise<Result<Profile>> {
   const opened = openOrCreateProfile(profileDir, { name: deviceName, backendUrl }, (deps.secretStore ?? fileSecretStore)(profileDir));
   if (!opened.ok) return opened;
-  const profile = opened.profile;
+  const profile = opened.value;
   if (profile.info.status !== 'new') {
     return { ok: false, code: 'already_enrolled', message: `the device profile in ${profileDir} is already ${profile.info.status} (account ${profile.info.accountId ?? 'pending'})` };
   }

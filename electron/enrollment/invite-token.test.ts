@@ -17,7 +17,7 @@ describe('invite line', () => {
     const line = encodeInvite(token);
     expect(line.startsWith(INVITE_PREFIX)).toBe(true);
     expect(line).not.toMatch(/\s/);
-    expect(decodeInvite(`  ${line}\n`)).toEqual({ ok: true, token });
+    expect(decodeInvite(`  ${line}\n`)).toEqual({ ok: true, value: token });
   });
 
   it('refuses anything that is not an invite', () => {

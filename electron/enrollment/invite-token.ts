@@ -5,7 +5,7 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import { z } from 'zod';
 import { Id } from '../../shared/api/common.ts';
-import type { Failure } from '../../shared/errors.ts';
+import type { Failure, Result } from '../../shared/errors.ts';
 import { fromBase64url, toBase64url } from '../crypto/base64url.ts';
 import type { DevicePublicKeys } from '../crypto/device-identity.ts';
 import { TrustedDevice } from './enrollment-statement.ts';
@@ -36,7 +36,7 @@ export function encodeInvite(token: InviteToken): string {
 }
 
 /** Decodes an invite line; anything else is `invite_malformed`. */
-export function decodeInvite(line: string): { ok: true; token: InviteToken } | Failure<'invite_malformed'> {
+export function decodeInvite(line: string): Result<InviteToken, 'invite_malformed'> {
   const malformed: Failure<'invite_malformed'> = { ok: false, code: 'invite_malformed', message: `not a Baton invite (expected one line starting with ${INVITE_PREFIX})` };
   const text = line.trim();
   if (!text.startsWith(INVITE_PREFIX)) return malformed;
@@ -44,7 +44,7 @@ export function decodeInvite(line: string): { ok: true; token: InviteToken } | F
   if (bytes === null) return malformed;
   try {
     const parsed = InviteToken.safeParse(JSON.parse(bytes.toString('utf8')));
-    return parsed.success ? { ok: true, token: parsed.data } : malformed;
+    return parsed.success ? { ok: true, value: parsed.data } : malformed;
   } catch {
     return malformed;
   }

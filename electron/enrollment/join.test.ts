@@ -28,9 +28,9 @@ describe('joining an account by invite (real backend)', () => {
     expect(desktop.ring.get(1)?.equals(laptop.ring.get(1)!)).toBe(true);
     const ctx = checkpointContext(laptop.info.accountId!, 'session-ssssssssssss', 'handoff-hhhhhhhhhhhh');
     const opened = unseal(desktop.ring, ctx, seal(laptop.ring, ctx, Buffer.from('work context')));
-    expect(opened.ok && opened.plaintext.toString()).toBe('work context');
+    expect(opened.ok && opened.value.plaintext.toString()).toBe('work context');
     const reloaded = loadProfile(desktop.dir);
-    expect(reloaded.ok && reloaded.profile.info.status).toBe('enrolled');
+    expect(reloaded.ok && reloaded.value.info.status).toBe('enrolled');
     for (const name of readdirSync(desktop.dir)) expect(statSync(join(desktop.dir, name)).mode & 0o777, name).toBe(0o600);
   });
 
@@ -40,7 +40,7 @@ describe('joining an account by invite (real backend)', () => {
     const dir = world.dir('restarting');
     expect(await requestJoin(dir, invite.line, 'restarting', world.deps, { pollMs: 50, timeoutMs: 200 })).toMatchObject({ ok: false, code: 'join_timeout' });
     const pending = loadProfile(dir);
-    expect(pending.ok && pending.profile.info.status).toBe('pending');
+    expect(pending.ok && pending.value.info.status).toBe('pending');
     const resumed = requestJoin(dir, invite.line, 'restarting', world.deps, { pollMs: 50, timeoutMs: 10_000 });
     // Two pushes arriving together: the request is decided once.
     const rounds = await Promise.all([approvePendingJoins(laptop, world.backendOf(laptop)), approvePendingJoins(laptop, world.backendOf(laptop))]);
@@ -53,7 +53,7 @@ describe('joining an account by invite (real backend)', () => {
     const invite = must(await createInvite(laptop, world.backendOf(laptop)));
     const token = decodeInvite(invite.line);
     if (!token.ok) throw new Error(token.message);
-    const forged = encodeInvite({ ...token.token, secret: Buffer.alloc(32, 1).toString('base64url') });
+    const forged = encodeInvite({ ...token.value, secret: Buffer.alloc(32, 1).toString('base64url') });
     const dir = world.dir('intruder');
     let settled = false;
     const joining = requestJoin(dir, forged, 'intruder', world.deps, { pollMs: 50 }).finally(() => { settled = true; });
@@ -62,7 +62,7 @@ describe('joining an account by invite (real backend)', () => {
     expect(joined).toMatchObject({ ok: false, code: 'join_rejected' });
     expect(!joined.ok && joined.message).toMatch(/proof does not match/);
     const refused = loadProfile(dir);
-    expect(refused.ok && refused.profile.ring.size).toBe(0);
+    expect(refused.ok && refused.value.ring.size).toBe(0);
     // With a real invite the same folder joins, as a new device.
     const fresh = must(await createInvite(laptop, world.backendOf(laptop)));
     let done = false;
@@ -70,7 +70,7 @@ describe('joining an account by invite (real backend)', () => {
     while (!done) await approvePendingJoins(laptop, world.backendOf(laptop));
     const rejoined = must(await rejoining);
     expect(rejoined.info.status).toBe('enrolled');
-    expect(rejoined.identity.deviceId).not.toBe(refused.ok && refused.profile.identity.deviceId);
+    expect(rejoined.identity.deviceId).not.toBe(refused.ok && refused.value.identity.deviceId);
   });
 
   it('refuses an expired invite, on the joining side, the backend and the inviting device', async () => {
@@ -150,7 +150,7 @@ describe('joining an account by invite (real backend)', () => {
     expect(joined).toMatchObject({ ok: false, code: 'join_keys_rejected' });
     const victim = readdirSync(world.root).find((d) => d.startsWith('victim'))!;
     const saved = loadProfile(join(world.root, victim));
-    expect(saved.ok && saved.profile.ring.size).toBe(0);
-    expect(saved.ok && saved.profile.info.status).not.toBe('enrolled');
+    expect(saved.ok && saved.value.ring.size).toBe(0);
+    expect(saved.ok && saved.value.info.status).not.toBe('enrolled');
   });
 });

@@ -89,13 +89,13 @@ export async function requestJoin(profileDir: string, inviteLine: string, device
   const now = deps.now ?? Date.now;
   const decoded = decodeInvite(inviteLine);
   if (!decoded.ok) return decoded;
-  const token = decoded.token;
+  const token = decoded.value;
   const opened = openOrCreateProfile(profileDir, { name: deviceName, backendUrl: token.backendUrl }, (deps.secretStore ?? fileSecretStore)(profileDir));
   if (!opened.ok) return opened;
   // A device refused before, or pending in another account, is known to the backend under its old id: it asks again as a new device.
-  const { status, accountId } = opened.profile.info;
+  const { status, accountId } = opened.value.info;
   const askAnew = status === 'rejected' || (status === 'pending' && accountId !== token.accountId);
-  const profile = askAnew ? restartAsNewDevice(opened.profile) : opened.profile;
+  const profile = askAnew ? restartAsNewDevice(opened.value) : opened.value;
   if (profile.info.status === 'enrolled') return fail('already_enrolled', `the device profile in ${profileDir} is already enrolled in account ${profile.info.accountId ?? ''}`);
   if (profile.info.status === 'revoked') return fail('device_revoked', 'this device was revoked; start a new profile to join again');
   const backend = deps.backend(token.backendUrl, profile.identity);

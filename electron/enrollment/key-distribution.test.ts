@@ -30,10 +30,10 @@ describe('rotation, refresh and revocation (real backend)', () => {
     expect(must(await refreshKeyRing(desktop, world.backendOf(desktop))).added).toEqual([2]);
     const fresh = seal(laptop.ring, ctx(account, 'handoff-new000000000'), Buffer.from('after'));
     expect(envelopeKeyVersion(fresh)).toBe(2);
-    expect(unseal(desktop.ring, ctx(account, 'handoff-new000000000'), fresh)).toMatchObject({ ok: true, keyVersion: 2 });
-    expect(unseal(desktop.ring, ctx(account, 'handoff-old000000000'), old)).toMatchObject({ ok: true, keyVersion: 1 });
+    expect(unseal(desktop.ring, ctx(account, 'handoff-new000000000'), fresh)).toMatchObject({ ok: true, value: { keyVersion: 2 } });
+    expect(unseal(desktop.ring, ctx(account, 'handoff-old000000000'), old)).toMatchObject({ ok: true, value: { keyVersion: 1 } });
     const reloaded = loadProfile(desktop.dir);
-    expect(reloaded.ok && reloaded.profile.ring.versions()).toEqual([1, 2]);
+    expect(reloaded.ok && reloaded.value.ring.versions()).toEqual([1, 2]);
   });
 
   it('locks a revoked device out: its requests are refused and it cannot open what is sealed after rotation', async () => {

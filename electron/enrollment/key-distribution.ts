@@ -55,7 +55,7 @@ export function unwrapInto(profile: Profile, accountId: string, wraps: WrappedKe
     for (const account of bindings) {
       const opened = unwrapAdk(me, wrap.wrapped, { accountId: account, keyVersion: wrap.keyVersion, recipientDeviceId: me.deviceId, wrapperDeviceId: wrap.wrappedBy }, signingKey);
       if (opened.ok) {
-        profile.ring.add(wrap.keyVersion, opened.key);
+        profile.ring.add(wrap.keyVersion, opened.value);
         report.added.push(wrap.keyVersion);
         message = '';
         break;

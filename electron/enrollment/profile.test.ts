@@ -21,7 +21,7 @@ describe('device profile', () => {
     expect(loadProfile(dir)).toMatchObject({ ok: false, code: 'profile_missing' });
     const created = openOrCreateProfile(dir, init);
     if (!created.ok) throw new Error(created.message);
-    const profile = created.profile;
+    const profile = created.value;
     expect(profile.info.status).toBe('new');
     profile.ring.add(1, generateAdk());
     profile.info = { ...profile.info, status: 'enrolled', accountId: 'account-aaaaaaaaaaaa' };
@@ -29,39 +29,39 @@ describe('device profile', () => {
     saveInvites(profile, [{ inviteId: 'invite-iiiiiiiiiiii', secret: 's'.repeat(43), expiresAt: 5, createdAt: 1 }]);
     const again = loadProfile(dir);
     if (!again.ok) throw new Error(again.message);
-    expect(again.profile.identity.deviceId).toBe(profile.identity.deviceId);
-    expect(again.profile.info).toEqual(profile.info);
-    expect(again.profile.ring.get(1)?.equals(profile.ring.get(1)!)).toBe(true);
-    expect(loadInvites(again.profile)).toHaveLength(1);
+    expect(again.value.identity.deviceId).toBe(profile.identity.deviceId);
+    expect(again.value.info).toEqual(profile.info);
+    expect(again.value.ring.get(1)?.equals(profile.ring.get(1)!)).toBe(true);
+    expect(loadInvites(again.value)).toHaveLength(1);
   });
 
   it('keeps trust anchors across a reload, and reads a profile written before anchors existed as trusting only itself', () => {
     const dir = profileDir();
     const created = openOrCreateProfile(dir, init);
     if (!created.ok) throw new Error(created.message);
-    const self = { deviceId: created.profile.identity.deviceId, ...created.profile.identity.keys };
+    const self = { deviceId: created.value.identity.deviceId, ...created.value.identity.keys };
     const inviter = { deviceId: 'device-inviterinvite', signingPublicKey: 'a'.repeat(43), agreementPublicKey: 'b'.repeat(43) };
-    created.profile.info = { ...created.profile.info, trusted: [inviter] };
-    saveProfile(created.profile);
+    created.value.info = { ...created.value.info, trusted: [inviter] };
+    saveProfile(created.value);
     const again = loadProfile(dir);
-    expect(again.ok && trustAnchors(again.profile)).toEqual([self, inviter]);
+    expect(again.ok && trustAnchors(again.value)).toEqual([self, inviter]);
     const { trusted: _dropped, ...older } = JSON.parse(readFileSync(join(dir, PROFILE_FILE), 'utf8')) as Record<string, unknown>;
     writeFileSync(join(dir, PROFILE_FILE), JSON.stringify(older));
     const legacy = loadProfile(dir);
-    expect(legacy.ok && trustAnchors(legacy.profile)).toEqual([self]);
+    expect(legacy.ok && trustAnchors(legacy.value)).toEqual([self]);
   });
 
   it('keeps every file of the folder owner-only and no secret in profile.json', () => {
     const dir = profileDir();
     const created = openOrCreateProfile(dir, init);
     if (!created.ok) throw new Error(created.message);
-    created.profile.ring.add(1, generateAdk());
-    saveProfile(created.profile);
-    saveInvites(created.profile, [{ inviteId: 'invite-iiiiiiiiiiii', secret: 'topsecretvalue', expiresAt: 5, createdAt: 1 }]);
+    created.value.ring.add(1, generateAdk());
+    saveProfile(created.value);
+    saveInvites(created.value, [{ inviteId: 'invite-iiiiiiiiiiii', secret: 'topsecretvalue', expiresAt: 5, createdAt: 1 }]);
     for (const name of readdirSync(dir)) expect(statSync(join(dir, name)).mode & 0o777, name).toBe(0o600);
     const info = readFileSync(join(dir, PROFILE_FILE), 'utf8');
     expect(info).not.toContain('topsecretvalue');
-    expect(info).not.toContain(created.profile.ring.get(1)!.toString('base64url'));
+    expect(info).not.toContain(created.value.ring.get(1)!.toString('base64url'));
   });
 
   it('reports a corrupt profile instead of half-reading it', () => {

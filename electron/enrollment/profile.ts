@@ -5,6 +5,7 @@
  *   adk.keyring             the cached ADK key ring (SecretStore, 0600; the wrapped keys on the backend are the source of truth)
  *   invites.secret          invites this device made and their secrets, until used or expired (SecretStore, 0600)
  */
+import type { Failure, Result } from '../../shared/errors.ts';
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { z } from 'zod';
@@ -52,14 +53,10 @@ export interface Profile {
 }
 
 /** A profile that is not there or cannot be read, as a value. */
-export interface ProfileError {
-  ok: false;
-  code: 'profile_missing' | 'profile_corrupt';
-  message: string;
-}
+export type ProfileError = Failure<'profile_missing' | 'profile_corrupt'>;
 
 /** Loads the profile in `dir`; a missing or unreadable profile is a typed error, never a partial profile. */
-export function loadProfile(dir: string, store: SecretStore = fileSecretStore(dir)): { ok: true; profile: Profile } | ProfileError {
+export function loadProfile(dir: string, store: SecretStore = fileSecretStore(dir)): Result<Profile, ProfileError['code']> {
   const raw = readFileOrNull(join(dir, PROFILE_FILE));
   if (raw === null) return { ok: false, code: 'profile_missing', message: `no device profile in ${dir}` };
   let info: ProfileInfo;
@@ -81,11 +78,11 @@ export function loadProfile(dir: string, store: SecretStore = fileSecretStore(di
   if (identity === null || identity.deviceId !== info.deviceId) {
     return { ok: false, code: 'profile_corrupt', message: `the device profile in ${dir} has no identity keys matching device ${info.deviceId}` };
   }
-  return { ok: true, profile: { dir, store, identity, info, ring } };
+  return { ok: true, value: { dir, store, identity, info, ring } };
 }
 
 /** Loads the profile in `dir`, or starts a new one (fresh identity, status "new") when there is none. */
-export function openOrCreateProfile(dir: string, init: { name: string; backendUrl: string }, store: SecretStore = fileSecretStore(dir)): { ok: true; profile: Profile } | ProfileError {
+export function openOrCreateProfile(dir: string, init: { name: string; backendUrl: string }, store: SecretStore = fileSecretStore(dir)): Result<Profile, ProfileError['code']> {
   const loaded = loadProfile(dir, store);
   if (loaded.ok || loaded.code === 'profile_corrupt') return loaded;
   mkdirSync(dir, { recursive: true, mode: 0o700 });
@@ -96,7 +93,7 @@ export function openOrCreateProfile(dir: string, init: { name: string; backendUr
   };
   const profile: Profile = { dir, store, identity, info, ring: new KeyRing() };
   saveProfile(profile);
-  return { ok: true, profile };
+  return { ok: true, value: profile };
 }
 
 /** Starts the profile over as a new device (fresh identity, no keys): for a device whose join was refused. */

@@ -3,6 +3,7 @@
  * every repository, equipped with the provider and holding the key version; is the caller the owner
  * and is no other handoff running. Pure: the device record, capabilities and clock are inputs.
  */
+import type { DeviceStatus } from '../../shared/api/devices.ts';
 import type { Blocker, ReadinessReport } from '../../shared/readiness.ts';
 import { normalizeRemote } from './remote-url.ts';
 
@@ -13,7 +14,7 @@ export const TARGET_OFFLINE_AFTER_MS = 15_000;
 export interface TargetDeviceRecord {
   id: string;
   name: string;
-  status: 'pending' | 'enrolled' | 'revoked';
+  status: DeviceStatus;
   lastSeenAt: number | null;
   /** ADK versions the device holds (clear on the device record). */
   keyVersions: number[];

@@ -3,7 +3,8 @@
  * workspace, check drift — and only then resume the provider. Every check runs before any provider
  * call; the first failure is returned with its code and nothing after it runs.
  */
-import type { Handoff } from '../../shared/api/handoffs.ts';
+import type { DriftWarning, Handoff, ResumePath } from '../../shared/api/handoffs.ts';
+import { fail, ok, type Result } from '../../shared/errors.ts';
 import type { LocalState } from '../local-state/local-state.ts';
 import type { BackendPort, Clock, GitPort, PacketPort, ProviderPort, SealPort } from '../runtime/ports.ts';
 import type { SessionService } from '../runtime/session-service.ts';
@@ -11,10 +12,13 @@ import { decodeCheckpoint, sha256Hex, type Checkpoint } from './checkpoint.ts';
 import { continuationInput } from './continuation.ts';
 import type { HandoffConfig } from './handoff-config.ts';
 
-export type ActivationFailure = { ok: false; code: string; message: string };
-export type ActivationResult =
-  | { ok: true; resumePath: 'checkpoint-import' | 'summary-continuation'; note: string | null; drift: { code: string; detail: string }[] }
-  | ActivationFailure;
+/** How the provider resumed, why that way (when it fell back), and the drift found on the pinned tree. */
+export interface Activated {
+  resumePath: ResumePath;
+  note: string | null;
+  drift: DriftWarning[];
+}
+export type ActivationResult = Result<Activated>;
 
 /** What activation uses, and nothing more. */
 export interface ActivationDeps {
@@ -34,25 +38,25 @@ export interface ActivationDeps {
 /** Fetches, verifies, unseals, pins and resumes the checkpoint of `handoff`. */
 export async function activateCheckpoint(deps: ActivationDeps, handoff: Handoff): Promise<ActivationResult> {
   const { backend, seal, git, packets, providers, sessions, state, selfId, clock } = deps;
-  if (!handoff.checkpoint) return { ok: false, code: 'checkpoint_missing', message: 'The handoff carries no checkpoint.' };
+  if (!handoff.checkpoint) return fail('checkpoint_missing', 'The handoff carries no checkpoint.');
   const marks: [string, number][] = [['start', clock()]];
   const mark = (phase: string) => marks.push([phase, clock()]);
   const blob = await backend.getBlob(handoff.checkpoint.digest);
   if (!blob.ok) {
-    if (blob.code === 'not_found') return { ok: false, code: 'checkpoint_missing', message: 'The checkpoint body is not in the store.' };
+    if (blob.code === 'not_found') return fail('checkpoint_missing', 'The checkpoint body is not in the store.');
     throw new Error(`checkpoint download failed: ${blob.code}`);
   }
   if (sha256Hex(blob.value) !== handoff.checkpoint.digest || blob.value.byteLength !== handoff.checkpoint.size) {
-    return { ok: false, code: 'digest_mismatch', message: 'The checkpoint body does not match its content address.' };
+    return fail('digest_mismatch', 'The checkpoint body does not match its content address.');
   }
   const opened = seal.openCheckpoint(blob.value, handoff.sessionId, handoff.id);
-  if (!opened.ok) return { ok: false, code: opened.code, message: opened.message };
+  if (!opened.ok) return fail(opened.code, opened.message);
   const decoded = decodeCheckpoint(opened.value, handoff.sessionId, handoff.id);
   if (!decoded.ok) return decoded;
   const checkpoint: Checkpoint = decoded.value;
   mark('verified');
   const pinned = await git.pin(checkpoint.repos, deps.config.workspaceRoot);
-  if (!pinned.ok) return { ok: false, code: pinned.code, message: pinned.message };
+  if (!pinned.ok) return fail(pinned.code, pinned.message);
   mark('pinned');
   const reports = await Promise.all(checkpoint.packets.map(async (entry) => {
     const repoPath = pinned.value.repoPaths[checkpoint.repos.findIndex((r) => r.relPath === entry.relPath)];
@@ -79,9 +83,9 @@ export async function activateCheckpoint(deps: ActivationDeps, handoff: Handoff)
   const resumed = await providers.resume(provider, checkpoint.providerResume, continuation, workspace);
   if (!resumed.ok) {
     await sessions.detach(handoff.sessionId);
-    return { ok: false, code: 'resume_failed', message: resumed.message };
+    return fail('resume_failed', resumed.message);
   }
   mark('resumed');
   deps.log(`activated ${handoff.id}: ${marks.slice(1).map(([phase, at], i) => `${phase} +${at - marks[i]![1]} ms`).join(', ')}`);
-  return { ok: true, resumePath: resumed.value.path, note: resumed.value.reason ?? null, drift };
+  return ok({ resumePath: resumed.value.path, note: resumed.value.reason ?? null, drift });
 }

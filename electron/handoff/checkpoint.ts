@@ -5,6 +5,7 @@
 import { createHash } from 'node:crypto';
 import { z } from 'zod';
 import type { AgentView, TranscriptEntry } from '../../shared/agents.ts';
+import type { Result } from '../../shared/errors.ts';
 import { resumeDataSchema, type ResumeData } from '../../shared/provider.ts';
 import type { PinnedRepo } from '../runtime/ports.ts';
 
@@ -53,7 +54,7 @@ export function encodeCheckpoint(checkpoint: Checkpoint): Uint8Array {
 /** Parses unsealed bytes; a body for another session or handoff is refused as `checkpoint_rejected`. */
 export function decodeCheckpoint(
   bytes: Uint8Array, sessionId: string, handoffId: string,
-): { ok: true; value: Checkpoint } | { ok: false; code: 'malformed_checkpoint' | 'checkpoint_rejected'; message: string } {
+): Result<Checkpoint, 'malformed_checkpoint' | 'checkpoint_rejected'> {
   let json: unknown;
   try {
     json = JSON.parse(Buffer.from(bytes).toString('utf8'));

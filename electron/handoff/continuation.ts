@@ -3,6 +3,7 @@
  * way whether a checkpoint arrived from another device or this device restarted its own session.
  */
 import type { TranscriptEntry } from '../../shared/agents.ts';
+import type { DriftWarning } from '../../shared/api/handoffs.ts';
 import type { ContinuationInput } from '../../shared/provider.ts';
 
 /** The newest transcript entries a continuation carries (the prompt renderer trims further to its byte bound). */
@@ -17,7 +18,7 @@ export interface ContinuationFacts {
   transcript: TranscriptEntry[];
   /** Each repository as verified on this device: where it is and at which commit. */
   repos: { relPath: string; branch: string | null; commit: string | null }[];
-  drift: { code: string; detail: string }[];
+  drift: DriftWarning[];
   nextAction: string;
 }
 

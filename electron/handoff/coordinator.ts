@@ -1,12 +1,12 @@
 /**
  * The handoff coordinator: for every handoff this device is party to, performs this device's step
- * for the current state (DESIGN.md state table), once per state, reacting to pushes. Steps for one
+ * for the current state (the table in shared/handoff-states.ts), once per state, reacting to pushes. Steps for one
  * handoff run one at a time; progress is recorded locally so a restart resumes the step.
  */
 import type { CancelReason, Handoff, TransitionRequest } from '../../shared/api/handoffs.ts';
 import { isCancellable, isTerminal, reachedAt, type HandoffState } from '../../shared/handoff-states.ts';
+import { fail, ok, type ActionResult } from '../../shared/errors.ts';
 import type { Blocker } from '../../shared/readiness.ts';
-import type { z } from 'zod';
 import type { LocalState } from '../local-state/local-state.ts';
 import type { BackendPort, Clock } from '../runtime/ports.ts';
 
@@ -150,7 +150,7 @@ export class Coordinator {
   }
 
   /** Cancels with a reason (and the remediation, kept locally for the UI). */
-  async cancel(handoff: Handoff, reason: z.infer<typeof CancelReason>, blockers: Blocker[] = []): Promise<Handoff | null> {
+  async cancel(handoff: Handoff, reason: CancelReason, blockers: Blocker[] = []): Promise<Handoff | null> {
     if (blockers.length > 0) this.deps.progress.updateProgress(handoff.id, (p) => { p.blockers = blockers; });
     return this.transition(handoff, 'cancelled', { reason });
   }
@@ -185,14 +185,14 @@ export class Coordinator {
   }
 
   /** The user cancels the session's active handoff while it is cancellable. */
-  async cancelByUser(sessionId: string): Promise<{ ok: true } | { ok: false; code: string; message: string }> {
+  async cancelByUser(sessionId: string): Promise<ActionResult> {
     const handoff = this.active(sessionId);
-    if (!handoff) return { ok: false, code: 'not_found', message: 'No move is in progress for this session.' };
-    if (!isCancellable(handoff.state)) return { ok: false, code: 'not_cancellable', message: 'Ownership has already moved; the move can no longer be cancelled.' };
+    if (!handoff) return fail('not_found', 'No move is in progress for this session.');
+    if (!isCancellable(handoff.state)) return fail('not_cancellable', 'Ownership has already moved; the move can no longer be cancelled.');
     const after = await this.transition(handoff, 'cancelled', { reason: { code: 'user_cancelled', message: 'The move was cancelled.' } });
-    if (after?.state === 'cancelled') return { ok: true };
+    if (after?.state === 'cancelled') return ok(undefined);
     const now = this.latest.get(handoff.id);
-    return now?.state === 'cancelled' ? { ok: true } : { ok: false, code: 'not_cancellable', message: `The move is now ${now?.state ?? 'unknown'}.` };
+    return now?.state === 'cancelled' ? ok(undefined) : fail('not_cancellable', `The move is now ${now?.state ?? 'unknown'}.`);
   }
 
   /** Fetches every handoff this device should act on (active ones and unfinished local progress). */

@@ -68,7 +68,7 @@ describe('moves that stop before ownership moves', () => {
     expect(await world.laptop.client.call('sendMessage', { sessionId: session.id, text: 'Please edit a file' })).toEqual({ ok: true });
     const moved = await world.laptop.client.call('startMove', { sessionId: session.id, targetDeviceId: desktopId });
     expect(moved.ok).toBe(true);
-    const handoffId = moved.ok ? moved.handoffId : '';
+    const handoffId = moved.ok ? moved.value.handoffId : '';
     const detail = await waitSession(world.laptop, session.id, 'the re-check to cancel the move',
       (d) => d.lastHandoff?.id === handoffId && d.lastHandoff.state === 'cancelled' && d.inputBlock === null);
     const handoff = detail.lastHandoff!;
@@ -105,7 +105,7 @@ describe('moves that stop before ownership moves', () => {
     await world.desktop.process.stop();
     const moved = await world.laptop.client.call('startMove', { sessionId: session.id, targetDeviceId: desktopId });
     expect(moved.ok).toBe(true);
-    const handoffId = moved.ok ? moved.handoffId : '';
+    const handoffId = moved.ok ? moved.value.handoffId : '';
     const detail = await waitSession(world.laptop, session.id, 'the prepare deadline to cancel the move',
       (d) => d.lastHandoff?.id === handoffId && d.lastHandoff.state === 'cancelled', 20_000);
     expect(detail.lastHandoff?.history.map((h) => h.state)).toEqual(['requested', 'cancelled']);

@@ -59,7 +59,7 @@ async function sessionOnLaptop(): Promise<string> {
 async function startMove(sessionId: string): Promise<string> {
   const moved = await world.laptop.client.call('startMove', { sessionId, targetDeviceId: desktopId });
   if (!moved.ok) throw new Error(`move refused: ${JSON.stringify(moved)}`);
-  return moved.handoffId;
+  return moved.value.handoffId;
 }
 
 const stateOf = async (device: DeviceHandle, sessionId: string) => (await device.client.call('getSession', { sessionId }))?.activeHandoff?.state;

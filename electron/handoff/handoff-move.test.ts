@@ -87,7 +87,7 @@ describe('a complete Move between two device processes', () => {
     // A stale append signed by the laptop at its old generation is refused by the backend.
     const profile = loadProfile(laptop.profile);
     if (!profile.ok) throw new Error(profile.message);
-    const client = createBackendClient({ baseUrl: world.backendUrl, signer: profile.profile.identity });
+    const client = createBackendClient({ baseUrl: world.backendUrl, signer: profile.value.identity });
     const stale = await client.call('appendEvent', { params: { sessionId: session.id }, body: { generation: 1, sealedBody: 'AAAA' } });
     expect(stale).toMatchObject({ ok: false, code: 'stale_generation' });
     Object.assign(carried, { sessionId: session.id, commit, transcript: onDesktop.transcript.find((e) => e.role === 'assistant')?.text ?? '' });

@@ -35,7 +35,7 @@ afterAll(async () => {
 describe('a tampered checkpoint', () => {
   it('aborts activation before any provider process starts; the target keeps ownership, needs attention, and Retry activation resumes once the body is intact', async () => {
     const { laptop } = world;
-    const session = await laptop.client.call('startSession', { workspace: world.repo, provider: 'claude-code', prompt: 'Fix the flaky parser test' });
+    const session = await laptop.client.take('startSession', { workspace: world.repo, provider: 'claude-code', prompt: 'Fix the flaky parser test' });
     await waitSession(laptop, session.id, 'the first Claude turn', (d) => d.transcript.some((e) => e.role === 'assistant'));
     await waitEligible(laptop, session.id, 'desktop');
 

@@ -4,6 +4,7 @@
  */
 import { relative } from 'node:path';
 import type { MoveResult } from '../../shared/device-api.ts';
+import { ok } from '../../shared/errors.ts';
 import type { Blocker, ReadinessReport } from '../../shared/readiness.ts';
 import type { LocalState } from '../local-state/local-state.ts';
 import type { DeviceDirectory } from '../runtime/device-directory.ts';
@@ -58,7 +59,7 @@ export function moveRequests(deps: MoveRequestDeps): MoveRequests {
     const active = await backend.listHandoffs({ sessionId, active: true });
     if (active.ok) for (const handoff of active.value) handoffs.observe(handoff);
     const report = await evaluate(sessionId, targetDeviceId);
-    if (!report.ready) return { ok: false, code: 'blocked', report };
+    if (!report.ready) return { ok: false, code: 'blocked', message: `The move is blocked: ${report.blockers.map((b) => b.code).join(', ')}.`, report };
     const session = state.session(sessionId)!;
     // The target prepares from the sealed metadata: publish the branches as readiness just read them.
     state.updateSession(sessionId, (s) => {
@@ -75,7 +76,7 @@ export function moveRequests(deps: MoveRequestDeps): MoveRequests {
       return { ok: false, code: created.code, message: created.message };
     }
     handoffs.observe(created.value);
-    return { ok: true, handoffId };
+    return ok({ handoffId });
   }
 
   return { evaluate, start };

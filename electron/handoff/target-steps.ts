@@ -3,11 +3,12 @@
  * fetched), claim the checkpoint, then activate it (activation.ts). A failure before the provider
  * call cancels with its reason and leaves the session "needs attention" on this device.
  */
-import type { Handoff } from '../../shared/api/handoffs.ts';
+import type { Handoff, HandoffOutcome } from '../../shared/api/handoffs.ts';
+import type { CodedMessage } from '../../shared/errors.ts';
 import type { LocalState } from '../local-state/local-state.ts';
 import type { BackendPort, GitPort, ProviderPort, SealPort } from '../runtime/ports.ts';
 import type { SessionService } from '../runtime/session-service.ts';
-import { activateCheckpoint, type ActivationDeps, type ActivationFailure } from './activation.ts';
+import { activateCheckpoint, type ActivationDeps } from './activation.ts';
 import { transferred, type HandoffDriver, type Step } from './coordinator.ts';
 import type { HandoffConfig } from './handoff-config.ts';
 import { releasedFromTestHold } from './test-hold.ts';
@@ -59,7 +60,7 @@ async function prepare(deps: TargetStepDeps, driver: HandoffDriver, handoff: Han
 }
 
 /** Marks the session as needing attention after a failed activation (ownership stays here). */
-function needsAttention(deps: TargetStepDeps, handoff: Handoff, failure: ActivationFailure): void {
+function needsAttention(deps: TargetStepDeps, handoff: Handoff, failure: CodedMessage): void {
   deps.state.updateSession(handoff.sessionId, (s) => {
     s.ownerDeviceId = deps.selfId;
     s.generation = Math.max(s.generation, handoff.generation + 1);
@@ -77,10 +78,12 @@ async function activate(deps: TargetStepDeps, driver: HandoffDriver, handoff: Ha
     await driver.cancel(handoff, { code: result.code.slice(0, 63), message: result.message.slice(0, 2000) });
     return;
   }
-  deps.state.updateProgress(handoff.id, (p) => { p.resumeNote = result.note; p.driftWarnings = result.drift; });
+  const { resumePath, note, drift } = result.value;
+  deps.state.updateProgress(handoff.id, (p) => { p.resumeNote = note; p.driftWarnings = drift; });
   deps.sessions.clearAttention(handoff.sessionId);
-  const sealedOutcome = deps.seal.sealJson({ resumeNote: result.note, driftWarnings: result.drift }, { kind: 'handoff-outcome', sessionId: handoff.sessionId, handoffId: handoff.id });
-  await driver.transition(handoff, 'completed', { resumePath: result.resumePath, sealedOutcome });
+  const outcome: HandoffOutcome = { resumeNote: note, driftWarnings: drift };
+  const sealedOutcome = deps.seal.sealJson(outcome, { kind: 'handoff-outcome', sessionId: handoff.sessionId, handoffId: handoff.id });
+  await driver.transition(handoff, 'completed', { resumePath, sealedOutcome });
   // Until this export lands, a restart resumes from the checkpoint's own provider data.
   const provider = deps.sessions.provider(handoff.sessionId);
   if (provider) await deps.sessions.saveResumeData(handoff.sessionId, provider);
@@ -110,7 +113,7 @@ export function targetStep(deps: TargetStepDeps): Step {
         return;
       case 'cancelled':
         if (transferred(handoff) && !deps.state.session(handoff.sessionId)?.needsAttention) {
-          needsAttention(deps, handoff, { ok: false, code: handoff.cancelReason?.code ?? 'activation_failed', message: handoff.cancelReason?.message ?? 'Activation failed.' });
+          needsAttention(deps, handoff, handoff.cancelReason ?? { code: 'activation_failed', message: 'Activation failed.' });
         }
         driver.finish(handoff.id);
         return;

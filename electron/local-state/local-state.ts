@@ -8,6 +8,7 @@
 import { join } from 'node:path';
 import { z } from 'zod';
 import type { AgentView, TranscriptEntry } from '../../shared/agents.ts';
+import { DriftWarning, ResumePath } from '../../shared/api/handoffs.ts';
 import type { Blocker } from '../../shared/readiness.ts';
 import { RecordFolder } from './record-folder.ts';
 
@@ -42,7 +43,7 @@ export const LocalSessionSchema = z.object({
   transcript: z.array(z.custom<TranscriptEntry>()),
   agents: z.array(z.custom<AgentView>()),
   /** How the provider was last resumed after this device restarted (absent: never). */
-  restartResume: z.object({ path: z.enum(['checkpoint-import', 'summary-continuation']), reason: z.string().nullable(), at: z.number() }).nullable().optional(),
+  restartResume: z.object({ path: ResumePath, reason: z.string().nullable(), at: z.number() }).nullable().optional(),
   /** The last backend event seq applied to transcript/agents. */
   eventCursor: z.number().int().nonnegative(),
   createdAt: z.number(),
@@ -63,7 +64,7 @@ export const HandoffProgressSchema = z.object({
   /** Remediation when the checkpoint re-check cancelled the move. */
   blockers: z.array(z.custom<Blocker>()),
   resumeNote: z.string().nullable(),
-  driftWarnings: z.array(z.object({ code: z.string(), detail: z.string() })),
+  driftWarnings: z.array(DriftWarning),
   /** Terminal: this device has nothing more to do for the handoff. */
   finished: z.boolean(),
 });

@@ -4,6 +4,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { z } from 'zod';
+import { fail, ok, type ActionResult, type Result } from '../../shared/errors.ts';
 import { keyedTopic } from '../crypto/keyed-topic.ts';
 import type { KeyRing } from '../crypto/key-ring.ts';
 import { sealJson, unsealJson } from '../crypto/sealed-json.ts';
@@ -12,12 +13,10 @@ import { loadProfile } from '../enrollment/profile.ts';
 import { createBackendClient } from '../sync/backend-client.ts';
 import { guardMemoryLink, noBackendLink, type MemoryLink, type MemoryPointer, type MemorySkipped } from './memory-link.ts';
 
-type Failure = { ok: false; code: string; message: string };
-
 /** The two backend routes the link uses (putMemory, listMemory), as a narrow port. */
 export interface MemoryBackendPort {
-  putMemory(body: { itemId: string; topic: string; sealedBody: string }): Promise<{ ok: true } | Failure>;
-  listMemory(topic: string): Promise<{ ok: true; items: Array<{ sealedBody: string; createdAt: number }> } | Failure>;
+  putMemory(body: { itemId: string; topic: string; sealedBody: string }): Promise<ActionResult>;
+  listMemory(topic: string): Promise<Result<Array<{ sealedBody: string; createdAt: number }>>>;
 }
 
 /** What sealing needs from an enrolled profile. */
@@ -48,7 +47,7 @@ export function accountMemoryLink(keys: MemoryKeys, backend: MemoryBackendPort):
       if (topic === null) return skipped('no_backend', 'this device holds no account key yet');
       const listed = await backend.listMemory(topic);
       if (!listed.ok) return skipped('unreachable', listed.message);
-      const items = [...listed.items]
+      const items = [...listed.value]
         .sort((a, b) => b.createdAt - a.createdAt)
         .map((item) => unsealJson(keys.ring, context(keys.accountId, topic), item.sealedBody, Pointer))
         .flatMap((opened) => (opened.ok && opened.value.slug === slug ? [opened.value] : []));
@@ -75,17 +74,17 @@ export async function openMemoryLink(profileDir: string | undefined, options: { 
     return skippedLink('no_backend', `cannot read the device profile: ${(error as Error).message}`);
   }
   if (!loaded.ok) return skippedLink('no_backend', loaded.message);
-  const { info, ring, identity } = loaded.profile;
+  const { info, ring, identity } = loaded.value;
   if (info.status !== 'enrolled' || info.accountId === null) return skippedLink('no_backend', `the device profile is ${info.status}, not enrolled`);
   const client = createBackendClient({ baseUrl: info.backendUrl, signer: identity, attempts: 1, timeoutMs: options.timeoutMs ?? 5000, ...(options.fetch ? { fetch: options.fetch } : {}) });
   return accountMemoryLink({ accountId: info.accountId, ring }, {
     async putMemory(body) {
       const result = await client.call('putMemory', { body });
-      return result.ok ? { ok: true } : result;
+      return result.ok ? ok(undefined) : fail(result.code, result.message);
     },
     async listMemory(topic) {
       const result = await client.call('listMemory', { query: { topic } });
-      return result.ok ? { ok: true, items: result.value.items } : result;
+      return result.ok ? ok(result.value.items) : fail(result.code, result.message);
     },
   });
 }

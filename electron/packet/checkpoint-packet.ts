@@ -3,7 +3,8 @@
  * session's prose, built without writing to the repository; and the drift check the target runs
  * against its pinned workspace on activation (the same logic handoff_resume uses).
  */
-import { checkDrift, type DriftWarning } from './drift.ts';
+import type { DriftWarning } from '../../shared/api/handoffs.ts';
+import { checkDrift, type DriftWarning as PacketDriftWarning } from './drift.ts';
 import { readBranchFacts } from './git-facts.ts';
 import { openGitReader, type GitExec } from './git-read.ts';
 import { DEFAULT_BASE_REF, DEFAULT_PROVIDER } from './handoff-args.ts';
@@ -63,7 +64,7 @@ export async function buildCheckpointPacket(repoPath: string, asserted: Checkpoi
 }
 
 /** The drift warnings of `packet` against the repository at `repoPath` now; an unreadable repo reports branch_missing. */
-export async function checkPacketDrift(packet: Packet, repoPath: string, clock: () => Date | number = () => new Date(), exec?: GitExec): Promise<DriftWarning[]> {
+export async function checkPacketDrift(packet: Packet, repoPath: string, clock: () => Date | number = () => new Date(), exec?: GitExec): Promise<PacketDriftWarning[]> {
   const opened = await openGitReader(repoPath, exec);
   if (!opened.ok) return [{ code: 'branch_missing', detail: `cannot read the repository: ${opened.message}` }];
   return checkDrift(opened.reader, packet.verified, { now: () => toDate(clock()), packetPath: packetPath(slugOfBranch(packet.verified.branch)) });
@@ -75,7 +76,7 @@ export async function checkPacketDrift(packet: Packet, repoPath: string, clock: 
  */
 export function createCheckpointPacketPort(options: { exec?: GitExec; now?: () => Date | number } = {}): {
   build(repoPath: string, prose: { goal: string; currentState: string; nextAction: string }, provider: string): Promise<CheckpointPacket>;
-  drift(packet: unknown, repoPath: string): Promise<Array<{ code: string; detail: string }>>;
+  drift(packet: unknown, repoPath: string): Promise<DriftWarning[]>;
 } {
   return {
     async build(repoPath, prose, provider) {

@@ -43,7 +43,7 @@ export class DeviceDirectory {
     return this.devices.get(id)?.name ?? id.slice(0, 8);
   }
 
-  /** Whether the device sent a heartbeat within the last 15 s (C's TARGET_OFFLINE_AFTER_MS). */
+  /** Whether the device sent a heartbeat within the last 15 s (git/target-checks.ts TARGET_OFFLINE_AFTER_MS). */
   isOnline(device: Device): boolean {
     if (device.id === this.selfId) return true;
     return device.lastSeenAt !== null && this.clock() - device.lastSeenAt <= TARGET_OFFLINE_AFTER_MS;

@@ -3,7 +3,8 @@
  * sessions, the handoff coordinator, and the device API (DeviceApiHandlers) with its events.
  */
 import type { PushMessage } from '../../shared/api/push.ts';
-import type { ActionResult, DeviceApiEvent, DeviceApiEvents, DeviceApiHandlers, DeviceStatusView } from '../../shared/device-api.ts';
+import type { DeviceApiEvent, DeviceApiEvents, DeviceApiHandlers, DeviceStatusView } from '../../shared/device-api.ts';
+import { fail, ok, type ActionResult } from '../../shared/errors.ts';
 import { activateCheckpoint, type ActivationDeps } from '../handoff/activation.ts';
 import { Coordinator } from '../handoff/coordinator.ts';
 import type { HandoffConfig } from '../handoff/handoff-config.ts';
@@ -37,6 +38,8 @@ export interface DeviceRuntimeDeps {
 }
 
 type Listener = (event: DeviceApiEvent, payload: unknown) => void;
+
+const NO_SUCH_SESSION = fail('not_found', 'No such session.');
 
 export class DeviceRuntime {
   readonly sessions: SessionService;
@@ -182,22 +185,18 @@ export class DeviceRuntime {
   /** The device API this runtime serves. */
   handlers(): DeviceApiHandlers {
     const { state, backend, account, remediation, git } = this.deps;
-    const needSession = (id: string) => {
-      const session = state.session(id);
-      if (!session) throw new Error('No such session.');
-      return session;
-    };
     const remediate = async (sessionId: string, repo: string, act: (path: string) => Promise<ActionResult>) => {
-      const session = needSession(sessionId);
+      const session = state.session(sessionId);
+      if (!session) return { result: NO_SUCH_SESSION, report: { ready: false, blockers: [], repos: [], evaluatedAt: this.deps.clock() } };
       const repos = await git.repos(session);
       const target = repos.find((r) => r.path === repo || r.relPath === repo);
-      const result = target ? await act(target.path) : { ok: false as const, code: 'not_found', message: 'That repository is not part of the session.' };
+      const result = target ? await act(target.path) : fail('not_found', 'That repository is not part of the session.');
       return { result, report: await git.sourceReadiness(session) };
     };
     return {
       getStatus: async () => this.deps.status,
-      createAccount: async () => this.deps.status,
-      joinAccount: async () => this.deps.status,
+      createAccount: async () => ok(this.deps.status),
+      joinAccount: async () => ok(this.deps.status),
       listProviders: async () => this.deps.providers.list(),
       listSessions: async () => this.listSessionViews(),
       getSession: async ({ sessionId }) => {
@@ -208,8 +207,7 @@ export class DeviceRuntime {
       },
       startSession: async (input) => {
         const started = await this.sessions.start(input);
-        if (!started.ok) throw new Error(`${started.code}: ${started.message}`);
-        return sessionView(this.views, started.session, []);
+        return started.ok ? ok(sessionView(this.views, started.value, [])) : started;
       },
       sendMessage: async ({ sessionId, text }) => this.sessions.send(sessionId, text),
       listDevices: async () => {
@@ -220,7 +218,8 @@ export class DeviceRuntime {
       moveEligibility: async ({ sessionId }) => {
         const listed = await backend.listDevices();
         if (listed.ok) this.devices.replaceAll(listed.value);
-        return this.devices.eligibility(needSession(sessionId), this.deps.targetCheck);
+        const session = state.session(sessionId);
+        return session ? this.devices.eligibility(session, this.deps.targetCheck) : [];
       },
       checkReadiness: async ({ sessionId, targetDeviceId }) => this.moves.evaluate(sessionId, targetDeviceId),
       startMove: async ({ sessionId, targetDeviceId }) => this.moves.start(sessionId, targetDeviceId),
@@ -242,21 +241,22 @@ export class DeviceRuntime {
   /** Runs the activation of a failed handoff's checkpoint again (the target keeps ownership). */
   async retryActivation(sessionId: string): Promise<ActionResult> {
     const session = this.deps.state.session(sessionId);
-    if (!session?.needsAttention) return { ok: false, code: 'not_needed', message: 'The session does not need attention.' };
+    if (!session?.needsAttention) return fail('not_needed', 'The session does not need attention.');
     const handoff = await this.deps.backend.getHandoff(session.needsAttention.handoffId);
-    if (!handoff.ok) return { ok: false, code: handoff.code, message: handoff.message };
+    if (!handoff.ok) return fail(handoff.code, handoff.message);
     const result = await activateCheckpoint(this.activation, handoff.value);
     if (!result.ok) {
       this.deps.state.updateSession(sessionId, (s) => { s.needsAttention = { handoffId: handoff.value.id, code: result.code, message: result.message }; });
       this.sessionChanged(sessionId);
-      return { ok: false, code: result.code, message: result.message };
+      return fail(result.code, result.message);
     }
     this.sessions.clearAttention(sessionId);
-    const drift = result.drift.length === 0 ? 'no drift' : `drift: ${result.drift.map((d) => d.code).join(', ')}`;
-    this.sessions.note(sessionId, `Activation retried and succeeded: the session resumed by ${result.resumePath} (${drift}).${result.note ? ` ${result.note}` : ''}`);
+    const { resumePath, note, drift } = result.value;
+    const found = drift.length === 0 ? 'no drift' : `drift: ${drift.map((d) => d.code).join(', ')}`;
+    this.sessions.note(sessionId, `Activation retried and succeeded: the session resumed by ${resumePath} (${found}).${note ? ` ${note}` : ''}`);
     const provider = this.sessions.provider(sessionId);
     if (provider) await this.sessions.saveResumeData(sessionId, provider);
-    return { ok: true };
+    return ok(undefined);
   }
 
   /** Stops heartbeat, stream, timers and providers; local state stays for the next start. */

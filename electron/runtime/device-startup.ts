@@ -20,13 +20,13 @@ export interface StartupRequest {
 /** Resolves to an enrolled profile, or to why the device cannot start. */
 export async function enrollAtStartup(request: StartupRequest, deps: EnrollmentDeps): Promise<Result<Profile>> {
   const loaded = loadProfile(request.profileDir);
-  if (loaded.ok && loaded.profile.info.status === 'enrolled') return { ok: true, value: loaded.profile };
+  if (loaded.ok && loaded.value.info.status === 'enrolled') return { ok: true, value: loaded.value };
   if (!loaded.ok && loaded.code === 'profile_corrupt') return loaded;
   if (request.createAccount) return createAccount(request.profileDir, request.backendUrl, request.name, deps);
   if (request.join !== null) {
     return requestJoin(request.profileDir, request.join, request.name, deps, request.signal ? { signal: request.signal } : {});
   }
-  const status = loaded.ok ? loaded.profile.info.status : 'new';
+  const status = loaded.ok ? loaded.value.info.status : 'new';
   return {
     ok: false, code: 'not_enrolled',
     message: `the device profile in ${request.profileDir} is ${status === 'new' ? 'not enrolled' : status}; start it with --create-account or --join INVITE`,

@@ -5,6 +5,8 @@
  * the headless `baton device` both serve this one.
  */
 import type { DeviceApiEvent, DeviceApiHandlers, DeviceStatusView } from '../../shared/device-api.ts';
+import { fail, ok, type Result } from '../../shared/errors.ts';
+import type { ReadinessReport } from '../../shared/readiness.ts';
 import { createAccount, type EnrollmentDeps } from '../enrollment/account.ts';
 import { requestJoin } from '../enrollment/join.ts';
 import { loadProfile, type Profile } from '../enrollment/profile.ts';
@@ -42,6 +44,14 @@ export interface EnrollingDevice {
 
 const NOT_ENROLLED = 'This device is not enrolled yet: create an account or join one with an invite first.';
 
+/** The readiness answer of a device that owns nothing yet. */
+function notEnrolledReport(): ReadinessReport {
+  return {
+    ready: false, repos: [], evaluatedAt: Date.now(),
+    blockers: [{ code: 'not_owner', message: NOT_ENROLLED, fix: 'Create an account or join one with an invite on the set-up screen.' }],
+  };
+}
+
 /** Creates the device; call start() once the host is ready to serve it. */
 export function createEnrollingDevice(options: EnrollingDeviceOptions): EnrollingDevice {
   const listeners = new Set<Listener>();
@@ -66,33 +76,34 @@ export function createEnrollingDevice(options: EnrollingDeviceOptions): Enrollin
     return status;
   }
 
-  async function enroll(attempt: () => Promise<{ ok: true; value: Profile } | { ok: false; message: string }>, joining: boolean): Promise<DeviceStatusView> {
-    if (runtime) return status;
+  async function enroll(attempt: () => Promise<Result<Profile>>, joining: boolean): Promise<Result<DeviceStatusView>> {
+    if (runtime) return ok(status);
     status = { ...status, joining };
     emit('statusChanged', status);
     const enrolled = await attempt();
     if (!enrolled.ok) {
       status = { ...status, joining: false };
       emit('statusChanged', status);
-      throw new Error(enrolled.message);
+      return fail(enrolled.code, enrolled.message);
     }
-    return run(enrolled.value);
+    return ok(await run(enrolled.value));
   }
 
-  const refuse = async (): Promise<never> => {
-    throw new Error(NOT_ENROLLED);
-  };
-  const firstRun = {
+  // Before enrollment every act is refused as a value with one code; reads answer empty.
+  const notEnrolled = fail('not_enrolled', NOT_ENROLLED);
+  const refuse = async () => notEnrolled;
+  const refuseWithReport = async () => ({ result: notEnrolled, report: notEnrolledReport() });
+  const firstRun: DeviceApiHandlers = {
     getStatus: async () => status,
     createAccount: ({ backendUrl, deviceName }) =>
       enroll(() => createAccount(options.profileDir, backendUrl, deviceName, deps), false),
     joinAccount: ({ invite, deviceName }) =>
       enroll(() => requestJoin(options.profileDir, invite, deviceName, deps, { signal: stopping.signal }), true),
-    listProviders: refuse, listSessions: async () => [], getSession: async () => null, startSession: refuse, sendMessage: refuse,
-    listDevices: async () => [], moveEligibility: async () => [], checkReadiness: refuse, startMove: refuse, cancelMove: refuse,
-    pushRepo: refuse, commitAll: refuse, retryActivation: refuse, handoffHistory: async () => [], createInvite: refuse,
-    revokeDevice: refuse, rotateKeys: refuse,
-  } satisfies DeviceApiHandlers;
+    listProviders: async () => [], listSessions: async () => [], getSession: async () => null, startSession: refuse, sendMessage: refuse,
+    listDevices: async () => [], moveEligibility: async () => [], checkReadiness: async () => notEnrolledReport(), startMove: refuse,
+    cancelMove: refuse, pushRepo: refuseWithReport, commitAll: refuseWithReport, retryActivation: refuse, handoffHistory: async () => [],
+    createInvite: refuse, revokeDevice: refuse, rotateKeys: refuse,
+  };
 
   return {
     handlers: () => (runtime ? runtime.handlers() : firstRun),
@@ -104,7 +115,7 @@ export function createEnrollingDevice(options: EnrollingDeviceOptions): Enrollin
     },
     async start() {
       const loaded = loadProfile(options.profileDir, options.secretStore(options.profileDir));
-      if (loaded.ok && loaded.profile.info.status === 'enrolled') await run(loaded.profile);
+      if (loaded.ok && loaded.value.info.status === 'enrolled') await run(loaded.value);
     },
     async stop() {
       stopping.abort();

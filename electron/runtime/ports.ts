@@ -1,15 +1,15 @@
 /**
  * What the device runtime needs from the other parts, as narrow interfaces. The real
- * implementations (sync client, key ring + envelope, git, packets, providers) are wired in
- * wiring.ts; the runtime itself only sees these, so every step is testable with real parts
- * or with a simple stand-in at the true edge.
+ * implementations (sync client, key ring + envelope, git, packets, providers) are in adapters/,
+ * one file per port, and compose.ts wires them; the runtime itself only sees these, so every step
+ * is testable with real parts or with a simple stand-in at the true edge.
  */
 import type { AgentView, TranscriptEntry } from '../../shared/agents.ts';
 import type { Device, JoinRequest } from '../../shared/api/devices.ts';
-import type { CheckpointRef, Handoff, TransitionRequest } from '../../shared/api/handoffs.ts';
+import type { CheckpointRef, DriftWarning, Handoff, TransitionRequest } from '../../shared/api/handoffs.ts';
 import type { Session, SessionEvent } from '../../shared/api/sessions.ts';
-import type { ActionResult, ProviderView } from '../../shared/device-api.ts';
-import type { Result } from '../../shared/errors.ts';
+import type { ProviderView } from '../../shared/device-api.ts';
+import type { ActionResult, Result } from '../../shared/errors.ts';
 import type { ContinuationInput, ProviderId, ProviderSession, ResumeData, ResumeOutcome } from '../../shared/provider.ts';
 import type { Blocker, ReadinessReport } from '../../shared/readiness.ts';
 import type { RepoRef } from '../local-state/local-state.ts';
@@ -52,7 +52,7 @@ export interface SealedCheckpoint {
   keyVersion: number;
 }
 
-/** Sealing under the account data key (B's envelope). */
+/** Sealing under the account data key (crypto/envelope.ts). */
 export interface SealPort {
   readonly accountId: string;
   /** ADK versions this device holds. */
@@ -87,7 +87,7 @@ export interface WorkspaceRef {
   repoPaths: string[];
 }
 
-/** Git work of the runtime (C's readiness and pinning). */
+/** Git work of the runtime (git/readiness.ts, git/pinning.ts). */
 export interface GitPort {
   /** Whether git runs on this device. */
   available(): Promise<boolean>;
@@ -103,13 +103,13 @@ export interface GitPort {
   pin(repos: PinnedRepo[], workspaceRoot: string): Promise<Result<{ workspace: string; repoPaths: string[] }>>;
 }
 
-/** Per-branch handoff packets (D). */
+/** Per-branch handoff packets (packet/). */
 export interface PacketPort {
   build(repoPath: string, prose: { goal: string; currentState: string; nextAction: string }, provider: string): Promise<unknown>;
-  drift(packet: unknown, repoPath: string): Promise<{ code: string; detail: string }[]>;
+  drift(packet: unknown, repoPath: string): Promise<DriftWarning[]>;
 }
 
-/** Providers (E). */
+/** Providers (providers/). */
 export interface ProviderPort {
   list(): Promise<ProviderView[]>;
   create(id: ProviderId): ProviderSession;
@@ -120,7 +120,7 @@ export interface ProviderPort {
   resume(session: ProviderSession, data: ResumeData | null, continuation: ContinuationInput, workspace: string): Promise<Result<ResumeOutcome>>;
 }
 
-/** Target-side eligibility checks (C's target checks over the device records). */
+/** Target-side eligibility checks (git/target-checks.ts over the device records). */
 export interface EligibilityInput {
   /** The target's record; null when the account has no such device. */
   device: Device | null;
@@ -149,13 +149,13 @@ export interface SessionContent {
 
 /** Account operations of an enrolled device (the enrollment modules). */
 export interface AccountPort {
-  createInvite(): Promise<{ invite: string; expiresAt: number }>;
+  createInvite(): Promise<Result<{ invite: string; expiresAt: number }>>;
   /** Approves pending join requests made with this device's invites. */
   approvePendingJoins(): Promise<void>;
   /** Fetches newly wrapped key versions (after a rotation). */
   refreshKeyRing(): Promise<void>;
   revokeDevice(deviceId: string): Promise<ActionResult>;
-  rotateKeys(): Promise<ActionResult & { keyVersion?: number }>;
+  rotateKeys(): Promise<Result<{ keyVersion: number }>>;
 }
 
 /** Git remediation acts the user may ask for (never run automatically). */

@@ -104,7 +104,7 @@ describe('the session service', () => {
     });
     const started = await sessions.start({ workspace: repo, provider: 'demo', prompt: 'hello' });
     if (!started.ok) throw new Error(started.message);
-    const id = started.session.id;
+    const id = started.value.id;
     await waitFor('the first appends', async () => (state.session(id)!.eventCursor >= 3 ? true : undefined));
     expect(state.session(id)).toMatchObject({ generation: 1, ownerDeviceId: laptop.identity.deviceId, inputBlock: null });
 
@@ -142,7 +142,7 @@ async function startedSession(name: string, input: { provider: string; prompt: s
   const before = laptopService(state);
   const started = await before.start({ workspace: repo, ...input });
   if (!started.ok) throw new Error(started.message);
-  const id = started.session.id;
+  const id = started.value.id;
   await waitFor(`${name}: the first turn`, async () => (ready(state.session(id)!) ? true : undefined));
   return { before, state, id };
 }

@@ -7,7 +7,8 @@ import { randomBytes } from 'node:crypto';
 import { z } from 'zod';
 import type { AgentView, TranscriptEntry } from '../../shared/agents.ts';
 import type { Session } from '../../shared/api/sessions.ts';
-import type { ActionResult, InputBlock } from '../../shared/device-api.ts';
+import type { InputBlock } from '../../shared/device-api.ts';
+import { fail, ok, type ActionResult, type Result } from '../../shared/errors.ts';
 import { isProviderId, type ProviderEvent, type ProviderSession, type ResumeData } from '../../shared/provider.ts';
 import { continuationInput } from '../handoff/continuation.ts';
 import type { LocalSession, LocalState, RepoRef } from '../local-state/local-state.ts';
@@ -63,10 +64,10 @@ export class SessionService {
   }
 
   /** Starts a session on `workspace` with `provider`; this device owns it at generation 1. */
-  async start(input: { workspace: string; provider: string; prompt: string; title?: string }): Promise<{ ok: true; session: LocalSession } | { ok: false; code: string; message: string }> {
-    if (!isProviderId(input.provider)) return { ok: false, code: 'unknown_provider', message: `No provider named ${input.provider}.` };
+  async start(input: { workspace: string; provider: string; prompt: string; title?: string }): Promise<Result<LocalSession>> {
+    if (!isProviderId(input.provider)) return fail('unknown_provider', `No provider named ${input.provider}.`);
     const snapshots = await this.deps.git.repos({ workspace: input.workspace, repoPaths: [] });
-    if (snapshots.length === 0) return { ok: false, code: 'not_a_repository', message: `${input.workspace} holds no git repository.` };
+    if (snapshots.length === 0) return fail('not_a_repository', `${input.workspace} holds no git repository.`);
     const repos: RepoRef[] = snapshots.map(({ relPath, remoteUrl, branch }) => ({ relPath, remoteUrl, branch }));
     const id = newId();
     const title = input.title?.trim() || input.prompt.trim().split('\n')[0]?.slice(0, 80) || 'Untitled session';
@@ -84,7 +85,7 @@ export class SessionService {
     const started = await provider.start(input.workspace, input.prompt);
     if (!started.ok) this.deps.log(`provider failed to start: ${started.message}`);
     this.deps.changed(id);
-    return { ok: true, session: this.deps.state.session(id)! };
+    return ok(this.deps.state.session(id)!);
   }
 
   /** Why input is refused on this device right now, or null. */
@@ -98,11 +99,11 @@ export class SessionService {
   /** Sends user input to the owned, accepting session; otherwise refuses with the reason. */
   async send(sessionId: string, text: string): Promise<ActionResult> {
     const session = this.deps.state.readSession(sessionId);
-    if (!session) return { ok: false, code: 'not_found', message: 'No such session.' };
+    if (!session) return fail('not_found', 'No such session.');
     const block = this.inputBlock(session);
-    if (block) return { ok: false, code: block.code, message: block.message };
+    if (block) return fail(block.code, block.message);
     const result = await this.live.get(sessionId)!.provider.send(text);
-    return result.ok ? { ok: true } : { ok: false, code: result.code, message: result.message };
+    return result.ok ? ok(undefined) : fail(result.code, result.message);
   }
 
   /** Durably sets (or clears) the input-rejection flag of a session. */
@@ -172,15 +173,15 @@ export class SessionService {
   async append(sessionId: string, event: z.infer<typeof EventSchema>): Promise<ActionResult> {
     // Read without copying (this runs for every transcript entry); owner and generation are taken now.
     const session = this.deps.state.readSession(sessionId);
-    if (!session || session.ownerDeviceId !== this.deps.selfId) return { ok: false, code: 'not_owner', message: 'This device does not own the session.' };
+    if (!session || session.ownerDeviceId !== this.deps.selfId) return fail('not_owner', 'This device does not own the session.');
     const sealed = this.deps.seal.sealJson(event, { kind: 'session-event', sessionId });
     const result = await this.deps.backend.appendEvent(sessionId, session.generation, sealed);
     if (result.ok) {
       this.deps.state.updateSession(sessionId, (s) => { s.eventCursor = Math.max(s.eventCursor, result.value.seq); }, false);
-      return { ok: true };
+      return ok(undefined);
     }
     if (STALE_CODES.has(result.code)) await this.markMoved(sessionId);
-    return { ok: false, code: result.code, message: result.message };
+    return fail(result.code, result.message);
   }
 
   /** Stops driving a session this device no longer owns: provider stopped, input refused as moved. */
@@ -242,12 +243,12 @@ export class SessionService {
   /** Re-seals and stores the session metadata (owner only, fenced by generation). */
   async publishMeta(sessionId: string): Promise<ActionResult> {
     const s = this.deps.state.session(sessionId);
-    if (!s) return { ok: false, code: 'not_found', message: 'No such session.' };
+    if (!s) return fail('not_found', 'No such session.');
     const meta = { title: s.title, provider: s.provider, workspace: s.workspace, repos: s.repos };
     const result = await this.deps.backend.updateSessionMeta(sessionId, s.generation, this.deps.seal.sealJson(meta, { kind: 'session-meta', sessionId }));
-    if (result.ok) return { ok: true };
+    if (result.ok) return ok(undefined);
     if (STALE_CODES.has(result.code)) await this.markMoved(sessionId);
-    return { ok: false, code: result.code, message: result.message };
+    return fail(result.code, result.message);
   }
 
   /**

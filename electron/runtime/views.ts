@@ -1,6 +1,5 @@
 /** The views the renderer gets (shared/device-api.ts), built from local state and handoff records. */
-import { z } from 'zod';
-import type { Handoff } from '../../shared/api/handoffs.ts';
+import { HandoffOutcome, type Handoff } from '../../shared/api/handoffs.ts';
 import type { HandoffView, SessionDetail, SessionView } from '../../shared/device-api.ts';
 import { isTerminal } from '../../shared/handoff-states.ts';
 import type { DeviceDirectory } from './device-directory.ts';
@@ -8,10 +7,6 @@ import type { LocalSession, LocalState } from '../local-state/local-state.ts';
 import type { SealPort } from './ports.ts';
 import type { SessionService } from './session-service.ts';
 
-const OutcomeSchema = z.object({
-  resumeNote: z.string().nullable(),
-  driftWarnings: z.array(z.object({ code: z.string(), detail: z.string() })),
-});
 
 export interface ViewDeps {
   selfId: string;
@@ -28,7 +23,7 @@ export function handoffView(deps: ViewDeps, handoff: Handoff): HandoffView {
   let driftWarnings = progress?.driftWarnings ?? [];
   if (handoff.sealedOutcome && resumeNote === null && driftWarnings.length === 0) {
     const opened = deps.seal.openJson(handoff.sealedOutcome, { kind: 'handoff-outcome', sessionId: handoff.sessionId, handoffId: handoff.id });
-    const parsed = opened.ok ? OutcomeSchema.safeParse(opened.value) : null;
+    const parsed = opened.ok ? HandoffOutcome.safeParse(opened.value) : null;
     if (parsed?.success) ({ resumeNote, driftWarnings } = parsed.data);
   }
   return {

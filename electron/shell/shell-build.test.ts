@@ -159,7 +159,7 @@ describe('the built main process on a stand-in Electron', () => {
     const created = await app.ask({
       op: 'invoke', channel: methodChannel('createAccount'), input: { backendUrl: backend.url, deviceName: 'desktop app' }, sender: 'window',
     });
-    expect(created).toMatchObject({ ok: true, result: { enrolled: true, deviceName: 'desktop app', backendUrl: backend.url } });
+    expect(created).toMatchObject({ ok: true, result: { ok: true, value: { enrolled: true, deviceName: 'desktop app', backendUrl: backend.url } } });
     const providers = await app.ask<{ ok: boolean; result: { id: string }[] }>({ op: 'invoke', channel: methodChannel('listProviders'), input: {}, sender: 'window' });
     expect(providers.result.map((p) => p.id)).toContain('demo');
     // Device secrets went through safeStorage (files ending .safe), none in the clear.

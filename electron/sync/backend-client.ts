@@ -6,7 +6,7 @@ import { randomUUID } from 'node:crypto';
 import type { z } from 'zod';
 import { routePath, routes, type RouteName, type RouteResponse, type RouteBody } from '../../shared/api/routes.ts';
 import { ErrorBody } from '../../shared/api/common.ts';
-import type { ApiErrorCode } from '../../shared/errors.ts';
+import type { ApiErrorCode, Success } from '../../shared/errors.ts';
 import { SIGNATURE_HEADERS } from '../../shared/request-signing.ts';
 import { signatureHeaders, type RequestSigner } from './request-signer.ts';
 import { fetchExchanger, nodeHttpExchange, nodeHttpFetch, type Exchange } from './http-transport.ts';
@@ -23,7 +23,7 @@ export interface CallFailure {
   details?: Record<string, unknown>;
 }
 
-export type CallResult<T> = { ok: true; value: T } | CallFailure;
+export type CallResult<T> = Success<T> | CallFailure;
 
 /** Routes called with JSON (everything but blobs and the push stream). */
 export type JsonRouteName = Exclude<RouteName, 'putBlob' | 'getBlob' | 'stream'>;

@@ -1,6 +1,7 @@
 /** The device side of the push stream: parses server-sent events, validates each message, reconnects with backoff. */
 import { PushMessage } from '../../shared/api/push.ts';
 import { routes } from '../../shared/api/routes.ts';
+import type { CodedMessage } from '../../shared/errors.ts';
 import type { BackendClient } from './backend-client.ts';
 
 export interface PushStreamHandlers {
@@ -10,7 +11,7 @@ export interface PushStreamHandlers {
    */
   onOpen?: () => void;
   /** Called on a refused connection, a dropped stream or an invalid message; the stream keeps trying unless revoked. */
-  onError?: (error: { code: string; message: string }) => void;
+  onError?: (error: CodedMessage) => void;
 }
 
 export interface PushStreamOptions {

@@ -29,9 +29,14 @@ export function NewSessionDialog({ onClose }: { onClose(): void }) {
     setPending(true);
     setError(null);
     try {
-      const session = await startSession({ workspace: workspace.trim(), provider, prompt, ...(title.trim() ? { title: title.trim() } : {}) });
+      const started = await startSession({ workspace: workspace.trim(), provider, prompt, ...(title.trim() ? { title: title.trim() } : {}) });
+      if (!started.ok) {
+        setError(started.message);
+        setPending(false);
+        return;
+      }
       onClose();
-      navigate({ screen: 'session', sessionId: session.id });
+      navigate({ screen: 'session', sessionId: started.value.id });
     } catch (failure) {
       setError(errorMessage(failure));
       setPending(false);

@@ -1,6 +1,7 @@
 /** The account's devices, the invite being shown, and the device actions. */
 import { create } from 'zustand';
-import type { ActionResult, DeviceView } from '../../shared/device-api.ts';
+import type { DeviceView } from '../../shared/device-api.ts';
+import type { Result } from '../../shared/errors.ts';
 import { api, errorMessage } from '../api/device-api.ts';
 
 interface DevicesState {
@@ -19,11 +20,11 @@ interface DevicesState {
 
 export const useDevicesStore = create<DevicesState>()((set) => {
   /** Runs one device action, reporting its refusal or its notice. */
-  async function act(run: () => Promise<ActionResult & { keyVersion?: number }>, success: (keyVersion?: number) => string): Promise<void> {
+  async function act<T>(run: () => Promise<Result<T>>, success: (value: T) => string): Promise<void> {
     set({ busy: true, error: null, notice: null });
     try {
       const result = await run();
-      set(result.ok ? { busy: false, notice: success(result.keyVersion) } : { busy: false, error: result.message });
+      set(result.ok ? { busy: false, notice: success(result.value) } : { busy: false, error: result.message });
     } catch (error) {
       set({ busy: false, error: errorMessage(error) });
     }
@@ -45,13 +46,14 @@ export const useDevicesStore = create<DevicesState>()((set) => {
     createInvite: async () => {
       set({ busy: true, error: null, notice: null });
       try {
-        set({ invite: await api.createInvite({}), busy: false });
+        const made = await api.createInvite({});
+        set(made.ok ? { invite: made.value, busy: false } : { busy: false, error: made.message });
       } catch (error) {
         set({ busy: false, error: errorMessage(error) });
       }
     },
     revoke: (deviceId) => act(() => api.revokeDevice({ deviceId }), () => 'Device revoked. Its requests are refused from now on.'),
-    rotateKeys: () => act(() => api.rotateKeys({}), (v) => `Keys rotated${v === undefined ? '' : ` to version ${v}`}. New checkpoints use the new key.`),
+    rotateKeys: () => act(() => api.rotateKeys({}), ({ keyVersion }) => `Keys rotated to version ${keyVersion}. New checkpoints use the new key.`),
     setDevices: (devices) => set({ devices, loaded: true }),
   };
 });

@@ -1,6 +1,7 @@
 /** The sessions this device knows, the open session's detail, and the providers it can start. */
 import { create } from 'zustand';
 import type { ActionResult, DeviceApiInput, HandoffView, ProviderView, SessionActivity, SessionDetail, SessionView } from '../../shared/device-api.ts';
+import type { Result } from '../../shared/errors.ts';
 import { api, errorMessage } from '../api/device-api.ts';
 import { withActivity, withHandoff, withViews } from '../components/session-state.ts';
 
@@ -13,7 +14,7 @@ interface SessionsState {
   load(): Promise<void>;
   loadDetail(sessionId: string): Promise<void>;
   loadProviders(): Promise<void>;
-  startSession(input: DeviceApiInput<'startSession'>): Promise<SessionView>;
+  startSession(input: DeviceApiInput<'startSession'>): Promise<Result<SessionView>>;
   sendMessage(sessionId: string, text: string): Promise<ActionResult>;
   setSessions(sessions: SessionView[]): void;
   setDetail(detail: SessionDetail): void;
@@ -43,9 +44,12 @@ export const useSessionsStore = create<SessionsState>()((set, get) => ({
     set({ providers: await api.listProviders({}) });
   },
   startSession: async (input) => {
-    const session = await api.startSession(input);
-    set((state) => ({ sessions: [session, ...state.sessions.filter((s) => s.id !== session.id)] }));
-    return session;
+    const started = await api.startSession(input);
+    if (started.ok) {
+      const session = started.value;
+      set((state) => ({ sessions: [session, ...state.sessions.filter((s) => s.id !== session.id)] }));
+    }
+    return started;
   },
   sendMessage: (sessionId, text) => api.sendMessage({ sessionId, text }),
   setSessions: (sessions) => set((state) => ({ sessions, loaded: true, details: withViews(state.details, sessions) })),

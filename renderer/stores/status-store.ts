@@ -1,6 +1,7 @@
 /** This device's enrollment and the page's connection to it. */
 import { create } from 'zustand';
 import type { DeviceStatusView } from '../../shared/device-api.ts';
+import type { Result } from '../../shared/errors.ts';
 import { api, errorMessage } from '../api/device-api.ts';
 import type { ConnectionState } from '../api/websocket-client.ts';
 
@@ -18,10 +19,11 @@ interface StatusState {
 
 export const useStatusStore = create<StatusState>()((set) => {
   /** Runs one enrollment call, keeping busy and error in step. */
-  async function enroll(run: () => Promise<DeviceStatusView>): Promise<void> {
+  async function enroll(run: () => Promise<Result<DeviceStatusView>>): Promise<void> {
     set({ busy: true, error: null });
     try {
-      set({ status: await run(), busy: false });
+      const enrolled = await run();
+      set(enrolled.ok ? { status: enrolled.value, busy: false } : { busy: false, error: enrolled.message });
     } catch (error) {
       set({ busy: false, error: errorMessage(error) });
     }

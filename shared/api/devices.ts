@@ -3,6 +3,7 @@ import { z } from 'zod';
 import { B64, Id, Millis } from './common.ts';
 
 export const DeviceStatus = z.enum(['pending', 'enrolled', 'revoked']);
+export type DeviceStatus = z.infer<typeof DeviceStatus>;
 
 /** The public half of a device identity, as the device presents it. */
 export const DeviceKeys = z.strictObject({

@@ -14,11 +14,21 @@ export const CancelReason = z.strictObject({
   code: z.string().regex(/^[a-z][a-z0-9_]{1,63}$/),
   message: z.string().max(2000),
 });
+export type CancelReason = z.infer<typeof CancelReason>;
 
 export const HistoryEntry = z.strictObject({ state: HandoffStateSchema, at: Millis, deviceId: Id.nullable() });
 
 /** How the target resumed. Clear: it names a path, not session content. */
 export const ResumePath = z.enum(['checkpoint-import', 'summary-continuation']);
+export type ResumePath = z.infer<typeof ResumePath>;
+
+/** One drift warning of a packet against the tree it is checked on (`head_moved`, `dirty_tree`…). */
+export const DriftWarning = z.object({ code: z.string(), detail: z.string() });
+export type DriftWarning = z.infer<typeof DriftWarning>;
+
+/** What the target learned at activation, sealed on the record (never in clear on the backend). */
+export const HandoffOutcome = z.object({ resumeNote: z.string().nullable(), driftWarnings: z.array(DriftWarning) });
+export type HandoffOutcome = z.infer<typeof HandoffOutcome>;
 
 export const Handoff = z.strictObject({
   id: Id,

@@ -1,4 +1,5 @@
 /** The runtime's AccountPort over the enrollment modules: invites, approvals, keys, revocation, rotation. */
+import { fail, ok } from '../../../shared/errors.ts';
 import type { Profile } from '../../enrollment/profile.ts';
 import { createInvite, approvePendingJoins } from '../../enrollment/invites.ts';
 import { refreshKeyRing, revokeDevice, rotateAdk } from '../../enrollment/key-distribution.ts';
@@ -12,8 +13,7 @@ export function accountPort(profile: Profile, client: BackendClient, log: (m: st
   return {
     async createInvite() {
       const made = await createInvite(profile, backend);
-      if (!made.ok) throw new Error(made.message);
-      return { invite: made.value.line, expiresAt: made.value.expiresAt };
+      return made.ok ? ok({ invite: made.value.line, expiresAt: made.value.expiresAt }) : fail(made.code, made.message);
     },
     async approvePendingJoins() {
       const decided = await approvePendingJoins(profile, backend);
@@ -24,11 +24,11 @@ export function accountPort(profile: Profile, client: BackendClient, log: (m: st
     },
     async revokeDevice(deviceId) {
       const revoked = await revokeDevice(profile, backend, deviceId);
-      return revoked.ok ? { ok: true } : { ok: false, code: revoked.code, message: revoked.message };
+      return revoked.ok ? ok(undefined) : fail(revoked.code, revoked.message);
     },
     async rotateKeys() {
       const rotated = await rotateAdk(profile, backend);
-      return rotated.ok ? { ok: true, keyVersion: rotated.value.keyVersion } : { ok: false, code: rotated.code, message: rotated.message };
+      return rotated.ok ? ok({ keyVersion: rotated.value.keyVersion }) : fail(rotated.code, rotated.message);
     },
   };
 }

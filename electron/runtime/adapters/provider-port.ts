@@ -1,4 +1,4 @@
-/** The runtime's ProviderPort over E's providers: detection, creation and the resume-path choice. */
+/** The runtime's ProviderPort over the providers (providers/): detection, creation and the resume-path choice. */
 import type { ProviderView } from '../../../shared/device-api.ts';
 import type { ProviderId, ProviderSession } from '../../../shared/provider.ts';
 import { resumeProvider } from '../../providers/resume.ts';

@@ -1,4 +1,4 @@
-/** The runtime's SealPort over an account's ADK key ring and B's envelope. */
+/** The runtime's SealPort over an account's ADK key ring and the envelope (crypto/envelope.ts). */
 import { checkpointContext, contentAddressOfParts, partsInOrder, sealParts, unseal, type SealContext as EnvelopeContext } from '../../crypto/envelope.ts';
 import type { KeyRing } from '../../crypto/key-ring.ts';
 import { sealJson, unsealJson } from '../../crypto/sealed-json.ts';
@@ -23,7 +23,7 @@ export function ringSeal(accountId: string, ring: KeyRing): SealPort {
     sealJson: (value, context) => sealJson(ring, envelopeContext(accountId, context), value),
     openJson: (sealed, context) => {
       const opened = unsealJson(ring, envelopeContext(accountId, context), sealed);
-      return opened.ok ? { ok: true, value: opened.value } : opened;
+      return opened;
     },
     sealCheckpoint: (body, sessionId, handoffId) => {
       const parts = sealParts(ring, checkpointContext(accountId, sessionId, handoffId), body);
@@ -31,7 +31,7 @@ export function ringSeal(accountId: string, ring: KeyRing): SealPort {
     },
     openCheckpoint: (envelope, sessionId, handoffId) => {
       const opened = unseal(ring, checkpointContext(accountId, sessionId, handoffId), envelope);
-      return opened.ok ? { ok: true, value: opened.plaintext } : opened;
+      return opened.ok ? { ok: true, value: opened.value.plaintext } : opened;
     },
   };
 }

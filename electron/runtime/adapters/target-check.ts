@@ -1,4 +1,4 @@
-/** The runtime's TargetCheck over C's `checkTarget` (enrolled, online, can open, provider, key version). */
+/** The runtime's TargetCheck over `checkTarget` (git/target-checks.ts) (enrolled, online, can open, provider, key version). */
 import { checkTarget } from '../../git/target-checks.ts';
 import type { TargetCheck } from '../ports.ts';
 

@@ -1,7 +1,7 @@
 /**
  * The runtime's view of a workspace's repositories: which repos a workspace holds (the folder
  * itself, or its direct child repos), their branch, head, remote and merge base, and the remotes
- * a device can open under its workspace root. Git runs through C's argument-array runner.
+ * a device can open under its workspace root. Git runs through the argument-array runner (git/git-runner.ts).
  */
 import { existsSync, readdirSync } from 'node:fs';
 import { join, relative } from 'node:path';
@@ -58,7 +58,7 @@ export async function workspaceReadiness(ref: WorkspaceRef, run: GitRunner): Pro
   return evaluateSourceReadiness(paths, { run });
 }
 
-/** Remote URLs of the clones under `root` (C's clone finder: two levels deep). */
+/** Remote URLs of the clones under `root` (git/clone-finder.ts: two levels deep). */
 export async function remotesUnder(root: string, run: GitRunner): Promise<string[]> {
   if (!existsSync(root)) return [];
   const clones = await listClones({ run, workspaceRoot: root });

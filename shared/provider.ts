@@ -32,6 +32,28 @@ export const PROVIDER_CAPABILITIES: Readonly<Record<ProviderId, ProviderCapabili
   command: { checkpointImport: false, subagents: false },
 };
 
+/**
+ * How much a session's agent may do without asking: `ask` (ask before editing), `workspace` (edit
+ * files in the workspace) or `full` (full access). Each adapter maps it to its CLI's own flags; it
+ * is chosen at New session and travels sealed with the session, so a target runs with the same.
+ */
+export const PermissionLevel = z.enum(['ask', 'workspace', 'full']);
+export type PermissionLevel = z.infer<typeof PermissionLevel>;
+
+export const PERMISSION_LABELS: Readonly<Record<PermissionLevel, string>> = {
+  ask: 'Ask before editing',
+  workspace: 'Edit files in the workspace',
+  full: 'Full access',
+};
+
+/** What a session starts with unless the user chooses otherwise: the agent edits inside the workspace. */
+export const DEFAULT_PERMISSION_LEVEL: PermissionLevel = 'workspace';
+
+/** What a provider session is made with, per session (device-wide settings are the adapters' options). */
+export interface SessionSettings {
+  permission: PermissionLevel;
+}
+
 /** True when `value` names a provider. */
 export function isProviderId(value: string): value is ProviderId {
   return (PROVIDER_IDS as readonly string[]).includes(value);

@@ -16,7 +16,7 @@ afterEach(() => {
 
 function session(id: string): LocalSession {
   return {
-    id, title: 'Fix the parser', workspace: '/w/repo', repoPaths: ['/w/repo'], provider: 'demo', repos: [{ relPath: '.', remoteUrl: '/o.git', branch: 'main' }],
+    id, title: 'Fix the parser', workspace: '/w/repo', repoPaths: ['/w/repo'], provider: 'demo', permission: 'workspace', repos: [{ relPath: '.', remoteUrl: '/o.git', branch: 'main' }],
     ownerDeviceId: 'dev-aaaaaaaaaaaaaaaa', generation: 1, inputBlock: null, providerResume: { turns: 2 }, needsAttention: null,
     transcript: [], agents: [], eventCursor: 0, createdAt: 1, updatedAt: 1,
   };

@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import { z } from 'zod';
 import type { AgentView, TranscriptEntry } from '../../shared/agents.ts';
 import { DriftWarning, ResumePath } from '../../shared/api/handoffs.ts';
+import { DEFAULT_PERMISSION_LEVEL, PermissionLevel } from '../../shared/provider.ts';
 import type { Blocker } from '../../shared/readiness.ts';
 import { RecordFolder } from './record-folder.ts';
 
@@ -31,6 +32,8 @@ export const LocalSessionSchema = z.object({
   /** Absolute paths of the session's repositories on THIS device (empty: the repos found in the workspace). */
   repoPaths: z.array(z.string()).default([]),
   provider: z.string(),
+  /** How much the agent may do without asking (older records: the default). */
+  permission: PermissionLevel.default(DEFAULT_PERMISSION_LEVEL),
   repos: z.array(RepoRef),
   ownerDeviceId: z.string(),
   generation: z.number().int().positive(),

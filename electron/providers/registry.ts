@@ -3,7 +3,7 @@
  * `createProvider` and then drives the session only through the ProviderSession interface.
  */
 import type { Result } from '../../shared/errors.ts';
-import type { ProviderId, ProviderSession } from '../../shared/provider.ts';
+import { DEFAULT_PERMISSION_LEVEL, type ProviderId, type ProviderSession, type SessionSettings } from '../../shared/provider.ts';
 import { ClaudeCodeSession } from './claude-code/claude-code-session.ts';
 import { CodexSession } from './codex/codex-session.ts';
 import { CommandAgentSession } from './command-agent.ts';
@@ -21,9 +21,12 @@ export interface ProviderOptions {
   command?: { argv: readonly string[] } | null;
 }
 
-/** A new, unstarted session of provider `id`; fails when the command agent has no command configured. */
-export function createProvider(id: ProviderId, options: ProviderOptions = {}): Result<ProviderSession, 'not_configured'> {
-  const common = { env: options.env, clock: options.clock };
+/**
+ * A new, unstarted session of provider `id` with the session's `settings` (its permission level, which
+ * the CLI adapters map to their own flags); fails when the command agent has no command configured.
+ */
+export function createProvider(id: ProviderId, options: ProviderOptions = {}, settings: SessionSettings = { permission: DEFAULT_PERMISSION_LEVEL }): Result<ProviderSession, 'not_configured'> {
+  const common = { env: options.env, clock: options.clock, permission: settings.permission };
   switch (id) {
     case 'demo':
       return { ok: true, value: new DemoAgent({ clock: options.clock, ...options.demo }) };

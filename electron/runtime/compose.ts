@@ -4,7 +4,7 @@
  * port it implements (adapters/). The headless device command, the demo and the Electron shell all
  * build their runtime here.
  */
-import type { ProviderId } from '../../shared/provider.ts';
+import type { ProviderId, SessionSettings } from '../../shared/provider.ts';
 import type { Profile } from '../enrollment/profile.ts';
 import { createGitRunner } from '../git/git-runner.ts';
 import { detectProviders } from '../providers/detect.ts';
@@ -53,8 +53,8 @@ export function composeDeviceRuntime(options: ComposeOptions): DeviceRuntime {
     packets: createCheckpointPacketPort(),
     providers: providerPort({
       detect: () => detectProviders({ env: providerOptions.env ?? process.env, commandArgv: providerOptions.command?.argv ?? null }),
-      create: (id: ProviderId) => {
-        const made = createProvider(id, providerOptions);
+      create: (id: ProviderId, settings: SessionSettings) => {
+        const made = createProvider(id, providerOptions, settings);
         if (!made.ok) throw new Error(made.message);
         return made.value;
       },

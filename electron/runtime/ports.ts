@@ -10,7 +10,7 @@ import type { CheckpointRef, DriftWarning, Handoff, TransitionRequest } from '..
 import type { Session, SessionEvent } from '../../shared/api/sessions.ts';
 import type { ProviderView } from '../../shared/device-api.ts';
 import type { ActionResult, Result } from '../../shared/errors.ts';
-import type { ContinuationInput, ProviderId, ProviderSession, ResumeData, ResumeOutcome } from '../../shared/provider.ts';
+import type { ContinuationInput, ProviderId, ProviderSession, ResumeData, ResumeOutcome, SessionSettings } from '../../shared/provider.ts';
 import type { Blocker, ReadinessReport } from '../../shared/readiness.ts';
 import type { RepoRef } from '../local-state/local-state.ts';
 
@@ -112,7 +112,7 @@ export interface PacketPort {
 /** Providers (providers/). */
 export interface ProviderPort {
   list(): Promise<ProviderView[]>;
-  create(id: ProviderId): ProviderSession;
+  create(id: ProviderId, settings: SessionSettings): ProviderSession;
   /**
    * Resumes `session` from a checkpoint: import when possible, else summary continuation.
    * Called only after the checkpoint was unsealed and verified and the workspace pinned.

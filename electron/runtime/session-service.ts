@@ -9,7 +9,7 @@ import type { AgentView, TranscriptEntry } from '../../shared/agents.ts';
 import type { Session } from '../../shared/api/sessions.ts';
 import type { InputBlock } from '../../shared/device-api.ts';
 import { fail, ok, type ActionResult, type Result } from '../../shared/errors.ts';
-import { isProviderId, type ProviderEvent, type ProviderSession, type ResumeData } from '../../shared/provider.ts';
+import { DEFAULT_PERMISSION_LEVEL, isProviderId, type ProviderEvent, type ProviderSession, type ResumeData } from '../../shared/provider.ts';
 import { continuationInput } from '../handoff/continuation.ts';
 import type { LocalSession, LocalState, RepoRef } from '../local-state/local-state.ts';
 import type { BackendPort, Clock, GitPort, ProviderPort, SealPort } from './ports.ts';
@@ -76,7 +76,7 @@ export class SessionService {
     if (!created.ok) return created;
     const now = this.deps.clock();
     const session: LocalSession = {
-      id, title, workspace: input.workspace, repoPaths: snapshots.map((r) => r.path), provider: input.provider, repos, ownerDeviceId: this.deps.selfId,
+      id, title, workspace: input.workspace, repoPaths: snapshots.map((r) => r.path), provider: input.provider, permission: DEFAULT_PERMISSION_LEVEL, repos, ownerDeviceId: this.deps.selfId,
       generation: created.value.generation, inputBlock: null, providerResume: null, needsAttention: null,
       transcript: [], agents: [], eventCursor: 0, createdAt: now, updatedAt: now,
     };
@@ -122,7 +122,8 @@ export class SessionService {
   attach(sessionId: string, providerId: string): ProviderSession {
     this.detach(sessionId);
     if (!isProviderId(providerId)) throw new Error(`unknown provider ${providerId}`);
-    const provider = this.deps.providers.create(providerId);
+    const permission = this.deps.state.readSession(sessionId)?.permission ?? DEFAULT_PERMISSION_LEVEL;
+    const provider = this.deps.providers.create(providerId, { permission });
     const unsubscribe = provider.onEvent((event) => this.onProviderEvent(sessionId, provider, event));
     this.live.set(sessionId, { provider, unsubscribe });
     return provider;
@@ -198,7 +199,7 @@ export class SessionService {
       const meta = opened.ok ? MetaSchema.safeParse(opened.value) : null;
       if (!meta?.success) return;
       this.deps.state.saveSession({
-        id: record.id, title: meta.data.title, workspace: '', repoPaths: [], provider: meta.data.provider, repos: meta.data.repos,
+        id: record.id, title: meta.data.title, workspace: '', repoPaths: [], provider: meta.data.provider, permission: DEFAULT_PERMISSION_LEVEL, repos: meta.data.repos,
         ownerDeviceId: record.ownerDeviceId, generation: record.generation, inputBlock: null, providerResume: null,
         needsAttention: null, transcript: [], agents: [], eventCursor: 0, createdAt: record.createdAt, updatedAt: record.updatedAt,
       });

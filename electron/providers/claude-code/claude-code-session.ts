@@ -8,7 +8,7 @@
  * every turn reads the on-disk transcript — the same thing a checkpoint carries.
  */
 import {
-  checkResumeData, PROVIDER_CAPABILITIES, type ProviderResult, type ResumeData,
+  checkResumeData, PROVIDER_CAPABILITIES, type PermissionLevel, type ProviderResult, type ResumeData,
 } from '../../../shared/provider.ts';
 import { MAIN_AGENT, ProcessSession, type ProcessSessionOptions } from '../process-session.ts';
 import { MessageFolder } from './message-folder.ts';
@@ -16,6 +16,8 @@ import { CLAUDE_FORMAT, exportClaudeSession, importClaudeSession } from './sessi
 import { readTranscript } from './transcript-file.ts';
 
 export interface ClaudeCodeOptions extends Partial<ProcessSessionOptions> {
+  /** The session's permission level (mapped to Claude's permission mode). */
+  permission?: PermissionLevel;
   /** Extra arguments for every turn, e.g. ['--permission-mode', 'acceptEdits'] or ['--model', 'sonnet']. */
   extraArgs?: readonly string[];
 }

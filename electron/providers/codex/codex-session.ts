@@ -6,11 +6,13 @@
  * subagents, so the agent map is the main agent. Export carries the session's rollout file.
  */
 import { realpath } from 'node:fs/promises';
-import { checkResumeData, PROVIDER_CAPABILITIES, type ProviderResult, type ResumeData } from '../../../shared/provider.ts';
+import { checkResumeData, PROVIDER_CAPABILITIES, type PermissionLevel, type ProviderResult, type ResumeData } from '../../../shared/provider.ts';
 import { MAIN_AGENT, ProcessSession, type ProcessSessionOptions } from '../process-session.ts';
 import { CODEX_FORMAT, codexHome, exportRollout, importRollout, readRollout } from './rollout.ts';
 
 export interface CodexOptions extends Partial<ProcessSessionOptions> {
+  /** The session's permission level (mapped to Codex's sandbox and approval settings). */
+  permission?: PermissionLevel;
   /** Extra `codex exec` options for every turn, e.g. ['--full-auto'] or ['-m', 'gpt-5-codex']. */
   extraArgs?: readonly string[];
 }

@@ -1,6 +1,6 @@
 /** The runtime's ProviderPort over the providers (providers/): detection, creation and the resume-path choice. */
 import type { ProviderView } from '../../../shared/device-api.ts';
-import type { ProviderId, ProviderSession } from '../../../shared/provider.ts';
+import type { ProviderId, ProviderSession, SessionSettings } from '../../../shared/provider.ts';
 import { resumeProvider } from '../../providers/resume.ts';
 import type { ProviderPort } from '../ports.ts';
 
@@ -8,7 +8,7 @@ export interface ProviderPortOptions {
   /** Which providers this device has (cached after the first call for `cacheMs`). */
   detect(): Promise<ProviderView[]>;
   /** Makes a new, not yet started provider session. */
-  create(id: ProviderId): ProviderSession;
+  create(id: ProviderId, settings: SessionSettings): ProviderSession;
   cacheMs?: number;
 }
 
@@ -21,7 +21,7 @@ export function providerPort(options: ProviderPortOptions): ProviderPort {
       if (cached === null || Date.now() - cached.at > cacheMs) cached = { at: Date.now(), views: options.detect() };
       return cached.views;
     },
-    create: (id) => options.create(id),
+    create: (id, settings) => options.create(id, settings),
     async resume(session, data, continuation, workspace) {
       const resumed = await resumeProvider(session, { workspace, resumeData: data, continuation });
       return resumed.ok ? resumed : { ok: false, code: resumed.code, message: resumed.message };

@@ -18,7 +18,7 @@
  */
 import { statSync } from 'node:fs';
 import { isAbsolute } from 'node:path';
-import { GitPluginError, simpleGit, type SimpleGitOptions } from 'simple-git';
+import { GitConstructError, GitPluginError, simpleGit, type SimpleGitOptions } from 'simple-git';
 
 export interface GitResult {
   /** Exit code; -1 when git did not run to completion (see `error`). */
@@ -171,9 +171,10 @@ export function createGitRunner(config: GitRunnerConfig = {}): GitRunner {
       });
       await git.raw([...args]);
     } catch (error) {
-      // Refused before a process started: simple-git's argument or environment guard.
+      // Refused before a process started: the directory went away since it was checked, or
+      // simple-git's argument or environment guard refused the call.
       const message = error instanceof Error ? error.message : String(error);
-      return { code: -1, stdout: '', stderr: message, error: 'invalid_argument' };
+      return { code: -1, stdout: '', stderr: message, error: error instanceof GitConstructError ? 'invalid_path' : 'invalid_argument' };
     }
     return toResult(finished, args, timeout);
   };

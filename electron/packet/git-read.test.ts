@@ -27,6 +27,14 @@ describe('the read-only git reader', () => {
     expect(await reader.read(['rev-parse', '--verify', '--quiet', 'HEAD^{commit}'])).toEqual({ ok: true, stdout: `${sandbox.head(repo)}\n` });
   });
 
+  it('reads with the file-system monitor and the untracked cache switched off, whatever the repository configures', async () => {
+    sandbox.git(repo, ['config', 'core.untrackedCache', 'true']);
+    const exec = createExecGit(sandbox.env);
+    expect(await exec(['config', '--get', 'core.fsmonitor'], repo)).toEqual({ exitCode: 0, stdout: 'false\n', stderr: '' });
+    expect(await exec(['config', '--get', 'core.untrackedCache'], repo)).toEqual({ exitCode: 0, stdout: 'false\n', stderr: '' });
+    sandbox.git(repo, ['config', '--unset', 'core.untrackedCache']);
+  });
+
   it('refuses write subcommands with a typed value before any process starts', async () => {
     const { exec, calls } = counting();
     const reader = gitReader(repo, exec);

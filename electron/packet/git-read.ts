@@ -37,7 +37,8 @@ const ALLOWED: Record<string, { flags: readonly string[]; operands: boolean; exa
 };
 
 /** Config and environment that keep a read from writing (no optional index refresh) or running hooks/monitors. */
-const FIXED_PREFIX = ['-c', 'core.fsmonitor=false', '-c', 'core.untrackedCache=false', '--no-pager'];
+const READ_CONFIG = ['core.fsmonitor=false', 'core.untrackedCache=false'];
+const FIXED_PREFIX = ['--no-pager'];
 const READ_ENV = { GIT_OPTIONAL_LOCKS: '0', GIT_TERMINAL_PROMPT: '0', LC_ALL: 'C' };
 
 /** Explains why `args` is not an allowed read, or returns undefined when it is. */
@@ -64,9 +65,13 @@ export function refusalOf(args: readonly string[]): string | undefined {
   return undefined;
 }
 
-/** Makes an executor over the shared git runner with `env` (default process.env) plus the read-only settings. */
+/**
+ * Makes an executor over the shared git runner with `env` (default process.env) plus the read-only
+ * settings. simple-git refuses any `core.fsmonitor` setting unless allowed; here it only turns the
+ * monitor off, and packet arguments never carry `-c` (the allow-list refuses it).
+ */
 export function createExecGit(env: NodeJS.ProcessEnv = process.env): GitExec {
-  const run = createGitRunner({ env: { ...env, ...READ_ENV } });
+  const run = createGitRunner({ env: { ...env, ...READ_ENV }, config: READ_CONFIG, unsafe: { allowUnsafeFsMonitor: true } });
   return async (args, cwd) => {
     const result = await run(args, { cwd });
     return { exitCode: result.code, stdout: result.stdout, stderr: result.stderr };

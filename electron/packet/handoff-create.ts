@@ -14,7 +14,7 @@ import { readPacketFile, writePacketFile } from './packet-file.ts';
 
 /** What create and resume may be given instead of the real edges. */
 export interface HandoffDeps {
-  /** Runs git (default: execFile with the process env). */
+  /** Runs git (default: the shared git runner with the process env). */
   exec?: GitExec;
   /** The clock (default: the system clock). */
   now?: () => Date;

@@ -1,11 +1,13 @@
 /**
  * The git facts a packet records, each read through the read-only reader and returned as a value.
  */
+import type { Failure, Result } from '../../shared/errors.ts';
 import type { GitReader } from './git-read.ts';
 
-export type Fact<T> = { ok: true; value: T } | { ok: false; message: string };
+/** A fact git gave, or why it could not be read (always `git_read_failed`, with the reason). */
+export type Fact<T> = Result<T, 'git_read_failed'>;
 
-const fail = (message: string): { ok: false; message: string } => ({ ok: false, message });
+const fail = (message: string): Failure<'git_read_failed'> => ({ ok: false, code: 'git_read_failed', message });
 
 /** The repository's top-level directory. */
 export async function readToplevel(reader: GitReader): Promise<Fact<string>> {

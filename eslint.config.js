@@ -14,10 +14,13 @@ const ours = (folders) => folders.flatMap((f) => [`**/${f}/**`, `**/${f}`]);
 /** One no-restricted-imports rule from forbidden groups and the message that explains the layer. */
 function layer(message, groups, extra = {}) {
   return {
-    '@typescript-eslint/no-restricted-imports': ['error', {
-      patterns: groups.map((group) => ({ group, message, ...extra })),
-      paths: [{ name: 'electron', message }],
-    }],
+    '@typescript-eslint/no-restricted-imports': [
+      'error',
+      {
+        patterns: groups.map((group) => ({ group, message, ...extra })),
+        paths: [{ name: 'electron', message }],
+      },
+    ],
   };
 }
 
@@ -26,7 +29,9 @@ export default tseslint.config(
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {
-    languageOptions: { globals: { console: 'readonly', process: 'readonly', URL: 'readonly', setTimeout: 'readonly', clearTimeout: 'readonly' } },
+    languageOptions: {
+      globals: { console: 'readonly', process: 'readonly', URL: 'readonly', setTimeout: 'readonly', clearTimeout: 'readonly' },
+    },
     rules: {
       '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
       '@typescript-eslint/consistent-type-imports': 'error',
@@ -36,22 +41,26 @@ export default tseslint.config(
     files: ['shared/**/*.ts'],
     ignores: ['**/*.test.ts'],
     rules: layer('shared/ holds contracts only: it imports nothing of ours and no Node or Electron module.', [
-      ours(['electron', 'backend', 'renderer', 'cli', 'e2e', 'dev-env']), nodeBuiltins,
+      ours(['electron', 'backend', 'renderer', 'cli', 'e2e', 'dev-env']),
+      nodeBuiltins,
     ]),
   },
   {
     files: ['renderer/**/*.ts', 'renderer/**/*.tsx'],
     ignores: ['**/*.test.ts', '**/*.test.tsx'],
     rules: {
-      '@typescript-eslint/no-restricted-imports': ['error', {
-        paths: [{ name: 'electron', message: 'The renderer never imports electron; use window.baton.' }],
-        patterns: [
-          { group: nodeBuiltins, message: 'The renderer runs in a sandboxed page: no Node modules.' },
-          { group: [...ours(['backend', 'cli', 'e2e', 'dev-env'])], message: 'The renderer may import shared/ only.' },
-          { group: ['**/electron/**', '!**/electron/preload'], message: 'The renderer may import only types from electron/preload.' },
-          { group: ['**/electron/preload'], allowTypeImports: true, message: 'Import only types from electron/preload.' },
-        ],
-      }],
+      '@typescript-eslint/no-restricted-imports': [
+        'error',
+        {
+          paths: [{ name: 'electron', message: 'The renderer never imports electron; use window.baton.' }],
+          patterns: [
+            { group: nodeBuiltins, message: 'The renderer runs in a sandboxed page: no Node modules.' },
+            { group: [...ours(['backend', 'cli', 'e2e', 'dev-env'])], message: 'The renderer may import shared/ only.' },
+            { group: ['**/electron/**', '!**/electron/preload'], message: 'The renderer may import only types from electron/preload.' },
+            { group: ['**/electron/preload'], allowTypeImports: true, message: 'Import only types from electron/preload.' },
+          ],
+        },
+      ],
     },
   },
   {
@@ -70,16 +79,22 @@ export default tseslint.config(
     files: ['electron/main.ts', 'electron/preload.ts', 'electron/shell/**/*.ts'],
     ignores: ['**/*.test.ts'],
     rules: {
-      '@typescript-eslint/no-restricted-imports': ['error', {
-        patterns: [{ group: ours(['backend', 'renderer', 'cli', 'e2e', 'dev-env']), message: 'The shell may import electron/ and shared/ only.' }],
-      }],
+      '@typescript-eslint/no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            { group: ours(['backend', 'renderer', 'cli', 'e2e', 'dev-env']), message: 'The shell may import electron/ and shared/ only.' },
+          ],
+        },
+      ],
     },
   },
   {
     files: ['cli/**/*.ts', 'scripts/**/*.js', 'bin/**/*.js'],
     ignores: ['**/*.test.ts'],
-    rules: layer('Shipped commands compose the product from its own parts: dev-env/ (test harnesses) is for tests, e2e, bench and dev tooling only.', [
-      ours(['dev-env', 'e2e']),
-    ]),
+    rules: layer(
+      'Shipped commands compose the product from its own parts: dev-env/ (test harnesses) is for tests, e2e, bench and dev tooling only.',
+      [ours(['dev-env', 'e2e'])],
+    ),
   },
 );

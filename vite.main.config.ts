@@ -5,7 +5,8 @@
  */
 import { defineConfig } from 'vite';
 
-const REQUIRE_FOR_COMMONJS = "import { createRequire as __batonCreateRequire } from 'node:module'; const require = __batonCreateRequire(import.meta.url);";
+const REQUIRE_FOR_COMMONJS =
+  "import { createRequire as __batonCreateRequire } from 'node:module'; const require = __batonCreateRequire(import.meta.url);";
 
 export default defineConfig({
   build: {

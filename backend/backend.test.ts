@@ -55,7 +55,14 @@ async function uploadCheckpoint(device: TestDevice): Promise<{ digest: string; s
   return { digest, size: body.length };
 }
 
-function move(device: TestDevice, handoffId: string, from: HandoffState, to: HandoffState, generation: number, extra: Record<string, unknown> = {}) {
+function move(
+  device: TestDevice,
+  handoffId: string,
+  from: HandoffState,
+  to: HandoffState,
+  generation: number,
+  extra: Record<string, unknown> = {},
+) {
   return device.client.call('transitionHandoff', { params: { handoffId }, body: { from, to, generation, ...extra } });
 }
 
@@ -64,7 +71,9 @@ async function walkToCheckpoint(handoffId: string, generation = 1) {
   const checkpoint = await uploadCheckpoint(source);
   expect((await move(target, handoffId, 'requested', 'target-prepared', generation)).ok).toBe(true);
   expect((await move(source, handoffId, 'target-prepared', 'source-quiescing', generation)).ok).toBe(true);
-  expect((await move(source, handoffId, 'source-quiescing', 'source-relinquished-and-checkpointed', generation, { checkpoint })).ok).toBe(true);
+  expect((await move(source, handoffId, 'source-quiescing', 'source-relinquished-and-checkpointed', generation, { checkpoint })).ok).toBe(
+    true,
+  );
   return checkpoint;
 }
 
@@ -78,10 +87,21 @@ describe('the backend process', () => {
     const session = await source.client.call('getSession', { params: { sessionId } });
     expect(session.ok && [session.value.session.ownerDeviceId, session.value.session.generation]).toEqual([target.id, 2]);
     expect((await move(target, handoffId, 'ownership-transferred', 'target-activating', 2)).ok).toBe(true);
-    const done = await move(target, handoffId, 'target-activating', 'completed', 2, { resumePath: 'checkpoint-import', sealedOutcome: opaque() });
+    const done = await move(target, handoffId, 'target-activating', 'completed', 2, {
+      resumePath: 'checkpoint-import',
+      sealedOutcome: opaque(),
+    });
     if (!done.ok) throw new Error(done.code);
     expect(done.value.handoff.history.map((h) => h.state)).toEqual([...FORWARD_STATES]);
-    expect(done.value.handoff.history.map((h) => h.deviceId)).toEqual([source.id, target.id, source.id, source.id, target.id, target.id, target.id]);
+    expect(done.value.handoff.history.map((h) => h.deviceId)).toEqual([
+      source.id,
+      target.id,
+      source.id,
+      source.id,
+      target.id,
+      target.id,
+      target.id,
+    ]);
     expect(done.value.handoff.checkpoint).toEqual(checkpoint);
     expect(done.value.handoff.resumePath).toBe('checkpoint-import');
   });
@@ -101,14 +121,23 @@ describe('the backend process', () => {
 
   it('refuses a stale-generation event append and a stale-generation transition after the transfer', async () => {
     const sessionId = await newSession();
-    expect((await source.client.call('appendEvent', { params: { sessionId }, body: { generation: 1, sealedBody: opaque() } })).ok).toBe(true);
+    expect((await source.client.call('appendEvent', { params: { sessionId }, body: { generation: 1, sealedBody: opaque() } })).ok).toBe(
+      true,
+    );
     const handoffId = await newHandoff(sessionId);
     await walkToCheckpoint(handoffId);
     expect((await move(target, handoffId, 'source-relinquished-and-checkpointed', 'ownership-transferred', 1)).ok).toBe(true);
 
     const staleAppend = await source.client.call('appendEvent', { params: { sessionId }, body: { generation: 1, sealedBody: opaque() } });
-    expect(!staleAppend.ok && [staleAppend.status, staleAppend.code, staleAppend.details?.currentGeneration]).toEqual([409, 'stale_generation', 2]);
-    const staleMeta = await source.client.call('updateSessionMeta', { params: { sessionId }, body: { generation: 1, sealedMeta: opaque() } });
+    expect(!staleAppend.ok && [staleAppend.status, staleAppend.code, staleAppend.details?.currentGeneration]).toEqual([
+      409,
+      'stale_generation',
+      2,
+    ]);
+    const staleMeta = await source.client.call('updateSessionMeta', {
+      params: { sessionId },
+      body: { generation: 1, sealedMeta: opaque() },
+    });
     expect(!staleMeta.ok && staleMeta.code).toBe('stale_generation');
     const staleMove = await move(target, handoffId, 'ownership-transferred', 'target-activating', 1);
     expect(!staleMove.ok && [staleMove.status, staleMove.code]).toEqual([409, 'stale_generation']);
@@ -118,7 +147,10 @@ describe('the backend process', () => {
     const fresh = await target.client.call('appendEvent', { params: { sessionId }, body: { generation: 2, sealedBody: opaque() } });
     expect(fresh.ok && [fresh.value.event.seq, fresh.value.event.generation]).toEqual([2, 2]);
     const events = await target.client.call('listEvents', { params: { sessionId }, query: { after: 0 } });
-    expect(events.ok && events.value.events.map((e) => [e.seq, e.deviceId])).toEqual([[1, source.id], [2, target.id]]);
+    expect(events.ok && events.value.events.map((e) => [e.seq, e.deviceId])).toEqual([
+      [1, source.id],
+      [2, target.id],
+    ]);
     const handoff = await source.client.call('getHandoff', { params: { handoffId } });
     expect(handoff.ok && handoff.value.handoff.state).toBe('ownership-transferred');
   });
@@ -162,7 +194,9 @@ describe('the backend process', () => {
     expect((await move(source, handoffId, 'target-prepared', 'source-quiescing', 1)).ok).toBe(true);
     const noCheckpoint = await move(source, handoffId, 'source-quiescing', 'source-relinquished-and-checkpointed', 1);
     expect(!noCheckpoint.ok && noCheckpoint.code).toBe('validation_failed');
-    const missingBlob = await move(source, handoffId, 'source-quiescing', 'source-relinquished-and-checkpointed', 1, { checkpoint: { digest: 'a'.repeat(64), size: 3 } });
+    const missingBlob = await move(source, handoffId, 'source-quiescing', 'source-relinquished-and-checkpointed', 1, {
+      checkpoint: { digest: 'a'.repeat(64), size: 3 },
+    });
     expect(!missingBlob.ok && missingBlob.code).toBe('validation_failed');
     const handoff = await source.client.call('getHandoff', { params: { handoffId } });
     expect(handoff.ok && handoff.value.handoff.history.map((h) => h.state)).toEqual(['requested', 'target-prepared', 'source-quiescing']);
@@ -177,7 +211,11 @@ describe('the backend process', () => {
     const retry = await target.client.call('transitionHandoff', { params: { handoffId }, body, idempotencyKey });
     expect(first.ok).toBe(true);
     expect(retry).toEqual(first);
-    const other = await target.client.call('transitionHandoff', { params: { handoffId }, body: { ...body, generation: 2 }, idempotencyKey });
+    const other = await target.client.call('transitionHandoff', {
+      params: { handoffId },
+      body: { ...body, generation: 2 },
+      idempotencyKey,
+    });
     expect(!other.ok && [other.status, other.code]).toEqual([422, 'idempotency_conflict']);
     const fresh = await target.client.call('transitionHandoff', { params: { handoffId }, body, idempotencyKey: newId() });
     expect(!fresh.ok && fresh.code).toBe('state_mismatch');
@@ -209,7 +247,10 @@ describe('the backend process', () => {
       await move(target, handoffId, 'source-relinquished-and-checkpointed', 'ownership-transferred', 1);
       await move(target, handoffId, 'ownership-transferred', 'target-activating', 2);
       await move(target, handoffId, 'target-activating', 'completed', 2, { resumePath: 'summary-continuation' });
-      const seen = () => received.filter((m) => m.type === 'handoff' && m.handoff.id === handoffId).map((m) => (m.type === 'handoff' ? m.handoff.state : ''));
+      const seen = () =>
+        received
+          .filter((m) => m.type === 'handoff' && m.handoff.id === handoffId)
+          .map((m) => (m.type === 'handoff' ? m.handoff.state : ''));
       await expect.poll(seen, { timeout: 2000 }).toEqual([...FORWARD_STATES]);
       expect(received[0]).toMatchObject({ type: 'hello', deviceId: third.id });
       expect(received.some((m) => m.type === 'session' && m.session.id === sessionId && m.session.generation === 2)).toBe(true);

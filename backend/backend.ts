@@ -43,15 +43,30 @@ export async function startBackend(options: BackendOptions): Promise<RunningBack
   const clock = options.clock ?? Date.now;
   const store = options.store ?? openSqliteStore(options.dataDir, clock);
   const push = new PushHub();
-  const deps: Deps = { store, clock, push, blobs: new BlobFiles(join(options.dataDir, 'blobs'), options.maxBlobBytes ?? 256 * 1024 * 1024), newId: randomId };
+  const deps: Deps = {
+    store,
+    clock,
+    push,
+    blobs: new BlobFiles(join(options.dataDir, 'blobs'), options.maxBlobBytes ?? 256 * 1024 * 1024),
+    newId: randomId,
+  };
   const log = options.log ?? ((line: string) => process.stderr.write(`${line}\n`));
-  const app = { deps, verifier: new SignatureVerifier(), jsonLimit: options.maxJsonBytes ?? 8 * 1024 * 1024, streamHeartbeatMs: options.streamHeartbeatMs ?? 15_000, log };
+  const app = {
+    deps,
+    verifier: new SignatureVerifier(),
+    jsonLimit: options.maxJsonBytes ?? 8 * 1024 * 1024,
+    streamHeartbeatMs: options.streamHeartbeatMs ?? 15_000,
+    log,
+  };
   const server: Server = createServer({ keepAliveTimeout: 30_000 }, (req, res) => void handleRequest(app, req, res));
   server.on('clientError', (_error, socket) => {
     if (socket.writable) socket.end('HTTP/1.1 400 Bad Request\r\nconnection: close\r\n\r\n');
     else socket.destroy();
   });
-  const pruner = setInterval(() => void store.prune(clock()).catch((error: Error) => log(`backend: prune failed: ${error.message}`)), 60_000);
+  const pruner = setInterval(
+    () => void store.prune(clock()).catch((error: Error) => log(`backend: prune failed: ${error.message}`)),
+    60_000,
+  );
   pruner.unref();
   const host = options.host ?? '127.0.0.1';
   await new Promise<void>((resolve, reject) => {

@@ -26,10 +26,18 @@ interface Acked {
 }
 
 /** One client pair moving a session back and forth until the backend goes away; records every acknowledged step. */
-async function shuttle(a: BackendClient, b: BackendClient, sessionId: string, checkpoint: { digest: string; size: number }, acked: Acked[]): Promise<void> {
+async function shuttle(
+  a: BackendClient,
+  b: BackendClient,
+  sessionId: string,
+  checkpoint: { digest: string; size: number },
+  acked: Acked[],
+): Promise<void> {
   let [owner, other] = [a, b];
   for (let generation = 1; ; generation++) {
-    const walked = await walkHandoff(owner, other, sessionId, generation, checkpoint, (handoffId, state) => acked.push({ handoffId, state }));
+    const walked = await walkHandoff(owner, other, sessionId, generation, checkpoint, (handoffId, state) =>
+      acked.push({ handoffId, state }),
+    );
     if (!walked.ok) return;
     [owner, other] = [other, owner];
   }
@@ -73,7 +81,10 @@ it('keeps every acknowledged transition and no half-written transfer across a SI
     if (!listed.ok || !session.ok) throw new Error('the restarted backend lost a session');
     const handoffs = new Map(listed.value.handoffs.map((h) => [h.id, h]));
     for (const step of acked) {
-      expect(handoffs.get(step.handoffId)?.history.map((h) => h.state), `${step.handoffId} reached ${step.state}`).toContain(step.state);
+      expect(
+        handoffs.get(step.handoffId)?.history.map((h) => h.state),
+        `${step.handoffId} reached ${step.state}`,
+      ).toContain(step.state);
     }
     let generation = 1;
     let owner = a.id;
@@ -96,10 +107,15 @@ it('keeps every acknowledged transition and no half-written transfer across a SI
     const client = createBackendClient({ baseUrl: second.url, signer: ownerDevice.signer });
     const open = listed.value.handoffs.find((h) => h.state !== 'completed');
     if (open) {
-      const ended = await client.call('transitionHandoff', { params: { handoffId: open.id }, body: { from: open.state, to: 'cancelled', generation, reason: { code: 'backend_restarted', message: 'restart' } } });
+      const ended = await client.call('transitionHandoff', {
+        params: { handoffId: open.id },
+        body: { from: open.state, to: 'cancelled', generation, reason: { code: 'backend_restarted', message: 'restart' } },
+      });
       expect(ended.ok && ended.value.handoff.state).toBe('cancelled');
     }
-    const next = await client.call('createHandoff', { body: { handoffId: newId(), sessionId, targetDeviceId: otherDevice.id, generation } });
+    const next = await client.call('createHandoff', {
+      body: { handoffId: newId(), sessionId, targetDeviceId: otherDevice.id, generation },
+    });
     expect(next.ok).toBe(true);
   }
 }, 60_000);

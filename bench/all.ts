@@ -15,12 +15,22 @@ interface Bench {
 }
 
 const BENCHES: Bench[] = [
-  { name: 'backend', file: 'backend.ts', reads: 'durable transitions/s over signed HTTP ÷ raw SQLite commits/s (higher is better)', aim: '≥ 0.25' },
+  {
+    name: 'backend',
+    file: 'backend.ts',
+    reads: 'durable transitions/s over signed HTTP ÷ raw SQLite commits/s (higher is better)',
+    aim: '≥ 0.25',
+  },
   { name: 'seal', file: 'seal.ts', reads: 'sealing throughput ÷ raw AES-256-GCM, worst row (higher is better)', aim: '≥ 0.8' },
   { name: 'readiness', file: 'readiness.ts', reads: 'readiness time ÷ one raw git status (lower is better)', aim: '≤ 1.3' },
   { name: 'packet', file: 'packet.ts', reads: 'handoff_resume time ÷ the raw git commands it needs (lower is better)', aim: 'report' },
   { name: 'handoff', file: 'handoff.ts', reads: 'Move → completed ÷ raw git status + fetch + checkout (lower is better)', aim: 'report' },
-  { name: 'push', file: 'push.ts', reads: 'transition → device UI event ÷ raw backend push to a subscriber (lower is better)', aim: 'report' },
+  {
+    name: 'push',
+    file: 'push.ts',
+    reads: 'transition → device UI event ÷ raw backend push to a subscriber (lower is better)',
+    aim: 'report',
+  },
 ];
 
 const root = fileURLToPath(new URL('..', import.meta.url));
@@ -34,9 +44,17 @@ if (chosen.length === 0) {
 const results: { bench: Bench; json: Record<string, unknown> | null; failed: boolean }[] = [];
 for (const bench of chosen) {
   console.log(`\n=== bench:${bench.name} ===`);
-  const run = spawnSync(process.execPath, ['--import', 'tsx', `bench/${bench.file}`], { cwd: root, encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'] });
+  const run = spawnSync(process.execPath, ['--import', 'tsx', `bench/${bench.file}`], {
+    cwd: root,
+    encoding: 'utf8',
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
   process.stdout.write(run.stdout);
-  const last = run.stdout.trim().split('\n').reverse().find((line) => line.startsWith('{'));
+  const last = run.stdout
+    .trim()
+    .split('\n')
+    .reverse()
+    .find((line) => line.startsWith('{'));
   let json: Record<string, unknown> | null = null;
   try {
     json = last ? (JSON.parse(last) as Record<string, unknown>) : null;

@@ -24,7 +24,6 @@ const SECONDS = Number(process.env.BENCH_SECONDS ?? 2);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 7);
 const STREAMS = process.env.BENCH_STREAMS !== '0';
 
-
 /** CPU time (user + system, ms) a process has used so far, from /proc; undefined where there is none. */
 function processCpuMs(pid: number): number | undefined {
   try {
@@ -36,7 +35,14 @@ function processCpuMs(pid: number): number | undefined {
 }
 
 /** Walks handoffs between two devices, back and forth, until `deadline`; returns the transitions made. */
-async function walk(a: BackendClient, b: BackendClient, sessionId: string, generation: number, checkpoint: { digest: string; size: number }, deadline: number) {
+async function walk(
+  a: BackendClient,
+  b: BackendClient,
+  sessionId: string,
+  generation: number,
+  checkpoint: { digest: string; size: number },
+  deadline: number,
+) {
   let [owner, other] = [a, b];
   let count = 0;
   while (Date.now() < deadline) {
@@ -74,7 +80,8 @@ async function setUpHttp() {
       await joinTestDevice(a, b);
       if (!(await a.client.putBlob(checkpoint.digest, body)).ok) throw new Error('putBlob failed');
       const sessionId = newId();
-      if (!(await a.client.call('createSession', { body: { sessionId, sealedMeta: opaque() } })).ok) throw new Error('createSession failed');
+      if (!(await a.client.call('createSession', { body: { sessionId, sealedMeta: opaque() } })).ok)
+        throw new Error('createSession failed');
       if (STREAMS) {
         for (const device of [a, b]) {
           await new Promise<void>((resolve) => {
@@ -127,18 +134,37 @@ function setUpRawSqlite() {
   applyDurablePragmas(db);
   migrate(db, Date.now());
   db.prepare("INSERT INTO accounts (id, current_key_version, created_at) VALUES ('acct', 1, 0)").run();
-  const lanes = Array.from({ length: CLIENTS }, (_, i) => ({ sessionId: `s${i}`, handoffId: '', step: 0, generation: 1, owner: 'a', other: 'b' }));
+  const lanes = Array.from({ length: CLIENTS }, (_, i) => ({
+    sessionId: `s${i}`,
+    handoffId: '',
+    step: 0,
+    generation: 1,
+    owner: 'a',
+    other: 'b',
+  }));
   for (const lane of lanes) {
-    db.prepare("INSERT INTO sessions (id, account_id, owner_device_id, generation, sealed_meta, created_at, updated_at) VALUES (?, 'acct', 'a', 1, 'm', 0, 0)").run(lane.sessionId);
+    db.prepare(
+      "INSERT INTO sessions (id, account_id, owner_device_id, generation, sealed_meta, created_at, updated_at) VALUES (?, 'acct', 'a', 1, 'm', 0, 0)",
+    ).run(lane.sessionId);
   }
   const q = {
-    create: db.prepare("INSERT INTO handoffs (id, account_id, session_id, source_device_id, target_device_id, state, generation, created_at, updated_at) VALUES (?, 'acct', ?, ?, ?, 'requested', ?, ?, ?)"),
+    create: db.prepare(
+      "INSERT INTO handoffs (id, account_id, session_id, source_device_id, target_device_id, state, generation, created_at, updated_at) VALUES (?, 'acct', ?, ?, ?, 'requested', ?, ?, ?)",
+    ),
     move: db.prepare('UPDATE handoffs SET state = ?, updated_at = ? WHERE id = ? AND state = ?'),
-    transfer: db.prepare('UPDATE sessions SET generation = generation + 1, owner_device_id = ?, updated_at = ? WHERE id = ? AND generation = ?'),
+    transfer: db.prepare(
+      'UPDATE sessions SET generation = generation + 1, owner_device_id = ?, updated_at = ? WHERE id = ? AND generation = ?',
+    ),
     history: db.prepare('INSERT INTO handoff_history (handoff_id, seq, state, at, device_id) VALUES (?, ?, ?, ?, ?)'),
     idem: db.prepare('INSERT INTO idempotency (device_id, key, request_digest, status, body, created_at) VALUES (?, ?, ?, 200, ?, ?)'),
   };
-  const answer = JSON.stringify({ handoff: { id: newId(), history: Array.from({ length: 7 }, () => ({ state: 'target-prepared', at: Date.now(), deviceId: newId() })), checkpoint: { digest: 'f'.repeat(64), size: 1024 } } });
+  const answer = JSON.stringify({
+    handoff: {
+      id: newId(),
+      history: Array.from({ length: 7 }, () => ({ state: 'target-prepared', at: Date.now(), deviceId: newId() })),
+      checkpoint: { digest: 'f'.repeat(64), size: 1024 },
+    },
+  });
   const step = db.transaction((lane: (typeof lanes)[number]) => {
     const at = Date.now();
     const state = FORWARD_STATES[lane.step]!;
@@ -204,15 +230,29 @@ const baselineMedian = median(baseline);
 const ratio = oursMedian / baselineMedian;
 const row = (name: string, xs: number[], m: number, digits = 0) =>
   `${name.padEnd(44)} ${xs.map((x) => x.toFixed(digits).padStart(7)).join(' ')}   median ${m.toFixed(digits).padStart(7)}`;
-console.log(`backend benchmark: ${CLIENTS} concurrent clients, ${ROUNDS} alternating rounds of ${SECONDS}s, push streams ${STREAMS ? 'on (2 per account)' : 'off'}`);
+console.log(
+  `backend benchmark: ${CLIENTS} concurrent clients, ${ROUNDS} alternating rounds of ${SECONDS}s, push streams ${STREAMS ? 'on (2 per account)' : 'off'}`,
+);
 console.log(row('durable transitions/s over signed HTTP', ours, oursMedian));
 console.log(row('raw SQLite commits/s (same rows, FULL, WAL)', baseline, baselineMedian));
 console.log(row('  backend CPU ms per transition', serverCpu, median(serverCpu), 3));
-console.log(row('  clients\' CPU ms per transition (signing…)', clientCpu, median(clientCpu), 3));
-if (STREAMS) console.log(`push: ${pushed} handoff messages delivered for ${transitions} transitions (${(pushed / transitions).toFixed(2)} each; 2 expected)`);
+console.log(row("  clients' CPU ms per transition (signing…)", clientCpu, median(clientCpu), 3));
+if (STREAMS)
+  console.log(
+    `push: ${pushed} handoff messages delivered for ${transitions} transitions (${(pushed / transitions).toFixed(2)} each; 2 expected)`,
+  );
 console.log(`ratio ours/baseline: ${ratio.toFixed(3)} (aim ≥ 0.25)`);
-console.log(JSON.stringify({
-  bench: 'backend', ratio: Number(ratio.toFixed(4)), ours_transitions_per_s: Math.round(oursMedian), baseline_commits_per_s: Math.round(baselineMedian),
-  backend_cpu_ms_per_transition: Number(median(serverCpu).toFixed(3)), client_cpu_ms_per_transition: Number(median(clientCpu).toFixed(3)),
-  clients: CLIENTS, rounds: ROUNDS, seconds_per_round: SECONDS, push_streams: STREAMS ? 2 * CLIENTS : 0,
-}));
+console.log(
+  JSON.stringify({
+    bench: 'backend',
+    ratio: Number(ratio.toFixed(4)),
+    ours_transitions_per_s: Math.round(oursMedian),
+    baseline_commits_per_s: Math.round(baselineMedian),
+    backend_cpu_ms_per_transition: Number(median(serverCpu).toFixed(3)),
+    client_cpu_ms_per_transition: Number(median(clientCpu).toFixed(3)),
+    clients: CLIENTS,
+    rounds: ROUNDS,
+    seconds_per_round: SECONDS,
+    push_streams: STREAMS ? 2 * CLIENTS : 0,
+  }),
+);

@@ -28,7 +28,10 @@ async function timedMove(source: DeviceHandle, target: DeviceHandle, sessionId: 
   let handoffId = '';
   let done!: () => void;
   let failed!: (error: Error) => void;
-  const completed = new Promise<void>((resolve, reject) => { done = resolve; failed = reject; });
+  const completed = new Promise<void>((resolve, reject) => {
+    done = resolve;
+    failed = reject;
+  });
   const off = target.client.on('handoffChanged', (h: DeviceApiEvents['handoffChanged']) => {
     if (h.id === handoffId && h.state === 'completed') done();
     if (h.id === handoffId && h.state === 'cancelled') failed(new Error(`the move was cancelled: ${h.cancelReason?.code}`));
@@ -50,7 +53,10 @@ async function timedMove(source: DeviceHandle, target: DeviceHandle, sessionId: 
 
 /** The unavoidable git work of one handoff: status on the source, fetch + checkout on the target. */
 function rawGit(env: NodeJS.ProcessEnv, sourceRepo: string, targetRepo: string): number {
-  const git = (cwd: string, args: string[]) => execFileSync('git', args, { cwd, env, stdio: ['ignore', 'pipe', 'pipe'] }).toString().trim();
+  const git = (cwd: string, args: string[]) =>
+    execFileSync('git', args, { cwd, env, stdio: ['ignore', 'pipe', 'pipe'] })
+      .toString()
+      .trim();
   const commit = git(sourceRepo, ['rev-parse', 'HEAD']);
   const started = performance.now();
   git(sourceRepo, ['status', '--porcelain=v2', '--branch']);
@@ -90,14 +96,20 @@ async function main(): Promise<void> {
     const width = Math.max(...rows.map(([k]) => k.length));
     console.log('bench:handoff — demo-agent session between two device processes');
     for (const [key, value] of rows) console.log(`  ${key.padEnd(width)}  ${value}`);
-    console.log('  where the time goes (median ms to reach each state after the one before, from the backend\'s commit times;');
+    console.log("  where the time goes (median ms to reach each state after the one before, from the backend's commit times;");
     console.log('  before requested: the readiness evaluation and the request itself):');
     for (const [state, times] of phases) console.log(`    ${state.padEnd(38)} ${median(times).toFixed(1).padStart(7)}`);
-    console.log(JSON.stringify({
-      bench: 'handoff', ratio: Number((oursMs / baselineMs).toFixed(3)), ours_ms: Number(oursMs.toFixed(1)),
-      baseline_ms: Number(baselineMs.toFixed(1)), overhead_ms: Number((oursMs - baselineMs).toFixed(1)), runs: RUNS,
-      phase_ms: Object.fromEntries([...phases].map(([state, times]) => [state, Number(median(times).toFixed(1))])),
-    }));
+    console.log(
+      JSON.stringify({
+        bench: 'handoff',
+        ratio: Number((oursMs / baselineMs).toFixed(3)),
+        ours_ms: Number(oursMs.toFixed(1)),
+        baseline_ms: Number(baselineMs.toFixed(1)),
+        overhead_ms: Number((oursMs - baselineMs).toFixed(1)),
+        runs: RUNS,
+        phase_ms: Object.fromEntries([...phases].map(([state, times]) => [state, Number(median(times).toFixed(1))])),
+      }),
+    );
   } finally {
     await world.cleanup();
   }

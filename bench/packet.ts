@@ -18,8 +18,15 @@ const BRANCH = 'feature/bench';
 const dir = resolve(import.meta.dirname, '../.bench-tmp/packet-50k');
 const home = resolve(import.meta.dirname, '../.bench-tmp/home');
 const env: NodeJS.ProcessEnv = {
-  PATH: process.env.PATH, HOME: home, GIT_CONFIG_NOSYSTEM: '1', LC_ALL: 'C', GIT_OPTIONAL_LOCKS: '0',
-  GIT_AUTHOR_NAME: 'Bench', GIT_AUTHOR_EMAIL: 'bench@baton.invalid', GIT_COMMITTER_NAME: 'Bench', GIT_COMMITTER_EMAIL: 'bench@baton.invalid',
+  PATH: process.env.PATH,
+  HOME: home,
+  GIT_CONFIG_NOSYSTEM: '1',
+  LC_ALL: 'C',
+  GIT_OPTIONAL_LOCKS: '0',
+  GIT_AUTHOR_NAME: 'Bench',
+  GIT_AUTHOR_EMAIL: 'bench@baton.invalid',
+  GIT_COMMITTER_NAME: 'Bench',
+  GIT_COMMITTER_EMAIL: 'bench@baton.invalid',
 };
 const git = (args: string[]) => execFileSync('git', args, { cwd: dir, env, encoding: 'utf8', maxBuffer: 256 << 20 }).trim();
 
@@ -43,7 +50,11 @@ async function ensureRepo(): Promise<void> {
     writeFileSync(join(dir, 'src', `d${c}`, `f${c * 500}.ts`), `export const changed = ${c};\n`);
     git(['commit', '-q', '-am', `change ${c}`]);
   }
-  const created = await handoffCreate(dir, { goal: 'Benchmark resume', next_action: 'Measure' }, { exec: createExecGit(env), now: () => new Date() });
+  const created = await handoffCreate(
+    dir,
+    { goal: 'Benchmark resume', next_action: 'Measure' },
+    { exec: createExecGit(env), now: () => new Date() },
+  );
   if (!created.ok) throw new Error(`could not write the packet: ${created.message}`);
   git(['status', '--porcelain']); // settle the index stat cache once
   writeFileSync(join(dir, '.git', 'bench-ready'), '');
@@ -96,4 +107,13 @@ console.log(`| handoffResume (packet read + drift, 8 git reads) | ${oursMs.toFix
 console.log(`| raw git: 8 commands, one after another           | ${baselineMs.toFixed(1).padStart(9)} |`);
 console.log('');
 console.log(`ratio ours/baseline: ${ratio.toFixed(2)} (warnings: ${check.warnings.map((w) => w.code).join(', ') || 'none'})`);
-console.log(JSON.stringify({ bench: 'packet', ratio: Number(ratio.toFixed(3)), ours_ms: Number(oursMs.toFixed(2)), baseline_ms: Number(baselineMs.toFixed(2)), files: FILES, runs: RUNS }));
+console.log(
+  JSON.stringify({
+    bench: 'packet',
+    ratio: Number(ratio.toFixed(3)),
+    ours_ms: Number(oursMs.toFixed(2)),
+    baseline_ms: Number(baselineMs.toFixed(2)),
+    files: FILES,
+    runs: RUNS,
+  }),
+);

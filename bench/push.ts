@@ -35,7 +35,12 @@ async function move(source: DeviceHandle, target: DeviceHandle, sessionId: strin
   await waitEligible(source, sessionId, target.name);
   const started = await source.client.call('startMove', { sessionId, targetDeviceId: await deviceId(target) });
   if (!started.ok) throw new Error(`move refused: ${JSON.stringify(started)}`);
-  await waitSession(target, sessionId, 'the move to complete', (detail) => detail.isOwner && detail.activeHandoff === null && detail.inputBlock === null);
+  await waitSession(
+    target,
+    sessionId,
+    'the move to complete',
+    (detail) => detail.isOwner && detail.activeHandoff === null && detail.inputBlock === null,
+  );
 }
 
 async function main(): Promise<void> {
@@ -54,11 +59,18 @@ async function main(): Promise<void> {
     if (!profile.ok) throw new Error(profile.message);
     const client = createBackendClient({ baseUrl: world.backendUrl, signer: profile.value.identity });
     const opened = new Promise<void>((resolve) => {
-      closeRaw = openPushStream(client, (message: PushMessage) => { if (message.type === 'handoff') raw.record(message.handoff); }, { onOpen: resolve });
+      closeRaw = openPushStream(
+        client,
+        (message: PushMessage) => {
+          if (message.type === 'handoff') raw.record(message.handoff);
+        },
+        { onOpen: resolve },
+      );
     });
     await opened;
     const offs = [world.laptop, world.desktop].map((device, i) =>
-      device.client.on('handoffChanged', (h: DeviceApiEvents['handoffChanged']) => bridges[i]!.record(h)));
+      device.client.on('handoffChanged', (h: DeviceApiEvents['handoffChanged']) => bridges[i]!.record(h)),
+    );
 
     let [source, target] = [world.desktop, world.laptop];
     for (let run = 0; run < MOVES; run++) {
@@ -85,10 +97,19 @@ async function main(): Promise<void> {
     const width = Math.max(...rows.map(([k]) => k.length));
     console.log('bench:push — backend transition → device UI event, two device processes');
     for (const [key, value] of rows) console.log(`  ${key.padEnd(width)}  ${value}`);
-    console.log(JSON.stringify({
-      bench: 'push', ratio: Number((oursMedian / rawMedian).toFixed(3)), ours_ms: oursMedian, ours_p90_ms: p90(oursMs), ours_max_ms: Math.max(...oursMs),
-      baseline_ms: median(rawMs), baseline_p90_ms: p90(rawMs), transitions: keys.length, moves: MOVES,
-    }));
+    console.log(
+      JSON.stringify({
+        bench: 'push',
+        ratio: Number((oursMedian / rawMedian).toFixed(3)),
+        ours_ms: oursMedian,
+        ours_p90_ms: p90(oursMs),
+        ours_max_ms: Math.max(...oursMs),
+        baseline_ms: median(rawMs),
+        baseline_p90_ms: p90(rawMs),
+        transitions: keys.length,
+        moves: MOVES,
+      }),
+    );
   } finally {
     closeRaw();
     await world.cleanup();

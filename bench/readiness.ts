@@ -77,48 +77,67 @@ async function main(): Promise<void> {
   const readinessRaw: number[] = [];
   for (let i = 0; i < RUNS; i++) {
     readinessRaw.push(await timed(() => git(work, ['status', '--porcelain=v2', '--branch'])));
-    readinessOurs.push(await timed(async () => {
-      const report = await evaluateSourceReadiness([work], { run });
-      if (!report.ready) throw new Error(`bench repo not ready: ${JSON.stringify(report.blockers)}`);
-    }));
+    readinessOurs.push(
+      await timed(async () => {
+        const report = await evaluateSourceReadiness([work], { run });
+        if (!report.ready) throw new Error(`bench repo not ready: ${JSON.stringify(report.blockers)}`);
+      }),
+    );
   }
 
   const pinOurs: number[] = [];
   const pinRaw: number[] = [];
   for (let i = 0; i < Math.ceil(RUNS / 2); i++) {
     resetTarget();
-    pinRaw.push(await timed(() => {
-      git(target, ['fetch', '-q', 'origin']);
-      git(target, ['checkout', '-q', '-B', 'main', pinned]);
-    }));
+    pinRaw.push(
+      await timed(() => {
+        git(target, ['fetch', '-q', 'origin']);
+        git(target, ['checkout', '-q', '-B', 'main', pinned]);
+      }),
+    );
     resetTarget();
-    pinOurs.push(await timed(async () => {
-      const outcome = await pinWorkspace([{ remote: origin, branch: 'main', commit: pinned }], { run, workspaceRoot: targetRoot });
-      if (!outcome.ok) throw new Error(`pin failed: ${outcome.code} ${outcome.message}`);
-    }));
+    pinOurs.push(
+      await timed(async () => {
+        const outcome = await pinWorkspace([{ remote: origin, branch: 'main', commit: pinned }], { run, workspaceRoot: targetRoot });
+        if (!outcome.ok) throw new Error(`pin failed: ${outcome.code} ${outcome.message}`);
+      }),
+    );
   }
 
   const rows = [
-    { what: `readiness (${FILES} files)`, ours: median(readinessOurs), baseline: median(readinessRaw), baselineName: 'git status --porcelain=v2 --branch' },
+    {
+      what: `readiness (${FILES} files)`,
+      ours: median(readinessOurs),
+      baseline: median(readinessRaw),
+      baselineName: 'git status --porcelain=v2 --branch',
+    },
     { what: 'pin workspace', ours: median(pinOurs), baseline: median(pinRaw), baselineName: 'git fetch + git checkout' },
   ];
   console.log(`repository: ${work} (${buildMs > 1000 ? `built in ${(buildMs / 1000).toFixed(1)} s` : 'cached'})`);
   console.log('measure'.padEnd(26) + 'ours ms'.padStart(10) + 'baseline ms'.padStart(14) + 'ratio'.padStart(8) + '  baseline');
   for (const r of rows) {
-    console.log(r.what.padEnd(26) + r.ours.toFixed(1).padStart(10) + r.baseline.toFixed(1).padStart(14) + (r.ours / r.baseline).toFixed(2).padStart(8) + `  ${r.baselineName}`);
+    console.log(
+      r.what.padEnd(26) +
+        r.ours.toFixed(1).padStart(10) +
+        r.baseline.toFixed(1).padStart(14) +
+        (r.ours / r.baseline).toFixed(2).padStart(8) +
+        `  ${r.baselineName}`,
+    );
   }
-  const [ready, pin] = rows as [typeof rows[0], typeof rows[0]];
-  console.log(JSON.stringify({
-    bench: 'readiness',
-    ratio: Number((ready.ours / ready.baseline).toFixed(3)),
-    files: FILES,
-    runs: RUNS,
-    ours_ms: Number(ready.ours.toFixed(2)),
-    baseline_ms: Number(ready.baseline.toFixed(2)),
-    pin_ours_ms: Number(pin.ours.toFixed(2)),
-    pin_baseline_ms: Number(pin.baseline.toFixed(2)),
-    pin_ratio: Number((pin.ours / pin.baseline).toFixed(3)),
-  }));
+  const [ready, pin] = rows as [(typeof rows)[0], (typeof rows)[0]];
+  console.log(
+    JSON.stringify({
+      bench: 'readiness',
+      ratio: Number((ready.ours / ready.baseline).toFixed(3)),
+      files: FILES,
+      runs: RUNS,
+      ours_ms: Number(ready.ours.toFixed(2)),
+      baseline_ms: Number(ready.baseline.toFixed(2)),
+      pin_ours_ms: Number(pin.ours.toFixed(2)),
+      pin_baseline_ms: Number(pin.baseline.toFixed(2)),
+      pin_ratio: Number((pin.ours / pin.baseline).toFixed(3)),
+    }),
+  );
 }
 
 main().catch((error: unknown) => {

@@ -20,7 +20,15 @@ function timed(run: () => void): number {
   return Number(process.hrtime.bigint() - start) / 1e6;
 }
 
-interface Row { size: string; op: string; ours_ms: number; baseline_ms: number; ours_mib_s: number; baseline_mib_s: number; ratio: number }
+interface Row {
+  size: string;
+  op: string;
+  ours_ms: number;
+  baseline_ms: number;
+  ours_mib_s: number;
+  baseline_mib_s: number;
+  ratio: number;
+}
 
 /** Median of per-run ratios baseline/ours: each run times ours and the baseline back to back, so load drift cancels. */
 function pairedRatio(ours: number[], baseline: number[]): number {
@@ -35,7 +43,13 @@ function measure(bytes: number, runs: number): Row[] {
   const rawCiphertext = rawCipher.update(body);
   rawCipher.final();
   const rawTag = rawCipher.getAuthTag();
-  const samples = { seal: [] as number[], joined: [] as number[], unseal: [] as number[], encrypt: [] as number[], decrypt: [] as number[] };
+  const samples = {
+    seal: [] as number[],
+    joined: [] as number[],
+    unseal: [] as number[],
+    encrypt: [] as number[],
+    decrypt: [] as number[],
+  };
   for (let i = 0; i < runs + 1; i++) {
     const s = timed(() => sealParts(ring, context, body));
     const u = timed(() => {
@@ -67,8 +81,13 @@ function measure(bytes: number, runs: number): Row[] {
     const oursMs = median(ours);
     const baselineMs = median(baseline);
     return {
-      size, op, ours_ms: oursMs, baseline_ms: baselineMs,
-      ours_mib_s: bytes / MiB / (oursMs / 1000), baseline_mib_s: bytes / MiB / (baselineMs / 1000), ratio: pairedRatio(ours, baseline),
+      size,
+      op,
+      ours_ms: oursMs,
+      baseline_ms: baselineMs,
+      ours_mib_s: bytes / MiB / (oursMs / 1000),
+      baseline_mib_s: bytes / MiB / (baselineMs / 1000),
+      ratio: pairedRatio(ours, baseline),
     };
   };
   return [
@@ -90,8 +109,15 @@ for (const r of all) {
 const ratio = Math.min(...rows.map((r) => r.ratio));
 console.log(`\nratio (throughput ours / raw AES-256-GCM, median of paired runs, worst row): ${ratio.toFixed(2)} (aim ≥ 0.8)`);
 const key = (r: Row) => `${r.op.split(' ')[0]}_${r.size.replace(' ', '').toLowerCase()}`;
-console.log(JSON.stringify({
-  bench: 'seal',
-  ratio: Number(ratio.toFixed(3)),
-  ...Object.fromEntries(rows.flatMap((r) => [[`${key(r)}_ours_ms`, Number(r.ours_ms.toFixed(3))], [`${key(r)}_baseline_ms`, Number(r.baseline_ms.toFixed(3))]])),
-}));
+console.log(
+  JSON.stringify({
+    bench: 'seal',
+    ratio: Number(ratio.toFixed(3)),
+    ...Object.fromEntries(
+      rows.flatMap((r) => [
+        [`${key(r)}_ours_ms`, Number(r.ours_ms.toFixed(3))],
+        [`${key(r)}_baseline_ms`, Number(r.baseline_ms.toFixed(3))],
+      ]),
+    ),
+  }),
+);

@@ -7,17 +7,29 @@ import { DeviceClient, PROJECT_ROOT, waitFor } from '../dev-env/process-harness.
 
 describe('baton demo', () => {
   it('starts a backend and two devices with a demo session on the laptop, and removes everything on SIGTERM', async () => {
-    const child = spawn(process.execPath, [join(PROJECT_ROOT, 'bin', 'baton.js'), 'demo', '--skip-build'], { cwd: PROJECT_ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [join(PROJECT_ROOT, 'bin', 'baton.js'), 'demo', '--skip-build'], {
+      cwd: PROJECT_ROOT,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let out = '';
     let err = '';
-    child.stdout.on('data', (chunk: Buffer) => { out += chunk.toString(); });
-    child.stderr.on('data', (chunk: Buffer) => { err += chunk.toString(); });
+    child.stdout.on('data', (chunk: Buffer) => {
+      out += chunk.toString();
+    });
+    child.stderr.on('data', (chunk: Buffer) => {
+      err += chunk.toString();
+    });
     const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
     try {
-      const lines = await waitFor('the demo addresses', async () => {
-        const found = out.split('\n').filter((l) => /^(backend|laptop|desktop): http/.test(l));
-        return found.length === 3 ? found : undefined;
-      }, 90_000, 100);
+      const lines = await waitFor(
+        'the demo addresses',
+        async () => {
+          const found = out.split('\n').filter((l) => /^(backend|laptop|desktop): http/.test(l));
+          return found.length === 3 ? found : undefined;
+        },
+        90_000,
+        100,
+      );
       const address = (name: string) => lines.find((l) => l.startsWith(`${name}: `))!.slice(name.length + 2);
       const laptop = await DeviceClient.connect(address('laptop'));
       const desktop = await DeviceClient.connect(address('desktop'));

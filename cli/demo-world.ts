@@ -34,7 +34,12 @@ export interface DemoWorldOptions {
 }
 
 /** The demo's git identity, used only where the user has none configured (commits need one). */
-const DEMO_IDENTITY = { GIT_AUTHOR_NAME: 'Baton Demo', GIT_AUTHOR_EMAIL: 'demo@baton.invalid', GIT_COMMITTER_NAME: 'Baton Demo', GIT_COMMITTER_EMAIL: 'demo@baton.invalid' };
+const DEMO_IDENTITY = {
+  GIT_AUTHOR_NAME: 'Baton Demo',
+  GIT_AUTHOR_EMAIL: 'demo@baton.invalid',
+  GIT_COMMITTER_NAME: 'Baton Demo',
+  GIT_COMMITTER_EMAIL: 'demo@baton.invalid',
+};
 
 async function git(run: GitRunner, cwd: string, args: string[]): Promise<void> {
   const result = await run(args, { cwd });
@@ -100,15 +105,24 @@ export async function startDemoWorld(options: DemoWorldOptions): Promise<DemoWor
       const workspaceRoot = join(root, `${name}-ws`);
       mkdirSync(workspaceRoot, { recursive: true });
       const made = createEnrollingDevice({
-        profileDir: join(root, `${name}-profile`), secretStore: fileSecretStore,
+        profileDir: join(root, `${name}-profile`),
+        secretStore: fileSecretStore,
         runtime: {
-          workspaceRoot, heartbeatMs: 2_000, config: DEFAULT_RUNTIME_TIMING.config,
-          providers: { demo: { turnMs: 1_500 } }, log: (message) => log(`[${name}] ${message}`),
+          workspaceRoot,
+          heartbeatMs: 2_000,
+          config: DEFAULT_RUNTIME_TIMING.config,
+          providers: { demo: { turnMs: 1_500 } },
+          log: (message) => log(`[${name}] ${message}`),
         },
       });
       await made.start();
       stops.push(() => made.stop());
-      const host = await startWebHost({ port: 0, rendererDir: options.rendererDir, handlers: () => made.handlers(), subscribe: (l) => made.subscribe(l) });
+      const host = await startWebHost({
+        port: 0,
+        rendererDir: options.rendererDir,
+        handlers: () => made.handlers(),
+        subscribe: (l) => made.subscribe(l),
+      });
       stops.push(() => host.close());
       return { device: made, host, api: () => made.handlers() };
     };
@@ -119,15 +133,31 @@ export async function startDemoWorld(options: DemoWorldOptions): Promise<DemoWor
     const desktop = await device('desktop');
     valueOf('joining the account', await desktop.api().joinAccount({ invite, deviceName: 'desktop' }));
 
-    const session = valueOf('starting the session', await laptop.api().startSession({ workspace: repo, provider: 'demo', prompt: 'Find out why the parser test is flaky', title: 'Fix the flaky parser test' }));
-    await poll('the first demo turn', async () => {
-      const detail = await laptop.api().getSession({ sessionId: session.id });
-      return detail?.transcript.some((e) => e.role === 'assistant') ? true : undefined;
-    }, 30_000);
-    await poll('the desktop to be eligible', async () => {
-      const list = await laptop.api().moveEligibility({ sessionId: session.id });
-      return list.some((e) => e.name === 'desktop' && e.eligible) ? true : undefined;
-    }, 30_000).catch((error: Error) => log(error.message));
+    const session = valueOf(
+      'starting the session',
+      await laptop.api().startSession({
+        workspace: repo,
+        provider: 'demo',
+        prompt: 'Find out why the parser test is flaky',
+        title: 'Fix the flaky parser test',
+      }),
+    );
+    await poll(
+      'the first demo turn',
+      async () => {
+        const detail = await laptop.api().getSession({ sessionId: session.id });
+        return detail?.transcript.some((e) => e.role === 'assistant') ? true : undefined;
+      },
+      30_000,
+    );
+    await poll(
+      'the desktop to be eligible',
+      async () => {
+        const list = await laptop.api().moveEligibility({ sessionId: session.id });
+        return list.some((e) => e.name === 'desktop' && e.eligible) ? true : undefined;
+      },
+      30_000,
+    ).catch((error: Error) => log(error.message));
     return { backendUrl: backend.url, laptopUrl: laptop.host.url, desktopUrl: desktop.host.url, repo, origin, session, stop };
   } catch (error) {
     await stop();

@@ -36,15 +36,24 @@ describe('baton device', () => {
     const client = await DeviceClient.connect(fresh.url);
     expect(await client.call('getStatus', {})).toMatchObject({ enrolled: false, backendUrl: backend.url });
     // Before enrollment an act is refused as a value with its code, not as an internal failure.
-    expect(await client.call('startSession', { workspace: root, provider: 'demo', title: 't', prompt: 'p' }))
-      .toMatchObject({ ok: false, code: 'not_enrolled', message: expect.stringMatching(/not enrolled/) });
+    expect(await client.call('startSession', { workspace: root, provider: 'demo', title: 't', prompt: 'p' })).toMatchObject({
+      ok: false,
+      code: 'not_enrolled',
+      message: expect.stringMatching(/not enrolled/),
+    });
     expect(await client.call('createInvite', {})).toMatchObject({ ok: false, code: 'not_enrolled' });
     const created = await client.take('createAccount', { backendUrl: backend.url, deviceName: 'first-run' });
     expect(created).toMatchObject({ enrolled: true, deviceName: 'first-run' });
     expect(await client.call('listProviders', {})).toEqual(expect.arrayContaining([expect.objectContaining({ id: 'demo' })]));
     // Enrolled, a refused act still answers its own code (here: the folder holds no repository).
-    expect(await client.call('startSession', { workspace: root, provider: 'demo', prompt: 'p' })).toMatchObject({ ok: false, code: 'not_a_repository' });
-    expect(await client.call('startSession', { workspace: root, provider: 'nobody', prompt: 'p' })).toMatchObject({ ok: false, code: 'unknown_provider' });
+    expect(await client.call('startSession', { workspace: root, provider: 'demo', prompt: 'p' })).toMatchObject({
+      ok: false,
+      code: 'not_a_repository',
+    });
+    expect(await client.call('startSession', { workspace: root, provider: 'nobody', prompt: 'p' })).toMatchObject({
+      ok: false,
+      code: 'unknown_provider',
+    });
     client.close();
     expect(await fresh.stop()).toBe(0);
 
@@ -57,13 +66,22 @@ describe('baton device', () => {
 
   it('stops promptly on SIGTERM while a join from the set-up screen waits for an inviter that is not running', async () => {
     const inviterProfile = join(root, 'inviter');
-    const inviter = await startBaton(['device', '--profile', inviterProfile, '--backend', backend.url, '--name', 'inviter', '--create-account'], 'ui: ');
+    const inviter = await startBaton(
+      ['device', '--profile', inviterProfile, '--backend', backend.url, '--name', 'inviter', '--create-account'],
+      'ui: ',
+    );
     expect(await inviter.stop()).toBe(0);
     const { stdout: invite } = await run(process.execPath, [BATON, 'invite', '--profile', inviterProfile]);
 
-    const newcomer = await startBaton(['device', '--profile', join(root, 'newcomer'), '--backend', backend.url, '--name', 'newcomer'], 'ui: ');
+    const newcomer = await startBaton(
+      ['device', '--profile', join(root, 'newcomer'), '--backend', backend.url, '--name', 'newcomer'],
+      'ui: ',
+    );
     const client = await DeviceClient.connect(newcomer.url);
-    const joined = client.call('joinAccount', { invite: invite.trim(), deviceName: 'newcomer' }).then(() => 'joined', (error: Error) => error.message);
+    const joined = client.call('joinAccount', { invite: invite.trim(), deviceName: 'newcomer' }).then(
+      () => 'joined',
+      (error: Error) => error.message,
+    );
     await waitFor('the join to wait for approval', async () => ((await client.call('getStatus', {})).joining ? true : undefined));
     const started = Date.now();
     expect(await newcomer.stop(8000)).toBe(0);
@@ -73,8 +91,19 @@ describe('baton device', () => {
   }, 60_000);
 
   it('refuses a bad invite at startup with a message and no UI line', async () => {
-    const failed = await run(process.execPath, [BATON, 'device', '--profile', join(root, 'bad-invite'), '--backend', backend.url, '--join', 'not-an-invite'])
-      .then(() => null, (error: { code: number; stdout: string; stderr: string }) => error);
+    const failed = await run(process.execPath, [
+      BATON,
+      'device',
+      '--profile',
+      join(root, 'bad-invite'),
+      '--backend',
+      backend.url,
+      '--join',
+      'not-an-invite',
+    ]).then(
+      () => null,
+      (error: { code: number; stdout: string; stderr: string }) => error,
+    );
     expect(failed?.code).toBe(1);
     expect(failed?.stdout).toBe('');
     expect(failed?.stderr).toMatch(/invite/i);
@@ -82,7 +111,10 @@ describe('baton device', () => {
 
   it('prints exactly one ui line when ready, stops with exit 0 on SIGTERM, and comes back as the same device', async () => {
     const profile = join(root, 'laptop');
-    const first = await startBaton(['device', '--profile', profile, '--backend', backend.url, '--name', 'laptop', '--create-account'], 'ui: ');
+    const first = await startBaton(
+      ['device', '--profile', profile, '--backend', backend.url, '--name', 'laptop', '--create-account'],
+      'ui: ',
+    );
     expect(first.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/\?token=[A-Za-z0-9_-]+$/);
     const client = await DeviceClient.connect(first.url);
     const status = await client.call('getStatus', {});

@@ -55,8 +55,13 @@ export const command: Command = {
   usage: USAGE,
   async run(argv) {
     const { values } = parseFlags(argv, {
-      profile: { type: 'string' }, backend: { type: 'string' }, name: { type: 'string' }, 'workspace-root': { type: 'string' },
-      port: { type: 'string' }, 'create-account': { type: 'boolean' }, join: { type: 'string' },
+      profile: { type: 'string' },
+      backend: { type: 'string' },
+      name: { type: 'string' },
+      'workspace-root': { type: 'string' },
+      port: { type: 'string' },
+      'create-account': { type: 'boolean' },
+      join: { type: 'string' },
     });
     const profileDir = resolve(required(values, 'profile'));
     const backendUrl = required(values, 'backend');
@@ -75,13 +80,21 @@ export const command: Command = {
     const heartbeatMs = envMs('BATON_HEARTBEAT_MS', defaults.heartbeatMs) || defaults.heartbeatMs;
     const demoTurnMs = envMs('BATON_DEMO_TURN_MS', 300);
 
-    if (typeof values.join === 'string') console.error('baton device: joining with the invite; the inviting device must be running to approve it…');
+    if (typeof values.join === 'string')
+      console.error('baton device: joining with the invite; the inviting device must be running to approve it…');
     const stopping = new AbortController();
     const stopped = untilStopped().then(() => stopping.abort());
-    const enrolled = await enrollAtStartup({
-      profileDir, backendUrl, name, createAccount: values['create-account'] === true,
-      join: typeof values.join === 'string' ? values.join : null, signal: stopping.signal,
-    }, { backend: syncEnrollmentBackendFactory });
+    const enrolled = await enrollAtStartup(
+      {
+        profileDir,
+        backendUrl,
+        name,
+        createAccount: values['create-account'] === true,
+        join: typeof values.join === 'string' ? values.join : null,
+        signal: stopping.signal,
+      },
+      { backend: syncEnrollmentBackendFactory },
+    );
     if (stopping.signal.aborted) return 0;
     // A profile that is not enrolled yet, started without a flag, gets the first-run screen.
     if (!enrolled.ok && enrolled.code !== 'not_enrolled') {
@@ -91,13 +104,21 @@ export const command: Command = {
     const deviceName = enrolled.ok ? enrolled.value.info.name : name;
     const log = (message: string) => console.error(`${new Date().toISOString().slice(11, 23)} [${deviceName}] ${message}`);
     const device = createEnrollingDevice({
-      profileDir, secretStore: fileSecretStore, suggestedBackendUrl: backendUrl, suggestedDeviceName: name,
+      profileDir,
+      secretStore: fileSecretStore,
+      suggestedBackendUrl: backendUrl,
+      suggestedDeviceName: name,
       runtime: { workspaceRoot, heartbeatMs, config, log, providers: { demo: { turnMs: demoTurnMs } } },
     });
     await device.start();
     // A plain `npm install` does not build the UI: the first start does, unless told not to.
     if (process.env.BATON_NO_UI_BUILD !== '1') ensureRendererBuilt('baton device');
-    const host = await startWebHost({ port, rendererDir: RENDERER_DIR, handlers: () => device.handlers(), subscribe: (listener) => device.subscribe(listener) });
+    const host = await startWebHost({
+      port,
+      rendererDir: RENDERER_DIR,
+      handlers: () => device.handlers(),
+      subscribe: (listener) => device.subscribe(listener),
+    });
     if (!enrolled.ok) console.error('baton device: not enrolled yet: open the UI to create an account or join one with an invite.');
     console.log(`ui: ${host.url}`);
     await stopped;

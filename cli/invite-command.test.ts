@@ -34,7 +34,11 @@ describe('baton invite', () => {
     const lines = stdout.trim().split('\n');
     expect(lines).toHaveLength(1);
     const token = decodeInvite(lines[0]!);
-    expect(token.ok && token.value).toMatchObject({ accountId: laptop.info.accountId, inviterDeviceId: laptop.identity.deviceId, backendUrl: world.backendUrl });
+    expect(token.ok && token.value).toMatchObject({
+      accountId: laptop.info.accountId,
+      inviterDeviceId: laptop.identity.deviceId,
+      backendUrl: world.backendUrl,
+    });
     expect(token.ok && token.value.expiresAt - Date.now()).toBeLessThanOrEqual(5 * 60_000);
     // The command's invite secret went to the profile's store, so the laptop can approve the join.
     const reloaded = loadProfile(laptop.dir);

@@ -21,14 +21,17 @@ export const command: Command = {
     const { values } = parseFlags(argv, { profile: { type: 'string' }, ttl: { type: 'string' } });
     const dir = required(values, 'profile');
     const ttlMinutes = values.ttl === undefined ? 15 : Number(values.ttl);
-    if (!Number.isFinite(ttlMinutes) || ttlMinutes <= 0 || ttlMinutes > 1440) throw new UsageError(`--ttl must be 1–1440 minutes, got ${String(values.ttl)}`);
+    if (!Number.isFinite(ttlMinutes) || ttlMinutes <= 0 || ttlMinutes > 1440)
+      throw new UsageError(`--ttl must be 1–1440 minutes, got ${String(values.ttl)}`);
     const loaded = loadProfile(dir);
     if (!loaded.ok) {
       console.error(`baton invite: ${loaded.message}`);
       return 1;
     }
     const profile = loaded.value;
-    const invite = await createInvite(profile, syncEnrollmentBackendFactory(profile.info.backendUrl, profile.identity), { ttlMs: ttlMinutes * 60_000 });
+    const invite = await createInvite(profile, syncEnrollmentBackendFactory(profile.info.backendUrl, profile.identity), {
+      ttlMs: ttlMinutes * 60_000,
+    });
     if (!invite.ok) {
       console.error(`baton invite: ${invite.message}`);
       return 1;

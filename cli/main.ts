@@ -26,7 +26,12 @@ export async function main(argv: string[]): Promise<number> {
   if (name === undefined || name === '--help' || name === '-h' || name === 'help') {
     const names = Object.keys(commands);
     const loaded = await Promise.all(names.map((n) => commands[n]!()));
-    console.log(HELP(names, loaded.map((m) => m.command.summary)));
+    console.log(
+      HELP(
+        names,
+        loaded.map((m) => m.command.summary),
+      ),
+    );
     return name === undefined ? 2 : 0;
   }
   const load = commands[name];

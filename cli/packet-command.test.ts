@@ -31,16 +31,38 @@ async function baton(args: string[]): Promise<{ code: number; json: Record<strin
 describe('baton packet', () => {
   it('reads --verification as "claim::probe" or JSON rows', () => {
     expect(parseVerification(['tests pass::npm test', '[{"claim":"a","probe":"b::c"}]', '{"claim":"d","probe":"e"}'])).toEqual([
-      { claim: 'tests pass', probe: 'npm test' }, { claim: 'a', probe: 'b::c' }, { claim: 'd', probe: 'e' },
+      { claim: 'tests pass', probe: 'npm test' },
+      { claim: 'a', probe: 'b::c' },
+      { claim: 'd', probe: 'e' },
     ]);
     expect(() => parseVerification(['no separator'])).toThrow(UsageError);
     expect(() => parseVerification(['[{"claim":1}]'])).toThrow(UsageError);
   });
 
   it('creates and resumes a packet from flags, printing the result JSON', async () => {
-    const created = await baton(['packet', 'create', '--root', repo, '--goal', 'Fix the CLI', '--next-action', 'Test it', '--verification', 'lint::npm run lint', '--provider', 'codex']);
+    const created = await baton([
+      'packet',
+      'create',
+      '--root',
+      repo,
+      '--goal',
+      'Fix the CLI',
+      '--next-action',
+      'Test it',
+      '--verification',
+      'lint::npm run lint',
+      '--provider',
+      'codex',
+    ]);
     expect(created.code).toBe(0);
-    expect(created.json).toMatchObject({ ok: true, slug: 'fix-cli', packet: { verified: { provider: 'codex', branch: 'fix/cli' }, asserted: { goal: 'Fix the CLI', verification: [{ claim: 'lint', probe: 'npm run lint', result: 'not run' }] } } });
+    expect(created.json).toMatchObject({
+      ok: true,
+      slug: 'fix-cli',
+      packet: {
+        verified: { provider: 'codex', branch: 'fix/cli' },
+        asserted: { goal: 'Fix the CLI', verification: [{ claim: 'lint', probe: 'npm run lint', result: 'not run' }] },
+      },
+    });
     const resumed = await baton(['packet', 'resume', '--root', repo]);
     expect(resumed).toMatchObject({ code: 0, json: { ok: true, slug: 'fix-cli', warnings: [], asserted: { next_action: 'Test it' } } });
   });

@@ -18,13 +18,18 @@ const USAGE = [
   '  --verification V    repeatable; "claim::probe", or JSON: {"claim","probe"} or an array of them',
   '                      (the stored result is always "not run")',
   '  --provider NAME     default "unspecified"; --base-ref REF default "origin/main"',
-  '  --slug SLUG         the packet to resume (default: the current branch\'s)',
+  "  --slug SLUG         the packet to resume (default: the current branch's)",
   '  --profile DIR       an enrolled device profile for the memory link (default: $BATON_PROFILE)',
 ].join('\n');
 
 const PROSE_FLAGS = {
-  goal: 'goal', 'acceptance-criteria': 'acceptance_criteria', 'scope-assumptions': 'scope_assumptions',
-  'current-state': 'current_state', 'next-action': 'next_action', provider: 'provider', 'base-ref': 'base_ref',
+  goal: 'goal',
+  'acceptance-criteria': 'acceptance_criteria',
+  'scope-assumptions': 'scope_assumptions',
+  'current-state': 'current_state',
+  'next-action': 'next_action',
+  provider: 'provider',
+  'base-ref': 'base_ref',
 } as const;
 
 /** Parses the --verification values: "claim::probe" or JSON rows. */
@@ -40,7 +45,8 @@ export function parseVerification(values: string[]): Array<{ claim: string; prob
       const rows = Array.isArray(parsed) ? parsed : [parsed];
       return rows.map((row) => {
         const r = row as { claim?: unknown; probe?: unknown };
-        if (typeof r?.claim !== 'string' || typeof r.probe !== 'string') throw new UsageError('--verification JSON rows need string "claim" and "probe"');
+        if (typeof r?.claim !== 'string' || typeof r.probe !== 'string')
+          throw new UsageError('--verification JSON rows need string "claim" and "probe"');
         return { claim: r.claim, probe: r.probe };
       });
     }
@@ -57,9 +63,14 @@ export const command: Command = {
     const [action, ...rest] = argv;
     if (action !== 'create' && action !== 'resume') throw new UsageError('say "create" or "resume"');
     const common = { root: { type: 'string' }, profile: { type: 'string' } } as const;
-    const options = action === 'create'
-      ? { ...common, ...Object.fromEntries(Object.keys(PROSE_FLAGS).map((f) => [f, { type: 'string' as const }])), verification: { type: 'string' as const, multiple: true } }
-      : { ...common, slug: { type: 'string' as const } };
+    const options =
+      action === 'create'
+        ? {
+            ...common,
+            ...Object.fromEntries(Object.keys(PROSE_FLAGS).map((f) => [f, { type: 'string' as const }])),
+            verification: { type: 'string' as const, multiple: true },
+          }
+        : { ...common, slug: { type: 'string' as const } };
     const { values } = parseFlags(rest, options);
     const root = resolve(typeof values.root === 'string' ? values.root : process.cwd());
     const profile = typeof values.profile === 'string' ? values.profile : process.env.BATON_PROFILE || undefined;

@@ -28,10 +28,17 @@ export function ensureRendererBuilt(command: string, dir = RENDERER_DIR): boolea
   if (rendererBuilt(dir)) return true;
   console.error(`${command}: building the user interface once (first start after install)…`);
   const vite = join(PROJECT_ROOT, 'node_modules', 'vite', 'bin', 'vite.js');
-  const built = spawnSync(process.execPath, [vite, 'build', '--config', 'vite.renderer.config.ts', '--outDir', dir, '--emptyOutDir', '--logLevel', 'warn'], {
-    cwd: PROJECT_ROOT, stdio: ['ignore', 2, 2],
-  });
+  const built = spawnSync(
+    process.execPath,
+    [vite, 'build', '--config', 'vite.renderer.config.ts', '--outDir', dir, '--emptyOutDir', '--logLevel', 'warn'],
+    {
+      cwd: PROJECT_ROOT,
+      stdio: ['ignore', 2, 2],
+    },
+  );
   if (built.status === 0 && rendererBuilt(dir)) return true;
-  console.error(`${command}: the user interface did not build, so the address serves the device API only. Run \`npm run build:renderer\` to see why.`);
+  console.error(
+    `${command}: the user interface did not build, so the address serves the device API only. Run \`npm run build:renderer\` to see why.`,
+  );
   return false;
 }

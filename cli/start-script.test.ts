@@ -27,7 +27,11 @@ afterAll(async () => {
 /** Runs `npm start`'s script with Electron's package at `electronPackage`, until it says where the UI is. */
 async function start(name: string, electronPackage: string): Promise<RunningProcess> {
   const env: NodeJS.ProcessEnv = {
-    ...process.env, BATON_HOME: join(root, name), BATON_BACKEND: backend.url, BATON_UI_PORT: '0', BATON_NAME: name,
+    ...process.env,
+    BATON_HOME: join(root, name),
+    BATON_BACKEND: backend.url,
+    BATON_UI_PORT: '0',
+    BATON_NAME: name,
     BATON_ELECTRON_PACKAGE: electronPackage,
   };
   delete env.DISPLAY;
@@ -62,7 +66,9 @@ describe('npm start without Electron', () => {
     writeFileSync(join(electronPackage, 'dist', 'electron'), '#!/bin/sh\nexit 1\n');
     chmodSync(join(electronPackage, 'dist', 'electron'), 0o755);
     const started = await start('no-display', electronPackage);
-    expect(started.stdout()).toContain('not starting the desktop app because there is no display (neither DISPLAY nor WAYLAND_DISPLAY is set)');
+    expect(started.stdout()).toContain(
+      'not starting the desktop app because there is no display (neither DISPLAY nor WAYLAND_DISPLAY is set)',
+    );
     await expectHeadlessDevice(started, 'no-display');
   }, 150_000);
 });

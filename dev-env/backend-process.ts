@@ -12,7 +12,10 @@ export interface BackendProcess {
 const BATON = fileURLToPath(new URL('../bin/baton.js', import.meta.url));
 
 /** Starts `node bin/baton.js backend --data DIR --port 0` and resolves once it prints `backend: URL`. */
-export function startBackendProcess(dataDir: string, options: { port?: number; timeoutMs?: number; env?: NodeJS.ProcessEnv } = {}): Promise<BackendProcess> {
+export function startBackendProcess(
+  dataDir: string,
+  options: { port?: number; timeoutMs?: number; env?: NodeJS.ProcessEnv } = {},
+): Promise<BackendProcess> {
   const child = spawn(process.execPath, [BATON, 'backend', '--data', dataDir, '--port', String(options.port ?? 0)], {
     stdio: ['ignore', 'pipe', 'pipe'],
     env: options.env ?? process.env,

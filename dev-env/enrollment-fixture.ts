@@ -61,7 +61,13 @@ export async function firstDevice(world: EnrollmentWorld, name = 'laptop'): Prom
 }
 
 /** Runs a join with `line` while the inviter approves pending joins, until the join settles. */
-export async function joinWhileApproving(world: EnrollmentWorld, inviter: Profile | null, line: string, name: string, timeoutMs = 15_000): Promise<Result<Profile>> {
+export async function joinWhileApproving(
+  world: EnrollmentWorld,
+  inviter: Profile | null,
+  line: string,
+  name: string,
+  timeoutMs = 15_000,
+): Promise<Result<Profile>> {
   let settled = false;
   const joining = requestJoin(world.dir(name), line, name, world.deps, { pollMs: 50, timeoutMs }).finally(() => {
     settled = true;

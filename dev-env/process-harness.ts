@@ -33,22 +33,47 @@ function exited(child: ChildProcess): Promise<number | string | null> {
 }
 
 /** Starts `baton <args>` and resolves once stdout shows a line starting with `prefix`. */
-export function startBaton(args: string[], prefix: string, env: NodeJS.ProcessEnv = process.env, timeoutMs = 60_000): Promise<RunningProcess> {
+export function startBaton(
+  args: string[],
+  prefix: string,
+  env: NodeJS.ProcessEnv = process.env,
+  timeoutMs = 60_000,
+): Promise<RunningProcess> {
   return startScript(BATON, args, prefix, env, timeoutMs);
 }
 
 /** Starts `node <script> <args>` in the project folder and resolves once stdout shows a line starting with `prefix`. */
-export function startScript(script: string, args: string[], prefix: string, env: NodeJS.ProcessEnv = process.env, timeoutMs = 60_000): Promise<RunningProcess> {
+export function startScript(
+  script: string,
+  args: string[],
+  prefix: string,
+  env: NodeJS.ProcessEnv = process.env,
+  timeoutMs = 60_000,
+): Promise<RunningProcess> {
   // Tests build the UI themselves (e2e) or need none: a device never builds it on start here.
-  const child = spawn(process.execPath, [script, ...args], { cwd: PROJECT_ROOT, env: { BATON_NO_UI_BUILD: '1', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [script, ...args], {
+    cwd: PROJECT_ROOT,
+    env: { BATON_NO_UI_BUILD: '1', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   const name = script === BATON ? `baton ${args[0] ?? ''}` : basename(script);
   let out = '';
   let err = '';
-  child.stderr!.on('data', (chunk: Buffer) => { err = (err + chunk.toString()).slice(-20_000); });
-  child.stdout!.on('data', (chunk: Buffer) => { out = (out + chunk.toString()).slice(-20_000); });
+  child.stderr!.on('data', (chunk: Buffer) => {
+    err = (err + chunk.toString()).slice(-20_000);
+  });
+  child.stdout!.on('data', (chunk: Buffer) => {
+    out = (out + chunk.toString()).slice(-20_000);
+  });
   return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => { child.kill('SIGKILL'); reject(new Error(`${name} did not announce "${prefix}" in time:\n${err}`)); }, timeoutMs);
-    child.once('exit', (code) => { clearTimeout(timer); reject(new Error(`${name} exited with ${code} before announcing:\n${err}`)); });
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL');
+      reject(new Error(`${name} did not announce "${prefix}" in time:\n${err}`));
+    }, timeoutMs);
+    child.once('exit', (code) => {
+      clearTimeout(timer);
+      reject(new Error(`${name} exited with ${code} before announcing:\n${err}`));
+    });
     child.stdout!.on('data', function announce() {
       const line = out.split('\n').find((l) => l.startsWith(prefix));
       if (!line) return;
@@ -92,7 +117,14 @@ export class DeviceClient {
 
   private constructor(private readonly socket: WebSocket) {
     socket.on('message', (data) => {
-      const message = JSON.parse(data.toString()) as { id?: number; ok?: boolean; result?: unknown; error?: { message: string }; event?: DeviceApiEvent; payload?: unknown };
+      const message = JSON.parse(data.toString()) as {
+        id?: number;
+        ok?: boolean;
+        result?: unknown;
+        error?: { message: string };
+        event?: DeviceApiEvent;
+        payload?: unknown;
+      };
       if (message.event !== undefined) {
         for (const listener of this.listeners) listener(message.event, message.payload);
         return;
@@ -139,7 +171,9 @@ export class DeviceClient {
 
   /** Listens to one event type; returns the unsubscribe. */
   on<E extends DeviceApiEvent>(event: E, listener: (payload: DeviceApiEvents[E]) => void): () => void {
-    const wrapped = (name: DeviceApiEvent, payload: unknown) => { if (name === event) listener(payload as DeviceApiEvents[E]); };
+    const wrapped = (name: DeviceApiEvent, payload: unknown) => {
+      if (name === event) listener(payload as DeviceApiEvents[E]);
+    };
     this.listeners.add(wrapped);
     return () => this.listeners.delete(wrapped);
   }

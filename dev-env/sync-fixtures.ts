@@ -40,7 +40,12 @@ export function newTestDevice(baseUrl: string, name: string, clock?: () => numbe
 /** Creates an account whose first device is `device`. */
 export async function createTestAccount(device: TestDevice): Promise<{ accountId: string; device: Device }> {
   const result = await device.client.call('createAccount', {
-    body: { deviceId: device.id, name: device.name, keys: { signingPublicKey: device.signingPublicKey, agreementPublicKey: device.agreementPublicKey }, wrapped: opaque() },
+    body: {
+      deviceId: device.id,
+      name: device.name,
+      keys: { signingPublicKey: device.signingPublicKey, agreementPublicKey: device.agreementPublicKey },
+      wrapped: opaque(),
+    },
   });
   if (!result.ok) throw new Error(`createAccount failed: ${result.code} ${result.message}`);
   return result.value;
@@ -52,13 +57,27 @@ export async function joinTestDevice(inviter: TestDevice, newcomer: TestDevice, 
   const invite = await inviter.client.call('createInvite', { body: { inviteId, expiresAt: clock() + 600_000 } });
   if (!invite.ok) throw new Error(`createInvite failed: ${invite.code}`);
   const join = await newcomer.client.call('createJoinRequest', {
-    body: { inviteId, deviceId: newcomer.id, name: newcomer.name, keys: { signingPublicKey: newcomer.signingPublicKey, agreementPublicKey: newcomer.agreementPublicKey }, proof: opaque(32) },
+    body: {
+      inviteId,
+      deviceId: newcomer.id,
+      name: newcomer.name,
+      keys: { signingPublicKey: newcomer.signingPublicKey, agreementPublicKey: newcomer.agreementPublicKey },
+      proof: opaque(32),
+    },
   });
   if (!join.ok) throw new Error(`createJoinRequest failed: ${join.code}`);
   const keys = await inviter.client.call('getKeys');
   if (!keys.ok) throw new Error(`getKeys failed: ${keys.code}`);
-  const wrappedKeys = Array.from({ length: keys.value.currentVersion }, (_, i) => ({ keyVersion: i + 1, deviceId: newcomer.id, wrappedBy: inviter.id, wrapped: opaque() }));
-  const approved = await inviter.client.call('approveJoinRequest', { params: { joinRequestId: join.value.joinRequest.id }, body: { wrappedKeys } });
+  const wrappedKeys = Array.from({ length: keys.value.currentVersion }, (_, i) => ({
+    keyVersion: i + 1,
+    deviceId: newcomer.id,
+    wrappedBy: inviter.id,
+    wrapped: opaque(),
+  }));
+  const approved = await inviter.client.call('approveJoinRequest', {
+    params: { joinRequestId: join.value.joinRequest.id },
+    body: { wrappedKeys },
+  });
   if (!approved.ok) throw new Error(`approveJoinRequest failed: ${approved.code} ${approved.message}`);
   return approved.value.joinRequest.device;
 }
@@ -72,8 +91,12 @@ export type WalkResult = { ok: true } | { ok: false; step: HandoffState; code: s
  * Stops at the first refusal (or lost backend) and says where.
  */
 export async function walkHandoff(
-  owner: BackendClient, other: BackendClient, sessionId: string, generation: number,
-  checkpoint: { digest: string; size: number }, onAck: (handoffId: string, state: HandoffState) => void,
+  owner: BackendClient,
+  other: BackendClient,
+  sessionId: string,
+  generation: number,
+  checkpoint: { digest: string; size: number },
+  onAck: (handoffId: string, state: HandoffState) => void,
 ): Promise<WalkResult> {
   const handoffId = newId();
   const created = await owner.call('createHandoff', { body: { handoffId, sessionId, targetDeviceId: other.deviceId, generation } });

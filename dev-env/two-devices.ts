@@ -63,7 +63,18 @@ export async function startTwoDevices(options: TwoDevicesOptions = {}): Promise<
   const clients = new Set<DeviceClient>();
 
   const startDevice: TwoDevices['startDevice'] = async (handle, extraArgs = []) => {
-    const args = ['device', '--profile', handle.profile, '--backend', backendUrl, '--name', handle.name, '--workspace-root', handle.workspaceRoot, ...extraArgs];
+    const args = [
+      'device',
+      '--profile',
+      handle.profile,
+      '--backend',
+      backendUrl,
+      '--name',
+      handle.name,
+      '--workspace-root',
+      handle.workspaceRoot,
+      ...extraArgs,
+    ];
     const holdDir = join(sandbox.root, `${handle.name}-holds`);
     mkdirSync(holdDir, { recursive: true });
     const process = await startBaton(args, 'ui: ', { ...env, BATON_TEST_HOLD_DIR: holdDir, ...handle.env });
@@ -74,14 +85,33 @@ export async function startTwoDevices(options: TwoDevicesOptions = {}): Promise<
     return { ...handle, process, client, holdDir };
   };
 
-  const laptopSpec = { name: 'laptop', profile: join(sandbox.root, 'laptop-profile'), workspaceRoot: laptopRoot, env: options.laptopEnv ?? {} };
-  const desktopSpec = { name: 'desktop', profile: join(sandbox.root, 'desktop-profile'), workspaceRoot: desktopRoot, env: options.desktopEnv ?? {} };
+  const laptopSpec = {
+    name: 'laptop',
+    profile: join(sandbox.root, 'laptop-profile'),
+    workspaceRoot: laptopRoot,
+    env: options.laptopEnv ?? {},
+  };
+  const desktopSpec = {
+    name: 'desktop',
+    profile: join(sandbox.root, 'desktop-profile'),
+    workspaceRoot: desktopRoot,
+    env: options.desktopEnv ?? {},
+  };
   const laptop = await startDevice(laptopSpec, ['--create-account']);
   const { invite } = await laptop.client.take('createInvite', {});
   const desktop = await startDevice(desktopSpec, ['--join', invite]);
 
   const world: TwoDevices = {
-    sandbox, env, backendData, backend, backendUrl, laptop, desktop, repo, origin, startDevice,
+    sandbox,
+    env,
+    backendData,
+    backend,
+    backendUrl,
+    laptop,
+    desktop,
+    repo,
+    origin,
+    startDevice,
     async restartBackend() {
       const port = new URL(backendUrl).port;
       backend = await startBaton(['backend', '--data', backendData, '--port', port], 'backend: ', env);
@@ -108,7 +138,11 @@ export function holdTarget(device: Pick<DeviceHandle, 'holdDir'>, step: 'prepare
 }
 
 /** Starts a demo-agent session on `device` in `workspace` and waits until its first turn ended. */
-export async function startDemoSession(device: DeviceHandle, workspace: string, prompt = 'Look around the repository'): Promise<SessionView> {
+export async function startDemoSession(
+  device: DeviceHandle,
+  workspace: string,
+  prompt = 'Look around the repository',
+): Promise<SessionView> {
   const session = await device.client.take('startSession', { workspace, provider: 'demo', prompt, title: 'Fix the flaky parser test' });
   await waitFor('the first demo turn', async () => {
     const detail = await device.client.call('getSession', { sessionId: session.id });
@@ -119,10 +153,15 @@ export async function startDemoSession(device: DeviceHandle, workspace: string, 
 
 /** Waits until `device` sees `otherName` as an eligible move target for the session. */
 export async function waitEligible(device: DeviceHandle, sessionId: string, otherName: string): Promise<void> {
-  await waitFor(`${otherName} to become eligible`, async () => {
-    const list = await device.client.call('moveEligibility', { sessionId });
-    return list.find((e) => e.name === otherName)?.eligible ? true : undefined;
-  }, 30_000, 200);
+  await waitFor(
+    `${otherName} to become eligible`,
+    async () => {
+      const list = await device.client.call('moveEligibility', { sessionId });
+      return list.find((e) => e.name === otherName)?.eligible ? true : undefined;
+    },
+    30_000,
+    200,
+  );
 }
 
 /** The device's id, as its own status says. */
@@ -131,17 +170,30 @@ export async function deviceId(device: DeviceHandle): Promise<string> {
 }
 
 /** Waits until `probe(detail)` holds on the device's view of the session. */
-export async function waitSession(device: DeviceHandle, sessionId: string, what: string, probe: (detail: SessionDetail) => boolean, timeoutMs = 30_000): Promise<SessionDetail> {
+export async function waitSession(
+  device: DeviceHandle,
+  sessionId: string,
+  what: string,
+  probe: (detail: SessionDetail) => boolean,
+  timeoutMs = 30_000,
+): Promise<SessionDetail> {
   let last: SessionDetail | null = null;
   try {
-    return await waitFor(what, async () => {
-      last = await device.client.call('getSession', { sessionId });
-      return last && probe(last) ? last : undefined;
-    }, timeoutMs, 100);
+    return await waitFor(
+      what,
+      async () => {
+        last = await device.client.call('getSession', { sessionId });
+        return last && probe(last) ? last : undefined;
+      },
+      timeoutMs,
+      100,
+    );
   } catch (error) {
     // Say what the device saw and logged, so a failure on a busy machine can be read afterwards.
     const seen = JSON.stringify(last, (key, value: unknown) => (key === 'transcript' ? undefined : value));
-    throw new Error(`${(error as Error).message}\n${device.name} last saw: ${seen}\n${device.name} log:\n${device.process.stderr().slice(-4000)}`);
+    throw new Error(
+      `${(error as Error).message}\n${device.name} last saw: ${seen}\n${device.name} log:\n${device.process.stderr().slice(-4000)}`,
+    );
   }
 }
 

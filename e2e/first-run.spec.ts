@@ -20,7 +20,17 @@ test.beforeAll(async () => {
   const env = { ...process.env, HOME: dir };
   backend = await startBaton(['backend', '--data', join(dir, 'backend'), '--port', '0'], 'backend: ', env);
   for (const name of ['laptop', 'desktop']) {
-    const args = ['device', '--profile', join(dir, name), '--backend', backend.url, '--name', name, '--workspace-root', join(dir, `${name}-ws`)];
+    const args = [
+      'device',
+      '--profile',
+      join(dir, name),
+      '--backend',
+      backend.url,
+      '--name',
+      name,
+      '--workspace-root',
+      join(dir, `${name}-ws`),
+    ];
     devices.push(await startBaton(args, 'ui: ', env));
   }
 });

@@ -8,7 +8,16 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { expect, test } from '@playwright/test';
 import { holdTarget } from '../dev-env/two-devices.ts';
-import { description, openSession, startDemoSessionInUi, openWorld, runView, screenshots, watchStepper, type World } from './support/devices.ts';
+import {
+  description,
+  openSession,
+  startDemoSessionInUi,
+  openWorld,
+  runView,
+  screenshots,
+  watchStepper,
+  type World,
+} from './support/devices.ts';
 
 const TITLE = 'Fix the flaky parser test';
 
@@ -31,10 +40,19 @@ const git = (cwd: string, args: string[]) => execFileSync('git', args, { cwd, en
 test('starts a demo-agent session on the laptop: agent map and ownership strip appear', async () => {
   const testInfo = test.info();
   const { page } = world.laptop;
-  world.devices.sandbox.commitFile(world.devices.repo, 'src/parser.ts', 'export const parse = (s: string) => s.trim();\n', 'Add the parser');
+  world.devices.sandbox.commitFile(
+    world.devices.repo,
+    'src/parser.ts',
+    'export const parse = (s: string) => s.trim();\n',
+    'Add the parser',
+  );
   world.devices.sandbox.push(world.devices.repo);
 
-  await startDemoSessionInUi(page, { workspace: world.devices.repo, title: TITLE, prompt: 'Find out why the parser test fails one run in five.' });
+  await startDemoSessionInUi(page, {
+    workspace: world.devices.repo,
+    title: TITLE,
+    prompt: 'Find out why the parser test fails one run in five.',
+  });
 
   const view = runView(page);
   await expect(page.getByRole('heading', { level: 1 })).toHaveText(TITLE);
@@ -103,20 +121,29 @@ test('moves the session to the desktop: both show the desktop as owner at genera
   await expect(laptop.move).toBeDisabled();
 
   // The desktop's clone is at the laptop's commit.
-  const detail = await world.desktop.device.client.call('getSession', { sessionId: (await world.desktop.device.client.call('listSessions', {}))[0]!.id });
+  const detail = await world.desktop.device.client.call('getSession', {
+    sessionId: (await world.desktop.device.client.call('listSessions', {}))[0]!.id,
+  });
   workspaceOnDesktop = detail!.workspace;
   expect(git(workspaceOnDesktop, ['rev-parse', 'HEAD'])).toBe(git(world.devices.repo, ['rev-parse', 'HEAD']));
 
   stopBridge();
   console.log(`device event latency on the bridge (laptop): ${bridge.join(', ')}`);
   const latencies: number[] = [];
-  for (const [name, read] of [['laptop', readLaptopLatency], ['desktop', readDesktopLatency]] as const) {
+  for (const [name, read] of [
+    ['laptop', readLaptopLatency],
+    ['desktop', readDesktopLatency],
+  ] as const) {
     const seen = await read();
     latencies.push(...seen.map((s) => s.latencyMs));
-    console.log(`ownership strip latency after a backend transition (${name} window): ${seen.map((s) => `${s.state} ${s.latencyMs} ms`).join(', ')}`);
+    console.log(
+      `ownership strip latency after a backend transition (${name} window): ${seen.map((s) => `${s.state} ${s.latencyMs} ms`).join(', ')}`,
+    );
   }
   latencies.sort((a, b) => a - b);
-  console.log(`ownership strip latency: median ${latencies[Math.floor(latencies.length / 2)]} ms, max ${latencies.at(-1)} ms over ${latencies.length} transitions in both windows (aim < 100 ms)`);
+  console.log(
+    `ownership strip latency: median ${latencies[Math.floor(latencies.length / 2)]} ms, max ${latencies.at(-1)} ms over ${latencies.length} transitions in both windows (aim < 100 ms)`,
+  );
   expect(latencies.length).toBeGreaterThan(0);
 });
 

@@ -25,7 +25,11 @@ test.beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'baton-e2e-isolation-'));
   const env = { ...process.env, HOME: dir };
   backend = await startBaton(['backend', '--data', join(dir, 'backend'), '--port', '0'], 'backend: ', env);
-  device = await startBaton(['device', '--profile', join(dir, 'profile'), '--backend', backend.url, '--name', 'sandboxed', '--create-account'], 'ui: ', env);
+  device = await startBaton(
+    ['device', '--profile', join(dir, 'profile'), '--backend', backend.url, '--name', 'sandboxed', '--create-account'],
+    'ui: ',
+    env,
+  );
 });
 
 test.afterAll(async () => {
@@ -36,45 +40,49 @@ test.afterAll(async () => {
 
 test('the renderer works on the preload API alone and reaches no Node or require', async ({ page }) => {
   // Stand in for the preload: a frozen object with exactly the preload's members, bridged to the device.
-  await page.addInitScript(({ methods, events }) => {
-    const token = new URLSearchParams(location.search).get('token') ?? '';
-    const socket = new WebSocket(`ws://${location.host}/api?token=${encodeURIComponent(token)}`);
-    const pending = new Map<number, { resolve(v: unknown): void; reject(e: Error): void }>();
-    const listeners = new Map<string, Set<(payload: unknown) => void>>();
-    const queue: string[] = [];
-    const calls: string[] = [];
-    let nextId = 0;
-    socket.onopen = () => queue.splice(0).forEach((message) => socket.send(message));
-    socket.onmessage = (event) => {
-      const message = JSON.parse(String(event.data));
-      if (message.event) return listeners.get(message.event)?.forEach((listener) => listener(message.payload));
-      const waiter = pending.get(message.id);
-      pending.delete(message.id);
-      if (message.ok) waiter?.resolve(message.result);
-      else waiter?.reject(new Error(message.error.message));
-    };
-    const bridge: Record<string, unknown> = {};
-    for (const method of methods) {
-      bridge[method] = (input: unknown) => new Promise((resolve, reject) => {
-        calls.push(method);
-        const id = ++nextId;
-        pending.set(id, { resolve, reject });
-        const text = JSON.stringify({ id, method, input });
-        if (socket.readyState === WebSocket.OPEN) socket.send(text);
-        else queue.push(text);
-      });
-    }
-    for (const event of events) {
-      bridge[`on${event[0]!.toUpperCase()}${event.slice(1)}`] = (listener: (payload: unknown) => void) => {
-        const set = listeners.get(event) ?? new Set();
-        set.add(listener);
-        listeners.set(event, set);
-        return () => set.delete(listener);
+  await page.addInitScript(
+    ({ methods, events }) => {
+      const token = new URLSearchParams(location.search).get('token') ?? '';
+      const socket = new WebSocket(`ws://${location.host}/api?token=${encodeURIComponent(token)}`);
+      const pending = new Map<number, { resolve(v: unknown): void; reject(e: Error): void }>();
+      const listeners = new Map<string, Set<(payload: unknown) => void>>();
+      const queue: string[] = [];
+      const calls: string[] = [];
+      let nextId = 0;
+      socket.onopen = () => queue.splice(0).forEach((message) => socket.send(message));
+      socket.onmessage = (event) => {
+        const message = JSON.parse(String(event.data));
+        if (message.event) return listeners.get(message.event)?.forEach((listener) => listener(message.payload));
+        const waiter = pending.get(message.id);
+        pending.delete(message.id);
+        if (message.ok) waiter?.resolve(message.result);
+        else waiter?.reject(new Error(message.error.message));
       };
-    }
-    Object.defineProperty(window, 'baton', { value: Object.freeze(bridge), enumerable: true });
-    Object.defineProperty(window, '__batonCalls', { value: calls });
-  }, { methods: METHOD_NAMES as string[], events: EVENT_NAMES as string[] });
+      const bridge: Record<string, unknown> = {};
+      for (const method of methods) {
+        bridge[method] = (input: unknown) =>
+          new Promise((resolve, reject) => {
+            calls.push(method);
+            const id = ++nextId;
+            pending.set(id, { resolve, reject });
+            const text = JSON.stringify({ id, method, input });
+            if (socket.readyState === WebSocket.OPEN) socket.send(text);
+            else queue.push(text);
+          });
+      }
+      for (const event of events) {
+        bridge[`on${event[0]!.toUpperCase()}${event.slice(1)}`] = (listener: (payload: unknown) => void) => {
+          const set = listeners.get(event) ?? new Set();
+          set.add(listener);
+          listeners.set(event, set);
+          return () => set.delete(listener);
+        };
+      }
+      Object.defineProperty(window, 'baton', { value: Object.freeze(bridge), enumerable: true });
+      Object.defineProperty(window, '__batonCalls', { value: calls });
+    },
+    { methods: METHOD_NAMES as string[], events: EVENT_NAMES as string[] },
+  );
 
   const consoleErrors: string[] = [];
   page.on('console', (message) => {
@@ -105,14 +113,26 @@ test('the renderer works on the preload API alone and reaches no Node or require
     document.head.append(inline);
     await new Promise((resolve) => setTimeout(resolve, 200));
     return {
-      require: typeof scope['require'], process: typeof scope['process'], module: typeof scope['module'],
-      Buffer: typeof scope['Buffer'], global: typeof scope['global'], __dirname: typeof scope['__dirname'],
-      stringTimerRan: scope['__stringTimerRan'] === true, inlineRan: scope['__inlineRan'] === true,
+      require: typeof scope['require'],
+      process: typeof scope['process'],
+      module: typeof scope['module'],
+      Buffer: typeof scope['Buffer'],
+      global: typeof scope['global'],
+      __dirname: typeof scope['__dirname'],
+      stringTimerRan: scope['__stringTimerRan'] === true,
+      inlineRan: scope['__inlineRan'] === true,
       violations: [...new Set(violations)].sort(),
     };
   });
   expect(reach).toEqual({
-    require: 'undefined', process: 'undefined', module: 'undefined', Buffer: 'undefined', global: 'undefined', __dirname: 'undefined',
-    stringTimerRan: false, inlineRan: false, violations: ['script-src-elem', 'script-src'].sort(),
+    require: 'undefined',
+    process: 'undefined',
+    module: 'undefined',
+    Buffer: 'undefined',
+    global: 'undefined',
+    __dirname: 'undefined',
+    stringTimerRan: false,
+    inlineRan: false,
+    violations: ['script-src-elem', 'script-src'].sort(),
   });
 });

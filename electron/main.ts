@@ -19,10 +19,21 @@ declare const MAIN_WINDOW_VITE_DEV_SERVER_URL: string | undefined;
 declare const MAIN_WINDOW_VITE_NAME: string;
 
 const CSP = [
-  "default-src 'none'", "script-src 'self'", "style-src 'self'", "img-src 'self' data:", "font-src 'self'",
-  "connect-src 'self'", "base-uri 'none'", "form-action 'none'", "object-src 'none'", "frame-ancestors 'none'",
+  "default-src 'none'",
+  "script-src 'self'",
+  "style-src 'self'",
+  "img-src 'self' data:",
+  "font-src 'self'",
+  "connect-src 'self'",
+  "base-uri 'none'",
+  "form-action 'none'",
+  "object-src 'none'",
+  "frame-ancestors 'none'",
 ].join('; ');
-const DEV_CSP = CSP.replace("script-src 'self'", "script-src 'self' 'unsafe-inline'").replace("connect-src 'self'", "connect-src 'self' ws://localhost:*");
+const DEV_CSP = CSP.replace("script-src 'self'", "script-src 'self' 'unsafe-inline'").replace(
+  "connect-src 'self'",
+  "connect-src 'self' ws://localhost:*",
+);
 
 const here = import.meta.dirname;
 const devServer = typeof MAIN_WINDOW_VITE_DEV_SERVER_URL === 'string' ? MAIN_WINDOW_VITE_DEV_SERVER_URL : undefined;
@@ -38,12 +49,17 @@ const renderer: TrustedRenderer = { webContents: () => (window && !window.isDest
 
 async function ready(): Promise<void> {
   const settings = openSettings(app.getPath('userData'), app.getPath('home'));
-  if (!safeStorageUsable()) console.error('[baton] the OS keychain is not available: device keys are protected only by file permissions here.');
+  if (!safeStorageUsable())
+    console.error('[baton] the OS keychain is not available: device keys are protected only by file permissions here.');
   const device = createEnrollingDevice({
     profileDir: settings.get('profileDir'),
     suggestedDeviceName: hostname(),
     secretStore: safeStorageSecretStore,
-    runtime: { ...DEFAULT_RUNTIME_TIMING, workspaceRoot: settings.get('workspaceRoot'), log: (message) => console.error(`[baton] ${message}`) },
+    runtime: {
+      ...DEFAULT_RUNTIME_TIMING,
+      workspaceRoot: settings.get('workspaceRoot'),
+      log: (message) => console.error(`[baton] ${message}`),
+    },
   });
   lockDownSession(devServer ? DEV_CSP : CSP);
   registerDeviceApi(ipcMain, () => device.handlers(), renderer);
@@ -51,7 +67,13 @@ async function ready(): Promise<void> {
   await device.start().catch((error: unknown) => console.error(`[baton] device start failed: ${(error as Error).message}`));
 
   const open = () => {
-    window = createMainWindow({ preloadPath: join(here, 'preload.js'), rendererUrl, origin, bounds: settings.get('windowBounds'), csp: CSP });
+    window = createMainWindow({
+      preloadPath: join(here, 'preload.js'),
+      rendererUrl,
+      origin,
+      bounds: settings.get('windowBounds'),
+      csp: CSP,
+    });
     window.on('close', () => {
       if (window) settings.set('windowBounds', window.getBounds());
     });

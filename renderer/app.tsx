@@ -18,10 +18,20 @@ export function App() {
   const [creating, setCreating] = useState(false);
 
   if (status === null) {
-    return <main className="app-loading"><p className="muted" role="status">Connecting to this device…</p></main>;
+    return (
+      <main className="app-loading">
+        <p className="muted" role="status">
+          Connecting to this device…
+        </p>
+      </main>
+    );
   }
   if (!status.enrolled) {
-    return <main className="app-first-run"><FirstRun /></main>;
+    return (
+      <main className="app-first-run">
+        <FirstRun />
+      </main>
+    );
   }
   return (
     <div className="app">

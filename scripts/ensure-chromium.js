@@ -15,13 +15,15 @@ if (!existsSync(path)) {
   const isRoot = typeof process.getuid === 'function' && process.getuid() === 0;
   const hasApt = existsSync('/usr/bin/apt-get');
   if (isRoot && hasApt && !process.env.CHROMIUM_PATH) {
-    console.log('baton: the e2e tests need Chromium; installing Debian\'s chromium package (apt-get install chromium)…');
+    console.log("baton: the e2e tests need Chromium; installing Debian's chromium package (apt-get install chromium)…");
     if (!run('apt-get', ['update', '-qq']) || !run('apt-get', ['install', '-y', '-qq', 'chromium'])) {
       console.error('baton: installing chromium failed; install it yourself and run the tests again.');
       process.exit(1);
     }
   } else {
-    console.error(`baton: the e2e tests need Chromium at ${path}. Install it (Debian/Ubuntu: sudo apt-get install chromium) or set CHROMIUM_PATH.`);
+    console.error(
+      `baton: the e2e tests need Chromium at ${path}. Install it (Debian/Ubuntu: sudo apt-get install chromium) or set CHROMIUM_PATH.`,
+    );
     process.exit(1);
   }
 }

@@ -28,7 +28,8 @@ function whyNoElectron() {
   if (!existsSync(pathFile)) return 'the Electron binary was not downloaded on this machine (node_modules/electron/path.txt is missing)';
   const binary = join(electronPackage, 'dist', readFileSync(pathFile, 'utf8').trim());
   if (!existsSync(binary)) return `the Electron binary is missing (${binary})`;
-  if (process.platform === 'linux' && !process.env.DISPLAY && !process.env.WAYLAND_DISPLAY) return 'there is no display (neither DISPLAY nor WAYLAND_DISPLAY is set)';
+  if (process.platform === 'linux' && !process.env.DISPLAY && !process.env.WAYLAND_DISPLAY)
+    return 'there is no display (neither DISPLAY nor WAYLAND_DISPLAY is set)';
   return null;
 }
 
@@ -87,7 +88,16 @@ async function ensureRenderer() {
   const sources = Math.max(newestUnder(join(root, 'renderer')), newestUnder(join(root, 'shared')));
   if (existsSync(built) && statSync(built).mtimeMs >= sources) return;
   console.log('baton: building the renderer…');
-  const code = await exited(run(process.execPath, [join(root, 'node_modules', 'vite', 'bin', 'vite.js'), 'build', '--config', 'vite.renderer.config.ts', '--logLevel', 'warn']));
+  const code = await exited(
+    run(process.execPath, [
+      join(root, 'node_modules', 'vite', 'bin', 'vite.js'),
+      'build',
+      '--config',
+      'vite.renderer.config.ts',
+      '--logLevel',
+      'warn',
+    ]),
+  );
   if (code !== 0) throw new Error('the renderer build failed');
 }
 
@@ -101,9 +111,20 @@ async function headless() {
     console.log(`baton: starting a local backend (data in ${join(home, 'backend')})`);
     await runBaton(['backend', '--data', join(home, 'backend'), '--port', String(LOCAL_BACKEND_PORT)], 'backend: ');
   }
-  const args = ['device', '--profile', profileDir, '--backend', backendUrl, '--port', process.env.BATON_UI_PORT ?? '0', '--name', process.env.BATON_NAME ?? hostname()];
+  const args = [
+    'device',
+    '--profile',
+    profileDir,
+    '--backend',
+    backendUrl,
+    '--port',
+    process.env.BATON_UI_PORT ?? '0',
+    '--name',
+    process.env.BATON_NAME ?? hostname(),
+  ];
   // A new profile gets the set-up screen (create an account or join), unless an invite is given.
-  if (profile?.status !== 'enrolled' && profile?.status !== 'pending' && process.env.BATON_INVITE) args.push('--join', process.env.BATON_INVITE);
+  if (profile?.status !== 'enrolled' && profile?.status !== 'pending' && process.env.BATON_INVITE)
+    args.push('--join', process.env.BATON_INVITE);
   const { child, value } = await runBaton(args, 'ui: ');
   console.log(`\nbaton: open ${value} in a browser (profile ${profileDir}). Ctrl+C stops it.`);
   return exited(child);
@@ -117,7 +138,8 @@ process.on('SIGTERM', () => stopAll('SIGTERM'));
 
 async function main() {
   const why = whyNoElectron();
-  if (why === null) return exited(run(process.execPath, [join(root, 'node_modules', '@electron-forge', 'cli', 'dist', 'electron-forge.js'), 'start']));
+  if (why === null)
+    return exited(run(process.execPath, [join(root, 'node_modules', '@electron-forge', 'cli', 'dist', 'electron-forge.js'), 'start']));
   console.log(`baton: not starting the desktop app because ${why}.`);
   console.log('baton: running the headless device instead: the same app, served to your browser on 127.0.0.1.\n');
   return headless();

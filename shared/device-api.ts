@@ -192,4 +192,11 @@ export interface DeviceApiEvents {
 }
 
 export type DeviceApiEvent = keyof DeviceApiEvents;
-export const EVENT_NAMES: readonly DeviceApiEvent[] = ['statusChanged', 'sessionsChanged', 'sessionChanged', 'sessionActivity', 'handoffChanged', 'devicesChanged'];
+export const EVENT_NAMES: readonly DeviceApiEvent[] = [
+  'statusChanged',
+  'sessionsChanged',
+  'sessionChanged',
+  'sessionActivity',
+  'handoffChanged',
+  'devicesChanged',
+];

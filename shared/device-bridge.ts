@@ -5,8 +5,12 @@
  */
 import { z } from 'zod';
 import {
-  EVENT_NAMES, inputs,
-  type DeviceApiEvent, type DeviceApiEvents, type DeviceApiHandlers, type DeviceApiMethod,
+  EVENT_NAMES,
+  inputs,
+  type DeviceApiEvent,
+  type DeviceApiEvents,
+  type DeviceApiHandlers,
+  type DeviceApiMethod,
 } from './device-api.ts';
 
 /** The path of the WebSocket bridge on the headless host. */
@@ -31,9 +35,7 @@ export interface BridgeError {
   details?: Record<string, unknown>;
 }
 
-export type BridgeResponse =
-  | { id: number; ok: true; result: unknown }
-  | { id: number; ok: false; error: BridgeError };
+export type BridgeResponse = { id: number; ok: true; result: unknown } | { id: number; ok: false; error: BridgeError };
 
 export type BridgeEvent = { [E in DeviceApiEvent]: { event: E; payload: DeviceApiEvents[E] } }[DeviceApiEvent];
 
@@ -69,7 +71,11 @@ export function buildDeviceApiClient(
 
 /** A refused device API call, carried to the renderer with its code. */
 export class DeviceApiError extends Error {
-  constructor(readonly code: BridgeError['code'], message: string, readonly details?: Record<string, unknown>) {
+  constructor(
+    readonly code: BridgeError['code'],
+    message: string,
+    readonly details?: Record<string, unknown>,
+  ) {
     super(message);
     this.name = 'DeviceApiError';
   }

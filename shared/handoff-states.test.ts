@@ -1,7 +1,15 @@
 import { describe, expect, it } from 'vitest';
 import {
-  CANCELLABLE_STATES, FORWARD_STATES, HANDOFF_STATES, TRANSITIONS, isCancellable, mayTransition, reachedAt, stepIndex,
-  type HandoffRole, type HandoffState,
+  CANCELLABLE_STATES,
+  FORWARD_STATES,
+  HANDOFF_STATES,
+  TRANSITIONS,
+  isCancellable,
+  mayTransition,
+  reachedAt,
+  stepIndex,
+  type HandoffRole,
+  type HandoffState,
 } from './handoff-states.ts';
 
 const roles: HandoffRole[] = ['source', 'target', 'user', 'backend'];
@@ -14,8 +22,9 @@ const expected = new Set<string>([
   'source-relinquished-and-checkpointed>ownership-transferred>target',
   'ownership-transferred>target-activating>target',
   'target-activating>completed>target',
-  ...['requested', 'target-prepared', 'source-quiescing', 'source-relinquished-and-checkpointed']
-    .flatMap((from) => roles.map((role) => `${from}>cancelled>${role}`)),
+  ...['requested', 'target-prepared', 'source-quiescing', 'source-relinquished-and-checkpointed'].flatMap((from) =>
+    roles.map((role) => `${from}>cancelled>${role}`),
+  ),
   'ownership-transferred>cancelled>target',
   'target-activating>cancelled>target',
 ]);
@@ -54,7 +63,11 @@ describe('the handoff state machine table', () => {
   });
 
   it('tells when a history reached a state, and nothing for one it never reached', () => {
-    const history = [{ state: 'requested', at: 10 }, { state: 'target-prepared', at: 25 }, { state: 'cancelled', at: 40 }] as const;
+    const history = [
+      { state: 'requested', at: 10 },
+      { state: 'target-prepared', at: 25 },
+      { state: 'cancelled', at: 40 },
+    ] as const;
     expect(reachedAt(history, 'target-prepared')).toBe(25);
     expect(reachedAt(history, 'ownership-transferred')).toBeUndefined();
   });

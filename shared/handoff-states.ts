@@ -49,16 +49,56 @@ const anyone: readonly HandoffRole[] = ['source', 'target', 'user', 'backend'];
 
 /** Every allowed transition. Any pair not listed here is illegal. */
 export const TRANSITIONS: readonly TransitionRule[] = [
-  { from: 'requested', to: 'target-prepared', by: ['target'], meaning: 'target can open the workspace, has the provider and key version, fetched the branch' },
-  { from: 'target-prepared', to: 'source-quiescing', by: ['source'], meaning: 'source durably rejects input and waits for the provider turn to end' },
-  { from: 'source-quiescing', to: 'source-relinquished-and-checkpointed', by: ['source'], meaning: 'readiness re-checked, checkpoint built, sealed and uploaded' },
-  { from: 'source-relinquished-and-checkpointed', to: 'ownership-transferred', by: ['target'], meaning: 'target claims; the backend increments the generation and sets the owner in one transaction' },
-  { from: 'ownership-transferred', to: 'target-activating', by: ['target'], meaning: 'target is about to fetch, verify, unseal, pin and resume' },
+  {
+    from: 'requested',
+    to: 'target-prepared',
+    by: ['target'],
+    meaning: 'target can open the workspace, has the provider and key version, fetched the branch',
+  },
+  {
+    from: 'target-prepared',
+    to: 'source-quiescing',
+    by: ['source'],
+    meaning: 'source durably rejects input and waits for the provider turn to end',
+  },
+  {
+    from: 'source-quiescing',
+    to: 'source-relinquished-and-checkpointed',
+    by: ['source'],
+    meaning: 'readiness re-checked, checkpoint built, sealed and uploaded',
+  },
+  {
+    from: 'source-relinquished-and-checkpointed',
+    to: 'ownership-transferred',
+    by: ['target'],
+    meaning: 'target claims; the backend increments the generation and sets the owner in one transaction',
+  },
+  {
+    from: 'ownership-transferred',
+    to: 'target-activating',
+    by: ['target'],
+    meaning: 'target is about to fetch, verify, unseal, pin and resume',
+  },
   { from: 'target-activating', to: 'completed', by: ['target'], meaning: 'provider resumed; resume path and drift report recorded' },
-  ...CANCELLABLE_STATES.map((from) => ({ from, to: 'cancelled' as const, by: anyone, meaning: 'cancelled before the transfer; the source keeps the session' })),
+  ...CANCELLABLE_STATES.map((from) => ({
+    from,
+    to: 'cancelled' as const,
+    by: anyone,
+    meaning: 'cancelled before the transfer; the source keeps the session',
+  })),
   // After the transfer only the target may end the handoff, when activation fails; it keeps ownership.
-  { from: 'ownership-transferred', to: 'cancelled', by: ['target'], meaning: 'activation failed after the transfer; the target keeps ownership and needs attention' },
-  { from: 'target-activating', to: 'cancelled', by: ['target'], meaning: 'activation failed after the transfer; the target keeps ownership and needs attention' },
+  {
+    from: 'ownership-transferred',
+    to: 'cancelled',
+    by: ['target'],
+    meaning: 'activation failed after the transfer; the target keeps ownership and needs attention',
+  },
+  {
+    from: 'target-activating',
+    to: 'cancelled',
+    by: ['target'],
+    meaning: 'activation failed after the transfer; the target keeps ownership and needs attention',
+  },
 ];
 
 /** The rule for `from → to`, or undefined when the pair is illegal. */

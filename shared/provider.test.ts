@@ -14,12 +14,18 @@ describe('provider contract', () => {
   });
 
   it('rejects resume data of an unknown provider or without a format', () => {
-    expect(checkResumeData({ provider: 'gpt', format: 'x', sessionId: null, payload: null })).toMatchObject({ ok: false, code: 'invalid_resume_data' });
+    expect(checkResumeData({ provider: 'gpt', format: 'x', sessionId: null, payload: null })).toMatchObject({
+      ok: false,
+      code: 'invalid_resume_data',
+    });
     expect(checkResumeData({ provider: 'demo', sessionId: null, payload: null })).toMatchObject({ ok: false, code: 'invalid_resume_data' });
   });
 
   it('rejects resume data over the size bound', () => {
     const payload = 'é'.repeat(RESUME_DATA_MAX_BYTES / 2 + 1);
-    expect(checkResumeData({ provider: 'demo', format: 'demo/state@1', sessionId: null, payload })).toMatchObject({ ok: false, code: 'resume_data_too_large' });
+    expect(checkResumeData({ provider: 'demo', format: 'demo/state@1', sessionId: null, payload })).toMatchObject({
+      ok: false,
+      code: 'resume_data_too_large',
+    });
   });
 });

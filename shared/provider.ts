@@ -111,7 +111,8 @@ function utf8Length(text: string): number {
 /** Accepts only well-formed, JSON-safe resume data within RESUME_DATA_MAX_BYTES. */
 export function checkResumeData(value: unknown): Result<ResumeData, 'invalid_resume_data' | 'resume_data_too_large'> {
   const parsed = resumeDataSchema.safeParse(value);
-  if (!parsed.success) return { ok: false, code: 'invalid_resume_data', message: `Resume data is malformed: ${parsed.error.issues[0]?.message ?? 'unknown'}` };
+  if (!parsed.success)
+    return { ok: false, code: 'invalid_resume_data', message: `Resume data is malformed: ${parsed.error.issues[0]?.message ?? 'unknown'}` };
   const size = utf8Length(JSON.stringify(parsed.data));
   if (size > RESUME_DATA_MAX_BYTES) {
     return { ok: false, code: 'resume_data_too_large', message: `Resume data is ${size} bytes; the limit is ${RESUME_DATA_MAX_BYTES}.` };

@@ -4,24 +4,28 @@
  */
 
 export const SOURCE_BLOCKER_CODES = [
-  'dirty_tree', 'unpushed_commits', 'no_upstream', 'detached_head', 'operation_in_progress',
+  'dirty_tree',
+  'unpushed_commits',
+  'no_upstream',
+  'detached_head',
+  'operation_in_progress',
   /** The workspace path is missing or is not a git repository. */
   'not_a_repository',
 ] as const;
 export const TARGET_BLOCKER_CODES = [
-  'target_offline', 'target_not_enrolled', 'target_cannot_open_workspace', 'target_missing_provider', 'target_missing_key_version',
+  'target_offline',
+  'target_not_enrolled',
+  'target_cannot_open_workspace',
+  'target_missing_provider',
+  'target_missing_key_version',
 ] as const;
 export const SESSION_BLOCKER_CODES = ['not_owner', 'handoff_in_progress'] as const;
 
 export type BlockerCode =
-  | (typeof SOURCE_BLOCKER_CODES)[number]
-  | (typeof TARGET_BLOCKER_CODES)[number]
-  | (typeof SESSION_BLOCKER_CODES)[number];
+  (typeof SOURCE_BLOCKER_CODES)[number] | (typeof TARGET_BLOCKER_CODES)[number] | (typeof SESSION_BLOCKER_CODES)[number];
 
 /** A remediation the UI may offer as an explicit user act (never run automatically). */
-export type RemediationAction =
-  | { kind: 'push'; repo: string }
-  | { kind: 'commit'; repo: string };
+export type RemediationAction = { kind: 'push'; repo: string } | { kind: 'commit'; repo: string };
 
 export interface Blocker {
   code: BlockerCode;

@@ -24,7 +24,12 @@ describe('request signatures', () => {
   });
 
   it('reads the four headers and refuses missing or malformed ones', () => {
-    const good = { 'x-baton-device': 'device_0000000001', 'x-baton-timestamp': '1700000000000', 'x-baton-nonce': 'nonce-nonce-nonce-1', 'x-baton-signature': 'AAAA' };
+    const good = {
+      'x-baton-device': 'device_0000000001',
+      'x-baton-timestamp': '1700000000000',
+      'x-baton-nonce': 'nonce-nonce-nonce-1',
+      'x-baton-signature': 'AAAA',
+    };
     expect(readSignatureHeaders(good)).toMatchObject({ ok: true, value: { deviceId: 'device_0000000001', timestamp: 1700000000000 } });
     expect(readSignatureHeaders({ ...good, 'x-baton-signature': undefined })).toMatchObject({ ok: false, code: 'unauthorized' });
     expect(readSignatureHeaders({ ...good, 'x-baton-timestamp': '17e12' })).toMatchObject({ ok: false, code: 'unauthorized' });

@@ -16,7 +16,10 @@ export interface ReceivedBlob {
 export class BlobFiles {
   private readonly tmpDir: string;
 
-  constructor(private readonly dir: string, readonly maxBytes: number) {
+  constructor(
+    private readonly dir: string,
+    readonly maxBytes: number,
+  ) {
     this.tmpDir = join(dir, 'tmp');
     mkdirSync(this.tmpDir, { recursive: true });
   }
@@ -48,7 +51,9 @@ export class BlobFiles {
       });
       const finish = () => {
         if (tooLarge) {
-          void rm(tempPath, { force: true }).then(() => resolve(fail('body_too_large', `the blob is larger than ${this.maxBytes} bytes`, { limit: this.maxBytes })));
+          void rm(tempPath, { force: true }).then(() =>
+            resolve(fail('body_too_large', `the blob is larger than ${this.maxBytes} bytes`, { limit: this.maxBytes })),
+          );
           return;
         }
         out.end(() => resolve(ok({ tempPath, sha256: hash.digest('hex'), size })));

@@ -60,7 +60,11 @@ describe('request authentication', () => {
   });
 
   it('refuses a signature made with another key', async () => {
-    const impostor = createBackendClient({ baseUrl: backend.url, signer: keyObjectSigner(alice.id, generateKeyPairSync('ed25519').privateKey), clock });
+    const impostor = createBackendClient({
+      baseUrl: backend.url,
+      signer: keyObjectSigner(alice.id, generateKeyPairSync('ed25519').privateKey),
+      clock,
+    });
     const result = await impostor.call('listSessions');
     expect(!result.ok && [result.status, result.code]).toEqual([401, 'unauthorized']);
   });
@@ -68,9 +72,17 @@ describe('request authentication', () => {
   it('refuses a signature over a different body than the one sent', async () => {
     const path = '/v1/sessions';
     const headers = signatureHeaders(alice.signer, 'POST', path, Buffer.from('{"sessionId":"x"}'), now);
-    const response = await fetch(`${backend.url}${path}`, { method: 'POST', headers, body: JSON.stringify({ sessionId: newId(), sealedMeta: 'aa' }) });
+    const response = await fetch(`${backend.url}${path}`, {
+      method: 'POST',
+      headers,
+      body: JSON.stringify({ sessionId: newId(), sealedMeta: 'aa' }),
+    });
     expect(response.status).toBe(401);
-    const junk = await fetch(`${backend.url}${path}`, { method: 'POST', headers: signatureHeaders(alice.signer, 'POST', path, Buffer.from('{}'), now), body: '{not json' });
+    const junk = await fetch(`${backend.url}${path}`, {
+      method: 'POST',
+      headers: signatureHeaders(alice.signer, 'POST', path, Buffer.from('{}'), now),
+      body: '{not json',
+    });
     expect(junk.status).toBe(401);
   });
 
@@ -95,7 +107,9 @@ describe('request authentication', () => {
 
   it('answers 404 for every resource of another account', async () => {
     const handoffId = newId();
-    expect((await alice.client.call('createHandoff', { body: { handoffId, sessionId, targetDeviceId: aliceTablet.id, generation: 1 } })).ok).toBe(true);
+    expect(
+      (await alice.client.call('createHandoff', { body: { handoffId, sessionId, targetDeviceId: aliceTablet.id, generation: 1 } })).ok,
+    ).toBe(true);
     const blob = Buffer.from('alice only');
     const digest = createHash('sha256').update(blob).digest('hex');
     expect((await alice.client.putBlob(digest, blob)).ok).toBe(true);
@@ -104,7 +118,10 @@ describe('request authentication', () => {
       await bob.client.call('listEvents', { params: { sessionId } }),
       await bob.client.call('appendEvent', { params: { sessionId }, body: { generation: 1, sealedBody: opaque() } }),
       await bob.client.call('getHandoff', { params: { handoffId } }),
-      await bob.client.call('transitionHandoff', { params: { handoffId }, body: { from: 'requested', to: 'cancelled', generation: 1, reason: { code: 'user_cancelled', message: 'x' } } }),
+      await bob.client.call('transitionHandoff', {
+        params: { handoffId },
+        body: { from: 'requested', to: 'cancelled', generation: 1, reason: { code: 'user_cancelled', message: 'x' } },
+      }),
       await bob.client.call('revokeDevice', { params: { deviceId: aliceTablet.id }, body: {} }),
       await bob.client.call('createHandoff', { body: { handoffId: newId(), sessionId, targetDeviceId: aliceTablet.id, generation: 1 } }),
       await bob.client.getBlob(digest),
@@ -113,7 +130,14 @@ describe('request authentication', () => {
     expect(await sessionsOf(bob)).toEqual([]);
     const handoff = await alice.client.call('getHandoff', { params: { handoffId } });
     expect(handoff.ok && handoff.value.handoff.state).toBe('requested');
-    expect((await alice.client.call('transitionHandoff', { params: { handoffId }, body: { from: 'requested', to: 'cancelled', generation: 1, reason: { code: 'user_cancelled', message: 'done' } } })).ok).toBe(true);
+    expect(
+      (
+        await alice.client.call('transitionHandoff', {
+          params: { handoffId },
+          body: { from: 'requested', to: 'cancelled', generation: 1, reason: { code: 'user_cancelled', message: 'done' } },
+        })
+      ).ok,
+    ).toBe(true);
   });
 
   it('refuses every request of a revoked device at once, closes its push stream and ends its pending handoffs', async () => {
@@ -123,19 +147,32 @@ describe('request authentication', () => {
     const errors: string[] = [];
     let opened!: () => void;
     const open = new Promise<void>((resolve) => (opened = resolve));
-    const close = openPushStream(doomed.client, () => undefined, { onOpen: () => opened(), onError: (e) => errors.push(e.code) }, { initialBackoffMs: 10 });
+    const close = openPushStream(
+      doomed.client,
+      () => undefined,
+      { onOpen: () => opened(), onError: (e) => errors.push(e.code) },
+      { initialBackoffMs: 10 },
+    );
     await open;
     const streams = backend.push.size;
     const moving = newId();
     const session = newId();
     expect((await alice.client.call('createSession', { body: { sessionId: session, sealedMeta: opaque() } })).ok).toBe(true);
-    expect((await alice.client.call('createHandoff', { body: { handoffId: moving, sessionId: session, targetDeviceId: doomed.id, generation: 1 } })).ok).toBe(true);
+    expect(
+      (
+        await alice.client.call('createHandoff', {
+          body: { handoffId: moving, sessionId: session, targetDeviceId: doomed.id, generation: 1 },
+        })
+      ).ok,
+    ).toBe(true);
     const revoked = await alice.client.call('revokeDevice', { params: { deviceId: doomed.id }, body: {} });
     expect(revoked.ok && revoked.value.device.status).toBe('revoked');
     const refused = await doomed.client.call('me');
     expect(!refused.ok && [refused.status, refused.code]).toEqual([401, 'device_revoked']);
     const ended = await alice.client.call('getHandoff', { params: { handoffId: moving } });
-    expect(ended.ok && [ended.value.handoff.state, ended.value.handoff.cancelReason?.code, ended.value.handoff.history.at(-1)?.deviceId]).toEqual(['cancelled', 'device_revoked', null]);
+    expect(
+      ended.ok && [ended.value.handoff.state, ended.value.handoff.cancelReason?.code, ended.value.handoff.history.at(-1)?.deviceId],
+    ).toEqual(['cancelled', 'device_revoked', null]);
     await expect.poll(() => errors.at(-1), { timeout: 2000 }).toBe('device_revoked');
     expect(backend.push.size).toBe(streams - 1);
     close();
@@ -146,7 +183,13 @@ describe('request authentication', () => {
     const inviteId = newId();
     expect((await alice.client.call('createInvite', { body: { inviteId, expiresAt: now + 60_000 } })).ok).toBe(true);
     const join = await pending.client.call('createJoinRequest', {
-      body: { inviteId, deviceId: pending.id, name: pending.name, keys: { signingPublicKey: pending.signingPublicKey, agreementPublicKey: pending.agreementPublicKey }, proof: opaque(16) },
+      body: {
+        inviteId,
+        deviceId: pending.id,
+        name: pending.name,
+        keys: { signingPublicKey: pending.signingPublicKey, agreementPublicKey: pending.agreementPublicKey },
+        proof: opaque(16),
+      },
     });
     if (!join.ok) throw new Error(join.code);
     expect((await pending.client.call('me')).ok).toBe(true);
@@ -154,7 +197,14 @@ describe('request authentication', () => {
     expect(own.ok && own.value.joinRequest.status).toBe('pending');
     const sessions = await pending.client.call('listSessions');
     expect(!sessions.ok && [sessions.status, sessions.code]).toEqual([403, 'forbidden']);
-    expect((await alice.client.call('rejectJoinRequest', { params: { joinRequestId: join.value.joinRequest.id }, body: { reason: 'unknown device' } })).ok).toBe(true);
+    expect(
+      (
+        await alice.client.call('rejectJoinRequest', {
+          params: { joinRequestId: join.value.joinRequest.id },
+          body: { reason: 'unknown device' },
+        })
+      ).ok,
+    ).toBe(true);
     const rejected = await pending.client.call('getJoinRequest', { params: { joinRequestId: join.value.joinRequest.id } });
     expect(rejected.ok && [rejected.value.joinRequest.status, rejected.value.joinRequest.reason]).toEqual(['rejected', 'unknown device']);
   });
@@ -197,7 +247,14 @@ describe('bad input', () => {
     const params: Record<string, string> = { deviceId: newId(), joinRequestId: newId(), sessionId, handoffId: newId() };
     for (const [name, spec] of Object.entries(routes) as [RouteName, RouteSpec][]) {
       if (spec.method === 'GET' || spec.raw) continue;
-      const path = routePath(spec.path, Object.fromEntries(Object.keys(params).filter((k) => spec.path.includes(`:${k}`)).map((k) => [k, params[k]!])));
+      const path = routePath(
+        spec.path,
+        Object.fromEntries(
+          Object.keys(params)
+            .filter((k) => spec.path.includes(`:${k}`))
+            .map((k) => [k, params[k]!]),
+        ),
+      );
       for (const body of junk) {
         const answer = await rawSigned(alice, spec.method, path, body);
         expect(answer.status, `${name} with ${body.slice(0, 20)}`).toBeGreaterThanOrEqual(400);

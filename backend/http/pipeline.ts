@@ -54,9 +54,13 @@ const refuse = (code: ApiErrorCode, message: string, details?: Record<string, un
   details === undefined ? { ok: false, code, message } : { ok: false, code, message, details };
 
 const issues = (error: z.ZodError, where: string) =>
-  refuse('validation_failed', `invalid ${where}: ${error.issues.map((i) => `${i.path.join('.') || '(root)'}: ${i.message}`).join('; ')}`.slice(0, 1000), {
-    issues: error.issues.slice(0, 20).map((i) => ({ path: i.path.join('.'), message: i.message })),
-  });
+  refuse(
+    'validation_failed',
+    `invalid ${where}: ${error.issues.map((i) => `${i.path.join('.') || '(root)'}: ${i.message}`).join('; ')}`.slice(0, 1000),
+    {
+      issues: error.issues.slice(0, 20).map((i) => ({ path: i.path.join('.'), message: i.message })),
+    },
+  );
 
 async function route(app: HttpApp, req: IncomingMessage, res: ServerResponse): Promise<Refusal | undefined> {
   const { deps } = app;
@@ -127,7 +131,8 @@ async function route(app: HttpApp, req: IncomingMessage, res: ServerResponse): P
   let idem: IdemContext | undefined;
   const key = req.headers[SIGNATURE_HEADERS.idempotencyKey];
   if (spec.method !== 'GET' && key !== undefined) {
-    if (typeof key !== 'string' || !IDEMPOTENCY_KEY.test(key)) return refuse('validation_failed', 'the idempotency key must be 8–128 url-safe characters');
+    if (typeof key !== 'string' || !IDEMPOTENCY_KEY.test(key))
+      return refuse('validation_failed', 'the idempotency key must be 8–128 url-safe characters');
     idem = { deviceId: sig.deviceId, key, requestDigest: sha256(`${spec.method}\n${url}\n${bodySha}`), recorded: false };
     const replay = await replayIdempotent(app, idem, res);
     if (replay !== false) return replay;
@@ -136,9 +141,10 @@ async function route(app: HttpApp, req: IncomingMessage, res: ServerResponse): P
   const call = { caller: device!, params, query: query.data, body: parsedBody, idem } as Call<RouteName>;
   let result: Result<unknown, ApiErrorCode>;
   try {
-    result = name === 'createAccount' || name === 'createJoinRequest'
-      ? await (selfHandlers[name] as unknown as AnyHandler)(deps, call)
-      : await (deviceHandlers[name as keyof typeof deviceHandlers] as unknown as AnyHandler)(deps, call);
+    result =
+      name === 'createAccount' || name === 'createJoinRequest'
+        ? await (selfHandlers[name] as unknown as AnyHandler)(deps, call)
+        : await (deviceHandlers[name as keyof typeof deviceHandlers] as unknown as AnyHandler)(deps, call);
   } catch (error) {
     if (idem && (await replayIdempotent(app, idem, res)) !== false) return undefined;
     throw error;
@@ -173,7 +179,14 @@ async function replayIdempotent(app: HttpApp, idem: IdemContext, res: ServerResp
 }
 
 /** Verifies a known device's signature and nonce, then that the route admits its status. */
-async function authenticate(app: HttpApp, req: IncomingMessage, sig: SignatureHeaders, device: Device, spec: RouteSpec, bodySha: string): Promise<Refusal | undefined> {
+async function authenticate(
+  app: HttpApp,
+  req: IncomingMessage,
+  sig: SignatureHeaders,
+  device: Device,
+  spec: RouteSpec,
+  bodySha: string,
+): Promise<Refusal | undefined> {
   const denied = await verify(app, req, sig, device.signingPublicKey, bodySha);
   if (denied) return denied;
   if (device.status !== 'enrolled' && spec.auth !== 'pending') return refuse('forbidden', 'this device is not enrolled yet');
@@ -181,8 +194,21 @@ async function authenticate(app: HttpApp, req: IncomingMessage, sig: SignatureHe
 }
 
 /** Checks the Ed25519 signature over the canonical request, then spends the nonce. */
-async function verify(app: HttpApp, req: IncomingMessage, sig: SignatureHeaders, publicKey: string, bodySha256: string): Promise<Refusal | undefined> {
-  const canonical = canonicalRequest({ method: req.method ?? '', pathAndQuery: req.url ?? '/', bodySha256, timestamp: sig.timestamp, nonce: sig.nonce, deviceId: sig.deviceId });
+async function verify(
+  app: HttpApp,
+  req: IncomingMessage,
+  sig: SignatureHeaders,
+  publicKey: string,
+  bodySha256: string,
+): Promise<Refusal | undefined> {
+  const canonical = canonicalRequest({
+    method: req.method ?? '',
+    pathAndQuery: req.url ?? '/',
+    bodySha256,
+    timestamp: sig.timestamp,
+    nonce: sig.nonce,
+    deviceId: sig.deviceId,
+  });
   if (!app.verifier.verify(publicKey, canonical, sig.signature)) return refuse('unauthorized', 'the signature does not verify');
   const now = app.deps.clock();
   const fresh = await app.deps.store.useNonce(sig.deviceId, sig.nonce, Math.max(now, sig.timestamp) + MAX_CLOCK_SKEW_MS);

@@ -13,7 +13,9 @@ export function readBody(req: IncomingMessage, limit: number): Promise<Result<Bu
       if (size <= limit) chunks.push(chunk);
       else if (size > limit * 4) req.destroy();
     });
-    req.on('end', () => resolve(size > limit ? fail('body_too_large', `the body is larger than ${limit} bytes`, { limit }) : ok(Buffer.concat(chunks))));
+    req.on('end', () =>
+      resolve(size > limit ? fail('body_too_large', `the body is larger than ${limit} bytes`, { limit }) : ok(Buffer.concat(chunks))),
+    );
     req.on('close', () => {
       if (req.readableEnded) return;
       if (size > limit) resolve(fail('body_too_large', `the body is larger than ${limit} bytes`, { limit }));
@@ -27,7 +29,12 @@ export function readBody(req: IncomingMessage, limit: number): Promise<Result<Bu
 export function sendJson(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
   if (res.headersSent || res.destroyed) return;
   const text = JSON.stringify(body);
-  res.writeHead(status, { 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(text), 'cache-control': 'no-store', ...headers });
+  res.writeHead(status, {
+    'content-type': 'application/json; charset=utf-8',
+    'content-length': Buffer.byteLength(text),
+    'cache-control': 'no-store',
+    ...headers,
+  });
   res.end(text);
 }
 

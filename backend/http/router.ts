@@ -9,8 +9,7 @@ interface Compiled {
 }
 
 export type RouteMatch =
-  | { ok: true; name: RouteName; spec: RouteSpec; params: Record<string, string> }
-  | { ok: false; code: 'not_found' | 'method_not_allowed' };
+  { ok: true; name: RouteName; spec: RouteSpec; params: Record<string, string> } | { ok: false; code: 'not_found' | 'method_not_allowed' };
 
 const compiled: Compiled[] = (Object.entries(routes) as [RouteName, RouteSpec][]).map(([name, spec]) => {
   const params: string[] = [];

@@ -3,12 +3,16 @@ import { expect, it } from 'vitest';
 import type { PushMessage } from '../../shared/api/push.ts';
 import { PushHub } from './push-hub.ts';
 
-it('delivers a message to every stream of its account only, and closes a revoked device\'s streams', () => {
+it("delivers a message to every stream of its account only, and closes a revoked device's streams", () => {
   const hub = new PushHub();
   const got: Record<string, PushMessage[]> = { a1: [], a2: [], b1: [] };
   const closed: string[] = [];
   const sub = (account: string, device: string, name: string) => {
-    const unsubscribe = hub.subscribe(account, { deviceId: device, send: (m, json) => (expect(JSON.parse(json)).toEqual(m), got[name]!.push(m)), close: () => (closed.push(name), unsubscribe()) });
+    const unsubscribe = hub.subscribe(account, {
+      deviceId: device,
+      send: (m, json) => (expect(JSON.parse(json)).toEqual(m), got[name]!.push(m)),
+      close: () => (closed.push(name), unsubscribe()),
+    });
     return unsubscribe;
   };
   sub('A', 'd1', 'a1');

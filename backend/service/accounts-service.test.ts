@@ -34,7 +34,9 @@ async function invite(by: TestDevice, ttl = 60_000): Promise<string> {
 }
 
 function askToJoin(device: TestDevice, inviteId: string) {
-  return device.client.call('createJoinRequest', { body: { inviteId, deviceId: device.id, name: device.name, keys: keysOf(device), proof: opaque(16) } });
+  return device.client.call('createJoinRequest', {
+    body: { inviteId, deviceId: device.id, name: device.name, keys: keysOf(device), proof: opaque(16) },
+  });
 }
 
 describe('accounts and devices', () => {
@@ -43,7 +45,9 @@ describe('accounts and devices', () => {
     expect(me.ok && [me.value.device.status, me.value.device.keyVersions]).toEqual(['enrolled', [1]]);
     const keys = await owner.client.call('getKeys');
     expect(keys.ok && [keys.value.currentVersion, keys.value.keys.map((k) => [k.keyVersion, k.deviceId])]).toEqual([1, [[1, owner.id]]]);
-    const again = await owner.client.call('createAccount', { body: { deviceId: owner.id, name: 'x', keys: keysOf(owner), wrapped: opaque() } });
+    const again = await owner.client.call('createAccount', {
+      body: { deviceId: owner.id, name: 'x', keys: keysOf(owner), wrapped: opaque() },
+    });
     expect(!again.ok && again.code).toBe('already_exists');
   });
 
@@ -60,7 +64,14 @@ describe('accounts and devices', () => {
     const first = newTestDevice(backend.url, 'c', clock);
     const asked = await askToJoin(first, once);
     if (!asked.ok) throw new Error(asked.code);
-    expect((await owner.client.call('approveJoinRequest', { params: { joinRequestId: asked.value.joinRequest.id }, body: { wrappedKeys: [{ keyVersion: 1, deviceId: first.id, wrappedBy: owner.id, wrapped: opaque() }] } })).ok).toBe(true);
+    expect(
+      (
+        await owner.client.call('approveJoinRequest', {
+          params: { joinRequestId: asked.value.joinRequest.id },
+          body: { wrappedKeys: [{ keyVersion: 1, deviceId: first.id, wrappedBy: owner.id, wrapped: opaque() }] },
+        })
+      ).ok,
+    ).toBe(true);
     const used = await askToJoin(newTestDevice(backend.url, 'd', clock), once);
     expect(!used.ok && [used.status, used.code]).toEqual([409, 'invite_used']);
 
@@ -87,9 +98,17 @@ describe('accounts and devices', () => {
     const notInviter = await other.client.call('approveJoinRequest', { params: { joinRequestId }, body: { wrappedKeys: wraps } });
     expect(!notInviter.ok && [notInviter.status, notInviter.code]).toEqual([403, 'forbidden']);
 
-    const rotated = await owner.client.call('rotateKeys', { body: { keyVersion: 2, wrappedKeys: (await enrolledIds()).map((id) => ({ keyVersion: 2, deviceId: id, wrappedBy: owner.id, wrapped: opaque() })) } });
+    const rotated = await owner.client.call('rotateKeys', {
+      body: {
+        keyVersion: 2,
+        wrappedKeys: (await enrolledIds()).map((id) => ({ keyVersion: 2, deviceId: id, wrappedBy: owner.id, wrapped: opaque() })),
+      },
+    });
     expect(rotated.ok && rotated.value.currentVersion).toBe(2);
-    const partial = await owner.client.call('approveJoinRequest', { params: { joinRequestId }, body: { wrappedKeys: [{ keyVersion: 1, deviceId: newcomer.id, wrappedBy: owner.id, wrapped: opaque() }] } });
+    const partial = await owner.client.call('approveJoinRequest', {
+      params: { joinRequestId },
+      body: { wrappedKeys: [{ keyVersion: 1, deviceId: newcomer.id, wrappedBy: owner.id, wrapped: opaque() }] },
+    });
     expect(!partial.ok && [partial.status, partial.code, partial.details?.missing]).toEqual([422, 'key_versions_incomplete', [2]]);
     expect((await newcomer.client.call('me')).ok && (await newcomer.client.call('listSessions')).ok).toBe(false);
 
@@ -107,9 +126,13 @@ describe('accounts and devices', () => {
     if (!current.ok) throw new Error(current.code);
     const next = current.value.currentVersion + 1;
     const wrap = (id: string, keyVersion = next) => ({ keyVersion, deviceId: id, wrappedBy: owner.id, wrapped: opaque() });
-    const skip = await owner.client.call('rotateKeys', { body: { keyVersion: next + 1, wrappedKeys: ids.map((id) => wrap(id, next + 1)) } });
+    const skip = await owner.client.call('rotateKeys', {
+      body: { keyVersion: next + 1, wrappedKeys: ids.map((id) => wrap(id, next + 1)) },
+    });
     expect(!skip.ok && skip.code).toBe('state_mismatch');
-    const incomplete = await owner.client.call('rotateKeys', { body: { keyVersion: next, wrappedKeys: ids.slice(1).map((id) => wrap(id)) } });
+    const incomplete = await owner.client.call('rotateKeys', {
+      body: { keyVersion: next, wrappedKeys: ids.slice(1).map((id) => wrap(id)) },
+    });
     expect(!incomplete.ok && [incomplete.status, incomplete.code]).toEqual([422, 'key_versions_incomplete']);
     const after = await owner.client.call('getKeys');
     expect(after.ok && after.value.currentVersion).toBe(current.value.currentVersion);

@@ -10,9 +10,17 @@ export async function createAccount(deps: Deps, { body }: SelfCall<'createAccoun
   const at = deps.clock();
   const accountId = deps.newId();
   const device: Device = {
-    id: body.deviceId, accountId, name: body.name, status: 'enrolled',
-    signingPublicKey: body.keys.signingPublicKey, agreementPublicKey: body.keys.agreementPublicKey,
-    enrolledAt: at, revokedAt: null, lastSeenAt: at, sealedCapabilities: null, keyVersions: [1],
+    id: body.deviceId,
+    accountId,
+    name: body.name,
+    status: 'enrolled',
+    signingPublicKey: body.keys.signingPublicKey,
+    agreementPublicKey: body.keys.agreementPublicKey,
+    enrolledAt: at,
+    revokedAt: null,
+    lastSeenAt: at,
+    sealedCapabilities: null,
+    keyVersions: [1],
   };
   const result = await deps.store.createAccount({ accountId, device, wrapped: body.wrapped, at });
   return answer(result, (d) => ({ accountId, device: d }));
@@ -52,7 +60,14 @@ export async function revokeDevice(deps: Deps, { caller, params, idem }: Call<'r
 export async function createInvite(deps: Deps, { caller, body, idem }: Call<'createInvite'>): Answer<'createInvite'> {
   const at = deps.clock();
   if (body.expiresAt <= at) return fail('validation_failed', 'the invite must expire in the future');
-  const invite: InviteRecord = { id: body.inviteId, accountId: caller.accountId, inviterDeviceId: caller.id, expiresAt: body.expiresAt, usedAt: null, createdAt: at };
+  const invite: InviteRecord = {
+    id: body.inviteId,
+    accountId: caller.accountId,
+    inviterDeviceId: caller.id,
+    expiresAt: body.expiresAt,
+    usedAt: null,
+    createdAt: at,
+  };
   const wrap = (value: InviteRecord) => ({ invite: value });
   return answer(await deps.store.createInvite(invite, idemWrite(idem, wrap)), wrap);
 }
@@ -67,9 +82,17 @@ export async function createJoinRequest(deps: Deps, { body }: SelfCall<'createJo
   const inviter = await deps.store.getDevice(invite.inviterDeviceId);
   if (!inviter || inviter.status !== 'enrolled') return fail('invite_invalid', 'the invite is not valid');
   const device: Device = {
-    id: body.deviceId, accountId: invite.accountId, name: body.name, status: 'pending',
-    signingPublicKey: body.keys.signingPublicKey, agreementPublicKey: body.keys.agreementPublicKey,
-    enrolledAt: null, revokedAt: null, lastSeenAt: at, sealedCapabilities: null, keyVersions: [],
+    id: body.deviceId,
+    accountId: invite.accountId,
+    name: body.name,
+    status: 'pending',
+    signingPublicKey: body.keys.signingPublicKey,
+    agreementPublicKey: body.keys.agreementPublicKey,
+    enrolledAt: null,
+    revokedAt: null,
+    lastSeenAt: at,
+    sealedCapabilities: null,
+    keyVersions: [],
   };
   const result = await deps.store.createJoinRequest({ joinRequestId: deps.newId(), invite, device, proof: body.proof, at });
   if (result.ok) {
@@ -87,7 +110,8 @@ export async function listJoinRequests(deps: Deps, { caller, query }: Call<'list
 /** One join request: for the account's enrolled devices, or for the pending device it concerns. */
 export async function getJoinRequest(deps: Deps, { caller, params }: Call<'getJoinRequest'>): Answer<'getJoinRequest'> {
   const joinRequest = await deps.store.getJoinRequest(params.joinRequestId!);
-  const visible = joinRequest && joinRequest.accountId === caller.accountId && (caller.status === 'enrolled' || joinRequest.device.id === caller.id);
+  const visible =
+    joinRequest && joinRequest.accountId === caller.accountId && (caller.status === 'enrolled' || joinRequest.device.id === caller.id);
   return visible ? ok({ joinRequest }) : fail('not_found', 'no such join request');
 }
 
@@ -98,20 +122,28 @@ function checkJoinWraps(wraps: WrappedKey[], deviceId: string, approverId: strin
   }
   const versions = new Set(wraps.map((w) => w.keyVersion));
   const missing = Array.from({ length: currentVersion }, (_, i) => i + 1).filter((v) => !versions.has(v));
-  if (missing.length > 0) return fail('key_versions_incomplete', 'every key version of the account must be wrapped for the new device', { missing });
-  if (versions.size !== wraps.length || [...versions].some((v) => v > currentVersion)) return fail('validation_failed', 'wrapped keys must name each existing version once');
+  if (missing.length > 0)
+    return fail('key_versions_incomplete', 'every key version of the account must be wrapped for the new device', { missing });
+  if (versions.size !== wraps.length || [...versions].some((v) => v > currentVersion))
+    return fail('validation_failed', 'wrapped keys must name each existing version once');
   return undefined;
 }
 
 /** The inviting device approves a join: the invite is spent, the device enrolled, its keys stored. */
-export async function approveJoinRequest(deps: Deps, { caller, params, body, idem }: Call<'approveJoinRequest'>): Answer<'approveJoinRequest'> {
+export async function approveJoinRequest(
+  deps: Deps,
+  { caller, params, body, idem }: Call<'approveJoinRequest'>,
+): Answer<'approveJoinRequest'> {
   const joinRequest = await deps.store.getJoinRequest(params.joinRequestId!);
   if (!joinRequest || joinRequest.accountId !== caller.accountId) return fail('not_found', 'no such join request');
   if (joinRequest.inviterDeviceId !== caller.id) return fail('forbidden', 'only the device that made the invite may approve this request');
   const refused = checkJoinWraps(body.wrappedKeys, joinRequest.device.id, caller.id, await deps.store.currentKeyVersion(caller.accountId));
   if (refused) return refused;
   const wrap = (value: typeof joinRequest) => ({ joinRequest: value });
-  const result = await deps.store.approveJoinRequest({ joinRequestId: joinRequest.id, at: deps.clock(), wrappedKeys: body.wrappedKeys, enrollment: body.enrollment }, idemWrite(idem, wrap));
+  const result = await deps.store.approveJoinRequest(
+    { joinRequestId: joinRequest.id, at: deps.clock(), wrappedKeys: body.wrappedKeys, enrollment: body.enrollment },
+    idemWrite(idem, wrap),
+  );
   if (result.ok) {
     deps.push.publish(caller.accountId, { type: 'join-request', joinRequest: result.value });
     deps.push.publish(caller.accountId, { type: 'device', device: result.value.device });
@@ -120,11 +152,17 @@ export async function approveJoinRequest(deps: Deps, { caller, params, body, ide
 }
 
 /** An enrolled device of the account turns a join request down. */
-export async function rejectJoinRequest(deps: Deps, { caller, params, body, idem }: Call<'rejectJoinRequest'>): Answer<'rejectJoinRequest'> {
+export async function rejectJoinRequest(
+  deps: Deps,
+  { caller, params, body, idem }: Call<'rejectJoinRequest'>,
+): Answer<'rejectJoinRequest'> {
   const joinRequest = await deps.store.getJoinRequest(params.joinRequestId!);
   if (!joinRequest || joinRequest.accountId !== caller.accountId) return fail('not_found', 'no such join request');
   const wrap = (value: typeof joinRequest) => ({ joinRequest: value });
-  const result = await deps.store.rejectJoinRequest({ joinRequestId: joinRequest.id, at: deps.clock(), reason: body.reason }, idemWrite(idem, wrap));
+  const result = await deps.store.rejectJoinRequest(
+    { joinRequestId: joinRequest.id, at: deps.clock(), reason: body.reason },
+    idemWrite(idem, wrap),
+  );
   if (result.ok) deps.push.publish(caller.accountId, { type: 'join-request', joinRequest: result.value });
   return answer(result, wrap);
 }

@@ -48,13 +48,19 @@ export type SelfCall<N extends RouteName> = Omit<Call<N>, 'caller'>;
 export type Answer<N extends RouteName> = Promise<Result<RouteResponse<N>, ApiErrorCode>>;
 
 /** The JSON body of an API error. */
-export function errorBody(code: ApiErrorCode, message: string, details?: Record<string, unknown>): { error: { code: ApiErrorCode; message: string; details?: Record<string, unknown> } } {
+export function errorBody(
+  code: ApiErrorCode,
+  message: string,
+  details?: Record<string, unknown>,
+): { error: { code: ApiErrorCode; message: string; details?: Record<string, unknown> } } {
   return { error: details === undefined ? { code, message } : { code, message, details } };
 }
 
 /** How a result goes over the wire (status and JSON body). */
 export function encodeResult<T>(result: Result<T, ApiErrorCode>): StoredResponse {
-  return result.ok ? { status: 200, body: result.value } : { status: API_ERROR_STATUS[result.code], body: errorBody(result.code, result.message, result.details) };
+  return result.ok
+    ? { status: 200, body: result.value }
+    : { status: API_ERROR_STATUS[result.code], body: errorBody(result.code, result.message, result.details) };
 }
 
 /** Turns the request's idempotency key into a store write that records `wrap(value)` with the change. */

@@ -16,7 +16,11 @@ let checkpoint: { digest: string; size: number };
 beforeAll(async () => {
   dataDir = mkdtempSync(join(tmpdir(), 'baton-table-'));
   backend = await startBackend({ dataDir });
-  roles = { source: newTestDevice(backend.url, 'source'), target: newTestDevice(backend.url, 'target'), user: newTestDevice(backend.url, 'user') };
+  roles = {
+    source: newTestDevice(backend.url, 'source'),
+    target: newTestDevice(backend.url, 'target'),
+    user: newTestDevice(backend.url, 'user'),
+  };
   await createTestAccount(roles.source);
   await joinTestDevice(roles.source, roles.target);
   await joinTestDevice(roles.source, roles.user);
@@ -30,7 +34,8 @@ afterAll(async () => {
   rmSync(dataDir, { recursive: true, force: true });
 });
 
-const generationAt = (state: HandoffState, history: HandoffState[]) => (history.includes('ownership-transferred') || state === 'ownership-transferred' ? 2 : 1);
+const generationAt = (state: HandoffState, history: HandoffState[]) =>
+  history.includes('ownership-transferred') || state === 'ownership-transferred' ? 2 : 1;
 
 /** The fields a transition into `to` needs. */
 function fieldsFor(to: HandoffState): Record<string, unknown> {
@@ -45,13 +50,19 @@ async function handoffAt(state: HandoffState): Promise<{ handoffId: string; gene
   const sessionId = newId();
   expect((await roles.source.client.call('createSession', { body: { sessionId, sealedMeta: opaque() } })).ok).toBe(true);
   const handoffId = newId();
-  expect((await roles.source.client.call('createHandoff', { body: { handoffId, sessionId, targetDeviceId: roles.target.id, generation: 1 } })).ok).toBe(true);
+  expect(
+    (await roles.source.client.call('createHandoff', { body: { handoffId, sessionId, targetDeviceId: roles.target.id, generation: 1 } }))
+      .ok,
+  ).toBe(true);
   const path = state === 'cancelled' ? ['requested', 'cancelled'] : FORWARD_STATES.slice(0, FORWARD_STATES.indexOf(state) + 1);
   const history: HandoffState[] = ['requested'];
   for (const to of path.slice(1) as HandoffState[]) {
     const from = history.at(-1)!;
     const by = (['source', 'target', 'user'] as const).find((r) => mayTransition(from, to, r))!;
-    const moved = await roles[by].client.call('transitionHandoff', { params: { handoffId }, body: { from, to, generation: generationAt(from, history), ...fieldsFor(to) } });
+    const moved = await roles[by].client.call('transitionHandoff', {
+      params: { handoffId },
+      body: { from, to, generation: generationAt(from, history), ...fieldsFor(to) },
+    });
     expect(moved.ok, `${from} → ${to}`).toBe(true);
     history.push(to);
   }
@@ -66,7 +77,10 @@ it('accepts every transition the table allows for the caller role and refuses ev
       for (const role of ['source', 'target', 'user'] as const) {
         const allowed = mayTransition(from, to, role);
         const { handoffId, generation } = allowed ? await handoffAt(from) : shared;
-        const result = await roles[role].client.call('transitionHandoff', { params: { handoffId }, body: { from, to, generation, ...fieldsFor(to) } });
+        const result = await roles[role].client.call('transitionHandoff', {
+          params: { handoffId },
+          body: { from, to, generation, ...fieldsFor(to) },
+        });
         expect(result.ok, `${from} → ${to} by ${role}`).toBe(allowed);
         if (result.ok) accepted.push(`${from}>${to}>${role}`);
         else expect(['illegal_transition', 'not_cancellable']).toContain(result.code);

@@ -23,7 +23,15 @@ export async function createHandoff(deps: Deps, { caller, body, idem }: Call<'cr
   if (target.id === caller.id) return fail('validation_failed', 'the target must be another device');
   if (target.status !== 'enrolled') return fail('forbidden', `the target device is ${target.status}`);
   const wrap = (handoff: Handoff) => ({ handoff });
-  const input = { id: body.handoffId, accountId: caller.accountId, sessionId: body.sessionId, sourceDeviceId: caller.id, targetDeviceId: target.id, generation: body.generation, at: deps.clock() };
+  const input = {
+    id: body.handoffId,
+    accountId: caller.accountId,
+    sessionId: body.sessionId,
+    sourceDeviceId: caller.id,
+    targetDeviceId: target.id,
+    generation: body.generation,
+    at: deps.clock(),
+  };
   const result = await deps.store.createHandoff(input, idemWrite(idem, wrap));
   if (result.ok) deps.push.publish(caller.accountId, { type: 'handoff', handoff: result.value });
   return answer(result, wrap);
@@ -45,23 +53,31 @@ export async function getHandoff(deps: Deps, { caller, params }: Call<'getHandof
 async function checkFields(deps: Deps, accountId: string, body: TransitionRequest): Promise<Failure<ApiErrorCode> | undefined> {
   const need = (field: keyof TransitionRequest, when: boolean) => (when ? body[field] === undefined : body[field] !== undefined);
   if (need('checkpoint', body.to === 'source-relinquished-and-checkpointed')) {
-    return fail('validation_failed', 'a checkpoint (digest and size) is given exactly when entering source-relinquished-and-checkpointed', { field: 'checkpoint' });
+    return fail('validation_failed', 'a checkpoint (digest and size) is given exactly when entering source-relinquished-and-checkpointed', {
+      field: 'checkpoint',
+    });
   }
-  if (need('reason', body.to === 'cancelled')) return fail('validation_failed', 'a reason is given exactly when cancelling', { field: 'reason' });
-  if (need('resumePath', body.to === 'completed')) return fail('validation_failed', 'a resume path is given exactly when completing', { field: 'resumePath' });
+  if (need('reason', body.to === 'cancelled'))
+    return fail('validation_failed', 'a reason is given exactly when cancelling', { field: 'reason' });
+  if (need('resumePath', body.to === 'completed'))
+    return fail('validation_failed', 'a resume path is given exactly when completing', { field: 'resumePath' });
   if (body.sealedOutcome !== undefined && body.to !== 'completed' && body.to !== 'cancelled') {
     return fail('validation_failed', 'a sealed outcome is given only when the handoff ends', { field: 'sealedOutcome' });
   }
   if (body.checkpoint) {
     const blob = await deps.store.getBlob(accountId, body.checkpoint.digest);
     if (!blob) return fail('validation_failed', 'the checkpoint body has not been uploaded', { field: 'checkpoint' });
-    if (blob.size !== body.checkpoint.size) return fail('validation_failed', 'the checkpoint size does not match the uploaded body', { field: 'checkpoint' });
+    if (blob.size !== body.checkpoint.size)
+      return fail('validation_failed', 'the checkpoint size does not match the uploaded body', { field: 'checkpoint' });
   }
   return undefined;
 }
 
 /** Moves a handoff one step: role and fields checked here, the compare-and-set done by the store. */
-export async function transitionHandoff(deps: Deps, { caller, params, body, idem }: Call<'transitionHandoff'>): Answer<'transitionHandoff'> {
+export async function transitionHandoff(
+  deps: Deps,
+  { caller, params, body, idem }: Call<'transitionHandoff'>,
+): Answer<'transitionHandoff'> {
   const handoff = await deps.store.getHandoff(params.handoffId!);
   if (!handoff || handoff.accountId !== caller.accountId) return fail('not_found', 'no such handoff');
   const role = roleOf(handoff, caller);
@@ -69,16 +85,33 @@ export async function transitionHandoff(deps: Deps, { caller, params, body, idem
     if (body.to === 'cancelled' && !isCancellable(body.from) && findTransition(body.from, body.to)) {
       return fail('not_cancellable', 'ownership has transferred: only the target may end this handoff', { state: body.from, role });
     }
-    if (body.to === 'cancelled' && !findTransition(body.from, body.to)) return fail('not_cancellable', `a handoff at ${body.from} cannot be cancelled`, { state: body.from });
-    return fail('illegal_transition', `${role} may not move a handoff from ${body.from} to ${body.to}`, { from: body.from, to: body.to, role });
+    if (body.to === 'cancelled' && !findTransition(body.from, body.to))
+      return fail('not_cancellable', `a handoff at ${body.from} cannot be cancelled`, { state: body.from });
+    return fail('illegal_transition', `${role} may not move a handoff from ${body.from} to ${body.to}`, {
+      from: body.from,
+      to: body.to,
+      role,
+    });
   }
   const refused = await checkFields(deps, caller.accountId, body);
   if (refused) return refused;
   const wrap = (value: { handoff: Handoff; session: Session }) => ({ handoff: value.handoff });
-  const result = await deps.store.transitionHandoff({
-    accountId: caller.accountId, handoffId: handoff.id, from: body.from, to: body.to, generation: body.generation, deviceId: caller.id, at: deps.clock(),
-    checkpoint: body.checkpoint, reason: body.reason, resumePath: body.resumePath, sealedOutcome: body.sealedOutcome,
-  }, idemWrite(idem, wrap));
+  const result = await deps.store.transitionHandoff(
+    {
+      accountId: caller.accountId,
+      handoffId: handoff.id,
+      from: body.from,
+      to: body.to,
+      generation: body.generation,
+      deviceId: caller.id,
+      at: deps.clock(),
+      checkpoint: body.checkpoint,
+      reason: body.reason,
+      resumePath: body.resumePath,
+      sealedOutcome: body.sealedOutcome,
+    },
+    idemWrite(idem, wrap),
+  );
   if (result.ok) {
     deps.push.publish(caller.accountId, { type: 'handoff', handoff: result.value.handoff });
     if (body.to === 'ownership-transferred') deps.push.publish(caller.accountId, { type: 'session', session: result.value.session });
@@ -97,7 +130,13 @@ export async function cancelHandoffsOfRevoked(deps: Deps, accountId: string, dev
     const session = await deps.store.getSession(handoff.sessionId);
     if (!session) continue;
     const result = await deps.store.transitionHandoff({
-      accountId, handoffId: handoff.id, from: handoff.state, to: 'cancelled', generation: session.generation, deviceId: null, at: deps.clock(),
+      accountId,
+      handoffId: handoff.id,
+      from: handoff.state,
+      to: 'cancelled',
+      generation: session.generation,
+      deviceId: null,
+      at: deps.clock(),
       reason: { code: 'device_revoked', message: 'a device taking part in this handoff was revoked' },
     });
     if (result.ok) deps.push.publish(accountId, { type: 'handoff', handoff: result.value.handoff });

@@ -19,8 +19,14 @@ export async function rotateKeys(deps: Deps, { caller, body, idem }: Call<'rotat
     return fail('validation_failed', 'wrapped keys must name each enrolled device of the account once');
   }
   const held = await deps.store.getKeys(caller.id);
-  const wrap = (currentVersion: number) => ({ currentVersion, keys: [...held, ...body.wrappedKeys.filter((w) => w.deviceId === caller.id)] });
-  const result = await deps.store.rotateKeys({ accountId: caller.accountId, keyVersion: body.keyVersion, wrappedKeys: body.wrappedKeys }, idemWrite(idem, wrap));
+  const wrap = (currentVersion: number) => ({
+    currentVersion,
+    keys: [...held, ...body.wrappedKeys.filter((w) => w.deviceId === caller.id)],
+  });
+  const result = await deps.store.rotateKeys(
+    { accountId: caller.accountId, keyVersion: body.keyVersion, wrappedKeys: body.wrappedKeys },
+    idemWrite(idem, wrap),
+  );
   if (result.ok) deps.push.publish(caller.accountId, { type: 'keys', currentVersion: result.value });
   return answer(result, wrap);
 }

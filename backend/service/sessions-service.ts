@@ -14,7 +14,15 @@ const notFound = () => fail('not_found', 'no such session');
 /** Creates a session owned by the caller at generation 1. */
 export async function createSession(deps: Deps, { caller, body, idem }: Call<'createSession'>): Answer<'createSession'> {
   const at = deps.clock();
-  const session: Session = { id: body.sessionId, accountId: caller.accountId, ownerDeviceId: caller.id, generation: 1, sealedMeta: body.sealedMeta, createdAt: at, updatedAt: at };
+  const session: Session = {
+    id: body.sessionId,
+    accountId: caller.accountId,
+    ownerDeviceId: caller.id,
+    generation: 1,
+    sealedMeta: body.sealedMeta,
+    createdAt: at,
+    updatedAt: at,
+  };
   const wrap = (value: Session) => ({ session: value });
   const result = await deps.store.createSession(session, idemWrite(idem, wrap));
   if (result.ok) deps.push.publish(caller.accountId, { type: 'session', session: result.value });
@@ -33,10 +41,19 @@ export async function getSession(deps: Deps, { caller, params }: Call<'getSessio
 }
 
 /** Replaces the sealed metadata; only the owner at the current generation may. */
-export async function updateSessionMeta(deps: Deps, { caller, params, body, idem }: Call<'updateSessionMeta'>): Answer<'updateSessionMeta'> {
+export async function updateSessionMeta(
+  deps: Deps,
+  { caller, params, body, idem }: Call<'updateSessionMeta'>,
+): Answer<'updateSessionMeta'> {
   if (!(await ownSession(deps, caller.accountId, params.sessionId!))) return notFound();
   const wrap = (session: Session) => ({ session });
-  const input = { sessionId: params.sessionId!, deviceId: caller.id, generation: body.generation, sealedMeta: body.sealedMeta, at: deps.clock() };
+  const input = {
+    sessionId: params.sessionId!,
+    deviceId: caller.id,
+    generation: body.generation,
+    sealedMeta: body.sealedMeta,
+    at: deps.clock(),
+  };
   const result = await deps.store.updateSessionMeta(input, idemWrite(idem, wrap));
   if (result.ok) deps.push.publish(caller.accountId, { type: 'session', session: result.value });
   return answer(result, wrap);
@@ -46,7 +63,13 @@ export async function updateSessionMeta(deps: Deps, { caller, params, body, idem
 export async function appendEvent(deps: Deps, { caller, params, body, idem }: Call<'appendEvent'>): Answer<'appendEvent'> {
   if (!(await ownSession(deps, caller.accountId, params.sessionId!))) return notFound();
   const wrap = (event: SessionEvent) => ({ event });
-  const input = { sessionId: params.sessionId!, deviceId: caller.id, generation: body.generation, sealedBody: body.sealedBody, at: deps.clock() };
+  const input = {
+    sessionId: params.sessionId!,
+    deviceId: caller.id,
+    generation: body.generation,
+    sealedBody: body.sealedBody,
+    at: deps.clock(),
+  };
   const result = await deps.store.appendEvent(input, idemWrite(idem, wrap));
   if (result.ok) deps.push.publish(caller.accountId, { type: 'session-event', sessionId: result.value.sessionId, seq: result.value.seq });
   return answer(result, wrap);

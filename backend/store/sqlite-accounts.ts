@@ -14,7 +14,12 @@ interface InviteRow {
 }
 
 const toInvite = (r: InviteRow): InviteRecord => ({
-  id: r.id, accountId: r.account_id, inviterDeviceId: r.inviter_device_id, expiresAt: r.expires_at, usedAt: r.used_at, createdAt: r.created_at,
+  id: r.id,
+  accountId: r.account_id,
+  inviterDeviceId: r.inviter_device_id,
+  expiresAt: r.expires_at,
+  usedAt: r.used_at,
+  createdAt: r.created_at,
 });
 
 /** The account half of the SQLite store. */
@@ -23,20 +28,26 @@ export function sqliteAccountStore(db: Database.Database, mutate: Mutator): Acco
     device: db.prepare('SELECT * FROM devices WHERE id = ?'),
     devices: db.prepare('SELECT * FROM devices WHERE account_id = ? ORDER BY rowid'),
     insertAccount: db.prepare('INSERT INTO accounts (id, current_key_version, created_at) VALUES (?, 1, ?)'),
-    insertDevice: db.prepare(`INSERT INTO devices (id, account_id, name, status, signing_public_key, agreement_public_key, enrolled_at, revoked_at,
+    insertDevice:
+      db.prepare(`INSERT INTO devices (id, account_id, name, status, signing_public_key, agreement_public_key, enrolled_at, revoked_at,
       last_seen_at, sealed_capabilities, key_versions) VALUES (@id, @accountId, @name, @status, @signingPublicKey, @agreementPublicKey,
       @enrolledAt, @revokedAt, @lastSeenAt, @sealedCapabilities, @keyVersions)`),
     insertWrap: db.prepare('INSERT INTO wrapped_keys (device_id, key_version, account_id, wrapped_by, wrapped) VALUES (?, ?, ?, ?, ?)'),
     heartbeat: db.prepare('UPDATE devices SET last_seen_at = ?, sealed_capabilities = ?, key_versions = ? WHERE id = ?'),
     revoke: db.prepare("UPDATE devices SET status = 'revoked', revoked_at = ? WHERE id = ? AND status != 'revoked'"),
-    enroll: db.prepare("UPDATE devices SET status = 'enrolled', enrolled_at = ?, key_versions = ?, enrollment = ? WHERE id = ? AND status = 'pending'"),
+    enroll: db.prepare(
+      "UPDATE devices SET status = 'enrolled', enrolled_at = ?, key_versions = ?, enrollment = ? WHERE id = ? AND status = 'pending'",
+    ),
     invite: db.prepare('SELECT * FROM invites WHERE id = ?'),
-    insertInvite: db.prepare('INSERT INTO invites (id, account_id, inviter_device_id, expires_at, used_at, created_at) VALUES (?, ?, ?, ?, NULL, ?)'),
+    insertInvite: db.prepare(
+      'INSERT INTO invites (id, account_id, inviter_device_id, expires_at, used_at, created_at) VALUES (?, ?, ?, ?, NULL, ?)',
+    ),
     useInvite: db.prepare('UPDATE invites SET used_at = ? WHERE id = ? AND used_at IS NULL'),
     join: db.prepare('SELECT * FROM join_requests WHERE id = ?'),
     joins: db.prepare('SELECT * FROM join_requests WHERE account_id = ? ORDER BY created_at, rowid'),
     joinsByStatus: db.prepare('SELECT * FROM join_requests WHERE account_id = ? AND status = ? ORDER BY created_at, rowid'),
-    insertJoin: db.prepare(`INSERT INTO join_requests (id, account_id, invite_id, inviter_device_id, device_id, proof, status, reason, created_at, decided_at)
+    insertJoin:
+      db.prepare(`INSERT INTO join_requests (id, account_id, invite_id, inviter_device_id, device_id, proof, status, reason, created_at, decided_at)
       VALUES (?, ?, ?, ?, ?, ?, 'pending', NULL, ?, NULL)`),
     decideJoin: db.prepare("UPDATE join_requests SET status = ?, reason = ?, decided_at = ? WHERE id = ? AND status = 'pending'"),
     keyVersion: db.prepare('SELECT current_key_version AS v FROM accounts WHERE id = ?'),
@@ -125,7 +136,8 @@ export function sqliteAccountStore(db: Database.Database, mutate: Mutator): Acco
         if (jr.status !== 'pending') refuse('state_mismatch', `the join request is already ${jr.status}`);
         if (q.useInvite.run(at, jr.inviteId).changes !== 1) refuse('invite_used', 'the invite has been used');
         const versions = [...new Set(wrappedKeys.map((w) => w.keyVersion))].sort((a, b) => a - b);
-        if (q.enroll.run(at, JSON.stringify(versions), enrollment ?? null, jr.device.id).changes !== 1) refuse('state_mismatch', 'the device is no longer pending');
+        if (q.enroll.run(at, JSON.stringify(versions), enrollment ?? null, jr.device.id).changes !== 1)
+          refuse('state_mismatch', 'the device is no longer pending');
         insertWraps(jr.accountId, wrappedKeys);
         q.decideJoin.run('approved', null, at, joinRequestId);
         return joinRequest(joinRequestId)!;
@@ -133,7 +145,8 @@ export function sqliteAccountStore(db: Database.Database, mutate: Mutator): Acco
     },
     async rejectJoinRequest({ joinRequestId, at, reason }, idem) {
       return mutate(idem, () => {
-        if (q.decideJoin.run('rejected', reason, at, joinRequestId).changes !== 1) refuse('state_mismatch', 'the join request is no longer pending');
+        if (q.decideJoin.run('rejected', reason, at, joinRequestId).changes !== 1)
+          refuse('state_mismatch', 'the join request is no longer pending');
         return joinRequest(joinRequestId)!;
       });
     },
@@ -142,7 +155,10 @@ export function sqliteAccountStore(db: Database.Database, mutate: Mutator): Acco
     },
     async getKeys(deviceId) {
       return (q.keys.all(deviceId) as { device_id: string; key_version: number; wrapped_by: string; wrapped: string }[]).map((r) => ({
-        keyVersion: r.key_version, deviceId: r.device_id, wrappedBy: r.wrapped_by, wrapped: r.wrapped,
+        keyVersion: r.key_version,
+        deviceId: r.device_id,
+        wrappedBy: r.wrapped_by,
+        wrapped: r.wrapped,
       }));
     },
     async rotateKeys({ accountId, keyVersion: next, wrappedKeys }, idem) {
@@ -153,7 +169,8 @@ export function sqliteAccountStore(db: Database.Database, mutate: Mutator): Acco
         const enrolled = (q.devices.all(accountId) as DeviceRow[]).filter((r) => r.status === 'enrolled').map((r) => r.id);
         const covered = new Set(wrappedKeys.map((w) => w.deviceId));
         const missing = enrolled.filter((id) => !covered.has(id));
-        if (missing.length > 0) refuse('key_versions_incomplete', 'the new key version must be wrapped for every enrolled device', { missing });
+        if (missing.length > 0)
+          refuse('key_versions_incomplete', 'the new key version must be wrapped for every enrolled device', { missing });
         insertWraps(accountId, wrappedKeys);
         return next;
       });

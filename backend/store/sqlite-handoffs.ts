@@ -39,7 +39,8 @@ export function sqliteHandoffStore(db: Database.Database, mutate: Mutator): Hand
     bySession: db.prepare('SELECT * FROM handoffs WHERE account_id = ? AND session_id = ? ORDER BY created_at, rowid'),
     active: db.prepare("SELECT id FROM handoffs WHERE session_id = ? AND state NOT IN ('completed', 'cancelled')"),
     session: db.prepare('SELECT * FROM sessions WHERE id = ?'),
-    insert: db.prepare(`INSERT INTO handoffs (id, account_id, session_id, source_device_id, target_device_id, state, generation, created_at, updated_at)
+    insert:
+      db.prepare(`INSERT INTO handoffs (id, account_id, session_id, source_device_id, target_device_id, state, generation, created_at, updated_at)
       VALUES (@id, @accountId, @sessionId, @sourceDeviceId, @targetDeviceId, 'requested', @generation, @at, @at)`),
     insertHistory: db.prepare(`INSERT INTO handoff_history (handoff_id, seq, state, at, device_id)
       VALUES (?, (SELECT COUNT(*) + 1 FROM handoff_history WHERE handoff_id = ?), ?, ?, ?)`),
@@ -101,17 +102,26 @@ export function sqliteHandoffStore(db: Database.Database, mutate: Mutator): Hand
         if (h.state !== input.from) refuse('state_mismatch', `the handoff is at ${h.state}, not ${input.from}`, { currentState: h.state });
         const s = session(h.session_id)!;
         if (s.generation !== input.generation) {
-          refuse('stale_generation', `the session is at generation ${s.generation}, not ${input.generation}`, { currentGeneration: s.generation });
+          refuse('stale_generation', `the session is at generation ${s.generation}, not ${input.generation}`, {
+            currentGeneration: s.generation,
+          });
         }
         const moved = q.move.run({
-          id: h.id, from: input.from, to: input.to, at: input.at,
-          digest: input.checkpoint?.digest ?? null, size: input.checkpoint?.size ?? null,
-          cancelCode: input.reason?.code ?? null, cancelMessage: input.reason?.message ?? null,
-          resumePath: input.resumePath ?? null, sealedOutcome: input.sealedOutcome ?? null,
+          id: h.id,
+          from: input.from,
+          to: input.to,
+          at: input.at,
+          digest: input.checkpoint?.digest ?? null,
+          size: input.checkpoint?.size ?? null,
+          cancelCode: input.reason?.code ?? null,
+          cancelMessage: input.reason?.message ?? null,
+          resumePath: input.resumePath ?? null,
+          sealedOutcome: input.sealedOutcome ?? null,
         });
         if (moved.changes !== 1) refuse('state_mismatch', 'the handoff moved meanwhile');
         if (input.to === 'ownership-transferred') {
-          if (q.transfer.run(h.target_device_id, input.at, s.id, input.generation).changes !== 1) refuse('stale_generation', 'the session moved meanwhile');
+          if (q.transfer.run(h.target_device_id, input.at, s.id, input.generation).changes !== 1)
+            refuse('stale_generation', 'the session moved meanwhile');
         }
         q.insertHistory.run(h.id, h.id, input.to, input.at, input.deviceId);
         return { handoff: toHandoff(row(h.id)!), session: toSession(session(s.id)!) };

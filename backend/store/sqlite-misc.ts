@@ -11,17 +11,25 @@ const IDEMPOTENCY_TTL_MS = 24 * 60 * 60 * 1000;
  * NORMAL: it survives a process crash, and a nonce only matters for the five-minute skew window).
  */
 export function sqliteMiscStore(db: Database.Database, nonceDb: Database.Database, mutate: Mutator): MiscStore {
-  nonceDb.exec('CREATE TABLE IF NOT EXISTS nonces (device_id TEXT NOT NULL, nonce TEXT NOT NULL, expires_at INTEGER NOT NULL, PRIMARY KEY (device_id, nonce)) WITHOUT ROWID');
+  nonceDb.exec(
+    'CREATE TABLE IF NOT EXISTS nonces (device_id TEXT NOT NULL, nonce TEXT NOT NULL, expires_at INTEGER NOT NULL, PRIMARY KEY (device_id, nonce)) WITHOUT ROWID',
+  );
   nonceDb.exec('CREATE INDEX IF NOT EXISTS nonces_by_expiry ON nonces(expires_at)');
   const q = {
     putBlob: db.prepare('INSERT OR IGNORE INTO blobs (account_id, digest, size, created_at) VALUES (?, ?, ?, ?)'),
-    blob: db.prepare('SELECT account_id AS accountId, digest, size, created_at AS createdAt FROM blobs WHERE account_id = ? AND digest = ?'),
-    memory: db.prepare('SELECT id, topic, device_id AS deviceId, sealed_body AS sealedBody, created_at AS createdAt FROM memory_items WHERE id = ?'),
+    blob: db.prepare(
+      'SELECT account_id AS accountId, digest, size, created_at AS createdAt FROM blobs WHERE account_id = ? AND digest = ?',
+    ),
+    memory: db.prepare(
+      'SELECT id, topic, device_id AS deviceId, sealed_body AS sealedBody, created_at AS createdAt FROM memory_items WHERE id = ?',
+    ),
     memories: db.prepare(`SELECT id, topic, device_id AS deviceId, sealed_body AS sealedBody, created_at AS createdAt FROM memory_items
       WHERE account_id = ? AND topic = ? ORDER BY created_at, rowid`),
     putMemory: db.prepare('INSERT INTO memory_items (id, account_id, topic, device_id, sealed_body, created_at) VALUES (?, ?, ?, ?, ?, ?)'),
     findIdem: db.prepare('SELECT request_digest, status, body FROM idempotency WHERE device_id = ? AND key = ?'),
-    saveIdem: db.prepare('INSERT OR IGNORE INTO idempotency (device_id, key, request_digest, status, body, created_at) VALUES (?, ?, ?, ?, ?, ?)'),
+    saveIdem: db.prepare(
+      'INSERT OR IGNORE INTO idempotency (device_id, key, request_digest, status, body, created_at) VALUES (?, ?, ?, ?, ?, ?)',
+    ),
     pruneIdem: db.prepare('DELETE FROM idempotency WHERE created_at < ?'),
     useNonce: nonceDb.prepare('INSERT OR IGNORE INTO nonces (device_id, nonce, expires_at) VALUES (?, ?, ?)'),
     pruneNonces: nonceDb.prepare('DELETE FROM nonces WHERE expires_at < ?'),

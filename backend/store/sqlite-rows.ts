@@ -102,7 +102,14 @@ export interface EventRow {
 
 /** Maps an event row to the API's SessionEvent. */
 export function toEvent(r: EventRow): SessionEvent {
-  return { sessionId: r.session_id, seq: r.seq, generation: r.generation, deviceId: r.device_id, sealedBody: r.sealed_body, createdAt: r.created_at };
+  return {
+    sessionId: r.session_id,
+    seq: r.seq,
+    generation: r.generation,
+    deviceId: r.device_id,
+    sealedBody: r.sealed_body,
+    createdAt: r.created_at,
+  };
 }
 
 /** Thrown inside a transaction to roll it back and hand a refusal out. */
@@ -138,7 +145,9 @@ interface Pending {
  * fsync. Nobody is answered before that commit returns.
  */
 export function makeMutator(db: Database.Database, clock: () => number): Mutator {
-  const insertIdem = db.prepare('INSERT INTO idempotency (device_id, key, request_digest, status, body, created_at) VALUES (?, ?, ?, ?, ?, ?)');
+  const insertIdem = db.prepare(
+    'INSERT INTO idempotency (device_id, key, request_digest, status, body, created_at) VALUES (?, ?, ?, ?, ?, ?)',
+  );
   const record = <T>(idem: IdempotencyWrite<T>, result: StoreResult<T>) => {
     const answer = idem.encode(result);
     insertIdem.run(idem.deviceId, idem.key, idem.requestDigest, answer.status, JSON.stringify(answer.body), clock());
@@ -180,7 +189,8 @@ export function makeMutator(db: Database.Database, clock: () => number): Mutator
         }
       };
       const settle = (commitError?: unknown) => {
-        if (commitError !== undefined || failure !== undefined || result === undefined) return reject(commitError ?? failure ?? new Error('mutation did not run'));
+        if (commitError !== undefined || failure !== undefined || result === undefined)
+          return reject(commitError ?? failure ?? new Error('mutation did not run'));
         if (idem) idem.recorded = true;
         resolve(result);
       };

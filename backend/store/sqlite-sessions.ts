@@ -21,8 +21,12 @@ export function sqliteSessionStore(db: Database.Database, mutate: Mutator): Sess
     insert: db.prepare(`INSERT INTO sessions (id, account_id, owner_device_id, generation, sealed_meta, last_seq, created_at, updated_at)
       VALUES (@id, @accountId, @ownerDeviceId, @generation, @sealedMeta, 0, @createdAt, @updatedAt)`),
     meta: db.prepare('UPDATE sessions SET sealed_meta = ?, updated_at = ? WHERE id = ? AND generation = ? AND owner_device_id = ?'),
-    bumpSeq: db.prepare('UPDATE sessions SET last_seq = last_seq + 1 WHERE id = ? AND generation = ? AND owner_device_id = ? RETURNING last_seq'),
-    insertEvent: db.prepare('INSERT INTO session_events (session_id, seq, generation, device_id, sealed_body, created_at) VALUES (?, ?, ?, ?, ?, ?)'),
+    bumpSeq: db.prepare(
+      'UPDATE sessions SET last_seq = last_seq + 1 WHERE id = ? AND generation = ? AND owner_device_id = ? RETURNING last_seq',
+    ),
+    insertEvent: db.prepare(
+      'INSERT INTO session_events (session_id, seq, generation, device_id, sealed_body, created_at) VALUES (?, ?, ?, ?, ?, ?)',
+    ),
     events: db.prepare('SELECT * FROM session_events WHERE session_id = ? AND seq > ? ORDER BY seq LIMIT ?'),
   };
   const session = (id: string) => q.session.get(id) as SessionRow | undefined;

@@ -11,8 +11,17 @@ import type { IdempotencyWrite, Store } from './store.ts';
 let dir: string;
 let store: Store;
 const device = (id: string, status: Device['status'] = 'enrolled'): Device => ({
-  id, accountId: 'account_0000000001', name: id, status, signingPublicKey: 'k', agreementPublicKey: 'a',
-  enrolledAt: 1, revokedAt: null, lastSeenAt: null, sealedCapabilities: null, keyVersions: [1],
+  id,
+  accountId: 'account_0000000001',
+  name: id,
+  status,
+  signingPublicKey: 'k',
+  agreementPublicKey: 'a',
+  enrolledAt: 1,
+  revokedAt: null,
+  lastSeenAt: null,
+  sealedCapabilities: null,
+  keyVersions: [1],
 });
 const SRC = 'device_source_0001';
 const TGT = 'device_target_0001';
@@ -23,7 +32,15 @@ beforeEach(async () => {
   dir = mkdtempSync(join(tmpdir(), 'baton-store-'));
   store = openSqliteStore(dir, () => at);
   await store.createAccount({ accountId: 'account_0000000001', device: device(SRC), wrapped: 'w', at });
-  await store.createSession({ id: SESSION, accountId: 'account_0000000001', ownerDeviceId: SRC, generation: 1, sealedMeta: 'm', createdAt: at, updatedAt: at });
+  await store.createSession({
+    id: SESSION,
+    accountId: 'account_0000000001',
+    ownerDeviceId: SRC,
+    generation: 1,
+    sealedMeta: 'm',
+    createdAt: at,
+    updatedAt: at,
+  });
 });
 
 afterEach(() => {
@@ -32,10 +49,23 @@ afterEach(() => {
 });
 
 const create = (id: string, generation = 1) =>
-  store.createHandoff({ id, accountId: 'account_0000000001', sessionId: SESSION, sourceDeviceId: SRC, targetDeviceId: TGT, generation, at });
+  store.createHandoff({
+    id,
+    accountId: 'account_0000000001',
+    sessionId: SESSION,
+    sourceDeviceId: SRC,
+    targetDeviceId: TGT,
+    generation,
+    at,
+  });
 
-const move = (id: string, from: Parameters<Store['transitionHandoff']>[0]['from'], to: typeof from, generation: number, idem?: IdempotencyWrite<never>) =>
-  store.transitionHandoff({ accountId: 'account_0000000001', handoffId: id, from, to, generation, deviceId: TGT, at }, idem);
+const move = (
+  id: string,
+  from: Parameters<Store['transitionHandoff']>[0]['from'],
+  to: typeof from,
+  generation: number,
+  idem?: IdempotencyWrite<never>,
+) => store.transitionHandoff({ accountId: 'account_0000000001', handoffId: id, from, to, generation, deviceId: TGT, at }, idem);
 
 describe('the SQLite store', () => {
   it('moves a handoff only from the expected state at the current generation', async () => {
@@ -50,7 +80,11 @@ describe('the SQLite store', () => {
 
   it('increments the generation and sets the owner in the same transaction as ownership-transferred', async () => {
     await create('handoff_000000002');
-    for (const [from, to] of [['requested', 'target-prepared'], ['target-prepared', 'source-quiescing'], ['source-quiescing', 'source-relinquished-and-checkpointed']] as const) {
+    for (const [from, to] of [
+      ['requested', 'target-prepared'],
+      ['target-prepared', 'source-quiescing'],
+      ['source-quiescing', 'source-relinquished-and-checkpointed'],
+    ] as const) {
       expect((await move('handoff_000000002', from, to, 1)).ok).toBe(true);
     }
     const moved = await move('handoff_000000002', 'source-relinquished-and-checkpointed', 'ownership-transferred', 1);
@@ -66,15 +100,27 @@ describe('the SQLite store', () => {
     expect(!second.ok && [second.code, second.details?.handoffId]).toEqual(['handoff_in_progress', 'handoff_000000003']);
     store.close();
     const raw = new Database(join(dir, 'baton.sqlite'));
-    expect(() => raw.prepare(`INSERT INTO handoffs (id, account_id, session_id, source_device_id, target_device_id, state, generation, created_at, updated_at)
-      VALUES ('x_handoff_0000001', 'account_0000000001', ?, ?, ?, 'requested', 1, 0, 0)`).run(SESSION, SRC, TGT)).toThrow(/UNIQUE/);
+    expect(() =>
+      raw
+        .prepare(
+          `INSERT INTO handoffs (id, account_id, session_id, source_device_id, target_device_id, state, generation, created_at, updated_at)
+      VALUES ('x_handoff_0000001', 'account_0000000001', ?, ?, ?, 'requested', 1, 0, 0)`,
+        )
+        .run(SESSION, SRC, TGT),
+    ).toThrow(/UNIQUE/);
     raw.close();
     store = openSqliteStore(dir, () => at);
   });
 
   it('records the idempotent answer with the change, and a refusal with nothing else', async () => {
     await create('handoff_000000005');
-    const idem = (key: string): IdempotencyWrite<never> => ({ deviceId: TGT, key, requestDigest: 'd', recorded: false, encode: (r) => ({ status: r.ok ? 200 : 409, body: r.ok ? 'moved' : r.code }) });
+    const idem = (key: string): IdempotencyWrite<never> => ({
+      deviceId: TGT,
+      key,
+      requestDigest: 'd',
+      recorded: false,
+      encode: (r) => ({ status: r.ok ? 200 : 409, body: r.ok ? 'moved' : r.code }),
+    });
     const ok = idem('key_ok_000000001');
     expect((await move('handoff_000000005', 'requested', 'target-prepared', 1, ok)).ok).toBe(true);
     expect(ok.recorded).toBe(true);
@@ -86,7 +132,8 @@ describe('the SQLite store', () => {
   });
 
   it('fences event appends by owner and generation, numbering accepted ones 1, 2, 3', async () => {
-    const append = (deviceId: string, generation: number) => store.appendEvent({ sessionId: SESSION, deviceId, generation, sealedBody: 'b', at });
+    const append = (deviceId: string, generation: number) =>
+      store.appendEvent({ sessionId: SESSION, deviceId, generation, sealedBody: 'b', at });
     expect((await append(SRC, 1)).ok).toBe(true);
     expect(await append(SRC, 2)).toMatchObject({ ok: false, code: 'stale_generation' });
     expect(await append(TGT, 1)).toMatchObject({ ok: false, code: 'not_owner' });

@@ -80,14 +80,29 @@ export interface AccountStore {
   revokeDevice(accountId: string, deviceId: string, at: number, idem?: IdempotencyWrite<Device>): Promise<StoreResult<Device>>;
   createInvite(invite: InviteRecord, idem?: IdempotencyWrite<InviteRecord>): Promise<StoreResult<InviteRecord>>;
   getInvite(inviteId: string): Promise<InviteRecord | undefined>;
-  createJoinRequest(input: { joinRequestId: string; invite: InviteRecord; device: Device; proof: string; at: number }): Promise<StoreResult<JoinRequest>>;
+  createJoinRequest(input: {
+    joinRequestId: string;
+    invite: InviteRecord;
+    device: Device;
+    proof: string;
+    at: number;
+  }): Promise<StoreResult<JoinRequest>>;
   getJoinRequest(joinRequestId: string): Promise<JoinRequest | undefined>;
   listJoinRequests(accountId: string, status?: JoinRequest['status']): Promise<JoinRequest[]>;
-  approveJoinRequest(input: { joinRequestId: string; at: number; wrappedKeys: WrappedKey[]; enrollment?: string }, idem?: IdempotencyWrite<JoinRequest>): Promise<StoreResult<JoinRequest>>;
-  rejectJoinRequest(input: { joinRequestId: string; at: number; reason: string }, idem?: IdempotencyWrite<JoinRequest>): Promise<StoreResult<JoinRequest>>;
+  approveJoinRequest(
+    input: { joinRequestId: string; at: number; wrappedKeys: WrappedKey[]; enrollment?: string },
+    idem?: IdempotencyWrite<JoinRequest>,
+  ): Promise<StoreResult<JoinRequest>>;
+  rejectJoinRequest(
+    input: { joinRequestId: string; at: number; reason: string },
+    idem?: IdempotencyWrite<JoinRequest>,
+  ): Promise<StoreResult<JoinRequest>>;
   currentKeyVersion(accountId: string): Promise<number>;
   getKeys(deviceId: string): Promise<WrappedKey[]>;
-  rotateKeys(input: { accountId: string; keyVersion: number; wrappedKeys: WrappedKey[] }, idem?: IdempotencyWrite<number>): Promise<StoreResult<number>>;
+  rotateKeys(
+    input: { accountId: string; keyVersion: number; wrappedKeys: WrappedKey[] },
+    idem?: IdempotencyWrite<number>,
+  ): Promise<StoreResult<number>>;
 }
 
 export interface SessionStore {
@@ -95,9 +110,15 @@ export interface SessionStore {
   getSession(sessionId: string): Promise<Session | undefined>;
   listSessions(accountId: string): Promise<Session[]>;
   /** Fenced: the caller must own the session at exactly `generation`. */
-  updateSessionMeta(input: { sessionId: string; deviceId: string; generation: number; sealedMeta: string; at: number }, idem?: IdempotencyWrite<Session>): Promise<StoreResult<Session>>;
+  updateSessionMeta(
+    input: { sessionId: string; deviceId: string; generation: number; sealedMeta: string; at: number },
+    idem?: IdempotencyWrite<Session>,
+  ): Promise<StoreResult<Session>>;
   /** Fenced like updateSessionMeta; assigns the next seq. */
-  appendEvent(input: { sessionId: string; deviceId: string; generation: number; sealedBody: string; at: number }, idem?: IdempotencyWrite<SessionEvent>): Promise<StoreResult<SessionEvent>>;
+  appendEvent(
+    input: { sessionId: string; deviceId: string; generation: number; sealedBody: string; at: number },
+    idem?: IdempotencyWrite<SessionEvent>,
+  ): Promise<StoreResult<SessionEvent>>;
   listEvents(sessionId: string, after: number, limit: number): Promise<SessionEvent[]>;
 }
 
@@ -110,7 +131,10 @@ export interface HandoffStore {
    * Compare-and-set on (handoff, expected state, session generation) in one transaction; entering
    * `ownership-transferred` also increments the session generation and sets its owner to the target.
    */
-  transitionHandoff(input: TransitionInput, idem?: IdempotencyWrite<{ handoff: Handoff; session: Session }>): Promise<StoreResult<{ handoff: Handoff; session: Session }>>;
+  transitionHandoff(
+    input: TransitionInput,
+    idem?: IdempotencyWrite<{ handoff: Handoff; session: Session }>,
+  ): Promise<StoreResult<{ handoff: Handoff; session: Session }>>;
 }
 
 export interface MiscStore {

@@ -46,7 +46,10 @@ export async function standInSandbox(name = 'device', extraEnv: NodeJS.ProcessEn
     logPath,
     async invocations() {
       const text = await readFile(logPath, 'utf8').catch(() => '');
-      return text.split('\n').filter((line) => line !== '').map((line) => JSON.parse(line) as Invocation);
+      return text
+        .split('\n')
+        .filter((line) => line !== '')
+        .map((line) => JSON.parse(line) as Invocation);
     },
     cleanup: () => rm(root, { recursive: true, force: true }),
   };

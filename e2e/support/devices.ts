@@ -35,7 +35,9 @@ export async function openWorld(browser: Browser, env: { desktop?: NodeJS.Proces
   const laptop = await open(devices.laptop);
   const desktop = await open(devices.desktop);
   return {
-    devices, laptop, desktop,
+    devices,
+    laptop,
+    desktop,
     async close() {
       await laptop.page.context().close();
       await desktop.page.context().close();
@@ -70,7 +72,12 @@ export async function openSession(page: Page, title: string): Promise<void> {
 export async function description(locator: Locator): Promise<string> {
   const ids = (await locator.getAttribute('aria-describedby')) ?? '';
   const page = locator.page();
-  const parts = await Promise.all(ids.split(/\s+/).filter(Boolean).map((id) => page.locator(`[id="${id}"]`).innerText()));
+  const parts = await Promise.all(
+    ids
+      .split(/\s+/)
+      .filter(Boolean)
+      .map((id) => page.locator(`[id="${id}"]`).innerText()),
+  );
   return parts.join(' ').trim();
 }
 

@@ -61,7 +61,10 @@ export function loadOrCreateIdentity(store: SecretStore): DeviceIdentity {
 
 /** Makes a new identity in `store`, replacing any kept there (a device id the backend refused for good). */
 export function replaceIdentity(store: SecretStore): DeviceIdentity {
-  return identityFromKeys(loadOrCreateKey(store, SIGNING_KEY_NAME, 'ed25519', true), loadOrCreateKey(store, AGREEMENT_KEY_NAME, 'x25519', true));
+  return identityFromKeys(
+    loadOrCreateKey(store, SIGNING_KEY_NAME, 'ed25519', true),
+    loadOrCreateKey(store, AGREEMENT_KEY_NAME, 'x25519', true),
+  );
 }
 
 /** Loads the identity kept in `store`; null when the device has none yet. */

@@ -1,7 +1,17 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import {
-  checkpointContext, contentAddress, contentAddressOfParts, ENVELOPE_HEAD_BYTES, ENVELOPE_OVERHEAD, envelopeKeyVersion, joinParts, seal, sealParts, sealWithVersion, unseal,
+  checkpointContext,
+  contentAddress,
+  contentAddressOfParts,
+  ENVELOPE_HEAD_BYTES,
+  ENVELOPE_OVERHEAD,
+  envelopeKeyVersion,
+  joinParts,
+  seal,
+  sealParts,
+  sealWithVersion,
+  unseal,
   type SealContext,
 } from './envelope.ts';
 import { generateAdk, KeyRing } from './key-ring.ts';
@@ -62,7 +72,13 @@ describe('sealParts', () => {
     for (const size of [0, 1, 4096, (1 << 20) + 3]) {
       const body = randomBytes(size);
       const parts = sealParts(ring, ctxA, body);
-      expect([parts.head.length, parts.ciphertext.length, parts.tag.length, parts.byteLength, parts.keyVersion]).toEqual([ENVELOPE_HEAD_BYTES, size, 16, size + ENVELOPE_OVERHEAD, 2]);
+      expect([parts.head.length, parts.ciphertext.length, parts.tag.length, parts.byteLength, parts.keyVersion]).toEqual([
+        ENVELOPE_HEAD_BYTES,
+        size,
+        16,
+        size + ENVELOPE_OVERHEAD,
+        2,
+      ]);
       const joined = joinParts(parts);
       expect(joined.equals(Buffer.concat([parts.head, parts.ciphertext, parts.tag]))).toBe(true);
       expect(envelopeKeyVersion(joined)).toBe(2);
@@ -125,7 +141,10 @@ describe('tamper resistance of a sealed 4 KiB checkpoint', () => {
   });
 
   it('rejects a checkpoint sealed for another handoff', () => {
-    expect(unseal(ring, checkpointContext(ACCOUNT, SESSION, HANDOFF_B), envelope)).toMatchObject({ ok: false, code: 'checkpoint_rejected' });
+    expect(unseal(ring, checkpointContext(ACCOUNT, SESSION, HANDOFF_B), envelope)).toMatchObject({
+      ok: false,
+      code: 'checkpoint_rejected',
+    });
   });
 
   it('rejects a body presented under another session, account or purpose', () => {

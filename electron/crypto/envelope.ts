@@ -47,7 +47,8 @@ export function checkpointContext(accountId: string, sessionId: string, handoffI
 function encodeContext(context: SealContext): Buffer {
   const fields = [context.purpose, context.accountId, context.sessionId ?? '', context.subject ?? ''];
   if (context.accountId === '') throw new Error('a seal context needs an account id');
-  if (context.purpose === 'checkpoint' && (fields[2] === '' || fields[3] === '')) throw new Error('a checkpoint is sealed for a session and a handoff');
+  if (context.purpose === 'checkpoint' && (fields[2] === '' || fields[3] === ''))
+    throw new Error('a checkpoint is sealed for a session and a handoff');
   const parts: Buffer[] = [Buffer.from('BATON-SEAL-CONTEXT-V1', 'latin1')];
   for (const field of fields) {
     const bytes = Buffer.from(field, 'utf8');
@@ -179,7 +180,12 @@ export function unseal(ring: KeyRing, context: SealContext, envelope: Uint8Array
   if (keyVersion === 0) return { ok: false, code: 'malformed_envelope', message: 'envelope names key version 0' };
   const adk = ring.get(keyVersion);
   if (adk === undefined) {
-    return { ok: false, code: 'key_version_missing', message: `this device does not hold key version ${keyVersion}`, details: { keyVersion } };
+    return {
+      ok: false,
+      code: 'key_version_missing',
+      message: `this device does not hold key version ${keyVersion}`,
+      details: { keyVersion },
+    };
   }
   let keys: ContextKeys;
   try {
@@ -196,7 +202,11 @@ export function unseal(ring: KeyRing, context: SealContext, envelope: Uint8Array
     const plaintext = tail.length === 0 ? body : Buffer.concat([body, tail]);
     return { ok: true, value: { plaintext, keyVersion } };
   } catch {
-    return { ok: false, code: 'checkpoint_rejected', message: 'the sealed body failed authentication: tampered, or sealed for another context' };
+    return {
+      ok: false,
+      code: 'checkpoint_rejected',
+      message: 'the sealed body failed authentication: tampered, or sealed for another context',
+    };
   }
 }
 

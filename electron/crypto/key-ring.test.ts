@@ -3,7 +3,10 @@ import { generateAdk, KeyRing } from './key-ring.ts';
 
 describe('key ring', () => {
   it('tracks the newest version and survives a JSON round trip', () => {
-    const ring = new KeyRing([[2, generateAdk()], [1, generateAdk()]]);
+    const ring = new KeyRing([
+      [2, generateAdk()],
+      [1, generateAdk()],
+    ]);
     expect(ring.newest()).toBe(2);
     expect(ring.versions()).toEqual([1, 2]);
     const copy = KeyRing.fromJSON(JSON.parse(JSON.stringify(ring)));

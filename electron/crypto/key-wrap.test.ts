@@ -21,19 +21,31 @@ describe('ADK wrapping', () => {
   });
 
   it('rejects a wrap signed by a device the recipient does not trust', () => {
-    const forged = wrapAdk(stranger, { deviceId: newcomer.deviceId, agreementPublicKey: newcomer.keys.agreementPublicKey }, ACCOUNT, 3, generateAdk());
+    const forged = wrapAdk(
+      stranger,
+      { deviceId: newcomer.deviceId, agreementPublicKey: newcomer.keys.agreementPublicKey },
+      ACCOUNT,
+      3,
+      generateAdk(),
+    );
     expect(unwrapAdk(newcomer, forged, binding, inviter.keys.signingPublicKey)).toMatchObject({ ok: false, code: 'wrap_rejected' });
     expect(unwrapAdk(newcomer, wrapped, binding, stranger.keys.signingPublicKey)).toMatchObject({ ok: false, code: 'wrap_rejected' });
   });
 
   it('rejects a wrap presented for another version, account or wrapper', () => {
-    for (const other of [{ ...binding, keyVersion: 4 }, { ...binding, accountId: 'account-otherotherot' }, { ...binding, wrapperDeviceId: stranger.deviceId }]) {
+    for (const other of [
+      { ...binding, keyVersion: 4 },
+      { ...binding, accountId: 'account-otherotherot' },
+      { ...binding, wrapperDeviceId: stranger.deviceId },
+    ]) {
       expect(unwrapAdk(newcomer, wrapped, other, inviter.keys.signingPublicKey).ok).toBe(false);
     }
   });
 
   it('cannot be opened by another device, even one holding the wrap', () => {
-    expect(unwrapAdk(stranger, wrapped, { ...binding, recipientDeviceId: stranger.deviceId }, inviter.keys.signingPublicKey).ok).toBe(false);
+    expect(unwrapAdk(stranger, wrapped, { ...binding, recipientDeviceId: stranger.deviceId }, inviter.keys.signingPublicKey).ok).toBe(
+      false,
+    );
   });
 
   it('rejects every single-byte change of the wrap', () => {

@@ -36,7 +36,14 @@ export type UnwrapResult = Result<Buffer, 'wrap_rejected'>;
 
 function aad(binding: WrapBinding, recipientAgreementKey: string): Buffer {
   return Buffer.from(
-    ['BATON-ADK-WRAP-V1', binding.accountId, binding.recipientDeviceId, recipientAgreementKey, String(binding.keyVersion), binding.wrapperDeviceId].join('\n'),
+    [
+      'BATON-ADK-WRAP-V1',
+      binding.accountId,
+      binding.recipientDeviceId,
+      recipientAgreementKey,
+      String(binding.keyVersion),
+      binding.wrapperDeviceId,
+    ].join('\n'),
     'utf8',
   );
 }
@@ -59,7 +66,14 @@ export function wrapAdk(wrapper: DeviceIdentity, recipient: WrapRecipient, accou
   const nonce = randomBytes(12);
   const cipher = createCipheriv('aes-256-gcm', kek(shared, ephemeralPublic, Buffer.from(recipient.agreementPublicKey, 'base64url')), nonce);
   cipher.setAAD(associated);
-  const signed = Buffer.concat([Buffer.from([WRAP_FORMAT]), ephemeralPublic, nonce, cipher.update(adk), cipher.final(), cipher.getAuthTag()]);
+  const signed = Buffer.concat([
+    Buffer.from([WRAP_FORMAT]),
+    ephemeralPublic,
+    nonce,
+    cipher.update(adk),
+    cipher.final(),
+    cipher.getAuthTag(),
+  ]);
   const signature = wrapper.sign(Buffer.concat([associated, signed]));
   return toBase64url(Buffer.concat([signed, signature]));
 }
@@ -84,7 +98,11 @@ export function unwrapAdk(me: DeviceIdentity, wrapped: string, binding: WrapBind
   const shared = ephemeralKey === null ? null : me.agree(ephemeralKey);
   if (shared === null) return rejected('the wrap carries an unusable ephemeral key');
   try {
-    const decipher = createDecipheriv('aes-256-gcm', kek(shared, ephemeralPublic, Buffer.from(me.keys.agreementPublicKey, 'base64url')), bytes.subarray(33, 45));
+    const decipher = createDecipheriv(
+      'aes-256-gcm',
+      kek(shared, ephemeralPublic, Buffer.from(me.keys.agreementPublicKey, 'base64url')),
+      bytes.subarray(33, 45),
+    );
     decipher.setAAD(associated);
     decipher.setAuthTag(bytes.subarray(45 + ADK_BYTES, SIGNED_BYTES));
     const key = Buffer.concat([decipher.update(bytes.subarray(45, 45 + ADK_BYTES)), decipher.final()]);
@@ -93,4 +111,3 @@ export function unwrapAdk(me: DeviceIdentity, wrapped: string, binding: WrapBind
     return rejected(`the wrap of key version ${binding.keyVersion} does not open with this device's key`);
   }
 }
-

@@ -6,7 +6,10 @@ describe('keyed topics', () => {
   it('gives the same hex tag on every device of the account, also after a rotation', () => {
     const v1 = generateAdk();
     const a = new KeyRing([[1, v1]]);
-    const b = new KeyRing([[1, v1], [2, generateAdk()]]);
+    const b = new KeyRing([
+      [1, v1],
+      [2, generateAdk()],
+    ]);
     const tag = keyedTopic(a, 'memory', 'feature/login');
     expect(tag).toMatch(/^[0-9a-f]{64}$/);
     expect(keyedTopic(b, 'memory', 'feature/login')).toBe(tag);

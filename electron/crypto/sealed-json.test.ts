@@ -19,7 +19,10 @@ describe('sealed JSON fields', () => {
 
   it('rejects a field moved to another session or purpose, and non-base64url text', () => {
     const sealed = sealJson(ring, meta, { title: 'x' });
-    expect(unsealJson(ring, { ...meta, sessionId: 'session-otherotherot' }, sealed)).toMatchObject({ ok: false, code: 'checkpoint_rejected' });
+    expect(unsealJson(ring, { ...meta, sessionId: 'session-otherotherot' }, sealed)).toMatchObject({
+      ok: false,
+      code: 'checkpoint_rejected',
+    });
     expect(unsealJson(ring, { ...meta, purpose: 'session-event' }, sealed)).toMatchObject({ ok: false, code: 'checkpoint_rejected' });
     expect(unsealJson(ring, meta, 'a+b/')).toMatchObject({ ok: false, code: 'malformed_envelope' });
   });

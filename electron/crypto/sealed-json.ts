@@ -26,6 +26,7 @@ export function unsealJson<T = unknown>(ring: KeyRing, context: SealContext, sea
   }
   if (schema === undefined) return { ok: true, value: value as T };
   const parsed = schema.safeParse(value);
-  if (!parsed.success) return { ok: false, code: 'malformed_envelope', message: `sealed field does not match its schema: ${parsed.error.message}` };
+  if (!parsed.success)
+    return { ok: false, code: 'malformed_envelope', message: `sealed field does not match its schema: ${parsed.error.message}` };
   return { ok: true, value: parsed.data };
 }

@@ -15,12 +15,21 @@ export interface EnrollmentDeps {
 }
 
 /** Creates the account from the profile in `profileDir` (made if missing): this device is enrolled and holds ADK v1. */
-export async function createAccount(profileDir: string, backendUrl: string, deviceName: string, deps: EnrollmentDeps): Promise<Result<Profile>> {
+export async function createAccount(
+  profileDir: string,
+  backendUrl: string,
+  deviceName: string,
+  deps: EnrollmentDeps,
+): Promise<Result<Profile>> {
   const opened = openOrCreateProfile(profileDir, { name: deviceName, backendUrl }, (deps.secretStore ?? fileSecretStore)(profileDir));
   if (!opened.ok) return opened;
   const profile = opened.value;
   if (profile.info.status !== 'new') {
-    return { ok: false, code: 'already_enrolled', message: `the device profile in ${profileDir} is already ${profile.info.status} (account ${profile.info.accountId ?? 'pending'})` };
+    return {
+      ok: false,
+      code: 'already_enrolled',
+      message: `the device profile in ${profileDir} is already ${profile.info.status} (account ${profile.info.accountId ?? 'pending'})`,
+    };
   }
   const identity = profile.identity;
   const adk = generateAdk();
@@ -28,7 +37,13 @@ export async function createAccount(profileDir: string, backendUrl: string, devi
     deviceId: identity.deviceId,
     name: deviceName,
     keys: identity.keys,
-    wrapped: wrapAdk(identity, { deviceId: identity.deviceId, agreementPublicKey: identity.keys.agreementPublicKey }, ACCOUNT_CREATION_BINDING, 1, adk),
+    wrapped: wrapAdk(
+      identity,
+      { deviceId: identity.deviceId, agreementPublicKey: identity.keys.agreementPublicKey },
+      ACCOUNT_CREATION_BINDING,
+      1,
+      adk,
+    ),
   });
   if (!created.ok) return created;
   profile.ring.add(1, adk);

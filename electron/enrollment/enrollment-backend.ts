@@ -5,7 +5,14 @@
  */
 import type { z } from 'zod';
 import type {
-  CreateAccountRequest, CreateAccountResponse, CreateJoinRequest, Device, Invite, JoinRequest, KeysResponse, WrappedKey,
+  CreateAccountRequest,
+  CreateAccountResponse,
+  CreateJoinRequest,
+  Device,
+  Invite,
+  JoinRequest,
+  KeysResponse,
+  WrappedKey,
 } from '../../shared/api/devices.ts';
 import type { Result } from '../../shared/errors.ts';
 

@@ -11,11 +11,21 @@ const anchor = (d: DeviceIdentity): TrustedDevice => ({ deviceId: d.deviceId, ..
 
 function record(d: DeviceIdentity, enrollment?: string, revokedAt: number | null = null): Device {
   return {
-    id: d.deviceId, accountId: ACCOUNT, name: 'device', status: revokedAt === null ? 'enrolled' : 'revoked', ...d.keys, enrolledAt: 1, revokedAt, lastSeenAt: null,
-    sealedCapabilities: null, keyVersions: [1], ...(enrollment === undefined ? {} : { enrollment }),
+    id: d.deviceId,
+    accountId: ACCOUNT,
+    name: 'device',
+    status: revokedAt === null ? 'enrolled' : 'revoked',
+    ...d.keys,
+    enrolledAt: 1,
+    revokedAt,
+    lastSeenAt: null,
+    sealedCapabilities: null,
+    keyVersions: [1],
+    ...(enrollment === undefined ? {} : { enrollment }),
   };
 }
-const admittedBy = (approver: DeviceIdentity, d: DeviceIdentity, account = ACCOUNT, at = 5) => signEnrollment(approver, account, { id: d.deviceId, ...d.keys }, at);
+const admittedBy = (approver: DeviceIdentity, d: DeviceIdentity, account = ACCOUNT, at = 5) =>
+  signEnrollment(approver, account, { id: d.deviceId, ...d.keys }, at);
 
 describe('verifiedDevices', () => {
   it('follows a chain of statements from an anchor, in any listing order, with the keys the statements name', () => {
@@ -25,7 +35,7 @@ describe('verifiedDevices', () => {
     expect(trusted.get(third.deviceId)).toEqual(anchor(third));
   });
 
-  it('trusts the anchors of a joiner (its inviter and the inviter\'s anchors) and devices admitted by them', () => {
+  it("trusts the anchors of a joiner (its inviter and the inviter's anchors) and devices admitted by them", () => {
     const devices = [record(root), record(second, admittedBy(root, second)), record(third, admittedBy(second, third))];
     const trusted = verifiedDevices(devices, ACCOUNT, [anchor(third), anchor(second), anchor(root)]);
     expect(trusted.size).toBe(3);
@@ -45,7 +55,12 @@ describe('verifiedDevices', () => {
     const swapped: Device = { ...record(second, genuine), agreementPublicKey: intruder.keys.agreementPublicKey };
     const json = JSON.parse(Buffer.from(genuine, 'base64url').toString('utf8')) as Record<string, unknown>;
     const altered = Buffer.from(JSON.stringify({ ...json, at: 6 })).toString('base64url');
-    for (const listed of [swapped, record(second, admittedBy(root, second, 'account-otherotherot')), record(second, altered), record(second, 'not-a-statement')]) {
+    for (const listed of [
+      swapped,
+      record(second, admittedBy(root, second, 'account-otherotherot')),
+      record(second, altered),
+      record(second, 'not-a-statement'),
+    ]) {
       expect(verifiedDevices([record(root), listed], ACCOUNT, [anchor(root)]).has(second.deviceId)).toBe(false);
     }
     expect(verifiedDevices([record(root), record(second, genuine)], ACCOUNT, [anchor(root)]).has(second.deviceId)).toBe(true);
@@ -58,7 +73,12 @@ describe('verifiedDevices', () => {
   });
 
   it('keeps devices a since-revoked device admitted before its revocation, but not ones it signed for after', () => {
-    const devices = [record(root), record(second, admittedBy(root, second), 10), record(third, admittedBy(second, third, ACCOUNT, 9)), record(intruder, admittedBy(second, intruder, ACCOUNT, 10))];
+    const devices = [
+      record(root),
+      record(second, admittedBy(root, second), 10),
+      record(third, admittedBy(second, third, ACCOUNT, 9)),
+      record(intruder, admittedBy(second, intruder, ACCOUNT, 10)),
+    ];
     const trusted = verifiedDevices(devices, ACCOUNT, [anchor(root)]);
     expect([...trusted.keys()].sort()).toEqual([root.deviceId, third.deviceId].sort());
   });

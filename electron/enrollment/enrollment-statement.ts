@@ -38,12 +38,22 @@ const Statement = z.strictObject({
 type Statement = z.infer<typeof Statement>;
 
 function signedBytes(s: Omit<Statement, 'signature' | 'v'>): Buffer {
-  return Buffer.from(['BATON-ENROLLMENT-V1', s.accountId, s.deviceId, s.signingPublicKey, s.agreementPublicKey, s.approvedBy, String(s.at)].join('\n'), 'utf8');
+  return Buffer.from(
+    ['BATON-ENROLLMENT-V1', s.accountId, s.deviceId, s.signingPublicKey, s.agreementPublicKey, s.approvedBy, String(s.at)].join('\n'),
+    'utf8',
+  );
 }
 
 /** The statement `approver` signs for a device it admits to `accountId`, encoded for the device record. */
 export function signEnrollment(approver: DeviceIdentity, accountId: string, device: { id: string } & DevicePublicKeys, at: number): string {
-  const fields = { accountId, deviceId: device.id, signingPublicKey: device.signingPublicKey, agreementPublicKey: device.agreementPublicKey, approvedBy: approver.deviceId, at };
+  const fields = {
+    accountId,
+    deviceId: device.id,
+    signingPublicKey: device.signingPublicKey,
+    agreementPublicKey: device.agreementPublicKey,
+    approvedBy: approver.deviceId,
+    at,
+  };
   const signature = toBase64url(Buffer.from(approver.sign(signedBytes(fields))));
   return toBase64url(Buffer.from(JSON.stringify({ v: 1, ...fields, signature } satisfies Statement), 'utf8'));
 }
@@ -64,7 +74,12 @@ function decodeStatement(encoded: string): Statement | null {
  * The statement's subject when it admits `device` to `accountId` and is signed by the key
  * `approverKey` gives for its approver at the statement's time.
  */
-function admits(encoded: string, device: Device, accountId: string, approverKey: (deviceId: string, at: number) => string | undefined): TrustedDevice | null {
+function admits(
+  encoded: string,
+  device: Device,
+  accountId: string,
+  approverKey: (deviceId: string, at: number) => string | undefined,
+): TrustedDevice | null {
   const s = decodeStatement(encoded);
   if (s === null || s.accountId !== accountId || s.deviceId !== device.id || s.approvedBy === s.deviceId) return null;
   if (s.signingPublicKey !== device.signingPublicKey || s.agreementPublicKey !== device.agreementPublicKey) return null;
@@ -82,7 +97,11 @@ function admits(encoded: string, device: Device, accountId: string, approverKey:
  * orphan its invitees; the backend refuses a revoked device's requests, so it cannot store newer
  * ones). The backend can only take trust away (list a device as revoked or leave it out), never grant it.
  */
-export function verifiedDevices(devices: readonly Device[], accountId: string, anchors: readonly TrustedDevice[]): Map<string, TrustedDevice> {
+export function verifiedDevices(
+  devices: readonly Device[],
+  accountId: string,
+  anchors: readonly TrustedDevice[],
+): Map<string, TrustedDevice> {
   const listed = new Map(devices.filter((d) => d.status !== 'pending').map((d) => [d.id, d] as const));
   const vouched = new Map(anchors.filter((a) => listed.has(a.deviceId)).map((a) => [a.deviceId, a] as const));
   const keyAt = (id: string, at: number) => {
@@ -90,7 +109,7 @@ export function verifiedDevices(devices: readonly Device[], accountId: string, a
     const until = device?.status === 'revoked' ? (device.revokedAt ?? 0) : Infinity;
     return at < until ? vouched.get(id)?.signingPublicKey : undefined;
   };
-  for (let grew = true; grew; ) {
+  for (let grew = true; grew;) {
     grew = false;
     for (const device of listed.values()) {
       if (vouched.has(device.id) || device.enrollment === undefined) continue;

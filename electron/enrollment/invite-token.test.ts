@@ -6,10 +6,16 @@ import { decodeInvite, encodeInvite, INVITE_PREFIX, joinProof, proofMatches, typ
 const inviter = loadOrCreateIdentity(memorySecretStore());
 const newcomer = loadOrCreateIdentity(memorySecretStore());
 const token: InviteToken = {
-  v: 1, backendUrl: 'http://127.0.0.1:4100', accountId: 'account-aaaaaaaaaaaa', inviteId: 'invite-iiiiiiiiiiii',
-  secret: Buffer.alloc(32, 7).toString('base64url'), expiresAt: 1_900_000_000_000,
-  inviterDeviceId: inviter.deviceId, inviterSigningKey: inviter.keys.signingPublicKey,
-  inviterAgreementKey: inviter.keys.agreementPublicKey, anchors: [],
+  v: 1,
+  backendUrl: 'http://127.0.0.1:4100',
+  accountId: 'account-aaaaaaaaaaaa',
+  inviteId: 'invite-iiiiiiiiiiii',
+  secret: Buffer.alloc(32, 7).toString('base64url'),
+  expiresAt: 1_900_000_000_000,
+  inviterDeviceId: inviter.deviceId,
+  inviterSigningKey: inviter.keys.signingPublicKey,
+  inviterAgreementKey: inviter.keys.agreementPublicKey,
+  anchors: [],
 };
 
 describe('invite line', () => {

@@ -37,7 +37,11 @@ export function encodeInvite(token: InviteToken): string {
 
 /** Decodes an invite line; anything else is `invite_malformed`. */
 export function decodeInvite(line: string): Result<InviteToken, 'invite_malformed'> {
-  const malformed: Failure<'invite_malformed'> = { ok: false, code: 'invite_malformed', message: `not a Baton invite (expected one line starting with ${INVITE_PREFIX})` };
+  const malformed: Failure<'invite_malformed'> = {
+    ok: false,
+    code: 'invite_malformed',
+    message: `not a Baton invite (expected one line starting with ${INVITE_PREFIX})`,
+  };
   const text = line.trim();
   if (!text.startsWith(INVITE_PREFIX)) return malformed;
   const bytes = fromBase64url(text.slice(INVITE_PREFIX.length));
@@ -56,7 +60,9 @@ function proofMessage(inviteId: string, deviceId: string, keys: DevicePublicKeys
 
 /** The join proof: HMAC-SHA256 under the invite secret over (invite id, device id, its public keys). */
 export function joinProof(secret: string, inviteId: string, deviceId: string, keys: DevicePublicKeys): string {
-  return createHmac('sha256', Buffer.from(secret, 'base64url')).update(proofMessage(inviteId, deviceId, keys)).digest('base64url');
+  return createHmac('sha256', Buffer.from(secret, 'base64url'))
+    .update(proofMessage(inviteId, deviceId, keys))
+    .digest('base64url');
 }
 
 /** Checks a join proof against the stored secret in constant time. */

@@ -23,15 +23,28 @@ export async function createInvite(
   if (!account.ok) return account;
   const now = (options.now ?? Date.now)();
   const ttlMs = options.ttlMs ?? DEFAULT_INVITE_TTL_MS;
-  if (!Number.isFinite(ttlMs) || ttlMs <= 0) return { ok: false, code: 'validation_failed', message: 'an invite lifetime must be positive' };
-  const invite: PendingInvite = { inviteId: randomBytes(16).toString('base64url'), secret: randomBytes(32).toString('base64url'), expiresAt: now + ttlMs, createdAt: now };
+  if (!Number.isFinite(ttlMs) || ttlMs <= 0)
+    return { ok: false, code: 'validation_failed', message: 'an invite lifetime must be positive' };
+  const invite: PendingInvite = {
+    inviteId: randomBytes(16).toString('base64url'),
+    secret: randomBytes(32).toString('base64url'),
+    expiresAt: now + ttlMs,
+    createdAt: now,
+  };
   const registered = await backend.createInvite(invite.inviteId, invite.expiresAt);
   if (!registered.ok) return registered;
   saveInvites(profile, [...loadInvites(profile).filter((i) => i.expiresAt > now), invite]);
   const line = encodeInvite({
-    v: 1, backendUrl: profile.info.backendUrl, accountId: account.value, inviteId: invite.inviteId, secret: invite.secret,
-    expiresAt: invite.expiresAt, inviterDeviceId: profile.identity.deviceId, inviterSigningKey: profile.identity.keys.signingPublicKey,
-    inviterAgreementKey: profile.identity.keys.agreementPublicKey, anchors: profile.info.trusted,
+    v: 1,
+    backendUrl: profile.info.backendUrl,
+    accountId: account.value,
+    inviteId: invite.inviteId,
+    secret: invite.secret,
+    expiresAt: invite.expiresAt,
+    inviterDeviceId: profile.identity.deviceId,
+    inviterSigningKey: profile.identity.keys.signingPublicKey,
+    inviterAgreementKey: profile.identity.keys.agreementPublicKey,
+    anchors: profile.info.trusted,
   });
   return { ok: true, value: { line, inviteId: invite.inviteId, expiresAt: invite.expiresAt } };
 }
@@ -50,7 +63,8 @@ function refusal(request: JoinRequest, invite: PendingInvite | undefined, now: n
   if (invite.expiresAt <= now) return 'the invite has expired';
   const { device } = request;
   const keys = { signingPublicKey: device.signingPublicKey, agreementPublicKey: device.agreementPublicKey };
-  if (!proofMatches(invite.secret, request.proof, request.inviteId, device.id, keys)) return 'the join proof does not match the invite secret';
+  if (!proofMatches(invite.secret, request.proof, request.inviteId, device.id, keys))
+    return 'the join proof does not match the invite secret';
   return null;
 }
 
@@ -63,9 +77,16 @@ const rounds = new WeakMap<Profile, Promise<unknown>>();
  * rejected with the reason. A used or expired invite's secret is forgotten. Call on `join-request`
  * pushes; concurrent calls for one profile run one after another.
  */
-export function approvePendingJoins(profile: Profile, backend: EnrollmentBackend, now: () => number = Date.now): Promise<Result<JoinDecision[]>> {
+export function approvePendingJoins(
+  profile: Profile,
+  backend: EnrollmentBackend,
+  now: () => number = Date.now,
+): Promise<Result<JoinDecision[]>> {
   const round = (rounds.get(profile) ?? Promise.resolve()).then(() => decidePendingJoins(profile, backend, now));
-  rounds.set(profile, round.catch(() => undefined));
+  rounds.set(
+    profile,
+    round.catch(() => undefined),
+  );
   return round;
 }
 
@@ -81,7 +102,11 @@ async function decidePendingJoins(profile: Profile, backend: EnrollmentBackend, 
     const reason = refusal(request, invite, now());
     const base = { joinRequestId: request.id, deviceId: request.device.id, deviceName: request.device.name };
     if (reason !== null) {
-      if (invite !== undefined && invite.expiresAt <= now()) saveInvites(profile, invites.filter((i) => i !== invite));
+      if (invite !== undefined && invite.expiresAt <= now())
+        saveInvites(
+          profile,
+          invites.filter((i) => i !== invite),
+        );
       const rejected = await backend.rejectJoinRequest(request.id, reason);
       decisions.push({ ...base, outcome: rejected.ok ? 'rejected' : 'failed', reason: rejected.ok ? reason : rejected.message });
       continue;
@@ -89,7 +114,11 @@ async function decidePendingJoins(profile: Profile, backend: EnrollmentBackend, 
     const statement = signEnrollment(profile.identity, account.value, request.device, now());
     const approved = await backend.approveJoinRequest(request.id, wrapRingFor(profile, account.value, request.device), statement);
     const settled = approved.ok || approved.code === 'invite_used' || approved.code === 'invite_expired';
-    if (settled) saveInvites(profile, loadInvites(profile).filter((i) => i.inviteId !== request.inviteId));
+    if (settled)
+      saveInvites(
+        profile,
+        loadInvites(profile).filter((i) => i.inviteId !== request.inviteId),
+      );
     decisions.push({ ...base, outcome: approved.ok ? 'approved' : 'failed', reason: approved.ok ? null : approved.message });
   }
   return { ok: true, value: decisions };

@@ -10,7 +10,14 @@ import { approvePendingJoins, createInvite } from './invites.ts';
 import { decodeInvite, encodeInvite } from './invite-token.ts';
 import { requestJoin } from './join.ts';
 import { loadProfile } from './profile.ts';
-import { firstDevice, joinedDevice, joinWhileApproving, must, startEnrollmentWorld, type EnrollmentWorld } from '../../dev-env/enrollment-fixture.ts';
+import {
+  firstDevice,
+  joinedDevice,
+  joinWhileApproving,
+  must,
+  startEnrollmentWorld,
+  type EnrollmentWorld,
+} from '../../dev-env/enrollment-fixture.ts';
 
 let world: EnrollmentWorld;
 beforeAll(async () => {
@@ -38,12 +45,18 @@ describe('joining an account by invite (real backend)', () => {
     const laptop = await firstDevice(world);
     const invite = must(await createInvite(laptop, world.backendOf(laptop)));
     const dir = world.dir('restarting');
-    expect(await requestJoin(dir, invite.line, 'restarting', world.deps, { pollMs: 50, timeoutMs: 200 })).toMatchObject({ ok: false, code: 'join_timeout' });
+    expect(await requestJoin(dir, invite.line, 'restarting', world.deps, { pollMs: 50, timeoutMs: 200 })).toMatchObject({
+      ok: false,
+      code: 'join_timeout',
+    });
     const pending = loadProfile(dir);
     expect(pending.ok && pending.value.info.status).toBe('pending');
     const resumed = requestJoin(dir, invite.line, 'restarting', world.deps, { pollMs: 50, timeoutMs: 10_000 });
     // Two pushes arriving together: the request is decided once.
-    const rounds = await Promise.all([approvePendingJoins(laptop, world.backendOf(laptop)), approvePendingJoins(laptop, world.backendOf(laptop))]);
+    const rounds = await Promise.all([
+      approvePendingJoins(laptop, world.backendOf(laptop)),
+      approvePendingJoins(laptop, world.backendOf(laptop)),
+    ]);
     expect(rounds.flatMap((r) => must(r))).toMatchObject([{ outcome: 'approved', deviceName: 'restarting' }]);
     expect(must(await resumed).info.status).toBe('enrolled');
   });
@@ -56,7 +69,9 @@ describe('joining an account by invite (real backend)', () => {
     const forged = encodeInvite({ ...token.value, secret: Buffer.alloc(32, 1).toString('base64url') });
     const dir = world.dir('intruder');
     let settled = false;
-    const joining = requestJoin(dir, forged, 'intruder', world.deps, { pollMs: 50 }).finally(() => { settled = true; });
+    const joining = requestJoin(dir, forged, 'intruder', world.deps, { pollMs: 50 }).finally(() => {
+      settled = true;
+    });
     while (!settled) await approvePendingJoins(laptop, world.backendOf(laptop));
     const joined = await joining;
     expect(joined).toMatchObject({ ok: false, code: 'join_rejected' });
@@ -66,7 +81,9 @@ describe('joining an account by invite (real backend)', () => {
     // With a real invite the same folder joins, as a new device.
     const fresh = must(await createInvite(laptop, world.backendOf(laptop)));
     let done = false;
-    const rejoining = requestJoin(dir, fresh.line, 'intruder', world.deps, { pollMs: 50 }).finally(() => { done = true; });
+    const rejoining = requestJoin(dir, fresh.line, 'intruder', world.deps, { pollMs: 50 }).finally(() => {
+      done = true;
+    });
     while (!done) await approvePendingJoins(laptop, world.backendOf(laptop));
     const rejoined = must(await rejoining);
     expect(rejoined.info.status).toBe('enrolled');
@@ -79,7 +96,13 @@ describe('joining an account by invite (real backend)', () => {
     await new Promise((resolve) => setTimeout(resolve, 400));
     expect(await requestJoin(world.dir('late'), invite.line, 'late', world.deps)).toMatchObject({ ok: false, code: 'invite_expired' });
     // A joiner whose clock lies still gets nowhere: the backend or the inviter refuses.
-    const lying = await requestJoin(world.dir('late'), invite.line, 'late', { ...world.deps, now: () => 0 }, { pollMs: 50, timeoutMs: 2_000 });
+    const lying = await requestJoin(
+      world.dir('late'),
+      invite.line,
+      'late',
+      { ...world.deps, now: () => 0 },
+      { pollMs: 50, timeoutMs: 2_000 },
+    );
     expect(lying).toMatchObject({ ok: false, code: 'invite_expired' });
 
     const fresh = must(await createInvite(laptop, world.backendOf(laptop)));
@@ -108,7 +131,9 @@ describe('joining an account by invite (real backend)', () => {
     const b = requestJoin(world.dir('racer'), invite.line, 'racer-b', world.deps, { pollMs: 50, timeoutMs: 4_000 });
     const all = Promise.all([a, b]);
     let done = false;
-    void all.finally(() => { done = true; });
+    void all.finally(() => {
+      done = true;
+    });
     while (!done) {
       await approvePendingJoins(laptop, world.backendOf(laptop));
       await new Promise((resolve) => setTimeout(resolve, 50));
@@ -142,8 +167,18 @@ describe('joining an account by invite (real backend)', () => {
         continue;
       }
       // Something other than the inviter's key made this wrap, while claiming to be the inviter.
-      const wrapped = wrapAdk(stranger, { deviceId: pending.device.id, agreementPublicKey: pending.device.agreementPublicKey }, laptop.info.accountId!, 1, generateAdk());
-      must(await backend.approveJoinRequest(pending.id, [{ keyVersion: 1, deviceId: pending.device.id, wrappedBy: laptop.identity.deviceId, wrapped }]));
+      const wrapped = wrapAdk(
+        stranger,
+        { deviceId: pending.device.id, agreementPublicKey: pending.device.agreementPublicKey },
+        laptop.info.accountId!,
+        1,
+        generateAdk(),
+      );
+      must(
+        await backend.approveJoinRequest(pending.id, [
+          { keyVersion: 1, deviceId: pending.device.id, wrappedBy: laptop.identity.deviceId, wrapped },
+        ]),
+      );
       approved = true;
     }
     const joined = await joining;

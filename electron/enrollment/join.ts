@@ -22,7 +22,12 @@ export interface JoinOptions {
 
 const fail = <C extends string>(code: C, message: string): Failure<C> => ({ ok: false, code, message });
 
-async function postJoinRequest(profile: Profile, backend: EnrollmentBackend, token: InviteToken, deviceName: string): Promise<Result<string>> {
+async function postJoinRequest(
+  profile: Profile,
+  backend: EnrollmentBackend,
+  token: InviteToken,
+  deviceName: string,
+): Promise<Result<string>> {
   const { identity } = profile;
   const posted = await backend.createJoinRequest({
     inviteId: token.inviteId,
@@ -33,7 +38,11 @@ async function postJoinRequest(profile: Profile, backend: EnrollmentBackend, tok
   });
   if (!posted.ok) return posted;
   profile.info = {
-    ...profile.info, name: deviceName, accountId: token.accountId, status: 'pending', joinRequestId: posted.value.id,
+    ...profile.info,
+    name: deviceName,
+    accountId: token.accountId,
+    status: 'pending',
+    joinRequestId: posted.value.id,
     inviter: { deviceId: token.inviterDeviceId, signingPublicKey: token.inviterSigningKey },
     // The invite came out of band from the inviter: its keys and anchors are this device's trust roots.
     trusted: [
@@ -45,13 +54,19 @@ async function postJoinRequest(profile: Profile, backend: EnrollmentBackend, tok
   return { ok: true, value: posted.value.id };
 }
 
-async function waitForDecision(backend: EnrollmentBackend, joinRequestId: string, options: JoinOptions, now: () => number): Promise<Result<JoinRequest>> {
+async function waitForDecision(
+  backend: EnrollmentBackend,
+  joinRequestId: string,
+  options: JoinOptions,
+  now: () => number,
+): Promise<Result<JoinRequest>> {
   const deadline = now() + (options.timeoutMs ?? 15 * 60 * 1000);
   for (;;) {
     const current = await backend.getJoinRequest(joinRequestId);
     if (current.ok && current.value.status !== 'pending') return current;
     if (!current.ok && current.code !== 'unreachable') return current;
-    if (now() >= deadline) return fail('join_timeout', 'the inviting device did not answer the join request in time; run the inviting device and try again');
+    if (now() >= deadline)
+      return fail('join_timeout', 'the inviting device did not answer the join request in time; run the inviting device and try again');
     try {
       await sleep(options.pollMs ?? 500, undefined, { signal: options.signal });
     } catch {
@@ -85,18 +100,29 @@ async function acceptKeys(profile: Profile, backend: EnrollmentBackend): Promise
  * Joins the account of `inviteLine` from the profile in `profileDir` (made if missing). Resumes a
  * pending join after a restart. Resolves once enrolled with every ADK version, or with why not.
  */
-export async function requestJoin(profileDir: string, inviteLine: string, deviceName: string, deps: EnrollmentDeps, options: JoinOptions = {}): Promise<Result<Profile>> {
+export async function requestJoin(
+  profileDir: string,
+  inviteLine: string,
+  deviceName: string,
+  deps: EnrollmentDeps,
+  options: JoinOptions = {},
+): Promise<Result<Profile>> {
   const now = deps.now ?? Date.now;
   const decoded = decodeInvite(inviteLine);
   if (!decoded.ok) return decoded;
   const token = decoded.value;
-  const opened = openOrCreateProfile(profileDir, { name: deviceName, backendUrl: token.backendUrl }, (deps.secretStore ?? fileSecretStore)(profileDir));
+  const opened = openOrCreateProfile(
+    profileDir,
+    { name: deviceName, backendUrl: token.backendUrl },
+    (deps.secretStore ?? fileSecretStore)(profileDir),
+  );
   if (!opened.ok) return opened;
   // A device refused before, or pending in another account, is known to the backend under its old id: it asks again as a new device.
   const { status, accountId } = opened.value.info;
   const askAnew = status === 'rejected' || (status === 'pending' && accountId !== token.accountId);
   const profile = askAnew ? restartAsNewDevice(opened.value) : opened.value;
-  if (profile.info.status === 'enrolled') return fail('already_enrolled', `the device profile in ${profileDir} is already enrolled in account ${profile.info.accountId ?? ''}`);
+  if (profile.info.status === 'enrolled')
+    return fail('already_enrolled', `the device profile in ${profileDir} is already enrolled in account ${profile.info.accountId ?? ''}`);
   if (profile.info.status === 'revoked') return fail('device_revoked', 'this device was revoked; start a new profile to join again');
   const backend = deps.backend(token.backendUrl, profile.identity);
   let joinRequestId = profile.info.status === 'pending' ? profile.info.joinRequestId : null;

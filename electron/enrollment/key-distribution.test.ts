@@ -86,9 +86,11 @@ describe('rotation, refresh and revocation (real backend)', () => {
     // The phone's anchors came with the desktop's invite: the desktop and the desktop's own anchor, the laptop.
     expect(phone.info.trusted.map((t) => t.deviceId)).toEqual([desktop.identity.deviceId, laptop.identity.deviceId]);
     expect(must(await rotateAdk(laptop, world.backendOf(laptop))).keyVersion).toBe(2);
-    for (const device of [desktop, phone]) expect(must(await refreshKeyRing(device, world.backendOf(device)))).toEqual({ added: [2], rejected: [] });
+    for (const device of [desktop, phone])
+      expect(must(await refreshKeyRing(device, world.backendOf(device)))).toEqual({ added: [2], rejected: [] });
     expect(must(await rotateAdk(phone, world.backendOf(phone))).keyVersion).toBe(3);
-    for (const device of [laptop, desktop]) expect(must(await refreshKeyRing(device, world.backendOf(device)))).toEqual({ added: [3], rejected: [] });
+    for (const device of [laptop, desktop])
+      expect(must(await refreshKeyRing(device, world.backendOf(device)))).toEqual({ added: [3], rejected: [] });
     for (const device of [laptop, desktop, phone]) expect(device.ring.get(3)?.equals(phone.ring.get(3)!)).toBe(true);
   });
 
@@ -113,7 +115,15 @@ function injecting(real: EnrollmentBackend, device: Device, wraps: WrappedKey[],
     },
     getKeys: async () => {
       const keys = await real.getKeys();
-      return keys.ok ? { ok: true, value: { currentVersion: Math.max(keys.value.currentVersion, ...wraps.map((w) => w.keyVersion)), keys: [...keys.value.keys, ...wraps] } } : keys;
+      return keys.ok
+        ? {
+            ok: true,
+            value: {
+              currentVersion: Math.max(keys.value.currentVersion, ...wraps.map((w) => w.keyVersion)),
+              keys: [...keys.value.keys, ...wraps],
+            },
+          }
+        : keys;
     },
     rotateKeys: (keyVersion, wrappedKeys) => {
       rotations.push(wrappedKeys);
@@ -125,8 +135,16 @@ function injecting(real: EnrollmentBackend, device: Device, wraps: WrappedKey[],
 describe('a backend that injects a device (real backend underneath)', () => {
   const intruder = loadOrCreateIdentity(memorySecretStore());
   const injected = (laptop: Profile): Device => ({
-    id: intruder.deviceId, accountId: laptop.info.accountId!, name: 'injected', status: 'enrolled', ...intruder.keys,
-    enrolledAt: 1, revokedAt: null, lastSeenAt: null, sealedCapabilities: null, keyVersions: [1],
+    id: intruder.deviceId,
+    accountId: laptop.info.accountId!,
+    name: 'injected',
+    status: 'enrolled',
+    ...intruder.keys,
+    enrolledAt: 1,
+    revokedAt: null,
+    lastSeenAt: null,
+    sealedCapabilities: null,
+    keyVersions: [1],
   });
 
   it('refuses an ADK wrap made by a device that has no enrollment statement from a trusted device', async () => {
@@ -134,8 +152,16 @@ describe('a backend that injects a device (real backend underneath)', () => {
     const desktop = await joinedDevice(world, laptop);
     const account = laptop.info.accountId!;
     const planted: WrappedKey = {
-      keyVersion: 2, deviceId: desktop.identity.deviceId, wrappedBy: intruder.deviceId,
-      wrapped: wrapAdk(intruder, { deviceId: desktop.identity.deviceId, agreementPublicKey: desktop.identity.keys.agreementPublicKey }, account, 2, generateAdk()),
+      keyVersion: 2,
+      deviceId: desktop.identity.deviceId,
+      wrappedBy: intruder.deviceId,
+      wrapped: wrapAdk(
+        intruder,
+        { deviceId: desktop.identity.deviceId, agreementPublicKey: desktop.identity.keys.agreementPublicKey },
+        account,
+        2,
+        generateAdk(),
+      ),
     };
     const report = must(await refreshKeyRing(desktop, injecting(world.backendOf(desktop), injected(laptop), [planted], [])));
     expect(report.added).toEqual([]);

@@ -16,7 +16,11 @@ export const ACCOUNT_CREATION_BINDING = '';
 /** The profile's account id when it is enrolled; a typed failure otherwise. */
 export function enrolledAccount(profile: Profile): Result<string, 'not_enrolled'> {
   if (profile.info.status !== 'enrolled' || profile.info.accountId === null) {
-    return { ok: false, code: 'not_enrolled', message: `the device profile in ${profile.dir} is not enrolled (status ${profile.info.status})` };
+    return {
+      ok: false,
+      code: 'not_enrolled',
+      message: `the device profile in ${profile.dir} is not enrolled (status ${profile.info.status})`,
+    };
   }
   return { ok: true, value: profile.info.accountId };
 }
@@ -27,7 +31,13 @@ export function wrapRingFor(profile: Profile, accountId: string, recipient: Pick
     keyVersion,
     deviceId: recipient.id,
     wrappedBy: profile.identity.deviceId,
-    wrapped: wrapAdk(profile.identity, { deviceId: recipient.id, agreementPublicKey: recipient.agreementPublicKey }, accountId, keyVersion, profile.ring.get(keyVersion)!),
+    wrapped: wrapAdk(
+      profile.identity,
+      { deviceId: recipient.id, agreementPublicKey: recipient.agreementPublicKey },
+      accountId,
+      keyVersion,
+      profile.ring.get(keyVersion)!,
+    ),
   }));
 }
 
@@ -47,13 +57,22 @@ export function unwrapInto(profile: Profile, accountId: string, wraps: WrappedKe
     if (wrap.deviceId !== me.deviceId || profile.ring.has(wrap.keyVersion)) continue;
     const signingKey = trusted.get(wrap.wrappedBy);
     if (signingKey === undefined) {
-      report.rejected.push({ keyVersion: wrap.keyVersion, wrappedBy: wrap.wrappedBy, message: `wrapped by ${wrap.wrappedBy}, which this device does not trust` });
+      report.rejected.push({
+        keyVersion: wrap.keyVersion,
+        wrappedBy: wrap.wrappedBy,
+        message: `wrapped by ${wrap.wrappedBy}, which this device does not trust`,
+      });
       continue;
     }
     const bindings = wrap.wrappedBy === me.deviceId ? [accountId, ACCOUNT_CREATION_BINDING] : [accountId];
     let message = '';
     for (const account of bindings) {
-      const opened = unwrapAdk(me, wrap.wrapped, { accountId: account, keyVersion: wrap.keyVersion, recipientDeviceId: me.deviceId, wrapperDeviceId: wrap.wrappedBy }, signingKey);
+      const opened = unwrapAdk(
+        me,
+        wrap.wrapped,
+        { accountId: account, keyVersion: wrap.keyVersion, recipientDeviceId: me.deviceId, wrapperDeviceId: wrap.wrappedBy },
+        signingKey,
+      );
       if (opened.ok) {
         profile.ring.add(wrap.keyVersion, opened.value);
         report.added.push(wrap.keyVersion);
@@ -71,7 +90,11 @@ export function unwrapInto(profile: Profile, accountId: string, wraps: WrappedKe
  * The enrolled devices this device trusts with their keys: its anchors and every device an
  * enrollment chain leads to from them (enrollment-statement.ts). The backend's list alone trusts no one.
  */
-async function trustedDevices(profile: Profile, accountId: string, backend: EnrollmentBackend): Promise<Result<Map<string, TrustedDevice>>> {
+async function trustedDevices(
+  profile: Profile,
+  accountId: string,
+  backend: EnrollmentBackend,
+): Promise<Result<Map<string, TrustedDevice>>> {
   const devices = await backend.listDevices();
   if (!devices.ok) return devices;
   return { ok: true, value: verifiedDevices(devices.value, accountId, trustAnchors(profile)) };
@@ -119,6 +142,7 @@ export async function rotateAdk(profile: Profile, backend: EnrollmentBackend): P
 export async function revokeDevice(profile: Profile, backend: EnrollmentBackend, deviceId: string): Promise<Result<Device>> {
   const account = enrolledAccount(profile);
   if (!account.ok) return account;
-  if (deviceId === profile.identity.deviceId) return { ok: false, code: 'forbidden', message: 'a device cannot revoke itself here' } satisfies Failure;
+  if (deviceId === profile.identity.deviceId)
+    return { ok: false, code: 'forbidden', message: 'a device cannot revoke itself here' } satisfies Failure;
   return backend.revokeDevice(deviceId);
 }

@@ -66,7 +66,11 @@ export function loadProfile(dir: string, store: SecretStore = fileSecretStore(di
     const storedRing = store.read(KEY_RING_SECRET);
     ring = storedRing === null ? new KeyRing() : KeyRing.fromJSON(JSON.parse(storedRing.toString('utf8')));
   } catch (error) {
-    return { ok: false, code: 'profile_corrupt', message: `the device profile in ${dir} is unreadable: ${(error as Error).message.split('\n')[0]}` };
+    return {
+      ok: false,
+      code: 'profile_corrupt',
+      message: `the device profile in ${dir} is unreadable: ${(error as Error).message.split('\n')[0]}`,
+    };
   }
   let identity: DeviceIdentity | null;
   try {
@@ -76,20 +80,35 @@ export function loadProfile(dir: string, store: SecretStore = fileSecretStore(di
     identity = null;
   }
   if (identity === null || identity.deviceId !== info.deviceId) {
-    return { ok: false, code: 'profile_corrupt', message: `the device profile in ${dir} has no identity keys matching device ${info.deviceId}` };
+    return {
+      ok: false,
+      code: 'profile_corrupt',
+      message: `the device profile in ${dir} has no identity keys matching device ${info.deviceId}`,
+    };
   }
   return { ok: true, value: { dir, store, identity, info, ring } };
 }
 
 /** Loads the profile in `dir`, or starts a new one (fresh identity, status "new") when there is none. */
-export function openOrCreateProfile(dir: string, init: { name: string; backendUrl: string }, store: SecretStore = fileSecretStore(dir)): Result<Profile, ProfileError['code']> {
+export function openOrCreateProfile(
+  dir: string,
+  init: { name: string; backendUrl: string },
+  store: SecretStore = fileSecretStore(dir),
+): Result<Profile, ProfileError['code']> {
   const loaded = loadProfile(dir, store);
   if (loaded.ok || loaded.code === 'profile_corrupt') return loaded;
   mkdirSync(dir, { recursive: true, mode: 0o700 });
   const identity = loadOrCreateIdentity(store);
   const info: ProfileInfo = {
-    format: 1, deviceId: identity.deviceId, name: init.name, backendUrl: init.backendUrl,
-    accountId: null, status: 'new', joinRequestId: null, inviter: null, trusted: [],
+    format: 1,
+    deviceId: identity.deviceId,
+    name: init.name,
+    backendUrl: init.backendUrl,
+    accountId: null,
+    status: 'new',
+    joinRequestId: null,
+    inviter: null,
+    trusted: [],
   };
   const profile: Profile = { dir, store, identity, info, ring: new KeyRing() };
   saveProfile(profile);
@@ -100,7 +119,10 @@ export function openOrCreateProfile(dir: string, init: { name: string; backendUr
 export function restartAsNewDevice(profile: Profile): Profile {
   const identity = replaceIdentity(profile.store);
   const fresh: Profile = {
-    dir: profile.dir, store: profile.store, identity, ring: new KeyRing(),
+    dir: profile.dir,
+    store: profile.store,
+    identity,
+    ring: new KeyRing(),
     info: { ...profile.info, deviceId: identity.deviceId, accountId: null, status: 'new', joinRequestId: null, inviter: null, trusted: [] },
   };
   saveProfile(fresh);

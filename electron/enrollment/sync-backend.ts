@@ -18,11 +18,19 @@ export function syncEnrollmentBackend(client: BackendClient): EnrollmentBackend 
     revokeDevice: (deviceId) => pick(client.call('revokeDevice', { params: { deviceId }, body: {} }), (r) => r.device),
     createInvite: (inviteId, expiresAt) => pick(client.call('createInvite', { body: { inviteId, expiresAt } }), (r) => r.invite),
     createJoinRequest: (body) => pick(client.call('createJoinRequest', { body }), (r) => r.joinRequest),
-    listJoinRequests: (status) => pick(client.call('listJoinRequests', { query: status === undefined ? {} : { status } }), (r) => r.joinRequests),
+    listJoinRequests: (status) =>
+      pick(client.call('listJoinRequests', { query: status === undefined ? {} : { status } }), (r) => r.joinRequests),
     getJoinRequest: (joinRequestId) => pick(client.call('getJoinRequest', { params: { joinRequestId } }), (r) => r.joinRequest),
     approveJoinRequest: (joinRequestId, wrappedKeys, enrollment) =>
-      pick(client.call('approveJoinRequest', { params: { joinRequestId }, body: enrollment === undefined ? { wrappedKeys } : { wrappedKeys, enrollment } }), (r) => r.joinRequest),
-    rejectJoinRequest: (joinRequestId, reason) => pick(client.call('rejectJoinRequest', { params: { joinRequestId }, body: { reason } }), (r) => r.joinRequest),
+      pick(
+        client.call('approveJoinRequest', {
+          params: { joinRequestId },
+          body: enrollment === undefined ? { wrappedKeys } : { wrappedKeys, enrollment },
+        }),
+        (r) => r.joinRequest,
+      ),
+    rejectJoinRequest: (joinRequestId, reason) =>
+      pick(client.call('rejectJoinRequest', { params: { joinRequestId }, body: { reason } }), (r) => r.joinRequest),
     getKeys: () => pick(client.call('getKeys'), same),
     rotateKeys: (keyVersion, wrappedKeys) => pick(client.call('rotateKeys', { body: { keyVersion, wrappedKeys } }), same),
   };

@@ -27,8 +27,14 @@ describe('clone finder', () => {
     repoWithRemote(join(root, 'acme', 'lib'), 'https://github.com/acme/lib');
     repoWithRemote(join(box.root, 'elsewhere', 'tool'), 'ssh://git@gitlab.com/acme/tool.git');
     mkdirSync(join(root, 'not-a-repo'));
-    const clones = await listClones({ run: createGitRunner({ env: box.env }), workspaceRoot: root, knownRepos: [join(box.root, 'elsewhere', 'tool')] });
-    expect(clones.map((c) => c.path).sort()).toEqual([join(root, 'acme', 'lib'), join(root, 'app'), join(box.root, 'elsewhere', 'tool')].sort());
+    const clones = await listClones({
+      run: createGitRunner({ env: box.env }),
+      workspaceRoot: root,
+      knownRepos: [join(box.root, 'elsewhere', 'tool')],
+    });
+    expect(clones.map((c) => c.path).sort()).toEqual(
+      [join(root, 'acme', 'lib'), join(root, 'app'), join(box.root, 'elsewhere', 'tool')].sort(),
+    );
     expect(matchClone(clones, 'https://github.com/acme/app')).toEqual({ path: join(root, 'app'), remoteName: 'origin' });
     expect(matchClone(clones, 'git@github.com:acme/lib.git')?.path).toBe(join(root, 'acme', 'lib'));
     expect(matchClone(clones, 'https://gitlab.com/acme/tool')?.path).toBe(join(box.root, 'elsewhere', 'tool'));

@@ -75,7 +75,11 @@ export function matchClone(clones: LocalClone[], remote: string): { path: string
 /** A free folder under the workspace root named for the repository (`app`, `app-2`, …), not in `taken`; adds it to `taken`. */
 export async function cloneDestination(workspaceRoot: string, remote: string, taken: Set<string> = new Set()): Promise<string> {
   const key = normalizeRemote(remote) ?? 'repo';
-  const name = basename(key).replace(/\.git$/, '').replace(/[^A-Za-z0-9._-]/g, '-').replace(/^\.+/, '') || 'repo';
+  const name =
+    basename(key)
+      .replace(/\.git$/, '')
+      .replace(/[^A-Za-z0-9._-]/g, '-')
+      .replace(/^\.+/, '') || 'repo';
   for (let i = 1; ; i++) {
     const candidate = join(workspaceRoot, i === 1 ? name : `${name}-${i}`);
     if (!taken.has(candidate) && !(await exists(candidate))) {

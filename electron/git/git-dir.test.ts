@@ -6,7 +6,9 @@ import { operationInProgress, readRemoteConfig, remoteForBranch, resolveGitDirs 
 import { createGitRunner } from './git-runner.ts';
 
 let box: GitSandbox;
-beforeEach(() => { box = createGitSandbox(); });
+beforeEach(() => {
+  box = createGitSandbox();
+});
 afterEach(() => box.cleanup());
 
 describe('git dir reads', () => {
@@ -37,14 +39,27 @@ describe('git dir reads', () => {
   it('reads remote URLs and branch remotes from the config, quoted values and comments included', async () => {
     const dir = join(box.root, 'cfg');
     mkdirSync(dir);
-    writeFileSync(join(dir, 'config'), [
-      '[core]', '\tbare = false', '# a comment',
-      '[remote "upstream"]', '\turl = "git@github.com:a/b.git"',
-      '[remote "origin"]', '\turl = https://example.com/me/b', '\tfetch = +refs/heads/*:refs/remotes/origin/*',
-      '[branch "feature/x"]', '\tremote = upstream', '\tmerge = refs/heads/feature/x',
-    ].join('\n'));
+    writeFileSync(
+      join(dir, 'config'),
+      [
+        '[core]',
+        '\tbare = false',
+        '# a comment',
+        '[remote "upstream"]',
+        '\turl = "git@github.com:a/b.git"',
+        '[remote "origin"]',
+        '\turl = https://example.com/me/b',
+        '\tfetch = +refs/heads/*:refs/remotes/origin/*',
+        '[branch "feature/x"]',
+        '\tremote = upstream',
+        '\tmerge = refs/heads/feature/x',
+      ].join('\n'),
+    );
     const config = await readRemoteConfig(dir);
-    expect([...config.remotes]).toEqual([['upstream', 'git@github.com:a/b.git'], ['origin', 'https://example.com/me/b']]);
+    expect([...config.remotes]).toEqual([
+      ['upstream', 'git@github.com:a/b.git'],
+      ['origin', 'https://example.com/me/b'],
+    ]);
     expect(remoteForBranch(config, 'feature/x')).toBe('upstream');
     expect(remoteForBranch(config, 'main')).toBe('origin');
     expect(config.hasIncludes).toBe(false);

@@ -5,7 +5,9 @@ import { createGitSandbox, type GitSandbox } from '../../dev-env/git-sandbox.ts'
 import { checkDirectory, createGitRunner, gitFailureText } from './git-runner.ts';
 
 let box: GitSandbox;
-beforeEach(() => { box = createGitSandbox(); });
+beforeEach(() => {
+  box = createGitSandbox();
+});
 afterEach(() => box.cleanup());
 
 describe('git runner', () => {
@@ -77,12 +79,15 @@ describe('git runner', () => {
   it('passes its own -c settings, opening only the capabilities it is given', async () => {
     const settings = ['core.fsmonitor=false', 'core.untrackedCache=false'];
     const refused = createGitRunner({ env: box.env, config: settings });
-    expect(await refused(['config', '--get', 'core.untrackedCache'], { cwd: box.root })).toMatchObject({ code: -1, error: 'invalid_argument' });
+    expect(await refused(['config', '--get', 'core.untrackedCache'], { cwd: box.root })).toMatchObject({
+      code: -1,
+      error: 'invalid_argument',
+    });
     const run = createGitRunner({ env: box.env, config: settings, unsafe: { allowUnsafeFsMonitor: true } });
     expect(await run(['config', '--get', 'core.untrackedCache'], { cwd: box.root })).toEqual({ code: 0, stdout: 'false\n', stderr: '' });
   });
 
-  it('drops editor and pager programs from the environment but keeps the user\'s ssh command', async () => {
+  it("drops editor and pager programs from the environment but keeps the user's ssh command", async () => {
     const repo = box.clone(box.makeOrigin('app'), 'repo');
     const run = createGitRunner({ env: { ...box.env, EDITOR: 'not-an-editor', GIT_PAGER: 'not-a-pager' } });
     expect((await run(['var', 'GIT_EDITOR'], { cwd: repo })).stdout.trim()).not.toBe('not-an-editor');

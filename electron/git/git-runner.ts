@@ -192,7 +192,8 @@ function boundOutput(stream: NodeJS.ReadableStream, maxBytes: number, overLimit:
 function toResult(finished: Finished | undefined, args: readonly string[], timeout: number): GitResult {
   if (!finished) return { code: -1, stdout: '', stderr: `git ${args[0] ?? ''} did not report how it ended`, error: 'spawn_failed' };
   const { exitCode, stdout, stderr, stoppedBy } = finished;
-  if (stoppedBy === 'timeout') return { code: -1, stdout, stderr: stderr || `git ${args[0] ?? ''} timed out after ${timeout} ms`, error: 'timeout' };
+  if (stoppedBy === 'timeout')
+    return { code: -1, stdout, stderr: stderr || `git ${args[0] ?? ''} timed out after ${timeout} ms`, error: 'timeout' };
   if (stoppedBy === 'abort') return { code: -1, stdout, stderr, error: 'output_limit' };
   // A process that could not start closes with a negative errno (or none) and its error in stderr.
   if (exitCode === null || exitCode < 0) {
@@ -203,6 +204,9 @@ function toResult(finished: Finished | undefined, args: readonly string[], timeo
 
 /** The first line of a failed call's stderr (or a fallback), for plain messages. */
 export function gitFailureText(result: GitResult): string {
-  const line = result.stderr.split('\n').map((l) => l.trim()).find((l) => l.length > 0);
+  const line = result.stderr
+    .split('\n')
+    .map((l) => l.trim())
+    .find((l) => l.length > 0);
   return line ?? `git exited with code ${result.code}`;
 }

@@ -73,7 +73,12 @@ describe('workspace pinning', () => {
     const before = box.head(target);
     const sha = pushFeature();
     const outcome = await pinWorkspace([{ remote: origin, branch: 'feature/x', commit: sha }], deps);
-    expect(outcome).toMatchObject({ ok: false, code: 'target_workspace_dirty', path: target, details: { files: ['README.md'], fileCount: 1 } });
+    expect(outcome).toMatchObject({
+      ok: false,
+      code: 'target_workspace_dirty',
+      path: target,
+      details: { files: ['README.md'], fileCount: 1 },
+    });
     expect(outcome.ok ? '' : outcome.fix).toMatch(/stash/);
     expect(readFileSync(join(target, 'README.md'), 'utf8')).toBe('my own edit\n');
     expect(box.head(target)).toBe(before);
@@ -110,7 +115,10 @@ describe('workspace pinning', () => {
   it('refuses a malformed pin before running git', async () => {
     const bad = await pinWorkspace([{ remote: origin, branch: '--upload-pack=evil', commit: 'a'.repeat(40) }], deps);
     expect(bad).toMatchObject({ ok: false, code: 'invalid_pin' });
-    expect(await pinWorkspace([{ remote: origin, branch: 'main', commit: 'HEAD' }], deps)).toMatchObject({ ok: false, code: 'invalid_pin' });
+    expect(await pinWorkspace([{ remote: origin, branch: 'main', commit: 'HEAD' }], deps)).toMatchObject({
+      ok: false,
+      code: 'invalid_pin',
+    });
   });
 
   it('pins two repositories together, one cloned and one existing', async () => {
@@ -120,11 +128,22 @@ describe('workspace pinning', () => {
     const libSha = box.commitFile(libSource, 'lib.ts', 'lib');
     box.push(libSource);
     const appSha = pushFeature();
-    const outcome = await pinWorkspace([
-      { remote: origin, branch: 'feature/x', commit: appSha },
-      { remote: libOrigin, branch: 'main', commit: libSha },
-    ], deps);
-    expect(outcome).toMatchObject({ ok: true, value: { repos: [{ path: join(root, 'app'), cloned: true }, { path: libTarget, cloned: false }] } });
+    const outcome = await pinWorkspace(
+      [
+        { remote: origin, branch: 'feature/x', commit: appSha },
+        { remote: libOrigin, branch: 'main', commit: libSha },
+      ],
+      deps,
+    );
+    expect(outcome).toMatchObject({
+      ok: true,
+      value: {
+        repos: [
+          { path: join(root, 'app'), cloned: true },
+          { path: libTarget, cloned: false },
+        ],
+      },
+    });
     expect(box.head(join(root, 'app'))).toBe(appSha);
     expect(box.head(libTarget)).toBe(libSha);
   });
@@ -137,10 +156,13 @@ describe('workspace pinning', () => {
     const appSha = box.commitFile(source, 'next.txt', 'n');
     box.push(source);
     const before = box.head(appTarget);
-    const outcome = await pinWorkspace([
-      { remote: origin, branch: 'main', commit: appSha },
-      { remote: libOrigin, branch: 'main', commit: box.head(libTarget) },
-    ], deps);
+    const outcome = await pinWorkspace(
+      [
+        { remote: origin, branch: 'main', commit: appSha },
+        { remote: libOrigin, branch: 'main', commit: box.head(libTarget) },
+      ],
+      deps,
+    );
     expect(outcome).toMatchObject({ ok: false, code: 'target_workspace_dirty', path: libTarget });
     expect(box.head(appTarget)).toBe(before);
   });

@@ -18,7 +18,7 @@ export interface PinTarget {
 }
 
 export type PinFailureCode =
-  | 'invalid_pin' | 'target_workspace_dirty' | 'target_branch_diverged' | 'commit_missing' | 'pin_failed' | 'target_cannot_open_workspace';
+  'invalid_pin' | 'target_workspace_dirty' | 'target_branch_diverged' | 'commit_missing' | 'pin_failed' | 'target_cannot_open_workspace';
 
 /** A refusal with the repository it is about and the exact fix. */
 export interface PinFailure extends Failure<PinFailureCode> {
@@ -47,7 +47,9 @@ export async function locate(pins: { remote: string }[], deps: PinDeps): Promise
   const located: Located[] = [];
   for (const pin of pins) {
     const match = matchClone(clones, pin.remote);
-    located.push(match ? { kind: 'clone', ...match } : { kind: 'clone-to', path: await cloneDestination(deps.workspaceRoot, pin.remote, taken) });
+    located.push(
+      match ? { kind: 'clone', ...match } : { kind: 'clone-to', path: await cloneDestination(deps.workspaceRoot, pin.remote, taken) },
+    );
   }
   return located;
 }
@@ -68,16 +70,26 @@ const COMMIT_ID = /^(?:[0-9a-f]{40}|[0-9a-f]{64})$/;
 /** A conservative branch-name check (what `git check-ref-format --branch` accepts, minus rarities). */
 const BRANCH_NAME = /^(?!-)(?!.*\.\.)(?!.*\/\/)(?!.*@\{)(?!.*\.lock(?:\/|$))[A-Za-z0-9._/+-]+(?<![./])$/;
 
-export function refuse(code: PinFailureCode, message: string, fix: string, where: { remote?: string; path?: string; details?: Record<string, unknown> } = {}): PinFailure {
+export function refuse(
+  code: PinFailureCode,
+  message: string,
+  fix: string,
+  where: { remote?: string; path?: string; details?: Record<string, unknown> } = {},
+): PinFailure {
   return { ok: false, code, message, fix, ...where };
 }
 
 /** Checks a pin's shape (the commit only when given); null when it is well-formed. */
 export function invalidPin(pin: { remote: string; branch: string; commit?: string }): PinFailure | null {
   if (pin.commit !== undefined && !COMMIT_ID.test(pin.commit)) {
-    return refuse('invalid_pin', `The pinned commit ${JSON.stringify(pin.commit)} is not a full commit id.`, 'Pin a full 40-hex commit id.');
+    return refuse(
+      'invalid_pin',
+      `The pinned commit ${JSON.stringify(pin.commit)} is not a full commit id.`,
+      'Pin a full 40-hex commit id.',
+    );
   }
-  if (typeof pin.branch !== 'string' || !BRANCH_NAME.test(pin.branch)) return refuse('invalid_pin', `The branch name ${JSON.stringify(pin.branch)} is not valid.`, 'Pin a valid branch name.');
+  if (typeof pin.branch !== 'string' || !BRANCH_NAME.test(pin.branch))
+    return refuse('invalid_pin', `The branch name ${JSON.stringify(pin.branch)} is not valid.`, 'Pin a valid branch name.');
   if (typeof pin.remote !== 'string' || pin.remote.trim().length === 0 || pin.remote.includes('\0') || pin.remote.startsWith('-')) {
     return refuse('invalid_pin', 'The pinned remote URL is not valid.', 'Pin the repository by its remote URL.');
   }
@@ -95,20 +107,33 @@ export async function fetchBranch(run: GitRunner, path: string, remoteName: stri
 }
 
 /** Reads a clone's status; refuses it as `target_workspace_dirty` (touching nothing) when it has any change or an operation in progress. */
-export async function readCleanClone(run: GitRunner, path: string, at: { remote: string; path: string }): Promise<ParsedStatus | PinFailure> {
+export async function readCleanClone(
+  run: GitRunner,
+  path: string,
+  at: { remote: string; path: string },
+): Promise<ParsedStatus | PinFailure> {
   const status = await run(STATUS_ARGS, { cwd: path, env: { GIT_OPTIONAL_LOCKS: '0' } });
-  if (status.code !== 0) return refuse('pin_failed', `Reading the clone at ${path} failed: ${gitFailureText(status)}`, `git -C ${path} status`, at);
+  if (status.code !== 0)
+    return refuse('pin_failed', `Reading the clone at ${path} failed: ${gitFailureText(status)}`, `git -C ${path} status`, at);
   const parsed = parseStatus(status.stdout);
   const files = [...parsed.conflicted, ...parsed.changed, ...parsed.untracked];
   const dirs = await resolveGitDirs(path, run);
   const operation = dirs ? await operationInProgress(dirs.gitDir) : null;
   if (operation !== null) {
-    return refuse('target_workspace_dirty', `A ${operation} is in progress in the clone at ${path} on this device; nothing was touched.`,
-      `Finish it (git -C ${path} ${operation} --continue) or abort it (git -C ${path} ${operation} --abort), then retry.`, { ...at, details: { operation, files: files.slice(0, 20), fileCount: files.length } });
+    return refuse(
+      'target_workspace_dirty',
+      `A ${operation} is in progress in the clone at ${path} on this device; nothing was touched.`,
+      `Finish it (git -C ${path} ${operation} --continue) or abort it (git -C ${path} ${operation} --abort), then retry.`,
+      { ...at, details: { operation, files: files.slice(0, 20), fileCount: files.length } },
+    );
   }
   if (files.length === 0) return parsed;
-  return refuse('target_workspace_dirty', `The clone at ${path} on this device has ${files.length} uncommitted change${files.length === 1 ? '' : 's'}; nothing was touched.`,
-    `Commit or stash them in ${path} (git -C ${path} stash -u), then retry.`, { ...at, details: { files: files.slice(0, 20), fileCount: files.length } });
+  return refuse(
+    'target_workspace_dirty',
+    `The clone at ${path} on this device has ${files.length} uncommitted change${files.length === 1 ? '' : 's'}; nothing was touched.`,
+    `Commit or stash them in ${path} (git -C ${path} stash -u), then retry.`,
+    { ...at, details: { files: files.slice(0, 20), fileCount: files.length } },
+  );
 }
 
 /**
@@ -125,10 +150,12 @@ export async function refuseLocalCommits(
   const count = Number(extra.stdout.trim());
   if (extra.code === 0 && count === 0) return null;
   const target = b.pinned ? b.pinned.slice(0, 7) : `${b.remoteName}/${b.branch}`;
-  return refuse('target_branch_diverged',
+  return refuse(
+    'target_branch_diverged',
     `${b.branch} in ${b.path} holds ${count || 'some'} local commit${count === 1 ? '' : 's'} that ${b.pinned ? 'the pinned commit does not contain' : 'are not on the remote'}.`,
     `Keep them on another branch (git -C ${b.path} branch keep/${b.branch} ${b.branch}), then move ${b.branch} to ${target} (git -C ${b.path} reset --keep ${target}) and retry.`,
-    { ...at, details: { localCommits: count } });
+    { ...at, details: { localCommits: count } },
+  );
 }
 
 /** Finds or clones one repository, refuses a dirty or diverged clone, and fetches the pinned commit. */
@@ -138,9 +165,15 @@ async function plan(pin: PinTarget, found: Located, deps: PinDeps): Promise<Plan
   if (found.kind === 'clone-to') {
     const dest = found.path;
     const cloned = await run(['clone', '-q', '--no-checkout', '--origin', 'origin', '--', pin.remote, dest], { cwd: deps.workspaceRoot });
-    if (cloned.code !== 0) return refuse('pin_failed', `Cloning the repository failed: ${gitFailureText(cloned)}`, `git clone ${pin.remote}`, where);
+    if (cloned.code !== 0)
+      return refuse('pin_failed', `Cloning the repository failed: ${gitFailureText(cloned)}`, `git clone ${pin.remote}`, where);
     if ((await revParse(run, dest, `${pin.commit}^{commit}`)) === null) {
-      return refuse('commit_missing', `The pinned commit ${pin.commit.slice(0, 7)} is not on the remote.`, `Push ${pin.branch} from the source device, then retry.`, { ...where, path: dest });
+      return refuse(
+        'commit_missing',
+        `The pinned commit ${pin.commit.slice(0, 7)} is not on the remote.`,
+        `Push ${pin.branch} from the source device, then retry.`,
+        { ...where, path: dest },
+      );
     }
     return { ...pin, path: dest, remoteName: 'origin', cloned: true, localTip: null, onBranch: false, upstreamSet: false };
   }
@@ -150,8 +183,12 @@ async function plan(pin: PinTarget, found: Located, deps: PinDeps): Promise<Plan
   const [parsed, fetchError] = await Promise.all([readCleanClone(run, path, at), fetchBranch(run, path, remoteName, pin.branch)]);
   if ('ok' in parsed) return parsed;
   if ((await revParse(run, path, `${pin.commit}^{commit}`)) === null) {
-    return refuse('commit_missing', `The pinned commit ${pin.commit.slice(0, 7)} is not on the remote${fetchError ? ` (${fetchError})` : ''}.`,
-      `Push ${pin.branch} from the source device, then retry.`, at);
+    return refuse(
+      'commit_missing',
+      `The pinned commit ${pin.commit.slice(0, 7)} is not on the remote${fetchError ? ` (${fetchError})` : ''}.`,
+      `Push ${pin.branch} from the source device, then retry.`,
+      at,
+    );
   }
   const localTip = await revParse(run, path, `refs/heads/${pin.branch}`);
   if (localTip !== null && localTip !== pin.commit) {
@@ -159,7 +196,15 @@ async function plan(pin: PinTarget, found: Located, deps: PinDeps): Promise<Plan
     if (diverged) return diverged;
   }
   const onBranch = parsed.branch === pin.branch;
-  return { ...pin, path, remoteName, cloned: false, localTip, onBranch, upstreamSet: onBranch && parsed.upstream === `${remoteName}/${pin.branch}` };
+  return {
+    ...pin,
+    path,
+    remoteName,
+    cloned: false,
+    localTip,
+    onBranch,
+    upstreamSet: onBranch && parsed.upstream === `${remoteName}/${pin.branch}`,
+  };
 }
 
 /** Moves the working tree to the plan's branch at its commit, then verifies HEAD. */
@@ -172,7 +217,13 @@ async function apply(p: Plan, run: GitRunner): Promise<PinnedRepoResult | PinFai
   else steps.push(['update-ref', `refs/heads/${p.branch}`, p.commit, p.localTip], ['checkout', '-q', p.branch]);
   for (const args of steps) {
     const result = await run(args, { cwd: p.path });
-    if (result.code !== 0) return refuse('pin_failed', `Checking out ${p.branch} at ${p.commit.slice(0, 7)} failed: ${gitFailureText(result)}`, `git -C ${p.path} checkout ${p.branch}`, at);
+    if (result.code !== 0)
+      return refuse(
+        'pin_failed',
+        `Checking out ${p.branch} at ${p.commit.slice(0, 7)} failed: ${gitFailureText(result)}`,
+        `git -C ${p.path} checkout ${p.branch}`,
+        at,
+      );
   }
   if (!p.upstreamSet && (await revParse(run, p.path, `refs/remotes/${p.remoteName}/${p.branch}`)) !== null) {
     await run(['branch', '-q', `--set-upstream-to=${p.remoteName}/${p.branch}`, p.branch], { cwd: p.path });
@@ -180,7 +231,12 @@ async function apply(p: Plan, run: GitRunner): Promise<PinnedRepoResult | PinFai
   const verify = await run(['rev-parse', 'HEAD', '--symbolic-full-name', 'HEAD'], { cwd: p.path });
   const [head, ref] = verify.stdout.split('\n').map((l) => l.trim());
   if (verify.code !== 0 || head !== p.commit || ref !== `refs/heads/${p.branch}`) {
-    return refuse('pin_failed', `After checkout ${p.path} is at ${head?.slice(0, 7) || 'nothing'}, not ${p.commit.slice(0, 7)} on ${p.branch}.`, `git -C ${p.path} checkout ${p.branch}`, at);
+    return refuse(
+      'pin_failed',
+      `After checkout ${p.path} is at ${head?.slice(0, 7) || 'nothing'}, not ${p.commit.slice(0, 7)} on ${p.branch}.`,
+      `git -C ${p.path} checkout ${p.branch}`,
+      at,
+    );
   }
   return { remote: p.remote, branch: p.branch, commit: p.commit, path: p.path, cloned: p.cloned };
 }

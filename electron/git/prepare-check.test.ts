@@ -42,9 +42,15 @@ describe('target prepare check', () => {
   });
 
   it('reports a branch the remote lacks and a remote it cannot reach as target_cannot_open_workspace', async () => {
-    expect(await prepareCheck([{ remote: origin, branch: 'nope' }], deps)).toMatchObject({ ok: false, code: 'target_cannot_open_workspace' });
+    expect(await prepareCheck([{ remote: origin, branch: 'nope' }], deps)).toMatchObject({
+      ok: false,
+      code: 'target_cannot_open_workspace',
+    });
     const missing = join(box.root, 'origins', 'missing.git');
-    expect(await prepareCheck([{ remote: missing, branch: 'main' }], deps)).toMatchObject({ ok: false, code: 'target_cannot_open_workspace' });
+    expect(await prepareCheck([{ remote: missing, branch: 'main' }], deps)).toMatchObject({
+      ok: false,
+      code: 'target_cannot_open_workspace',
+    });
   });
 
   it('reports a dirty clone and a branch with unpushed local commits early', async () => {
@@ -52,6 +58,10 @@ describe('target prepare check', () => {
     box.writeFile(target, 'wip.txt', 'w');
     expect(await prepareCheck([{ remote: origin, branch: 'main' }], deps)).toMatchObject({ ok: false, code: 'target_workspace_dirty' });
     box.commitFile(target, 'wip.txt', 'w');
-    expect(await prepareCheck([{ remote: origin, branch: 'main' }], deps)).toMatchObject({ ok: false, code: 'target_branch_diverged', details: { localCommits: 1 } });
+    expect(await prepareCheck([{ remote: origin, branch: 'main' }], deps)).toMatchObject({
+      ok: false,
+      code: 'target_branch_diverged',
+      details: { localCommits: 1 },
+    });
   });
 });

@@ -6,8 +6,16 @@
 import type { Success } from '../../shared/errors.ts';
 import { gitFailureText } from './git-runner.ts';
 import {
-  fetchBranch, invalidPin, locate, readCleanClone, refuse, refuseLocalCommits, revParse,
-  type Located, type PinDeps, type PinFailure,
+  fetchBranch,
+  invalidPin,
+  locate,
+  readCleanClone,
+  refuse,
+  refuseLocalCommits,
+  revParse,
+  type Located,
+  type PinDeps,
+  type PinFailure,
 } from './pinning.ts';
 
 export interface PrepareTarget {
@@ -27,9 +35,12 @@ export type PrepareOutcome = Success<{ repos: PreparedRepo[] }> | PinFailure;
 async function prepareOne(repo: PrepareTarget, found: Located, deps: PinDeps): Promise<PreparedRepo | PinFailure> {
   const { run } = deps;
   const cannotOpen = (why: string, path?: string): PinFailure =>
-    refuse('target_cannot_open_workspace', `This device cannot get ${repo.branch} of ${repo.remote}: ${why}`,
+    refuse(
+      'target_cannot_open_workspace',
+      `This device cannot get ${repo.branch} of ${repo.remote}: ${why}`,
       `Check that this device can reach ${repo.remote} (credentials, network) and that ${repo.branch} is pushed.`,
-      path ? { remote: repo.remote, path } : { remote: repo.remote });
+      path ? { remote: repo.remote, path } : { remote: repo.remote },
+    );
   if (found.kind === 'clone-to') {
     const listed = await run(['ls-remote', '--heads', '--', repo.remote, `refs/heads/${repo.branch}`], { cwd: deps.workspaceRoot });
     if (listed.code !== 0) return cannotOpen(gitFailureText(listed));
@@ -46,7 +57,11 @@ async function prepareOne(repo: PrepareTarget, found: Located, deps: PinDeps): P
   if (tip === null) return cannotOpen('the branch is not on the remote.', found.path);
   const localTip = await revParse(run, found.path, `refs/heads/${repo.branch}`);
   if (localTip !== null) {
-    const diverged = await refuseLocalCommits(run, { path: found.path, remoteName: found.remoteName, branch: repo.branch, tip: localTip, pinned: null }, at);
+    const diverged = await refuseLocalCommits(
+      run,
+      { path: found.path, remoteName: found.remoteName, branch: repo.branch, tip: localTip, pinned: null },
+      at,
+    );
     if (diverged) return diverged;
   }
   return { ...repo, path: found.path, tip };

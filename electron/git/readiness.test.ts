@@ -33,8 +33,11 @@ describe('source readiness', () => {
     box.writeFile(repo, 'README.md', 'changed\n');
     const [blocker] = (await evaluate([repo])).blockers;
     expect(blocker).toMatchObject({
-      code: 'dirty_tree', repo, fix: 'git add -A && git commit -m "Describe your change"',
-      action: { kind: 'commit', repo }, details: { files: ['README.md'], fileCount: 1 },
+      code: 'dirty_tree',
+      repo,
+      fix: 'git add -A && git commit -m "Describe your change"',
+      action: { kind: 'commit', repo },
+      details: { files: ['README.md'], fileCount: 1 },
     });
     expect(blocker?.message).toMatch(/app has 1 uncommitted file/);
   });
@@ -61,10 +64,14 @@ describe('source readiness', () => {
     box.commitFile(repo, 'b.txt', 'b');
     const report = await evaluate([repo]);
     expect(report.ready).toBe(false);
-    expect(report.blockers).toEqual([expect.objectContaining({
-      code: 'unpushed_commits', fix: 'git push', action: { kind: 'push', repo },
-      details: { ahead: 2, behind: 0, upstream: 'origin/main', branch: 'main' },
-    })]);
+    expect(report.blockers).toEqual([
+      expect.objectContaining({
+        code: 'unpushed_commits',
+        fix: 'git push',
+        action: { kind: 'push', repo },
+        details: { ahead: 2, behind: 0, upstream: 'origin/main', branch: 'main' },
+      }),
+    ]);
     expect(report.repos[0]?.ahead).toBe(2);
   });
 

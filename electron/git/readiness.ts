@@ -28,13 +28,15 @@ const READ_ONLY_ENV = { GIT_OPTIONAL_LOCKS: '0' };
 function unreadable(repo: string, reason: string): RepoEvaluation {
   return {
     state: { path: repo, branch: null, upstream: null, head: null, ahead: 0, behind: 0, remoteUrl: null },
-    blockers: [{
-      code: 'not_a_repository',
-      repo,
-      message: `${basename(repo) || repo} cannot be read as a git repository: ${reason}`,
-      fix: `git clone <url> ${repo}`,
-      details: { reason },
-    }],
+    blockers: [
+      {
+        code: 'not_a_repository',
+        repo,
+        message: `${basename(repo) || repo} cannot be read as a git repository: ${reason}`,
+        fix: `git clone <url> ${repo}`,
+        details: { reason },
+      },
+    ],
   };
 }
 
@@ -68,7 +70,13 @@ export async function evaluateRepo(repo: string, deps: ReadinessDeps): Promise<R
     behind: status.behind,
     remoteUrl: await remoteUrl(repo, deps.run, config, pushRemote),
   };
-  const blockers = sourceBlockers({ repo, status, operation, pushRemote, ...(deps.maxListedFiles ? { maxListedFiles: deps.maxListedFiles } : {}) });
+  const blockers = sourceBlockers({
+    repo,
+    status,
+    operation,
+    pushRemote,
+    ...(deps.maxListedFiles ? { maxListedFiles: deps.maxListedFiles } : {}),
+  });
   return { state, blockers };
 }
 

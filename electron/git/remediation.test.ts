@@ -40,9 +40,9 @@ describe('remediation', () => {
   it('commits every change, untracked included, with the typed message; then push makes it ready', async () => {
     box.writeFile(repo, 'README.md', 'edited\n');
     box.writeFile(repo, 'new/file.txt', 'new\n');
-    const committed = await commitAll(repo, 'Save the agent\'s work', deps);
+    const committed = await commitAll(repo, "Save the agent's work", deps);
     expect(committed.result).toMatchObject({ ok: true, value: { fileCount: 2 } });
-    expect(box.git(repo, ['log', '-1', '--format=%s'])).toBe('Save the agent\'s work');
+    expect(box.git(repo, ['log', '-1', '--format=%s'])).toBe("Save the agent's work");
     expect(box.git(repo, ['status', '--porcelain'])).toBe('');
     expect(committed.report.blockers.map((b) => b.code)).toEqual(['unpushed_commits']);
     expect((await pushRepo(repo, deps)).report.ready).toBe(true);
@@ -75,7 +75,7 @@ describe('remediation', () => {
     expect((await pushRepo(other, deps)).result).toMatchObject({ ok: false, code: 'no_remote' });
   });
 
-  it('returns a rejected push as a value with git\'s reason', async () => {
+  it("returns a rejected push as a value with git's reason", async () => {
     const other = box.clone(origin, 'other');
     box.commitFile(other, 'theirs.txt', 't');
     box.push(other);

@@ -12,8 +12,14 @@ import { evaluateSourceReadiness, type ReadinessDeps } from './readiness.ts';
 import { parseStatus, STATUS_ARGS, type ParsedStatus } from './status-parser.ts';
 
 export type RemediationFailureCode =
-  | 'not_a_repository' | 'detached_head' | 'no_remote' | 'push_failed'
-  | 'empty_message' | 'operation_in_progress' | 'nothing_to_commit' | 'commit_failed';
+  | 'not_a_repository'
+  | 'detached_head'
+  | 'no_remote'
+  | 'push_failed'
+  | 'empty_message'
+  | 'operation_in_progress'
+  | 'nothing_to_commit'
+  | 'commit_failed';
 
 export interface RemediationOutcome<T> {
   result: Result<T, RemediationFailureCode>;
@@ -21,10 +27,21 @@ export interface RemediationOutcome<T> {
   report: ReadinessReport;
 }
 
-export interface PushDone { remote: string; branch: string; setUpstream: boolean }
-export interface CommitDone { commit: string; fileCount: number }
+export interface PushDone {
+  remote: string;
+  branch: string;
+  setUpstream: boolean;
+}
+export interface CommitDone {
+  commit: string;
+  fileCount: number;
+}
 
-interface RepoRead { status: ParsedStatus; gitDir: string; commonDir: string }
+interface RepoRead {
+  status: ParsedStatus;
+  gitDir: string;
+  commonDir: string;
+}
 
 async function readRepo(repo: string, run: GitRunner): Promise<Result<RepoRead, 'not_a_repository'>> {
   const check = checkDirectory(repo);
@@ -34,7 +51,11 @@ async function readRepo(repo: string, run: GitRunner): Promise<Result<RepoRead, 
   return ok({ status: parseStatus(status.stdout), ...dirs });
 }
 
-async function withReport<T>(result: Result<T, RemediationFailureCode>, repos: string[], deps: ReadinessDeps): Promise<RemediationOutcome<T>> {
+async function withReport<T>(
+  result: Result<T, RemediationFailureCode>,
+  repos: string[],
+  deps: ReadinessDeps,
+): Promise<RemediationOutcome<T>> {
   return { result, report: await evaluateSourceReadiness(repos, deps) };
 }
 
@@ -55,7 +76,11 @@ async function push(repo: string, run: GitRunner): Promise<Result<PushDone, Reme
 }
 
 /** Pushes the current branch of `repo` (`git push -u <remote> <branch>` when it has no upstream), then re-evaluates. */
-export async function pushRepo(repo: string, deps: ReadinessDeps, workspaceRepos: string[] = [repo]): Promise<RemediationOutcome<PushDone>> {
+export async function pushRepo(
+  repo: string,
+  deps: ReadinessDeps,
+  workspaceRepos: string[] = [repo],
+): Promise<RemediationOutcome<PushDone>> {
   return withReport(await push(repo, deps.run), workspaceRepos, deps);
 }
 
@@ -79,6 +104,11 @@ async function commit(repo: string, message: string, run: GitRunner): Promise<Re
 }
 
 /** Stages every change (`git add -A`) and commits it with the user's message (refusing an empty one), then re-evaluates. */
-export async function commitAll(repo: string, message: string, deps: ReadinessDeps, workspaceRepos: string[] = [repo]): Promise<RemediationOutcome<CommitDone>> {
+export async function commitAll(
+  repo: string,
+  message: string,
+  deps: ReadinessDeps,
+  workspaceRepos: string[] = [repo],
+): Promise<RemediationOutcome<CommitDone>> {
   return withReport(await commit(repo, message, deps.run), workspaceRepos, deps);
 }

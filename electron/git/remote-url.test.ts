@@ -21,7 +21,12 @@ describe('remote URL normalization', () => {
   });
 
   it('matches the scp, https and ssh forms of one repository and tells different ones apart', () => {
-    const forms = ['git@github.com:acme/app.git', 'https://github.com/acme/app', 'ssh://git@github.com/acme/app.git', 'ssh://github.com:22/acme/app'];
+    const forms = [
+      'git@github.com:acme/app.git',
+      'https://github.com/acme/app',
+      'ssh://git@github.com/acme/app.git',
+      'ssh://github.com:22/acme/app',
+    ];
     for (const a of forms) for (const b of forms) expect(sameRemote(a, b)).toBe(true);
     expect(sameRemote('git@github.com:acme/app.git', 'git@github.com:acme/other.git')).toBe(false);
     expect(sameRemote('git@github.com:acme/app.git', 'git@gitlab.com:acme/app.git')).toBe(false);

@@ -60,38 +60,48 @@ function branchBlockers(facts: RepoFacts, name: string, branch: string): Blocker
   const remote = pushRemote ?? 'origin';
   const setUpstream = `git push -u ${remote} ${branch}`;
   if (status.head === null) {
-    return [{
-      code: 'no_upstream', repo,
-      message: `${name} has no commits yet on ${branch}; commit and push it first.`,
-      fix: `${COMMIT_FIX} && ${setUpstream}`,
-      details: { branch },
-    }];
+    return [
+      {
+        code: 'no_upstream',
+        repo,
+        message: `${name} has no commits yet on ${branch}; commit and push it first.`,
+        fix: `${COMMIT_FIX} && ${setUpstream}`,
+        details: { branch },
+      },
+    ];
   }
   if (pushRemote === null) {
-    return [{
-      code: 'no_upstream', repo,
-      message: `${name} has no remote to push ${branch} to; add one and push.`,
-      fix: `git remote add origin <url> && git push -u origin ${branch}`,
-      details: { branch, remote: null },
-    }];
+    return [
+      {
+        code: 'no_upstream',
+        repo,
+        message: `${name} has no remote to push ${branch} to; add one and push.`,
+        fix: `git remote add origin <url> && git push -u origin ${branch}`,
+        details: { branch, remote: null },
+      },
+    ];
   }
   if (status.upstream === null || !status.upstreamExists) {
     const gone = status.upstream !== null;
-    return [{
-      code: 'no_upstream', repo,
-      message: gone
-        ? `The upstream ${status.upstream} of ${branch} in ${name} no longer exists; push the branch again.`
-        : `The branch ${branch} in ${name} has no upstream; push it so the target can fetch it.`,
-      fix: setUpstream,
-      action: { kind: 'push', repo },
-      details: { branch, remote, gone },
-    }];
+    return [
+      {
+        code: 'no_upstream',
+        repo,
+        message: gone
+          ? `The upstream ${status.upstream} of ${branch} in ${name} no longer exists; push the branch again.`
+          : `The branch ${branch} in ${name} has no upstream; push it so the target can fetch it.`,
+        fix: setUpstream,
+        action: { kind: 'push', repo },
+        details: { branch, remote, gone },
+      },
+    ];
   }
   if (status.ahead === 0) return [];
   const commits = status.ahead === 1 ? 'commit' : 'commits';
   const diverged = status.behind > 0;
   const blocker: Blocker = {
-    code: 'unpushed_commits', repo,
+    code: 'unpushed_commits',
+    repo,
     message: diverged
       ? `${branch} in ${name} has ${status.ahead} ${commits} not on ${status.upstream}, which has ${status.behind} new ones; integrate them and push.`
       : `${branch} in ${name} has ${status.ahead} ${commits} not pushed to ${status.upstream}.`,
@@ -112,7 +122,8 @@ export function sourceBlockers(facts: RepoFacts): Blocker[] {
     const short = (status.head ?? 'HEAD').slice(0, 7);
     const branch = `work-${short}`;
     blockers.push({
-      code: 'detached_head', repo,
+      code: 'detached_head',
+      repo,
       message: `${name} is on a detached HEAD at ${short}, not on a branch the target can check out.`,
       fix: `git switch -c ${branch} && git push -u ${facts.pushRemote ?? 'origin'} ${branch}`,
       details: { head: status.head },

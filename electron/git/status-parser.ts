@@ -65,8 +65,16 @@ function parseHeader(status: ParsedStatus, header: string): void {
 /** Parses NUL-separated porcelain v2 status output (with `--branch`). */
 export function parseStatus(output: string): ParsedStatus {
   const status: ParsedStatus = {
-    head: null, branch: null, detached: false, upstream: null, upstreamExists: false,
-    ahead: 0, behind: 0, changed: [], untracked: [], conflicted: [],
+    head: null,
+    branch: null,
+    detached: false,
+    upstream: null,
+    upstreamExists: false,
+    ahead: 0,
+    behind: 0,
+    changed: [],
+    untracked: [],
+    conflicted: [],
   };
   const entries = output.split('\0');
   for (let i = 0; i < entries.length; i++) {

@@ -21,22 +21,113 @@ describe('target checks', () => {
   });
 
   it.each<[string, (i: TargetCheckInput) => void, string[]]>([
-    ['no heartbeat for over 15 s', (i) => { i.device = { ...i.device!, lastSeenAt: NOW - 15_001 }; }, ['target_offline']],
-    ['never seen', (i) => { i.device = { ...i.device!, lastSeenAt: null }; }, ['target_offline']],
-    ['the caller says it is offline', (i) => { i.online = false; }, ['target_offline']],
-    ['a pending device', (i) => { i.device = { ...i.device!, status: 'pending' }; }, ['target_not_enrolled']],
-    ['a revoked device', (i) => { i.device = { ...i.device!, status: 'revoked' }; }, ['target_not_enrolled']],
-    ['no such device', (i) => { i.device = null; }, ['target_not_enrolled']],
-    ['no clone and no cloning', (i) => { i.repos = [{ remoteUrl: 'git@github.com:acme/other.git' }]; }, ['target_cannot_open_workspace']],
-    ['a repository without remote', (i) => { i.repos = [{ remoteUrl: null }]; }, ['target_cannot_open_workspace']],
-    ['no git on the device', (i) => { i.capabilities = { ...i.capabilities!, git: false }; }, ['target_cannot_open_workspace']],
-    ['another provider', (i) => { i.requiredProvider = 'codex'; }, ['target_missing_provider']],
-    ['an older key ring', (i) => { i.requiredKeyVersion = 3; }, ['target_missing_key_version']],
-    ['a caller who is not the owner', (i) => { i.isOwner = false; }, ['not_owner']],
-    ['a handoff already running', (i) => { i.handoffActive = true; }, ['handoff_in_progress']],
-    ['no published capabilities', (i) => { i.capabilities = null; }, ['target_cannot_open_workspace', 'target_missing_provider']],
-    ['offline, other provider and not owner together', (i) => { i.online = false; i.requiredProvider = 'codex'; i.isOwner = false; },
-      ['not_owner', 'target_offline', 'target_missing_provider']],
+    [
+      'no heartbeat for over 15 s',
+      (i) => {
+        i.device = { ...i.device!, lastSeenAt: NOW - 15_001 };
+      },
+      ['target_offline'],
+    ],
+    [
+      'never seen',
+      (i) => {
+        i.device = { ...i.device!, lastSeenAt: null };
+      },
+      ['target_offline'],
+    ],
+    [
+      'the caller says it is offline',
+      (i) => {
+        i.online = false;
+      },
+      ['target_offline'],
+    ],
+    [
+      'a pending device',
+      (i) => {
+        i.device = { ...i.device!, status: 'pending' };
+      },
+      ['target_not_enrolled'],
+    ],
+    [
+      'a revoked device',
+      (i) => {
+        i.device = { ...i.device!, status: 'revoked' };
+      },
+      ['target_not_enrolled'],
+    ],
+    [
+      'no such device',
+      (i) => {
+        i.device = null;
+      },
+      ['target_not_enrolled'],
+    ],
+    [
+      'no clone and no cloning',
+      (i) => {
+        i.repos = [{ remoteUrl: 'git@github.com:acme/other.git' }];
+      },
+      ['target_cannot_open_workspace'],
+    ],
+    [
+      'a repository without remote',
+      (i) => {
+        i.repos = [{ remoteUrl: null }];
+      },
+      ['target_cannot_open_workspace'],
+    ],
+    [
+      'no git on the device',
+      (i) => {
+        i.capabilities = { ...i.capabilities!, git: false };
+      },
+      ['target_cannot_open_workspace'],
+    ],
+    [
+      'another provider',
+      (i) => {
+        i.requiredProvider = 'codex';
+      },
+      ['target_missing_provider'],
+    ],
+    [
+      'an older key ring',
+      (i) => {
+        i.requiredKeyVersion = 3;
+      },
+      ['target_missing_key_version'],
+    ],
+    [
+      'a caller who is not the owner',
+      (i) => {
+        i.isOwner = false;
+      },
+      ['not_owner'],
+    ],
+    [
+      'a handoff already running',
+      (i) => {
+        i.handoffActive = true;
+      },
+      ['handoff_in_progress'],
+    ],
+    [
+      'no published capabilities',
+      (i) => {
+        i.capabilities = null;
+      },
+      ['target_cannot_open_workspace', 'target_missing_provider'],
+    ],
+    [
+      'offline, other provider and not owner together',
+      (i) => {
+        i.online = false;
+        i.requiredProvider = 'codex';
+        i.isOwner = false;
+      },
+      ['not_owner', 'target_offline', 'target_missing_provider'],
+    ],
   ])('blocks %s', (_label, change, expected) => {
     const input = base();
     change(input);

@@ -54,10 +54,18 @@ export interface TargetCheckInput {
 function sessionBlockers(input: TargetCheckInput): Blocker[] {
   const blockers: Blocker[] = [];
   if (input.isOwner === false) {
-    blockers.push({ code: 'not_owner', message: 'This device does not own the session, so it cannot move it.', fix: 'Start the move from the device that owns the session.' });
+    blockers.push({
+      code: 'not_owner',
+      message: 'This device does not own the session, so it cannot move it.',
+      fix: 'Start the move from the device that owns the session.',
+    });
   }
   if (input.handoffActive === true) {
-    blockers.push({ code: 'handoff_in_progress', message: 'Another move of this session is already in progress.', fix: 'Wait for it to finish, or cancel it, then try again.' });
+    blockers.push({
+      code: 'handoff_in_progress',
+      message: 'Another move of this session is already in progress.',
+      fix: 'Wait for it to finish, or cancel it, then try again.',
+    });
   }
   return blockers;
 }
@@ -78,11 +86,12 @@ function workspaceBlocker(input: TargetCheckInput, name: string): Blocker | null
     return key === null || (!known.has(key) && !canClone);
   });
   if (missing.length === 0) return null;
-  const why = caps === null
-    ? `${name} has not published what it can open yet.`
-    : !caps.git
-      ? `${name} cannot run git, so it cannot open the workspace.`
-      : `${name} cannot open ${missing.length === 1 ? 'one repository' : `${missing.length} repositories`} of the workspace.`;
+  const why =
+    caps === null
+      ? `${name} has not published what it can open yet.`
+      : !caps.git
+        ? `${name} cannot run git, so it cannot open the workspace.`
+        : `${name} cannot open ${missing.length === 1 ? 'one repository' : `${missing.length} repositories`} of the workspace.`;
   const noRemote = missing.some((r) => r.remoteUrl === null);
   return {
     code: 'target_cannot_open_workspace',
@@ -110,7 +119,8 @@ export function checkTarget(input: TargetCheckInput): Blocker[] {
   const name = device.name;
   if (!isOnline(input, device)) {
     blockers.push({
-      code: 'target_offline', message: `${name} has not been seen in the last ${Math.round((input.offlineAfterMs ?? TARGET_OFFLINE_AFTER_MS) / 1000)} seconds.`,
+      code: 'target_offline',
+      message: `${name} has not been seen in the last ${Math.round((input.offlineAfterMs ?? TARGET_OFFLINE_AFTER_MS) / 1000)} seconds.`,
       fix: `Start Baton on ${name} and make sure it can reach the sync backend.`,
       details: { lastSeenAt: device.lastSeenAt },
     });
@@ -119,7 +129,8 @@ export function checkTarget(input: TargetCheckInput): Blocker[] {
   if (workspace) blockers.push(workspace);
   if (!(input.capabilities?.providers ?? []).includes(input.requiredProvider)) {
     blockers.push({
-      code: 'target_missing_provider', message: `${name} does not have the ${input.requiredProvider} provider this session runs on.`,
+      code: 'target_missing_provider',
+      message: `${name} does not have the ${input.requiredProvider} provider this session runs on.`,
       fix: `Install ${input.requiredProvider} on ${name} and restart Baton there.`,
       details: { provider: input.requiredProvider },
     });
@@ -127,7 +138,8 @@ export function checkTarget(input: TargetCheckInput): Blocker[] {
   const held = new Set([...device.keyVersions, ...(input.capabilities?.keyVersions ?? [])]);
   if (!held.has(input.requiredKeyVersion)) {
     blockers.push({
-      code: 'target_missing_key_version', message: `${name} does not hold account key version ${input.requiredKeyVersion} yet.`,
+      code: 'target_missing_key_version',
+      message: `${name} does not hold account key version ${input.requiredKeyVersion} yet.`,
       fix: `Open Baton on an enrolled device so it shares key version ${input.requiredKeyVersion} with ${name}, then check again.`,
       details: { keyVersion: input.requiredKeyVersion },
     });

@@ -58,27 +58,39 @@ export async function activateCheckpoint(deps: ActivationDeps, handoff: Handoff)
   const pinned = await git.pin(checkpoint.repos, deps.config.workspaceRoot);
   if (!pinned.ok) return fail(pinned.code, pinned.message);
   mark('pinned');
-  const reports = await Promise.all(checkpoint.packets.map(async (entry) => {
-    const repoPath = pinned.value.repoPaths[checkpoint.repos.findIndex((r) => r.relPath === entry.relPath)];
-    if (repoPath === undefined) return [];
-    return packets.drift(entry.packet, repoPath).catch((error: Error) => {
-      deps.log(`drift check skipped: ${error.message}`);
-      return [];
-    });
-  }));
+  const reports = await Promise.all(
+    checkpoint.packets.map(async (entry) => {
+      const repoPath = pinned.value.repoPaths[checkpoint.repos.findIndex((r) => r.relPath === entry.relPath)];
+      if (repoPath === undefined) return [];
+      return packets.drift(entry.packet, repoPath).catch((error: Error) => {
+        deps.log(`drift check skipped: ${error.message}`);
+        return [];
+      });
+    }),
+  );
   const drift = reports.flat();
   mark('drift');
   const workspace = pinned.value.workspace;
   state.updateSession(handoff.sessionId, (s) => {
-    s.workspace = workspace; s.repoPaths = pinned.value.repoPaths; s.ownerDeviceId = selfId; s.generation = Math.max(s.generation, handoff.generation + 1);
-    s.transcript = checkpoint.transcriptTail; s.agents = checkpoint.agents; s.providerResume = checkpoint.providerResume;
+    s.workspace = workspace;
+    s.repoPaths = pinned.value.repoPaths;
+    s.ownerDeviceId = selfId;
+    s.generation = Math.max(s.generation, handoff.generation + 1);
+    s.transcript = checkpoint.transcriptTail;
+    s.agents = checkpoint.agents;
+    s.providerResume = checkpoint.providerResume;
     s.repos = checkpoint.repos.map(({ relPath, remoteUrl, branch }) => ({ relPath, remoteUrl, branch }));
   });
   // Only now, with the checkpoint verified and the workspace pinned, does a provider start.
   const provider = sessions.attach(handoff.sessionId, checkpoint.meta.provider);
   const continuation = continuationInput({
-    title: checkpoint.meta.title, ranOn: checkpoint.sourceDeviceName, goal: checkpoint.meta.prompt, transcript: checkpoint.transcriptTail,
-    repos: checkpoint.repos, drift, nextAction: 'Continue where the session left off.',
+    title: checkpoint.meta.title,
+    ranOn: checkpoint.sourceDeviceName,
+    goal: checkpoint.meta.prompt,
+    transcript: checkpoint.transcriptTail,
+    repos: checkpoint.repos,
+    drift,
+    nextAction: 'Continue where the session left off.',
   });
   const resumed = await providers.resume(provider, checkpoint.providerResume, continuation, workspace);
   if (!resumed.ok) {
@@ -86,6 +98,11 @@ export async function activateCheckpoint(deps: ActivationDeps, handoff: Handoff)
     return fail('resume_failed', resumed.message);
   }
   mark('resumed');
-  deps.log(`activated ${handoff.id}: ${marks.slice(1).map(([phase, at], i) => `${phase} +${at - marks[i]![1]} ms`).join(', ')}`);
+  deps.log(
+    `activated ${handoff.id}: ${marks
+      .slice(1)
+      .map(([phase, at], i) => `${phase} +${at - marks[i]![1]} ms`)
+      .join(', ')}`,
+  );
   return ok({ resumePath: resumed.value.path, note: resumed.value.reason ?? null, drift });
 }

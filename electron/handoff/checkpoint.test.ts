@@ -3,8 +3,12 @@ import { CHECKPOINT_FORMAT, TRANSCRIPT_TAIL, decodeCheckpoint, encodeCheckpoint,
 
 function checkpoint(overrides: Partial<Checkpoint> = {}): Checkpoint {
   return {
-    format: CHECKPOINT_FORMAT, sessionId: 'session-aaaaaaaaaaaa', handoffId: 'handoff-aaaaaaaaaaaa', createdAt: 1_700_000_000_000,
-    sourceDeviceId: 'device-aaaaaaaaaaaaa', sourceDeviceName: 'laptop',
+    format: CHECKPOINT_FORMAT,
+    sessionId: 'session-aaaaaaaaaaaa',
+    handoffId: 'handoff-aaaaaaaaaaaa',
+    createdAt: 1_700_000_000_000,
+    sourceDeviceId: 'device-aaaaaaaaaaaaa',
+    sourceDeviceName: 'laptop',
     meta: { title: 'Fix the parser', provider: 'demo', prompt: 'Fix the parser' },
     repos: [{ relPath: '.', remoteUrl: '/origins/app.git', branch: 'main', commit: 'a'.repeat(40), mergeBase: 'b'.repeat(40) }],
     providerResume: { provider: 'demo', format: 'demo/state@1', sessionId: null, payload: { turn: 1 } },
@@ -24,19 +28,37 @@ describe('the checkpoint body', () => {
 
   it('rejects a body that belongs to another handoff, even when it opens', () => {
     const body = encodeCheckpoint(checkpoint());
-    expect(decodeCheckpoint(body, 'session-aaaaaaaaaaaa', 'handoff-bbbbbbbbbbbb')).toMatchObject({ ok: false, code: 'checkpoint_rejected' });
-    expect(decodeCheckpoint(body, 'session-bbbbbbbbbbbb', 'handoff-aaaaaaaaaaaa')).toMatchObject({ ok: false, code: 'checkpoint_rejected' });
+    expect(decodeCheckpoint(body, 'session-aaaaaaaaaaaa', 'handoff-bbbbbbbbbbbb')).toMatchObject({
+      ok: false,
+      code: 'checkpoint_rejected',
+    });
+    expect(decodeCheckpoint(body, 'session-bbbbbbbbbbbb', 'handoff-aaaaaaaaaaaa')).toMatchObject({
+      ok: false,
+      code: 'checkpoint_rejected',
+    });
   });
 
   it('refuses bytes that are not a checkpoint as malformed', () => {
     expect(decodeCheckpoint(Buffer.from('not json'), 's', 'h')).toMatchObject({ ok: false, code: 'malformed_checkpoint' });
-    expect(decodeCheckpoint(Buffer.from(JSON.stringify({ format: 'other/1' })), 's', 'h')).toMatchObject({ ok: false, code: 'malformed_checkpoint' });
+    expect(decodeCheckpoint(Buffer.from(JSON.stringify({ format: 'other/1' })), 's', 'h')).toMatchObject({
+      ok: false,
+      code: 'malformed_checkpoint',
+    });
     const wrongResume = { ...checkpoint(), providerResume: { provider: 'nobody', format: 'x', sessionId: null, payload: 1 } };
-    expect(decodeCheckpoint(Buffer.from(JSON.stringify(wrongResume)), wrongResume.sessionId, wrongResume.handoffId)).toMatchObject({ ok: false, code: 'malformed_checkpoint' });
+    expect(decodeCheckpoint(Buffer.from(JSON.stringify(wrongResume)), wrongResume.sessionId, wrongResume.handoffId)).toMatchObject({
+      ok: false,
+      code: 'malformed_checkpoint',
+    });
   });
 
   it('carries only the transcript tail', () => {
-    const long = Array.from({ length: TRANSCRIPT_TAIL + 50 }, (_, i) => ({ id: `e${i}`, at: i, role: 'assistant' as const, agentId: 'main', text: `entry ${i}` }));
+    const long = Array.from({ length: TRANSCRIPT_TAIL + 50 }, (_, i) => ({
+      id: `e${i}`,
+      at: i,
+      role: 'assistant' as const,
+      agentId: 'main',
+      text: `entry ${i}`,
+    }));
     const body = checkpoint({ transcriptTail: long });
     const decoded = decodeCheckpoint(encodeCheckpoint(body), body.sessionId, body.handoffId);
     if (!decoded.ok) throw new Error(decoded.message);

@@ -22,9 +22,15 @@ const CheckpointSchema = z.object({
   sourceDeviceId: z.string(),
   sourceDeviceName: z.string().nullable(),
   meta: z.object({ title: z.string(), provider: z.string(), prompt: z.string() }),
-  repos: z.array(z.object({
-    relPath: z.string(), remoteUrl: z.string().nullable(), branch: z.string().nullable(), commit: z.string(), mergeBase: z.string().nullable(),
-  })),
+  repos: z.array(
+    z.object({
+      relPath: z.string(),
+      remoteUrl: z.string().nullable(),
+      branch: z.string().nullable(),
+      commit: z.string(),
+      mergeBase: z.string().nullable(),
+    }),
+  ),
   providerResume: resumeDataSchema.nullable(),
   packets: z.array(z.object({ relPath: z.string(), packet: z.unknown() })),
   agents: z.array(z.custom<AgentView>()),
@@ -53,7 +59,9 @@ export function encodeCheckpoint(checkpoint: Checkpoint): Uint8Array {
 
 /** Parses unsealed bytes; a body for another session or handoff is refused as `checkpoint_rejected`. */
 export function decodeCheckpoint(
-  bytes: Uint8Array, sessionId: string, handoffId: string,
+  bytes: Uint8Array,
+  sessionId: string,
+  handoffId: string,
 ): Result<Checkpoint, 'malformed_checkpoint' | 'checkpoint_rejected'> {
   let json: unknown;
   try {

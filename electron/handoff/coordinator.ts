@@ -58,7 +58,10 @@ export class Coordinator {
   private readonly timers = new Map<string, ReturnType<typeof setTimeout>>();
   private stopped = false;
 
-  constructor(private readonly deps: CoordinatorDeps, private readonly steps: { source: Step; target: Step }) {}
+  constructor(
+    private readonly deps: CoordinatorDeps,
+    private readonly steps: { source: Step; target: Step },
+  ) {}
 
   /** The latest known record of a handoff. */
   get(handoffId: string): Handoff | undefined {
@@ -130,18 +133,32 @@ export class Coordinator {
    * Asks the backend for `from → to` with an idempotency key per (handoff, from, to). A lost race
    * (state moved on) re-reads the record; `stale_generation` stops this device driving the session.
    */
-  async transition(handoff: Handoff, to: HandoffState, extra: Partial<Omit<TransitionRequest, 'from' | 'to' | 'generation'>> = {}): Promise<Handoff | null> {
+  async transition(
+    handoff: Handoff,
+    to: HandoffState,
+    extra: Partial<Omit<TransitionRequest, 'from' | 'to' | 'generation'>> = {},
+  ): Promise<Handoff | null> {
     const request: TransitionRequest = { from: handoff.state, to, generation: generationFor(handoff, handoff.state), ...extra };
     const result = await this.deps.backend.transition(handoff.id, request, `${handoff.id}-${handoff.state}-${to}`.slice(0, 120));
     if (result.ok) {
       this.deps.log(`handoff ${handoff.id}: ${handoff.state} → ${to}`);
       // Informational: the backend record is the truth about which steps are done.
-      this.deps.progress.updateProgress(handoff.id, (p) => { if (!p.done.includes(handoff.state)) p.done.push(handoff.state); }, false);
+      this.deps.progress.updateProgress(
+        handoff.id,
+        (p) => {
+          if (!p.done.includes(handoff.state)) p.done.push(handoff.state);
+        },
+        false,
+      );
       this.observe(result.value);
       return result.value;
     }
     if (result.code === 'stale_generation' || result.code === 'not_owner') await this.deps.lostSession(handoff.sessionId);
-    if (['state_mismatch', 'illegal_transition', 'not_cancellable', 'stale_generation', 'not_owner', 'idempotency_conflict'].includes(result.code)) {
+    if (
+      ['state_mismatch', 'illegal_transition', 'not_cancellable', 'stale_generation', 'not_owner', 'idempotency_conflict'].includes(
+        result.code,
+      )
+    ) {
       this.deps.log(`transition ${handoff.state} → ${to} of ${handoff.id} refused: ${result.code}`);
       await this.refresh(handoff.id);
       return null;
@@ -151,7 +168,10 @@ export class Coordinator {
 
   /** Cancels with a reason (and the remediation, kept locally for the UI). */
   async cancel(handoff: Handoff, reason: CancelReason, blockers: Blocker[] = []): Promise<Handoff | null> {
-    if (blockers.length > 0) this.deps.progress.updateProgress(handoff.id, (p) => { p.blockers = blockers; });
+    if (blockers.length > 0)
+      this.deps.progress.updateProgress(handoff.id, (p) => {
+        p.blockers = blockers;
+      });
     return this.transition(handoff, 'cancelled', { reason });
   }
 
@@ -165,10 +185,13 @@ export class Coordinator {
   at(key: string, deadline: number, action: () => Promise<void>): void {
     this.clearTimer(key);
     if (this.stopped) return;
-    const timer = setTimeout(() => {
-      this.timers.delete(key);
-      void action().catch((error: Error) => this.deps.log(`timer ${key} failed: ${error.message}`));
-    }, Math.max(0, deadline - this.deps.clock()));
+    const timer = setTimeout(
+      () => {
+        this.timers.delete(key);
+        void action().catch((error: Error) => this.deps.log(`timer ${key} failed: ${error.message}`));
+      },
+      Math.max(0, deadline - this.deps.clock()),
+    );
     this.timers.set(key, timer);
   }
 
@@ -180,7 +203,9 @@ export class Coordinator {
 
   /** Marks this device done with a handoff. */
   finish(handoffId: string): void {
-    this.deps.progress.updateProgress(handoffId, (p) => { p.finished = true; });
+    this.deps.progress.updateProgress(handoffId, (p) => {
+      p.finished = true;
+    });
     for (const key of [...this.timers.keys()]) if (key.startsWith(handoffId)) this.clearTimer(key);
   }
 
@@ -200,7 +225,7 @@ export class Coordinator {
     const active = await this.deps.backend.listHandoffs({ active: true });
     if (active.ok) for (const handoff of active.value) this.observe(handoff, true);
     for (const progress of this.deps.progress.listProgress()) {
-      if (progress.finished || active.ok && active.value.some((h) => h.id === progress.handoffId)) continue;
+      if (progress.finished || (active.ok && active.value.some((h) => h.id === progress.handoffId))) continue;
       const fresh = await this.deps.backend.getHandoff(progress.handoffId);
       if (fresh.ok) this.observe(fresh.value, true);
     }

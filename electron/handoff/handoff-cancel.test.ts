@@ -7,7 +7,15 @@ import { readdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { SessionView } from '../../shared/device-api.ts';
-import { deviceId, holdTarget, startDemoSession, startTwoDevices, waitEligible, waitSession, type TwoDevices } from '../../dev-env/two-devices.ts';
+import {
+  deviceId,
+  holdTarget,
+  startDemoSession,
+  startTwoDevices,
+  waitEligible,
+  waitSession,
+  type TwoDevices,
+} from '../../dev-env/two-devices.ts';
 
 /** Real processes on a busy 2-core machine: give each test room beyond the default. */
 const TEST_TIMEOUT_MS = 120_000;
@@ -36,80 +44,119 @@ afterAll(async () => {
 });
 
 describe('moves that stop before ownership moves', () => {
-  it('refuses a Move from a dirty tree with the fix, and makes no handoff record', async () => {
-    world.sandbox.writeFile(world.repo, 'scratch.txt', 'not committed\n');
-    const result = await world.laptop.client.call('startMove', { sessionId: session.id, targetDeviceId: desktopId });
-    expect(result.ok).toBe(false);
-    if (result.ok || !('report' in result)) throw new Error('expected a blocked report');
-    const dirty = result.report.blockers.find((b) => b.code === 'dirty_tree');
-    expect(dirty?.fix).toMatch(/commit/i);
-    expect(JSON.stringify(dirty?.details)).toContain('scratch.txt');
-    expect(await world.laptop.client.call('handoffHistory', { sessionId: session.id })).toEqual([]);
-    rmSync(join(world.repo, 'scratch.txt'));
-  }, TEST_TIMEOUT_MS);
+  it(
+    'refuses a Move from a dirty tree with the fix, and makes no handoff record',
+    async () => {
+      world.sandbox.writeFile(world.repo, 'scratch.txt', 'not committed\n');
+      const result = await world.laptop.client.call('startMove', { sessionId: session.id, targetDeviceId: desktopId });
+      expect(result.ok).toBe(false);
+      if (result.ok || !('report' in result)) throw new Error('expected a blocked report');
+      const dirty = result.report.blockers.find((b) => b.code === 'dirty_tree');
+      expect(dirty?.fix).toMatch(/commit/i);
+      expect(JSON.stringify(dirty?.details)).toContain('scratch.txt');
+      expect(await world.laptop.client.call('handoffHistory', { sessionId: session.id })).toEqual([]);
+      rmSync(join(world.repo, 'scratch.txt'));
+    },
+    TEST_TIMEOUT_MS,
+  );
 
-  it('cancels while the target is preparing: the source keeps the session at generation 1', async () => {
-    const release = holdTarget(world.desktop, 'prepare');
-    const moved = await world.laptop.client.call('startMove', { sessionId: session.id, targetDeviceId: desktopId });
-    expect(moved.ok).toBe(true);
-    expect(await world.laptop.client.call('cancelMove', { sessionId: session.id })).toEqual({ ok: true });
-    // The target's held prepare runs after the cancel and must not move it on.
-    release();
-    await new Promise((resolve) => setTimeout(resolve, 1000));
-    const detail = await waitSession(world.laptop, session.id, 'the cancelled move', (d) => d.lastHandoff?.state === 'cancelled');
-    expect(detail.lastHandoff?.history.map((h) => h.state)).toEqual(['requested', 'cancelled']);
-    expect(detail.lastHandoff?.cancelReason?.code).toBe('user_cancelled');
-    expect(detail).toMatchObject({ isOwner: true, generation: 1, condition: 'owned', inputBlock: null });
-    const onDesktop = await world.desktop.client.call('getSession', { sessionId: session.id });
-    expect(onDesktop?.isOwner).toBe(false);
-  }, TEST_TIMEOUT_MS);
+  it(
+    'cancels while the target is preparing: the source keeps the session at generation 1',
+    async () => {
+      const release = holdTarget(world.desktop, 'prepare');
+      const moved = await world.laptop.client.call('startMove', { sessionId: session.id, targetDeviceId: desktopId });
+      expect(moved.ok).toBe(true);
+      expect(await world.laptop.client.call('cancelMove', { sessionId: session.id })).toEqual({ ok: true });
+      // The target's held prepare runs after the cancel and must not move it on.
+      release();
+      await new Promise((resolve) => setTimeout(resolve, 1000));
+      const detail = await waitSession(world.laptop, session.id, 'the cancelled move', (d) => d.lastHandoff?.state === 'cancelled');
+      expect(detail.lastHandoff?.history.map((h) => h.state)).toEqual(['requested', 'cancelled']);
+      expect(detail.lastHandoff?.cancelReason?.code).toBe('user_cancelled');
+      expect(detail).toMatchObject({ isOwner: true, generation: 1, condition: 'owned', inputBlock: null });
+      const onDesktop = await world.desktop.client.call('getSession', { sessionId: session.id });
+      expect(onDesktop?.isOwner).toBe(false);
+    },
+    TEST_TIMEOUT_MS,
+  );
 
-  it('cancels at the checkpoint re-check when the agent dirties the tree while quiescing; the source takes input again', async () => {
-    expect(await world.laptop.client.call('sendMessage', { sessionId: session.id, text: 'Please edit a file' })).toEqual({ ok: true });
-    const moved = await world.laptop.client.call('startMove', { sessionId: session.id, targetDeviceId: desktopId });
-    expect(moved.ok).toBe(true);
-    const handoffId = moved.ok ? moved.value.handoffId : '';
-    const detail = await waitSession(world.laptop, session.id, 'the re-check to cancel the move',
-      (d) => d.lastHandoff?.id === handoffId && d.lastHandoff.state === 'cancelled' && d.inputBlock === null);
-    const handoff = detail.lastHandoff!;
-    expect(handoff.history.map((h) => h.state)).toEqual(['requested', 'target-prepared', 'source-quiescing', 'cancelled']);
-    expect(handoff.cancelReason?.code).toBe('dirty_tree');
-    expect(handoff.blockers.map((b) => b.code)).toContain('dirty_tree');
-    expect(detail).toMatchObject({ isOwner: true, generation: 1, condition: 'owned' });
-    expect(await world.laptop.client.call('sendMessage', { sessionId: session.id, text: 'Still here?' })).toEqual({ ok: true });
+  it(
+    'cancels at the checkpoint re-check when the agent dirties the tree while quiescing; the source takes input again',
+    async () => {
+      expect(await world.laptop.client.call('sendMessage', { sessionId: session.id, text: 'Please edit a file' })).toEqual({ ok: true });
+      const moved = await world.laptop.client.call('startMove', { sessionId: session.id, targetDeviceId: desktopId });
+      expect(moved.ok).toBe(true);
+      const handoffId = moved.ok ? moved.value.handoffId : '';
+      const detail = await waitSession(
+        world.laptop,
+        session.id,
+        'the re-check to cancel the move',
+        (d) => d.lastHandoff?.id === handoffId && d.lastHandoff.state === 'cancelled' && d.inputBlock === null,
+      );
+      const handoff = detail.lastHandoff!;
+      expect(handoff.history.map((h) => h.state)).toEqual(['requested', 'target-prepared', 'source-quiescing', 'cancelled']);
+      expect(handoff.cancelReason?.code).toBe('dirty_tree');
+      expect(handoff.blockers.map((b) => b.code)).toContain('dirty_tree');
+      expect(detail).toMatchObject({ isOwner: true, generation: 1, condition: 'owned' });
+      expect(await world.laptop.client.call('sendMessage', { sessionId: session.id, text: 'Still here?' })).toEqual({ ok: true });
 
-    // The remediation acts bring the tree back to ready.
-    const committed = await world.laptop.client.call('commitAll', { sessionId: session.id, repo: world.repo, message: 'Keep the demo notes' });
-    expect(committed.result).toEqual({ ok: true });
-    const pushed = await world.laptop.client.call('pushRepo', { sessionId: session.id, repo: world.repo });
-    expect(pushed.result).toEqual({ ok: true });
-    expect(pushed.report.ready).toBe(true);
-  }, TEST_TIMEOUT_MS);
+      // The remediation acts bring the tree back to ready.
+      const committed = await world.laptop.client.call('commitAll', {
+        sessionId: session.id,
+        repo: world.repo,
+        message: 'Keep the demo notes',
+      });
+      expect(committed.result).toEqual({ ok: true });
+      const pushed = await world.laptop.client.call('pushRepo', { sessionId: session.id, repo: world.repo });
+      expect(pushed.result).toEqual({ ok: true });
+      expect(pushed.report.ready).toBe(true);
+    },
+    TEST_TIMEOUT_MS,
+  );
 
-  it('cancels while the source quiesces: no checkpoint is uploaded and the source takes input again', async () => {
-    expect(await world.laptop.client.call('sendMessage', { sessionId: session.id, text: 'Think for a while' })).toEqual({ ok: true });
-    const moved = await world.laptop.client.call('startMove', { sessionId: session.id, targetDeviceId: desktopId });
-    expect(moved.ok).toBe(true);
-    await waitSession(world.laptop, session.id, 'source-quiescing', (d) => d.activeHandoff?.state === 'source-quiescing', 20_000);
-    expect(await world.laptop.client.call('cancelMove', { sessionId: session.id })).toEqual({ ok: true });
-    const detail = await waitSession(world.laptop, session.id, 'the quiescing source to take input again',
-      (d) => d.lastHandoff?.state === 'cancelled' && d.inputBlock === null);
-    expect(detail.lastHandoff?.history.map((h) => h.state)).toEqual(['requested', 'target-prepared', 'source-quiescing', 'cancelled']);
-    expect(detail).toMatchObject({ isOwner: true, generation: 1 });
-    // Let the turn finish: the cancelled move must not have produced a checkpoint.
-    await waitSession(world.laptop, session.id, 'the turn to end', (d) => d.transcript.some((e) => e.role === 'assistant' && e.text.includes('Think for a while')));
-    expect(blobFiles(world.backendData)).toEqual([]);
-  }, TEST_TIMEOUT_MS);
+  it(
+    'cancels while the source quiesces: no checkpoint is uploaded and the source takes input again',
+    async () => {
+      expect(await world.laptop.client.call('sendMessage', { sessionId: session.id, text: 'Think for a while' })).toEqual({ ok: true });
+      const moved = await world.laptop.client.call('startMove', { sessionId: session.id, targetDeviceId: desktopId });
+      expect(moved.ok).toBe(true);
+      await waitSession(world.laptop, session.id, 'source-quiescing', (d) => d.activeHandoff?.state === 'source-quiescing', 20_000);
+      expect(await world.laptop.client.call('cancelMove', { sessionId: session.id })).toEqual({ ok: true });
+      const detail = await waitSession(
+        world.laptop,
+        session.id,
+        'the quiescing source to take input again',
+        (d) => d.lastHandoff?.state === 'cancelled' && d.inputBlock === null,
+      );
+      expect(detail.lastHandoff?.history.map((h) => h.state)).toEqual(['requested', 'target-prepared', 'source-quiescing', 'cancelled']);
+      expect(detail).toMatchObject({ isOwner: true, generation: 1 });
+      // Let the turn finish: the cancelled move must not have produced a checkpoint.
+      await waitSession(world.laptop, session.id, 'the turn to end', (d) =>
+        d.transcript.some((e) => e.role === 'assistant' && e.text.includes('Think for a while')),
+      );
+      expect(blobFiles(world.backendData)).toEqual([]);
+    },
+    TEST_TIMEOUT_MS,
+  );
 
-  it('cancels as target_timeout when the target never prepares, and the source keeps the session', async () => {
-    await world.desktop.process.stop();
-    const moved = await world.laptop.client.call('startMove', { sessionId: session.id, targetDeviceId: desktopId });
-    expect(moved.ok).toBe(true);
-    const handoffId = moved.ok ? moved.value.handoffId : '';
-    const detail = await waitSession(world.laptop, session.id, 'the prepare deadline to cancel the move',
-      (d) => d.lastHandoff?.id === handoffId && d.lastHandoff.state === 'cancelled', 20_000);
-    expect(detail.lastHandoff?.history.map((h) => h.state)).toEqual(['requested', 'cancelled']);
-    expect(detail.lastHandoff?.cancelReason?.code).toBe('target_timeout');
-    expect(detail).toMatchObject({ isOwner: true, generation: 1, condition: 'owned', inputBlock: null });
-  }, TEST_TIMEOUT_MS);
+  it(
+    'cancels as target_timeout when the target never prepares, and the source keeps the session',
+    async () => {
+      await world.desktop.process.stop();
+      const moved = await world.laptop.client.call('startMove', { sessionId: session.id, targetDeviceId: desktopId });
+      expect(moved.ok).toBe(true);
+      const handoffId = moved.ok ? moved.value.handoffId : '';
+      const detail = await waitSession(
+        world.laptop,
+        session.id,
+        'the prepare deadline to cancel the move',
+        (d) => d.lastHandoff?.id === handoffId && d.lastHandoff.state === 'cancelled',
+        20_000,
+      );
+      expect(detail.lastHandoff?.history.map((h) => h.state)).toEqual(['requested', 'cancelled']);
+      expect(detail.lastHandoff?.cancelReason?.code).toBe('target_timeout');
+      expect(detail).toMatchObject({ isOwner: true, generation: 1, condition: 'owned', inputBlock: null });
+    },
+    TEST_TIMEOUT_MS,
+  );
 });

@@ -29,69 +29,98 @@ afterAll(async () => {
 const head = (repo: string) => execFileSync('git', ['rev-parse', 'HEAD'], { cwd: repo, env: world.env, encoding: 'utf8' }).trim();
 
 describe('a complete Move between two device processes', () => {
-  it('moves the session to the desktop at the source commit, generation 2, with the provider resumed; the laptop is fenced off', async () => {
-    const { laptop, desktop } = world;
-    const commit = world.sandbox.commitFile(world.repo, 'src/parser.ts', 'export const parse = () => 1;\n', 'Add the parser');
-    world.sandbox.push(world.repo);
-    const session = await startDemoSession(laptop, world.repo);
-    expect(session.generation).toBe(1);
-    await waitEligible(laptop, session.id, 'desktop');
+  it(
+    'moves the session to the desktop at the source commit, generation 2, with the provider resumed; the laptop is fenced off',
+    async () => {
+      const { laptop, desktop } = world;
+      const commit = world.sandbox.commitFile(world.repo, 'src/parser.ts', 'export const parse = () => 1;\n', 'Add the parser');
+      world.sandbox.push(world.repo);
+      const session = await startDemoSession(laptop, world.repo);
+      expect(session.generation).toBe(1);
+      await waitEligible(laptop, session.id, 'desktop');
 
-    // What each UI is sent during the move: every transition, followed by the session list (views),
-    // never by the whole session again (its transcript goes only when its content changes).
-    const sent: string[][] = [[], []];
-    const offs = [laptop, desktop].flatMap((device, i) =>
-      (['handoffChanged', 'sessionChanged', 'sessionsChanged'] as const).map((event) => device.client.on(event, () => sent[i]!.push(event))));
-    const moved = await laptop.client.call('startMove', { sessionId: session.id, targetDeviceId: await deviceId(desktop) });
-    expect(moved.ok).toBe(true);
+      // What each UI is sent during the move: every transition, followed by the session list (views),
+      // never by the whole session again (its transcript goes only when its content changes).
+      const sent: string[][] = [[], []];
+      const offs = [laptop, desktop].flatMap((device, i) =>
+        (['handoffChanged', 'sessionChanged', 'sessionsChanged'] as const).map((event) =>
+          device.client.on(event, () => sent[i]!.push(event)),
+        ),
+      );
+      const moved = await laptop.client.call('startMove', { sessionId: session.id, targetDeviceId: await deviceId(desktop) });
+      expect(moved.ok).toBe(true);
 
-    const onDesktop = await waitSession(desktop, session.id, 'the desktop to own the session after a completed move',
-      (d) => d.isOwner && d.lastHandoff?.state === 'completed' && d.inputBlock === null);
-    await waitSession(laptop, session.id, 'the laptop to see the move complete', (d) => d.lastHandoff?.state === 'completed');
-    offs.forEach((off) => off());
-    for (const events of sent) {
-      const afterTransitions = events.flatMap((event, i) => (event === 'handoffChanged' ? [events[i + 1]] : []));
-      expect(afterTransitions.length).toBeGreaterThanOrEqual(7);
-      expect(afterTransitions.every((event) => event === 'sessionsChanged')).toBe(true);
-    }
-    expect(onDesktop.generation).toBe(2);
-    expect(onDesktop.lastHandoff?.resumePath).toBe('checkpoint-import');
-    expect(onDesktop.lastHandoff?.history.map((h) => h.state)).toEqual([
-      'requested', 'target-prepared', 'source-quiescing', 'source-relinquished-and-checkpointed', 'ownership-transferred', 'target-activating', 'completed',
-    ]);
-    expect(head(onDesktop.workspace)).toBe(commit);
-    expect(onDesktop.workspace.startsWith(desktop.workspaceRoot)).toBe(true);
-    // The transcript came across in the checkpoint and the resumed agent answers on the desktop.
-    expect(onDesktop.transcript.some((e) => e.text.includes('Look around the repository'))).toBe(true);
-    // A turn reaches each UI as activity (the new entries and the agent map), not the whole session again.
-    const seen = { activity: [] as string[], details: 0 };
-    const listening = [desktop, laptop].flatMap((device) => [
-      device.client.on('sessionActivity', (a) => seen.activity.push(...a.transcript.map((e) => `${device.name}: ${e.text}`))),
-      device.client.on('sessionChanged', () => { seen.details += 1; }),
-    ]);
-    expect(await desktop.client.call('sendMessage', { sessionId: session.id, text: 'carry on' })).toEqual({ ok: true });
-    await waitSession(desktop, session.id, 'the resumed agent to answer', (d) => d.transcript.some((e) => e.role === 'assistant' && e.text.includes('carry on')));
-    await waitSession(laptop, session.id, 'the laptop to see the answer', (d) => d.transcript.some((e) => e.role === 'assistant' && e.text.includes('carry on')));
-    listening.forEach((off) => off());
-    expect(seen.activity).toEqual(expect.arrayContaining(['desktop: carry on', 'laptop: carry on']));
-    expect(seen.activity.some((line) => line.startsWith('laptop: ') && line.includes('carry on') && line !== 'laptop: carry on')).toBe(true);
-    expect(seen.details).toBe(0);
+      const onDesktop = await waitSession(
+        desktop,
+        session.id,
+        'the desktop to own the session after a completed move',
+        (d) => d.isOwner && d.lastHandoff?.state === 'completed' && d.inputBlock === null,
+      );
+      await waitSession(laptop, session.id, 'the laptop to see the move complete', (d) => d.lastHandoff?.state === 'completed');
+      offs.forEach((off) => off());
+      for (const events of sent) {
+        const afterTransitions = events.flatMap((event, i) => (event === 'handoffChanged' ? [events[i + 1]] : []));
+        expect(afterTransitions.length).toBeGreaterThanOrEqual(7);
+        expect(afterTransitions.every((event) => event === 'sessionsChanged')).toBe(true);
+      }
+      expect(onDesktop.generation).toBe(2);
+      expect(onDesktop.lastHandoff?.resumePath).toBe('checkpoint-import');
+      expect(onDesktop.lastHandoff?.history.map((h) => h.state)).toEqual([
+        'requested',
+        'target-prepared',
+        'source-quiescing',
+        'source-relinquished-and-checkpointed',
+        'ownership-transferred',
+        'target-activating',
+        'completed',
+      ]);
+      expect(head(onDesktop.workspace)).toBe(commit);
+      expect(onDesktop.workspace.startsWith(desktop.workspaceRoot)).toBe(true);
+      // The transcript came across in the checkpoint and the resumed agent answers on the desktop.
+      expect(onDesktop.transcript.some((e) => e.text.includes('Look around the repository'))).toBe(true);
+      // A turn reaches each UI as activity (the new entries and the agent map), not the whole session again.
+      const seen = { activity: [] as string[], details: 0 };
+      const listening = [desktop, laptop].flatMap((device) => [
+        device.client.on('sessionActivity', (a) => seen.activity.push(...a.transcript.map((e) => `${device.name}: ${e.text}`))),
+        device.client.on('sessionChanged', () => {
+          seen.details += 1;
+        }),
+      ]);
+      expect(await desktop.client.call('sendMessage', { sessionId: session.id, text: 'carry on' })).toEqual({ ok: true });
+      await waitSession(desktop, session.id, 'the resumed agent to answer', (d) =>
+        d.transcript.some((e) => e.role === 'assistant' && e.text.includes('carry on')),
+      );
+      await waitSession(laptop, session.id, 'the laptop to see the answer', (d) =>
+        d.transcript.some((e) => e.role === 'assistant' && e.text.includes('carry on')),
+      );
+      listening.forEach((off) => off());
+      expect(seen.activity).toEqual(expect.arrayContaining(['desktop: carry on', 'laptop: carry on']));
+      expect(seen.activity.some((line) => line.startsWith('laptop: ') && line.includes('carry on') && line !== 'laptop: carry on')).toBe(
+        true,
+      );
+      expect(seen.details).toBe(0);
 
-    // The laptop shows the session as moved and refuses input.
-    const onLaptop = await waitSession(laptop, session.id, 'the laptop to see the move', (d) => !d.isOwner && d.generation === 2);
-    expect(onLaptop.condition).toBe('moved');
-    expect(onLaptop.inputBlock?.code).toBe('moved');
-    const refused = await laptop.client.call('sendMessage', { sessionId: session.id, text: 'still there?' });
-    expect(refused).toMatchObject({ ok: false, code: 'moved' });
+      // The laptop shows the session as moved and refuses input.
+      const onLaptop = await waitSession(laptop, session.id, 'the laptop to see the move', (d) => !d.isOwner && d.generation === 2);
+      expect(onLaptop.condition).toBe('moved');
+      expect(onLaptop.inputBlock?.code).toBe('moved');
+      const refused = await laptop.client.call('sendMessage', { sessionId: session.id, text: 'still there?' });
+      expect(refused).toMatchObject({ ok: false, code: 'moved' });
 
-    // A stale append signed by the laptop at its old generation is refused by the backend.
-    const profile = loadProfile(laptop.profile);
-    if (!profile.ok) throw new Error(profile.message);
-    const client = createBackendClient({ baseUrl: world.backendUrl, signer: profile.value.identity });
-    const stale = await client.call('appendEvent', { params: { sessionId: session.id }, body: { generation: 1, sealedBody: 'AAAA' } });
-    expect(stale).toMatchObject({ ok: false, code: 'stale_generation' });
-    Object.assign(carried, { sessionId: session.id, commit, transcript: onDesktop.transcript.find((e) => e.role === 'assistant')?.text ?? '' });
-  }, TEST_TIMEOUT_MS);
+      // A stale append signed by the laptop at its old generation is refused by the backend.
+      const profile = loadProfile(laptop.profile);
+      if (!profile.ok) throw new Error(profile.message);
+      const client = createBackendClient({ baseUrl: world.backendUrl, signer: profile.value.identity });
+      const stale = await client.call('appendEvent', { params: { sessionId: session.id }, body: { generation: 1, sealedBody: 'AAAA' } });
+      expect(stale).toMatchObject({ ok: false, code: 'stale_generation' });
+      Object.assign(carried, {
+        sessionId: session.id,
+        commit,
+        transcript: onDesktop.transcript.find((e) => e.role === 'assistant')?.text ?? '',
+      });
+    },
+    TEST_TIMEOUT_MS,
+  );
 });
 
 /** Every file under `dir`, recursively. */
@@ -103,79 +132,114 @@ function filesUnder(dir: string): string[] {
 }
 
 describe('what the backend stored', () => {
-  it('holds no plaintext of the session title, repo path, commit id or transcript after a full handoff', () => {
-    expect(carried.sessionId).not.toBe('');
-    const secrets = ['Fix the flaky parser test', world.repo, carried.commit, 'Look around the repository', carried.transcript.slice(0, 40)];
-    expect(secrets.every((s) => s.length >= 10)).toBe(true);
+  it(
+    'holds no plaintext of the session title, repo path, commit id or transcript after a full handoff',
+    () => {
+      expect(carried.sessionId).not.toBe('');
+      const secrets = [
+        'Fix the flaky parser test',
+        world.repo,
+        carried.commit,
+        'Look around the repository',
+        carried.transcript.slice(0, 40),
+      ];
+      expect(secrets.every((s) => s.length >= 10)).toBe(true);
 
-    // Row by row, through SQLite.
-    const db = new Database(join(world.backendData, 'baton.sqlite'), { readonly: true });
-    try {
-      const tables = db.prepare("SELECT name FROM sqlite_master WHERE type = 'table'").all() as { name: string }[];
-      const rows = tables.flatMap(({ name }) => db.prepare(`SELECT * FROM "${name}"`).all() as Record<string, unknown>[]);
-      expect(rows.some((row) => Object.values(row).includes(carried.sessionId))).toBe(true);
-      const text = rows.map((row) => Object.values(row).map((v) => (Buffer.isBuffer(v) ? v.toString('latin1') : String(v))).join('\u0000')).join('\n');
-      for (const secret of secrets) expect(text).not.toContain(secret);
-    } finally {
-      db.close();
-    }
+      // Row by row, through SQLite.
+      const db = new Database(join(world.backendData, 'baton.sqlite'), { readonly: true });
+      try {
+        const tables = db.prepare("SELECT name FROM sqlite_master WHERE type = 'table'").all() as { name: string }[];
+        const rows = tables.flatMap(({ name }) => db.prepare(`SELECT * FROM "${name}"`).all() as Record<string, unknown>[]);
+        expect(rows.some((row) => Object.values(row).includes(carried.sessionId))).toBe(true);
+        const text = rows
+          .map((row) =>
+            Object.values(row)
+              .map((v) => (Buffer.isBuffer(v) ? v.toString('latin1') : String(v)))
+              .join('\u0000'),
+          )
+          .join('\n');
+        for (const secret of secrets) expect(text).not.toContain(secret);
+      } finally {
+        db.close();
+      }
 
-    // And every byte on disk: database, WAL and blob files.
-    const files = filesUnder(world.backendData);
-    expect(files.some((f) => /^[0-9a-f]{64}$/.test(f.split('/').pop()!))).toBe(true);
-    for (const file of files) {
-      const bytes = readFileSync(file).toString('latin1');
-      for (const secret of secrets) expect(bytes.includes(secret), `${secret} found in ${file}`).toBe(false);
-    }
-  }, TEST_TIMEOUT_MS);
+      // And every byte on disk: database, WAL and blob files.
+      const files = filesUnder(world.backendData);
+      expect(files.some((f) => /^[0-9a-f]{64}$/.test(f.split('/').pop()!))).toBe(true);
+      for (const file of files) {
+        const bytes = readFileSync(file).toString('latin1');
+        for (const secret of secrets) expect(bytes.includes(secret), `${secret} found in ${file}`).toBe(false);
+      }
+    },
+    TEST_TIMEOUT_MS,
+  );
 });
 
 describe('a Move of a two-repository workspace', () => {
-  it('is blocked on the dirty repository only, then moves both repositories to their exact commits', async () => {
-    const { laptop, desktop, sandbox } = world;
-    const workspace = join(laptop.workspaceRoot, 'multi');
-    mkdirSync(workspace);
-    const api = sandbox.clone(sandbox.makeOrigin('api'), join(workspace, 'api'));
-    const web = sandbox.clone(sandbox.makeOrigin('web'), join(workspace, 'web'));
-    const apiCommit = sandbox.commitFile(api, 'server.ts', 'export {};\n', 'Add the server');
-    const webCommit = sandbox.commitFile(web, 'page.ts', 'export {};\n', 'Add the page');
-    sandbox.push(api);
-    sandbox.push(web);
-    const session = await startDemoSession(laptop, workspace);
-    await waitEligible(laptop, session.id, 'desktop');
-    const desktopId = await deviceId(desktop);
+  it(
+    'is blocked on the dirty repository only, then moves both repositories to their exact commits',
+    async () => {
+      const { laptop, desktop, sandbox } = world;
+      const workspace = join(laptop.workspaceRoot, 'multi');
+      mkdirSync(workspace);
+      const api = sandbox.clone(sandbox.makeOrigin('api'), join(workspace, 'api'));
+      const web = sandbox.clone(sandbox.makeOrigin('web'), join(workspace, 'web'));
+      const apiCommit = sandbox.commitFile(api, 'server.ts', 'export {};\n', 'Add the server');
+      const webCommit = sandbox.commitFile(web, 'page.ts', 'export {};\n', 'Add the page');
+      sandbox.push(api);
+      sandbox.push(web);
+      const session = await startDemoSession(laptop, workspace);
+      await waitEligible(laptop, session.id, 'desktop');
+      const desktopId = await deviceId(desktop);
 
-    sandbox.writeFile(web, 'draft.txt', 'uncommitted\n');
-    const blocked = await laptop.client.call('startMove', { sessionId: session.id, targetDeviceId: desktopId });
-    if (blocked.ok || !('report' in blocked)) throw new Error('expected a blocked report');
-    expect(blocked.report.blockers.map((b) => [b.code, b.repo])).toEqual([['dirty_tree', web]]);
-    rmSync(join(web, 'draft.txt'));
+      sandbox.writeFile(web, 'draft.txt', 'uncommitted\n');
+      const blocked = await laptop.client.call('startMove', { sessionId: session.id, targetDeviceId: desktopId });
+      if (blocked.ok || !('report' in blocked)) throw new Error('expected a blocked report');
+      expect(blocked.report.blockers.map((b) => [b.code, b.repo])).toEqual([['dirty_tree', web]]);
+      rmSync(join(web, 'draft.txt'));
 
-    const moved = await laptop.client.call('startMove', { sessionId: session.id, targetDeviceId: desktopId });
-    expect(moved.ok).toBe(true);
-    const onDesktop = await waitSession(desktop, session.id, 'the two-repo move to complete',
-      (d) => d.isOwner && d.lastHandoff?.state === 'completed' && d.inputBlock === null);
-    expect(onDesktop.generation).toBe(2);
-    expect(head(join(desktop.workspaceRoot, 'api'))).toBe(apiCommit);
-    expect(head(join(desktop.workspaceRoot, 'web'))).toBe(webCommit);
-  }, TEST_TIMEOUT_MS);
+      const moved = await laptop.client.call('startMove', { sessionId: session.id, targetDeviceId: desktopId });
+      expect(moved.ok).toBe(true);
+      const onDesktop = await waitSession(
+        desktop,
+        session.id,
+        'the two-repo move to complete',
+        (d) => d.isOwner && d.lastHandoff?.state === 'completed' && d.inputBlock === null,
+      );
+      expect(onDesktop.generation).toBe(2);
+      expect(head(join(desktop.workspaceRoot, 'api'))).toBe(apiCommit);
+      expect(head(join(desktop.workspaceRoot, 'web'))).toBe(webCommit);
+    },
+    TEST_TIMEOUT_MS,
+  );
 });
 
 describe('two Move requests racing for one session', () => {
-  it('lets exactly one win; the other is refused and the winner completes', async () => {
-    const { laptop, desktop } = world;
-    const session = await startDemoSession(laptop, world.repo, 'Race me');
-    await waitEligible(laptop, session.id, 'desktop');
-    const desktopId = await deviceId(desktop);
-    const results = await Promise.all([1, 2].map(() => laptop.client.call('startMove', { sessionId: session.id, targetDeviceId: desktopId })));
-    const winners = results.filter((r) => r.ok);
-    expect(winners).toHaveLength(1);
-    const loser = results.find((r) => !r.ok)!;
-    const loserCode = 'report' in loser ? loser.report.blockers.map((b) => b.code) : [loser.ok ? '' : loser.code];
-    expect(loserCode).toContain('handoff_in_progress');
-    const onDesktop = await waitSession(desktop, session.id, 'the winning move to complete', (d) => d.isOwner && d.lastHandoff?.state === 'completed');
-    expect(onDesktop.generation).toBe(2);
-    const history = await desktop.client.call('handoffHistory', { sessionId: session.id });
-    expect(history.map((h) => h.state)).toEqual(['completed']);
-  }, TEST_TIMEOUT_MS);
+  it(
+    'lets exactly one win; the other is refused and the winner completes',
+    async () => {
+      const { laptop, desktop } = world;
+      const session = await startDemoSession(laptop, world.repo, 'Race me');
+      await waitEligible(laptop, session.id, 'desktop');
+      const desktopId = await deviceId(desktop);
+      const results = await Promise.all(
+        [1, 2].map(() => laptop.client.call('startMove', { sessionId: session.id, targetDeviceId: desktopId })),
+      );
+      const winners = results.filter((r) => r.ok);
+      expect(winners).toHaveLength(1);
+      const loser = results.find((r) => !r.ok)!;
+      const loserCode = 'report' in loser ? loser.report.blockers.map((b) => b.code) : [loser.ok ? '' : loser.code];
+      expect(loserCode).toContain('handoff_in_progress');
+      const onDesktop = await waitSession(
+        desktop,
+        session.id,
+        'the winning move to complete',
+        (d) => d.isOwner && d.lastHandoff?.state === 'completed',
+      );
+      expect(onDesktop.generation).toBe(2);
+      const history = await desktop.client.call('handoffHistory', { sessionId: session.id });
+      expect(history.map((h) => h.state)).toEqual(['completed']);
+    },
+    TEST_TIMEOUT_MS,
+  );
 });

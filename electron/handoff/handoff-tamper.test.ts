@@ -33,57 +33,86 @@ afterAll(async () => {
 });
 
 describe('a tampered checkpoint', () => {
-  it('aborts activation before any provider process starts; the target keeps ownership, needs attention, and Retry activation resumes once the body is intact', async () => {
-    const { laptop } = world;
-    const session = await laptop.client.take('startSession', { workspace: world.repo, provider: 'claude-code', prompt: 'Fix the flaky parser test' });
-    await waitSession(laptop, session.id, 'the first Claude turn', (d) => d.transcript.some((e) => e.role === 'assistant'));
-    await waitEligible(laptop, session.id, 'desktop');
+  it(
+    'aborts activation before any provider process starts; the target keeps ownership, needs attention, and Retry activation resumes once the body is intact',
+    async () => {
+      const { laptop } = world;
+      const session = await laptop.client.take('startSession', {
+        workspace: world.repo,
+        provider: 'claude-code',
+        prompt: 'Fix the flaky parser test',
+      });
+      await waitSession(laptop, session.id, 'the first Claude turn', (d) => d.transcript.some((e) => e.role === 'assistant'));
+      await waitEligible(laptop, session.id, 'desktop');
 
-    // Keep a turn running so the source stays in source-quiescing while the target goes away.
-    expect(await laptop.client.call('sendMessage', { sessionId: session.id, text: 'keep going' })).toEqual({ ok: true });
-    const moved = await laptop.client.call('startMove', { sessionId: session.id, targetDeviceId: await deviceId(world.desktop) });
-    if (!moved.ok) throw new Error(JSON.stringify(moved));
-    const stateOnLaptop = async () => (await laptop.client.call('getSession', { sessionId: session.id }))?.activeHandoff?.state;
-    await waitFor('source-quiescing', async () => ((await stateOnLaptop()) === 'source-quiescing' ? true : undefined), 20_000, 50);
-    await world.desktop.process.stop();
-    await waitFor('the checkpoint upload', async () => ((await stateOnLaptop()) === 'source-relinquished-and-checkpointed' ? true : undefined), 20_000, 50);
+      // Keep a turn running so the source stays in source-quiescing while the target goes away.
+      expect(await laptop.client.call('sendMessage', { sessionId: session.id, text: 'keep going' })).toEqual({ ok: true });
+      const moved = await laptop.client.call('startMove', { sessionId: session.id, targetDeviceId: await deviceId(world.desktop) });
+      if (!moved.ok) throw new Error(JSON.stringify(moved));
+      const stateOnLaptop = async () => (await laptop.client.call('getSession', { sessionId: session.id }))?.activeHandoff?.state;
+      await waitFor('source-quiescing', async () => ((await stateOnLaptop()) === 'source-quiescing' ? true : undefined), 20_000, 50);
+      await world.desktop.process.stop();
+      await waitFor(
+        'the checkpoint upload',
+        async () => ((await stateOnLaptop()) === 'source-relinquished-and-checkpointed' ? true : undefined),
+        20_000,
+        50,
+      );
 
-    const [blob] = backendBlobFiles(world.backendData);
-    if (blob === undefined) throw new Error('no checkpoint blob stored');
-    const bytes = readFileSync(blob);
-    bytes[Math.floor(bytes.length / 2)]! ^= 0x01;
-    writeFileSync(blob, bytes);
+      const [blob] = backendBlobFiles(world.backendData);
+      if (blob === undefined) throw new Error('no checkpoint blob stored');
+      const bytes = readFileSync(blob);
+      bytes[Math.floor(bytes.length / 2)]! ^= 0x01;
+      writeFileSync(blob, bytes);
 
-    const desktop = await world.startDevice({ name: 'desktop', profile: world.desktop.profile, workspaceRoot: world.desktop.workspaceRoot, env: world.desktop.env });
-    world.desktop = desktop;
-    const detail = await waitSession(desktop, session.id, 'the target to abort activation', (d) => d.lastHandoff?.state === 'cancelled');
-    expect(detail.lastHandoff?.history.map((h) => h.state)).toEqual([
-      'requested', 'target-prepared', 'source-quiescing', 'source-relinquished-and-checkpointed', 'ownership-transferred', 'target-activating', 'cancelled',
-    ]);
-    expect(detail.lastHandoff?.cancelReason?.code).toBe('digest_mismatch');
-    expect(detail).toMatchObject({ isOwner: true, generation: 2, condition: 'needs-attention' });
-    expect(detail.inputBlock?.code).toBe('needs_attention');
+      const desktop = await world.startDevice({
+        name: 'desktop',
+        profile: world.desktop.profile,
+        workspaceRoot: world.desktop.workspaceRoot,
+        env: world.desktop.env,
+      });
+      world.desktop = desktop;
+      const detail = await waitSession(desktop, session.id, 'the target to abort activation', (d) => d.lastHandoff?.state === 'cancelled');
+      expect(detail.lastHandoff?.history.map((h) => h.state)).toEqual([
+        'requested',
+        'target-prepared',
+        'source-quiescing',
+        'source-relinquished-and-checkpointed',
+        'ownership-transferred',
+        'target-activating',
+        'cancelled',
+      ]);
+      expect(detail.lastHandoff?.cancelReason?.code).toBe('digest_mismatch');
+      expect(detail).toMatchObject({ isOwner: true, generation: 2, condition: 'needs-attention' });
+      expect(detail.inputBlock?.code).toBe('needs_attention');
 
-    const retried = await desktop.client.call('retryActivation', { sessionId: session.id });
-    expect(retried).toMatchObject({ ok: false, code: 'digest_mismatch' });
+      const retried = await desktop.client.call('retryActivation', { sessionId: session.id });
+      expect(retried).toMatchObject({ ok: false, code: 'digest_mismatch' });
 
-    const providerRuns = (await desktopProvider.invocations()).filter((i) => !i.argv.includes('--version'));
-    expect(providerRuns).toEqual([]);
-    // The stand-in did run on the laptop, so the log is a real witness.
-    expect((await laptopProvider.invocations()).some((i) => i.argv.includes('-p'))).toBe(true);
-    const onLaptop = await waitSession(laptop, session.id, 'the laptop to see the transfer', (d) => !d.isOwner);
-    expect(onLaptop.generation).toBe(2);
+      const providerRuns = (await desktopProvider.invocations()).filter((i) => !i.argv.includes('--version'));
+      expect(providerRuns).toEqual([]);
+      // The stand-in did run on the laptop, so the log is a real witness.
+      expect((await laptopProvider.invocations()).some((i) => i.argv.includes('-p'))).toBe(true);
+      const onLaptop = await waitSession(laptop, session.id, 'the laptop to see the transfer', (d) => !d.isOwner);
+      expect(onLaptop.generation).toBe(2);
 
-    // With the body restored, Retry activation resumes the session on the desktop.
-    bytes[Math.floor(bytes.length / 2)]! ^= 0x01;
-    writeFileSync(blob, bytes);
-    expect(await desktop.client.call('retryActivation', { sessionId: session.id })).toEqual({ ok: true });
-    const active = await waitSession(desktop, session.id, 'the retried activation', (d) => d.inputBlock === null);
-    expect(active).toMatchObject({ isOwner: true, generation: 2, condition: 'owned' });
-    expect(await desktop.client.call('sendMessage', { sessionId: session.id, text: 'carry on here' })).toEqual({ ok: true });
-    await waitFor('the resumed Claude session to run on the desktop', async () => {
-      const runs = (await desktopProvider.invocations()).filter((i) => i.argv.includes('-p'));
-      return runs.some((i) => i.argv.includes('--resume')) ? true : undefined;
-    }, 20_000, 100);
-  }, TEST_TIMEOUT_MS);
+      // With the body restored, Retry activation resumes the session on the desktop.
+      bytes[Math.floor(bytes.length / 2)]! ^= 0x01;
+      writeFileSync(blob, bytes);
+      expect(await desktop.client.call('retryActivation', { sessionId: session.id })).toEqual({ ok: true });
+      const active = await waitSession(desktop, session.id, 'the retried activation', (d) => d.inputBlock === null);
+      expect(active).toMatchObject({ isOwner: true, generation: 2, condition: 'owned' });
+      expect(await desktop.client.call('sendMessage', { sessionId: session.id, text: 'carry on here' })).toEqual({ ok: true });
+      await waitFor(
+        'the resumed Claude session to run on the desktop',
+        async () => {
+          const runs = (await desktopProvider.invocations()).filter((i) => i.argv.includes('-p'));
+          return runs.some((i) => i.argv.includes('--resume')) ? true : undefined;
+        },
+        20_000,
+        100,
+      );
+    },
+    TEST_TIMEOUT_MS,
+  );
 });

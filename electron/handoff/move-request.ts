@@ -39,10 +39,18 @@ export function moveRequests(deps: MoveRequestDeps): MoveRequests {
     const session = state.session(sessionId);
     const sessionBlockers: Blocker[] = [];
     if (!session || session.ownerDeviceId !== deps.selfId || session.inputBlock?.code === 'moved') {
-      sessionBlockers.push({ code: 'not_owner', message: 'This device does not own the session.', fix: 'Start the move from the device that owns it.' });
+      sessionBlockers.push({
+        code: 'not_owner',
+        message: 'This device does not own the session.',
+        fix: 'Start the move from the device that owns it.',
+      });
     }
     if (handoffs.active(sessionId)) {
-      sessionBlockers.push({ code: 'handoff_in_progress', message: 'A move of this session is already in progress.', fix: 'Wait for it to finish or cancel it.' });
+      sessionBlockers.push({
+        code: 'handoff_in_progress',
+        message: 'A move of this session is already in progress.',
+        fix: 'Wait for it to finish or cancel it.',
+      });
     }
     if (!session || sessionBlockers.some((b) => b.code === 'not_owner')) {
       return { ready: false, blockers: sessionBlockers, repos: [], evaluatedAt: clock() };
@@ -59,11 +67,16 @@ export function moveRequests(deps: MoveRequestDeps): MoveRequests {
     const active = await backend.listHandoffs({ sessionId, active: true });
     if (active.ok) for (const handoff of active.value) handoffs.observe(handoff);
     const report = await evaluate(sessionId, targetDeviceId);
-    if (!report.ready) return { ok: false, code: 'blocked', message: `The move is blocked: ${report.blockers.map((b) => b.code).join(', ')}.`, report };
+    if (!report.ready)
+      return { ok: false, code: 'blocked', message: `The move is blocked: ${report.blockers.map((b) => b.code).join(', ')}.`, report };
     const session = state.session(sessionId)!;
     // The target prepares from the sealed metadata: publish the branches as readiness just read them.
     state.updateSession(sessionId, (s) => {
-      s.repos = report.repos.map((r) => ({ relPath: relative(session.workspace, r.path) || '.', remoteUrl: r.remoteUrl, branch: r.branch }));
+      s.repos = report.repos.map((r) => ({
+        relPath: relative(session.workspace, r.path) || '.',
+        remoteUrl: r.remoteUrl,
+        branch: r.branch,
+      }));
     });
     const published = await sessions.publishMeta(sessionId);
     if (!published.ok) return published;
@@ -71,7 +84,9 @@ export function moveRequests(deps: MoveRequestDeps): MoveRequests {
     state.ensureProgress(handoffId, sessionId, 'source', clock());
     const created = await backend.createHandoff(handoffId, sessionId, targetDeviceId, session.generation);
     if (!created.ok) {
-      state.updateProgress(handoffId, (p) => { p.finished = true; });
+      state.updateProgress(handoffId, (p) => {
+        p.finished = true;
+      });
       if (created.code === 'stale_generation' || created.code === 'not_owner') await sessions.markMoved(sessionId);
       return { ok: false, code: created.code, message: created.message };
     }

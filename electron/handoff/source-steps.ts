@@ -33,7 +33,10 @@ const QUIESCING = { code: 'quiescing', message: 'The session is moving to anothe
 export async function settleTurn(provider: ProviderSession, ms: number): Promise<'idle' | 'ended' | 'interrupted'> {
   if (!provider.isTurnActive()) return 'idle';
   const ended = await new Promise<boolean>((resolve) => {
-    const timer = setTimeout(() => { unsubscribe(); resolve(false); }, ms);
+    const timer = setTimeout(() => {
+      unsubscribe();
+      resolve(false);
+    }, ms);
     const unsubscribe = provider.onEvent((event) => {
       if ((event.type === 'turn-ended' && !provider.isTurnActive()) || event.type === 'exited') {
         clearTimeout(timer);
@@ -41,7 +44,11 @@ export async function settleTurn(provider: ProviderSession, ms: number): Promise
         resolve(true);
       }
     });
-    if (!provider.isTurnActive()) { clearTimeout(timer); unsubscribe(); resolve(true); }
+    if (!provider.isTurnActive()) {
+      clearTimeout(timer);
+      unsubscribe();
+      resolve(true);
+    }
   });
   if (ended) return 'ended';
   await provider.interrupt();
@@ -49,33 +56,57 @@ export async function settleTurn(provider: ProviderSession, ms: number): Promise
 }
 
 /** The checkpoint of `session` at its repositories' current commits. */
-async function buildCheckpoint(deps: SourceStepDeps, handoff: Handoff, session: LocalSession, provider: ProviderSession | undefined): Promise<Checkpoint> {
+async function buildCheckpoint(
+  deps: SourceStepDeps,
+  handoff: Handoff,
+  session: LocalSession,
+  provider: ProviderSession | undefined,
+): Promise<Checkpoint> {
   const { git, packets, selfId, selfName, clock } = deps;
   const firstPrompt = session.transcript.find((e) => e.role === 'user')?.text ?? session.title;
   const lastAssistant = [...session.transcript].reverse().find((e) => e.role === 'assistant')?.text ?? '';
-  const prose = { goal: firstPrompt.slice(0, 2000), currentState: lastAssistant.slice(0, 2000), nextAction: 'Continue the session on the target device.' };
+  const prose = {
+    goal: firstPrompt.slice(0, 2000),
+    currentState: lastAssistant.slice(0, 2000),
+    nextAction: 'Continue the session on the target device.',
+  };
   // Git facts, packets and the provider export are independent reads: take them together.
   const [repos, exported] = await Promise.all([
     git.repos(session),
     provider?.capabilities.checkpointImport ? provider.exportResumeData() : Promise.resolve(null),
   ]);
-  const built = await Promise.all(repos.map(async (repo) => {
-    try {
-      return [{ relPath: repo.relPath, packet: await packets.build(repo.path, prose, session.provider) }];
-    } catch (error) {
-      deps.log(`packet for ${repo.relPath} skipped: ${(error as Error).message}`);
-      return [];
-    }
-  }));
+  const built = await Promise.all(
+    repos.map(async (repo) => {
+      try {
+        return [{ relPath: repo.relPath, packet: await packets.build(repo.path, prose, session.provider) }];
+      } catch (error) {
+        deps.log(`packet for ${repo.relPath} skipped: ${(error as Error).message}`);
+        return [];
+      }
+    }),
+  );
   const packetList: Checkpoint['packets'] = built.flat();
   const providerResume = exported?.ok ? exported.value : (session.providerResume as Checkpoint['providerResume']);
   const snapshot = provider?.snapshot();
   return {
-    format: CHECKPOINT_FORMAT, sessionId: session.id, handoffId: handoff.id, createdAt: clock(), sourceDeviceId: selfId, sourceDeviceName: selfName,
+    format: CHECKPOINT_FORMAT,
+    sessionId: session.id,
+    handoffId: handoff.id,
+    createdAt: clock(),
+    sourceDeviceId: selfId,
+    sourceDeviceName: selfName,
     meta: { title: session.title, provider: session.provider, prompt: firstPrompt },
-    repos: repos.map((r) => ({ relPath: r.relPath, remoteUrl: r.remoteUrl, branch: r.branch, commit: r.head ?? '', mergeBase: r.mergeBase })),
-    providerResume, packets: packetList,
-    agents: snapshot?.agents ?? session.agents, transcriptTail: snapshot?.transcript ?? session.transcript,
+    repos: repos.map((r) => ({
+      relPath: r.relPath,
+      remoteUrl: r.remoteUrl,
+      branch: r.branch,
+      commit: r.head ?? '',
+      mergeBase: r.mergeBase,
+    })),
+    providerResume,
+    packets: packetList,
+    agents: snapshot?.agents ?? session.agents,
+    transcriptTail: snapshot?.transcript ?? session.transcript,
   };
 }
 
@@ -106,7 +137,9 @@ async function checkpointStep(deps: SourceStepDeps, driver: HandoffDriver, hando
     const put = await backend.putBlob(sealed.digest, sealed.parts);
     if (!put.ok) throw new Error(`checkpoint upload failed: ${put.code} ${put.message}`);
     checkpoint = { digest: sealed.digest, size: sealed.byteLength };
-    state.updateProgress(handoff.id, (p) => { p.checkpoint = checkpoint; });
+    state.updateProgress(handoff.id, (p) => {
+      p.checkpoint = checkpoint;
+    });
     deps.log(`checkpoint of ${handoff.id}: ${sealed.byteLength} bytes sealed and uploaded in ${deps.clock() - started} ms`);
   }
   await driver.transition(handoff, 'source-relinquished-and-checkpointed', { checkpoint });
@@ -135,7 +168,10 @@ export function sourceStep(deps: SourceStepDeps): Step {
         driver.at(`${handoff.id}:prepare`, progress.seenAt + config.prepareTimeoutMs, async () => {
           const now = driver.get(handoff.id);
           if (now?.state === 'requested') {
-            await driver.cancel(now, { code: 'target_timeout', message: `The target did not prepare within ${Math.round(config.prepareTimeoutMs / 1000)} s.` });
+            await driver.cancel(now, {
+              code: 'target_timeout',
+              message: `The target did not prepare within ${Math.round(config.prepareTimeoutMs / 1000)} s.`,
+            });
           }
         });
         return;

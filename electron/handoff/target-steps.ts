@@ -43,12 +43,18 @@ async function prepare(deps: TargetStepDeps, driver: HandoffDriver, handoff: Han
   }
   const session = await knownSession(deps, handoff.sessionId);
   if (!session) {
-    await driver.cancel(handoff, { code: 'target_missing_key_version', message: 'The target cannot open this session (it lacks the key version).' });
+    await driver.cancel(handoff, {
+      code: 'target_missing_key_version',
+      message: 'The target cannot open this session (it lacks the key version).',
+    });
     return;
   }
   const available = (await providers.list()).some((p) => p.id === session.provider && p.available);
   if (!available) {
-    await driver.cancel(handoff, { code: 'target_missing_provider', message: `The target does not have the ${session.provider} provider.` });
+    await driver.cancel(handoff, {
+      code: 'target_missing_provider',
+      message: `The target does not have the ${session.provider} provider.`,
+    });
     return;
   }
   const prepared = await git.prepare(session.repos, config.workspaceRoot);
@@ -66,7 +72,10 @@ function needsAttention(deps: TargetStepDeps, handoff: Handoff, failure: CodedMe
     s.generation = Math.max(s.generation, handoff.generation + 1);
     s.needsAttention = { handoffId: handoff.id, code: failure.code, message: failure.message };
   });
-  deps.sessions.setInputBlock(handoff.sessionId, { code: 'needs_attention', message: `Activation failed (${failure.code}): ${failure.message}` });
+  deps.sessions.setInputBlock(handoff.sessionId, {
+    code: 'needs_attention',
+    message: `Activation failed (${failure.code}): ${failure.message}`,
+  });
 }
 
 /** target-activating: activate, then record completion (or cancel with the reason). */
@@ -79,7 +88,10 @@ async function activate(deps: TargetStepDeps, driver: HandoffDriver, handoff: Ha
     return;
   }
   const { resumePath, note, drift } = result.value;
-  deps.state.updateProgress(handoff.id, (p) => { p.resumeNote = note; p.driftWarnings = drift; });
+  deps.state.updateProgress(handoff.id, (p) => {
+    p.resumeNote = note;
+    p.driftWarnings = drift;
+  });
   deps.sessions.clearAttention(handoff.sessionId);
   const outcome: HandoffOutcome = { resumeNote: note, driftWarnings: drift };
   const sealedOutcome = deps.seal.sealJson(outcome, { kind: 'handoff-outcome', sessionId: handoff.sessionId, handoffId: handoff.id });

@@ -66,7 +66,13 @@ export function resolveInside(root: string, pathname: string): string | null {
 }
 
 /** Answers one GET/HEAD for `pathname` from `root`; 404 for anything missing or outside. */
-export async function serveStatic(root: string, pathname: string, method: string, res: ServerResponse, headers: Record<string, string>): Promise<void> {
+export async function serveStatic(
+  root: string,
+  pathname: string,
+  method: string,
+  res: ServerResponse,
+  headers: Record<string, string>,
+): Promise<void> {
   if (method !== 'GET' && method !== 'HEAD') {
     res.writeHead(405, { ...headers, Allow: 'GET, HEAD', 'Content-Type': 'text/plain; charset=utf-8' }).end('Method not allowed\n');
     return;
@@ -88,5 +94,7 @@ export async function serveStatic(root: string, pathname: string, method: string
     res.end();
     return;
   }
-  createReadStream(file).on('error', () => res.destroy()).pipe(res);
+  createReadStream(file)
+    .on('error', () => res.destroy())
+    .pipe(res);
 }

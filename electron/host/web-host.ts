@@ -39,7 +39,9 @@ const MAX_MESSAGE_BYTES = 1024 * 1024;
 
 function refuseUpgrade(socket: Duplex, status: number, reason: string): void {
   const text = status === 401 ? 'Unauthorized' : status === 403 ? 'Forbidden' : status === 404 ? 'Not Found' : 'Bad Request';
-  socket.end(`HTTP/1.1 ${status} ${text}\r\nConnection: close\r\nContent-Type: text/plain\r\nContent-Length: ${reason.length + 1}\r\n\r\n${reason}\n`);
+  socket.end(
+    `HTTP/1.1 ${status} ${text}\r\nConnection: close\r\nContent-Type: text/plain\r\nContent-Length: ${reason.length + 1}\r\n\r\n${reason}\n`,
+  );
 }
 
 function send(socket: WebSocket, message: unknown): void {
@@ -57,7 +59,11 @@ async function answer(socket: WebSocket, handlers: DeviceApiHandlers, raw: strin
   }
   const request = BridgeRequest.safeParse(json);
   if (!request.success) {
-    send(socket, { id: -1, ok: false, error: { code: 'invalid_message', message: 'Expected {id, method, input}.' } } satisfies BridgeResponse);
+    send(socket, {
+      id: -1,
+      ok: false,
+      error: { code: 'invalid_message', message: 'Expected {id, method, input}.' },
+    } satisfies BridgeResponse);
     return;
   }
   const outcome = await dispatchDeviceCall(handlers, request.data.method, request.data.input);

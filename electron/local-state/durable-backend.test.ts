@@ -28,11 +28,30 @@ function recordingBackend(dir: string, seen: string[]): BackendPort {
   };
   const unused = () => Promise.reject(new Error('not used here'));
   return {
-    listDevices: unused, heartbeat: unused, createSession: unused, getSession: unused, listSessions: unused, updateSessionMeta: unused,
-    appendEvent: unused, createHandoff: unused, listHandoffs: unused, getBlob: unused, listJoinRequests: unused, listEvents: unused,
-    getHandoff: async () => { look('getHandoff'); return ok({} as never); },
-    transition: async () => { look('transition'); return ok({} as never); },
-    putBlob: async () => { look('putBlob'); return ok({ digest: 'd', size: 1 }); },
+    listDevices: unused,
+    heartbeat: unused,
+    createSession: unused,
+    getSession: unused,
+    listSessions: unused,
+    updateSessionMeta: unused,
+    appendEvent: unused,
+    createHandoff: unused,
+    listHandoffs: unused,
+    getBlob: unused,
+    listJoinRequests: unused,
+    listEvents: unused,
+    getHandoff: async () => {
+      look('getHandoff');
+      return ok({} as never);
+    },
+    transition: async () => {
+      look('transition');
+      return ok({} as never);
+    },
+    putBlob: async () => {
+      look('putBlob');
+      return ok({ digest: 'd', size: 1 });
+    },
   };
 }
 
@@ -43,7 +62,9 @@ describe('afterLocalWrites', () => {
     const seen: string[] = [];
     const backend = afterLocalWrites(recordingBackend(dir, seen), state);
     state.ensureProgress('h1', 's1', 'source', 1);
-    state.updateProgress('h1', (p) => { p.checkpoint = { digest: 'abc', size: 3 }; });
+    state.updateProgress('h1', (p) => {
+      p.checkpoint = { digest: 'abc', size: 3 };
+    });
     await backend.transition('h1', { from: 'source-quiescing', to: 'checkpointed', role: 'source', generation: 1 } as never, 'k');
     expect(seen).toHaveLength(1);
     expect(seen[0]).toContain('"digest":"abc"');

@@ -16,9 +16,23 @@ afterEach(() => {
 
 function session(id: string): LocalSession {
   return {
-    id, title: 'Fix the parser', workspace: '/w/repo', repoPaths: ['/w/repo'], provider: 'demo', permission: 'workspace', repos: [{ relPath: '.', remoteUrl: '/o.git', branch: 'main' }],
-    ownerDeviceId: 'dev-aaaaaaaaaaaaaaaa', generation: 1, inputBlock: null, providerResume: { turns: 2 }, needsAttention: null,
-    transcript: [], agents: [], eventCursor: 0, createdAt: 1, updatedAt: 1,
+    id,
+    title: 'Fix the parser',
+    workspace: '/w/repo',
+    repoPaths: ['/w/repo'],
+    provider: 'demo',
+    permission: 'workspace',
+    repos: [{ relPath: '.', remoteUrl: '/o.git', branch: 'main' }],
+    ownerDeviceId: 'dev-aaaaaaaaaaaaaaaa',
+    generation: 1,
+    inputBlock: null,
+    providerResume: { turns: 2 },
+    needsAttention: null,
+    transcript: [],
+    agents: [],
+    eventCursor: 0,
+    createdAt: 1,
+    updatedAt: 1,
   };
 }
 
@@ -27,22 +41,38 @@ describe('LocalState', () => {
     const dir = profile();
     const first = new LocalState(dir);
     first.saveSession(session('s1'));
-    first.updateSession('s1', (s) => { s.inputBlock = { code: 'quiescing', message: 'moving' }; });
+    first.updateSession('s1', (s) => {
+      s.inputBlock = { code: 'quiescing', message: 'moving' };
+    });
     first.ensureProgress('h1', 's1', 'source', 42);
-    first.updateProgress('h1', (p) => { p.done.push('source-quiescing'); p.checkpoint = { digest: 'ab', size: 3 }; });
+    first.updateProgress('h1', (p) => {
+      p.done.push('source-quiescing');
+      p.checkpoint = { digest: 'ab', size: 3 };
+    });
     await first.settled();
 
     const second = new LocalState(dir);
     expect(second.session('s1')?.inputBlock).toEqual({ code: 'quiescing', message: 'moving' });
     expect(second.session('s1')?.providerResume).toEqual({ turns: 2 });
-    expect(second.progress('h1')).toMatchObject({ role: 'source', done: ['source-quiescing'], checkpoint: { digest: 'ab', size: 3 }, seenAt: 42 });
+    expect(second.progress('h1')).toMatchObject({
+      role: 'source',
+      done: ['source-quiescing'],
+      checkpoint: { digest: 'ab', size: 3 },
+      seenAt: 42,
+    });
   });
 
   it('keeps a cache-only update (written without fsync) readable after reopening', async () => {
     const dir = profile();
     const state = new LocalState(dir);
     state.saveSession(session('s1'));
-    state.updateSession('s1', (s) => { s.eventCursor = 9; }, false);
+    state.updateSession(
+      's1',
+      (s) => {
+        s.eventCursor = 9;
+      },
+      false,
+    );
     await state.settled(true);
     expect(new LocalState(dir).session('s1')?.eventCursor).toBe(9);
   });
@@ -50,7 +80,9 @@ describe('LocalState', () => {
   it('does not recreate progress that already exists', () => {
     const state = new LocalState(profile());
     state.ensureProgress('h1', 's1', 'target', 1);
-    state.updateProgress('h1', (p) => { p.done.push('requested'); });
+    state.updateProgress('h1', (p) => {
+      p.done.push('requested');
+    });
     expect(state.ensureProgress('h1', 's1', 'target', 99)).toMatchObject({ done: ['requested'], seenAt: 1 });
   });
 

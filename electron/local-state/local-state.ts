@@ -116,10 +116,14 @@ export class LocalState {
 
   /** Applies `change` to the stored session in place and saves it; false when the session is unknown. */
   updateSession(id: string, change: (session: LocalSession) => void, durable = true): boolean {
-    return this.sessions.update(id, (session) => {
-      change(session);
-      session.updatedAt = Date.now();
-    }, durable);
+    return this.sessions.update(
+      id,
+      (session) => {
+        change(session);
+        session.updatedAt = Date.now();
+      },
+      durable,
+    );
   }
 
   progress(handoffId: string): HandoffProgress | undefined {
@@ -140,7 +144,16 @@ export class LocalState {
     const existing = this.handoffs.get(handoffId);
     if (existing) return existing;
     const created: HandoffProgress = {
-      handoffId, sessionId, role, done: [], seenAt: now, checkpoint: null, blockers: [], resumeNote: null, driftWarnings: [], finished: false,
+      handoffId,
+      sessionId,
+      role,
+      done: [],
+      seenAt: now,
+      checkpoint: null,
+      blockers: [],
+      resumeNote: null,
+      driftWarnings: [],
+      finished: false,
     };
     this.saveProgress(created);
     return created;

@@ -58,7 +58,11 @@ export class RecordFolder<T extends { [key: string]: unknown }> {
   /** Records whose last write failed (they are written again by the next `settled()`), and why. */
   private readonly failed = new Map<string, string>();
 
-  constructor(private readonly dir: string, schema: z.ZodType<T>, key: (record: T) => string) {
+  constructor(
+    private readonly dir: string,
+    schema: z.ZodType<T>,
+    key: (record: T) => string,
+  ) {
     mkdirSync(dir, { recursive: true, mode: 0o700 });
     for (const name of readdirSync(dir)) {
       if (name.endsWith('.tmp')) {

@@ -38,7 +38,14 @@ describe('baton mcp over stdio, through the SDK client', () => {
     expect([...byName.keys()].sort()).toEqual(['handoff_create', 'handoff_resume']);
     expect(byName.get('handoff_create')!.description).toMatch(/docs\/handoffs/);
     expect(Object.keys(byName.get('handoff_create')!.inputSchema.properties ?? {})).toEqual([
-      'goal', 'acceptance_criteria', 'scope_assumptions', 'current_state', 'next_action', 'verification', 'provider', 'base_ref',
+      'goal',
+      'acceptance_criteria',
+      'scope_assumptions',
+      'current_state',
+      'next_action',
+      'verification',
+      'provider',
+      'base_ref',
     ]);
     expect(Object.keys(byName.get('handoff_resume')!.inputSchema.properties ?? {})).toEqual(['slug']);
     expect(byName.get('handoff_resume')!.annotations?.readOnlyHint).toBe(true);
@@ -47,11 +54,26 @@ describe('baton mcp over stdio, through the SDK client', () => {
   it('creates a packet: structured result plus a one-line summary', async () => {
     const result = await client.callTool({
       name: 'handoff_create',
-      arguments: { goal: 'Ship the MCP tools', next_action: 'Write the README', provider: 'claude-code', verification: [{ claim: 'tests pass', probe: 'npm test', result: 'passed' }] },
+      arguments: {
+        goal: 'Ship the MCP tools',
+        next_action: 'Write the README',
+        provider: 'claude-code',
+        verification: [{ claim: 'tests pass', probe: 'npm test', result: 'passed' }],
+      },
     });
     const structured = result.structuredContent as Extract<HandoffCreateResult, { ok: true }>;
-    expect(structured).toMatchObject({ ok: true, slug: 'feature-mcp', path: 'docs/handoffs/feature-mcp.md', memory: { status: 'skipped', reason: 'no_backend' } });
-    expect(structured.packet.verified).toMatchObject({ branch: 'feature/mcp', head_sha: sandbox.head(repo), provider: 'claude-code', changed_files: ['src/tool.ts'] });
+    expect(structured).toMatchObject({
+      ok: true,
+      slug: 'feature-mcp',
+      path: 'docs/handoffs/feature-mcp.md',
+      memory: { status: 'skipped', reason: 'no_backend' },
+    });
+    expect(structured.packet.verified).toMatchObject({
+      branch: 'feature/mcp',
+      head_sha: sandbox.head(repo),
+      provider: 'claude-code',
+      changed_files: ['src/tool.ts'],
+    });
     expect(structured.packet.asserted.verification).toEqual([{ claim: 'tests pass', probe: 'npm test', result: 'not run' }]);
     const text = (result.content as Array<{ type: string; text: string }>)[0]!;
     expect(text.type).toBe('text');

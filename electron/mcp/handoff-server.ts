@@ -39,7 +39,10 @@ export function summarizeCreate(result: HandoffCreateResult): string {
 /** One line for people reading the transcript. */
 export function summarizeResume(result: HandoffResumeResult): string {
   if (!result.ok) return `handoff_resume refused (${result.reason}): ${result.message}`;
-  const drift = result.warnings.length === 0 ? 'no drift' : `${result.warnings.length} drift warning(s): ${result.warnings.map((w) => w.code).join(', ')}`;
+  const drift =
+    result.warnings.length === 0
+      ? 'no drift'
+      : `${result.warnings.length} drift warning(s): ${result.warnings.map((w) => w.code).join(', ')}`;
   return `Resumed ${result.path} (${result.verified.branch}): ${drift}; memory ${memoryWord(result.memory)}.`;
 }
 
@@ -50,7 +53,11 @@ function memoryWord(memory: { status: string; reason?: string; count?: number })
 }
 
 function toolResult(structured: HandoffCreateResult | HandoffResumeResult, summary: string): CallToolResult {
-  return { content: [{ type: 'text', text: summary }], structuredContent: structured as unknown as Record<string, unknown>, isError: !structured.ok };
+  return {
+    content: [{ type: 'text', text: summary }],
+    structuredContent: structured as unknown as Record<string, unknown>,
+    isError: !structured.ok,
+  };
 }
 
 /** Builds the MCP server with both tools bound to `options.root`; connect it to a transport to serve. */
@@ -58,7 +65,12 @@ export function createHandoffServer(options: HandoffServerOptions): McpServer {
   const server = new McpServer({ name: 'baton', version: options.version ?? '0.1.0' });
   server.registerTool(
     'handoff_create',
-    { title: 'Create handoff packet', description: CREATE_DESCRIPTION, inputSchema: handoffCreateShape, annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false } },
+    {
+      title: 'Create handoff packet',
+      description: CREATE_DESCRIPTION,
+      inputSchema: handoffCreateShape,
+      annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
+    },
     async (args) => {
       const result = await handoffCreate(options.root, args, options.deps);
       return toolResult(result, summarizeCreate(result));
@@ -66,7 +78,12 @@ export function createHandoffServer(options: HandoffServerOptions): McpServer {
   );
   server.registerTool(
     'handoff_resume',
-    { title: 'Resume from handoff packet', description: RESUME_DESCRIPTION, inputSchema: handoffResumeShape, annotations: { readOnlyHint: true, openWorldHint: false } },
+    {
+      title: 'Resume from handoff packet',
+      description: RESUME_DESCRIPTION,
+      inputSchema: handoffResumeShape,
+      annotations: { readOnlyHint: true, openWorldHint: false },
+    },
     async (args) => {
       const result = await handoffResume(options.root, args, options.deps);
       return toolResult(result, summarizeResume(result));

@@ -22,12 +22,13 @@ let sandbox: GitSandbox;
 let repo: string;
 
 /** Only the one enrollment call account creation makes, over the real signed client. */
-const accountBackend = (url: string, signer: { deviceId: string; sign(data: Uint8Array): Uint8Array }) => ({
-  createAccount: async (body: Parameters<EnrollmentBackend['createAccount']>[0]) => {
-    const result = await createBackendClient({ baseUrl: url, signer }).call('createAccount', { body });
-    return result.ok ? { ok: true as const, value: result.value } : result;
-  },
-}) as unknown as EnrollmentBackend;
+const accountBackend = (url: string, signer: { deviceId: string; sign(data: Uint8Array): Uint8Array }) =>
+  ({
+    createAccount: async (body: Parameters<EnrollmentBackend['createAccount']>[0]) => {
+      const result = await createBackendClient({ baseUrl: url, signer }).call('createAccount', { body });
+      return result.ok ? { ok: true as const, value: result.value } : result;
+    },
+  }) as unknown as EnrollmentBackend;
 
 beforeAll(async () => {
   root = mkdtempSync(join(tmpdir(), 'baton-memory-'));
@@ -58,8 +59,16 @@ describe('the account memory link', () => {
     expect(created.ok && created.memory).toEqual({ status: 'stored' });
     const resumed = await handoffResume(repo, {}, await deps());
     expect(resumed.ok && resumed.memory).toEqual({
-      status: 'recalled', count: 1,
-      items: [{ slug: 'feature-secret-plan', goal: 'Launch the secret plan', path: 'docs/handoffs/feature-secret-plan.md', repo: sandbox.git(repo, ['rev-parse', '--show-toplevel']) }],
+      status: 'recalled',
+      count: 1,
+      items: [
+        {
+          slug: 'feature-secret-plan',
+          goal: 'Launch the secret plan',
+          path: 'docs/handoffs/feature-secret-plan.md',
+          repo: sandbox.git(repo, ['rev-parse', '--show-toplevel']),
+        },
+      ],
     });
     await handoffCreate(repo, { goal: 'Second thoughts' }, await deps());
     const again = await (await openMemoryLink(profileDir)).recall('feature-secret-plan');
@@ -84,7 +93,9 @@ describe('the account memory link', () => {
   });
 
   it('reads the profile from BATON_PROFILE in the packet command', async () => {
-    const { stdout } = await promisify(execFile)(process.execPath, [BIN, 'packet', 'resume', '--root', repo], { env: { ...sandbox.env, BATON_PROFILE: profileDir } });
+    const { stdout } = await promisify(execFile)(process.execPath, [BIN, 'packet', 'resume', '--root', repo], {
+      env: { ...sandbox.env, BATON_PROFILE: profileDir },
+    });
     expect(JSON.parse(stdout).memory).toMatchObject({ status: 'recalled', count: 2 });
   });
 

@@ -65,7 +65,10 @@ function skippedLink(reason: MemorySkipped['reason'], message: string): MemoryLi
  * The memory link for this machine: the account of the enrolled device profile in `profileDir`,
  * or skipped with no_backend when there is no profile (or it is not enrolled). Never throws.
  */
-export async function openMemoryLink(profileDir: string | undefined, options: { fetch?: typeof fetch; timeoutMs?: number } = {}): Promise<MemoryLink> {
+export async function openMemoryLink(
+  profileDir: string | undefined,
+  options: { fetch?: typeof fetch; timeoutMs?: number } = {},
+): Promise<MemoryLink> {
   if (profileDir === undefined) return noBackendLink;
   let loaded: ReturnType<typeof loadProfile>;
   try {
@@ -75,16 +78,26 @@ export async function openMemoryLink(profileDir: string | undefined, options: { 
   }
   if (!loaded.ok) return skippedLink('no_backend', loaded.message);
   const { info, ring, identity } = loaded.value;
-  if (info.status !== 'enrolled' || info.accountId === null) return skippedLink('no_backend', `the device profile is ${info.status}, not enrolled`);
-  const client = createBackendClient({ baseUrl: info.backendUrl, signer: identity, attempts: 1, timeoutMs: options.timeoutMs ?? 5000, ...(options.fetch ? { fetch: options.fetch } : {}) });
-  return accountMemoryLink({ accountId: info.accountId, ring }, {
-    async putMemory(body) {
-      const result = await client.call('putMemory', { body });
-      return result.ok ? ok(undefined) : fail(result.code, result.message);
-    },
-    async listMemory(topic) {
-      const result = await client.call('listMemory', { query: { topic } });
-      return result.ok ? ok(result.value.items) : fail(result.code, result.message);
-    },
+  if (info.status !== 'enrolled' || info.accountId === null)
+    return skippedLink('no_backend', `the device profile is ${info.status}, not enrolled`);
+  const client = createBackendClient({
+    baseUrl: info.backendUrl,
+    signer: identity,
+    attempts: 1,
+    timeoutMs: options.timeoutMs ?? 5000,
+    ...(options.fetch ? { fetch: options.fetch } : {}),
   });
+  return accountMemoryLink(
+    { accountId: info.accountId, ring },
+    {
+      async putMemory(body) {
+        const result = await client.call('putMemory', { body });
+        return result.ok ? ok(undefined) : fail(result.code, result.message);
+      },
+      async listMemory(topic) {
+        const result = await client.call('listMemory', { query: { topic } });
+        return result.ok ? ok(result.value.items) : fail(result.code, result.message);
+      },
+    },
+  );
 }

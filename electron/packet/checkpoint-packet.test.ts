@@ -23,17 +23,33 @@ const options = () => ({ exec: createExecGit(sandbox.env), now: () => Date.UTC(2
 
 describe('checkpoint packets', () => {
   it('builds the packet from git at checkpoint time plus the session prose, without writing to the repo', async () => {
-    const built = await buildCheckpointPacket(source, { goal: 'Move it', current_state: 'half done', next_action: 'finish' }, { ...options(), provider: 'demo' });
+    const built = await buildCheckpointPacket(
+      source,
+      { goal: 'Move it', current_state: 'half done', next_action: 'finish' },
+      { ...options(), provider: 'demo' },
+    );
     expect(built).toEqual({
       ok: true,
       packet: {
         slug: 'feature-move',
         path: 'docs/handoffs/feature-move.md',
         verified: {
-          branch: 'feature/move', head_sha: sandbox.head(source), base_ref: 'origin/main', merge_base: sandbox.head(source, 'origin/main'),
-          changed_files: ['src/move.ts'], created_at: '2026-11-30T00:00:00.000Z', provider: 'demo',
+          branch: 'feature/move',
+          head_sha: sandbox.head(source),
+          base_ref: 'origin/main',
+          merge_base: sandbox.head(source, 'origin/main'),
+          changed_files: ['src/move.ts'],
+          created_at: '2026-11-30T00:00:00.000Z',
+          provider: 'demo',
         },
-        asserted: { goal: 'Move it', acceptance_criteria: '', scope_assumptions: '', current_state: 'half done', next_action: 'finish', verification: [] },
+        asserted: {
+          goal: 'Move it',
+          acceptance_criteria: '',
+          scope_assumptions: '',
+          current_state: 'half done',
+          next_action: 'finish',
+          verification: [],
+        },
       },
     });
     expect(existsSync(join(source, 'docs'))).toBe(false);
@@ -54,7 +70,9 @@ describe('checkpoint packets', () => {
   it('reports branch_missing for a repository path it cannot read', async () => {
     const built = await buildCheckpointPacket(source, {}, options());
     if (!built.ok) throw new Error(built.message);
-    expect(await checkPacketDrift(built.packet, join(sandbox.root, 'gone'))).toEqual([{ code: 'branch_missing', detail: expect.stringContaining('cannot read') }]);
+    expect(await checkPacketDrift(built.packet, join(sandbox.root, 'gone'))).toEqual([
+      { code: 'branch_missing', detail: expect.stringContaining('cannot read') },
+    ]);
   });
 
   it('refuses to build on a detached HEAD with git_read_failed', async () => {

@@ -39,7 +39,11 @@ export type CheckpointPacketResult = { ok: true; packet: CheckpointPacket } | { 
 const toDate = (value: Date | number): Date => (value instanceof Date ? value : new Date(value));
 
 /** Reads the repo's branch facts now and pairs them with `asserted`; never writes to the repository. */
-export async function buildCheckpointPacket(repoPath: string, asserted: CheckpointProse, options: CheckpointPacketOptions = {}): Promise<CheckpointPacketResult> {
+export async function buildCheckpointPacket(
+  repoPath: string,
+  asserted: CheckpointProse,
+  options: CheckpointPacketOptions = {},
+): Promise<CheckpointPacketResult> {
   const opened = await openGitReader(repoPath, options.exec);
   if (!opened.ok) return { ok: false, reason: 'git_read_failed', message: opened.message };
   const facts = await readBranchFacts(opened.reader, options.base_ref ?? DEFAULT_BASE_REF);
@@ -64,10 +68,18 @@ export async function buildCheckpointPacket(repoPath: string, asserted: Checkpoi
 }
 
 /** The drift warnings of `packet` against the repository at `repoPath` now; an unreadable repo reports branch_missing. */
-export async function checkPacketDrift(packet: Packet, repoPath: string, clock: () => Date | number = () => new Date(), exec?: GitExec): Promise<PacketDriftWarning[]> {
+export async function checkPacketDrift(
+  packet: Packet,
+  repoPath: string,
+  clock: () => Date | number = () => new Date(),
+  exec?: GitExec,
+): Promise<PacketDriftWarning[]> {
   const opened = await openGitReader(repoPath, exec);
   if (!opened.ok) return [{ code: 'branch_missing', detail: `cannot read the repository: ${opened.message}` }];
-  return checkDrift(opened.reader, packet.verified, { now: () => toDate(clock()), packetPath: packetPath(slugOfBranch(packet.verified.branch)) });
+  return checkDrift(opened.reader, packet.verified, {
+    now: () => toDate(clock()),
+    packetPath: packetPath(slugOfBranch(packet.verified.branch)),
+  });
 }
 
 /**
@@ -80,7 +92,11 @@ export function createCheckpointPacketPort(options: { exec?: GitExec; now?: () =
 } {
   return {
     async build(repoPath, prose, provider) {
-      const built = await buildCheckpointPacket(repoPath, { goal: prose.goal, current_state: prose.currentState, next_action: prose.nextAction }, { ...options, provider });
+      const built = await buildCheckpointPacket(
+        repoPath,
+        { goal: prose.goal, current_state: prose.currentState, next_action: prose.nextAction },
+        { ...options, provider },
+      );
       if (!built.ok) throw new Error(built.message);
       return built.packet;
     },

@@ -49,7 +49,9 @@ describe('checkDrift', () => {
   it('reports head_moved alone when a new commit touches only already-changed files', async () => {
     const { repo, reader, facts } = await setup();
     const moved = sandbox.commitFile(repo, 'src/login.ts', 'v2\n');
-    expect(await checkDrift(reader, facts, at(CREATED))).toEqual([{ code: 'head_moved', detail: `recorded ${facts.head_sha}, now ${moved}` }]);
+    expect(await checkDrift(reader, facts, at(CREATED))).toEqual([
+      { code: 'head_moved', detail: `recorded ${facts.head_sha}, now ${moved}` },
+    ]);
   });
 
   it('checks the branch tip, not HEAD, when another branch is checked out', async () => {
@@ -100,7 +102,9 @@ describe('checkDrift', () => {
     expect(await checkDrift(reader, facts, at(CREATED))).toEqual([]);
     writeFileSync(join(repo, 'src/login.ts'), 'edited\n');
     sandbox.writeFile(repo, 'notes.txt', 'new\n');
-    expect(await checkDrift(reader, facts, at(CREATED))).toEqual([{ code: 'dirty_tree', detail: '2 uncommitted: notes.txt, src/login.ts' }]);
+    expect(await checkDrift(reader, facts, at(CREATED))).toEqual([
+      { code: 'dirty_tree', detail: '2 uncommitted: notes.txt, src/login.ts' },
+    ]);
   });
 
   it('skips the file check when neither the base ref nor the recorded merge base can be read', async () => {

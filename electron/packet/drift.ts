@@ -59,7 +59,12 @@ export async function checkDrift(reader: GitReader, facts: PacketFacts, options:
 }
 
 /** Describes how the diff set now differs from the recorded one, or undefined when it does not (or cannot be known). */
-async function filesDivergence(reader: GitReader, facts: PacketFacts, subject: string, baseCommit: string | undefined): Promise<string | undefined> {
+async function filesDivergence(
+  reader: GitReader,
+  facts: PacketFacts,
+  subject: string,
+  baseCommit: string | undefined,
+): Promise<string | undefined> {
   let mergeBase: string | undefined;
   if (baseCommit !== undefined) {
     const mb = await readMergeBase(reader, baseCommit, subject);

@@ -44,7 +44,14 @@ export async function readChangedFiles(reader: GitReader, from: string, to: stri
 /** Paths with uncommitted changes, untracked non-ignored files included, sorted. */
 export async function readDirtyFiles(reader: GitReader): Promise<Fact<string[]>> {
   const r = await reader.read(['status', '--porcelain', '-z', '--untracked-files=all', '--no-renames']);
-  return r.ok ? { ok: true, value: splitZ(r.stdout).map((entry) => entry.slice(3)).sort() } : fail(r.message);
+  return r.ok
+    ? {
+        ok: true,
+        value: splitZ(r.stdout)
+          .map((entry) => entry.slice(3))
+          .sort(),
+      }
+    : fail(r.message);
 }
 
 function splitZ(text: string): string[] {
@@ -68,13 +75,23 @@ export interface BranchFacts {
  */
 export async function readBranchFacts(reader: GitReader, baseRef: string): Promise<Fact<BranchFacts>> {
   const [toplevel, branch, head, base] = await Promise.all([
-    readToplevel(reader), readBranch(reader), readCommit(reader, 'HEAD'), readCommit(reader, baseRef),
+    readToplevel(reader),
+    readBranch(reader),
+    readCommit(reader, 'HEAD'),
+    readCommit(reader, baseRef),
   ]);
   if (!toplevel.ok) return toplevel;
   if (!branch.ok) return branch;
   if (branch.value === '') return fail('HEAD is detached: a packet belongs to a branch');
   if (!head.ok) return fail(`the branch ${branch.value} has no commits yet`);
-  const facts: BranchFacts = { toplevel: toplevel.value, branch: branch.value, head_sha: head.value, base_ref: baseRef, merge_base: null, changed_files: [] };
+  const facts: BranchFacts = {
+    toplevel: toplevel.value,
+    branch: branch.value,
+    head_sha: head.value,
+    base_ref: baseRef,
+    merge_base: null,
+    changed_files: [],
+  };
   if (!base.ok) return { ok: true, value: { ...facts, merge_base_error: base.message } };
   const mergeBase = await readMergeBase(reader, base.value, head.value);
   if (!mergeBase.ok) return { ok: true, value: { ...facts, merge_base_error: `${baseRef} shares no history with HEAD` } };

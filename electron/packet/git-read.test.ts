@@ -17,14 +17,23 @@ afterAll(() => sandbox.cleanup());
 function counting(): { exec: GitExec; calls: string[][] } {
   const calls: string[][] = [];
   const real = createExecGit(sandbox.env);
-  return { calls, exec: (args, cwd) => { calls.push([...args]); return real(args, cwd); } };
+  return {
+    calls,
+    exec: (args, cwd) => {
+      calls.push([...args]);
+      return real(args, cwd);
+    },
+  };
 }
 
 describe('the read-only git reader', () => {
   it('runs allow-listed reads and returns their output', async () => {
     const reader = gitReader(repo, createExecGit(sandbox.env));
     expect(await reader.read(['branch', '--show-current'])).toEqual({ ok: true, stdout: 'main\n' });
-    expect(await reader.read(['rev-parse', '--verify', '--quiet', 'HEAD^{commit}'])).toEqual({ ok: true, stdout: `${sandbox.head(repo)}\n` });
+    expect(await reader.read(['rev-parse', '--verify', '--quiet', 'HEAD^{commit}'])).toEqual({
+      ok: true,
+      stdout: `${sandbox.head(repo)}\n`,
+    });
   });
 
   it('reads with the file-system monitor and the untracked cache switched off, whatever the repository configures', async () => {
@@ -38,8 +47,19 @@ describe('the read-only git reader', () => {
   it('refuses write subcommands with a typed value before any process starts', async () => {
     const { exec, calls } = counting();
     const reader = gitReader(repo, exec);
-    for (const args of [['commit', '-m', 'x'], ['checkout', 'main'], ['push'], ['reset', '--hard'], ['branch', 'new-branch'], ['branch', '-D', 'main'],
-      ['diff', '--output=/tmp/x', 'HEAD'], ['status', 'extra'], ['config', 'user.name', 'x'], ['-c', 'core.pager=x', 'log'], []]) {
+    for (const args of [
+      ['commit', '-m', 'x'],
+      ['checkout', 'main'],
+      ['push'],
+      ['reset', '--hard'],
+      ['branch', 'new-branch'],
+      ['branch', '-D', 'main'],
+      ['diff', '--output=/tmp/x', 'HEAD'],
+      ['status', 'extra'],
+      ['config', 'user.name', 'x'],
+      ['-c', 'core.pager=x', 'log'],
+      [],
+    ]) {
       const result = await reader.read(args);
       expect(result).toMatchObject({ ok: false, code: 'git_read_refused' });
     }

@@ -26,11 +26,35 @@ export type GitReadResult =
 const ALLOWED: Record<string, { flags: readonly string[]; operands: boolean; exact?: readonly string[] }> = {
   // `git branch NAME` creates a branch, so only the one read form is allowed.
   branch: { flags: [], operands: false, exact: ['--show-current'] },
-  'rev-parse': { flags: ['--show-toplevel', '--verify', '--quiet', '-q', '--abbrev-ref', '--symbolic-full-name', '--git-dir', '--is-inside-work-tree', '--end-of-options'], operands: true },
+  'rev-parse': {
+    flags: [
+      '--show-toplevel',
+      '--verify',
+      '--quiet',
+      '-q',
+      '--abbrev-ref',
+      '--symbolic-full-name',
+      '--git-dir',
+      '--is-inside-work-tree',
+      '--end-of-options',
+    ],
+    operands: true,
+  },
   'merge-base': { flags: ['--is-ancestor'], operands: true },
   // `diff --output=FILE` writes, so flags are listed one by one.
   diff: { flags: ['--name-only', '-z', '--no-renames', '--no-ext-diff', '--no-textconv', '--no-color', '--'], operands: true },
-  status: { flags: ['--porcelain', '--porcelain=v1', '-z', '--untracked-files=all', '--untracked-files=normal', '--no-renames', '--ignore-submodules'], operands: false },
+  status: {
+    flags: [
+      '--porcelain',
+      '--porcelain=v1',
+      '-z',
+      '--untracked-files=all',
+      '--untracked-files=normal',
+      '--no-renames',
+      '--ignore-submodules',
+    ],
+    operands: false,
+  },
   'show-ref': { flags: ['--verify', '--quiet', '-q', '--heads', '--hash'], operands: true },
   'for-each-ref': { flags: ['--format=%(refname)%00%(objectname)', '--format=%(objectname)'], operands: true },
   log: { flags: ['-1', '--format=%H', '--format=%cI', '--no-color'], operands: true },
@@ -55,7 +79,10 @@ export function refusalOf(args: readonly string[]): string | undefined {
   for (const arg of rest) {
     if (arg.includes('\0')) return 'an argument contains a NUL byte';
     if (afterSeparator) continue;
-    if (arg === '--' && rule.flags.includes('--')) { afterSeparator = true; continue; }
+    if (arg === '--' && rule.flags.includes('--')) {
+      afterSeparator = true;
+      continue;
+    }
     if (arg.startsWith('-')) {
       if (!rule.flags.includes(arg)) return `git ${sub} ${arg} is not an allowed read-only flag`;
     } else if (!rule.operands) {
@@ -88,7 +115,10 @@ export interface GitReader {
 }
 
 /** Makes a reader for `cwd`: the directory must be an absolute path to an existing directory. */
-export async function openGitReader(cwd: string, exec: GitExec = execGit): Promise<{ ok: true; reader: GitReader } | { ok: false; code: 'git_read_failed'; message: string }> {
+export async function openGitReader(
+  cwd: string,
+  exec: GitExec = execGit,
+): Promise<{ ok: true; reader: GitReader } | { ok: false; code: 'git_read_failed'; message: string }> {
   if (!isAbsolute(cwd)) return { ok: false, code: 'git_read_failed', message: `root must be an absolute path, got "${cwd}"` };
   const info = await stat(cwd).catch(() => undefined);
   if (!info?.isDirectory()) return { ok: false, code: 'git_read_failed', message: `root ${cwd} is not a directory` };
@@ -105,7 +135,12 @@ export function gitReader(cwd: string, exec: GitExec = execGit): GitReader {
       const result = await exec([...FIXED_PREFIX, ...args], cwd);
       if (result.exitCode !== 0) {
         const detail = result.stderr.trim().split('\n')[0] ?? '';
-        return { ok: false, code: 'git_read_failed', message: `git ${args[0]} failed${detail ? `: ${detail}` : ''}`, exitCode: result.exitCode };
+        return {
+          ok: false,
+          code: 'git_read_failed',
+          message: `git ${args[0]} failed${detail ? `: ${detail}` : ''}`,
+          exitCode: result.exitCode,
+        };
       }
       return { ok: true, stdout: result.stdout };
     },

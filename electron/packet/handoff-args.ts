@@ -19,7 +19,10 @@ export const handoffCreateShape = {
   scope_assumptions: prose('What is in and out of scope, and the assumptions made'),
   current_state: prose('Where the work stands now'),
   next_action: prose('The next concrete step for whoever picks this up'),
-  verification: z.array(VerificationInput).optional().describe('Claims and the probes that check them; stored as a table with result "not run"'),
+  verification: z
+    .array(VerificationInput)
+    .optional()
+    .describe('Claims and the probes that check them; stored as a table with result "not run"'),
   provider: z.string().optional().describe('The agent writing the packet, e.g. "claude-code" or "codex" (default "unspecified")'),
   base_ref: z.string().optional().describe('The ref the branch is compared with (default "origin/main")'),
 };

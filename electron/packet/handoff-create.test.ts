@@ -90,9 +90,16 @@ describe('handoffCreate', () => {
 
   it('stores every verification result as "not run", whatever the caller sends, as a claim | probe | result table', async () => {
     const repo = featureRepo();
-    const result = await handoffCreate(repo, {
-      verification: [{ claim: 'tests pass', probe: 'npx vitest run', result: 'passed' }, { claim: 'a | pipe', probe: 'echo "x\\y"' }],
-    }, deps());
+    const result = await handoffCreate(
+      repo,
+      {
+        verification: [
+          { claim: 'tests pass', probe: 'npx vitest run', result: 'passed' },
+          { claim: 'a | pipe', probe: 'echo "x\\y"' },
+        ],
+      },
+      deps(),
+    );
     expect(result.ok).toBe(true);
     if (!result.ok) return;
     expect(result.packet.asserted.verification).toEqual([
@@ -110,7 +117,12 @@ describe('handoffCreate', () => {
     const repo = featureRepo();
     sandbox.git(repo, ['branch', 'release', 'HEAD~1']);
     const result = await handoffCreate(repo, { provider: 'codex', base_ref: 'release' }, deps());
-    expect(result.ok && result.packet.verified).toMatchObject({ provider: 'codex', base_ref: 'release', merge_base: sandbox.head(repo, 'release'), changed_files: ['src/session.ts'] });
+    expect(result.ok && result.packet.verified).toMatchObject({
+      provider: 'codex',
+      base_ref: 'release',
+      merge_base: sandbox.head(repo, 'release'),
+      changed_files: ['src/session.ts'],
+    });
   });
 
   it('degrades truthfully when the base ref is missing: merge_base null, no files, a merge_base_error', async () => {
@@ -121,14 +133,21 @@ describe('handoffCreate', () => {
     expect(result.packet.verified.merge_base).toBeNull();
     expect(result.packet.verified.changed_files).toEqual([]);
     expect(result.packet.verified.merge_base_error).toMatch(/origin\/nope/);
-    expect(frontmatter(repo)).toMatchObject({ merge_base: null, changed_files: [], merge_base_error: expect.stringMatching(/origin\/nope/) });
+    expect(frontmatter(repo)).toMatchObject({
+      merge_base: null,
+      changed_files: [],
+      merge_base_error: expect.stringMatching(/origin\/nope/),
+    });
   });
 
   it('overwrites in place and keeps the previous created_at as superseded_at', async () => {
     const repo = featureRepo();
     await handoffCreate(repo, { goal: 'first' }, deps('2026-11-01T10:00:00.000Z'));
     const second = await handoffCreate(repo, { goal: 'second' }, deps('2026-11-02T10:00:00.000Z'));
-    expect(second.ok && second.packet.verified).toMatchObject({ created_at: '2026-11-02T10:00:00.000Z', superseded_at: '2026-11-01T10:00:00.000Z' });
+    expect(second.ok && second.packet.verified).toMatchObject({
+      created_at: '2026-11-02T10:00:00.000Z',
+      superseded_at: '2026-11-01T10:00:00.000Z',
+    });
     const front = frontmatter(repo);
     expect(front.superseded_at).toBe('2026-11-01T10:00:00.000Z');
     expect(readFileSync(join(repo, 'docs/handoffs/feature-login.md'), 'utf8')).not.toContain('first');
@@ -156,9 +175,23 @@ describe('handoffCreate', () => {
     const repo = featureRepo();
     const big = 'x'.repeat(2049);
     for (const field of ['acceptance_criteria', 'scope_assumptions', 'current_state', 'provider', 'base_ref']) {
-      expect(await handoffCreate(repo, { [field]: big }, deps())).toMatchObject({ ok: false, reason: 'field_over_cap', field, limit: 2048 });
+      expect(await handoffCreate(repo, { [field]: big }, deps())).toMatchObject({
+        ok: false,
+        reason: 'field_over_cap',
+        field,
+        limit: 2048,
+      });
     }
-    const row = await handoffCreate(repo, { verification: [{ claim: 'ok', probe: 'ok' }, { claim: 'ok', probe: big }] }, deps());
+    const row = await handoffCreate(
+      repo,
+      {
+        verification: [
+          { claim: 'ok', probe: 'ok' },
+          { claim: 'ok', probe: big },
+        ],
+      },
+      deps(),
+    );
     expect(row).toMatchObject({ ok: false, reason: 'field_over_cap', field: 'verification[1].probe', limit: 2048 });
   });
 
@@ -166,7 +199,11 @@ describe('handoffCreate', () => {
     const repo = featureRepo();
     await handoffCreate(repo, { goal: 'kept' }, deps());
     const field = 'y'.repeat(2000);
-    const result = await handoffCreate(repo, { goal: field, acceptance_criteria: field, scope_assumptions: field, current_state: field, next_action: field }, deps());
+    const result = await handoffCreate(
+      repo,
+      { goal: field, acceptance_criteria: field, scope_assumptions: field, current_state: field, next_action: field },
+      deps(),
+    );
     expect(result).toMatchObject({ ok: false, reason: 'packet_over_cap', limit: 8192 });
     expect(readFileSync(join(repo, 'docs/handoffs/feature-login.md'), 'utf8')).toContain('kept');
   });
@@ -177,7 +214,11 @@ describe('handoffCreate', () => {
     expect(await handoffCreate(plain, { goal: 'x' }, deps())).toMatchObject({ ok: false, reason: 'git_read_failed' });
     const repo = featureRepo();
     sandbox.git(repo, ['checkout', '-q', '--detach']);
-    expect(await handoffCreate(repo, { goal: 'x' }, deps())).toMatchObject({ ok: false, reason: 'git_read_failed', message: expect.stringMatching(/detached/) });
+    expect(await handoffCreate(repo, { goal: 'x' }, deps())).toMatchObject({
+      ok: false,
+      reason: 'git_read_failed',
+      message: expect.stringMatching(/detached/),
+    });
     expect(await handoffCreate('relative/dir', { goal: 'x' }, deps())).toMatchObject({ ok: false, reason: 'git_read_failed' });
   });
 
@@ -201,7 +242,10 @@ describe('handoffCreate', () => {
   it('refuses malformed arguments as invalid_arguments', async () => {
     const repo = featureRepo();
     expect(await handoffCreate(repo, { goal: 42 }, deps())).toMatchObject({ ok: false, reason: 'invalid_arguments' });
-    expect(await handoffCreate(repo, { verification: [{ claim: 'no probe' }] }, deps())).toMatchObject({ ok: false, reason: 'invalid_arguments' });
+    expect(await handoffCreate(repo, { verification: [{ claim: 'no probe' }] }, deps())).toMatchObject({
+      ok: false,
+      reason: 'invalid_arguments',
+    });
   });
 
   it('reports memory as skipped with no_backend when no link is configured', async () => {

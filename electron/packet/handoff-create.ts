@@ -7,8 +7,17 @@ import { openGitReader, type GitExec } from './git-read.ts';
 import { DEFAULT_BASE_REF, DEFAULT_PROVIDER, describeIssue, HandoffCreateArgs } from './handoff-args.ts';
 import { noBackendLink, type MemoryLink, type MemoryStoreState } from './memory-link.ts';
 import {
-  byteLength, FIELD_CAP_BYTES, NOT_RUN, PACKET_CAP_BYTES, packetPath, renderPacket, SECTIONS, slugOfBranch, slugProblem,
-  type Packet, type PacketProse,
+  byteLength,
+  FIELD_CAP_BYTES,
+  NOT_RUN,
+  PACKET_CAP_BYTES,
+  packetPath,
+  renderPacket,
+  SECTIONS,
+  slugOfBranch,
+  slugProblem,
+  type Packet,
+  type PacketProse,
 } from './packet-format.ts';
 import { readPacketFile, writePacketFile } from './packet-file.ts';
 
@@ -32,7 +41,10 @@ export type HandoffCreateResult =
 function fieldOverCap(args: HandoffCreateArgs): { field: string; bytes: number } | undefined {
   const fields: Array<[string, string | undefined]> = [
     ...SECTIONS.map(([key]) => [key, args[key]] as [string, string | undefined]),
-    ...(args.verification ?? []).flatMap((row, i): Array<[string, string]> => [[`verification[${i}].claim`, row.claim], [`verification[${i}].probe`, row.probe]]),
+    ...(args.verification ?? []).flatMap((row, i): Array<[string, string]> => [
+      [`verification[${i}].claim`, row.claim],
+      [`verification[${i}].probe`, row.probe],
+    ]),
     ['provider', args.provider],
     ['base_ref', args.base_ref],
   ];
@@ -64,7 +76,14 @@ export async function handoffCreate(root: string, rawArgs: unknown, deps: Handof
   const args = parsed.data;
   const over = fieldOverCap(args);
   if (over) {
-    return { ok: false, reason: 'field_over_cap', field: over.field, limit: FIELD_CAP_BYTES, bytes: over.bytes, message: `${over.field} is ${over.bytes} bytes; the cap is ${FIELD_CAP_BYTES}` };
+    return {
+      ok: false,
+      reason: 'field_over_cap',
+      field: over.field,
+      limit: FIELD_CAP_BYTES,
+      bytes: over.bytes,
+      message: `${over.field} is ${over.bytes} bytes; the cap is ${FIELD_CAP_BYTES}`,
+    };
   }
 
   const opened = await openGitReader(root, deps.exec);
@@ -74,7 +93,8 @@ export async function handoffCreate(root: string, rawArgs: unknown, deps: Handof
   const { toplevel, ...branchFacts } = facts.value;
   const slug = slugOfBranch(branchFacts.branch);
   const problem = slugProblem(slug);
-  if (problem) return { ok: false, reason: 'write_denied', message: `the branch ${branchFacts.branch} cannot name a packet file: ${problem}` };
+  if (problem)
+    return { ok: false, reason: 'write_denied', message: `the branch ${branchFacts.branch} cannot name a packet file: ${problem}` };
 
   const previous = await readPacketFile(toplevel, slug);
   const now = (deps.now ?? (() => new Date()))();
@@ -92,7 +112,13 @@ export async function handoffCreate(root: string, rawArgs: unknown, deps: Handof
   const text = renderPacket(packet);
   const bytes = byteLength(text);
   if (bytes > PACKET_CAP_BYTES) {
-    return { ok: false, reason: 'packet_over_cap', limit: PACKET_CAP_BYTES, bytes, message: `the rendered packet is ${bytes} bytes; the cap is ${PACKET_CAP_BYTES}` };
+    return {
+      ok: false,
+      reason: 'packet_over_cap',
+      limit: PACKET_CAP_BYTES,
+      bytes,
+      message: `the rendered packet is ${bytes} bytes; the cap is ${PACKET_CAP_BYTES}`,
+    };
   }
   const written = await writePacketFile(toplevel, slug, text);
   if (!written.ok) return written;

@@ -103,7 +103,11 @@ describe('handoffResume', () => {
   it('on a detached HEAD without a slug refuses with invalid_slug and asks for one', async () => {
     const repo = featureRepo();
     sandbox.git(repo, ['checkout', '-q', '--detach']);
-    expect(await handoffResume(repo, {}, deps())).toMatchObject({ ok: false, reason: 'invalid_slug', message: expect.stringMatching(/detached/) });
+    expect(await handoffResume(repo, {}, deps())).toMatchObject({
+      ok: false,
+      reason: 'invalid_slug',
+      message: expect.stringMatching(/detached/),
+    });
   });
 
   it('writes nothing: working tree, index and .git are byte-for-byte unchanged, even when dirty', async () => {

@@ -24,7 +24,12 @@ export interface HandoffResumeReport {
 
 export type HandoffResumeResult =
   | HandoffResumeReport
-  | { ok: false; reason: 'invalid_slug' | 'packet_not_found' | 'packet_unreadable' | 'git_read_failed' | 'invalid_arguments'; message: string; slug?: string };
+  | {
+      ok: false;
+      reason: 'invalid_slug' | 'packet_not_found' | 'packet_unreadable' | 'git_read_failed' | 'invalid_arguments';
+      message: string;
+      slug?: string;
+    };
 
 /** Reads the packet for `args.slug` (default: the current branch's) and reports what drifted since it was written. */
 export async function handoffResume(root: string, rawArgs: unknown, deps: HandoffDeps = {}): Promise<HandoffResumeResult> {
@@ -45,7 +50,13 @@ export async function handoffResume(root: string, rawArgs: unknown, deps: Handof
     if (!branch.ok) return { ok: false, reason: 'git_read_failed', message: branch.message };
     slug = slugOfBranch(branch.value);
     const problem = slugProblem(slug);
-    if (problem) return { ok: false, reason: 'invalid_slug', message: branch.value === '' ? 'HEAD is detached: pass the slug of the packet to resume' : problem, slug };
+    if (problem)
+      return {
+        ok: false,
+        reason: 'invalid_slug',
+        message: branch.value === '' ? 'HEAD is detached: pass the slug of the packet to resume' : problem,
+        slug,
+      };
   }
   const theSlug = slug as string;
 

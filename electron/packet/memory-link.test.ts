@@ -9,10 +9,16 @@ describe('memory link states', () => {
 
   it('turns a thrown error into skipped/unreachable instead of an exception', async () => {
     const throwing = guardMemoryLink({
-      remember: async () => { throw new Error('socket hang up'); },
+      remember: async () => {
+        throw new Error('socket hang up');
+      },
       recall: () => Promise.reject(new Error('ECONNREFUSED')),
     });
-    expect(await throwing.remember({ slug: 's', goal: '', path: '', repo: '' })).toEqual({ status: 'skipped', reason: 'unreachable', message: 'socket hang up' });
+    expect(await throwing.remember({ slug: 's', goal: '', path: '', repo: '' })).toEqual({
+      status: 'skipped',
+      reason: 'unreachable',
+      message: 'socket hang up',
+    });
     expect(await throwing.recall('s')).toEqual({ status: 'skipped', reason: 'unreachable', message: 'ECONNREFUSED' });
   });
 });

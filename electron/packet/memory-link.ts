@@ -30,7 +30,11 @@ export const noBackendLink: MemoryLink = {
 
 /** Wraps a link so a thrown error or rejection becomes `{status: "skipped", reason: "unreachable"}`. */
 export function guardMemoryLink(link: MemoryLink): MemoryLink {
-  const unreachable = (error: unknown): MemorySkipped => ({ status: 'skipped', reason: 'unreachable', message: error instanceof Error ? error.message : String(error) });
+  const unreachable = (error: unknown): MemorySkipped => ({
+    status: 'skipped',
+    reason: 'unreachable',
+    message: error instanceof Error ? error.message : String(error),
+  });
   return {
     async remember(pointer) {
       try {

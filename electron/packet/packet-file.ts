@@ -6,9 +6,7 @@ import { lstat, mkdir, readFile, realpath, rename, rm, writeFile } from 'node:fs
 import { dirname, join, relative, isAbsolute } from 'node:path';
 import { packetPath, parsePacket, type Packet } from './packet-format.ts';
 
-export type PacketRead =
-  | { ok: true; packet: Packet }
-  | { ok: false; reason: 'packet_not_found' | 'packet_unreadable'; message: string };
+export type PacketRead = { ok: true; packet: Packet } | { ok: false; reason: 'packet_not_found' | 'packet_unreadable'; message: string };
 
 const MAX_READ_BYTES = 1 << 20;
 
@@ -22,13 +20,16 @@ export async function readPacketFile(toplevel: string, slug: string): Promise<Pa
   const file = join(toplevel, packetPath(slug));
   const info = await lstat(file).catch((error: NodeJS.ErrnoException) => error);
   if (info instanceof Error) {
-    if (info.code === 'ENOENT' || info.code === 'ENOTDIR') return { ok: false, reason: 'packet_not_found', message: `no packet at ${packetPath(slug)}` };
+    if (info.code === 'ENOENT' || info.code === 'ENOTDIR')
+      return { ok: false, reason: 'packet_not_found', message: `no packet at ${packetPath(slug)}` };
     return { ok: false, reason: 'packet_unreadable', message: `cannot read ${packetPath(slug)}: ${info.message}` };
   }
   try {
     const [realRoot, realFile] = await Promise.all([realpath(toplevel), realpath(file)]);
-    if (!inside(realRoot, realFile)) return { ok: false, reason: 'packet_unreadable', message: `${packetPath(slug)} points outside the repository` };
-    if (info.size > MAX_READ_BYTES) return { ok: false, reason: 'packet_unreadable', message: `${packetPath(slug)} is ${info.size} bytes, not a packet` };
+    if (!inside(realRoot, realFile))
+      return { ok: false, reason: 'packet_unreadable', message: `${packetPath(slug)} points outside the repository` };
+    if (info.size > MAX_READ_BYTES)
+      return { ok: false, reason: 'packet_unreadable', message: `${packetPath(slug)} is ${info.size} bytes, not a packet` };
     const parsed = parsePacket(await readFile(realFile, 'utf8'));
     if (!parsed.ok) return { ok: false, reason: 'packet_unreadable', message: `${packetPath(slug)}: ${parsed.message}` };
     return { ok: true, packet: parsed.packet };
@@ -46,9 +47,11 @@ export async function writePacketFile(toplevel: string, slug: string, text: stri
   try {
     await mkdir(dirname(file), { recursive: true });
     const [realRoot, realDir] = await Promise.all([realpath(toplevel), realpath(dirname(file))]);
-    if (!inside(realRoot, realDir)) return { ok: false, reason: 'write_denied', message: `${dirname(packetPath(slug))} points outside the repository` };
+    if (!inside(realRoot, realDir))
+      return { ok: false, reason: 'write_denied', message: `${dirname(packetPath(slug))} points outside the repository` };
     const existing = await lstat(file).catch(() => undefined);
-    if (existing && !existing.isFile()) return { ok: false, reason: 'write_denied', message: `${packetPath(slug)} exists and is not a regular file` };
+    if (existing && !existing.isFile())
+      return { ok: false, reason: 'write_denied', message: `${packetPath(slug)} exists and is not a regular file` };
     await writeFile(temp, text, { encoding: 'utf8', flag: 'wx' });
     await rename(temp, file);
     return { ok: true };

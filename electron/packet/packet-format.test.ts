@@ -3,12 +3,22 @@ import { packetPath, parsePacket, parseUtc, renderPacket, slugOfBranch, slugProb
 
 const packet: Packet = {
   verified: {
-    branch: 'feature/x', head_sha: 'a'.repeat(40), base_ref: 'origin/main', merge_base: null, changed_files: ['a b.ts', '0123'],
-    created_at: '2026-11-30T00:00:00.000Z', provider: 'claude-code', merge_base_error: 'origin/main does not resolve to a commit',
+    branch: 'feature/x',
+    head_sha: 'a'.repeat(40),
+    base_ref: 'origin/main',
+    merge_base: null,
+    changed_files: ['a b.ts', '0123'],
+    created_at: '2026-11-30T00:00:00.000Z',
+    provider: 'claude-code',
+    merge_base_error: 'origin/main does not resolve to a commit',
   },
   asserted: {
-    goal: '  leading spaces\nand "quotes"', acceptance_criteria: '', scope_assumptions: '## not a heading\n\\## nor this', current_state: '\n\nstarts blank',
-    next_action: 'ends with newline\n', verification: [{ claim: 'multi\nline | pipe \\ slash', probe: '', result: 'not run' }],
+    goal: '  leading spaces\nand "quotes"',
+    acceptance_criteria: '',
+    scope_assumptions: '## not a heading\n\\## nor this',
+    current_state: '\n\nstarts blank',
+    next_action: 'ends with newline\n',
+    verification: [{ claim: 'multi\nline | pipe \\ slash', probe: '', result: 'not run' }],
   },
 };
 
@@ -19,7 +29,9 @@ describe('packet format', () => {
   });
 
   it('reads CRLF files the same as LF files', () => {
-    const parsed = parsePacket(renderPacket({ ...packet, asserted: { ...packet.asserted, goal: 'g', current_state: 'c' } }).replace(/\n/g, '\r\n'));
+    const parsed = parsePacket(
+      renderPacket({ ...packet, asserted: { ...packet.asserted, goal: 'g', current_state: 'c' } }).replace(/\n/g, '\r\n'),
+    );
     expect(parsed.ok && parsed.packet.asserted.goal).toBe('g');
   });
 

@@ -116,7 +116,11 @@ export function renderPacket(packet: Packet): string {
   }
   const rows = packet.asserted.verification;
   if (rows.length > 0) {
-    const lines = ['| claim | probe | result |', '| --- | --- | --- |', ...rows.map((r) => `| ${escapeCell(r.claim)} | ${escapeCell(r.probe)} | ${escapeCell(r.result)} |`)];
+    const lines = [
+      '| claim | probe | result |',
+      '| --- | --- | --- |',
+      ...rows.map((r) => `| ${escapeCell(r.claim)} | ${escapeCell(r.probe)} | ${escapeCell(r.result)} |`),
+    ];
     parts.push(`## ${VERIFICATION_TITLE}\n\n${lines.join('\n')}\n`);
   }
   return parts.join('\n');
@@ -126,7 +130,10 @@ const FrontMatter = z.object({
   branch: z.string().min(1),
   head_sha: z.string().regex(/^[0-9a-f]{40,64}$/),
   base_ref: z.string(),
-  merge_base: z.string().regex(/^[0-9a-f]{40,64}$/).nullable(),
+  merge_base: z
+    .string()
+    .regex(/^[0-9a-f]{40,64}$/)
+    .nullable(),
   changed_files: z.array(z.string()),
   created_at: z.string().refine((s) => !Number.isNaN(parseUtc(s)), 'not a timestamp'),
   provider: z.string(),
@@ -135,7 +142,11 @@ const FrontMatter = z.object({
 });
 
 const Prose = z.object({
-  goal: z.string(), acceptance_criteria: z.string(), scope_assumptions: z.string(), current_state: z.string(), next_action: z.string(),
+  goal: z.string(),
+  acceptance_criteria: z.string(),
+  scope_assumptions: z.string(),
+  current_state: z.string(),
+  next_action: z.string(),
   verification: z.array(z.object({ claim: z.string(), probe: z.string(), result: z.string() })),
 });
 
@@ -169,7 +180,10 @@ export function parsePacket(text: string): ParsedPacket {
   const front = FrontMatter.safeParse(data);
   if (!front.success) {
     const issue = front.error.issues[0];
-    return { ok: false, message: `the frontmatter is incomplete: ${issue ? `${issue.path.join('.') || 'root'}: ${issue.message}` : 'invalid'}` };
+    return {
+      ok: false,
+      message: `the frontmatter is incomplete: ${issue ? `${issue.path.join('.') || 'root'}: ${issue.message}` : 'invalid'}`,
+    };
   }
   const { superseded_at, merge_base_error, ...facts } = front.data;
   const verified: PacketFacts = { ...facts };
@@ -179,7 +193,10 @@ export function parsePacket(text: string): ParsedPacket {
 }
 
 function parseBody(body: string): PacketProse {
-  const titles = new Map<string, ProseField | 'verification'>([...SECTIONS.map(([k, t]) => [`## ${t}`, k] as const), [`## ${VERIFICATION_TITLE}`, 'verification']]);
+  const titles = new Map<string, ProseField | 'verification'>([
+    ...SECTIONS.map(([k, t]) => [`## ${t}`, k] as const),
+    [`## ${VERIFICATION_TITLE}`, 'verification'],
+  ]);
   const sections = new Map<ProseField | 'verification', string[]>();
   let current: string[] | undefined;
   for (const line of body.split('\n')) {

@@ -31,7 +31,10 @@ describe('command-line agent', () => {
     const cmd = agent();
     expect(await cmd.start(workspace, 'hello')).toEqual({ ok: true, value: undefined });
     await waitForIdle(cmd, 10_000);
-    expect(cmd.snapshot().transcript.map((e) => [e.role, e.text])).toEqual([['user', 'hello'], ['assistant', `echo: hello\n\nin ${workspace}`]]);
+    expect(cmd.snapshot().transcript.map((e) => [e.role, e.text])).toEqual([
+      ['user', 'hello'],
+      ['assistant', `echo: hello\n\nin ${workspace}`],
+    ]);
   });
 
   it('reports a failed run with its exit code and stderr', async () => {

@@ -52,7 +52,11 @@ export class CommandAgentSession extends ProcessSession {
   }
 
   async exportResumeData(): Promise<ProviderResult<ResumeData>> {
-    return { ok: false, code: 'unsupported', message: 'The command-line agent has no session state to export; it continues from a summary.' };
+    return {
+      ok: false,
+      code: 'unsupported',
+      message: 'The command-line agent has no session state to export; it continues from a summary.',
+    };
   }
 
   async resumeFromImport(): Promise<ProviderResult> {

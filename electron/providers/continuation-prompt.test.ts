@@ -4,7 +4,13 @@ import type { ContinuationInput } from '../../shared/provider.ts';
 import { CONTINUATION_PROMPT_MAX_BYTES, renderContinuationPrompt } from './continuation-prompt.ts';
 
 function entries(count: number, text: (i: number) => string): TranscriptEntry[] {
-  return Array.from({ length: count }, (_, i) => ({ id: `e${i}`, at: i, role: i % 2 ? 'assistant' : 'user', agentId: 'main', text: text(i) }));
+  return Array.from({ length: count }, (_, i) => ({
+    id: `e${i}`,
+    at: i,
+    role: i % 2 ? 'assistant' : 'user',
+    agentId: 'main',
+    text: text(i),
+  }));
 }
 
 function input(overrides: Partial<ContinuationInput> = {}): ContinuationInput {
@@ -32,9 +38,16 @@ describe('renderContinuationPrompt', () => {
 
   it('carries the packet, the verified facts, the drift report and the tail', () => {
     const prompt = renderContinuationPrompt(input());
-    for (const text of ['Make login idempotent.', 'Two concurrent logins yield one session row.', 'Lock added in auth.ts',
-      'Write the concurrency test', 'branch fix/login is at 1a2b3c4', 'head_moved: HEAD is 2 commits past the packet',
-      '[user] message 0', '[assistant] message 3']) {
+    for (const text of [
+      'Make login idempotent.',
+      'Two concurrent logins yield one session row.',
+      'Lock added in auth.ts',
+      'Write the concurrency test',
+      'branch fix/login is at 1a2b3c4',
+      'head_moved: HEAD is 2 commits past the packet',
+      '[user] message 0',
+      '[assistant] message 3',
+    ]) {
       expect(prompt).toContain(text);
     }
     expect(prompt.indexOf('message 0')).toBeLessThan(prompt.indexOf('message 3'));
@@ -65,7 +78,9 @@ describe('renderContinuationPrompt', () => {
   });
 
   it('marks missing packet fields and an empty drift report plainly', () => {
-    const prompt = renderContinuationPrompt(input({ packet: { goal: 'g', acceptanceCriteria: '', currentState: ' ', nextAction: 'n' }, driftWarnings: [], transcriptTail: [] }));
+    const prompt = renderContinuationPrompt(
+      input({ packet: { goal: 'g', acceptanceCriteria: '', currentState: ' ', nextAction: 'n' }, driftWarnings: [], transcriptTail: [] }),
+    );
     expect(prompt).toContain('## Acceptance criteria\n(not recorded)');
     expect(prompt).toContain('None: the workspace matches');
     expect(prompt).toContain('## Transcript tail (oldest first)\n(empty)');

@@ -49,18 +49,26 @@ function head(input: ContinuationInput): string {
 function packetSection(input: ContinuationInput): string {
   const { packet } = input;
   return [
-    '## Goal', orNone(packet.goal), '',
-    '## Acceptance criteria', orNone(packet.acceptanceCriteria), '',
-    '## Current state', orNone(packet.currentState), '',
-    '## Next action', orNone(packet.nextAction),
+    '## Goal',
+    orNone(packet.goal),
+    '',
+    '## Acceptance criteria',
+    orNone(packet.acceptanceCriteria),
+    '',
+    '## Current state',
+    orNone(packet.currentState),
+    '',
+    '## Next action',
+    orNone(packet.nextAction),
   ].join('\n');
 }
 
 function factsSection(input: ContinuationInput): string {
   const facts = input.verifiedFacts.length === 0 ? ['- (none recorded)'] : input.verifiedFacts.map((fact) => `- ${fact.trim()}`);
-  const drift = input.driftWarnings.length === 0
-    ? ['- None: the workspace matches what the packet says.']
-    : input.driftWarnings.map((w) => `- ${w.code}: ${w.detail.trim()}`);
+  const drift =
+    input.driftWarnings.length === 0
+      ? ['- None: the workspace matches what the packet says.']
+      : input.driftWarnings.map((w) => `- ${w.code}: ${w.detail.trim()}`);
   return ['## Verified on this device', ...facts, '', '## Drift warnings', ...drift].join('\n');
 }
 

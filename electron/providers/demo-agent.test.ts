@@ -46,7 +46,10 @@ function demo(): DemoAgent {
 
 async function listFiles(root: string): Promise<string[]> {
   const entries = await readdir(root, { recursive: true, withFileTypes: true });
-  return entries.filter((e) => e.isFile()).map((e) => relative(root, join(e.parentPath, e.name))).sort();
+  return entries
+    .filter((e) => e.isFile())
+    .map((e) => relative(root, join(e.parentPath, e.name)))
+    .sort();
 }
 
 beforeEach(async () => {
@@ -91,7 +94,11 @@ describe('demo agent', () => {
     const agent = new DemoAgent({ turnMs: 300, timers, clock: () => timers.now });
     agents.push(agent);
     await agent.start(dir, 'tick');
-    const statuses = (): string[] => agent.snapshot().agents.filter((a) => a.parentId === 'main').map((a) => a.status);
+    const statuses = (): string[] =>
+      agent
+        .snapshot()
+        .agents.filter((a) => a.parentId === 'main')
+        .map((a) => a.status);
     expect(statuses()).toEqual(['running', 'running']);
     await timers.advance(150);
     expect(statuses()).toEqual(['done', 'running']);
@@ -125,7 +132,10 @@ describe('demo agent', () => {
     await agent.start(dir, 'first');
     await agent.send('second');
     await waitForIdle(agent, 2000);
-    const users = agent.snapshot().transcript.filter((e) => e.role === 'user').map((e) => e.text);
+    const users = agent
+      .snapshot()
+      .transcript.filter((e) => e.role === 'user')
+      .map((e) => e.text);
     expect(users).toEqual(['first', 'second']);
     expect(agent.snapshot().transcript.filter((e) => e.role === 'assistant')).toHaveLength(2);
   });
@@ -138,7 +148,12 @@ describe('demo agent', () => {
     await agent.interrupt();
     expect(await ended).toMatchObject({ type: 'turn-ended', interrupted: true });
     expect(agent.isTurnActive()).toBe(false);
-    expect(agent.snapshot().agents.filter((a) => a.parentId === 'main').map((a) => a.status)).toEqual(['interrupted', 'interrupted']);
+    expect(
+      agent
+        .snapshot()
+        .agents.filter((a) => a.parentId === 'main')
+        .map((a) => a.status),
+    ).toEqual(['interrupted', 'interrupted']);
   });
 
   it('exports its whole state and a new agent in another workspace resumes it', async () => {

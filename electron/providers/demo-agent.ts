@@ -9,7 +9,11 @@ import { join } from 'node:path';
 import { z } from 'zod';
 import type { AgentView, TranscriptEntry } from '../../shared/agents.ts';
 import {
-  PROVIDER_CAPABILITIES, type ProviderEventListener, type ProviderResult, type ProviderSession, type ResumeData,
+  PROVIDER_CAPABILITIES,
+  type ProviderEventListener,
+  type ProviderResult,
+  type ProviderSession,
+  type ResumeData,
 } from '../../shared/provider.ts';
 import { SessionState, type Clock } from './session-state.ts';
 import { realTimers, TimerGroup, type Timers } from './timers.ts';
@@ -26,11 +30,19 @@ export interface DemoAgentOptions {
 }
 
 const agentSchema = z.object({
-  id: z.string(), parentId: z.string().nullable(), name: z.string(), role: z.string(),
-  status: z.enum(['starting', 'running', 'waiting', 'done', 'failed', 'interrupted']), lastActivityAt: z.number(),
+  id: z.string(),
+  parentId: z.string().nullable(),
+  name: z.string(),
+  role: z.string(),
+  status: z.enum(['starting', 'running', 'waiting', 'done', 'failed', 'interrupted']),
+  lastActivityAt: z.number(),
 });
 const entrySchema = z.object({
-  id: z.string(), at: z.number(), role: z.enum(['user', 'assistant', 'tool', 'system']), agentId: z.string(), text: z.string(),
+  id: z.string(),
+  at: z.number(),
+  role: z.enum(['user', 'assistant', 'tool', 'system']),
+  agentId: z.string(),
+  text: z.string(),
 });
 const payloadSchema = z.object({
   turn: z.number().int().min(0),
@@ -117,16 +129,26 @@ export class DemoAgent implements ProviderSession {
     if (this.stopped) return { ok: false, code: 'stopped', message: 'The demo agent was stopped.' };
     if (this.workspace !== null) return { ok: false, code: 'already_started', message: 'The demo agent is already running.' };
     if (data.provider !== 'demo' || data.format !== DEMO_FORMAT) {
-      return { ok: false, code: 'import_check_failed', message: `The demo agent cannot import "${data.provider}" data of format "${data.format}".` };
+      return {
+        ok: false,
+        code: 'import_check_failed',
+        message: `The demo agent cannot import "${data.provider}" data of format "${data.format}".`,
+      };
     }
     const parsed = payloadSchema.safeParse(data.payload);
     if (!parsed.success) {
-      return { ok: false, code: 'import_check_failed', message: `The demo agent's exported state is malformed: ${parsed.error.issues[0]?.message ?? 'unknown'}.` };
+      return {
+        ok: false,
+        code: 'import_check_failed',
+        message: `The demo agent's exported state is malformed: ${parsed.error.issues[0]?.message ?? 'unknown'}.`,
+      };
     }
     const saved = parsed.data;
     this.workspace = workspace;
     this.turn = saved.turn;
-    const agents = saved.agents.map((a) => (a.status === 'running' || a.status === 'starting' ? { ...a, status: 'interrupted' as const } : a));
+    const agents = saved.agents.map((a) =>
+      a.status === 'running' || a.status === 'starting' ? { ...a, status: 'interrupted' as const } : a,
+    );
     this.state.restore(agents, saved.transcript, saved.entrySeq);
     if (!this.state.agent(MAIN)) this.state.upsertAgent({ id: MAIN, parentId: null, name: 'Demo agent', role: 'main', status: 'waiting' });
     this.state.setStatus(MAIN, 'waiting');
@@ -179,9 +201,12 @@ export class DemoAgent implements ProviderSession {
     }
     if (this.stopped || this.turn !== turn || !this.state.turnActive) return;
     const quoted = text.length > 120 ? `${text.slice(0, 117)}...` : text;
-    this.state.addEntry('assistant', MAIN,
-      `Demo agent, turn ${turn}: I read your message ("${quoted.replace(/\s+/g, ' ')}"). `
-      + `Reader ${turn} and Checker ${turn} ran and finished. ${edit}`);
+    this.state.addEntry(
+      'assistant',
+      MAIN,
+      `Demo agent, turn ${turn}: I read your message ("${quoted.replace(/\s+/g, ' ')}"). ` +
+        `Reader ${turn} and Checker ${turn} ran and finished. ${edit}`,
+    );
     this.state.setStatus(MAIN, 'waiting');
     this.finishTurn(false);
   }

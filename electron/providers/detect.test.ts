@@ -26,7 +26,12 @@ describe('detectProviders', () => {
 
   it('reports CLIs missing from PATH as unavailable', async () => {
     const views = await detectProviders({ env: { PATH: dir } });
-    expect(views.map((v) => [v.id, v.available])).toEqual([['demo', true], ['claude-code', false], ['codex', false], ['command', false]]);
+    expect(views.map((v) => [v.id, v.available])).toEqual([
+      ['demo', true],
+      ['claude-code', false],
+      ['codex', false],
+      ['command', false],
+    ]);
   });
 
   it('gives up on a binary whose --version hangs, within the bound', async () => {

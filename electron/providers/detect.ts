@@ -23,7 +23,12 @@ export interface DetectOptions {
 
 /** The absolute path of `name` found on PATH (or `name` itself when absolute and executable), else null. */
 export async function findOnPath(name: string, env: NodeJS.ProcessEnv = process.env): Promise<string | null> {
-  const candidates = isAbsolute(name) ? [name] : (env.PATH ?? '').split(delimiter).filter((dir) => dir !== '').map((dir) => join(dir, name));
+  const candidates = isAbsolute(name)
+    ? [name]
+    : (env.PATH ?? '')
+        .split(delimiter)
+        .filter((dir) => dir !== '')
+        .map((dir) => join(dir, name));
   for (const candidate of candidates) {
     try {
       await access(candidate, constants.X_OK);
@@ -40,7 +45,10 @@ export function readVersion(binary: string, env: NodeJS.ProcessEnv, timeoutMs: n
   return new Promise((resolve) => {
     execFile(binary, ['--version'], { env, timeout: timeoutMs, killSignal: 'SIGKILL', maxBuffer: 64 * 1024 }, (error, stdout) => {
       if (error) return resolve(null);
-      const line = stdout.split('\n').map((l) => l.trim()).find((l) => l !== '');
+      const line = stdout
+        .split('\n')
+        .map((l) => l.trim())
+        .find((l) => l !== '');
       resolve(line ? line.slice(0, 100) : null);
     });
   });

@@ -6,7 +6,12 @@
  */
 import type { AgentView, TranscriptEntry } from '../../shared/agents.ts';
 import type {
-  ProviderCapabilities, ProviderEventListener, ProviderId, ProviderResult, ProviderSession, ResumeData,
+  ProviderCapabilities,
+  ProviderEventListener,
+  ProviderId,
+  ProviderResult,
+  ProviderSession,
+  ResumeData,
 } from '../../shared/provider.ts';
 import { SessionState, type Clock } from './session-state.ts';
 import { describeExit, startTurnProcess, type TurnExit, type TurnProcess } from './turn-process.ts';
@@ -139,7 +144,9 @@ export abstract class ProcessSession implements ProviderSession {
     this.state.addEntry('user', MAIN_AGENT, text);
     this.state.setStatus(MAIN_AGENT, 'running');
     const { args, stdin } = this.invocation(text);
-    const turn = startTurnProcess({ command: this.command, args, cwd: this.workspace, env: this.env, stdin }, (line) => this.safeHandle(line));
+    const turn = startTurnProcess({ command: this.command, args, cwd: this.workspace, env: this.env, stdin }, (line) =>
+      this.safeHandle(line),
+    );
     this.current = turn;
     void turn.exited.then((exit) => this.finishTurn(exit));
     const spawnError = await turn.started;

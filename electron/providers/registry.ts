@@ -25,7 +25,11 @@ export interface ProviderOptions {
  * A new, unstarted session of provider `id` with the session's `settings` (its permission level, which
  * the CLI adapters map to their own flags); fails when the command agent has no command configured.
  */
-export function createProvider(id: ProviderId, options: ProviderOptions = {}, settings: SessionSettings = { permission: DEFAULT_PERMISSION_LEVEL }): Result<ProviderSession, 'not_configured'> {
+export function createProvider(
+  id: ProviderId,
+  options: ProviderOptions = {},
+  settings: SessionSettings = { permission: DEFAULT_PERMISSION_LEVEL },
+): Result<ProviderSession, 'not_configured'> {
   const common = { env: options.env, clock: options.clock, permission: settings.permission };
   switch (id) {
     case 'demo':

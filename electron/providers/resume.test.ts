@@ -60,7 +60,10 @@ describe('resumeProvider', () => {
     const echo = `let s='';process.stdin.on('data',d=>s+=d).on('end',()=>process.stdout.write(s))`;
     const agent = track(new CommandAgentSession({ argv: [process.execPath, '-e', echo] }));
     const outcome = await resumeProvider(agent, { workspace, resumeData: null, continuation });
-    expect(outcome).toEqual({ ok: true, value: { path: 'summary-continuation', reason: 'Command-line agent cannot import a session, so it continues from a summary.' } });
+    expect(outcome).toEqual({
+      ok: true,
+      value: { path: 'summary-continuation', reason: 'Command-line agent cannot import a session, so it continues from a summary.' },
+    });
     await waitForIdle(agent, 10_000);
     const answer = agent.snapshot().transcript.find((e) => e.role === 'assistant')?.text ?? '';
     expect(answer).toMatch(/^This is a continuation of the session "Tidy the parser"/);
@@ -72,8 +75,15 @@ describe('resumeProvider', () => {
     const transcript = [
       { type: 'summary', summary: 's', leafUuid: 'gone' },
       { uuid: 'u1', parentUuid: null, cwd: '/src', sessionId: 'abc', type: 'user', message: { role: 'user', content: 'hi' } },
-    ].map((l) => JSON.stringify(l)).join('\n');
-    const resumeData = { provider: 'claude-code', format: 'claude-code/transcript@1', sessionId: 'abc', payload: { sourceCwd: '/src', transcript, sideFiles: [] } };
+    ]
+      .map((l) => JSON.stringify(l))
+      .join('\n');
+    const resumeData = {
+      provider: 'claude-code',
+      format: 'claude-code/transcript@1',
+      sessionId: 'abc',
+      payload: { sourceCwd: '/src', transcript, sideFiles: [] },
+    };
     const claude = track(new ClaudeCodeSession({ env: env.env }));
     const outcome = await resumeProvider(claude, { workspace, resumeData, continuation });
     expect(outcome).toMatchObject({ ok: true, value: { path: 'summary-continuation', reason: expect.stringContaining('leafUuid gone') } });
@@ -84,13 +94,19 @@ describe('resumeProvider', () => {
     expect(claude.snapshot().transcript[0]?.text).toMatch(/^This is a continuation/);
   });
 
-  it('uses summary continuation when the checkpoint carries no provider data, or another provider\'s', async () => {
+  it("uses summary continuation when the checkpoint carries no provider data, or another provider's", async () => {
     const workspace = await tempDir();
     const none = await resumeProvider(track(new DemoAgent({ turnMs: 10 })), { workspace, resumeData: null, continuation });
-    expect(none).toEqual({ ok: true, value: { path: 'summary-continuation', reason: 'The checkpoint carries no Demo agent session to import.' } });
+    expect(none).toEqual({
+      ok: true,
+      value: { path: 'summary-continuation', reason: 'The checkpoint carries no Demo agent session to import.' },
+    });
     const other = { provider: 'codex', format: 'codex/rollout@1', sessionId: 'x', payload: {} };
     const wrong = await resumeProvider(track(new DemoAgent({ turnMs: 10 })), { workspace, resumeData: other, continuation });
-    expect(wrong).toMatchObject({ ok: true, value: { path: 'summary-continuation', reason: 'The checkpoint carries a Codex session, not a Demo agent one.' } });
+    expect(wrong).toMatchObject({
+      ok: true,
+      value: { path: 'summary-continuation', reason: 'The checkpoint carries a Codex session, not a Demo agent one.' },
+    });
     const junk = await resumeProvider(track(new DemoAgent({ turnMs: 10 })), { workspace, resumeData: { format: 1 }, continuation });
     expect(junk).toMatchObject({ ok: true, value: { path: 'summary-continuation', reason: expect.stringContaining('was refused') } });
   });

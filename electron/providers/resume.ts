@@ -4,7 +4,13 @@
  * Call it only after the checkpoint is unsealed and verified: it starts the provider.
  */
 import {
-  checkResumeData, PROVIDER_LABELS, type ContinuationInput, type ProviderResult, type ProviderSession, type ResumeData, type ResumeOutcome,
+  checkResumeData,
+  PROVIDER_LABELS,
+  type ContinuationInput,
+  type ProviderResult,
+  type ProviderSession,
+  type ResumeData,
+  type ResumeOutcome,
 } from '../../shared/provider.ts';
 import { renderContinuationPrompt } from './continuation-prompt.ts';
 

@@ -17,7 +17,10 @@ export class SessionState {
   private readonly instance = randomBytes(4).toString('hex');
   turnActive = false;
 
-  constructor(readonly now: Clock, private readonly entryPrefix: string) {}
+  constructor(
+    readonly now: Clock,
+    private readonly entryPrefix: string,
+  ) {}
 
   /** Subscribes to events; returns the unsubscribe function. */
   subscribe(listener: ProviderEventListener): () => void {

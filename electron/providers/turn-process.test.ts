@@ -2,13 +2,21 @@ import { tmpdir } from 'node:os';
 import { describe, expect, it } from 'vitest';
 import { describeExit, startTurnProcess } from './turn-process.ts';
 
-const node = (script: string, stdin = ''): Parameters<typeof startTurnProcess>[0] =>
-  ({ command: process.execPath, args: ['-e', script], cwd: tmpdir(), env: process.env, stdin });
+const node = (script: string, stdin = ''): Parameters<typeof startTurnProcess>[0] => ({
+  command: process.execPath,
+  args: ['-e', script],
+  cwd: tmpdir(),
+  env: process.env,
+  stdin,
+});
 
 describe('turn process', () => {
   it('writes stdin, delivers stdout line by line and reports the exit', async () => {
     const lines: string[] = [];
-    const turn = startTurnProcess(node(`let s='';process.stdin.on('data',d=>s+=d).on('end',()=>{console.log('a:'+s.trim());console.log('b')})`, 'in'), (l) => lines.push(l));
+    const turn = startTurnProcess(
+      node(`let s='';process.stdin.on('data',d=>s+=d).on('end',()=>{console.log('a:'+s.trim());console.log('b')})`, 'in'),
+      (l) => lines.push(l),
+    );
     expect(await turn.started).toBeNull();
     expect(await turn.exited).toMatchObject({ code: 0, signal: null, spawnError: null });
     expect(lines).toEqual(['a:in', 'b']);

@@ -40,8 +40,12 @@ export function composeDeviceRuntime(options: ComposeOptions): DeviceRuntime {
   const run = createGitRunner();
   const providerOptions = options.providers ?? {};
   const status = {
-    enrolled: true, deviceId: profile.identity.deviceId, deviceName: profile.info.name, accountId: profile.info.accountId ?? '',
-    backendUrl: options.backendUrl, joining: false,
+    enrolled: true,
+    deviceId: profile.identity.deviceId,
+    deviceName: profile.info.name,
+    accountId: profile.info.accountId ?? '',
+    backendUrl: options.backendUrl,
+    joining: false,
   };
   return new DeviceRuntime({
     status,
@@ -62,7 +66,12 @@ export function composeDeviceRuntime(options: ComposeOptions): DeviceRuntime {
     targetCheck,
     account: accountPort(profile, client, log),
     openStream: (onMessage, onOpen) => {
-      const close = openPushStream(client, onMessage, { onOpen, onError: (e) => log(`push stream: ${e.code} ${e.message}`) }, { maxBackoffMs: 2000 });
+      const close = openPushStream(
+        client,
+        onMessage,
+        { onOpen, onError: (e) => log(`push stream: ${e.code} ${e.message}`) },
+        { maxBackoffMs: 2000 },
+      );
       return { close };
     },
     clock: Date.now,

@@ -13,15 +13,25 @@ const seal = ringSeal(ACCOUNT, new KeyRing([[1, generateAdk()]]));
 const ORIGIN = '/srv/origins/app.git';
 
 const session = {
-  id: 'session-aaaaaaaaaaaa', provider: 'demo', repos: [{ relPath: '.', remoteUrl: ORIGIN, branch: 'main' }],
+  id: 'session-aaaaaaaaaaaa',
+  provider: 'demo',
+  repos: [{ relPath: '.', remoteUrl: ORIGIN, branch: 'main' }],
 } as LocalSession;
 
 const capable: DeviceCapabilities = { providers: ['demo'], git: true, remotes: [ORIGIN], keyVersions: [1] };
 
 function device(id: string, name: string, overrides: Partial<Device> = {}, capabilities: DeviceCapabilities | null = capable): Device {
   return {
-    id, accountId: ACCOUNT, name, status: 'enrolled', signingPublicKey: 'AAAA', agreementPublicKey: 'AAAA', enrolledAt: 1, revokedAt: null,
-    lastSeenAt: NOW - 2_000, keyVersions: [1],
+    id,
+    accountId: ACCOUNT,
+    name,
+    status: 'enrolled',
+    signingPublicKey: 'AAAA',
+    agreementPublicKey: 'AAAA',
+    enrolledAt: 1,
+    revokedAt: null,
+    lastSeenAt: NOW - 2_000,
+    keyVersions: [1],
     sealedCapabilities: capabilities === null ? null : seal.sealJson(capabilities, { kind: 'capabilities', deviceId: id }),
     ...overrides,
   };
@@ -30,7 +40,7 @@ function device(id: string, name: string, overrides: Partial<Device> = {}, capab
 function reasons(devices: Device[]): Record<string, string | null> {
   const directory = new DeviceDirectory('self-aaaaaaaaaaaaaa', seal, () => NOW);
   directory.replaceAll([device('self-aaaaaaaaaaaaaa', 'this laptop'), ...devices]);
-  return Object.fromEntries(directory.eligibility(session, targetCheck).map((e) => [e.name, e.eligible ? null : e.reason?.code ?? '?']));
+  return Object.fromEntries(directory.eligibility(session, targetCheck).map((e) => [e.name, e.eligible ? null : (e.reason?.code ?? '?')]));
 }
 
 describe('eligibility of the other devices for a session', () => {
@@ -39,13 +49,15 @@ describe('eligibility of the other devices for a session', () => {
   });
 
   it('gives each ineligible device its reason', () => {
-    expect(reasons([
-      device('off-aaaaaaaaaaaaaaa', 'offline', { lastSeenAt: NOW - 16_000 }),
-      device('pend-aaaaaaaaaaaaaa', 'pending', { status: 'pending' }),
-      device('prov-aaaaaaaaaaaaaa', 'no provider', {}, { ...capable, providers: ['codex'] }),
-      device('git-aaaaaaaaaaaaaaa', 'no git', {}, { ...capable, git: false }),
-      device('key-aaaaaaaaaaaaaaa', 'no key', { keyVersions: [] }, { ...capable, keyVersions: [] }),
-    ])).toEqual({
+    expect(
+      reasons([
+        device('off-aaaaaaaaaaaaaaa', 'offline', { lastSeenAt: NOW - 16_000 }),
+        device('pend-aaaaaaaaaaaaaa', 'pending', { status: 'pending' }),
+        device('prov-aaaaaaaaaaaaaa', 'no provider', {}, { ...capable, providers: ['codex'] }),
+        device('git-aaaaaaaaaaaaaaa', 'no git', {}, { ...capable, git: false }),
+        device('key-aaaaaaaaaaaaaaa', 'no key', { keyVersions: [] }, { ...capable, keyVersions: [] }),
+      ]),
+    ).toEqual({
       offline: 'target_offline',
       pending: 'target_not_enrolled',
       'no provider': 'target_missing_provider',

@@ -10,7 +10,6 @@ import { TARGET_OFFLINE_AFTER_MS } from '../git/target-checks.ts';
 import type { LocalSession } from '../local-state/local-state.ts';
 import type { Clock, DeviceCapabilities, SealPort, TargetCheck } from './ports.ts';
 
-
 const CapabilitiesSchema = z.object({
   providers: z.array(z.string()),
   git: z.boolean(),
@@ -21,7 +20,11 @@ const CapabilitiesSchema = z.object({
 export class DeviceDirectory {
   private readonly devices = new Map<string, Device>();
 
-  constructor(private readonly selfId: string, private readonly seal: SealPort, private readonly clock: Clock) {}
+  constructor(
+    private readonly selfId: string,
+    private readonly seal: SealPort,
+    private readonly clock: Clock,
+  ) {}
 
   /** Replaces the whole list (after a listDevices). */
   replaceAll(devices: Device[]): void {
@@ -61,8 +64,12 @@ export class DeviceDirectory {
   /** Every device as the UI lists it. */
   views(): DeviceView[] {
     return [...this.devices.values()].map((device) => ({
-      id: device.id, name: device.name, status: device.status, online: device.status === 'enrolled' && this.isOnline(device),
-      lastSeenAt: device.lastSeenAt, isThisDevice: device.id === this.selfId,
+      id: device.id,
+      name: device.name,
+      status: device.status,
+      online: device.status === 'enrolled' && this.isOnline(device),
+      lastSeenAt: device.lastSeenAt,
+      isThisDevice: device.id === this.selfId,
     }));
   }
 
@@ -86,7 +93,9 @@ export class DeviceDirectory {
       .map((device) => {
         const first = this.targetBlockers(session, device.id, check)[0];
         return {
-          deviceId: device.id, name: device.name, eligible: first === undefined,
+          deviceId: device.id,
+          name: device.name,
+          eligible: first === undefined,
           reason: first === undefined ? null : { code: first.code, message: first.message },
         };
       });

@@ -14,7 +14,18 @@ import { targetStep } from '../handoff/target-steps.ts';
 import { DeviceDirectory } from './device-directory.ts';
 import { afterLocalWrites } from '../local-state/durable-backend.ts';
 import type { LocalState } from '../local-state/local-state.ts';
-import type { AccountPort, BackendPort, Clock, DeviceCapabilities, GitPort, PacketPort, ProviderPort, RemediationPort, SealPort, TargetCheck } from './ports.ts';
+import type {
+  AccountPort,
+  BackendPort,
+  Clock,
+  DeviceCapabilities,
+  GitPort,
+  PacketPort,
+  ProviderPort,
+  RemediationPort,
+  SealPort,
+  TargetCheck,
+} from './ports.ts';
 import { SessionService } from './session-service.ts';
 import { handoffView, sessionDetail, sessionView, type ViewDeps } from './views.ts';
 
@@ -60,27 +71,51 @@ export class DeviceRuntime {
     const selfId = deps.status.deviceId;
     this.devices = new DeviceDirectory(selfId, deps.seal, deps.clock);
     this.sessions = new SessionService({
-      selfId, selfName: deps.status.deviceName, state: deps.state, backend: deps.backend, seal: deps.seal, git: deps.git, providers: deps.providers,
-      clock: deps.clock, changed: (id) => this.sessionChanged(id), activity: (id, from) => this.sessionActivity(id, from), log: deps.log,
+      selfId,
+      selfName: deps.status.deviceName,
+      state: deps.state,
+      backend: deps.backend,
+      seal: deps.seal,
+      git: deps.git,
+      providers: deps.providers,
+      clock: deps.clock,
+      changed: (id) => this.sessionChanged(id),
+      activity: (id, from) => this.sessionActivity(id, from),
+      log: deps.log,
     });
     const { state, backend, seal, git, packets, providers, clock, log, config } = deps;
     const selfName = deps.status.deviceName;
     this.activation = { selfId, state, backend, seal, git, packets, providers, sessions: this.sessions, config, clock, log };
-    this.coordinator = new Coordinator({
-      selfId, progress: state, backend, clock, log,
-      lostSession: (sessionId) => this.sessions.markMoved(sessionId),
-      handoffChanged: (h) => {
-        this.emit('handoffChanged', handoffView(this.views, h));
-        // A transition changes the session's view (owner, generation, input block), never its
-        // transcript or agents: the list carries it without resending the whole session.
-        this.sessionsChanged();
+    this.coordinator = new Coordinator(
+      {
+        selfId,
+        progress: state,
+        backend,
+        clock,
+        log,
+        lostSession: (sessionId) => this.sessions.markMoved(sessionId),
+        handoffChanged: (h) => {
+          this.emit('handoffChanged', handoffView(this.views, h));
+          // A transition changes the session's view (owner, generation, input block), never its
+          // transcript or agents: the list carries it without resending the whole session.
+          this.sessionsChanged();
+        },
       },
-    }, {
-      source: sourceStep({ selfId, selfName, state, sessions: this.sessions, git, packets, seal, backend, config, clock, log }),
-      target: targetStep({ ...this.activation, state, backend, seal, git, providers, sessions: this.sessions, config }),
-    });
+      {
+        source: sourceStep({ selfId, selfName, state, sessions: this.sessions, git, packets, seal, backend, config, clock, log }),
+        target: targetStep({ ...this.activation, state, backend, seal, git, providers, sessions: this.sessions, config }),
+      },
+    );
     this.moves = moveRequests({
-      selfId, state, backend, git, devices: this.devices, targetCheck: deps.targetCheck, sessions: this.sessions, handoffs: this.coordinator, clock,
+      selfId,
+      state,
+      backend,
+      git,
+      devices: this.devices,
+      targetCheck: deps.targetCheck,
+      sessions: this.sessions,
+      handoffs: this.coordinator,
+      clock,
     });
     this.views = { selfId, state: deps.state, seal: deps.seal, devices: this.devices, sessions: this.sessions };
   }
@@ -93,7 +128,11 @@ export class DeviceRuntime {
 
   private emit<E extends DeviceApiEvent>(event: E, payload: DeviceApiEvents[E]): void {
     for (const listener of [...this.listeners]) {
-      try { listener(event, payload); } catch { /* a listener's failure is its own */ }
+      try {
+        listener(event, payload);
+      } catch {
+        /* a listener's failure is its own */
+      }
     }
   }
 
@@ -109,7 +148,12 @@ export class DeviceRuntime {
   private sessionActivity(sessionId: string, transcriptFrom: number): void {
     const session = this.deps.state.readSession(sessionId);
     if (!session || this.listeners.size === 0) return;
-    this.emit('sessionActivity', { sessionId, transcriptFrom, transcript: session.transcript.slice(transcriptFrom), agents: session.agents });
+    this.emit('sessionActivity', {
+      sessionId,
+      transcriptFrom,
+      transcript: session.transcript.slice(transcriptFrom),
+      agents: session.agents,
+    });
   }
 
   /** Only views changed (ownership, input blocks, handoffs): the list of session views. */
@@ -127,15 +171,27 @@ export class DeviceRuntime {
     await this.heartbeat();
     await this.catchUp();
     await this.sessions.resumeOwned();
-    this.heartbeatTimer = setInterval(() => { void this.heartbeat(); }, this.deps.heartbeatMs);
-    this.stream = this.deps.openStream((message) => { void this.onPush(message); }, () => { void this.catchUp(); });
+    this.heartbeatTimer = setInterval(() => {
+      void this.heartbeat();
+    }, this.deps.heartbeatMs);
+    this.stream = this.deps.openStream(
+      (message) => {
+        void this.onPush(message);
+      },
+      () => {
+        void this.catchUp();
+      },
+    );
   }
 
   /** Reconcile: devices, sessions, handoffs this device should act on. */
   private async catchUp(): Promise<void> {
     try {
       const devices = await this.deps.backend.listDevices();
-      if (devices.ok) { this.devices.replaceAll(devices.value); this.emit('devicesChanged', this.devices.views()); }
+      if (devices.ok) {
+        this.devices.replaceAll(devices.value);
+        this.emit('devicesChanged', this.devices.views());
+      }
       const sessions = await this.deps.backend.listSessions();
       if (sessions.ok) for (const record of sessions.value) await this.sessions.applyRemote(record);
       await this.coordinator.reconcile();
@@ -148,15 +204,28 @@ export class DeviceRuntime {
   private async onPush(message: PushMessage): Promise<void> {
     try {
       switch (message.type) {
-        case 'handoff': this.coordinator.observe(message.handoff); break;
-        case 'session': await this.sessions.applyRemote(message.session); break;
-        case 'session-event': await this.sessions.pullEvents(message.sessionId); break;
-        case 'device': this.devices.upsert(message.device); this.emit('devicesChanged', this.devices.views()); break;
-        case 'join-request':
-          if (message.joinRequest.inviterDeviceId === this.deps.status.deviceId && message.joinRequest.status === 'pending') await this.deps.account.approvePendingJoins();
+        case 'handoff':
+          this.coordinator.observe(message.handoff);
           break;
-        case 'keys': await this.deps.account.refreshKeyRing(); break;
-        default: break;
+        case 'session':
+          await this.sessions.applyRemote(message.session);
+          break;
+        case 'session-event':
+          await this.sessions.pullEvents(message.sessionId);
+          break;
+        case 'device':
+          this.devices.upsert(message.device);
+          this.emit('devicesChanged', this.devices.views());
+          break;
+        case 'join-request':
+          if (message.joinRequest.inviterDeviceId === this.deps.status.deviceId && message.joinRequest.status === 'pending')
+            await this.deps.account.approvePendingJoins();
+          break;
+        case 'keys':
+          await this.deps.account.refreshKeyRing();
+          break;
+        default:
+          break;
       }
     } catch (error) {
       this.deps.log(`push ${message.type} failed: ${(error as Error).message}`);
@@ -246,14 +315,19 @@ export class DeviceRuntime {
     if (!handoff.ok) return fail(handoff.code, handoff.message);
     const result = await activateCheckpoint(this.activation, handoff.value);
     if (!result.ok) {
-      this.deps.state.updateSession(sessionId, (s) => { s.needsAttention = { handoffId: handoff.value.id, code: result.code, message: result.message }; });
+      this.deps.state.updateSession(sessionId, (s) => {
+        s.needsAttention = { handoffId: handoff.value.id, code: result.code, message: result.message };
+      });
       this.sessionChanged(sessionId);
       return fail(result.code, result.message);
     }
     this.sessions.clearAttention(sessionId);
     const { resumePath, note, drift } = result.value;
     const found = drift.length === 0 ? 'no drift' : `drift: ${drift.map((d) => d.code).join(', ')}`;
-    this.sessions.note(sessionId, `Activation retried and succeeded: the session resumed by ${resumePath} (${found}).${note ? ` ${note}` : ''}`);
+    this.sessions.note(
+      sessionId,
+      `Activation retried and succeeded: the session resumed by ${resumePath} (${found}).${note ? ` ${note}` : ''}`,
+    );
     const provider = this.sessions.provider(sessionId);
     if (provider) await this.sessions.saveResumeData(sessionId, provider);
     return ok(undefined);

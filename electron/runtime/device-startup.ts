@@ -28,7 +28,8 @@ export async function enrollAtStartup(request: StartupRequest, deps: EnrollmentD
   }
   const status = loaded.ok ? loaded.value.info.status : 'new';
   return {
-    ok: false, code: 'not_enrolled',
+    ok: false,
+    code: 'not_enrolled',
     message: `the device profile in ${request.profileDir} is ${status === 'new' ? 'not enrolled' : status}; start it with --create-account or --join INVITE`,
   };
 }

@@ -47,7 +47,9 @@ const NOT_ENROLLED = 'This device is not enrolled yet: create an account or join
 /** The readiness answer of a device that owns nothing yet. */
 function notEnrolledReport(): ReadinessReport {
   return {
-    ready: false, repos: [], evaluatedAt: Date.now(),
+    ready: false,
+    repos: [],
+    evaluatedAt: Date.now(),
     blockers: [{ code: 'not_owner', message: NOT_ENROLLED, fix: 'Create an account or join one with an invite on the set-up screen.' }],
   };
 }
@@ -62,7 +64,11 @@ export function createEnrollingDevice(options: EnrollingDeviceOptions): Enrollin
   /** Aborted on stop: a join still waiting for approval stops waiting. */
   const stopping = new AbortController();
   let status: DeviceStatusView = {
-    enrolled: false, deviceId: null, deviceName: options.suggestedDeviceName ?? null, accountId: null, backendUrl: options.suggestedBackendUrl ?? null,
+    enrolled: false,
+    deviceId: null,
+    deviceName: options.suggestedDeviceName ?? null,
+    accountId: null,
+    backendUrl: options.suggestedBackendUrl ?? null,
     joining: false,
   };
 
@@ -95,14 +101,26 @@ export function createEnrollingDevice(options: EnrollingDeviceOptions): Enrollin
   const refuseWithReport = async () => ({ result: notEnrolled, report: notEnrolledReport() });
   const firstRun: DeviceApiHandlers = {
     getStatus: async () => status,
-    createAccount: ({ backendUrl, deviceName }) =>
-      enroll(() => createAccount(options.profileDir, backendUrl, deviceName, deps), false),
+    createAccount: ({ backendUrl, deviceName }) => enroll(() => createAccount(options.profileDir, backendUrl, deviceName, deps), false),
     joinAccount: ({ invite, deviceName }) =>
       enroll(() => requestJoin(options.profileDir, invite, deviceName, deps, { signal: stopping.signal }), true),
-    listProviders: async () => [], listSessions: async () => [], getSession: async () => null, startSession: refuse, sendMessage: refuse,
-    listDevices: async () => [], moveEligibility: async () => [], checkReadiness: async () => notEnrolledReport(), startMove: refuse,
-    cancelMove: refuse, pushRepo: refuseWithReport, commitAll: refuseWithReport, retryActivation: refuse, handoffHistory: async () => [],
-    createInvite: refuse, revokeDevice: refuse, rotateKeys: refuse,
+    listProviders: async () => [],
+    listSessions: async () => [],
+    getSession: async () => null,
+    startSession: refuse,
+    sendMessage: refuse,
+    listDevices: async () => [],
+    moveEligibility: async () => [],
+    checkReadiness: async () => notEnrolledReport(),
+    startMove: refuse,
+    cancelMove: refuse,
+    pushRepo: refuseWithReport,
+    commitAll: refuseWithReport,
+    retryActivation: refuse,
+    handoffHistory: async () => [],
+    createInvite: refuse,
+    revokeDevice: refuse,
+    rotateKeys: refuse,
   };
 
   return {

@@ -117,7 +117,12 @@ export interface ProviderPort {
    * Resumes `session` from a checkpoint: import when possible, else summary continuation.
    * Called only after the checkpoint was unsealed and verified and the workspace pinned.
    */
-  resume(session: ProviderSession, data: ResumeData | null, continuation: ContinuationInput, workspace: string): Promise<Result<ResumeOutcome>>;
+  resume(
+    session: ProviderSession,
+    data: ResumeData | null,
+    continuation: ContinuationInput,
+    workspace: string,
+  ): Promise<Result<ResumeOutcome>>;
 }
 
 /** Target-side eligibility checks (git/target-checks.ts over the device records). */

@@ -44,11 +44,18 @@ beforeAll(async () => {
   if (!invite.ok) throw new Error(invite.message);
   const joining = requestJoin(join(sandbox.root, 'desktop'), invite.value.line, 'desktop', deps, { pollMs: 100 });
   let joined: Awaited<typeof joining> | null = null;
-  void joining.then((result) => { joined = result; });
-  await waitFor('the join to be approved', async () => {
-    await approvePendingJoins(laptop, syncEnrollmentBackend(laptopClient));
-    return joined ?? undefined;
-  }, 30_000, 200);
+  void joining.then((result) => {
+    joined = result;
+  });
+  await waitFor(
+    'the join to be approved',
+    async () => {
+      await approvePendingJoins(laptop, syncEnrollmentBackend(laptopClient));
+      return joined ?? undefined;
+    },
+    30_000,
+    200,
+  );
   const result = await joining;
   if (!result.ok) throw new Error(result.message);
   desktop = result.value;
@@ -63,8 +70,13 @@ afterAll(async () => {
 /** Walks a handoff to ownership-transferred with raw signed calls, as the two devices would. */
 async function transferBehindItsBack(sessionId: string): Promise<void> {
   const handoffId = randomBytes(16).toString('base64url');
-  const expectOk = <T>(result: { ok: boolean } & T) => { expect(result.ok).toBe(true); return result; };
-  expectOk(await laptopClient.call('createHandoff', { body: { handoffId, sessionId, targetDeviceId: desktop.identity.deviceId, generation: 1 } }));
+  const expectOk = <T>(result: { ok: boolean } & T) => {
+    expect(result.ok).toBe(true);
+    return result;
+  };
+  expectOk(
+    await laptopClient.call('createHandoff', { body: { handoffId, sessionId, targetDeviceId: desktop.identity.deviceId, generation: 1 } }),
+  );
   const move = (client: BackendClient, from: string, to: string, extra = {}) =>
     client.call('transitionHandoff', { params: { handoffId }, body: { from, to, generation: 1, ...extra } as never });
   expectOk(await move(desktopClient, 'requested', 'target-prepared'));
@@ -72,7 +84,9 @@ async function transferBehindItsBack(sessionId: string): Promise<void> {
   const body = randomBytes(64);
   const digest = createHash('sha256').update(body).digest('hex');
   expectOk(await laptopClient.putBlob(digest, body));
-  expectOk(await move(laptopClient, 'source-quiescing', 'source-relinquished-and-checkpointed', { checkpoint: { digest, size: body.length } }));
+  expectOk(
+    await move(laptopClient, 'source-quiescing', 'source-relinquished-and-checkpointed', { checkpoint: { digest, size: body.length } }),
+  );
   expectOk(await move(desktopClient, 'source-relinquished-and-checkpointed', 'ownership-transferred'));
 }
 
@@ -98,8 +112,15 @@ describe('the session service', () => {
     const repo = sandbox.clone(origin, 'app');
     const state = new LocalState(join(sandbox.root, 'laptop'));
     const sessions = new SessionService({
-      selfId: laptop.identity.deviceId, state, backend: backendPort(laptopClient), seal: profileSeal(laptop),
-      git: gitPort(createGitRunner({ env: sandbox.env })), clock: Date.now, changed: () => undefined, activity: () => undefined, log: () => undefined,
+      selfId: laptop.identity.deviceId,
+      state,
+      backend: backendPort(laptopClient),
+      seal: profileSeal(laptop),
+      git: gitPort(createGitRunner({ env: sandbox.env })),
+      clock: Date.now,
+      changed: () => undefined,
+      activity: () => undefined,
+      log: () => undefined,
       providers: providerPort({ detect: async () => [], create: () => new DemoAgent({ turnMs: 50 }) }),
     });
     const started = await sessions.start({ workspace: repo, provider: 'demo', prompt: 'hello' });
@@ -111,7 +132,9 @@ describe('the session service', () => {
     await transferBehindItsBack(id);
     // This device has not heard of the transfer: it still takes input, and its next append is refused.
     expect(await sessions.send(id, 'one more thing')).toEqual({ ok: true });
-    await waitFor('the stale refusal to stop the session', async () => (state.session(id)!.inputBlock?.code === 'moved' ? true : undefined));
+    await waitFor('the stale refusal to stop the session', async () =>
+      state.session(id)!.inputBlock?.code === 'moved' ? true : undefined,
+    );
     expect(sessions.provider(id)).toBeUndefined();
     expect(await sessions.send(id, 'are you there?')).toMatchObject({ ok: false, code: 'moved' });
     const events = await laptopClient.call('listEvents', { params: { sessionId: id }, query: { after: 0 } });
@@ -123,8 +146,16 @@ describe('the session service', () => {
 /** A laptop session service on `state`; the command agent is `cat` (it answers with the prompt it was given). */
 function laptopService(state: LocalStateType): SessionService {
   return new SessionService({
-    selfId: laptop.identity.deviceId, selfName: 'laptop', state, backend: backendPort(laptopClient), seal: profileSeal(laptop),
-    git: gitPort(createGitRunner({ env: sandbox.env })), clock: Date.now, changed: () => undefined, activity: () => undefined, log: () => undefined,
+    selfId: laptop.identity.deviceId,
+    selfName: 'laptop',
+    state,
+    backend: backendPort(laptopClient),
+    seal: profileSeal(laptop),
+    git: gitPort(createGitRunner({ env: sandbox.env })),
+    clock: Date.now,
+    changed: () => undefined,
+    activity: () => undefined,
+    log: () => undefined,
     providers: providerPort({
       detect: async () => [],
       create: (id) => (id === 'command' ? new CommandAgentSession({ argv: ['cat'], env: sandbox.env }) : new DemoAgent({ turnMs: 50 })),
@@ -136,7 +167,11 @@ function laptopService(state: LocalStateType): SessionService {
  * Starts a session on a fresh repo and local state (named `name`) and waits until `ready` holds of it;
  * returns the service, the state and the session id.
  */
-async function startedSession(name: string, input: { provider: string; prompt: string; title?: string }, ready: (s: LocalSession) => boolean) {
+async function startedSession(
+  name: string,
+  input: { provider: string; prompt: string; title?: string },
+  ready: (s: LocalSession) => boolean,
+) {
   const repo = sandbox.clone(sandbox.makeOrigin(name), name);
   const state = new LocalState(join(sandbox.root, `restart-${name}`));
   const before = laptopService(state);
@@ -151,7 +186,11 @@ const answered = (s: LocalSession) => s.transcript.some((e) => e.role === 'assis
 
 describe('a restarted owner', () => {
   it('resumes a session whose provider cannot import by summary continuation from its own transcript, records the path, and takes input again', async () => {
-    const { before, state, id } = await startedSession('summary', { provider: 'command', prompt: 'Count the TODO comments', title: 'TODO census' }, answered);
+    const { before, state, id } = await startedSession(
+      'summary',
+      { provider: 'command', prompt: 'Count the TODO comments', title: 'TODO census' },
+      answered,
+    );
     await before.stopAll();
 
     const after = laptopService(state);
@@ -160,8 +199,17 @@ describe('a restarted owner', () => {
 
     expect(after.provider(id)).toBeDefined();
     expect(after.inputBlock(state.session(id)!)).toBeNull();
-    expect(state.session(id)!.restartResume).toMatchObject({ path: 'summary-continuation', reason: expect.stringContaining('cannot import') });
-    expect(state.session(id)!.transcript.some((e) => e.role === 'system' && e.text.includes('resumed by summary continuation from its own transcript (summary-continuation)'))).toBe(true);
+    expect(state.session(id)!.restartResume).toMatchObject({
+      path: 'summary-continuation',
+      reason: expect.stringContaining('cannot import'),
+    });
+    expect(
+      state
+        .session(id)!
+        .transcript.some(
+          (e) => e.role === 'system' && e.text.includes('resumed by summary continuation from its own transcript (summary-continuation)'),
+        ),
+    ).toBe(true);
     // `cat` answers with the prompt it got: the continuation of this session, carrying its own transcript.
     const answer = await waitFor('the continuation answer', async () => {
       const answers = state.session(id)!.transcript.filter((e) => e.role === 'assistant');
@@ -174,7 +222,11 @@ describe('a restarted owner', () => {
   }, 60_000);
 
   it('resumes a session whose provider imports from the export it kept, and records checkpoint-import', async () => {
-    const { before, state, id } = await startedSession('import', { provider: 'demo', prompt: 'Read the README' }, (s) => s.providerResume !== null);
+    const { before, state, id } = await startedSession(
+      'import',
+      { provider: 'demo', prompt: 'Read the README' },
+      (s) => s.providerResume !== null,
+    );
     await before.stopAll();
 
     const after = laptopService(state);
@@ -183,8 +235,14 @@ describe('a restarted owner', () => {
     expect(after.provider(id)).toBeDefined();
     expect(state.session(id)!.restartResume).toMatchObject({ path: 'checkpoint-import', reason: null });
     expect(state.session(id)!.transcript.filter((e) => e.text.includes('(checkpoint-import)'))).toHaveLength(1);
-    expect(state.session(id)!.transcript.some((e) => e.role === 'system' && e.text.includes('resumed by importing the session it kept (checkpoint-import)'))).toBe(true);
-    await waitFor('the imported state', async () => (state.session(id)!.transcript.some((e) => e.text.includes('full state was imported')) ? true : undefined));
+    expect(
+      state
+        .session(id)!
+        .transcript.some((e) => e.role === 'system' && e.text.includes('resumed by importing the session it kept (checkpoint-import)')),
+    ).toBe(true);
+    await waitFor('the imported state', async () =>
+      state.session(id)!.transcript.some((e) => e.text.includes('full state was imported')) ? true : undefined,
+    );
     expect(await after.send(id, 'and the changelog')).toEqual({ ok: true });
     await after.stopAll();
   }, 60_000);

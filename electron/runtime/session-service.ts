@@ -9,7 +9,13 @@ import type { AgentView, TranscriptEntry } from '../../shared/agents.ts';
 import type { Session } from '../../shared/api/sessions.ts';
 import type { InputBlock } from '../../shared/device-api.ts';
 import { fail, ok, type ActionResult, type Result } from '../../shared/errors.ts';
-import { DEFAULT_PERMISSION_LEVEL, isProviderId, type ProviderEvent, type ProviderSession, type ResumeData } from '../../shared/provider.ts';
+import {
+  DEFAULT_PERMISSION_LEVEL,
+  isProviderId,
+  type ProviderEvent,
+  type ProviderSession,
+  type ResumeData,
+} from '../../shared/provider.ts';
 import { continuationInput } from '../handoff/continuation.ts';
 import type { LocalSession, LocalState, RepoRef } from '../local-state/local-state.ts';
 import type { BackendPort, Clock, GitPort, ProviderPort, SealPort } from './ports.ts';
@@ -76,9 +82,23 @@ export class SessionService {
     if (!created.ok) return created;
     const now = this.deps.clock();
     const session: LocalSession = {
-      id, title, workspace: input.workspace, repoPaths: snapshots.map((r) => r.path), provider: input.provider, permission: DEFAULT_PERMISSION_LEVEL, repos, ownerDeviceId: this.deps.selfId,
-      generation: created.value.generation, inputBlock: null, providerResume: null, needsAttention: null,
-      transcript: [], agents: [], eventCursor: 0, createdAt: now, updatedAt: now,
+      id,
+      title,
+      workspace: input.workspace,
+      repoPaths: snapshots.map((r) => r.path),
+      provider: input.provider,
+      permission: DEFAULT_PERMISSION_LEVEL,
+      repos,
+      ownerDeviceId: this.deps.selfId,
+      generation: created.value.generation,
+      inputBlock: null,
+      providerResume: null,
+      needsAttention: null,
+      transcript: [],
+      agents: [],
+      eventCursor: 0,
+      createdAt: now,
+      updatedAt: now,
     };
     this.deps.state.saveSession(session);
     const provider = this.attach(session.id, input.provider);
@@ -91,7 +111,8 @@ export class SessionService {
   /** Why input is refused on this device right now, or null. */
   inputBlock(session: Readonly<LocalSession>): InputBlock {
     if (session.inputBlock) return session.inputBlock;
-    if (session.ownerDeviceId !== this.deps.selfId) return { code: 'not_owner', message: 'Another device owns this session; input goes there.' };
+    if (session.ownerDeviceId !== this.deps.selfId)
+      return { code: 'not_owner', message: 'Another device owns this session; input goes there.' };
     if (!this.live.has(session.id)) return { code: 'not_running', message: 'The agent is not running on this device.' };
     return null;
   }
@@ -108,13 +129,18 @@ export class SessionService {
 
   /** Durably sets (or clears) the input-rejection flag of a session. */
   setInputBlock(sessionId: string, block: InputBlock): void {
-    this.deps.state.updateSession(sessionId, (s) => { s.inputBlock = block; });
+    this.deps.state.updateSession(sessionId, (s) => {
+      s.inputBlock = block;
+    });
     this.deps.changed(sessionId);
   }
 
   /** Durably clears "needs attention" and the input block: the session runs here again. */
   clearAttention(sessionId: string): void {
-    this.deps.state.updateSession(sessionId, (s) => { s.needsAttention = null; s.inputBlock = null; });
+    this.deps.state.updateSession(sessionId, (s) => {
+      s.needsAttention = null;
+      s.inputBlock = null;
+    });
     this.deps.changed(sessionId);
   }
 
@@ -143,10 +169,14 @@ export class SessionService {
       this.appendEntry(sessionId, event.entry);
     } else if (event.type === 'agent') {
       let from = 0;
-      this.deps.state.updateSession(sessionId, (s) => {
-        s.agents = [...s.agents.filter((a) => a.id !== event.agent.id), event.agent];
-        from = s.transcript.length;
-      }, false);
+      this.deps.state.updateSession(
+        sessionId,
+        (s) => {
+          s.agents = [...s.agents.filter((a) => a.id !== event.agent.id), event.agent];
+          from = s.transcript.length;
+        },
+        false,
+      );
       this.scheduleAgentSnapshot(sessionId);
       this.deps.activity(sessionId, from);
     } else if (event.type === 'turn-ended') {
@@ -156,18 +186,24 @@ export class SessionService {
 
   private scheduleAgentSnapshot(sessionId: string): void {
     if (this.agentFlush.has(sessionId)) return;
-    this.agentFlush.set(sessionId, setTimeout(() => {
-      this.agentFlush.delete(sessionId);
-      const session = this.deps.state.readSession(sessionId);
-      if (session) void this.append(sessionId, { type: 'agents', agents: session.agents });
-    }, 50));
+    this.agentFlush.set(
+      sessionId,
+      setTimeout(() => {
+        this.agentFlush.delete(sessionId);
+        const session = this.deps.state.readSession(sessionId);
+        if (session) void this.append(sessionId, { type: 'agents', agents: session.agents });
+      }, 50),
+    );
   }
 
   /** Keeps the provider's export in local state so a restart of this device can resume the session. */
   async saveResumeData(sessionId: string, provider: ProviderSession): Promise<void> {
     if (!provider.capabilities.checkpointImport) return;
     const exported = await provider.exportResumeData();
-    if (exported.ok) this.deps.state.updateSession(sessionId, (s) => { s.providerResume = exported.value; });
+    if (exported.ok)
+      this.deps.state.updateSession(sessionId, (s) => {
+        s.providerResume = exported.value;
+      });
   }
 
   /** Appends one sealed event at this device's generation; a stale refusal marks the session moved. */
@@ -178,7 +214,13 @@ export class SessionService {
     const sealed = this.deps.seal.sealJson(event, { kind: 'session-event', sessionId });
     const result = await this.deps.backend.appendEvent(sessionId, session.generation, sealed);
     if (result.ok) {
-      this.deps.state.updateSession(sessionId, (s) => { s.eventCursor = Math.max(s.eventCursor, result.value.seq); }, false);
+      this.deps.state.updateSession(
+        sessionId,
+        (s) => {
+          s.eventCursor = Math.max(s.eventCursor, result.value.seq);
+        },
+        false,
+      );
       return ok(undefined);
     }
     if (STALE_CODES.has(result.code)) await this.markMoved(sessionId);
@@ -199,9 +241,23 @@ export class SessionService {
       const meta = opened.ok ? MetaSchema.safeParse(opened.value) : null;
       if (!meta?.success) return;
       this.deps.state.saveSession({
-        id: record.id, title: meta.data.title, workspace: '', repoPaths: [], provider: meta.data.provider, permission: DEFAULT_PERMISSION_LEVEL, repos: meta.data.repos,
-        ownerDeviceId: record.ownerDeviceId, generation: record.generation, inputBlock: null, providerResume: null,
-        needsAttention: null, transcript: [], agents: [], eventCursor: 0, createdAt: record.createdAt, updatedAt: record.updatedAt,
+        id: record.id,
+        title: meta.data.title,
+        workspace: '',
+        repoPaths: [],
+        provider: meta.data.provider,
+        permission: DEFAULT_PERMISSION_LEVEL,
+        repos: meta.data.repos,
+        ownerDeviceId: record.ownerDeviceId,
+        generation: record.generation,
+        inputBlock: null,
+        providerResume: null,
+        needsAttention: null,
+        transcript: [],
+        agents: [],
+        eventCursor: 0,
+        createdAt: record.createdAt,
+        updatedAt: record.updatedAt,
       });
       await this.pullEvents(record.id);
       this.deps.changed(record.id);
@@ -211,7 +267,10 @@ export class SessionService {
     // Known sessions follow only owner and generation; a record that changes neither changes nothing here.
     if (record.generation === local.generation && record.ownerDeviceId === local.ownerDeviceId) return;
     const wasOwner = local.ownerDeviceId === this.deps.selfId;
-    this.deps.state.updateSession(record.id, (s) => { s.ownerDeviceId = record.ownerDeviceId; s.generation = record.generation; });
+    this.deps.state.updateSession(record.id, (s) => {
+      s.ownerDeviceId = record.ownerDeviceId;
+      s.generation = record.generation;
+    });
     if (wasOwner && record.ownerDeviceId !== this.deps.selfId) await this.markMoved(record.id);
     this.deps.changed(record.id);
   }
@@ -223,21 +282,25 @@ export class SessionService {
     const page = await this.deps.backend.listEvents(sessionId, session.eventCursor);
     if (!page.ok || page.value.length === 0) return;
     let from = 0;
-    this.deps.state.updateSession(sessionId, (s) => {
-      from = s.transcript.length;
-      for (const event of page.value) {
-        s.eventCursor = Math.max(s.eventCursor, event.seq);
-        const opened = this.deps.seal.openJson(event.sealedBody, { kind: 'session-event', sessionId });
-        const parsed = opened.ok ? EventSchema.safeParse(opened.value) : null;
-        if (!parsed?.success) continue;
-        const data = parsed.data;
-        if (data.type === 'transcript') {
-          if (!s.transcript.some((e) => e.id === data.entry.id)) s.transcript.push(data.entry);
-        } else {
-          s.agents = data.agents;
+    this.deps.state.updateSession(
+      sessionId,
+      (s) => {
+        from = s.transcript.length;
+        for (const event of page.value) {
+          s.eventCursor = Math.max(s.eventCursor, event.seq);
+          const opened = this.deps.seal.openJson(event.sealedBody, { kind: 'session-event', sessionId });
+          const parsed = opened.ok ? EventSchema.safeParse(opened.value) : null;
+          if (!parsed?.success) continue;
+          const data = parsed.data;
+          if (data.type === 'transcript') {
+            if (!s.transcript.some((e) => e.id === data.entry.id)) s.transcript.push(data.entry);
+          } else {
+            s.agents = data.agents;
+          }
         }
-      }
-    }, false);
+      },
+      false,
+    );
     this.deps.activity(sessionId, from);
   }
 
@@ -246,7 +309,11 @@ export class SessionService {
     const s = this.deps.state.session(sessionId);
     if (!s) return fail('not_found', 'No such session.');
     const meta = { title: s.title, provider: s.provider, workspace: s.workspace, repos: s.repos };
-    const result = await this.deps.backend.updateSessionMeta(sessionId, s.generation, this.deps.seal.sealJson(meta, { kind: 'session-meta', sessionId }));
+    const result = await this.deps.backend.updateSessionMeta(
+      sessionId,
+      s.generation,
+      this.deps.seal.sealJson(meta, { kind: 'session-meta', sessionId }),
+    );
     if (result.ok) return ok(undefined);
     if (STALE_CODES.has(result.code)) await this.markMoved(sessionId);
     return fail(result.code, result.message);
@@ -280,13 +347,22 @@ export class SessionService {
   private async resumeAfterRestart(session: LocalSession): Promise<void> {
     const repos = await this.deps.git.repos({ workspace: session.workspace, repoPaths: session.repoPaths });
     const continuation = continuationInput({
-      title: session.title, ranOn: this.deps.selfName ?? null, goal: session.transcript.find((e) => e.role === 'user')?.text ?? '',
-      transcript: session.transcript, repos: repos.map((r) => ({ relPath: r.relPath, branch: r.branch, commit: r.head })), drift: [],
+      title: session.title,
+      ranOn: this.deps.selfName ?? null,
+      goal: session.transcript.find((e) => e.role === 'user')?.text ?? '',
+      transcript: session.transcript,
+      repos: repos.map((r) => ({ relPath: r.relPath, branch: r.branch, commit: r.head })),
+      drift: [],
       nextAction: 'This device restarted; continue where the session left off.',
     });
     const provider = this.attach(session.id, session.provider);
     // The kept export is checked by the resume itself, which says why it fell back to a summary when refused.
-    const resumed = await this.deps.providers.resume(provider, session.providerResume as ResumeData | null, continuation, session.workspace);
+    const resumed = await this.deps.providers.resume(
+      provider,
+      session.providerResume as ResumeData | null,
+      continuation,
+      session.workspace,
+    );
     if (!resumed.ok) {
       this.deps.log(`could not resume session ${session.id}: ${resumed.message}`);
       await this.detach(session.id);
@@ -294,7 +370,9 @@ export class SessionService {
     }
     const { path, reason } = resumed.value;
     const at = this.deps.clock();
-    this.deps.state.updateSession(session.id, (s) => { s.restartResume = { path, reason: reason ?? null, at }; });
+    this.deps.state.updateSession(session.id, (s) => {
+      s.restartResume = { path, reason: reason ?? null, at };
+    });
     this.deps.log(`resumed session ${session.id} after a restart by ${path}${reason ? ` (${reason})` : ''}`);
     const how = path === 'checkpoint-import' ? 'by importing the session it kept' : 'by summary continuation from its own transcript';
     this.note(session.id, `This device restarted; the session resumed ${how} (${path}).${reason ? ` ${reason}` : ''}`);
@@ -308,10 +386,14 @@ export class SessionService {
   /** Adds one entry to the transcript, appends it to the backend and reports the activity. */
   private appendEntry(sessionId: string, entry: TranscriptEntry): void {
     let from = 0;
-    this.deps.state.updateSession(sessionId, (s) => {
-      from = s.transcript.length;
-      s.transcript.push(entry);
-    }, false);
+    this.deps.state.updateSession(
+      sessionId,
+      (s) => {
+        from = s.transcript.length;
+        s.transcript.push(entry);
+      },
+      false,
+    );
     void this.append(sessionId, { type: 'transcript', entry });
     this.deps.activity(sessionId, from);
   }

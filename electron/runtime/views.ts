@@ -7,7 +7,6 @@ import type { LocalSession, LocalState } from '../local-state/local-state.ts';
 import type { SealPort } from './ports.ts';
 import type { SessionService } from './session-service.ts';
 
-
 export interface ViewDeps {
   selfId: string;
   state: LocalState;
@@ -22,16 +21,28 @@ export function handoffView(deps: ViewDeps, handoff: Handoff): HandoffView {
   let resumeNote = progress?.resumeNote ?? null;
   let driftWarnings = progress?.driftWarnings ?? [];
   if (handoff.sealedOutcome && resumeNote === null && driftWarnings.length === 0) {
-    const opened = deps.seal.openJson(handoff.sealedOutcome, { kind: 'handoff-outcome', sessionId: handoff.sessionId, handoffId: handoff.id });
+    const opened = deps.seal.openJson(handoff.sealedOutcome, {
+      kind: 'handoff-outcome',
+      sessionId: handoff.sessionId,
+      handoffId: handoff.id,
+    });
     const parsed = opened.ok ? HandoffOutcome.safeParse(opened.value) : null;
     if (parsed?.success) ({ resumeNote, driftWarnings } = parsed.data);
   }
   return {
-    id: handoff.id, sessionId: handoff.sessionId,
-    sourceDeviceId: handoff.sourceDeviceId, sourceName: deps.devices.nameOf(handoff.sourceDeviceId),
-    targetDeviceId: handoff.targetDeviceId, targetName: deps.devices.nameOf(handoff.targetDeviceId),
-    state: handoff.state, generation: handoff.generation, history: handoff.history,
-    cancelReason: handoff.cancelReason, resumePath: handoff.resumePath, resumeNote, driftWarnings,
+    id: handoff.id,
+    sessionId: handoff.sessionId,
+    sourceDeviceId: handoff.sourceDeviceId,
+    sourceName: deps.devices.nameOf(handoff.sourceDeviceId),
+    targetDeviceId: handoff.targetDeviceId,
+    targetName: deps.devices.nameOf(handoff.targetDeviceId),
+    state: handoff.state,
+    generation: handoff.generation,
+    history: handoff.history,
+    cancelReason: handoff.cancelReason,
+    resumePath: handoff.resumePath,
+    resumeNote,
+    driftWarnings,
     blockers: progress?.blockers ?? [],
   };
 }
@@ -49,8 +60,13 @@ export function sessionView(deps: ViewDeps, session: Readonly<LocalSession>, han
   const active = handoffs.find((h) => !isTerminal(h.state));
   const last = [...handoffs].reverse().find((h) => isTerminal(h.state));
   return {
-    id: session.id, title: session.title, workspace: session.workspace, provider: session.provider,
-    ownerDeviceId: session.ownerDeviceId, ownerName: deps.devices.nameOf(session.ownerDeviceId), generation: session.generation,
+    id: session.id,
+    title: session.title,
+    workspace: session.workspace,
+    provider: session.provider,
+    ownerDeviceId: session.ownerDeviceId,
+    ownerName: deps.devices.nameOf(session.ownerDeviceId),
+    generation: session.generation,
     isOwner: session.ownerDeviceId === deps.selfId,
     condition: condition(deps, session, active),
     inputBlock: deps.sessions.inputBlock(session),

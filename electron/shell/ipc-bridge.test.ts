@@ -29,10 +29,11 @@ function fakeContents(url: string) {
 
 function recordingHandlers(calls: string[]): DeviceApiHandlers {
   const handlers: Record<string, (input: unknown) => Promise<unknown>> = {};
-  for (const method of METHOD_NAMES) handlers[method] = async (input) => {
-    calls.push(`${method} ${JSON.stringify(input)}`);
-    return { from: method };
-  };
+  for (const method of METHOD_NAMES)
+    handlers[method] = async (input) => {
+      calls.push(`${method} ${JSON.stringify(input)}`);
+      return { from: method };
+    };
   return handlers as unknown as DeviceApiHandlers;
 }
 
@@ -42,8 +43,11 @@ function setup() {
   const renderer: TrustedRenderer = { webContents: () => ours.contents, origin: ORIGIN };
   const calls: string[] = [];
   const remove = registerDeviceApi(ipcMain, () => recordingHandlers(calls), renderer);
-  const invoke = (method: string, input: unknown, event: Partial<IpcMainInvokeEvent> = { sender: ours.contents, senderFrame: ours.mainFrame as never }) =>
-    handlers.get(methodChannel(method as never))!(event as IpcMainInvokeEvent, input);
+  const invoke = (
+    method: string,
+    input: unknown,
+    event: Partial<IpcMainInvokeEvent> = { sender: ours.contents, senderFrame: ours.mainFrame as never },
+  ) => handlers.get(methodChannel(method as never))!(event as IpcMainInvokeEvent, input);
   return { handlers, ours, renderer, calls, remove, invoke };
 }
 
@@ -74,13 +78,19 @@ describe('the Electron IPC bridge', () => {
       expect(await invoke('listSessions', {}, event as never)).toMatchObject({ ok: false, error: { code: 'forbidden' } });
     }
     ours.mainFrame.url = 'file:///tmp/evil/index.html';
-    expect(await invoke('listSessions', {}, { sender: ours.contents, senderFrame: ours.mainFrame as never })).toMatchObject({ ok: false, error: { code: 'forbidden' } });
+    expect(await invoke('listSessions', {}, { sender: ours.contents, senderFrame: ours.mainFrame as never })).toMatchObject({
+      ok: false,
+      error: { code: 'forbidden' },
+    });
     expect(calls).toEqual([]);
   });
 
   it('refuses invalid input without calling the runtime', async () => {
     const { invoke, calls } = setup();
-    expect(await invoke('commitAll', { sessionId: 's1', repo: '/r', message: '   ' })).toMatchObject({ ok: false, error: { code: 'validation_failed' } });
+    expect(await invoke('commitAll', { sessionId: 's1', repo: '/r', message: '   ' })).toMatchObject({
+      ok: false,
+      error: { code: 'validation_failed' },
+    });
     expect(await invoke('getStatus', { extra: 1 })).toMatchObject({ ok: false, error: { code: 'validation_failed' } });
     expect(calls).toEqual([]);
   });

@@ -23,9 +23,13 @@ vi.mock('electron', () => {
       recorded.windows.push(entry);
       this.webContents = {
         on: (name: string, listener: Listener) => entry.listeners.set(name, listener),
-        setWindowOpenHandler: (handler: Listener) => { entry.openHandler = handler; },
+        setWindowOpenHandler: (handler: Listener) => {
+          entry.openHandler = handler;
+        },
       };
-      this.loadURL = async (url: string) => { entry.loaded.push(url); };
+      this.loadURL = async (url: string) => {
+        entry.loaded.push(url);
+      };
     }
     loadURL: (url: string) => Promise<void>;
     once(): void {}
@@ -35,12 +39,24 @@ vi.mock('electron', () => {
     BrowserWindow,
     session: {
       defaultSession: {
-        webRequest: { onHeadersReceived: (listener: Listener) => { recorded.headers = listener; } },
-        setPermissionRequestHandler: (handler: Listener) => { recorded.permissionRequest = handler; },
-        setPermissionCheckHandler: (handler: Listener) => { recorded.permissionCheck = handler; },
+        webRequest: {
+          onHeadersReceived: (listener: Listener) => {
+            recorded.headers = listener;
+          },
+        },
+        setPermissionRequestHandler: (handler: Listener) => {
+          recorded.permissionRequest = handler;
+        },
+        setPermissionCheckHandler: (handler: Listener) => {
+          recorded.permissionCheck = handler;
+        },
       },
     },
-    shell: { openExternal: async (url: string) => { recorded.external.push(url); } },
+    shell: {
+      openExternal: async (url: string) => {
+        recorded.external.push(url);
+      },
+    },
   };
 });
 
@@ -49,12 +65,23 @@ const { createMainWindow, lockDownSession } = await import('./main-window.ts');
 const ORIGIN = 'file:///opt/baton/resources/app.asar/.vite/renderer/main_window/';
 
 function openWindow() {
-  createMainWindow({ preloadPath: '/opt/baton/preload.js', rendererUrl: `${ORIGIN}index.html`, origin: ORIGIN, bounds: {}, csp: "default-src 'none'" });
+  createMainWindow({
+    preloadPath: '/opt/baton/preload.js',
+    rendererUrl: `${ORIGIN}index.html`,
+    origin: ORIGIN,
+    bounds: {},
+    csp: "default-src 'none'",
+  });
   return recorded.windows.at(-1)!;
 }
 
 function preventable() {
-  const event = { prevented: false, preventDefault() { this.prevented = true; } };
+  const event = {
+    prevented: false,
+    preventDefault() {
+      this.prevented = true;
+    },
+  };
   return event;
 }
 
@@ -67,8 +94,15 @@ describe('the main window', () => {
   it('is created isolated and sandboxed, with no Node in the page, and loads our renderer with our preload', () => {
     const window = openWindow();
     expect(window.options.webPreferences).toMatchObject({
-      preload: '/opt/baton/preload.js', contextIsolation: true, sandbox: true, nodeIntegration: false, nodeIntegrationInWorker: false,
-      nodeIntegrationInSubFrames: false, webSecurity: true, allowRunningInsecureContent: false, webviewTag: false,
+      preload: '/opt/baton/preload.js',
+      contextIsolation: true,
+      sandbox: true,
+      nodeIntegration: false,
+      nodeIntegrationInWorker: false,
+      nodeIntegrationInSubFrames: false,
+      webSecurity: true,
+      allowRunningInsecureContent: false,
+      webviewTag: false,
     });
     expect(window.loaded).toEqual([`${ORIGIN}index.html`]);
   });
@@ -89,7 +123,7 @@ describe('the main window', () => {
     expect(webview.prevented).toBe(true);
   });
 
-  it('opens no window of its own: https links go to the user\'s browser, anything else nowhere', () => {
+  it("opens no window of its own: https links go to the user's browser, anything else nowhere", () => {
     const window = openWindow();
     for (const url of ['https://docs.example.com/baton', 'file:///etc/passwd', 'javascript:alert(1)', 'http://plain.example.com/']) {
       expect(window.openHandler!({ url })).toEqual({ action: 'deny' });
@@ -102,10 +136,15 @@ describe('the session lock-down', () => {
   it('puts the CSP on every response and denies every permission', () => {
     lockDownSession("default-src 'none'; script-src 'self'");
     let answered: unknown = null;
-    recorded.headers!({ responseHeaders: { 'Content-Type': ['text/html'] } }, (response: unknown) => { answered = response; });
-    expect(answered).toEqual({ responseHeaders: { 'Content-Type': ['text/html'], 'Content-Security-Policy': ["default-src 'none'; script-src 'self'"] } });
+    recorded.headers!({ responseHeaders: { 'Content-Type': ['text/html'] } }, (response: unknown) => {
+      answered = response;
+    });
+    expect(answered).toEqual({
+      responseHeaders: { 'Content-Type': ['text/html'], 'Content-Security-Policy': ["default-src 'none'; script-src 'self'"] },
+    });
     const granted: boolean[] = [];
-    for (const permission of ['media', 'geolocation', 'notifications', 'clipboard-read']) recorded.permissionRequest!({}, permission, (allowed: boolean) => granted.push(allowed));
+    for (const permission of ['media', 'geolocation', 'notifications', 'clipboard-read'])
+      recorded.permissionRequest!({}, permission, (allowed: boolean) => granted.push(allowed));
     expect(granted).toEqual([false, false, false, false]);
     expect(recorded.permissionCheck!({}, 'media')).toBe(false);
   });

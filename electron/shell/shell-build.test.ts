@@ -44,7 +44,8 @@ const NODE = new Set([...builtinModules, ...builtinModules.map((name) => `node:$
 beforeAll(async () => {
   root = mkdtempSync(join(tmpdir(), 'baton-shell-build-'));
   outDir = join(root, '.vite', 'build');
-  const plugin = forgeConfig.plugins?.find((p) => (p as { name?: string }).name === 'vite') as unknown as { config: VitePluginConfig } | undefined;
+  const plugin = forgeConfig.plugins?.find((p) => (p as { name?: string }).name === 'vite') as unknown as
+    { config: VitePluginConfig } | undefined;
   if (!plugin) throw new Error('forge.config.ts has no Vite plugin');
   const generator = new ViteConfigGenerator(plugin.config, PROJECT_ROOT, true);
   const configs: InlineConfig[] = await generator.getBuildConfigs();
@@ -88,7 +89,9 @@ class StandInApp {
       if (waiter) waiter(line.slice(9));
       else this.answers.push(line.slice(9));
     });
-    child.stderr.on('data', (chunk: Buffer) => { this.stderr += chunk.toString(); });
+    child.stderr.on('data', (chunk: Buffer) => {
+      this.stderr += chunk.toString();
+    });
   }
 
   next(): Promise<string> {
@@ -96,7 +99,10 @@ class StandInApp {
     if (ready !== undefined) return Promise.resolve(ready);
     return new Promise((resolve, reject) => {
       const timer = setTimeout(() => reject(new Error(`no answer from the app; its stderr:\n${this.stderr}`)), 20_000);
-      this.waiting.push((line) => { clearTimeout(timer); resolve(line); });
+      this.waiting.push((line) => {
+        clearTimeout(timer);
+        resolve(line);
+      });
     });
   }
 
@@ -127,7 +133,12 @@ describe('the built main process on a stand-in Electron', () => {
 
   it('opens one locked-down window on the packaged renderer, with the preload beside main', async () => {
     type Report = {
-      sandbox: boolean; singleInstance: boolean; csp: string[]; permissionAnswers: boolean[]; handlers: string[]; appEvents: string[];
+      sandbox: boolean;
+      singleInstance: boolean;
+      csp: string[];
+      permissionAnswers: boolean[];
+      handlers: string[];
+      appEvents: string[];
       windows: { options: { webPreferences: Record<string, unknown> }; url: string }[];
     };
     const report = await app.ask<Report>({ op: 'report' });
@@ -135,14 +146,19 @@ describe('the built main process on a stand-in Electron', () => {
     expect(report.windows).toHaveLength(1);
     expect(report.windows[0]!.url).toBe(pathToFileURL(join(root, '.vite', 'renderer', 'main_window', 'index.html')).href);
     expect(report.windows[0]!.options.webPreferences).toMatchObject({
-      preload: join(outDir, 'preload.js'), contextIsolation: true, sandbox: true, nodeIntegration: false,
+      preload: join(outDir, 'preload.js'),
+      contextIsolation: true,
+      sandbox: true,
+      nodeIntegration: false,
     });
     expect(report.csp).toHaveLength(1);
     expect(report.csp[0]).toContain("default-src 'none'");
     expect(report.csp[0]).toContain("script-src 'self'");
     expect(report.csp[0]).not.toContain('unsafe');
     expect(report.handlers).toEqual(METHOD_NAMES.map(methodChannel).sort());
-    expect(report.appEvents).toEqual(expect.arrayContaining(['web-contents-created', 'before-quit', 'window-all-closed', 'second-instance']));
+    expect(report.appEvents).toEqual(
+      expect.arrayContaining(['web-contents-created', 'before-quit', 'window-all-closed', 'second-instance']),
+    );
   });
 
   it('refuses every navigation of the window, by both of its guards', async () => {
@@ -153,14 +169,30 @@ describe('the built main process on a stand-in Electron', () => {
     const status = (sender: string) => app.ask({ op: 'invoke', channel: methodChannel('getStatus'), input: {}, sender });
     expect(await status('stranger')).toMatchObject({ ok: false, error: { code: 'forbidden' } });
     expect(await status('window')).toMatchObject({ ok: true, result: { enrolled: false, deviceName: hostname() } });
-    const refused = await app.ask({ op: 'invoke', channel: methodChannel('createAccount'), input: { backendUrl: 'not a url', deviceName: 'x' }, sender: 'window' });
+    const refused = await app.ask({
+      op: 'invoke',
+      channel: methodChannel('createAccount'),
+      input: { backendUrl: 'not a url', deviceName: 'x' },
+      sender: 'window',
+    });
     expect(refused).toMatchObject({ ok: false, error: { code: 'validation_failed' } });
 
     const created = await app.ask({
-      op: 'invoke', channel: methodChannel('createAccount'), input: { backendUrl: backend.url, deviceName: 'desktop app' }, sender: 'window',
+      op: 'invoke',
+      channel: methodChannel('createAccount'),
+      input: { backendUrl: backend.url, deviceName: 'desktop app' },
+      sender: 'window',
     });
-    expect(created).toMatchObject({ ok: true, result: { ok: true, value: { enrolled: true, deviceName: 'desktop app', backendUrl: backend.url } } });
-    const providers = await app.ask<{ ok: boolean; result: { id: string }[] }>({ op: 'invoke', channel: methodChannel('listProviders'), input: {}, sender: 'window' });
+    expect(created).toMatchObject({
+      ok: true,
+      result: { ok: true, value: { enrolled: true, deviceName: 'desktop app', backendUrl: backend.url } },
+    });
+    const providers = await app.ask<{ ok: boolean; result: { id: string }[] }>({
+      op: 'invoke',
+      channel: methodChannel('listProviders'),
+      input: {},
+      sender: 'window',
+    });
     expect(providers.result.map((p) => p.id)).toContain('demo');
     // Device secrets went through safeStorage (files ending .safe), none in the clear.
     const profileFiles = readdirSync(join(home(), 'userData', 'profile'));
@@ -184,20 +216,30 @@ describe('the built preload in a sandbox-like context', () => {
       ipcRenderer: {
         invoke: async (channel: string, input: unknown) => {
           invoked.push([channel, input]);
-          return channel.endsWith(':getStatus') ? { ok: true, result: { enrolled: false } } : { ok: false, error: { code: 'forbidden', message: 'no' } };
+          return channel.endsWith(':getStatus')
+            ? { ok: true, result: { enrolled: false } }
+            : { ok: false, error: { code: 'forbidden', message: 'no' } };
         },
         on: (channel: string, relay: (event: unknown, payload: unknown) => void) => listening.set(channel, relay),
         removeListener: (channel: string) => listening.delete(channel),
       },
     };
-    const sandbox = createContext({ require: (name: string) => { if (name !== 'electron') throw new Error(`the sandbox has no ${name}`); return electron; } });
+    const sandbox = createContext({
+      require: (name: string) => {
+        if (name !== 'electron') throw new Error(`the sandbox has no ${name}`);
+        return electron;
+      },
+    });
     new Script(readFileSync(join(outDir, 'preload.js'), 'utf8'), { filename: 'preload.js' }).runInContext(sandbox);
 
     const api = exposed.get('baton')!;
     expect(Object.keys(api).sort()).toEqual([...METHOD_NAMES, ...EVENT_NAMES.map(subscriptionName)].sort());
     expect(await api.getStatus!({})).toEqual({ enrolled: false });
     await expect(api.listSessions!({})).rejects.toThrow(/no/);
-    expect(invoked).toEqual([[methodChannel('getStatus'), {}], [methodChannel('listSessions'), {}]]);
+    expect(invoked).toEqual([
+      [methodChannel('getStatus'), {}],
+      [methodChannel('listSessions'), {}],
+    ]);
 
     const seen: unknown[] = [];
     const stop = api.onStatusChanged!((payload: unknown) => seen.push(payload)) as () => void;

@@ -68,7 +68,8 @@ describe('the backend client', () => {
   it('builds queries from the route table and round-trips blobs', async () => {
     const sessionId = newId();
     await source.client.call('createSession', { body: { sessionId, sealedMeta: opaque() } });
-    for (let i = 0; i < 3; i++) await source.client.call('appendEvent', { params: { sessionId }, body: { generation: 1, sealedBody: opaque(8) } });
+    for (let i = 0; i < 3; i++)
+      await source.client.call('appendEvent', { params: { sessionId }, body: { generation: 1, sealedBody: opaque(8) } });
     const page = await target.client.call('listEvents', { params: { sessionId }, query: { after: 1, limit: 1 } });
     expect(page.ok && [page.value.events.map((e) => e.seq), page.value.nextCursor]).toEqual([[2], 2]);
     const bytes = new Uint8Array([1, 2, 3, 250]);

@@ -63,7 +63,11 @@ export interface BackendClient {
   /** Downloads a body of the account. */
   getBlob(digest: string): Promise<CallResult<Uint8Array>>;
   /** A signed request with no retry, for streams: resolves to the raw response. */
-  signedFetch(method: 'GET' | 'POST' | 'PUT', pathAndQuery: string, init?: { body?: Uint8Array; signal?: AbortSignal; headers?: Record<string, string> }): Promise<Response>;
+  signedFetch(
+    method: 'GET' | 'POST' | 'PUT',
+    pathAndQuery: string,
+    init?: { body?: Uint8Array; signal?: AbortSignal; headers?: Record<string, string> },
+  ): Promise<Response>;
 }
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -88,7 +92,12 @@ function failureOf(response: Exchange): CallFailure {
   } catch {
     // fall through: not a JSON error body
   }
-  return { ok: false, status: response.status, code: response.status >= 500 ? 'internal' : 'bad_response', message: `HTTP ${response.status}` };
+  return {
+    ok: false,
+    status: response.status,
+    code: response.status >= 500 ? 'internal' : 'bad_response',
+    message: `HTTP ${response.status}`,
+  };
 }
 
 const isOk = (response: Exchange) => response.status >= 200 && response.status < 300;
@@ -111,13 +120,26 @@ export function createBackendClient(options: BackendClientOptions): BackendClien
   const timeoutMs = options.timeoutMs ?? 30_000;
 
   const signedFetch: BackendClient['signedFetch'] = (method, pathAndQuery, init = {}) => {
-    const headers: Record<string, string> = { ...init.headers, ...signatureHeaders(options.signer, method, pathAndQuery, init.body, clock()) };
+    const headers: Record<string, string> = {
+      ...init.headers,
+      ...signatureHeaders(options.signer, method, pathAndQuery, init.body, clock()),
+    };
     if (init.body) headers['content-type'] ??= 'application/json';
-    return doFetch(`${baseUrl}${pathAndQuery}`, { method, headers, body: init.body, signal: init.signal ?? AbortSignal.timeout(timeoutMs) });
+    return doFetch(`${baseUrl}${pathAndQuery}`, {
+      method,
+      headers,
+      body: init.body,
+      signal: init.signal ?? AbortSignal.timeout(timeoutMs),
+    });
   };
 
   /** Sends with retries while the backend is unreachable; the idempotency key makes a resend safe. Each attempt is signed afresh. */
-  async function send(method: 'GET' | 'POST' | 'PUT', pathAndQuery: string, body: Uint8Array | readonly Uint8Array[] | undefined, headers: Record<string, string>): Promise<Exchange | CallFailure> {
+  async function send(
+    method: 'GET' | 'POST' | 'PUT',
+    pathAndQuery: string,
+    body: Uint8Array | readonly Uint8Array[] | undefined,
+    headers: Record<string, string>,
+  ): Promise<Exchange | CallFailure> {
     let lastError = 'no attempt made';
     for (let attempt = 0; attempt < attempts; attempt++) {
       if (attempt > 0) await sleep(100 * 3 ** (attempt - 1));
@@ -152,7 +174,13 @@ export function createBackendClient(options: BackendClientOptions): BackendClien
         return { ok: false, status: response.status, code: 'bad_response', message: 'the backend answered with invalid JSON' };
       }
       const parsed = spec.response.safeParse(json);
-      if (!parsed.success) return { ok: false, status: response.status, code: 'bad_response', message: `unexpected answer to ${name}: ${parsed.error.message.slice(0, 300)}` };
+      if (!parsed.success)
+        return {
+          ok: false,
+          status: response.status,
+          code: 'bad_response',
+          message: `unexpected answer to ${name}: ${parsed.error.message.slice(0, 300)}`,
+        };
       return { ok: true, value: parsed.data as RouteResponse<typeof name> };
     },
     async putBlob(digest, bytes) {
@@ -161,7 +189,9 @@ export function createBackendClient(options: BackendClientOptions): BackendClien
       if (!('body' in response)) return response;
       if (!isOk(response)) return failureOf(response);
       const parsed = routes.putBlob.response.safeParse(parseOrUndefined(response.body));
-      return parsed.success ? { ok: true, value: parsed.data } : { ok: false, status: response.status, code: 'bad_response', message: 'unexpected answer to putBlob' };
+      return parsed.success
+        ? { ok: true, value: parsed.data }
+        : { ok: false, status: response.status, code: 'bad_response', message: 'unexpected answer to putBlob' };
     },
     async getBlob(digest) {
       const response = await send('GET', routePath(routes.getBlob.path, { digest }), undefined, {});

@@ -52,12 +52,19 @@ it('rejects on abort before an answer and when nothing listens', async () => {
 });
 
 it('exchanges a buffered request: method, path, headers and body out, status and body back', async () => {
-  const answer = await nodeHttpExchange(`${base}/x?a=1`, { method: 'PUT', headers: { 'x-test': 'yes' }, body: Buffer.from('hello'), timeoutMs: 5000 });
+  const answer = await nodeHttpExchange(`${base}/x?a=1`, {
+    method: 'PUT',
+    headers: { 'x-test': 'yes' },
+    body: Buffer.from('hello'),
+    timeoutMs: 5000,
+  });
   expect(answer.status).toBe(201);
   expect(JSON.parse(answer.body.toString())).toEqual({ method: 'PUT', path: '/x?a=1', body: 'hello' });
 });
 
 it('rejects an exchange that gets no answer in time, and one nothing listens for', async () => {
   await expect(nodeHttpExchange(`${base}/slow`, { method: 'GET', headers: {}, timeoutMs: 50 })).rejects.toThrow(/fetch failed: .*50 ms/);
-  await expect(nodeHttpExchange('http://127.0.0.1:9/none', { method: 'GET', headers: {}, timeoutMs: 5000 })).rejects.toThrow(/fetch failed/);
+  await expect(nodeHttpExchange('http://127.0.0.1:9/none', { method: 'GET', headers: {}, timeoutMs: 5000 })).rejects.toThrow(
+    /fetch failed/,
+  );
 });

@@ -49,7 +49,15 @@ export const nodeHttpExchange: Exchanger = (input, init) => {
   if (init.body !== undefined) headers['content-length'] = String(chunks.reduce((sum, chunk) => sum + chunk.byteLength, 0));
   return new Promise((resolve, reject) => {
     const req = (secure ? httpsRequest : httpRequest)(
-      { protocol: url.protocol, hostname: url.hostname.replace(/^\[|\]$/g, ''), port: url.port, path: `${url.pathname}${url.search}`, method: init.method, headers, agent: secure ? agents.https : agents.http },
+      {
+        protocol: url.protocol,
+        hostname: url.hostname.replace(/^\[|\]$/g, ''),
+        port: url.port,
+        path: `${url.pathname}${url.search}`,
+        method: init.method,
+        headers,
+        agent: secure ? agents.https : agents.http,
+      },
       (res) => {
         const chunks: Buffer[] = [];
         res.on('data', (chunk: Buffer) => chunks.push(chunk));
@@ -91,7 +99,15 @@ export function nodeHttpFetch(input: string | URL | Request, init: RequestInit =
     const signal = init.signal ?? undefined;
     if (signal?.aborted) return reject(signal.reason);
     const req = (secure ? httpsRequest : httpRequest)(
-      { protocol: url.protocol, hostname: url.hostname.replace(/^\[|\]$/g, ''), port: url.port, path: `${url.pathname}${url.search}`, method: init.method ?? 'GET', headers: Object.fromEntries(headers), agent: secure ? agents.https : agents.http },
+      {
+        protocol: url.protocol,
+        hostname: url.hostname.replace(/^\[|\]$/g, ''),
+        port: url.port,
+        path: `${url.pathname}${url.search}`,
+        method: init.method ?? 'GET',
+        headers: Object.fromEntries(headers),
+        agent: secure ? agents.https : agents.http,
+      },
       (res) => {
         const status = res.statusCode ?? 0;
         const responseHeaders = headersOf(res);
@@ -102,7 +118,9 @@ export function nodeHttpFetch(input: string | URL | Request, init: RequestInit =
         }
         const chunks: Buffer[] = [];
         res.on('data', (chunk: Buffer) => chunks.push(chunk));
-        res.on('end', () => resolve(new Response(status === 204 || status === 304 ? null : Buffer.concat(chunks), { status, headers: responseHeaders })));
+        res.on('end', () =>
+          resolve(new Response(status === 204 || status === 304 ? null : Buffer.concat(chunks), { status, headers: responseHeaders })),
+        );
         res.on('error', reject);
       },
     );

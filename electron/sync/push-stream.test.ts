@@ -13,7 +13,10 @@ import { createTestAccount, newId, newTestDevice, opaque } from '../../dev-env/s
 
 describe('the push stream client', () => {
   it('splits events, joins multi-line data, skips comments and keeps an unfinished tail', () => {
-    expect(parseSseChunk(': keep-alive\n\ndata: {"a":1}\n\nretry: 5\n\ndata: x\ndata: y\r\n\r\ndata: {"par')).toEqual({ events: ['{"a":1}', 'x\ny'], rest: 'data: {"par' });
+    expect(parseSseChunk(': keep-alive\n\ndata: {"a":1}\n\nretry: 5\n\ndata: x\ndata: y\r\n\r\ndata: {"par')).toEqual({
+      events: ['{"a":1}', 'x\ny'],
+      rest: 'data: {"par',
+    });
   });
 
   it('ignores an invalid message, reporting it, and delivers the valid ones', async () => {
@@ -46,7 +49,12 @@ describe('the push stream client', () => {
     const client = createBackendClient({ baseUrl: backend.url, signer: device.signer });
     const sessions: string[] = [];
     let opens = 0;
-    const close = openPushStream(client, (m) => m.type === 'session' && sessions.push(m.session.id), { onOpen: () => opens++ }, { initialBackoffMs: 20, maxBackoffMs: 100 });
+    const close = openPushStream(
+      client,
+      (m) => m.type === 'session' && sessions.push(m.session.id),
+      { onOpen: () => opens++ },
+      { initialBackoffMs: 20, maxBackoffMs: 100 },
+    );
     try {
       await expect.poll(() => opens, { timeout: 2000 }).toBe(1);
       await backend.close();

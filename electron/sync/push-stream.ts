@@ -36,7 +36,12 @@ export function parseSseChunk(buffer: string): { events: string[]; rest: string 
 }
 
 /** Opens the account's push stream; every valid message goes to `onMessage`. Returns the close function. */
-export function openPushStream(client: BackendClient, onMessage: (message: PushMessage) => void, handlers: PushStreamHandlers = {}, options: PushStreamOptions = {}): () => void {
+export function openPushStream(
+  client: BackendClient,
+  onMessage: (message: PushMessage) => void,
+  handlers: PushStreamHandlers = {},
+  options: PushStreamOptions = {},
+): () => void {
   const initial = options.initialBackoffMs ?? 250;
   const max = options.maxBackoffMs ?? 10_000;
   let backoff = initial;
@@ -49,7 +54,10 @@ export function openPushStream(client: BackendClient, onMessage: (message: PushM
     controller = new AbortController();
     let response: Response;
     try {
-      response = await client.signedFetch('GET', routes.stream.path, { signal: controller.signal, headers: { accept: 'text/event-stream' } });
+      response = await client.signedFetch('GET', routes.stream.path, {
+        signal: controller.signal,
+        headers: { accept: 'text/event-stream' },
+      });
     } catch (error) {
       if (!closed) report('unreachable', (error as Error).message);
       return 'retry';

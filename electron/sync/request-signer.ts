@@ -32,9 +32,22 @@ export function isChunks(body: Uint8Array | readonly Uint8Array[]): body is read
 }
 
 /** The signature headers for one request (a fresh nonce each time); the body may be chunks, hashed in order. */
-export function signatureHeaders(signer: RequestSigner, method: string, pathAndQuery: string, body: Uint8Array | readonly Uint8Array[] | undefined, now: number): Record<string, string> {
+export function signatureHeaders(
+  signer: RequestSigner,
+  method: string,
+  pathAndQuery: string,
+  body: Uint8Array | readonly Uint8Array[] | undefined,
+  now: number,
+): Record<string, string> {
   const nonce = randomUUID();
-  const canonical = canonicalRequest({ method, pathAndQuery, bodySha256: bodySha256Hex(body), timestamp: now, nonce, deviceId: signer.deviceId });
+  const canonical = canonicalRequest({
+    method,
+    pathAndQuery,
+    bodySha256: bodySha256Hex(body),
+    timestamp: now,
+    nonce,
+    deviceId: signer.deviceId,
+  });
   return {
     [SIGNATURE_HEADERS.device]: signer.deviceId,
     [SIGNATURE_HEADERS.timestamp]: String(now),

@@ -4,8 +4,12 @@
  */
 import type { DeviceApiEvent } from '../../shared/device-api.ts';
 import {
-  buildDeviceApiClient, DeviceApiError, unwrapAnswer,
-  type BridgeEvent, type BridgeResponse, type DeviceApiClient,
+  buildDeviceApiClient,
+  DeviceApiError,
+  unwrapAnswer,
+  type BridgeEvent,
+  type BridgeResponse,
+  type DeviceApiClient,
 } from '../../shared/device-bridge.ts';
 
 export type ConnectionState = 'connecting' | 'open' | 'closed';

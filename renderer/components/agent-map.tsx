@@ -39,8 +39,14 @@ export function AgentMap({ agents }: { agents: AgentView[] }) {
   const known = new Set(agents.map((agent) => agent.id));
   return (
     <section className="panel agent-map" aria-labelledby={headingId}>
-      <h2 id={headingId} className="panel-title">Agent map</h2>
-      {agents.length === 0 ? <p className="muted empty">No agents are running yet.</p> : <AgentTree agents={agents} parentId={null} known={known} />}
+      <h2 id={headingId} className="panel-title">
+        Agent map
+      </h2>
+      {agents.length === 0 ? (
+        <p className="muted empty">No agents are running yet.</p>
+      ) : (
+        <AgentTree agents={agents} parentId={null} known={known} />
+      )}
     </section>
   );
 }

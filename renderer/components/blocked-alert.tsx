@@ -24,9 +24,17 @@ function CommitForm({ sessionId, repo }: { sessionId: string; repo: string }) {
   }
   return (
     <form className="remediation remediation--commit" onSubmit={submit}>
-      <label htmlFor={inputId} className="field-label">Commit message</label>
+      <label htmlFor={inputId} className="field-label">
+        Commit message
+      </label>
       <div className="inline-field">
-        <input id={inputId} type="text" value={message} onChange={(event) => setMessage(event.target.value)} placeholder="Describe the change" />
+        <input
+          id={inputId}
+          type="text"
+          value={message}
+          onChange={(event) => setMessage(event.target.value)}
+          placeholder="Describe the change"
+        />
         <button type="submit" className="button" disabled={message.trim() === '' || pending !== undefined}>
           {pending === 'commit' ? 'Committing…' : 'Commit'}
         </button>
@@ -50,11 +58,17 @@ function BlockerItem({ sessionId, blocker }: { sessionId: string; blocker: Block
       <p className="blocker-message">{blocker.message}</p>
       {files.length > 0 && (
         <ul className="blocker-files">
-          {files.map((file) => <li key={file}><code>{file}</code></li>)}
+          {files.map((file) => (
+            <li key={file}>
+              <code>{file}</code>
+            </li>
+          ))}
           {more > 0 && <li className="muted">and {more} more</li>}
         </ul>
       )}
-      <p className="blocker-fix"><span className="fix-label">Fix</span> <code>{blocker.fix}</code></p>
+      <p className="blocker-fix">
+        <span className="fix-label">Fix</span> <code>{blocker.fix}</code>
+      </p>
       {action?.kind === 'commit' && <CommitForm sessionId={sessionId} repo={action.repo} />}
       {action?.kind === 'push' && (
         <button type="button" className="button" disabled={pending !== undefined} onClick={() => void push(sessionId, action.repo)}>
@@ -78,20 +92,31 @@ export function BlockedAlert({ sessionId, blocked }: { sessionId: string; blocke
         <h2 id={headingId}>Handoff blocked</h2>
         <p>
           Moving to <strong>{blocked.targetName}</strong> stopped before anything moved.
-          {blockers.length > 0 ? ' Fix each item on this device, then check again.' : ' Nothing blocks the move now — check again to start it.'}
+          {blockers.length > 0
+            ? ' Fix each item on this device, then check again.'
+            : ' Nothing blocks the move now — check again to start it.'}
         </p>
       </div>
       {blockers.length > 0 && (
         <ul className="blocker-list">
-          {blockers.map((blocker, index) => <BlockerItem key={`${blocker.code}-${blocker.repo ?? ''}-${index}`} sessionId={sessionId} blocker={blocker} />)}
+          {blockers.map((blocker, index) => (
+            <BlockerItem key={`${blocker.code}-${blocker.repo ?? ''}-${index}`} sessionId={sessionId} blocker={blocker} />
+          ))}
         </ul>
       )}
       {blocked.actionError && <p className="form-error">{blocked.actionError}</p>}
       <div className="blocked-actions">
-        <button type="button" className="button button--primary" disabled={pending !== undefined} onClick={() => void checkAgain(sessionId)}>
+        <button
+          type="button"
+          className="button button--primary"
+          disabled={pending !== undefined}
+          onClick={() => void checkAgain(sessionId)}
+        >
           {pending === 'move' ? 'Checking…' : 'Check again'}
         </button>
-        <button type="button" className="button button--quiet" onClick={() => dismiss(sessionId)}>Dismiss</button>
+        <button type="button" className="button button--quiet" onClick={() => dismiss(sessionId)}>
+          Dismiss
+        </button>
       </div>
     </section>
   );

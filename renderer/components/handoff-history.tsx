@@ -15,7 +15,9 @@ export function HandoffHistory({ sessionId }: { sessionId: string }) {
 
   return (
     <section className="panel history" aria-labelledby={headingId}>
-      <h2 id={headingId} className="panel-title">Handoff history</h2>
+      <h2 id={headingId} className="panel-title">
+        Handoff history
+      </h2>
       {history === undefined && <p className="muted">Loading…</p>}
       {history?.length === 0 && <p className="muted empty">This session has not moved yet.</p>}
       {history && history.length > 0 && (
@@ -24,9 +26,15 @@ export function HandoffHistory({ sessionId }: { sessionId: string }) {
             const at = handoff.history[0]?.at;
             return (
               <li key={handoff.id} className={`history-item history-item--${handoff.state}`}>
-                <span className="history-route">{handoff.sourceName} → {handoff.targetName}</span>
+                <span className="history-route">
+                  {handoff.sourceName} → {handoff.targetName}
+                </span>
                 <span className="history-outcome">{handoffOutcome(handoff)}</span>
-                {at !== undefined && <time className="muted" dateTime={new Date(at).toISOString()}>{formatDay(at)}</time>}
+                {at !== undefined && (
+                  <time className="muted" dateTime={new Date(at).toISOString()}>
+                    {formatDay(at)}
+                  </time>
+                )}
               </li>
             );
           })}

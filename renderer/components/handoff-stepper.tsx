@@ -20,7 +20,12 @@ export function HandoffStepper({ handoff }: { handoff: HandoffView }) {
         const reached = reachedAt(handoff.history, state);
         const phase = index < current ? 'done' : index === current ? 'current' : 'pending';
         return (
-          <li key={state} className={`step step--${phase}${index === current && waiting ? ' step--waiting' : ''}`} aria-current={index === current ? 'step' : undefined} data-state={state}>
+          <li
+            key={state}
+            className={`step step--${phase}${index === current && waiting ? ' step--waiting' : ''}`}
+            aria-current={index === current ? 'step' : undefined}
+            data-state={state}
+          >
             <span className="step-marker" aria-hidden="true" />
             <span className="step-name">{state}</span>
             <span className="step-time">

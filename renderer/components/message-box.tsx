@@ -34,7 +34,9 @@ export function MessageBox({ session }: { session: SessionView }) {
 
   return (
     <form className={`composer ${reason ? 'composer--blocked' : ''}`} onSubmit={submit}>
-      <label htmlFor={inputId} className="visually-hidden">Message</label>
+      <label htmlFor={inputId} className="visually-hidden">
+        Message
+      </label>
       <textarea
         id={inputId}
         className="composer-input"
@@ -55,7 +57,9 @@ export function MessageBox({ session }: { session: SessionView }) {
         <p id={reasonId} className={reason || error ? 'composer-reason' : 'composer-reason composer-reason--idle'}>
           {reason ?? error ?? (sending ? 'Sending…' : 'This device owns the session.')}
         </p>
-        <button type="submit" className="button button--primary" disabled={reason !== null || sending || text.trim() === ''}>Send</button>
+        <button type="submit" className="button button--primary" disabled={reason !== null || sending || text.trim() === ''}>
+          Send
+        </button>
       </div>
     </form>
   );

@@ -48,7 +48,11 @@ export function Modal({ title, onClose, children, description, className }: Moda
     >
       <header className="modal-header">
         <h2 id={titleId}>{title}</h2>
-        {description && <p id={descriptionId} className="muted">{description}</p>}
+        {description && (
+          <p id={descriptionId} className="muted">
+            {description}
+          </p>
+        )}
       </header>
       {children}
     </dialog>

@@ -40,10 +40,16 @@ export function MoveDialog({ sessionId, sessionTitle, onClose }: MoveDialogProps
   }
 
   return (
-    <Modal title="Move session" description={`Choose the device that continues “${sessionTitle}”. Readiness is checked before anything moves.`} onClose={onClose}>
+    <Modal
+      title="Move session"
+      description={`Choose the device that continues “${sessionTitle}”. Readiness is checked before anything moves.`}
+      onClose={onClose}
+    >
       <form className="modal-body" onSubmit={submit}>
         <fieldset className="device-choices" aria-labelledby={groupId}>
-          <legend id={groupId} className="field-label">Target device</legend>
+          <legend id={groupId} className="field-label">
+            Target device
+          </legend>
           {eligibility === undefined && <p className="muted">Checking your devices…</p>}
           {eligibility?.length === 0 && <p className="muted">No other devices yet. Add one from Devices.</p>}
           {eligibility?.map((entry) => {
@@ -61,17 +67,23 @@ export function MoveDialog({ sessionId, sessionTitle, onClose }: MoveDialogProps
                   aria-describedby={entry.eligible ? undefined : reasonId}
                   onChange={() => setSelected(entry.deviceId)}
                 />
-                <label htmlFor={inputId} className="device-choice-name">{entry.name}</label>
+                <label htmlFor={inputId} className="device-choice-name">
+                  {entry.name}
+                </label>
                 <span id={reasonId} className="device-choice-reason">
-                  {entry.eligible ? 'Ready to receive' : entry.reason?.message ?? 'Not eligible.'}
+                  {entry.eligible ? 'Ready to receive' : (entry.reason?.message ?? 'Not eligible.')}
                 </span>
               </div>
             );
           })}
         </fieldset>
-        <p className="form-error" aria-live="polite">{error ?? ''}</p>
+        <p className="form-error" aria-live="polite">
+          {error ?? ''}
+        </p>
         <div className="modal-actions">
-          <button type="button" className="button" onClick={onClose}>Cancel</button>
+          <button type="button" className="button" onClick={onClose}>
+            Cancel
+          </button>
           <button type="submit" className="button button--primary" disabled={chosen === null || pending}>
             {pending ? 'Checking…' : 'Start move'}
           </button>

@@ -15,7 +15,9 @@ import { failedAfterTransfer, moveBlockReason, sessionTone, TONE_LABEL } from '.
 function cancelledTitle(handoff: HandoffView, arrivedHere: boolean, attention: boolean): string {
   if (!failedAfterTransfer(handoff)) return `Move to ${handoff.targetName} cancelled.`;
   if (!arrivedHere) return `Moved to ${handoff.targetName}, whose activation failed.`;
-  return attention ? `Moved here from ${handoff.sourceName}; activation failed.` : `Moved here from ${handoff.sourceName}; activation failed, then succeeded on retry.`;
+  return attention
+    ? `Moved here from ${handoff.sourceName}; activation failed.`
+    : `Moved here from ${handoff.sourceName}; activation failed, then succeeded on retry.`;
 }
 
 function LastMove({ handoff, thisDeviceId, attention }: { handoff: HandoffView; thisDeviceId: string | null; attention: boolean }) {
@@ -23,8 +25,14 @@ function LastMove({ handoff, thisDeviceId, attention }: { handoff: HandoffView; 
   if (handoff.state === 'cancelled') {
     return (
       <div className="last-move last-move--cancelled">
-        <p><strong>{cancelledTitle(handoff, arrivedHere, attention)}</strong> {handoff.cancelReason?.message ?? ''}</p>
-        {handoff.cancelReason && <p className="muted">Reason: <code>{handoff.cancelReason.code}</code></p>}
+        <p>
+          <strong>{cancelledTitle(handoff, arrivedHere, attention)}</strong> {handoff.cancelReason?.message ?? ''}
+        </p>
+        {handoff.cancelReason && (
+          <p className="muted">
+            Reason: <code>{handoff.cancelReason.code}</code>
+          </p>
+        )}
       </div>
     );
   }
@@ -33,25 +41,34 @@ function LastMove({ handoff, thisDeviceId, attention }: { handoff: HandoffView; 
   return (
     <div className="last-move last-move--completed" role="status">
       <p>
-        <strong>{arrivedHere ? `Moved here from ${handoff.sourceName}.` : `Moved from ${handoff.sourceName} to ${handoff.targetName}.`}</strong>
+        <strong>
+          {arrivedHere ? `Moved here from ${handoff.sourceName}.` : `Moved from ${handoff.sourceName} to ${handoff.targetName}.`}
+        </strong>
         {completed !== undefined && (
           <>
             {' '}
             <span className="muted">
-              Completed at <time dateTime={new Date(completed).toISOString()} data-at={completed} data-state="completed">{formatTime(completed)}</time>
+              Completed at{' '}
+              <time dateTime={new Date(completed).toISOString()} data-at={completed} data-state="completed">
+                {formatTime(completed)}
+              </time>
               {requested !== undefined && `, ${formatDuration(completed - requested)} after the request`}.
             </span>
           </>
         )}
       </p>
-      <p>Resume path: <code>{handoff.resumePath ?? 'unknown'}</code> — {resumePathText(handoff.resumePath)}.</p>
+      <p>
+        Resume path: <code>{handoff.resumePath ?? 'unknown'}</code> — {resumePathText(handoff.resumePath)}.
+      </p>
       {handoff.resumeNote && <p className="muted">{handoff.resumeNote}</p>}
       {handoff.driftWarnings.length > 0 ? (
         <div className="drift">
           <p className="drift-title">Drift warnings</p>
           <ul>
             {handoff.driftWarnings.map((warning) => (
-              <li key={warning.code + warning.detail}><code>{warning.code}</code> {warning.detail}</li>
+              <li key={warning.code + warning.detail}>
+                <code>{warning.code}</code> {warning.detail}
+              </li>
             ))}
           </ul>
         </div>
@@ -66,7 +83,9 @@ function LastMove({ handoff, thisDeviceId, attention }: { handoff: HandoffView; 
 function IdleStepper() {
   return (
     <div className="idle">
-      <p className="idle-note"><span>No move in progress</span></p>
+      <p className="idle-note">
+        <span>No move in progress</span>
+      </p>
       <ol className="stepper stepper--idle" aria-hidden="true">
         {FORWARD_STATES.map((state) => (
           <li key={state} className="step step--pending">
@@ -124,7 +143,9 @@ export function OwnershipStrip({ session, onMove }: { session: SessionView; onMo
   return (
     <section className={`panel ownership tone--${tone}`} aria-labelledby={headingId}>
       <div className="ownership-head">
-        <h2 id={headingId} className="panel-title">Ownership</h2>
+        <h2 id={headingId} className="panel-title">
+          Ownership
+        </h2>
         <span className={`badge badge--${tone}`}>{TONE_LABEL[tone]}</span>
       </div>
       <div className="owner-line">
@@ -134,7 +155,9 @@ export function OwnershipStrip({ session, onMove }: { session: SessionView; onMo
       </div>
       <p className="generation-line">
         <span className="generation">generation {session.generation}</span>
-        <span className="muted">{session.generation === 1 ? 'never moved' : `moved ${session.generation - 1} time${session.generation === 2 ? '' : 's'}`}</span>
+        <span className="muted">
+          {session.generation === 1 ? 'never moved' : `moved ${session.generation - 1} time${session.generation === 2 ? '' : 's'}`}
+        </span>
       </p>
 
       <div className="ownership-body">
@@ -147,14 +170,25 @@ export function OwnershipStrip({ session, onMove }: { session: SessionView; onMo
         )}
         {session.condition === 'needs-attention' && (
           <div className="attention-note">
-            <p>Activation failed after the transfer. This device owns the session at generation {session.generation}; retry when the cause is fixed.</p>
-            <button type="button" className="button" disabled={retrying} onClick={() => void retryActivation()}>Retry activation</button>
+            <p>
+              Activation failed after the transfer. This device owns the session at generation {session.generation}; retry when the cause is
+              fixed.
+            </p>
+            <button type="button" className="button" disabled={retrying} onClick={() => void retryActivation()}>
+              Retry activation
+            </button>
           </div>
         )}
       </div>
 
       <div className="ownership-actions">
-        <button type="button" className="button button--primary" disabled={moveReason !== null} aria-describedby={moveReason ? moveReasonId : undefined} onClick={onMove}>
+        <button
+          type="button"
+          className="button button--primary"
+          disabled={moveReason !== null}
+          aria-describedby={moveReason ? moveReasonId : undefined}
+          onClick={onMove}
+        >
           Move
         </button>
         {canCancel && (
@@ -163,7 +197,9 @@ export function OwnershipStrip({ session, onMove }: { session: SessionView; onMo
           </button>
         )}
       </div>
-      <p id={moveReasonId} className="action-reason">{actionError ?? moveReason ?? ''}</p>
+      <p id={moveReasonId} className="action-reason">
+        {actionError ?? moveReason ?? ''}
+      </p>
     </section>
   );
 }

@@ -1,17 +1,50 @@
 import { describe, expect, it } from 'vitest';
 import type { HandoffView, SessionDetail, SessionView } from '../../shared/device-api.ts';
 import type { Blocker } from '../../shared/readiness.ts';
-import { handoffOutcome, moveBlockReason, remediationOf, sendBlockReason, sessionTone, withActivity, withHandoff, withViews } from './session-state.ts';
+import {
+  handoffOutcome,
+  moveBlockReason,
+  remediationOf,
+  sendBlockReason,
+  sessionTone,
+  withActivity,
+  withHandoff,
+  withViews,
+} from './session-state.ts';
 
 const session = (over: Partial<SessionView> = {}): SessionView => ({
-  id: 's1', title: 'Parser', workspace: '/w', provider: 'demo', ownerDeviceId: 'd1', ownerName: 'laptop', generation: 1,
-  isOwner: true, condition: 'owned', inputBlock: null, activeHandoff: null, lastHandoff: null, updatedAt: 0, ...over,
+  id: 's1',
+  title: 'Parser',
+  workspace: '/w',
+  provider: 'demo',
+  ownerDeviceId: 'd1',
+  ownerName: 'laptop',
+  generation: 1,
+  isOwner: true,
+  condition: 'owned',
+  inputBlock: null,
+  activeHandoff: null,
+  lastHandoff: null,
+  updatedAt: 0,
+  ...over,
 });
 
 const handoff = (over: Partial<HandoffView> = {}): HandoffView => ({
-  id: 'h1', sessionId: 's1', sourceDeviceId: 'd1', sourceName: 'laptop', targetDeviceId: 'd2', targetName: 'desktop',
-  state: 'requested', generation: 1, history: [{ state: 'requested', at: 1, deviceId: 'd1' }], cancelReason: null,
-  resumePath: null, resumeNote: null, driftWarnings: [], blockers: [], ...over,
+  id: 'h1',
+  sessionId: 's1',
+  sourceDeviceId: 'd1',
+  sourceName: 'laptop',
+  targetDeviceId: 'd2',
+  targetName: 'desktop',
+  state: 'requested',
+  generation: 1,
+  history: [{ state: 'requested', at: 1, deviceId: 'd1' }],
+  cancelReason: null,
+  resumePath: null,
+  resumeNote: null,
+  driftWarnings: [],
+  blockers: [],
+  ...over,
 });
 
 describe('session state in the run view', () => {
@@ -31,7 +64,9 @@ describe('session state in the run view', () => {
 
   it("disables the message box with the runtime's reason, or with the owner's name off the owner", () => {
     expect(sendBlockReason(session())).toBeNull();
-    expect(sendBlockReason(session({ inputBlock: { code: 'quiescing', message: 'Moving: input is paused.' } }))).toBe('Moving: input is paused.');
+    expect(sendBlockReason(session({ inputBlock: { code: 'quiescing', message: 'Moving: input is paused.' } }))).toBe(
+      'Moving: input is paused.',
+    );
     expect(sendBlockReason(session({ isOwner: false, ownerName: 'desktop' }))).toContain('desktop owns this session');
   });
 
@@ -41,7 +76,10 @@ describe('session state in the run view', () => {
     expect(remediationOf(blocker('unpushed_commits', '/r'))).toEqual({ kind: 'push', repo: '/r' });
     expect(remediationOf(blocker('no_upstream', '/r'))).toEqual({ kind: 'push', repo: '/r' });
     expect(remediationOf(blocker('target_offline'))).toBeNull();
-    expect(remediationOf({ ...blocker('dirty_tree', '/r'), action: { kind: 'push', repo: '/other' } })).toEqual({ kind: 'push', repo: '/other' });
+    expect(remediationOf({ ...blocker('dirty_tree', '/r'), action: { kind: 'push', repo: '/other' } })).toEqual({
+      kind: 'push',
+      repo: '/other',
+    });
   });
 
   it('folds a running handoff in as active, and a finished one as the last move', () => {
@@ -57,10 +95,28 @@ describe('session state in the run view', () => {
     const at = (...states: HandoffView['state'][]) => states.map((state, i) => ({ state, at: i, deviceId: null }));
     expect(handoffOutcome(handoff({ state: 'completed', resumePath: 'checkpoint-import' }))).toBe('completed · checkpoint-import');
     const reason = { code: 'digest_mismatch', message: 'The body does not match.' };
-    expect(handoffOutcome(handoff({ state: 'cancelled', cancelReason: reason, history: at('requested', 'target-prepared', 'source-quiescing', 'source-relinquished-and-checkpointed', 'ownership-transferred', 'target-activating', 'cancelled') })))
-      .toBe('moved · activation failed · digest_mismatch');
-    expect(handoffOutcome(handoff({ state: 'cancelled', cancelReason: { code: 'target_timeout', message: '' }, history: at('requested', 'cancelled') })))
-      .toBe('cancelled · target_timeout');
+    expect(
+      handoffOutcome(
+        handoff({
+          state: 'cancelled',
+          cancelReason: reason,
+          history: at(
+            'requested',
+            'target-prepared',
+            'source-quiescing',
+            'source-relinquished-and-checkpointed',
+            'ownership-transferred',
+            'target-activating',
+            'cancelled',
+          ),
+        }),
+      ),
+    ).toBe('moved · activation failed · digest_mismatch');
+    expect(
+      handoffOutcome(
+        handoff({ state: 'cancelled', cancelReason: { code: 'target_timeout', message: '' }, history: at('requested', 'cancelled') }),
+      ),
+    ).toBe('cancelled · target_timeout');
     expect(handoffOutcome(handoff({ state: 'source-quiescing' }))).toBe('source-quiescing');
   });
 
@@ -76,9 +132,11 @@ describe('session state in the run view', () => {
     expect(withViews(details, [session({ id: 's9' })])).toBe(details);
   });
 
-  it('folds an agent\'s activity into a loaded session: the new tail and the agent map, or a reload when entries were missed', () => {
+  it("folds an agent's activity into a loaded session: the new tail and the agent map, or a reload when entries were missed", () => {
     const entry = (id: string) => ({ id, at: 1, role: 'assistant', agentId: 'main', text: id }) as SessionDetail['transcript'][number];
-    const agents = [{ id: 'main', name: 'Demo agent', role: 'main', status: 'running', parentId: null }] as unknown as SessionDetail['agents'];
+    const agents = [
+      { id: 'main', name: 'Demo agent', role: 'main', status: 'running', parentId: null },
+    ] as unknown as SessionDetail['agents'];
     const detail: SessionDetail = { ...session(), agents: [], transcript: [entry('a'), entry('b')] };
     const appended = withActivity(detail, { sessionId: 's1', transcriptFrom: 2, transcript: [entry('c')], agents });
     expect(appended !== 'reload' && appended.transcript.map((e) => e.id)).toEqual(['a', 'b', 'c']);

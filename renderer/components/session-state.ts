@@ -81,7 +81,8 @@ export function withViews(details: Record<string, SessionDetail | null>, views: 
  */
 export function withActivity(detail: SessionDetail, activity: SessionActivity): SessionDetail | 'reload' {
   if (detail.transcript.length < activity.transcriptFrom) return 'reload';
-  const transcript = activity.transcript.length === 0 ? detail.transcript : [...detail.transcript.slice(0, activity.transcriptFrom), ...activity.transcript];
+  const transcript =
+    activity.transcript.length === 0 ? detail.transcript : [...detail.transcript.slice(0, activity.transcriptFrom), ...activity.transcript];
   return { ...detail, transcript, agents: activity.agents };
 }
 

@@ -10,7 +10,11 @@ function SessionLink({ session, current }: { session: SessionView; current: bool
   const blocked = useHandoffsStore((state) => state.blocked[session.id] !== undefined);
   const tone = sessionTone(session, blocked);
   return (
-    <a href={routeHref({ screen: 'session', sessionId: session.id })} className={`session-link tone--${tone}`} aria-current={current ? 'page' : undefined}>
+    <a
+      href={routeHref({ screen: 'session', sessionId: session.id })}
+      className={`session-link tone--${tone}`}
+      aria-current={current ? 'page' : undefined}
+    >
       <span className="session-link-title">{session.title}</span>
       <span className="session-link-meta" aria-hidden="true">
         <span className={`tone-dot tone-dot--${tone}`} />
@@ -36,9 +40,13 @@ export function Sidebar({ route, onNewSession }: { route: Route; onNewSession():
         <span>{status?.deviceName ?? 'This device'}</span>
         {connection !== 'open' && <span className="muted">· {connection === 'closed' ? 'reconnecting…' : 'connecting…'}</span>}
       </div>
-      <button type="button" className="button button--primary button--block" onClick={onNewSession}>New session</button>
+      <button type="button" className="button button--primary button--block" onClick={onNewSession}>
+        New session
+      </button>
       <nav aria-label="Sessions" className="session-nav">
-        <h2 className="nav-title" aria-hidden="true">Sessions</h2>
+        <h2 className="nav-title" aria-hidden="true">
+          Sessions
+        </h2>
         {sessions.length === 0 ? (
           <p className="muted nav-empty">No sessions yet.</p>
         ) : (
@@ -52,7 +60,9 @@ export function Sidebar({ route, onNewSession }: { route: Route; onNewSession():
         )}
       </nav>
       <nav aria-label="Account" className="account-nav">
-        <a href={routeHref({ screen: 'devices' })} className="account-link" aria-current={route.screen === 'devices' ? 'page' : undefined}>Devices</a>
+        <a href={routeHref({ screen: 'devices' })} className="account-link" aria-current={route.screen === 'devices' ? 'page' : undefined}>
+          Devices
+        </a>
       </nav>
     </aside>
   );

@@ -32,7 +32,9 @@ export function Transcript({ entries, agents }: { entries: TranscriptEntry[]; ag
 
   return (
     <section className="panel transcript" aria-labelledby={headingId}>
-      <h2 id={headingId} className="panel-title">Transcript</h2>
+      <h2 id={headingId} className="panel-title">
+        Transcript
+      </h2>
       <ol
         ref={listRef}
         className="transcript-list"
@@ -46,7 +48,11 @@ export function Transcript({ entries, agents }: { entries: TranscriptEntry[]; ag
       >
         {entries.length === 0 && <li className="muted empty">Nothing yet.</li>}
         {entries.map((entry) => (
-          <Entry key={entry.id} entry={entry} who={entry.role === 'assistant' ? names.get(entry.agentId) ?? ROLE_LABEL.assistant : ROLE_LABEL[entry.role]} />
+          <Entry
+            key={entry.id}
+            entry={entry}
+            who={entry.role === 'assistant' ? (names.get(entry.agentId) ?? ROLE_LABEL.assistant) : ROLE_LABEL[entry.role]}
+          />
         ))}
       </ol>
     </section>

@@ -1,10 +1,7 @@
 /** Hash routes of the app (the query string carries the host token and is left alone). */
 import { useSyncExternalStore } from 'react';
 
-export type Route =
-  | { screen: 'sessions' }
-  | { screen: 'session'; sessionId: string }
-  | { screen: 'devices' };
+export type Route = { screen: 'sessions' } | { screen: 'session'; sessionId: string } | { screen: 'devices' };
 
 /** Parses a location hash into a route; anything unknown is the sessions screen. */
 export function parseRoute(hash: string): Route {

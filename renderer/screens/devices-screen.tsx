@@ -9,7 +9,9 @@ function Reachability({ device }: { device: DeviceView }) {
   if (device.status === 'revoked') return <span className="reach reach--revoked">Revoked</span>;
   if (device.status === 'pending') return <span className="reach reach--pending">Waiting to join</span>;
   if (device.online) return <span className="reach reach--online">Online</span>;
-  return <span className="reach reach--offline">Offline{device.lastSeenAt ? ` · seen ${formatAgo(device.lastSeenAt, Date.now())}` : ''}</span>;
+  return (
+    <span className="reach reach--offline">Offline{device.lastSeenAt ? ` · seen ${formatAgo(device.lastSeenAt, Date.now())}` : ''}</span>
+  );
 }
 
 function InvitePanel() {
@@ -20,20 +22,49 @@ function InvitePanel() {
   const [copied, setCopied] = useState(false);
   async function copy() {
     if (!invite) return;
-    await navigator.clipboard.writeText(invite.invite).then(() => setCopied(true), () => setCopied(false));
+    await navigator.clipboard.writeText(invite.invite).then(
+      () => setCopied(true),
+      () => setCopied(false),
+    );
   }
   return (
     <section className="card" aria-labelledby={`${inviteId}-heading`}>
       <h2 id={`${inviteId}-heading`}>Add a device</h2>
-      <p className="muted">Creates a one-time invite. On the new device choose “Join with an invite” and paste it; this device then shares the account keys with it.</p>
-      <button type="button" className="button button--primary" disabled={busy} onClick={() => { setCopied(false); void createInvite(); }}>Add a device</button>
+      <p className="muted">
+        Creates a one-time invite. On the new device choose “Join with an invite” and paste it; this device then shares the account keys
+        with it.
+      </p>
+      <button
+        type="button"
+        className="button button--primary"
+        disabled={busy}
+        onClick={() => {
+          setCopied(false);
+          void createInvite();
+        }}
+      >
+        Add a device
+      </button>
       {invite && (
         <div className="invite">
-          <label htmlFor={inviteId} className="field-label">Invite</label>
-          <textarea id={inviteId} readOnly rows={3} className="mono" value={invite.invite} onFocus={(event) => event.currentTarget.select()} />
+          <label htmlFor={inviteId} className="field-label">
+            Invite
+          </label>
+          <textarea
+            id={inviteId}
+            readOnly
+            rows={3}
+            className="mono"
+            value={invite.invite}
+            onFocus={(event) => event.currentTarget.select()}
+          />
           <div className="inline-field">
-            <button type="button" className="button" onClick={() => void copy()}>Copy</button>
-            <span className="muted" aria-live="polite">{copied ? 'Copied.' : `Works once, until ${formatDay(invite.expiresAt)}.`}</span>
+            <button type="button" className="button" onClick={() => void copy()}>
+              Copy
+            </button>
+            <span className="muted" aria-live="polite">
+              {copied ? 'Copied.' : `Works once, until ${formatDay(invite.expiresAt)}.`}
+            </span>
           </div>
         </div>
       )}
@@ -57,22 +88,31 @@ export function DevicesScreen() {
     <div className="page-pad devices-screen">
       <header className="page-header">
         <h1>Devices</h1>
-        <p className="muted">Every device enrolled in this account. A session can move to any enrolled, reachable device that can open its workspace.</p>
+        <p className="muted">
+          Every device enrolled in this account. A session can move to any enrolled, reachable device that can open its workspace.
+        </p>
       </header>
-      <p className={error ? 'form-error' : 'notice-line'} aria-live="polite">{error ?? notice ?? ''}</p>
+      <p className={error ? 'form-error' : 'notice-line'} aria-live="polite">
+        {error ?? notice ?? ''}
+      </p>
       <section className="card" aria-labelledby={listId}>
         <h2 id={listId}>Enrolled devices</h2>
         {!loaded && <p className="muted">Loading…</p>}
         <ul className="device-list">
           {devices.map((device) => (
             <li key={device.id} className={`device-row device-row--${device.status}`}>
-              <span className={`reach-dot ${device.online && device.status === 'enrolled' ? 'reach-dot--online' : ''}`} aria-hidden="true" />
+              <span
+                className={`reach-dot ${device.online && device.status === 'enrolled' ? 'reach-dot--online' : ''}`}
+                aria-hidden="true"
+              />
               <span className="device-name">{device.name}</span>
               {device.isThisDevice && <span className="tag">this device</span>}
               <Reachability device={device} />
               <span className="device-actions">
                 {!device.isThisDevice && device.status !== 'revoked' && (
-                  <button type="button" className="button button--danger-quiet" disabled={busy} onClick={() => setRevoking(device)}>Revoke</button>
+                  <button type="button" className="button button--danger-quiet" disabled={busy} onClick={() => setRevoking(device)}>
+                    Revoke
+                  </button>
                 )}
               </span>
             </li>
@@ -83,15 +123,34 @@ export function DevicesScreen() {
         <InvitePanel />
         <section className="card" aria-labelledby={`${listId}-keys`}>
           <h2 id={`${listId}-keys`}>Account keys</h2>
-          <p className="muted">Rotating makes a new key version shared with the remaining devices. New checkpoints use it; old ones stay readable.</p>
-          <button type="button" className="button" disabled={busy} onClick={() => void rotateKeys()}>Rotate keys</button>
+          <p className="muted">
+            Rotating makes a new key version shared with the remaining devices. New checkpoints use it; old ones stay readable.
+          </p>
+          <button type="button" className="button" disabled={busy} onClick={() => void rotateKeys()}>
+            Rotate keys
+          </button>
         </section>
       </div>
       {revoking && (
-        <Modal title="Revoke device" description={`${revoking.name} will be refused from now on. It cannot be undone.`} onClose={() => setRevoking(null)}>
+        <Modal
+          title="Revoke device"
+          description={`${revoking.name} will be refused from now on. It cannot be undone.`}
+          onClose={() => setRevoking(null)}
+        >
           <div className="modal-actions">
-            <button type="button" className="button" onClick={() => setRevoking(null)}>Keep it</button>
-            <button type="button" className="button button--danger" onClick={() => { void revoke(revoking.id); setRevoking(null); }}>Revoke {revoking.name}</button>
+            <button type="button" className="button" onClick={() => setRevoking(null)}>
+              Keep it
+            </button>
+            <button
+              type="button"
+              className="button button--danger"
+              onClick={() => {
+                void revoke(revoking.id);
+                setRevoking(null);
+              }}
+            >
+              Revoke {revoking.name}
+            </button>
           </div>
         </Modal>
       )}

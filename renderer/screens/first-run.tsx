@@ -20,13 +20,30 @@ function CreateAccount() {
       <form className="stack" onSubmit={submit}>
         <label className="field">
           <span className="field-label">Backend address</span>
-          <input id={ids.url} type="url" required placeholder="http://127.0.0.1:8787" value={backendUrl} onChange={(event) => setBackendUrl(event.target.value)} />
+          <input
+            id={ids.url}
+            type="url"
+            required
+            placeholder="http://127.0.0.1:8787"
+            value={backendUrl}
+            onChange={(event) => setBackendUrl(event.target.value)}
+          />
         </label>
         <label className="field">
           <span className="field-label">Device name</span>
-          <input id={ids.name} type="text" required maxLength={100} placeholder="e.g. Work laptop" value={deviceName} onChange={(event) => setDeviceName(event.target.value)} />
+          <input
+            id={ids.name}
+            type="text"
+            required
+            maxLength={100}
+            placeholder="e.g. Work laptop"
+            value={deviceName}
+            onChange={(event) => setDeviceName(event.target.value)}
+          />
         </label>
-        <button type="submit" className="button button--primary" disabled={busy}>Create account</button>
+        <button type="submit" className="button button--primary" disabled={busy}>
+          Create account
+        </button>
       </form>
     </section>
   );
@@ -55,9 +72,18 @@ function JoinAccount() {
         </label>
         <label className="field">
           <span className="field-label">Device name</span>
-          <input type="text" required maxLength={100} placeholder="e.g. Home desktop" value={deviceName} onChange={(event) => setDeviceName(event.target.value)} />
+          <input
+            type="text"
+            required
+            maxLength={100}
+            placeholder="e.g. Home desktop"
+            value={deviceName}
+            onChange={(event) => setDeviceName(event.target.value)}
+          />
         </label>
-        <button type="submit" className="button" disabled={busy || joining}>{joining ? 'Waiting for approval…' : 'Join'}</button>
+        <button type="submit" className="button" disabled={busy || joining}>
+          {joining ? 'Waiting for approval…' : 'Join'}
+        </button>
       </form>
     </section>
   );
@@ -71,10 +97,21 @@ export function FirstRun() {
     <div className="first-run">
       <header className="page-header">
         <h1>Set up Baton on this device</h1>
-        <p className="muted">Baton moves a running coding-agent session between your devices at exact commits. Nothing about your sessions is readable by the backend.</p>
+        <p className="muted">
+          Baton moves a running coding-agent session between your devices at exact commits. Nothing about your sessions is readable by the
+          backend.
+        </p>
       </header>
-      {joining && <p className="notice" role="status">Join requested. The inviting device approves it and shares the account keys; this screen updates on its own.</p>}
-      {error && <p className="form-error" role="status">{error}</p>}
+      {joining && (
+        <p className="notice" role="status">
+          Join requested. The inviting device approves it and shares the account keys; this screen updates on its own.
+        </p>
+      )}
+      {error && (
+        <p className="form-error" role="status">
+          {error}
+        </p>
+      )}
       <div className="setup-grid">
         <CreateAccount />
         <JoinAccount />

@@ -29,7 +29,12 @@ export function NewSessionDialog({ onClose }: { onClose(): void }) {
     setPending(true);
     setError(null);
     try {
-      const started = await startSession({ workspace: workspace.trim(), provider, prompt, ...(title.trim() ? { title: title.trim() } : {}) });
+      const started = await startSession({
+        workspace: workspace.trim(),
+        provider,
+        prompt,
+        ...(title.trim() ? { title: title.trim() } : {}),
+      });
       if (!started.ok) {
         setError(started.message);
         setPending(false);
@@ -48,7 +53,14 @@ export function NewSessionDialog({ onClose }: { onClose(): void }) {
       <form className="modal-body stack" onSubmit={submit}>
         <label className="field">
           <span className="field-label">Workspace</span>
-          <input type="text" required value={workspace} placeholder="/home/you/src/project" spellCheck={false} onChange={(event) => setWorkspace(event.target.value)} />
+          <input
+            type="text"
+            required
+            value={workspace}
+            placeholder="/home/you/src/project"
+            spellCheck={false}
+            onChange={(event) => setWorkspace(event.target.value)}
+          />
           <span className="field-hint">A folder that is a git repository, or holds several.</span>
         </label>
         <label className="field">
@@ -63,16 +75,22 @@ export function NewSessionDialog({ onClose }: { onClose(): void }) {
           </select>
         </label>
         <label className="field">
-          <span className="field-label">Title <span className="muted">(optional)</span></span>
+          <span className="field-label">
+            Title <span className="muted">(optional)</span>
+          </span>
           <input type="text" maxLength={200} value={title} onChange={(event) => setTitle(event.target.value)} />
         </label>
         <label className="field">
           <span className="field-label">Prompt</span>
           <textarea rows={5} value={prompt} onChange={(event) => setPrompt(event.target.value)} placeholder="What should the agent do?" />
         </label>
-        <p className="form-error" aria-live="polite">{error ?? ''}</p>
+        <p className="form-error" aria-live="polite">
+          {error ?? ''}
+        </p>
         <div className="modal-actions">
-          <button type="button" className="button" onClick={onClose}>Cancel</button>
+          <button type="button" className="button" onClick={onClose}>
+            Cancel
+          </button>
           <button type="submit" className="button button--primary" disabled={pending || provider === '' || workspace.trim() === ''}>
             {pending ? 'Starting…' : 'Start'}
           </button>

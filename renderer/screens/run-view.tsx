@@ -56,7 +56,12 @@ export function RunView({ sessionId }: { sessionId: string }) {
     loadProviders().catch(() => undefined);
   }, [sessionId, loadDetail, loadProviders]);
 
-  if (detail === undefined) return <p className="muted page-pad" role="status">{error ?? 'Loading session…'}</p>;
+  if (detail === undefined)
+    return (
+      <p className="muted page-pad" role="status">
+        {error ?? 'Loading session…'}
+      </p>
+    );
   if (detail === null) {
     return (
       <div className="page-pad">

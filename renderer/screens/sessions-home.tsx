@@ -14,15 +14,30 @@ export function SessionsHome() {
       <header className="page-header">
         <h1>Sessions</h1>
         <p className="muted">
-          {!loaded ? 'Loading…' : sessions.length === 0
-            ? 'No sessions yet. Use New session to run an agent in a git workspace — the Demo agent works offline.'
-            : `${sessions.length} session${sessions.length === 1 ? '' : 's'} in this account; ${owned} owned by ${deviceName}${moving ? `, ${moving} moving` : ''}. Pick one on the left.`}
+          {!loaded
+            ? 'Loading…'
+            : sessions.length === 0
+              ? 'No sessions yet. Use New session to run an agent in a git workspace — the Demo agent works offline.'
+              : `${sessions.length} session${sessions.length === 1 ? '' : 's'} in this account; ${owned} owned by ${deviceName}${moving ? `, ${moving} moving` : ''}. Pick one on the left.`}
         </p>
       </header>
       <ol className="how-it-works">
-        <li><span><strong>Start</strong> a session in a workspace. Its agents appear in the agent map.</span></li>
-        <li><span><strong>Move</strong> it from the run view to another device. Readiness is checked first: uncommitted or unpushed work never crosses.</span></li>
-        <li><span><strong>Continue</strong> on the target at the same commits; the ownership strip shows who holds the session.</span></li>
+        <li>
+          <span>
+            <strong>Start</strong> a session in a workspace. Its agents appear in the agent map.
+          </span>
+        </li>
+        <li>
+          <span>
+            <strong>Move</strong> it from the run view to another device. Readiness is checked first: uncommitted or unpushed work never
+            crosses.
+          </span>
+        </li>
+        <li>
+          <span>
+            <strong>Continue</strong> on the target at the same commits; the ownership strip shows who holds the session.
+          </span>
+        </li>
       </ol>
     </div>
   );

@@ -52,8 +52,16 @@ export const useDevicesStore = create<DevicesState>()((set) => {
         set({ busy: false, error: errorMessage(error) });
       }
     },
-    revoke: (deviceId) => act(() => api.revokeDevice({ deviceId }), () => 'Device revoked. Its requests are refused from now on.'),
-    rotateKeys: () => act(() => api.rotateKeys({}), ({ keyVersion }) => `Keys rotated to version ${keyVersion}. New checkpoints use the new key.`),
+    revoke: (deviceId) =>
+      act(
+        () => api.revokeDevice({ deviceId }),
+        () => 'Device revoked. Its requests are refused from now on.',
+      ),
+    rotateKeys: () =>
+      act(
+        () => api.rotateKeys({}),
+        ({ keyVersion }) => `Keys rotated to version ${keyVersion}. New checkpoints use the new key.`,
+      ),
     setDevices: (devices) => set({ devices, loaded: true }),
   };
 });

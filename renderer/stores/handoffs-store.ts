@@ -37,7 +37,11 @@ export const useHandoffsStore = create<HandoffsState>()((set, get) => {
     set((state) => ({ pending: { ...state.pending, [sessionId]: what } }));
 
   /** Runs one remediation and replaces the report with the fresh evaluation it returns. */
-  async function remediate(sessionId: string, label: string, run: () => Promise<{ result: ActionResult; report: ReadinessReport }>): Promise<boolean> {
+  async function remediate(
+    sessionId: string,
+    label: string,
+    run: () => Promise<{ result: ActionResult; report: ReadinessReport }>,
+  ): Promise<boolean> {
     const current = get().blocked[sessionId];
     if (!current) return false;
     setPending(sessionId, label);
@@ -108,7 +112,12 @@ export const useHandoffsStore = create<HandoffsState>()((set, get) => {
       const recheckFailed = handoff.state === 'cancelled' && handoff.blockers.length > 0 && handoff.sourceDeviceId === thisDeviceId;
       if (recheckFailed) {
         const report: ReadinessReport = { ready: false, blockers: handoff.blockers, repos: [], evaluatedAt: Date.now() };
-        setBlocked(handoff.sessionId, { targetDeviceId: handoff.targetDeviceId, targetName: handoff.targetName, report, actionError: null });
+        setBlocked(handoff.sessionId, {
+          targetDeviceId: handoff.targetDeviceId,
+          targetName: handoff.targetName,
+          report,
+          actionError: null,
+        });
       }
     },
   };

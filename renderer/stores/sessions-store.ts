@@ -1,6 +1,14 @@
 /** The sessions this device knows, the open session's detail, and the providers it can start. */
 import { create } from 'zustand';
-import type { ActionResult, DeviceApiInput, HandoffView, ProviderView, SessionActivity, SessionDetail, SessionView } from '../../shared/device-api.ts';
+import type {
+  ActionResult,
+  DeviceApiInput,
+  HandoffView,
+  ProviderView,
+  SessionActivity,
+  SessionDetail,
+  SessionView,
+} from '../../shared/device-api.ts';
 import type { Result } from '../../shared/errors.ts';
 import { api, errorMessage } from '../api/device-api.ts';
 import { withActivity, withHandoff, withViews } from '../components/session-state.ts';
@@ -53,29 +61,33 @@ export const useSessionsStore = create<SessionsState>()((set, get) => ({
   },
   sendMessage: (sessionId, text) => api.sendMessage({ sessionId, text }),
   setSessions: (sessions) => set((state) => ({ sessions, loaded: true, details: withViews(state.details, sessions) })),
-  setDetail: (detail) => set((state) => ({
-    details: { ...state.details, [detail.id]: detail },
-    sessions: state.sessions.some((s) => s.id === detail.id)
-      ? state.sessions.map((s) => (s.id === detail.id ? { ...s, ...stripDetail(detail) } : s))
-      : [stripDetail(detail), ...state.sessions],
-  })),
+  setDetail: (detail) =>
+    set((state) => ({
+      details: { ...state.details, [detail.id]: detail },
+      sessions: state.sessions.some((s) => s.id === detail.id)
+        ? state.sessions.map((s) => (s.id === detail.id ? { ...s, ...stripDetail(detail) } : s))
+        : [stripDetail(detail), ...state.sessions],
+    })),
   applyActivity: (activity) => {
     const detail = get().details[activity.sessionId];
     if (!detail) return;
     const next = withActivity(detail, activity);
     if (next === 'reload') {
-      void get().loadDetail(activity.sessionId).catch(() => undefined);
+      void get()
+        .loadDetail(activity.sessionId)
+        .catch(() => undefined);
       return;
     }
     set((state) => ({ details: { ...state.details, [activity.sessionId]: next } }));
   },
-  applyHandoff: (handoff) => set((state) => {
-    const detail = state.details[handoff.sessionId];
-    return {
-      sessions: state.sessions.map((s) => withHandoff(s, handoff)),
-      details: detail ? { ...state.details, [handoff.sessionId]: withHandoff(detail, handoff) } : state.details,
-    };
-  }),
+  applyHandoff: (handoff) =>
+    set((state) => {
+      const detail = state.details[handoff.sessionId];
+      return {
+        sessions: state.sessions.map((s) => withHandoff(s, handoff)),
+        details: detail ? { ...state.details, [handoff.sessionId]: withHandoff(detail, handoff) } : state.details,
+      };
+    }),
 }));
 
 function stripDetail(detail: SessionDetail): SessionView {

@@ -11,13 +11,34 @@
  */
 import { z } from 'zod';
 import {
-  ApproveJoinRequest, CreateAccountRequest, CreateAccountResponse, CreateInviteRequest, CreateJoinRequest,
-  DeviceListResponse, HeartbeatRequest, HeartbeatResponse, Invite, JoinRequest, JoinRequestListResponse,
-  KeysResponse, MeResponse, RejectJoinRequest, RotateKeysRequest, Device,
+  ApproveJoinRequest,
+  CreateAccountRequest,
+  CreateAccountResponse,
+  CreateInviteRequest,
+  CreateJoinRequest,
+  DeviceListResponse,
+  HeartbeatRequest,
+  HeartbeatResponse,
+  Invite,
+  JoinRequest,
+  JoinRequestListResponse,
+  KeysResponse,
+  MeResponse,
+  RejectJoinRequest,
+  RotateKeysRequest,
+  Device,
 } from './devices.ts';
 import { CreateHandoffRequest, HandoffListResponse, HandoffResponse, TransitionRequest } from './handoffs.ts';
 import { MemoryListResponse, PutMemoryRequest, MemoryItem } from './memory.ts';
-import { AppendEventRequest, CreateSessionRequest, EventPage, Session, SessionListResponse, UpdateSessionMetaRequest, SessionEvent } from './sessions.ts';
+import {
+  AppendEventRequest,
+  CreateSessionRequest,
+  EventPage,
+  Session,
+  SessionListResponse,
+  UpdateSessionMetaRequest,
+  SessionEvent,
+} from './sessions.ts';
 
 export type AuthMode = 'none' | 'self' | 'device' | 'pending';
 
@@ -46,43 +67,121 @@ export const routes = {
 
   listDevices: { method: 'GET', path: '/v1/devices', auth: 'device', response: DeviceListResponse },
   heartbeat: { method: 'POST', path: '/v1/devices/heartbeat', auth: 'device', body: HeartbeatRequest, response: HeartbeatResponse },
-  revokeDevice: { method: 'POST', path: '/v1/devices/:deviceId/revoke', auth: 'device', body: Empty, response: z.strictObject({ device: Device }) },
+  revokeDevice: {
+    method: 'POST',
+    path: '/v1/devices/:deviceId/revoke',
+    auth: 'device',
+    body: Empty,
+    response: z.strictObject({ device: Device }),
+  },
 
-  createInvite: { method: 'POST', path: '/v1/invites', auth: 'device', body: CreateInviteRequest, response: z.strictObject({ invite: Invite }) },
-  createJoinRequest: { method: 'POST', path: '/v1/join-requests', auth: 'self', body: CreateJoinRequest, response: z.strictObject({ joinRequest: JoinRequest }) },
-  listJoinRequests: { method: 'GET', path: '/v1/join-requests', auth: 'device', query: z.strictObject({ status: z.enum(['pending', 'approved', 'rejected']).optional() }), response: JoinRequestListResponse },
-  getJoinRequest: { method: 'GET', path: '/v1/join-requests/:joinRequestId', auth: 'pending', response: z.strictObject({ joinRequest: JoinRequest }) },
-  approveJoinRequest: { method: 'POST', path: '/v1/join-requests/:joinRequestId/approve', auth: 'device', body: ApproveJoinRequest, response: z.strictObject({ joinRequest: JoinRequest }) },
-  rejectJoinRequest: { method: 'POST', path: '/v1/join-requests/:joinRequestId/reject', auth: 'device', body: RejectJoinRequest, response: z.strictObject({ joinRequest: JoinRequest }) },
+  createInvite: {
+    method: 'POST',
+    path: '/v1/invites',
+    auth: 'device',
+    body: CreateInviteRequest,
+    response: z.strictObject({ invite: Invite }),
+  },
+  createJoinRequest: {
+    method: 'POST',
+    path: '/v1/join-requests',
+    auth: 'self',
+    body: CreateJoinRequest,
+    response: z.strictObject({ joinRequest: JoinRequest }),
+  },
+  listJoinRequests: {
+    method: 'GET',
+    path: '/v1/join-requests',
+    auth: 'device',
+    query: z.strictObject({ status: z.enum(['pending', 'approved', 'rejected']).optional() }),
+    response: JoinRequestListResponse,
+  },
+  getJoinRequest: {
+    method: 'GET',
+    path: '/v1/join-requests/:joinRequestId',
+    auth: 'pending',
+    response: z.strictObject({ joinRequest: JoinRequest }),
+  },
+  approveJoinRequest: {
+    method: 'POST',
+    path: '/v1/join-requests/:joinRequestId/approve',
+    auth: 'device',
+    body: ApproveJoinRequest,
+    response: z.strictObject({ joinRequest: JoinRequest }),
+  },
+  rejectJoinRequest: {
+    method: 'POST',
+    path: '/v1/join-requests/:joinRequestId/reject',
+    auth: 'device',
+    body: RejectJoinRequest,
+    response: z.strictObject({ joinRequest: JoinRequest }),
+  },
 
   getKeys: { method: 'GET', path: '/v1/keys', auth: 'device', response: KeysResponse },
   rotateKeys: { method: 'POST', path: '/v1/keys/rotate', auth: 'device', body: RotateKeysRequest, response: KeysResponse },
 
-  createSession: { method: 'POST', path: '/v1/sessions', auth: 'device', body: CreateSessionRequest, response: z.strictObject({ session: Session }) },
+  createSession: {
+    method: 'POST',
+    path: '/v1/sessions',
+    auth: 'device',
+    body: CreateSessionRequest,
+    response: z.strictObject({ session: Session }),
+  },
   listSessions: { method: 'GET', path: '/v1/sessions', auth: 'device', response: SessionListResponse },
   getSession: { method: 'GET', path: '/v1/sessions/:sessionId', auth: 'device', response: z.strictObject({ session: Session }) },
-  updateSessionMeta: { method: 'PUT', path: '/v1/sessions/:sessionId/meta', auth: 'device', body: UpdateSessionMetaRequest, response: z.strictObject({ session: Session }) },
-  appendEvent: { method: 'POST', path: '/v1/sessions/:sessionId/events', auth: 'device', body: AppendEventRequest, response: z.strictObject({ event: SessionEvent }) },
+  updateSessionMeta: {
+    method: 'PUT',
+    path: '/v1/sessions/:sessionId/meta',
+    auth: 'device',
+    body: UpdateSessionMetaRequest,
+    response: z.strictObject({ session: Session }),
+  },
+  appendEvent: {
+    method: 'POST',
+    path: '/v1/sessions/:sessionId/events',
+    auth: 'device',
+    body: AppendEventRequest,
+    response: z.strictObject({ event: SessionEvent }),
+  },
   listEvents: {
-    method: 'GET', path: '/v1/sessions/:sessionId/events', auth: 'device',
-    query: z.strictObject({ after: z.coerce.number().int().nonnegative().optional(), limit: z.coerce.number().int().min(1).max(1000).optional() }),
+    method: 'GET',
+    path: '/v1/sessions/:sessionId/events',
+    auth: 'device',
+    query: z.strictObject({
+      after: z.coerce.number().int().nonnegative().optional(),
+      limit: z.coerce.number().int().min(1).max(1000).optional(),
+    }),
     response: EventPage,
   },
 
   createHandoff: { method: 'POST', path: '/v1/handoffs', auth: 'device', body: CreateHandoffRequest, response: HandoffResponse },
   listHandoffs: {
-    method: 'GET', path: '/v1/handoffs', auth: 'device',
+    method: 'GET',
+    path: '/v1/handoffs',
+    auth: 'device',
     query: z.strictObject({ sessionId: z.string().optional(), active: z.enum(['true', 'false']).optional() }),
     response: HandoffListResponse,
   },
   getHandoff: { method: 'GET', path: '/v1/handoffs/:handoffId', auth: 'device', response: HandoffResponse },
-  transitionHandoff: { method: 'POST', path: '/v1/handoffs/:handoffId/transitions', auth: 'device', body: TransitionRequest, response: HandoffResponse },
+  transitionHandoff: {
+    method: 'POST',
+    path: '/v1/handoffs/:handoffId/transitions',
+    auth: 'device',
+    body: TransitionRequest,
+    response: HandoffResponse,
+  },
 
   putBlob: { method: 'PUT', path: '/v1/blobs/:digest', auth: 'device', raw: true, response: BlobRef },
   getBlob: { method: 'GET', path: '/v1/blobs/:digest', auth: 'device', raw: true, response: z.unknown() },
 
   putMemory: { method: 'POST', path: '/v1/memory', auth: 'device', body: PutMemoryRequest, response: z.strictObject({ item: MemoryItem }) },
-  listMemory: { method: 'GET', path: '/v1/memory', auth: 'device', query: z.strictObject({ topic: z.string() }), response: MemoryListResponse },
+  listMemory: {
+    method: 'GET',
+    path: '/v1/memory',
+    auth: 'device',
+    query: z.strictObject({ topic: z.string() }),
+    response: MemoryListResponse,
+  },
 
   stream: { method: 'GET', path: '/v1/stream', auth: 'device', response: z.unknown() },
 } as const satisfies Record<string, RouteSpec>;

@@ -21,32 +21,65 @@ const recorded = { sandbox: false, singleInstance: false, windows: [], csp: [], 
 const say = (value) => process.stdout.write(`standin: ${typeof value === 'string' ? value : JSON.stringify(value)}\n`);
 
 class App extends EventEmitter {
-  enableSandbox() { recorded.sandbox = true; }
-  requestSingleInstanceLock() { recorded.singleInstance = true; return true; }
+  enableSandbox() {
+    recorded.sandbox = true;
+  }
+  requestSingleInstanceLock() {
+    recorded.singleInstance = true;
+    return true;
+  }
   /** As in Electron: a before-quit listener may prevent the quit (and quit again later). */
   quit() {
     let prevented = false;
-    this.emit('before-quit', { preventDefault: () => { prevented = true; } });
+    this.emit('before-quit', {
+      preventDefault: () => {
+        prevented = true;
+      },
+    });
     if (!prevented) setTimeout(() => process.exit(0), 10);
   }
-  whenReady() { return Promise.resolve(); }
-  getPath(name) { return name === 'home' ? join(home, 'home') : join(home, name); }
-  getVersion() { return '0.0.0-standin'; }
-  getName() { return 'Baton'; }
-  isReady() { return true; }
+  whenReady() {
+    return Promise.resolve();
+  }
+  getPath(name) {
+    return name === 'home' ? join(home, 'home') : join(home, name);
+  }
+  getVersion() {
+    return '0.0.0-standin';
+  }
+  getName() {
+    return 'Baton';
+  }
+  isReady() {
+    return true;
+  }
 }
 export const app = new App();
 
 class WebContents extends EventEmitter {
-  constructor() { super(); this.mainFrame = { url: 'about:blank' }; this.openHandler = null; this.sent = []; }
-  setWindowOpenHandler(handler) { this.openHandler = handler; }
-  send(channel, payload) { this.sent.push(channel); void payload; }
-  isDestroyed() { return false; }
+  constructor() {
+    super();
+    this.mainFrame = { url: 'about:blank' };
+    this.openHandler = null;
+    this.sent = [];
+  }
+  setWindowOpenHandler(handler) {
+    this.openHandler = handler;
+  }
+  send(channel, payload) {
+    this.sent.push(channel);
+    void payload;
+  }
+  isDestroyed() {
+    return false;
+  }
 }
 
 export class BrowserWindow extends EventEmitter {
   static all = [];
-  static getAllWindows() { return BrowserWindow.all; }
+  static getAllWindows() {
+    return BrowserWindow.all;
+  }
   constructor(options) {
     super();
     this.options = options;
@@ -57,19 +90,35 @@ export class BrowserWindow extends EventEmitter {
     // As in Electron: announced while the window is being made, before its creator configures it.
     app.emit('web-contents-created', {}, this.webContents);
   }
-  async loadURL(url) { this.url = url; this.webContents.mainFrame.url = url; this.emit('ready-to-show'); }
+  async loadURL(url) {
+    this.url = url;
+    this.webContents.mainFrame.url = url;
+    this.emit('ready-to-show');
+  }
   show() {}
   focus() {}
   restore() {}
-  isMinimized() { return false; }
-  isDestroyed() { return false; }
-  getBounds() { return { x: 0, y: 0, width: this.options.width, height: this.options.height }; }
+  isMinimized() {
+    return false;
+  }
+  isDestroyed() {
+    return false;
+  }
+  getBounds() {
+    return { x: 0, y: 0, width: this.options.width, height: this.options.height };
+  }
 }
 
 export const ipcMain = {
-  handle(channel, handler) { recorded.handlers.set(channel, handler); },
-  removeHandler(channel) { recorded.handlers.delete(channel); },
-  on(channel) { recorded.ipcOn.push(channel); },
+  handle(channel, handler) {
+    recorded.handlers.set(channel, handler);
+  },
+  removeHandler(channel) {
+    recorded.handlers.delete(channel);
+  },
+  on(channel) {
+    recorded.ipcOn.push(channel);
+  },
 };
 
 export const session = {
@@ -79,8 +128,12 @@ export const session = {
         listener({ responseHeaders: {} }, (answer) => recorded.csp.push(...(answer.responseHeaders['Content-Security-Policy'] ?? [])));
       },
     },
-    setPermissionRequestHandler(handler) { handler(null, 'media', (allowed) => recorded.permissionAnswers.push(allowed)); },
-    setPermissionCheckHandler(handler) { recorded.permissionAnswers.push(handler(null, 'media')); },
+    setPermissionRequestHandler(handler) {
+      handler(null, 'media', (allowed) => recorded.permissionAnswers.push(allowed));
+    },
+    setPermissionCheckHandler(handler) {
+      recorded.permissionAnswers.push(handler(null, 'media'));
+    },
   },
 };
 
@@ -91,7 +144,10 @@ export const safeStorage = {
   isEncryptionAvailable: () => true,
   getSelectedStorageBackend: () => 'gnome_libsecret',
   encryptString: (text) => Buffer.from(`standin:${text}`),
-  decryptString: (bytes) => Buffer.from(bytes).toString().replace(/^standin:/, ''),
+  decryptString: (bytes) =>
+    Buffer.from(bytes)
+      .toString()
+      .replace(/^standin:/, ''),
 };
 
 export default { app, BrowserWindow, ipcMain, session, shell, safeStorage };
@@ -122,7 +178,14 @@ function navigate({ url }) {
   const contents = recorded.windows.at(-1).webContents;
   return contents.listeners('will-navigate').map((listener) => {
     let prevented = false;
-    listener({ preventDefault: () => { prevented = true; } }, url);
+    listener(
+      {
+        preventDefault: () => {
+          prevented = true;
+        },
+      },
+      url,
+    );
     return prevented;
   });
 }

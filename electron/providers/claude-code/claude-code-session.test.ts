@@ -63,7 +63,13 @@ describe('Claude Code adapter (against the stand-in claude)', () => {
     expect(b.snapshot().agents.find((x) => x.parentId === 'main')?.status).toBe('done');
     const projectDir = join(target.sandbox.env.CLAUDE_CONFIG_DIR ?? '', 'projects', projectSlug(target.workspace));
     const written = await readFile(join(projectDir, `${carried.sessionId}.jsonl`), 'utf8');
-    const cwds = new Set(written.split('\n').filter(Boolean).map((l) => (JSON.parse(l) as { cwd?: string }).cwd).filter(Boolean));
+    const cwds = new Set(
+      written
+        .split('\n')
+        .filter(Boolean)
+        .map((l) => (JSON.parse(l) as { cwd?: string }).cwd)
+        .filter(Boolean),
+    );
     expect([...cwds]).toEqual([target.workspace]);
     expect(await readdir(join(projectDir, carried.sessionId ?? '', 'subagents'))).toHaveLength(1);
     expect(await target.sandbox.invocations()).toEqual([]);
@@ -74,14 +80,21 @@ describe('Claude Code adapter (against the stand-in claude)', () => {
     expect(call?.cwd).toBe(target.workspace);
     expect(call?.argv.slice(-2)).toEqual(['--resume', carried.sessionId]);
     const reply = b.snapshot().transcript.find((e) => e.text.startsWith('Resumed session'));
-    expect(reply?.text).toBe(`Resumed session ${carried.sessionId} with 5 earlier messages; the transcript's cwd is ${target.workspace}; running in ${target.workspace}.`);
+    expect(reply?.text).toBe(
+      `Resumed session ${carried.sessionId} with 5 earlier messages; the transcript's cwd is ${target.workspace}; running in ${target.workspace}.`,
+    );
   });
 
   it('refuses an import whose summary points at a missing message, writing nothing', async () => {
     const { sandbox, workspace } = await device('t');
     const line = { parentUuid: null, cwd: '/src', sessionId: 's1', type: 'user', message: { role: 'user', content: 'hi' }, uuid: 'u1' };
     const transcript = `${JSON.stringify({ type: 'summary', summary: 'x', leafUuid: 'nope' })}\n${JSON.stringify(line)}\n`;
-    const data: ResumeData = { provider: 'claude-code', format: 'claude-code/transcript@1', sessionId: 'abc-123', payload: { sourceCwd: '/src', transcript, sideFiles: [] } };
+    const data: ResumeData = {
+      provider: 'claude-code',
+      format: 'claude-code/transcript@1',
+      sessionId: 'abc-123',
+      payload: { sourceCwd: '/src', transcript, sideFiles: [] },
+    };
     const claude = session(sandbox);
     const result = await claude.resumeFromImport(data, workspace);
     expect(result).toMatchObject({ ok: false, code: 'import_check_failed', message: expect.stringContaining('leafUuid nope') });
@@ -93,7 +106,10 @@ describe('Claude Code adapter (against the stand-in claude)', () => {
     const { sandbox, workspace } = await device('t');
     const transcript = `${JSON.stringify({ uuid: 'u1', cwd: '/src', type: 'user', message: { content: 'x' } })}\n`;
     const payload = { sourceCwd: '/src', transcript, sideFiles: [{ path: '../../evil.jsonl', encoding: 'utf8', content: '' }] };
-    const result = await session(sandbox).resumeFromImport({ provider: 'claude-code', format: 'claude-code/transcript@1', sessionId: 'abc', payload }, workspace);
+    const result = await session(sandbox).resumeFromImport(
+      { provider: 'claude-code', format: 'claude-code/transcript@1', sessionId: 'abc', payload },
+      workspace,
+    );
     expect(result).toMatchObject({ ok: false, code: 'import_check_failed', message: expect.stringContaining('outside its folder') });
   });
 

@@ -8,7 +8,11 @@
  * every turn reads the on-disk transcript — the same thing a checkpoint carries.
  */
 import {
-  checkResumeData, PROVIDER_CAPABILITIES, type PermissionLevel, type ProviderResult, type ResumeData,
+  checkResumeData,
+  PROVIDER_CAPABILITIES,
+  type PermissionLevel,
+  type ProviderResult,
+  type ResumeData,
 } from '../../../shared/provider.ts';
 import { MAIN_AGENT, ProcessSession, type ProcessSessionOptions } from '../process-session.ts';
 import { MessageFolder } from './message-folder.ts';
@@ -87,7 +91,11 @@ export class ClaudeCodeSession extends ProcessSession {
     const refused = this.refuseStart();
     if (refused) return refused;
     if (data.provider !== this.provider || data.format !== CLAUDE_FORMAT || data.sessionId === null) {
-      return { ok: false, code: 'import_check_failed', message: `Claude Code cannot import "${data.provider}" data of format "${data.format}".` };
+      return {
+        ok: false,
+        code: 'import_check_failed',
+        message: `Claude Code cannot import "${data.provider}" data of format "${data.format}".`,
+      };
     }
     const imported = await importClaudeSession(this.env, workspace, data.sessionId, data.payload);
     if (!imported.ok) return imported;

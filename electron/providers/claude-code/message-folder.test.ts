@@ -8,7 +8,12 @@ function folded(userText: boolean): { state: SessionState; folder: MessageFolder
   return { state, folder: new MessageFolder(state, { userText }) };
 }
 
-const task = (id: string, description: string) => ({ type: 'tool_use', id, name: 'Task', input: { description, prompt: 'p', subagent_type: 'explorer' } });
+const task = (id: string, description: string) => ({
+  type: 'tool_use',
+  id,
+  name: 'Task',
+  input: { description, prompt: 'p', subagent_type: 'explorer' },
+});
 
 describe('Claude message folding', () => {
   it('puts a Task called by a subagent under that subagent', () => {
@@ -17,7 +22,11 @@ describe('Claude message folding', () => {
     folder.fold('assistant', [task('t2', 'inner')], 't1');
     folder.fold('assistant', [{ type: 'text', text: 'inner work' }], 't2');
     const agents = state.snapshot().agents;
-    expect(agents.map((a) => [a.id, a.parentId, a.role])).toEqual([['main', null, 'main'], ['t1', 'main', 'explorer'], ['t2', 't1', 'explorer']]);
+    expect(agents.map((a) => [a.id, a.parentId, a.role])).toEqual([
+      ['main', null, 'main'],
+      ['t1', 'main', 'explorer'],
+      ['t2', 't1', 'explorer'],
+    ]);
     expect(state.snapshot().transcript.at(-1)).toMatchObject({ agentId: 't2', role: 'assistant', text: 'inner work' });
   });
 
@@ -29,7 +38,7 @@ describe('Claude message folding', () => {
     expect(state.snapshot().transcript.at(-1)?.text).toBe('Subagent "search" failed: quota');
   });
 
-  it('leaves the user\'s own text out of the live stream but keeps it from files', () => {
+  it("leaves the user's own text out of the live stream but keeps it from files", () => {
     const live = folded(false);
     live.folder.fold('user', 'hello', null);
     expect(live.state.snapshot().transcript).toEqual([]);

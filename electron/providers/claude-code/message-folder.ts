@@ -23,14 +23,15 @@ function clip(text: string, max = TEXT_MAX): string {
 function resultText(content: unknown): string {
   if (typeof content === 'string') return content;
   if (!Array.isArray(content)) return '';
-  return content.map((part) => (part && typeof part === 'object' ? str((part as Block).text) ?? '' : '')).join('\n');
+  return content.map((part) => (part && typeof part === 'object' ? (str((part as Block).text) ?? '') : '')).join('\n');
 }
 
 /** A short description of a tool call's input, e.g. `Read /a/b.ts` or `Bash ls -la`. */
 function describeToolUse(name: string, input: unknown): string {
   if (!input || typeof input !== 'object') return name;
   const fields = input as Record<string, unknown>;
-  const detail = str(fields.command) ?? str(fields.file_path) ?? str(fields.path) ?? str(fields.pattern) ?? str(fields.url) ?? str(fields.description);
+  const detail =
+    str(fields.command) ?? str(fields.file_path) ?? str(fields.path) ?? str(fields.pattern) ?? str(fields.url) ?? str(fields.description);
   return detail === null ? name : `${name} ${clip(detail, 300)}`;
 }
 
@@ -40,7 +41,10 @@ export interface FoldOptions {
 }
 
 export class MessageFolder {
-  constructor(private readonly state: SessionState, private readonly options: FoldOptions) {}
+  constructor(
+    private readonly state: SessionState,
+    private readonly options: FoldOptions,
+  ) {}
 
   /** Folds one message; `parentToolUseId` names the subagent that wrote it, if any. */
   fold(role: 'user' | 'assistant', content: unknown, parentToolUseId: string | null): void {

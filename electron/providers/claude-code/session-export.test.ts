@@ -33,7 +33,10 @@ describe('Claude session export and import', () => {
 
     const exported = await exportClaudeSession(srcEnv, src, 's1');
     if (!exported.ok) throw new Error(exported.message);
-    expect(exported.value.sideFiles.map((f) => [f.path, f.encoding])).toEqual([['subagents/agent-1.jsonl', 'utf8'], ['tool-results/r.bin', 'base64']]);
+    expect(exported.value.sideFiles.map((f) => [f.path, f.encoding])).toEqual([
+      ['subagents/agent-1.jsonl', 'utf8'],
+      ['tool-results/r.bin', 'base64'],
+    ]);
 
     const imported = await importClaudeSession(dstEnv, dst, 's1', JSON.parse(JSON.stringify(exported.value)));
     expect(imported.ok).toBe(true);
@@ -51,6 +54,10 @@ describe('Claude session export and import', () => {
   it('refuses a target workspace that does not exist', async () => {
     const { dstEnv } = await folders();
     const payload = { sourceCwd: '/s', transcript: '{"uuid":"u"}\n', sideFiles: [] };
-    expect(await importClaudeSession(dstEnv, join(root, 'nowhere'), 's1', payload)).toMatchObject({ ok: false, code: 'import_check_failed', message: expect.stringContaining('cannot be opened') });
+    expect(await importClaudeSession(dstEnv, join(root, 'nowhere'), 's1', payload)).toMatchObject({
+      ok: false,
+      code: 'import_check_failed',
+      message: expect.stringContaining('cannot be opened'),
+    });
   });
 });

@@ -36,15 +36,21 @@ async function readSideFolder(folder: string): Promise<ClaudePayload['sideFiles'
     const full = join(entry.parentPath, entry.name);
     const path = relative(folder, full).split(sep).join('/');
     const bytes = await readFile(full);
-    files.push(entry.name.endsWith('.jsonl')
-      ? { path, encoding: 'utf8', content: bytes.toString('utf8') }
-      : { path, encoding: 'base64', content: bytes.toString('base64') });
+    files.push(
+      entry.name.endsWith('.jsonl')
+        ? { path, encoding: 'utf8', content: bytes.toString('utf8') }
+        : { path, encoding: 'base64', content: bytes.toString('base64') },
+    );
   }
   return files.sort((a, b) => a.path.localeCompare(b.path));
 }
 
 /** Reads session `sessionId` of `workspace` for the checkpoint. */
-export async function exportClaudeSession(env: NodeJS.ProcessEnv, workspace: string, sessionId: string): Promise<Result<ClaudePayload, 'export_failed'>> {
+export async function exportClaudeSession(
+  env: NodeJS.ProcessEnv,
+  workspace: string,
+  sessionId: string,
+): Promise<Result<ClaudePayload, 'export_failed'>> {
   if (!isSafeSessionId(sessionId)) return { ok: false, code: 'export_failed', message: `"${sessionId}" is not a Claude session id.` };
   const files = await sessionFiles(env, workspace, sessionId);
   let transcript: string;
@@ -67,7 +73,12 @@ function isSafeRelative(path: string): boolean {
  * once the transcript passes its resumability check; nothing is written when a check fails.
  * Resolves to the rewritten transcript text.
  */
-export async function importClaudeSession(env: NodeJS.ProcessEnv, workspace: string, sessionId: string, payload: unknown): Promise<Result<string, 'import_check_failed'>> {
+export async function importClaudeSession(
+  env: NodeJS.ProcessEnv,
+  workspace: string,
+  sessionId: string,
+  payload: unknown,
+): Promise<Result<string, 'import_check_failed'>> {
   const refuse = (message: string): Result<string, 'import_check_failed'> => ({ ok: false, code: 'import_check_failed', message });
   const parsed = claudePayloadSchema.safeParse(payload);
   if (!parsed.success) return refuse(`The Claude session data is malformed: ${parsed.error.issues[0]?.message ?? 'unknown'}.`);

@@ -13,7 +13,13 @@ describe('Claude transcript file', () => {
     const main = agents.find((a) => a.id === 'main');
     const sub = agents.find((a) => a.parentId !== null);
     expect(main).toMatchObject({ parentId: null, role: 'main' });
-    expect(sub).toMatchObject({ id: 'toolu_01DAkBr3THZbTNLPPBHiX1sp', parentId: 'main', name: 'Search recent AI news', role: 'general-purpose', status: 'done' });
+    expect(sub).toMatchObject({
+      id: 'toolu_01DAkBr3THZbTNLPPBHiX1sp',
+      parentId: 'main',
+      name: 'Search recent AI news',
+      role: 'general-purpose',
+      status: 'done',
+    });
     expect(agents).toHaveLength(2);
     expect(transcript[0]).toMatchObject({ role: 'user', agentId: 'main' });
     expect(transcript[0]?.text).toContain('Show me a sample of using Task tool');
@@ -41,7 +47,10 @@ describe('Claude transcript file', () => {
   });
 
   it('refuses a transcript with no uuid lines or a damaged line', () => {
-    expect(checkResumable('{"type":"summary","summary":"x"}\n')).toMatchObject({ ok: false, message: expect.stringContaining('no message lines') });
+    expect(checkResumable('{"type":"summary","summary":"x"}\n')).toMatchObject({
+      ok: false,
+      message: expect.stringContaining('no message lines'),
+    });
     expect(checkResumable('{"uuid":"a"}\n{oops\n')).toMatchObject({ ok: false, message: expect.stringContaining('line 2 is not JSON') });
     expect(checkResumable('')).toMatchObject({ ok: false });
   });
@@ -53,7 +62,11 @@ describe('Claude transcript file', () => {
     const lines = parseJsonLines(rewritten.value);
     if (!lines.ok) throw new Error(lines.message);
     expect(lines.value.filter((l) => 'cwd' in l).map((l) => l.cwd)).toEqual(Array(6).fill('/home/me/work'));
-    expect(lines.value[0]).toEqual({ type: 'summary', summary: 'Casual Chat: Simple Greeting Exchange', leafUuid: 'deae7c10-1e9a-466a-bbd0-1cd31b43d823' });
+    expect(lines.value[0]).toEqual({
+      type: 'summary',
+      summary: 'Casual Chat: Simple Greeting Exchange',
+      leafUuid: 'deae7c10-1e9a-466a-bbd0-1cd31b43d823',
+    });
     expect(checkResumable(rewritten.value)).toEqual({ ok: true, value: 7 });
     expect(movePath(`${from}/sub`, from, '/t')).toBe('/t/sub');
     expect(movePath('/elsewhere', from, '/t')).toBe('/t');

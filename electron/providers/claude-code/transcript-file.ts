@@ -17,10 +17,15 @@ export function checkResumable(text: string): Result<number, 'not_resumable'> {
   const parsed = parseJsonLines(text);
   if (!parsed.ok) return { ok: false, code: 'not_resumable', message: `The Claude transcript is damaged: ${parsed.message}.` };
   const uuids = new Set(parsed.value.flatMap((line) => (typeof line.uuid === 'string' ? [line.uuid] : [])));
-  if (uuids.size === 0) return { ok: false, code: 'not_resumable', message: 'The Claude transcript has no message lines (no line has a uuid).' };
+  if (uuids.size === 0)
+    return { ok: false, code: 'not_resumable', message: 'The Claude transcript has no message lines (no line has a uuid).' };
   for (const line of parsed.value) {
     if (line.leafUuid !== undefined && (typeof line.leafUuid !== 'string' || !uuids.has(line.leafUuid))) {
-      return { ok: false, code: 'not_resumable', message: `The Claude transcript's summary points at a message that is not in it (leafUuid ${String(line.leafUuid)}).` };
+      return {
+        ok: false,
+        code: 'not_resumable',
+        message: `The Claude transcript's summary points at a message that is not in it (leafUuid ${String(line.leafUuid)}).`,
+      };
     }
   }
   return { ok: true, value: parsed.value.length };
@@ -30,7 +35,9 @@ export function checkResumable(text: string): Result<number, 'not_resumable'> {
 export function rewriteCwd(text: string, from: string, to: string): Result<string, 'malformed'> {
   const parsed = parseJsonLines(text);
   if (!parsed.ok) return parsed;
-  const out = parsed.value.map((line) => JSON.stringify(typeof line.cwd === 'string' ? { ...line, cwd: movePath(line.cwd, from, to) } : line));
+  const out = parsed.value.map((line) =>
+    JSON.stringify(typeof line.cwd === 'string' ? { ...line, cwd: movePath(line.cwd, from, to) } : line),
+  );
   return { ok: true, value: out.length === 0 ? '' : `${out.join('\n')}\n` };
 }
 
@@ -53,7 +60,8 @@ export function readTranscript(text: string): { agents: AgentView[]; transcript:
     if ((line.type !== 'user' && line.type !== 'assistant') || line.isSidechain === true) continue;
     at = timestampOf(line, at);
     if (typeof line.sessionId === 'string') sessionId = line.sessionId;
-    if (!state.agent(MAIN_AGENT)) state.upsertAgent({ id: MAIN_AGENT, parentId: null, name: 'Claude Code', role: 'main', status: 'waiting' });
+    if (!state.agent(MAIN_AGENT))
+      state.upsertAgent({ id: MAIN_AGENT, parentId: null, name: 'Claude Code', role: 'main', status: 'waiting' });
     const message = line.message as Record<string, unknown> | undefined;
     folder.fold(line.type, message?.content, null);
   }

@@ -21,7 +21,9 @@ describe('Codex adapter (against the stand-in codex)', () => {
     const { agents, transcript } = codex.snapshot();
     expect(agents.map((a) => [a.id, a.parentId, a.status])).toEqual([['main', null, 'waiting']]);
     expect(transcript.map((e) => [e.role, e.text])).toEqual([
-      ['user', 'add a test'], ['tool', '$ bash -lc ls (exit 0)'], ['assistant', 'Stand-in Codex received: add a test'],
+      ['user', 'add a test'],
+      ['tool', '$ bash -lc ls (exit 0)'],
+      ['assistant', 'Stand-in Codex received: add a test'],
     ]);
     const [call] = await sandbox.invocations();
     expect(call).toMatchObject({ tool: 'codex', cwd: workspace, argv: ['exec', '--json', '-'] });
@@ -54,12 +56,18 @@ describe('Codex adapter (against the stand-in codex)', () => {
     const b = session(target.sandbox);
     expect(await b.resumeFromImport(carried, target.workspace)).toEqual({ ok: true, value: undefined });
     expect(b.snapshot().transcript.map((e) => [e.role, e.text.slice(0, 25)])).toEqual([
-      ['user', 'refactor'], ['tool', 'shell {"command":["bash",'], ['assistant', 'Stand-in Codex received: '], ['system', `Codex session ${carried.sessionId}`.slice(0, 25)],
+      ['user', 'refactor'],
+      ['tool', 'shell {"command":["bash",'],
+      ['assistant', 'Stand-in Codex received: '],
+      ['system', `Codex session ${carried.sessionId}`.slice(0, 25)],
     ]);
     const home = target.sandbox.env.CODEX_HOME ?? '';
     const path = await findRollout(home, carried.sessionId ?? '');
     expect(path).toMatch(/^sessions\/\d{4}\/\d{2}\/\d{2}\/rollout-.*\.jsonl$/);
-    const lines = (await readFile(join(home, path ?? ''), 'utf8')).split('\n').filter(Boolean).map((l) => JSON.parse(l) as { type: string; payload: { cwd?: string } });
+    const lines = (await readFile(join(home, path ?? ''), 'utf8'))
+      .split('\n')
+      .filter(Boolean)
+      .map((l) => JSON.parse(l) as { type: string; payload: { cwd?: string } });
     const cwds = lines.filter((l) => l.type === 'session_meta' || l.type === 'turn_context').map((l) => l.payload.cwd);
     expect(cwds).toEqual([target.workspace, target.workspace]);
     expect(await target.sandbox.invocations()).toEqual([]);
@@ -69,14 +77,20 @@ describe('Codex adapter (against the stand-in codex)', () => {
     const [call] = await target.sandbox.invocations();
     expect(call).toMatchObject({ cwd: target.workspace, argv: ['exec', '--json', 'resume', carried.sessionId, '-'] });
     expect(b.snapshot().transcript.at(-1)?.text).toBe(
-      `Resumed session ${carried.sessionId}; the rollout's cwd is ${target.workspace}; running in ${target.workspace}. Next: keep going`);
+      `Resumed session ${carried.sessionId}; the rollout's cwd is ${target.workspace}; running in ${target.workspace}. Next: keep going`,
+    );
   });
 
   it('refuses a rollout whose session_meta names another session, writing nothing', async () => {
     const { sandbox, workspace } = await device('t');
     const id = '0199a213-81c0-7800-8aa1-bbab2a035a53';
     const content = `${JSON.stringify({ timestamp: 't', type: 'session_meta', payload: { id: 'other', cwd: '/src' } })}\n`;
-    const payload = { relativePath: `sessions/2025/08/11/rollout-2025-08-11T01-02-03-${id}.jsonl`, sourceCwd: '/src', encoding: 'utf8', content };
+    const payload = {
+      relativePath: `sessions/2025/08/11/rollout-2025-08-11T01-02-03-${id}.jsonl`,
+      sourceCwd: '/src',
+      encoding: 'utf8',
+      content,
+    };
     const codex = session(sandbox);
     const result = await codex.resumeFromImport({ provider: 'codex', format: 'codex/rollout@1', sessionId: id, payload }, workspace);
     expect(result).toMatchObject({ ok: false, code: 'import_check_failed', message: expect.stringContaining('session_meta') });
@@ -86,7 +100,10 @@ describe('Codex adapter (against the stand-in codex)', () => {
   it('refuses a rollout path that leaves the sessions folder', async () => {
     const { sandbox, workspace } = await device('t');
     const payload = { relativePath: '../../etc/rollout-2025-08-11T01-02-03-abc.jsonl', sourceCwd: '/src', encoding: 'utf8', content: '' };
-    const result = await session(sandbox).resumeFromImport({ provider: 'codex', format: 'codex/rollout@1', sessionId: 'abc', payload }, workspace);
+    const result = await session(sandbox).resumeFromImport(
+      { provider: 'codex', format: 'codex/rollout@1', sessionId: 'abc', payload },
+      workspace,
+    );
     expect(result).toMatchObject({ ok: false, code: 'import_check_failed', message: expect.stringContaining('not a rollout path') });
   });
 

@@ -6,7 +6,13 @@
  * subagents, so the agent map is the main agent. Export carries the session's rollout file.
  */
 import { realpath } from 'node:fs/promises';
-import { checkResumeData, PROVIDER_CAPABILITIES, type PermissionLevel, type ProviderResult, type ResumeData } from '../../../shared/provider.ts';
+import {
+  checkResumeData,
+  PROVIDER_CAPABILITIES,
+  type PermissionLevel,
+  type ProviderResult,
+  type ResumeData,
+} from '../../../shared/provider.ts';
 import { MAIN_AGENT, ProcessSession, type ProcessSessionOptions } from '../process-session.ts';
 import { CODEX_FORMAT, codexHome, exportRollout, importRollout, readRollout } from './rollout.ts';
 
@@ -57,7 +63,8 @@ export class CodexSession extends ProcessSession {
     }
     if (event.type === 'thread.started' && typeof event.thread_id === 'string') this.threadId = event.thread_id;
     else if (event.type === 'item.completed' && event.item && typeof event.item === 'object') this.item(event.item as Item);
-    else if (event.type === 'turn.failed') this.state.addEntry('system', MAIN_AGENT, `Codex turn failed: ${text((event.error as Item | undefined)?.message)}`);
+    else if (event.type === 'turn.failed')
+      this.state.addEntry('system', MAIN_AGENT, `Codex turn failed: ${text((event.error as Item | undefined)?.message)}`);
     else if (event.type === 'error') this.state.addEntry('system', MAIN_AGENT, `Codex error: ${text(event.message)}`);
   }
 
@@ -67,10 +74,16 @@ export class CodexSession extends ProcessSession {
         this.state.addEntry('assistant', MAIN_AGENT, text(item.text));
         break;
       case 'command_execution':
-        this.state.addEntry('tool', MAIN_AGENT, `$ ${text(item.command)}${typeof item.exit_code === 'number' ? ` (exit ${item.exit_code})` : ''}`);
+        this.state.addEntry(
+          'tool',
+          MAIN_AGENT,
+          `$ ${text(item.command)}${typeof item.exit_code === 'number' ? ` (exit ${item.exit_code})` : ''}`,
+        );
         break;
       case 'file_change': {
-        const changes = Array.isArray(item.changes) ? item.changes.map((c) => `${text((c as Item).kind)} ${text((c as Item).path)}`.trim()) : [];
+        const changes = Array.isArray(item.changes)
+          ? item.changes.map((c) => `${text((c as Item).kind)} ${text((c as Item).path)}`.trim())
+          : [];
         this.state.addEntry('tool', MAIN_AGENT, `Changed files: ${changes.join(', ')}`);
         break;
       }
@@ -90,7 +103,8 @@ export class CodexSession extends ProcessSession {
 
   /** Exports the session's rollout file (format codex/rollout@1). */
   async exportResumeData(): Promise<ProviderResult<ResumeData>> {
-    if (this.workspace === null || this.threadId === null) return { ok: false, code: 'export_failed', message: 'Codex has no session to export yet.' };
+    if (this.workspace === null || this.threadId === null)
+      return { ok: false, code: 'export_failed', message: 'Codex has no session to export yet.' };
     const payload = await exportRollout(codexHome(this.env), this.threadId, await realpath(this.workspace));
     if (!payload.ok) return payload;
     const checked = checkResumeData({ provider: this.provider, format: CODEX_FORMAT, sessionId: this.threadId, payload: payload.value });

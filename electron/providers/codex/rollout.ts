@@ -74,7 +74,11 @@ function rolloutText(payload: CodexPayload): Result<string, 'import_check_failed
   if (payload.encoding === 'utf8') return { ok: true, value: payload.content };
   const decompress = (zlib as unknown as Zstd).zstdDecompressSync;
   if (typeof decompress !== 'function') {
-    return { ok: false, code: 'import_check_failed', message: `The Codex rollout is zstd-compressed and this Node (${process.version}) cannot decompress zstd to rewrite its cwd.` };
+    return {
+      ok: false,
+      code: 'import_check_failed',
+      message: `The Codex rollout is zstd-compressed and this Node (${process.version}) cannot decompress zstd to rewrite its cwd.`,
+    };
   }
   try {
     return { ok: true, value: decompress(Buffer.from(payload.content, 'base64')).toString('utf8') };
@@ -94,7 +98,12 @@ function withCwd(line: JsonLine, from: string, to: string): JsonLine {
  * `targetCwd`, after checking it: a rollout path for that id, JSON lines, `session_meta` first with
  * the same id. Nothing is written when a check fails. Resolves to the written text.
  */
-export async function importRollout(home: string, id: string, targetCwd: string, payload: unknown): Promise<Result<string, 'import_check_failed'>> {
+export async function importRollout(
+  home: string,
+  id: string,
+  targetCwd: string,
+  payload: unknown,
+): Promise<Result<string, 'import_check_failed'>> {
   const refuse = (message: string): Result<string, 'import_check_failed'> => ({ ok: false, code: 'import_check_failed', message });
   const parsed = codexPayloadSchema.safeParse(payload);
   if (!parsed.success) return refuse(`The Codex session data is malformed: ${parsed.error.issues[0]?.message ?? 'unknown'}.`);
@@ -105,7 +114,8 @@ export async function importRollout(home: string, id: string, targetCwd: string,
   if (!lines.ok) return refuse(`The Codex rollout is damaged: ${lines.message}.`);
   const meta = lines.value[0];
   const metaId = (meta?.payload as Record<string, unknown> | undefined)?.id;
-  if (meta?.type !== 'session_meta' || metaId !== id) return refuse(`The Codex rollout does not start with the session_meta of session ${id}.`);
+  if (meta?.type !== 'session_meta' || metaId !== id)
+    return refuse(`The Codex rollout does not start with the session_meta of session ${id}.`);
   const out = lines.value.map((line) => JSON.stringify(withCwd(line, parsed.data.sourceCwd, targetCwd))).join('\n');
   const target = join(home, parsed.data.relativePath.replace(/\.zst$/, ''));
   await mkdir(join(target, '..'), { recursive: true });
@@ -115,7 +125,11 @@ export async function importRollout(home: string, id: string, targetCwd: string,
 
 function contentText(content: unknown): string {
   if (!Array.isArray(content)) return '';
-  return content.map((part) => (part && typeof part === 'object' && typeof (part as { text?: unknown }).text === 'string' ? (part as { text: string }).text : '')).join('\n');
+  return content
+    .map((part) =>
+      part && typeof part === 'object' && typeof (part as { text?: unknown }).text === 'string' ? (part as { text: string }).text : '',
+    )
+    .join('\n');
 }
 
 /** Reads a rollout's messages and tool calls into transcript entries (injected context blocks are skipped). */
@@ -129,9 +143,14 @@ export function readRollout(text: string): TranscriptEntry[] {
     if (!Number.isNaN(stamp)) at = stamp;
     if (payload.type === 'message' && (payload.role === 'user' || payload.role === 'assistant')) {
       const body = contentText(payload.content).trim();
-      if (body !== '' && !body.startsWith('<environment_context>') && !body.startsWith('<user_instructions>')) state.addEntry(payload.role, 'main', body);
+      if (body !== '' && !body.startsWith('<environment_context>') && !body.startsWith('<user_instructions>'))
+        state.addEntry(payload.role, 'main', body);
     } else if (payload.type === 'function_call' && typeof payload.name === 'string') {
-      state.addEntry('tool', 'main', `${payload.name} ${typeof payload.arguments === 'string' ? payload.arguments.slice(0, 300) : ''}`.trim());
+      state.addEntry(
+        'tool',
+        'main',
+        `${payload.name} ${typeof payload.arguments === 'string' ? payload.arguments.slice(0, 300) : ''}`.trim(),
+      );
     }
   }
   return state.snapshot().transcript;

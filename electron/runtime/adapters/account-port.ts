@@ -17,7 +17,8 @@ export function accountPort(profile: Profile, client: BackendClient, log: (m: st
     },
     async approvePendingJoins() {
       const decided = await approvePendingJoins(profile, backend);
-      if (decided.ok) for (const d of decided.value) log(`join request of ${d.deviceName}: ${d.outcome}${d.reason ? ` (${d.reason})` : ''}`);
+      if (decided.ok)
+        for (const d of decided.value) log(`join request of ${d.deviceName}: ${d.outcome}${d.reason ? ` (${d.reason})` : ''}`);
     },
     async refreshKeyRing() {
       await refreshKeyRing(profile, backend);

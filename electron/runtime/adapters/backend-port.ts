@@ -13,9 +13,13 @@ function plain<T, U>(result: CallResult<T>, pick: (value: T) => U): Result<U> {
 export function backendPort(client: BackendClient): BackendPort {
   return {
     listDevices: async () => plain(await client.call('listDevices'), (v) => v.devices),
-    heartbeat: async (sealedCapabilities, keyVersions) => plain(await client.call('heartbeat', { body: { sealedCapabilities, keyVersions } }), (v) => v),
+    heartbeat: async (sealedCapabilities, keyVersions) =>
+      plain(await client.call('heartbeat', { body: { sealedCapabilities, keyVersions } }), (v) => v),
     createSession: async (sessionId, sealedMeta) =>
-      plain(await client.call('createSession', { body: { sessionId, sealedMeta }, idempotencyKey: `create-${sessionId}` }), (v) => v.session),
+      plain(
+        await client.call('createSession', { body: { sessionId, sealedMeta }, idempotencyKey: `create-${sessionId}` }),
+        (v) => v.session,
+      ),
     getSession: async (sessionId) => plain(await client.call('getSession', { params: { sessionId } }), (v) => v.session),
     listSessions: async () => plain(await client.call('listSessions'), (v) => v.sessions),
     updateSessionMeta: async (sessionId, generation, sealedMeta) =>
@@ -25,7 +29,13 @@ export function backendPort(client: BackendClient): BackendPort {
     listEvents: async (sessionId, after) =>
       plain(await client.call('listEvents', { params: { sessionId }, query: { after, limit: 1000 } }), (v) => v.events),
     createHandoff: async (handoffId, sessionId, targetDeviceId, generation) =>
-      plain(await client.call('createHandoff', { body: { handoffId, sessionId, targetDeviceId, generation }, idempotencyKey: `create-${handoffId}` }), (v) => v.handoff),
+      plain(
+        await client.call('createHandoff', {
+          body: { handoffId, sessionId, targetDeviceId, generation },
+          idempotencyKey: `create-${handoffId}`,
+        }),
+        (v) => v.handoff,
+      ),
     getHandoff: async (handoffId) => plain(await client.call('getHandoff', { params: { handoffId } }), (v) => v.handoff),
     listHandoffs: async ({ sessionId, active }) => {
       const query: { sessionId?: string; active?: 'true' | 'false' } = {};

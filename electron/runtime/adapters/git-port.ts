@@ -21,12 +21,18 @@ export function gitPort(run: GitRunner): GitPort {
     sourceReadiness: (ref) => workspaceReadiness(ref, run),
     remotesUnder: (root) => remotesUnder(root, run),
     async prepare(repos, workspaceRoot) {
-      const prepared = await prepareCheck(repos.map((r) => ({ remote: r.remoteUrl ?? '', branch: r.branch ?? '' })), { run, workspaceRoot });
+      const prepared = await prepareCheck(
+        repos.map((r) => ({ remote: r.remoteUrl ?? '', branch: r.branch ?? '' })),
+        { run, workspaceRoot },
+      );
       if (!prepared.ok) return { ok: false, code: prepared.code, message: `${prepared.message} ${prepared.fix}` };
       return { ok: true, value: { workspace: workspaceRoot } };
     },
     async pin(repos: PinnedRepo[], workspaceRoot) {
-      const pinned = await pinWorkspace(repos.map((r) => ({ remote: r.remoteUrl ?? '', branch: r.branch ?? '', commit: r.commit })), { run, workspaceRoot });
+      const pinned = await pinWorkspace(
+        repos.map((r) => ({ remote: r.remoteUrl ?? '', branch: r.branch ?? '', commit: r.commit })),
+        { run, workspaceRoot },
+      );
       if (!pinned.ok) return { ok: false, code: pinned.code, message: `${pinned.message} ${pinned.fix}` };
       const repoPaths = pinned.value.repos.map((r) => r.path);
       return { ok: true, value: { workspace: workspaceOf(repoPaths), repoPaths } };

@@ -1,5 +1,12 @@
 /** The runtime's SealPort over an account's ADK key ring and the envelope (crypto/envelope.ts). */
-import { checkpointContext, contentAddressOfParts, partsInOrder, sealParts, unseal, type SealContext as EnvelopeContext } from '../../crypto/envelope.ts';
+import {
+  checkpointContext,
+  contentAddressOfParts,
+  partsInOrder,
+  sealParts,
+  unseal,
+  type SealContext as EnvelopeContext,
+} from '../../crypto/envelope.ts';
 import type { KeyRing } from '../../crypto/key-ring.ts';
 import { sealJson, unsealJson } from '../../crypto/sealed-json.ts';
 import type { Profile } from '../../enrollment/profile.ts';
@@ -8,10 +15,14 @@ import type { SealContext, SealPort } from '../ports.ts';
 /** Maps a runtime context to the envelope's bound context (purpose, account, session, subject). */
 function envelopeContext(accountId: string, context: SealContext): EnvelopeContext {
   switch (context.kind) {
-    case 'session-meta': return { purpose: 'session-meta', accountId, sessionId: context.sessionId };
-    case 'session-event': return { purpose: 'session-event', accountId, sessionId: context.sessionId };
-    case 'capabilities': return { purpose: 'device-capabilities', accountId, subject: context.deviceId };
-    case 'handoff-outcome': return { purpose: 'handoff-outcome', accountId, sessionId: context.sessionId, subject: context.handoffId };
+    case 'session-meta':
+      return { purpose: 'session-meta', accountId, sessionId: context.sessionId };
+    case 'session-event':
+      return { purpose: 'session-event', accountId, sessionId: context.sessionId };
+    case 'capabilities':
+      return { purpose: 'device-capabilities', accountId, subject: context.deviceId };
+    case 'handoff-outcome':
+      return { purpose: 'handoff-outcome', accountId, sessionId: context.sessionId, subject: context.handoffId };
   }
 }
 
@@ -27,7 +38,12 @@ export function ringSeal(accountId: string, ring: KeyRing): SealPort {
     },
     sealCheckpoint: (body, sessionId, handoffId) => {
       const parts = sealParts(ring, checkpointContext(accountId, sessionId, handoffId), body);
-      return { parts: partsInOrder(parts), byteLength: parts.byteLength, digest: contentAddressOfParts(parts), keyVersion: parts.keyVersion };
+      return {
+        parts: partsInOrder(parts),
+        byteLength: parts.byteLength,
+        digest: contentAddressOfParts(parts),
+        keyVersion: parts.keyVersion,
+      };
     },
     openCheckpoint: (envelope, sessionId, handoffId) => {
       const opened = unseal(ring, checkpointContext(accountId, sessionId, handoffId), envelope);

@@ -3,11 +3,12 @@ import { checkTarget } from '../../git/target-checks.ts';
 import type { TargetCheck } from '../ports.ts';
 
 /** Target-side blockers for one device, from its record, reachability and unsealed capabilities. */
-export const targetCheck: TargetCheck = (input) => checkTarget({
-  device: input.device,
-  capabilities: input.capabilities,
-  requiredProvider: input.requiredProvider,
-  requiredKeyVersion: input.requiredKeyVersion,
-  repos: input.repos.map((r) => ({ remoteUrl: r.remoteUrl, relPath: r.relPath })),
-  online: input.online,
-});
+export const targetCheck: TargetCheck = (input) =>
+  checkTarget({
+    device: input.device,
+    capabilities: input.capabilities,
+    requiredProvider: input.requiredProvider,
+    requiredKeyVersion: input.requiredKeyVersion,
+    repos: input.repos.map((r) => ({ remoteUrl: r.remoteUrl, relPath: r.relPath })),
+    online: input.online,
+  });

@@ -42,13 +42,19 @@ export function repoPathsOf(ref: WorkspaceRef): string[] {
 /** Each repository of the workspace as git reads it now. */
 export async function workspaceRepos(ref: WorkspaceRef, run: GitRunner): Promise<RepoSnapshot[]> {
   const workspace = ref.workspace;
-  return Promise.all(repoPathsOf(ref).map(async (path) => {
-    const { state } = await evaluateRepo(path, { run });
-    return {
-      path, relPath: relative(workspace, path) || '.', remoteUrl: state.remoteUrl, branch: state.branch, head: state.head,
-      mergeBase: await mergeBase(path, run),
-    };
-  }));
+  return Promise.all(
+    repoPathsOf(ref).map(async (path) => {
+      const { state } = await evaluateRepo(path, { run });
+      return {
+        path,
+        relPath: relative(workspace, path) || '.',
+        remoteUrl: state.remoteUrl,
+        branch: state.branch,
+        head: state.head,
+        mergeBase: await mergeBase(path, run),
+      };
+    }),
+  );
 }
 
 /** The source half of the readiness report for a workspace (every repo checked). */

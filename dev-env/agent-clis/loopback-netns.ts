@@ -87,14 +87,30 @@ export async function startLoopbackNetns(port: number, socketPath: string, dir: 
   const pid = child.pid;
   const nsenter = (await findOnPath('nsenter', { PATH: SBIN_PATH })) ?? 'nsenter';
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
-  const enter = (cwd: string): string[] => [nsenter, '--target', String(pid), '--net', '--mount', `--wd=${cwd}`, '--'];
+  // nsenter's own --wd opens the folder before it enters the mount namespace, which leaves the cwd
+  // "(unreachable)" inside it (Codex then fails with ENOENT): change folder once inside instead.
+  const enter = (cwd: string): string[] => [
+    nsenter,
+    '--target',
+    String(pid),
+    '--net',
+    '--mount',
+    '--',
+    '/bin/sh',
+    '-c',
+    'cd "$1" && shift && exec "$@"',
+    'sh',
+    cwd,
+  ];
   return ok({
     pid,
     dnsLogging: ready.value.dnsLogging,
     dnsQueries,
     enter,
     async writeWrapper(path, target) {
-      const line = `exec ${enter('"$(pwd -P)"').join(' ')} '${target}' "$@"`;
+      const [command, ...args] = enter('"$(pwd -P)"');
+      const quoted = args.map((arg) => (arg.startsWith('"') || /^[\w/.=-]+$/.test(arg) ? arg : `'${arg}'`));
+      const line = `exec ${command} ${quoted.join(' ')} '${target}' "$@"`;
       await writeFile(path, `#!/bin/sh\n# ${target}, run inside the loopback-only network namespace of process ${pid}.\n${line}\n`);
       await chmod(path, 0o755);
     },

@@ -1,6 +1,7 @@
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { detectProviders } from '../../electron/providers/detect.ts';
 import { AgentCliLab } from './agent-cli-lab.ts';
 import type { AgentHome } from './agent-homes.ts';
 import { AGENT_CLI_VERSIONS } from './cli-cache.ts';
@@ -27,13 +28,12 @@ const codexTurn = (text: string) =>
   });
 
 describe('the agent-CLI lab', () => {
-  it('runs the pinned CLIs', async () => {
-    expect((await lab.run('claude', ['--version'], { cwd: home.home, env: home.env })).stdout.trim()).toBe(
-      `${AGENT_CLI_VERSIONS.claude} (Claude Code)`,
-    );
-    expect((await lab.run('codex', ['--version'], { cwd: home.home, env: home.env })).stdout.trim()).toBe(
-      `codex-cli ${AGENT_CLI_VERSIONS.codex}`,
-    );
+  it("runs the pinned CLIs, and the device's provider detection finds them with their versions", async () => {
+    const found = await detectProviders({ env: home.env, timeoutMs: 10_000 });
+    expect(found.filter((p) => p.id === 'claude-code' || p.id === 'codex').map((p) => [p.id, p.available, p.version])).toEqual([
+      ['claude-code', true, `${AGENT_CLI_VERSIONS.claude} (Claude Code)`],
+      ['codex', true, `codex-cli ${AGENT_CLI_VERSIONS.codex}`],
+    ]);
   });
 
   it('runs them in a loopback-only namespace where this machine allows it (root), else says why', () => {

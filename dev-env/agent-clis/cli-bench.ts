@@ -34,12 +34,19 @@ export const SAMPLE_CONTINUATION: ContinuationInput = {
   transcriptTail: [],
 };
 
-/** A bench for the calling test file: started before its tests, sessions stopped after each, closed after all. */
+/**
+ * A bench for the calling test file: started before its tests, sessions stopped after each, closed
+ * after all — failing the file if a CLI tried to reach anything but the scripted model API.
+ */
 export function useCliBench(options: AgentCliLabOptions = {}): CliBench {
   const bench = new CliBench();
   beforeAll(() => bench.start(options));
   afterEach(() => bench.stopSessions());
-  afterAll(() => bench.close());
+  afterAll(async () => {
+    const stray = bench.strayTraffic();
+    await bench.close();
+    if (stray.length > 0) throw new Error(`a CLI tried to reach something other than the scripted model API: ${stray.join(', ')}`);
+  });
   return bench;
 }
 
@@ -105,6 +112,13 @@ export class CliBench {
       if (Date.now() > deadline) throw new Error(`no model call for "${prefix}" within ${timeoutMs} ms`);
       await new Promise((resolve) => setTimeout(resolve, 20));
     }
+  }
+
+  /** Names looked up and requests off the model routes so far (none is expected from the CLIs). */
+  strayTraffic(): string[] {
+    const { lab } = this.parts;
+    const offRoute = lab.server.requests.filter((r) => r.api === 'other').map((r) => `${r.method} ${r.path}`);
+    return [...lab.dnsQueries.map((name) => `DNS ${name}`), ...offRoute];
   }
 
   /** Stops every tracked session (call in afterEach). */

@@ -7,6 +7,7 @@ import { BlobFiles } from './blobs/blob-files.ts';
 import { handleRequest } from './http/pipeline.ts';
 import { PushHub } from './push/push-hub.ts';
 import { randomId, type Deps } from './service/context.ts';
+import { resolveLimits, type BackendLimits } from './limits.ts';
 import { openSqliteStore } from './store/sqlite-store.ts';
 import type { Store } from './store/store.ts';
 
@@ -16,10 +17,8 @@ export interface BackendOptions {
   port?: number;
   /** Injectable clock (milliseconds since the epoch). */
   clock?: () => number;
-  /** Largest blob accepted (default 256 MiB). */
-  maxBlobBytes?: number;
-  /** Largest JSON body accepted (default 8 MiB). */
-  maxJsonBytes?: number;
+  /** Limits against hostile clients (defaults in limits.ts). */
+  limits?: Partial<BackendLimits>;
   /** Push-stream keep-alive interval (default 15 s). */
   streamHeartbeatMs?: number;
   /** Where one-line failure notes go (default stderr). */
@@ -41,20 +40,22 @@ export interface RunningBackend {
 /** Listens on host:port (port 0 picks a free one) and resolves once the backend is serving. */
 export async function startBackend(options: BackendOptions): Promise<RunningBackend> {
   const clock = options.clock ?? Date.now;
+  const limits = resolveLimits(options.limits);
   const store = options.store ?? openSqliteStore(options.dataDir, clock);
   const push = new PushHub();
   const deps: Deps = {
     store,
     clock,
     push,
-    blobs: new BlobFiles(join(options.dataDir, 'blobs'), options.maxBlobBytes ?? 256 * 1024 * 1024),
+    blobs: new BlobFiles(join(options.dataDir, 'blobs'), limits.maxBlobBytes),
     newId: randomId,
+    limits,
   };
   const log = options.log ?? ((line: string) => process.stderr.write(`${line}\n`));
   const app = {
     deps,
     verifier: new SignatureVerifier(),
-    jsonLimit: options.maxJsonBytes ?? 8 * 1024 * 1024,
+    jsonLimit: limits.maxJsonBytes,
     streamHeartbeatMs: options.streamHeartbeatMs ?? 15_000,
     log,
   };
@@ -64,7 +65,10 @@ export async function startBackend(options: BackendOptions): Promise<RunningBack
     else socket.destroy();
   });
   const pruner = setInterval(
-    () => void store.prune(clock()).catch((error: Error) => log(`backend: prune failed: ${error.message}`)),
+    () =>
+      void Promise.all([store.prune(clock()), store.expireJoinRequests(clock())]).catch((error: Error) =>
+        log(`backend: prune failed: ${error.message}`),
+      ),
     60_000,
   );
   pruner.unref();

@@ -25,6 +25,8 @@ export const API_ERROR_STATUS = {
   invite_invalid: 403,
   invite_expired: 410,
   invite_used: 409,
+  join_pending: 409,
+  invite_lifetime_too_long: 400,
   key_versions_incomplete: 422,
   already_exists: 409,
   internal: 500,

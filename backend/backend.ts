@@ -1,10 +1,15 @@
-/** Starts the sync backend: SQLite store and blob files in a data folder, served over node:http. */
+/**
+ * Starts the sync backend: SQLite store and blob files in a data folder, served over node:http with
+ * bounded header, idle and keep-alive times (limits.ts); request bodies are held to a minimum pace
+ * instead of a total time (http/body-reader.ts), and a malformed or timed-out client is cut off.
+ */
 import { createServer, type Server } from 'node:http';
 import { join } from 'node:path';
 import type { AddressInfo } from 'node:net';
 import { SignatureVerifier } from './auth/signature.ts';
 import { BlobFiles } from './blobs/blob-files.ts';
-import { handleRequest } from './http/pipeline.ts';
+import { handleRequest, type HttpApp } from './http/pipeline.ts';
+import { UploadSlots } from './http/upload-slots.ts';
 import { PushHub } from './push/push-hub.ts';
 import { randomId, type Deps } from './service/context.ts';
 import { resolveLimits, type BackendLimits } from './limits.ts';
@@ -47,22 +52,35 @@ export async function startBackend(options: BackendOptions): Promise<RunningBack
     store,
     clock,
     push,
-    blobs: new BlobFiles(join(options.dataDir, 'blobs'), limits.maxBlobBytes),
+    blobs: new BlobFiles(join(options.dataDir, 'blobs')),
     newId: randomId,
     limits,
   };
   const log = options.log ?? ((line: string) => process.stderr.write(`${line}\n`));
-  const app = {
+  const app: HttpApp = {
     deps,
     verifier: new SignatureVerifier(),
-    jsonLimit: limits.maxJsonBytes,
+    uploads: new UploadSlots(limits.maxUploadsPerDevice, limits.maxUploadsPerAccount),
+    pace: { minBytesPerSecond: limits.minBodyBytesPerSecond, windowMs: limits.bodyRateWindowMs },
     streamHeartbeatMs: options.streamHeartbeatMs ?? 15_000,
     log,
   };
-  const server: Server = createServer({ keepAliveTimeout: 30_000 }, (req, res) => void handleRequest(app, req, res));
-  server.on('clientError', (_error, socket) => {
-    if (socket.writable) socket.end('HTTP/1.1 400 Bad Request\r\nconnection: close\r\n\r\n');
-    else socket.destroy();
+  const server: Server = createServer(
+    {
+      keepAliveTimeout: limits.keepAliveTimeoutMs,
+      headersTimeout: limits.headersTimeoutMs,
+      // No total time for a request: bodies are held to a minimum pace instead (a slow, steady upload goes through).
+      requestTimeout: 0,
+      connectionsCheckingInterval: Math.max(10, Math.min(1000, limits.headersTimeoutMs / 4)),
+    },
+    (req, res) => void handleRequest(app, req, res),
+  );
+  server.setTimeout(limits.idleTimeoutMs);
+  // A malformed request or one whose headers took too long: answer if possible, then cut the socket (never leave it half-open).
+  server.on('clientError', (error: NodeJS.ErrnoException, socket) => {
+    const status = error.code === 'ERR_HTTP_REQUEST_TIMEOUT' ? '408 Request Timeout' : '400 Bad Request';
+    if (socket.writable) socket.write(`HTTP/1.1 ${status}\r\nconnection: close\r\ncontent-length: 0\r\n\r\n`);
+    socket.destroy();
   });
   const pruner = setInterval(
     () =>

@@ -13,7 +13,7 @@ import { UploadSlots } from './http/upload-slots.ts';
 import { PushHub } from './push/push-hub.ts';
 import { randomId, type Deps } from './service/context.ts';
 import { resolveLimits, type BackendLimits } from './limits.ts';
-import { openSqliteStore } from './store/sqlite-store.ts';
+import { openDataFolder } from './store/data-folder.ts';
 import type { Store } from './store/store.ts';
 
 export interface BackendOptions {
@@ -28,7 +28,7 @@ export interface BackendOptions {
   streamHeartbeatMs?: number;
   /** Where one-line failure notes go (default stderr). */
   log?: (line: string) => void;
-  /** Use this store instead of opening SQLite in dataDir. */
+  /** Use this store instead of opening the data folder (data-folder.ts); a refused folder throws its one-line reason. */
   store?: Store;
 }
 
@@ -46,7 +46,7 @@ export interface RunningBackend {
 export async function startBackend(options: BackendOptions): Promise<RunningBackend> {
   const clock = options.clock ?? Date.now;
   const limits = resolveLimits(options.limits);
-  const store = options.store ?? openSqliteStore(options.dataDir, clock);
+  const store = options.store ?? openOrThrow(options.dataDir, clock);
   const push = new PushHub();
   const deps: Deps = {
     store,
@@ -122,4 +122,10 @@ export async function startBackend(options: BackendOptions): Promise<RunningBack
       return closing;
     },
   };
+}
+
+function openOrThrow(dataDir: string, clock: () => number): Store {
+  const opened = openDataFolder(dataDir, { clock });
+  if (!opened.ok) throw new Error(opened.message);
+  return opened.value;
 }

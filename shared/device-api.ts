@@ -9,6 +9,7 @@ import type { DeviceStatus } from './api/devices.ts';
 import type { CancelReason, DriftWarning, ResumePath } from './api/handoffs.ts';
 import type { ActionResult, CodedMessage, Failure, Result } from './errors.ts';
 import type { HandoffState } from './handoff-states.ts';
+import { PermissionLevel } from './provider.ts';
 import type { Blocker, ReadinessReport } from './readiness.ts';
 
 // ---------- views the runtime returns ----------
@@ -32,6 +33,23 @@ export interface ProviderView {
   available: boolean;
   version: string | null;
   checkpointImport: boolean;
+  /** New session offers "Permissions" for it (PROVIDER_CAPABILITIES). */
+  permissions: boolean;
+  /** This machine's existing sessions of it can be listed and adopted. */
+  adoption: boolean;
+}
+
+/** One of this machine's own sessions of a CLI (its transcript or rollout file), offered for adoption. */
+export interface ExistingSessionView {
+  provider: string;
+  /** The CLI's session id (Claude session id, Codex thread id). */
+  sessionId: string;
+  /** The first user message (shortened), or the id when there is none. */
+  title: string;
+  /** When the CLI last wrote the session (its file's modification time). */
+  updatedAt: number;
+  /** The Baton session that already drives it on this device, if any (adopting it again is refused). */
+  batonSessionId: string | null;
 }
 
 export interface DeviceView {
@@ -49,6 +67,8 @@ export interface EligibilityView {
   eligible: boolean;
   /** Why not, when not eligible. */
   reason: CodedMessage | null;
+  /** What an eligible device will do differently (e.g. its CLI is older: summary continuation), or null. */
+  warning: CodedMessage | null;
 }
 
 export interface HandoffView {
@@ -80,6 +100,8 @@ export interface SessionView {
   title: string;
   workspace: string;
   provider: string;
+  /** The session's permission level; null for a provider without levels (the command agent). */
+  permission: PermissionLevel | null;
   ownerDeviceId: string;
   ownerName: string;
   generation: number;
@@ -108,6 +130,7 @@ export type { ActionResult };
 
 const SessionId = z.string().min(1).max(64);
 const DeviceId = z.string().min(1).max(64);
+const Workspace = z.string().min(1).max(4096);
 
 export const inputs = {
   getStatus: z.strictObject({}),
@@ -117,10 +140,11 @@ export const inputs = {
   listSessions: z.strictObject({}),
   getSession: z.strictObject({ sessionId: SessionId }),
   startSession: z.strictObject({
-    workspace: z.string().min(1).max(4096),
+    workspace: Workspace,
     provider: z.string().min(1).max(64),
     prompt: z.string().max(100_000),
     title: z.string().max(200).optional(),
+    permission: PermissionLevel.optional(),
   }),
   sendMessage: z.strictObject({ sessionId: SessionId, text: z.string().min(1).max(100_000) }),
   listDevices: z.strictObject({}),

@@ -23,13 +23,17 @@ export interface ProviderCapabilities {
   checkpointImport: boolean;
   /** The provider reports subagents (agents with a parent) in the agent map. */
   subagents: boolean;
+  /** The session's permission level governs what the agent may do (New session offers "Permissions"). */
+  permissions: boolean;
+  /** This machine's own sessions of the provider (its CLI's files) can be listed and adopted into Baton. */
+  adoption: boolean;
 }
 
 export const PROVIDER_CAPABILITIES: Readonly<Record<ProviderId, ProviderCapabilities>> = {
-  demo: { checkpointImport: true, subagents: true },
-  'claude-code': { checkpointImport: true, subagents: true },
-  codex: { checkpointImport: true, subagents: false },
-  command: { checkpointImport: false, subagents: false },
+  demo: { checkpointImport: true, subagents: true, permissions: true, adoption: false },
+  'claude-code': { checkpointImport: true, subagents: true, permissions: true, adoption: true },
+  codex: { checkpointImport: true, subagents: false, permissions: true, adoption: true },
+  command: { checkpointImport: false, subagents: false, permissions: false, adoption: false },
 };
 
 /**

@@ -41,18 +41,33 @@ async function sandbox(): Promise<StandInSandbox> {
   return s;
 }
 
+/** A demo agent's export after one turn ("first") in a fresh workspace. */
+async function demoExport() {
+  const workspace = await tempDir();
+  const source = track(new DemoAgent({ turnMs: 20 }));
+  await source.start(workspace, 'first');
+  await waitForIdle(source, 2000);
+  const exported = await source.exportResumeData();
+  if (!exported.ok) throw new Error(exported.message);
+  return { workspace, exported: exported.value };
+}
+
 describe('resumeProvider', () => {
   it('imports when the provider supports it and the data passes its checks', async () => {
-    const workspace = await tempDir();
-    const source = track(new DemoAgent({ turnMs: 20 }));
-    await source.start(workspace, 'first');
-    await waitForIdle(source, 2000);
-    const exported = await source.exportResumeData();
-    if (!exported.ok) throw new Error(exported.message);
+    const { workspace, exported } = await demoExport();
     const target = track(new DemoAgent({ turnMs: 20 }));
-    const outcome = await resumeProvider(target, { workspace, resumeData: JSON.parse(JSON.stringify(exported.value)), continuation });
+    const outcome = await resumeProvider(target, { workspace, resumeData: JSON.parse(JSON.stringify(exported)), continuation });
     expect(outcome).toEqual({ ok: true, value: { path: 'checkpoint-import' } });
     expect(target.snapshot().transcript[0]?.text).toBe('first');
+  });
+
+  it('takes summary continuation without trying import when import is refused (an older CLI), with that reason', async () => {
+    const { workspace, exported } = await demoExport();
+    const target = track(new DemoAgent({ turnMs: 20 }));
+    const importRefused = 'The target device has an older CLI.';
+    const outcome = await resumeProvider(target, { workspace, resumeData: exported, continuation, importRefused });
+    expect(outcome).toEqual({ ok: true, value: { path: 'summary-continuation', reason: importRefused } });
+    expect(target.snapshot().transcript[0]?.text).toContain('This is a continuation of the session "Tidy the parser"');
   });
 
   it('gives a provider without import summary continuation, and says so', async () => {

@@ -23,6 +23,8 @@ export interface ResumeRequest {
   continuation: ContinuationInput;
   /** The summary prompt's byte bound (defaults to CONTINUATION_PROMPT_MAX_BYTES). */
   promptMaxBytes?: number;
+  /** Why import must not be tried here (e.g. this CLI is older than the one that wrote the session). */
+  importRefused?: string;
 }
 
 /** The data to import, or why import cannot even be tried. */
@@ -44,7 +46,7 @@ function importable(session: ProviderSession, resumeData: unknown): { data: Resu
  * or import failed for a reason other than its checks).
  */
 export async function resumeProvider(session: ProviderSession, request: ResumeRequest): Promise<ProviderResult<ResumeOutcome>> {
-  const candidate = importable(session, request.resumeData);
+  const candidate = request.importRefused ? { reason: request.importRefused } : importable(session, request.resumeData);
   let reason: string;
   if ('data' in candidate) {
     const imported = await session.resumeFromImport(candidate.data, request.workspace);

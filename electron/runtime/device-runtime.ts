@@ -11,6 +11,7 @@ import type { HandoffConfig } from '../handoff/handoff-config.ts';
 import { moveRequests, type MoveRequests } from '../handoff/move-request.ts';
 import { sourceStep } from '../handoff/source-steps.ts';
 import { targetStep } from '../handoff/target-steps.ts';
+import { detectedVersion, publishedVersions } from '../../shared/cli-version.ts';
 import { DeviceDirectory } from './device-directory.ts';
 import { afterLocalWrites } from '../local-state/durable-backend.ts';
 import type { LocalState } from '../local-state/local-state.ts';
@@ -102,7 +103,20 @@ export class DeviceRuntime {
         },
       },
       {
-        source: sourceStep({ selfId, selfName, state, sessions: this.sessions, git, packets, seal, backend, config, clock, log }),
+        source: sourceStep({
+          selfId,
+          selfName,
+          state,
+          sessions: this.sessions,
+          git,
+          packets,
+          seal,
+          backend,
+          providers,
+          config,
+          clock,
+          log,
+        }),
         target: targetStep({ ...this.activation, state, backend, seal, git, providers, sessions: this.sessions, config }),
       },
     );
@@ -242,6 +256,7 @@ export class DeviceRuntime {
         git: hasGit,
         remotes: hasGit ? await git.remotesUnder(config.workspaceRoot) : [],
         keyVersions: seal.keyVersions(),
+        providerVersions: publishedVersions(available),
       };
       const sealed = seal.sealJson(capabilities, { kind: 'capabilities', deviceId: this.deps.status.deviceId });
       const result = await this.deps.backend.heartbeat(sealed, capabilities.keyVersions);
@@ -288,7 +303,12 @@ export class DeviceRuntime {
         const listed = await backend.listDevices();
         if (listed.ok) this.devices.replaceAll(listed.value);
         const session = state.session(sessionId);
-        return session ? this.devices.eligibility(session, this.deps.targetCheck) : [];
+        if (!session) return [];
+        return this.devices.eligibility(
+          session,
+          this.deps.targetCheck,
+          detectedVersion(await this.deps.providers.list(), session.provider),
+        );
       },
       checkReadiness: async ({ sessionId, targetDeviceId }) => this.moves.evaluate(sessionId, targetDeviceId),
       startMove: async ({ sessionId, targetDeviceId }) => this.moves.start(sessionId, targetDeviceId),

@@ -122,6 +122,8 @@ export interface ProviderPort {
     data: ResumeData | null,
     continuation: ContinuationInput,
     workspace: string,
+    /** Why import is not even tried (e.g. this CLI is older than the one that wrote the session): summary, with this reason. */
+    importRefused?: string,
   ): Promise<Result<ResumeOutcome>>;
 }
 
@@ -139,6 +141,8 @@ export interface EligibilityInput {
 /** What a device publishes (sealed) with its heartbeat. */
 export interface DeviceCapabilities {
   providers: string[];
+  /** The CLI version of each available provider that reports one (e.g. "claude-code": "2.1.332"); absent from older devices. */
+  providerVersions?: Record<string, string>;
   git: boolean;
   remotes: string[];
   keyVersions: number[];

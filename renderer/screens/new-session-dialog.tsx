@@ -1,5 +1,9 @@
-/** The `dialog` "New session": workspace path, provider (the demo agent labelled "Demo agent"), prompt. */
+/**
+ * The `dialog` "New session": workspace path, provider (the demo agent labelled "Demo agent"), the
+ * permission level for agents that have levels, prompt.
+ */
 import { useEffect, useState, type FormEvent } from 'react';
+import { DEFAULT_PERMISSION_LEVEL, PERMISSION_LABELS, PermissionLevel } from '../../shared/provider.ts';
 import { errorMessage } from '../api/device-api.ts';
 import { Modal } from '../components/modal.tsx';
 import { navigate } from '../hooks/use-route.ts';
@@ -14,6 +18,8 @@ export function NewSessionDialog({ onClose }: { onClose(): void }) {
   const [provider, setProvider] = useState('');
   const [title, setTitle] = useState('');
   const [prompt, setPrompt] = useState('');
+  const [permission, setPermission] = useState<PermissionLevel>(DEFAULT_PERMISSION_LEVEL);
+  const chosen = providers.find((p) => p.id === provider);
   const [pending, setPending] = useState(false);
   const [error, setError] = useState<string | null>(null);
 
@@ -34,6 +40,7 @@ export function NewSessionDialog({ onClose }: { onClose(): void }) {
         provider,
         prompt,
         ...(title.trim() ? { title: title.trim() } : {}),
+        ...(chosen?.permissions ? { permission } : {}),
       });
       if (!started.ok) {
         setError(started.message);
@@ -74,6 +81,19 @@ export function NewSessionDialog({ onClose }: { onClose(): void }) {
             ))}
           </select>
         </label>
+        {chosen?.permissions && (
+          <label className="field">
+            <span className="field-label">Permissions</span>
+            <select value={permission} onChange={(event) => setPermission(PermissionLevel.parse(event.target.value))}>
+              {PermissionLevel.options.map((level) => (
+                <option key={level} value={level}>
+                  {PERMISSION_LABELS[level]}
+                </option>
+              ))}
+            </select>
+            <span className="field-hint">What the agent may do without asking; a move keeps it.</span>
+          </label>
+        )}
         <label className="field">
           <span className="field-label">
             Title <span className="muted">(optional)</span>

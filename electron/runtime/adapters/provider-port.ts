@@ -22,8 +22,8 @@ export function providerPort(options: ProviderPortOptions): ProviderPort {
       return cached.views;
     },
     create: (id, settings) => options.create(id, settings),
-    async resume(session, data, continuation, workspace) {
-      const resumed = await resumeProvider(session, { workspace, resumeData: data, continuation });
+    async resume(session, data, continuation, workspace, importRefused) {
+      const resumed = await resumeProvider(session, { workspace, resumeData: data, continuation, importRefused });
       return resumed.ok ? resumed : { ok: false, code: resumed.code, message: resumed.message };
     },
   };

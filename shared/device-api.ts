@@ -9,7 +9,7 @@ import type { DeviceStatus } from './api/devices.ts';
 import type { CancelReason, DriftWarning, ResumePath } from './api/handoffs.ts';
 import type { ActionResult, CodedMessage, Failure, Result } from './errors.ts';
 import type { HandoffState } from './handoff-states.ts';
-import { PermissionLevel } from './provider.ts';
+import { PermissionLevel, type ExistingSession } from './provider.ts';
 import type { Blocker, ReadinessReport } from './readiness.ts';
 
 // ---------- views the runtime returns ----------
@@ -39,15 +39,8 @@ export interface ProviderView {
   adoption: boolean;
 }
 
-/** One of this machine's own sessions of a CLI (its transcript or rollout file), offered for adoption. */
-export interface ExistingSessionView {
-  provider: string;
-  /** The CLI's session id (Claude session id, Codex thread id). */
-  sessionId: string;
-  /** The first user message (shortened), or the id when there is none. */
-  title: string;
-  /** When the CLI last wrote the session (its file's modification time). */
-  updatedAt: number;
+/** One of this machine's own sessions of a CLI, offered for adoption. */
+export interface ExistingSessionView extends ExistingSession {
   /** The Baton session that already drives it on this device, if any (adopting it again is refused). */
   batonSessionId: string | null;
 }
@@ -131,6 +124,8 @@ export type { ActionResult };
 const SessionId = z.string().min(1).max(64);
 const DeviceId = z.string().min(1).max(64);
 const Workspace = z.string().min(1).max(4096);
+/** A CLI's own session id (a UUID for Claude Code and Codex): no path separators or dots. */
+const CliSessionId = z.string().regex(/^[A-Za-z0-9][A-Za-z0-9-]{0,127}$/, 'not a CLI session id');
 
 export const inputs = {
   getStatus: z.strictObject({}),
@@ -143,6 +138,14 @@ export const inputs = {
     workspace: Workspace,
     provider: z.string().min(1).max(64),
     prompt: z.string().max(100_000),
+    title: z.string().max(200).optional(),
+    permission: PermissionLevel.optional(),
+  }),
+  listAgentSessions: z.strictObject({ workspace: Workspace, provider: z.string().min(1).max(64) }),
+  adoptSession: z.strictObject({
+    workspace: Workspace,
+    provider: z.string().min(1).max(64),
+    sessionId: CliSessionId,
     title: z.string().max(200).optional(),
     permission: PermissionLevel.optional(),
   }),
@@ -173,6 +176,10 @@ export interface DeviceApiOutputs {
   listSessions: SessionView[];
   getSession: SessionDetail | null;
   startSession: Result<SessionView>;
+  /** This machine's sessions of the provider for the workspace, newest first. */
+  listAgentSessions: Result<ExistingSessionView[]>;
+  /** Makes a Baton session (owned here) of one of them; its provider resumes that very session. */
+  adoptSession: Result<SessionView>;
   sendMessage: ActionResult;
   listDevices: DeviceView[];
   moveEligibility: EligibilityView[];

@@ -58,6 +58,17 @@ export interface SessionSettings {
   permission: PermissionLevel;
 }
 
+/** One of this machine's own sessions of a CLI provider, read from the CLI's files, which Baton can adopt. */
+export interface ExistingSession {
+  provider: ProviderId;
+  /** The CLI's session id (Claude Code session id, Codex thread id). */
+  sessionId: string;
+  /** The first user message (first line, shortened), or the id when there is none. */
+  title: string;
+  /** When the CLI last wrote the session (its file's modification time). */
+  updatedAt: number;
+}
+
 /** True when `value` names a provider. */
 export function isProviderId(value: string): value is ProviderId {
   return (PROVIDER_IDS as readonly string[]).includes(value);
@@ -169,7 +180,9 @@ export type ProviderFailureCode =
   /** Imported data is the wrong format or fails its resumability checks; summary continuation follows. */
   | 'import_check_failed'
   /** The session was stopped. */
-  | 'stopped';
+  | 'stopped'
+  /** The CLI session to adopt is not on this machine (or not in that workspace). */
+  | 'session_not_found';
 
 export type ProviderResult<T = void> = Result<T, ProviderFailureCode>;
 
@@ -199,6 +212,13 @@ export interface ProviderSession {
   resumeFromImport(data: ResumeData, workspace: string): Promise<ProviderResult>;
   /** Starts a fresh session whose first turn is the continuation prompt. */
   resumeFromSummary(prompt: string, workspace: string): Promise<ProviderResult>;
+  /**
+   * Adoption (providers with the `adoption` capability): binds to session `sessionId` of this
+   * provider's CLI on this machine, one of `workspace`'s own. Its history is read from the CLI's
+   * file into snapshot() (no events for it), nothing is written, and the next message resumes that
+   * very session; fails with `session_not_found` when the CLI has no such session for the workspace.
+   */
+  adoptExisting?(sessionId: string, workspace: string): Promise<ProviderResult>;
   /** Ends the session and any process it runs; no further events after `exited`. */
   stop(): Promise<void>;
 }

@@ -6,10 +6,9 @@
  * Moved back, the laptop (newer than the desktop's CLI) imports it. An older CLI is a fault the real
  * CLI cannot be made to show, so `claude` here is the stand-in behind a wrapper that reports a version.
  */
-import { chmodSync, mkdirSync, writeFileSync } from 'node:fs';
 import { delimiter, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { STAND_IN_BIN } from '../../dev-env/stand-ins/stand-ins.ts';
+import { standInReporting } from '../../dev-env/stand-ins/versioned-cli.ts';
 import { deviceId, startTwoDevices, waitEligible, waitSession, type TwoDevices } from '../../dev-env/two-devices.ts';
 import { waitFor } from '../../dev-env/process-harness.ts';
 import { createGitSandbox, type GitSandbox } from '../../dev-env/git-sandbox.ts';
@@ -19,13 +18,9 @@ const TEST_TIMEOUT_MS = 120_000;
 let tools: GitSandbox;
 let world: TwoDevices;
 
-/** A bin folder whose `claude` says `version` and otherwise runs the stand-in; the env of a device using it. */
+/** The env of a device whose `claude` (the stand-in) says it is `version`, with its own config dir. */
 function claudeAt(name: string, version: string): NodeJS.ProcessEnv {
-  const bin = join(tools.root, `${name}-bin`);
-  mkdirSync(bin, { recursive: true });
-  const script = `#!/bin/sh\nif [ "$1" = "--version" ]; then echo "${version} (Claude Code)"; exit 0; fi\nexec "${join(STAND_IN_BIN, 'claude')}" "$@"\n`;
-  writeFileSync(join(bin, 'claude'), script);
-  chmodSync(join(bin, 'claude'), 0o755);
+  const bin = standInReporting(join(tools.root, `${name}-bin`), 'claude', `${version} (Claude Code)`);
   return { PATH: [bin, process.env.PATH ?? ''].join(delimiter), CLAUDE_CONFIG_DIR: join(tools.root, `${name}-claude`) };
 }
 

@@ -27,6 +27,7 @@ import type {
   SealPort,
   TargetCheck,
 } from './ports.ts';
+import { adoptSession, listAgentSessions, type AdoptionDeps } from './session-adoption.ts';
 import { SessionService } from './session-service.ts';
 import { handoffView, sessionDetail, sessionView, type ViewDeps } from './views.ts';
 
@@ -59,6 +60,7 @@ export class DeviceRuntime {
   readonly coordinator: Coordinator;
   private readonly moves: MoveRequests;
   private readonly activation: ActivationDeps;
+  private readonly adoption: AdoptionDeps;
   private readonly listeners = new Set<Listener>();
   private heartbeatTimer: ReturnType<typeof setInterval> | null = null;
   private stream: { close(): void } | null = null;
@@ -132,6 +134,7 @@ export class DeviceRuntime {
       clock,
     });
     this.views = { selfId, state: deps.state, seal: deps.seal, devices: this.devices, sessions: this.sessions };
+    this.adoption = { selfId, state: deps.state, sessions: this.sessions, providers: deps.providers };
   }
 
   /** Registers a listener for device API events; returns its unsubscribe. */
@@ -292,6 +295,13 @@ export class DeviceRuntime {
       startSession: async (input) => {
         const started = await this.sessions.start(input);
         return started.ok ? ok(sessionView(this.views, started.value, [])) : started;
+      },
+      listAgentSessions: async ({ provider, workspace }) => listAgentSessions(this.adoption, provider, workspace),
+      adoptSession: async (input) => {
+        const adopted = await adoptSession(this.adoption, input);
+        if (!adopted.ok) return adopted;
+        this.sessionChanged(adopted.value.id);
+        return ok(sessionView(this.views, adopted.value, []));
       },
       sendMessage: async ({ sessionId, text }) => this.sessions.send(sessionId, text),
       listDevices: async () => {

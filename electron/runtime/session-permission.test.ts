@@ -10,16 +10,10 @@ import type { ProviderId, SessionSettings } from '../../shared/provider.ts';
 import { startEnrollmentWorld, firstDevice, joinedDevice, type EnrollmentWorld } from '../../dev-env/enrollment-fixture.ts';
 import { createGitSandbox, type GitSandbox } from '../../dev-env/git-sandbox.ts';
 import { waitFor } from '../../dev-env/process-harness.ts';
+import { sessionServiceOf } from '../../dev-env/session-services.ts';
 import type { Profile } from '../enrollment/profile.ts';
-import { createGitRunner } from '../git/git-runner.ts';
-import { LocalState } from '../local-state/local-state.ts';
 import { DemoAgent } from '../providers/demo-agent.ts';
-import { createBackendClient } from '../sync/backend-client.ts';
-import { backendPort } from './adapters/backend-port.ts';
-import { gitPort } from './adapters/git-port.ts';
 import { providerPort } from './adapters/provider-port.ts';
-import { profileSeal } from './adapters/seal-port.ts';
-import { SessionService } from './session-service.ts';
 
 let world: EnrollmentWorld;
 let sandbox: GitSandbox;
@@ -40,18 +34,10 @@ afterAll(async () => {
 
 /** A session service of `profile` whose providers (demo agents) are recorded with the settings they were made with. */
 function service(profile: Profile, stateDir: string, made: { id: ProviderId; settings: SessionSettings }[]) {
-  const state = new LocalState(join(sandbox.root, stateDir));
-  const client = createBackendClient({ baseUrl: world.backendUrl, signer: profile.identity });
-  const sessions = new SessionService({
-    selfId: profile.identity.deviceId,
-    state,
-    backend: backendPort(client),
-    seal: profileSeal(profile),
-    git: gitPort(createGitRunner({ env: sandbox.env })),
-    clock: Date.now,
-    changed: () => undefined,
-    activity: () => undefined,
-    log: () => undefined,
+  return sessionServiceOf(profile, {
+    backendUrl: world.backendUrl,
+    stateDir: join(sandbox.root, stateDir),
+    gitEnv: sandbox.env,
     providers: providerPort({
       detect: async () => [],
       create: (id, settings) => {
@@ -60,7 +46,6 @@ function service(profile: Profile, stateDir: string, made: { id: ProviderId; set
       },
     }),
   });
-  return { sessions, state, client };
 }
 
 describe("a session's permission level", () => {

@@ -49,6 +49,8 @@ export interface NewSessionInput {
 
 const EventSchema = z.discriminatedUnion('type', [
   z.object({ type: z.literal('transcript'), entry: z.custom<TranscriptEntry>() }),
+  /** Many entries at once: the history an adopted session brought with it. */
+  z.object({ type: z.literal('history'), entries: z.array(z.custom<TranscriptEntry>()) }),
   z.object({ type: z.literal('agents'), agents: z.array(z.custom<AgentView>()) }),
 ]);
 
@@ -198,10 +200,14 @@ export class SessionService {
 
   /** Attaches a fresh provider session whose events are recorded and appended. */
   attach(sessionId: string, providerId: string): ProviderSession {
-    this.detach(sessionId);
     if (!isProviderId(providerId)) throw new Error(`unknown provider ${providerId}`);
     const permission = this.deps.state.readSession(sessionId)?.permission ?? DEFAULT_PERMISSION_LEVEL;
-    const provider = this.deps.providers.create(providerId, { permission });
+    return this.run(sessionId, this.deps.providers.create(providerId, { permission }));
+  }
+
+  /** Makes `provider` (already made with the session's settings) the session's running provider: its events are recorded and appended. */
+  run(sessionId: string, provider: ProviderSession): ProviderSession {
+    void this.detach(sessionId);
     const unsubscribe = provider.onEvent((event) => this.onProviderEvent(sessionId, provider, event));
     this.live.set(sessionId, { provider, unsubscribe });
     return provider;
@@ -344,8 +350,9 @@ export class SessionService {
           const parsed = opened.ok ? EventSchema.safeParse(opened.value) : null;
           if (!parsed?.success) continue;
           const data = parsed.data;
-          if (data.type === 'transcript') {
-            if (!s.transcript.some((e) => e.id === data.entry.id)) s.transcript.push(data.entry);
+          if (data.type === 'transcript' || data.type === 'history') {
+            const known = new Set(s.transcript.map((e) => e.id));
+            for (const entry of data.type === 'history' ? data.entries : [data.entry]) if (!known.has(entry.id)) s.transcript.push(entry);
           } else {
             s.agents = data.agents;
           }

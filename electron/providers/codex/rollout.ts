@@ -145,12 +145,10 @@ export function readRollout(text: string): TranscriptEntry[] {
       const body = contentText(payload.content).trim();
       if (body !== '' && !body.startsWith('<environment_context>') && !body.startsWith('<user_instructions>'))
         state.addEntry(payload.role, 'main', body);
-    } else if (payload.type === 'function_call' && typeof payload.name === 'string') {
-      state.addEntry(
-        'tool',
-        'main',
-        `${payload.name} ${typeof payload.arguments === 'string' ? payload.arguments.slice(0, 300) : ''}`.trim(),
-      );
+    } else if ((payload.type === 'function_call' || payload.type === 'custom_tool_call') && typeof payload.name === 'string') {
+      // Function tools carry JSON `arguments`; custom tools (apply_patch) their freeform `input`.
+      const input = typeof payload.arguments === 'string' ? payload.arguments : typeof payload.input === 'string' ? payload.input : '';
+      state.addEntry('tool', 'main', `${payload.name} ${input.slice(0, 300)}`.trim());
     }
   }
   return state.snapshot().transcript;

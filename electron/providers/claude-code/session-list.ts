@@ -1,0 +1,99 @@
+/**
+ * This machine's Claude Code sessions of a workspace, for adoption. Claude keeps each session as
+ * `$CLAUDE_CONFIG_DIR/projects/<folder>/<session id>.jsonl`, the folder named from the cwd (every
+ * character outside [A-Za-z0-9] as '-'; over 200 characters, the first 200 and a hash). The folder
+ * is found by that name or, for long paths, by its 200-character prefix; a session counts only when
+ * its lines carry the workspace as their cwd. Its title is the first prompt the user typed (else its first slash command).
+ */
+import { readdir, realpath, stat } from 'node:fs/promises';
+import { join } from 'node:path';
+import type { ExistingSession } from '../../../shared/provider.ts';
+import type { JsonLine } from '../json-lines.ts';
+import { newestFirst, scanLines, titleOf } from '../session-scan.ts';
+import { claudeConfigDir, isSafeSessionId, projectSlug } from './paths.ts';
+
+/** Claude cuts project folder names at this length (and appends a hash of the cwd). */
+const SLUG_PREFIX = 200;
+
+/** The project folders that may hold `cwd`'s sessions: the exact name, or the cut name with any hash. */
+async function projectFolders(env: NodeJS.ProcessEnv, cwd: string): Promise<string[]> {
+  const projects = join(claudeConfigDir(env), 'projects');
+  const slug = projectSlug(cwd);
+  let names: string[];
+  try {
+    names = await readdir(projects);
+  } catch {
+    return [];
+  }
+  const cut = `${slug.slice(0, SLUG_PREFIX)}-`;
+  return names.filter((name) => name === slug || (slug.length > SLUG_PREFIX && name.startsWith(cut))).map((name) => join(projects, name));
+}
+
+/** What a person typed in a `user` line (not meta, not a tool result, not an injected block): a prompt or a slash command. */
+function typedText(line: JsonLine): { prompt: string } | { command: string } | null {
+  if (line.type !== 'user' || line.isMeta === true || line.isSidechain === true) return null;
+  const content = (line.message as { content?: unknown } | undefined)?.content;
+  const texts =
+    typeof content === 'string'
+      ? [content]
+      : Array.isArray(content)
+        ? content.flatMap((b: { type?: unknown; text?: unknown }) => (b?.type === 'text' && typeof b.text === 'string' ? [b.text] : []))
+        : [];
+  for (const raw of texts) {
+    const text = raw.replace(/<system-reminder>[\s\S]*?<\/system-reminder>/g, '').trim();
+    const command = /^<command-name>\s*([^<]*)<\/command-name>/.exec(text);
+    if (command) return { command: command[1]!.trim() };
+    if (text !== '' && !text.startsWith('<') && !text.startsWith('Caveat:')) return { prompt: text };
+  }
+  return null;
+}
+
+/** The session in transcript `path`, when its lines carry `cwd`; null otherwise. */
+async function summarize(path: string, sessionId: string, cwd: string): Promise<ExistingSession | null> {
+  let seenCwd: string | null = null;
+  let prompt: string | null = null;
+  let command: string | null = null;
+  const read = await scanLines(path, (line) => {
+    if (seenCwd === null && typeof line.cwd === 'string') seenCwd = line.cwd;
+    const typed = typedText(line);
+    if (typed && 'prompt' in typed) prompt ??= typed.prompt;
+    else if (typed) command ??= typed.command;
+    return seenCwd !== null && prompt !== null;
+  });
+  if (!read || seenCwd !== cwd) return null;
+  const { mtimeMs } = await stat(path);
+  return { provider: 'claude-code', sessionId, title: titleOf(prompt ?? command ?? '') || sessionId, updatedAt: Math.round(mtimeMs) };
+}
+
+/** The resolved workspace, or null when it does not exist. */
+async function resolved(workspace: string): Promise<string | null> {
+  return realpath(workspace).catch(() => null);
+}
+
+/** Claude Code sessions of `workspace` on this machine (its config dir in `env`), newest first, at most `limit`. */
+export async function listClaudeSessions(env: NodeJS.ProcessEnv, workspace: string, limit = 50): Promise<ExistingSession[]> {
+  const cwd = await resolved(workspace);
+  if (cwd === null) return [];
+  const found: ExistingSession[] = [];
+  for (const folder of await projectFolders(env, cwd)) {
+    const names = await readdir(folder).catch(() => [] as string[]);
+    for (const name of names) {
+      const id = name.endsWith('.jsonl') ? name.slice(0, -'.jsonl'.length) : '';
+      if (!isSafeSessionId(id)) continue;
+      const session = await summarize(join(folder, name), id, cwd);
+      if (session) found.push(session);
+    }
+  }
+  return newestFirst(found, limit);
+}
+
+/** The transcript file of Claude session `sessionId` of `workspace`, or null when it is not one of its sessions. */
+export async function findClaudeSession(env: NodeJS.ProcessEnv, workspace: string, sessionId: string): Promise<string | null> {
+  const cwd = await resolved(workspace);
+  if (cwd === null || !isSafeSessionId(sessionId)) return null;
+  for (const folder of await projectFolders(env, cwd)) {
+    const path = join(folder, `${sessionId}.jsonl`);
+    if ((await summarize(path, sessionId, cwd)) !== null) return path;
+  }
+  return null;
+}

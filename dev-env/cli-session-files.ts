@@ -3,12 +3,13 @@
  * throwaway CLI homes — the sessions a user had before Baton. Line shapes are those of Claude Code
  * 2.1.332 (`claude -p` stream-json turns; the interactive caveat and slash-command lines as its
  * interactive mode writes them) and Codex 0.171.0 (`codex exec`), recorded against the scripted model
- * server; paths follow each CLI's own rules (Claude's project folder from the cwd, cut at 200
- * characters with a hash; Codex's sessions/YYYY/MM/DD/rollout-<local time>-<thread id>.jsonl).
+ * server; paths follow each CLI's own rules (Claude's project folder from the cwd, as paths.ts names it
+ * after the real binary; Codex's sessions/YYYY/MM/DD/rollout-<local time>-<thread id>.jsonl).
  */
 import { randomUUID } from 'node:crypto';
 import { mkdirSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { projectSlug } from '../electron/providers/claude-code/paths.ts';
 
 export interface Turn {
   user: string;
@@ -23,15 +24,6 @@ export interface SessionFileOptions {
   startedAt?: Date;
   /** The file's modification time: when the CLI last wrote the session (default startedAt). */
   modifiedAt?: Date;
-}
-
-/** Claude's project folder name for `cwd`: non-alphanumerics as '-', over 200 characters cut and hashed (Java hashCode, base 36). */
-export function claudeProjectFolder(cwd: string): string {
-  const sanitized = cwd.replace(/[^a-zA-Z0-9]/g, '-');
-  if (sanitized.length <= 200) return sanitized;
-  let hash = 0;
-  for (let i = 0; i < cwd.length; i += 1) hash = ((hash << 5) - hash + cwd.charCodeAt(i)) | 0;
-  return `${sanitized.slice(0, 200)}-${Math.abs(hash).toString(36)}`;
 }
 
 function touch(path: string, at: Date): void {
@@ -82,7 +74,7 @@ export function writeClaudeSession(
     const last = message('assistant', [{ type: 'text', text: turn.assistant }]);
     lines.push({ type: 'last-prompt', lastPrompt: turn.user, leafUuid: last, sessionId });
   }
-  const folder = join(configDir, 'projects', claudeProjectFolder(cwd));
+  const folder = join(configDir, 'projects', projectSlug(cwd));
   mkdirSync(folder, { recursive: true });
   const path = join(folder, `${sessionId}.jsonl`);
   writeFileSync(path, lines.map((l) => `${JSON.stringify(l)}\n`).join(''));

@@ -6,7 +6,10 @@ import { mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from 'nod
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { claudeProjectFolder, writeClaudeSession, writeCodexRollout } from '../../dev-env/cli-session-files.ts';
+import { writeClaudeSession, writeCodexRollout } from '../../dev-env/cli-session-files.ts';
+import { FIXTURES, fixtureText } from '../../dev-env/fixtures/fixtures.ts';
+import { projectSlug } from './claude-code/paths.ts';
+import { rewriteCwd } from './claude-code/transcript-file.ts';
 import { listExistingSessions } from './existing-sessions.ts';
 
 let root: string;
@@ -52,7 +55,7 @@ describe('Claude Code sessions of a workspace', () => {
     // "/…/work/app" and "/…/work-app" make the same folder name; only the lines' cwd tells them apart.
     const twin = join(root, 'work-app');
     mkdirSync(twin);
-    expect(claudeProjectFolder(twin)).toBe(claudeProjectFolder(workspace));
+    expect(projectSlug(twin)).toBe(projectSlug(workspace));
     writeClaudeSession(env.CLAUDE_CONFIG_DIR!, twin, { turns: [turn('twin')] });
     writeClaudeSession(env.CLAUDE_CONFIG_DIR!, root, { turns: [turn('parent folder')] });
     const mine = writeClaudeSession(env.CLAUDE_CONFIG_DIR!, workspace, { turns: [turn('mine')] });
@@ -71,7 +74,7 @@ describe('Claude Code sessions of a workspace', () => {
     mkdirSync(deep, { recursive: true });
     expect(deep.length).toBeGreaterThan(200);
     const session = writeClaudeSession(env.CLAUDE_CONFIG_DIR!, deep, { turns: [turn('deep work')] });
-    expect(session.path).toContain(`${claudeProjectFolder(deep).slice(0, 200)}-`);
+    expect(session.path).toContain(`${projectSlug(deep).slice(0, 200)}-`);
     expect(await listed('claude-code', deep)).toEqual([expect.objectContaining({ sessionId: session.sessionId, title: 'deep work' })]);
   });
 });
@@ -105,6 +108,30 @@ describe('Codex sessions of a workspace', () => {
     );
     writeFileSync(join(folder, 'rollout-2026-11-01T09-00-01-01a22cf5-0000-7000-8000-000000000002.jsonl'), '{not json\n');
     expect((await listed('codex')).map((s) => s.sessionId)).toEqual([readable.threadId]);
+  });
+});
+
+describe('sessions recorded with the real CLIs (dev-env/fixtures)', () => {
+  it('lists the recorded Claude Code transcript and Codex rollout, placed as the CLIs keep them, by their first prompts', async () => {
+    const claude = FIXTURES.claude['write-and-resume'];
+    const moved = rewriteCwd(fixtureText(claude.file), FIXTURES.workspace, workspace);
+    if (!moved.ok) throw new Error(moved.message);
+    const folder = join(env.CLAUDE_CONFIG_DIR!, 'projects', projectSlug(workspace));
+    mkdirSync(folder, { recursive: true });
+    writeFileSync(join(folder, `${claude.sessionId}.jsonl`), moved.value);
+    const codex = FIXTURES.codex['write-and-resume'];
+    const rollout = fixtureText(codex.file)
+      .split('\n')
+      .map((line) => (line.includes('"session_meta"') ? line.replaceAll(FIXTURES.workspace, workspace) : line))
+      .join('\n');
+    mkdirSync(join(env.CODEX_HOME!, codex.relativePath, '..'), { recursive: true });
+    writeFileSync(join(env.CODEX_HOME!, codex.relativePath), rollout);
+    expect((await listed('claude-code')).map(({ sessionId, title }) => ({ sessionId, title }))).toEqual([
+      { sessionId: claude.sessionId, title: claude.prompts[0] },
+    ]);
+    expect((await listed('codex')).map(({ sessionId, title }) => ({ sessionId, title }))).toEqual([
+      { sessionId: codex.threadId, title: codex.prompts[0] },
+    ]);
   });
 });
 

@@ -1,9 +1,8 @@
 /**
  * This machine's Claude Code sessions of a workspace, for adoption. Claude keeps each session as
- * `$CLAUDE_CONFIG_DIR/projects/<folder>/<session id>.jsonl`, the folder named from the cwd (every
- * character outside [A-Za-z0-9] as '-'; over 200 characters, the first 200 and a hash). The folder
- * is found by that name or, for long paths, by its 200-character prefix; a session counts only when
- * its lines carry the workspace as their cwd. Its title is the first prompt the user typed (else its first slash command).
+ * `$CLAUDE_CONFIG_DIR/projects/<folder>/<session id>.jsonl`, the folder named from the cwd by its own
+ * rule (paths.ts `projectSlug`: long paths cut and hashed). Folder names can collide ("/a/b" and
+ * "/a-b"), so a session counts only when its lines carry the workspace as their cwd. Its title is the first prompt the user typed (else its first slash command).
  */
 import { readdir, realpath, stat } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -12,21 +11,9 @@ import type { JsonLine } from '../json-lines.ts';
 import { newestFirst, scanLines, titleOf } from '../session-scan.ts';
 import { claudeConfigDir, isSafeSessionId, projectSlug } from './paths.ts';
 
-/** Claude cuts project folder names at this length (and appends a hash of the cwd). */
-const SLUG_PREFIX = 200;
-
-/** The project folders that may hold `cwd`'s sessions: the exact name, or the cut name with any hash. */
-async function projectFolders(env: NodeJS.ProcessEnv, cwd: string): Promise<string[]> {
-  const projects = join(claudeConfigDir(env), 'projects');
-  const slug = projectSlug(cwd);
-  let names: string[];
-  try {
-    names = await readdir(projects);
-  } catch {
-    return [];
-  }
-  const cut = `${slug.slice(0, SLUG_PREFIX)}-`;
-  return names.filter((name) => name === slug || (slug.length > SLUG_PREFIX && name.startsWith(cut))).map((name) => join(projects, name));
+/** The project folder of `cwd`'s sessions. */
+function projectFolder(env: NodeJS.ProcessEnv, cwd: string): string {
+  return join(claudeConfigDir(env), 'projects', projectSlug(cwd));
 }
 
 /** What a person typed in a `user` line (not meta, not a tool result, not an injected block): a prompt or a slash command. */
@@ -75,14 +62,12 @@ export async function listClaudeSessions(env: NodeJS.ProcessEnv, workspace: stri
   const cwd = await resolved(workspace);
   if (cwd === null) return [];
   const found: ExistingSession[] = [];
-  for (const folder of await projectFolders(env, cwd)) {
-    const names = await readdir(folder).catch(() => [] as string[]);
-    for (const name of names) {
-      const id = name.endsWith('.jsonl') ? name.slice(0, -'.jsonl'.length) : '';
-      if (!isSafeSessionId(id)) continue;
-      const session = await summarize(join(folder, name), id, cwd);
-      if (session) found.push(session);
-    }
+  const folder = projectFolder(env, cwd);
+  for (const name of await readdir(folder).catch(() => [] as string[])) {
+    const id = name.endsWith('.jsonl') ? name.slice(0, -'.jsonl'.length) : '';
+    if (!isSafeSessionId(id)) continue;
+    const session = await summarize(join(folder, name), id, cwd);
+    if (session) found.push(session);
   }
   return newestFirst(found, limit);
 }
@@ -91,9 +76,6 @@ export async function listClaudeSessions(env: NodeJS.ProcessEnv, workspace: stri
 export async function findClaudeSession(env: NodeJS.ProcessEnv, workspace: string, sessionId: string): Promise<string | null> {
   const cwd = await resolved(workspace);
   if (cwd === null || !isSafeSessionId(sessionId)) return null;
-  for (const folder of await projectFolders(env, cwd)) {
-    const path = join(folder, `${sessionId}.jsonl`);
-    if ((await summarize(path, sessionId, cwd)) !== null) return path;
-  }
-  return null;
+  const path = join(projectFolder(env, cwd), `${sessionId}.jsonl`);
+  return (await summarize(path, sessionId, cwd)) === null ? null : path;
 }

@@ -3,32 +3,22 @@
  * "Permissions" (its default, the choice shown in the run view and kept by a Move); adopting an
  * existing Claude Code session of the workspace (its history in the run view, the next message
  * resuming the same CLI session); and the Move dialog's warning for a device whose Claude Code is
- * older. Claude Code here is the stand-in CLI (dev-env/stand-ins) reporting a version per device;
- * the session files it adopts are written as the real CLI writes them.
+ * older. The real CLIs run (the agent-CLI lab, each device with its own homes); the desktop's
+ * `claude` reports an older version than the laptop's.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { delimiter, join } from 'node:path';
 import { expect, test, type Page } from '@playwright/test';
-import { writeClaudeSession } from '../dev-env/cli-session-files.ts';
-import { standInReporting } from '../dev-env/stand-ins/versioned-cli.ts';
-import { openSession, openWorld, runView, screenshots, type World } from './support/devices.ts';
+import { openAgentWorld, type AgentWorld } from './support/agent-world.ts';
+import { openSession, runView, screenshots } from './support/devices.ts';
 
-let world: World;
-let root = '';
+const FIRST = 'write file plan.txt with the plan';
+
+let world: AgentWorld;
 
 test.describe.configure({ mode: 'serial' });
 
-/** The env of a device whose `claude` says `version`, with its own Claude config folder. */
-function claudeAt(name: string, version: string): NodeJS.ProcessEnv {
-  const bin = standInReporting(join(root, `${name}-bin`), 'claude', `${version} (Claude Code)`);
-  return { PATH: [bin, process.env.PATH ?? ''].join(delimiter), CLAUDE_CONFIG_DIR: join(root, `${name}-claude`) };
-}
-
 test.beforeAll(async ({ browser }) => {
   test.setTimeout(120_000);
-  root = mkdtempSync(join(tmpdir(), 'baton-e2e-cli-'));
-  world = await openWorld(browser, { laptop: claudeAt('laptop', '2.1.332'), desktop: claudeAt('desktop', '2.1.300') });
+  world = await openAgentWorld(browser, { laptop: { claude: '2.1.332 (Claude Code)' }, desktop: { claude: '2.1.300 (Claude Code)' } });
   const { sandbox, repo } = world.devices;
   sandbox.commitFile(repo, 'src/main.ts', 'export {};\n', 'Add the entry point');
   sandbox.push(repo);
@@ -36,7 +26,6 @@ test.beforeAll(async ({ browser }) => {
 
 test.afterAll(async () => {
   await world?.close();
-  rmSync(root, { recursive: true, force: true });
 });
 
 async function moveTo(page: Page, target: string): Promise<void> {
@@ -79,38 +68,43 @@ test('New session offers Permissions (default: edit in the workspace); the run v
 
 test('adopts an existing Claude Code session from the New session dialog: its history is in the run view and the next message resumes it', async () => {
   const { page } = world.laptop;
-  const existing = writeClaudeSession(join(root, 'laptop-claude'), world.devices.repo, {
-    turns: [
-      {
-        user: 'Tidy the parser module',
-        assistant: 'I split parse.ts in two.',
-        wrote: { file: 'src/parse-head.ts', content: 'export {};' },
-      },
-    ],
-    modifiedAt: new Date(Date.now() - 3_600_000),
+  // What the user ran before Baton: the real claude in the workspace, one turn that wrote a file.
+  const ran = await world.lab.run('claude', ['-p', '--permission-mode', 'acceptEdits', FIRST], {
+    cwd: world.devices.repo,
+    env: world.homes.laptop.env,
   });
+  expect(ran.code).toBe(0);
+  const sessionId = world.lab.server.requests.find((r) => r.lastUserText === FIRST)?.headers['x-claude-code-session-id'];
+  expect(sessionId).toMatch(/^[0-9a-f-]{36}$/);
+  // The agent's file is committed and pushed, as the user would before moving.
+  world.devices.sandbox.git(world.devices.repo, ['add', '-A']);
+  world.devices.sandbox.git(world.devices.repo, ['commit', '-q', '-m', 'Add the plan']);
+  world.devices.sandbox.push(world.devices.repo);
   await page.getByRole('button', { name: 'New session' }).click();
   const dialog = page.getByRole('dialog', { name: 'New session' });
   await dialog.getByLabel('Workspace').fill(world.devices.repo);
   await dialog.getByLabel('Provider').selectOption({ label: 'Claude Code' });
   const existingGroup = dialog.getByRole('group', { name: 'Existing sessions' });
   await expect(existingGroup.getByRole('listitem')).toHaveCount(1);
-  await expect(existingGroup.getByRole('listitem')).toContainText('Tidy the parser module');
+  await expect(existingGroup.getByRole('listitem')).toContainText(FIRST);
   await expect(existingGroup.locator('time')).toHaveAttribute('datetime', /^\d{4}-\d\d-\d\dT/);
   await screenshots(page, (n) => test.info().outputPath(n), 'adopt-dialog');
-  await existingGroup.getByRole('button', { name: 'Adopt Tidy the parser module' }).click();
+  await existingGroup.getByRole('button', { name: `Adopt ${FIRST}` }).click();
   await expect(dialog).toBeHidden();
 
   const view = runView(page);
-  await expect(page.getByRole('heading', { level: 1 })).toHaveText('Tidy the parser module');
+  await expect(page.getByRole('heading', { level: 1 })).toHaveText(FIRST);
   const transcript = page.getByRole('log', { name: 'Transcript' });
-  await expect(transcript).toContainText('I split parse.ts in two.');
-  await expect(transcript).toContainText(`Write ${world.devices.repo}/src/parse-head.ts`);
-  await expect(transcript).toContainText(`Adopted Claude Code session ${existing.sessionId}`);
-  await expect(view.agentMap.getByRole('listitem').first()).toBeVisible();
-  await view.message.fill('carry on');
+  await expect(transcript).toContainText('Wrote plan.txt.');
+  await expect(transcript).toContainText(`Write ${world.devices.repo}/plan.txt`);
+  await expect(transcript).toContainText(`Adopted Claude Code session ${sessionId}`);
+  await expect(view.agentMap.getByRole('listitem').first()).toContainText('Claude Code');
+  await view.message.fill('what did I say first?');
   await view.message.press('Enter');
-  await expect(transcript).toContainText(`Resumed session ${existing.sessionId}`);
+  await expect(transcript).toContainText(`I remember: ${FIRST}`);
+  const resumed = world.lab.server.requests.filter((r) => r.lastUserText === 'what did I say first?').at(-1);
+  expect(resumed?.headers['x-claude-code-session-id']).toBe(sessionId);
+  expect(resumed?.userTexts).toEqual([FIRST, 'what did I say first?']);
 
   // Offered again, it is marked as already in Baton.
   await page.getByRole('button', { name: 'New session' }).click();
@@ -122,7 +116,7 @@ test('adopts an existing Claude Code session from the New session dialog: its hi
 
 test('the Move dialog warns next to a device whose Claude Code is older; moved there, the session continues from a summary with that reason', async () => {
   const { page } = world.laptop;
-  await openSession(page, 'Tidy the parser module');
+  await openSession(page, FIRST);
   await runView(page).move.click();
   const dialog = page.getByRole('dialog', { name: 'Move session' });
   const desktop = dialog.getByRole('radio', { name: 'desktop' });
@@ -135,7 +129,7 @@ test('the Move dialog warns next to a device whose Claude Code is older; moved t
   await expect(dialog).toBeHidden();
 
   const desktopPage = world.desktop.page;
-  await openSession(desktopPage, 'Tidy the parser module');
+  await openSession(desktopPage, FIRST);
   const strip = runView(desktopPage).ownership;
   await expect(strip).toContainText('summary-continuation');
   await expect(strip).toContainText('The target device has Claude Code 2.1.300, older than the Claude Code 2.1.332');

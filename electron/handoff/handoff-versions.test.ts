@@ -3,39 +3,38 @@
  * publishes (sealed) the version of its Claude Code; the source records its own in the checkpoint.
  * The laptop's CLI is newer than the desktop's: the Move dialog warns next to the desktop, and the
  * desktop, older than the CLI that wrote the session, continues it from a summary with that reason.
- * Moved back, the laptop (newer than the desktop's CLI) imports it. An older CLI is a fault the real
- * CLI cannot be made to show, so `claude` here is the stand-in behind a wrapper that reports a version.
+ * Moved back, the laptop (newer than the desktop's CLI) imports it. The real `claude` runs on both
+ * (the agent-CLI lab), behind a wrapper that reports each device's version.
  */
 import { delimiter, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { standInReporting } from '../../dev-env/stand-ins/versioned-cli.ts';
+import { useCliBench } from '../../dev-env/agent-clis/cli-bench.ts';
+import { cliReporting } from '../../dev-env/agent-clis/versioned-cli.ts';
 import { deviceId, startTwoDevices, waitEligible, waitSession, type TwoDevices } from '../../dev-env/two-devices.ts';
 import { waitFor } from '../../dev-env/process-harness.ts';
-import { createGitSandbox, type GitSandbox } from '../../dev-env/git-sandbox.ts';
 
 const TEST_TIMEOUT_MS = 120_000;
 
-let tools: GitSandbox;
+const bench = useCliBench();
 let world: TwoDevices;
 
-/** The env of a device whose `claude` (the stand-in) says it is `version`, with its own config dir. */
-function claudeAt(name: string, version: string): NodeJS.ProcessEnv {
-  const bin = standInReporting(join(tools.root, `${name}-bin`), 'claude', `${version} (Claude Code)`);
-  return { PATH: [bin, process.env.PATH ?? ''].join(delimiter), CLAUDE_CONFIG_DIR: join(tools.root, `${name}-claude`) };
+/** The env of a device with its own CLI homes whose `claude` (the real one) says it is `version`. */
+async function claudeAt(name: string, version: string): Promise<NodeJS.ProcessEnv> {
+  const home = await bench.lab.home(name);
+  const bin = cliReporting(join(home.root, 'versioned-bin'), 'claude', `${version} (Claude Code)`, join(bench.lab.binDir, 'claude'));
+  return { ...home.env, PATH: [bin, home.env.PATH ?? ''].join(delimiter) };
 }
 
 beforeAll(async () => {
-  tools = createGitSandbox('baton-cli-versions-');
   world = await startTwoDevices({
     env: { BATON_PREPARE_TIMEOUT_MS: '15000' },
-    laptopEnv: claudeAt('laptop', '2.1.332'),
-    desktopEnv: claudeAt('desktop', '2.1.300'),
+    laptopEnv: await claudeAt('laptop', '2.1.332'),
+    desktopEnv: await claudeAt('desktop', '2.1.300'),
   });
 }, 90_000);
 
 afterAll(async () => {
   await world?.cleanup();
-  tools?.cleanup();
 });
 
 describe('a Claude Code session moved to a device with an older Claude Code', () => {
@@ -45,7 +44,7 @@ describe('a Claude Code session moved to a device with an older Claude Code', ()
       const { laptop, desktop } = world;
       world.sandbox.commitFile(world.repo, 'src/main.ts', 'export {};\n', 'Add the entry point');
       world.sandbox.push(world.repo);
-      const session = await laptop.client.take('startSession', { workspace: world.repo, provider: 'claude-code', prompt: 'Survey' });
+      const session = await laptop.client.take('startSession', { workspace: world.repo, provider: 'claude-code', prompt: 'say hello' });
       await waitSession(laptop, session.id, 'the first Claude turn', (d) => d.transcript.some((e) => e.role === 'assistant'));
       await waitEligible(laptop, session.id, 'desktop');
       const older =

@@ -4,6 +4,7 @@
  * first lines (the cwd, the first user message). Shared by the listers of both CLIs.
  */
 import { createReadStream } from 'node:fs';
+import { stat } from 'node:fs/promises';
 import { createInterface } from 'node:readline';
 import type { JsonLine } from './json-lines.ts';
 
@@ -50,7 +51,15 @@ export function titleOf(text: string): string {
   return line.length > 80 ? `${line.slice(0, 79)}…` : line;
 }
 
-/** The newest first, at most `limit`, of sessions found. */
-export function newestFirst<T extends { updatedAt: number }>(sessions: T[], limit: number): T[] {
-  return [...sessions].sort((a, b) => b.updatedAt - a.updatedAt).slice(0, limit);
+/** The files at `paths` with their modification times, most recently written first (unreadable ones left out). */
+export async function newestFiles(paths: readonly string[]): Promise<{ path: string; mtimeMs: number }[]> {
+  const stamped = await Promise.all(
+    paths.map((path) =>
+      stat(path).then(
+        (s) => ({ path, mtimeMs: s.mtimeMs }),
+        () => null,
+      ),
+    ),
+  );
+  return stamped.filter((file) => file !== null).sort((a, b) => b.mtimeMs - a.mtimeMs);
 }

@@ -4,11 +4,11 @@
  * rule (paths.ts `projectSlug`: long paths cut and hashed). Folder names can collide ("/a/b" and
  * "/a-b"), so a session counts only when its lines carry the workspace as their cwd. Its title is the first prompt the user typed (else its first slash command).
  */
-import { readdir, realpath, stat } from 'node:fs/promises';
-import { join } from 'node:path';
+import { readdir, realpath } from 'node:fs/promises';
+import { basename, join } from 'node:path';
 import type { ExistingSession } from '../../../shared/provider.ts';
 import type { JsonLine } from '../json-lines.ts';
-import { newestFirst, scanLines, titleOf } from '../session-scan.ts';
+import { newestFiles, scanLines, titleOf } from '../session-scan.ts';
 import { claudeConfigDir, isSafeSessionId, projectSlug } from './paths.ts';
 
 /** The project folder of `cwd`'s sessions. */
@@ -35,8 +35,8 @@ function typedText(line: JsonLine): { prompt: string } | { command: string } | n
   return null;
 }
 
-/** The session in transcript `path`, when its lines carry `cwd`; null otherwise. */
-async function summarize(path: string, sessionId: string, cwd: string): Promise<ExistingSession | null> {
+/** The session in transcript `path` (written at `mtimeMs`), when its lines carry `cwd`; null otherwise. */
+async function summarize(path: string, mtimeMs: number, sessionId: string, cwd: string): Promise<ExistingSession | null> {
   let seenCwd: string | null = null;
   let prompt: string | null = null;
   let command: string | null = null;
@@ -48,8 +48,12 @@ async function summarize(path: string, sessionId: string, cwd: string): Promise<
     return seenCwd !== null && prompt !== null;
   });
   if (!read || seenCwd !== cwd) return null;
-  const { mtimeMs } = await stat(path);
   return { provider: 'claude-code', sessionId, title: titleOf(prompt ?? command ?? '') || sessionId, updatedAt: Math.round(mtimeMs) };
+}
+
+/** The session id a transcript file is named by (empty when it is not a `.jsonl`). */
+function idOf(name: string): string {
+  return name.endsWith('.jsonl') ? name.slice(0, -'.jsonl'.length) : '';
 }
 
 /** The resolved workspace, or null when it does not exist. */
@@ -61,21 +65,22 @@ async function resolved(workspace: string): Promise<string | null> {
 export async function listClaudeSessions(env: NodeJS.ProcessEnv, workspace: string, limit = 50): Promise<ExistingSession[]> {
   const cwd = await resolved(workspace);
   if (cwd === null) return [];
-  const found: ExistingSession[] = [];
   const folder = projectFolder(env, cwd);
-  for (const name of await readdir(folder).catch(() => [] as string[])) {
-    const id = name.endsWith('.jsonl') ? name.slice(0, -'.jsonl'.length) : '';
-    if (!isSafeSessionId(id)) continue;
-    const session = await summarize(join(folder, name), id, cwd);
+  const transcripts = (await readdir(folder).catch(() => [] as string[])).filter((name) => isSafeSessionId(idOf(name)));
+  const found: ExistingSession[] = [];
+  // Newest first, reading only as many heads as the list shows.
+  for (const file of await newestFiles(transcripts.map((name) => join(folder, name)))) {
+    const session = await summarize(file.path, file.mtimeMs, idOf(basename(file.path)), cwd);
     if (session) found.push(session);
+    if (found.length >= limit) break;
   }
-  return newestFirst(found, limit);
+  return found;
 }
 
 /** The transcript file of Claude session `sessionId` of `workspace`, or null when it is not one of its sessions. */
 export async function findClaudeSession(env: NodeJS.ProcessEnv, workspace: string, sessionId: string): Promise<string | null> {
   const cwd = await resolved(workspace);
   if (cwd === null || !isSafeSessionId(sessionId)) return null;
-  const path = join(projectFolder(env, cwd), `${sessionId}.jsonl`);
-  return (await summarize(path, sessionId, cwd)) === null ? null : path;
+  const [file] = await newestFiles([join(projectFolder(env, cwd), `${sessionId}.jsonl`)]);
+  return file && (await summarize(file.path, file.mtimeMs, sessionId, cwd)) !== null ? file.path : null;
 }

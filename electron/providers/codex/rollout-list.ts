@@ -5,12 +5,12 @@
  * title is the first message the user typed (injected context blocks such as <environment_context>
  * are skipped). Compressed rollouts (`.jsonl.zst`) are read where node:zlib has zstd, else skipped.
  */
-import { readdir, readFile, realpath, stat } from 'node:fs/promises';
+import { readdir, readFile, realpath } from 'node:fs/promises';
 import { join } from 'node:path';
 import * as zlib from 'node:zlib';
 import type { ExistingSession } from '../../../shared/provider.ts';
 import { readableLines, type JsonLine } from '../json-lines.ts';
-import { newestFirst, scanLines, titleOf } from '../session-scan.ts';
+import { newestFiles, scanLines, titleOf } from '../session-scan.ts';
 import { codexHome } from './rollout.ts';
 
 /** How many rollout files (newest first) a listing opens at most. */
@@ -18,20 +18,12 @@ const SCAN_MAX_FILES = 1000;
 
 type Zstd = { zstdDecompressSync?: (data: Buffer) => Buffer };
 
-/** Every rollout file under `home`, with its modification time. */
+/** Every rollout file under `home`, most recently written first, with its modification time. */
 async function rollouts(home: string): Promise<{ path: string; mtimeMs: number }[]> {
   const entries = await readdir(join(home, 'sessions'), { recursive: true, withFileTypes: true }).catch(() => []);
-  const files = entries.filter((e) => e.isFile() && /^rollout-.*\.jsonl(\.zst)?$/.test(e.name)).map((e) => join(e.parentPath, e.name));
-  const stamped = await Promise.all(
-    files.map(async (path) => ({
-      path,
-      mtimeMs: await stat(path).then(
-        (s) => s.mtimeMs,
-        () => 0,
-      ),
-    })),
+  return newestFiles(
+    entries.filter((e) => e.isFile() && /^rollout-.*\.jsonl(\.zst)?$/.test(e.name)).map((e) => join(e.parentPath, e.name)),
   );
-  return stamped.sort((a, b) => b.mtimeMs - a.mtimeMs);
 }
 
 /** Text a person typed: a user message (not an injected `<…>` block), or a user_message event. */
@@ -84,7 +76,7 @@ export async function listCodexSessions(env: NodeJS.ProcessEnv, workspace: strin
     if (session && !found.some((s) => s.sessionId === session.sessionId)) found.push(session);
     if (found.length >= limit) break;
   }
-  return newestFirst(found, limit);
+  return found;
 }
 
 /** The rollout file of Codex thread `threadId` of `workspace`, or null when it is not one of its threads. */

@@ -54,9 +54,13 @@ describe('turn process', () => {
   });
 
   it('escalates to SIGKILL when SIGINT is ignored', async () => {
-    const turn = startTurnProcess(node(`process.on('SIGINT',()=>{});console.log('up');setInterval(()=>{},1000)`), () => undefined);
-    await turn.started;
-    await new Promise((r) => setTimeout(r, 200));
+    // Interrupt only once the child says its SIGINT handler is in place (a busy machine may take long to start node).
+    let up!: () => void;
+    const handlerInPlace = new Promise<void>((resolve) => (up = resolve));
+    const turn = startTurnProcess(node(`process.on('SIGINT',()=>{});console.log('up');setInterval(()=>{},1000)`), (line) => {
+      if (line === 'up') up();
+    });
+    await handlerInPlace;
     const exit = await turn.interrupt(200);
     expect(exit.signal).toBe('SIGKILL');
   });

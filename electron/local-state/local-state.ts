@@ -11,13 +11,15 @@ import type { AgentView, TranscriptEntry } from '../../shared/agents.ts';
 import { DriftWarning, ResumePath } from '../../shared/api/handoffs.ts';
 import { DEFAULT_PERMISSION_LEVEL, PermissionLevel } from '../../shared/provider.ts';
 import type { Blocker } from '../../shared/readiness.ts';
+import { redactUrl } from '../../shared/url-credentials.ts';
 import { RecordFolder } from './record-folder.ts';
 
 /** A repository of a session workspace as the owner last recorded it. */
-const RepoRef = z.object({
+export const RepoRef = z.object({
   /** Path relative to the workspace (`.` for a single-repo workspace). */
   relPath: z.string(),
-  remoteUrl: z.string().nullable(),
+  /** Its remote, credentials redacted (a record written before redaction is redacted as it is read). */
+  remoteUrl: z.string().nullable().transform(redactUrl),
   branch: z.string().nullable(),
 });
 export type RepoRef = z.infer<typeof RepoRef>;

@@ -17,7 +17,7 @@ import {
   type ResumeData,
 } from '../../shared/provider.ts';
 import { continuationInput } from '../handoff/continuation.ts';
-import type { LocalSession, LocalState, RepoRef } from '../local-state/local-state.ts';
+import { RepoRef as RepoRefSchema, type LocalSession, type LocalState, type RepoRef } from '../local-state/local-state.ts';
 import type { BackendPort, Clock, GitPort, ProviderPort, SealPort } from './ports.ts';
 
 /** Session metadata as sealed on the backend (never in clear there). */
@@ -25,7 +25,7 @@ const MetaSchema = z.object({
   title: z.string(),
   provider: z.string(),
   workspace: z.string(),
-  repos: z.array(z.object({ relPath: z.string(), remoteUrl: z.string().nullable(), branch: z.string().nullable() })),
+  repos: z.array(RepoRefSchema),
 });
 
 const EventSchema = z.discriminatedUnion('type', [

@@ -140,6 +140,15 @@ const MIGRATIONS: readonly Migration[] = [
     name: 'device enrollment statements (opaque, signed by the approving device)',
     sql: 'ALTER TABLE devices ADD COLUMN enrollment TEXT;',
   },
+  {
+    version: 4,
+    name: 'handoffs keep only the cancel code in clear (the sentence sealed) and carry the checkpoint key version',
+    sql: `
+      ALTER TABLE handoffs ADD COLUMN sealed_reason TEXT;
+      ALTER TABLE handoffs DROP COLUMN cancel_message;
+      ALTER TABLE handoffs ADD COLUMN key_version INTEGER;
+    `,
+  },
 ];
 
 /** Brings the database to the newest schema version; each migration commits with its version row. */

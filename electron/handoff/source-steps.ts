@@ -133,7 +133,8 @@ async function checkpointStep(deps: SourceStepDeps, driver: HandoffDriver, hando
     }
     const body = encodeCheckpoint(await buildCheckpoint(deps, handoff, state.session(session.id)!, provider));
     // The envelope stays in parts (head, ciphertext, tag) from seal to socket: the ciphertext is never copied.
-    const sealed = seal.sealCheckpoint(body, session.id, handoff.id);
+    // Under the key version the handoff names (the target checked it holds it), whatever rotated since.
+    const sealed = seal.sealCheckpoint(body, session.id, handoff.id, handoff.keyVersion ?? undefined);
     const put = await backend.putBlob(sealed.digest, sealed.parts);
     if (!put.ok) throw new Error(`checkpoint upload failed: ${put.code} ${put.message}`);
     checkpoint = { digest: sealed.digest, size: sealed.byteLength };

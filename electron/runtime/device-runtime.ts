@@ -91,6 +91,7 @@ export class DeviceRuntime {
         selfId,
         progress: state,
         backend,
+        seal,
         clock,
         log,
         lostSession: (sessionId) => this.sessions.markMoved(sessionId),
@@ -103,13 +104,24 @@ export class DeviceRuntime {
       },
       {
         source: sourceStep({ selfId, selfName, state, sessions: this.sessions, git, packets, seal, backend, config, clock, log }),
-        target: targetStep({ ...this.activation, state, backend, seal, git, providers, sessions: this.sessions, config }),
+        target: targetStep({
+          ...this.activation,
+          state,
+          backend,
+          seal,
+          keys: deps.account,
+          git,
+          providers,
+          sessions: this.sessions,
+          config,
+        }),
       },
     );
     this.moves = moveRequests({
       selfId,
       state,
       backend,
+      seal,
       git,
       devices: this.devices,
       targetCheck: deps.targetCheck,

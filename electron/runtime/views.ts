@@ -1,10 +1,12 @@
 /** The views the renderer gets (shared/device-api.ts), built from local state and handoff records. */
 import { HandoffOutcome, type Handoff } from '../../shared/api/handoffs.ts';
-import type { HandoffView, SessionDetail, SessionView } from '../../shared/device-api.ts';
+import type { HandoffView, InputBlock, SessionDetail, SessionView } from '../../shared/device-api.ts';
+import { redactCredentials } from '../../shared/url-credentials.ts';
 import { isTerminal } from '../../shared/handoff-states.ts';
 import type { DeviceDirectory } from './device-directory.ts';
 import type { LocalSession, LocalState } from '../local-state/local-state.ts';
 import type { SealPort } from './ports.ts';
+import { openCancelReason } from '../handoff/cancel-reason.ts';
 import type { SessionService } from './session-service.ts';
 
 export interface ViewDeps {
@@ -39,12 +41,17 @@ export function handoffView(deps: ViewDeps, handoff: Handoff): HandoffView {
     state: handoff.state,
     generation: handoff.generation,
     history: handoff.history,
-    cancelReason: handoff.cancelReason,
+    cancelReason: openCancelReason(deps.seal, handoff),
     resumePath: handoff.resumePath,
-    resumeNote,
+    resumeNote: resumeNote === null ? null : redactCredentials(resumeNote),
     driftWarnings,
-    blockers: progress?.blockers ?? [],
+    blockers: (progress?.blockers ?? []).map((b) => ({ ...b, message: redactCredentials(b.message), fix: redactCredentials(b.fix) })),
   };
+}
+
+/** An input block with no credential in its sentence (it can quote an activation failure). */
+function redactedBlock(block: InputBlock): InputBlock {
+  return block === null ? null : { ...block, message: redactCredentials(block.message) };
 }
 
 function condition(deps: ViewDeps, session: Readonly<LocalSession>, active: Handoff | undefined): SessionView['condition'] {
@@ -69,7 +76,7 @@ export function sessionView(deps: ViewDeps, session: Readonly<LocalSession>, han
     generation: session.generation,
     isOwner: session.ownerDeviceId === deps.selfId,
     condition: condition(deps, session, active),
-    inputBlock: deps.sessions.inputBlock(session),
+    inputBlock: redactedBlock(deps.sessions.inputBlock(session)),
     activeHandoff: active ? handoffView(deps, active) : null,
     lastHandoff: last ? handoffView(deps, last) : null,
     updatedAt: session.updatedAt,

@@ -10,7 +10,7 @@
  */
 import { createHash } from 'node:crypto';
 import { z } from 'zod';
-import type { AgentView, TranscriptEntry } from '../../shared/agents.ts';
+import { TranscriptEntrySchema, type AgentView, type TranscriptEntry } from '../../shared/agents.ts';
 import { fail, type Failure, type Result } from '../../shared/errors.ts';
 import { resumeDataSchema, type ResumeData } from '../../shared/provider.ts';
 import type { PinnedRepo } from '../runtime/ports.ts';
@@ -18,14 +18,6 @@ import type { PinnedRepo } from '../runtime/ports.ts';
 export const CHECKPOINT_FORMAT = 'baton-checkpoint/2';
 /** The earlier format: one JSON object holding the last 200 entries as `transcriptTail`; still read. */
 const TAIL_FORMAT = 'baton-checkpoint/1';
-
-const Entry = z.object({
-  id: z.string(),
-  at: z.number(),
-  role: z.enum(['user', 'assistant', 'tool', 'system']),
-  agentId: z.string(),
-  text: z.string(),
-});
 
 const HeadSchema = z.object({
   format: z.enum([CHECKPOINT_FORMAT, TAIL_FORMAT]),
@@ -50,7 +42,7 @@ const HeadSchema = z.object({
   /** How many entry lines follow (this format). */
   transcriptEntries: z.number().int().nonnegative().optional(),
   /** The earlier format's tail, in the head itself. */
-  transcriptTail: z.array(Entry).optional(),
+  transcriptTail: z.array(TranscriptEntrySchema).optional(),
 });
 
 export interface Checkpoint {
@@ -95,7 +87,7 @@ function decodeEntries(bytes: Buffer, from: number, expected: number): Result<Tr
     } catch {
       return malformed(`Transcript entry ${entries.length + 1} of the checkpoint is not JSON.`);
     }
-    const entry = Entry.safeParse(parsed);
+    const entry = TranscriptEntrySchema.safeParse(parsed);
     if (!entry.success) return malformed(`Transcript entry ${entries.length + 1} of the checkpoint does not have the expected shape.`);
     entries.push(entry.data);
     start = end + 1;

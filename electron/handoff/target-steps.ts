@@ -23,7 +23,10 @@ export interface TargetStepDeps extends Omit<ActivationDeps, 'state' | 'backend'
   keys: Pick<AccountPort, 'refreshKeyRing'>;
   git: Pick<GitPort, 'prepare' | 'pin'>;
   providers: Pick<ProviderPort, 'list' | 'resume'>;
-  sessions: Pick<SessionService, 'applyRemote' | 'attach' | 'detach' | 'setInputBlock' | 'clearAttention' | 'provider' | 'saveResumeData'>;
+  sessions: Pick<
+    SessionService,
+    'applyRemote' | 'attach' | 'detach' | 'setInputBlock' | 'clearAttention' | 'provider' | 'saveResumeData' | 'publishMeta'
+  >;
   config: Pick<HandoffConfig, 'workspaceRoot' | 'testHoldDir'>;
 }
 
@@ -114,6 +117,9 @@ async function activate(deps: TargetStepDeps, driver: HandoffDriver, handoff: Ha
   const outcome: HandoffOutcome = { resumeNote: note, driftWarnings: drift };
   const sealedOutcome = deps.seal.sealJson(outcome, { kind: 'handoff-outcome', sessionId: handoff.sessionId, handoffId: handoff.id });
   await driver.transition(handoff, 'completed', { resumePath, sealedOutcome });
+  // The sealed metadata names the owner's workspace: this device's now (a lost local record is rebuilt from it).
+  const published = await deps.sessions.publishMeta(handoff.sessionId);
+  if (!published.ok) deps.log(`session metadata not republished: ${published.code}`);
   // Until this export lands, a restart resumes from the checkpoint's own provider data.
   const provider = deps.sessions.provider(handoff.sessionId);
   if (provider) await deps.sessions.saveResumeData(handoff.sessionId, provider);

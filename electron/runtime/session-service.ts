@@ -17,16 +17,10 @@ import {
   type ResumeData,
 } from '../../shared/provider.ts';
 import { continuationInput } from '../handoff/continuation.ts';
-import { RepoRef as RepoRefSchema, type LocalSession, type LocalState, type RepoRef } from '../local-state/local-state.ts';
+import type { LocalSession, LocalState, RepoRef } from '../local-state/local-state.ts';
 import type { BackendPort, Clock, GitPort, ProviderPort, SealPort } from './ports.ts';
-
-/** Session metadata as sealed on the backend (never in clear there). */
-const MetaSchema = z.object({
-  title: z.string(),
-  provider: z.string(),
-  workspace: z.string(),
-  repos: z.array(RepoRefSchema),
-});
+import { openSessionMeta, sealSessionMeta } from './session-meta.ts';
+import { learnedRecord, rebuildRecord, workspaceBack, type RebuildDeps } from './session-rebuild.ts';
 
 const EventSchema = z.discriminatedUnion('type', [
   z.object({ type: z.literal('transcript'), entry: z.custom<TranscriptEntry>() }),
@@ -78,25 +72,13 @@ export class SessionService {
     const id = newId();
     const title = input.title?.trim() || input.prompt.trim().split('\n')[0]?.slice(0, 80) || 'Untitled session';
     const meta = { title, provider: input.provider, workspace: input.workspace, repos };
-    const created = await this.deps.backend.createSession(id, this.deps.seal.sealJson(meta, { kind: 'session-meta', sessionId: id }));
+    const created = await this.deps.backend.createSession(id, sealSessionMeta(this.deps.seal, id, meta));
     if (!created.ok) return created;
     const now = this.deps.clock();
     const session: LocalSession = {
-      id,
-      title,
+      ...learnedRecord(created.value, meta),
       workspace: input.workspace,
       repoPaths: snapshots.map((r) => r.path),
-      provider: input.provider,
-      permission: DEFAULT_PERMISSION_LEVEL,
-      repos,
-      ownerDeviceId: this.deps.selfId,
-      generation: created.value.generation,
-      inputBlock: null,
-      providerResume: null,
-      needsAttention: null,
-      transcript: [],
-      agents: [],
-      eventCursor: 0,
       createdAt: now,
       updatedAt: now,
     };
@@ -237,28 +219,9 @@ export class SessionService {
   async applyRemote(record: Session): Promise<void> {
     const local = this.deps.state.readSession(record.id);
     if (!local) {
-      const opened = this.deps.seal.openJson(record.sealedMeta, { kind: 'session-meta', sessionId: record.id });
-      const meta = opened.ok ? MetaSchema.safeParse(opened.value) : null;
-      if (!meta?.success) return;
-      this.deps.state.saveSession({
-        id: record.id,
-        title: meta.data.title,
-        workspace: '',
-        repoPaths: [],
-        provider: meta.data.provider,
-        permission: DEFAULT_PERMISSION_LEVEL,
-        repos: meta.data.repos,
-        ownerDeviceId: record.ownerDeviceId,
-        generation: record.generation,
-        inputBlock: null,
-        providerResume: null,
-        needsAttention: null,
-        transcript: [],
-        agents: [],
-        eventCursor: 0,
-        createdAt: record.createdAt,
-        updatedAt: record.updatedAt,
-      });
+      const meta = openSessionMeta(this.deps.seal, record);
+      if (!meta.ok) return;
+      this.deps.state.saveSession(learnedRecord(record, meta.value));
       await this.pullEvents(record.id);
       this.deps.changed(record.id);
       return;
@@ -275,33 +238,58 @@ export class SessionService {
     this.deps.changed(record.id);
   }
 
-  /** Reads events after the local cursor (sessions another device drives) into transcript and agents. */
+  /** Reads every event after the local cursor (sessions another device drives) into transcript and agents, page by page. */
   async pullEvents(sessionId: string): Promise<void> {
-    const session = this.deps.state.readSession(sessionId);
-    if (!session || this.live.has(sessionId)) return;
-    const page = await this.deps.backend.listEvents(sessionId, session.eventCursor);
-    if (!page.ok || page.value.length === 0) return;
-    let from = 0;
-    this.deps.state.updateSession(
-      sessionId,
-      (s) => {
-        from = s.transcript.length;
-        for (const event of page.value) {
-          s.eventCursor = Math.max(s.eventCursor, event.seq);
-          const opened = this.deps.seal.openJson(event.sealedBody, { kind: 'session-event', sessionId });
-          const parsed = opened.ok ? EventSchema.safeParse(opened.value) : null;
-          if (!parsed?.success) continue;
-          const data = parsed.data;
-          if (data.type === 'transcript') {
-            if (!s.transcript.some((e) => e.id === data.entry.id)) s.transcript.push(data.entry);
-          } else {
-            s.agents = data.agents;
+    for (;;) {
+      const session = this.deps.state.readSession(sessionId);
+      if (!session || this.live.has(sessionId)) return;
+      const page = await this.deps.backend.listEvents(sessionId, session.eventCursor);
+      if (!page.ok || page.value.length === 0) return;
+      let from = 0;
+      this.deps.state.updateSession(
+        sessionId,
+        (s) => {
+          from = s.transcript.length;
+          const known = new Set(s.transcript.map((e) => e.id));
+          for (const event of page.value) {
+            s.eventCursor = Math.max(s.eventCursor, event.seq);
+            const opened = this.deps.seal.openJson(event.sealedBody, { kind: 'session-event', sessionId });
+            const parsed = opened.ok ? EventSchema.safeParse(opened.value) : null;
+            if (!parsed?.success) continue;
+            const data = parsed.data;
+            if (data.type === 'agents') s.agents = data.agents;
+            else if (!known.has(data.entry.id)) {
+              known.add(data.entry.id);
+              s.transcript.push(data.entry);
+            }
           }
-        }
-      },
-      false,
-    );
-    this.deps.activity(sessionId, from);
+        },
+        false,
+      );
+      this.deps.activity(sessionId, from);
+    }
+  }
+
+  /**
+   * Rebuilds a session whose local record could not be read (`why`) from the backend's record and
+   * event stream (session-rebuild.ts), and says so in its transcript when this device owns it.
+   */
+  async rebuild(record: Session, why: string): Promise<void> {
+    const session = await rebuildRecord(this.rebuildDeps(), record, why);
+    await this.pullEvents(record.id);
+    this.deps.log(`session ${record.id}: its local record could not be read (${why}); rebuilt from the backend`);
+    if (session.ownerDeviceId === this.deps.selfId) {
+      const state = session.needsAttention ? `; it needs attention: ${session.needsAttention.fix ?? ''}` : '';
+      this.note(
+        record.id,
+        `This device's record of the session could not be read (${why}); it was rebuilt from the account's sealed session metadata and event stream${state}`,
+      );
+    }
+    this.deps.changed(record.id);
+  }
+
+  private rebuildDeps(): RebuildDeps {
+    return { selfId: this.deps.selfId, state: this.deps.state, seal: this.deps.seal, git: this.deps.git };
   }
 
   /** Re-seals and stores the session metadata (owner only, fenced by generation). */
@@ -309,11 +297,7 @@ export class SessionService {
     const s = this.deps.state.session(sessionId);
     if (!s) return fail('not_found', 'No such session.');
     const meta = { title: s.title, provider: s.provider, workspace: s.workspace, repos: s.repos };
-    const result = await this.deps.backend.updateSessionMeta(
-      sessionId,
-      s.generation,
-      this.deps.seal.sealJson(meta, { kind: 'session-meta', sessionId }),
-    );
+    const result = await this.deps.backend.updateSessionMeta(sessionId, s.generation, sealSessionMeta(this.deps.seal, sessionId, meta));
     if (result.ok) return ok(undefined);
     if (STALE_CODES.has(result.code)) await this.markMoved(sessionId);
     return fail(result.code, result.message);
@@ -325,7 +309,9 @@ export class SessionService {
    * session's own transcript. Records the path taken on the session.
    */
   async resumeOwned(): Promise<void> {
-    for (const session of this.deps.state.listSessions()) {
+    for (const listed of this.deps.state.listSessions()) {
+      // A rebuilt session whose workspace is back runs again.
+      const session = (await workspaceBack(this.rebuildDeps(), listed)) ? this.deps.state.session(listed.id)! : listed;
       const block = session.inputBlock?.code;
       if (session.ownerDeviceId !== this.deps.selfId || session.needsAttention || block === 'moved' || block === 'not_running') continue;
       // A session quiescing for a move starts no turn; the source resumes it here if that move is cancelled.

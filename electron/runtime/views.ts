@@ -1,6 +1,6 @@
 /** The views the renderer gets (shared/device-api.ts), built from local state and handoff records. */
 import { HandoffOutcome, type Handoff } from '../../shared/api/handoffs.ts';
-import type { HandoffView, InputBlock, SessionDetail, SessionView } from '../../shared/device-api.ts';
+import type { AttentionView, HandoffView, InputBlock, SessionDetail, SessionView } from '../../shared/device-api.ts';
 import { redactCredentials } from '../../shared/url-credentials.ts';
 import { isTerminal } from '../../shared/handoff-states.ts';
 import type { DeviceDirectory } from './device-directory.ts';
@@ -54,6 +54,19 @@ function redactedBlock(block: InputBlock): InputBlock {
   return block === null ? null : { ...block, message: redactCredentials(block.message) };
 }
 
+/** What the session needs on this device before it can run, and the fix; null when nothing. */
+function attentionOf(deps: ViewDeps, session: Readonly<LocalSession>): AttentionView | null {
+  const needs = session.needsAttention;
+  if (!needs || session.ownerDeviceId !== deps.selfId) return null;
+  const retryActivation = needs.handoffId !== null;
+  return {
+    code: needs.code,
+    message: redactCredentials(needs.message),
+    fix: redactCredentials(needs.fix ?? (retryActivation ? 'Retry activation once the cause is fixed.' : 'Restart Baton on this device.')),
+    retryActivation,
+  };
+}
+
 function condition(deps: ViewDeps, session: Readonly<LocalSession>, active: Handoff | undefined): SessionView['condition'] {
   if (session.needsAttention && session.ownerDeviceId === deps.selfId) return 'needs-attention';
   if (active) return 'moving';
@@ -76,6 +89,7 @@ export function sessionView(deps: ViewDeps, session: Readonly<LocalSession>, han
     generation: session.generation,
     isOwner: session.ownerDeviceId === deps.selfId,
     condition: condition(deps, session, active),
+    attention: attentionOf(deps, session),
     inputBlock: redactedBlock(deps.sessions.inputBlock(session)),
     activeHandoff: active ? handoffView(deps, active) : null,
     lastHandoff: last ? handoffView(deps, last) : null,

@@ -7,7 +7,15 @@
 import { readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startDemoSession, startTwoDevices, waitSession, type DeviceHandle, type TwoDevices } from '../../dev-env/two-devices.ts';
+import {
+  deviceId,
+  startDemoSession,
+  startTwoDevices,
+  waitEligible,
+  waitSession,
+  type DeviceHandle,
+  type TwoDevices,
+} from '../../dev-env/two-devices.ts';
 
 const TEST_TIMEOUT_MS = 120_000;
 const REBUILT_NOTE = "This device's record of the session could not be read (it is not complete JSON (truncated?))";
@@ -22,16 +30,20 @@ afterAll(async () => {
   await world?.cleanup();
 });
 
-/** Stops the laptop, cuts its record of `sessionId` in half, runs `meanwhile`, and starts it again. */
-async function truncateAndRestart(sessionId: string, meanwhile: () => void = () => undefined): Promise<DeviceHandle> {
-  const old = world.laptop;
+/** Stops the device, cuts its record of `sessionId` in half, runs `meanwhile`, and starts it again. */
+async function truncateAndRestart(
+  sessionId: string,
+  meanwhile: () => void = () => undefined,
+  which: 'laptop' | 'desktop' = 'laptop',
+): Promise<DeviceHandle> {
+  const old = world[which];
   expect(await old.process.stop()).toBe(0);
   const file = join(old.profile, 'runtime', 'sessions', `${sessionId}.json`);
   const text = readFileSync(file, 'utf8');
   writeFileSync(file, text.slice(0, Math.floor(text.length / 2)));
   meanwhile();
-  world.laptop = await world.startDevice({ name: old.name, profile: old.profile, workspaceRoot: old.workspaceRoot, env: old.env });
-  return world.laptop;
+  world[which] = await world.startDevice({ name: old.name, profile: old.profile, workspaceRoot: old.workspaceRoot, env: old.env });
+  return world[which];
 }
 
 async function restart(): Promise<DeviceHandle> {
@@ -100,6 +112,29 @@ describe('a truncated session record', () => {
       const back = await restart();
       const running = await waitSession(back, session!.id, 'the session to run again', (d) => d.inputBlock === null);
       expect(running).toMatchObject({ condition: 'owned', attention: null, workspace: world.repo });
+    },
+    TEST_TIMEOUT_MS,
+  );
+
+  it(
+    "on the device a Move took it to is rebuilt in that device's own workspace (the target republished the metadata)",
+    async () => {
+      const session = await startDemoSession(world.laptop, world.repo, 'Move me, then lose my record');
+      await waitEligible(world.laptop, session.id, 'desktop');
+      const moved = await world.laptop.client.call('startMove', { sessionId: session.id, targetDeviceId: await deviceId(world.desktop) });
+      expect(moved.ok).toBe(true);
+      const arrived = await waitSession(
+        world.desktop,
+        session.id,
+        'the move to complete',
+        (d) => d.isOwner && d.lastHandoff?.state === 'completed',
+      );
+      expect(arrived.workspace.startsWith(world.desktop.workspaceRoot)).toBe(true);
+
+      const desktop = await truncateAndRestart(session.id, undefined, 'desktop');
+      const rebuilt = await waitSession(desktop, session.id, 'the rebuilt session to run on the desktop', (d) => d.inputBlock === null);
+      expect(rebuilt).toMatchObject({ isOwner: true, generation: 2, condition: 'owned', workspace: arrived.workspace });
+      expect(rebuilt.transcript.some((e) => e.text.startsWith(REBUILT_NOTE))).toBe(true);
     },
     TEST_TIMEOUT_MS,
   );

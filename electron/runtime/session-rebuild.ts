@@ -26,7 +26,12 @@ const RECORD_UNREADABLE = 'local_record_unreadable';
 
 /** How to get a workspace back: each repository by its remote and branch. */
 function restoreFix(meta: SessionMeta): string {
-  const repos = meta.repos.map((r) => `${r.relPath}: ${r.remoteUrl ?? 'its remote'}${r.branch ? ` on ${r.branch}` : ''}`).join('; ');
+  const repos = meta.repos
+    .map(
+      (r) =>
+        `clone ${r.remoteUrl ?? 'its remote'}${r.branch ? `, branch ${r.branch}` : ''}${r.relPath === '.' ? '' : `, into ${r.relPath}`}`,
+    )
+    .join('; ');
   return `Put the workspace back at ${meta.workspace}${repos ? ` (${repos})` : ''}, then restart Baton on this device.`;
 }
 

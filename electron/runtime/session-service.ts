@@ -277,6 +277,10 @@ export class SessionService {
   async rebuild(record: Session, why: string): Promise<void> {
     const session = await rebuildRecord(this.rebuildDeps(), record, why);
     await this.pullEvents(record.id);
+    // Nothing of the session runs here now: an agent the last snapshot caught running was interrupted.
+    this.deps.state.updateSession(record.id, (s) => {
+      s.agents = s.agents.map((a) => (a.status === 'running' || a.status === 'starting' ? { ...a, status: 'interrupted' } : a));
+    });
     this.deps.log(`session ${record.id}: its local record could not be read (${why}); rebuilt from the backend`);
     if (session.ownerDeviceId === this.deps.selfId) {
       const state = session.needsAttention ? `; it needs attention: ${session.needsAttention.fix ?? ''}` : '';

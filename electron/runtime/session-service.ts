@@ -55,6 +55,8 @@ export class SessionService {
   private readonly live = new Map<string, { provider: ProviderSession; unsubscribe: () => void }>();
   private readonly agentFlush = new Map<string, ReturnType<typeof setTimeout>>();
   private readonly resuming = new Set<string>();
+  private readonly pulling = new Map<string, Promise<void>>();
+  private readonly pullAgain = new Set<string>();
 
   constructor(private readonly deps: SessionServiceDeps) {}
 
@@ -238,8 +240,28 @@ export class SessionService {
     this.deps.changed(record.id);
   }
 
-  /** Reads every event after the local cursor (sessions another device drives) into transcript and agents, page by page. */
-  async pullEvents(sessionId: string): Promise<void> {
+  /**
+   * Reads every event after the local cursor (sessions another device drives) into transcript and
+   * agents, page by page. One pull per session at a time: a pull asked for while one runs (a burst
+   * of pushes) makes the running one read again once, and resolves with it.
+   */
+  pullEvents(sessionId: string): Promise<void> {
+    const running = this.pulling.get(sessionId);
+    if (running) {
+      this.pullAgain.add(sessionId);
+      return running;
+    }
+    const pull = (async () => {
+      do {
+        this.pullAgain.delete(sessionId);
+        await this.pullPages(sessionId);
+      } while (this.pullAgain.has(sessionId));
+    })().finally(() => this.pulling.delete(sessionId));
+    this.pulling.set(sessionId, pull);
+    return pull;
+  }
+
+  private async pullPages(sessionId: string): Promise<void> {
     for (;;) {
       const session = this.deps.state.readSession(sessionId);
       if (!session || this.live.has(sessionId)) return;

@@ -1,14 +1,20 @@
-/** Starts the sync backend: SQLite store and blob files in a data folder, served over node:http. */
+/**
+ * Starts the sync backend: SQLite store and blob files in a data folder, served over node:http with
+ * bounded header, idle and keep-alive times (limits.ts); request bodies are held to a minimum pace
+ * instead of a total time (http/body-reader.ts), and a malformed or timed-out client is cut off.
+ */
 import { createServer, type Server } from 'node:http';
 import { join } from 'node:path';
 import type { AddressInfo } from 'node:net';
 import { redactCredentials } from '../shared/url-credentials.ts';
 import { SignatureVerifier } from './auth/signature.ts';
 import { BlobFiles } from './blobs/blob-files.ts';
-import { handleRequest } from './http/pipeline.ts';
+import { handleRequest, type HttpApp } from './http/pipeline.ts';
+import { UploadSlots } from './http/upload-slots.ts';
 import { PushHub } from './push/push-hub.ts';
 import { randomId, type Deps } from './service/context.ts';
-import { openSqliteStore } from './store/sqlite-store.ts';
+import { resolveLimits, type BackendLimits } from './limits.ts';
+import { openDataFolder } from './store/data-folder.ts';
 import type { Store } from './store/store.ts';
 
 export interface BackendOptions {
@@ -17,15 +23,13 @@ export interface BackendOptions {
   port?: number;
   /** Injectable clock (milliseconds since the epoch). */
   clock?: () => number;
-  /** Largest blob accepted (default 256 MiB). */
-  maxBlobBytes?: number;
-  /** Largest JSON body accepted (default 8 MiB). */
-  maxJsonBytes?: number;
+  /** Limits against hostile clients (defaults in limits.ts). */
+  limits?: Partial<BackendLimits>;
   /** Push-stream keep-alive interval (default 15 s). */
   streamHeartbeatMs?: number;
   /** Where one-line failure notes go (default stderr). */
   log?: (line: string) => void;
-  /** Use this store instead of opening SQLite in dataDir. */
+  /** Use this store instead of opening the data folder (data-folder.ts); a refused folder throws its one-line reason. */
   store?: Store;
 }
 
@@ -42,32 +46,50 @@ export interface RunningBackend {
 /** Listens on host:port (port 0 picks a free one) and resolves once the backend is serving. */
 export async function startBackend(options: BackendOptions): Promise<RunningBackend> {
   const clock = options.clock ?? Date.now;
-  const store = options.store ?? openSqliteStore(options.dataDir, clock);
+  const limits = resolveLimits(options.limits);
+  const store = options.store ?? openOrThrow(options.dataDir, clock);
   const push = new PushHub();
   const deps: Deps = {
     store,
     clock,
     push,
-    blobs: new BlobFiles(join(options.dataDir, 'blobs'), options.maxBlobBytes ?? 256 * 1024 * 1024),
+    blobs: new BlobFiles(join(options.dataDir, 'blobs')),
     newId: randomId,
+    limits,
   };
   const sink = options.log ?? ((line: string) => process.stderr.write(`${line}\n`));
   // A failure note can quote a request's error; no credential in a URL reaches the log.
   const log = (line: string) => sink(redactCredentials(line));
-  const app = {
+  const app: HttpApp = {
     deps,
     verifier: new SignatureVerifier(),
-    jsonLimit: options.maxJsonBytes ?? 8 * 1024 * 1024,
+    uploads: new UploadSlots(limits.maxUploadsPerDevice, limits.maxUploadsPerAccount),
+    pace: { minBytesPerSecond: limits.minBodyBytesPerSecond, windowMs: limits.bodyRateWindowMs },
     streamHeartbeatMs: options.streamHeartbeatMs ?? 15_000,
     log,
   };
-  const server: Server = createServer({ keepAliveTimeout: 30_000 }, (req, res) => void handleRequest(app, req, res));
-  server.on('clientError', (_error, socket) => {
-    if (socket.writable) socket.end('HTTP/1.1 400 Bad Request\r\nconnection: close\r\n\r\n');
-    else socket.destroy();
+  const server: Server = createServer(
+    {
+      keepAliveTimeout: limits.keepAliveTimeoutMs,
+      headersTimeout: limits.headersTimeoutMs,
+      // No total time for a request: bodies are held to a minimum pace instead (a slow, steady upload goes through).
+      requestTimeout: 0,
+      connectionsCheckingInterval: Math.max(10, Math.min(1000, limits.headersTimeoutMs / 4)),
+    },
+    (req, res) => void handleRequest(app, req, res),
+  );
+  server.setTimeout(limits.idleTimeoutMs);
+  // A malformed request or one whose headers took too long: answer if possible, then cut the socket (never leave it half-open).
+  server.on('clientError', (error: NodeJS.ErrnoException, socket) => {
+    const status = error.code === 'ERR_HTTP_REQUEST_TIMEOUT' ? '408 Request Timeout' : '400 Bad Request';
+    if (socket.writable) socket.write(`HTTP/1.1 ${status}\r\nconnection: close\r\ncontent-length: 0\r\n\r\n`);
+    socket.destroy();
   });
   const pruner = setInterval(
-    () => void store.prune(clock()).catch((error: Error) => log(`backend: prune failed: ${error.message}`)),
+    () =>
+      void Promise.all([store.prune(clock()), store.expireJoinRequests(clock())]).catch((error: Error) =>
+        log(`backend: prune failed: ${error.message}`),
+      ),
     60_000,
   );
   pruner.unref();
@@ -103,4 +125,10 @@ export async function startBackend(options: BackendOptions): Promise<RunningBack
       return closing;
     },
   };
+}
+
+function openOrThrow(dataDir: string, clock: () => number): Store {
+  const opened = openDataFolder(dataDir, { clock });
+  if (!opened.ok) throw new Error(opened.message);
+  return opened.value;
 }

@@ -151,11 +151,11 @@ function setUpRawSqlite() {
     create: db.prepare(
       "INSERT INTO handoffs (id, account_id, session_id, source_device_id, target_device_id, state, generation, created_at, updated_at) VALUES (?, 'acct', ?, ?, ?, 'requested', ?, ?, ?)",
     ),
-    move: db.prepare('UPDATE handoffs SET state = ?, updated_at = ? WHERE id = ? AND state = ?'),
+    move: db.prepare("UPDATE handoffs SET state = ?, updated_at = ? WHERE account_id = 'acct' AND id = ? AND state = ?"),
     transfer: db.prepare(
-      'UPDATE sessions SET generation = generation + 1, owner_device_id = ?, updated_at = ? WHERE id = ? AND generation = ?',
+      "UPDATE sessions SET generation = generation + 1, owner_device_id = ?, updated_at = ? WHERE account_id = 'acct' AND id = ? AND generation = ?",
     ),
-    history: db.prepare('INSERT INTO handoff_history (handoff_id, seq, state, at, device_id) VALUES (?, ?, ?, ?, ?)'),
+    history: db.prepare("INSERT INTO handoff_history (account_id, handoff_id, seq, state, at, device_id) VALUES ('acct', ?, ?, ?, ?, ?)"),
     idem: db.prepare('INSERT INTO idempotency (device_id, key, request_digest, status, body, created_at) VALUES (?, ?, ?, 200, ?, ?)'),
   };
   const answer = JSON.stringify({

@@ -1,25 +1,48 @@
-/** `baton backend`: runs the sync backend on a data folder until SIGTERM. */
+/** `baton backend`: runs the sync backend on a data folder until SIGTERM; `baton backend backup` copies its store. */
 import { startBackend } from '../backend/backend.ts';
+import { backupDataFolder } from '../backend/store/backup.ts';
+import { openDataFolder } from '../backend/store/data-folder.ts';
 import { parseFlags, portFlag, required, untilStopped, type Command } from './command.ts';
 
 export const command: Command = {
-  summary: 'run the sync backend',
+  summary: 'run the sync backend, or back up its data folder',
   usage: [
-    'Usage: baton backend --data DIR [--host 127.0.0.1] [--port N]',
+    'Usage: baton backend --data DIR [--host 127.0.0.1] [--port N] [--init]',
+    '       baton backend backup --data DIR --to FILE',
     '',
     'Runs the sync backend (SQLite store and blobs in DIR). Prints `backend: http://HOST:PORT` once',
     'listening; --port 0 (the default) picks a free port. SIGTERM stops it cleanly.',
+    'It refuses to start, with one line and exit code 1, when the database fails its integrity check,',
+    'or when DIR held a store (it is marked) whose database is gone: restore a backup, or pass --init',
+    'to begin an empty store there. An empty folder starts a fresh store.',
+    '',
+    '`backup` writes a consistent copy of DIR (database, nonces and blobs) to FILE, a tar archive, while',
+    'the backend keeps running. Restore: mkdir NEW && tar -xf FILE -C NEW && baton backend --data NEW',
     '',
     'Options:',
     '  --data DIR     data folder (created if missing)',
     '  --host HOST    address to listen on (default 127.0.0.1)',
     '  --port N       port to listen on (default 0: a free port)',
+    '  --init         start an empty store in a folder whose database is gone',
+    '  --to FILE      (backup) the archive to write; replaced only once complete',
   ].join('\n'),
   async run(argv) {
-    const { values } = parseFlags(argv, { data: { type: 'string' }, host: { type: 'string' }, port: { type: 'string' } });
+    if (argv[0] === 'backup') return backup(argv.slice(1));
+    const { values } = parseFlags(argv, {
+      data: { type: 'string' },
+      host: { type: 'string' },
+      port: { type: 'string' },
+      init: { type: 'boolean' },
+    });
     const dataDir = required(values, 'data');
     const host = typeof values.host === 'string' ? values.host : '127.0.0.1';
-    const backend = await startBackend({ dataDir, host, port: portFlag(values.port, 0) });
+    const port = portFlag(values.port, 0);
+    const store = openDataFolder(dataDir, { init: values.init === true });
+    if (!store.ok) {
+      console.error(`baton backend: ${store.message}`);
+      return 1;
+    }
+    const backend = await startBackend({ dataDir, host, port, store: store.value });
     // Last line of defence: a stray failure is noted on one line and the backend keeps serving.
     process.on('uncaughtException', (error) => console.error(`baton backend: unexpected failure: ${error.message}`));
     const stopped = untilStopped();
@@ -29,3 +52,15 @@ export const command: Command = {
     return 0;
   },
 };
+
+async function backup(argv: string[]): Promise<number> {
+  const { values } = parseFlags(argv, { data: { type: 'string' }, to: { type: 'string' } });
+  const made = await backupDataFolder(required(values, 'data'), required(values, 'to'));
+  if (!made.ok) {
+    console.error(`baton backend backup: ${made.message}`);
+    return 1;
+  }
+  const { file, blobs, bytes } = made.value;
+  console.log(`backup: ${file} (${blobs} blobs, ${(bytes / (1024 * 1024)).toFixed(1)} MiB)`);
+  return 0;
+}

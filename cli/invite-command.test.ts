@@ -71,8 +71,11 @@ describe('baton invite', () => {
 
   it('prints its usage for --help and refuses a bad --ttl', async () => {
     expect((await baton(['invite', '--help'])).stdout).toMatch(/Usage: baton invite --profile DIR/);
-    const bad = await baton(['invite', '--profile', world.dir('x'), '--ttl', 'soon']);
-    expect(bad.code).toBe(2);
-    expect(bad.stderr).toMatch(/--ttl/);
+    const help = (await baton(['invite', '--help'])).stdout;
+    expect(help).toMatch(/--ttl MINUTES .*default 15, 1–60/);
+    for (const ttl of ['soon', '0', '61', '1440']) {
+      const bad = await baton(['invite', '--profile', world.dir('x'), '--ttl', ttl]);
+      expect([bad.code, bad.stderr]).toEqual([2, expect.stringMatching(/--ttl must be a whole number of minutes from 1 to 60/)]);
+    }
   });
 });

@@ -11,12 +11,13 @@ export interface BackendProcess {
 
 const BATON = fileURLToPath(new URL('../bin/baton.js', import.meta.url));
 
-/** Starts `node bin/baton.js backend --data DIR --port 0` and resolves once it prints `backend: URL`. */
+/** Starts `node bin/baton.js backend --data DIR --port 0 [ARGS]` and resolves once it prints `backend: URL`. */
 export function startBackendProcess(
   dataDir: string,
-  options: { port?: number; timeoutMs?: number; env?: NodeJS.ProcessEnv } = {},
+  options: { port?: number; timeoutMs?: number; env?: NodeJS.ProcessEnv; args?: string[] } = {},
 ): Promise<BackendProcess> {
-  const child = spawn(process.execPath, [BATON, 'backend', '--data', dataDir, '--port', String(options.port ?? 0)], {
+  const args = [BATON, 'backend', '--data', dataDir, '--port', String(options.port ?? 0), ...(options.args ?? [])];
+  const child = spawn(process.execPath, args, {
     stdio: ['ignore', 'pipe', 'pipe'],
     env: options.env ?? process.env,
   });

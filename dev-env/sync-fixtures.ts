@@ -51,20 +51,26 @@ export async function createTestAccount(device: TestDevice): Promise<{ accountId
   return result.value;
 }
 
-/** Enrols `newcomer` into `inviter`'s account through an invite, a join request and its approval. */
-export async function joinTestDevice(inviter: TestDevice, newcomer: TestDevice, clock: () => number = Date.now): Promise<Device> {
-  const inviteId = newId();
-  const invite = await inviter.client.call('createInvite', { body: { inviteId, expiresAt: clock() + 600_000 } });
-  if (!invite.ok) throw new Error(`createInvite failed: ${invite.code}`);
-  const join = await newcomer.client.call('createJoinRequest', {
+/** `device` asks to join `accountId` with `inviteId` (a stand-in proof: only the inviting device checks it). */
+export function askToJoin(device: TestDevice, accountId: string, inviteId: string) {
+  return device.client.call('createJoinRequest', {
     body: {
+      accountId,
       inviteId,
-      deviceId: newcomer.id,
-      name: newcomer.name,
-      keys: { signingPublicKey: newcomer.signingPublicKey, agreementPublicKey: newcomer.agreementPublicKey },
-      proof: opaque(32),
+      deviceId: device.id,
+      name: device.name,
+      keys: { signingPublicKey: device.signingPublicKey, agreementPublicKey: device.agreementPublicKey },
+      proof: opaque(16),
     },
   });
+}
+
+/** Enrols `newcomer` into `inviter`'s account through an invite, a join request and its approval. */
+export async function joinTestDevice(inviter: TestDevice, newcomer: TestDevice): Promise<Device> {
+  const inviteId = newId();
+  const invite = await inviter.client.call('createInvite', { body: { inviteId, ttlMs: 600_000 } });
+  if (!invite.ok) throw new Error(`createInvite failed: ${invite.code}`);
+  const join = await askToJoin(newcomer, invite.value.invite.accountId, inviteId);
   if (!join.ok) throw new Error(`createJoinRequest failed: ${join.code}`);
   const keys = await inviter.client.call('getKeys');
   if (!keys.ok) throw new Error(`getKeys failed: ${keys.code}`);

@@ -23,14 +23,26 @@ describe('request signatures', () => {
     expect(verifier.verify('', 'x', Buffer.alloc(64))).toBe(false);
   });
 
-  it('reads the four headers and refuses missing or malformed ones', () => {
+  it('reads the five headers with the declared body size, and refuses missing or malformed ones', () => {
+    const sha = 'e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855';
     const good = {
       'x-baton-device': 'device_0000000001',
       'x-baton-timestamp': '1700000000000',
       'x-baton-nonce': 'nonce-nonce-nonce-1',
       'x-baton-signature': 'AAAA',
+      'x-baton-content-sha256': sha,
     };
-    expect(readSignatureHeaders(good)).toMatchObject({ ok: true, value: { deviceId: 'device_0000000001', timestamp: 1700000000000 } });
+    expect(readSignatureHeaders(good)).toMatchObject({
+      ok: true,
+      value: { deviceId: 'device_0000000001', timestamp: 1700000000000, body: { size: 0, sha256: sha } },
+    });
+    expect(readSignatureHeaders({ ...good, 'content-length': '1048576' })).toMatchObject({ ok: true, value: { body: { size: 1048576 } } });
+    expect(readSignatureHeaders({ ...good, 'transfer-encoding': 'chunked' })).toMatchObject({ ok: false, code: 'length_required' });
+    expect(readSignatureHeaders({ ...good, 'x-baton-content-sha256': undefined })).toMatchObject({ ok: false, code: 'unauthorized' });
+    expect(readSignatureHeaders({ ...good, 'x-baton-content-sha256': sha.toUpperCase() })).toMatchObject({
+      ok: false,
+      code: 'unauthorized',
+    });
     expect(readSignatureHeaders({ ...good, 'x-baton-signature': undefined })).toMatchObject({ ok: false, code: 'unauthorized' });
     expect(readSignatureHeaders({ ...good, 'x-baton-timestamp': '17e12' })).toMatchObject({ ok: false, code: 'unauthorized' });
     expect(readSignatureHeaders({ ...good, 'x-baton-nonce': 'short' })).toMatchObject({ ok: false, code: 'unauthorized' });

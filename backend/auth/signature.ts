@@ -1,35 +1,53 @@
-/** Ed25519 verification of signed requests (node:crypto), with verified public keys cached. */
+/** Ed25519 verification of signed requests (node:crypto), with verified public keys cached; the declared body they sign. */
 import { createPublicKey, verify, type KeyObject } from 'node:crypto';
 import type { IncomingHttpHeaders } from 'node:http';
 import { MAX_CLOCK_SKEW_MS, SIGNATURE_HEADERS } from '../../shared/request-signing.ts';
 import { fail, ok, type Failure, type Result } from '../../shared/errors.ts';
+
+/** The body a request declares in its (signed) headers, before any of it is read. */
+export interface DeclaredBody {
+  /** Content-Length (0 when absent). */
+  size: number;
+  /** x-baton-content-sha256: lower-case hex SHA-256 of the body. */
+  sha256: string;
+}
 
 export interface SignatureHeaders {
   deviceId: string;
   timestamp: number;
   nonce: string;
   signature: Buffer;
+  body: DeclaredBody;
 }
 
 const NONCE = /^[A-Za-z0-9_-]{16,128}$/;
 const B64URL = /^[A-Za-z0-9_-]+$/;
+const SHA256_HEX = /^[0-9a-f]{64}$/;
 
 function header(headers: IncomingHttpHeaders, name: string): string | undefined {
   const value = headers[name];
   return typeof value === 'string' ? value : undefined;
 }
 
-/** Reads and shape-checks the signature headers; any missing or malformed one is `unauthorized`. */
-export function readSignatureHeaders(headers: IncomingHttpHeaders): Result<SignatureHeaders, 'unauthorized'> {
+/**
+ * Reads and shape-checks the signature headers and the declared body; any missing or malformed one is
+ * `unauthorized`, a body without a Content-Length (chunked) is `length_required`.
+ */
+export function readSignatureHeaders(headers: IncomingHttpHeaders): Result<SignatureHeaders, 'unauthorized' | 'length_required'> {
   const deviceId = header(headers, SIGNATURE_HEADERS.device);
   const timestamp = header(headers, SIGNATURE_HEADERS.timestamp);
   const nonce = header(headers, SIGNATURE_HEADERS.nonce);
   const signature = header(headers, SIGNATURE_HEADERS.signature);
-  if (!deviceId || !timestamp || !nonce || !signature) return fail('unauthorized', 'the request is not signed');
-  if (!/^\d{1,16}$/.test(timestamp) || !NONCE.test(nonce) || !B64URL.test(signature) || deviceId.length > 64) {
+  const sha256 = header(headers, SIGNATURE_HEADERS.contentSha256);
+  if (!deviceId || !timestamp || !nonce || !signature || !sha256) return fail('unauthorized', 'the request is not signed');
+  if (!/^\d{1,16}$/.test(timestamp) || !NONCE.test(nonce) || !B64URL.test(signature) || deviceId.length > 64 || !SHA256_HEX.test(sha256)) {
     return fail('unauthorized', 'the signature headers are malformed');
   }
-  return ok({ deviceId, timestamp: Number(timestamp), nonce, signature: Buffer.from(signature, 'base64url') });
+  if (headers['transfer-encoding'] !== undefined) {
+    return fail('length_required', 'a request body must be sent with its Content-Length, not chunked');
+  }
+  const size = headers['content-length'] === undefined ? 0 : Number(headers['content-length']);
+  return ok({ deviceId, timestamp: Number(timestamp), nonce, signature: Buffer.from(signature, 'base64url'), body: { size, sha256 } });
 }
 
 /** Refuses a timestamp more than MAX_CLOCK_SKEW_MS away from `now`. */

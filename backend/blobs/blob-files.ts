@@ -1,77 +1,58 @@
-/** Content-addressed blob bodies as files: streamed to a temp file while hashed, fsynced, then renamed. */
-import { createHash, randomBytes } from 'node:crypto';
-import { createReadStream, createWriteStream, mkdirSync, type ReadStream } from 'node:fs';
+/** Content-addressed blob bodies as files: streamed to a temp file, fsynced, then renamed under their digest. */
+import { randomBytes } from 'node:crypto';
+import { once } from 'node:events';
+import { createReadStream, createWriteStream, mkdirSync, readdirSync, rmSync, type ReadStream } from 'node:fs';
 import { open, rename, rm } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { Readable } from 'node:stream';
-import { fail, ok, type Result } from '../../shared/errors.ts';
 
+/** A body received whole into a temp file, already checked against its digest. */
 export interface ReceivedBlob {
   tempPath: string;
   sha256: string;
   size: number;
 }
 
-/** Blob bodies under `dir` (one file per digest). */
+/** A temp file a body is being written into. */
+export interface TempBlob {
+  readonly tempPath: string;
+  /** Writes a chunk; resolves once the file can take more (undefined when it can now). */
+  write(chunk: Buffer): Promise<void> | undefined;
+  /** Flushes and closes the file. */
+  close(): Promise<void>;
+  /** Closes and removes the file (a refused or cut-off body). */
+  discard(): Promise<void>;
+}
+
+/** Blob bodies under `dir` (one file per digest; bodies in progress under `dir/tmp`). */
 export class BlobFiles {
   private readonly tmpDir: string;
 
-  constructor(
-    private readonly dir: string,
-    readonly maxBytes: number,
-  ) {
+  constructor(private readonly dir: string) {
     this.tmpDir = join(dir, 'tmp');
     mkdirSync(this.tmpDir, { recursive: true });
+    // Bodies cut off by a crash are never committed: start with an empty temp folder.
+    for (const name of readdirSync(this.tmpDir)) rmSync(join(this.tmpDir, name), { force: true });
   }
 
-  /** Streams `body` into a temp file, hashing it; refuses (and drains) a body over the size limit. */
-  receive(body: Readable): Promise<Result<ReceivedBlob, 'body_too_large'>> {
+  /** Opens a new temp file for a body about to be read. */
+  createTemp(): TempBlob {
     const tempPath = join(this.tmpDir, `${randomBytes(12).toString('hex')}.part`);
-    const hash = createHash('sha256');
     const out = createWriteStream(tempPath);
-    let size = 0;
-    let tooLarge = false;
-    return new Promise((resolve, reject) => {
-      body.on('data', (chunk: Buffer) => {
-        size += chunk.length;
-        if (tooLarge) {
-          if (size > this.maxBytes * 4) body.destroy();
-          return;
-        }
-        if (size > this.maxBytes) {
-          tooLarge = true;
-          out.destroy();
-          return;
-        }
-        hash.update(chunk);
-        if (!out.write(chunk)) {
-          body.pause();
-          out.once('drain', () => body.resume());
-        }
-      });
-      const finish = () => {
-        if (tooLarge) {
-          void rm(tempPath, { force: true }).then(() =>
-            resolve(fail('body_too_large', `the blob is larger than ${this.maxBytes} bytes`, { limit: this.maxBytes })),
-          );
-          return;
-        }
-        out.end(() => resolve(ok({ tempPath, sha256: hash.digest('hex'), size })));
-      };
-      body.on('end', finish);
-      body.on('close', () => {
-        if (!body.readableEnded) {
-          out.destroy();
-          void rm(tempPath, { force: true });
-          if (tooLarge) finish();
-          else reject(new Error('the request body was cut off'));
-        }
-      });
-      body.on('error', () => undefined);
-      out.on('error', (error) => {
-        if (!tooLarge) reject(error);
-      });
-    });
+    let failure: Error | undefined;
+    out.on('error', (error) => (failure = error));
+    return {
+      tempPath,
+      write(chunk) {
+        if (failure) return Promise.reject(failure);
+        if (out.write(chunk)) return undefined;
+        return once(out, 'drain').then(() => undefined);
+      },
+      close: () => new Promise((resolve, reject) => out.end(() => (failure ? reject(failure) : resolve()))),
+      async discard() {
+        out.destroy();
+        await rm(tempPath, { force: true });
+      },
+    };
   }
 
   /** Makes a received body durable under its digest: fsync, rename, fsync the folder. */
@@ -89,11 +70,6 @@ export class BlobFiles {
     } finally {
       await dir.close();
     }
-  }
-
-  /** Drops a received body that was refused. */
-  async discard(received: ReceivedBlob): Promise<void> {
-    await rm(received.tempPath, { force: true });
   }
 
   /** A stream of the stored body of `digest`. */

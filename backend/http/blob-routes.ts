@@ -1,28 +1,57 @@
-/** PUT and GET of content-addressed blobs: streamed, hashed, size-limited, scoped to the account. */
+/** PUT and GET of content-addressed blobs: authenticated before a byte is read, streamed, digest-checked, scoped to the account. */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Device } from '../../shared/api/devices.ts';
 import { Sha256Hex } from '../../shared/api/common.ts';
+import { fail, type ApiErrorCode, type Failure } from '../../shared/errors.ts';
+import type { DeclaredBody } from '../auth/signature.ts';
 import type { Deps } from '../service/context.ts';
-import type { ReceivedBlob } from '../blobs/blob-files.ts';
+import { readDeclaredBody, type BodyCode, type BodyPace } from './body-reader.ts';
+import type { UploadSlots } from './upload-slots.ts';
 import { sendError, sendJson } from './respond.ts';
 
-/** Receives a blob body into a temp file (hashing it); the caller authenticates with the hash before `storeBlob`. */
-export async function receiveBlob(deps: Deps, req: IncomingMessage, res: ServerResponse): Promise<ReceivedBlob | undefined> {
-  const received = await deps.blobs.receive(req);
-  if (received.ok) return received.value;
-  sendError(res, received.code, received.message, received.details);
-  return undefined;
-}
-
-/** Keeps a received body under its digest if the hash matches the address; answers {digest, size}. */
-export async function storeBlob(deps: Deps, caller: Device, digest: string, received: ReceivedBlob, res: ServerResponse): Promise<void> {
-  if (!Sha256Hex.safeParse(digest).success || received.sha256 !== digest) {
-    await deps.blobs.discard(received);
-    return sendError(res, 'digest_mismatch', 'the body does not hash to the address it was put at', { digest: received.sha256 });
+/**
+ * Receives an authenticated device's blob into a temp file and keeps it under its digest. Refused
+ * before reading: a body declared with another digest than its address, or one upload too many for
+ * the device or account. Answers {digest, size}, or returns why not.
+ */
+export async function putBlob(
+  deps: Deps,
+  slots: UploadSlots,
+  pace: BodyPace,
+  req: IncomingMessage,
+  res: ServerResponse,
+  caller: Device,
+  digest: string,
+  declared: DeclaredBody,
+): Promise<Failure<ApiErrorCode | BodyCode> | undefined> {
+  if (!Sha256Hex.safeParse(digest).success || declared.sha256 !== digest) {
+    return fail('digest_mismatch', 'the body is declared with another digest than the address it is put at', { digest: declared.sha256 });
   }
-  await deps.blobs.commit(received);
-  const record = await deps.store.putBlob({ accountId: caller.accountId, digest, size: received.size, createdAt: deps.clock() });
+  const release = slots.take(caller.accountId, caller.id);
+  if (!release) {
+    return fail('too_many_uploads', 'too many uploads in progress for this device or account; retry when one ends', {
+      perDevice: slots.perDevice,
+      perAccount: slots.perAccount,
+    });
+  }
+  const temp = deps.blobs.createTemp();
+  try {
+    const read = await readDeclaredBody(req, declared, pace, (chunk) => temp.write(chunk));
+    if (!read.ok) {
+      await temp.discard();
+      return read;
+    }
+    await temp.close();
+    await deps.blobs.commit({ tempPath: temp.tempPath, sha256: digest, size: declared.size });
+  } catch (error) {
+    await temp.discard();
+    throw error;
+  } finally {
+    release();
+  }
+  const record = await deps.store.putBlob({ accountId: caller.accountId, digest, size: declared.size, createdAt: deps.clock() });
   sendJson(res, 200, { digest: record.digest, size: record.size });
+  return undefined;
 }
 
 /** Streams a blob of the caller's account back (another account's blob does not exist). */

@@ -23,12 +23,17 @@ const logged: string[] = [];
 
 beforeAll(async () => {
   dataDir = mkdtempSync(join(tmpdir(), 'baton-pipeline-'));
-  backend = await startBackend({ dataDir, clock, maxJsonBytes: 64 * 1024, maxBlobBytes: 1024, log: (line) => logged.push(line) });
+  backend = await startBackend({
+    dataDir,
+    clock,
+    limits: { maxJsonBytes: 64 * 1024, maxBlobBytes: 1024 },
+    log: (line) => logged.push(line),
+  });
   alice = newTestDevice(backend.url, 'alice laptop', clock);
   aliceTablet = newTestDevice(backend.url, 'alice tablet', clock);
   bob = newTestDevice(backend.url, 'bob laptop', clock);
   await createTestAccount(alice);
-  await joinTestDevice(alice, aliceTablet, clock);
+  await joinTestDevice(alice, aliceTablet);
   await createTestAccount(bob);
   sessionId = newId();
   const created = await alice.client.call('createSession', { body: { sessionId, sealedMeta: opaque() } });
@@ -142,7 +147,7 @@ describe('request authentication', () => {
 
   it('refuses every request of a revoked device at once, closes its push stream and ends its pending handoffs', async () => {
     const doomed = newTestDevice(backend.url, 'old phone', clock);
-    await joinTestDevice(alice, doomed, clock);
+    await joinTestDevice(alice, doomed);
     expect((await doomed.client.call('me')).ok).toBe(true);
     const errors: string[] = [];
     let opened!: () => void;
@@ -181,9 +186,11 @@ describe('request authentication', () => {
   it('lets a pending device read only its own join request and itself', async () => {
     const pending = newTestDevice(backend.url, 'new box', clock);
     const inviteId = newId();
-    expect((await alice.client.call('createInvite', { body: { inviteId, expiresAt: now + 60_000 } })).ok).toBe(true);
+    const invite = await alice.client.call('createInvite', { body: { inviteId, ttlMs: 60_000 } });
+    if (!invite.ok) throw new Error(invite.code);
     const join = await pending.client.call('createJoinRequest', {
       body: {
+        accountId: invite.value.invite.accountId,
         inviteId,
         deviceId: pending.id,
         name: pending.name,

@@ -1,7 +1,13 @@
 /**
- * One request's path through the backend: route → signature headers → clock skew → device → body
- * (size-limited) → signature → nonce → enrolment → query, params, body validation → idempotency → handler.
- * Every refusal is a JSON error with its fixed status; an unexpected throw is logged on one line and
+ * One request's path through the backend, in this order:
+ *   route → signature headers and the declared body (size, digest) → clock skew → size limit from
+ *   the headers (413 unread) → device → signature over the declared body → nonce → enrolment →
+ *   [blobs: digest = address → upload slot] → body, read at a minimum pace and checked against
+ *   its declared digest → query, params, body validation → idempotency → handler.
+ * Nothing of a device's body is read before its signature verifies. Account creation and join
+ * requests carry their key in the body: that body (at most `maxSelfBodyBytes`) is read first.
+ * Every refusal is a JSON error with its fixed status; one answered before the body was read closes
+ * the connection (so the body is never drained). An unexpected throw is logged on one line and
  * answered 500 without details.
  */
 import { createHash } from 'node:crypto';
@@ -11,20 +17,25 @@ import { Id } from '../../shared/api/common.ts';
 import type { Device } from '../../shared/api/devices.ts';
 import type { RouteName, RouteSpec } from '../../shared/api/routes.ts';
 import { canonicalRequest, MAX_CLOCK_SKEW_MS, SIGNATURE_HEADERS } from '../../shared/request-signing.ts';
-import type { ApiErrorCode, Result } from '../../shared/errors.ts';
+import type { ApiErrorCode, Failure, Result } from '../../shared/errors.ts';
 import { checkClockSkew, readSignatureHeaders, type SignatureHeaders, type SignatureVerifier } from '../auth/signature.ts';
 import { encodeResult, type Call, type Deps, type IdemContext } from '../service/context.ts';
 import { deviceHandlers, selfHandlers } from './handlers.ts';
 import { matchRoute } from './router.ts';
-import { readBody, sendError, sendJson } from './respond.ts';
+import { sendError, sendJson } from './respond.ts';
 import { openStream } from './sse.ts';
-import { receiveBlob, sendBlob, storeBlob } from './blob-routes.ts';
+import { putBlob, sendBlob } from './blob-routes.ts';
+import { readDeclaredBuffer, type BodyCode, type BodyPace } from './body-reader.ts';
+import type { UploadSlots } from './upload-slots.ts';
+import type { BackendLimits } from '../limits.ts';
 
 export interface HttpApp {
   deps: Deps;
   verifier: SignatureVerifier;
-  /** Largest JSON body accepted, in bytes. */
-  jsonLimit: number;
+  /** Blob uploads in progress, capped per device and account. */
+  uploads: UploadSlots;
+  /** The minimum pace of request bodies. */
+  pace: BodyPace;
   /** Interval of the push stream's keep-alive comments. */
   streamHeartbeatMs: number;
   /** One line per unexpected failure; never given secrets or bodies. */
@@ -42,7 +53,9 @@ const EmptyQuery = z.strictObject({});
 export async function handleRequest(app: HttpApp, req: IncomingMessage, res: ServerResponse): Promise<void> {
   try {
     const refusal = await route(app, req, res);
-    if (refusal) sendError(res, refusal.code, refusal.message, refusal.details);
+    if (!refusal) return;
+    if (!req.complete) res.setHeader('connection', 'close');
+    sendError(res, refusal.code, refusal.message, refusal.details);
   } catch (error) {
     app.log(`backend: ${req.method ?? '?'} ${(req.url ?? '').split('?')[0]} failed: ${(error as Error).message}`);
     if (!res.headersSent) sendError(res, 'internal', 'the backend failed to handle this request');
@@ -77,41 +90,37 @@ async function route(app: HttpApp, req: IncomingMessage, res: ServerResponse): P
   const now = deps.clock();
   const skew = checkClockSkew(sig.timestamp, now);
   if (skew) return skew;
+  const limit = bodyLimit(deps.limits, name, spec);
+  if (sig.body.size > limit) return refuse('body_too_large', `the body is larger than ${limit} bytes`, { limit, declared: sig.body.size });
+
   let device: Device | undefined;
-  if (spec.auth !== 'self') {
-    device = await deps.store.getDevice(sig.deviceId);
-    if (!device) return refuse('unauthorized', 'unknown device');
-    if (device.status === 'revoked') return refuse('device_revoked', 'this device has been revoked');
-  }
-
-  if (name === 'putBlob') {
-    if (device!.status !== 'enrolled') return refuse('forbidden', 'this device is not enrolled yet');
-    const received = await receiveBlob(deps, req, res);
-    if (!received) return undefined;
-    const denied = await authenticate(app, req, sig, device!, spec, received.sha256);
-    if (denied) {
-      await deps.blobs.discard(received);
-      return denied;
-    }
-    return void (await storeBlob(deps, device!, params.digest!, received, res));
-  }
-
-  const body = await readBody(req, app.jsonLimit);
-  if (!body.ok) return body;
-  const bodySha = sha256(body.value);
+  let body: Buffer;
   let parsedBody: unknown;
   if (spec.auth === 'self') {
-    // The key to verify with is in the body, so the body is read first.
-    const parsed = parseJson(spec.body!, body.value);
+    // The key to verify with is in the body, so this (small) body is read first.
+    const read = await readDeclaredBuffer(req, sig.body, app.pace);
+    if (!read.ok) return bodyFailure(app, req, read);
+    body = read.value;
+    const parsed = parseJson(spec.body!, body);
     if (!parsed.ok) return parsed;
     parsedBody = parsed.value;
     const self = parsed.value as { deviceId: string; keys: { signingPublicKey: string } };
     if (self.deviceId !== sig.deviceId) return refuse('unauthorized', 'the request must be signed by the device it names');
-    const denied = await verify(app, req, sig, self.keys.signingPublicKey, bodySha);
+    const denied = await verify(app, req, sig, self.keys.signingPublicKey);
     if (denied) return denied;
   } else {
-    const denied = await authenticate(app, req, sig, device!, spec, bodySha);
+    device = await deps.store.getDevice(sig.deviceId);
+    if (!device) return refuse('unauthorized', 'unknown device');
+    if (device.status === 'revoked') return refuse('device_revoked', 'this device has been revoked');
+    const denied = await authenticate(app, req, sig, device, spec);
     if (denied) return denied;
+    if (name === 'putBlob') {
+      const refused = await putBlob(deps, app.uploads, app.pace, req, res, device, params.digest!, sig.body);
+      return refused && bodyFailure(app, req, refused);
+    }
+    const read = await readDeclaredBuffer(req, sig.body, app.pace);
+    if (!read.ok) return bodyFailure(app, req, read);
+    body = read.value;
   }
 
   const query = (spec.query ?? EmptyQuery).safeParse(Object.fromEntries(new URLSearchParams(url.slice(pathname.length))));
@@ -120,12 +129,12 @@ async function route(app: HttpApp, req: IncomingMessage, res: ServerResponse): P
     if (key !== 'digest' && !Id.safeParse(value).success) return refuse('not_found', `no such ${key.replace(/Id$/, '')}`);
   }
   if (spec.body && spec.auth !== 'self') {
-    const parsed = parseJson(spec.body, body.value);
+    const parsed = parseJson(spec.body, body);
     if (!parsed.ok) return parsed;
     parsedBody = parsed.value;
   }
 
-  if (name === 'stream') return void openStream(deps.push, device!, now, app.streamHeartbeatMs, res);
+  if (name === 'stream') return void openStream(deps.push, device!, now, app.streamHeartbeatMs, res, deps.limits.maxStreamsPerDevice);
   if (name === 'getBlob') return void (await sendBlob(deps, device!, params.digest!, res));
 
   let idem: IdemContext | undefined;
@@ -133,7 +142,7 @@ async function route(app: HttpApp, req: IncomingMessage, res: ServerResponse): P
   if (spec.method !== 'GET' && key !== undefined) {
     if (typeof key !== 'string' || !IDEMPOTENCY_KEY.test(key))
       return refuse('validation_failed', 'the idempotency key must be 8–128 url-safe characters');
-    idem = { deviceId: sig.deviceId, key, requestDigest: sha256(`${spec.method}\n${url}\n${bodySha}`), recorded: false };
+    idem = { deviceId: sig.deviceId, key, requestDigest: sha256(`${spec.method}\n${url}\n${sig.body.sha256}`), recorded: false };
     const replay = await replayIdempotent(app, idem, res);
     if (replay !== false) return replay;
   }
@@ -152,6 +161,22 @@ async function route(app: HttpApp, req: IncomingMessage, res: ServerResponse): P
   const answer = encodeResult(result);
   if (idem && !idem.recorded) await deps.store.saveIdempotent({ ...idem, ...answer }, deps.clock());
   sendJson(res, answer.status, answer.body);
+  return undefined;
+}
+
+/** The largest body a route takes, known from its headers before reading. */
+function bodyLimit(limits: BackendLimits, name: RouteName, spec: RouteSpec): number {
+  if (name === 'putBlob') return limits.maxBlobBytes;
+  if (spec.method === 'GET') return 0;
+  return spec.auth === 'self' ? limits.maxSelfBodyBytes : limits.maxJsonBytes;
+}
+
+/** A body that did not arrive as declared: a digest mismatch is answered; a cut-off one has nobody left to answer (noted on one line). */
+function bodyFailure(app: HttpApp, req: IncomingMessage, failure: Failure<ApiErrorCode | BodyCode>): Refusal | undefined {
+  if (failure.code !== 'body_cut_off' && failure.code !== 'body_too_slow') return failure as Refusal;
+  if (failure.code === 'body_too_slow')
+    app.log(`backend: ${req.method ?? '?'} ${(req.url ?? '').split('?')[0]} cut off: ${failure.message}`);
+  req.socket.destroy();
   return undefined;
 }
 
@@ -185,26 +210,20 @@ async function authenticate(
   sig: SignatureHeaders,
   device: Device,
   spec: RouteSpec,
-  bodySha: string,
 ): Promise<Refusal | undefined> {
-  const denied = await verify(app, req, sig, device.signingPublicKey, bodySha);
+  const denied = await verify(app, req, sig, device.signingPublicKey);
   if (denied) return denied;
   if (device.status !== 'enrolled' && spec.auth !== 'pending') return refuse('forbidden', 'this device is not enrolled yet');
   return undefined;
 }
 
-/** Checks the Ed25519 signature over the canonical request, then spends the nonce. */
-async function verify(
-  app: HttpApp,
-  req: IncomingMessage,
-  sig: SignatureHeaders,
-  publicKey: string,
-  bodySha256: string,
-): Promise<Refusal | undefined> {
+/** Checks the Ed25519 signature over the canonical request (the declared body included), then spends the nonce. */
+async function verify(app: HttpApp, req: IncomingMessage, sig: SignatureHeaders, publicKey: string): Promise<Refusal | undefined> {
   const canonical = canonicalRequest({
     method: req.method ?? '',
     pathAndQuery: req.url ?? '/',
-    bodySha256,
+    bodySize: sig.body.size,
+    bodySha256: sig.body.sha256,
     timestamp: sig.timestamp,
     nonce: sig.nonce,
     deviceId: sig.deviceId,

@@ -4,8 +4,18 @@ import type { Device } from '../../shared/api/devices.ts';
 import type { PushMessage } from '../../shared/api/push.ts';
 import type { PushHub } from '../push/push-hub.ts';
 
-/** Serves one device's stream until the client leaves, the device is revoked or the hub closes. */
-export function openStream(hub: PushHub, device: Device, now: number, heartbeatMs: number, res: ServerResponse): void {
+/**
+ * Serves one device's stream until the client leaves, the device is revoked, the hub closes, or the
+ * device opens more than `maxPerDevice` streams (its oldest is closed first).
+ */
+export function openStream(
+  hub: PushHub,
+  device: Device,
+  now: number,
+  heartbeatMs: number,
+  res: ServerResponse,
+  maxPerDevice: number,
+): void {
   res.writeHead(200, {
     'content-type': 'text/event-stream; charset=utf-8',
     'cache-control': 'no-store',
@@ -27,7 +37,7 @@ export function openStream(hub: PushHub, device: Device, now: number, heartbeatM
     unsubscribe();
     if (!res.writableEnded) res.end();
   };
-  const unsubscribe = hub.subscribe(device.accountId, { deviceId: device.id, send, close });
+  const unsubscribe = hub.subscribe(device.accountId, { deviceId: device.id, send, close }, maxPerDevice);
   res.on('close', close);
   res.on('error', close);
   write('retry: 1000\n\n');

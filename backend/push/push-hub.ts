@@ -12,11 +12,16 @@ export interface PushSubscriber {
 export class PushHub {
   private readonly accounts = new Map<string, Set<PushSubscriber>>();
 
-  /** Adds a subscriber; returns its unsubscribe function. */
-  subscribe(accountId: string, subscriber: PushSubscriber): () => void {
+  /**
+   * Adds a subscriber; returns its unsubscribe function. A device holds at most `maxPerDevice`
+   * subscriptions: beyond that its oldest is closed (a reconnecting device wins over its stale stream).
+   */
+  subscribe(accountId: string, subscriber: PushSubscriber, maxPerDevice = Infinity): () => void {
     let set = this.accounts.get(accountId);
     if (!set) this.accounts.set(accountId, (set = new Set()));
     set.add(subscriber);
+    const own = [...set].filter((s) => s.deviceId === subscriber.deviceId);
+    for (const stale of own.slice(0, Math.max(0, own.length - maxPerDevice))) stale.close();
     return () => {
       set.delete(subscriber);
       if (set.size === 0 && this.accounts.get(accountId) === set) this.accounts.delete(accountId);

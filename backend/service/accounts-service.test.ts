@@ -4,19 +4,28 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startBackend, type RunningBackend } from '../backend.ts';
-import { createTestAccount, joinTestDevice, newId, newTestDevice, opaque, type TestDevice } from '../../dev-env/sync-fixtures.ts';
+import {
+  askToJoin as askToJoinAccount,
+  createTestAccount,
+  joinTestDevice,
+  newId,
+  newTestDevice,
+  opaque,
+  type TestDevice,
+} from '../../dev-env/sync-fixtures.ts';
 
 let now = Date.UTC(2026, 10, 30, 9, 0, 0);
 const clock = () => now;
 let dataDir: string;
 let backend: RunningBackend;
 let owner: TestDevice;
+let accountId: string;
 
 beforeAll(async () => {
   dataDir = mkdtempSync(join(tmpdir(), 'baton-accounts-'));
   backend = await startBackend({ dataDir, clock });
   owner = newTestDevice(backend.url, 'laptop', clock);
-  await createTestAccount(owner);
+  ({ accountId } = await createTestAccount(owner));
 });
 
 afterAll(async () => {
@@ -28,16 +37,12 @@ const keysOf = (d: TestDevice) => ({ signingPublicKey: d.signingPublicKey, agree
 
 async function invite(by: TestDevice, ttl = 60_000): Promise<string> {
   const inviteId = newId();
-  const made = await by.client.call('createInvite', { body: { inviteId, expiresAt: now + ttl } });
+  const made = await by.client.call('createInvite', { body: { inviteId, ttlMs: ttl } });
   expect(made.ok && made.value.invite.inviterDeviceId).toBe(by.id);
   return inviteId;
 }
 
-function askToJoin(device: TestDevice, inviteId: string) {
-  return device.client.call('createJoinRequest', {
-    body: { inviteId, deviceId: device.id, name: device.name, keys: keysOf(device), proof: opaque(16) },
-  });
-}
+const askToJoin = (device: TestDevice, inviteId: string) => askToJoinAccount(device, accountId, inviteId);
 
 describe('accounts and devices', () => {
   it('creates an account whose first device holds ADK version 1', async () => {
@@ -76,7 +81,7 @@ describe('accounts and devices', () => {
     expect(!used.ok && [used.status, used.code]).toEqual([409, 'invite_used']);
 
     const inviter = newTestDevice(backend.url, 'e', clock);
-    await joinTestDevice(owner, inviter, clock);
+    await joinTestDevice(owner, inviter);
     const orphan = await invite(inviter);
     expect((await owner.client.call('revokeDevice', { params: { deviceId: inviter.id }, body: {} })).ok).toBe(true);
     const refused = await askToJoin(newTestDevice(backend.url, 'f', clock), orphan);
@@ -86,7 +91,7 @@ describe('accounts and devices', () => {
   it('pushes a join request to the account, lets only the inviter approve, and needs every key version', async () => {
     const inviteId = await invite(owner);
     const other = newTestDevice(backend.url, 'other', clock);
-    await joinTestDevice(owner, other, clock);
+    await joinTestDevice(owner, other);
     const newcomer = newTestDevice(backend.url, 'newcomer', clock);
     const asked = await askToJoin(newcomer, inviteId);
     if (!asked.ok) throw new Error(asked.code);

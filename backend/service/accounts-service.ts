@@ -1,6 +1,6 @@
 /** Accounts, devices, invites and join requests: the rules around the store's account half. */
 import { fail, ok } from '../../shared/errors.ts';
-import type { Device, WrappedKey } from '../../shared/api/devices.ts';
+import { DEFAULT_INVITE_TTL_MS, type Device, type WrappedKey } from '../../shared/api/devices.ts';
 import type { InviteRecord } from '../store/store.ts';
 import { cancelHandoffsOfRevoked } from './handoffs-service.ts';
 import { answer, idemWrite, type Answer, type Call, type Deps, type SelfCall } from './context.ts';
@@ -56,15 +56,22 @@ export async function revokeDevice(deps: Deps, { caller, params, idem }: Call<'r
   return answer(result, wrap);
 }
 
-/** Registers an invite id made by the caller (the secret never reaches the backend). */
+/**
+ * Registers an invite id made by the caller (the secret never reaches the backend), valid for its
+ * `ttlMs` (15 minutes by default) from the backend's clock; a lifetime over the limit is refused.
+ */
 export async function createInvite(deps: Deps, { caller, body, idem }: Call<'createInvite'>): Answer<'createInvite'> {
   const at = deps.clock();
-  if (body.expiresAt <= at) return fail('validation_failed', 'the invite must expire in the future');
+  const ttlMs = body.ttlMs ?? Math.min(DEFAULT_INVITE_TTL_MS, deps.limits.maxInviteTtlMs);
+  const limitMs = deps.limits.maxInviteTtlMs;
+  if (ttlMs > limitMs) {
+    return fail('invite_lifetime_too_long', `an invite may live at most ${Math.floor(limitMs / 60_000)} minutes`, { ttlMs, limitMs });
+  }
   const invite: InviteRecord = {
     id: body.inviteId,
     accountId: caller.accountId,
     inviterDeviceId: caller.id,
-    expiresAt: body.expiresAt,
+    expiresAt: at + ttlMs,
     usedAt: null,
     createdAt: at,
   };
@@ -72,10 +79,13 @@ export async function createInvite(deps: Deps, { caller, body, idem }: Call<'cre
   return answer(await deps.store.createInvite(invite, idemWrite(idem, wrap)), wrap);
 }
 
-/** A new device asks to join with an invite: it becomes a pending device with a pending request. */
+/**
+ * A new device asks to join with an invite: it becomes a pending device with a pending request. One
+ * request per invite waits at a time (the same device asking again gets it back); it expires with the invite.
+ */
 export async function createJoinRequest(deps: Deps, { body }: SelfCall<'createJoinRequest'>): Answer<'createJoinRequest'> {
   const at = deps.clock();
-  const invite = await deps.store.getInvite(body.inviteId);
+  const invite = await deps.store.getInvite(body.accountId, body.inviteId);
   if (!invite) return fail('invite_invalid', 'the invite is not valid');
   if (invite.usedAt !== null) return fail('invite_used', 'the invite has been used');
   if (invite.expiresAt <= at) return fail('invite_expired', 'the invite has expired');

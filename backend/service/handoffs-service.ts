@@ -48,8 +48,8 @@ export async function listHandoffs(deps: Deps, { caller, query }: Call<'listHand
 
 /** One handoff of the account, with its history. */
 export async function getHandoff(deps: Deps, { caller, params }: Call<'getHandoff'>): Answer<'getHandoff'> {
-  const handoff = await deps.store.getHandoff(params.handoffId!);
-  return handoff && handoff.accountId === caller.accountId ? ok({ handoff }) : fail('not_found', 'no such handoff');
+  const handoff = await deps.store.getHandoff(caller.accountId, params.handoffId!);
+  return handoff ? ok({ handoff }) : fail('not_found', 'no such handoff');
 }
 
 /** Refuses fields that do not belong to the state being entered, and requires the ones that do. */
@@ -81,8 +81,8 @@ export async function transitionHandoff(
   deps: Deps,
   { caller, params, body, idem }: Call<'transitionHandoff'>,
 ): Answer<'transitionHandoff'> {
-  const handoff = await deps.store.getHandoff(params.handoffId!);
-  if (!handoff || handoff.accountId !== caller.accountId) return fail('not_found', 'no such handoff');
+  const handoff = await deps.store.getHandoff(caller.accountId, params.handoffId!);
+  if (!handoff) return fail('not_found', 'no such handoff');
   const role = roleOf(handoff, caller);
   if (!mayTransition(body.from, body.to, role)) {
     if (body.to === 'cancelled' && !isCancellable(body.from) && findTransition(body.from, body.to)) {
@@ -130,7 +130,7 @@ export async function cancelHandoffsOfRevoked(deps: Deps, accountId: string, dev
   const active = await deps.store.listHandoffs(accountId, { active: true });
   for (const handoff of active) {
     if (!isCancellable(handoff.state) || (handoff.sourceDeviceId !== deviceId && handoff.targetDeviceId !== deviceId)) continue;
-    const session = await deps.store.getSession(handoff.sessionId);
+    const session = await deps.store.getSession(accountId, handoff.sessionId);
     if (!session) continue;
     const result = await deps.store.transitionHandoff({
       accountId,

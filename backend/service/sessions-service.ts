@@ -5,8 +5,7 @@ import { answer, idemWrite, type Answer, type Call, type Deps } from './context.
 
 /** Loads a session of the caller's account, or undefined (another account's session does not exist). */
 async function ownSession(deps: Deps, accountId: string, sessionId: string): Promise<Session | undefined> {
-  const session = await deps.store.getSession(sessionId);
-  return session && session.accountId === accountId ? session : undefined;
+  return deps.store.getSession(accountId, sessionId);
 }
 
 const notFound = () => fail('not_found', 'no such session');
@@ -48,6 +47,7 @@ export async function updateSessionMeta(
   if (!(await ownSession(deps, caller.accountId, params.sessionId!))) return notFound();
   const wrap = (session: Session) => ({ session });
   const input = {
+    accountId: caller.accountId,
     sessionId: params.sessionId!,
     deviceId: caller.id,
     generation: body.generation,
@@ -64,6 +64,7 @@ export async function appendEvent(deps: Deps, { caller, params, body, idem }: Ca
   if (!(await ownSession(deps, caller.accountId, params.sessionId!))) return notFound();
   const wrap = (event: SessionEvent) => ({ event });
   const input = {
+    accountId: caller.accountId,
     sessionId: params.sessionId!,
     deviceId: caller.id,
     generation: body.generation,
@@ -79,6 +80,6 @@ export async function appendEvent(deps: Deps, { caller, params, body, idem }: Ca
 export async function listEvents(deps: Deps, { caller, params, query }: Call<'listEvents'>): Answer<'listEvents'> {
   if (!(await ownSession(deps, caller.accountId, params.sessionId!))) return notFound();
   const after = query.after ?? 0;
-  const events = await deps.store.listEvents(params.sessionId!, after, query.limit ?? 100);
+  const events = await deps.store.listEvents(caller.accountId, params.sessionId!, after, query.limit ?? 100);
   return ok({ events, nextCursor: events.at(-1)?.seq ?? after });
 }

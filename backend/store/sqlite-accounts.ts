@@ -27,6 +27,9 @@ export function sqliteAccountStore(db: Database.Database, mutate: Mutator): Acco
   const q = {
     device: db.prepare('SELECT * FROM devices WHERE id = ?'),
     devices: db.prepare('SELECT * FROM devices WHERE account_id = ? ORDER BY rowid'),
+    // A pending device belongs in the account's list only while its join request waits for a decision.
+    members: db.prepare(`SELECT * FROM devices WHERE account_id = ? AND (status != 'pending'
+      OR id IN (SELECT device_id FROM join_requests WHERE account_id = devices.account_id AND status = 'pending')) ORDER BY rowid`),
     insertAccount: db.prepare('INSERT INTO accounts (id, current_key_version, created_at) VALUES (?, 1, ?)'),
     insertDevice:
       db.prepare(`INSERT INTO devices (id, account_id, name, status, signing_public_key, agreement_public_key, enrolled_at, revoked_at,
@@ -38,12 +41,16 @@ export function sqliteAccountStore(db: Database.Database, mutate: Mutator): Acco
     enroll: db.prepare(
       "UPDATE devices SET status = 'enrolled', enrolled_at = ?, key_versions = ?, enrollment = ? WHERE id = ? AND status = 'pending'",
     ),
-    invite: db.prepare('SELECT * FROM invites WHERE id = ?'),
+    invite: db.prepare('SELECT * FROM invites WHERE account_id = ? AND id = ?'),
     insertInvite: db.prepare(
       'INSERT INTO invites (id, account_id, inviter_device_id, expires_at, used_at, created_at) VALUES (?, ?, ?, ?, NULL, ?)',
     ),
-    useInvite: db.prepare('UPDATE invites SET used_at = ? WHERE id = ? AND used_at IS NULL'),
+    useInvite: db.prepare('UPDATE invites SET used_at = ? WHERE account_id = ? AND id = ? AND used_at IS NULL AND expires_at > ?'),
     join: db.prepare('SELECT * FROM join_requests WHERE id = ?'),
+    pendingJoin: db.prepare("SELECT * FROM join_requests WHERE account_id = ? AND invite_id = ? AND status = 'pending'"),
+    expireJoins: db.prepare(`UPDATE join_requests SET status = 'rejected', reason = 'the invite expired', decided_at = @now
+      WHERE status = 'pending' AND EXISTS (SELECT 1 FROM invites i WHERE i.account_id = join_requests.account_id
+        AND i.id = join_requests.invite_id AND i.expires_at <= @now)`),
     joins: db.prepare('SELECT * FROM join_requests WHERE account_id = ? ORDER BY created_at, rowid'),
     joinsByStatus: db.prepare('SELECT * FROM join_requests WHERE account_id = ? AND status = ? ORDER BY created_at, rowid'),
     insertJoin:
@@ -83,7 +90,7 @@ export function sqliteAccountStore(db: Database.Database, mutate: Mutator): Acco
       });
     },
     async listDevices(accountId) {
-      return (q.devices.all(accountId) as DeviceRow[]).map(toDevice);
+      return (q.members.all(accountId) as DeviceRow[]).map(toDevice);
     },
     async heartbeat(deviceId, { at, sealedCapabilities, keyVersions }) {
       const result = await mutate(undefined, () => {
@@ -103,20 +110,24 @@ export function sqliteAccountStore(db: Database.Database, mutate: Mutator): Acco
     },
     async createInvite(invite, idem) {
       return mutate(idem, () => {
-        if (q.invite.get(invite.id)) refuse('already_exists', 'an invite with this id already exists');
+        if (q.invite.get(invite.accountId, invite.id)) refuse('already_exists', 'this account already has an invite with this id');
         q.insertInvite.run(invite.id, invite.accountId, invite.inviterDeviceId, invite.expiresAt, invite.createdAt);
-        return toInvite(q.invite.get(invite.id) as InviteRow);
+        return toInvite(q.invite.get(invite.accountId, invite.id) as InviteRow);
       });
     },
-    async getInvite(inviteId) {
-      const row = q.invite.get(inviteId) as InviteRow | undefined;
+    async getInvite(accountId, inviteId) {
+      const row = q.invite.get(accountId, inviteId) as InviteRow | undefined;
       return row && toInvite(row);
     },
     async createJoinRequest({ joinRequestId, invite, device: d, proof, at }) {
       return mutate(undefined, () => {
-        if (q.device.get(d.id)) refuse('already_exists', 'a device with this id already exists');
-        const current = q.invite.get(invite.id) as InviteRow | undefined;
+        const current = q.invite.get(invite.accountId, invite.id) as InviteRow | undefined;
         if (!current || current.used_at !== null) refuse('invite_used', 'the invite has been used');
+        if (current.expires_at <= at) refuse('invite_expired', 'the invite has expired');
+        const waiting = q.pendingJoin.get(invite.accountId, invite.id) as JoinRequestRow | undefined;
+        if (waiting?.device_id === d.id) return joinRequest(waiting.id)!;
+        if (waiting) refuse('join_pending', 'another device is already waiting to join with this invite');
+        if (q.device.get(d.id)) refuse('already_exists', 'a device with this id already exists');
         q.insertDevice.run(deviceParams(d));
         q.insertJoin.run(joinRequestId, invite.accountId, invite.id, invite.inviterDeviceId, d.id, proof, at);
         return joinRequest(joinRequestId)!;
@@ -134,7 +145,11 @@ export function sqliteAccountStore(db: Database.Database, mutate: Mutator): Acco
         const jr = joinRequest(joinRequestId);
         if (!jr) refuse('not_found', 'no such join request');
         if (jr.status !== 'pending') refuse('state_mismatch', `the join request is already ${jr.status}`);
-        if (q.useInvite.run(at, jr.inviteId).changes !== 1) refuse('invite_used', 'the invite has been used');
+        if (q.useInvite.run(at, jr.accountId, jr.inviteId, at).changes !== 1) {
+          const invite = q.invite.get(jr.accountId, jr.inviteId) as InviteRow;
+          if (invite.used_at !== null) refuse('invite_used', 'the invite has been used');
+          refuse('invite_expired', 'the invite expired before the join was approved');
+        }
         const versions = [...new Set(wrappedKeys.map((w) => w.keyVersion))].sort((a, b) => a - b);
         if (q.enroll.run(at, JSON.stringify(versions), enrollment ?? null, jr.device.id).changes !== 1)
           refuse('state_mismatch', 'the device is no longer pending');
@@ -149,6 +164,11 @@ export function sqliteAccountStore(db: Database.Database, mutate: Mutator): Acco
           refuse('state_mismatch', 'the join request is no longer pending');
         return joinRequest(joinRequestId)!;
       });
+    },
+    async expireJoinRequests(now) {
+      const result = await mutate(undefined, () => q.expireJoins.run({ now }).changes);
+      if (!result.ok) throw new Error(result.message);
+      return result.value;
     },
     async currentKeyVersion(accountId) {
       return keyVersion(accountId);

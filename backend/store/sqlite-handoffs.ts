@@ -34,24 +34,24 @@ interface HistoryRow {
 /** The handoff part of the SQLite store. */
 export function sqliteHandoffStore(db: Database.Database, mutate: Mutator): HandoffStore {
   const q = {
-    handoff: db.prepare('SELECT * FROM handoffs WHERE id = ?'),
-    history: db.prepare('SELECT state, at, device_id FROM handoff_history WHERE handoff_id = ? ORDER BY seq'),
+    handoff: db.prepare('SELECT * FROM handoffs WHERE account_id = ? AND id = ?'),
+    history: db.prepare('SELECT state, at, device_id FROM handoff_history WHERE account_id = ? AND handoff_id = ? ORDER BY seq'),
     byAccount: db.prepare('SELECT * FROM handoffs WHERE account_id = ? ORDER BY created_at, rowid'),
     bySession: db.prepare('SELECT * FROM handoffs WHERE account_id = ? AND session_id = ? ORDER BY created_at, rowid'),
-    active: db.prepare("SELECT id FROM handoffs WHERE session_id = ? AND state NOT IN ('completed', 'cancelled')"),
-    session: db.prepare('SELECT * FROM sessions WHERE id = ?'),
+    active: db.prepare("SELECT id FROM handoffs WHERE account_id = ? AND session_id = ? AND state NOT IN ('completed', 'cancelled')"),
+    session: db.prepare('SELECT * FROM sessions WHERE account_id = ? AND id = ?'),
     insert:
       db.prepare(`INSERT INTO handoffs (id, account_id, session_id, source_device_id, target_device_id, state, generation, key_version, created_at, updated_at)
       VALUES (@id, @accountId, @sessionId, @sourceDeviceId, @targetDeviceId, 'requested', @generation, @keyVersion, @at, @at)`),
-    insertHistory: db.prepare(`INSERT INTO handoff_history (handoff_id, seq, state, at, device_id)
-      VALUES (?, (SELECT COUNT(*) + 1 FROM handoff_history WHERE handoff_id = ?), ?, ?, ?)`),
+    insertHistory: db.prepare(`INSERT INTO handoff_history (account_id, handoff_id, seq, state, at, device_id)
+      VALUES (@accountId, @id, (SELECT COUNT(*) + 1 FROM handoff_history WHERE account_id = @accountId AND handoff_id = @id), @state, @at, @deviceId)`),
     move: db.prepare(`UPDATE handoffs SET state = @to, updated_at = @at,
         checkpoint_digest = coalesce(@digest, checkpoint_digest), checkpoint_size = coalesce(@size, checkpoint_size),
         cancel_code = coalesce(@cancelCode, cancel_code), sealed_reason = coalesce(@sealedReason, sealed_reason),
         resume_path = coalesce(@resumePath, resume_path), sealed_outcome = coalesce(@sealedOutcome, sealed_outcome)
-      WHERE id = @id AND state = @from`),
+      WHERE account_id = @accountId AND id = @id AND state = @from`),
     transfer: db.prepare(`UPDATE sessions SET generation = generation + 1, owner_device_id = ?, updated_at = ?
-      WHERE id = ? AND generation = ?`),
+      WHERE account_id = ? AND id = ? AND generation = ?`),
   };
 
   const toHandoff = (r: HandoffRow): Handoff => ({
@@ -67,29 +67,29 @@ export function sqliteHandoffStore(db: Database.Database, mutate: Mutator): Hand
     cancelReason: r.cancel_code === null ? null : { code: r.cancel_code, sealed: r.sealed_reason },
     resumePath: r.resume_path,
     sealedOutcome: r.sealed_outcome,
-    history: (q.history.all(r.id) as HistoryRow[]).map((h) => ({ state: h.state, at: h.at, deviceId: h.device_id })),
+    history: (q.history.all(r.account_id, r.id) as HistoryRow[]).map((h) => ({ state: h.state, at: h.at, deviceId: h.device_id })),
     createdAt: r.created_at,
     updatedAt: r.updated_at,
   });
-  const row = (id: string) => q.handoff.get(id) as HandoffRow | undefined;
-  const session = (id: string) => q.session.get(id) as SessionRow | undefined;
+  const row = (accountId: string, id: string) => q.handoff.get(accountId, id) as HandoffRow | undefined;
+  const session = (accountId: string, id: string) => q.session.get(accountId, id) as SessionRow | undefined;
 
   return {
     async createHandoff(input, idem) {
       return mutate(idem, () => {
-        const s = session(input.sessionId);
-        if (!s || s.account_id !== input.accountId) refuse('not_found', 'no such session');
+        const s = session(input.accountId, input.sessionId);
+        if (!s) refuse('not_found', 'no such session');
         fence(s, input.sourceDeviceId, input.generation);
-        const active = q.active.get(input.sessionId) as { id: string } | undefined;
+        const active = q.active.get(input.accountId, input.sessionId) as { id: string } | undefined;
         if (active) refuse('handoff_in_progress', 'the session already has an active handoff', { handoffId: active.id });
-        if (row(input.id)) refuse('already_exists', 'a handoff with this id already exists');
+        if (row(input.accountId, input.id)) refuse('already_exists', 'this account already has a handoff with this id');
         q.insert.run(input);
-        q.insertHistory.run(input.id, input.id, 'requested', input.at, input.sourceDeviceId);
-        return toHandoff(row(input.id)!);
+        q.insertHistory.run({ accountId: input.accountId, id: input.id, state: 'requested', at: input.at, deviceId: input.sourceDeviceId });
+        return toHandoff(row(input.accountId, input.id)!);
       });
     },
-    async getHandoff(handoffId) {
-      const r = row(handoffId);
+    async getHandoff(accountId, handoffId) {
+      const r = row(accountId, handoffId);
       return r && toHandoff(r);
     },
     async listHandoffs(accountId, { sessionId, active }) {
@@ -99,16 +99,17 @@ export function sqliteHandoffStore(db: Database.Database, mutate: Mutator): Hand
     },
     async transitionHandoff(input, idem) {
       return mutate(idem, () => {
-        const h = row(input.handoffId);
-        if (!h || h.account_id !== input.accountId) refuse('not_found', 'no such handoff');
+        const h = row(input.accountId, input.handoffId);
+        if (!h) refuse('not_found', 'no such handoff');
         if (h.state !== input.from) refuse('state_mismatch', `the handoff is at ${h.state}, not ${input.from}`, { currentState: h.state });
-        const s = session(h.session_id)!;
+        const s = session(h.account_id, h.session_id)!;
         if (s.generation !== input.generation) {
           refuse('stale_generation', `the session is at generation ${s.generation}, not ${input.generation}`, {
             currentGeneration: s.generation,
           });
         }
         const moved = q.move.run({
+          accountId: h.account_id,
           id: h.id,
           from: input.from,
           to: input.to,
@@ -122,11 +123,11 @@ export function sqliteHandoffStore(db: Database.Database, mutate: Mutator): Hand
         });
         if (moved.changes !== 1) refuse('state_mismatch', 'the handoff moved meanwhile');
         if (input.to === 'ownership-transferred') {
-          if (q.transfer.run(h.target_device_id, input.at, s.id, input.generation).changes !== 1)
+          if (q.transfer.run(h.target_device_id, input.at, h.account_id, s.id, input.generation).changes !== 1)
             refuse('stale_generation', 'the session moved meanwhile');
         }
-        q.insertHistory.run(h.id, h.id, input.to, input.at, input.deviceId);
-        return { handoff: toHandoff(row(h.id)!), session: toSession(session(s.id)!) };
+        q.insertHistory.run({ accountId: h.account_id, id: h.id, state: input.to, at: input.at, deviceId: input.deviceId });
+        return { handoff: toHandoff(row(h.account_id, h.id)!), session: toSession(session(h.account_id, s.id)!) };
       });
     },
   };

@@ -21,7 +21,8 @@ export function sqliteMiscStore(db: Database.Database, nonceDb: Database.Databas
       'SELECT account_id AS accountId, digest, size, created_at AS createdAt FROM blobs WHERE account_id = ? AND digest = ?',
     ),
     memory: db.prepare(
-      'SELECT id, topic, device_id AS deviceId, sealed_body AS sealedBody, created_at AS createdAt FROM memory_items WHERE id = ?',
+      `SELECT id, topic, device_id AS deviceId, sealed_body AS sealedBody, created_at AS createdAt FROM memory_items
+       WHERE account_id = ? AND id = ?`,
     ),
     memories: db.prepare(`SELECT id, topic, device_id AS deviceId, sealed_body AS sealedBody, created_at AS createdAt FROM memory_items
       WHERE account_id = ? AND topic = ? ORDER BY created_at, rowid`),
@@ -49,9 +50,9 @@ export function sqliteMiscStore(db: Database.Database, nonceDb: Database.Databas
     },
     async putMemory(item, idem) {
       return mutate(idem, () => {
-        if (q.memory.get(item.id)) refuse('already_exists', 'a memory item with this id already exists');
+        if (q.memory.get(item.accountId, item.id)) refuse('already_exists', 'this account already has a memory item with this id');
         q.putMemory.run(item.id, item.accountId, item.topic, item.deviceId, item.sealedBody, item.createdAt);
-        return q.memory.get(item.id) as MemoryRecord;
+        return q.memory.get(item.accountId, item.id) as MemoryRecord;
       });
     },
     async listMemory(accountId, topic) {

@@ -16,53 +16,57 @@ export function fence(row: SessionRow | undefined, deviceId: string, generation:
 /** The session half of the SQLite store. */
 export function sqliteSessionStore(db: Database.Database, mutate: Mutator): SessionStore {
   const q = {
-    session: db.prepare('SELECT * FROM sessions WHERE id = ?'),
+    session: db.prepare('SELECT * FROM sessions WHERE account_id = ? AND id = ?'),
     sessions: db.prepare('SELECT * FROM sessions WHERE account_id = ? ORDER BY created_at, rowid'),
     insert: db.prepare(`INSERT INTO sessions (id, account_id, owner_device_id, generation, sealed_meta, last_seq, created_at, updated_at)
       VALUES (@id, @accountId, @ownerDeviceId, @generation, @sealedMeta, 0, @createdAt, @updatedAt)`),
-    meta: db.prepare('UPDATE sessions SET sealed_meta = ?, updated_at = ? WHERE id = ? AND generation = ? AND owner_device_id = ?'),
+    meta: db.prepare(
+      'UPDATE sessions SET sealed_meta = ?, updated_at = ? WHERE account_id = ? AND id = ? AND generation = ? AND owner_device_id = ?',
+    ),
     bumpSeq: db.prepare(
-      'UPDATE sessions SET last_seq = last_seq + 1 WHERE id = ? AND generation = ? AND owner_device_id = ? RETURNING last_seq',
+      `UPDATE sessions SET last_seq = last_seq + 1 WHERE account_id = ? AND id = ? AND generation = ? AND owner_device_id = ?
+       RETURNING last_seq`,
     ),
     insertEvent: db.prepare(
-      'INSERT INTO session_events (session_id, seq, generation, device_id, sealed_body, created_at) VALUES (?, ?, ?, ?, ?, ?)',
+      `INSERT INTO session_events (account_id, session_id, seq, generation, device_id, sealed_body, created_at)
+       VALUES (?, ?, ?, ?, ?, ?, ?)`,
     ),
-    events: db.prepare('SELECT * FROM session_events WHERE session_id = ? AND seq > ? ORDER BY seq LIMIT ?'),
+    events: db.prepare('SELECT * FROM session_events WHERE account_id = ? AND session_id = ? AND seq > ? ORDER BY seq LIMIT ?'),
   };
-  const session = (id: string) => q.session.get(id) as SessionRow | undefined;
+  const session = (accountId: string, id: string) => q.session.get(accountId, id) as SessionRow | undefined;
 
   return {
     async createSession(s, idem) {
       return mutate(idem, () => {
-        if (session(s.id)) refuse('already_exists', 'a session with this id already exists');
+        if (session(s.accountId, s.id)) refuse('already_exists', 'this account already has a session with this id');
         q.insert.run(s);
-        return toSession(session(s.id)!);
+        return toSession(session(s.accountId, s.id)!);
       });
     },
-    async getSession(sessionId) {
-      const row = session(sessionId);
+    async getSession(accountId, sessionId) {
+      const row = session(accountId, sessionId);
       return row && toSession(row);
     },
     async listSessions(accountId) {
       return (q.sessions.all(accountId) as SessionRow[]).map(toSession);
     },
-    async updateSessionMeta({ sessionId, deviceId, generation, sealedMeta, at }, idem) {
+    async updateSessionMeta({ accountId, sessionId, deviceId, generation, sealedMeta, at }, idem) {
       return mutate(idem, () => {
-        fence(session(sessionId), deviceId, generation);
-        q.meta.run(sealedMeta, at, sessionId, generation, deviceId);
-        return toSession(session(sessionId)!);
+        fence(session(accountId, sessionId), deviceId, generation);
+        q.meta.run(sealedMeta, at, accountId, sessionId, generation, deviceId);
+        return toSession(session(accountId, sessionId)!);
       });
     },
-    async appendEvent({ sessionId, deviceId, generation, sealedBody, at }, idem) {
+    async appendEvent({ accountId, sessionId, deviceId, generation, sealedBody, at }, idem) {
       return mutate(idem, () => {
-        fence(session(sessionId), deviceId, generation);
-        const { last_seq: seq } = q.bumpSeq.get(sessionId, generation, deviceId) as { last_seq: number };
-        q.insertEvent.run(sessionId, seq, generation, deviceId, sealedBody, at);
+        fence(session(accountId, sessionId), deviceId, generation);
+        const { last_seq: seq } = q.bumpSeq.get(accountId, sessionId, generation, deviceId) as { last_seq: number };
+        q.insertEvent.run(accountId, sessionId, seq, generation, deviceId, sealedBody, at);
         return { sessionId, seq, generation, deviceId, sealedBody, createdAt: at };
       });
     },
-    async listEvents(sessionId, after, limit) {
-      return (q.events.all(sessionId, after, limit) as EventRow[]).map(toEvent);
+    async listEvents(accountId, sessionId, after, limit) {
+      return (q.events.all(accountId, sessionId, after, limit) as EventRow[]).map(toEvent);
     },
   };
 }

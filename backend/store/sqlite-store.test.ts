@@ -26,6 +26,7 @@ const device = (id: string, status: Device['status'] = 'enrolled'): Device => ({
 const SRC = 'device_source_0001';
 const TGT = 'device_target_0001';
 const SESSION = 'session_000000001';
+const ACCOUNT = 'account_0000000001';
 const at = 1000;
 
 beforeEach(async () => {
@@ -76,7 +77,7 @@ describe('the SQLite store', () => {
     const stale = await move('handoff_000000001', 'requested', 'target-prepared', 7);
     expect(!stale.ok && stale.code).toBe('stale_generation');
     expect((await move('handoff_000000001', 'requested', 'target-prepared', 1)).ok).toBe(true);
-    expect((await store.getHandoff('handoff_000000001'))?.history.map((h) => h.state)).toEqual(['requested', 'target-prepared']);
+    expect((await store.getHandoff(ACCOUNT, 'handoff_000000001'))?.history.map((h) => h.state)).toEqual(['requested', 'target-prepared']);
   });
 
   it('increments the generation and sets the owner in the same transaction as ownership-transferred', async () => {
@@ -92,7 +93,7 @@ describe('the SQLite store', () => {
     expect(moved.ok && [moved.value.session.generation, moved.value.session.ownerDeviceId]).toEqual([2, TGT]);
     const again = await move('handoff_000000002', 'source-relinquished-and-checkpointed', 'ownership-transferred', 1);
     expect(!again.ok && again.code).toBe('state_mismatch');
-    expect((await store.getSession(SESSION))?.generation).toBe(2);
+    expect((await store.getSession(ACCOUNT, SESSION))?.generation).toBe(2);
   });
 
   it('keeps one active handoff per session, even against a direct insert', async () => {
@@ -129,25 +130,30 @@ describe('the SQLite store', () => {
     const refused = idem('key_no_000000001');
     expect((await move('handoff_000000005', 'requested', 'target-prepared', 1, refused)).ok).toBe(false);
     expect(await store.findIdempotent(TGT, 'key_no_000000001')).toMatchObject({ status: 409, body: 'state_mismatch' });
-    expect((await store.getHandoff('handoff_000000005'))?.history).toHaveLength(2);
+    expect((await store.getHandoff(ACCOUNT, 'handoff_000000005'))?.history).toHaveLength(2);
   });
 
   it('fences event appends by owner and generation, numbering accepted ones 1, 2, 3', async () => {
     const append = (deviceId: string, generation: number) =>
-      store.appendEvent({ sessionId: SESSION, deviceId, generation, sealedBody: 'b', at });
+      store.appendEvent({ accountId: ACCOUNT, sessionId: SESSION, deviceId, generation, sealedBody: 'b', at });
     expect((await append(SRC, 1)).ok).toBe(true);
     expect(await append(SRC, 2)).toMatchObject({ ok: false, code: 'stale_generation' });
     expect(await append(TGT, 1)).toMatchObject({ ok: false, code: 'not_owner' });
     expect((await append(SRC, 1)).ok).toBe(true);
-    expect((await store.listEvents(SESSION, 0, 10)).map((e) => e.seq)).toEqual([1, 2]);
+    expect((await store.listEvents(ACCOUNT, SESSION, 0, 10)).map((e) => e.seq)).toEqual([1, 2]);
   });
 
   it('applies migrations once and reopens durable data in WAL with synchronous FULL', async () => {
     store.close();
     store = openSqliteStore(dir, () => at);
-    expect((await store.getSession(SESSION))?.ownerDeviceId).toBe(SRC);
+    expect((await store.getSession(ACCOUNT, SESSION))?.ownerDeviceId).toBe(SRC);
     const raw = new Database(join(dir, 'baton.sqlite'), { readonly: true });
-    expect(raw.prepare('SELECT version FROM schema_migrations').all()).toEqual([{ version: 1 }, { version: 2 }, { version: 4 }]);
+    expect(raw.prepare('SELECT version FROM schema_migrations').all()).toEqual([
+      { version: 1 },
+      { version: 2 },
+      { version: 3 },
+      { version: 4 },
+    ]);
     expect(raw.pragma('journal_mode', { simple: true })).toBe('wal');
     raw.close();
   });

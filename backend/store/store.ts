@@ -2,6 +2,9 @@
  * The backend's durable store, behind one interface so a PostgreSQL store can follow the SQLite one.
  * Every mutation is one transaction; the compare-and-set rules (state, generation, owner, one active
  * handoff per session) are checked inside it. Every wrapped, sealed or signed value is opaque text.
+ * Ids a client chooses (sessions, handoffs, invites, memory items) are scoped to the account: every
+ * lookup is by (account, id), the same id may be used by two accounts, and another account's ids are
+ * indistinguishable from unused ones. Device ids are global (requests name their device).
  */
 import type { ApiErrorCode, Result } from '../../shared/errors.ts';
 import type { Device, JoinRequest, WrappedKey } from '../../shared/api/devices.ts';
@@ -78,11 +81,16 @@ export interface CreateHandoffInput {
 export interface AccountStore {
   getDevice(deviceId: string): Promise<Device | undefined>;
   createAccount(input: { accountId: string; device: Device; wrapped: string; at: number }): Promise<StoreResult<Device>>;
+  /** The account's devices: enrolled and revoked ones, and pending ones while their join request is pending. */
   listDevices(accountId: string): Promise<Device[]>;
   heartbeat(deviceId: string, input: { at: number; sealedCapabilities: string | null; keyVersions: number[] }): Promise<Device>;
   revokeDevice(accountId: string, deviceId: string, at: number, idem?: IdempotencyWrite<Device>): Promise<StoreResult<Device>>;
   createInvite(invite: InviteRecord, idem?: IdempotencyWrite<InviteRecord>): Promise<StoreResult<InviteRecord>>;
-  getInvite(inviteId: string): Promise<InviteRecord | undefined>;
+  getInvite(accountId: string, inviteId: string): Promise<InviteRecord | undefined>;
+  /**
+   * Adds a pending device and its join request on a live, unused invite. At most one request per
+   * invite is pending: the same device asking again gets its request back, another one `join_pending`.
+   */
   createJoinRequest(input: {
     joinRequestId: string;
     invite: InviteRecord;
@@ -90,6 +98,8 @@ export interface AccountStore {
     proof: string;
     at: number;
   }): Promise<StoreResult<JoinRequest>>;
+  /** Turns down (reason "the invite expired") every pending join request whose invite has expired; how many. */
+  expireJoinRequests(now: number): Promise<number>;
   getJoinRequest(joinRequestId: string): Promise<JoinRequest | undefined>;
   listJoinRequests(accountId: string, status?: JoinRequest['status']): Promise<JoinRequest[]>;
   approveJoinRequest(
@@ -110,25 +120,25 @@ export interface AccountStore {
 
 export interface SessionStore {
   createSession(session: Session, idem?: IdempotencyWrite<Session>): Promise<StoreResult<Session>>;
-  getSession(sessionId: string): Promise<Session | undefined>;
+  getSession(accountId: string, sessionId: string): Promise<Session | undefined>;
   listSessions(accountId: string): Promise<Session[]>;
   /** Fenced: the caller must own the session at exactly `generation`. */
   updateSessionMeta(
-    input: { sessionId: string; deviceId: string; generation: number; sealedMeta: string; at: number },
+    input: { accountId: string; sessionId: string; deviceId: string; generation: number; sealedMeta: string; at: number },
     idem?: IdempotencyWrite<Session>,
   ): Promise<StoreResult<Session>>;
   /** Fenced like updateSessionMeta; assigns the next seq. */
   appendEvent(
-    input: { sessionId: string; deviceId: string; generation: number; sealedBody: string; at: number },
+    input: { accountId: string; sessionId: string; deviceId: string; generation: number; sealedBody: string; at: number },
     idem?: IdempotencyWrite<SessionEvent>,
   ): Promise<StoreResult<SessionEvent>>;
-  listEvents(sessionId: string, after: number, limit: number): Promise<SessionEvent[]>;
+  listEvents(accountId: string, sessionId: string, after: number, limit: number): Promise<SessionEvent[]>;
 }
 
 export interface HandoffStore {
   /** Creates a handoff if the caller owns the session at `generation` and no other handoff is active. */
   createHandoff(input: CreateHandoffInput, idem?: IdempotencyWrite<Handoff>): Promise<StoreResult<Handoff>>;
-  getHandoff(handoffId: string): Promise<Handoff | undefined>;
+  getHandoff(accountId: string, handoffId: string): Promise<Handoff | undefined>;
   listHandoffs(accountId: string, filter: { sessionId?: string; active?: boolean }): Promise<Handoff[]>;
   /**
    * Compare-and-set on (handoff, expected state, session generation) in one transaction; entering

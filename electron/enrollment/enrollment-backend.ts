@@ -27,7 +27,8 @@ export interface EnrollmentBackend {
   me(): Promise<Result<Device>>;
   listDevices(): Promise<Result<Device[]>>;
   revokeDevice(deviceId: string): Promise<Result<Device>>;
-  createInvite(inviteId: string, expiresAt: number): Promise<Result<z.infer<typeof Invite>>>;
+  /** Registers an invite valid for `ttlMs` from the backend's clock (its default when absent). */
+  createInvite(inviteId: string, ttlMs?: number): Promise<Result<z.infer<typeof Invite>>>;
   createJoinRequest(body: z.infer<typeof CreateJoinRequest>): Promise<Result<JoinRequest>>;
   listJoinRequests(status?: JoinRequest['status']): Promise<Result<JoinRequest[]>>;
   getJoinRequest(joinRequestId: string): Promise<Result<JoinRequest>>;

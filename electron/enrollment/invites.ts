@@ -3,7 +3,7 @@
  * secrets this device holds. Only this device can approve; the backend only relays.
  */
 import { randomBytes } from 'node:crypto';
-import type { JoinRequest } from '../../shared/api/devices.ts';
+import { DEFAULT_INVITE_TTL_MS, MAX_INVITE_TTL_MS, type JoinRequest } from '../../shared/api/devices.ts';
 import type { Result } from '../../shared/errors.ts';
 import type { EnrollmentBackend } from './enrollment-backend.ts';
 import { signEnrollment } from './enrollment-statement.ts';
@@ -11,9 +11,10 @@ import { encodeInvite, proofMatches } from './invite-token.ts';
 import { enrolledAccount, wrapRingFor } from './key-distribution.ts';
 import { loadInvites, saveInvites, type PendingInvite, type Profile } from './profile.ts';
 
-export const DEFAULT_INVITE_TTL_MS = 15 * 60 * 1000;
-
-/** Registers a one-time invite id with the backend and returns the invite as one line (secret included). */
+/**
+ * Registers a one-time invite id with the backend and returns the invite as one line (secret included).
+ * The backend sets its expiry (`ttlMs` from now, 15 minutes by default, at most an hour).
+ */
 export async function createInvite(
   profile: Profile,
   backend: EnrollmentBackend,
@@ -23,16 +24,20 @@ export async function createInvite(
   if (!account.ok) return account;
   const now = (options.now ?? Date.now)();
   const ttlMs = options.ttlMs ?? DEFAULT_INVITE_TTL_MS;
-  if (!Number.isFinite(ttlMs) || ttlMs <= 0)
-    return { ok: false, code: 'validation_failed', message: 'an invite lifetime must be positive' };
+  if (!Number.isInteger(ttlMs) || ttlMs <= 0)
+    return { ok: false, code: 'validation_failed', message: 'an invite lifetime must be a positive number of milliseconds' };
+  if (ttlMs > MAX_INVITE_TTL_MS)
+    return { ok: false, code: 'invite_lifetime_too_long', message: `an invite lives at most ${MAX_INVITE_TTL_MS / 60_000} minutes` };
+  const inviteId = randomBytes(16).toString('base64url');
+  const registered = await backend.createInvite(inviteId, ttlMs);
+  if (!registered.ok) return registered;
+  // The backend's clock sets the expiry; the invite line carries the same instant.
   const invite: PendingInvite = {
-    inviteId: randomBytes(16).toString('base64url'),
+    inviteId,
     secret: randomBytes(32).toString('base64url'),
-    expiresAt: now + ttlMs,
+    expiresAt: registered.value.expiresAt,
     createdAt: now,
   };
-  const registered = await backend.createInvite(invite.inviteId, invite.expiresAt);
-  if (!registered.ok) return registered;
   saveInvites(profile, [...loadInvites(profile).filter((i) => i.expiresAt > now), invite]);
   const line = encodeInvite({
     v: 1,

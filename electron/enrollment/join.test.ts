@@ -140,7 +140,9 @@ describe('joining an account by invite (real backend)', () => {
     }
     const results = await all;
     expect(results.filter((r) => r.ok)).toHaveLength(1);
-    expect(results.find((r) => !r.ok)).toMatchObject({ ok: false, code: 'join_rejected' });
+    // The loser is turned away by the backend: one join request waits per invite, and a used invite takes no more.
+    const loser = results.find((r) => !r.ok);
+    expect(['join_pending', 'invite_used']).toContain(loser && !loser.ok && loser.code);
   });
 
   it('refuses a join on an invite of a device revoked since', async () => {

@@ -30,6 +30,7 @@ async function postJoinRequest(
 ): Promise<Result<string>> {
   const { identity } = profile;
   const posted = await backend.createJoinRequest({
+    accountId: token.accountId,
     inviteId: token.inviteId,
     deviceId: identity.deviceId,
     name: deviceName,

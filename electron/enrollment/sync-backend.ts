@@ -16,7 +16,7 @@ export function syncEnrollmentBackend(client: BackendClient): EnrollmentBackend 
     me: () => pick(client.call('me'), (r) => r.device),
     listDevices: () => pick(client.call('listDevices'), (r) => r.devices),
     revokeDevice: (deviceId) => pick(client.call('revokeDevice', { params: { deviceId }, body: {} }), (r) => r.device),
-    createInvite: (inviteId, expiresAt) => pick(client.call('createInvite', { body: { inviteId, expiresAt } }), (r) => r.invite),
+    createInvite: (inviteId, ttlMs) => pick(client.call('createInvite', { body: { inviteId, ttlMs } }), (r) => r.invite),
     createJoinRequest: (body) => pick(client.call('createJoinRequest', { body }), (r) => r.joinRequest),
     listJoinRequests: (status) =>
       pick(client.call('listJoinRequests', { query: status === undefined ? {} : { status } }), (r) => r.joinRequests),

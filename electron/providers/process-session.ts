@@ -44,10 +44,12 @@ export abstract class ProcessSession implements ProviderSession {
     this.state = new SessionState(options.clock ?? Date.now, entryPrefix);
   }
 
-  /** The argv (after the command) and stdin of a turn that sends `text`. */
-  protected abstract invocation(text: string): { args: string[]; stdin: string };
+  /** The argv (after the command), stdin and (when it differs from the session's) environment of a turn that sends `text`. */
+  protected abstract invocation(text: string): { args: string[]; stdin: string; env?: NodeJS.ProcessEnv };
   /** Folds one stdout line of the running turn into the session. */
   protected abstract handleLine(line: string): void;
+  /** Reads one stderr line of the running turn; adapters whose CLI reports there override it. */
+  protected handleStderrLine?(line: string): void;
   /** The main agent's name in the agent map. */
   protected abstract mainAgentName(): string;
 
@@ -143,10 +145,10 @@ export abstract class ProcessSession implements ProviderSession {
     this.state.beginTurn();
     this.state.addEntry('user', MAIN_AGENT, text);
     this.state.setStatus(MAIN_AGENT, 'running');
-    const { args, stdin } = this.invocation(text);
-    const turn = startTurnProcess({ command: this.command, args, cwd: this.workspace, env: this.env, stdin }, (line) =>
-      this.safeHandle(line),
-    );
+    const { args, stdin, env } = this.invocation(text);
+    const onStderrLine = this.handleStderrLine ? (line: string) => this.safeHandle(line, 'stderr') : undefined;
+    const spec = { command: this.command, args, cwd: this.workspace, env: env ?? this.env, stdin, onStderrLine };
+    const turn = startTurnProcess(spec, (line) => this.safeHandle(line, 'stdout'));
     this.current = turn;
     void turn.exited.then((exit) => this.finishTurn(exit));
     const spawnError = await turn.started;
@@ -157,9 +159,10 @@ export abstract class ProcessSession implements ProviderSession {
     return { ok: true, value: undefined };
   }
 
-  private safeHandle(line: string): void {
+  private safeHandle(line: string, stream: 'stdout' | 'stderr'): void {
     try {
-      this.handleLine(line);
+      if (stream === 'stdout') this.handleLine(line);
+      else this.handleStderrLine?.(line);
     } catch (error) {
       this.state.addEntry('system', MAIN_AGENT, `Could not read a line of ${this.mainAgentName()} output: ${(error as Error).message}`);
     }

@@ -41,13 +41,18 @@ function importable(session: ProviderSession, resumeData: unknown): { data: Resu
 /**
  * Resumes `session`: import when possible, else summary continuation. Resolves to the path taken and
  * why; fails only when the provider could not be started at all (summary continuation failed too,
- * or import failed for a reason other than its checks).
+ * or import failed for a reason other than its checks). An import that throws counts as a failed
+ * check: resume itself never throws for it.
  */
 export async function resumeProvider(session: ProviderSession, request: ResumeRequest): Promise<ProviderResult<ResumeOutcome>> {
   const candidate = importable(session, request.resumeData);
   let reason: string;
   if ('data' in candidate) {
-    const imported = await session.resumeFromImport(candidate.data, request.workspace);
+    const imported = await session.resumeFromImport(candidate.data, request.workspace).catch((error: unknown): ProviderResult => ({
+      ok: false,
+      code: 'import_check_failed',
+      message: `the import failed: ${String(error)}`,
+    }));
     if (imported.ok) return { ok: true, value: { path: 'checkpoint-import' } };
     if (imported.code !== 'import_check_failed') return imported;
     reason = `Import failed its check, so the session continues from a summary: ${imported.message}`;

@@ -29,6 +29,30 @@ describe('turn process', () => {
     expect(describeExit(exit)).toMatch(/^exited with code 4: x+the end$/);
   });
 
+  it("names the CLI's own error line, not the usage text after it (clap), and hands stderr lines to a reader", async () => {
+    const clap = [
+      'WARNING: proceeding, even though we could not create PATH aliases',
+      "error: unexpected argument '--full-auto' found",
+      '',
+      "  tip: to pass '--full-auto' as a value, use '-- --full-auto'",
+      '',
+      'Usage: codex exec [OPTIONS] [PROMPT]',
+      '       codex exec [OPTIONS] <COMMAND> [ARGS]',
+      '',
+      "For more information, try '--help'.",
+    ].join('\n');
+    const seen: string[] = [];
+    const spec = { ...node(`process.stderr.write(${JSON.stringify(clap)});process.exit(2)`), onStderrLine: (l: string) => seen.push(l) };
+    const exit = await startTurnProcess(spec, () => undefined).exited;
+    expect(describeExit(exit)).toBe("exited with code 2: error: unexpected argument '--full-auto' found");
+    expect(seen).toEqual(clap.split('\n'));
+    const logged = await startTurnProcess(
+      node(`console.error('2026-11-30T14:16:00Z ERROR codex_core: boom');process.exit(1)`),
+      () => undefined,
+    ).exited;
+    expect(describeExit(logged)).toBe('exited with code 1: 2026-11-30T14:16:00Z ERROR codex_core: boom');
+  });
+
   it('escalates to SIGKILL when SIGINT is ignored', async () => {
     const turn = startTurnProcess(node(`process.on('SIGINT',()=>{});console.log('up');setInterval(()=>{},1000)`), () => undefined);
     await turn.started;

@@ -1,6 +1,7 @@
 /**
  * One provider turn as one child process: argv array (never a shell), input written to stdin,
- * stdout delivered line by line, a bounded stderr tail kept for error messages.
+ * stdout (and, for adapters that read it, stderr) delivered line by line, a bounded stderr tail kept
+ * for error messages.
  */
 import { spawn } from 'node:child_process';
 import { createInterface } from 'node:readline';
@@ -12,6 +13,8 @@ export interface TurnSpec {
   env: NodeJS.ProcessEnv;
   /** Written to stdin, which is then closed. */
   stdin: string;
+  /** Receives each stderr line as it arrives (the tail is kept either way). */
+  onStderrLine?: (line: string) => void;
 }
 
 export interface TurnExit {
@@ -48,6 +51,8 @@ export function startTurnProcess(spec: TurnSpec, onLine: (line: string) => void)
   child.stderr.on('data', (chunk: Buffer) => {
     stderrTail = (stderrTail + chunk.toString('utf8')).slice(-STDERR_TAIL_BYTES);
   });
+  const onStderrLine = spec.onStderrLine;
+  if (onStderrLine) createInterface({ input: child.stderr, crlfDelay: Infinity }).on('line', onStderrLine);
   child.stdin.on('error', () => undefined); // the process may exit before reading its input
   const lines = createInterface({ input: child.stdout, crlfDelay: Infinity });
   lines.on('line', onLine);
@@ -83,10 +88,22 @@ export function startTurnProcess(spec: TurnSpec, onLine: (line: string) => void)
   };
 }
 
-/** A one-line description of a failed exit, e.g. "exited with code 1: <stderr tail>". */
+/** A CLI's own error line: `error: …` (commander, clap), `Error: …`, or a logged `ERROR …`. */
+const ERROR_LINE = /^(?:\S+\s+)?(?:error|ERROR)\b|^Error\b/;
+
+/**
+ * A one-line description of a failed exit, e.g. "exited with code 2: error: unexpected argument
+ * '--x' found": the CLI's own error lines when stderr has any (not the usage text a CLI prints after
+ * them), else the last lines of stderr.
+ */
 export function describeExit(exit: TurnExit): string {
   if (exit.spawnError !== null) return `could not start: ${exit.spawnError}`;
   const how = exit.signal !== null ? `was stopped by ${exit.signal}` : `exited with code ${exit.code}`;
-  const tail = exit.stderrTail.trim().split('\n').slice(-3).join(' ').slice(-500);
-  return tail === '' ? how : `${how}: ${tail}`;
+  const lines = exit.stderrTail
+    .split('\n')
+    .map((line) => line.trim())
+    .filter((line) => line !== '');
+  const errors = lines.filter((line) => ERROR_LINE.test(line));
+  const said = errors.length > 0 ? errors.join(' ').slice(0, 500) : lines.slice(-3).join(' ').slice(-500);
+  return said === '' ? how : `${how}: ${said}`;
 }

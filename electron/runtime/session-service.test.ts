@@ -143,8 +143,11 @@ describe('the session service', () => {
   }, 60_000);
 });
 
-/** A laptop session service on `state`; the command agent is `cat` (it answers with the prompt it was given). */
-function laptopService(state: LocalStateType): SessionService {
+/**
+ * A laptop session service on `state`; the command agent is `cat` (it answers with the prompt it was
+ * given) unless `commandArgv` says otherwise; `log` receives the device log.
+ */
+function laptopService(state: LocalStateType, commandArgv = ['cat'], log: (message: string) => void = () => undefined): SessionService {
   return new SessionService({
     selfId: laptop.identity.deviceId,
     selfName: 'laptop',
@@ -155,10 +158,10 @@ function laptopService(state: LocalStateType): SessionService {
     clock: Date.now,
     changed: () => undefined,
     activity: () => undefined,
-    log: () => undefined,
+    log,
     providers: providerPort({
       detect: async () => [],
-      create: (id) => (id === 'command' ? new CommandAgentSession({ argv: ['cat'], env: sandbox.env }) : new DemoAgent({ turnMs: 50 })),
+      create: (id) => (id === 'command' ? new CommandAgentSession({ argv: commandArgv, env: sandbox.env }) : new DemoAgent({ turnMs: 50 })),
     }),
   });
 }
@@ -183,6 +186,28 @@ async function startedSession(
 }
 
 const answered = (s: LocalSession) => s.transcript.some((e) => e.role === 'assistant');
+
+describe('what a provider says about itself', () => {
+  it("reaches the device log as well as the transcript: a CLI's own error line", async () => {
+    const state = new LocalState(join(sandbox.root, 'state-log'));
+    const repo = sandbox.clone(sandbox.makeOrigin('logged'), 'logged');
+    const logged: string[] = [];
+    const failing = [
+      process.execPath,
+      '-e',
+      `console.error("error: unexpected argument '--full-auto' found\\n\\nUsage: agent [OPTIONS]");process.exit(2)`,
+    ];
+    const sessions = laptopService(state, failing, (message) => logged.push(message));
+    const started = await sessions.start({ workspace: repo, provider: 'command', prompt: 'go' });
+    if (!started.ok) throw new Error(started.message);
+    const line = "Command-line agent exited with code 2: error: unexpected argument '--full-auto' found";
+    await waitFor('the error in the transcript', async () =>
+      state.session(started.value.id)!.transcript.some((e) => e.text === line) ? true : undefined,
+    );
+    expect(logged).toContain(`session ${started.value.id} (command): ${line}`);
+    await sessions.stopAll();
+  });
+});
 
 describe('a restarted owner', () => {
   it('resumes a session whose provider cannot import by summary continuation from its own transcript, records the path, and takes input again', async () => {

@@ -151,6 +151,8 @@ export class SessionService {
   private onProviderEvent(sessionId: string, provider: ProviderSession, event: ProviderEvent): void {
     if (event.type === 'transcript') {
       this.appendEntry(sessionId, event.entry);
+      // What the provider says about itself (a CLI's own error line, a refused permission, an import) goes to the device log too.
+      if (event.entry.role === 'system') this.deps.log(`session ${sessionId} (${provider.provider}): ${event.entry.text}`);
     } else if (event.type === 'agent') {
       let from = 0;
       this.deps.state.updateSession(

@@ -6,7 +6,7 @@
 import { Agent as HttpAgent, request as httpRequest, type IncomingMessage } from 'node:http';
 import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
 import { Readable } from 'node:stream';
-import { isChunks } from './request-signer.ts';
+import { bodySize, isChunks } from './request-signer.ts';
 
 const agents = { http: new HttpAgent({ keepAlive: true, maxSockets: 64 }), https: new HttpsAgent({ keepAlive: true, maxSockets: 64 }) };
 
@@ -46,7 +46,7 @@ export const nodeHttpExchange: Exchanger = (input, init) => {
   const secure = url.protocol === 'https:';
   const headers: Record<string, string> = { ...init.headers };
   const chunks = init.body === undefined ? [] : isChunks(init.body) ? init.body : [init.body];
-  if (init.body !== undefined) headers['content-length'] = String(chunks.reduce((sum, chunk) => sum + chunk.byteLength, 0));
+  if (init.body !== undefined) headers['content-length'] = String(bodySize(init.body));
   return new Promise((resolve, reject) => {
     const req = (secure ? httpsRequest : httpRequest)(
       {

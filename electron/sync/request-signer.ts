@@ -31,7 +31,16 @@ export function isChunks(body: Uint8Array | readonly Uint8Array[]): body is read
   return Array.isArray(body);
 }
 
-/** The signature headers for one request (a fresh nonce each time); the body may be chunks, hashed in order. */
+/** The size in bytes of a body given whole or as chunks (0 when there is none). */
+export function bodySize(body: Uint8Array | readonly Uint8Array[] | undefined): number {
+  if (body === undefined) return 0;
+  return isChunks(body) ? body.reduce((sum, chunk) => sum + chunk.byteLength, 0) : body.byteLength;
+}
+
+/**
+ * The signature headers for one request (a fresh nonce each time), declaring the body's digest; the
+ * body may be chunks, hashed in order. The transport sends the body's size as Content-Length.
+ */
 export function signatureHeaders(
   signer: RequestSigner,
   method: string,
@@ -40,10 +49,12 @@ export function signatureHeaders(
   now: number,
 ): Record<string, string> {
   const nonce = randomUUID();
+  const bodySha256 = bodySha256Hex(body);
   const canonical = canonicalRequest({
     method,
     pathAndQuery,
-    bodySha256: bodySha256Hex(body),
+    bodySize: bodySize(body),
+    bodySha256,
     timestamp: now,
     nonce,
     deviceId: signer.deviceId,
@@ -53,5 +64,6 @@ export function signatureHeaders(
     [SIGNATURE_HEADERS.timestamp]: String(now),
     [SIGNATURE_HEADERS.nonce]: nonce,
     [SIGNATURE_HEADERS.signature]: Buffer.from(signer.sign(Buffer.from(canonical, 'utf8'))).toString('base64url'),
+    [SIGNATURE_HEADERS.contentSha256]: bodySha256,
   };
 }

@@ -58,8 +58,16 @@ export const CreateAccountRequest = z.strictObject({
 });
 export const CreateAccountResponse = z.strictObject({ accountId: Id, device: Device });
 
-/** POST /v1/invites — an enrolled device registers an invite id (never its secret). */
-export const CreateInviteRequest = z.strictObject({ inviteId: Id, expiresAt: Millis });
+/** How long an invite stays valid unless asked otherwise, and the most the backend allows. */
+export const DEFAULT_INVITE_TTL_MS = 15 * 60 * 1000;
+export const MAX_INVITE_TTL_MS = 60 * 60 * 1000;
+
+/**
+ * POST /v1/invites — an enrolled device registers an invite id (never its secret). The backend sets
+ * the expiry from its own clock: `ttlMs` (default 15 minutes); a longer one than it allows is refused
+ * (`invite_lifetime_too_long`), never shortened.
+ */
+export const CreateInviteRequest = z.strictObject({ inviteId: Id, ttlMs: z.number().int().positive().optional() });
 export const Invite = z.strictObject({
   id: Id,
   accountId: Id,
@@ -74,6 +82,8 @@ export const Invite = z.strictObject({
  * `proof` is made from the invite secret; only the inviting device can check it.
  */
 export const CreateJoinRequest = z.strictObject({
+  /** The account the invite belongs to (invite ids are scoped to their account). */
+  accountId: Id,
   inviteId: Id,
   deviceId: Id,
   name: z.string().min(1).max(100),

@@ -1,20 +1,29 @@
 /**
  * The Claude Code adapter. Each turn is one headless process in the workspace:
- *   claude -p --output-format stream-json --input-format stream-json --verbose [--resume <id>]
+ *   claude -p --output-format stream-json --input-format stream-json --verbose --permission-mode <mode> [--resume <id>]
  * with the user message written to stdin as one stream-json line, then stdin closed. Later turns
  * (and the first turn after an import) add `--resume <id>`, the session id taken from the stream's
  * `system`/`init` event. Why per turn rather than one long-lived process: nothing runs between
  * turns, so quiescing waits only for the running turn, an interrupt is a signal to one process, and
  * every turn reads the on-disk transcript — the same thing a checkpoint carries.
+ *
+ * Permission levels are Claude's own modes (CLAUDE_PERMISSION_MODES). In -p mode nobody can answer a
+ * prompt, so "ask" refuses every edit; a refused call is listed in the result event's
+ * `permission_denials`, and the turn says so in the transcript. Claude refuses bypassPermissions to
+ * root unless told it runs in a sandbox: for Full access, which the user chose, a root device adds
+ * IS_SANDBOX=1 to that turn's environment.
  */
 import {
   checkResumeData,
+  DEFAULT_PERMISSION_LEVEL,
+  PERMISSION_LABELS,
   PROVIDER_CAPABILITIES,
   type PermissionLevel,
   type ProviderResult,
   type ResumeData,
 } from '../../../shared/provider.ts';
 import { MAIN_AGENT, ProcessSession, type ProcessSessionOptions } from '../process-session.ts';
+import type { TurnExit } from '../turn-process.ts';
 import { MessageFolder } from './message-folder.ts';
 import { CLAUDE_FORMAT, exportClaudeSession, importClaudeSession } from './session-export.ts';
 import { readTranscript } from './transcript-file.ts';
@@ -22,11 +31,34 @@ import { readTranscript } from './transcript-file.ts';
 export interface ClaudeCodeOptions extends Partial<ProcessSessionOptions> {
   /** The session's permission level (mapped to Claude's permission mode). */
   permission?: PermissionLevel;
-  /** Extra arguments for every turn, e.g. ['--permission-mode', 'acceptEdits'] or ['--model', 'sonnet']. */
+  /** Extra arguments for every turn, e.g. ['--model', 'sonnet']. */
   extraArgs?: readonly string[];
 }
 
+/** Claude's `--permission-mode` for each permission level. */
+export const CLAUDE_PERMISSION_MODES: Readonly<Record<PermissionLevel, string>> = {
+  ask: 'default',
+  workspace: 'acceptEdits',
+  full: 'bypassPermissions',
+};
+
 type StreamEvent = Record<string, unknown>;
+
+/** A refused call from the result event's `permission_denials`, e.g. "Write /ws/hello.txt". */
+function deniedCall(denial: unknown): string {
+  const fields = (denial ?? {}) as { tool_name?: unknown; tool_input?: Record<string, unknown> };
+  const name = typeof fields.tool_name === 'string' ? fields.tool_name : 'a tool';
+  const input = fields.tool_input ?? {};
+  const detail = [input.file_path, input.command, input.path].find((value) => typeof value === 'string');
+  return typeof detail === 'string' ? `${name} ${detail.slice(0, 200)}` : name;
+}
+
+/** What an error result says: its `result` text, else its `errors[]` (Claude's own lines), else its subtype. */
+function errorText(event: StreamEvent): string {
+  if (typeof event.result === 'string' && event.result !== '') return event.result;
+  const errors = Array.isArray(event.errors) ? event.errors.filter((e): e is string => typeof e === 'string') : [];
+  return errors.length > 0 ? errors.join('; ') : String(event.subtype ?? 'error');
+}
 
 export class ClaudeCodeSession extends ProcessSession {
   readonly provider = 'claude-code' as const;
@@ -34,10 +66,14 @@ export class ClaudeCodeSession extends ProcessSession {
   private sessionId: string | null = null;
   private readonly folder: MessageFolder;
   private readonly extraArgs: readonly string[];
+  private readonly permission: PermissionLevel;
+  /** Set when this turn's stream reported its error (so the exit is not reported twice). */
+  private turnError = false;
 
   constructor(options: ClaudeCodeOptions = {}) {
     super({ command: options.command ?? 'claude', env: options.env, clock: options.clock }, 'claude');
     this.extraArgs = options.extraArgs ?? [];
+    this.permission = options.permission ?? DEFAULT_PERMISSION_LEVEL;
     this.folder = new MessageFolder(this.state, { userText: false });
   }
 
@@ -50,11 +86,20 @@ export class ClaudeCodeSession extends ProcessSession {
     return 'Claude Code';
   }
 
-  protected invocation(text: string): { args: string[]; stdin: string } {
+  protected invocation(text: string): { args: string[]; stdin: string; env?: NodeJS.ProcessEnv } {
+    this.turnError = false;
     const args = ['-p', '--output-format', 'stream-json', '--input-format', 'stream-json', '--verbose'];
+    args.push('--permission-mode', CLAUDE_PERMISSION_MODES[this.permission]);
     if (this.sessionId !== null) args.push('--resume', this.sessionId);
     const message = { type: 'user', message: { role: 'user', content: [{ type: 'text', text }] } };
-    return { args: [...args, ...this.extraArgs], stdin: `${JSON.stringify(message)}\n` };
+    const root = process.getuid?.() === 0;
+    const env = this.permission === 'full' && root ? { ...this.env, IS_SANDBOX: '1' } : undefined;
+    return { args: [...args, ...this.extraArgs], stdin: `${JSON.stringify(message)}\n`, env };
+  }
+
+  /** Reports a failed exit unless the stream already said why (Claude's error result repeats its stderr). */
+  protected override afterTurn(exit: TurnExit, interrupted: boolean): void {
+    if (!this.turnError || exit.spawnError !== null) super.afterTurn(exit, interrupted);
   }
 
   protected handleLine(line: string): void {
@@ -68,9 +113,20 @@ export class ClaudeCodeSession extends ProcessSession {
     const parent = typeof event.parent_tool_use_id === 'string' ? event.parent_tool_use_id : null;
     const message = event.message as Record<string, unknown> | undefined;
     if (event.type === 'assistant' || event.type === 'user') this.folder.fold(event.type, message?.content, parent);
-    if (event.type === 'result' && event.is_error === true) {
-      const why = typeof event.result === 'string' ? event.result : String(event.subtype ?? 'error');
-      this.state.addEntry('system', MAIN_AGENT, `Claude Code reported an error: ${why}`);
+    if (event.type === 'result') this.result(event);
+  }
+
+  /** The turn's end: an error (unless it was interrupted), and any permission Claude was refused. */
+  private result(event: StreamEvent): void {
+    const denials = Array.isArray(event.permission_denials) ? event.permission_denials : [];
+    if (denials.length > 0) {
+      const calls = denials.map(deniedCall).join(', ');
+      const level = PERMISSION_LABELS[this.permission];
+      this.state.addEntry('system', MAIN_AGENT, `Claude Code was refused permission for ${calls} (this session's permissions: ${level}).`);
+    }
+    if (event.is_error === true && event.terminal_reason !== 'aborted_streaming') {
+      this.turnError = true;
+      this.state.addEntry('system', MAIN_AGENT, `Claude Code reported an error: ${errorText(event)}`);
     }
   }
 

@@ -1,4 +1,5 @@
-import { mkdir, mkdtemp, readFile, realpath, rm, writeFile } from 'node:fs/promises';
+import { execFileSync } from 'node:child_process';
+import { mkdir, mkdtemp, readdir, readFile, realpath, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -44,6 +45,75 @@ describe('Claude session export and import', () => {
     expect(JSON.parse(await readFile(target.transcript, 'utf8'))).toMatchObject({ cwd: dst });
     expect(JSON.parse(await readFile(join(target.sideFolder, 'subagents', 'agent-1.jsonl'), 'utf8'))).toMatchObject({ cwd: `${dst}/pkg` });
     expect(await readFile(join(target.sideFolder, 'tool-results', 'r.bin'))).toEqual(binary);
+  });
+
+  it('exports a session kept under another project folder (Claude resumes those too)', async () => {
+    const { src, srcEnv } = await folders();
+    const elsewhere = join(root, 'cfg-a', 'projects', 'whatever-name');
+    await mkdir(elsewhere, { recursive: true });
+    await writeFile(join(elsewhere, 's1.jsonl'), `${JSON.stringify({ uuid: 'u1', cwd: '/old', type: 'user' })}\n`);
+    expect(await exportClaudeSession(srcEnv, src, 's1')).toMatchObject({ ok: true, value: { sourceCwd: src, sideFiles: [] } });
+  });
+
+  it('imports under the target slug and removes older copies of the session in other project folders', async () => {
+    const { dst, dstEnv } = await folders();
+    const stale = join(root, 'cfg-b', 'projects', 'old-place');
+    await mkdir(join(stale, 's1'), { recursive: true });
+    await writeFile(join(stale, 's1.jsonl'), 'stale\n');
+    await writeFile(join(stale, 'other.jsonl'), 'another session\n');
+    const payload = { sourceCwd: '/s', transcript: `${JSON.stringify({ uuid: 'u', cwd: '/s' })}\n`, sideFiles: [] };
+    expect((await importClaudeSession(dstEnv, dst, 's1', payload)).ok).toBe(true);
+    expect(await readdir(stale)).toEqual(['other.jsonl']);
+    expect(await readFile((await sessionFiles(dstEnv, dst, 's1')).transcript, 'utf8')).toBe(`${JSON.stringify({ uuid: 'u', cwd: dst })}\n`);
+  });
+
+  it('returns a write failure (a name too long, side files that collide) as a failed import, changing nothing', async () => {
+    const { dst, dstEnv } = await folders();
+    const files = await sessionFiles(dstEnv, dst, 's1');
+    await mkdir(join(files.sideFolder, 'subagents'), { recursive: true });
+    await writeFile(files.transcript, 'the earlier state\n');
+    const transcript = `${JSON.stringify({ uuid: 'u', cwd: '/s' })}\n`;
+    const sideFiles = [
+      { path: 'tool-results', encoding: 'base64' as const, content: '' },
+      { path: 'tool-results/r.txt', encoding: 'base64' as const, content: '' },
+    ];
+    const collided = await importClaudeSession(dstEnv, dst, 's1', { sourceCwd: '/s', transcript, sideFiles });
+    expect(collided).toMatchObject({
+      ok: false,
+      code: 'import_check_failed',
+      message: expect.stringContaining('could not be written here'),
+    });
+    expect(await readFile(files.transcript, 'utf8')).toBe('the earlier state\n');
+    expect((await readdir(files.projectDir)).sort()).toEqual(['s1', 's1.jsonl']);
+    expect(await readdir(files.sideFolder)).toEqual(['subagents']);
+
+    const tooLong = { CLAUDE_CONFIG_DIR: join(root, `${'x'.repeat(250)}/`.repeat(17)) };
+    expect(await importClaudeSession(tooLong, dst, 's1', { sourceCwd: '/s', transcript, sideFiles: [] })).toMatchObject({
+      ok: false,
+      code: 'import_check_failed',
+      message: expect.stringContaining('ENAMETOOLONG'),
+    });
+  });
+
+  it('returns a full disk as a failed import and leaves no partial copy (a 64 KiB tmpfs; mounting one needs root)', async () => {
+    const { dst } = await folders();
+    const small = join(root, 'small-disk');
+    await mkdir(small);
+    const asRoot = process.getuid?.() === 0;
+    if (asRoot) execFileSync('mount', ['-t', 'tmpfs', '-o', 'size=64k', 'tmpfs', small]);
+    try {
+      const env = { CLAUDE_CONFIG_DIR: small };
+      const transcript = `${JSON.stringify({ uuid: 'u', cwd: '/s', text: 'x'.repeat(200_000) })}\n`;
+      const result = await importClaudeSession(env, dst, 's1', { sourceCwd: '/s', transcript, sideFiles: [] });
+      if (asRoot) {
+        expect(result).toMatchObject({ ok: false, code: 'import_check_failed', message: expect.stringContaining('ENOSPC') });
+        expect(await readdir((await sessionFiles(env, dst, 's1')).projectDir)).toEqual([]);
+      } else {
+        expect(result.ok).toBe(true); // no small disk without root: the same write lands
+      }
+    } finally {
+      if (asRoot) execFileSync('umount', ['-l', small]);
+    }
   });
 
   it('says so when there is no transcript to export', async () => {

@@ -1,13 +1,15 @@
 /**
- * Claude Code checkpoint data: exporting a session's transcript (and its side folder) from the
- * source workspace's project folder, and importing it under the target workspace's project folder
- * with every `cwd` rewritten — after checking it is resumable.
+ * Claude Code checkpoint data: exporting a session's transcript (and its side folder) from wherever
+ * Claude keeps it, and importing it under the target workspace's project folder with every `cwd`
+ * rewritten — after checking it is resumable. An import that cannot be written (a name too long, a
+ * full disk) fails like a failed check and leaves what was there before.
  */
-import { mkdir, readdir, readFile, writeFile } from 'node:fs/promises';
+import { randomBytes } from 'node:crypto';
+import { mkdir, readdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { dirname, isAbsolute, join, posix, relative, sep } from 'node:path';
 import { z } from 'zod';
-import type { Result } from '../../../shared/errors.ts';
-import { isSafeSessionId, sessionFiles } from './paths.ts';
+import { fail, ok, type Result } from '../../../shared/errors.ts';
+import { findSessionFiles, isSafeSessionId, sessionFiles, type SessionFiles } from './paths.ts';
 import { checkResumable, rewriteCwd } from './transcript-file.ts';
 
 export const CLAUDE_FORMAT = 'claude-code/transcript@1';
@@ -51,15 +53,12 @@ export async function exportClaudeSession(
   workspace: string,
   sessionId: string,
 ): Promise<Result<ClaudePayload, 'export_failed'>> {
-  if (!isSafeSessionId(sessionId)) return { ok: false, code: 'export_failed', message: `"${sessionId}" is not a Claude session id.` };
-  const files = await sessionFiles(env, workspace, sessionId);
-  let transcript: string;
-  try {
-    transcript = await readFile(files.transcript, 'utf8');
-  } catch {
-    return { ok: false, code: 'export_failed', message: `The Claude transcript ${files.transcript} is missing.` };
-  }
-  return { ok: true, value: { sourceCwd: files.cwd, transcript, sideFiles: await readSideFolder(files.sideFolder) } };
+  if (!isSafeSessionId(sessionId)) return fail('export_failed', `"${sessionId}" is not a Claude session id.`);
+  const files = await findSessionFiles(env, workspace, sessionId).catch(() => null);
+  const transcript = files === null ? null : await readFile(files.transcript, 'utf8').catch(() => null);
+  if (files === null || transcript === null)
+    return fail('export_failed', `No Claude transcript of session ${sessionId} is kept on this device.`);
+  return ok({ sourceCwd: files.cwd, transcript, sideFiles: await readSideFolder(files.sideFolder) });
 }
 
 /** A side-file path that stays inside the side folder. */
@@ -79,7 +78,7 @@ export async function importClaudeSession(
   sessionId: string,
   payload: unknown,
 ): Promise<Result<string, 'import_check_failed'>> {
-  const refuse = (message: string): Result<string, 'import_check_failed'> => ({ ok: false, code: 'import_check_failed', message });
+  const refuse = (message: string): Result<string, 'import_check_failed'> => fail('import_check_failed', message);
   const parsed = claudePayloadSchema.safeParse(payload);
   if (!parsed.success) return refuse(`The Claude session data is malformed: ${parsed.error.issues[0]?.message ?? 'unknown'}.`);
   if (!isSafeSessionId(sessionId)) return refuse(`"${sessionId}" is not a Claude session id.`);
@@ -105,12 +104,52 @@ export async function importClaudeSession(
     if (!rewritten.ok) return refuse(`The Claude side file ${file.path} is damaged: ${rewritten.message}.`);
     side.push({ path: file.path, bytes: Buffer.from(rewritten.value, 'utf8') });
   }
-  await mkdir(files.projectDir, { recursive: true });
-  await writeFile(files.transcript, transcript.value);
-  for (const file of side) {
-    const target = join(files.sideFolder, ...file.path.split('/'));
-    await mkdir(dirname(target), { recursive: true });
-    await writeFile(target, file.bytes);
+  const written = await writeSession(files, transcript.value, side);
+  if (!written.ok) return refuse(`The Claude session could not be written here: ${written.message}.`);
+  await removeOlderCopies(files, sessionId);
+  return ok(transcript.value);
+}
+
+/**
+ * Removes copies of the session kept under other project folders (an earlier stay on this device in
+ * another workspace): they are older states of it, and with two copies Claude resumes it from
+ * neither folder's cwd ("No conversation found").
+ */
+async function removeOlderCopies(files: SessionFiles, sessionId: string): Promise<void> {
+  const projects = dirname(files.projectDir);
+  for (const folder of await readdir(projects, { withFileTypes: true }).catch(() => [])) {
+    const dir = join(projects, folder.name);
+    if (!folder.isDirectory() || dir === files.projectDir) continue;
+    await rm(join(dir, `${sessionId}.jsonl`), { force: true }).catch(() => undefined);
+    await rm(join(dir, sessionId), { recursive: true, force: true }).catch(() => undefined);
   }
-  return { ok: true, value: transcript.value };
+}
+
+/**
+ * Writes the transcript and side files next to their places first, then renames them into place, so a
+ * failure (ENAMETOOLONG, ENOSPC, …) leaves the session as it was and removes the partial copies.
+ */
+async function writeSession(files: SessionFiles, transcript: string, side: { path: string; bytes: Buffer }[]): Promise<Result<void>> {
+  const stage = `.baton-import-${randomBytes(4).toString('hex')}`;
+  const stagedTranscript = join(files.projectDir, `${stage}.jsonl`);
+  const stagedSide = join(files.projectDir, stage);
+  try {
+    await mkdir(files.projectDir, { recursive: true });
+    await writeFile(stagedTranscript, transcript);
+    for (const file of side) {
+      const target = join(stagedSide, ...file.path.split('/'));
+      await mkdir(dirname(target), { recursive: true });
+      await writeFile(target, file.bytes);
+    }
+    if (side.length > 0) {
+      await rm(files.sideFolder, { recursive: true, force: true });
+      await rename(stagedSide, files.sideFolder);
+    }
+    await rename(stagedTranscript, files.transcript);
+    return ok(undefined);
+  } catch (error) {
+    await rm(stagedTranscript, { force: true }).catch(() => undefined);
+    await rm(stagedSide, { recursive: true, force: true }).catch(() => undefined);
+    return fail('write_failed', (error as Error).message);
+  }
 }

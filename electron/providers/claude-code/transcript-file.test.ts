@@ -1,47 +1,52 @@
-import { readFile } from 'node:fs/promises';
-import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { FIXTURES, fixtureText } from '../../../dev-env/fixtures/fixtures.ts';
 import { movePath, parseJsonLines } from '../json-lines.ts';
 import { checkResumable, readTranscript, rewriteCwd } from './transcript-file.ts';
 
-const fixtures = join(import.meta.dirname, '../../../../shared/fixtures/claude-code');
-const fixture = (name: string): Promise<string> => readFile(join(fixtures, name), 'utf8');
+// Transcripts the real Claude Code wrote against the scripted model (dev-env/fixtures/record-fixtures.ts).
+const writeAndResume = fixtureText(FIXTURES.claude['write-and-resume'].file);
+const subagent = fixtureText(FIXTURES.claude.subagent.file);
+const cwd = FIXTURES.workspace;
 
 describe('Claude transcript file', () => {
-  it('reads task_sdk.jsonl into a subagent under the main agent, finished by its tool_result', async () => {
-    const { agents, transcript } = readTranscript(await fixture('task_sdk.jsonl'));
-    const main = agents.find((a) => a.id === 'main');
+  it('reads an Agent call into a subagent under the main agent, finished by its tool_result', () => {
+    const { agents, transcript, sessionId } = readTranscript(subagent);
+    expect(sessionId).toBe(FIXTURES.claude.subagent.sessionId);
     const sub = agents.find((a) => a.parentId !== null);
-    expect(main).toMatchObject({ parentId: null, role: 'main' });
-    expect(sub).toMatchObject({
-      id: 'toolu_01DAkBr3THZbTNLPPBHiX1sp',
-      parentId: 'main',
-      name: 'Search recent AI news',
-      role: 'general-purpose',
-      status: 'done',
-    });
     expect(agents).toHaveLength(2);
-    expect(transcript[0]).toMatchObject({ role: 'user', agentId: 'main' });
-    expect(transcript[0]?.text).toContain('Show me a sample of using Task tool');
-    expect(transcript.some((e) => e.agentId === sub?.id && e.text.includes('5 Major AI Breakthroughs'))).toBe(true);
-    expect(transcript.at(-1)).toMatchObject({ role: 'tool', text: expect.stringContaining('Read /Users/steve/.claude/projects') });
-    expect(transcript[0]?.at).toBe(Date.parse('2025-08-11T00:56:53.561Z'));
+    expect(agents.find((a) => a.id === 'main')).toMatchObject({ parentId: null, role: 'main' });
+    expect(sub).toMatchObject({ parentId: 'main', name: 'Scripted subagent', role: 'general-purpose', status: 'done' });
+    expect(transcript[0]).toMatchObject({ role: 'user', agentId: 'main', text: 'use a subagent' });
+    expect(transcript.some((e) => e.agentId === sub?.id && e.text.includes('Hello from the subagent.'))).toBe(true);
+    expect(transcript.at(-1)).toMatchObject({ role: 'assistant', agentId: 'main', text: expect.stringContaining('The subagent answered') });
   });
 
-  it('reads a plain tool call as a tool entry, not a subagent', async () => {
-    const { agents, transcript } = readTranscript(await fixture('1-continue-run-ls-tool.jsonl'));
+  it('reads plain tool calls (Write, Bash) as tool entries, not subagents, with their times', () => {
+    const { agents, transcript } = readTranscript(writeAndResume);
     expect(agents.map((a) => a.id)).toEqual(['main']);
-    expect(transcript.map((e) => e.role)).toEqual(['user', 'assistant', 'user', 'tool', 'tool', 'assistant']);
-    expect(transcript[3]?.text).toBe('LS /Users/kirilldubovitskiy/projects/happy/handy-cli/notes/test-project');
+    expect(transcript.map((e) => [e.role, e.text.split('\n')[0]?.slice(0, 60)])).toEqual([
+      ['user', 'write file hello.txt with Hello from Claude'],
+      ['tool', `Write ${cwd}/hello.txt`],
+      ['tool', `Result: File created successfully at: ${cwd}/hello.txt`.slice(0, 60)],
+      ['assistant', 'Wrote hello.txt.'],
+      ['user', 'run command ls'],
+      ['tool', 'Bash ls'],
+      ['tool', 'Result: README.md'],
+      ['assistant', 'Command output: README.md'],
+      ['user', 'what did I say first?'],
+      ['assistant', 'I remember: write file hello.txt with Hello from Claude'],
+    ]);
+    expect(transcript.every((e, i) => i === 0 || e.at >= (transcript[i - 1]?.at ?? 0))).toBe(true);
+    expect(transcript[0]?.at).toBeGreaterThan(Date.parse('2026-01-01'));
   });
 
-  it('accepts a transcript whose summaries point at its own lines', async () => {
-    expect(checkResumable(await fixture('1-continue-run-ls-tool.jsonl'))).toEqual({ ok: true, value: 7 });
-    expect(checkResumable(await fixture('0-say-lol-session.jsonl'))).toEqual({ ok: true, value: 2 });
+  it('accepts a transcript whose last-prompt lines point at its own messages', () => {
+    expect(checkResumable(writeAndResume)).toMatchObject({ ok: true });
+    expect(checkResumable(subagent)).toMatchObject({ ok: true });
   });
 
-  it('refuses a transcript with a dangling leafUuid (task_sdk.jsonl names one from another session)', async () => {
-    const result = checkResumable(await fixture('task_sdk.jsonl'));
+  it('refuses a transcript whose leafUuid names a message that is not in it', () => {
+    const result = checkResumable(subagent.replace(/"leafUuid":"[^"]+"/, '"leafUuid":"c624bd74-b03c-4783-82ac-59ee5c94e737"'));
     expect(result).toMatchObject({ ok: false, code: 'not_resumable' });
     expect(result.ok ? '' : result.message).toContain('c624bd74-b03c-4783-82ac-59ee5c94e737');
   });
@@ -55,20 +60,18 @@ describe('Claude transcript file', () => {
     expect(checkResumable('')).toMatchObject({ ok: false });
   });
 
-  it('rewrites every cwd to the target workspace, keeping subfolders', async () => {
-    const from = '/Users/kirilldubovitskiy/projects/happy/handy-cli/notes/test-project';
-    const rewritten = rewriteCwd(await fixture('1-continue-run-ls-tool.jsonl'), from, '/home/me/work');
+  it('rewrites every cwd to the target workspace, keeping subfolders and every other field', () => {
+    const rewritten = rewriteCwd(writeAndResume, cwd, '/home/me/work');
     if (!rewritten.ok) throw new Error(rewritten.message);
-    const lines = parseJsonLines(rewritten.value);
-    if (!lines.ok) throw new Error(lines.message);
-    expect(lines.value.filter((l) => 'cwd' in l).map((l) => l.cwd)).toEqual(Array(6).fill('/home/me/work'));
-    expect(lines.value[0]).toEqual({
-      type: 'summary',
-      summary: 'Casual Chat: Simple Greeting Exchange',
-      leafUuid: 'deae7c10-1e9a-466a-bbd0-1cd31b43d823',
-    });
-    expect(checkResumable(rewritten.value)).toEqual({ ok: true, value: 7 });
-    expect(movePath(`${from}/sub`, from, '/t')).toBe('/t/sub');
-    expect(movePath('/elsewhere', from, '/t')).toBe('/t');
+    const before = parseJsonLines(writeAndResume);
+    const after = parseJsonLines(rewritten.value);
+    if (!before.ok || !after.ok) throw new Error('fixture does not parse');
+    const cwds = after.value.filter((l) => 'cwd' in l).map((l) => l.cwd);
+    expect(cwds.length).toBeGreaterThan(5);
+    expect(new Set(cwds)).toEqual(new Set(['/home/me/work']));
+    expect(after.value.map(({ cwd: _cwd, ...rest }) => rest)).toEqual(before.value.map(({ cwd: _cwd, ...rest }) => rest));
+    expect(checkResumable(rewritten.value)).toMatchObject({ ok: true });
+    expect(movePath(`${cwd}/sub`, cwd, '/t')).toBe('/t/sub');
+    expect(movePath('/elsewhere', cwd, '/t')).toBe('/t');
   });
 });

@@ -1,120 +1,138 @@
-import { readFile } from 'node:fs/promises';
+/**
+ * The Codex adapter against the real `codex` (the pinned version), talking to the scripted model
+ * server from a loopback-only network namespace (dev-env/agent-clis/), in real git repositories.
+ */
+import { existsSync, readFileSync } from 'node:fs';
+import { mkdtemp, realpath, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
-import type { ResumeData } from '../../../shared/provider.ts';
-import { StandInLab, type StandInDevice, type StandInSandbox } from '../../../dev-env/stand-ins/stand-ins.ts';
-import { waitForIdle } from '../wait-idle.ts';
+import { describe, expect, it } from 'vitest';
+import type { PermissionLevel, ResumeData } from '../../../shared/provider.ts';
+import type { AgentHome } from '../../../dev-env/agent-clis/agent-homes.ts';
+import { useCliBench, type BenchDevice } from '../../../dev-env/agent-clis/cli-bench.ts';
+import { FIXTURES, fixtureText } from '../../../dev-env/fixtures/fixtures.ts';
 import { CodexSession } from './codex-session.ts';
-import { findRollout } from './rollout.ts';
 
-const lab = new StandInLab();
-afterEach(() => lab.cleanup());
-const device = (name: string, extraEnv: NodeJS.ProcessEnv = {}): Promise<StandInDevice> => lab.device(name, extraEnv);
-const session = (sandbox: StandInSandbox): CodexSession => lab.track(new CodexSession({ env: sandbox.env }));
+const bench = useCliBench({ slowChunkMs: 100, slowChunks: 200 });
 
-describe('Codex adapter (against the stand-in codex)', () => {
-  it('runs codex exec --json with the prompt on stdin and maps its events into the transcript', async () => {
-    const { sandbox, workspace } = await device('a');
-    const codex = session(sandbox);
-    expect(await codex.start(workspace, 'add a test')).toEqual({ ok: true, value: undefined });
-    expect(await waitForIdle(codex, 10_000)).toBe(true);
-    const { agents, transcript } = codex.snapshot();
-    expect(agents.map((a) => [a.id, a.parentId, a.status])).toEqual([['main', null, 'waiting']]);
-    expect(transcript.map((e) => [e.role, e.text])).toEqual([
-      ['user', 'add a test'],
-      ['tool', '$ bash -lc ls (exit 0)'],
-      ['assistant', 'Stand-in Codex received: add a test'],
+/** A session with `permission` (the adapter's default when not given). */
+function codex(home: AgentHome, permission?: PermissionLevel, extraArgs: string[] = []): CodexSession {
+  return bench.track(new CodexSession({ env: home.env, permission, extraArgs }));
+}
+
+const device = (name: string): Promise<BenchDevice> => bench.device(name);
+const turn = (session: CodexSession, text: string, workspace?: string): Promise<void> => bench.turn(session, text, workspace);
+const texts = (session: CodexSession): string[] => bench.texts(session);
+const lastRequest = () => bench.lastRequest('openai-responses');
+const turnMetadata = (): Record<string, unknown> =>
+  JSON.parse(lastRequest()?.headers['x-codex-turn-metadata'] ?? '{}') as Record<string, unknown>;
+
+describe('Codex adapter (the real codex)', () => {
+  it('edits a file in the workspace by default, and the transcript shows the change', async () => {
+    const { home, workspace } = await device('edit');
+    const session = codex(home);
+    await turn(session, 'write file hello.txt with Hello from Codex', workspace);
+    expect(readFileSync(join(workspace, 'hello.txt'), 'utf8')).toBe('Hello from Codex\n');
+    expect(texts(session)).toEqual([
+      'user: write file hello.txt with Hello from Codex',
+      `tool: Changed files: add ${workspace}/hello.txt`,
+      'assistant: Wrote hello.txt.',
     ]);
-    const [call] = await sandbox.invocations();
-    expect(call).toMatchObject({ tool: 'codex', cwd: workspace, argv: ['exec', '--json', '-'] });
-    expect(codex.codexThreadId).toMatch(/^[0-9a-f-]{36}$/);
+    expect(turnMetadata()).toMatchObject({ sandbox_mode: 'workspace-write' });
+    expect(session.codexThreadId).toMatch(/^[0-9a-f-]{36}$/);
   });
 
-  it('continues the same thread with exec resume on the next turn', async () => {
-    const { sandbox, workspace } = await device('a');
-    const codex = session(sandbox);
-    await codex.start(workspace, 'one');
-    await waitForIdle(codex, 10_000);
-    await codex.send('two');
-    await waitForIdle(codex, 10_000);
-    const calls = await sandbox.invocations();
-    expect(calls[1]?.argv).toEqual(['exec', '--json', 'resume', codex.codexThreadId, '-']);
-    expect(codex.snapshot().transcript.at(-1)?.text).toContain(`Resumed session ${codex.codexThreadId}`);
+  it('continues the same thread with exec resume, and the model receives the earlier history', async () => {
+    const { home, workspace } = await device('resume');
+    const session = codex(home);
+    await turn(session, 'my secret word is apple', workspace);
+    const id = session.codexThreadId;
+    await turn(session, 'what did I say first?');
+    expect(session.codexThreadId).toBe(id);
+    expect(texts(session).at(-1)).toBe('assistant: I remember: my secret word is apple');
+    expect(lastRequest()).toMatchObject({ userTexts: ['my secret word is apple', 'what did I say first?'] });
+    expect(turnMetadata()).toMatchObject({ thread_id: id, history_initialization: 'cold_resume' });
   });
 
-  it('imports a rollout exported from another workspace; the stand-in resumes the same id and sees the rewritten cwd', async () => {
-    const source = await device('source');
-    const target = await device('target');
-    const a = session(source.sandbox);
-    await a.start(source.workspace, 'refactor');
-    await waitForIdle(a, 10_000);
-    const exported = await a.exportResumeData();
-    if (!exported.ok) throw new Error(exported.message);
-    const carried = JSON.parse(JSON.stringify(exported.value)) as ResumeData;
-    expect(carried).toMatchObject({ provider: 'codex', format: 'codex/rollout@1', sessionId: a.codexThreadId });
+  it('runs in a workspace that is not a git repository', async () => {
+    const home = await bench.lab.home('plain');
+    const workspace = await realpath(await mkdtemp(join(tmpdir(), 'baton-codex-plain-')));
+    try {
+      const session = codex(home);
+      await turn(session, 'say hello', workspace);
+      expect(texts(session)).toEqual(['user: say hello', 'assistant: Hello from the scripted model.']);
+    } finally {
+      await rm(workspace, { recursive: true, force: true });
+    }
+  });
 
-    const b = session(target.sandbox);
-    expect(await b.resumeFromImport(carried, target.workspace)).toEqual({ ok: true, value: undefined });
-    expect(b.snapshot().transcript.map((e) => [e.role, e.text.slice(0, 25)])).toEqual([
-      ['user', 'refactor'],
-      ['tool', 'shell {"command":["bash",'],
-      ['assistant', 'Stand-in Codex received: '],
-      ['system', `Codex session ${carried.sessionId}`.slice(0, 25)],
-    ]);
-    const home = target.sandbox.env.CODEX_HOME ?? '';
-    const path = await findRollout(home, carried.sessionId ?? '');
-    expect(path).toMatch(/^sessions\/\d{4}\/\d{2}\/\d{2}\/rollout-.*\.jsonl$/);
-    const lines = (await readFile(join(home, path ?? ''), 'utf8'))
-      .split('\n')
-      .filter(Boolean)
-      .map((l) => JSON.parse(l) as { type: string; payload: { cwd?: string } });
-    const cwds = lines.filter((l) => l.type === 'session_meta' || l.type === 'turn_context').map((l) => l.payload.cwd);
-    expect(cwds).toEqual([target.workspace, target.workspace]);
-    expect(await target.sandbox.invocations()).toEqual([]);
+  it('"Ask before editing" refuses the patch and the turn says so; each level reaches Codex as its sandbox', async () => {
+    const { home, workspace } = await device('levels');
+    const ask = codex(home, 'ask');
+    await turn(ask, 'write file refused.txt with no', workspace);
+    expect(existsSync(join(workspace, 'refused.txt'))).toBe(false);
+    expect(turnMetadata()).toMatchObject({ sandbox_mode: 'read-only' });
+    expect(texts(ask)).toContain(
+      "system: Codex was refused a tool call: patch rejected: writing is blocked by read-only sandbox; rejected by user approval settings (this session's permissions: Ask before editing).",
+    );
+    await turn(ask, 'write file refused.txt with no');
+    expect(turnMetadata()).toMatchObject({ sandbox_mode: 'read-only', history_initialization: 'cold_resume' });
 
-    await b.send('keep going');
-    await waitForIdle(b, 10_000);
-    const [call] = await target.sandbox.invocations();
-    expect(call).toMatchObject({ cwd: target.workspace, argv: ['exec', '--json', 'resume', carried.sessionId, '-'] });
-    expect(b.snapshot().transcript.at(-1)?.text).toBe(
-      `Resumed session ${carried.sessionId}; the rollout's cwd is ${target.workspace}; running in ${target.workspace}. Next: keep going`,
+    const full = codex(home, 'full');
+    await turn(full, 'write file full.txt with yes', workspace);
+    expect(turnMetadata()).toMatchObject({ sandbox_mode: 'danger-full-access' });
+    expect(readFileSync(join(workspace, 'full.txt'), 'utf8')).toBe('yes\n');
+  });
+
+  it("shows Codex's own error line, not the usage text after it", async () => {
+    const { home, workspace } = await device('errors');
+    const session = codex(home, undefined, ['--full-auto']);
+    await turn(session, 'say hello', workspace);
+    expect(texts(session).at(-1)).toBe("system: Codex exited with code 2: error: unexpected argument '--full-auto' found");
+  });
+
+  it('says so when a resumed turn started another thread (Codex does for a name it does not know)', async () => {
+    const { home, workspace } = await device('rename');
+    const recorded = FIXTURES.codex['write-and-resume'];
+    const relativePath = recorded.relativePath.replace(recorded.threadId, 'my-thread');
+    const content = fixtureText(recorded.file).replaceAll(recorded.threadId, 'my-thread');
+    const payload = { relativePath, sourceCwd: FIXTURES.workspace, encoding: 'utf8', content };
+    const data: ResumeData = { provider: 'codex', format: 'codex/rollout@1', sessionId: 'my-thread', payload };
+    const session = codex(home);
+    expect(await session.resumeFromImport(data, workspace)).toEqual({ ok: true, value: undefined });
+    await turn(session, 'say hello');
+    const started = session.codexThreadId;
+    expect(started).not.toBe('my-thread');
+    expect(texts(session)).toContain(
+      `system: Codex did not resume session my-thread: it started a new session ${started}, without the earlier history.`,
     );
   });
 
-  it('refuses a rollout whose session_meta names another session, writing nothing', async () => {
-    const { sandbox, workspace } = await device('t');
-    const id = '0199a213-81c0-7800-8aa1-bbab2a035a53';
-    const content = `${JSON.stringify({ timestamp: 't', type: 'session_meta', payload: { id: 'other', cwd: '/src' } })}\n`;
-    const payload = {
-      relativePath: `sessions/2025/08/11/rollout-2025-08-11T01-02-03-${id}.jsonl`,
-      sourceCwd: '/src',
-      encoding: 'utf8',
-      content,
-    };
-    const codex = session(sandbox);
-    const result = await codex.resumeFromImport({ provider: 'codex', format: 'codex/rollout@1', sessionId: id, payload }, workspace);
-    expect(result).toMatchObject({ ok: false, code: 'import_check_failed', message: expect.stringContaining('session_meta') });
-    expect(await findRollout(sandbox.env.CODEX_HOME ?? '', id)).toBeNull();
+  it('interrupts a slow turn at once; the next turn resumes the same thread', async () => {
+    const { home, workspace } = await device('interrupt');
+    const session = codex(home);
+    await session.start(workspace, 'slow');
+    await bench.requested('slow');
+    await new Promise((r) => setTimeout(r, 300));
+    const asked = Date.now();
+    await session.interrupt();
+    expect(Date.now() - asked).toBeLessThan(2000);
+    expect(texts(session).at(-1)).toBe('system: Interrupted: Codex stopped this turn.');
+    expect(lastRequest()).toMatchObject({ lastUserText: 'slow', aborted: true });
+    const id = session.codexThreadId;
+    await turn(session, 'what did I say first?');
+    expect(session.codexThreadId).toBe(id);
+    expect(texts(session).at(-1)).toBe('assistant: I remember: slow');
   });
 
-  it('refuses a rollout path that leaves the sessions folder', async () => {
-    const { sandbox, workspace } = await device('t');
+  it('refuses a rollout path that leaves the sessions folder, writing nothing', async () => {
+    const home = await bench.lab.home('refuse');
     const payload = { relativePath: '../../etc/rollout-2025-08-11T01-02-03-abc.jsonl', sourceCwd: '/src', encoding: 'utf8', content: '' };
-    const result = await session(sandbox).resumeFromImport(
+    const result = await codex(home).resumeFromImport(
       { provider: 'codex', format: 'codex/rollout@1', sessionId: 'abc', payload },
-      workspace,
+      home.home,
     );
     expect(result).toMatchObject({ ok: false, code: 'import_check_failed', message: expect.stringContaining('not a rollout path') });
-  });
-
-  it('interrupts a running turn', async () => {
-    const { sandbox, workspace } = await device('slow', { BATON_STANDIN_DELAY_MS: '20000' });
-    const codex = session(sandbox);
-    await codex.start(workspace, 'long');
-    await new Promise((r) => setTimeout(r, 300));
-    const before = Date.now();
-    await codex.interrupt();
-    expect(Date.now() - before).toBeLessThan(5000);
-    expect(codex.isTurnActive()).toBe(false);
+    expect(existsSync(join(home.codexHome, 'sessions'))).toBe(false);
   });
 });

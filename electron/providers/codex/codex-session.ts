@@ -1,13 +1,21 @@
 /**
  * The Codex adapter. Each turn is one `codex exec` process in the workspace, prompt on stdin:
- *   codex exec --json -                      (first turn)
- *   codex exec --json resume <thread id> -   (later turns, and the first turn after an import)
- * Its JSONL events (thread.started, turn.*, item.*, error) become the transcript; Codex reports no
- * subagents, so the agent map is the main agent. Export carries the session's rollout file.
+ *   codex exec --json --skip-git-repo-check <sandbox flags> -                      (first turn)
+ *   codex exec --json --skip-git-repo-check <sandbox flags> resume <thread id> -   (later turns, and after an import)
+ * Exec options go before `resume` (which refuses `--sandbox`) and apply to the resumed turn. Without
+ * `--skip-git-repo-check` Codex refuses a workspace that is not a git repository.
+ * Its JSONL events (thread.started, turn.*, item.*, error) become the transcript; the agent map is
+ * the main agent. Export carries the session's rollout file.
+ *
+ * Permission levels are Codex's sandbox (CODEX_PERMISSION_FLAGS); `codex exec` cannot ask, so the
+ * read-only sandbox refuses every write. Codex shows a refused patch only as an `ERROR` log line on
+ * stderr, which the turn reports in the transcript.
  */
 import { realpath } from 'node:fs/promises';
 import {
   checkResumeData,
+  DEFAULT_PERMISSION_LEVEL,
+  PERMISSION_LABELS,
   PROVIDER_CAPABILITIES,
   type PermissionLevel,
   type ProviderResult,
@@ -17,11 +25,21 @@ import { MAIN_AGENT, ProcessSession, type ProcessSessionOptions } from '../proce
 import { CODEX_FORMAT, codexHome, exportRollout, importRollout, readRollout } from './rollout.ts';
 
 export interface CodexOptions extends Partial<ProcessSessionOptions> {
-  /** The session's permission level (mapped to Codex's sandbox and approval settings). */
+  /** The session's permission level (mapped to Codex's sandbox settings). */
   permission?: PermissionLevel;
-  /** Extra `codex exec` options for every turn, e.g. ['--full-auto'] or ['-m', 'gpt-5-codex']. */
+  /** Extra `codex exec` options for every turn (placed before `resume`), e.g. ['-m', 'gpt-5-codex']. */
   extraArgs?: readonly string[];
 }
+
+/** The `codex exec` flags for each permission level. */
+export const CODEX_PERMISSION_FLAGS: Readonly<Record<PermissionLevel, readonly string[]>> = {
+  ask: ['--sandbox', 'read-only'],
+  workspace: ['--sandbox', 'workspace-write'],
+  full: ['--dangerously-bypass-approvals-and-sandbox'],
+};
+
+/** Codex's log line for a tool call it refused, e.g. `… ERROR codex_core::tools::router: error=patch rejected: …`. */
+const REFUSED_CALL = /\sERROR\s+codex_core::tools::router: error=(.*)$/;
 
 type Item = Record<string, unknown>;
 
@@ -33,11 +51,15 @@ export class CodexSession extends ProcessSession {
   readonly provider = 'codex' as const;
   readonly capabilities = PROVIDER_CAPABILITIES.codex;
   private threadId: string | null = null;
+  /** The thread this turn asked to resume (null on a first turn). */
+  private resuming: string | null = null;
   private readonly extraArgs: readonly string[];
+  private readonly permission: PermissionLevel;
 
   constructor(options: CodexOptions = {}) {
     super({ command: options.command ?? 'codex', env: options.env, clock: options.clock }, 'codex');
     this.extraArgs = options.extraArgs ?? [];
+    this.permission = options.permission ?? DEFAULT_PERMISSION_LEVEL;
   }
 
   /** The Codex thread (session) id, known after the first turn's thread.started or an import. */
@@ -50,8 +72,30 @@ export class CodexSession extends ProcessSession {
   }
 
   protected invocation(prompt: string): { args: string[]; stdin: string } {
+    this.resuming = this.threadId;
     const resume = this.threadId !== null ? ['resume', this.threadId] : [];
-    return { args: ['exec', '--json', ...this.extraArgs, ...resume, '-'], stdin: prompt };
+    const options = ['--skip-git-repo-check', ...CODEX_PERMISSION_FLAGS[this.permission], ...this.extraArgs];
+    return { args: ['exec', '--json', ...options, ...resume, '-'], stdin: prompt };
+  }
+
+  /** A refused tool call (logged on stderr only) becomes a transcript entry. */
+  protected override handleStderrLine(line: string): void {
+    const refused = REFUSED_CALL.exec(line);
+    if (refused === null) return;
+    const level = PERMISSION_LABELS[this.permission];
+    this.state.addEntry('system', MAIN_AGENT, `Codex was refused a tool call: ${refused[1]} (this session's permissions: ${level}).`);
+  }
+
+  /** The thread id; a resumed turn that started another thread (Codex does for an unknown name) says so. */
+  private threadStarted(id: string): void {
+    if (this.resuming !== null && id !== this.resuming) {
+      this.state.addEntry(
+        'system',
+        MAIN_AGENT,
+        `Codex did not resume session ${this.resuming}: it started a new session ${id}, without the earlier history.`,
+      );
+    }
+    this.threadId = id;
   }
 
   protected handleLine(line: string): void {
@@ -61,7 +105,7 @@ export class CodexSession extends ProcessSession {
     } catch {
       return; // progress text that is not an event
     }
-    if (event.type === 'thread.started' && typeof event.thread_id === 'string') this.threadId = event.thread_id;
+    if (event.type === 'thread.started' && typeof event.thread_id === 'string') this.threadStarted(event.thread_id);
     else if (event.type === 'item.completed' && event.item && typeof event.item === 'object') this.item(event.item as Item);
     else if (event.type === 'turn.failed')
       this.state.addEntry('system', MAIN_AGENT, `Codex turn failed: ${text((event.error as Item | undefined)?.message)}`);
@@ -111,23 +155,22 @@ export class CodexSession extends ProcessSession {
     return checked.ok ? checked : { ok: false, code: 'export_failed', message: checked.message };
   }
 
-  /** Writes the rollout under this device's CODEX_HOME with the cwd rewritten; the next turn runs `exec resume`. */
+  /** Writes the rollout under this device's CODEX_HOME as it came; the next turn runs `exec resume` in `workspace`. */
   async resumeFromImport(data: ResumeData, workspace: string): Promise<ProviderResult> {
     const refused = this.refuseStart();
     if (refused) return refused;
     if (data.provider !== this.provider || data.format !== CODEX_FORMAT || data.sessionId === null) {
       return { ok: false, code: 'import_check_failed', message: `Codex cannot import "${data.provider}" data of format "${data.format}".` };
     }
-    let cwd: string;
     try {
-      cwd = await realpath(workspace);
+      await realpath(workspace);
     } catch (error) {
       return { ok: false, code: 'import_check_failed', message: `The target workspace cannot be opened: ${(error as Error).message}.` };
     }
-    const imported = await importRollout(codexHome(this.env), data.sessionId, cwd, data.payload);
+    const imported = await importRollout(codexHome(this.env), data.sessionId, data.payload);
     if (!imported.ok) return imported;
     this.threadId = data.sessionId;
-    const history = readRollout(imported.value);
+    const history = imported.value === null ? [] : readRollout(imported.value);
     this.state.restore([], history, history.length);
     this.open(workspace);
     this.state.addEntry('system', MAIN_AGENT, `Codex session ${data.sessionId} was imported here; the next message resumes it.`);

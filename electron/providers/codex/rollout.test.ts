@@ -1,9 +1,9 @@
-import { mkdtemp, readdir, rm } from 'node:fs/promises';
+import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import * as zlib from 'node:zlib';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { importRollout, readRollout } from './rollout.ts';
+import { FIXTURES, fixtureBytes, fixtureText } from '../../../dev-env/fixtures/fixtures.ts';
+import { exportRollout, findRollout, importRollout, isRolloutPath, readRollout } from './rollout.ts';
 
 const id = '0199a213-81c0-7800-8aa1-bbab2a035a53';
 const rel = `sessions/2025/08/11/rollout-2025-08-11T01-02-03-${id}.jsonl`;
@@ -42,6 +42,8 @@ afterEach(async () => {
   await rm(home, { recursive: true, force: true });
 });
 
+const recorded = FIXTURES.codex['write-and-resume'];
+
 describe('Codex rollout', () => {
   it('reads messages into the transcript, skipping injected context', () => {
     expect(readRollout(rollout).map((e) => [e.role, e.text, e.at])).toEqual([
@@ -50,49 +52,90 @@ describe('Codex rollout', () => {
     ]);
   });
 
-  it('rewrites cwd only in session_meta and turn_context lines', async () => {
-    const result = await importRollout(home, id, '/dst/app', {
-      relativePath: rel,
-      sourceCwd: '/src/app',
-      encoding: 'utf8',
-      content: rollout,
-    });
-    if (!result.ok) throw new Error(result.message);
-    const lines = result.value
-      .trim()
-      .split('\n')
-      .map((l) => JSON.parse(l) as { payload: { cwd?: string; git?: unknown } });
-    expect(lines.map((l) => l.payload.cwd)).toEqual(['/dst/app', '/dst/app/pkg', undefined, undefined, undefined, '/untouched']);
-    expect(lines[0]?.payload.git).toEqual({ branch: 'main' });
-    expect(await readdir(join(home, 'sessions/2025/08/11'))).toEqual([`rollout-2025-08-11T01-02-03-${id}.jsonl`]);
+  it('reads a rollout the real Codex wrote, apply_patch call included', () => {
+    expect(readRollout(fixtureText(recorded.file)).map((e) => [e.role, e.text.split('\n')[0]])).toEqual([
+      ['user', 'write file hello.txt with Hello from Codex'],
+      ['tool', 'apply_patch *** Begin Patch'],
+      ['assistant', 'Wrote hello.txt.'],
+      ['user', 'what did I say first?'],
+      ['assistant', 'I remember: write file hello.txt with Hello from Codex'],
+    ]);
   });
 
-  it('imports a zstd rollout when this Node can decompress it, else refuses it saying why', async () => {
-    const z = zlib as unknown as { zstdCompressSync?: (b: Buffer) => Buffer };
-    const compress = z.zstdCompressSync;
-    const content = compress ? compress(Buffer.from(rollout)).toString('base64') : Buffer.from('not really zstd').toString('base64');
-    const result = await importRollout(home, id, '/dst/app', {
-      relativePath: `${rel}.zst`,
-      sourceCwd: '/src/app',
-      encoding: 'zstd-base64',
-      content,
-    });
-    if (compress) {
-      expect(result.ok).toBe(true);
-      expect(await readdir(join(home, 'sessions/2025/08/11'))).toEqual([`rollout-2025-08-11T01-02-03-${id}.jsonl`]);
-    } else {
-      expect(result).toMatchObject({ ok: false, code: 'import_check_failed', message: expect.stringContaining('cannot decompress zstd') });
-      await expect(readdir(join(home, 'sessions'))).rejects.toThrow();
+  it('finds rollouts for every thread id form, all-digit first groups included', async () => {
+    for (const thread of [
+      '01987654-3210-7abc-8def-0123456789ab',
+      '01a22cd2-b331-7652-baf7-c8de22fda03d',
+      '12345678-1234-1234-1234-123456789012',
+    ]) {
+      const path = `sessions/2025/08/01/rollout-2025-08-01T10-11-12-${thread}.jsonl`;
+      expect(isRolloutPath(path, thread)).toBe(true);
+      await mkdir(join(home, 'sessions/2025/08/01'), { recursive: true });
+      await writeFile(join(home, path), '{}\n');
+      expect(await findRollout(home, thread)).toBe(path);
     }
+    expect(isRolloutPath(`sessions/2025/08/01/rollout-2025-08-01T10-11-12-other-${id}.jsonl`, id)).toBe(false);
+    expect(isRolloutPath(`sessions/2025/08/rollout-2025-08-01T10-11-12-${id}.jsonl`, id)).toBe(false);
   });
 
-  it('refuses a damaged rollout', async () => {
-    const result = await importRollout(home, id, '/dst', {
-      relativePath: rel,
-      sourceCwd: '/src',
-      encoding: 'utf8',
-      content: `${rollout}\n{broken`,
+  it('writes the rollout byte for byte (Codex is told the new cwd itself) and exports it again', async () => {
+    const result = await importRollout(home, id, { relativePath: rel, sourceCwd: '/src/app', encoding: 'utf8', content: rollout });
+    expect(result).toEqual({ ok: true, value: rollout });
+    expect(await readFile(join(home, rel), 'utf8')).toBe(rollout);
+    expect(await exportRollout(home, id, '/dst/app')).toEqual({
+      ok: true,
+      value: { relativePath: rel, sourceCwd: '/dst/app', encoding: 'utf8', content: rollout },
     });
-    expect(result).toMatchObject({ ok: false, code: 'import_check_failed', message: expect.stringContaining('line 7 is not JSON') });
+  });
+
+  it('carries a zstd rollout byte for byte, on a Node without zstd too', async () => {
+    const zst = fixtureBytes(`${recorded.file}.zst`);
+    const relativePath = `${recorded.relativePath}.zst`;
+    const payload = { relativePath, sourceCwd: FIXTURES.workspace, encoding: 'zstd-base64', content: zst.toString('base64') };
+    const result = await importRollout(home, recorded.threadId, payload);
+    expect(result.ok).toBe(true);
+    expect(await readFile(join(home, relativePath))).toEqual(zst);
+    expect(await exportRollout(home, recorded.threadId, '/x')).toMatchObject({
+      ok: true,
+      value: { relativePath, encoding: 'zstd-base64' },
+    });
+  });
+
+  it('replaces an older copy of the same thread kept under another name', async () => {
+    const older = `sessions/2025/08/10/rollout-2025-08-10T00-00-00-${id}.jsonl`;
+    await mkdir(join(home, 'sessions/2025/08/10'), { recursive: true });
+    await writeFile(join(home, older), 'old\n');
+    expect((await importRollout(home, id, { relativePath: rel, sourceCwd: '/s', encoding: 'utf8', content: rollout })).ok).toBe(true);
+    expect(await readdir(join(home, 'sessions/2025/08/10'))).toEqual([]);
+    expect(await findRollout(home, id)).toBe(rel);
+  });
+
+  it('refuses data marked zstd that is not, a damaged rollout, and another session, writing nothing', async () => {
+    const notZstd = {
+      relativePath: `${rel}.zst`,
+      sourceCwd: '/s',
+      encoding: 'zstd-base64',
+      content: Buffer.from('plain').toString('base64'),
+    };
+    expect(await importRollout(home, id, notZstd)).toMatchObject({
+      ok: false,
+      code: 'import_check_failed',
+      message: expect.stringContaining('not zstd'),
+    });
+    const damaged = { relativePath: rel, sourceCwd: '/s', encoding: 'utf8', content: `${rollout}\n{broken` };
+    expect(await importRollout(home, id, damaged)).toMatchObject({ ok: false, message: expect.stringContaining('line 7 is not JSON') });
+    const other = { relativePath: rel.replace(id, 'other-id'), sourceCwd: '/s', encoding: 'utf8', content: rollout };
+    expect(await importRollout(home, 'other-id', other)).toMatchObject({ ok: false, message: expect.stringContaining('session_meta') });
+    await expect(readdir(join(home, 'sessions'))).rejects.toThrow();
+  });
+
+  it('returns a write failure as a failed import and leaves no partial file', async () => {
+    await writeFile(join(home, 'sessions'), 'a file where the sessions folder goes');
+    const result = await importRollout(home, id, { relativePath: rel, sourceCwd: '/s', encoding: 'utf8', content: rollout });
+    expect(result).toMatchObject({
+      ok: false,
+      code: 'import_check_failed',
+      message: expect.stringMatching(/could not be written here: .*ENOTDIR/),
+    });
   });
 });

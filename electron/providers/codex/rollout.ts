@@ -1,20 +1,21 @@
 /**
- * Codex's rollout file: `$CODEX_HOME/sessions/YYYY/MM/DD/rollout-<timestamp>-<id>.jsonl` (or
- * `.jsonl.zst`), lines `{timestamp, type, payload}` with `session_meta` first. Finding it, reading
- * it into a transcript, and importing it under another CODEX_HOME with `cwd` rewritten in the
- * `session_meta` and `turn_context` lines.
+ * Codex's rollout file: `$CODEX_HOME/sessions/YYYY/MM/DD/rollout-<local time>-<thread id>.jsonl` (or
+ * `.jsonl.zst`), lines `{timestamp, type, payload}` with `session_meta` first. Finding it, reading it
+ * into a transcript, and importing it under another CODEX_HOME.
  *
- * Compressed rollouts: node:zlib has zstd only from Node 22.15 / 23.8. The export carries a
- * `.jsonl.zst` file's bytes as they are (base64); the import decompresses them when this Node can,
- * and otherwise fails its check, so the target falls back to summary continuation with that reason.
+ * The import writes the rollout's bytes as they came: Codex finds a rollout by scanning `sessions/`,
+ * runs in the process's cwd and tells the model the new one, so nothing in the file needs rewriting —
+ * and a compressed `.jsonl.zst` rollout (Codex reads those itself) is carried byte for byte, whether
+ * or not this Node can decompress zstd (node:zlib has it from 22.15).
  */
-import { mkdir, readdir, readFile, writeFile } from 'node:fs/promises';
-import { join, relative, sep } from 'node:path';
+import { randomBytes } from 'node:crypto';
+import { mkdir, readdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
+import { dirname, join, relative, sep } from 'node:path';
 import * as zlib from 'node:zlib';
 import { z } from 'zod';
 import type { TranscriptEntry } from '../../../shared/agents.ts';
-import type { Result } from '../../../shared/errors.ts';
-import { movePath, parseJsonLines, readableLines, type JsonLine } from '../json-lines.ts';
+import { fail, ok, type Result } from '../../../shared/errors.ts';
+import { parseJsonLines, readableLines } from '../json-lines.ts';
 import { SessionState } from '../session-state.ts';
 
 export const CODEX_FORMAT = 'codex/rollout@1';
@@ -22,6 +23,7 @@ export const CODEX_FORMAT = 'codex/rollout@1';
 export const codexPayloadSchema = z.strictObject({
   /** Path under CODEX_HOME, e.g. sessions/2025/08/11/rollout-2025-08-11T01-02-03-<id>.jsonl */
   relativePath: z.string().min(1).max(300),
+  /** The workspace the session ran in on the source (for the record; the import does not need it). */
   sourceCwd: z.string().min(1),
   encoding: z.enum(['utf8', 'zstd-base64']),
   content: z.string(),
@@ -34,93 +36,105 @@ export function codexHome(env: NodeJS.ProcessEnv): string {
   return configured !== undefined && configured !== '' ? configured : join(env.HOME ?? env.USERPROFILE ?? '', '.codex');
 }
 
-const ID = '[A-Za-z0-9][A-Za-z0-9-]{0,127}';
-/** True when `path` is a rollout path under CODEX_HOME for session `id`. */
-function isRolloutPath(path: string, id: string): boolean {
-  const match = new RegExp(`^sessions/\\d{4}/\\d{2}/\\d{2}/rollout-[0-9T:-]+-(${ID})\\.jsonl(\\.zst)?$`).exec(path);
-  return match !== null && match[1] === id;
+/** A rollout file name: the local start time to the second, then the thread id (any form, all-digit groups too). */
+const ROLLOUT_NAME = /^rollout-\d{4}-\d{2}-\d{2}T\d{2}-\d{2}-\d{2}-([A-Za-z0-9][A-Za-z0-9-]{0,127})\.jsonl(?:\.zst)?$/;
+
+/** True when `path` (relative to CODEX_HOME) is a rollout path for thread `id`. */
+export function isRolloutPath(path: string, id: string): boolean {
+  const parts = path.split('/');
+  if (parts.length !== 5 || parts[0] !== 'sessions' || !/^\d{4}$/.test(parts[1] ?? '')) return false;
+  if (!/^\d{2}$/.test(parts[2] ?? '') || !/^\d{2}$/.test(parts[3] ?? '')) return false;
+  return ROLLOUT_NAME.exec(parts[4] ?? '')?.[1] === id;
 }
 
-/** The rollout file of session `id` under `home`, as a path relative to it, or null. */
-export async function findRollout(home: string, id: string): Promise<string | null> {
-  let entries;
-  try {
-    entries = await readdir(join(home, 'sessions'), { recursive: true, withFileTypes: true });
-  } catch {
-    return null;
-  }
-  const found = entries
+/** Every rollout file of thread `id` under `home`, as paths relative to it, sorted. */
+async function rolloutsOf(home: string, id: string): Promise<string[]> {
+  const entries = await readdir(join(home, 'sessions'), { recursive: true, withFileTypes: true }).catch(() => []);
+  return entries
     .filter((e) => e.isFile() && (e.name.endsWith(`-${id}.jsonl`) || e.name.endsWith(`-${id}.jsonl.zst`)))
     .map((e) => relative(home, join(e.parentPath, e.name)).split(sep).join('/'))
     .filter((path) => isRolloutPath(path, id))
     .sort();
-  return found.at(-1) ?? null;
 }
 
-/** Reads session `id`'s rollout under `home` for the checkpoint; `sourceCwd` is the workspace it ran in. */
+/** The rollout file of thread `id` under `home`, as a path relative to it, or null. */
+export async function findRollout(home: string, id: string): Promise<string | null> {
+  return (await rolloutsOf(home, id)).at(-1) ?? null;
+}
+
+/** Reads thread `id`'s rollout under `home` for the checkpoint; `sourceCwd` is the workspace it ran in. */
 export async function exportRollout(home: string, id: string, sourceCwd: string): Promise<Result<CodexPayload, 'export_failed'>> {
   const relativePath = await findRollout(home, id);
-  if (relativePath === null) return { ok: false, code: 'export_failed', message: `No Codex rollout for session ${id} under ${home}.` };
+  if (relativePath === null) return fail('export_failed', `No Codex rollout for session ${id} under ${home}.`);
   const bytes = await readFile(join(home, relativePath));
   return relativePath.endsWith('.zst')
-    ? { ok: true, value: { relativePath, sourceCwd, encoding: 'zstd-base64', content: bytes.toString('base64') } }
-    : { ok: true, value: { relativePath, sourceCwd, encoding: 'utf8', content: bytes.toString('utf8') } };
+    ? ok({ relativePath, sourceCwd, encoding: 'zstd-base64', content: bytes.toString('base64') })
+    : ok({ relativePath, sourceCwd, encoding: 'utf8', content: bytes.toString('utf8') });
 }
 
+const ZSTD_MAGIC = Buffer.from([0x28, 0xb5, 0x2f, 0xfd]);
 type Zstd = { zstdDecompressSync?: (data: Buffer) => Buffer };
 
-/** The rollout text of a payload, or why it cannot be read here. */
-function rolloutText(payload: CodexPayload): Result<string, 'import_check_failed'> {
-  if (payload.encoding === 'utf8') return { ok: true, value: payload.content };
+/** The rollout's text when this Node can read it (plain, or zstd where node:zlib has it); null for zstd here without it. */
+function rolloutText(payload: CodexPayload, bytes: Buffer): Result<string | null, 'import_check_failed'> {
+  if (payload.encoding === 'utf8') return ok(payload.content);
+  if (!bytes.subarray(0, 4).equals(ZSTD_MAGIC))
+    return fail('import_check_failed', 'The Codex rollout is marked zstd but is not zstd data.');
   const decompress = (zlib as unknown as Zstd).zstdDecompressSync;
-  if (typeof decompress !== 'function') {
-    return {
-      ok: false,
-      code: 'import_check_failed',
-      message: `The Codex rollout is zstd-compressed and this Node (${process.version}) cannot decompress zstd to rewrite its cwd.`,
-    };
-  }
+  if (typeof decompress !== 'function') return ok(null);
   try {
-    return { ok: true, value: decompress(Buffer.from(payload.content, 'base64')).toString('utf8') };
+    return ok(decompress(bytes).toString('utf8'));
   } catch (error) {
-    return { ok: false, code: 'import_check_failed', message: `The Codex rollout does not decompress: ${(error as Error).message}.` };
+    return fail('import_check_failed', `The Codex rollout does not decompress: ${(error as Error).message}.`);
   }
 }
 
-function withCwd(line: JsonLine, from: string, to: string): JsonLine {
-  const payload = line.payload as Record<string, unknown> | undefined;
-  if ((line.type !== 'session_meta' && line.type !== 'turn_context') || !payload || typeof payload.cwd !== 'string') return line;
-  return { ...line, payload: { ...payload, cwd: movePath(payload.cwd, from, to) } };
+/** Checks the rollout text: JSON lines, `session_meta` first naming thread `id`. */
+function checkRollout(text: string, id: string): Result<void, 'import_check_failed'> {
+  const lines = parseJsonLines(text);
+  if (!lines.ok) return fail('import_check_failed', `The Codex rollout is damaged: ${lines.message}.`);
+  const meta = lines.value[0];
+  const metaId = (meta?.payload as Record<string, unknown> | undefined)?.id;
+  if (meta?.type !== 'session_meta' || metaId !== id) {
+    return fail('import_check_failed', `The Codex rollout does not start with the session_meta of session ${id}.`);
+  }
+  return ok(undefined);
 }
 
 /**
- * Writes the rollout of session `id` under `home` (the target's CODEX_HOME) with its cwd rewritten to
- * `targetCwd`, after checking it: a rollout path for that id, JSON lines, `session_meta` first with
- * the same id. Nothing is written when a check fails. Resolves to the written text.
+ * Writes the rollout of thread `id` under `home` (the target's CODEX_HOME) as its bytes came, after
+ * checking it: a rollout path for that id, and — where it can be read here — JSON lines with
+ * `session_meta` first naming the same id. Other copies of the thread there (an earlier stay) are
+ * replaced. Nothing changes when a check or the write fails. Resolves to the rollout text, or null
+ * for a compressed rollout this Node cannot read (Codex can).
  */
-export async function importRollout(
-  home: string,
-  id: string,
-  targetCwd: string,
-  payload: unknown,
-): Promise<Result<string, 'import_check_failed'>> {
-  const refuse = (message: string): Result<string, 'import_check_failed'> => ({ ok: false, code: 'import_check_failed', message });
+export async function importRollout(home: string, id: string, payload: unknown): Promise<Result<string | null, 'import_check_failed'>> {
   const parsed = codexPayloadSchema.safeParse(payload);
-  if (!parsed.success) return refuse(`The Codex session data is malformed: ${parsed.error.issues[0]?.message ?? 'unknown'}.`);
-  if (!isRolloutPath(parsed.data.relativePath, id)) return refuse(`"${parsed.data.relativePath}" is not a rollout path for session ${id}.`);
-  const text = rolloutText(parsed.data);
+  if (!parsed.success) {
+    return fail('import_check_failed', `The Codex session data is malformed: ${parsed.error.issues[0]?.message ?? 'unknown'}.`);
+  }
+  const { relativePath, encoding, content } = parsed.data;
+  if (!isRolloutPath(relativePath, id)) return fail('import_check_failed', `"${relativePath}" is not a rollout path for session ${id}.`);
+  const bytes = encoding === 'utf8' ? Buffer.from(content, 'utf8') : Buffer.from(content, 'base64');
+  const text = rolloutText(parsed.data, bytes);
   if (!text.ok) return text;
-  const lines = parseJsonLines(text.value);
-  if (!lines.ok) return refuse(`The Codex rollout is damaged: ${lines.message}.`);
-  const meta = lines.value[0];
-  const metaId = (meta?.payload as Record<string, unknown> | undefined)?.id;
-  if (meta?.type !== 'session_meta' || metaId !== id)
-    return refuse(`The Codex rollout does not start with the session_meta of session ${id}.`);
-  const out = lines.value.map((line) => JSON.stringify(withCwd(line, parsed.data.sourceCwd, targetCwd))).join('\n');
-  const target = join(home, parsed.data.relativePath.replace(/\.zst$/, ''));
-  await mkdir(join(target, '..'), { recursive: true });
-  await writeFile(target, `${out}\n`);
-  return { ok: true, value: `${out}\n` };
+  if (text.value !== null) {
+    const checked = checkRollout(text.value, id);
+    if (!checked.ok) return checked;
+  }
+  const older = (await rolloutsOf(home, id)).filter((path) => path !== relativePath);
+  const target = join(home, relativePath);
+  const staged = `${target}.baton-import-${randomBytes(4).toString('hex')}`;
+  try {
+    await mkdir(dirname(target), { recursive: true });
+    await writeFile(staged, bytes);
+    await rename(staged, target);
+  } catch (error) {
+    await rm(staged, { force: true }).catch(() => undefined);
+    return fail('import_check_failed', `The Codex rollout could not be written here: ${(error as Error).message}.`);
+  }
+  for (const path of older) await rm(join(home, path), { force: true }).catch(() => undefined);
+  return ok(text.value);
 }
 
 function contentText(content: unknown): string {
@@ -145,12 +159,9 @@ export function readRollout(text: string): TranscriptEntry[] {
       const body = contentText(payload.content).trim();
       if (body !== '' && !body.startsWith('<environment_context>') && !body.startsWith('<user_instructions>'))
         state.addEntry(payload.role, 'main', body);
-    } else if (payload.type === 'function_call' && typeof payload.name === 'string') {
-      state.addEntry(
-        'tool',
-        'main',
-        `${payload.name} ${typeof payload.arguments === 'string' ? payload.arguments.slice(0, 300) : ''}`.trim(),
-      );
+    } else if ((payload.type === 'function_call' || payload.type === 'custom_tool_call') && typeof payload.name === 'string') {
+      const input = typeof payload.arguments === 'string' ? payload.arguments : typeof payload.input === 'string' ? payload.input : '';
+      state.addEntry('tool', 'main', `${payload.name} ${input.slice(0, 300)}`.trim());
     }
   }
   return state.snapshot().transcript;

@@ -1,0 +1,109 @@
+/**
+ * The scripted model's rule table: a deterministic reply for the conversation a request carries,
+ * keyed on the newest user text. When the newest input is a tool result, the reply is the turn's
+ * closing text instead of another call.
+ *
+ *   say hello                      → "Hello from the scripted model."
+ *   write file NAME with TEXT      → Write (Claude) / apply_patch (Codex), then "Wrote NAME."
+ *   … using shell                  → Codex: the shell tool instead of apply_patch
+ *   run command CMD                → Bash (Claude) / the shell tool (Codex), then "Command output: …"
+ *   use a subagent                 → Claude's Agent (older: Task) tool; the subagent is told "subagent: say hello"
+ *   subagent: …                    → "Hello from the subagent."
+ *   slow                           → a long text streamed in small delayed chunks (to interrupt)
+ *   what did I say first?          → "I remember: <first user text of the received conversation>"
+ *   error NNN                      → an HTTP NNN error in the API's own error format
+ *   a failed tool result           → "The tool call failed: <result>"
+ *   anything else                  → "Scripted reply to: <text>"
+ */
+import { isAbsolute, join } from 'node:path';
+import type { Conversation, Json } from './conversation.ts';
+
+export type Reply =
+  | { kind: 'text'; text: string; slow?: boolean }
+  | { kind: 'tool'; name: string; input: Json | string; custom?: boolean }
+  | { kind: 'error'; status: number; message: string };
+
+/** Single-quotes a string for a POSIX shell. */
+function shellQuote(text: string): string {
+  return `'${text.replace(/'/g, `'\\''`)}'`;
+}
+
+function offered(conv: Conversation, names: string[]): string | undefined {
+  return names.find((name) => conv.tools.includes(name));
+}
+
+/** A call of whichever shell tool the request offers (Claude's Bash, Codex's exec_command or older forms). */
+function shellCall(conv: Conversation, command: string): Reply {
+  switch (offered(conv, ['Bash', 'exec_command', 'shell_command', 'shell'])) {
+    case 'Bash':
+      return { kind: 'tool', name: 'Bash', input: { command, description: 'Run the scripted command' } };
+    case 'exec_command':
+      return { kind: 'tool', name: 'exec_command', input: { cmd: command } };
+    case 'shell_command':
+      return { kind: 'tool', name: 'shell_command', input: { command } };
+    case 'shell':
+      return { kind: 'tool', name: 'shell', input: { command: ['bash', '-lc', command] } };
+    default:
+      return { kind: 'text', text: `No shell tool was offered (tools: ${conv.tools.join(', ')}).` };
+  }
+}
+
+/** A call that writes `name` with `text`: Claude's Write, Codex's apply_patch, else a shell command. */
+function writeCall(conv: Conversation, name: string, text: string, forceShell: boolean): Reply {
+  if (conv.tools.includes('Write')) {
+    const path = isAbsolute(name) || conv.cwd === null ? name : join(conv.cwd, name);
+    return { kind: 'tool', name: 'Write', input: { file_path: path, content: `${text}\n` } };
+  }
+  if (!forceShell && conv.tools.includes('apply_patch')) {
+    const patch = `*** Begin Patch\n*** Add File: ${name}\n+${text}\n*** End Patch\n`;
+    return { kind: 'tool', name: 'apply_patch', input: patch, custom: true };
+  }
+  return shellCall(conv, `printf '%s\\n' ${shellQuote(text)} > ${shellQuote(name)}`);
+}
+
+/** A subagent call: Claude's Agent tool (Task in older releases), run in the foreground. */
+function subagentCall(conv: Conversation): Reply {
+  const name = offered(conv, ['Agent', 'Task']);
+  if (name === undefined) return { kind: 'text', text: `No subagent tool was offered (tools: ${conv.tools.join(', ')}).` };
+  const input = {
+    description: 'Scripted subagent',
+    prompt: 'subagent: say hello',
+    subagent_type: 'general-purpose',
+    run_in_background: false,
+  };
+  return { kind: 'tool', name, input };
+}
+
+const WRITE = /^write file (\S+) with ([\s\S]+?)( using shell)?$/i;
+const RUN = /^run command ([\s\S]+)$/i;
+
+/** The reply to a conversation (see the table at the top of this file). */
+export function decide(conv: Conversation): Reply {
+  const prompt = conv.userTexts.at(-1) ?? '';
+  const write = WRITE.exec(prompt);
+  if (conv.toolResult !== null) {
+    const result = conv.toolResult.text.trim();
+    if (conv.toolResult.isError) return { kind: 'text', text: `The tool call failed: ${result}` };
+    if (write) return { kind: 'text', text: `Wrote ${write[1]}.` };
+    if (/^use a subagent/i.test(prompt)) return { kind: 'text', text: `The subagent answered: ${result}` };
+    return { kind: 'text', text: `Command output: ${result}` };
+  }
+  if (write) return writeCall(conv, write[1] ?? 'out.txt', write[2] ?? '', write[3] !== undefined);
+  const run = RUN.exec(prompt);
+  if (run) return shellCall(conv, run[1] ?? 'true');
+  if (/^say hello/i.test(prompt)) return { kind: 'text', text: 'Hello from the scripted model.' };
+  if (/^use a subagent/i.test(prompt)) return subagentCall(conv);
+  if (/^subagent:/i.test(prompt)) return { kind: 'text', text: 'Hello from the subagent.' };
+  if (/^slow/i.test(prompt)) return { kind: 'text', text: '', slow: true };
+  if (/^what did i say first\??$/i.test(prompt)) return { kind: 'text', text: `I remember: ${conv.userTexts[0] ?? '(nothing)'}` };
+  const error = /^error (\d{3})$/i.exec(prompt);
+  if (error) return { kind: 'error', status: Number(error[1]), message: `Scripted error ${error[1]}` };
+  return { kind: 'text', text: `Scripted reply to: ${prompt}` };
+}
+
+/** A short description of a reply for the request record, e.g. "text", "tool Write", "http 400". */
+export function describeReply(reply: Reply): string {
+  if (reply.kind === 'error') return `http ${reply.status}`;
+  if (reply.kind === 'tool') return `tool ${reply.name}`;
+  return reply.slow === true ? 'text (slow)' : 'text';
+}

@@ -1,0 +1,97 @@
+/**
+ * Moving a Claude Code session between two "devices" (each its own HOME and CLAUDE_CONFIG_DIR, each
+ * its own clone at a different path) with the real `claude`: export on one, import on the other,
+ * and the next turn continues the same Claude session with its history.
+ */
+import { existsSync } from 'node:fs';
+import { writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import type { ResumeData } from '../../../shared/provider.ts';
+import { DUMMY_ANTHROPIC_KEY, type AgentHome } from '../../../dev-env/agent-clis/agent-homes.ts';
+import { SAMPLE_CONTINUATION as continuation, useCliBench } from '../../../dev-env/agent-clis/cli-bench.ts';
+import { resumeProvider } from '../resume.ts';
+import { ClaudeCodeSession } from './claude-code-session.ts';
+import { projectSlug } from './paths.ts';
+
+const bench = useCliBench();
+
+const claude = (home: AgentHome): ClaudeCodeSession => bench.track(new ClaudeCodeSession({ env: home.env }));
+const lastRequest = () => bench.lastRequest('anthropic-messages');
+
+/** Runs a first turn on `home` in `workspace` and exports the session as a checkpoint would carry it. */
+async function exportedSession(home: AgentHome, workspace: string, prompt: string): Promise<{ id: string; data: ResumeData }> {
+  const source = claude(home);
+  await bench.turn(source, prompt, workspace);
+  const exported = await source.exportResumeData();
+  if (!exported.ok) throw new Error(exported.message);
+  return { id: source.claudeSessionId ?? '', data: JSON.parse(JSON.stringify(exported.value)) as ResumeData };
+}
+
+/** Imports `data` on `home` in `workspace`, then asks what was said first. */
+async function continueOn(home: AgentHome, workspace: string, data: ResumeData): Promise<ClaudeCodeSession> {
+  const target = claude(home);
+  expect(await resumeProvider(target, { workspace, resumeData: data, continuation })).toEqual({
+    ok: true,
+    value: { path: 'checkpoint-import' },
+  });
+  await bench.turn(target, 'what did I say first?');
+  return target;
+}
+
+describe('Claude Code session moved between devices (the real claude)', () => {
+  it('continues the same session id on the other device, in a workspace at another path, with its history', async () => {
+    const laptop = await bench.device('laptop');
+    const desktop = await bench.device('desktop', 'elsewhere/deeper');
+    const { id, data } = await exportedSession(laptop.home, laptop.workspace, 'write file notes.txt with the plan');
+    expect(data).toMatchObject({ provider: 'claude-code', format: 'claude-code/transcript@1', sessionId: id });
+
+    const target = await continueOn(desktop.home, desktop.workspace, data);
+    expect(target.claudeSessionId).toBe(id);
+    expect(bench.texts(target).at(-1)).toBe('assistant: I remember: write file notes.txt with the plan');
+    expect(lastRequest()).toMatchObject({ userTexts: ['write file notes.txt with the plan', 'what did I say first?'] });
+    expect(lastRequest()?.headers['x-claude-code-session-id']).toBe(id);
+    expect(existsSync(join(desktop.home.claudeConfigDir, 'projects', projectSlug(desktop.workspace), `${id}.jsonl`))).toBe(true);
+    expect(existsSync(join(desktop.workspace, 'notes.txt'))).toBe(false); // the file moves by git, not by the checkpoint
+  });
+
+  it('works in workspace paths over 200 and over 255 characters: Claude names the folder by the same rule', async () => {
+    const deep = (n: number): string => Array.from({ length: n }, (_, i) => `segment.${i} with_dots and spaces`).join('/');
+    const laptop = await bench.device('laptop', deep(8));
+    const desktop = await bench.device('desktop', deep(12));
+    expect(laptop.workspace.length).toBeGreaterThan(255);
+    const { id, data } = await exportedSession(laptop.home, laptop.workspace, 'my secret word is apple');
+    const slug = projectSlug(laptop.workspace);
+    expect(slug).toMatch(/^.{200}-[0-9a-z]+$/);
+    expect(existsSync(join(laptop.home.claudeConfigDir, 'projects', slug, `${id}.jsonl`))).toBe(true);
+
+    const target = await continueOn(desktop.home, desktop.workspace, data);
+    expect(target.claudeSessionId).toBe(id);
+    expect(bench.texts(target).at(-1)).toBe('assistant: I remember: my secret word is apple');
+  });
+
+  it('falls back to summary continuation, with the reason, when the carried transcript fails its check', async () => {
+    const laptop = await bench.device('laptop');
+    const desktop = await bench.device('desktop');
+    const { id, data } = await exportedSession(laptop.home, laptop.workspace, 'say hello');
+    const payload = data.payload as { transcript: string };
+    const broken = { ...data, payload: { ...payload, transcript: payload.transcript.replace(/"leafUuid":"[^"]+"/, '"leafUuid":"gone"') } };
+    const target = claude(desktop.home);
+    const outcome = await resumeProvider(target, { workspace: desktop.workspace, resumeData: broken, continuation });
+    expect(outcome).toMatchObject({ ok: true, value: { path: 'summary-continuation', reason: expect.stringContaining('leafUuid gone') } });
+    await bench.turn(target, 'what did I say first?');
+    expect(target.claudeSessionId).not.toBe(id);
+    expect(lastRequest()?.userTexts[0]).toMatch(/^This is a continuation of the session "Plan the release"/);
+  });
+
+  it("never carries Claude's credentials or the API key: the export holds the session only", async () => {
+    const laptop = await bench.device('laptop');
+    const secret = 'sk-ant-oat01-credential-that-must-stay';
+    await writeFile(join(laptop.home.claudeConfigDir, '.credentials.json'), JSON.stringify({ claudeAiOauth: { accessToken: secret } }));
+    await writeFile(join(laptop.home.home, '.claude.json'), JSON.stringify({ primaryApiKey: secret }));
+    const { data } = await exportedSession(laptop.home, laptop.workspace, 'use a subagent');
+    const carried = JSON.stringify(data);
+    expect((data.payload as { sideFiles: unknown[] }).sideFiles.length).toBeGreaterThan(0);
+    for (const leak of [secret, DUMMY_ANTHROPIC_KEY, '.credentials.json', '.claude.json']) expect(carried).not.toContain(leak);
+  });
+});

@@ -9,6 +9,7 @@ import { redactCredentials } from '../../shared/url-credentials.ts';
 import type { Profile } from '../enrollment/profile.ts';
 import { createGitRunner } from '../git/git-runner.ts';
 import { detectProviders } from '../providers/detect.ts';
+import { listExistingSessions } from '../providers/existing-sessions.ts';
 import { createProvider, type ProviderOptions } from '../providers/registry.ts';
 import { createBackendClient } from '../sync/backend-client.ts';
 import { openPushStream } from '../sync/push-stream.ts';
@@ -60,6 +61,7 @@ export function composeDeviceRuntime(options: ComposeOptions): DeviceRuntime {
     packets: createCheckpointPacketPort(),
     providers: providerPort({
       detect: () => detectProviders({ env: providerOptions.env ?? process.env, commandArgv: providerOptions.command?.argv ?? null }),
+      existing: (id, workspace) => listExistingSessions(id, workspace, providerOptions.env ?? process.env),
       create: (id: ProviderId, settings: SessionSettings) => {
         const made = createProvider(id, providerOptions, settings);
         if (!made.ok) throw new Error(made.message);

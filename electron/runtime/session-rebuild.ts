@@ -53,7 +53,7 @@ export function learnedRecord(record: Session, meta: SessionMeta | null): LocalS
     workspace: '',
     repoPaths: [],
     provider: meta?.provider ?? 'unknown',
-    permission: DEFAULT_PERMISSION_LEVEL,
+    permission: meta?.permission ?? DEFAULT_PERMISSION_LEVEL,
     repos: meta?.repos ?? [],
     ownerDeviceId: record.ownerDeviceId,
     generation: record.generation,

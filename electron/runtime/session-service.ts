@@ -12,18 +12,32 @@ import { fail, ok, type ActionResult, type Result } from '../../shared/errors.ts
 import {
   DEFAULT_PERMISSION_LEVEL,
   isProviderId,
+  type PermissionLevel,
+  PROVIDER_CAPABILITIES,
+  PROVIDER_LABELS,
   type ProviderEvent,
+  type ProviderId,
   type ProviderSession,
   type ResumeData,
 } from '../../shared/provider.ts';
 import { continuationInput } from '../handoff/continuation.ts';
 import type { LocalSession, LocalState, RepoRef } from '../local-state/local-state.ts';
-import type { BackendPort, Clock, GitPort, ProviderPort, SealPort } from './ports.ts';
-import { openSessionMeta, sealSessionMeta } from './session-meta.ts';
+import type { BackendPort, Clock, GitPort, ProviderPort, RepoSnapshot, SealPort, SessionContent } from './ports.ts';
+import { metaOf, openSessionMeta, sealSessionMeta } from './session-meta.ts';
 import { learnedRecord, rebuildRecord, workspaceBack, type RebuildDeps } from './session-rebuild.ts';
+
+/** What a new session is made of (start and adopt). */
+export interface NewSessionInput {
+  workspace: string;
+  provider: string;
+  title?: string;
+  permission?: PermissionLevel;
+}
 
 const EventSchema = z.discriminatedUnion('type', [
   z.object({ type: z.literal('transcript'), entry: z.custom<TranscriptEntry>() }),
+  /** Many entries at once: the history an adopted session brought with it. */
+  z.object({ type: z.literal('history'), entries: z.array(z.custom<TranscriptEntry>()) }),
   z.object({ type: z.literal('agents'), agents: z.array(z.custom<AgentView>()) }),
 ]);
 
@@ -49,6 +63,14 @@ export function newId(): string {
   return randomBytes(16).toString('base64url');
 }
 
+/** A new session's input after checkNew: a known provider, its level, the workspace's repositories. */
+export interface CheckedNewSession {
+  workspace: string;
+  provider: ProviderId;
+  permission: PermissionLevel;
+  snapshots: RepoSnapshot[];
+}
+
 const STALE_CODES = new Set(['stale_generation', 'not_owner']);
 
 export class SessionService {
@@ -66,30 +88,57 @@ export class SessionService {
   }
 
   /** Starts a session on `workspace` with `provider`; this device owns it at generation 1. */
-  async start(input: { workspace: string; provider: string; prompt: string; title?: string }): Promise<Result<LocalSession>> {
+  async start(input: NewSessionInput & { prompt: string }): Promise<Result<LocalSession>> {
+    const checked = await this.checkNew(input);
+    if (!checked.ok) return checked;
+    const title = input.title?.trim() || input.prompt.trim().split('\n')[0]?.slice(0, 80) || 'Untitled session';
+    const created = await this.createRecord(checked.value, title);
+    if (!created.ok) return created;
+    const id = created.value.id;
+    const provider = this.attach(id, input.provider);
+    const started = await provider.start(input.workspace, input.prompt);
+    if (!started.ok) this.deps.log(`provider failed to start: ${started.message}`);
+    this.deps.changed(id);
+    return ok(this.deps.state.session(id)!);
+  }
+
+  /**
+   * Checks what a new session is made of: a known provider, a permission level only for a provider
+   * that has levels, a workspace holding git repositories. Resolves to the input with its repositories.
+   */
+  async checkNew(input: NewSessionInput): Promise<Result<CheckedNewSession>> {
     if (!isProviderId(input.provider)) return fail('unknown_provider', `No provider named ${input.provider}.`);
+    if (input.permission !== undefined && !PROVIDER_CAPABILITIES[input.provider].permissions)
+      return fail('invalid_argument', `${PROVIDER_LABELS[input.provider]} has no permission levels.`);
     const snapshots = await this.deps.git.repos({ workspace: input.workspace, repoPaths: [] });
     if (snapshots.length === 0) return fail('not_a_repository', `${input.workspace} holds no git repository.`);
-    const repos: RepoRef[] = snapshots.map(({ relPath, remoteUrl, branch }) => ({ relPath, remoteUrl, branch }));
+    const provider: ProviderId = input.provider;
+    return ok({ workspace: input.workspace, provider, permission: input.permission ?? DEFAULT_PERMISSION_LEVEL, snapshots });
+  }
+
+  /** Creates the session on the backend (generation 1, owned here) and its local record, with `content` as its history. */
+  async createRecord(
+    input: CheckedNewSession,
+    title: string,
+    content: SessionContent = { agents: [], transcript: [] },
+  ): Promise<Result<LocalSession>> {
+    const repos: RepoRef[] = input.snapshots.map(({ relPath, remoteUrl, branch }) => ({ relPath, remoteUrl, branch }));
     const id = newId();
-    const title = input.title?.trim() || input.prompt.trim().split('\n')[0]?.slice(0, 80) || 'Untitled session';
-    const meta = { title, provider: input.provider, workspace: input.workspace, repos };
+    const meta = metaOf({ title, provider: input.provider, permission: input.permission, workspace: input.workspace, repos });
     const created = await this.deps.backend.createSession(id, sealSessionMeta(this.deps.seal, id, meta));
     if (!created.ok) return created;
     const now = this.deps.clock();
     const session: LocalSession = {
       ...learnedRecord(created.value, meta),
       workspace: input.workspace,
-      repoPaths: snapshots.map((r) => r.path),
+      repoPaths: input.snapshots.map((r) => r.path),
+      transcript: content.transcript,
+      agents: content.agents,
       createdAt: now,
       updatedAt: now,
     };
     this.deps.state.saveSession(session);
-    const provider = this.attach(session.id, input.provider);
-    const started = await provider.start(input.workspace, input.prompt);
-    if (!started.ok) this.deps.log(`provider failed to start: ${started.message}`);
-    this.deps.changed(id);
-    return ok(this.deps.state.session(id)!);
+    return ok(session);
   }
 
   /** Why input is refused on this device right now, or null. */
@@ -130,10 +179,14 @@ export class SessionService {
 
   /** Attaches a fresh provider session whose events are recorded and appended. */
   attach(sessionId: string, providerId: string): ProviderSession {
-    this.detach(sessionId);
     if (!isProviderId(providerId)) throw new Error(`unknown provider ${providerId}`);
     const permission = this.deps.state.readSession(sessionId)?.permission ?? DEFAULT_PERMISSION_LEVEL;
-    const provider = this.deps.providers.create(providerId, { permission });
+    return this.run(sessionId, this.deps.providers.create(providerId, { permission }));
+  }
+
+  /** Makes `provider` (already made with the session's settings) the session's running provider: its events are recorded and appended. */
+  run(sessionId: string, provider: ProviderSession): ProviderSession {
+    void this.detach(sessionId);
     const unsubscribe = provider.onEvent((event) => this.onProviderEvent(sessionId, provider, event));
     this.live.set(sessionId, { provider, unsubscribe });
     return provider;
@@ -281,10 +334,14 @@ export class SessionService {
             const parsed = opened.ok ? EventSchema.safeParse(opened.value) : null;
             if (!parsed?.success) continue;
             const data = parsed.data;
-            if (data.type === 'agents') s.agents = data.agents;
-            else if (!known.has(data.entry.id)) {
-              known.add(data.entry.id);
-              s.transcript.push(data.entry);
+            if (data.type === 'agents') {
+              s.agents = data.agents;
+              continue;
+            }
+            for (const entry of data.type === 'history' ? data.entries : [data.entry]) {
+              if (known.has(entry.id)) continue;
+              known.add(entry.id);
+              s.transcript.push(entry);
             }
           }
         },
@@ -324,8 +381,11 @@ export class SessionService {
   async publishMeta(sessionId: string): Promise<ActionResult> {
     const s = this.deps.state.session(sessionId);
     if (!s) return fail('not_found', 'No such session.');
-    const meta = { title: s.title, provider: s.provider, workspace: s.workspace, repos: s.repos };
-    const result = await this.deps.backend.updateSessionMeta(sessionId, s.generation, sealSessionMeta(this.deps.seal, sessionId, meta));
+    const result = await this.deps.backend.updateSessionMeta(
+      sessionId,
+      s.generation,
+      sealSessionMeta(this.deps.seal, sessionId, metaOf(s)),
+    );
     if (result.ok) return ok(undefined);
     if (STALE_CODES.has(result.code)) await this.markMoved(sessionId);
     return fail(result.code, result.message);

@@ -160,7 +160,7 @@ describe('the backend process', () => {
     const handoffId = await newHandoff(sessionId);
     await walkToCheckpoint(handoffId);
     expect((await move(target, handoffId, 'source-relinquished-and-checkpointed', 'ownership-transferred', 1)).ok).toBe(true);
-    const reason = { code: 'user_cancelled', message: 'changed my mind' };
+    const reason = { code: 'user_cancelled', sealed: 'c2VhbGVk' };
     for (const device of [source, third]) {
       const refused = await move(device, handoffId, 'ownership-transferred', 'cancelled', 2, { reason });
       expect(!refused.ok && [refused.status, refused.code]).toEqual([409, 'not_cancellable']);
@@ -174,11 +174,32 @@ describe('the backend process', () => {
     const handoffId = await newHandoff(sessionId);
     const noReason = await move(third, handoffId, 'requested', 'cancelled', 1);
     expect(!noReason.ok && noReason.code).toBe('validation_failed');
-    const cancelled = await move(third, handoffId, 'requested', 'cancelled', 1, { reason: { code: 'user_cancelled', message: 'not now' } });
-    expect(cancelled.ok && cancelled.value.handoff.cancelReason).toEqual({ code: 'user_cancelled', message: 'not now' });
+    // Only the code travels in clear: a sentence in clear is refused, the sealed one is kept as it came.
+    const clear = await move(third, handoffId, 'requested', 'cancelled', 1, { reason: { code: 'user_cancelled', message: 'not now' } });
+    expect(!clear.ok && [clear.status, clear.code]).toEqual([400, 'validation_failed']);
+    const cancelled = await move(third, handoffId, 'requested', 'cancelled', 1, {
+      reason: { code: 'user_cancelled', sealed: 'bm90IG5vdw' },
+    });
+    expect(cancelled.ok && cancelled.value.handoff.cancelReason).toEqual({ code: 'user_cancelled', sealed: 'bm90IG5vdw' });
     const session = await source.client.call('getSession', { params: { sessionId } });
     expect(session.ok && [session.value.session.ownerDeviceId, session.value.session.generation]).toEqual([source.id, 1]);
     await newHandoff(sessionId);
+  });
+
+  it('carries the key version the checkpoint will be sealed under, in clear, and refuses one the account does not have', async () => {
+    const sessionId = await newSession();
+    const ask = (keyVersion: number) =>
+      source.client.call('createHandoff', {
+        body: { handoffId: newId(), sessionId, targetDeviceId: target.id, generation: 1, keyVersion },
+      });
+    const beyond = await ask(2);
+    expect(!beyond.ok && [beyond.status, beyond.code, beyond.details]).toEqual([400, 'validation_failed', { field: 'keyVersion' }]);
+    const created = await ask(1);
+    expect(created.ok && created.value.handoff.keyVersion).toBe(1);
+    const listed = await target.client.call('listHandoffs', { query: { sessionId } });
+    expect(listed.ok && listed.value.handoffs.map((h) => h.keyVersion)).toEqual([1]);
+    if (created.ok)
+      await move(source, created.value.handoff.id, 'requested', 'cancelled', 1, { reason: { code: 'user_cancelled', sealed: null } });
   });
 
   it('refuses transitions the table does not allow, or by the wrong role, or without their fields', async () => {

@@ -6,6 +6,7 @@
 import { createServer, type Server } from 'node:http';
 import { join } from 'node:path';
 import type { AddressInfo } from 'node:net';
+import { redactCredentials } from '../shared/url-credentials.ts';
 import { SignatureVerifier } from './auth/signature.ts';
 import { BlobFiles } from './blobs/blob-files.ts';
 import { handleRequest, type HttpApp } from './http/pipeline.ts';
@@ -56,7 +57,9 @@ export async function startBackend(options: BackendOptions): Promise<RunningBack
     newId: randomId,
     limits,
   };
-  const log = options.log ?? ((line: string) => process.stderr.write(`${line}\n`));
+  const sink = options.log ?? ((line: string) => process.stderr.write(`${line}\n`));
+  // A failure note can quote a request's error; no credential in a URL reaches the log.
+  const log = (line: string) => sink(redactCredentials(line));
   const app: HttpApp = {
     deps,
     verifier: new SignatureVerifier(),

@@ -109,7 +109,7 @@ it('keeps every acknowledged transition and no half-written transfer across a SI
     if (open) {
       const ended = await client.call('transitionHandoff', {
         params: { handoffId: open.id },
-        body: { from: open.state, to: 'cancelled', generation, reason: { code: 'backend_restarted', message: 'restart' } },
+        body: { from: open.state, to: 'cancelled', generation, reason: { code: 'backend_restarted', sealed: null } },
       });
       expect(ended.ok && ended.value.handoff.state).toBe('cancelled');
     }

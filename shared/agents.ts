@@ -1,4 +1,5 @@
 /** What a running session shows: its agents (the agent map) and its transcript. */
+import { z } from 'zod';
 
 export type AgentStatus = 'starting' | 'running' | 'waiting' | 'done' | 'failed' | 'interrupted';
 
@@ -23,3 +24,12 @@ export interface TranscriptEntry {
   agentId: string;
   text: string;
 }
+
+/** A transcript entry as read from outside (a checkpoint, a provider's exported state): the shape above, checked. */
+export const TranscriptEntrySchema = z.object({
+  id: z.string(),
+  at: z.number(),
+  role: z.enum(['user', 'assistant', 'tool', 'system']),
+  agentId: z.string(),
+  text: z.string(),
+}) satisfies z.ZodType<TranscriptEntry>;

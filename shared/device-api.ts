@@ -88,6 +88,15 @@ export interface HandoffView {
 /** Why this device may not send input to the session, or null when it may. */
 export type InputBlock = { code: 'not_owner' | 'quiescing' | 'moved' | 'needs_attention' | 'not_running'; message: string } | null;
 
+/** Why this device cannot run a session it owns, and the concrete fix. */
+export interface AttentionView {
+  code: string;
+  message: string;
+  fix: string;
+  /** An activation failed after the transfer: "Retry activation" runs it again. */
+  retryActivation: boolean;
+}
+
 export interface SessionView {
   id: string;
   title: string;
@@ -99,8 +108,10 @@ export interface SessionView {
   ownerName: string;
   generation: number;
   isOwner: boolean;
-  /** 'owned' | 'moving' | 'moved' (no longer ours) | 'needs-attention' (activation failed) | 'remote' (another device owns it). */
+  /** 'owned' | 'moving' | 'moved' (no longer ours) | 'needs-attention' (activation failed, workspace missing…) | 'remote' (another device owns it). */
   condition: 'owned' | 'moving' | 'moved' | 'needs-attention' | 'remote';
+  /** Set exactly when the condition is 'needs-attention'. */
+  attention: AttentionView | null;
   inputBlock: InputBlock;
   activeHandoff: HandoffView | null;
   lastHandoff: HandoffView | null;

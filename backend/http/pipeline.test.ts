@@ -125,7 +125,7 @@ describe('request authentication', () => {
       await bob.client.call('getHandoff', { params: { handoffId } }),
       await bob.client.call('transitionHandoff', {
         params: { handoffId },
-        body: { from: 'requested', to: 'cancelled', generation: 1, reason: { code: 'user_cancelled', message: 'x' } },
+        body: { from: 'requested', to: 'cancelled', generation: 1, reason: { code: 'user_cancelled', sealed: null } },
       }),
       await bob.client.call('revokeDevice', { params: { deviceId: aliceTablet.id }, body: {} }),
       await bob.client.call('createHandoff', { body: { handoffId: newId(), sessionId, targetDeviceId: aliceTablet.id, generation: 1 } }),
@@ -139,7 +139,7 @@ describe('request authentication', () => {
       (
         await alice.client.call('transitionHandoff', {
           params: { handoffId },
-          body: { from: 'requested', to: 'cancelled', generation: 1, reason: { code: 'user_cancelled', message: 'done' } },
+          body: { from: 'requested', to: 'cancelled', generation: 1, reason: { code: 'user_cancelled', sealed: null } },
         })
       ).ok,
     ).toBe(true);

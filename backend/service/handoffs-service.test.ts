@@ -40,7 +40,7 @@ const generationAt = (state: HandoffState, history: HandoffState[]) =>
 /** The fields a transition into `to` needs. */
 function fieldsFor(to: HandoffState): Record<string, unknown> {
   if (to === 'source-relinquished-and-checkpointed') return { checkpoint };
-  if (to === 'cancelled') return { reason: { code: 'user_cancelled', message: 'test' } };
+  if (to === 'cancelled') return { reason: { code: 'user_cancelled', sealed: null } };
   if (to === 'completed') return { resumePath: 'checkpoint-import' };
   return {};
 }

@@ -22,6 +22,8 @@ export async function createHandoff(deps: Deps, { caller, body, idem }: Call<'cr
   if (!target || target.accountId !== caller.accountId) return fail('not_found', 'no such target device');
   if (target.id === caller.id) return fail('validation_failed', 'the target must be another device');
   if (target.status !== 'enrolled') return fail('forbidden', `the target device is ${target.status}`);
+  if (body.keyVersion !== undefined && body.keyVersion > (await deps.store.currentKeyVersion(caller.accountId)))
+    return fail('validation_failed', 'the account has no such key version', { field: 'keyVersion' });
   const wrap = (handoff: Handoff) => ({ handoff });
   const input = {
     id: body.handoffId,
@@ -30,6 +32,7 @@ export async function createHandoff(deps: Deps, { caller, body, idem }: Call<'cr
     sourceDeviceId: caller.id,
     targetDeviceId: target.id,
     generation: body.generation,
+    keyVersion: body.keyVersion ?? null,
     at: deps.clock(),
   };
   const result = await deps.store.createHandoff(input, idemWrite(idem, wrap));
@@ -137,7 +140,8 @@ export async function cancelHandoffsOfRevoked(deps: Deps, accountId: string, dev
       generation: session.generation,
       deviceId: null,
       at: deps.clock(),
-      reason: { code: 'device_revoked', message: 'a device taking part in this handoff was revoked' },
+      // The backend holds no key: the code alone says it (devices word it).
+      reason: { code: 'device_revoked', sealed: null },
     });
     if (result.ok) deps.push.publish(accountId, { type: 'handoff', handoff: result.value.handoff });
   }

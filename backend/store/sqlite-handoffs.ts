@@ -17,7 +17,8 @@ interface HandoffRow {
   checkpoint_digest: string | null;
   checkpoint_size: number | null;
   cancel_code: string | null;
-  cancel_message: string | null;
+  sealed_reason: string | null;
+  key_version: number | null;
   resume_path: Handoff['resumePath'];
   sealed_outcome: string | null;
   created_at: number;
@@ -40,13 +41,13 @@ export function sqliteHandoffStore(db: Database.Database, mutate: Mutator): Hand
     active: db.prepare("SELECT id FROM handoffs WHERE account_id = ? AND session_id = ? AND state NOT IN ('completed', 'cancelled')"),
     session: db.prepare('SELECT * FROM sessions WHERE account_id = ? AND id = ?'),
     insert:
-      db.prepare(`INSERT INTO handoffs (id, account_id, session_id, source_device_id, target_device_id, state, generation, created_at, updated_at)
-      VALUES (@id, @accountId, @sessionId, @sourceDeviceId, @targetDeviceId, 'requested', @generation, @at, @at)`),
+      db.prepare(`INSERT INTO handoffs (id, account_id, session_id, source_device_id, target_device_id, state, generation, key_version, created_at, updated_at)
+      VALUES (@id, @accountId, @sessionId, @sourceDeviceId, @targetDeviceId, 'requested', @generation, @keyVersion, @at, @at)`),
     insertHistory: db.prepare(`INSERT INTO handoff_history (account_id, handoff_id, seq, state, at, device_id)
       VALUES (@accountId, @id, (SELECT COUNT(*) + 1 FROM handoff_history WHERE account_id = @accountId AND handoff_id = @id), @state, @at, @deviceId)`),
     move: db.prepare(`UPDATE handoffs SET state = @to, updated_at = @at,
         checkpoint_digest = coalesce(@digest, checkpoint_digest), checkpoint_size = coalesce(@size, checkpoint_size),
-        cancel_code = coalesce(@cancelCode, cancel_code), cancel_message = coalesce(@cancelMessage, cancel_message),
+        cancel_code = coalesce(@cancelCode, cancel_code), sealed_reason = coalesce(@sealedReason, sealed_reason),
         resume_path = coalesce(@resumePath, resume_path), sealed_outcome = coalesce(@sealedOutcome, sealed_outcome)
       WHERE account_id = @accountId AND id = @id AND state = @from`),
     transfer: db.prepare(`UPDATE sessions SET generation = generation + 1, owner_device_id = ?, updated_at = ?
@@ -62,7 +63,8 @@ export function sqliteHandoffStore(db: Database.Database, mutate: Mutator): Hand
     state: r.state,
     generation: r.generation,
     checkpoint: r.checkpoint_digest === null ? null : { digest: r.checkpoint_digest, size: r.checkpoint_size ?? 0 },
-    cancelReason: r.cancel_code === null ? null : { code: r.cancel_code, message: r.cancel_message ?? '' },
+    keyVersion: r.key_version,
+    cancelReason: r.cancel_code === null ? null : { code: r.cancel_code, sealed: r.sealed_reason },
     resumePath: r.resume_path,
     sealedOutcome: r.sealed_outcome,
     history: (q.history.all(r.account_id, r.id) as HistoryRow[]).map((h) => ({ state: h.state, at: h.at, deviceId: h.device_id })),
@@ -115,7 +117,7 @@ export function sqliteHandoffStore(db: Database.Database, mutate: Mutator): Hand
           digest: input.checkpoint?.digest ?? null,
           size: input.checkpoint?.size ?? null,
           cancelCode: input.reason?.code ?? null,
-          cancelMessage: input.reason?.message ?? null,
+          sealedReason: input.reason?.sealed ?? null,
           resumePath: input.resumePath ?? null,
           sealedOutcome: input.sealedOutcome ?? null,
         });

@@ -269,6 +269,15 @@ const MIGRATIONS: readonly Migration[] = [
       CREATE INDEX memory_by_topic ON memory_items(account_id, topic, created_at);
     `,
   },
+  {
+    version: 4,
+    name: 'handoffs keep only the cancel code in clear (the sentence sealed) and carry the checkpoint key version',
+    sql: `
+      ALTER TABLE handoffs ADD COLUMN sealed_reason TEXT;
+      ALTER TABLE handoffs DROP COLUMN cancel_message;
+      ALTER TABLE handoffs ADD COLUMN key_version INTEGER;
+    `,
+  },
 ];
 
 /**

@@ -57,6 +57,7 @@ const create = (id: string, generation = 1) =>
     sourceDeviceId: SRC,
     targetDeviceId: TGT,
     generation,
+    keyVersion: 1,
     at,
   });
 
@@ -147,9 +148,37 @@ describe('the SQLite store', () => {
     store = openSqliteStore(dir, () => at);
     expect((await store.getSession(ACCOUNT, SESSION))?.ownerDeviceId).toBe(SRC);
     const raw = new Database(join(dir, 'baton.sqlite'), { readonly: true });
-    expect(raw.prepare('SELECT version FROM schema_migrations').all()).toEqual([{ version: 1 }, { version: 2 }, { version: 3 }]);
+    expect(raw.prepare('SELECT version FROM schema_migrations').all()).toEqual([
+      { version: 1 },
+      { version: 2 },
+      { version: 3 },
+      { version: 4 },
+    ]);
     expect(raw.pragma('journal_mode', { simple: true })).toBe('wal');
     raw.close();
+  });
+
+  it('keeps of a cancel only its code in clear and the sealed body, and the checkpoint key version', async () => {
+    await create('handoff_00000000001');
+    const cancelled = await store.transitionHandoff({
+      accountId: 'account_0000000001',
+      handoffId: 'handoff_00000000001',
+      from: 'requested',
+      to: 'cancelled',
+      generation: 1,
+      deviceId: SRC,
+      at,
+      reason: { code: 'target_cannot_open_workspace', sealed: 'c2VhbGVk' },
+    });
+    expect(cancelled.ok && [cancelled.value.handoff.cancelReason, cancelled.value.handoff.keyVersion]).toEqual([
+      { code: 'target_cannot_open_workspace', sealed: 'c2VhbGVk' },
+      1,
+    ]);
+    const raw = new Database(join(dir, 'baton.sqlite'), { readonly: true });
+    const columns = (raw.prepare('PRAGMA table_info(handoffs)').all() as { name: string }[]).map((c) => c.name);
+    raw.close();
+    expect(columns).toEqual(expect.arrayContaining(['cancel_code', 'sealed_reason', 'key_version']));
+    expect(columns).not.toContain('cancel_message');
   });
 
   it('spends a nonce once', async () => {

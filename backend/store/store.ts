@@ -8,7 +8,7 @@
  */
 import type { ApiErrorCode, Result } from '../../shared/errors.ts';
 import type { Device, JoinRequest, WrappedKey } from '../../shared/api/devices.ts';
-import type { CancelReason, CheckpointRef, Handoff } from '../../shared/api/handoffs.ts';
+import type { CheckpointRef, Handoff, SealedCancelReason } from '../../shared/api/handoffs.ts';
 import type { Session, SessionEvent } from '../../shared/api/sessions.ts';
 import type { HandoffState } from '../../shared/handoff-states.ts';
 import type { z } from 'zod';
@@ -60,7 +60,8 @@ export interface TransitionInput {
   deviceId: string | null;
   at: number;
   checkpoint?: CheckpointRef;
-  reason?: CancelReason;
+  /** The code in clear, the sentence sealed (opaque here). */
+  reason?: SealedCancelReason;
   resumePath?: 'checkpoint-import' | 'summary-continuation';
   sealedOutcome?: string;
 }
@@ -72,6 +73,8 @@ export interface CreateHandoffInput {
   sourceDeviceId: string;
   targetDeviceId: string;
   generation: number;
+  /** The key version the checkpoint will be sealed under; null when the caller did not say. */
+  keyVersion: number | null;
   at: number;
 }
 

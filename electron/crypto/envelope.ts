@@ -1,6 +1,6 @@
 /**
  * The sealed envelope used for every synced payload (checkpoints, session metadata, events,
- * capabilities, memory pointers):
+ * capabilities, handoff outcomes and cancel reasons, memory pointers):
  *
  *   magic "BT" (2) | format 0x01 (1) | key version u32 BE (4) | nonce (12) | ciphertext | tag (16)
  *
@@ -22,7 +22,8 @@ export const ENVELOPE_OVERHEAD = HEADER_BYTES + NONCE_BYTES + TAG_BYTES;
 /** Header and nonce: the bytes in front of the ciphertext. */
 export const ENVELOPE_HEAD_BYTES = HEADER_BYTES + NONCE_BYTES;
 
-export type SealPurpose = 'checkpoint' | 'handoff-outcome' | 'session-meta' | 'session-event' | 'device-capabilities' | 'memory-pointer';
+export type SealPurpose =
+  'checkpoint' | 'handoff-outcome' | 'handoff-reason' | 'session-meta' | 'session-event' | 'device-capabilities' | 'memory-pointer';
 
 /** What a sealed body is bound to. A body opens only under exactly the context it was sealed for. */
 export interface SealContext {

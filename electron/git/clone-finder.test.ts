@@ -2,6 +2,7 @@ import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createGitSandbox, type GitSandbox } from '../../dev-env/git-sandbox.ts';
+import { redactCredentials } from '../../shared/url-credentials.ts';
 import { cloneDestination, listClones, matchClone } from './clone-finder.ts';
 import { createGitRunner } from './git-runner.ts';
 
@@ -39,6 +40,16 @@ describe('clone finder', () => {
     expect(matchClone(clones, 'git@github.com:acme/lib.git')?.path).toBe(join(root, 'acme', 'lib'));
     expect(matchClone(clones, 'https://gitlab.com/acme/tool')?.path).toBe(join(box.root, 'elsewhere', 'tool'));
     expect(matchClone(clones, 'git@github.com:acme/other.git')).toBeNull();
+  });
+
+  it('matches a clone whose remote carries credentials with the redacted URL a session records, and the other way round', async () => {
+    repoWithRemote(join(root, 'api'), 'http://builder:s3cret@git.example.com/acme/api.git');
+    repoWithRemote(join(root, 'web'), 'https://x-access-token:***@git.example.com/acme/web.git');
+    const clones = await listClones({ run: createGitRunner({ env: box.env }), workspaceRoot: root });
+    expect(matchClone(clones, redactCredentials('http://builder:s3cret@git.example.com/acme/api.git'))?.path).toBe(join(root, 'api'));
+    expect(matchClone(clones, 'https://git.example.com/acme/api')?.path).toBe(join(root, 'api'));
+    expect(matchClone(clones, 'https://x-access-token:ghs_TOKEN@git.example.com/acme/web.git')?.path).toBe(join(root, 'web'));
+    expect(matchClone(clones, 'https://***@git.example.com/acme/other.git')).toBeNull();
   });
 
   it('picks a free clone folder named for the repository', async () => {

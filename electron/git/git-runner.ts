@@ -19,6 +19,7 @@
 import { statSync } from 'node:fs';
 import { isAbsolute } from 'node:path';
 import { GitConstructError, GitPluginError, simpleGit, type SimpleGitOptions } from 'simple-git';
+import { redactCredentials } from '../../shared/url-credentials.ts';
 
 export interface GitResult {
   /** Exit code; -1 when git did not run to completion (see `error`). */
@@ -208,5 +209,6 @@ export function gitFailureText(result: GitResult): string {
     .split('\n')
     .map((l) => l.trim())
     .find((l) => l.length > 0);
-  return line ?? `git exited with code ${result.code}`;
+  // git quotes remote URLs in its errors: their credentials never go further.
+  return line === undefined ? `git exited with code ${result.code}` : redactCredentials(line);
 }

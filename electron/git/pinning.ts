@@ -5,6 +5,7 @@
  */
 import { mkdir } from 'node:fs/promises';
 import type { Failure, Success } from '../../shared/errors.ts';
+import { redactCredentials, withoutRedactedCredentials } from '../../shared/url-credentials.ts';
 import { type CloneSearch, cloneDestination, listClones, matchClone } from './clone-finder.ts';
 import { operationInProgress, resolveGitDirs } from './git-dir.ts';
 import { gitFailureText, type GitRunner } from './git-runner.ts';
@@ -76,7 +77,9 @@ export function refuse(
   fix: string,
   where: { remote?: string; path?: string; details?: Record<string, unknown> } = {},
 ): PinFailure {
-  return { ok: false, code, message, fix, ...where };
+  // Every refusal can name a remote URL: none leaves here with credentials in it.
+  const remote = where.remote === undefined ? {} : { remote: redactCredentials(where.remote) };
+  return { ok: false, code, message: redactCredentials(message), fix: redactCredentials(fix), ...where, ...remote };
 }
 
 /** Checks a pin's shape (the commit only when given); null when it is well-formed. */
@@ -164,7 +167,8 @@ async function plan(pin: PinTarget, found: Located, deps: PinDeps): Promise<Plan
   const where = { remote: pin.remote };
   if (found.kind === 'clone-to') {
     const dest = found.path;
-    const cloned = await run(['clone', '-q', '--no-checkout', '--origin', 'origin', '--', pin.remote, dest], { cwd: deps.workspaceRoot });
+    const url = withoutRedactedCredentials(pin.remote);
+    const cloned = await run(['clone', '-q', '--no-checkout', '--origin', 'origin', '--', url, dest], { cwd: deps.workspaceRoot });
     if (cloned.code !== 0)
       return refuse('pin_failed', `Cloning the repository failed: ${gitFailureText(cloned)}`, `git clone ${pin.remote}`, where);
     if ((await revParse(run, dest, `${pin.commit}^{commit}`)) === null) {

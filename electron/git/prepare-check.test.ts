@@ -1,4 +1,6 @@
 import { mkdirSync, readdirSync } from 'node:fs';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createGitSandbox, type GitSandbox } from '../../dev-env/git-sandbox.ts';
@@ -63,5 +65,25 @@ describe('target prepare check', () => {
       code: 'target_branch_diverged',
       details: { localCommits: 1 },
     });
+  });
+
+  it("asks a redacted remote with the device's own credentials, never the *** placeholder, and says so redacted", async () => {
+    const authorizations: (string | null)[] = [];
+    const server = createServer((req, res) => {
+      authorizations.push(req.headers.authorization ?? null);
+      res.writeHead(401, { 'WWW-Authenticate': 'Basic realm="git"' }).end();
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    try {
+      const remote = `http://builder:***@127.0.0.1:${(server.address() as AddressInfo).port}/acme/app.git`;
+      const outcome = await prepareCheck([{ remote, branch: 'main' }], deps);
+      expect(outcome).toMatchObject({ ok: false, code: 'target_cannot_open_workspace', remote });
+      expect(!outcome.ok && outcome.message).toContain('http://builder:***@127.0.0.1:');
+      expect(authorizations.length).toBeGreaterThan(0);
+      const sent = authorizations.filter((a) => a !== null).map((a) => Buffer.from(a.replace(/^Basic /, ''), 'base64').toString());
+      expect(sent.some((credentials) => credentials.includes('***'))).toBe(false);
+    } finally {
+      server.close();
+    }
   });
 });

@@ -4,6 +4,7 @@
  * branch into existing clones; never touches a working tree and never clones.
  */
 import type { Success } from '../../shared/errors.ts';
+import { withoutRedactedCredentials } from '../../shared/url-credentials.ts';
 import { gitFailureText } from './git-runner.ts';
 import {
   fetchBranch,
@@ -42,7 +43,8 @@ async function prepareOne(repo: PrepareTarget, found: Located, deps: PinDeps): P
       path ? { remote: repo.remote, path } : { remote: repo.remote },
     );
   if (found.kind === 'clone-to') {
-    const listed = await run(['ls-remote', '--heads', '--', repo.remote, `refs/heads/${repo.branch}`], { cwd: deps.workspaceRoot });
+    const url = withoutRedactedCredentials(repo.remote);
+    const listed = await run(['ls-remote', '--heads', '--', url, `refs/heads/${repo.branch}`], { cwd: deps.workspaceRoot });
     if (listed.code !== 0) return cannotOpen(gitFailureText(listed));
     const tip = listed.stdout.split(/\s/)[0] ?? '';
     if (tip.length === 0) return cannotOpen('the branch is not on the remote.');

@@ -4,6 +4,7 @@
  */
 import { basename } from 'node:path';
 import type { Blocker, ReadinessReport, RepoState } from '../../shared/readiness.ts';
+import { redactCredentials, redactUrl } from '../../shared/url-credentials.ts';
 import { operationInProgress, readRemoteConfig, remoteForBranch, resolveGitDirs, type RemoteConfig } from './git-dir.ts';
 import { checkDirectory, gitFailureText, type GitRunner } from './git-runner.ts';
 import { sourceBlockers } from './source-blockers.ts';
@@ -40,13 +41,14 @@ function unreadable(repo: string, reason: string): RepoEvaluation {
   };
 }
 
+/** The push remote's URL, its credentials redacted: reports, records and checkpoints never hold them. */
 async function remoteUrl(repo: string, run: GitRunner, config: RemoteConfig, remote: string | null): Promise<string | null> {
   if (remote === null) return null;
   const url = config.remotes.get(remote);
-  if (url !== undefined && !config.hasIncludes) return url;
+  if (url !== undefined && !config.hasIncludes) return redactCredentials(url);
   // Only when the config includes other files: ask git, which follows them.
   const result = await run(['config', '--get', `remote.${remote}.url`], { cwd: repo, env: READ_ONLY_ENV });
-  return result.code === 0 ? result.stdout.trim() : (url ?? null);
+  return redactUrl(result.code === 0 ? result.stdout.trim() : (url ?? null));
 }
 
 /** Reads one repository's state and its blockers; a missing or non-git path yields `not_a_repository`. */

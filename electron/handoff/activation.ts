@@ -12,6 +12,7 @@ import type { BackendPort, Clock, GitPort, PacketPort, ProviderPort, SealPort } 
 import type { SessionService } from '../runtime/session-service.ts';
 import { decodeCheckpoint, sha256Hex, type Checkpoint } from './checkpoint.ts';
 import { continuationInput } from './continuation.ts';
+import { mergeTranscripts } from './transcript-merge.ts';
 import type { HandoffConfig } from './handoff-config.ts';
 
 /** How the provider resumed, why that way (when it fell back), and the drift found on the pinned tree. */
@@ -78,7 +79,8 @@ export async function activateCheckpoint(deps: ActivationDeps, handoff: Handoff)
     s.repoPaths = pinned.value.repoPaths;
     s.ownerDeviceId = selfId;
     s.generation = Math.max(s.generation, handoff.generation + 1);
-    s.transcript = checkpoint.transcriptTail;
+    // Merged by entry identity: whatever this device had (its own notes, entries it pulled) stays.
+    s.transcript = mergeTranscripts(s.transcript, checkpoint.transcript);
     s.agents = checkpoint.agents;
     s.providerResume = checkpoint.providerResume;
     // The target's provider is made (attach, below) with the level the session ran with on the source.
@@ -91,7 +93,7 @@ export async function activateCheckpoint(deps: ActivationDeps, handoff: Handoff)
     title: checkpoint.meta.title,
     ranOn: checkpoint.sourceDeviceName,
     goal: checkpoint.meta.prompt,
-    transcript: checkpoint.transcriptTail,
+    transcript: checkpoint.transcript,
     repos: checkpoint.repos,
     drift,
     nextAction: 'Continue where the session left off.',

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { CHECKPOINT_FORMAT, TRANSCRIPT_TAIL, decodeCheckpoint, encodeCheckpoint, sha256Hex, type Checkpoint } from './checkpoint.ts';
+import { CHECKPOINT_FORMAT, decodeCheckpoint, encodeCheckpoint, sha256Hex, type Checkpoint } from './checkpoint.ts';
 
 function checkpoint(overrides: Partial<Checkpoint> = {}): Checkpoint {
   return {
@@ -14,7 +14,7 @@ function checkpoint(overrides: Partial<Checkpoint> = {}): Checkpoint {
     providerResume: { provider: 'demo', format: 'demo/state@1', sessionId: null, payload: { turn: 1 } },
     packets: [{ relPath: '.', packet: { verified: { branch: 'main' } } }],
     agents: [{ id: 'main', parentId: null, name: 'Demo agent', role: 'main', status: 'waiting', lastActivityAt: 1 }],
-    transcriptTail: [{ id: 'e1', at: 1, role: 'user', agentId: 'main', text: 'hello' }],
+    transcript: [{ id: 'e1', at: 1, role: 'user', agentId: 'main', text: 'hello\nwith a newline' }],
     ...overrides,
   };
 }
@@ -65,19 +65,42 @@ describe('the checkpoint body', () => {
     expect(decodedOlder.ok && decodedOlder.value.meta).toEqual(older.meta);
   });
 
-  it('carries only the transcript tail', () => {
-    const long = Array.from({ length: TRANSCRIPT_TAIL + 50 }, (_, i) => ({
+  it('carries the whole transcript, one line per entry, however long the session', () => {
+    const long = Array.from({ length: 5000 }, (_, i) => ({
       id: `e${i}`,
       at: i,
-      role: 'assistant' as const,
+      role: i % 7 === 0 ? ('system' as const) : ('assistant' as const),
       agentId: 'main',
-      text: `entry ${i}`,
+      text: `entry ${i}\n"quoted" and \u2028 separated`,
     }));
-    const body = checkpoint({ transcriptTail: long });
-    const decoded = decodeCheckpoint(encodeCheckpoint(body), body.sessionId, body.handoffId);
+    const body = checkpoint({ transcript: long });
+    const bytes = encodeCheckpoint(body);
+    expect(Buffer.from(bytes).toString('utf8').split('\n')).toHaveLength(long.length + 2);
+    const decoded = decodeCheckpoint(bytes, body.sessionId, body.handoffId);
     if (!decoded.ok) throw new Error(decoded.message);
-    expect(decoded.value.transcriptTail).toHaveLength(TRANSCRIPT_TAIL);
-    expect(decoded.value.transcriptTail[0]?.id).toBe('e50');
+    expect(decoded.value.transcript).toEqual(long);
+  });
+
+  it('refuses a transcript cut short or with a broken entry as malformed', () => {
+    const body = checkpoint({
+      transcript: [1, 2, 3].map((i) => ({ id: `e${i}`, at: i, role: 'user' as const, agentId: 'main', text: 't' })),
+    });
+    const bytes = Buffer.from(encodeCheckpoint(body));
+    const lines = bytes.toString('utf8').split('\n');
+    const cut = Buffer.from(lines.slice(0, 3).join('\n') + '\n');
+    expect(decodeCheckpoint(cut, body.sessionId, body.handoffId)).toMatchObject({ ok: false, code: 'malformed_checkpoint' });
+    const broken = Buffer.from([...lines.slice(0, 2), '{"id":"e2"}', ...lines.slice(3)].join('\n'));
+    expect(decodeCheckpoint(broken, body.sessionId, body.handoffId)).toMatchObject({
+      ok: false,
+      code: 'malformed_checkpoint',
+      message: expect.stringContaining('entry 2'),
+    });
+  });
+
+  it('still reads the earlier format that held only a tail', () => {
+    const { transcript, ...rest } = checkpoint();
+    const earlier = Buffer.from(JSON.stringify({ ...rest, format: 'baton-checkpoint/1', transcriptTail: transcript }));
+    expect(decodeCheckpoint(earlier, rest.sessionId, rest.handoffId)).toEqual({ ok: true, value: { ...rest, transcript } });
   });
 
   it('addresses content by its SHA-256', () => {

@@ -8,13 +8,16 @@ import { isCancellable, isTerminal, reachedAt, type HandoffState } from '../../s
 import { fail, ok, type ActionResult } from '../../shared/errors.ts';
 import type { Blocker } from '../../shared/readiness.ts';
 import type { LocalState } from '../local-state/local-state.ts';
-import type { BackendPort, Clock } from '../runtime/ports.ts';
+import type { BackendPort, Clock, SealPort } from '../runtime/ports.ts';
+import { sealCancelReason } from './cancel-reason.ts';
 
 export interface CoordinatorDeps {
   selfId: string;
   /** This device's progress records of the handoffs it is party to. */
   progress: Pick<LocalState, 'ensureProgress' | 'updateProgress' | 'listProgress'>;
   backend: Pick<BackendPort, 'transition' | 'getHandoff' | 'listHandoffs'>;
+  /** Seals cancel reasons: only their code reaches the backend in clear. */
+  seal: Pick<SealPort, 'sealJson'>;
   /** The backend said this device no longer drives the session (stale generation, not the owner). */
   lostSession(sessionId: string): Promise<void>;
   clock: Clock;
@@ -136,9 +139,11 @@ export class Coordinator {
   async transition(
     handoff: Handoff,
     to: HandoffState,
-    extra: Partial<Omit<TransitionRequest, 'from' | 'to' | 'generation'>> = {},
+    extra: Partial<Omit<TransitionRequest, 'from' | 'to' | 'generation' | 'reason'>> & { reason?: CancelReason } = {},
   ): Promise<Handoff | null> {
-    const request: TransitionRequest = { from: handoff.state, to, generation: generationFor(handoff, handoff.state), ...extra };
+    const { reason, ...rest } = extra;
+    const sealed = reason === undefined ? {} : { reason: sealCancelReason(this.deps.seal, handoff, reason) };
+    const request: TransitionRequest = { from: handoff.state, to, generation: generationFor(handoff, handoff.state), ...rest, ...sealed };
     const result = await this.deps.backend.transition(handoff.id, request, `${handoff.id}-${handoff.state}-${to}`.slice(0, 120));
     if (result.ok) {
       this.deps.log(`handoff ${handoff.id}: ${handoff.state} → ${to}`);
@@ -166,7 +171,7 @@ export class Coordinator {
     throw new Error(`transition ${handoff.state} → ${to} failed: ${result.code} ${result.message}`);
   }
 
-  /** Cancels with a reason (and the remediation, kept locally for the UI). */
+  /** Cancels with a reason (sealed to the handoff; only its code in clear) and the remediation, kept locally for the UI. */
   async cancel(handoff: Handoff, reason: CancelReason, blockers: Blocker[] = []): Promise<Handoff | null> {
     if (blockers.length > 0)
       this.deps.progress.updateProgress(handoff.id, (p) => {

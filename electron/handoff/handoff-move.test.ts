@@ -10,7 +10,16 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadProfile } from '../enrollment/profile.ts';
 import { DEMO_EDIT_PATH } from '../providers/demo-agent.ts';
 import { createBackendClient } from '../sync/backend-client.ts';
-import { deviceId, startDemoSession, startTwoDevices, waitEligible, waitSession, type TwoDevices } from '../../dev-env/two-devices.ts';
+import type { SessionDetail } from '../../shared/device-api.ts';
+import {
+  deviceId,
+  holdTarget,
+  startDemoSession,
+  startTwoDevices,
+  waitEligible,
+  waitSession,
+  type TwoDevices,
+} from '../../dev-env/two-devices.ts';
 
 /** Real processes on a busy 2-core machine: give each test room beyond the default. */
 const TEST_TIMEOUT_MS = 120_000;
@@ -18,6 +27,16 @@ const TEST_TIMEOUT_MS = 120_000;
 let world: TwoDevices;
 /** What the completed move carried, for the plaintext check. */
 const carried = { sessionId: '', commit: '', transcript: '' };
+/** Names only the cancelled and blocked moves use (repo folder, branch, remote name and URL, a clone path, a file), to find wherever they leak. */
+const MARK = {
+  folder: 'folder-Qx7FOLDER',
+  branch: 'feature/branch-Qx7BRANCH',
+  remoteName: 'remote-Qx7RNAME',
+  remoteUrl: 'origin-Qx7RURL',
+  clonePath: 'clone-Qx7CLONEPATH',
+  file: 'draft-Qx7FILE.txt',
+  shortCommit: '',
+};
 
 beforeAll(async () => {
   world = await startTwoDevices({ env: { BATON_PREPARE_TIMEOUT_MS: '15000', BATON_DEMO_TURN_MS: '200' } });
@@ -124,6 +143,74 @@ describe('a complete Move between two device processes', () => {
   );
 });
 
+describe('cancelled and blocked moves', () => {
+  it(
+    'show their reasons on both devices while the backend gets only the codes: re-check, prepare refusals, readiness block',
+    async () => {
+      const { laptop, desktop, sandbox } = world;
+      const desktopId = await deviceId(desktop);
+      const origin = sandbox.makeOrigin(MARK.remoteUrl);
+      const repo = sandbox.clone(origin, join(laptop.workspaceRoot, MARK.folder));
+      sandbox.git(repo, ['remote', 'rename', 'origin', MARK.remoteName]);
+      sandbox.git(repo, ['checkout', '-q', '-b', MARK.branch]);
+      sandbox.git(repo, ['push', '-q', '-u', MARK.remoteName, MARK.branch]);
+      MARK.shortCommit = head(repo).slice(0, 7);
+      const session = await startDemoSession(laptop, repo, 'Tidy the marker repository');
+      await waitEligible(laptop, session.id, 'desktop');
+      /** Moves, waits for the move to end cancelled on both devices, and returns the reason each shows. */
+      const cancelledMove = async (what: string, whileRequested: () => Promise<void> = async () => undefined) => {
+        const release = holdTarget(desktop, 'prepare');
+        const moved = await laptop.client.call('startMove', { sessionId: session.id, targetDeviceId: desktopId });
+        if (!moved.ok) throw new Error(`${what}: move refused: ${moved.code} ${moved.message}`);
+        await whileRequested();
+        release();
+        const ended = (d: SessionDetail) => d.lastHandoff?.id === moved.value.handoffId && d.lastHandoff.state === 'cancelled';
+        const onLaptop = await waitSession(laptop, session.id, `${what} to be cancelled`, (d) => ended(d) && d.inputBlock === null);
+        const onDesktop = await waitSession(desktop, session.id, `the desktop to see ${what} cancelled`, ended);
+        expect(onLaptop).toMatchObject({ isOwner: true, generation: 1 });
+        expect(onDesktop.lastHandoff?.cancelReason).toEqual(onLaptop.lastHandoff?.cancelReason);
+        return onLaptop.lastHandoff!.cancelReason!;
+      };
+
+      // The agent dirties the tree after readiness passed: the checkpoint re-check cancels, naming the repository folder.
+      const recheck = await cancelledMove('the re-checked move', async () => {
+        expect(await laptop.client.call('sendMessage', { sessionId: session.id, text: 'Please edit a file' })).toEqual({ ok: true });
+        await waitSession(laptop, session.id, 'the edit', (d) => d.transcript.some((e) => e.text.includes('I edited one file')));
+      });
+      expect(recheck.code).toBe('dirty_tree');
+      expect(recheck.message).toContain(MARK.folder);
+      sandbox.git(repo, ['add', '-A']);
+      sandbox.git(repo, ['commit', '-q', '-m', 'Keep the demo notes']);
+      sandbox.git(repo, ['push', '-q']);
+
+      // The branch vanished from the remote: the target's prepare refuses, naming the branch and the remote.
+      sandbox.git(origin, ['branch', '-D', MARK.branch]);
+      const gone = await cancelledMove('the move of a branch the remote lost');
+      expect(gone.code).toBe('target_cannot_open_workspace');
+      expect(gone.message).toContain(MARK.branch);
+      expect(gone.message).toContain(MARK.remoteUrl);
+      sandbox.git(repo, ['push', '-q', MARK.remoteName, MARK.branch]);
+
+      // The target's own clone is dirty: its prepare refuses, naming the clone's path.
+      const clone = sandbox.clone(origin, join(desktop.workspaceRoot, MARK.clonePath));
+      sandbox.writeFile(clone, 'scratch.txt', 'mine\n');
+      const dirtyClone = await cancelledMove('the move to a dirty clone');
+      expect(dirtyClone.code).toBe('target_workspace_dirty');
+      expect(dirtyClone.message).toContain(MARK.clonePath);
+      rmSync(clone, { recursive: true, force: true });
+
+      // Readiness blocks before anything moves: the report names the file, the backend hears nothing.
+      sandbox.writeFile(repo, MARK.file, 'draft\n');
+      const blocked = await laptop.client.call('startMove', { sessionId: session.id, targetDeviceId: desktopId });
+      if (blocked.ok || !('report' in blocked)) throw new Error('expected a blocked report');
+      expect(blocked.report.blockers.map((b) => b.code)).toEqual(['dirty_tree']);
+      expect(JSON.stringify(blocked.report)).toContain(MARK.file);
+      rmSync(join(repo, MARK.file));
+    },
+    TEST_TIMEOUT_MS,
+  );
+});
+
 describe('a session moved at "Ask before editing"', () => {
   it(
     "runs on the target at the source's level: the target's agent refuses the edit it is asked for",
@@ -168,17 +255,30 @@ function filesUnder(dir: string): string[] {
 
 describe('what the backend stored', () => {
   it(
-    'holds no plaintext of the session title, repo path, commit id or transcript after a full handoff',
+    'holds no plaintext of the session title, repo path, commit id, transcript or any cancel or block reason, nor logs them',
     () => {
       expect(carried.sessionId).not.toBe('');
+      expect(MARK.shortCommit).not.toBe('');
       const secrets = [
         'Fix the flaky parser test',
         world.repo,
         carried.commit,
         'Look around the repository',
         carried.transcript.slice(0, 40),
+        MARK.folder,
+        MARK.branch,
+        MARK.remoteName,
+        MARK.remoteUrl,
+        MARK.clonePath,
+        MARK.file,
+        MARK.shortCommit,
+        'uncommitted',
       ];
-      expect(secrets.every((s) => s.length >= 10)).toBe(true);
+      expect(secrets.every((s) => s.length >= 7)).toBe(true);
+
+      // The backend's own log (stdout and stderr) names none of it either.
+      const log = world.backend.stdout() + world.backend.stderr();
+      for (const secret of secrets) expect(log.includes(secret), `${secret} in the backend log`).toBe(false);
 
       // Row by row, through SQLite.
       const db = new Database(join(world.backendData, 'baton.sqlite'), { readonly: true });

@@ -8,7 +8,7 @@ import { ok } from '../../shared/errors.ts';
 import type { Blocker, ReadinessReport } from '../../shared/readiness.ts';
 import type { LocalState } from '../local-state/local-state.ts';
 import type { DeviceDirectory } from '../runtime/device-directory.ts';
-import type { BackendPort, Clock, GitPort, TargetCheck } from '../runtime/ports.ts';
+import type { BackendPort, Clock, GitPort, SealPort, TargetCheck } from '../runtime/ports.ts';
 import { newId, type SessionService } from '../runtime/session-service.ts';
 import type { Coordinator } from './coordinator.ts';
 
@@ -17,6 +17,8 @@ export interface MoveRequestDeps {
   selfId: string;
   state: Pick<LocalState, 'session' | 'updateSession' | 'ensureProgress' | 'updateProgress'>;
   backend: Pick<BackendPort, 'listDevices' | 'listHandoffs' | 'createHandoff'>;
+  /** The key versions this device holds: the checkpoint is sealed under the newest, which the handoff names. */
+  seal: Pick<SealPort, 'keyVersions'>;
   git: Pick<GitPort, 'sourceReadiness'>;
   devices: Pick<DeviceDirectory, 'replaceAll' | 'targetBlockers'>;
   targetCheck: TargetCheck;
@@ -82,7 +84,9 @@ export function moveRequests(deps: MoveRequestDeps): MoveRequests {
     if (!published.ok) return published;
     const handoffId = newId();
     state.ensureProgress(handoffId, sessionId, 'source', clock());
-    const created = await backend.createHandoff(handoffId, sessionId, targetDeviceId, session.generation);
+    // The target checks it holds this version before anything changes hands (target-steps.ts prepare).
+    const keyVersion = Math.max(...deps.seal.keyVersions());
+    const created = await backend.createHandoff(handoffId, sessionId, targetDeviceId, session.generation, keyVersion);
     if (!created.ok) {
       state.updateProgress(handoffId, (p) => {
         p.finished = true;

@@ -12,12 +12,13 @@ import type { SessionService } from '../runtime/session-service.ts';
 import { encodeCheckpoint, CHECKPOINT_FORMAT, type Checkpoint } from './checkpoint.ts';
 import { transferred, type HandoffDriver, type Step } from './coordinator.ts';
 import type { HandoffConfig } from './handoff-config.ts';
+import { mergeTranscripts } from './transcript-merge.ts';
 
 /** What the source's steps use, and nothing more. */
 export interface SourceStepDeps {
   selfId: string;
   selfName: string;
-  state: Pick<LocalState, 'session' | 'progress' | 'updateProgress'>;
+  state: Pick<LocalState, 'session' | 'readSession' | 'progress' | 'updateProgress'>;
   sessions: Pick<SessionService, 'provider' | 'setInputBlock' | 'markMoved' | 'resumeOwned'>;
   git: Pick<GitPort, 'repos' | 'sourceReadiness'>;
   packets: Pick<PacketPort, 'build'>;
@@ -115,7 +116,9 @@ async function buildCheckpoint(
     providerResume,
     packets: packetList,
     agents: snapshot?.agents ?? session.agents,
-    transcriptTail: snapshot?.transcript ?? session.transcript,
+    // The whole transcript as this device keeps it (Baton's notes and entries of earlier providers
+    // included), with anything the running provider holds that it has not reported yet.
+    transcript: snapshot ? mergeTranscripts(session.transcript, snapshot.transcript) : [...session.transcript],
   };
 }
 
@@ -140,9 +143,10 @@ async function checkpointStep(deps: SourceStepDeps, driver: HandoffDriver, hando
       await driver.cancel(handoff, { code: first.code, message: `${first.message} ${first.fix}`.slice(0, 2000) }, report.blockers);
       return;
     }
-    const body = encodeCheckpoint(await buildCheckpoint(deps, handoff, state.session(session.id)!, provider));
+    const body = encodeCheckpoint(await buildCheckpoint(deps, handoff, state.readSession(session.id)!, provider));
     // The envelope stays in parts (head, ciphertext, tag) from seal to socket: the ciphertext is never copied.
-    const sealed = seal.sealCheckpoint(body, session.id, handoff.id);
+    // Under the key version the handoff names (the target checked it holds it), whatever rotated since.
+    const sealed = seal.sealCheckpoint(body, session.id, handoff.id, handoff.keyVersion ?? undefined);
     const put = await backend.putBlob(sealed.digest, sealed.parts);
     if (!put.ok) throw new Error(`checkpoint upload failed: ${put.code} ${put.message}`);
     checkpoint = { digest: sealed.digest, size: sealed.byteLength };

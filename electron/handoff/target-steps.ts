@@ -6,9 +6,10 @@
 import type { Handoff, HandoffOutcome } from '../../shared/api/handoffs.ts';
 import type { CodedMessage } from '../../shared/errors.ts';
 import type { LocalState } from '../local-state/local-state.ts';
-import type { BackendPort, GitPort, ProviderPort, SealPort } from '../runtime/ports.ts';
+import type { AccountPort, BackendPort, GitPort, ProviderPort, SealPort } from '../runtime/ports.ts';
 import type { SessionService } from '../runtime/session-service.ts';
 import { activateCheckpoint, type ActivationDeps } from './activation.ts';
+import { openCancelReason } from './cancel-reason.ts';
 import { transferred, type HandoffDriver, type Step } from './coordinator.ts';
 import type { HandoffConfig } from './handoff-config.ts';
 import { releasedFromTestHold } from './test-hold.ts';
@@ -17,10 +18,15 @@ import { releasedFromTestHold } from './test-hold.ts';
 export interface TargetStepDeps extends Omit<ActivationDeps, 'state' | 'backend' | 'seal' | 'git' | 'providers' | 'sessions' | 'config'> {
   state: Pick<LocalState, 'session' | 'updateSession' | 'updateProgress'>;
   backend: Pick<BackendPort, 'getBlob' | 'getSession'>;
-  seal: Pick<SealPort, 'openCheckpoint' | 'sealJson'>;
+  seal: Pick<SealPort, 'openCheckpoint' | 'sealJson' | 'openJson' | 'keyVersions'>;
+  /** Fetches key versions wrapped for this device since it last looked (a rotation it may have missed). */
+  keys: Pick<AccountPort, 'refreshKeyRing'>;
   git: Pick<GitPort, 'prepare' | 'pin'>;
   providers: Pick<ProviderPort, 'list' | 'resume'>;
-  sessions: Pick<SessionService, 'applyRemote' | 'attach' | 'detach' | 'setInputBlock' | 'clearAttention' | 'provider' | 'saveResumeData'>;
+  sessions: Pick<
+    SessionService,
+    'applyRemote' | 'attach' | 'detach' | 'setInputBlock' | 'clearAttention' | 'provider' | 'saveResumeData' | 'publishMeta'
+  >;
   config: Pick<HandoffConfig, 'workspaceRoot' | 'testHoldDir'>;
 }
 
@@ -33,6 +39,13 @@ async function knownSession(deps: TargetStepDeps, sessionId: string) {
   return deps.state.session(sessionId);
 }
 
+/** Whether this device holds the key version the checkpoint will be sealed under (fetching wraps it may have missed first). */
+async function holdsKeyVersion(deps: TargetStepDeps, keyVersion: number | null): Promise<boolean> {
+  if (keyVersion === null || deps.seal.keyVersions().includes(keyVersion)) return true;
+  await deps.keys.refreshKeyRing().catch((error: Error) => deps.log(`key refresh failed: ${error.message}`));
+  return deps.seal.keyVersions().includes(keyVersion);
+}
+
 /** requested: the target checks it can take the session and fetches, then says so. */
 async function prepare(deps: TargetStepDeps, driver: HandoffDriver, handoff: Handoff): Promise<void> {
   const { config, providers, git } = deps;
@@ -40,6 +53,14 @@ async function prepare(deps: TargetStepDeps, driver: HandoffDriver, handoff: Han
     await releasedFromTestHold(config.testHoldDir, 'prepare');
     await driver.refresh(handoff.id);
     if (driver.get(handoff.id)?.state !== 'requested') return;
+  }
+  // Before anything else: a checkpoint this device cannot open must never be transferred to it.
+  if (!(await holdsKeyVersion(deps, handoff.keyVersion))) {
+    await driver.cancel(handoff, {
+      code: 'target_missing_key_version',
+      message: `The target does not hold account key version ${handoff.keyVersion}, which the checkpoint would be sealed under.`,
+    });
+    return;
   }
   const session = await knownSession(deps, handoff.sessionId);
   if (!session) {
@@ -96,6 +117,9 @@ async function activate(deps: TargetStepDeps, driver: HandoffDriver, handoff: Ha
   const outcome: HandoffOutcome = { resumeNote: note, driftWarnings: drift };
   const sealedOutcome = deps.seal.sealJson(outcome, { kind: 'handoff-outcome', sessionId: handoff.sessionId, handoffId: handoff.id });
   await driver.transition(handoff, 'completed', { resumePath, sealedOutcome });
+  // The sealed metadata names the owner's workspace: this device's now (a lost local record is rebuilt from it).
+  const published = await deps.sessions.publishMeta(handoff.sessionId);
+  if (!published.ok) deps.log(`session metadata not republished: ${published.code}`);
   // Until this export lands, a restart resumes from the checkpoint's own provider data.
   const provider = deps.sessions.provider(handoff.sessionId);
   if (provider) await deps.sessions.saveResumeData(handoff.sessionId, provider);
@@ -125,7 +149,11 @@ export function targetStep(deps: TargetStepDeps): Step {
         return;
       case 'cancelled':
         if (transferred(handoff) && !deps.state.session(handoff.sessionId)?.needsAttention) {
-          needsAttention(deps, handoff, handoff.cancelReason ?? { code: 'activation_failed', message: 'Activation failed.' });
+          needsAttention(
+            deps,
+            handoff,
+            openCancelReason(deps.seal, handoff) ?? { code: 'activation_failed', message: 'Activation failed.' },
+          );
         }
         driver.finish(handoff.id);
         return;

@@ -11,13 +11,15 @@ import type { AgentView, TranscriptEntry } from '../../shared/agents.ts';
 import { DriftWarning, ResumePath } from '../../shared/api/handoffs.ts';
 import { DEFAULT_PERMISSION_LEVEL, PermissionLevel } from '../../shared/provider.ts';
 import type { Blocker } from '../../shared/readiness.ts';
+import { redactUrl } from '../../shared/url-credentials.ts';
 import { RecordFolder } from './record-folder.ts';
 
 /** A repository of a session workspace as the owner last recorded it. */
-const RepoRef = z.object({
+export const RepoRef = z.object({
   /** Path relative to the workspace (`.` for a single-repo workspace). */
   relPath: z.string(),
-  remoteUrl: z.string().nullable(),
+  /** Its remote, credentials redacted (a record written before redaction is redacted as it is read). */
+  remoteUrl: z.string().nullable().transform(redactUrl),
   branch: z.string().nullable(),
 });
 export type RepoRef = z.infer<typeof RepoRef>;
@@ -41,8 +43,14 @@ export const LocalSessionSchema = z.object({
   inputBlock: Block.nullable(),
   /** The provider's own resume data (what exportResumeData gave, or what a checkpoint carried). */
   providerResume: z.unknown().nullable(),
-  /** Set when an activation failed after the transfer: the handoff whose checkpoint to retry. */
-  needsAttention: z.object({ handoffId: z.string(), code: z.string(), message: z.string() }).nullable(),
+  /**
+   * Why this device cannot run the session it owns, and what fixes it: an activation that failed
+   * after the transfer (`handoffId`: whose checkpoint to retry), or a record rebuilt without its
+   * workspace (`handoffId` null). `fix` is the concrete step (absent on older records).
+   */
+  needsAttention: z
+    .object({ handoffId: z.string().nullable(), code: z.string(), message: z.string(), fix: z.string().optional() })
+    .nullable(),
   transcript: z.array(z.custom<TranscriptEntry>()),
   agents: z.array(z.custom<AgentView>()),
   /** How the provider was last resumed after this device restarted (absent: never). */
@@ -87,6 +95,11 @@ export class LocalState {
   /** The session record, or undefined when this device has never known it. */
   session(id: string): LocalSession | undefined {
     return this.sessions.get(id);
+  }
+
+  /** Session records whose file could not be read at start (and were not rebuilt since): id → why. */
+  unreadableSessions(): Map<string, string> {
+    return this.sessions.unreadable();
   }
 
   listSessions(): LocalSession[] {

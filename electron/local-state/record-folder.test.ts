@@ -1,4 +1,4 @@
-import { mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -70,5 +70,26 @@ describe('RecordFolder', () => {
     const notes = open(folder());
     expect(() => notes.put('../x', { id: '../x', text: 'no' }, true)).toThrow(/invalid record id/);
     expect(notes.all()).toEqual([]);
+  });
+
+  it('lists a truncated or misshapen record with why, instead of dropping it silently, until it is written again', async () => {
+    const dir = folder();
+    const notes = open(dir);
+    notes.put('whole', { id: 'whole', text: 'fine' }, true);
+    notes.put('cut', { id: 'cut', text: 'a record that will be cut short' }, true);
+    await notes.settled();
+    const text = readFileSync(join(dir, 'cut.json'), 'utf8');
+    writeFileSync(join(dir, 'cut.json'), text.slice(0, text.length / 2));
+    writeFileSync(join(dir, 'odd.json'), JSON.stringify({ id: 'odd' }));
+    const reopened = open(dir);
+    expect(reopened.get('whole')?.text).toBe('fine');
+    expect(reopened.get('cut')).toBeUndefined();
+    expect(Object.fromEntries(reopened.unreadable())).toEqual({
+      cut: 'it is not complete JSON (truncated?)',
+      odd: expect.stringMatching(/^it does not have the expected shape \(text: /),
+    });
+    reopened.put('cut', { id: 'cut', text: 'rebuilt' }, true);
+    expect([...reopened.unreadable().keys()]).toEqual(['odd']);
+    await reopened.settled();
   });
 });

@@ -49,6 +49,12 @@ interface Slot {
 
 const RECORD_ID = /^[A-Za-z0-9_-]{1,64}$/;
 
+/** The first schema problem, as `path: message`. */
+function describeIssue(error: z.ZodError): string {
+  const issue = error.issues[0];
+  return issue ? `${issue.path.join('.') || 'record'}: ${issue.message}` : 'invalid';
+}
+
 export class RecordFolder<T extends { [key: string]: unknown }> {
   private readonly cache = new Map<string, T>();
   private readonly slots = new Map<string, Slot>();
@@ -57,6 +63,8 @@ export class RecordFolder<T extends { [key: string]: unknown }> {
   private readonly pendingDurable = new Set<Promise<void>>();
   /** Records whose last write failed (they are written again by the next `settled()`), and why. */
   private readonly failed = new Map<string, string>();
+  /** Record files that could not be read at start (truncated, not JSON, wrong shape): id → why. */
+  private readonly unreadableFiles = new Map<string, string>();
 
   constructor(
     private readonly dir: string,
@@ -70,13 +78,21 @@ export class RecordFolder<T extends { [key: string]: unknown }> {
         continue;
       }
       if (!name.endsWith('.json')) continue;
+      // A record that cannot be read does not crash the device: it is listed, for the owner to rebuild or report.
+      const id = name.slice(0, -'.json'.length);
       try {
         const parsed = schema.safeParse(JSON.parse(readFileSync(join(dir, name), 'utf8')));
         if (parsed.success) this.cache.set(key(parsed.data), parsed.data);
-      } catch {
-        // A record that cannot be read is ignored rather than crashing the device.
+        else this.unreadableFiles.set(id, `it does not have the expected shape (${describeIssue(parsed.error)})`);
+      } catch (error) {
+        this.unreadableFiles.set(id, error instanceof SyntaxError ? 'it is not complete JSON (truncated?)' : (error as Error).message);
       }
     }
+  }
+
+  /** The record files that could not be read at start and have not been written since: id → why. */
+  unreadable(): Map<string, string> {
+    return new Map([...this.unreadableFiles].filter(([id]) => !this.cache.has(id)));
   }
 
   get(id: string): T | undefined {

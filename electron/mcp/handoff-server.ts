@@ -20,13 +20,15 @@ const CREATE_DESCRIPTION = [
   "Write the handoff packet for the repository's current branch at docs/handoffs/<branch with / as ->.md, so another session",
   '(any provider) can pick the work up. Branch, HEAD, merge base and changed files are read from git and recorded as verified;',
   'your prose is recorded verbatim as asserted. Verification rows are stored with result "not run". Each field is capped at',
-  '2048 bytes and the packet at 8192: oversize input is refused, never truncated. Re-creating overwrites the branch packet.',
+  '2048 bytes and the packet at 8192: oversize input is refused, never truncated. Re-creating overwrites the branch packet',
+  'and keeps, verbatim, any section a person added under another heading.',
 ].join(' ');
 
 const RESUME_DESCRIPTION = [
   "Read a branch's handoff packet (default: the current branch's) and re-check its facts against the repository.",
   'Returns verified facts, drift warnings (branch_missing, head_moved, files_diverged, packet_stale_days, dirty_tree),',
-  'the asserted prose and memory. Read-only: it never writes, checks out or runs tests — the warnings are a report, not a go signal.',
+  'the asserted prose (sections a person added under other headings in asserted.extra_sections, heading → text, in file order)',
+  'and memory. Read-only: it never writes, checks out or runs tests — the warnings are a report, not a go signal.',
 ].join(' ');
 
 /** One line for people reading the transcript. */

@@ -99,11 +99,13 @@ describe('the account memory link', () => {
     expect(JSON.parse(stdout).memory).toMatchObject({ status: 'recalled', count: 2 });
   });
 
-  it('is skipped with unreachable when the backend is down, and create still writes the packet', async () => {
+  it('is skipped with exactly no_backend (and a detail) when the backend is down, and create still writes the packet', async () => {
     await backend.stop();
     const created = await handoffCreate(repo, { goal: 'offline' }, await deps());
-    expect(created.ok && created.memory).toMatchObject({ status: 'skipped', reason: 'unreachable' });
+    const offline = { status: 'skipped', reason: 'no_backend', detail: expect.stringContaining('did not answer') };
+    expect(created.ok && created.memory).toEqual(offline);
     const resumed = await handoffResume(repo, {}, await deps());
-    expect(resumed).toMatchObject({ ok: true, asserted: { goal: 'offline' }, memory: { status: 'skipped', reason: 'unreachable' } });
+    expect(resumed).toMatchObject({ ok: true, asserted: { goal: 'offline' } });
+    expect(resumed.ok && resumed.memory).toEqual(offline);
   });
 });

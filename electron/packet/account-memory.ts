@@ -11,7 +11,7 @@ import { sealJson, unsealJson } from '../crypto/sealed-json.ts';
 import type { SealContext } from '../crypto/envelope.ts';
 import { loadProfile } from '../enrollment/profile.ts';
 import { createBackendClient } from '../sync/backend-client.ts';
-import { guardMemoryLink, noBackendLink, type MemoryLink, type MemoryPointer, type MemorySkipped } from './memory-link.ts';
+import { guardMemoryLink, noBackend, noBackendLink, type MemoryLink, type MemoryPointer } from './memory-link.ts';
 
 /** The two backend routes the link uses (putMemory, listMemory), as a narrow port. */
 export interface MemoryBackendPort {
@@ -28,25 +28,31 @@ export interface MemoryKeys {
 const TOPIC_LABEL = 'handoff-slug';
 const Pointer = z.object({ slug: z.string(), goal: z.string(), path: z.string(), repo: z.string() });
 
-const skipped = (reason: MemorySkipped['reason'], message: string): MemorySkipped => ({ status: 'skipped', reason, message });
+/** A failed backend call as a skip: it did not answer, or it refused (with its code). */
+const backendFailed = (failure: { code: string; message: string }) =>
+  noBackend(
+    failure.code === 'unreachable'
+      ? `the account backend did not answer: ${failure.message}`
+      : `the account backend refused: ${failure.code}: ${failure.message}`,
+  );
 const context = (accountId: string, topic: string): SealContext => ({ purpose: 'memory-pointer', accountId, subject: topic });
 
-/** A link storing sealed pointers through `backend`; any backend failure reads as unreachable, never as an exception. */
+/** A link storing sealed pointers through `backend`; any backend failure reads as no_backend (with why), never as an exception. */
 export function accountMemoryLink(keys: MemoryKeys, backend: MemoryBackendPort): MemoryLink {
   const topicOf = (slug: string) => keyedTopic(keys.ring, TOPIC_LABEL, slug);
   return guardMemoryLink({
     async remember(pointer: MemoryPointer) {
       const topic = topicOf(pointer.slug);
-      if (topic === null) return skipped('no_backend', 'this device holds no account key yet');
+      if (topic === null) return noBackend('this device holds no account key yet');
       const sealedBody = sealJson(keys.ring, context(keys.accountId, topic), pointer);
       const put = await backend.putMemory({ itemId: randomBytes(16).toString('base64url'), topic, sealedBody });
-      return put.ok ? { status: 'stored' } : skipped('unreachable', put.message);
+      return put.ok ? { status: 'stored' } : backendFailed(put);
     },
     async recall(slug: string) {
       const topic = topicOf(slug);
-      if (topic === null) return skipped('no_backend', 'this device holds no account key yet');
+      if (topic === null) return noBackend('this device holds no account key yet');
       const listed = await backend.listMemory(topic);
-      if (!listed.ok) return skipped('unreachable', listed.message);
+      if (!listed.ok) return backendFailed(listed);
       const items = [...listed.value]
         .sort((a, b) => b.createdAt - a.createdAt)
         .map((item) => unsealJson(keys.ring, context(keys.accountId, topic), item.sealedBody, Pointer))
@@ -56,9 +62,9 @@ export function accountMemoryLink(keys: MemoryKeys, backend: MemoryBackendPort):
   });
 }
 
-/** A link whose every call is skipped with `reason` (and says why). */
-function skippedLink(reason: MemorySkipped['reason'], message: string): MemoryLink {
-  return { remember: async () => skipped(reason, message), recall: async () => skipped(reason, message) };
+/** A link whose every call is skipped with no_backend, saying why. */
+function skippedLink(detail: string): MemoryLink {
+  return { remember: async () => noBackend(detail), recall: async () => noBackend(detail) };
 }
 
 /**
@@ -74,12 +80,11 @@ export async function openMemoryLink(
   try {
     loaded = loadProfile(profileDir);
   } catch (error) {
-    return skippedLink('no_backend', `cannot read the device profile: ${(error as Error).message}`);
+    return skippedLink(`cannot read the device profile: ${(error as Error).message}`);
   }
-  if (!loaded.ok) return skippedLink('no_backend', loaded.message);
+  if (!loaded.ok) return skippedLink(loaded.message);
   const { info, ring, identity } = loaded.value;
-  if (info.status !== 'enrolled' || info.accountId === null)
-    return skippedLink('no_backend', `the device profile is ${info.status}, not enrolled`);
+  if (info.status !== 'enrolled' || info.accountId === null) return skippedLink(`the device profile is ${info.status}, not enrolled`);
   const client = createBackendClient({
     baseUrl: info.backendUrl,
     signer: identity,

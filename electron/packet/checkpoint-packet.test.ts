@@ -49,6 +49,7 @@ describe('checkpoint packets', () => {
           current_state: 'half done',
           next_action: 'finish',
           verification: [],
+          extra_sections: {},
         },
       },
     });

@@ -72,12 +72,12 @@ describe('handoffCreate', () => {
     const result = await handoffCreate(repo, args, deps());
     expect(result.ok).toBe(true);
     if (!result.ok) return;
-    expect(result.packet.asserted).toEqual({ ...args, verification: [] });
+    expect(result.packet.asserted).toEqual({ ...args, verification: [], extra_sections: {} });
     const text = readFileSync(join(repo, result.path), 'utf8');
     const titles = [...text.matchAll(/^## (.+)$/gm)].map((m) => m[1]);
     expect(titles).toEqual(['Goal', 'Acceptance criteria', 'Scope assumptions', 'Current state', 'Next action']);
     const reparsed = parsePacket(text);
-    expect(reparsed.ok && reparsed.packet.asserted).toEqual({ ...args, verification: [] });
+    expect(reparsed.ok && reparsed.packet.asserted).toEqual({ ...args, verification: [], extra_sections: {} });
   });
 
   it('leaves out empty sections', async () => {
@@ -151,6 +151,39 @@ describe('handoffCreate', () => {
     const front = frontmatter(repo);
     expect(front.superseded_at).toBe('2026-11-01T10:00:00.000Z');
     expect(readFileSync(join(repo, 'docs/handoffs/feature-login.md'), 'utf8')).not.toContain('first');
+  });
+
+  it('keeps the sections a person added to the previous packet verbatim when it overwrites the known ones', async () => {
+    const repo = featureRepo();
+    await handoffCreate(repo, { goal: 'first', next_action: 'old step' }, deps('2026-11-01T10:00:00.000Z'));
+    const file = join(repo, 'docs/handoffs/feature-login.md');
+    const notes = 'Ask Dana before merging.\n\n- the flag stays off\n  ## an indented line';
+    writeFileSync(file, readFileSync(file, 'utf8').replace('## Next action', `## Notes\n\n${notes}\n\n## Next action`));
+    const second = await handoffCreate(repo, { goal: 'second', next_action: 'new step' }, deps('2026-11-02T10:00:00.000Z'));
+    expect(second.ok && second.packet.asserted).toMatchObject({
+      goal: 'second',
+      next_action: 'new step',
+      extra_sections: { Notes: notes },
+    });
+    const text = readFileSync(file, 'utf8');
+    expect(text).toContain(`## Notes\n\n${notes}\n`);
+    expect(text).not.toContain('old step');
+    const reread = parsePacket(text);
+    expect(reread.ok && reread.packet.asserted).toMatchObject({
+      goal: 'second',
+      next_action: 'new step',
+      extra_sections: { Notes: notes },
+    });
+  });
+
+  it('counts the kept sections toward the packet cap and says so, keeping the previous packet', async () => {
+    const repo = featureRepo();
+    await handoffCreate(repo, { goal: 'kept' }, deps());
+    const file = join(repo, 'docs/handoffs/feature-login.md');
+    writeFileSync(file, `${readFileSync(file, 'utf8')}\n## Notes\n\n${'n'.repeat(7000)}\n`);
+    const result = await handoffCreate(repo, { goal: 'g'.repeat(1500) }, deps());
+    expect(result).toMatchObject({ ok: false, reason: 'packet_over_cap', limit: 8192, message: expect.stringContaining('Notes') });
+    expect(readFileSync(file, 'utf8')).toContain('kept');
   });
 
   it('accepts a field of exactly 2048 bytes and refuses 2049 with field_over_cap, writing nothing', async () => {

@@ -54,8 +54,11 @@ function fieldOverCap(args: HandoffCreateArgs): { field: string; bytes: number }
   return undefined;
 }
 
-/** Builds the asserted half from the caller's arguments; every verification result becomes "not run". */
-export function assertedFrom(args: HandoffCreateArgs): PacketProse {
+/**
+ * Builds the asserted half from the caller's arguments; every verification result becomes "not run".
+ * `extraSections` are sections a person added to the previous packet, carried over verbatim.
+ */
+export function assertedFrom(args: HandoffCreateArgs, extraSections: Record<string, string> = {}): PacketProse {
   return {
     goal: args.goal ?? '',
     acceptance_criteria: args.acceptance_criteria ?? '',
@@ -63,12 +66,15 @@ export function assertedFrom(args: HandoffCreateArgs): PacketProse {
     current_state: args.current_state ?? '',
     next_action: args.next_action ?? '',
     verification: (args.verification ?? []).map((row) => ({ claim: row.claim, probe: row.probe, result: NOT_RUN })),
+    extra_sections: { ...extraSections },
   };
 }
 
 /**
  * Writes `docs/handoffs/<slug>.md` for the current branch of the repository at `root`. Oversize
- * input is refused by name (never truncated); an overwrite keeps the previous created_at as superseded_at.
+ * input is refused by name (never truncated); an overwrite keeps the previous created_at as
+ * superseded_at and the sections a person added to the previous packet, verbatim (they count
+ * toward the packet cap).
  */
 export async function handoffCreate(root: string, rawArgs: unknown, deps: HandoffDeps = {}): Promise<HandoffCreateResult> {
   const parsed = HandoffCreateArgs.safeParse(rawArgs ?? {});
@@ -107,17 +113,20 @@ export async function handoffCreate(root: string, rawArgs: unknown, deps: Handof
       ...(previous.ok ? { superseded_at: previous.packet.verified.created_at } : {}),
       ...(merge_base_error !== undefined ? { merge_base_error } : {}),
     },
-    asserted: assertedFrom(args),
+    asserted: assertedFrom(args, previous.ok ? previous.packet.asserted.extra_sections : {}),
   };
   const text = renderPacket(packet);
   const bytes = byteLength(text);
   if (bytes > PACKET_CAP_BYTES) {
+    const kept = Object.keys(packet.asserted.extra_sections);
     return {
       ok: false,
       reason: 'packet_over_cap',
       limit: PACKET_CAP_BYTES,
       bytes,
-      message: `the rendered packet is ${bytes} bytes; the cap is ${PACKET_CAP_BYTES}`,
+      message: `the rendered packet is ${bytes} bytes; the cap is ${PACKET_CAP_BYTES}${
+        kept.length > 0 ? ` (it keeps the sections a person added: ${kept.join(', ')})` : ''
+      }`,
     };
   }
   const written = await writePacketFile(toplevel, slug, text);

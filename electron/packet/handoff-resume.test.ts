@@ -76,6 +76,28 @@ describe('handoffResume', () => {
     expect(back).toMatchObject({ ok: true, slug: 'team-a-task', asserted: { goal: 'nested' } });
   });
 
+  it('surfaces a section a person added untouched in asserted.extra_sections, with the known sections unchanged', async () => {
+    const repo = featureRepo();
+    await handoffCreate(repo, { goal: 'Add login', current_state: 'Half done', next_action: 'Write the test' }, deps());
+    const file = join(repo, 'docs/handoffs/feature-login.md');
+    const notes = 'Ask Dana before merging.\n\n| owner | date |\n| --- | --- |\n| dana | friday |';
+    const edited = readFileSync(file, 'utf8').replace('## Next action', `## Notes\n\n${notes}\n\n## Next action`);
+    writeFileSync(file, `${edited}\n## Links\n\nhttps://example.invalid/ticket/1\n`);
+    const result = await handoffResume(repo, {}, deps());
+    if (!result.ok) throw new Error(result.message);
+    expect(result.asserted).toEqual({
+      goal: 'Add login',
+      acceptance_criteria: '',
+      scope_assumptions: '',
+      current_state: 'Half done',
+      next_action: 'Write the test',
+      verification: [],
+      extra_sections: { Notes: notes, Links: 'https://example.invalid/ticket/1' },
+    });
+    expect(Object.keys(result.asserted.extra_sections)).toEqual(['Notes', 'Links']);
+    expect(readFileSync(file, 'utf8')).toBe(`${edited}\n## Links\n\nhttps://example.invalid/ticket/1\n`);
+  });
+
   it('refuses traversal, separators, dot-names and empty slugs as invalid_slug', async () => {
     const repo = featureRepo();
     for (const slug of ['../x', 'a/b', '..', '.hidden', '', 'a\\b', 'x..y']) {

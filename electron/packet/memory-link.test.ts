@@ -7,7 +7,7 @@ describe('memory link states', () => {
     expect(await noBackendLink.recall('s')).toEqual({ status: 'skipped', reason: 'no_backend' });
   });
 
-  it('turns a thrown error into skipped/unreachable instead of an exception', async () => {
+  it('turns a thrown error into exactly skipped/no_backend, with a detail saying why, instead of an exception', async () => {
     const throwing = guardMemoryLink({
       remember: async () => {
         throw new Error('socket hang up');
@@ -16,9 +16,13 @@ describe('memory link states', () => {
     });
     expect(await throwing.remember({ slug: 's', goal: '', path: '', repo: '' })).toEqual({
       status: 'skipped',
-      reason: 'unreachable',
-      message: 'socket hang up',
+      reason: 'no_backend',
+      detail: 'the account backend did not answer: socket hang up',
     });
-    expect(await throwing.recall('s')).toEqual({ status: 'skipped', reason: 'unreachable', message: 'ECONNREFUSED' });
+    expect(await throwing.recall('s')).toEqual({
+      status: 'skipped',
+      reason: 'no_backend',
+      detail: 'the account backend did not answer: ECONNREFUSED',
+    });
   });
 });

@@ -19,6 +19,7 @@ const packet: Packet = {
     current_state: '\n\nstarts blank',
     next_action: 'ends with newline\n',
     verification: [{ claim: 'multi\nline | pipe \\ slash', probe: '', result: 'not run' }],
+    extra_sections: { Notes: 'A person wrote this.\n\n### with a sub-heading\n- and a list' },
   },
 };
 
@@ -26,6 +27,28 @@ describe('packet format', () => {
   it('round-trips facts and prose exactly through render and parse', () => {
     const parsed = parsePacket(renderPacket(packet));
     expect(parsed).toEqual({ ok: true, packet });
+  });
+
+  it('keeps sections a person added under unknown headings apart, verbatim and in file order', () => {
+    const file = renderPacket({ ...packet, asserted: { ...packet.asserted, extra_sections: {} } }).replace(
+      '## Current state',
+      '## Notes\n\nAsk Dana before merging.\n## Goal-ish\n\n## Risks\n\nThe migration is slow.\n  ## indented is text\n\n## Current state',
+    );
+    const parsed = parsePacket(file);
+    if (!parsed.ok) throw new Error(parsed.message);
+    expect(parsed.packet.asserted).toEqual({
+      ...packet.asserted,
+      extra_sections: { Notes: 'Ask Dana before merging.', 'Goal-ish': '', Risks: 'The migration is slow.\n  ## indented is text' },
+    });
+    expect(Object.keys(parsed.packet.asserted.extra_sections)).toEqual(['Notes', 'Goal-ish', 'Risks']);
+  });
+
+  it('keeps both texts of a heading a person used twice, and reads its own rendering back the same', () => {
+    const file = `${renderPacket({ ...packet, asserted: { ...packet.asserted, extra_sections: {} } })}\n## Notes\n\none\n\n## Notes\n\ntwo\n`;
+    const parsed = parsePacket(file);
+    if (!parsed.ok) throw new Error(parsed.message);
+    expect(parsed.packet.asserted.extra_sections).toEqual({ Notes: 'one\n\n## Notes\n\ntwo' });
+    expect(parsePacket(renderPacket(parsed.packet))).toEqual(parsed);
   });
 
   it('reads CRLF files the same as LF files', () => {

@@ -37,6 +37,12 @@ export interface PacketProse {
   current_state: string;
   next_action: string;
   verification: VerificationRow[];
+  /**
+   * Sections a person added under headings the packet does not know (`## Notes`…): heading → text,
+   * verbatim, in file order. Never folded into a known section; carried over when create rewrites
+   * the packet. (Object keys that look like integers are listed first: that is how JSON objects order.)
+   */
+  extra_sections: Record<string, string>;
 }
 
 export interface Packet {
@@ -44,7 +50,7 @@ export interface Packet {
   asserted: PacketProse;
 }
 
-export type ProseField = Exclude<keyof PacketProse, 'verification'>;
+export type ProseField = Exclude<keyof PacketProse, 'verification' | 'extra_sections'>;
 
 /** Body sections in their fixed order. */
 export const SECTIONS: ReadonlyArray<readonly [ProseField, string]> = [
@@ -95,7 +101,10 @@ export function hasText(text: string | undefined): text is string {
   return text !== undefined && text.trim() !== '';
 }
 
-/** Renders the full packet file: frontmatter, title, then only the non-empty sections in fixed order. */
+/**
+ * Renders the full packet file: frontmatter, title, then only the non-empty known sections in fixed
+ * order, the verification table, and last the sections a person added, verbatim in their order.
+ */
 export function renderPacket(packet: Packet): string {
   const facts = packet.verified;
   const front: Record<string, unknown> = {
@@ -123,6 +132,7 @@ export function renderPacket(packet: Packet): string {
     ];
     parts.push(`## ${VERIFICATION_TITLE}\n\n${lines.join('\n')}\n`);
   }
+  for (const [heading, text] of Object.entries(packet.asserted.extra_sections)) parts.push(`## ${heading}\n\n${text}\n`);
   return parts.join('\n');
 }
 
@@ -148,6 +158,8 @@ const Prose = z.object({
   current_state: z.string(),
   next_action: z.string(),
   verification: z.array(z.object({ claim: z.string(), probe: z.string(), result: z.string() })),
+  // Optional: checkpoints built before person-added sections were kept carry none.
+  extra_sections: z.record(z.string(), z.string()).optional(),
 });
 
 /** Checks that a value (e.g. from an unsealed checkpoint) is a packet object. */
@@ -192,30 +204,49 @@ export function parsePacket(text: string): ParsedPacket {
   return { ok: true, packet: { verified, asserted: parseBody(match[2] ?? '') } };
 }
 
+/** A level-2 heading line (`## Title`); its title, or undefined when the line is not one. */
+function headingOf(line: string): string | undefined {
+  const match = /^## (.*\S)\s*$/.exec(line);
+  return match?.[1];
+}
+
+/** A section's lines without the "heading, blank, text, blank" framing the renderer adds. */
+function unframed(lines: string[]): string {
+  const inner = lines.slice(lines[0] === '' ? 1 : 0);
+  if (inner[inner.length - 1] === '') inner.pop();
+  return inner.join('\n');
+}
+
 function parseBody(body: string): PacketProse {
   const titles = new Map<string, ProseField | 'verification'>([
     ...SECTIONS.map(([k, t]) => [`## ${t}`, k] as const),
     [`## ${VERIFICATION_TITLE}`, 'verification'],
   ]);
   const sections = new Map<ProseField | 'verification', string[]>();
+  // Unknown headings start a section of their own (file order), never the tail of the previous one.
+  const extra = new Map<string, string[][]>();
   let current: string[] | undefined;
   for (const line of body.split('\n')) {
     const key = titles.get(line);
+    const heading = key === undefined ? headingOf(line) : undefined;
     if (key) {
       current = [];
       sections.set(key, current);
+    } else if (heading !== undefined) {
+      current = [];
+      extra.set(heading, [...(extra.get(heading) ?? []), current]);
     } else if (current) {
       current.push(line);
     }
   }
   const prose = (key: ProseField): string => {
     const lines = sections.get(key);
-    if (!lines) return '';
-    // Rendered as "heading, blank, text, blank": drop exactly that framing.
-    const inner = lines.slice(lines[0] === '' ? 1 : 0);
-    if (inner[inner.length - 1] === '') inner.pop();
-    return unescapeProse(inner.join('\n'));
+    return lines ? unescapeProse(unframed(lines)) : '';
   };
+  // A heading a person used twice keeps both texts, joined by the heading again (so a re-render reads back the same).
+  const extraSections = Object.fromEntries(
+    [...extra].map(([heading, texts]) => [heading, texts.map(unframed).join(`\n\n## ${heading}\n\n`)] as const),
+  );
   return {
     goal: prose('goal'),
     acceptance_criteria: prose('acceptance_criteria'),
@@ -223,6 +254,7 @@ function parseBody(body: string): PacketProse {
     current_state: prose('current_state'),
     next_action: prose('next_action'),
     verification: parseTable(sections.get('verification') ?? []),
+    extra_sections: extraSections,
   };
 }
 

@@ -8,7 +8,7 @@
 import { mkdir, appendFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { z } from 'zod';
-import type { AgentView, TranscriptEntry } from '../../shared/agents.ts';
+import { TranscriptEntrySchema, type AgentView, type TranscriptEntry } from '../../shared/agents.ts';
 import {
   DEFAULT_PERMISSION_LEVEL,
   PERMISSION_LABELS,
@@ -43,18 +43,11 @@ const agentSchema = z.object({
   status: z.enum(['starting', 'running', 'waiting', 'done', 'failed', 'interrupted']),
   lastActivityAt: z.number(),
 });
-const entrySchema = z.object({
-  id: z.string(),
-  at: z.number(),
-  role: z.enum(['user', 'assistant', 'tool', 'system']),
-  agentId: z.string(),
-  text: z.string(),
-});
 const payloadSchema = z.object({
   turn: z.number().int().min(0),
   entrySeq: z.number().int().min(0),
   agents: z.array(agentSchema),
-  transcript: z.array(entrySchema),
+  transcript: z.array(TranscriptEntrySchema),
   queue: z.array(z.string()),
 });
 type DemoPayload = z.infer<typeof payloadSchema>;

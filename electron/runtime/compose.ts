@@ -5,6 +5,7 @@
  * build their runtime here.
  */
 import type { ProviderId, SessionSettings } from '../../shared/provider.ts';
+import { redactCredentials } from '../../shared/url-credentials.ts';
 import type { Profile } from '../enrollment/profile.ts';
 import { createGitRunner } from '../git/git-runner.ts';
 import { detectProviders } from '../providers/detect.ts';
@@ -36,7 +37,9 @@ export interface ComposeOptions {
 
 /** Builds the runtime of an enrolled device (not started). */
 export function composeDeviceRuntime(options: ComposeOptions): DeviceRuntime {
-  const { profile, log } = options;
+  const { profile } = options;
+  // Every line the runtime logs can quote a remote URL or a git error: none carries credentials.
+  const log = (message: string) => options.log(redactCredentials(message));
   const client = createBackendClient({ baseUrl: options.backendUrl, signer: profile.identity });
   const run = createGitRunner();
   const providerOptions = options.providers ?? {};

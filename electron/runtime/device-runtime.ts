@@ -94,6 +94,7 @@ export class DeviceRuntime {
         selfId,
         progress: state,
         backend,
+        seal,
         clock,
         log,
         lostSession: (sessionId) => this.sessions.markMoved(sessionId),
@@ -119,13 +120,24 @@ export class DeviceRuntime {
           clock,
           log,
         }),
-        target: targetStep({ ...this.activation, state, backend, seal, git, providers, sessions: this.sessions, config }),
+        target: targetStep({
+          ...this.activation,
+          state,
+          backend,
+          seal,
+          keys: deps.account,
+          git,
+          providers,
+          sessions: this.sessions,
+          config,
+        }),
       },
     );
     this.moves = moveRequests({
       selfId,
       state,
       backend,
+      seal,
       git,
       devices: this.devices,
       targetCheck: deps.targetCheck,
@@ -210,7 +222,15 @@ export class DeviceRuntime {
         this.emit('devicesChanged', this.devices.views());
       }
       const sessions = await this.deps.backend.listSessions();
-      if (sessions.ok) for (const record of sessions.value) await this.sessions.applyRemote(record);
+      // A session whose local record could not be read is rebuilt from the backend, not re-learned as a stranger.
+      const unreadable = this.deps.state.unreadableSessions();
+      if (sessions.ok) {
+        for (const record of sessions.value) {
+          const why = unreadable.get(record.id);
+          if (why !== undefined && !this.deps.state.readSession(record.id)) await this.sessions.rebuild(record, why);
+          else await this.sessions.applyRemote(record);
+        }
+      }
       await this.coordinator.reconcile();
       await this.deps.account.approvePendingJoins().catch(() => undefined);
     } catch (error) {
@@ -341,6 +361,8 @@ export class DeviceRuntime {
   async retryActivation(sessionId: string): Promise<ActionResult> {
     const session = this.deps.state.session(sessionId);
     if (!session?.needsAttention) return fail('not_needed', 'The session does not need attention.');
+    if (session.needsAttention.handoffId === null)
+      return fail('not_an_activation', session.needsAttention.fix ?? 'The session needs attention, but not a failed activation.');
     const handoff = await this.deps.backend.getHandoff(session.needsAttention.handoffId);
     if (!handoff.ok) return fail(handoff.code, handoff.message);
     const result = await activateCheckpoint(this.activation, handoff.value);
@@ -352,6 +374,7 @@ export class DeviceRuntime {
       return fail(result.code, result.message);
     }
     this.sessions.clearAttention(sessionId);
+    await this.sessions.publishMeta(sessionId);
     const { resumePath, note, drift } = result.value;
     const found = drift.length === 0 ? 'no drift' : `drift: ${drift.map((d) => d.code).join(', ')}`;
     this.sessions.note(

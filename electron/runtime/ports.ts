@@ -32,7 +32,14 @@ export interface BackendPort {
   updateSessionMeta(sessionId: string, generation: number, sealedMeta: string): Promise<Result<Session>>;
   appendEvent(sessionId: string, generation: number, sealedBody: string): Promise<Result<SessionEvent>>;
   listEvents(sessionId: string, after: number): Promise<Result<SessionEvent[]>>;
-  createHandoff(handoffId: string, sessionId: string, targetDeviceId: string, generation: number): Promise<Result<Handoff>>;
+  /** `keyVersion`: the account key version the checkpoint will be sealed under (carried in clear on the record). */
+  createHandoff(
+    handoffId: string,
+    sessionId: string,
+    targetDeviceId: string,
+    generation: number,
+    keyVersion: number,
+  ): Promise<Result<Handoff>>;
   getHandoff(handoffId: string): Promise<Result<Handoff>>;
   listHandoffs(query: { sessionId?: string; active?: boolean }): Promise<Result<Handoff[]>>;
   /** One compare-and-set; `idempotencyKey` makes a retry return the first answer. */
@@ -48,7 +55,8 @@ export type SealContext =
   | { kind: 'session-meta'; sessionId: string }
   | { kind: 'session-event'; sessionId: string }
   | { kind: 'capabilities'; deviceId: string }
-  | { kind: 'handoff-outcome'; sessionId: string; handoffId: string };
+  | { kind: 'handoff-outcome'; sessionId: string; handoffId: string }
+  | { kind: 'handoff-reason'; sessionId: string; handoffId: string };
 
 export type UnsealFailureCode = 'checkpoint_rejected' | 'key_version_missing' | 'malformed_envelope' | 'unsupported_format';
 
@@ -68,11 +76,12 @@ export interface SealPort {
   sealJson(value: unknown, context: SealContext): string;
   openJson(sealed: string, context: SealContext): Result<unknown, UnsealFailureCode>;
   /**
-   * Seals a checkpoint body bound to (account, session, handoff, newest key version). The envelope
-   * comes as its parts in order (never joined, so the ciphertext is written once), with its total
-   * length and content address (SHA-256 over the parts, equal to that of the joined bytes).
+   * Seals a checkpoint body bound to (account, session, handoff, key version): `keyVersion` when
+   * given (the one the handoff carries), else the newest. The envelope comes as its parts in order
+   * (never joined, so the ciphertext is written once), with its total length and content address
+   * (SHA-256 over the parts, equal to that of the joined bytes).
    */
-  sealCheckpoint(body: Uint8Array, sessionId: string, handoffId: string): SealedCheckpoint;
+  sealCheckpoint(body: Uint8Array, sessionId: string, handoffId: string, keyVersion?: number): SealedCheckpoint;
   openCheckpoint(envelope: Uint8Array, sessionId: string, handoffId: string): Result<Uint8Array, UnsealFailureCode>;
 }
 

@@ -12,7 +12,7 @@ import { fail, ok, type ActionResult, type Result } from '../../shared/errors.ts
 import {
   DEFAULT_PERMISSION_LEVEL,
   isProviderId,
-  PermissionLevel,
+  type PermissionLevel,
   PROVIDER_CAPABILITIES,
   PROVIDER_LABELS,
   type ProviderEvent,
@@ -23,21 +23,8 @@ import {
 import { continuationInput } from '../handoff/continuation.ts';
 import type { LocalSession, LocalState, RepoRef } from '../local-state/local-state.ts';
 import type { BackendPort, Clock, GitPort, ProviderPort, RepoSnapshot, SealPort, SessionContent } from './ports.ts';
-
-/** Session metadata as sealed on the backend (never in clear there). */
-const MetaSchema = z.object({
-  title: z.string(),
-  provider: z.string(),
-  /** Older metadata has none: the default level. */
-  permission: PermissionLevel.default(DEFAULT_PERMISSION_LEVEL),
-  workspace: z.string(),
-  repos: z.array(z.object({ relPath: z.string(), remoteUrl: z.string().nullable(), branch: z.string().nullable() })),
-});
-
-/** The sealed metadata of a session record. */
-function metaOf(s: Pick<LocalSession, 'title' | 'provider' | 'permission' | 'workspace' | 'repos'>): z.input<typeof MetaSchema> {
-  return { title: s.title, provider: s.provider, permission: s.permission, workspace: s.workspace, repos: s.repos };
-}
+import { metaOf, openSessionMeta, sealSessionMeta } from './session-meta.ts';
+import { learnedRecord, rebuildRecord, workspaceBack, type RebuildDeps } from './session-rebuild.ts';
 
 /** What a new session is made of (start and adopt). */
 export interface NewSessionInput {
@@ -90,6 +77,8 @@ export class SessionService {
   private readonly live = new Map<string, { provider: ProviderSession; unsubscribe: () => void }>();
   private readonly agentFlush = new Map<string, ReturnType<typeof setTimeout>>();
   private readonly resuming = new Set<string>();
+  private readonly pulling = new Map<string, Promise<void>>();
+  private readonly pullAgain = new Set<string>();
 
   constructor(private readonly deps: SessionServiceDeps) {}
 
@@ -136,25 +125,15 @@ export class SessionService {
     const repos: RepoRef[] = input.snapshots.map(({ relPath, remoteUrl, branch }) => ({ relPath, remoteUrl, branch }));
     const id = newId();
     const meta = metaOf({ title, provider: input.provider, permission: input.permission, workspace: input.workspace, repos });
-    const created = await this.deps.backend.createSession(id, this.deps.seal.sealJson(meta, { kind: 'session-meta', sessionId: id }));
+    const created = await this.deps.backend.createSession(id, sealSessionMeta(this.deps.seal, id, meta));
     if (!created.ok) return created;
     const now = this.deps.clock();
     const session: LocalSession = {
-      id,
-      title,
+      ...learnedRecord(created.value, meta),
       workspace: input.workspace,
       repoPaths: input.snapshots.map((r) => r.path),
-      provider: input.provider,
-      permission: input.permission,
-      repos,
-      ownerDeviceId: this.deps.selfId,
-      generation: created.value.generation,
-      inputBlock: null,
-      providerResume: null,
-      needsAttention: null,
       transcript: content.transcript,
       agents: content.agents,
-      eventCursor: 0,
       createdAt: now,
       updatedAt: now,
     };
@@ -297,28 +276,9 @@ export class SessionService {
   async applyRemote(record: Session): Promise<void> {
     const local = this.deps.state.readSession(record.id);
     if (!local) {
-      const opened = this.deps.seal.openJson(record.sealedMeta, { kind: 'session-meta', sessionId: record.id });
-      const meta = opened.ok ? MetaSchema.safeParse(opened.value) : null;
-      if (!meta?.success) return;
-      this.deps.state.saveSession({
-        id: record.id,
-        title: meta.data.title,
-        workspace: '',
-        repoPaths: [],
-        provider: meta.data.provider,
-        permission: meta.data.permission,
-        repos: meta.data.repos,
-        ownerDeviceId: record.ownerDeviceId,
-        generation: record.generation,
-        inputBlock: null,
-        providerResume: null,
-        needsAttention: null,
-        transcript: [],
-        agents: [],
-        eventCursor: 0,
-        createdAt: record.createdAt,
-        updatedAt: record.updatedAt,
-      });
+      const meta = openSessionMeta(this.deps.seal, record);
+      if (!meta.ok) return;
+      this.deps.state.saveSession(learnedRecord(record, meta.value));
       await this.pullEvents(record.id);
       this.deps.changed(record.id);
       return;
@@ -335,34 +295,86 @@ export class SessionService {
     this.deps.changed(record.id);
   }
 
-  /** Reads events after the local cursor (sessions another device drives) into transcript and agents. */
-  async pullEvents(sessionId: string): Promise<void> {
-    const session = this.deps.state.readSession(sessionId);
-    if (!session || this.live.has(sessionId)) return;
-    const page = await this.deps.backend.listEvents(sessionId, session.eventCursor);
-    if (!page.ok || page.value.length === 0) return;
-    let from = 0;
-    this.deps.state.updateSession(
-      sessionId,
-      (s) => {
-        from = s.transcript.length;
-        for (const event of page.value) {
-          s.eventCursor = Math.max(s.eventCursor, event.seq);
-          const opened = this.deps.seal.openJson(event.sealedBody, { kind: 'session-event', sessionId });
-          const parsed = opened.ok ? EventSchema.safeParse(opened.value) : null;
-          if (!parsed?.success) continue;
-          const data = parsed.data;
-          if (data.type === 'transcript' || data.type === 'history') {
-            const known = new Set(s.transcript.map((e) => e.id));
-            for (const entry of data.type === 'history' ? data.entries : [data.entry]) if (!known.has(entry.id)) s.transcript.push(entry);
-          } else {
-            s.agents = data.agents;
+  /**
+   * Reads every event after the local cursor (sessions another device drives) into transcript and
+   * agents, page by page. One pull per session at a time: a pull asked for while one runs (a burst
+   * of pushes) makes the running one read again once, and resolves with it.
+   */
+  pullEvents(sessionId: string): Promise<void> {
+    const running = this.pulling.get(sessionId);
+    if (running) {
+      this.pullAgain.add(sessionId);
+      return running;
+    }
+    const pull = (async () => {
+      do {
+        this.pullAgain.delete(sessionId);
+        await this.pullPages(sessionId);
+      } while (this.pullAgain.has(sessionId));
+    })().finally(() => this.pulling.delete(sessionId));
+    this.pulling.set(sessionId, pull);
+    return pull;
+  }
+
+  private async pullPages(sessionId: string): Promise<void> {
+    for (;;) {
+      const session = this.deps.state.readSession(sessionId);
+      if (!session || this.live.has(sessionId)) return;
+      const page = await this.deps.backend.listEvents(sessionId, session.eventCursor);
+      if (!page.ok || page.value.length === 0) return;
+      let from = 0;
+      this.deps.state.updateSession(
+        sessionId,
+        (s) => {
+          from = s.transcript.length;
+          const known = new Set(s.transcript.map((e) => e.id));
+          for (const event of page.value) {
+            s.eventCursor = Math.max(s.eventCursor, event.seq);
+            const opened = this.deps.seal.openJson(event.sealedBody, { kind: 'session-event', sessionId });
+            const parsed = opened.ok ? EventSchema.safeParse(opened.value) : null;
+            if (!parsed?.success) continue;
+            const data = parsed.data;
+            if (data.type === 'agents') {
+              s.agents = data.agents;
+              continue;
+            }
+            for (const entry of data.type === 'history' ? data.entries : [data.entry]) {
+              if (known.has(entry.id)) continue;
+              known.add(entry.id);
+              s.transcript.push(entry);
+            }
           }
-        }
-      },
-      false,
-    );
-    this.deps.activity(sessionId, from);
+        },
+        false,
+      );
+      this.deps.activity(sessionId, from);
+    }
+  }
+
+  /**
+   * Rebuilds a session whose local record could not be read (`why`) from the backend's record and
+   * event stream (session-rebuild.ts), and says so in its transcript when this device owns it.
+   */
+  async rebuild(record: Session, why: string): Promise<void> {
+    const session = await rebuildRecord(this.rebuildDeps(), record, why);
+    await this.pullEvents(record.id);
+    // Nothing of the session runs here now: an agent the last snapshot caught running was interrupted.
+    this.deps.state.updateSession(record.id, (s) => {
+      s.agents = s.agents.map((a) => (a.status === 'running' || a.status === 'starting' ? { ...a, status: 'interrupted' } : a));
+    });
+    this.deps.log(`session ${record.id}: its local record could not be read (${why}); rebuilt from the backend`);
+    if (session.ownerDeviceId === this.deps.selfId) {
+      const state = session.needsAttention ? `; it needs attention: ${session.needsAttention.fix ?? ''}` : '';
+      this.note(
+        record.id,
+        `This device's record of the session could not be read (${why}); it was rebuilt from the account's sealed session metadata and event stream${state}`,
+      );
+    }
+    this.deps.changed(record.id);
+  }
+
+  private rebuildDeps(): RebuildDeps {
+    return { selfId: this.deps.selfId, state: this.deps.state, seal: this.deps.seal, git: this.deps.git };
   }
 
   /** Re-seals and stores the session metadata (owner only, fenced by generation). */
@@ -372,7 +384,7 @@ export class SessionService {
     const result = await this.deps.backend.updateSessionMeta(
       sessionId,
       s.generation,
-      this.deps.seal.sealJson(metaOf(s), { kind: 'session-meta', sessionId }),
+      sealSessionMeta(this.deps.seal, sessionId, metaOf(s)),
     );
     if (result.ok) return ok(undefined);
     if (STALE_CODES.has(result.code)) await this.markMoved(sessionId);
@@ -385,7 +397,9 @@ export class SessionService {
    * session's own transcript. Records the path taken on the session.
    */
   async resumeOwned(): Promise<void> {
-    for (const session of this.deps.state.listSessions()) {
+    for (const listed of this.deps.state.listSessions()) {
+      // A rebuilt session whose workspace is back runs again.
+      const session = (await workspaceBack(this.rebuildDeps(), listed)) ? this.deps.state.session(listed.id)! : listed;
       const block = session.inputBlock?.code;
       if (session.ownerDeviceId !== this.deps.selfId || session.needsAttention || block === 'moved' || block === 'not_running') continue;
       // A session quiescing for a move starts no turn; the source resumes it here if that move is cancelled.

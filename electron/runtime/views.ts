@@ -1,11 +1,13 @@
 /** The views the renderer gets (shared/device-api.ts), built from local state and handoff records. */
 import { HandoffOutcome, type Handoff } from '../../shared/api/handoffs.ts';
-import type { HandoffView, SessionDetail, SessionView } from '../../shared/device-api.ts';
+import type { AttentionView, HandoffView, InputBlock, SessionDetail, SessionView } from '../../shared/device-api.ts';
+import { redactCredentials } from '../../shared/url-credentials.ts';
 import { isTerminal } from '../../shared/handoff-states.ts';
 import { isProviderId, PROVIDER_CAPABILITIES } from '../../shared/provider.ts';
 import type { DeviceDirectory } from './device-directory.ts';
 import type { LocalSession, LocalState } from '../local-state/local-state.ts';
 import type { SealPort } from './ports.ts';
+import { openCancelReason } from '../handoff/cancel-reason.ts';
 import type { SessionService } from './session-service.ts';
 
 export interface ViewDeps {
@@ -40,11 +42,29 @@ export function handoffView(deps: ViewDeps, handoff: Handoff): HandoffView {
     state: handoff.state,
     generation: handoff.generation,
     history: handoff.history,
-    cancelReason: handoff.cancelReason,
+    cancelReason: openCancelReason(deps.seal, handoff),
     resumePath: handoff.resumePath,
-    resumeNote,
+    resumeNote: resumeNote === null ? null : redactCredentials(resumeNote),
     driftWarnings,
-    blockers: progress?.blockers ?? [],
+    blockers: (progress?.blockers ?? []).map((b) => ({ ...b, message: redactCredentials(b.message), fix: redactCredentials(b.fix) })),
+  };
+}
+
+/** An input block with no credential in its sentence (it can quote an activation failure). */
+function redactedBlock(block: InputBlock): InputBlock {
+  return block === null ? null : { ...block, message: redactCredentials(block.message) };
+}
+
+/** What the session needs on this device before it can run, and the fix; null when nothing. */
+function attentionOf(deps: ViewDeps, session: Readonly<LocalSession>): AttentionView | null {
+  const needs = session.needsAttention;
+  if (!needs || session.ownerDeviceId !== deps.selfId) return null;
+  const retryActivation = needs.handoffId !== null;
+  return {
+    code: needs.code,
+    message: redactCredentials(needs.message),
+    fix: redactCredentials(needs.fix ?? (retryActivation ? 'Retry activation once the cause is fixed.' : 'Restart Baton on this device.')),
+    retryActivation,
   };
 }
 
@@ -71,7 +91,8 @@ export function sessionView(deps: ViewDeps, session: Readonly<LocalSession>, han
     generation: session.generation,
     isOwner: session.ownerDeviceId === deps.selfId,
     condition: condition(deps, session, active),
-    inputBlock: deps.sessions.inputBlock(session),
+    attention: attentionOf(deps, session),
+    inputBlock: redactedBlock(deps.sessions.inputBlock(session)),
     activeHandoff: active ? handoffView(deps, active) : null,
     lastHandoff: last ? handoffView(deps, last) : null,
     updatedAt: session.updatedAt,

@@ -168,17 +168,25 @@ export function OwnershipStrip({ session, onMove }: { session: SessionView; onMo
         ) : (
           <IdleStepper />
         )}
-        {session.condition === 'needs-attention' && (
-          <div className="attention-note">
-            <p>
-              Activation failed after the transfer. This device owns the session at generation {session.generation}; retry when the cause is
-              fixed.
-            </p>
-            <button type="button" className="button" disabled={retrying} onClick={() => void retryActivation()}>
-              Retry activation
-            </button>
-          </div>
-        )}
+        {session.condition === 'needs-attention' &&
+          (session.attention?.retryActivation === false ? (
+            <div className="attention-note" role="status">
+              <p>{session.attention.message}</p>
+              <p>
+                <strong>Fix:</strong> {session.attention.fix}
+              </p>
+            </div>
+          ) : (
+            <div className="attention-note">
+              <p>
+                Activation failed after the transfer. This device owns the session at generation {session.generation}; retry when the cause
+                is fixed.
+              </p>
+              <button type="button" className="button" disabled={retrying} onClick={() => void retryActivation()}>
+                Retry activation
+              </button>
+            </div>
+          ))}
       </div>
 
       <div className="ownership-actions">

@@ -23,6 +23,7 @@ const session = (over: Partial<SessionView> = {}): SessionView => ({
   generation: 1,
   isOwner: true,
   condition: 'owned',
+  attention: null,
   inputBlock: null,
   activeHandoff: null,
   lastHandoff: null,
@@ -61,6 +62,11 @@ describe('session state in the run view', () => {
     expect(moveBlockReason(session())).toBeNull();
     expect(moveBlockReason(session({ isOwner: false, ownerName: 'desktop' }))).toContain('desktop');
     expect(moveBlockReason(session({ activeHandoff: handoff() }))).toMatch(/in progress/);
+    const attention = { code: 'workspace_missing', message: 'Its workspace is gone.', fix: 'Put it back.', retryActivation: false };
+    expect(moveBlockReason(session({ condition: 'needs-attention', attention }))).toBe('This session needs attention before it can move.');
+    expect(moveBlockReason(session({ condition: 'needs-attention', attention: { ...attention, retryActivation: true } }))).toMatch(
+      /^Activation needs attention/,
+    );
   });
 
   it("disables the message box with the runtime's reason, or with the owner's name off the owner", () => {

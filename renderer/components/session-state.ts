@@ -28,7 +28,11 @@ export const TONE_LABEL: Record<Tone, string> = {
 export function moveBlockReason(session: SessionView): string | null {
   if (!session.isOwner) return `Only the owning device (${session.ownerName}) can move this session.`;
   if (session.activeHandoff) return 'A move is already in progress.';
-  if (session.condition === 'needs-attention') return 'Activation needs attention before this session can move.';
+  if (session.condition === 'needs-attention') {
+    return session.attention?.retryActivation === false
+      ? 'This session needs attention before it can move.'
+      : 'Activation needs attention before this session can move.';
+  }
   return null;
 }
 

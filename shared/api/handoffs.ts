@@ -9,12 +9,20 @@ export const HandoffStateSchema = z.enum(HANDOFF_STATES);
 export const CheckpointRef = z.strictObject({ digest: Sha256Hex, size: z.number().int().nonnegative() });
 export type CheckpointRef = z.infer<typeof CheckpointRef>;
 
-/** Why a handoff was cancelled: a code (readiness or activation code, `target_timeout`, `user_cancelled`…). */
-export const CancelReason = z.strictObject({
-  code: z.string().regex(/^[a-z][a-z0-9_]{1,63}$/),
-  message: z.string().max(2000),
-});
+/** A cancel code: a readiness or activation code, `target_timeout`, `user_cancelled`… Clear: it names a kind, not content. */
+export const CancelCode = z.string().regex(/^[a-z][a-z0-9_]{1,63}$/);
+
+/** Why a handoff was cancelled, as devices show it: the code and one plain sentence (never in clear on the backend). */
+export const CancelReason = z.strictObject({ code: CancelCode, message: z.string().max(2000) });
 export type CancelReason = z.infer<typeof CancelReason>;
+
+/**
+ * Why a handoff was cancelled, as it travels and is stored: only the code in clear; the sentence and
+ * its details (folders, branches, remotes, paths, commits) sealed to the handoff. `sealed` is null
+ * when the backend itself cancelled (a revoked device): it holds no key, so it says only the code.
+ */
+export const SealedCancelReason = z.strictObject({ code: CancelCode, sealed: B64(16 * 1024).nullable() });
+export type SealedCancelReason = z.infer<typeof SealedCancelReason>;
 
 export const HistoryEntry = z.strictObject({ state: HandoffStateSchema, at: Millis, deviceId: Id.nullable() });
 
@@ -40,7 +48,13 @@ export const Handoff = z.strictObject({
   /** The session generation the handoff was created at. */
   generation: Generation,
   checkpoint: CheckpointRef.nullable(),
-  cancelReason: CancelReason.nullable(),
+  /**
+   * The account key version the checkpoint is sealed under (the source's newest when it asked): the
+   * target checks it holds it before anything changes hands. A number, not content; null on records
+   * made before it was carried.
+   */
+  keyVersion: z.number().int().positive().nullable(),
+  cancelReason: SealedCancelReason.nullable(),
   resumePath: ResumePath.nullable(),
   /** Drift report and resume notes, sealed. */
   sealedOutcome: B64().nullable(),
@@ -51,7 +65,14 @@ export const Handoff = z.strictObject({
 export type Handoff = z.infer<typeof Handoff>;
 
 /** POST /v1/handoffs — by the session owner, at its current generation. */
-export const CreateHandoffRequest = z.strictObject({ handoffId: Id, sessionId: Id, targetDeviceId: Id, generation: Generation });
+export const CreateHandoffRequest = z.strictObject({
+  handoffId: Id,
+  sessionId: Id,
+  targetDeviceId: Id,
+  generation: Generation,
+  /** The key version the checkpoint will be sealed under (devices always send it). */
+  keyVersion: z.number().int().positive().optional(),
+});
 
 /**
  * POST /v1/handoffs/:id/transitions — compare-and-set on (handoff, expected state, session generation).
@@ -63,7 +84,7 @@ export const TransitionRequest = z.strictObject({
   to: HandoffStateSchema,
   generation: Generation,
   checkpoint: CheckpointRef.optional(),
-  reason: CancelReason.optional(),
+  reason: SealedCancelReason.optional(),
   resumePath: ResumePath.optional(),
   sealedOutcome: B64().optional(),
 });

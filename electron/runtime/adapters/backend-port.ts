@@ -28,10 +28,10 @@ export function backendPort(client: BackendClient): BackendPort {
       plain(await client.call('appendEvent', { params: { sessionId }, body: { generation, sealedBody } }), (v) => v.event),
     listEvents: async (sessionId, after) =>
       plain(await client.call('listEvents', { params: { sessionId }, query: { after, limit: 1000 } }), (v) => v.events),
-    createHandoff: async (handoffId, sessionId, targetDeviceId, generation) =>
+    createHandoff: async (handoffId, sessionId, targetDeviceId, generation, keyVersion) =>
       plain(
         await client.call('createHandoff', {
-          body: { handoffId, sessionId, targetDeviceId, generation },
+          body: { handoffId, sessionId, targetDeviceId, generation, keyVersion },
           idempotencyKey: `create-${handoffId}`,
         }),
         (v) => v.handoff,

@@ -4,6 +4,7 @@ import {
   contentAddressOfParts,
   partsInOrder,
   sealParts,
+  sealPartsWithVersion,
   unseal,
   type SealContext as EnvelopeContext,
 } from '../../crypto/envelope.ts';
@@ -23,6 +24,8 @@ function envelopeContext(accountId: string, context: SealContext): EnvelopeConte
       return { purpose: 'device-capabilities', accountId, subject: context.deviceId };
     case 'handoff-outcome':
       return { purpose: 'handoff-outcome', accountId, sessionId: context.sessionId, subject: context.handoffId };
+    case 'handoff-reason':
+      return { purpose: 'handoff-reason', accountId, sessionId: context.sessionId, subject: context.handoffId };
   }
 }
 
@@ -36,8 +39,9 @@ export function ringSeal(accountId: string, ring: KeyRing): SealPort {
       const opened = unsealJson(ring, envelopeContext(accountId, context), sealed);
       return opened;
     },
-    sealCheckpoint: (body, sessionId, handoffId) => {
-      const parts = sealParts(ring, checkpointContext(accountId, sessionId, handoffId), body);
+    sealCheckpoint: (body, sessionId, handoffId, keyVersion) => {
+      const context = checkpointContext(accountId, sessionId, handoffId);
+      const parts = keyVersion === undefined ? sealParts(ring, context, body) : sealPartsWithVersion(ring, keyVersion, context, body);
       return {
         parts: partsInOrder(parts),
         byteLength: parts.byteLength,

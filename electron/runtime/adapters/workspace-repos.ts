@@ -6,6 +6,7 @@
 import { existsSync, readdirSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import type { ReadinessReport } from '../../../shared/readiness.ts';
+import { redactCredentials } from '../../../shared/url-credentials.ts';
 import { listClones } from '../../git/clone-finder.ts';
 import type { GitRunner } from '../../git/git-runner.ts';
 import { evaluateRepo, evaluateSourceReadiness } from '../../git/readiness.ts';
@@ -64,11 +65,11 @@ export async function workspaceReadiness(ref: WorkspaceRef, run: GitRunner): Pro
   return evaluateSourceReadiness(paths, { run });
 }
 
-/** Remote URLs of the clones under `root` (git/clone-finder.ts: two levels deep). */
+/** Remote URLs of the clones under `root` (git/clone-finder.ts: two levels deep), credentials redacted. */
 export async function remotesUnder(root: string, run: GitRunner): Promise<string[]> {
   if (!existsSync(root)) return [];
   const clones = await listClones({ run, workspaceRoot: root });
-  return [...new Set(clones.flatMap((clone) => [...clone.remotes.values()]))].sort();
+  return [...new Set(clones.flatMap((clone) => [...clone.remotes.values()].map(redactCredentials)))].sort();
 }
 
 /** Whether git runs here. */

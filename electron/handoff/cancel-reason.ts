@@ -1,0 +1,44 @@
+/**
+ * Cancel reasons travel like every other piece of session content: the code in clear (so the
+ * backend, the state table and the history can name the kind), the sentence and its details
+ * (folder names, branches, remotes, clone paths, short commits) sealed to the handoff under the
+ * account key. Devices open it for the UI; a reason the backend made itself carries no sealed
+ * part and is worded here from its code.
+ */
+import { CancelReason, type Handoff, type SealedCancelReason } from '../../shared/api/handoffs.ts';
+import { redactCredentials } from '../../shared/url-credentials.ts';
+import type { SealContext, SealPort } from '../runtime/ports.ts';
+
+/** The sentences for codes the backend sets on its own (it cannot seal one). */
+const BACKEND_SENTENCES: Record<string, string> = {
+  device_revoked: 'A device taking part in this move was revoked.',
+};
+
+function reasonContext(handoff: Pick<Handoff, 'id' | 'sessionId'>): SealContext {
+  return { kind: 'handoff-reason', sessionId: handoff.sessionId, handoffId: handoff.id };
+}
+
+/** Seals `reason` to `handoff`: its code stays in clear, its sentence (credentials redacted) goes sealed. */
+export function sealCancelReason(
+  seal: Pick<SealPort, 'sealJson'>,
+  handoff: Pick<Handoff, 'id' | 'sessionId'>,
+  reason: CancelReason,
+): SealedCancelReason {
+  const sentence: CancelReason = { code: reason.code, message: redactCredentials(reason.message).slice(0, 2000) };
+  return { code: reason.code, sealed: seal.sealJson(sentence, reasonContext(handoff)) };
+}
+
+/**
+ * The reason of a cancelled handoff as the UI shows it: the sealed sentence when this device can
+ * open it (and it names the same code), else a sentence made from the code. Null when not cancelled.
+ */
+export function openCancelReason(seal: Pick<SealPort, 'openJson'>, handoff: Handoff): CancelReason | null {
+  const reason = handoff.cancelReason;
+  if (reason === null) return null;
+  if (reason.sealed !== null) {
+    const opened = seal.openJson(reason.sealed, reasonContext(handoff));
+    const parsed = opened.ok ? CancelReason.safeParse(opened.value) : null;
+    if (parsed?.success && parsed.data.code === reason.code) return { code: reason.code, message: redactCredentials(parsed.data.message) };
+  }
+  return { code: reason.code, message: BACKEND_SENTENCES[reason.code] ?? `The move was cancelled (${reason.code}).` };
+}

@@ -81,7 +81,7 @@ export async function openMemoryLink(
   if (info.status !== 'enrolled' || info.accountId === null)
     return skippedLink('no_backend', `the device profile is ${info.status}, not enrolled`);
   const client = createBackendClient({
-    baseUrl: info.backendUrl,
+    baseUrl: info.backendUrls,
     signer: identity,
     attempts: 1,
     timeoutMs: options.timeoutMs ?? 5000,

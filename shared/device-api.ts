@@ -30,7 +30,7 @@ export interface DeviceStatusView {
 
 /**
  * Whether this device reaches its sync backend. 'unreachable' once a round over every address
- * failed (no connection, a timeout or a 5xx), until one answers again: the UI then says it shows
+ * failed (no connection, a timeout or a gateway's 502/503/504), until one answers again: the UI then says it shows
  * what the device last knew, and acts that need the backend are disabled.
  */
 export interface BackendReachabilityView {

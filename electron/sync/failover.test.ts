@@ -71,6 +71,17 @@ describe('a client with several backend addresses', () => {
     expect([unavailable.requests.length, silent.connections]).toEqual([1, 1]);
   });
 
+  it('moves on from an instance that answers 500, and counts one that only answers 500 as reached, not unreachable', async () => {
+    const failing = await broken('http-500');
+    const client = createBackendClient({ baseUrl: [failing.url, backend.url], signer: device.signer });
+    expect((await client.call('listSessions')).ok).toBe(true);
+    expect(failing.requests).toHaveLength(1);
+    const alone = createBackendClient({ baseUrl: [failing.url], signer: device.signer, attempts: 2 });
+    expect(await alone.call('listSessions')).toMatchObject({ ok: false, status: 500, code: 'internal' });
+    expect(failing.requests).toHaveLength(3);
+    expect(alone.reachability.view()).toMatchObject({ state: 'reachable', current: failing.url });
+  });
+
   it('never moves on after a 4xx: a refusal is the backend’s word', async () => {
     // Another backend that does not know this device refuses it; the next address would have answered.
     const other = await startBackendProcess(join(root, 'other'));

@@ -3,7 +3,9 @@
  * current one; an address that cannot be reached, times out or answers 5xx is passed over for the
  * next, while an answer below 500 — a success or a refusal (4xx) — ends the request there: a refusal
  * is the backend's word, and another instance of the same backend would say the same. Rounds repeat
- * after a pause. A resend is safe: every mutating call carries an idempotency key that stays the
+ * after a pause. The backend counts as unreachable when every attempt found no connection, timed
+ * out or got a gateway's 502/503/504; an instance that answered another 5xx was reached, though it
+ * failed. A resend is safe: every mutating call carries an idempotency key that stays the
  * same across addresses and rounds (backend-client.ts), and blobs are content-addressed.
  */
 import type { AddressRing } from './address-ring.ts';
@@ -22,6 +24,11 @@ export interface FailoverPlan {
 export type FailoverOutcome<T> =
   { kind: 'answered'; url: string; answer: T } | { kind: 'unavailable'; tried: string[]; lastError: string; last: T | null };
 
+/** Whether `status` is what a load balancer or proxy answers when no instance behind it does (502, 503, 504). */
+export function isGatewayFailure(status: number): boolean {
+  return status === 502 || status === 503 || status === 504;
+}
+
 /** The pause between rounds the client uses: 100 ms, then 300 ms, 900 ms… */
 export const backoffPause = (round: number) => new Promise<void>((resolve) => setTimeout(resolve, 100 * 3 ** (round - 1)));
 
@@ -36,6 +43,7 @@ export async function tryInTurn<T extends { status: number }>(
   let lastError = 'no attempt made';
   let last: T | null = null;
   let tried: string[] = [];
+  let failedButAnswered: string | null = null;
   for (let round = 0; round < Math.max(1, plan.rounds); round++) {
     if (round > 0) await plan.pause(round);
     tried = plan.ring.order();
@@ -49,6 +57,7 @@ export async function tryInTurn<T extends { status: number }>(
         }
         last = answer;
         lastError = `${url} answered HTTP ${answer.status}`;
+        if (!isGatewayFailure(answer.status)) failedButAnswered = url;
       } catch (error) {
         last = null;
         lastError = (error as Error).message;
@@ -56,6 +65,7 @@ export async function tryInTurn<T extends { status: number }>(
       plan.ring.failed(url);
     }
   }
-  plan.reachability.unreachable(tried, lastError);
+  if (failedButAnswered) plan.reachability.reached(failedButAnswered);
+  else plan.reachability.unreachable(tried, lastError);
   return { kind: 'unavailable', tried, lastError, last };
 }

@@ -8,6 +8,7 @@ import { PushMessage } from '../../shared/api/push.ts';
 import { routes } from '../../shared/api/routes.ts';
 import type { CodedMessage } from '../../shared/errors.ts';
 import type { BackendClient } from './backend-client.ts';
+import { isGatewayFailure } from './failover.ts';
 
 export interface PushStreamHandlers {
   /**
@@ -133,12 +134,16 @@ export function openPushStream(
   const connectOnce = async (): Promise<'retry' | 'stop'> => {
     const tried = client.addresses.order();
     let lastError = 'no attempt made';
+    let failedButAnswered: string | null = null;
     for (const url of tried) {
       if (closed) return 'stop';
       const response = await request(url);
       if (response instanceof Error || response.status >= 500) {
         lastError = response instanceof Error ? response.message : `${url} answered HTTP ${response.status}`;
-        if (response instanceof Response) await response.body?.cancel().catch(() => undefined);
+        if (response instanceof Response) {
+          if (!isGatewayFailure(response.status)) failedButAnswered = url;
+          await response.body?.cancel().catch(() => undefined);
+        }
         client.addresses.failed(url);
         continue;
       }
@@ -156,8 +161,9 @@ export function openPushStream(
       return 'retry';
     }
     if (closed) return 'stop';
-    client.reachability.unreachable(tried, lastError);
-    report('unreachable', `no backend address answered the push stream (${tried.join(', ')}): ${lastError}`);
+    if (failedButAnswered) client.reachability.reached(failedButAnswered);
+    else client.reachability.unreachable(tried, lastError);
+    report('unreachable', `no backend address opened the push stream (${tried.join(', ')}): ${lastError}`);
     return 'retry';
   };
 

@@ -1,7 +1,8 @@
 /**
  * Whether this device reaches its sync backend, from what its calls and its push stream see: any
- * answer below 500 from an address makes it reachable; a round in which every address failed (no
- * connection, a timeout, or a 5xx) makes it unreachable until an address answers again. Listeners
+ * answer from an address makes it reachable; a round in which every address failed without an
+ * answer (no connection, a timeout, or a gateway's 502/503/504) makes it unreachable until an
+ * address answers again (failover.ts). Listeners
  * hear only changes, so the UI is not redrawn on every call.
  */
 import type { BackendReachabilityView } from '../../shared/device-api.ts';

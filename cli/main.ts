@@ -8,6 +8,7 @@ const commands: Record<string, () => Promise<{ command: Command }>> = {
   invite: () => import('./invite-command.ts'),
   mcp: () => import('./mcp-command.ts'),
   packet: () => import('./packet-command.ts'),
+  sessions: () => import('./sessions-command.ts'),
 };
 
 const HELP = (names: string[], summaries: string[]) =>

@@ -9,6 +9,7 @@ import type { DeviceStatus } from './api/devices.ts';
 import type { CancelReason, DriftWarning, ResumePath } from './api/handoffs.ts';
 import type { ActionResult, CodedMessage, Failure, Result } from './errors.ts';
 import type { HandoffState } from './handoff-states.ts';
+import { PermissionLevel, type ExistingSession } from './provider.ts';
 import type { Blocker, ReadinessReport } from './readiness.ts';
 import { BackendUrls } from './backend-addresses.ts';
 
@@ -52,6 +53,16 @@ export interface ProviderView {
   available: boolean;
   version: string | null;
   checkpointImport: boolean;
+  /** New session offers "Permissions" for it (PROVIDER_CAPABILITIES). */
+  permissions: boolean;
+  /** This machine's existing sessions of it can be listed and adopted. */
+  adoption: boolean;
+}
+
+/** One of this machine's own sessions of a CLI, offered for adoption. */
+export interface ExistingSessionView extends ExistingSession {
+  /** The Baton session that already drives it on this device, if any (adopting it again is refused). */
+  batonSessionId: string | null;
 }
 
 export interface DeviceView {
@@ -69,6 +80,8 @@ export interface EligibilityView {
   eligible: boolean;
   /** Why not, when not eligible. */
   reason: CodedMessage | null;
+  /** What an eligible device will do differently (e.g. its CLI is older: summary continuation), or null. */
+  warning: CodedMessage | null;
 }
 
 export interface HandoffView {
@@ -100,6 +113,8 @@ export interface SessionView {
   title: string;
   workspace: string;
   provider: string;
+  /** The session's permission level; null for a provider without levels (the command agent). */
+  permission: PermissionLevel | null;
   ownerDeviceId: string;
   ownerName: string;
   generation: number;
@@ -128,6 +143,9 @@ export type { ActionResult };
 
 const SessionId = z.string().min(1).max(64);
 const DeviceId = z.string().min(1).max(64);
+const Workspace = z.string().min(1).max(4096);
+/** A CLI's own session id (a UUID for Claude Code and Codex): no path separators or dots. */
+const CliSessionId = z.string().regex(/^[A-Za-z0-9][A-Za-z0-9-]{0,127}$/, 'not a CLI session id');
 
 export const inputs = {
   getStatus: z.strictObject({}),
@@ -142,10 +160,19 @@ export const inputs = {
   listSessions: z.strictObject({}),
   getSession: z.strictObject({ sessionId: SessionId }),
   startSession: z.strictObject({
-    workspace: z.string().min(1).max(4096),
+    workspace: Workspace,
     provider: z.string().min(1).max(64),
     prompt: z.string().max(100_000),
     title: z.string().max(200).optional(),
+    permission: PermissionLevel.optional(),
+  }),
+  listAgentSessions: z.strictObject({ workspace: Workspace, provider: z.string().min(1).max(64) }),
+  adoptSession: z.strictObject({
+    workspace: Workspace,
+    provider: z.string().min(1).max(64),
+    sessionId: CliSessionId,
+    title: z.string().max(200).optional(),
+    permission: PermissionLevel.optional(),
   }),
   sendMessage: z.strictObject({ sessionId: SessionId, text: z.string().min(1).max(100_000) }),
   listDevices: z.strictObject({}),
@@ -176,6 +203,10 @@ export interface DeviceApiOutputs {
   listSessions: SessionView[];
   getSession: SessionDetail | null;
   startSession: Result<SessionView>;
+  /** This machine's sessions of the provider for the workspace, newest first. */
+  listAgentSessions: Result<ExistingSessionView[]>;
+  /** Makes a Baton session (owned here) of one of them; its provider resumes that very session. */
+  adoptSession: Result<SessionView>;
   sendMessage: ActionResult;
   listDevices: DeviceView[];
   moveEligibility: EligibilityView[];

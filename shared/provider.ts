@@ -23,13 +23,17 @@ export interface ProviderCapabilities {
   checkpointImport: boolean;
   /** The provider reports subagents (agents with a parent) in the agent map. */
   subagents: boolean;
+  /** The session's permission level governs what the agent may do (New session offers "Permissions"). */
+  permissions: boolean;
+  /** This machine's own sessions of the provider (its CLI's files) can be listed and adopted into Baton. */
+  adoption: boolean;
 }
 
 export const PROVIDER_CAPABILITIES: Readonly<Record<ProviderId, ProviderCapabilities>> = {
-  demo: { checkpointImport: true, subagents: true },
-  'claude-code': { checkpointImport: true, subagents: true },
-  codex: { checkpointImport: true, subagents: false },
-  command: { checkpointImport: false, subagents: false },
+  demo: { checkpointImport: true, subagents: true, permissions: true, adoption: false },
+  'claude-code': { checkpointImport: true, subagents: true, permissions: true, adoption: true },
+  codex: { checkpointImport: true, subagents: false, permissions: true, adoption: true },
+  command: { checkpointImport: false, subagents: false, permissions: false, adoption: false },
 };
 
 /**
@@ -52,6 +56,17 @@ export const DEFAULT_PERMISSION_LEVEL: PermissionLevel = 'workspace';
 /** What a provider session is made with, per session (device-wide settings are the adapters' options). */
 export interface SessionSettings {
   permission: PermissionLevel;
+}
+
+/** One of this machine's own sessions of a CLI provider, read from the CLI's files, which Baton can adopt. */
+export interface ExistingSession {
+  provider: ProviderId;
+  /** The CLI's session id (Claude Code session id, Codex thread id). */
+  sessionId: string;
+  /** The first user message (first line, shortened), or the id when there is none. */
+  title: string;
+  /** When the CLI last wrote the session (its file's modification time). */
+  updatedAt: number;
 }
 
 /** True when `value` names a provider. */
@@ -165,7 +180,9 @@ export type ProviderFailureCode =
   /** Imported data is the wrong format or fails its resumability checks; summary continuation follows. */
   | 'import_check_failed'
   /** The session was stopped. */
-  | 'stopped';
+  | 'stopped'
+  /** The CLI session to adopt is not on this machine (or not in that workspace). */
+  | 'session_not_found';
 
 export type ProviderResult<T = void> = Result<T, ProviderFailureCode>;
 
@@ -195,6 +212,13 @@ export interface ProviderSession {
   resumeFromImport(data: ResumeData, workspace: string): Promise<ProviderResult>;
   /** Starts a fresh session whose first turn is the continuation prompt. */
   resumeFromSummary(prompt: string, workspace: string): Promise<ProviderResult>;
+  /**
+   * Adoption (providers with the `adoption` capability): binds to session `sessionId` of this
+   * provider's CLI on this machine, one of `workspace`'s own. Its history is read from the CLI's
+   * file into snapshot() (no events for it), nothing is written, and the next message resumes that
+   * very session; fails with `session_not_found` when the CLI has no such session for the workspace.
+   */
+  adoptExisting?(sessionId: string, workspace: string): Promise<ProviderResult>;
   /** Ends the session and any process it runs; no further events after `exited`. */
   stop(): Promise<void>;
 }

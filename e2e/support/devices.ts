@@ -134,14 +134,22 @@ export async function screenshots(page: Page, outputPath: (name: string) => stri
   await page.emulateMedia({ colorScheme: 'light' });
 }
 
-/** Starts a demo-agent session from the "New session" dialog and waits for the dialog to close. */
-export async function startDemoSessionInUi(page: Page, input: { workspace: string; title: string; prompt: string }): Promise<void> {
+/** Starts a session of `provider` (its label) from the "New session" dialog and waits for the dialog to close. */
+export async function startSessionInUi(
+  page: Page,
+  input: { provider: string; workspace: string; title: string; prompt: string },
+): Promise<void> {
   await page.getByRole('button', { name: 'New session' }).click();
   const dialog = page.getByRole('dialog', { name: 'New session' });
   await dialog.getByLabel('Workspace').fill(input.workspace);
-  await dialog.getByLabel('Provider').selectOption({ label: 'Demo agent' });
+  await dialog.getByLabel('Provider').selectOption({ label: input.provider });
   await dialog.getByLabel('Title').fill(input.title);
   await dialog.getByLabel('Prompt').fill(input.prompt);
   await dialog.getByRole('button', { name: 'Start', exact: true }).click();
   await expect(dialog).toBeHidden();
+}
+
+/** Starts a demo-agent session from the "New session" dialog and waits for the dialog to close. */
+export async function startDemoSessionInUi(page: Page, input: { workspace: string; title: string; prompt: string }): Promise<void> {
+  await startSessionInUi(page, { ...input, provider: 'Demo agent' });
 }

@@ -4,8 +4,14 @@
  * and is no other handoff running. Pure: the device record, capabilities and clock are inputs.
  */
 import type { DeviceStatus } from '../../shared/api/devices.ts';
+import { isProviderId, PROVIDER_LABELS } from '../../shared/provider.ts';
 import type { Blocker, ReadinessReport } from '../../shared/readiness.ts';
 import { normalizeRemote } from './remote-url.ts';
+
+/** A provider's label ("Claude Code"), or its id when unknown. */
+function providerName(id: string): string {
+  return isProviderId(id) ? PROVIDER_LABELS[id] : id;
+}
 
 /** A device with no heartbeat for this long is offline. */
 export const TARGET_OFFLINE_AFTER_MS = 15_000;
@@ -130,8 +136,8 @@ export function checkTarget(input: TargetCheckInput): Blocker[] {
   if (!(input.capabilities?.providers ?? []).includes(input.requiredProvider)) {
     blockers.push({
       code: 'target_missing_provider',
-      message: `${name} does not have the ${input.requiredProvider} provider this session runs on.`,
-      fix: `Install ${input.requiredProvider} on ${name} and restart Baton there.`,
+      message: `${name} does not have ${providerName(input.requiredProvider)}, which this session runs on.`,
+      fix: `Install ${providerName(input.requiredProvider)} on ${name} and restart Baton there.`,
       details: { provider: input.requiredProvider },
     });
   }

@@ -4,7 +4,9 @@
  * call; the first failure is returned with its code and nothing after it runs.
  */
 import type { DriftWarning, Handoff, ResumePath } from '../../shared/api/handoffs.ts';
+import { detectedVersion, olderCliReason } from '../../shared/cli-version.ts';
 import { fail, ok, type Result } from '../../shared/errors.ts';
+import { isProviderId } from '../../shared/provider.ts';
 import type { LocalState } from '../local-state/local-state.ts';
 import type { BackendPort, Clock, GitPort, PacketPort, ProviderPort, SealPort } from '../runtime/ports.ts';
 import type { SessionService } from '../runtime/session-service.ts';
@@ -28,7 +30,7 @@ export interface ActivationDeps {
   seal: Pick<SealPort, 'openCheckpoint'>;
   git: Pick<GitPort, 'pin'>;
   packets: Pick<PacketPort, 'drift'>;
-  providers: Pick<ProviderPort, 'resume'>;
+  providers: Pick<ProviderPort, 'list' | 'resume'>;
   sessions: Pick<SessionService, 'attach' | 'detach'>;
   config: Pick<HandoffConfig, 'workspaceRoot'>;
   clock: Clock;
@@ -79,6 +81,8 @@ export async function activateCheckpoint(deps: ActivationDeps, handoff: Handoff)
     s.transcript = checkpoint.transcriptTail;
     s.agents = checkpoint.agents;
     s.providerResume = checkpoint.providerResume;
+    // The target's provider is made (attach, below) with the level the session ran with on the source.
+    if (checkpoint.meta.permission !== undefined) s.permission = checkpoint.meta.permission;
     s.repos = checkpoint.repos.map(({ relPath, remoteUrl, branch }) => ({ relPath, remoteUrl, branch }));
   });
   // Only now, with the checkpoint verified and the workspace pinned, does a provider start.
@@ -92,7 +96,14 @@ export async function activateCheckpoint(deps: ActivationDeps, handoff: Handoff)
     drift,
     nextAction: 'Continue where the session left off.',
   });
-  const resumed = await providers.resume(provider, checkpoint.providerResume, continuation, workspace);
+  const older = isProviderId(checkpoint.meta.provider)
+    ? olderCliReason(
+        checkpoint.meta.provider,
+        { name: 'The target device', version: detectedVersion(await providers.list(), checkpoint.meta.provider) },
+        checkpoint.meta.providerVersion ?? null,
+      )
+    : null;
+  const resumed = await providers.resume(provider, checkpoint.providerResume, continuation, workspace, older?.message);
   if (!resumed.ok) {
     await sessions.detach(handoff.sessionId);
     return fail('resume_failed', resumed.message);

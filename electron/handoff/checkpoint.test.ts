@@ -9,7 +9,7 @@ function checkpoint(overrides: Partial<Checkpoint> = {}): Checkpoint {
     createdAt: 1_700_000_000_000,
     sourceDeviceId: 'device-aaaaaaaaaaaaa',
     sourceDeviceName: 'laptop',
-    meta: { title: 'Fix the parser', provider: 'demo', prompt: 'Fix the parser' },
+    meta: { title: 'Fix the parser', provider: 'claude-code', prompt: 'Fix the parser', permission: 'full', providerVersion: '2.1.332' },
     repos: [{ relPath: '.', remoteUrl: '/origins/app.git', branch: 'main', commit: 'a'.repeat(40), mergeBase: 'b'.repeat(40) }],
     providerResume: { provider: 'demo', format: 'demo/state@1', sessionId: null, payload: { turn: 1 } },
     packets: [{ relPath: '.', packet: { verified: { branch: 'main' } } }],
@@ -49,6 +49,20 @@ describe('the checkpoint body', () => {
       ok: false,
       code: 'malformed_checkpoint',
     });
+  });
+
+  it("carries the session's permission level and the source's CLI version; a level it does not know is malformed, a checkpoint from before levels has none", () => {
+    const body = checkpoint();
+    const decoded = decodeCheckpoint(encodeCheckpoint(body), body.sessionId, body.handoffId);
+    expect(decoded.ok && [decoded.value.meta.permission, decoded.value.meta.providerVersion]).toEqual(['full', '2.1.332']);
+    const unknown = { ...body, meta: { ...body.meta, permission: 'root' } };
+    expect(decodeCheckpoint(Buffer.from(JSON.stringify(unknown)), body.sessionId, body.handoffId)).toMatchObject({
+      ok: false,
+      code: 'malformed_checkpoint',
+    });
+    const older = { ...body, meta: { title: 'Fix the parser', provider: 'claude-code', prompt: 'Fix the parser' } };
+    const decodedOlder = decodeCheckpoint(Buffer.from(JSON.stringify(older)), body.sessionId, body.handoffId);
+    expect(decodedOlder.ok && decodedOlder.value.meta).toEqual(older.meta);
   });
 
   it('carries only the transcript tail', () => {

@@ -6,7 +6,7 @@ import { createHash } from 'node:crypto';
 import { z } from 'zod';
 import type { AgentView, TranscriptEntry } from '../../shared/agents.ts';
 import type { Result } from '../../shared/errors.ts';
-import { resumeDataSchema, type ResumeData } from '../../shared/provider.ts';
+import { PermissionLevel, resumeDataSchema, type ResumeData } from '../../shared/provider.ts';
 import type { PinnedRepo } from '../runtime/ports.ts';
 
 export const CHECKPOINT_FORMAT = 'baton-checkpoint/1';
@@ -21,7 +21,15 @@ const CheckpointSchema = z.object({
   createdAt: z.number(),
   sourceDeviceId: z.string(),
   sourceDeviceName: z.string().nullable(),
-  meta: z.object({ title: z.string(), provider: z.string(), prompt: z.string() }),
+  meta: z.object({
+    title: z.string(),
+    provider: z.string(),
+    prompt: z.string(),
+    /** The session's permission level: the target runs with the same (absent in older checkpoints). */
+    permission: PermissionLevel.optional(),
+    /** The source's CLI version of the provider (e.g. "2.1.332"), null when it has none (absent in older checkpoints). */
+    providerVersion: z.string().max(40).nullable().optional(),
+  }),
   repos: z.array(
     z.object({
       relPath: z.string(),
@@ -44,7 +52,7 @@ export interface Checkpoint {
   createdAt: number;
   sourceDeviceId: string;
   sourceDeviceName: string | null;
-  meta: { title: string; provider: string; prompt: string };
+  meta: { title: string; provider: string; prompt: string; permission?: PermissionLevel; providerVersion?: string | null };
   repos: PinnedRepo[];
   providerResume: ResumeData | null;
   packets: { relPath: string; packet: unknown }[];

@@ -3,11 +3,12 @@
  * over real git (bare origin). One backend and one pair of devices for the whole file.
  */
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, readFileSync, readdirSync, rmSync, statSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadProfile } from '../enrollment/profile.ts';
+import { DEMO_EDIT_PATH } from '../providers/demo-agent.ts';
 import { createBackendClient } from '../sync/backend-client.ts';
 import { deviceId, startDemoSession, startTwoDevices, waitEligible, waitSession, type TwoDevices } from '../../dev-env/two-devices.ts';
 
@@ -118,6 +119,40 @@ describe('a complete Move between two device processes', () => {
         commit,
         transcript: onDesktop.transcript.find((e) => e.role === 'assistant')?.text ?? '',
       });
+    },
+    TEST_TIMEOUT_MS,
+  );
+});
+
+describe('a session moved at "Ask before editing"', () => {
+  it(
+    "runs on the target at the source's level: the target's agent refuses the edit it is asked for",
+    async () => {
+      const { laptop, desktop } = world;
+      const session = await laptop.client.take('startSession', {
+        workspace: world.repo,
+        provider: 'demo',
+        prompt: 'Read the parser',
+        title: 'Careful session',
+        permission: 'ask',
+      });
+      expect(session.permission).toBe('ask');
+      await waitSession(laptop, session.id, 'the first turn', (d) => d.transcript.some((e) => e.role === 'assistant'));
+      await waitEligible(laptop, session.id, 'desktop');
+      expect((await laptop.client.call('startMove', { sessionId: session.id, targetDeviceId: await deviceId(desktop) })).ok).toBe(true);
+      const onDesktop = await waitSession(
+        desktop,
+        session.id,
+        'the careful session to complete its move',
+        (d) => d.isOwner && d.lastHandoff?.state === 'completed' && d.inputBlock === null,
+      );
+      expect(onDesktop.permission).toBe('ask');
+      expect(await desktop.client.call('sendMessage', { sessionId: session.id, text: 'Now edit a file' })).toEqual({ ok: true });
+      const answered = await waitSession(desktop, session.id, 'the refused edit on the desktop', (d) =>
+        d.transcript.some((e) => e.role === 'assistant' && e.text.includes('Now edit a file')),
+      );
+      expect(answered.transcript.some((e) => e.role === 'system' && e.text.startsWith('Permission refused'))).toBe(true);
+      expect(existsSync(join(onDesktop.workspace, DEMO_EDIT_PATH))).toBe(false);
     },
     TEST_TIMEOUT_MS,
   );

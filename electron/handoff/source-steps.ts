@@ -6,7 +6,8 @@
 import type { Handoff } from '../../shared/api/handoffs.ts';
 import type { ProviderSession } from '../../shared/provider.ts';
 import type { LocalSession, LocalState } from '../local-state/local-state.ts';
-import type { BackendPort, Clock, GitPort, PacketPort, SealPort } from '../runtime/ports.ts';
+import { detectedVersion } from '../../shared/cli-version.ts';
+import type { BackendPort, Clock, GitPort, PacketPort, ProviderPort, SealPort } from '../runtime/ports.ts';
 import type { SessionService } from '../runtime/session-service.ts';
 import { encodeCheckpoint, CHECKPOINT_FORMAT, type Checkpoint } from './checkpoint.ts';
 import { transferred, type HandoffDriver, type Step } from './coordinator.ts';
@@ -22,6 +23,7 @@ export interface SourceStepDeps {
   packets: Pick<PacketPort, 'build'>;
   seal: Pick<SealPort, 'sealCheckpoint'>;
   backend: Pick<BackendPort, 'putBlob'>;
+  providers: Pick<ProviderPort, 'list'>;
   config: Pick<HandoffConfig, 'prepareTimeoutMs' | 'claimTimeoutMs' | 'turnWaitMs'>;
   clock: Clock;
   log(message: string): void;
@@ -71,9 +73,10 @@ async function buildCheckpoint(
     nextAction: 'Continue the session on the target device.',
   };
   // Git facts, packets and the provider export are independent reads: take them together.
-  const [repos, exported] = await Promise.all([
+  const [repos, exported, detected] = await Promise.all([
     git.repos(session),
     provider?.capabilities.checkpointImport ? provider.exportResumeData() : Promise.resolve(null),
+    deps.providers.list(),
   ]);
   const built = await Promise.all(
     repos.map(async (repo) => {
@@ -95,7 +98,13 @@ async function buildCheckpoint(
     createdAt: clock(),
     sourceDeviceId: selfId,
     sourceDeviceName: selfName,
-    meta: { title: session.title, provider: session.provider, prompt: firstPrompt },
+    meta: {
+      title: session.title,
+      provider: session.provider,
+      prompt: firstPrompt,
+      permission: session.permission,
+      providerVersion: detectedVersion(detected, session.provider),
+    },
     repos: repos.map((r) => ({
       relPath: r.relPath,
       remoteUrl: r.remoteUrl,

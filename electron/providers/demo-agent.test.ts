@@ -2,7 +2,7 @@ import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { ProviderEvent } from '../../shared/provider.ts';
+import type { PermissionLevel, ProviderEvent } from '../../shared/provider.ts';
 import { checkResumeData } from '../../shared/provider.ts';
 import { DEMO_EDIT_PATH, DemoAgent } from './demo-agent.ts';
 import type { Timers } from './timers.ts';
@@ -38,8 +38,8 @@ class ManualTimers implements Timers {
 let dir: string;
 const agents: DemoAgent[] = [];
 
-function demo(): DemoAgent {
-  const agent = new DemoAgent({ turnMs: 40 });
+function demo(permission?: PermissionLevel): DemoAgent {
+  const agent = new DemoAgent({ turnMs: 40, permission });
   agents.push(agent);
   return agent;
 }
@@ -125,6 +125,25 @@ describe('demo agent', () => {
     expect(await listFiles(dir)).toEqual([DEMO_EDIT_PATH]);
     expect(await readFile(join(dir, DEMO_EDIT_PATH), 'utf8')).toContain('edit a file');
     expect(agent.snapshot().transcript.at(-1)?.text).toContain(DEMO_EDIT_PATH);
+  });
+
+  it('refuses to edit at "Ask before editing" and says so in the transcript, touching nothing', async () => {
+    const agent = demo('ask');
+    await agent.start(dir, 'Please edit a file for me');
+    await waitForIdle(agent, 2000);
+    expect(await listFiles(dir)).toEqual([]);
+    const { transcript } = agent.snapshot();
+    expect(transcript.find((e) => e.role === 'system')?.text).toBe(
+      'Permission refused: the demo agent may not edit files in this session ("Ask before editing") and cannot ask.',
+    );
+    expect(transcript.at(-1)?.text).toContain(`I did not edit ${DEMO_EDIT_PATH}: editing was refused.`);
+  });
+
+  it('edits at "Full access" as at the default level', async () => {
+    const agent = demo('full');
+    await agent.start(dir, 'edit a file');
+    await waitForIdle(agent, 2000);
+    expect(await listFiles(dir)).toEqual([DEMO_EDIT_PATH]);
   });
 
   it('queues input sent during a turn and runs it next', async () => {

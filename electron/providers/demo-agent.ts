@@ -1,15 +1,19 @@
 /**
  * The built-in demo agent: offline, no account. Each prompt is a short real turn in which two
  * subagents run and finish; the answer names what it did. It writes to the workspace only when a
- * message asks it to "edit a file" (one file: notes/demo-agent.md). Its whole state travels in
- * exportResumeData, so it supports checkpoint import.
+ * message asks it to "edit a file" (one file: notes/demo-agent.md), and only when the session's
+ * permission level lets it edit: at "Ask before editing" it cannot ask, so it refuses and says so.
+ * Its whole state travels in exportResumeData, so it supports checkpoint import.
  */
 import { mkdir, appendFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { z } from 'zod';
 import type { AgentView, TranscriptEntry } from '../../shared/agents.ts';
 import {
+  DEFAULT_PERMISSION_LEVEL,
+  PERMISSION_LABELS,
   PROVIDER_CAPABILITIES,
+  type PermissionLevel,
   type ProviderEventListener,
   type ProviderResult,
   type ProviderSession,
@@ -27,6 +31,8 @@ export interface DemoAgentOptions {
   turnMs?: number;
   clock?: Clock;
   timers?: Timers;
+  /** The session's permission level: at `ask` the agent refuses to edit (default: edit in the workspace). */
+  permission?: PermissionLevel;
 }
 
 const agentSchema = z.object({
@@ -64,6 +70,7 @@ export class DemoAgent implements ProviderSession {
   private readonly state: SessionState;
   private readonly turnTimers: TimerGroup;
   private readonly turnMs: number;
+  private readonly permission: PermissionLevel;
   private workspace: string | null = null;
   private stopped = false;
   private turn = 0;
@@ -71,6 +78,7 @@ export class DemoAgent implements ProviderSession {
 
   constructor(options: DemoAgentOptions = {}) {
     this.turnMs = options.turnMs ?? 300;
+    this.permission = options.permission ?? DEFAULT_PERMISSION_LEVEL;
     this.state = new SessionState(options.clock ?? Date.now, 'demo');
     this.turnTimers = new TimerGroup(options.timers ?? realTimers);
   }
@@ -196,7 +204,14 @@ export class DemoAgent implements ProviderSession {
 
   private async completeTurn(text: string, turn: number): Promise<void> {
     let edit = 'I did not touch the repository.';
-    if (asksForEdit(text) && this.workspace !== null) {
+    if (asksForEdit(text) && this.permission === 'ask') {
+      edit = `I did not edit ${DEMO_EDIT_PATH}: editing was refused.`;
+      this.state.addEntry(
+        'system',
+        MAIN,
+        `Permission refused: the demo agent may not edit files in this session ("${PERMISSION_LABELS.ask}") and cannot ask.`,
+      );
+    } else if (asksForEdit(text) && this.workspace !== null) {
       edit = await this.editFile(this.workspace, text, turn);
     }
     if (this.stopped || this.turn !== turn || !this.state.turnActive) return;

@@ -17,10 +17,34 @@ describe('detectProviders', () => {
   it('finds the stand-in claude and codex on PATH with their versions, and the demo agent always', async () => {
     const views = await detectProviders({ env: { PATH: [STAND_IN_BIN, dirname(process.execPath)].join(delimiter) } });
     expect(views).toEqual([
-      { id: 'demo', label: 'Demo agent', available: true, version: 'built in', checkpointImport: true },
-      { id: 'claude-code', label: 'Claude Code', available: true, version: '1.0.99 (Claude Code stand-in)', checkpointImport: true },
-      { id: 'codex', label: 'Codex', available: true, version: 'codex-cli 0.0.0-standin', checkpointImport: true },
-      { id: 'command', label: 'Command-line agent', available: false, version: null, checkpointImport: false },
+      { id: 'demo', label: 'Demo agent', available: true, version: 'built in', checkpointImport: true, permissions: true, adoption: false },
+      {
+        id: 'claude-code',
+        label: 'Claude Code',
+        available: true,
+        version: '1.0.99 (Claude Code stand-in)',
+        checkpointImport: true,
+        permissions: true,
+        adoption: true,
+      },
+      {
+        id: 'codex',
+        label: 'Codex',
+        available: true,
+        version: 'codex-cli 0.0.0-standin',
+        checkpointImport: true,
+        permissions: true,
+        adoption: true,
+      },
+      {
+        id: 'command',
+        label: 'Command-line agent',
+        available: false,
+        version: null,
+        checkpointImport: false,
+        permissions: false,
+        adoption: false,
+      },
     ]);
   });
 

@@ -55,7 +55,8 @@ export function readVersion(binary: string, env: NodeJS.ProcessEnv, timeoutMs: n
 }
 
 function view(id: ProviderId, available: boolean, version: string | null): ProviderView {
-  return { id, label: PROVIDER_LABELS[id], available, version, checkpointImport: PROVIDER_CAPABILITIES[id].checkpointImport };
+  const { checkpointImport, permissions, adoption } = PROVIDER_CAPABILITIES[id];
+  return { id, label: PROVIDER_LABELS[id], available, version, checkpointImport, permissions, adoption };
 }
 
 async function detectOne(id: ProviderId, options: DetectOptions): Promise<ProviderView> {

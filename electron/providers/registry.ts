@@ -33,7 +33,7 @@ export function createProvider(
   const common = { env: options.env, clock: options.clock, permission: settings.permission };
   switch (id) {
     case 'demo':
-      return { ok: true, value: new DemoAgent({ clock: options.clock, ...options.demo }) };
+      return { ok: true, value: new DemoAgent({ clock: options.clock, ...options.demo, permission: settings.permission }) };
     case 'claude-code':
       return { ok: true, value: new ClaudeCodeSession({ ...common, ...options.claude }) };
     case 'codex':

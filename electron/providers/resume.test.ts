@@ -53,6 +53,16 @@ describe('resumeProvider', () => {
     expect(target.snapshot().transcript[0]?.text).toBe('first');
   });
 
+  it('takes summary continuation without trying import when import is refused (an older CLI), with that reason', async () => {
+    const workspace = await tempDir();
+    const exported = await demoExport(workspace);
+    const target = track(new DemoAgent({ turnMs: 20 }));
+    const importRefused = 'The target device has an older CLI.';
+    const outcome = await resumeProvider(target, { workspace, resumeData: exported, continuation, importRefused });
+    expect(outcome).toEqual({ ok: true, value: { path: 'summary-continuation', reason: importRefused } });
+    expect(target.snapshot().transcript[0]?.text).toContain('This is a continuation of the session "Tidy the parser"');
+  });
+
   it('gives a provider without import summary continuation, and says so', async () => {
     const workspace = await tempDir();
     const echo = `let s='';process.stdin.on('data',d=>s+=d).on('end',()=>process.stdout.write(s))`;

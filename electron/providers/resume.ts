@@ -23,6 +23,8 @@ export interface ResumeRequest {
   continuation: ContinuationInput;
   /** The summary prompt's byte bound (defaults to CONTINUATION_PROMPT_MAX_BYTES). */
   promptMaxBytes?: number;
+  /** Why import must not be tried here (e.g. this CLI is older than the one that wrote the session). */
+  importRefused?: string;
 }
 
 /** The data to import, or why import cannot even be tried. */
@@ -45,7 +47,7 @@ function importable(session: ProviderSession, resumeData: unknown): { data: Resu
  * check: resume itself never throws for it.
  */
 export async function resumeProvider(session: ProviderSession, request: ResumeRequest): Promise<ProviderResult<ResumeOutcome>> {
-  const candidate = importable(session, request.resumeData);
+  const candidate = request.importRefused ? { reason: request.importRefused } : importable(session, request.resumeData);
   let reason: string;
   if ('data' in candidate) {
     const imported = await session.resumeFromImport(candidate.data, request.workspace).catch((error: unknown): ProviderResult => ({

@@ -8,6 +8,7 @@ import type { ProviderId, SessionSettings } from '../../shared/provider.ts';
 import { setBackendUrls, type Profile } from '../enrollment/profile.ts';
 import { createGitRunner } from '../git/git-runner.ts';
 import { detectProviders } from '../providers/detect.ts';
+import { listExistingSessions } from '../providers/existing-sessions.ts';
 import { createProvider, type ProviderOptions } from '../providers/registry.ts';
 import { createBackendClient } from '../sync/backend-client.ts';
 import { openPushStream } from '../sync/push-stream.ts';
@@ -59,6 +60,7 @@ export function composeDeviceRuntime(options: ComposeOptions): DeviceRuntime {
     packets: createCheckpointPacketPort(),
     providers: providerPort({
       detect: () => detectProviders({ env: providerOptions.env ?? process.env, commandArgv: providerOptions.command?.argv ?? null }),
+      existing: (id, workspace) => listExistingSessions(id, workspace, providerOptions.env ?? process.env),
       create: (id: ProviderId, settings: SessionSettings) => {
         const made = createProvider(id, providerOptions, settings);
         if (!made.ok) throw new Error(made.message);

@@ -81,3 +81,54 @@ describe('eligibility of the other devices for a session', () => {
     expect(directory.targetBlockers(session, 'nobody-aaaaaaaaaaaa', targetCheck).map((b) => b.code)).toEqual(['target_not_enrolled']);
   });
 });
+
+describe('CLI versions in the Move dialog', () => {
+  const claudeSession = { ...session, provider: 'claude-code' } as LocalSession;
+  const withClaude = (version: string | null): DeviceCapabilities => ({
+    ...capable,
+    providers: ['claude-code'],
+    ...(version === null ? {} : { providerVersions: { 'claude-code': version } }),
+  });
+  const views = (devices: Device[], sourceVersion: string | null) => {
+    const directory = new DeviceDirectory('self-aaaaaaaaaaaaaa', seal, () => NOW);
+    directory.replaceAll(devices);
+    return directory.eligibility(claudeSession, targetCheck, sourceVersion);
+  };
+
+  it('warns next to an eligible device whose CLI is older than the one that wrote the session, naming both versions', () => {
+    const [older] = views([device('old-aaaaaaaaaaaaaaa', 'desktop', {}, withClaude('2.1.300'))], '2.1.332');
+    expect(older).toMatchObject({ eligible: true, reason: null });
+    expect(older?.warning).toEqual({
+      code: 'target_provider_older',
+      message:
+        'desktop has Claude Code 2.1.300, older than the Claude Code 2.1.332 this session was written with, ' +
+        'so the session continues from a summary instead of resuming the same Claude Code session.',
+    });
+  });
+
+  it('does not warn for the same or a newer CLI, or when a version is unknown', () => {
+    const list = views(
+      [
+        device('same-aaaaaaaaaaaaaa', 'same', {}, withClaude('2.1.332')),
+        device('new-aaaaaaaaaaaaaaa', 'newer', {}, withClaude('2.2.0')),
+        device('unk-aaaaaaaaaaaaaaa', 'unknown', {}, withClaude(null)),
+      ],
+      '2.1.332',
+    );
+    expect(list.map((e) => [e.name, e.eligible, e.warning])).toEqual([
+      ['same', true, null],
+      ['newer', true, null],
+      ['unknown', true, null],
+    ]);
+    expect(views([device('old-aaaaaaaaaaaaaaa', 'desktop', {}, withClaude('1.0.0'))], null)[0]?.warning).toBeNull();
+  });
+
+  it('shows a device without the CLI as ineligible, naming the agent', () => {
+    const [missing] = views([device('none-aaaaaaaaaaaaaa', 'desktop', {}, { ...capable, providers: ['demo'] })], '2.1.332');
+    expect(missing).toMatchObject({
+      eligible: false,
+      reason: { code: 'target_missing_provider', message: 'desktop does not have Claude Code, which this session runs on.' },
+      warning: null,
+    });
+  });
+});

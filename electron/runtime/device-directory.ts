@@ -5,7 +5,9 @@
 import { z } from 'zod';
 import type { Device } from '../../shared/api/devices.ts';
 import type { DeviceView, EligibilityView } from '../../shared/device-api.ts';
+import { isProviderId } from '../../shared/provider.ts';
 import type { Blocker } from '../../shared/readiness.ts';
+import { olderCliReason } from '../../shared/cli-version.ts';
 import { TARGET_OFFLINE_AFTER_MS } from '../git/target-checks.ts';
 import type { LocalSession } from '../local-state/local-state.ts';
 import type { Clock, DeviceCapabilities, SealPort, TargetCheck } from './ports.ts';
@@ -15,6 +17,7 @@ const CapabilitiesSchema = z.object({
   git: z.boolean(),
   remotes: z.array(z.string()),
   keyVersions: z.array(z.number()),
+  providerVersions: z.record(z.string(), z.string()).optional(),
 });
 
 export class DeviceDirectory {
@@ -86,17 +89,26 @@ export class DeviceDirectory {
     });
   }
 
-  /** Eligibility of every other device for `session`, each with its first reason when not. */
-  eligibility(session: LocalSession, check: TargetCheck): EligibilityView[] {
+  /**
+   * Eligibility of every other device for `session`, each with its first reason when not; an eligible
+   * device whose CLI is older than `sourceVersion` (this device's, which wrote the session) is warned.
+   */
+  eligibility(session: LocalSession, check: TargetCheck, sourceVersion: string | null = null): EligibilityView[] {
     return [...this.devices.values()]
       .filter((device) => device.id !== this.selfId && device.status !== 'revoked')
       .map((device) => {
         const first = this.targetBlockers(session, device.id, check)[0];
+        const version = this.capabilities(device)?.providerVersions?.[session.provider] ?? null;
+        const warning =
+          first === undefined && isProviderId(session.provider)
+            ? olderCliReason(session.provider, { name: device.name, version }, sourceVersion)
+            : null;
         return {
           deviceId: device.id,
           name: device.name,
           eligible: first === undefined,
           reason: first === undefined ? null : { code: first.code, message: first.message },
+          warning,
         };
       });
   }

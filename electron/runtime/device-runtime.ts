@@ -11,6 +11,7 @@ import type { HandoffConfig } from '../handoff/handoff-config.ts';
 import { moveRequests, type MoveRequests } from '../handoff/move-request.ts';
 import { sourceStep } from '../handoff/source-steps.ts';
 import { targetStep } from '../handoff/target-steps.ts';
+import { detectedVersion, publishedVersions } from '../../shared/cli-version.ts';
 import { DeviceDirectory } from './device-directory.ts';
 import { afterLocalWrites } from '../local-state/durable-backend.ts';
 import type { LocalState } from '../local-state/local-state.ts';
@@ -27,6 +28,7 @@ import type {
   SealPort,
   TargetCheck,
 } from './ports.ts';
+import { adoptSession, listAgentSessions, type AdoptionDeps } from './session-adoption.ts';
 import { SessionService } from './session-service.ts';
 import { handoffView, sessionDetail, sessionView, type ViewDeps } from './views.ts';
 
@@ -61,6 +63,7 @@ export class DeviceRuntime {
   readonly coordinator: Coordinator;
   private readonly moves: MoveRequests;
   private readonly activation: ActivationDeps;
+  private readonly adoption: AdoptionDeps;
   private readonly listeners = new Set<Listener>();
   private heartbeatTimer: ReturnType<typeof setInterval> | null = null;
   private stream: { close(): void } | null = null;
@@ -106,7 +109,20 @@ export class DeviceRuntime {
         },
       },
       {
-        source: sourceStep({ selfId, selfName, state, sessions: this.sessions, git, packets, seal, backend, config, clock, log }),
+        source: sourceStep({
+          selfId,
+          selfName,
+          state,
+          sessions: this.sessions,
+          git,
+          packets,
+          seal,
+          backend,
+          providers,
+          config,
+          clock,
+          log,
+        }),
         target: targetStep({ ...this.activation, state, backend, seal, git, providers, sessions: this.sessions, config }),
       },
     );
@@ -122,6 +138,7 @@ export class DeviceRuntime {
       clock,
     });
     this.views = { selfId, state: deps.state, seal: deps.seal, devices: this.devices, sessions: this.sessions };
+    this.adoption = { selfId, state: deps.state, sessions: this.sessions, providers: deps.providers };
   }
 
   /** Registers a listener for device API events; returns its unsubscribe. */
@@ -252,6 +269,7 @@ export class DeviceRuntime {
         git: hasGit,
         remotes: hasGit ? await git.remotesUnder(config.workspaceRoot) : [],
         keyVersions: seal.keyVersions(),
+        providerVersions: publishedVersions(available),
       };
       const sealed = seal.sealJson(capabilities, { kind: 'capabilities', deviceId: this.deps.status.deviceId });
       const result = await this.deps.backend.heartbeat(sealed, capabilities.keyVersions);
@@ -288,6 +306,13 @@ export class DeviceRuntime {
         const started = await this.sessions.start(input);
         return started.ok ? ok(sessionView(this.views, started.value, [])) : started;
       },
+      listAgentSessions: async ({ provider, workspace }) => listAgentSessions(this.adoption, provider, workspace),
+      adoptSession: async (input) => {
+        const adopted = await adoptSession(this.adoption, input);
+        if (!adopted.ok) return adopted;
+        this.sessionChanged(adopted.value.id);
+        return ok(sessionView(this.views, adopted.value, []));
+      },
       sendMessage: async ({ sessionId, text }) => this.sessions.send(sessionId, text),
       listDevices: async () => {
         const listed = await backend.listDevices();
@@ -298,7 +323,12 @@ export class DeviceRuntime {
         const listed = await backend.listDevices();
         if (listed.ok) this.devices.replaceAll(listed.value);
         const session = state.session(sessionId);
-        return session ? this.devices.eligibility(session, this.deps.targetCheck) : [];
+        if (!session) return [];
+        return this.devices.eligibility(
+          session,
+          this.deps.targetCheck,
+          detectedVersion(await this.deps.providers.list(), session.provider),
+        );
       },
       checkReadiness: async ({ sessionId, targetDeviceId }) => this.moves.evaluate(sessionId, targetDeviceId),
       startMove: async ({ sessionId, targetDeviceId }) => this.moves.start(sessionId, targetDeviceId),

@@ -122,6 +122,8 @@ export function createEnrollingDevice(options: EnrollingDeviceOptions): Enrollin
     listSessions: async () => [],
     getSession: async () => null,
     startSession: refuse,
+    listAgentSessions: refuse,
+    adoptSession: refuse,
     sendMessage: refuse,
     listDevices: async () => [],
     moveEligibility: async () => [],

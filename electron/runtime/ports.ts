@@ -10,7 +10,15 @@ import type { CheckpointRef, DriftWarning, Handoff, TransitionRequest } from '..
 import type { Session, SessionEvent } from '../../shared/api/sessions.ts';
 import type { BackendReachabilityView, ProviderView } from '../../shared/device-api.ts';
 import type { ActionResult, Result } from '../../shared/errors.ts';
-import type { ContinuationInput, ProviderId, ProviderSession, ResumeData, ResumeOutcome, SessionSettings } from '../../shared/provider.ts';
+import type {
+  ContinuationInput,
+  ExistingSession,
+  ProviderId,
+  ProviderSession,
+  ResumeData,
+  ResumeOutcome,
+  SessionSettings,
+} from '../../shared/provider.ts';
 import type { Blocker, ReadinessReport } from '../../shared/readiness.ts';
 import type { RepoRef } from '../local-state/local-state.ts';
 
@@ -113,6 +121,8 @@ export interface PacketPort {
 export interface ProviderPort {
   list(): Promise<ProviderView[]>;
   create(id: ProviderId, settings: SessionSettings): ProviderSession;
+  /** This machine's own sessions of CLI provider `id` for `workspace` (for adoption), newest first. */
+  existing(id: string, workspace: string): Promise<Result<ExistingSession[]>>;
   /**
    * Resumes `session` from a checkpoint: import when possible, else summary continuation.
    * Called only after the checkpoint was unsealed and verified and the workspace pinned.
@@ -122,6 +132,8 @@ export interface ProviderPort {
     data: ResumeData | null,
     continuation: ContinuationInput,
     workspace: string,
+    /** Why import is not even tried (e.g. this CLI is older than the one that wrote the session): summary, with this reason. */
+    importRefused?: string,
   ): Promise<Result<ResumeOutcome>>;
 }
 
@@ -139,6 +151,8 @@ export interface EligibilityInput {
 /** What a device publishes (sealed) with its heartbeat. */
 export interface DeviceCapabilities {
   providers: string[];
+  /** The CLI version of each available provider that reports one (e.g. "claude-code": "2.1.332"); absent from older devices. */
+  providerVersions?: Record<string, string>;
   git: boolean;
   remotes: string[];
   keyVersions: number[];

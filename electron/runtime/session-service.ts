@@ -12,24 +12,45 @@ import { fail, ok, type ActionResult, type Result } from '../../shared/errors.ts
 import {
   DEFAULT_PERMISSION_LEVEL,
   isProviderId,
+  PermissionLevel,
+  PROVIDER_CAPABILITIES,
+  PROVIDER_LABELS,
   type ProviderEvent,
+  type ProviderId,
   type ProviderSession,
   type ResumeData,
 } from '../../shared/provider.ts';
 import { continuationInput } from '../handoff/continuation.ts';
 import type { LocalSession, LocalState, RepoRef } from '../local-state/local-state.ts';
-import type { BackendPort, Clock, GitPort, ProviderPort, SealPort } from './ports.ts';
+import type { BackendPort, Clock, GitPort, ProviderPort, RepoSnapshot, SealPort, SessionContent } from './ports.ts';
 
 /** Session metadata as sealed on the backend (never in clear there). */
 const MetaSchema = z.object({
   title: z.string(),
   provider: z.string(),
+  /** Older metadata has none: the default level. */
+  permission: PermissionLevel.default(DEFAULT_PERMISSION_LEVEL),
   workspace: z.string(),
   repos: z.array(z.object({ relPath: z.string(), remoteUrl: z.string().nullable(), branch: z.string().nullable() })),
 });
 
+/** The sealed metadata of a session record. */
+function metaOf(s: Pick<LocalSession, 'title' | 'provider' | 'permission' | 'workspace' | 'repos'>): z.input<typeof MetaSchema> {
+  return { title: s.title, provider: s.provider, permission: s.permission, workspace: s.workspace, repos: s.repos };
+}
+
+/** What a new session is made of (start and adopt). */
+export interface NewSessionInput {
+  workspace: string;
+  provider: string;
+  title?: string;
+  permission?: PermissionLevel;
+}
+
 const EventSchema = z.discriminatedUnion('type', [
   z.object({ type: z.literal('transcript'), entry: z.custom<TranscriptEntry>() }),
+  /** Many entries at once: the history an adopted session brought with it. */
+  z.object({ type: z.literal('history'), entries: z.array(z.custom<TranscriptEntry>()) }),
   z.object({ type: z.literal('agents'), agents: z.array(z.custom<AgentView>()) }),
 ]);
 
@@ -55,6 +76,14 @@ export function newId(): string {
   return randomBytes(16).toString('base64url');
 }
 
+/** A new session's input after checkNew: a known provider, its level, the workspace's repositories. */
+export interface CheckedNewSession {
+  workspace: string;
+  provider: ProviderId;
+  permission: PermissionLevel;
+  snapshots: RepoSnapshot[];
+}
+
 const STALE_CODES = new Set(['stale_generation', 'not_owner']);
 
 export class SessionService {
@@ -70,14 +99,43 @@ export class SessionService {
   }
 
   /** Starts a session on `workspace` with `provider`; this device owns it at generation 1. */
-  async start(input: { workspace: string; provider: string; prompt: string; title?: string }): Promise<Result<LocalSession>> {
+  async start(input: NewSessionInput & { prompt: string }): Promise<Result<LocalSession>> {
+    const checked = await this.checkNew(input);
+    if (!checked.ok) return checked;
+    const title = input.title?.trim() || input.prompt.trim().split('\n')[0]?.slice(0, 80) || 'Untitled session';
+    const created = await this.createRecord(checked.value, title);
+    if (!created.ok) return created;
+    const id = created.value.id;
+    const provider = this.attach(id, input.provider);
+    const started = await provider.start(input.workspace, input.prompt);
+    if (!started.ok) this.deps.log(`provider failed to start: ${started.message}`);
+    this.deps.changed(id);
+    return ok(this.deps.state.session(id)!);
+  }
+
+  /**
+   * Checks what a new session is made of: a known provider, a permission level only for a provider
+   * that has levels, a workspace holding git repositories. Resolves to the input with its repositories.
+   */
+  async checkNew(input: NewSessionInput): Promise<Result<CheckedNewSession>> {
     if (!isProviderId(input.provider)) return fail('unknown_provider', `No provider named ${input.provider}.`);
+    if (input.permission !== undefined && !PROVIDER_CAPABILITIES[input.provider].permissions)
+      return fail('invalid_argument', `${PROVIDER_LABELS[input.provider]} has no permission levels.`);
     const snapshots = await this.deps.git.repos({ workspace: input.workspace, repoPaths: [] });
     if (snapshots.length === 0) return fail('not_a_repository', `${input.workspace} holds no git repository.`);
-    const repos: RepoRef[] = snapshots.map(({ relPath, remoteUrl, branch }) => ({ relPath, remoteUrl, branch }));
+    const provider: ProviderId = input.provider;
+    return ok({ workspace: input.workspace, provider, permission: input.permission ?? DEFAULT_PERMISSION_LEVEL, snapshots });
+  }
+
+  /** Creates the session on the backend (generation 1, owned here) and its local record, with `content` as its history. */
+  async createRecord(
+    input: CheckedNewSession,
+    title: string,
+    content: SessionContent = { agents: [], transcript: [] },
+  ): Promise<Result<LocalSession>> {
+    const repos: RepoRef[] = input.snapshots.map(({ relPath, remoteUrl, branch }) => ({ relPath, remoteUrl, branch }));
     const id = newId();
-    const title = input.title?.trim() || input.prompt.trim().split('\n')[0]?.slice(0, 80) || 'Untitled session';
-    const meta = { title, provider: input.provider, workspace: input.workspace, repos };
+    const meta = metaOf({ title, provider: input.provider, permission: input.permission, workspace: input.workspace, repos });
     const created = await this.deps.backend.createSession(id, this.deps.seal.sealJson(meta, { kind: 'session-meta', sessionId: id }));
     if (!created.ok) return created;
     const now = this.deps.clock();
@@ -85,27 +143,23 @@ export class SessionService {
       id,
       title,
       workspace: input.workspace,
-      repoPaths: snapshots.map((r) => r.path),
+      repoPaths: input.snapshots.map((r) => r.path),
       provider: input.provider,
-      permission: DEFAULT_PERMISSION_LEVEL,
+      permission: input.permission,
       repos,
       ownerDeviceId: this.deps.selfId,
       generation: created.value.generation,
       inputBlock: null,
       providerResume: null,
       needsAttention: null,
-      transcript: [],
-      agents: [],
+      transcript: content.transcript,
+      agents: content.agents,
       eventCursor: 0,
       createdAt: now,
       updatedAt: now,
     };
     this.deps.state.saveSession(session);
-    const provider = this.attach(session.id, input.provider);
-    const started = await provider.start(input.workspace, input.prompt);
-    if (!started.ok) this.deps.log(`provider failed to start: ${started.message}`);
-    this.deps.changed(id);
-    return ok(this.deps.state.session(id)!);
+    return ok(session);
   }
 
   /** Why input is refused on this device right now, or null. */
@@ -146,10 +200,14 @@ export class SessionService {
 
   /** Attaches a fresh provider session whose events are recorded and appended. */
   attach(sessionId: string, providerId: string): ProviderSession {
-    this.detach(sessionId);
     if (!isProviderId(providerId)) throw new Error(`unknown provider ${providerId}`);
     const permission = this.deps.state.readSession(sessionId)?.permission ?? DEFAULT_PERMISSION_LEVEL;
-    const provider = this.deps.providers.create(providerId, { permission });
+    return this.run(sessionId, this.deps.providers.create(providerId, { permission }));
+  }
+
+  /** Makes `provider` (already made with the session's settings) the session's running provider: its events are recorded and appended. */
+  run(sessionId: string, provider: ProviderSession): ProviderSession {
+    void this.detach(sessionId);
     const unsubscribe = provider.onEvent((event) => this.onProviderEvent(sessionId, provider, event));
     this.live.set(sessionId, { provider, unsubscribe });
     return provider;
@@ -248,7 +306,7 @@ export class SessionService {
         workspace: '',
         repoPaths: [],
         provider: meta.data.provider,
-        permission: DEFAULT_PERMISSION_LEVEL,
+        permission: meta.data.permission,
         repos: meta.data.repos,
         ownerDeviceId: record.ownerDeviceId,
         generation: record.generation,
@@ -294,8 +352,9 @@ export class SessionService {
           const parsed = opened.ok ? EventSchema.safeParse(opened.value) : null;
           if (!parsed?.success) continue;
           const data = parsed.data;
-          if (data.type === 'transcript') {
-            if (!s.transcript.some((e) => e.id === data.entry.id)) s.transcript.push(data.entry);
+          if (data.type === 'transcript' || data.type === 'history') {
+            const known = new Set(s.transcript.map((e) => e.id));
+            for (const entry of data.type === 'history' ? data.entries : [data.entry]) if (!known.has(entry.id)) s.transcript.push(entry);
           } else {
             s.agents = data.agents;
           }
@@ -310,11 +369,10 @@ export class SessionService {
   async publishMeta(sessionId: string): Promise<ActionResult> {
     const s = this.deps.state.session(sessionId);
     if (!s) return fail('not_found', 'No such session.');
-    const meta = { title: s.title, provider: s.provider, workspace: s.workspace, repos: s.repos };
     const result = await this.deps.backend.updateSessionMeta(
       sessionId,
       s.generation,
-      this.deps.seal.sealJson(meta, { kind: 'session-meta', sessionId }),
+      this.deps.seal.sealJson(metaOf(s), { kind: 'session-meta', sessionId }),
     );
     if (result.ok) return ok(undefined);
     if (STALE_CODES.has(result.code)) await this.markMoved(sessionId);

@@ -2,6 +2,7 @@
 import { HandoffOutcome, type Handoff } from '../../shared/api/handoffs.ts';
 import type { HandoffView, SessionDetail, SessionView } from '../../shared/device-api.ts';
 import { isTerminal } from '../../shared/handoff-states.ts';
+import { isProviderId, PROVIDER_CAPABILITIES } from '../../shared/provider.ts';
 import type { DeviceDirectory } from './device-directory.ts';
 import type { LocalSession, LocalState } from '../local-state/local-state.ts';
 import type { SealPort } from './ports.ts';
@@ -64,6 +65,7 @@ export function sessionView(deps: ViewDeps, session: Readonly<LocalSession>, han
     title: session.title,
     workspace: session.workspace,
     provider: session.provider,
+    permission: isProviderId(session.provider) && PROVIDER_CAPABILITIES[session.provider].permissions ? session.permission : null,
     ownerDeviceId: session.ownerDeviceId,
     ownerName: deps.devices.nameOf(session.ownerDeviceId),
     generation: session.generation,

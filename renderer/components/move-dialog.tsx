@@ -1,4 +1,7 @@
-/** The `dialog` "Move session": one radio per other device; ineligible ones disabled with the reason. */
+/**
+ * The `dialog` "Move session": one radio per other device; ineligible ones disabled with the reason,
+ * eligible ones that will resume differently (an older CLI) with the warning.
+ */
 import { useEffect, useId, useState, type FormEvent } from 'react';
 import { errorMessage } from '../api/device-api.ts';
 import { useDevicesStore } from '../stores/devices-store.ts';
@@ -67,14 +70,14 @@ export function MoveDialog({ sessionId, sessionTitle, onClose }: MoveDialogProps
                   value={entry.deviceId}
                   disabled={!entry.eligible}
                   checked={selected === entry.deviceId}
-                  aria-describedby={entry.eligible ? undefined : reasonId}
+                  aria-describedby={entry.eligible && !entry.warning ? undefined : reasonId}
                   onChange={() => setSelected(entry.deviceId)}
                 />
                 <label htmlFor={inputId} className="device-choice-name">
                   {entry.name}
                 </label>
-                <span id={reasonId} className="device-choice-reason">
-                  {entry.eligible ? 'Ready to receive' : (entry.reason?.message ?? 'Not eligible.')}
+                <span id={reasonId} className={`device-choice-reason ${entry.warning ? 'device-choice-reason--warning' : ''}`}>
+                  {entry.eligible ? (entry.warning?.message ?? 'Ready to receive') : (entry.reason?.message ?? 'Not eligible.')}
                 </span>
               </div>
             );

@@ -17,6 +17,7 @@ const session = (over: Partial<SessionView> = {}): SessionView => ({
   title: 'Parser',
   workspace: '/w',
   provider: 'demo',
+  permission: 'workspace',
   ownerDeviceId: 'd1',
   ownerName: 'laptop',
   generation: 1,

@@ -1,6 +1,12 @@
-/** The `dialog` "New session": workspace path, provider (the demo agent labelled "Demo agent"), prompt. */
-import { useEffect, useState, type FormEvent } from 'react';
+/**
+ * The `dialog` "New session": workspace path, provider (the demo agent labelled "Demo agent"), the
+ * permission level for agents that have levels, prompt — or, for Claude Code and Codex, one of this
+ * machine's existing sessions of the workspace to adopt instead.
+ */
+import { useEffect, useId, useState, type FormEvent } from 'react';
+import { DEFAULT_PERMISSION_LEVEL, PERMISSION_LABELS, PermissionLevel } from '../../shared/provider.ts';
 import { errorMessage } from '../api/device-api.ts';
+import { ExistingSessions } from '../components/existing-sessions.tsx';
 import { Modal } from '../components/modal.tsx';
 import { navigate } from '../hooks/use-route.ts';
 import { useSessionsStore } from '../stores/sessions-store.ts';
@@ -14,6 +20,9 @@ export function NewSessionDialog({ onClose }: { onClose(): void }) {
   const [provider, setProvider] = useState('');
   const [title, setTitle] = useState('');
   const [prompt, setPrompt] = useState('');
+  const fieldId = useId();
+  const [permission, setPermission] = useState<PermissionLevel>(DEFAULT_PERMISSION_LEVEL);
+  const chosen = providers.find((p) => p.id === provider);
   const [pending, setPending] = useState(false);
   const [error, setError] = useState<string | null>(null);
 
@@ -34,6 +43,7 @@ export function NewSessionDialog({ onClose }: { onClose(): void }) {
         provider,
         prompt,
         ...(title.trim() ? { title: title.trim() } : {}),
+        ...(chosen?.permissions ? { permission } : {}),
       });
       if (!started.ok) {
         setError(started.message);
@@ -74,6 +84,29 @@ export function NewSessionDialog({ onClose }: { onClose(): void }) {
             ))}
           </select>
         </label>
+        {chosen?.permissions && (
+          <div className="field">
+            {/* Named by its label alone: a wrapping label would fold the chosen level into the name. */}
+            <label className="field-label" htmlFor={`${fieldId}-permissions`}>
+              Permissions
+            </label>
+            <select
+              id={`${fieldId}-permissions`}
+              aria-describedby={`${fieldId}-permissions-hint`}
+              value={permission}
+              onChange={(event) => setPermission(PermissionLevel.parse(event.target.value))}
+            >
+              {PermissionLevel.options.map((level) => (
+                <option key={level} value={level}>
+                  {PERMISSION_LABELS[level]}
+                </option>
+              ))}
+            </select>
+            <span id={`${fieldId}-permissions-hint`} className="field-hint">
+              What the agent may do without asking; a move keeps it.
+            </span>
+          </div>
+        )}
         <label className="field">
           <span className="field-label">
             Title <span className="muted">(optional)</span>
@@ -84,6 +117,17 @@ export function NewSessionDialog({ onClose }: { onClose(): void }) {
           <span className="field-label">Prompt</span>
           <textarea rows={5} value={prompt} onChange={(event) => setPrompt(event.target.value)} placeholder="What should the agent do?" />
         </label>
+        {chosen?.adoption && (
+          <ExistingSessions
+            workspace={workspace.trim()}
+            provider={chosen}
+            permission={permission}
+            onAdopted={(sessionId) => {
+              onClose();
+              navigate({ screen: 'session', sessionId });
+            }}
+          />
+        )}
         <p className="form-error" aria-live="polite">
           {error ?? ''}
         </p>

@@ -1,6 +1,7 @@
 /** The run view: header, blocked alert, agent map + ownership strip + history, transcript + message box. */
 import { useEffect, useState } from 'react';
 import type { SessionDetail } from '../../shared/device-api.ts';
+import { PERMISSION_LABELS } from '../../shared/provider.ts';
 import { AgentMap } from '../components/agent-map.tsx';
 import { BlockedAlert } from '../components/blocked-alert.tsx';
 import { HandoffHistory } from '../components/handoff-history.tsx';
@@ -25,6 +26,7 @@ function RunViewBody({ session }: { session: SessionDetail }) {
         <p className="run-meta">
           {session.workspace && <span className="run-meta-item mono">{session.workspace}</span>}
           <span className="run-meta-item">{providerLabel}</span>
+          {session.permission && <span className="run-meta-item">Permissions: {PERMISSION_LABELS[session.permission]}</span>}
         </p>
       </header>
       <div className="run-grid">

@@ -3,6 +3,7 @@ import { create } from 'zustand';
 import type {
   ActionResult,
   DeviceApiInput,
+  ExistingSessionView,
   HandoffView,
   ProviderView,
   SessionActivity,
@@ -23,12 +24,25 @@ interface SessionsState {
   loadDetail(sessionId: string): Promise<void>;
   loadProviders(): Promise<void>;
   startSession(input: DeviceApiInput<'startSession'>): Promise<Result<SessionView>>;
+  /** This machine's sessions of a CLI provider for a workspace, newest first. */
+  listAgentSessions(input: DeviceApiInput<'listAgentSessions'>): Promise<Result<ExistingSessionView[]>>;
+  /** Adopts one of them as a Baton session owned here. */
+  adoptSession(input: DeviceApiInput<'adoptSession'>): Promise<Result<SessionView>>;
   sendMessage(sessionId: string, text: string): Promise<ActionResult>;
   setSessions(sessions: SessionView[]): void;
   setDetail(detail: SessionDetail): void;
   /** Folds an agent's activity into the loaded detail (reloading it when entries were missed). */
   applyActivity(activity: SessionActivity): void;
   applyHandoff(handoff: HandoffView): void;
+}
+
+/** Lists a session just started or adopted here at the top (events bring the rest). */
+function withNewSession(made: Result<SessionView>): Result<SessionView> {
+  if (made.ok) {
+    const session = made.value;
+    useSessionsStore.setState((state) => ({ sessions: [session, ...state.sessions.filter((s) => s.id !== session.id)] }));
+  }
+  return made;
 }
 
 export const useSessionsStore = create<SessionsState>()((set, get) => ({
@@ -51,14 +65,9 @@ export const useSessionsStore = create<SessionsState>()((set, get) => ({
   loadProviders: async () => {
     set({ providers: await api.listProviders({}) });
   },
-  startSession: async (input) => {
-    const started = await api.startSession(input);
-    if (started.ok) {
-      const session = started.value;
-      set((state) => ({ sessions: [session, ...state.sessions.filter((s) => s.id !== session.id)] }));
-    }
-    return started;
-  },
+  startSession: async (input) => withNewSession(await api.startSession(input)),
+  listAgentSessions: (input) => api.listAgentSessions(input),
+  adoptSession: async (input) => withNewSession(await api.adoptSession(input)),
   sendMessage: (sessionId, text) => api.sendMessage({ sessionId, text }),
   setSessions: (sessions) => set((state) => ({ sessions, loaded: true, details: withViews(state.details, sessions) })),
   setDetail: (detail) =>

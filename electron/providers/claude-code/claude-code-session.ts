@@ -23,9 +23,11 @@ import {
   type ResumeData,
 } from '../../../shared/provider.ts';
 import { MAIN_AGENT, ProcessSession, type ProcessSessionOptions } from '../process-session.ts';
+import { readFile } from 'node:fs/promises';
 import type { TurnExit } from '../turn-process.ts';
 import { MessageFolder } from './message-folder.ts';
 import { CLAUDE_FORMAT, exportClaudeSession, importClaudeSession } from './session-export.ts';
+import { findClaudeSession } from './session-list.ts';
 import { readTranscript } from './transcript-file.ts';
 
 export interface ClaudeCodeOptions extends Partial<ProcessSessionOptions> {
@@ -160,6 +162,21 @@ export class ClaudeCodeSession extends ProcessSession {
     this.state.restore(history.agents, history.transcript, history.transcript.length);
     this.open(workspace);
     this.state.addEntry('system', MAIN_AGENT, `Claude Code session ${data.sessionId} was imported here; the next message resumes it.`);
+    return { ok: true, value: undefined };
+  }
+
+  /** Adopts Claude session `sessionId` of `workspace` on this machine: its history from its transcript; the next message resumes it. */
+  async adoptExisting(sessionId: string, workspace: string): Promise<ProviderResult> {
+    const refused = this.refuseStart();
+    if (refused) return refused;
+    const path = await findClaudeSession(this.env, workspace, sessionId);
+    const text = path === null ? null : await readFile(path, 'utf8').catch(() => null);
+    if (text === null)
+      return { ok: false, code: 'session_not_found', message: `Claude Code has no session ${sessionId} for ${workspace} on this machine.` };
+    const history = readTranscript(text);
+    this.sessionId = sessionId;
+    this.state.restore(history.agents, history.transcript, history.transcript.length);
+    this.open(workspace);
     return { ok: true, value: undefined };
   }
 }

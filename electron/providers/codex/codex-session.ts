@@ -23,6 +23,7 @@ import {
 } from '../../../shared/provider.ts';
 import { MAIN_AGENT, ProcessSession, type ProcessSessionOptions } from '../process-session.ts';
 import { CODEX_FORMAT, codexHome, exportRollout, importRollout, readRollout } from './rollout.ts';
+import { findCodexSession, rolloutFileText } from './rollout-list.ts';
 
 export interface CodexOptions extends Partial<ProcessSessionOptions> {
   /** The session's permission level (mapped to Codex's sandbox settings). */
@@ -174,6 +175,21 @@ export class CodexSession extends ProcessSession {
     this.state.restore([], history, history.length);
     this.open(workspace);
     this.state.addEntry('system', MAIN_AGENT, `Codex session ${data.sessionId} was imported here; the next message resumes it.`);
+    return { ok: true, value: undefined };
+  }
+
+  /** Adopts Codex thread `threadId` of `workspace` on this machine: its history from its rollout; the next message runs `exec resume`. */
+  async adoptExisting(threadId: string, workspace: string): Promise<ProviderResult> {
+    const refused = this.refuseStart();
+    if (refused) return refused;
+    const path = await findCodexSession(this.env, workspace, threadId);
+    const text = path === null ? null : await rolloutFileText(path);
+    if (text === null)
+      return { ok: false, code: 'session_not_found', message: `Codex has no session ${threadId} for ${workspace} on this machine.` };
+    const history = readRollout(text);
+    this.threadId = threadId;
+    this.state.restore([], history, history.length);
+    this.open(workspace);
     return { ok: true, value: undefined };
   }
 }

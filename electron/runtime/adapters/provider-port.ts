@@ -1,6 +1,7 @@
 /** The runtime's ProviderPort over the providers (providers/): detection, creation and the resume-path choice. */
 import type { ProviderView } from '../../../shared/device-api.ts';
-import type { ProviderId, ProviderSession, SessionSettings } from '../../../shared/provider.ts';
+import { ok, type Result } from '../../../shared/errors.ts';
+import type { ExistingSession, ProviderId, ProviderSession, SessionSettings } from '../../../shared/provider.ts';
 import { resumeProvider } from '../../providers/resume.ts';
 import type { ProviderPort } from '../ports.ts';
 
@@ -9,6 +10,8 @@ export interface ProviderPortOptions {
   detect(): Promise<ProviderView[]>;
   /** Makes a new, not yet started provider session. */
   create(id: ProviderId, settings: SessionSettings): ProviderSession;
+  /** Lists this machine's own sessions of a CLI provider for a workspace (default: none to adopt). */
+  existing?(id: string, workspace: string): Promise<Result<ExistingSession[]>>;
   cacheMs?: number;
 }
 
@@ -22,8 +25,9 @@ export function providerPort(options: ProviderPortOptions): ProviderPort {
       return cached.views;
     },
     create: (id, settings) => options.create(id, settings),
-    async resume(session, data, continuation, workspace) {
-      const resumed = await resumeProvider(session, { workspace, resumeData: data, continuation });
+    existing: (id, workspace) => (options.existing ? options.existing(id, workspace) : Promise.resolve(ok([]))),
+    async resume(session, data, continuation, workspace, importRefused) {
+      const resumed = await resumeProvider(session, { workspace, resumeData: data, continuation, importRefused });
       return resumed.ok ? resumed : { ok: false, code: resumed.code, message: resumed.message };
     },
   };

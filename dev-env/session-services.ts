@@ -1,0 +1,43 @@
+/**
+ * Test support: a device's SessionService over the real parts — the signed backend client of an
+ * enrolled profile, its key ring, git in a sandbox env and a LocalState folder — with the providers
+ * the test gives. For runtime tests that need sessions without a whole device process.
+ */
+import type { Profile } from '../electron/enrollment/profile.ts';
+import { createGitRunner } from '../electron/git/git-runner.ts';
+import { LocalState } from '../electron/local-state/local-state.ts';
+import { backendPort } from '../electron/runtime/adapters/backend-port.ts';
+import { gitPort } from '../electron/runtime/adapters/git-port.ts';
+import { profileSeal } from '../electron/runtime/adapters/seal-port.ts';
+import type { ProviderPort } from '../electron/runtime/ports.ts';
+import { SessionService } from '../electron/runtime/session-service.ts';
+import { createBackendClient, type BackendClient } from '../electron/sync/backend-client.ts';
+
+export interface SessionServiceParts {
+  sessions: SessionService;
+  state: LocalState;
+  client: BackendClient;
+}
+
+/** A session service of `profile` on the backend at `backendUrl`, keeping its records in `stateDir`. */
+export function sessionServiceOf(
+  profile: Profile,
+  options: { backendUrl: string; stateDir: string; gitEnv: NodeJS.ProcessEnv; providers: ProviderPort },
+): SessionServiceParts {
+  const state = new LocalState(options.stateDir);
+  const client = createBackendClient({ baseUrl: options.backendUrl, signer: profile.identity });
+  const sessions = new SessionService({
+    selfId: profile.identity.deviceId,
+    selfName: profile.info.name,
+    state,
+    backend: backendPort(client),
+    seal: profileSeal(profile),
+    git: gitPort(createGitRunner({ env: options.gitEnv })),
+    clock: Date.now,
+    changed: () => undefined,
+    activity: () => undefined,
+    log: () => undefined,
+    providers: options.providers,
+  });
+  return { sessions, state, client };
+}

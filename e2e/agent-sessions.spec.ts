@@ -1,0 +1,136 @@
+/**
+ * Agent sessions through the UI, against real device processes: the New session dialog's
+ * "Permissions" (its default, the choice shown in the run view and kept by a Move); adopting an
+ * existing Claude Code session of the workspace (its history in the run view, the next message
+ * resuming the same CLI session); and the Move dialog's warning for a device whose Claude Code is
+ * older. The real CLIs run (the agent-CLI lab, each device with its own homes); the desktop's
+ * `claude` reports an older version than the laptop's.
+ */
+import { expect, test, type Page } from '@playwright/test';
+import { openAgentWorld, type AgentWorld } from './support/agent-world.ts';
+import { openSession, runView, screenshots } from './support/devices.ts';
+
+const FIRST = 'write file plan.txt with the plan';
+
+let world: AgentWorld;
+
+test.describe.configure({ mode: 'serial' });
+
+test.beforeAll(async ({ browser }) => {
+  test.setTimeout(120_000);
+  world = await openAgentWorld(browser, { laptop: { claude: '2.1.332 (Claude Code)' }, desktop: { claude: '2.1.300 (Claude Code)' } });
+  const { sandbox, repo } = world.devices;
+  sandbox.commitFile(repo, 'src/main.ts', 'export {};\n', 'Add the entry point');
+  sandbox.push(repo);
+});
+
+test.afterAll(async () => {
+  await world?.close();
+});
+
+async function moveTo(page: Page, target: string): Promise<void> {
+  await runView(page).move.click();
+  const dialog = page.getByRole('dialog', { name: 'Move session' });
+  await dialog.getByRole('radio', { name: target }).check();
+  await dialog.getByRole('button', { name: 'Start move' }).click();
+  await expect(dialog).toBeHidden();
+}
+
+test('New session offers Permissions (default: edit in the workspace); the run view shows the choice and the target keeps it after a Move', async () => {
+  const { page } = world.laptop;
+  await page.getByRole('button', { name: 'New session' }).click();
+  const dialog = page.getByRole('dialog', { name: 'New session' });
+  await dialog.getByLabel('Provider').selectOption({ label: 'Demo agent' });
+  const permissions = dialog.getByLabel('Permissions');
+  await expect(permissions).toHaveValue('workspace');
+  await expect(permissions.locator('option:checked')).toHaveText('Edit files in the workspace');
+  await expect(permissions.locator('option')).toHaveText(['Ask before editing', 'Edit files in the workspace', 'Full access']);
+  await permissions.selectOption({ label: 'Ask before editing' });
+  await dialog.getByLabel('Workspace').fill(world.devices.repo);
+  await dialog.getByLabel('Title').fill('Careful session');
+  await dialog.getByLabel('Prompt').fill('Please edit a file');
+  await dialog.getByRole('button', { name: 'Start', exact: true }).click();
+  await expect(dialog).toBeHidden();
+
+  const laptop = runView(page);
+  await expect(page.getByRole('heading', { level: 1 })).toHaveText('Careful session');
+  await expect(page.getByText('Permissions: Ask before editing')).toBeVisible();
+  await expect(page.getByRole('log', { name: 'Transcript' })).toContainText('Permission refused');
+  await screenshots(page, (n) => test.info().outputPath(n), 'permissions-run-view');
+
+  await moveTo(page, 'desktop');
+  await expect(laptop.ownership).toContainText('generation 2');
+  const desktopPage = world.desktop.page;
+  await openSession(desktopPage, 'Careful session');
+  await expect(runView(desktopPage).ownership).toContainText('checkpoint-import');
+  await expect(desktopPage.getByText('Permissions: Ask before editing')).toBeVisible();
+});
+
+test('adopts an existing Claude Code session from the New session dialog: its history is in the run view and the next message resumes it', async () => {
+  const { page } = world.laptop;
+  // What the user ran before Baton: the real claude in the workspace, one turn that wrote a file.
+  const ran = await world.lab.run('claude', ['-p', '--permission-mode', 'acceptEdits', FIRST], {
+    cwd: world.devices.repo,
+    env: world.homes.laptop.env,
+  });
+  expect(ran.code).toBe(0);
+  const sessionId = world.lab.server.requests.find((r) => r.lastUserText === FIRST)?.headers['x-claude-code-session-id'];
+  expect(sessionId).toMatch(/^[0-9a-f-]{36}$/);
+  // The agent's file is committed and pushed, as the user would before moving.
+  world.devices.sandbox.git(world.devices.repo, ['add', '-A']);
+  world.devices.sandbox.git(world.devices.repo, ['commit', '-q', '-m', 'Add the plan']);
+  world.devices.sandbox.push(world.devices.repo);
+  await page.getByRole('button', { name: 'New session' }).click();
+  const dialog = page.getByRole('dialog', { name: 'New session' });
+  await dialog.getByLabel('Workspace').fill(world.devices.repo);
+  await dialog.getByLabel('Provider').selectOption({ label: 'Claude Code' });
+  const existingGroup = dialog.getByRole('group', { name: 'Existing sessions' });
+  await expect(existingGroup.getByRole('listitem')).toHaveCount(1);
+  await expect(existingGroup.getByRole('listitem')).toContainText(FIRST);
+  await expect(existingGroup.locator('time')).toHaveAttribute('datetime', /^\d{4}-\d\d-\d\dT/);
+  await screenshots(page, (n) => test.info().outputPath(n), 'adopt-dialog');
+  await existingGroup.getByRole('button', { name: `Adopt ${FIRST}` }).click();
+  await expect(dialog).toBeHidden();
+
+  const view = runView(page);
+  await expect(page.getByRole('heading', { level: 1 })).toHaveText(FIRST);
+  const transcript = page.getByRole('log', { name: 'Transcript' });
+  await expect(transcript).toContainText('Wrote plan.txt.');
+  await expect(transcript).toContainText(`Write ${world.devices.repo}/plan.txt`);
+  await expect(transcript).toContainText(`Adopted Claude Code session ${sessionId}`);
+  await expect(view.agentMap.getByRole('listitem').first()).toContainText('Claude Code');
+  await view.message.fill('what did I say first?');
+  await view.message.press('Enter');
+  await expect(transcript).toContainText(`I remember: ${FIRST}`);
+  const resumed = world.lab.server.requests.filter((r) => r.lastUserText === 'what did I say first?').at(-1);
+  expect(resumed?.headers['x-claude-code-session-id']).toBe(sessionId);
+  expect(resumed?.userTexts).toEqual([FIRST, 'what did I say first?']);
+
+  // Offered again, it is marked as already in Baton.
+  await page.getByRole('button', { name: 'New session' }).click();
+  await dialog.getByLabel('Workspace').fill(world.devices.repo);
+  await dialog.getByLabel('Provider').selectOption({ label: 'Claude Code' });
+  await expect(dialog.getByRole('group', { name: 'Existing sessions' })).toContainText('Already in Baton');
+  await dialog.getByRole('button', { name: 'Cancel' }).click();
+});
+
+test('the Move dialog warns next to a device whose Claude Code is older; moved there, the session continues from a summary with that reason', async () => {
+  const { page } = world.laptop;
+  await openSession(page, FIRST);
+  await runView(page).move.click();
+  const dialog = page.getByRole('dialog', { name: 'Move session' });
+  const desktop = dialog.getByRole('radio', { name: 'desktop' });
+  await expect(desktop).toBeEnabled();
+  const warning = 'desktop has Claude Code 2.1.300, older than the Claude Code 2.1.332 this session was written with';
+  await expect(dialog).toContainText(warning);
+  await screenshots(page, (n) => test.info().outputPath(n), 'move-dialog-older-cli');
+  await desktop.check();
+  await dialog.getByRole('button', { name: 'Start move' }).click();
+  await expect(dialog).toBeHidden();
+
+  const desktopPage = world.desktop.page;
+  await openSession(desktopPage, FIRST);
+  const strip = runView(desktopPage).ownership;
+  await expect(strip).toContainText('summary-continuation');
+  await expect(strip).toContainText('The target device has Claude Code 2.1.300, older than the Claude Code 2.1.332');
+});

@@ -1,0 +1,138 @@
+/**
+ * Claude Code and Codex end to end through the UI, with the real CLIs (the agent-CLI lab: the
+ * scripted model server, each device with its own throwaway CLI homes): New session in a real repo
+ * with a bare origin; a turn that edits a file (the file exists; the transcript and agent map show
+ * the tool call); the blocked move and its remediation (commit, push); the Move to the other device,
+ * whose next turn continues the same CLI session with its history (the scripted server says what it
+ * received), the strip showing `checkpoint-import`; then the move back.
+ */
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { expect, test, type Page } from '@playwright/test';
+import type { ModelApi } from '../dev-env/scripted-model-server/server.ts';
+import { openAgentWorld, type AgentWorld } from './support/agent-world.ts';
+import { openSession, runView, screenshots, startSessionInUi } from './support/devices.ts';
+
+let world: AgentWorld;
+
+test.describe.configure({ mode: 'serial' });
+
+test.beforeAll(async ({ browser }) => {
+  test.setTimeout(120_000);
+  world = await openAgentWorld(browser);
+});
+
+test.afterAll(async () => {
+  await world?.close();
+});
+
+interface Agent {
+  label: 'Claude Code' | 'Codex';
+  api: ModelApi;
+  file: string;
+  /** The request header naming the CLI's own session (Claude session id, Codex thread id). */
+  sessionHeader: string;
+  /** What the transcript shows for the agent's write of `path`. */
+  toolCall(path: string): string;
+}
+
+const AGENTS: Agent[] = [
+  {
+    label: 'Claude Code',
+    api: 'anthropic-messages',
+    file: 'plan-claude.txt',
+    sessionHeader: 'x-claude-code-session-id',
+    toolCall: (p) => `Write ${p}`,
+  },
+  {
+    label: 'Codex',
+    api: 'openai-responses',
+    file: 'plan-codex.txt',
+    sessionHeader: 'thread-id',
+    toolCall: (p) => `Changed files: add ${p}`,
+  },
+];
+
+/** The model calls the scripted server received for `api` whose newest user text is `text`. */
+function requestsFor(api: ModelApi, text: string) {
+  return world.lab.server.requests.filter((r) => r.api === api && r.lastUserText === text);
+}
+
+async function send(page: Page, text: string): Promise<void> {
+  const { message } = runView(page);
+  await expect(message).toBeEnabled();
+  await message.fill(text);
+  await message.press('Enter');
+}
+
+async function startMove(page: Page, target: string): Promise<void> {
+  await runView(page).move.click();
+  const dialog = page.getByRole('dialog', { name: 'Move session' });
+  await expect(dialog.getByRole('radio', { name: target })).toBeEnabled();
+  await dialog.getByRole('radio', { name: target }).check();
+  await dialog.getByRole('button', { name: 'Start move' }).click();
+  await expect(dialog).toBeHidden();
+}
+
+for (const agent of AGENTS) {
+  test(`${agent.label}: edits a file, is blocked until committed and pushed, moves with the same CLI session and its history, and moves back`, async () => {
+    const laptopPage = world.laptop.page;
+    const desktopPage = world.desktop.page;
+    const repo = world.devices.repo;
+    const title = `${agent.label} plan`;
+    const first = `write file ${agent.file} with the plan`;
+
+    await startSessionInUi(laptopPage, { provider: agent.label, workspace: repo, title, prompt: first });
+    const laptop = runView(laptopPage);
+    const transcript = laptopPage.getByRole('log', { name: 'Transcript' });
+    await expect(laptopPage.getByRole('heading', { level: 1 })).toHaveText(title);
+    await expect(laptopPage.getByText('Permissions: Edit files in the workspace')).toBeVisible();
+    await expect(transcript).toContainText(agent.toolCall(join(repo, agent.file)));
+    await expect(transcript).toContainText(`Wrote ${agent.file}.`);
+    await expect(laptop.agentMap.getByRole('listitem').first()).toContainText(agent.label);
+    expect(readFileSync(join(repo, agent.file), 'utf8').trim()).toBe('the plan');
+    const sessionId = requestsFor(agent.api, first)[0]?.headers[agent.sessionHeader];
+    expect(sessionId).toMatch(/^[0-9a-f-]{36}$/);
+    await screenshots(laptopPage, (n) => test.info().outputPath(n), `${agent.label}-edited`);
+
+    // The agent's file is not committed: the move is blocked with the fix, and the fix lets it through.
+    await startMove(laptopPage, 'desktop');
+    await expect(laptop.blocked).toBeVisible();
+    await expect(laptop.blocked).toContainText('dirty_tree');
+    await expect(laptop.blocked).toContainText(agent.file);
+    await laptop.blocked.getByLabel('Commit message').fill(`Add the ${agent.label} plan`);
+    await laptop.blocked.getByRole('button', { name: 'Commit' }).click();
+    await expect(laptop.blocked).not.toContainText('dirty_tree');
+    await expect(laptop.blocked).toContainText('unpushed_commits');
+    await laptop.blocked.getByRole('button', { name: 'Push' }).click();
+    await expect(laptop.blocked).not.toContainText('unpushed_commits');
+    await laptop.blocked.getByRole('button', { name: 'Check again' }).click();
+    await expect(laptop.blocked).toBeHidden();
+
+    await openSession(desktopPage, title);
+    const desktop = runView(desktopPage);
+    for (const view of [laptop, desktop]) await expect(view.ownership).toContainText('generation 2');
+    await expect(desktop.ownership).toContainText('checkpoint-import');
+    await expect(desktopPage.getByText('Permissions: Edit files in the workspace')).toBeVisible();
+    const workspaceThere = (await world.desktop.device.client.call('listSessions', {})).find((s) => s.title === title)!.workspace;
+    expect(existsSync(join(workspaceThere, agent.file))).toBe(true);
+
+    // The next turn on the desktop continues the same CLI session, and the server received its history.
+    await send(desktopPage, 'what did I say first?');
+    await expect(desktopPage.getByRole('log', { name: 'Transcript' })).toContainText(`I remember: ${first}`);
+    const there = requestsFor(agent.api, 'what did I say first?').at(-1);
+    expect(there?.headers[agent.sessionHeader]).toBe(sessionId);
+    expect(there?.userTexts).toEqual(expect.arrayContaining([first, 'what did I say first?']));
+    await screenshots(desktopPage, (n) => test.info().outputPath(n), `${agent.label}-moved`);
+
+    // And back to the laptop: imported again, the same session, its history now two turns long.
+    await startMove(desktopPage, 'laptop');
+    for (const view of [laptop, desktop]) await expect(view.ownership).toContainText('generation 3');
+    await expect(laptop.ownership).toContainText('checkpoint-import');
+    await send(laptopPage, 'say hello');
+    await expect(transcript).toContainText('Hello from the scripted model.');
+    const back = requestsFor(agent.api, 'say hello').at(-1);
+    expect(back?.headers[agent.sessionHeader]).toBe(sessionId);
+    expect(back?.userTexts).toEqual(expect.arrayContaining([first, 'what did I say first?', 'say hello']));
+  });
+}

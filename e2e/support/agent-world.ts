@@ -1,0 +1,52 @@
+/**
+ * The e2e world with the real agent CLIs: an AgentCliLab (the scripted model server, the pinned
+ * `claude` and `codex`, a loopback-only namespace where the machine allows) and the two device
+ * processes, each with its own throwaway CLI homes and a PATH to the lab's CLIs. `versions` makes a
+ * device's CLIs report other versions (the real CLIs still run).
+ */
+import { join } from 'node:path';
+import type { Browser } from '@playwright/test';
+import { AgentCliLab } from '../../dev-env/agent-clis/agent-cli-lab.ts';
+import type { AgentHome } from '../../dev-env/agent-clis/agent-homes.ts';
+import { cliReporting } from '../../dev-env/agent-clis/versioned-cli.ts';
+import { openWorld, type World } from './devices.ts';
+
+export interface AgentWorld extends World {
+  lab: AgentCliLab;
+  homes: { laptop: AgentHome; desktop: AgentHome };
+}
+
+type Versions = Partial<Record<'claude' | 'codex', string>>;
+
+/** A device's CLI env: its homes, with `claude`/`codex` reporting `versions` where given. */
+function deviceEnv(lab: AgentCliLab, home: AgentHome, versions: Versions): NodeJS.ProcessEnv {
+  const entries = Object.entries(versions) as ['claude' | 'codex', string][];
+  if (entries.length === 0) return home.env;
+  const bin = join(home.root, 'versioned-bin');
+  for (const [tool, line] of entries) cliReporting(bin, tool, line, join(lab.binDir, tool));
+  return { ...home.env, PATH: `${bin}:${home.env.PATH ?? ''}` };
+}
+
+/** Starts the lab and the two devices (each with its own CLI homes) and opens both UIs. */
+export async function openAgentWorld(browser: Browser, versions: { laptop?: Versions; desktop?: Versions } = {}): Promise<AgentWorld> {
+  const lab = await AgentCliLab.start();
+  try {
+    const homes = { laptop: await lab.home('laptop'), desktop: await lab.home('desktop') };
+    const world = await openWorld(browser, {
+      laptop: deviceEnv(lab, homes.laptop, versions.laptop ?? {}),
+      desktop: deviceEnv(lab, homes.desktop, versions.desktop ?? {}),
+    });
+    return {
+      ...world,
+      lab,
+      homes,
+      async close() {
+        await world.close();
+        await lab.close();
+      },
+    };
+  } catch (error) {
+    await lab.close();
+    throw error;
+  }
+}

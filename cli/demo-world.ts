@@ -128,7 +128,7 @@ export async function startDemoWorld(options: DemoWorldOptions): Promise<DemoWor
     };
 
     const laptop = await device('laptop');
-    valueOf('creating the account', await laptop.api().createAccount({ backendUrl: backend.url, deviceName: 'laptop' }));
+    valueOf('creating the account', await laptop.api().createAccount({ backendUrls: [backend.url], deviceName: 'laptop' }));
     const { invite } = valueOf('making an invite', await laptop.api().createInvite({}));
     const desktop = await device('desktop');
     valueOf('joining the account', await desktop.api().joinAccount({ invite, deviceName: 'desktop' }));

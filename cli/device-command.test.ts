@@ -1,6 +1,6 @@
 /** `baton device` as a process: its one stdout line, refusals, clean SIGTERM and restart on the same profile. */
 import { execFile } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -25,7 +25,7 @@ afterAll(async () => {
 describe('baton device', () => {
   it('prints its usage for --help', async () => {
     const { stdout } = await run(process.execPath, [BATON, 'device', '--help']);
-    expect(stdout).toContain('baton device --profile DIR --backend URL');
+    expect(stdout).toContain('baton device --profile DIR --backend URL[,URL…]');
     expect(stdout).toContain('BATON_PREPARE_TIMEOUT_MS');
   });
 
@@ -34,7 +34,7 @@ describe('baton device', () => {
     const fresh = await startBaton(['device', '--profile', profile, '--backend', backend.url], 'ui: ');
     expect(fresh.stderr()).toMatch(/not enrolled yet: open the UI/);
     const client = await DeviceClient.connect(fresh.url);
-    expect(await client.call('getStatus', {})).toMatchObject({ enrolled: false, backendUrl: backend.url });
+    expect(await client.call('getStatus', {})).toMatchObject({ enrolled: false, backendUrls: [backend.url], reachability: null });
     // Before enrollment an act is refused as a value with its code, not as an internal failure.
     expect(await client.call('startSession', { workspace: root, provider: 'demo', title: 't', prompt: 'p' })).toMatchObject({
       ok: false,
@@ -42,7 +42,7 @@ describe('baton device', () => {
       message: expect.stringMatching(/not enrolled/),
     });
     expect(await client.call('createInvite', {})).toMatchObject({ ok: false, code: 'not_enrolled' });
-    const created = await client.take('createAccount', { backendUrl: backend.url, deviceName: 'first-run' });
+    const created = await client.take('createAccount', { backendUrls: [backend.url], deviceName: 'first-run' });
     expect(created).toMatchObject({ enrolled: true, deviceName: 'first-run' });
     expect(await client.call('listProviders', {})).toEqual(expect.arrayContaining([expect.objectContaining({ id: 'demo' })]));
     // Enrolled, a refused act still answers its own code (here: the folder holds no repository).
@@ -89,6 +89,95 @@ describe('baton device', () => {
     client.close();
     expect(await joined).not.toBe('joined');
   }, 60_000);
+
+  it('refuses a malformed --backend list with a usage error in words, before touching the profile', async () => {
+    const profile = join(root, 'bad-backend');
+    for (const [list, why] of [
+      [`${backend.url},ftp://elsewhere`, '"ftp://elsewhere" is not an http:// or https:// address'],
+      [`${backend.url},,http://user:pw@10.0.0.6:8787`, 'carries credentials'],
+      ['', 'no backend address given'],
+    ] as const) {
+      const failed = await run(process.execPath, [BATON, 'device', '--profile', profile, '--backend', list, '--create-account']).then(
+        () => null,
+        (error: { code: number; stdout: string; stderr: string }) => error,
+      );
+      expect(failed?.code).toBe(2);
+      expect(failed?.stdout).toBe('');
+      expect(failed?.stderr).toContain('--backend takes one or more http(s) addresses separated by commas');
+      expect(failed?.stderr).toContain(why);
+      expect(failed?.stderr).not.toMatch(/ZodError|"code":|invalid_format/);
+    }
+    const missing = await run(process.execPath, [BATON, 'device', '--profile', profile, '--create-account']).then(
+      () => ({ code: 0, stderr: '' }),
+      (error: { code: number; stderr: string }) => error,
+    );
+    expect([missing.code, missing.stderr]).toEqual([2, expect.stringContaining('--create-account needs --backend URL[,URL…]')]);
+    expect(() => readFileSync(join(profile, 'profile.json'))).toThrow();
+  });
+
+  it('uses and keeps the --backend addresses given to an enrolled profile, failing over from a dead first one', async () => {
+    const profile = join(root, 'moved');
+    const first = await startBaton(
+      ['device', '--profile', profile, '--backend', backend.url, '--name', 'moved', '--create-account'],
+      'ui: ',
+    );
+    expect(await first.stop()).toBe(0);
+    const dead = 'http://127.0.0.1:9';
+    const again = await startBaton(['device', '--profile', profile, '--backend', `${dead},${backend.url}`], 'ui: ');
+    const client = await DeviceClient.connect(again.url);
+    expect(await client.call('getStatus', {})).toMatchObject({ enrolled: true, backendUrls: [dead, backend.url] });
+    // It works through the second address: its heartbeat and stream reach the backend.
+    await waitFor('the device to reach its backend', async () => {
+      const status = await client.call('getStatus', {});
+      return status.reachability?.state === 'reachable' ? status.reachability : undefined;
+    });
+    expect((await client.call('getStatus', {})).reachability).toMatchObject({ current: backend.url });
+    const saved = JSON.parse(readFileSync(join(profile, 'profile.json'), 'utf8')) as { backendUrls: string[] };
+    expect(saved.backendUrls).toEqual([dead, backend.url]);
+    client.close();
+    expect(await again.stop()).toBe(0);
+
+    // Without --backend the saved addresses are used.
+    const third = await startBaton(['device', '--profile', profile], 'ui: ');
+    const reconnected = await DeviceClient.connect(third.url);
+    expect(await reconnected.call('getStatus', {})).toMatchObject({ backendUrls: [dead, backend.url] });
+    reconnected.close();
+    expect(await third.stop()).toBe(0);
+  }, 60_000);
+
+  it('joins through the --backend addresses given with --join, and through the invite’s addresses without', async () => {
+    const dead = 'http://127.0.0.1:9';
+    const inviter = await startBaton(
+      ['device', '--profile', join(root, 'inviter-2'), '--backend', `${backend.url},${dead}`, '--name', 'inviter-2', '--create-account'],
+      'ui: ',
+    );
+    const inviterClient = await DeviceClient.connect(inviter.url);
+    try {
+      const given = (await inviterClient.take('createInvite', {})).invite;
+      const withFlag = await startBaton(
+        ['device', '--profile', join(root, 'joiner-flag'), '--backend', `${dead},${backend.url}`, '--name', 'j1', '--join', given],
+        'ui: ',
+      );
+      expect(await withFlag.stop()).toBe(0);
+      const flagged = JSON.parse(readFileSync(join(root, 'joiner-flag', 'profile.json'), 'utf8')) as {
+        backendUrls: string[];
+        status: string;
+      };
+      expect(flagged).toMatchObject({ status: 'enrolled', backendUrls: [dead, backend.url] });
+
+      const offered = (await inviterClient.take('createInvite', {})).invite;
+      const withInvite = await startBaton(['device', '--profile', join(root, 'joiner-invite'), '--name', 'j2', '--join', offered], 'ui: ');
+      expect(await withInvite.stop()).toBe(0);
+      const invited = JSON.parse(readFileSync(join(root, 'joiner-invite', 'profile.json'), 'utf8')) as {
+        backendUrls: string[];
+        status: string;
+      };
+      expect(invited).toMatchObject({ status: 'enrolled', backendUrls: [backend.url, dead] });
+    } finally {
+      inviterClient.close();
+      await inviter.stop();
+    }
+  }, 90_000);
 
   it('refuses a bad invite at startup with a message and no UI line', async () => {
     const failed = await run(process.execPath, [

@@ -11,20 +11,26 @@ import { syncEnrollmentBackendFactory } from '../electron/enrollment/sync-backen
 import { fileSecretStore } from '../electron/crypto/secret-store.ts';
 import { createEnrollingDevice, DEFAULT_RUNTIME_TIMING } from '../electron/runtime/enrolling-device.ts';
 import { enrollAtStartup } from '../electron/runtime/device-startup.ts';
+import { parseBackendList } from '../shared/backend-addresses.ts';
 import { parseFlags, portFlag, required, untilStopped, UsageError, type Command } from './command.ts';
 import { ensureRendererBuilt, RENDERER_DIR } from './project-files.ts';
 
-const USAGE = `Usage: baton device --profile DIR --backend URL [--name NAME] [--workspace-root DIR] [--port N]
+const USAGE = `Usage: baton device --profile DIR --backend URL[,URL…] [--name NAME] [--workspace-root DIR] [--port N]
                     [--create-account | --join INVITE]
 
 Runs a device headless. Once its UI and API are served it prints one line:
   ui: http://127.0.0.1:PORT/?token=TOKEN
 A profile that is not enrolled yet, started with neither --create-account nor --join, shows the
-first-run screen there: create an account (on the --backend address) or join with an invite.
+first-run screen there: create an account (on the --backend addresses) or join with an invite.
 SIGTERM stops it cleanly; starting it again on the same profile resumes everything it was doing.
 
   --profile DIR          the device profile folder (keys, enrollment, local state)
-  --backend URL          the sync backend, e.g. http://127.0.0.1:8787
+  --backend URL[,URL…]   the sync backend: one address, or several instances of one backend
+                         (e.g. http://10.0.0.5:8787,http://10.0.0.6:8787) tried in order — the
+                         device sticks to one that answers and fails over to the next when it
+                         cannot be reached, times out or answers 5xx. Saved in the profile: the
+                         addresses given are the ones used. Optional with --join (default: the
+                         invite's) and for an enrolled profile (default: the saved ones)
   --name NAME            the device name (default: this host's name)
   --workspace-root DIR   where repositories are found and cloned (default: DIR/workspaces)
   --port N               the UI port on 127.0.0.1 (default 0: a free port)
@@ -50,6 +56,17 @@ function envMs(name: string, fallback: number): number {
   return value;
 }
 
+/** The --backend addresses, or null when the flag is absent; a malformed list is a usage error in words. */
+function backendFlag(value: string | boolean | undefined): string[] | null {
+  if (value === undefined) return null;
+  const parsed = parseBackendList(typeof value === 'string' ? value : '');
+  if (!parsed.ok)
+    throw new UsageError(
+      `--backend takes one or more http(s) addresses separated by commas, e.g. http://10.0.0.5:8787,http://10.0.0.6:8787: ${parsed.message}`,
+    );
+  return parsed.value;
+}
+
 export const command: Command = {
   summary: 'run a device headless (runtime + UI on 127.0.0.1)',
   usage: USAGE,
@@ -64,9 +81,9 @@ export const command: Command = {
       join: { type: 'string' },
     });
     const profileDir = resolve(required(values, 'profile'));
-    const backendUrl = required(values, 'backend');
-    if (!/^https?:\/\//.test(backendUrl)) throw new UsageError(`--backend must be an http(s) URL, got ${backendUrl}`);
+    const backendUrls = backendFlag(values.backend);
     if (values['create-account'] && values.join !== undefined) throw new UsageError('--create-account and --join cannot be used together');
+    if (values['create-account'] && backendUrls === null) throw new UsageError('--create-account needs --backend URL[,URL…]');
     const port = portFlag(values.port, 0);
     const name = typeof values.name === 'string' && values.name !== '' ? values.name : hostname();
     const workspaceRoot = resolve(typeof values['workspace-root'] === 'string' ? values['workspace-root'] : join(profileDir, 'workspaces'));
@@ -87,7 +104,7 @@ export const command: Command = {
     const enrolled = await enrollAtStartup(
       {
         profileDir,
-        backendUrl,
+        backendUrls,
         name,
         createAccount: values['create-account'] === true,
         join: typeof values.join === 'string' ? values.join : null,
@@ -106,7 +123,7 @@ export const command: Command = {
     const device = createEnrollingDevice({
       profileDir,
       secretStore: fileSecretStore,
-      suggestedBackendUrl: backendUrl,
+      backendUrls,
       suggestedDeviceName: name,
       runtime: { workspaceRoot, heartbeatMs, config, log, providers: { demo: { turnMs: demoTurnMs } } },
     });

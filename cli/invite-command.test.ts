@@ -38,6 +38,7 @@ describe('baton invite', () => {
       accountId: laptop.info.accountId,
       inviterDeviceId: laptop.identity.deviceId,
       backendUrl: world.backendUrl,
+      backendUrls: [world.backendUrl],
     });
     expect(token.ok && token.value.expiresAt - Date.now()).toBeLessThanOrEqual(5 * 60_000);
     // The command's invite secret went to the profile's store, so the laptop can approve the join.
@@ -61,7 +62,7 @@ describe('baton invite', () => {
 
   it('says clearly when the backend is unreachable', async () => {
     const laptop = await firstDevice(world);
-    laptop.info = { ...laptop.info, backendUrl: 'http://127.0.0.1:1' };
+    laptop.info = { ...laptop.info, backendUrls: ['http://127.0.0.1:1'] };
     saveProfile(laptop);
     const result = await baton(['invite', '--profile', laptop.dir]);
     expect(result.code).toBe(1);

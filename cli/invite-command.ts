@@ -32,7 +32,7 @@ export const command: Command = {
       return 1;
     }
     const profile = loaded.value;
-    const invite = await createInvite(profile, syncEnrollmentBackendFactory(profile.info.backendUrl, profile.identity), {
+    const invite = await createInvite(profile, syncEnrollmentBackendFactory(profile.info.backendUrls, profile.identity), {
       ttlMs: ttlMinutes * 60_000,
     });
     if (!invite.ok) {

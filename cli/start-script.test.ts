@@ -29,7 +29,8 @@ async function start(name: string, electronPackage: string): Promise<RunningProc
   const env: NodeJS.ProcessEnv = {
     ...process.env,
     BATON_HOME: join(root, name),
-    BATON_BACKEND: backend.url,
+    // A list: the headless device takes every address (the second is never reached here).
+    BATON_BACKEND: `${backend.url},http://127.0.0.1:9`,
     BATON_UI_PORT: '0',
     BATON_NAME: name,
     BATON_ELECTRON_PACKAGE: electronPackage,
@@ -44,7 +45,11 @@ async function expectHeadlessDevice(started: RunningProcess, name: string): Prom
   const url = /baton: open (\S+) in a browser/.exec(started.stdout())?.[1];
   expect(url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/\?token=/);
   const client = await DeviceClient.connect(url!);
-  expect(await client.call('getStatus', {})).toMatchObject({ enrolled: false, deviceName: name, backendUrl: backend.url });
+  expect(await client.call('getStatus', {})).toMatchObject({
+    enrolled: false,
+    deviceName: name,
+    backendUrls: [backend.url, 'http://127.0.0.1:9'],
+  });
   client.close();
   expect(await started.stop()).toBe(0);
   await expect(DeviceClient.connect(url!)).rejects.toThrow();

@@ -41,7 +41,7 @@ export async function startEnrollmentWorld(): Promise<EnrollmentWorld> {
     root,
     deps: { backend: syncEnrollmentBackendFactory },
     dir: (name) => join(root, `${name}-${++n}`),
-    backendOf: (profile) => syncEnrollmentBackendFactory(profile.info.backendUrl, profile.identity),
+    backendOf: (profile) => syncEnrollmentBackendFactory(profile.info.backendUrls, profile.identity),
     async close() {
       await running.stop();
       rmSync(root, { recursive: true, force: true });
@@ -57,7 +57,7 @@ export function must<T>(result: Result<T>): T {
 
 /** The first device of a new account. */
 export async function firstDevice(world: EnrollmentWorld, name = 'laptop'): Promise<Profile> {
-  return must(await createAccount(world.dir(name), world.backendUrl, name, world.deps));
+  return must(await createAccount(world.dir(name), [world.backendUrl], name, world.deps));
 }
 
 /** Runs a join with `line` while the inviter approves pending joins, until the join settles. */

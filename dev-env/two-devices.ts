@@ -27,6 +27,8 @@ export interface TwoDevices {
   backendData: string;
   backend: RunningProcess;
   backendUrl: string;
+  /** The addresses both devices are given (`--backend`): the backend's own unless `backendAddresses` made others. */
+  deviceBackends: string[];
   laptop: DeviceHandle;
   desktop: DeviceHandle;
   /** The laptop's clone of the origin (the session workspace). */
@@ -44,6 +46,8 @@ export interface TwoDevicesOptions {
   laptopEnv?: NodeJS.ProcessEnv;
   desktopEnv?: NodeJS.ProcessEnv;
   prefix?: string;
+  /** The addresses the devices use, made from the backend's (e.g. relays in front of it); default: that one. */
+  backendAddresses?: (backendUrl: string) => Promise<string[]>;
 }
 
 /** Starts the backend and both devices, the desktop joined by an invite the laptop made. */
@@ -59,6 +63,7 @@ export async function startTwoDevices(options: TwoDevicesOptions = {}): Promise<
   const backendData = join(sandbox.root, 'backend-data');
   let backend = await startBaton(['backend', '--data', backendData, '--port', '0'], 'backend: ', env);
   const backendUrl = backend.url;
+  const deviceBackends = options.backendAddresses ? await options.backendAddresses(backendUrl) : [backendUrl];
   const processes = new Set<RunningProcess>([backend]);
   const clients = new Set<DeviceClient>();
 
@@ -68,7 +73,7 @@ export async function startTwoDevices(options: TwoDevicesOptions = {}): Promise<
       '--profile',
       handle.profile,
       '--backend',
-      backendUrl,
+      deviceBackends.join(','),
       '--name',
       handle.name,
       '--workspace-root',
@@ -107,6 +112,7 @@ export async function startTwoDevices(options: TwoDevicesOptions = {}): Promise<
     backendData,
     backend,
     backendUrl,
+    deviceBackends,
     laptop,
     desktop,
     repo,

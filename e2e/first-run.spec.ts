@@ -55,8 +55,15 @@ test('a fresh device creates an account; another joins it with an invite made on
 
   // The laptop creates the account; the backend address and the device's name are offered already.
   const create = laptop.getByRole('region', { name: 'Create an account' });
-  await expect(create.getByRole('textbox', { name: 'Backend address' })).toHaveValue(backend.url);
+  const addresses = create.getByRole('textbox', { name: 'Backend addresses' });
+  await expect(addresses).toHaveValue(backend.url);
   await expect(create.getByRole('textbox', { name: 'Device name' })).toHaveValue('laptop');
+  // A malformed list is refused in words before anything is sent.
+  await addresses.fill(`${backend.url}, localhost:8787`);
+  await create.getByRole('button', { name: 'Create account' }).click();
+  await expect(create.getByText('"localhost:8787" is not an http:// or https:// address')).toBeVisible();
+  await expect(addresses).toHaveAttribute('aria-invalid', 'true');
+  await addresses.fill(backend.url);
   await create.getByRole('button', { name: 'Create account' }).click();
   await expect(laptop.getByRole('button', { name: 'New session' })).toBeVisible();
 

@@ -11,6 +11,7 @@ import { createEnrollingDevice, DEFAULT_RUNTIME_TIMING } from './runtime/enrolli
 import { forwardDeviceEvents, registerDeviceApi } from './shell/ipc-bridge.ts';
 import { createMainWindow, lockDownSession } from './shell/main-window.ts';
 import { safeStorageSecretStore, safeStorageUsable } from './shell/safe-storage-secret-store.ts';
+import { backendList } from '../shared/backend-addresses.ts';
 import { openSettings } from './shell/settings.ts';
 import type { TrustedRenderer } from './shell/trusted-sender.ts';
 
@@ -51,14 +52,18 @@ async function ready(): Promise<void> {
   const settings = openSettings(app.getPath('userData'), app.getPath('home'));
   if (!safeStorageUsable())
     console.error('[baton] the OS keychain is not available: device keys are protected only by file permissions here.');
+  // Addresses kept in the settings win over the profile's, as --backend does for `baton device`.
+  const kept = backendList(settings.get('backendUrls'));
   const device = createEnrollingDevice({
     profileDir: settings.get('profileDir'),
     suggestedDeviceName: hostname(),
     secretStore: safeStorageSecretStore,
+    backendUrls: kept.ok ? kept.value : null,
     runtime: {
       ...DEFAULT_RUNTIME_TIMING,
       workspaceRoot: settings.get('workspaceRoot'),
       log: (message) => console.error(`[baton] ${message}`),
+      onBackendUrlsChanged: (urls) => settings.set('backendUrls', [...urls]),
     },
   });
   lockDownSession(devServer ? DEV_CSP : CSP);

@@ -1,5 +1,6 @@
 /** The app shell: first run until this device is enrolled, then sidebar + the routed screen in `main`. */
 import { useState } from 'react';
+import { BackendNotice } from './components/backend-notice.tsx';
 import { Sidebar } from './components/sidebar.tsx';
 import { useDeviceEvents } from './hooks/use-device-events.ts';
 import { useRoute } from './hooks/use-route.ts';
@@ -37,6 +38,7 @@ export function App() {
     <div className="app">
       <Sidebar route={route} onNewSession={() => setCreating(true)} />
       <main className="app-main">
+        <BackendNotice />
         {route.screen === 'session' && <RunView key={route.sessionId} sessionId={route.sessionId} />}
         {route.screen === 'devices' && <DevicesScreen />}
         {route.screen === 'sessions' && <SessionsHome />}

@@ -4,7 +4,8 @@
 //
 // Headless environment knobs:
 //   BATON_HOME      where the default profile and local backend data live (default ~/.baton)
-//   BATON_BACKEND   a backend URL to use instead of the local one (http://127.0.0.1:8787)
+//   BATON_BACKEND   the backend address(es) to use instead of the local one (http://127.0.0.1:8787):
+//                   one URL, or several instances of one backend separated by commas (tried in order)
 //   BATON_INVITE    join the account of this invite (first start only; otherwise the set-up screen asks)
 //   BATON_NAME      this device's name (default: the host name)
 //   BATON_UI_PORT   the UI port on 127.0.0.1 (default 0: a free port)
@@ -66,6 +67,12 @@ async function backendAnswers(url) {
   }
 }
 
+/** The addresses a profile keeps, as `--backend` takes them (a profile written before lists has one). */
+function profileBackend(profile) {
+  if (Array.isArray(profile?.backendUrls)) return profile.backendUrls.join(',');
+  return profile?.backendUrl;
+}
+
 function readProfile(profileDir) {
   try {
     return JSON.parse(readFileSync(join(profileDir, 'profile.json'), 'utf8'));
@@ -105,7 +112,8 @@ async function headless() {
   const home = process.env.BATON_HOME ?? join(homedir(), '.baton');
   const profileDir = join(home, 'profile');
   const profile = readProfile(profileDir);
-  const backendUrl = process.env.BATON_BACKEND ?? profile?.backendUrl ?? LOCAL_BACKEND;
+  // `baton device` checks the list and says in words what is wrong with it.
+  const backendUrl = process.env.BATON_BACKEND || profileBackend(profile) || LOCAL_BACKEND;
   await ensureRenderer();
   if (backendUrl === LOCAL_BACKEND && !(await backendAnswers(LOCAL_BACKEND))) {
     console.log(`baton: starting a local backend (data in ${join(home, 'backend')})`);

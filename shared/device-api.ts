@@ -11,6 +11,7 @@ import type { ActionResult, CodedMessage, Failure, Result } from './errors.ts';
 import type { HandoffState } from './handoff-states.ts';
 import { PermissionLevel, type ExistingSession } from './provider.ts';
 import type { Blocker, ReadinessReport } from './readiness.ts';
+import { BackendUrls } from './backend-addresses.ts';
 
 // ---------- views the runtime returns ----------
 
@@ -20,10 +21,29 @@ export interface DeviceStatusView {
   /** The device's name; before enrollment, the name the set-up screen suggests (or null). */
   deviceName: string | null;
   accountId: string | null;
-  /** The device's backend; before enrollment, the address the set-up screen suggests (or null). */
-  backendUrl: string | null;
+  /** The device's backend addresses, tried in order; before enrollment, the ones the set-up screen suggests (maybe none). */
+  backendUrls: string[];
+  /** Whether the device reaches its backend (null before enrollment). */
+  reachability: BackendReachabilityView | null;
   /** Set while a join waits for the inviting device. */
   joining: boolean;
+}
+
+/**
+ * Whether this device reaches its sync backend. 'unreachable' once a round over every address
+ * failed (no connection, a timeout or a gateway's 502/503/504), until one answers again: the UI then says it shows
+ * what the device last knew, and acts that need the backend are disabled.
+ */
+export interface BackendReachabilityView {
+  state: 'unknown' | 'reachable' | 'unreachable';
+  /** The address that answered last (null before any did). */
+  current: string | null;
+  /** The addresses the failed round tried, in order (unreachable only). */
+  tried: string[];
+  /** When the current state began (null while unknown). */
+  since: number | null;
+  /** How the last attempt failed, in words (unreachable only). */
+  lastError: string | null;
 }
 
 export interface ProviderView {
@@ -140,8 +160,13 @@ const CliSessionId = z.string().regex(/^[A-Za-z0-9][A-Za-z0-9-]{0,127}$/, 'not a
 
 export const inputs = {
   getStatus: z.strictObject({}),
-  createAccount: z.strictObject({ backendUrl: z.string().url().max(500), deviceName: z.string().min(1).max(100) }),
-  joinAccount: z.strictObject({ invite: z.string().min(1).max(4000), deviceName: z.string().min(1).max(100) }),
+  createAccount: z.strictObject({ backendUrls: BackendUrls, deviceName: z.string().min(1).max(100) }),
+  /** `backendUrls`: addresses to use instead of the invite's. */
+  joinAccount: z.strictObject({
+    invite: z.string().min(1).max(4000),
+    deviceName: z.string().min(1).max(100),
+    backendUrls: BackendUrls.optional(),
+  }),
   listProviders: z.strictObject({}),
   listSessions: z.strictObject({}),
   getSession: z.strictObject({ sessionId: SessionId }),
@@ -173,6 +198,8 @@ export const inputs = {
   createInvite: z.strictObject({}),
   revokeDevice: z.strictObject({ deviceId: DeviceId }),
   rotateKeys: z.strictObject({}),
+  /** The backend addresses this device uses from now on (saved in its profile). */
+  setBackendUrls: z.strictObject({ backendUrls: BackendUrls }),
 } as const;
 
 export type DeviceApiMethod = keyof typeof inputs;
@@ -205,6 +232,7 @@ export interface DeviceApiOutputs {
   createInvite: Result<{ invite: string; expiresAt: number }>;
   revokeDevice: ActionResult;
   rotateKeys: Result<{ keyVersion: number }>;
+  setBackendUrls: Result<DeviceStatusView>;
 }
 
 /** The device runtime side of the API: one async function per method. */

@@ -2,7 +2,7 @@
  * The e2e world: a real backend process and two real headless devices (`baton device`, laptop and
  * desktop) over a git sandbox with a bare origin, each device shown in its own browser context.
  */
-import { expect, type Browser, type Locator, type Page } from '@playwright/test';
+import { expect, test, type Browser, type Locator, type Page } from '@playwright/test';
 import { startTwoDevices, type DeviceHandle, type TwoDevices } from '../../dev-env/two-devices.ts';
 
 export interface DeviceWindow {
@@ -43,6 +43,22 @@ export async function openWorld(browser: Browser, env: { desktop?: NodeJS.Proces
       await desktop.page.context().close();
       await devices.cleanup();
     },
+  };
+}
+
+/** Opens the world before the file's tests and closes it after them; returns a getter for it. */
+export function useWorld(): () => World {
+  let world: World | undefined;
+  test.beforeAll(async ({ browser }) => {
+    test.setTimeout(120_000);
+    world = await openWorld(browser);
+  });
+  test.afterAll(async () => {
+    await world?.close();
+  });
+  return () => {
+    if (!world) throw new Error('the e2e world is not open');
+    return world;
   };
 }
 

@@ -14,14 +14,21 @@ export interface EnrollmentDeps {
   now?: () => number;
 }
 
-/** Creates the account from the profile in `profileDir` (made if missing): this device is enrolled and holds ADK v1. */
+/**
+ * Creates the account from the profile in `profileDir` (made if missing) on the backend at
+ * `backendUrls` (tried in order): this device is enrolled, holds ADK v1 and keeps the addresses.
+ */
 export async function createAccount(
   profileDir: string,
-  backendUrl: string,
+  backendUrls: readonly string[],
   deviceName: string,
   deps: EnrollmentDeps,
 ): Promise<Result<Profile>> {
-  const opened = openOrCreateProfile(profileDir, { name: deviceName, backendUrl }, (deps.secretStore ?? fileSecretStore)(profileDir));
+  const opened = openOrCreateProfile(
+    profileDir,
+    { name: deviceName, backendUrls: [...backendUrls] },
+    (deps.secretStore ?? fileSecretStore)(profileDir),
+  );
   if (!opened.ok) return opened;
   const profile = opened.value;
   if (profile.info.status !== 'new') {
@@ -33,7 +40,7 @@ export async function createAccount(
   }
   const identity = profile.identity;
   const adk = generateAdk();
-  const created = await deps.backend(backendUrl, identity).createAccount({
+  const created = await deps.backend(backendUrls, identity).createAccount({
     deviceId: identity.deviceId,
     name: deviceName,
     keys: identity.keys,
@@ -47,7 +54,13 @@ export async function createAccount(
   });
   if (!created.ok) return created;
   profile.ring.add(1, adk);
-  profile.info = { ...profile.info, name: deviceName, backendUrl, accountId: created.value.accountId, status: 'enrolled' };
+  profile.info = {
+    ...profile.info,
+    name: deviceName,
+    backendUrls: [...backendUrls],
+    accountId: created.value.accountId,
+    status: 'enrolled',
+  };
   saveProfile(profile);
   return { ok: true, value: profile };
 }

@@ -39,5 +39,5 @@ export interface EnrollmentBackend {
   rotateKeys(keyVersion: number, wrappedKeys: WrappedKey[]): Promise<Result<z.infer<typeof KeysResponse>>>;
 }
 
-/** Makes a backend port for a backend URL, signing as `signer`. */
-export type EnrollmentBackendFactory = (backendUrl: string, signer: EnrollmentSigner) => EnrollmentBackend;
+/** Makes a backend port for the backend's addresses (tried in order), signing as `signer`. */
+export type EnrollmentBackendFactory = (backendUrls: readonly string[], signer: EnrollmentSigner) => EnrollmentBackend;

@@ -5,6 +5,7 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import { z } from 'zod';
 import { Id } from '../../shared/api/common.ts';
+import { BackendUrls } from '../../shared/backend-addresses.ts';
 import type { Failure, Result } from '../../shared/errors.ts';
 import { fromBase64url, toBase64url } from '../crypto/base64url.ts';
 import type { DevicePublicKeys } from '../crypto/device-identity.ts';
@@ -15,7 +16,10 @@ export const INVITE_PREFIX = 'baton-invite:';
 const B64url = z.string().regex(/^[A-Za-z0-9_-]+$/);
 export const InviteToken = z.strictObject({
   v: z.literal(1),
+  /** The inviter's first backend address (what invites carried before they carried the list). */
   backendUrl: z.string().url(),
+  /** Every backend address of the inviter, in order: the joiner's default when it is given none. */
+  backendUrls: BackendUrls.optional(),
   accountId: Id,
   inviteId: Id,
   /** 32 random bytes, base64url. */
@@ -29,6 +33,11 @@ export const InviteToken = z.strictObject({
   anchors: z.array(TrustedDevice).max(64),
 });
 export type InviteToken = z.infer<typeof InviteToken>;
+
+/** The backend addresses an invite offers, in order. */
+export function inviteBackendUrls(token: InviteToken): string[] {
+  return token.backendUrls ?? [token.backendUrl];
+}
 
 /** Encodes an invite as one line. */
 export function encodeInvite(token: InviteToken): string {

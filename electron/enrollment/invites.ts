@@ -41,7 +41,8 @@ export async function createInvite(
   saveInvites(profile, [...loadInvites(profile).filter((i) => i.expiresAt > now), invite]);
   const line = encodeInvite({
     v: 1,
-    backendUrl: profile.info.backendUrl,
+    backendUrl: profile.info.backendUrls[0]!,
+    backendUrls: profile.info.backendUrls,
     accountId: account.value,
     inviteId: invite.inviteId,
     secret: invite.secret,

@@ -8,9 +8,9 @@ import type { Failure, Result } from '../../shared/errors.ts';
 import { fileSecretStore } from '../crypto/secret-store.ts';
 import type { EnrollmentDeps } from './account.ts';
 import type { EnrollmentBackend } from './enrollment-backend.ts';
-import { decodeInvite, joinProof, type InviteToken } from './invite-token.ts';
+import { decodeInvite, inviteBackendUrls, joinProof, type InviteToken } from './invite-token.ts';
 import { refreshKeyRing, unwrapInto } from './key-distribution.ts';
-import { openOrCreateProfile, restartAsNewDevice, saveProfile, type Profile } from './profile.ts';
+import { openOrCreateProfile, restartAsNewDevice, saveProfile, setBackendUrls, type Profile } from './profile.ts';
 
 export interface JoinOptions {
   /** How often to ask whether the join was decided (default 500 ms). */
@@ -18,6 +18,8 @@ export interface JoinOptions {
   /** How long to wait for the inviting device (default 15 minutes); the profile stays pending after. */
   timeoutMs?: number;
   signal?: AbortSignal;
+  /** The backend addresses to join through and keep, instead of the invite's. */
+  backendUrls?: readonly string[];
 }
 
 const fail = <C extends string>(code: C, message: string): Failure<C> => ({ ok: false, code, message });
@@ -98,8 +100,9 @@ async function acceptKeys(profile: Profile, backend: EnrollmentBackend): Promise
 }
 
 /**
- * Joins the account of `inviteLine` from the profile in `profileDir` (made if missing). Resumes a
- * pending join after a restart. Resolves once enrolled with every ADK version, or with why not.
+ * Joins the account of `inviteLine` from the profile in `profileDir` (made if missing), through the
+ * addresses given in `options.backendUrls`, else the invite's; the profile keeps the ones used.
+ * Resumes a pending join after a restart. Resolves once enrolled with every ADK version, or with why not.
  */
 export async function requestJoin(
   profileDir: string,
@@ -112,11 +115,8 @@ export async function requestJoin(
   const decoded = decodeInvite(inviteLine);
   if (!decoded.ok) return decoded;
   const token = decoded.value;
-  const opened = openOrCreateProfile(
-    profileDir,
-    { name: deviceName, backendUrl: token.backendUrl },
-    (deps.secretStore ?? fileSecretStore)(profileDir),
-  );
+  const backendUrls = [...(options.backendUrls ?? inviteBackendUrls(token))];
+  const opened = openOrCreateProfile(profileDir, { name: deviceName, backendUrls }, (deps.secretStore ?? fileSecretStore)(profileDir));
   if (!opened.ok) return opened;
   // A device refused before, or pending in another account, is known to the backend under its old id: it asks again as a new device.
   const { status, accountId } = opened.value.info;
@@ -125,11 +125,11 @@ export async function requestJoin(
   if (profile.info.status === 'enrolled')
     return fail('already_enrolled', `the device profile in ${profileDir} is already enrolled in account ${profile.info.accountId ?? ''}`);
   if (profile.info.status === 'revoked') return fail('device_revoked', 'this device was revoked; start a new profile to join again');
-  const backend = deps.backend(token.backendUrl, profile.identity);
+  setBackendUrls(profile, backendUrls);
+  const backend = deps.backend(backendUrls, profile.identity);
   let joinRequestId = profile.info.status === 'pending' ? profile.info.joinRequestId : null;
   if (joinRequestId === null) {
     if (token.expiresAt <= now()) return fail('invite_expired', 'the invite has expired; ask for a new one');
-    profile.info = { ...profile.info, backendUrl: token.backendUrl };
     const posted = await postJoinRequest(profile, backend, token, deviceName);
     if (!posted.ok) return posted;
     joinRequestId = posted.value;

@@ -4,7 +4,16 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { SIGNING_KEY_NAME } from '../crypto/device-identity.ts';
 import { generateAdk } from '../crypto/key-ring.ts';
-import { loadInvites, loadProfile, openOrCreateProfile, PROFILE_FILE, saveInvites, saveProfile, trustAnchors } from './profile.ts';
+import {
+  loadInvites,
+  loadProfile,
+  openOrCreateProfile,
+  PROFILE_FILE,
+  saveInvites,
+  saveProfile,
+  setBackendUrls,
+  trustAnchors,
+} from './profile.ts';
 
 const dirs: string[] = [];
 afterEach(() => dirs.splice(0).forEach((dir) => rmSync(dir, { recursive: true, force: true })));
@@ -13,7 +22,7 @@ function profileDir(): string {
   dirs.push(dir);
   return join(dir, 'device');
 }
-const init = { name: 'laptop', backendUrl: 'http://127.0.0.1:4100' };
+const init = { name: 'laptop', backendUrls: ['http://127.0.0.1:4100'] };
 
 describe('device profile', () => {
   it('starts new with an identity and reloads the same device, key ring and invites', () => {
@@ -49,6 +58,35 @@ describe('device profile', () => {
     writeFileSync(join(dir, PROFILE_FILE), JSON.stringify(older));
     const legacy = loadProfile(dir);
     expect(legacy.ok && trustAnchors(legacy.value)).toEqual([self]);
+  });
+
+  it('reads a profile written with one backendUrl as a list of that one address, and writes the list back', () => {
+    const dir = profileDir();
+    const created = openOrCreateProfile(dir, init);
+    if (!created.ok) throw new Error(created.message);
+    const { backendUrls: _list, ...rest } = JSON.parse(readFileSync(join(dir, PROFILE_FILE), 'utf8')) as Record<string, unknown>;
+    writeFileSync(join(dir, PROFILE_FILE), JSON.stringify({ ...rest, backendUrl: 'http://127.0.0.1:4100/' }));
+    const legacy = loadProfile(dir);
+    if (!legacy.ok) throw new Error(legacy.message);
+    expect(legacy.value.info.backendUrls).toEqual(['http://127.0.0.1:4100']);
+    expect(setBackendUrls(legacy.value, ['http://10.0.0.5:8787', 'http://10.0.0.6:8787'])).toBe(true);
+    const written = JSON.parse(readFileSync(join(dir, PROFILE_FILE), 'utf8')) as Record<string, unknown>;
+    expect(written.backendUrls).toEqual(['http://10.0.0.5:8787', 'http://10.0.0.6:8787']);
+    expect(written).not.toHaveProperty('backendUrl');
+    expect(setBackendUrls(legacy.value, ['http://10.0.0.5:8787', 'http://10.0.0.6:8787'])).toBe(false);
+  });
+
+  it('refuses a profile whose addresses are malformed as corrupt, naming the bad one', () => {
+    const dir = profileDir();
+    const created = openOrCreateProfile(dir, init);
+    if (!created.ok) throw new Error(created.message);
+    const info = JSON.parse(readFileSync(join(dir, PROFILE_FILE), 'utf8')) as Record<string, unknown>;
+    writeFileSync(join(dir, PROFILE_FILE), JSON.stringify({ ...info, backendUrls: ['http://a:1,http://b:2'] }));
+    expect(loadProfile(dir)).toMatchObject({
+      ok: false,
+      code: 'profile_corrupt',
+      message: expect.stringContaining('http://a:1,http://b:2'),
+    });
   });
 
   it('keeps every file of the folder owner-only and no secret in profile.json', () => {

@@ -1,6 +1,6 @@
 /**
  * A device profile folder:
- *   profile.json            device id, name, backend URL, account id, enrollment status (no secrets)
+ *   profile.json            device id, name, backend addresses, account id, enrollment status (no secrets)
  *   identity-*.key          the device's private keys (SecretStore, 0600)
  *   adk.keyring             the cached ADK key ring (SecretStore, 0600; the wrapped keys on the backend are the source of truth)
  *   invites.secret          invites this device made and their secrets, until used or expired (SecretStore, 0600)
@@ -9,6 +9,7 @@ import type { Failure, Result } from '../../shared/errors.ts';
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { z } from 'zod';
+import { BackendUrls } from '../../shared/backend-addresses.ts';
 import { loadIdentity, loadOrCreateIdentity, replaceIdentity, type DeviceIdentity } from '../crypto/device-identity.ts';
 import { KeyRing } from '../crypto/key-ring.ts';
 import { fileSecretStore, readFileOrNull, writeFileAtomic600, type SecretStore } from '../crypto/secret-store.ts';
@@ -21,11 +22,12 @@ const INVITES_SECRET = 'invites.secret';
 export const EnrollmentStatus = z.enum(['new', 'pending', 'enrolled', 'revoked', 'rejected']);
 export type EnrollmentStatus = z.infer<typeof EnrollmentStatus>;
 
-export const ProfileInfo = z.strictObject({
+const ProfileInfoShape = z.strictObject({
   format: z.literal(1),
   deviceId: z.string(),
   name: z.string().min(1).max(100),
-  backendUrl: z.string().url(),
+  /** The backend's addresses, tried in order (shared/backend-addresses.ts). */
+  backendUrls: BackendUrls,
   accountId: z.string().nullable(),
   status: EnrollmentStatus,
   /** The join request this device is waiting on (status pending). */
@@ -38,7 +40,16 @@ export const ProfileInfo = z.strictObject({
    */
   trusted: z.array(TrustedDevice).max(64).default([]),
 });
-export type ProfileInfo = z.infer<typeof ProfileInfo>;
+
+/** A profile written before devices took several addresses has one `backendUrl`: read as a list of one. */
+function fromSingleAddress(json: unknown): unknown {
+  if (typeof json !== 'object' || json === null || !('backendUrl' in json) || 'backendUrls' in json) return json;
+  const { backendUrl, ...rest } = json as { backendUrl: unknown };
+  return { ...rest, backendUrls: [backendUrl] };
+}
+
+export const ProfileInfo = z.preprocess(fromSingleAddress, ProfileInfoShape);
+export type ProfileInfo = z.infer<typeof ProfileInfoShape>;
 
 /** An invite this device made: its id, secret and expiry (secret material). */
 export const PendingInvite = z.strictObject({ inviteId: z.string(), secret: z.string(), expiresAt: z.number(), createdAt: z.number() });
@@ -55,6 +66,15 @@ export interface Profile {
 /** A profile that is not there or cannot be read, as a value. */
 export type ProfileError = Failure<'profile_missing' | 'profile_corrupt'>;
 
+/** Why a profile could not be read, in one line (the first invalid field and why, for a schema failure). */
+function unreadable(error: unknown): string {
+  if (error instanceof z.ZodError) {
+    const issue = error.issues[0];
+    return issue ? `${issue.path.join('.') || 'the file'}: ${issue.message}` : 'invalid';
+  }
+  return (error as Error).message.split('\n')[0] ?? 'unreadable';
+}
+
 /** Loads the profile in `dir`; a missing or unreadable profile is a typed error, never a partial profile. */
 export function loadProfile(dir: string, store: SecretStore = fileSecretStore(dir)): Result<Profile, ProfileError['code']> {
   const raw = readFileOrNull(join(dir, PROFILE_FILE));
@@ -69,7 +89,7 @@ export function loadProfile(dir: string, store: SecretStore = fileSecretStore(di
     return {
       ok: false,
       code: 'profile_corrupt',
-      message: `the device profile in ${dir} is unreadable: ${(error as Error).message.split('\n')[0]}`,
+      message: `the device profile in ${dir} is unreadable: ${unreadable(error)}`,
     };
   }
   let identity: DeviceIdentity | null;
@@ -92,7 +112,7 @@ export function loadProfile(dir: string, store: SecretStore = fileSecretStore(di
 /** Loads the profile in `dir`, or starts a new one (fresh identity, status "new") when there is none. */
 export function openOrCreateProfile(
   dir: string,
-  init: { name: string; backendUrl: string },
+  init: { name: string; backendUrls: string[] },
   store: SecretStore = fileSecretStore(dir),
 ): Result<Profile, ProfileError['code']> {
   const loaded = loadProfile(dir, store);
@@ -103,7 +123,7 @@ export function openOrCreateProfile(
     format: 1,
     deviceId: identity.deviceId,
     name: init.name,
-    backendUrl: init.backendUrl,
+    backendUrls: init.backendUrls,
     accountId: null,
     status: 'new',
     joinRequestId: null,
@@ -113,6 +133,14 @@ export function openOrCreateProfile(
   const profile: Profile = { dir, store, identity, info, ring: new KeyRing() };
   saveProfile(profile);
   return { ok: true, value: profile };
+}
+
+/** Makes `urls` the profile's backend addresses (saved when they differ); true when they changed. */
+export function setBackendUrls(profile: Profile, urls: readonly string[]): boolean {
+  if (profile.info.backendUrls.join(',') === urls.join(',')) return false;
+  profile.info = { ...profile.info, backendUrls: [...urls] };
+  saveProfile(profile);
+  return true;
 }
 
 /** Starts the profile over as a new device (fresh identity, no keys): for a device whose join was refused. */

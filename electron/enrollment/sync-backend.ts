@@ -36,6 +36,6 @@ export function syncEnrollmentBackend(client: BackendClient): EnrollmentBackend 
   };
 }
 
-/** The default factory: a signed sync client per backend URL and signer. */
-export const syncEnrollmentBackendFactory: EnrollmentBackendFactory = (backendUrl, signer) =>
-  syncEnrollmentBackend(createBackendClient({ baseUrl: backendUrl, signer }));
+/** The default factory: a signed sync client per address list and signer. */
+export const syncEnrollmentBackendFactory: EnrollmentBackendFactory = (backendUrls, signer) =>
+  syncEnrollmentBackend(createBackendClient({ baseUrl: backendUrls, signer }));

@@ -4,18 +4,14 @@
  * must end completed or cancelled, with exactly one owner that both devices agree on.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { SessionDetail } from '../../shared/device-api.ts';
-import { waitFor } from '../../dev-env/process-harness.ts';
 import {
-  deviceId,
-  holdTarget,
-  startDemoSession,
-  startTwoDevices,
-  waitEligible,
-  waitSession,
-  type DeviceHandle,
-  type TwoDevices,
-} from '../../dev-env/two-devices.ts';
+  expectOneOwner as checkOneOwner,
+  sessionOnLaptop as laptopSession,
+  startMove as moveTo,
+  stateOf,
+} from '../../dev-env/move-checks.ts';
+import { waitFor } from '../../dev-env/process-harness.ts';
+import { deviceId, holdTarget, startTwoDevices, type DeviceHandle, type TwoDevices } from '../../dev-env/two-devices.ts';
 
 /** Real processes on a busy 2-core machine: give each test room beyond the default. */
 const TEST_TIMEOUT_MS = 120_000;
@@ -43,43 +39,9 @@ async function restart(which: 'laptop' | 'desktop'): Promise<DeviceHandle> {
   return handle;
 }
 
-/** Waits for the session's handoff to end, then checks both devices agree on exactly one owner. */
-async function expectOneOwner(sessionId: string, handoffId: string): Promise<{ laptop: SessionDetail; desktop: SessionDetail }> {
-  const ended = (d: SessionDetail) =>
-    d.lastHandoff?.id === handoffId && (d.lastHandoff.state === 'completed' || d.lastHandoff.state === 'cancelled');
-  const laptop = await waitSession(world.laptop, sessionId, 'the laptop to see the handoff end', ended, 45_000);
-  const desktop = await waitSession(
-    world.desktop,
-    sessionId,
-    'the desktop to see the handoff end',
-    (d) => ended(d) && d.generation === laptop.generation,
-    45_000,
-  );
-  expect([laptop.isOwner, desktop.isOwner].filter(Boolean)).toHaveLength(1);
-  expect(desktop.ownerDeviceId).toBe(laptop.ownerDeviceId);
-  if (laptop.lastHandoff?.state === 'completed') {
-    expect(desktop).toMatchObject({ isOwner: true, generation: 2 });
-  } else {
-    expect(laptop).toMatchObject({ isOwner: true, generation: 1 });
-  }
-  return { laptop, desktop };
-}
-
-/** A fresh session on the laptop, ready to move. */
-async function sessionOnLaptop(): Promise<string> {
-  const session = await startDemoSession(world.laptop, world.repo);
-  await waitEligible(world.laptop, session.id, 'desktop');
-  return session.id;
-}
-
-async function startMove(sessionId: string): Promise<string> {
-  const moved = await world.laptop.client.call('startMove', { sessionId, targetDeviceId: desktopId });
-  if (!moved.ok) throw new Error(`move refused: ${JSON.stringify(moved)}`);
-  return moved.value.handoffId;
-}
-
-const stateOf = async (device: DeviceHandle, sessionId: string) =>
-  (await device.client.call('getSession', { sessionId }))?.activeHandoff?.state;
+const expectOneOwner = (sessionId: string, handoffId: string) => checkOneOwner(world, sessionId, handoffId);
+const sessionOnLaptop = () => laptopSession(world);
+const startMove = (sessionId: string) => moveTo(world, sessionId, desktopId);
 
 describe('a handoff survives SIGKILL and restart', () => {
   it(

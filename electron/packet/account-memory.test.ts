@@ -22,7 +22,7 @@ let sandbox: GitSandbox;
 let repo: string;
 
 /** Only the one enrollment call account creation makes, over the real signed client. */
-const accountBackend = (url: string, signer: { deviceId: string; sign(data: Uint8Array): Uint8Array }) =>
+const accountBackend = (url: readonly string[], signer: { deviceId: string; sign(data: Uint8Array): Uint8Array }) =>
   ({
     createAccount: async (body: Parameters<EnrollmentBackend['createAccount']>[0]) => {
       const result = await createBackendClient({ baseUrl: url, signer }).call('createAccount', { body });
@@ -34,7 +34,7 @@ beforeAll(async () => {
   root = mkdtempSync(join(tmpdir(), 'baton-memory-'));
   backend = await startBackendProcess(join(root, 'backend'));
   profileDir = join(root, 'profile');
-  const created = await createAccount(profileDir, backend.url, 'laptop', { backend: accountBackend });
+  const created = await createAccount(profileDir, [backend.url], 'laptop', { backend: accountBackend });
   if (!created.ok) throw new Error(created.message);
   sandbox = createGitSandbox('baton-memory-git-');
   repo = sandbox.clone(sandbox.makeOrigin('app'), 'repo');

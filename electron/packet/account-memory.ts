@@ -86,7 +86,7 @@ export async function openMemoryLink(
   const { info, ring, identity } = loaded.value;
   if (info.status !== 'enrolled' || info.accountId === null) return skippedLink(`the device profile is ${info.status}, not enrolled`);
   const client = createBackendClient({
-    baseUrl: info.backendUrl,
+    baseUrl: info.backendUrls,
     signer: identity,
     attempts: 1,
     timeoutMs: options.timeoutMs ?? 5000,

@@ -6,7 +6,7 @@
  */
 import type { ProviderId, SessionSettings } from '../../shared/provider.ts';
 import { redactCredentials } from '../../shared/url-credentials.ts';
-import type { Profile } from '../enrollment/profile.ts';
+import { setBackendUrls, type Profile } from '../enrollment/profile.ts';
 import { createGitRunner } from '../git/git-runner.ts';
 import { detectProviders } from '../providers/detect.ts';
 import { listExistingSessions } from '../providers/existing-sessions.ts';
@@ -27,12 +27,13 @@ import { DeviceRuntime } from './device-runtime.ts';
 
 export interface ComposeOptions {
   profile: Profile;
-  backendUrl: string;
   workspaceRoot: string;
   heartbeatMs: number;
   config: Omit<HandoffConfig, 'workspaceRoot'>;
   providers?: ProviderOptions;
   log(message: string): void;
+  /** Told when the device's backend addresses are changed from the UI (after the profile kept them). */
+  onBackendUrlsChanged?(urls: readonly string[]): void;
 }
 
 /** Builds the runtime of an enrolled device (not started). */
@@ -40,7 +41,7 @@ export function composeDeviceRuntime(options: ComposeOptions): DeviceRuntime {
   const { profile } = options;
   // Every line the runtime logs can quote a remote URL or a git error: none carries credentials.
   const log = (message: string) => options.log(redactCredentials(message));
-  const client = createBackendClient({ baseUrl: options.backendUrl, signer: profile.identity });
+  const client = createBackendClient({ baseUrl: profile.info.backendUrls, signer: profile.identity });
   const run = createGitRunner();
   const providerOptions = options.providers ?? {};
   const status = {
@@ -48,7 +49,8 @@ export function composeDeviceRuntime(options: ComposeOptions): DeviceRuntime {
     deviceId: profile.identity.deviceId,
     deviceName: profile.info.name,
     accountId: profile.info.accountId ?? '',
-    backendUrl: options.backendUrl,
+    backendUrls: [...profile.info.backendUrls],
+    reachability: null,
     joining: false,
   };
   return new DeviceRuntime({
@@ -70,6 +72,16 @@ export function composeDeviceRuntime(options: ComposeOptions): DeviceRuntime {
     }),
     targetCheck,
     account: accountPort(profile, client, log),
+    link: {
+      addresses: () => [...client.addresses.urls],
+      setAddresses(urls) {
+        setBackendUrls(profile, urls);
+        client.addresses.replace(urls);
+        options.onBackendUrlsChanged?.(urls);
+      },
+      reachability: () => client.reachability.view(),
+      subscribe: (listener) => client.reachability.subscribe(listener),
+    },
     openStream: (onMessage, onOpen) => {
       const close = openPushStream(
         client,

@@ -17,6 +17,7 @@ import { afterLocalWrites } from '../local-state/durable-backend.ts';
 import type { LocalState } from '../local-state/local-state.ts';
 import type {
   AccountPort,
+  BackendLinkPort,
   BackendPort,
   Clock,
   DeviceCapabilities,
@@ -42,6 +43,8 @@ export interface DeviceRuntimeDeps {
   providers: ProviderPort;
   targetCheck: TargetCheck;
   account: AccountPort;
+  /** The backend's addresses and whether the device reaches them (shown in the status). */
+  link: BackendLinkPort;
   /** Opens the push stream; `onOpen` runs on every (re)connect. */
   openStream(onMessage: (message: PushMessage) => void, onOpen: () => void): { close(): void };
   clock: Clock;
@@ -64,6 +67,7 @@ export class DeviceRuntime {
   private readonly listeners = new Set<Listener>();
   private heartbeatTimer: ReturnType<typeof setInterval> | null = null;
   private stream: { close(): void } | null = null;
+  private unwatchLink: (() => void) | null = null;
   private readonly views: ViewDeps;
   private readonly deps: DeviceRuntimeDeps;
 
@@ -195,8 +199,14 @@ export class DeviceRuntime {
     return this.deps.state.readSessions().map((s) => sessionView(this.views, s, this.coordinator.forSession(s.id)));
   }
 
+  /** The device's status now: who it is, its backend addresses and whether it reaches them. */
+  status(): DeviceStatusView {
+    return { ...this.deps.status, backendUrls: this.deps.link.addresses(), reachability: this.deps.link.reachability() };
+  }
+
   /** Brings the device up: catch up with the backend, resume owned sessions, heartbeat, stream. */
   async start(): Promise<void> {
+    this.unwatchLink = this.deps.link.subscribe(() => this.emit('statusChanged', this.status()));
     await this.heartbeat();
     await this.catchUp();
     await this.sessions.resumeOwned();
@@ -301,9 +311,9 @@ export class DeviceRuntime {
       return { result, report: await git.sourceReadiness(session) };
     };
     return {
-      getStatus: async () => this.deps.status,
-      createAccount: async () => ok(this.deps.status),
-      joinAccount: async () => ok(this.deps.status),
+      getStatus: async () => this.status(),
+      createAccount: async () => ok(this.status()),
+      joinAccount: async () => ok(this.status()),
       listProviders: async () => this.deps.providers.list(),
       listSessions: async () => this.listSessionViews(),
       getSession: async ({ sessionId }) => {
@@ -354,6 +364,12 @@ export class DeviceRuntime {
       createInvite: async () => account.createInvite(),
       revokeDevice: async ({ deviceId }) => account.revokeDevice(deviceId),
       rotateKeys: async () => account.rotateKeys(),
+      setBackendUrls: async ({ backendUrls }) => {
+        this.deps.link.setAddresses(backendUrls);
+        const status = this.status();
+        this.emit('statusChanged', status);
+        return ok(status);
+      },
     };
   }
 
@@ -389,6 +405,7 @@ export class DeviceRuntime {
   /** Stops heartbeat, stream, timers and providers; local state stays for the next start. */
   async stop(): Promise<void> {
     if (this.heartbeatTimer) clearInterval(this.heartbeatTimer);
+    this.unwatchLink?.();
     this.stream?.close();
     this.coordinator.stop();
     await this.sessions.stopAll();

@@ -9,7 +9,8 @@ import { loadProfile, type Profile } from '../enrollment/profile.ts';
 
 export interface StartupRequest {
   profileDir: string;
-  backendUrl: string;
+  /** The addresses given (null: none; then a join uses the invite's, and creating an account is refused). */
+  backendUrls: string[] | null;
   name: string;
   createAccount: boolean;
   /** The invite line, when the device should join an account. */
@@ -22,9 +23,15 @@ export async function enrollAtStartup(request: StartupRequest, deps: EnrollmentD
   const loaded = loadProfile(request.profileDir);
   if (loaded.ok && loaded.value.info.status === 'enrolled') return { ok: true, value: loaded.value };
   if (!loaded.ok && loaded.code === 'profile_corrupt') return loaded;
-  if (request.createAccount) return createAccount(request.profileDir, request.backendUrl, request.name, deps);
+  if (request.createAccount) {
+    if (request.backendUrls === null) return { ok: false, code: 'no_backend', message: 'creating an account needs the backend address' };
+    return createAccount(request.profileDir, request.backendUrls, request.name, deps);
+  }
   if (request.join !== null) {
-    return requestJoin(request.profileDir, request.join, request.name, deps, request.signal ? { signal: request.signal } : {});
+    return requestJoin(request.profileDir, request.join, request.name, deps, {
+      ...(request.signal ? { signal: request.signal } : {}),
+      ...(request.backendUrls ? { backendUrls: request.backendUrls } : {}),
+    });
   }
   const status = loaded.ok ? loaded.value.info.status : 'new';
   return {

@@ -9,7 +9,7 @@ import { fail, ok, type Result } from '../../shared/errors.ts';
 import type { ReadinessReport } from '../../shared/readiness.ts';
 import { createAccount, type EnrollmentDeps } from '../enrollment/account.ts';
 import { requestJoin } from '../enrollment/join.ts';
-import { loadProfile, type Profile } from '../enrollment/profile.ts';
+import { loadProfile, setBackendUrls, type Profile } from '../enrollment/profile.ts';
 import { syncEnrollmentBackendFactory } from '../enrollment/sync-backend.ts';
 import type { SecretStore } from '../crypto/secret-store.ts';
 import { composeDeviceRuntime, type ComposeOptions } from './compose.ts';
@@ -21,9 +21,12 @@ export interface EnrollingDeviceOptions {
   profileDir: string;
   secretStore(profileDir: string): SecretStore;
   /** How the runtime runs once enrolled (the profile and its backend come from the enrollment). */
-  runtime: Omit<ComposeOptions, 'profile' | 'backendUrl'>;
-  /** The backend address the first-run screen offers before enrollment (null: none). */
-  suggestedBackendUrl?: string | null;
+  runtime: Omit<ComposeOptions, 'profile'>;
+  /**
+   * The backend addresses the host was given (command line, app settings), or none: an enrolled
+   * profile uses and keeps them instead of its stored ones, and the first-run screen offers them.
+   */
+  backendUrls?: readonly string[] | null;
   /** The device name the first-run screen offers before enrollment (null: none). */
   suggestedDeviceName?: string | null;
 }
@@ -68,13 +71,13 @@ export function createEnrollingDevice(options: EnrollingDeviceOptions): Enrollin
     deviceId: null,
     deviceName: options.suggestedDeviceName ?? null,
     accountId: null,
-    backendUrl: options.suggestedBackendUrl ?? null,
+    backendUrls: [...(options.backendUrls ?? [])],
+    reachability: null,
     joining: false,
   };
 
   async function run(profile: Profile): Promise<DeviceStatusView> {
-    const backendUrl = profile.info.backendUrl;
-    runtime = composeDeviceRuntime({ ...options.runtime, profile, backendUrl });
+    runtime = composeDeviceRuntime({ ...options.runtime, profile });
     unsubscribeRuntime = runtime.subscribe(emit);
     await runtime.start();
     status = await runtime.handlers().getStatus({});
@@ -95,15 +98,26 @@ export function createEnrollingDevice(options: EnrollingDeviceOptions): Enrollin
     return ok(await run(enrolled.value));
   }
 
+  /** Tells the host which addresses an enrollment kept (the app keeps them in its settings). */
+  const kept = (result: Result<DeviceStatusView>): Result<DeviceStatusView> => {
+    if (result.ok) options.runtime.onBackendUrlsChanged?.(result.value.backendUrls);
+    return result;
+  };
+
   // Before enrollment every act is refused as a value with one code; reads answer empty.
   const notEnrolled = fail('not_enrolled', NOT_ENROLLED);
   const refuse = async () => notEnrolled;
   const refuseWithReport = async () => ({ result: notEnrolled, report: notEnrolledReport() });
   const firstRun: DeviceApiHandlers = {
     getStatus: async () => status,
-    createAccount: ({ backendUrl, deviceName }) => enroll(() => createAccount(options.profileDir, backendUrl, deviceName, deps), false),
-    joinAccount: ({ invite, deviceName }) =>
-      enroll(() => requestJoin(options.profileDir, invite, deviceName, deps, { signal: stopping.signal }), true),
+    createAccount: ({ backendUrls, deviceName }) =>
+      enroll(() => createAccount(options.profileDir, backendUrls, deviceName, deps), false).then(kept),
+    joinAccount: ({ invite, deviceName, backendUrls }) =>
+      enroll(
+        () =>
+          requestJoin(options.profileDir, invite, deviceName, deps, { signal: stopping.signal, ...(backendUrls ? { backendUrls } : {}) }),
+        true,
+      ).then(kept),
     listProviders: async () => [],
     listSessions: async () => [],
     getSession: async () => null,
@@ -123,6 +137,12 @@ export function createEnrollingDevice(options: EnrollingDeviceOptions): Enrollin
     createInvite: refuse,
     revokeDevice: refuse,
     rotateKeys: refuse,
+    // Before enrollment the addresses are only what the set-up screen offers.
+    setBackendUrls: async ({ backendUrls }) => {
+      status = { ...status, backendUrls };
+      emit('statusChanged', status);
+      return ok(status);
+    },
   };
 
   return {
@@ -135,7 +155,9 @@ export function createEnrollingDevice(options: EnrollingDeviceOptions): Enrollin
     },
     async start() {
       const loaded = loadProfile(options.profileDir, options.secretStore(options.profileDir));
-      if (loaded.ok && loaded.value.info.status === 'enrolled') await run(loaded.value);
+      if (!loaded.ok || loaded.value.info.status !== 'enrolled') return;
+      if (options.backendUrls && options.backendUrls.length > 0) setBackendUrls(loaded.value, options.backendUrls);
+      await run(loaded.value);
     },
     async stop() {
       stopping.abort();

@@ -8,7 +8,7 @@ import type { AgentView, TranscriptEntry } from '../../shared/agents.ts';
 import type { Device, JoinRequest } from '../../shared/api/devices.ts';
 import type { CheckpointRef, DriftWarning, Handoff, TransitionRequest } from '../../shared/api/handoffs.ts';
 import type { Session, SessionEvent } from '../../shared/api/sessions.ts';
-import type { ProviderView } from '../../shared/device-api.ts';
+import type { BackendReachabilityView, ProviderView } from '../../shared/device-api.ts';
 import type { ActionResult, Result } from '../../shared/errors.ts';
 import type {
   ContinuationInput,
@@ -193,3 +193,14 @@ export interface RemediationPort {
 }
 
 export type Clock = () => number;
+
+/** The device's link to its backend: the addresses it uses and whether it reaches them (sync/). */
+export interface BackendLinkPort {
+  /** The addresses, in the order they are tried. */
+  addresses(): string[];
+  /** Uses `urls` from now on (reconnecting the push stream) and keeps them in the profile. */
+  setAddresses(urls: readonly string[]): void;
+  reachability(): BackendReachabilityView;
+  /** Calls `listener` when reachability changes; returns its unsubscribe. */
+  subscribe(listener: (view: BackendReachabilityView) => void): () => void;
+}

@@ -36,7 +36,7 @@ beforeAll(async () => {
   sandbox = createGitSandbox('baton-session-service-');
   backend = await startBaton(['backend', '--data', join(sandbox.root, 'data'), '--port', '0'], 'backend: ', sandbox.env);
   const deps = { backend: syncEnrollmentBackendFactory };
-  const created = await createAccount(join(sandbox.root, 'laptop'), backend.url, 'laptop', deps);
+  const created = await createAccount(join(sandbox.root, 'laptop'), [backend.url], 'laptop', deps);
   if (!created.ok) throw new Error(created.message);
   laptop = created.value;
   laptopClient = createBackendClient({ baseUrl: backend.url, signer: laptop.identity });

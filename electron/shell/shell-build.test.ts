@@ -172,7 +172,7 @@ describe('the built main process on a stand-in Electron', () => {
     const refused = await app.ask({
       op: 'invoke',
       channel: methodChannel('createAccount'),
-      input: { backendUrl: 'not a url', deviceName: 'x' },
+      input: { backendUrls: ['not a url'], deviceName: 'x' },
       sender: 'window',
     });
     expect(refused).toMatchObject({ ok: false, error: { code: 'validation_failed' } });
@@ -180,13 +180,16 @@ describe('the built main process on a stand-in Electron', () => {
     const created = await app.ask({
       op: 'invoke',
       channel: methodChannel('createAccount'),
-      input: { backendUrl: backend.url, deviceName: 'desktop app' },
+      input: { backendUrls: [backend.url, 'http://127.0.0.1:9'], deviceName: 'desktop app' },
       sender: 'window',
     });
     expect(created).toMatchObject({
       ok: true,
-      result: { ok: true, value: { enrolled: true, deviceName: 'desktop app', backendUrl: backend.url } },
+      result: { ok: true, value: { enrolled: true, deviceName: 'desktop app', backendUrls: [backend.url, 'http://127.0.0.1:9'] } },
     });
+    // The app keeps the addresses in its settings, so the next start uses them.
+    const settings = JSON.parse(readFileSync(join(home(), 'userData', 'settings.json'), 'utf8')) as { backendUrls?: string[] };
+    expect(settings.backendUrls).toEqual([backend.url, 'http://127.0.0.1:9']);
     const providers = await app.ask<{ ok: boolean; result: { id: string }[] }>({
       op: 'invoke',
       channel: methodChannel('listProviders'),

@@ -10,6 +10,9 @@ import type { ApiErrorCode, Success } from '../../shared/errors.ts';
 import { SIGNATURE_HEADERS } from '../../shared/request-signing.ts';
 import { signatureHeaders, type RequestSigner } from './request-signer.ts';
 import { fetchExchanger, nodeHttpExchange, nodeHttpFetch, type Exchange } from './http-transport.ts';
+import { AddressRing } from './address-ring.ts';
+import { backoffPause, tryInTurn } from './failover.ts';
+import { ReachabilityTracker } from './reachability.ts';
 
 /** Codes a call can fail with: the API's, or the client's own. */
 export type ClientErrorCode = ApiErrorCode | 'unreachable' | 'bad_response';
@@ -39,19 +42,25 @@ export interface CallOptions<N extends RouteName> {
 }
 
 export interface BackendClientOptions {
-  baseUrl: string;
+  /** The backend's address, or several (instances of one backend) tried in order: see failover.ts. */
+  baseUrl: string | readonly string[];
   signer: RequestSigner;
   /** The transport (default: keep-alive node:http, see http-transport.ts). */
   fetch?: typeof fetch;
   clock?: () => number;
-  /** Attempts for a call whose request did not reach the backend (default 3). */
+  /** Rounds over every address for a call no address answered below 500 (default 3). */
   attempts?: number;
   /** Per-attempt timeout in milliseconds (default 30 s). */
   timeoutMs?: number;
 }
 
 export interface BackendClient {
+  /** The address requests go to first (the one that answered last). */
   readonly baseUrl: string;
+  /** Every address, and which one is current; replace() points the client elsewhere. */
+  readonly addresses: AddressRing;
+  /** Whether the backend answers, from every call and the push stream. */
+  readonly reachability: ReachabilityTracker;
   readonly deviceId: string;
   /** Calls a JSON route by name; never throws for network or API failures. */
   call<N extends JsonRouteName>(name: N, options?: CallOptions<N>): Promise<CallResult<RouteResponse<N>>>;
@@ -62,15 +71,13 @@ export interface BackendClient {
   putBlob(digest: string, bytes: Uint8Array | readonly Uint8Array[]): Promise<CallResult<RouteResponse<'putBlob'>>>;
   /** Downloads a body of the account. */
   getBlob(digest: string): Promise<CallResult<Uint8Array>>;
-  /** A signed request with no retry, for streams: resolves to the raw response. */
+  /** A signed request with no retry, for streams: resolves to the raw response. `at`: the address (default the current one). */
   signedFetch(
     method: 'GET' | 'POST' | 'PUT',
     pathAndQuery: string,
-    init?: { body?: Uint8Array; signal?: AbortSignal; headers?: Record<string, string> },
+    init?: { body?: Uint8Array; signal?: AbortSignal; headers?: Record<string, string>; at?: string },
   ): Promise<Response>;
 }
-
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** Builds `?a=b` from defined query values. */
 function queryString(query: Record<string, unknown> | undefined): string {
@@ -112,7 +119,8 @@ function parseOrUndefined(bytes: Buffer): unknown {
 
 /** Creates a client signing every request with `signer` (for account creation and joins, the new device's). */
 export function createBackendClient(options: BackendClientOptions): BackendClient {
-  const baseUrl = options.baseUrl.replace(/\/+$/, '');
+  const ring = new AddressRing(typeof options.baseUrl === 'string' ? [options.baseUrl] : options.baseUrl);
+  const reachability = new ReachabilityTracker(options.clock);
   const doFetch = options.fetch ?? (nodeHttpFetch as typeof fetch);
   const exchange = options.fetch ? fetchExchanger(options.fetch) : nodeHttpExchange;
   const clock = options.clock ?? Date.now;
@@ -125,7 +133,7 @@ export function createBackendClient(options: BackendClientOptions): BackendClien
       ...signatureHeaders(options.signer, method, pathAndQuery, init.body, clock()),
     };
     if (init.body) headers['content-type'] ??= 'application/json';
-    return doFetch(`${baseUrl}${pathAndQuery}`, {
+    return doFetch(`${init.at ?? ring.current}${pathAndQuery}`, {
       method,
       headers,
       body: init.body,
@@ -133,32 +141,36 @@ export function createBackendClient(options: BackendClientOptions): BackendClien
     });
   };
 
-  /** Sends with retries while the backend is unreachable; the idempotency key makes a resend safe. Each attempt is signed afresh. */
+  /**
+   * Sends to the addresses in turn (failover.ts) while none answers below 500; `headers` (the
+   * idempotency key) stay the same on every resend, and each attempt is signed afresh.
+   */
   async function send(
     method: 'GET' | 'POST' | 'PUT',
     pathAndQuery: string,
     body: Uint8Array | readonly Uint8Array[] | undefined,
     headers: Record<string, string>,
   ): Promise<Exchange | CallFailure> {
-    let lastError = 'no attempt made';
-    for (let attempt = 0; attempt < attempts; attempt++) {
-      if (attempt > 0) await sleep(100 * 3 ** (attempt - 1));
-      try {
-        const signed: Record<string, string> = { ...headers, ...signatureHeaders(options.signer, method, pathAndQuery, body, clock()) };
-        if (body) signed['content-type'] ??= 'application/json';
-        return await exchange(`${baseUrl}${pathAndQuery}`, { method, headers: signed, body, timeoutMs });
-      } catch (error) {
-        lastError = (error as Error).message;
-      }
-    }
-    return { ok: false, status: 0, code: 'unreachable', message: `the backend at ${baseUrl} is unreachable: ${lastError}` };
+    const outcome = await tryInTurn({ ring, reachability, rounds: attempts, pause: backoffPause }, (url) => {
+      const signed: Record<string, string> = { ...headers, ...signatureHeaders(options.signer, method, pathAndQuery, body, clock()) };
+      if (body) signed['content-type'] ??= 'application/json';
+      return exchange(`${url}${pathAndQuery}`, { method, headers: signed, body, timeoutMs });
+    });
+    if (outcome.kind === 'answered') return outcome.answer;
+    if (outcome.last) return outcome.last;
+    const where = outcome.tried.length === 1 ? `at ${outcome.tried[0]}` : `at every address (${outcome.tried.join(', ')})`;
+    return { ok: false, status: 0, code: 'unreachable', message: `the backend ${where} is unreachable: ${outcome.lastError}` };
   }
 
   const idempotencyHeaders = (method: string, key: string | undefined): Record<string, string> =>
     method === 'GET' ? {} : { [SIGNATURE_HEADERS.idempotencyKey]: key ?? randomUUID() };
 
   return {
-    baseUrl,
+    get baseUrl() {
+      return ring.current;
+    },
+    addresses: ring,
+    reachability,
     deviceId: options.signer.deviceId,
     async call(name, callOptions = {}) {
       const spec = routes[name];

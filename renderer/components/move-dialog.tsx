@@ -6,6 +6,8 @@ import { useEffect, useId, useState, type FormEvent } from 'react';
 import { errorMessage } from '../api/device-api.ts';
 import { useDevicesStore } from '../stores/devices-store.ts';
 import { useHandoffsStore } from '../stores/handoffs-store.ts';
+import { useStatusStore } from '../stores/status-store.ts';
+import { needsBackendReason } from './backend-reach.ts';
 import { Modal } from './modal.tsx';
 
 interface MoveDialogProps {
@@ -24,6 +26,7 @@ export function MoveDialog({ sessionId, sessionTitle, onClose }: MoveDialogProps
   const [selected, setSelected] = useState<string | null>(null);
   const [pending, setPending] = useState(false);
   const [error, setError] = useState<string | null>(null);
+  const backendReason = useStatusStore((state) => needsBackendReason(state.status));
 
   useEffect(() => {
     loadEligibility(sessionId).catch((failure: unknown) => setError(errorMessage(failure)));
@@ -81,13 +84,13 @@ export function MoveDialog({ sessionId, sessionTitle, onClose }: MoveDialogProps
           })}
         </fieldset>
         <p className="form-error" aria-live="polite">
-          {error ?? ''}
+          {error ?? backendReason ?? ''}
         </p>
         <div className="modal-actions">
           <button type="button" className="button" onClick={onClose}>
             Cancel
           </button>
-          <button type="submit" className="button button--primary" disabled={chosen === null || pending}>
+          <button type="submit" className="button button--primary" disabled={chosen === null || pending || backendReason !== null}>
             {pending ? 'Checking…' : 'Start move'}
           </button>
         </div>

@@ -9,6 +9,7 @@ import { api, errorMessage } from '../api/device-api.ts';
 import { useHandoffsStore } from '../stores/handoffs-store.ts';
 import { useStatusStore } from '../stores/status-store.ts';
 import { formatDuration, formatTime, resumePathText } from './format.ts';
+import { needsBackendReason } from './backend-reach.ts';
 import { HandoffStepper } from './handoff-stepper.tsx';
 import { failedAfterTransfer, moveBlockReason, sessionTone, TONE_LABEL } from './session-state.ts';
 
@@ -104,13 +105,14 @@ export function OwnershipStrip({ session, onMove }: { session: SessionView; onMo
   const headingId = useId();
   const moveReasonId = useId();
   const thisDeviceId = useStatusStore((state) => state.status?.deviceId ?? null);
+  const backendReason = useStatusStore((state) => needsBackendReason(state.status));
   const blocked = useHandoffsStore((state) => state.blocked[session.id] !== undefined);
   const cancelMove = useHandoffsStore((state) => state.cancelMove);
   const [actionError, setActionError] = useState<string | null>(null);
   const [cancelling, setCancelling] = useState(false);
   const [retrying, setRetrying] = useState(false);
   const tone = sessionTone(session, blocked);
-  const moveReason = moveBlockReason(session);
+  const moveReason = moveBlockReason(session) ?? backendReason;
   const active = session.activeHandoff;
   const canCancel = active !== null && isCancellable(active.state);
 
@@ -182,7 +184,7 @@ export function OwnershipStrip({ session, onMove }: { session: SessionView; onMo
                 Activation failed after the transfer. This device owns the session at generation {session.generation}; retry when the cause
                 is fixed.
               </p>
-              <button type="button" className="button" disabled={retrying} onClick={() => void retryActivation()}>
+              <button type="button" className="button" disabled={retrying || backendReason !== null} onClick={() => void retryActivation()}>
                 Retry activation
               </button>
             </div>
@@ -200,7 +202,13 @@ export function OwnershipStrip({ session, onMove }: { session: SessionView; onMo
           Move
         </button>
         {canCancel && (
-          <button type="button" className="button button--danger-quiet" disabled={cancelling} onClick={() => void cancel()}>
+          <button
+            type="button"
+            className="button button--danger-quiet"
+            disabled={cancelling || backendReason !== null}
+            aria-describedby={backendReason ? moveReasonId : undefined}
+            onClick={() => void cancel()}
+          >
             Cancel move
           </button>
         )}

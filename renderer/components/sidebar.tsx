@@ -1,9 +1,11 @@
 /** The sidebar: this device, "New session", the `navigation` "Sessions" and the account links. */
+import { useId } from 'react';
 import type { SessionView } from '../../shared/device-api.ts';
 import { routeHref, type Route } from '../hooks/use-route.ts';
 import { useHandoffsStore } from '../stores/handoffs-store.ts';
 import { useSessionsStore } from '../stores/sessions-store.ts';
 import { useStatusStore } from '../stores/status-store.ts';
+import { needsBackendReason } from './backend-reach.ts';
 import { sessionTone } from './session-state.ts';
 
 function SessionLink({ session, current }: { session: SessionView; current: boolean }) {
@@ -29,6 +31,8 @@ export function Sidebar({ route, onNewSession }: { route: Route; onNewSession():
   const sessions = useSessionsStore((state) => state.sessions);
   const status = useStatusStore((state) => state.status);
   const connection = useStatusStore((state) => state.connection);
+  const backendReason = needsBackendReason(status);
+  const reasonId = useId();
   return (
     <aside className="sidebar">
       <div className="brand">
@@ -39,10 +43,23 @@ export function Sidebar({ route, onNewSession }: { route: Route; onNewSession():
         <span className={`reach-dot ${connection === 'open' ? 'reach-dot--online' : ''}`} aria-hidden="true" />
         <span>{status?.deviceName ?? 'This device'}</span>
         {connection !== 'open' && <span className="muted">· {connection === 'closed' ? 'reconnecting…' : 'connecting…'}</span>}
+        {connection === 'open' && backendReason && <span className="muted">· backend unreachable</span>}
       </div>
-      <button type="button" className="button button--primary button--block" onClick={onNewSession}>
+      <button
+        type="button"
+        className="button button--primary button--block"
+        disabled={backendReason !== null}
+        title={backendReason ?? undefined}
+        aria-describedby={backendReason ? reasonId : undefined}
+        onClick={onNewSession}
+      >
         New session
       </button>
+      {backendReason && (
+        <p id={reasonId} className="field-hint">
+          {backendReason}
+        </p>
+      )}
       <nav aria-label="Sessions" className="session-nav">
         <h2 className="nav-title" aria-hidden="true">
           Sessions

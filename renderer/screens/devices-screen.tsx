@@ -1,9 +1,12 @@
 /** The devices screen: enrolled devices with reachability, add a device by invite, revoke, rotate keys. */
 import { useId, useState } from 'react';
 import type { DeviceView } from '../../shared/device-api.ts';
+import { needsBackendReason } from '../components/backend-reach.ts';
 import { formatAgo, formatDay } from '../components/format.ts';
 import { Modal } from '../components/modal.tsx';
+import { SyncBackendSettings } from '../components/sync-backend-settings.tsx';
 import { useDevicesStore } from '../stores/devices-store.ts';
+import { useStatusStore } from '../stores/status-store.ts';
 
 function Reachability({ device }: { device: DeviceView }) {
   if (device.status === 'revoked') return <span className="reach reach--revoked">Revoked</span>;
@@ -19,6 +22,7 @@ function InvitePanel() {
   const invite = useDevicesStore((state) => state.invite);
   const createInvite = useDevicesStore((state) => state.createInvite);
   const busy = useDevicesStore((state) => state.busy);
+  const backendReason = useStatusStore((state) => needsBackendReason(state.status));
   const [copied, setCopied] = useState(false);
   async function copy() {
     if (!invite) return;
@@ -37,7 +41,8 @@ function InvitePanel() {
       <button
         type="button"
         className="button button--primary"
-        disabled={busy}
+        disabled={busy || backendReason !== null}
+        title={backendReason ?? undefined}
         onClick={() => {
           setCopied(false);
           void createInvite();
@@ -81,6 +86,7 @@ export function DevicesScreen() {
   const busy = useDevicesStore((state) => state.busy);
   const error = useDevicesStore((state) => state.error);
   const notice = useDevicesStore((state) => state.notice);
+  const backendReason = useStatusStore((state) => needsBackendReason(state.status));
   const [revoking, setRevoking] = useState<DeviceView | null>(null);
   const listId = useId();
 
@@ -93,7 +99,7 @@ export function DevicesScreen() {
         </p>
       </header>
       <p className={error ? 'form-error' : 'notice-line'} aria-live="polite">
-        {error ?? notice ?? ''}
+        {error ?? backendReason ?? notice ?? ''}
       </p>
       <section className="card" aria-labelledby={listId}>
         <h2 id={listId}>Enrolled devices</h2>
@@ -110,7 +116,13 @@ export function DevicesScreen() {
               <Reachability device={device} />
               <span className="device-actions">
                 {!device.isThisDevice && device.status !== 'revoked' && (
-                  <button type="button" className="button button--danger-quiet" disabled={busy} onClick={() => setRevoking(device)}>
+                  <button
+                    type="button"
+                    className="button button--danger-quiet"
+                    disabled={busy || backendReason !== null}
+                    title={backendReason ?? undefined}
+                    onClick={() => setRevoking(device)}
+                  >
                     Revoke
                   </button>
                 )}
@@ -126,11 +138,18 @@ export function DevicesScreen() {
           <p className="muted">
             Rotating makes a new key version shared with the remaining devices. New checkpoints use it; old ones stay readable.
           </p>
-          <button type="button" className="button" disabled={busy} onClick={() => void rotateKeys()}>
+          <button
+            type="button"
+            className="button"
+            disabled={busy || backendReason !== null}
+            title={backendReason ?? undefined}
+            onClick={() => void rotateKeys()}
+          >
             Rotate keys
           </button>
         </section>
       </div>
+      <SyncBackendSettings />
       {revoking && (
         <Modal
           title="Revoke device"

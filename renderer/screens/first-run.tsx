@@ -1,34 +1,39 @@
 /** First run: create an account on a backend address, or join an existing one with an invite. */
 import { useId, useState, type FormEvent } from 'react';
+import { formatBackendList, parseBackendList } from '../../shared/backend-addresses.ts';
+import { BackendAddressesField } from '../components/backend-addresses-field.tsx';
 import { useStatusStore } from '../stores/status-store.ts';
 
+const ADDRESS_HINT = 'One address, or several instances of one backend separated by commas; tried in order.';
+
 function CreateAccount() {
-  const ids = { url: useId(), name: useId(), heading: useId() };
+  const ids = { name: useId(), heading: useId() };
   const status = useStatusStore((state) => state.status);
   const busy = useStatusStore((state) => state.busy);
   const createAccount = useStatusStore((state) => state.createAccount);
-  const [backendUrl, setBackendUrl] = useState(status?.backendUrl ?? '');
+  const [backendUrls, setBackendUrls] = useState(formatBackendList(status?.backendUrls ?? []));
   const [deviceName, setDeviceName] = useState(status?.deviceName ?? '');
+  const [invalid, setInvalid] = useState<string | null>(null);
   const submit = (event: FormEvent) => {
     event.preventDefault();
-    void createAccount(backendUrl.trim(), deviceName.trim());
+    const parsed = parseBackendList(backendUrls);
+    setInvalid(parsed.ok ? null : parsed.message);
+    if (parsed.ok) void createAccount(parsed.value, deviceName.trim());
   };
   return (
     <section className="card setup-card" aria-labelledby={ids.heading}>
       <h2 id={ids.heading}>Create an account</h2>
       <p className="muted">Start fresh. This device becomes the first one of a new account and holds its first key.</p>
       <form className="stack" onSubmit={submit}>
-        <label className="field">
-          <span className="field-label">Backend address</span>
-          <input
-            id={ids.url}
-            type="url"
-            required
-            placeholder="http://127.0.0.1:8787"
-            value={backendUrl}
-            onChange={(event) => setBackendUrl(event.target.value)}
-          />
-        </label>
+        <BackendAddressesField
+          label="Backend addresses"
+          required
+          placeholder="http://127.0.0.1:8787"
+          hint={ADDRESS_HINT}
+          invalid={invalid}
+          value={backendUrls}
+          onChange={setBackendUrls}
+        />
         <label className="field">
           <span className="field-label">Device name</span>
           <input
@@ -57,9 +62,15 @@ function JoinAccount() {
   const joinAccount = useStatusStore((state) => state.joinAccount);
   const [invite, setInvite] = useState('');
   const [deviceName, setDeviceName] = useState(suggestedName);
+  const [backendUrls, setBackendUrls] = useState('');
+  const [invalid, setInvalid] = useState<string | null>(null);
   const submit = (event: FormEvent) => {
     event.preventDefault();
-    void joinAccount(invite.trim(), deviceName.trim());
+    // Empty: the addresses the invite carries.
+    const parsed = backendUrls.trim() === '' ? null : parseBackendList(backendUrls);
+    setInvalid(parsed && !parsed.ok ? parsed.message : null);
+    if (parsed && !parsed.ok) return;
+    void joinAccount(invite.trim(), deviceName.trim(), parsed?.value);
   };
   return (
     <section className="card setup-card" aria-labelledby={heading}>
@@ -81,6 +92,14 @@ function JoinAccount() {
             onChange={(event) => setDeviceName(event.target.value)}
           />
         </label>
+        <BackendAddressesField
+          label="Backend addresses (optional)"
+          placeholder="the invite's"
+          hint="Leave empty to use the addresses the invite carries."
+          invalid={invalid}
+          value={backendUrls}
+          onChange={setBackendUrls}
+        />
         <button type="submit" className="button" disabled={busy || joining}>
           {joining ? 'Waiting for approval…' : 'Join'}
         </button>

@@ -11,8 +11,11 @@ interface StatusState {
   busy: boolean;
   error: string | null;
   load(): Promise<void>;
-  createAccount(backendUrl: string, deviceName: string): Promise<void>;
-  joinAccount(invite: string, deviceName: string): Promise<void>;
+  createAccount(backendUrls: string[], deviceName: string): Promise<void>;
+  /** `backendUrls`: addresses to use instead of the invite's (none: the invite's). */
+  joinAccount(invite: string, deviceName: string, backendUrls?: string[]): Promise<void>;
+  /** Points this device at other backend addresses (kept in its profile). */
+  setBackendUrls(backendUrls: string[]): Promise<void>;
   setStatus(status: DeviceStatusView): void;
   setConnection(connection: ConnectionState): void;
 }
@@ -40,8 +43,10 @@ export const useStatusStore = create<StatusState>()((set) => {
         set({ error: errorMessage(error) });
       }
     },
-    createAccount: (backendUrl, deviceName) => enroll(() => api.createAccount({ backendUrl, deviceName })),
-    joinAccount: (invite, deviceName) => enroll(() => api.joinAccount({ invite, deviceName })),
+    createAccount: (backendUrls, deviceName) => enroll(() => api.createAccount({ backendUrls, deviceName })),
+    joinAccount: (invite, deviceName, backendUrls) =>
+      enroll(() => api.joinAccount(backendUrls && backendUrls.length > 0 ? { invite, deviceName, backendUrls } : { invite, deviceName })),
+    setBackendUrls: (backendUrls) => enroll(() => api.setBackendUrls({ backendUrls })),
     setStatus: (status) => set({ status }),
     setConnection: (connection) => set({ connection }),
   };

@@ -1,0 +1,86 @@
+/**
+ * A TCP relay on 127.0.0.1 in front of a backend: one more address of the same backend, as a
+ * second instance on one database or a load balancer's would be. A test takes it down (it refuses
+ * connections and cuts the open ones, as a killed instance does), brings it back on the same port,
+ * or makes it lose answers (the request reaches the backend, the reply never comes back).
+ */
+import { createServer, connect, type Server, type Socket } from 'node:net';
+
+export interface TcpRelay {
+  /** `http://127.0.0.1:PORT`, the address devices are given. */
+  readonly url: string;
+  readonly port: number;
+  /** Connections accepted so far. */
+  readonly accepted: number;
+  /** While true, requests still reach the backend but each connection is cut as its answer starts. */
+  loseAnswers: boolean;
+  /** Stops listening and cuts every open connection. */
+  down(): Promise<void>;
+  /** Listens again on the same port. */
+  up(): Promise<void>;
+}
+
+/** Starts a relay to `target` (`http://HOST:PORT`) on a free port of 127.0.0.1. */
+export async function startTcpRelay(target: string): Promise<TcpRelay> {
+  const { hostname, port: targetPort } = new URL(target);
+  const sockets = new Set<Socket>();
+  let accepted = 0;
+  let server: Server | null = null;
+  let port = 0;
+
+  const relay = (client: Socket) => {
+    accepted++;
+    const upstream = connect({ host: hostname, port: Number(targetPort) });
+    sockets.add(client).add(upstream);
+    const cut = () => {
+      client.destroy();
+      upstream.destroy();
+    };
+    client.on('close', () => sockets.delete(client));
+    upstream.on('close', () => sockets.delete(upstream));
+    client.on('error', cut);
+    upstream.on('error', cut);
+    client.on('end', cut);
+    upstream.on('end', cut);
+    client.on('data', (chunk: Buffer) => upstream.write(chunk));
+    upstream.on('data', (chunk: Buffer) => {
+      if (handle.loseAnswers) cut();
+      else client.write(chunk);
+    });
+  };
+
+  const listen = () =>
+    new Promise<void>((resolve, reject) => {
+      const made = createServer(relay);
+      made.once('error', reject);
+      made.listen(port, '127.0.0.1', () => {
+        port = (made.address() as { port: number }).port;
+        server = made;
+        resolve();
+      });
+    });
+
+  await listen();
+  const handle: TcpRelay = {
+    get url() {
+      return `http://127.0.0.1:${port}`;
+    },
+    get port() {
+      return port;
+    },
+    get accepted() {
+      return accepted;
+    },
+    loseAnswers: false,
+    async down() {
+      const closing = server;
+      server = null;
+      for (const socket of sockets) socket.destroy();
+      if (closing) await new Promise<void>((resolve) => closing.close(() => resolve()));
+    },
+    async up() {
+      if (!server) await listen();
+    },
+  };
+  return handle;
+}

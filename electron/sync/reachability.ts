@@ -1,0 +1,50 @@
+/**
+ * Whether this device reaches its sync backend, from what its calls and its push stream see: any
+ * answer from an address makes it reachable; a round in which every address failed without an
+ * answer (no connection, a timeout, or a gateway's 502/503/504) makes it unreachable until an
+ * address answers again (failover.ts). Listeners
+ * hear only changes, so the UI is not redrawn on every call.
+ */
+import type { BackendReachabilityView } from '../../shared/device-api.ts';
+
+export class ReachabilityTracker {
+  private state: BackendReachabilityView = { state: 'unknown', current: null, tried: [], since: null, lastError: null };
+  private readonly listeners = new Set<(view: BackendReachabilityView) => void>();
+
+  constructor(private readonly clock: () => number = Date.now) {}
+
+  /** What is known now. */
+  view(): BackendReachabilityView {
+    return { ...this.state, tried: [...this.state.tried] };
+  }
+
+  /** `url` answered (with any status below 500). */
+  reached(url: string): void {
+    if (this.state.state === 'reachable' && this.state.current === url) return;
+    const since = this.state.state === 'reachable' ? this.state.since : this.clock();
+    this.set({ state: 'reachable', current: url, tried: [], since, lastError: null });
+  }
+
+  /** Every address in `tried` failed in one round; `lastError` says how, in words. */
+  unreachable(tried: readonly string[], lastError: string): void {
+    const same = this.state.state === 'unreachable' && this.state.tried.join(',') === tried.join(',');
+    if (same) {
+      this.state = { ...this.state, lastError };
+      return;
+    }
+    const since = this.state.state === 'unreachable' ? this.state.since : this.clock();
+    this.set({ state: 'unreachable', current: this.state.current, tried: [...tried], since, lastError });
+  }
+
+  /** Calls `listener` on every change; returns its unsubscribe. */
+  subscribe(listener: (view: BackendReachabilityView) => void): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  private set(next: BackendReachabilityView): void {
+    this.state = next;
+    const view = this.view();
+    for (const listener of [...this.listeners]) listener(view);
+  }
+}

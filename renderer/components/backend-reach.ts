@@ -1,0 +1,25 @@
+/**
+ * What the UI says when this device cannot reach its sync backend, pure and testable: the notice
+ * shown over every screen, and the reason next to each act that needs the backend (Move, Cancel
+ * move, New session, invites, revocation, key rotation), which stay disabled until it answers.
+ */
+import type { BackendReachabilityView, DeviceStatusView } from '../../shared/device-api.ts';
+
+/** Whether the device's last round over every backend address failed. */
+export function isUnreachable(reachability: BackendReachabilityView | null | undefined): reachability is BackendReachabilityView {
+  return reachability?.state === 'unreachable';
+}
+
+/** The notice over every screen while the backend is unreachable, naming the addresses tried; else null. */
+export function unreachableNotice(status: DeviceStatusView | null): string | null {
+  const reachability = status?.reachability;
+  if (!isUnreachable(reachability)) return null;
+  const tried = reachability.tried.length > 0 ? reachability.tried : (status?.backendUrls ?? []);
+  return `Can't reach the sync backend (tried ${tried.join(', ')}) — showing what this device last knew.`;
+}
+
+/** Why an act that needs the backend is disabled now, or null when the backend is not known to be unreachable. */
+export function needsBackendReason(status: DeviceStatusView | null): string | null {
+  if (!isUnreachable(status?.reachability)) return null;
+  return "Can't reach the sync backend, which this needs; it is enabled again as soon as the backend answers.";
+}

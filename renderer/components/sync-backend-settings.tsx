@@ -1,0 +1,78 @@
+/**
+ * The devices screen's "Sync backend" settings: the addresses this device uses (the one it is on,
+ * and whether it reaches the backend), and a field to point it at others — several instances of
+ * one backend, or a load balancer — kept in its profile and used at once.
+ */
+import { useId, useState, type FormEvent } from 'react';
+import { formatBackendList, parseBackendList } from '../../shared/backend-addresses.ts';
+import { useStatusStore } from '../stores/status-store.ts';
+import { BackendAddressesField } from './backend-addresses-field.tsx';
+import { formatTime } from './format.ts';
+
+/** One line on how this device reaches its backend now. */
+function reachText(status: ReturnType<typeof useStatusStore.getState>['status']): string {
+  const reachability = status?.reachability;
+  if (!reachability || reachability.state === 'unknown') return 'Not contacted yet.';
+  if (reachability.state === 'reachable') return `Connected through ${reachability.current ?? 'the first address'}.`;
+  const since = reachability.since === null ? '' : ` since ${formatTime(reachability.since)}`;
+  return `Unreachable${since}: every address failed (${reachability.lastError ?? 'no answer'}).`;
+}
+
+/** Renders the settings card. */
+export function SyncBackendSettings() {
+  const heading = useId();
+  const status = useStatusStore((state) => state.status);
+  const busy = useStatusStore((state) => state.busy);
+  const failed = useStatusStore((state) => state.error);
+  const setBackendUrls = useStatusStore((state) => state.setBackendUrls);
+  const addresses = status?.backendUrls ?? [];
+  const [text, setText] = useState(formatBackendList(addresses));
+  const [invalid, setInvalid] = useState<string | null>(null);
+  const [saved, setSaved] = useState(false);
+
+  async function submit(event: FormEvent) {
+    event.preventDefault();
+    setSaved(false);
+    const parsed = parseBackendList(text);
+    setInvalid(parsed.ok ? null : parsed.message);
+    if (!parsed.ok) return;
+    await setBackendUrls(parsed.value);
+    setText(formatBackendList(parsed.value));
+    setSaved(useStatusStore.getState().error === null);
+  }
+
+  return (
+    <section className="card" aria-labelledby={heading}>
+      <h2 id={heading}>Sync backend</h2>
+      <p className="muted">Tried in order: this device stays on an address that answers and moves to the next when one fails.</p>
+      <ol className="sync-backend-list">
+        {addresses.map((url) => (
+          <li key={url} className="mono">
+            {url}
+            {status?.reachability?.current === url && status.reachability.state === 'reachable' ? ' (in use)' : ''}
+          </li>
+        ))}
+      </ol>
+      <p className="notice-line">{reachText(status)}</p>
+      <form className="stack" onSubmit={(event) => void submit(event)}>
+        <BackendAddressesField
+          label="Backend addresses"
+          required
+          placeholder="http://10.0.0.5:8787,http://10.0.0.6:8787"
+          hint="Several instances of one backend, or one load balancer; separated by commas."
+          invalid={invalid}
+          value={text}
+          onChange={setText}
+        />
+        <div className="inline-field">
+          <button type="submit" className="button" disabled={busy}>
+            Save addresses
+          </button>
+          <span className={failed && !saved ? 'form-error' : 'muted'} aria-live="polite">
+            {saved ? 'Saved; in use now.' : (failed ?? '')}
+          </span>
+        </div>
+      </form>
+    </section>
+  );
+}

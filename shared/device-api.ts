@@ -252,6 +252,26 @@ export interface SessionActivity {
   agents: AgentView[];
 }
 
+/** The long steps of a move whose progress the stepper and the device log show. */
+export type ProgressStep = 'fetch' | 'clone' | 'upload' | 'download' | 'import';
+
+/**
+ * How far one long step of a move has got: git's own progress for a fetch or clone on the target,
+ * the bytes of the checkpoint upload or download, the provider import. Unknown figures are null.
+ */
+export interface HandoffProgressView {
+  handoffId: string;
+  sessionId: string;
+  step: ProgressStep;
+  /** What the step works on, in words (a repository's folder, "checkpoint"); never a credential. */
+  label: string;
+  doneBytes: number | null;
+  totalBytes: number | null;
+  /** 0–100 when known. */
+  percent: number | null;
+  at: number;
+}
+
 export interface DeviceApiEvents {
   statusChanged: DeviceStatusView;
   sessionsChanged: SessionView[];
@@ -259,6 +279,7 @@ export interface DeviceApiEvents {
   sessionActivity: SessionActivity;
   handoffChanged: HandoffView;
   devicesChanged: DeviceView[];
+  handoffProgress: HandoffProgressView;
 }
 
 export type DeviceApiEvent = keyof DeviceApiEvents;
@@ -269,4 +290,5 @@ export const EVENT_NAMES: readonly DeviceApiEvent[] = [
   'sessionActivity',
   'handoffChanged',
   'devicesChanged',
+  'handoffProgress',
 ];

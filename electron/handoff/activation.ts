@@ -9,6 +9,7 @@ import { fail, ok, type Result } from '../../shared/errors.ts';
 import { isProviderId } from '../../shared/provider.ts';
 import type { LocalState } from '../local-state/local-state.ts';
 import type { BackendPort, Clock, GitPort, PacketPort, ProviderPort, SealPort } from '../runtime/ports.ts';
+import type { ProgressSink } from '../runtime/progress-sink.ts';
 import type { SessionService } from '../runtime/session-service.ts';
 import { decodeCheckpoint, sha256Hex, type Checkpoint } from './checkpoint.ts';
 import { continuationInput } from './continuation.ts';
@@ -36,6 +37,8 @@ export interface ActivationDeps {
   config: Pick<HandoffConfig, 'workspaceRoot'>;
   clock: Clock;
   log(message: string): void;
+  /** Where the checkpoint download, the workspace fetch or clone and the import report how far they got. */
+  progress: ProgressSink;
 }
 
 /** Fetches, verifies, unseals, pins and resumes the checkpoint of `handoff`. */

@@ -8,6 +8,7 @@ import type { ProviderSession } from '../../shared/provider.ts';
 import type { LocalSession, LocalState } from '../local-state/local-state.ts';
 import { detectedVersion } from '../../shared/cli-version.ts';
 import type { BackendPort, Clock, GitPort, PacketPort, ProviderPort, SealPort } from '../runtime/ports.ts';
+import type { ProgressSink } from '../runtime/progress-sink.ts';
 import type { SessionService } from '../runtime/session-service.ts';
 import { encodeCheckpoint, CHECKPOINT_FORMAT, type Checkpoint } from './checkpoint.ts';
 import { transferred, type HandoffDriver, type Step } from './coordinator.ts';
@@ -28,6 +29,8 @@ export interface SourceStepDeps {
   config: Pick<HandoffConfig, 'prepareTimeoutMs' | 'claimTimeoutMs' | 'turnWaitMs'>;
   clock: Clock;
   log(message: string): void;
+  /** Where the checkpoint upload reports how far it got. */
+  progress: ProgressSink;
 }
 
 const QUIESCING = { code: 'quiescing', message: 'The session is moving to another device; input is paused.' } as const;

@@ -29,6 +29,7 @@ import type {
   TargetCheck,
 } from './ports.ts';
 import { adoptSession, listAgentSessions, type AdoptionDeps } from './session-adoption.ts';
+import { progressSink } from './progress-sink.ts';
 import { SessionService } from './session-service.ts';
 import { handoffView, sessionDetail, sessionView, type ViewDeps } from './views.ts';
 
@@ -92,7 +93,9 @@ export class DeviceRuntime {
     });
     const { state, backend, seal, git, packets, providers, clock, log, config } = deps;
     const selfName = deps.status.deviceName;
-    this.activation = { selfId, state, backend, seal, git, packets, providers, sessions: this.sessions, config, clock, log };
+    // Long steps (fetch, clone, checkpoint transfer, import) report here: the stepper and the log.
+    const progress = progressSink({ emit: (view) => this.emit('handoffProgress', view), log, clock });
+    this.activation = { selfId, state, backend, seal, git, packets, providers, sessions: this.sessions, config, clock, log, progress };
     this.coordinator = new Coordinator(
       {
         selfId,
@@ -123,6 +126,7 @@ export class DeviceRuntime {
           config,
           clock,
           log,
+          progress,
         }),
         target: targetStep({
           ...this.activation,

@@ -25,7 +25,7 @@ function layer(message, groups, extra = {}) {
 }
 
 export default tseslint.config(
-  { ignores: ['node_modules/', '.cache/', '.tsbuild/', '.vite/', 'dist/', 'out/', 'test-results/', 'playwright-report/'] },
+  { ignores: ['node_modules/', '.cache/', '.bench-tmp/', '.tsbuild/', '.vite/', 'dist/', 'out/', 'test-results/', 'playwright-report/'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {

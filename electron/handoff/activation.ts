@@ -27,6 +27,7 @@ export type ActivationResult = Result<Activated>;
 /** What activation uses, and nothing more. */
 export interface ActivationDeps {
   selfId: string;
+  /** Activation's own write is not durable: its caller's next durable write of the session settles it. */
   state: Pick<LocalState, 'updateSession'>;
   backend: Pick<BackendPort, 'getBlob'>;
   seal: Pick<SealPort, 'openCheckpoint'>;
@@ -61,14 +62,18 @@ export async function activateCheckpoint(deps: ActivationDeps, handoff: Handoff)
   if (!decoded.ok) return decoded;
   const checkpoint: Checkpoint = decoded.value;
   mark('verified');
-  const pinned = await git.pin(checkpoint.repos, deps.config.workspaceRoot);
+  const pinned = await git.pin(checkpoint.repos, deps.config.workspaceRoot, (report) =>
+    deps.progress({ handoffId: handoff.id, sessionId: handoff.sessionId, ...report }),
+  );
   if (!pinned.ok) return fail(pinned.code, pinned.message);
   mark('pinned');
   const reports = await Promise.all(
     checkpoint.packets.map(async (entry) => {
-      const repoPath = pinned.value.repoPaths[checkpoint.repos.findIndex((r) => r.relPath === entry.relPath)];
+      const index = checkpoint.repos.findIndex((r) => r.relPath === entry.relPath);
+      const repoPath = pinned.value.repoPaths[index];
       if (repoPath === undefined) return [];
-      return packets.drift(entry.packet, repoPath).catch((error: Error) => {
+      // The pin just verified branch, HEAD and what is uncommitted: the drift check does not read them again.
+      return packets.drift(entry.packet, repoPath, pinned.value.checkedOut[index]).catch((error: Error) => {
         deps.log(`drift check skipped: ${error.message}`);
         return [];
       });
@@ -77,19 +82,25 @@ export async function activateCheckpoint(deps: ActivationDeps, handoff: Handoff)
   const drift = reports.flat();
   mark('drift');
   const workspace = pinned.value.workspace;
-  state.updateSession(handoff.sessionId, (s) => {
-    s.workspace = workspace;
-    s.repoPaths = pinned.value.repoPaths;
-    s.ownerDeviceId = selfId;
-    s.generation = Math.max(s.generation, handoff.generation + 1);
-    // Merged by entry identity: whatever this device had (its own notes, entries it pulled) stays.
-    s.transcript = mergeTranscripts(s.transcript, checkpoint.transcript);
-    s.agents = checkpoint.agents;
-    s.providerResume = checkpoint.providerResume;
-    // The target's provider is made (attach, below) with the level the session ran with on the source.
-    if (checkpoint.meta.permission !== undefined) s.permission = checkpoint.meta.permission;
-    s.repos = checkpoint.repos.map(({ relPath, remoteUrl, branch }) => ({ relPath, remoteUrl, branch }));
-  });
+  state.updateSession(
+    handoff.sessionId,
+    (s) => {
+      s.workspace = workspace;
+      s.repoPaths = pinned.value.repoPaths;
+      s.ownerDeviceId = selfId;
+      s.generation = Math.max(s.generation, handoff.generation + 1);
+      // Merged by entry identity: whatever this device had (its own notes, entries it pulled) stays.
+      s.transcript = mergeTranscripts(s.transcript, checkpoint.transcript);
+      s.agents = checkpoint.agents;
+      s.providerResume = checkpoint.providerResume;
+      // The target's provider is made (attach, below) with the level the session ran with on the source.
+      if (checkpoint.meta.permission !== undefined) s.permission = checkpoint.meta.permission;
+      s.repos = checkpoint.repos.map(({ relPath, remoteUrl, branch }) => ({ relPath, remoteUrl, branch }));
+      // Written behind: what settles the record before `completed` is the caller's next durable write
+      // (clearing the input block); a restart before it activates this checkpoint again.
+    },
+    false,
+  );
   // Only now, with the checkpoint verified and the workspace pinned, does a provider start.
   const provider = sessions.attach(handoff.sessionId, checkpoint.meta.provider);
   const continuation = continuationInput({

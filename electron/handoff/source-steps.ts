@@ -7,7 +7,7 @@ import type { Handoff } from '../../shared/api/handoffs.ts';
 import type { ProviderSession } from '../../shared/provider.ts';
 import type { LocalSession, LocalState } from '../local-state/local-state.ts';
 import { detectedVersion } from '../../shared/cli-version.ts';
-import type { BackendPort, Clock, GitPort, PacketPort, ProviderPort, SealPort } from '../runtime/ports.ts';
+import type { BackendPort, CheckpointRepo, Clock, GitPort, KnownRepoFacts, PacketPort, ProviderPort, SealPort } from '../runtime/ports.ts';
 import type { ProgressSink } from '../runtime/progress-sink.ts';
 import type { SessionService } from '../runtime/session-service.ts';
 import { encodeCheckpoint, CHECKPOINT_FORMAT, type Checkpoint } from './checkpoint.ts';
@@ -21,7 +21,7 @@ export interface SourceStepDeps {
   selfName: string;
   state: Pick<LocalState, 'session' | 'readSession' | 'progress' | 'updateProgress'>;
   sessions: Pick<SessionService, 'provider' | 'setInputBlock' | 'markMoved' | 'resumeOwned'>;
-  git: Pick<GitPort, 'repos' | 'sourceReadiness'>;
+  git: Pick<GitPort, 'checkpointRead'>;
   packets: Pick<PacketPort, 'build'>;
   seal: Pick<SealPort, 'sealCheckpoint'>;
   backend: Pick<BackendPort, 'putBlob'>;
@@ -61,14 +61,23 @@ export async function settleTurn(provider: ProviderSession, ms: number): Promise
   return 'interrupted';
 }
 
+/** What the checkpoint's packet can take as read of `repo` (nothing on a detached or unborn HEAD). */
+function knownFacts(repo: CheckpointRepo): KnownRepoFacts | undefined {
+  if (repo.branch === null || repo.head === null) return undefined;
+  if (repo.baseRef === null || repo.mergeBase === null) return { branch: repo.branch, head: repo.head };
+  const changed = repo.changedFiles === null ? {} : { changedFiles: repo.changedFiles };
+  return { branch: repo.branch, head: repo.head, base: { ref: repo.baseRef, mergeBase: repo.mergeBase, ...changed } };
+}
+
 /** The checkpoint of `session` at its repositories' current commits. */
 async function buildCheckpoint(
   deps: SourceStepDeps,
   handoff: Handoff,
-  session: LocalSession,
+  session: Readonly<LocalSession>,
   provider: ProviderSession | undefined,
+  repos: readonly CheckpointRepo[],
 ): Promise<Checkpoint> {
-  const { git, packets, selfId, selfName, clock } = deps;
+  const { packets, selfId, selfName, clock } = deps;
   const firstPrompt = session.transcript.find((e) => e.role === 'user')?.text ?? session.title;
   const lastAssistant = [...session.transcript].reverse().find((e) => e.role === 'assistant')?.text ?? '';
   const prose = {
@@ -76,16 +85,16 @@ async function buildCheckpoint(
     currentState: lastAssistant.slice(0, 2000),
     nextAction: 'Continue the session on the target device.',
   };
-  // Git facts, packets and the provider export are independent reads: take them together.
-  const [repos, exported, detected] = await Promise.all([
-    git.repos(session),
+  // The packets take the repositories as the checkpoint read found them (`repos`); they and the
+  // provider export are independent: take them together.
+  const [exported, detected] = await Promise.all([
     provider?.capabilities.checkpointImport ? provider.exportResumeData() : Promise.resolve(null),
     deps.providers.list(),
   ]);
   const built = await Promise.all(
     repos.map(async (repo) => {
       try {
-        return [{ relPath: repo.relPath, packet: await packets.build(repo.path, prose, session.provider) }];
+        return [{ relPath: repo.relPath, packet: await packets.build(repo.path, prose, session.provider, knownFacts(repo)) }];
       } catch (error) {
         deps.log(`packet for ${repo.relPath} skipped: ${(error as Error).message}`);
         return [];
@@ -128,7 +137,7 @@ async function buildCheckpoint(
 /** source-quiescing: re-check readiness, then checkpoint, seal, upload and relinquish. */
 async function checkpointStep(deps: SourceStepDeps, driver: HandoffDriver, handoff: Handoff): Promise<void> {
   const { state, sessions, git, seal, backend } = deps;
-  const session = state.session(handoff.sessionId);
+  const session = state.readSession(handoff.sessionId);
   if (!session) {
     await driver.cancel(handoff, { code: 'session_unknown', message: 'The source no longer knows this session.' });
     return;
@@ -140,13 +149,13 @@ async function checkpointStep(deps: SourceStepDeps, driver: HandoffDriver, hando
   let checkpoint = state.progress(handoff.id)?.checkpoint ?? null;
   if (checkpoint === null) {
     const started = deps.clock();
-    const report = await git.sourceReadiness(session);
+    const { report, repos } = await git.checkpointRead(session);
     if (!report.ready) {
       const first = report.blockers[0]!;
       await driver.cancel(handoff, { code: first.code, message: `${first.message} ${first.fix}`.slice(0, 2000) }, report.blockers);
       return;
     }
-    const body = encodeCheckpoint(await buildCheckpoint(deps, handoff, state.readSession(session.id)!, provider));
+    const body = encodeCheckpoint(await buildCheckpoint(deps, handoff, state.readSession(session.id)!, provider, repos));
     // The envelope stays in parts (head, ciphertext, tag) from seal to socket: the ciphertext is never copied.
     // Under the key version the handoff names (the target checked it holds it), whatever rotated since.
     const sealed = seal.sealCheckpoint(body, session.id, handoff.id, handoff.keyVersion ?? undefined);
@@ -198,7 +207,9 @@ export function sourceStep(deps: SourceStepDeps): Step {
         await driver.transition(handoff, 'source-quiescing');
         return;
       case 'source-quiescing':
-        sessions.setInputBlock(handoff.sessionId, QUIESCING);
+        // Set when this device asked for quiescing; again only after a restart lost it.
+        if (deps.state.readSession(handoff.sessionId)?.inputBlock?.code !== 'quiescing')
+          sessions.setInputBlock(handoff.sessionId, QUIESCING);
         await checkpointStep(deps, driver, handoff);
         return;
       case 'source-relinquished-and-checkpointed':

@@ -49,8 +49,8 @@ async function holdsKeyVersion(deps: TargetStepDeps, keyVersion: number | null):
 /** requested: the target checks it can take the session and fetches, then says so. */
 async function prepare(deps: TargetStepDeps, driver: HandoffDriver, handoff: Handoff): Promise<void> {
   const { config, providers, git } = deps;
-  if (config.testHoldDir) {
-    await releasedFromTestHold(config.testHoldDir, 'prepare');
+  // A held step may find the move cancelled meanwhile: read it again (only then).
+  if (await releasedFromTestHold(config.testHoldDir, 'prepare')) {
     await driver.refresh(handoff.id);
     if (driver.get(handoff.id)?.state !== 'requested') return;
   }
@@ -78,7 +78,9 @@ async function prepare(deps: TargetStepDeps, driver: HandoffDriver, handoff: Han
     });
     return;
   }
-  const prepared = await git.prepare(session.repos, config.workspaceRoot);
+  const prepared = await git.prepare(session.repos, config.workspaceRoot, (report) =>
+    deps.progress({ handoffId: handoff.id, sessionId: handoff.sessionId, ...report }),
+  );
   if (!prepared.ok) {
     await driver.cancel(handoff, { code: prepared.code.slice(0, 63), message: prepared.message.slice(0, 2000) });
     return;

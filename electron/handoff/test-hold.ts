@@ -11,8 +11,13 @@ export type HeldStep = 'prepare' | 'activate';
 /** How often a held step looks for its release. */
 const POLL_MS = 50;
 
-/** Resolves once `dir/step` does not exist (at once when `dir` is null or absent). */
-export async function releasedFromTestHold(dir: string | null | undefined, step: HeldStep): Promise<void> {
-  if (!dir) return;
-  while (existsSync(join(dir, step))) await new Promise((resolve) => setTimeout(resolve, POLL_MS));
+/** Resolves once `dir/step` does not exist (at once when `dir` is null or absent): true when it held. */
+export async function releasedFromTestHold(dir: string | null | undefined, step: HeldStep): Promise<boolean> {
+  if (!dir) return false;
+  let held = false;
+  while (existsSync(join(dir, step))) {
+    held = true;
+    await new Promise((resolve) => setTimeout(resolve, POLL_MS));
+  }
+  return held;
 }

@@ -81,17 +81,25 @@ export function moveRequests(deps: MoveRequestDeps): MoveRequests {
       return { ok: false, code: 'blocked', message: `The move is blocked: ${report.blockers.map((b) => b.code).join(', ')}.`, report };
     const session = state.readSession(sessionId)!;
     // The target prepares from the sealed metadata: publish the branches as readiness just read them.
-    state.updateSession(sessionId, (s) => {
-      s.repos = report.repos.map((r) => ({
-        relPath: relative(session.workspace, r.path) || '.',
-        remoteUrl: r.remoteUrl,
-        branch: r.branch,
-      }));
-    });
+    const repos = report.repos.map((r) => ({
+      relPath: relative(session.workspace, r.path) || '.',
+      remoteUrl: r.remoteUrl,
+      branch: r.branch,
+    }));
+    // Neither record below has to be on disk before the handoff exists: after a crash, the backend's
+    // list of active handoffs brings the move back (coordinator.ts reconcile) and readiness reads the repos again.
+    if (JSON.stringify(repos) !== JSON.stringify(session.repos))
+      state.updateSession(
+        sessionId,
+        (s) => {
+          s.repos = repos;
+        },
+        false,
+      );
     const published = await sessions.publishMeta(sessionId);
     if (!published.ok) return published;
     const handoffId = newId();
-    state.ensureProgress(handoffId, sessionId, 'source', clock());
+    state.ensureProgress(handoffId, sessionId, 'source', clock(), false);
     // The target checks it holds this version before anything changes hands (target-steps.ts prepare).
     const keyVersion = Math.max(...deps.seal.keyVersions());
     const created = await backend.createHandoff(handoffId, sessionId, targetDeviceId, session.generation, keyVersion);

@@ -162,9 +162,15 @@ async function checkpointStep(deps: SourceStepDeps, driver: HandoffDriver, hando
     const put = await backend.putBlob(sealed.digest, sealed.parts);
     if (!put.ok) throw new Error(`checkpoint upload failed: ${put.code} ${put.message}`);
     checkpoint = { digest: sealed.digest, size: sealed.byteLength };
-    state.updateProgress(handoff.id, (p) => {
-      p.checkpoint = checkpoint;
-    });
+    // Kept so a retried transition carries the same reference. It need not be on disk first: after a
+    // crash the backend either has the transition (nothing to retry) or not (a new checkpoint is taken).
+    state.updateProgress(
+      handoff.id,
+      (p) => {
+        p.checkpoint = checkpoint;
+      },
+      false,
+    );
     deps.log(`checkpoint of ${handoff.id}: ${sealed.byteLength} bytes sealed and uploaded in ${deps.clock() - started} ms`);
   }
   await driver.transition(handoff, 'source-relinquished-and-checkpointed', { checkpoint });

@@ -5,6 +5,7 @@
  */
 import { mkdirSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import type { HeldStep } from '../electron/handoff/test-hold.ts';
 import type { SessionDetail, SessionView } from '../shared/device-api.ts';
 import { createGitSandbox, type GitSandbox } from './git-sandbox.ts';
 import { DeviceClient, startBaton, waitFor, type RunningProcess } from './process-harness.ts';
@@ -134,10 +135,11 @@ export async function startTwoDevices(options: TwoDevicesOptions = {}): Promise<
 }
 
 /**
- * Holds `device`, as a target, before its `step` until `release` is called: the device's test hold
- * (BATON_TEST_HOLD_DIR) waits while the step's file exists. Returns the release.
+ * Holds `device`, as a target, before its `step` until `release` is called (`prepared`: after its
+ * prepare work, before it says so): the device's test hold (BATON_TEST_HOLD_DIR) waits while the
+ * step's file exists. Returns the release.
  */
-export function holdTarget(device: Pick<DeviceHandle, 'holdDir'>, step: 'prepare' | 'activate'): () => void {
+export function holdTarget(device: Pick<DeviceHandle, 'holdDir'>, step: HeldStep): () => void {
   const file = join(device.holdDir, step);
   writeFileSync(file, 'held by a test\n');
   return () => rmSync(file, { force: true });

@@ -85,6 +85,10 @@ async function prepare(deps: TargetStepDeps, driver: HandoffDriver, handoff: Han
     await driver.cancel(handoff, { code: prepared.code.slice(0, 63), message: prepared.message.slice(0, 2000) });
     return;
   }
+  if (await releasedFromTestHold(config.testHoldDir, 'prepared')) {
+    await driver.refresh(handoff.id);
+    if (driver.get(handoff.id)?.state !== 'requested') return;
+  }
   await driver.transition(handoff, 'target-prepared');
 }
 

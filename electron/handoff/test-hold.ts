@@ -6,7 +6,8 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 
-export type HeldStep = 'prepare' | 'activate';
+/** Before the target's prepare step; after its prepare work (fetched), before it says target-prepared; before activation. */
+export type HeldStep = 'prepare' | 'prepared' | 'activate';
 
 /** How often a held step looks for its release. */
 const POLL_MS = 50;

@@ -7,6 +7,7 @@ import { useEffect } from 'react';
 import { api, onConnection } from '../api/device-api.ts';
 import { useDevicesStore } from '../stores/devices-store.ts';
 import { useHandoffsStore } from '../stores/handoffs-store.ts';
+import { useProgressStore } from '../stores/progress-store.ts';
 import { useSessionsStore } from '../stores/sessions-store.ts';
 import { useStatusStore } from '../stores/status-store.ts';
 
@@ -29,9 +30,11 @@ export function useDeviceEvents(): void {
       api.onSessionActivity((activity) => useSessionsStore.getState().applyActivity(activity)),
       api.onDevicesChanged((devices) => useDevicesStore.getState().setDevices(devices)),
       api.onHandoffChanged((handoff) => {
+        useProgressStore.getState().handoffChanged(handoff);
         useSessionsStore.getState().applyHandoff(handoff);
         useHandoffsStore.getState().applyHandoff(handoff, useStatusStore.getState().status?.deviceId ?? null);
       }),
+      api.onHandoffProgress((report) => useProgressStore.getState().apply(report)),
       onConnection((state) => {
         useStatusStore.getState().setConnection(state);
         if (state === 'open') reloadAll();

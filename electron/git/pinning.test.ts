@@ -43,7 +43,7 @@ describe('workspace pinning', () => {
     const path = join(root, 'app');
     expect(outcome).toEqual({
       ok: true,
-      value: { repos: [{ remote: origin, branch: 'feature/x', commit: sha, path, cloned: true, dirty: [] }] },
+      value: { repos: [{ remote: origin, branch: 'feature/x', commit: sha, path, cloned: true, tracking: 'origin/feature/x', dirty: [] }] },
     });
     expect(box.head(path)).toBe(sha);
     expect(branchOf(path)).toBe('feature/x');

@@ -32,6 +32,8 @@ export interface PinFailure extends Failure<PinFailureCode> {
 export interface PinnedRepoResult extends PinTarget {
   path: string;
   cloned: boolean;
+  /** The remote-tracking ref of the branch (`origin/main`). */
+  tracking: string;
   /** What the verifying status read after checkout showed uncommitted (empty on a clean pin), sorted. */
   dirty: string[];
 }
@@ -264,6 +266,7 @@ const VERIFY_ARGS = [...STATUS_ARGS, '--untracked-files=all', '--no-renames'];
 /** Moves the working tree to the plan's branch at its commit, then verifies HEAD. */
 async function apply(p: Plan, run: GitRunner): Promise<PinnedRepoResult | PinFailure> {
   const at = { remote: p.remote, path: p.path };
+  const tracking = `${p.remoteName}/${p.branch}`;
   const steps: string[][] = [];
   if (p.cloned || p.localTip === null) steps.push(['checkout', '-q', '--no-track', '-B', p.branch, p.commit]);
   // On the branch: a fast-forward, or a move back over commits that are all on the remote (checked in plan);
@@ -286,7 +289,7 @@ async function apply(p: Plan, run: GitRunner): Promise<PinnedRepoResult | PinFai
   }
   // Nothing moved: the clean status read of the plan is the verification (HEAD on the branch at the commit).
   if (steps.length === 0 && p.alreadyThere)
-    return { remote: p.remote, branch: p.branch, commit: p.commit, path: p.path, cloned: false, dirty: [] };
+    return { remote: p.remote, branch: p.branch, commit: p.commit, path: p.path, cloned: false, tracking, dirty: [] };
   // One status read verifies HEAD and its branch, and tells the drift check what is uncommitted.
   const verify = await run(VERIFY_ARGS, { cwd: p.path, env: { GIT_OPTIONAL_LOCKS: '0' } });
   const after = verify.code === 0 ? parseStatus(verify.stdout) : null;
@@ -299,7 +302,7 @@ async function apply(p: Plan, run: GitRunner): Promise<PinnedRepoResult | PinFai
     );
   }
   const dirty = [...after.conflicted, ...after.changed, ...after.untracked].sort();
-  return { remote: p.remote, branch: p.branch, commit: p.commit, path: p.path, cloned: p.cloned, dirty };
+  return { remote: p.remote, branch: p.branch, commit: p.commit, path: p.path, cloned: p.cloned, tracking, dirty };
 }
 
 function isFailure<T extends object>(value: T | PinFailure): value is PinFailure {

@@ -93,15 +93,20 @@ describe('the backend calls of a Move', () => {
           'PUT /v1/blobs/:id',
           'POST /v1/handoffs/:id/transitions',
         ]);
-        // The target never reads the handoff again: each step works from the pushed record.
-        expect(callsOf(requests.slice(from), targetId)).toEqual([
+        // The target never reads the handoff again: each step works from the pushed record. It downloads
+        // the checkpoint once, as soon as the record names it, while it claims the session.
+        const targetCalls = callsOf(requests.slice(from), targetId);
+        expect(targetCalls.filter((c) => c !== 'GET /v1/blobs/:id')).toEqual([
           'POST /v1/handoffs/:id/transitions',
           'POST /v1/handoffs/:id/transitions',
           'POST /v1/handoffs/:id/transitions',
-          'GET /v1/blobs/:id',
           'POST /v1/handoffs/:id/transitions',
           'PUT /v1/sessions/:id/meta',
         ]);
+        const download = targetCalls.indexOf('GET /v1/blobs/:id');
+        expect(targetCalls.filter((c) => c === 'GET /v1/blobs/:id')).toHaveLength(1);
+        expect(download).toBeGreaterThan(0);
+        expect(download).toBeLessThan(3);
       }
     },
     TEST_TIMEOUT_MS,

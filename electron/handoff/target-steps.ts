@@ -4,7 +4,7 @@
  * call cancels with its reason and leaves the session "needs attention" on this device.
  */
 import type { Handoff, HandoffOutcome } from '../../shared/api/handoffs.ts';
-import type { CodedMessage } from '../../shared/errors.ts';
+import type { CodedMessage, Result } from '../../shared/errors.ts';
 import type { LocalState } from '../local-state/local-state.ts';
 import type { AccountPort, BackendPort, GitPort, ProviderPort, SealPort } from '../runtime/ports.ts';
 import type { SessionService } from '../runtime/session-service.ts';
@@ -12,7 +12,7 @@ import { activateCheckpoint, type ActivationDeps } from './activation.ts';
 import { openCancelReason } from './cancel-reason.ts';
 import { transferred, type HandoffDriver, type Step } from './coordinator.ts';
 import type { HandoffConfig } from './handoff-config.ts';
-import { releasedFromTestHold } from './test-hold.ts';
+import { releasedFromTestHold, testHolds } from './test-hold.ts';
 
 /** What the target's steps use, and nothing more (activation's needs included). */
 export interface TargetStepDeps extends Omit<ActivationDeps, 'state' | 'backend' | 'seal' | 'git' | 'providers' | 'sessions' | 'config'> {
@@ -105,10 +105,47 @@ function needsAttention(deps: TargetStepDeps, handoff: Handoff, failure: CodedMe
   });
 }
 
+/**
+ * Checkpoint bodies downloaded ahead, while the target claims the session (two transitions): a read
+ * of the content-addressed store changes nothing, and activation still verifies the digest and
+ * unseals before any provider call. Activation takes each once; a failed download is asked again.
+ */
+class BodiesAhead {
+  private readonly bodies = new Map<string, Promise<Result<Uint8Array>>>();
+  constructor(private readonly backend: Pick<BackendPort, 'getBlob'>) {}
+
+  /** Starts downloading the checkpoint of `handoff` (once; not while a test holds activation, which this is part of). */
+  start(handoff: Handoff, testHoldDir: string | null | undefined): void {
+    const digest = handoff.checkpoint?.digest;
+    if (digest === undefined || this.bodies.has(handoff.id) || testHolds(testHoldDir, 'activate')) return;
+    this.bodies.set(
+      handoff.id,
+      this.backend.getBlob(digest).catch((error: Error) => ({ ok: false, code: 'network', message: error.message }) as const),
+    );
+  }
+
+  /** The backend port activation reads `handoff`'s body through: the download started ahead, else a fresh one. */
+  for(handoff: Handoff): Pick<BackendPort, 'getBlob'> {
+    return {
+      getBlob: async (digest) => {
+        const ahead = this.bodies.get(handoff.id);
+        this.bodies.delete(handoff.id);
+        const body = ahead && handoff.checkpoint?.digest === digest ? await ahead : null;
+        return body?.ok ? body : this.backend.getBlob(digest);
+      },
+    };
+  }
+
+  /** Forgets the body of an ended handoff. */
+  drop(handoffId: string): void {
+    this.bodies.delete(handoffId);
+  }
+}
+
 /** target-activating: activate, then record completion (or cancel with the reason). */
-async function activate(deps: TargetStepDeps, driver: HandoffDriver, handoff: Handoff): Promise<void> {
+async function activate(deps: TargetStepDeps, driver: HandoffDriver, handoff: Handoff, ahead: BodiesAhead): Promise<void> {
   await releasedFromTestHold(deps.config.testHoldDir, 'activate');
-  const result = await activateCheckpoint(deps, handoff);
+  const result = await activateCheckpoint({ ...deps, backend: ahead.for(handoff) }, handoff);
   if (!result.ok) {
     needsAttention(deps, handoff, result);
     await driver.cancel(handoff, { code: result.code.slice(0, 63), message: result.message.slice(0, 2000) });
@@ -133,15 +170,18 @@ async function activate(deps: TargetStepDeps, driver: HandoffDriver, handoff: Ha
 
 /** The target's step for the handoff's current state. */
 export function targetStep(deps: TargetStepDeps): Step {
+  const ahead = new BodiesAhead(deps.backend);
   return async (handoff, driver) => {
     switch (handoff.state) {
       case 'requested':
         await prepare(deps, driver, handoff);
         return;
       case 'source-relinquished-and-checkpointed':
+        ahead.start(handoff, deps.config.testHoldDir);
         await driver.transition(handoff, 'ownership-transferred');
         return;
       case 'ownership-transferred':
+        ahead.start(handoff, deps.config.testHoldDir);
         await knownSession(deps, handoff.sessionId);
         deps.state.updateSession(handoff.sessionId, (s) => {
           s.ownerDeviceId = deps.selfId;
@@ -151,9 +191,10 @@ export function targetStep(deps: TargetStepDeps): Step {
         await driver.transition(handoff, 'target-activating');
         return;
       case 'target-activating':
-        await activate(deps, driver, handoff);
+        await activate(deps, driver, handoff, ahead);
         return;
       case 'cancelled':
+        ahead.drop(handoff.id);
         if (transferred(handoff) && !deps.state.session(handoff.sessionId)?.needsAttention) {
           needsAttention(
             deps,
@@ -164,6 +205,7 @@ export function targetStep(deps: TargetStepDeps): Step {
         driver.finish(handoff.id);
         return;
       case 'completed':
+        ahead.drop(handoff.id);
         driver.finish(handoff.id);
         return;
       default:

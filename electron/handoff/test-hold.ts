@@ -12,11 +12,16 @@ export type HeldStep = 'prepare' | 'prepared' | 'activate';
 /** How often a held step looks for its release. */
 const POLL_MS = 50;
 
+/** Whether a test holds `step` now (never without a hold folder). */
+export function testHolds(dir: string | null | undefined, step: HeldStep): boolean {
+  return Boolean(dir) && existsSync(join(dir!, step));
+}
+
 /** Resolves once `dir/step` does not exist (at once when `dir` is null or absent): true when it held. */
 export async function releasedFromTestHold(dir: string | null | undefined, step: HeldStep): Promise<boolean> {
   if (!dir) return false;
   let held = false;
-  while (existsSync(join(dir, step))) {
+  while (testHolds(dir, step)) {
     held = true;
     await new Promise((resolve) => setTimeout(resolve, POLL_MS));
   }

@@ -135,4 +135,21 @@ describe('checkpoint packets', () => {
     expect(await port.drift(built.packet, target, checkedOut)).toEqual([{ code: 'dirty_tree', detail: '1 uncommitted: scratch.txt' }]);
     expect(subcommands).toEqual(['merge-base']);
   });
+
+  it('asks git nothing when the pin knows the base ref points at the pinned commit (its own merge base, nothing changed)', async () => {
+    const onMain = sandbox.clone(origin, 'source-main');
+    const built = await buildCheckpointPacket(onMain, { goal: 'g' }, options());
+    if (!built.ok) throw new Error(built.message);
+    expect(built.packet.verified).toMatchObject({ base_ref: 'origin/main', merge_base: sandbox.head(onMain), changed_files: [] });
+    const target = sandbox.clone(origin, 'pinned-main');
+    const { exec, subcommands } = recordingExec();
+    const port = createCheckpointPacketPort({ ...options(), exec });
+    const head = sandbox.head(target);
+    const checkedOut = { branch: 'main', head, dirty: [], remoteTip: { ref: 'origin/main', commit: head } };
+    expect(await port.drift(built.packet, target, checkedOut)).toEqual([]);
+    expect(subcommands).toEqual([]);
+    // Without what the pin knows, the merge base is asked of git.
+    expect(await port.drift(built.packet, target, { branch: 'main', head, dirty: [] })).toEqual([]);
+    expect(subcommands).toEqual(['merge-base']);
+  });
 });

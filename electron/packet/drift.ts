@@ -22,6 +22,8 @@ export interface CheckedOut {
   branch: string;
   head: string;
   dirty: string[];
+  /** A remote-tracking ref (`origin/main`) whose tip the caller knows (the fetch it just made left it there). */
+  remoteTip?: { ref: string; commit: string };
 }
 
 export interface DriftOptions {
@@ -53,7 +55,7 @@ export async function checkDrift(reader: GitReader, facts: PacketFacts, options:
   }
 
   if (subject !== undefined) {
-    const diverged = await filesDivergence(reader, facts, subject);
+    const diverged = await filesDivergence(reader, facts, subject, seen?.remoteTip);
     if (diverged) warnings.push({ code: 'files_diverged', detail: diverged });
   }
 
@@ -71,12 +73,19 @@ const known = <T>(value: T) => ({ ok: true, value }) as const;
 
 /**
  * Describes how the diff set now differs from the recorded one, or undefined when it does not (or
- * cannot be known). The same two commits have the same diff: then it is not read again.
+ * cannot be known). The same two commits have the same diff: then it is not read again; nor is the
+ * merge base of a base ref known to point at the subject (it is the subject).
  */
-async function filesDivergence(reader: GitReader, facts: PacketFacts, subject: string): Promise<string | undefined> {
+async function filesDivergence(
+  reader: GitReader,
+  facts: PacketFacts,
+  subject: string,
+  remoteTip: CheckedOut['remoteTip'],
+): Promise<string | undefined> {
   let mergeBase: string | undefined;
+  const atTip = remoteTip?.ref === facts.base_ref && remoteTip.commit === subject;
   // A ref name is never an option (a packet file is the repository's content, not ours).
-  const mb = facts.base_ref.startsWith('-') ? null : await readMergeBase(reader, facts.base_ref, subject);
+  const mb = atTip ? known(subject) : facts.base_ref.startsWith('-') ? null : await readMergeBase(reader, facts.base_ref, subject);
   if (mb?.ok) mergeBase = mb.value;
   if (mergeBase === undefined && facts.merge_base !== null) {
     const recorded = await readCommit(reader, facts.merge_base);

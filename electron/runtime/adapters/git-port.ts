@@ -40,7 +40,14 @@ export function gitPort(run: GitRunner): GitPort {
       );
       if (!pinned.ok) return { ok: false, code: pinned.code, message: `${pinned.message} ${pinned.fix}` };
       const repoPaths = pinned.value.repos.map((r) => r.path);
-      const checkedOut = pinned.value.repos.map((r) => ({ path: r.path, branch: r.branch, head: r.commit, dirty: r.dirty }));
+      // Where prepare fetched the pinned commit, the branch's remote-tracking ref is known to point there (the drift check's base).
+      const checkedOut = pinned.value.repos.map((r) => ({
+        path: r.path,
+        branch: r.branch,
+        head: r.commit,
+        dirty: r.dirty,
+        ...(fetched.get(r.path) === r.commit ? { remoteTip: { ref: r.tracking, commit: r.commit } } : {}),
+      }));
       return { ok: true, value: { workspace: workspaceOf(repoPaths), repoPaths, checkedOut } };
     },
   };

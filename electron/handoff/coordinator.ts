@@ -120,7 +120,9 @@ export class Coordinator {
       const handoff = this.latest.get(handoffId);
       if (!handoff || this.stopped) return;
       const role = this.roleIn(handoff)!;
-      const progress = this.deps.progress.ensureProgress(handoff.id, handoff.sessionId, role, this.deps.clock());
+      // A target's record need not reach the disk before it acts: it drives only active handoffs, and
+      // the backend's list of them brings each back after a restart (reconcile).
+      const progress = this.deps.progress.ensureProgress(handoff.id, handoff.sessionId, role, this.deps.clock(), role === 'source');
       if (progress.finished) return;
       try {
         await this.steps[role](handoff, this);

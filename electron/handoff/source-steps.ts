@@ -3,10 +3,11 @@
  * for or interrupt the provider's turn), re-check readiness, build + seal + upload the checkpoint,
  * and afterwards either give the session up (transfer) or take input again (cancelled before it).
  */
-import type { Handoff } from '../../shared/api/handoffs.ts';
+import type { CheckpointRef, Handoff } from '../../shared/api/handoffs.ts';
 import type { ProviderSession } from '../../shared/provider.ts';
 import type { LocalSession, LocalState } from '../local-state/local-state.ts';
 import { detectedVersion } from '../../shared/cli-version.ts';
+import type { ReadinessReport } from '../../shared/readiness.ts';
 import type { BackendPort, CheckpointRepo, Clock, GitPort, KnownRepoFacts, PacketPort, ProviderPort, SealPort } from '../runtime/ports.ts';
 import type { ProgressSink } from '../runtime/progress-sink.ts';
 import type { SessionService } from '../runtime/session-service.ts';
@@ -134,34 +135,67 @@ async function buildCheckpoint(
   };
 }
 
-/** source-quiescing: re-check readiness, then checkpoint, seal, upload and relinquish. */
-async function checkpointStep(deps: SourceStepDeps, driver: HandoffDriver, handoff: Handoff): Promise<void> {
+/** A checkpoint taken, sealed and uploaded; the readiness report that refused it; the move ended first; or what went wrong. */
+type Taken =
+  { ok: true; checkpoint: CheckpointRef } | { ok: false; report: ReadinessReport } | { ok: 'ended' } | { ok: 'error'; error: Error };
+
+/**
+ * Waits for the provider's turn to end, re-checks readiness, then builds, seals and uploads the
+ * checkpoint. Reads and a content-addressed upload only: nothing changes hands until its transition.
+ */
+async function takeCheckpoint(
+  deps: SourceStepDeps,
+  driver: HandoffDriver,
+  handoff: Handoff,
+  session: Readonly<LocalSession>,
+): Promise<Taken> {
   const { state, sessions, git, seal, backend } = deps;
+  const moving = () => ['target-prepared', 'source-quiescing'].includes(driver.get(handoff.id)?.state ?? '');
+  try {
+    const provider = sessions.provider(session.id);
+    if (provider) await settleTurn(provider, deps.config.turnWaitMs);
+    // The move may have been cancelled while the turn ran: then no checkpoint is taken.
+    if (!moving()) return { ok: 'ended' };
+    const started = deps.clock();
+    const { report, repos } = await git.checkpointRead(session);
+    if (!report.ready) return { ok: false, report };
+    const body = encodeCheckpoint(await buildCheckpoint(deps, handoff, state.readSession(session.id)!, provider, repos));
+    // The envelope stays in parts (head, ciphertext, tag) from seal to socket: the ciphertext is never copied.
+    // Under the key version the handoff names (the target checked it holds it), whatever rotated since.
+    const sealed = seal.sealCheckpoint(body, session.id, handoff.id, handoff.keyVersion ?? undefined);
+    if (!moving()) return { ok: 'ended' };
+    const put = await backend.putBlob(sealed.digest, sealed.parts);
+    if (!put.ok) throw new Error(`checkpoint upload failed: ${put.code} ${put.message}`);
+    deps.log(`checkpoint of ${handoff.id}: ${sealed.byteLength} bytes sealed and uploaded in ${deps.clock() - started} ms`);
+    return { ok: true, checkpoint: { digest: sealed.digest, size: sealed.byteLength } };
+  } catch (error) {
+    return { ok: 'error', error: error as Error };
+  }
+}
+
+/**
+ * source-quiescing: re-check readiness, then checkpoint, seal, upload and relinquish. `ahead`: the
+ * same work begun once input was refused, while the backend recorded source-quiescing.
+ */
+async function checkpointStep(deps: SourceStepDeps, driver: HandoffDriver, handoff: Handoff, ahead?: Promise<Taken>): Promise<void> {
+  const { state } = deps;
   const session = state.readSession(handoff.sessionId);
   if (!session) {
     await driver.cancel(handoff, { code: 'session_unknown', message: 'The source no longer knows this session.' });
     return;
   }
-  const provider = sessions.provider(session.id);
-  if (provider) await settleTurn(provider, deps.config.turnWaitMs);
-  // The move may have been cancelled while the turn ran: then there is nothing to checkpoint.
-  if (driver.get(handoff.id)?.state !== 'source-quiescing') return;
   let checkpoint = state.progress(handoff.id)?.checkpoint ?? null;
   if (checkpoint === null) {
-    const started = deps.clock();
-    const { report, repos } = await git.checkpointRead(session);
-    if (!report.ready) {
-      const first = report.blockers[0]!;
-      await driver.cancel(handoff, { code: first.code, message: `${first.message} ${first.fix}`.slice(0, 2000) }, report.blockers);
+    const taken = await (ahead ?? takeCheckpoint(deps, driver, handoff, session));
+    if (taken.ok === 'error') throw taken.error;
+    // The move may have been cancelled meanwhile: then there is nothing to relinquish.
+    if (taken.ok === 'ended' || driver.get(handoff.id)?.state !== 'source-quiescing') return;
+    if (!taken.ok) {
+      const first = taken.report.blockers[0]!;
+      await driver.cancel(handoff, { code: first.code, message: `${first.message} ${first.fix}`.slice(0, 2000) }, taken.report.blockers);
       return;
     }
-    const body = encodeCheckpoint(await buildCheckpoint(deps, handoff, state.readSession(session.id)!, provider, repos));
-    // The envelope stays in parts (head, ciphertext, tag) from seal to socket: the ciphertext is never copied.
-    // Under the key version the handoff names (the target checked it holds it), whatever rotated since.
-    const sealed = seal.sealCheckpoint(body, session.id, handoff.id, handoff.keyVersion ?? undefined);
-    const put = await backend.putBlob(sealed.digest, sealed.parts);
-    if (!put.ok) throw new Error(`checkpoint upload failed: ${put.code} ${put.message}`);
-    checkpoint = { digest: sealed.digest, size: sealed.byteLength };
+    checkpoint = taken.checkpoint;
     // Kept so a retried transition carries the same reference. It need not be on disk first: after a
     // crash the backend either has the transition (nothing to retry) or not (a new checkpoint is taken).
     state.updateProgress(
@@ -171,7 +205,6 @@ async function checkpointStep(deps: SourceStepDeps, driver: HandoffDriver, hando
       },
       false,
     );
-    deps.log(`checkpoint of ${handoff.id}: ${sealed.byteLength} bytes sealed and uploaded in ${deps.clock() - started} ms`);
   }
   await driver.transition(handoff, 'source-relinquished-and-checkpointed', { checkpoint });
 }
@@ -192,6 +225,8 @@ async function onEnded(deps: SourceStepDeps, driver: HandoffDriver, handoff: Han
 /** The source's step for the handoff's current state. */
 export function sourceStep(deps: SourceStepDeps): Step {
   const { config, sessions } = deps;
+  // Checkpoints begun as soon as input was refused (target-prepared), taken by the source-quiescing step once.
+  const ahead = new Map<string, Promise<Taken>>();
   return async (handoff, driver) => {
     switch (handoff.state) {
       case 'requested': {
@@ -207,17 +242,25 @@ export function sourceStep(deps: SourceStepDeps): Step {
         });
         return;
       }
-      case 'target-prepared':
+      case 'target-prepared': {
         driver.clearTimer(`${handoff.id}:prepare`);
         sessions.setInputBlock(handoff.sessionId, QUIESCING);
+        // Input is refused from here on: the turn's end, the re-check and the checkpoint need not wait for the backend.
+        const session = deps.state.readSession(handoff.sessionId);
+        if (session && !ahead.has(handoff.id) && !deps.state.progress(handoff.id)?.checkpoint)
+          ahead.set(handoff.id, takeCheckpoint(deps, driver, handoff, session));
         await driver.transition(handoff, 'source-quiescing');
         return;
-      case 'source-quiescing':
+      }
+      case 'source-quiescing': {
         // Set when this device asked for quiescing; again only after a restart lost it.
         if (deps.state.readSession(handoff.sessionId)?.inputBlock?.code !== 'quiescing')
           sessions.setInputBlock(handoff.sessionId, QUIESCING);
-        await checkpointStep(deps, driver, handoff);
+        const taken = ahead.get(handoff.id);
+        ahead.delete(handoff.id);
+        await checkpointStep(deps, driver, handoff, taken);
         return;
+      }
       case 'source-relinquished-and-checkpointed':
         driver.at(`${handoff.id}:claim`, deps.clock() + config.claimTimeoutMs, async () => {
           const now = driver.get(handoff.id);
@@ -233,6 +276,7 @@ export function sourceStep(deps: SourceStepDeps): Step {
         return;
       case 'completed':
       case 'cancelled':
+        ahead.delete(handoff.id);
         await onEnded(deps, driver, handoff);
         return;
     }

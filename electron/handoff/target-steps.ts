@@ -183,11 +183,17 @@ export function targetStep(deps: TargetStepDeps): Step {
       case 'ownership-transferred':
         ahead.start(handoff, deps.config.testHoldDir);
         await knownSession(deps, handoff.sessionId);
-        deps.state.updateSession(handoff.sessionId, (s) => {
-          s.ownerDeviceId = deps.selfId;
-          s.generation = Math.max(s.generation, handoff.generation + 1);
-          s.inputBlock = { code: 'not_running', message: 'The session is being activated on this device.' };
-        });
+        // Not waited onto the disk: the backend's record says who owns the session, and after a restart
+        // the target-activating step (or this one) writes all of it again.
+        deps.state.updateSession(
+          handoff.sessionId,
+          (s) => {
+            s.ownerDeviceId = deps.selfId;
+            s.generation = Math.max(s.generation, handoff.generation + 1);
+            s.inputBlock = { code: 'not_running', message: 'The session is being activated on this device.' };
+          },
+          false,
+        );
         await driver.transition(handoff, 'target-activating');
         return;
       case 'target-activating':

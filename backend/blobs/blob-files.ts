@@ -4,6 +4,8 @@ import { once } from 'node:events';
 import { createReadStream, createWriteStream, mkdirSync, readdirSync, rmSync, type ReadStream } from 'node:fs';
 import { open, rename, rm } from 'node:fs/promises';
 import { join } from 'node:path';
+import type { Readable } from 'node:stream';
+import { checkedBody, hashedUpload, type BlobStore, type BlobUpload } from './blob-store.ts';
 
 /** A body received whole into a temp file, already checked against its digest. */
 export interface ReceivedBlob {
@@ -24,7 +26,7 @@ export interface TempBlob {
 }
 
 /** Blob bodies under `dir` (one file per digest; bodies in progress under `dir/tmp`). */
-export class BlobFiles {
+export class BlobFiles implements BlobStore {
   private readonly tmpDir: string;
 
   constructor(private readonly dir: string) {
@@ -76,6 +78,28 @@ export class BlobFiles {
   read(digest: string): ReadStream {
     return createReadStream(this.path(digest));
   }
+
+  /** Receives a body into a temp file, renamed under its digest on commit once its bytes hash to it. */
+  begin(): BlobUpload {
+    const temp = this.createTemp();
+    return hashedUpload({
+      write: (chunk) => temp.write(chunk),
+      commit: async (sha256, size) => {
+        await temp.close();
+        await this.commit({ tempPath: temp.tempPath, sha256, size });
+      },
+      discard: () => temp.discard(),
+    });
+  }
+
+  /** The stored body of `digest`, checked against it as it is read; undefined when there is no such file. */
+  async open(digest: string): Promise<Readable | undefined> {
+    const file = await open(this.path(digest), 'r').catch(() => undefined);
+    return file && checkedBody(file.createReadStream(), digest);
+  }
+
+  /** Cut-off bodies are dropped when the folder is opened (one process owns it): nothing to do while running. */
+  async prune(): Promise<void> {}
 
   private path(digest: string): string {
     return join(this.dir, digest);

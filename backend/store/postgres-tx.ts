@@ -84,6 +84,7 @@ export function makePgMutator(pool: pg.Pool, clock: () => number): PgMutator {
     for (let attempt = 1; ; attempt++) {
       const client = await pool.connect();
       let broken: Error | undefined;
+      let refusal: StoreResult<never> | undefined;
       try {
         await client.query('BEGIN');
         const result: StoreResult<T> = ok(await fn(client));
@@ -93,19 +94,18 @@ export function makePgMutator(pool: pg.Pool, clock: () => number): PgMutator {
         return result;
       } catch (error) {
         await client.query('ROLLBACK').catch((rollbackError: Error) => (broken = rollbackError));
-        const refusal = refusalOf(error);
-        if (refusal) {
-          if (idem) {
-            await record(pool, idem, refusal);
-            idem.recorded = true;
-          }
-          return refusal;
-        }
-        if (attempt < MAX_ATTEMPTS && lostRace(error)) continue;
-        throw error;
+        refusal = refusalOf(error);
+        if (!refusal && !(attempt < MAX_ATTEMPTS && lostRace(error))) throw error;
       } finally {
         client.release(broken);
       }
+      if (!refusal) continue;
+      // Recorded once the connection is back in the pool: a full pool of refusals never waits on itself.
+      if (idem) {
+        await record(pool, idem, refusal);
+        idem.recorded = true;
+      }
+      return refusal;
     }
   };
 }

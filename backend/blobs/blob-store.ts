@@ -1,8 +1,9 @@
 /**
  * Where blob bodies live, behind one interface: files in the data folder (blob-files.ts) or chunks in
- * PostgreSQL (postgres-blobs.ts). Bodies are streamed in and out, never held whole; both sides check
- * the SHA-256 a body is stored under: an upload whose bytes hash otherwise is refused at commit, and a
- * stored body that no longer hashes to its digest fails the stream that reads it.
+ * PostgreSQL (postgres-blobs.ts). Bodies are streamed in and out, never held whole. An upload whose
+ * bytes do not hash to its digest is refused at commit by both; PostgreSQL chunks are also checked as
+ * they are read back (a damaged body fails its stream before its last bytes), while a file is served
+ * as it is and the device's own digest check refuses it.
  */
 import { createHash } from 'node:crypto';
 import { Transform, type Readable } from 'node:stream';
@@ -20,7 +21,7 @@ export interface BlobUpload {
 export interface BlobStore {
   /** Starts receiving a body. */
   begin(): BlobUpload;
-  /** A stream of the stored body of `digest` that fails unless it hashes to `digest`; undefined when there is none. */
+  /** A stream of the stored body of `digest`; undefined when there is none. */
   open(digest: string): Promise<Readable | undefined>;
   /** Drops uploads that were cut off and never committed (their process died). */
   prune(now: number): Promise<void>;

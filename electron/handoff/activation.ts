@@ -42,9 +42,21 @@ export interface ActivationDeps {
   progress: ProgressSink;
 }
 
-/** Fetches, verifies, unseals, pins and resumes the checkpoint of `handoff`. */
-export async function activateCheckpoint(deps: ActivationDeps, handoff: Handoff): Promise<ActivationResult> {
-  const { backend, seal, git, packets, providers, sessions, state, selfId, clock } = deps;
+/** A checkpoint fetched, verified and unsealed, its workspace pinned and its drift read: all but the resume. */
+export interface Opened {
+  checkpoint: Checkpoint;
+  pinned: { workspace: string; repoPaths: string[] };
+  drift: DriftWarning[];
+  /** When each part ended (for the log). */
+  marks: [string, number][];
+}
+
+/**
+ * Fetches the checkpoint body of `handoff`, verifies its digest, unseals it, pins the workspace and
+ * checks drift. No provider is touched: the first failure is returned with its code.
+ */
+export async function openCheckpoint(deps: Omit<ActivationDeps, 'state' | 'sessions'>, handoff: Handoff): Promise<Result<Opened>> {
+  const { backend, seal, git, packets, clock } = deps;
   if (!handoff.checkpoint) return fail('checkpoint_missing', 'The handoff carries no checkpoint.');
   const marks: [string, number][] = [['start', clock()]];
   const mark = (phase: string) => marks.push([phase, clock()]);
@@ -79,14 +91,30 @@ export async function activateCheckpoint(deps: ActivationDeps, handoff: Handoff)
       });
     }),
   );
-  const drift = reports.flat();
   mark('drift');
-  const workspace = pinned.value.workspace;
+  return ok({ checkpoint, pinned: pinned.value, drift: reports.flat(), marks });
+}
+
+/**
+ * Fetches, verifies, unseals, pins and resumes the checkpoint of `handoff`; `opened`: what
+ * openCheckpoint already did of it (begun while the target claimed the session).
+ */
+export async function activateCheckpoint(
+  deps: ActivationDeps,
+  handoff: Handoff,
+  opened?: Promise<Result<Opened>>,
+): Promise<ActivationResult> {
+  const { providers, sessions, state, selfId, clock } = deps;
+  const open = await (opened ?? openCheckpoint(deps, handoff));
+  if (!open.ok) return open;
+  const { checkpoint, pinned, drift, marks } = open.value;
+  const mark = (phase: string) => marks.push([phase, clock()]);
+  const workspace = pinned.workspace;
   state.updateSession(
     handoff.sessionId,
     (s) => {
       s.workspace = workspace;
-      s.repoPaths = pinned.value.repoPaths;
+      s.repoPaths = pinned.repoPaths;
       s.ownerDeviceId = selfId;
       s.generation = Math.max(s.generation, handoff.generation + 1);
       // Merged by entry identity: whatever this device had (its own notes, entries it pulled) stays.

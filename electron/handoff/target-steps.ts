@@ -8,7 +8,7 @@ import type { CodedMessage, Result } from '../../shared/errors.ts';
 import type { LocalState } from '../local-state/local-state.ts';
 import type { AccountPort, BackendPort, GitPort, ProviderPort, SealPort } from '../runtime/ports.ts';
 import type { SessionService } from '../runtime/session-service.ts';
-import { activateCheckpoint, type ActivationDeps } from './activation.ts';
+import { activateCheckpoint, openCheckpoint, type ActivationDeps, type Opened } from './activation.ts';
 import { openCancelReason } from './cancel-reason.ts';
 import { transferred, type HandoffDriver, type Step } from './coordinator.ts';
 import type { HandoffConfig } from './handoff-config.ts';
@@ -142,10 +142,25 @@ class BodiesAhead {
   }
 }
 
-/** target-activating: activate, then record completion (or cancel with the reason). */
-async function activate(deps: TargetStepDeps, driver: HandoffDriver, handoff: Handoff, ahead: BodiesAhead): Promise<void> {
+/** The checkpoint opened (fetched, verified, unsealed, pinned) or why not; `thrown`: an unexpected error, for the step to retry. */
+type Opening = Promise<{ opened: Result<Opened> } | { thrown: Error }>;
+
+/** target-activating: activate, then record completion (or cancel with the reason). `opening`: begun while claiming. */
+async function activate(
+  deps: TargetStepDeps,
+  driver: HandoffDriver,
+  handoff: Handoff,
+  ahead: BodiesAhead,
+  opening?: Opening,
+): Promise<void> {
   await releasedFromTestHold(deps.config.testHoldDir, 'activate');
-  const result = await activateCheckpoint({ ...deps, backend: ahead.for(handoff) }, handoff);
+  const early = opening ? await opening : null;
+  if (early && 'thrown' in early) throw early.thrown;
+  const result = await activateCheckpoint(
+    { ...deps, backend: ahead.for(handoff) },
+    handoff,
+    early ? Promise.resolve(early.opened) : undefined,
+  );
   if (!result.ok) {
     needsAttention(deps, handoff, result);
     await driver.cancel(handoff, { code: result.code.slice(0, 63), message: result.message.slice(0, 2000) });
@@ -171,6 +186,22 @@ async function activate(deps: TargetStepDeps, driver: HandoffDriver, handoff: Ha
 /** The target's step for the handoff's current state. */
 export function targetStep(deps: TargetStepDeps): Step {
   const ahead = new BodiesAhead(deps.backend);
+  // Activation's checks and pin, begun once the session is this device's (ownership-transferred), while
+  // target-activating is recorded; the provider is resumed only in the target-activating step.
+  const openings = new Map<string, Opening>();
+  const openAhead = (handoff: Handoff) => {
+    if (openings.has(handoff.id) || testHolds(deps.config.testHoldDir, 'activate')) return;
+    const opening = openCheckpoint({ ...deps, backend: ahead.for(handoff) }, handoff).then(
+      (opened) => ({ opened }),
+      (error: Error) => ({ thrown: error }),
+    );
+    openings.set(handoff.id, opening);
+  };
+  const takeOpening = (handoffId: string) => {
+    const opening = openings.get(handoffId);
+    openings.delete(handoffId);
+    return opening;
+  };
   return async (handoff, driver) => {
     switch (handoff.state) {
       case 'requested':
@@ -182,6 +213,7 @@ export function targetStep(deps: TargetStepDeps): Step {
         return;
       case 'ownership-transferred':
         ahead.start(handoff, deps.config.testHoldDir);
+        openAhead(handoff);
         await knownSession(deps, handoff.sessionId);
         // Not waited onto the disk: the backend's record says who owns the session, and after a restart
         // the target-activating step (or this one) writes all of it again.
@@ -197,10 +229,11 @@ export function targetStep(deps: TargetStepDeps): Step {
         await driver.transition(handoff, 'target-activating');
         return;
       case 'target-activating':
-        await activate(deps, driver, handoff, ahead);
+        await activate(deps, driver, handoff, ahead, takeOpening(handoff.id));
         return;
       case 'cancelled':
         ahead.drop(handoff.id);
+        openings.delete(handoff.id);
         if (transferred(handoff) && !deps.state.session(handoff.sessionId)?.needsAttention) {
           needsAttention(
             deps,
@@ -212,6 +245,7 @@ export function targetStep(deps: TargetStepDeps): Step {
         return;
       case 'completed':
         ahead.drop(handoff.id);
+        openings.delete(handoff.id);
         driver.finish(handoff.id);
         return;
       default:

@@ -179,6 +179,8 @@ export async function screenshots(page: Page, outputPath: (name: string) => stri
   ] as const) {
     if (size) await page.setViewportSize(size);
     await page.emulateMedia({ colorScheme: 'light' });
+    // Back from dark (the second size): let colour transitions (140 ms) settle before the shot.
+    if (suffix !== '') await page.waitForTimeout(300);
     await page.screenshot({ path: outputPath(`${name}${suffix}.png`) });
     await page.emulateMedia({ colorScheme: 'dark' });
     await page.waitForTimeout(300); // let colour transitions (140 ms) settle before the shot

@@ -119,7 +119,8 @@ export async function revParse(run: GitRunner, path: string, rev: string): Promi
 /**
  * Fetches `branch` into its remote-tracking ref, reporting git's progress to `progress`; null when
  * it worked, else why not. (An unpack limit of 1 makes git index the pack it receives, which is
- * what reports the bytes received.)
+ * what reports the bytes received. No automatic maintenance runs after it: a move does not wait for
+ * the repository's housekeeping, which the user's own git commands still trigger.)
  */
 export async function fetchBranch(
   run: GitRunner,
@@ -129,7 +130,9 @@ export async function fetchBranch(
   progress?: GitTransferListener,
 ): Promise<string | null> {
   const refspec = `+refs/heads/${branch}:refs/remotes/${remoteName}/${branch}`;
-  const args = progress ? ['-c', 'fetch.unpackLimit=1', 'fetch', '--progress', remoteName, refspec] : ['fetch', '-q', remoteName, refspec];
+  const args = progress
+    ? ['-c', 'fetch.unpackLimit=1', 'fetch', '--progress', '--no-auto-gc', remoteName, refspec]
+    : ['fetch', '-q', '--no-auto-gc', remoteName, refspec];
   const fetched = await runTransfer(run, args, { cwd: path, step: 'fetch', repoPath: path }, progress);
   return fetched.code === 0 ? null : transferFailureText(fetched);
 }

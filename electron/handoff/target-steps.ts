@@ -4,15 +4,16 @@
  * call cancels with its reason and leaves the session "needs attention" on this device.
  */
 import type { Handoff, HandoffOutcome } from '../../shared/api/handoffs.ts';
-import type { CodedMessage, Result } from '../../shared/errors.ts';
+import type { CodedMessage } from '../../shared/errors.ts';
 import type { LocalState } from '../local-state/local-state.ts';
 import type { AccountPort, BackendPort, GitPort, ProviderPort, SealPort } from '../runtime/ports.ts';
 import type { SessionService } from '../runtime/session-service.ts';
-import { activateCheckpoint, openCheckpoint, type ActivationDeps, type Opened } from './activation.ts';
+import { activateCheckpoint, type ActivationDeps } from './activation.ts';
+import { ActivationAhead } from './activation-ahead.ts';
 import { openCancelReason } from './cancel-reason.ts';
 import { transferred, type HandoffDriver, type Step } from './coordinator.ts';
 import type { HandoffConfig } from './handoff-config.ts';
-import { releasedFromTestHold, testHolds } from './test-hold.ts';
+import { releasedFromTestHold } from './test-hold.ts';
 
 /** What the target's steps use, and nothing more (activation's needs included). */
 export interface TargetStepDeps extends Omit<ActivationDeps, 'state' | 'backend' | 'seal' | 'git' | 'providers' | 'sessions' | 'config'> {
@@ -105,62 +106,13 @@ function needsAttention(deps: TargetStepDeps, handoff: Handoff, failure: CodedMe
   });
 }
 
-/**
- * Checkpoint bodies downloaded ahead, while the target claims the session (two transitions): a read
- * of the content-addressed store changes nothing, and activation still verifies the digest and
- * unseals before any provider call. Activation takes each once; a failed download is asked again.
- */
-class BodiesAhead {
-  private readonly bodies = new Map<string, Promise<Result<Uint8Array>>>();
-  constructor(private readonly backend: Pick<BackendPort, 'getBlob'>) {}
-
-  /** Starts downloading the checkpoint of `handoff` (once; not while a test holds activation, which this is part of). */
-  start(handoff: Handoff, testHoldDir: string | null | undefined): void {
-    const digest = handoff.checkpoint?.digest;
-    if (digest === undefined || this.bodies.has(handoff.id) || testHolds(testHoldDir, 'activate')) return;
-    this.bodies.set(
-      handoff.id,
-      this.backend.getBlob(digest).catch((error: Error) => ({ ok: false, code: 'network', message: error.message }) as const),
-    );
-  }
-
-  /** The backend port activation reads `handoff`'s body through: the download started ahead, else a fresh one. */
-  for(handoff: Handoff): Pick<BackendPort, 'getBlob'> {
-    return {
-      getBlob: async (digest) => {
-        const ahead = this.bodies.get(handoff.id);
-        this.bodies.delete(handoff.id);
-        const body = ahead && handoff.checkpoint?.digest === digest ? await ahead : null;
-        return body?.ok ? body : this.backend.getBlob(digest);
-      },
-    };
-  }
-
-  /** Forgets the body of an ended handoff. */
-  drop(handoffId: string): void {
-    this.bodies.delete(handoffId);
-  }
-}
-
-/** The checkpoint opened (fetched, verified, unsealed, pinned) or why not; `thrown`: an unexpected error, for the step to retry. */
-type Opening = Promise<{ opened: Result<Opened> } | { thrown: Error }>;
-
-/** target-activating: activate, then record completion (or cancel with the reason). `opening`: begun while claiming. */
-async function activate(
-  deps: TargetStepDeps,
-  driver: HandoffDriver,
-  handoff: Handoff,
-  ahead: BodiesAhead,
-  opening?: Opening,
-): Promise<void> {
+/** target-activating: activate (on what was begun ahead), then record completion (or cancel with the reason). */
+async function activate(deps: TargetStepDeps, driver: HandoffDriver, handoff: Handoff, ahead: ActivationAhead): Promise<void> {
   await releasedFromTestHold(deps.config.testHoldDir, 'activate');
+  const { opening, backend } = ahead.take(handoff);
   const early = opening ? await opening : null;
   if (early && 'thrown' in early) throw early.thrown;
-  const result = await activateCheckpoint(
-    { ...deps, backend: ahead.for(handoff) },
-    handoff,
-    early ? Promise.resolve(early.opened) : undefined,
-  );
+  const result = await activateCheckpoint({ ...deps, backend }, handoff, early ? Promise.resolve(early.opened) : undefined);
   if (!result.ok) {
     needsAttention(deps, handoff, result);
     await driver.cancel(handoff, { code: result.code.slice(0, 63), message: result.message.slice(0, 2000) });
@@ -185,35 +137,19 @@ async function activate(
 
 /** The target's step for the handoff's current state. */
 export function targetStep(deps: TargetStepDeps): Step {
-  const ahead = new BodiesAhead(deps.backend);
-  // Activation's checks and pin, begun once the session is this device's (ownership-transferred), while
-  // target-activating is recorded; the provider is resumed only in the target-activating step.
-  const openings = new Map<string, Opening>();
-  const openAhead = (handoff: Handoff) => {
-    if (openings.has(handoff.id) || testHolds(deps.config.testHoldDir, 'activate')) return;
-    const opening = openCheckpoint({ ...deps, backend: ahead.for(handoff) }, handoff).then(
-      (opened) => ({ opened }),
-      (error: Error) => ({ thrown: error }),
-    );
-    openings.set(handoff.id, opening);
-  };
-  const takeOpening = (handoffId: string) => {
-    const opening = openings.get(handoffId);
-    openings.delete(handoffId);
-    return opening;
-  };
+  // Activation's download, checks and pin, begun while the target claims the session (activation-ahead.ts).
+  const ahead = new ActivationAhead(deps, deps.config.testHoldDir);
   return async (handoff, driver) => {
     switch (handoff.state) {
       case 'requested':
         await prepare(deps, driver, handoff);
         return;
       case 'source-relinquished-and-checkpointed':
-        ahead.start(handoff, deps.config.testHoldDir);
+        ahead.download(handoff);
         await driver.transition(handoff, 'ownership-transferred');
         return;
       case 'ownership-transferred':
-        ahead.start(handoff, deps.config.testHoldDir);
-        openAhead(handoff);
+        ahead.open(handoff);
         await knownSession(deps, handoff.sessionId);
         // Not waited onto the disk: the backend's record says who owns the session, and after a restart
         // the target-activating step (or this one) writes all of it again.
@@ -229,11 +165,10 @@ export function targetStep(deps: TargetStepDeps): Step {
         await driver.transition(handoff, 'target-activating');
         return;
       case 'target-activating':
-        await activate(deps, driver, handoff, ahead, takeOpening(handoff.id));
+        await activate(deps, driver, handoff, ahead);
         return;
       case 'cancelled':
-        ahead.drop(handoff.id);
-        openings.delete(handoff.id);
+        ahead.forget(handoff.id);
         if (transferred(handoff) && !deps.state.session(handoff.sessionId)?.needsAttention) {
           needsAttention(
             deps,
@@ -244,8 +179,7 @@ export function targetStep(deps: TargetStepDeps): Step {
         driver.finish(handoff.id);
         return;
       case 'completed':
-        ahead.drop(handoff.id);
-        openings.delete(handoff.id);
+        ahead.forget(handoff.id);
         driver.finish(handoff.id);
         return;
       default:

@@ -26,6 +26,12 @@ const BENCHES: Bench[] = [
   { name: 'packet', file: 'packet.ts', reads: 'handoff_resume time ÷ the raw git commands it needs (lower is better)', aim: 'report' },
   { name: 'handoff', file: 'handoff.ts', reads: 'Move → completed ÷ raw git status + fetch + checkout (lower is better)', aim: 'report' },
   {
+    name: 'fleet',
+    file: 'fleet.ts',
+    reads: 'max transitions/s with two instances on one PostgreSQL ÷ one instance, 2,000 push streams (higher is better)',
+    aim: 'report; push p99 < 100 ms',
+  },
+  {
     name: 'push',
     file: 'push.ts',
     reads: 'transition → device UI event ÷ raw backend push to a subscriber (lower is better)',

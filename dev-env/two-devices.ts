@@ -27,6 +27,8 @@ export interface TwoDevices {
   env: NodeJS.ProcessEnv;
   backendData: string;
   backend: RunningProcess;
+  /** Every backend instance (one, or `instances` on the database); `backend` is the first. */
+  backends: RunningProcess[];
   backendUrl: string;
   /** The addresses both devices are given (`--backend`): the backend's own unless `backendAddresses` made others. */
   deviceBackends: string[];
@@ -54,6 +56,12 @@ export interface TwoDevicesOptions {
   /** Where the backend listens (`--host`, default 127.0.0.1) and the argv prefix it is started with (e.g. `ip netns exec NAME`). */
   backendHost?: string;
   backendLauncher?: readonly string[];
+  /**
+   * Run the backend on this PostgreSQL database as `instances` processes (default 2) instead of one on
+   * a data folder; the devices are given every instance's address, the first one first.
+   */
+  database?: string;
+  instances?: number;
 }
 
 /** Starts the backend and both devices, the desktop joined by an invite the laptop made. */
@@ -67,12 +75,15 @@ export async function startTwoDevices(options: TwoDevicesOptions = {}): Promise<
   mkdirSync(desktopRoot, { recursive: true });
   const repo = sandbox.clone(origin, join(laptopRoot, 'app'));
   const backendData = join(sandbox.root, 'backend-data');
-  const backendArgs = (port: string) => ['backend', '--data', backendData, '--host', options.backendHost ?? '127.0.0.1', '--port', port];
-  let backend = await startBaton(backendArgs('0'), 'backend: ', env, undefined, options.backendLauncher);
+  const storageArgs = options.database ? ['--database', options.database] : ['--data', backendData];
+  const backendArgs = (port: string) => ['backend', ...storageArgs, '--host', options.backendHost ?? '127.0.0.1', '--port', port];
+  const startBackend = (port: string) => startBaton(backendArgs(port), 'backend: ', env, undefined, options.backendLauncher);
+  const backends = await Promise.all(Array.from({ length: options.database ? (options.instances ?? 2) : 1 }, () => startBackend('0')));
+  let backend = backends[0]!;
   const backendUrl = backend.url;
-  const deviceBackends = options.backendAddresses ? await options.backendAddresses(backendUrl) : [backendUrl];
+  const deviceBackends = options.backendAddresses ? await options.backendAddresses(backendUrl) : backends.map((b) => b.url);
   const perDevice = options.backendAddressesPerDevice ? await options.backendAddressesPerDevice(backendUrl) : null;
-  const processes = new Set<RunningProcess>([backend]);
+  const processes = new Set<RunningProcess>(backends);
   const clients = new Set<DeviceClient>();
 
   const startDevice: TwoDevices['startDevice'] = async (handle, extraArgs = []) => {
@@ -119,6 +130,7 @@ export async function startTwoDevices(options: TwoDevicesOptions = {}): Promise<
     env,
     backendData,
     backend,
+    backends,
     backendUrl,
     deviceBackends,
     laptop,
@@ -128,7 +140,7 @@ export async function startTwoDevices(options: TwoDevicesOptions = {}): Promise<
     startDevice,
     async restartBackend() {
       const port = new URL(backendUrl).port;
-      backend = await startBaton(backendArgs(port), 'backend: ', env, undefined, options.backendLauncher);
+      backend = await startBackend(port);
       processes.add(backend);
       world.backend = backend;
     },

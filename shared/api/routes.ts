@@ -60,7 +60,16 @@ const Empty = z.strictObject({});
 const BlobRef = z.strictObject({ digest: z.string(), size: z.number().int().nonnegative() });
 
 export const routes = {
-  health: { method: 'GET', path: '/healthz', auth: 'none', response: z.strictObject({ ok: z.literal(true) }) },
+  health: {
+    method: 'GET',
+    path: '/healthz',
+    auth: 'none',
+    // 200 when the store answers, 503 when it does not; never the connection string.
+    response: z.strictObject({
+      ok: z.boolean(),
+      store: z.strictObject({ kind: z.enum(['sqlite', 'postgres']), reachable: z.boolean() }),
+    }),
+  },
 
   createAccount: { method: 'POST', path: '/v1/accounts', auth: 'self', body: CreateAccountRequest, response: CreateAccountResponse },
   me: { method: 'GET', path: '/v1/me', auth: 'pending', response: MeResponse },

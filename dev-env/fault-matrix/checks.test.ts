@@ -105,7 +105,7 @@ describe('the fault matrix checks', () => {
   it('name entries the owner lost or holds in another order, and count what it kept', () => {
     const lost = completedMove();
     lost.samples.push({ device: 'laptop', at: 2000, generation: 1, ownerDeviceId: ids.laptop, entryIds: ['e1', 'e2', 'note'] });
-    expect(checkCase(lost)).toMatchObject({ violations: ['the desktop lacks 1 of 4 entries (note)'], kept: 3, of: 4 });
+    expect(checkCase(lost)).toMatchObject({ violations: ['the desktop lacks 1 of 4 entries (note on the laptop)'], kept: 3, of: 4 });
     const reordered = completedMove();
     reordered.final.desktop = view(ids.desktop, 2, true, ['e2', 'e1', 'e3']);
     expect(checkCase(reordered).violations).toContain('the desktop holds entries the laptop had in another order');

@@ -92,8 +92,17 @@ export function entriesKept(e: Evidence): { kept: number; of: number; violations
     ...NAMES.flatMap((n) => e.final[n].transcript.map((x) => x.id)),
   ]);
   const missing = [...seen].filter((id) => !position.has(id));
+  // Where each missing entry was seen, so a failure says which device (or the backend) had it.
+  const holders = (id: string) => {
+    const where = new Set(e.samples.filter((s) => s.entryIds.includes(id)).map((s) => s.device as string));
+    if (e.backend.entryIds.includes(id)) where.add('backend');
+    for (const n of NAMES) if (e.final[n].transcript.some((x) => x.id === id)) where.add(`${n} at the end`);
+    return `${id} on the ${[...where].join(', ')}`;
+  };
   const violations =
-    missing.length > 0 ? [`the ${owner} lacks ${missing.length} of ${seen.size} entries (${missing.slice(0, 3).join(', ')})`] : [];
+    missing.length > 0
+      ? [`the ${owner} lacks ${missing.length} of ${seen.size} entries (${missing.slice(0, 3).map(holders).join('; ')})`]
+      : [];
   const lists = [...e.samples.map((s) => ({ from: s.device, ids: s.entryIds })), { from: 'backend', ids: e.backend.entryIds }];
   const reordered = lists.find(({ ids }) => {
     const at = ids.map((id) => position.get(id)).filter((p): p is number => p !== undefined);

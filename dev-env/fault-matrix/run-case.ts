@@ -110,7 +110,12 @@ async function settled(fw: FaultWorld, sessionId: string, handoffId: string): Pr
     async () => {
       const backend = await fw.backendView(sessionId, handoffId);
       if (!backend || !isTerminal(backend.handoff.state)) return undefined;
-      const [laptop, desktop] = await Promise.all(NAMES.map((name) => detailOf(fw, name, sessionId)));
+      // The owner is read last: an entry it makes meanwhile may reach the other device through the backend,
+      // and read in the other order the other device would show an entry the owner's (older) answer lacks.
+      const laptopOwns = fw.ids.laptop === backend.session.ownerDeviceId;
+      const first = await detailOf(fw, laptopOwns ? 'desktop' : 'laptop', sessionId);
+      const last = await detailOf(fw, laptopOwns ? 'laptop' : 'desktop', sessionId);
+      const [laptop, desktop] = laptopOwns ? [last, first] : [first, last];
       const agrees = (d: SessionDetail | undefined): d is SessionDetail =>
         ended(d) && d!.generation === backend.session.generation && d!.ownerDeviceId === backend.session.ownerDeviceId;
       return agrees(laptop) && agrees(desktop) ? { backend, final: { laptop, desktop } } : undefined;

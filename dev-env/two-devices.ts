@@ -18,7 +18,7 @@ export interface DeviceHandle {
   client: DeviceClient;
   /** Extra environment this device runs with (on top of the shared env). */
   env: NodeJS.ProcessEnv;
-  /** The device's test-hold folder (BATON_TEST_HOLD_DIR); see `holdTarget`. */
+  /** The device's test-hold folder (BATON_TEST_HOLD_DIR); see `holdStep`. */
   holdDir: string;
 }
 

@@ -13,6 +13,7 @@ import type { SessionService } from '../runtime/session-service.ts';
 import { encodeCheckpoint, CHECKPOINT_FORMAT, type Checkpoint } from './checkpoint.ts';
 import { transferred, type HandoffDriver, type Step } from './coordinator.ts';
 import type { HandoffConfig } from './handoff-config.ts';
+import { stillDueAfterHold } from './test-hold.ts';
 import { mergeTranscripts } from './transcript-merge.ts';
 
 /** What the source's steps use, and nothing more. */
@@ -26,7 +27,7 @@ export interface SourceStepDeps {
   seal: Pick<SealPort, 'sealCheckpoint'>;
   backend: Pick<BackendPort, 'putBlob'>;
   providers: Pick<ProviderPort, 'list'>;
-  config: Pick<HandoffConfig, 'prepareTimeoutMs' | 'claimTimeoutMs' | 'turnWaitMs'>;
+  config: Pick<HandoffConfig, 'prepareTimeoutMs' | 'claimTimeoutMs' | 'turnWaitMs' | 'testHoldDir'>;
   clock: Clock;
   log(message: string): void;
   /** Where the checkpoint upload reports how far it got. */
@@ -194,11 +195,13 @@ export function sourceStep(deps: SourceStepDeps): Step {
       }
       case 'target-prepared':
         driver.clearTimer(`${handoff.id}:prepare`);
+        if (!(await stillDueAfterHold(config.testHoldDir, 'quiesce', driver, handoff))) return;
         sessions.setInputBlock(handoff.sessionId, QUIESCING);
         await driver.transition(handoff, 'source-quiescing');
         return;
       case 'source-quiescing':
         sessions.setInputBlock(handoff.sessionId, QUIESCING);
+        if (!(await stillDueAfterHold(config.testHoldDir, 'checkpoint', driver, handoff))) return;
         await checkpointStep(deps, driver, handoff);
         return;
       case 'source-relinquished-and-checkpointed':

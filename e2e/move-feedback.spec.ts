@@ -8,7 +8,7 @@ import { randomBytes } from 'node:crypto';
 import { rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { expect, test, type Page } from '@playwright/test';
-import { holdTarget } from '../dev-env/two-devices.ts';
+import { holdStep, holdTarget } from '../dev-env/two-devices.ts';
 import {
   clickNotice,
   expectMoveWatchable,
@@ -68,7 +68,7 @@ test('the target’s fetch of a large push shows its progress under the current 
   const readProgress = await watchProgress(desktopPage);
 
   // The desktop holds after its prepare work, so the finished fetch stays under the current step.
-  const release = holdTarget(world.devices.desktop, 'prepared');
+  const release = holdStep(world.devices.desktop, 'prepared');
   await startMoveInUi(laptopPage, 'desktop');
   const desktop = runView(desktopPage);
   await expect(desktop.currentStep).toContainText('requested');

@@ -14,6 +14,7 @@ import type { SessionService } from '../runtime/session-service.ts';
 import { encodeCheckpoint, CHECKPOINT_FORMAT, type Checkpoint } from './checkpoint.ts';
 import { transferred, type HandoffDriver, type Step } from './coordinator.ts';
 import type { HandoffConfig } from './handoff-config.ts';
+import { stillDueAfterHold, testHolds } from './test-hold.ts';
 import { mergeTranscripts } from './transcript-merge.ts';
 
 /** What the source's steps use, and nothing more. */
@@ -27,7 +28,7 @@ export interface SourceStepDeps {
   seal: Pick<SealPort, 'sealCheckpoint'>;
   backend: Pick<BackendPort, 'putBlob'>;
   providers: Pick<ProviderPort, 'list'>;
-  config: Pick<HandoffConfig, 'prepareTimeoutMs' | 'claimTimeoutMs' | 'turnWaitMs'>;
+  config: Pick<HandoffConfig, 'prepareTimeoutMs' | 'claimTimeoutMs' | 'turnWaitMs' | 'testHoldDir'>;
   clock: Clock;
   log(message: string): void;
   /** Where the checkpoint upload reports how far it got. */
@@ -244,10 +245,12 @@ export function sourceStep(deps: SourceStepDeps): Step {
       }
       case 'target-prepared': {
         driver.clearTimer(`${handoff.id}:prepare`);
+        if (!(await stillDueAfterHold(config.testHoldDir, 'quiesce', driver, handoff))) return;
         sessions.setInputBlock(handoff.sessionId, QUIESCING);
         // Input is refused from here on: the turn's end, the re-check and the checkpoint need not wait for the backend.
         const session = deps.state.readSession(handoff.sessionId);
-        if (session && !ahead.has(handoff.id) && !deps.state.progress(handoff.id)?.checkpoint)
+        const held = testHolds(config.testHoldDir, 'checkpoint');
+        if (session && !held && !ahead.has(handoff.id) && !deps.state.progress(handoff.id)?.checkpoint)
           ahead.set(handoff.id, takeCheckpoint(deps, driver, handoff, session));
         await driver.transition(handoff, 'source-quiescing');
         return;
@@ -256,6 +259,7 @@ export function sourceStep(deps: SourceStepDeps): Step {
         // Set when this device asked for quiescing; again only after a restart lost it.
         if (deps.state.readSession(handoff.sessionId)?.inputBlock?.code !== 'quiescing')
           sessions.setInputBlock(handoff.sessionId, QUIESCING);
+        if (!(await stillDueAfterHold(config.testHoldDir, 'checkpoint', driver, handoff))) return;
         const taken = ahead.get(handoff.id);
         ahead.delete(handoff.id);
         await checkpointStep(deps, driver, handoff, taken);

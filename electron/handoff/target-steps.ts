@@ -13,7 +13,7 @@ import { ActivationAhead } from './activation-ahead.ts';
 import { openCancelReason } from './cancel-reason.ts';
 import { transferred, type HandoffDriver, type Step } from './coordinator.ts';
 import type { HandoffConfig } from './handoff-config.ts';
-import { releasedFromTestHold } from './test-hold.ts';
+import { releasedFromTestHold, stillDueAfterHold } from './test-hold.ts';
 
 /** What the target's steps use, and nothing more (activation's needs included). */
 export interface TargetStepDeps extends Omit<ActivationDeps, 'state' | 'backend' | 'seal' | 'git' | 'providers' | 'sessions' | 'config'> {
@@ -50,11 +50,7 @@ async function holdsKeyVersion(deps: TargetStepDeps, keyVersion: number | null):
 /** requested: the target checks it can take the session and fetches, then says so. */
 async function prepare(deps: TargetStepDeps, driver: HandoffDriver, handoff: Handoff): Promise<void> {
   const { config, providers, git } = deps;
-  // A held step may find the move cancelled meanwhile: read it again (only then).
-  if (await releasedFromTestHold(config.testHoldDir, 'prepare')) {
-    await driver.refresh(handoff.id);
-    if (driver.get(handoff.id)?.state !== 'requested') return;
-  }
+  if (!(await stillDueAfterHold(config.testHoldDir, 'prepare', driver, handoff))) return;
   // Before anything else: a checkpoint this device cannot open must never be transferred to it.
   if (!(await holdsKeyVersion(deps, handoff.keyVersion))) {
     await driver.cancel(handoff, {
@@ -86,10 +82,7 @@ async function prepare(deps: TargetStepDeps, driver: HandoffDriver, handoff: Han
     await driver.cancel(handoff, { code: prepared.code.slice(0, 63), message: prepared.message.slice(0, 2000) });
     return;
   }
-  if (await releasedFromTestHold(config.testHoldDir, 'prepared')) {
-    await driver.refresh(handoff.id);
-    if (driver.get(handoff.id)?.state !== 'requested') return;
-  }
+  if (!(await stillDueAfterHold(config.testHoldDir, 'prepared', driver, handoff))) return;
   await driver.transition(handoff, 'target-prepared');
 }
 
@@ -145,10 +138,12 @@ export function targetStep(deps: TargetStepDeps): Step {
         await prepare(deps, driver, handoff);
         return;
       case 'source-relinquished-and-checkpointed':
+        if (!(await stillDueAfterHold(deps.config.testHoldDir, 'claim', driver, handoff))) return;
         ahead.download(handoff);
         await driver.transition(handoff, 'ownership-transferred');
         return;
       case 'ownership-transferred':
+        if (!(await stillDueAfterHold(deps.config.testHoldDir, 'take-over', driver, handoff))) return;
         ahead.open(handoff);
         await knownSession(deps, handoff.sessionId);
         // Not waited onto the disk: the backend's record says who owns the session, and after a restart

@@ -32,6 +32,7 @@ import { blockedNotice, endedNotice } from './move-notices.ts';
 import { adoptSession, listAgentSessions, type AdoptionDeps } from './session-adoption.ts';
 import { progressSink } from './progress-sink.ts';
 import { SessionService } from './session-service.ts';
+import { turnLogFile } from './turn-log.ts';
 import { handoffView, sessionDetail, sessionView, type ViewDeps } from './views.ts';
 
 export interface DeviceRuntimeDeps {
@@ -91,6 +92,7 @@ export class DeviceRuntime {
       changed: (id) => this.sessionChanged(id),
       activity: (id, from) => this.sessionActivity(id, from),
       log: deps.log,
+      ...(deps.config.testTurnLog ? { turnLog: turnLogFile(deps.config.testTurnLog, deps.log) } : {}),
     });
     const { state, backend, seal, git, packets, providers, clock, log, config } = deps;
     const selfName = deps.status.deviceName;

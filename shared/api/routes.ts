@@ -60,7 +60,13 @@ const Empty = z.strictObject({});
 const BlobRef = z.strictObject({ digest: z.string(), size: z.number().int().nonnegative() });
 
 export const routes = {
-  health: { method: 'GET', path: '/healthz', auth: 'none', response: z.strictObject({ ok: z.literal(true) }) },
+  /** Open: the backend answers, and the largest blob (sealed checkpoint) it takes (absent from older backends). */
+  health: {
+    method: 'GET',
+    path: '/healthz',
+    auth: 'none',
+    response: z.strictObject({ ok: z.literal(true), maxBlobBytes: z.number().int().positive().optional() }),
+  },
 
   createAccount: { method: 'POST', path: '/v1/accounts', auth: 'self', body: CreateAccountRequest, response: CreateAccountResponse },
   me: { method: 'GET', path: '/v1/me', auth: 'pending', response: MeResponse },

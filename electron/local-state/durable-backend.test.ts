@@ -38,6 +38,7 @@ function recordingBackend(dir: string, seen: string[]): BackendPort {
     createHandoff: unused,
     listHandoffs: unused,
     getBlob: unused,
+    getBlobTo: unused,
     listJoinRequests: unused,
     listEvents: unused,
     getHandoff: async () => {
@@ -50,6 +51,10 @@ function recordingBackend(dir: string, seen: string[]): BackendPort {
     },
     putBlob: async () => {
       look('putBlob');
+      return ok({ digest: 'd', size: 1 });
+    },
+    putBlobFile: async () => {
+      look('putBlobFile');
       return ok({ digest: 'd', size: 1 });
     },
   };

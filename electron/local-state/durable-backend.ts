@@ -32,6 +32,7 @@ export function afterLocalWrites(backend: BackendPort, state: WriteBarrier): Bac
     getHandoff: (handoffId) => backend.getHandoff(handoffId),
     listHandoffs: (query) => backend.listHandoffs(query),
     getBlob: (digest) => backend.getBlob(digest),
+    getBlobTo: (...args) => backend.getBlobTo(...args),
     listJoinRequests: () => backend.listJoinRequests(),
     heartbeat: (...args) => guard(() => backend.heartbeat(...args)),
     createSession: (...args) => guard(() => backend.createSession(...args)),
@@ -40,5 +41,6 @@ export function afterLocalWrites(backend: BackendPort, state: WriteBarrier): Bac
     createHandoff: (...args) => guard(() => backend.createHandoff(...args)),
     transition: (...args) => guard(() => backend.transition(...args)),
     putBlob: (...args) => guard(() => backend.putBlob(...args)),
+    putBlobFile: (...args) => guard(() => backend.putBlobFile(...args)),
   };
 }

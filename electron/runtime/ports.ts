@@ -46,8 +46,27 @@ export interface BackendPort {
   transition(handoffId: string, request: TransitionRequest, idempotencyKey: string): Promise<Result<Handoff>>;
   /** Uploads a content-addressed body, whole or as chunks sent in order (never joined). */
   putBlob(digest: string, bytes: Uint8Array | readonly Uint8Array[]): Promise<Result<CheckpointRef>>;
+  /** Uploads a file as the blob of its digest, streamed from disk; `onProgress` hears the bytes sent. */
+  putBlobFile(file: BlobFile, onProgress?: (doneBytes: number) => void): Promise<Result<CheckpointRef>>;
+  /** Downloads a small body whole. */
   getBlob(digest: string): Promise<Result<Uint8Array>>;
+  /**
+   * Downloads a body into `sink` chunk by chunk as it arrives (a returned promise pauses it), with
+   * the bytes received and the announced total; a sink's throw is rethrown.
+   */
+  getBlobTo(
+    digest: string,
+    sink: (chunk: Buffer) => void | Promise<void>,
+    onProgress?: (doneBytes: number, totalBytes: number | null) => void,
+  ): Promise<Result<{ size: number }>>;
   listJoinRequests(): Promise<Result<JoinRequest[]>>;
+}
+
+/** A file to upload as a blob: where it is, its size, and the SHA-256 of its bytes (its content address). */
+export interface BlobFile {
+  path: string;
+  size: number;
+  sha256: string;
 }
 
 /** What a sealed JSON payload is bound to (the additional data of its envelope). */

@@ -46,7 +46,9 @@ export function backendPort(client: BackendClient): BackendPort {
     transition: async (handoffId, request, idempotencyKey) =>
       plain(await client.call('transitionHandoff', { params: { handoffId }, body: request, idempotencyKey }), (v) => v.handoff),
     putBlob: async (digest, bytes) => plain(await client.putBlob(digest, bytes), (v) => v),
+    putBlobFile: async (file, onProgress) => plain(await client.putBlobFile(file, onProgress), (v) => v),
     getBlob: async (digest) => plain(await client.getBlob(digest), (v) => v),
+    getBlobTo: async (digest, sink, onProgress) => plain(await client.getBlobTo(digest, sink, onProgress), (v) => v),
     listJoinRequests: async () => plain(await client.call('listJoinRequests', { query: { status: 'pending' } }), (v) => v.joinRequests),
   };
 }

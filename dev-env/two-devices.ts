@@ -5,7 +5,8 @@
  */
 import { mkdirSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { SessionDetail, SessionView } from '../shared/device-api.ts';
+import type { TranscriptEntry } from '../shared/agents.ts';
+import { TRANSCRIPT_PAGE_MAX, type SessionDetail, type SessionView } from '../shared/device-api.ts';
 import { createGitSandbox, type GitSandbox } from './git-sandbox.ts';
 import { DeviceClient, startBaton, waitFor, type RunningProcess } from './process-harness.ts';
 
@@ -200,6 +201,17 @@ export async function waitSession(
     throw new Error(
       `${(error as Error).message}\n${device.name} last saw: ${seen}\n${device.name} log:\n${device.process.stderr().slice(-4000)}`,
     );
+  }
+}
+
+/** The device's whole transcript of the session, read page by page (a session's detail carries only its newest window). */
+export async function fullTranscript(device: DeviceHandle, sessionId: string): Promise<TranscriptEntry[]> {
+  const entries: TranscriptEntry[] = [];
+  for (;;) {
+    const page = await device.client.call('readTranscript', { sessionId, from: entries.length, count: TRANSCRIPT_PAGE_MAX });
+    if (!page) throw new Error(`${device.name} does not know session ${sessionId}`);
+    entries.push(...page.entries);
+    if (page.entries.length === 0 || entries.length >= page.total) return entries;
   }
 }
 

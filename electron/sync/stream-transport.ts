@@ -155,20 +155,15 @@ export function nodeHttpDownload(input: string, init: DownloadInit): Promise<Dow
 function readBody(res: IncomingMessage, each: ChunkSink): Promise<void> {
   return new Promise((resolve, reject) => {
     let failed = false;
+    // The chunk being handled: the body is over only once it is done.
+    let working: Promise<void> = Promise.resolve();
     res.on('data', (chunk: Buffer) => {
       if (failed) return;
-      let pending: void | Promise<void>;
-      try {
-        pending = each(chunk);
-      } catch (error) {
-        failed = true;
-        res.destroy();
-        return reject(error as Error);
-      }
-      if (!pending) return;
       res.pause();
-      pending.then(
-        () => res.resume(),
+      working = (async () => each(chunk))().then(
+        () => {
+          if (!failed) res.resume();
+        },
         (error: unknown) => {
           failed = true;
           res.destroy();
@@ -177,7 +172,7 @@ function readBody(res: IncomingMessage, each: ChunkSink): Promise<void> {
       );
     });
     res.on('error', () => undefined);
-    res.on('close', () => resolve());
+    res.on('close', () => void working.then(() => resolve()));
   });
 }
 

@@ -49,6 +49,8 @@ export interface TwoDevicesOptions {
   prefix?: string;
   /** The addresses the devices use, made from the backend's (e.g. relays in front of it); default: that one. */
   backendAddresses?: (backendUrl: string) => Promise<string[]>;
+  /** Extra `baton backend` flags, e.g. ['--max-blob-mib', '1']. */
+  backendArgs?: string[];
 }
 
 /** Starts the backend and both devices, the desktop joined by an invite the laptop made. */
@@ -62,7 +64,8 @@ export async function startTwoDevices(options: TwoDevicesOptions = {}): Promise<
   mkdirSync(desktopRoot, { recursive: true });
   const repo = sandbox.clone(origin, join(laptopRoot, 'app'));
   const backendData = join(sandbox.root, 'backend-data');
-  let backend = await startBaton(['backend', '--data', backendData, '--port', '0'], 'backend: ', env);
+  const backendArgs = options.backendArgs ?? [];
+  let backend = await startBaton(['backend', '--data', backendData, '--port', '0', ...backendArgs], 'backend: ', env);
   const backendUrl = backend.url;
   const deviceBackends = options.backendAddresses ? await options.backendAddresses(backendUrl) : [backendUrl];
   const processes = new Set<RunningProcess>([backend]);
@@ -121,7 +124,7 @@ export async function startTwoDevices(options: TwoDevicesOptions = {}): Promise<
     startDevice,
     async restartBackend() {
       const port = new URL(backendUrl).port;
-      backend = await startBaton(['backend', '--data', backendData, '--port', port], 'backend: ', env);
+      backend = await startBaton(['backend', '--data', backendData, '--port', port, ...backendArgs], 'backend: ', env);
       processes.add(backend);
       world.backend = backend;
     },

@@ -40,6 +40,7 @@ function recordingBackend(dir: string, seen: string[]): BackendPort {
     getBlob: unused,
     getBlobTo: unused,
     listJoinRequests: unused,
+    blobLimit: unused,
     listEvents: unused,
     getHandoff: async () => {
       look('getHandoff');

@@ -34,6 +34,7 @@ export function afterLocalWrites(backend: BackendPort, state: WriteBarrier): Bac
     getBlob: (digest) => backend.getBlob(digest),
     getBlobTo: (...args) => backend.getBlobTo(...args),
     listJoinRequests: () => backend.listJoinRequests(),
+    blobLimit: () => backend.blobLimit(),
     heartbeat: (...args) => guard(() => backend.heartbeat(...args)),
     createSession: (...args) => guard(() => backend.createSession(...args)),
     updateSessionMeta: (...args) => guard(() => backend.updateSessionMeta(...args)),

@@ -62,6 +62,8 @@ export interface BackendPort {
     onProgress?: (doneBytes: number, totalBytes: number | null) => void,
   ): Promise<Result<{ size: number }>>;
   listJoinRequests(): Promise<Result<JoinRequest[]>>;
+  /** The largest blob (sealed checkpoint) the backend takes, as it publishes it; null when it publishes none or cannot be asked. */
+  blobLimit(): Promise<number | null>;
 }
 
 /** A file to upload as a blob: where it is, its size, and the SHA-256 of its bytes (its content address). */

@@ -43,6 +43,7 @@ interface Row {
   devices: { name: string; idleMiB: number; peakMiB: number }[];
   /** The slowest getStatus answer of either device while the move ran (the ownership strip's source). */
   slowestUiMs: number;
+  phases: [string, number][];
 }
 
 /** Milliseconds of `work`. */
@@ -53,7 +54,11 @@ async function timed(work: () => Promise<unknown>): Promise<number> {
 }
 
 /** Moves the session and resolves once the target says completed, with the move's time and checkpoint size. */
-async function move(source: DeviceHandle, target: DeviceHandle, sessionId: string): Promise<{ ms: number; checkpointBytes: number }> {
+async function move(
+  source: DeviceHandle,
+  target: DeviceHandle,
+  sessionId: string,
+): Promise<{ ms: number; checkpointBytes: number; phases: [string, number][] }> {
   await waitEligible(source, sessionId, target.name);
   const targetId = await deviceId(target);
   let handoffId = '';
@@ -74,7 +79,10 @@ async function move(source: DeviceHandle, target: DeviceHandle, sessionId: strin
   off();
   // The source's log says how big the sealed checkpoint was.
   const logged = new RegExp(`checkpoint of ${handoffId}: (\\d+) bytes`).exec(source.process.stdout() + source.process.stderr());
-  return { ms, checkpointBytes: logged ? Number(logged[1]) : 0 };
+  // Milliseconds to reach each state after the one before, from the backend's commit times.
+  const history = (await target.client.call('handoffHistory', { sessionId })).find((h) => h.id === handoffId)?.history ?? [];
+  const phases = history.slice(1).map((h, i): [string, number] => [h.state, h.at - history[i]!.at]);
+  return { ms, checkpointBytes: logged ? Number(logged[1]) : 0, phases };
 }
 
 /** Polls both devices' getStatus every 50 ms until stopped; resolves with the slowest answer. */
@@ -215,6 +223,7 @@ async function row(
     checkpointMiB: moved.checkpointBytes / MiB,
     devices: devices.map((d, i) => ({ name: d.handle.name, idleMiB: d.idleMiB, peakMiB: peaks[i]! })),
     slowestUiMs,
+    phases: moved.phases,
   };
 }
 
@@ -257,6 +266,8 @@ function print(rows: Row[]): void {
   console.log('bench:handoff-scale — Claude Code session between two device processes, against the raw work in the same run');
   for (const line of [header, ...lines]) console.log(`  ${line.map((c, i) => c.padEnd(widths[i]!)).join('  ')}`);
   console.log('  aims at the largest transcript: Move ≤ 1.5× raw; each device peak ≤ idle + 64 MiB + one checkpoint');
+  console.log("  where each row's move spends its time (ms to reach each state after the one before, backend commit times):");
+  for (const r of rows) console.log(`    ${r.name.padEnd(20)} ${r.phases.map(([state, ms]) => `${state} ${ms}`).join(', ')}`);
 }
 
 async function main(): Promise<void> {

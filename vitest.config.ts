@@ -13,5 +13,7 @@ export default defineConfig({
     testTimeout: 30_000,
     hookTimeout: 60_000,
     pool: 'forks',
+    // One throwaway PostgreSQL server for the run: the backend tests run against it as well as SQLite.
+    globalSetup: ['dev-env/postgres-global-setup.ts'],
   },
 });

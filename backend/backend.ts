@@ -1,24 +1,26 @@
 /**
- * Starts the sync backend: SQLite store and blob files in a data folder, served over node:http with
+ * Starts the sync backend on its storage (storage.ts: a SQLite data folder, or a PostgreSQL database
+ * shared with other instances, push linked between them), served over node:http with
  * bounded header, idle and keep-alive times (limits.ts); request bodies are held to a minimum pace
  * instead of a total time (http/body-reader.ts), and a malformed or timed-out client is cut off.
  */
 import { createServer, type Server } from 'node:http';
-import { join } from 'node:path';
 import type { AddressInfo } from 'node:net';
 import { redactCredentials } from '../shared/url-credentials.ts';
 import { SignatureVerifier } from './auth/signature.ts';
-import { BlobFiles } from './blobs/blob-files.ts';
 import { handleRequest, type HttpApp } from './http/pipeline.ts';
 import { UploadSlots } from './http/upload-slots.ts';
 import { PushHub } from './push/push-hub.ts';
 import { randomId, type Deps } from './service/context.ts';
 import { resolveLimits, type BackendLimits } from './limits.ts';
-import { openDataFolder } from './store/data-folder.ts';
 import type { Store } from './store/store.ts';
+import { openStorage, type Storage } from './storage.ts';
 
 export interface BackendOptions {
-  dataDir: string;
+  /** The SQLite data folder (one instance)… */
+  dataDir?: string;
+  /** …or a PostgreSQL URL (several instances may share the database). */
+  database?: string;
   host?: string;
   port?: number;
   /** Injectable clock (milliseconds since the epoch). */
@@ -29,8 +31,8 @@ export interface BackendOptions {
   streamHeartbeatMs?: number;
   /** Where one-line failure notes go (default stderr). */
   log?: (line: string) => void;
-  /** Use this store instead of opening the data folder (data-folder.ts); a refused folder throws its one-line reason. */
-  store?: Store;
+  /** Use this storage instead of opening `dataDir` or `database` (which throw their one-line refusal). */
+  storage?: Storage;
 }
 
 export interface RunningBackend {
@@ -47,19 +49,21 @@ export interface RunningBackend {
 export async function startBackend(options: BackendOptions): Promise<RunningBackend> {
   const clock = options.clock ?? Date.now;
   const limits = resolveLimits(options.limits);
-  const store = options.store ?? openOrThrow(options.dataDir, clock);
+  const sink = options.log ?? ((line: string) => process.stderr.write(`${line}\n`));
+  // A failure note can quote a request's error; no credential in a URL reaches the log.
+  const log = (line: string) => sink(redactCredentials(line));
+  const storage = options.storage ?? (await openOrThrow(options, clock, log));
+  const { store } = storage;
   const push = new PushHub();
+  const link = await storage.linkPush(push, log);
   const deps: Deps = {
     store,
     clock,
     push,
-    blobs: new BlobFiles(join(options.dataDir, 'blobs')),
+    blobs: storage.blobs,
     newId: randomId,
     limits,
   };
-  const sink = options.log ?? ((line: string) => process.stderr.write(`${line}\n`));
-  // A failure note can quote a request's error; no credential in a URL reaches the log.
-  const log = (line: string) => sink(redactCredentials(line));
   const app: HttpApp = {
     deps,
     verifier: new SignatureVerifier(),
@@ -87,8 +91,8 @@ export async function startBackend(options: BackendOptions): Promise<RunningBack
   });
   const pruner = setInterval(
     () =>
-      void Promise.all([store.prune(clock()), store.expireJoinRequests(clock())]).catch((error: Error) =>
-        log(`backend: prune failed: ${error.message}`),
+      void Promise.all([store.prune(clock()), store.expireJoinRequests(clock()), storage.blobs.prune(clock()), link?.prune()]).catch(
+        (error: Error) => log(`backend: prune failed: ${error.message}`),
       ),
     60_000,
   );
@@ -113,6 +117,7 @@ export async function startBackend(options: BackendOptions): Promise<RunningBack
       closing ??= (async () => {
         clearInterval(pruner);
         push.closeAll();
+        await link?.stop();
         // Stop accepting, let requests in flight finish (their commits included), then cut the rest.
         await new Promise<void>((resolve) => {
           server.close(() => resolve());
@@ -120,15 +125,22 @@ export async function startBackend(options: BackendOptions): Promise<RunningBack
           setTimeout(() => server.closeAllConnections(), 2000).unref();
         });
         await new Promise((resolve) => setImmediate(resolve));
-        store.close();
+        await storage.close();
       })();
       return closing;
     },
   };
 }
 
-function openOrThrow(dataDir: string, clock: () => number): Store {
-  const opened = openDataFolder(dataDir, { clock });
+async function openOrThrow(options: BackendOptions, clock: () => number, log: (line: string) => void): Promise<Storage> {
+  const choice =
+    options.database !== undefined
+      ? { database: options.database }
+      : options.dataDir !== undefined
+        ? { dataDir: options.dataDir }
+        : undefined;
+  if (!choice) throw new Error('the backend needs a data folder or a database');
+  const opened = await openStorage(choice, { clock, log });
   if (!opened.ok) throw new Error(opened.message);
   return opened.value;
 }

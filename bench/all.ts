@@ -32,6 +32,12 @@ const BENCHES: Bench[] = [
     aim: '≤ 1.5',
   },
   {
+    name: 'fleet',
+    file: 'fleet.ts',
+    reads: 'max transitions/s with two instances on one PostgreSQL ÷ one instance, 2,000 push streams (higher is better)',
+    aim: 'report; push p99 < 100 ms',
+  },
+  {
     name: 'push',
     file: 'push.ts',
     reads: 'transition → device UI event ÷ raw backend push to a subscriber (lower is better)',

@@ -1,18 +1,28 @@
-/** `baton backend`: runs the sync backend on a data folder until SIGTERM; `baton backend backup` copies its store. */
+/**
+ * `baton backend`: runs the sync backend on a data folder (SQLite) or a PostgreSQL database until
+ * SIGTERM; `baton backend backup` copies a data folder's store.
+ */
 import { startBackend } from '../backend/backend.ts';
 import { DEFAULT_MAX_BLOB_MIB } from '../backend/limits.ts';
 import { backupDataFolder } from '../backend/store/backup.ts';
-import { openDataFolder } from '../backend/store/data-folder.ts';
+import { openStorage, type StorageChoice } from '../backend/storage.ts';
 import { parseFlags, portFlag, required, untilStopped, UsageError, type Command } from './command.ts';
+
+/** The environment variable that names the database when --database is not given. */
+export const DATABASE_ENV = 'BATON_DATABASE_URL';
 
 export const command: Command = {
   summary: 'run the sync backend, or back up its data folder',
   usage: [
     'Usage: baton backend --data DIR [--host 127.0.0.1] [--port N] [--max-blob-mib N] [--init]',
+    '       baton backend --database postgres://USER:PASSWORD@HOST:PORT/DB [--host 127.0.0.1] [--port N] [--max-blob-mib N]',
     '       baton backend backup --data DIR --to FILE',
     '',
-    'Runs the sync backend (SQLite store and blobs in DIR). Prints `backend: http://HOST:PORT` once',
-    'listening; --port 0 (the default) picks a free port. SIGTERM stops it cleanly.',
+    'Runs the sync backend: the embedded SQLite store and blobs in DIR, or everything in a PostgreSQL',
+    `database (--database, or ${DATABASE_ENV} when neither --data nor --database is given), which several`,
+    'instances may share: start each with the same database behind one load balancer. Migrations run',
+    'at start under a lock. Prints `backend: http://HOST:PORT` once listening; --port 0 (the default)',
+    'picks a free port. SIGTERM stops it cleanly. GET /healthz says the store kind and whether it answers.',
     'It refuses to start, with one line and exit code 1, when the database fails its integrity check,',
     'or when DIR held a store (it is marked) whose database is gone: restore a backup, or pass --init',
     'to begin an empty store there. An empty folder starts a fresh store.',
@@ -22,6 +32,7 @@ export const command: Command = {
     '',
     'Options:',
     '  --data DIR     data folder (created if missing)',
+    '  --database URL PostgreSQL connection string (back it up with pg_dump or pg_basebackup)',
     '  --host HOST    address to listen on (default 127.0.0.1)',
     '  --port N       port to listen on (default 0: a free port)',
     `  --max-blob-mib N  largest sealed checkpoint accepted, in MiB (default ${DEFAULT_MAX_BLOB_MIB}); /healthz`,
@@ -33,21 +44,22 @@ export const command: Command = {
     if (argv[0] === 'backup') return backup(argv.slice(1));
     const { values } = parseFlags(argv, {
       data: { type: 'string' },
+      database: { type: 'string' },
       host: { type: 'string' },
       port: { type: 'string' },
       'max-blob-mib': { type: 'string' },
       init: { type: 'boolean' },
     });
-    const dataDir = required(values, 'data');
+    const choice = storageChoice(values);
     const host = typeof values.host === 'string' ? values.host : '127.0.0.1';
     const port = portFlag(values.port, 0);
     const maxBlobMib = maxBlobMibFlag(values['max-blob-mib']);
-    const store = openDataFolder(dataDir, { init: values.init === true });
-    if (!store.ok) {
-      console.error(`baton backend: ${store.message}`);
+    const storage = await openStorage(choice);
+    if (!storage.ok) {
+      console.error(`baton backend: ${storage.message}`);
       return 1;
     }
-    const backend = await startBackend({ dataDir, host, port, store: store.value, limits: { maxBlobBytes: maxBlobMib * 1024 * 1024 } });
+    const backend = await startBackend({ host, port, storage: storage.value, limits: { maxBlobBytes: maxBlobMib * 1024 * 1024 } });
     // Last line of defence: a stray failure is noted on one line and the backend keeps serving.
     process.on('uncaughtException', (error) => console.error(`baton backend: unexpected failure: ${error.message}`));
     const stopped = untilStopped();
@@ -67,8 +79,24 @@ function maxBlobMibFlag(value: unknown): number {
   return mib;
 }
 
+/** --data DIR or --database URL (or the environment's URL when neither is given); both is a usage error. */
+function storageChoice(values: Record<string, string | boolean | undefined>): StorageChoice {
+  const data = typeof values.data === 'string' ? values.data : undefined;
+  const database = typeof values.database === 'string' ? values.database : undefined;
+  if (data !== undefined && database !== undefined) throw new UsageError('give --data DIR or --database URL, not both');
+  if (data !== undefined) return { dataDir: required(values, 'data'), init: values.init === true };
+  const url = database ?? process.env[DATABASE_ENV];
+  if (url === undefined || url === '') throw new UsageError(`--data is required (or --database URL, or ${DATABASE_ENV})`);
+  if (!/^postgres(ql)?:\/\//.test(url)) throw new UsageError('--database takes a postgres:// or postgresql:// URL');
+  if (values.init === true) throw new UsageError('--init is for a data folder; a database is migrated as it is');
+  return { database: url };
+}
+
 async function backup(argv: string[]): Promise<number> {
-  const { values } = parseFlags(argv, { data: { type: 'string' }, to: { type: 'string' } });
+  const { values } = parseFlags(argv, { data: { type: 'string' }, to: { type: 'string' }, database: { type: 'string' } });
+  if (values.database !== undefined) {
+    throw new UsageError('back up a PostgreSQL database with its own tools: pg_dump (or pg_basebackup); see the README');
+  }
   const made = await backupDataFolder(required(values, 'data'), required(values, 'to'));
   if (!made.ok) {
     console.error(`baton backend backup: ${made.message}`);

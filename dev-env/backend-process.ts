@@ -11,12 +11,16 @@ export interface BackendProcess {
 
 const BATON = fileURLToPath(new URL('../bin/baton.js', import.meta.url));
 
-/** Starts `node bin/baton.js backend --data DIR --port 0 [ARGS]` and resolves once it prints `backend: URL`. */
+/**
+ * Starts `node bin/baton.js backend --data DIR --port 0 [ARGS]` (or, given storage arguments such as
+ * `['--database', URL]`, on those) and resolves once it prints `backend: URL`.
+ */
 export function startBackendProcess(
-  dataDir: string,
+  storage: string | string[],
   options: { port?: number; timeoutMs?: number; env?: NodeJS.ProcessEnv; args?: string[] } = {},
 ): Promise<BackendProcess> {
-  const args = [BATON, 'backend', '--data', dataDir, '--port', String(options.port ?? 0), ...(options.args ?? [])];
+  const where = typeof storage === 'string' ? ['--data', storage] : storage;
+  const args = [BATON, 'backend', ...where, '--port', String(options.port ?? 0), ...(options.args ?? [])];
   const child = spawn(process.execPath, args, {
     stdio: ['ignore', 'pipe', 'pipe'],
     env: options.env ?? process.env,

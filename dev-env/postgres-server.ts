@@ -5,7 +5,7 @@
  * root, so as root the server runs as the `postgres` user. `stop()` shuts it down and removes it all.
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { chownSync, existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { chownSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir, userInfo } from 'node:os';
 import { join } from 'node:path';
@@ -66,6 +66,16 @@ async function ready(bin: string, port: number, dir: string, child: ChildProcess
   }
 }
 
+/** The postmaster's pid, from its data folder (undefined when it wrote none). */
+function serverPid(dataDir: string): number | undefined {
+  try {
+    const pid = Number(readFileSync(join(dataDir, 'postmaster.pid'), 'utf8').split('\n')[0]);
+    return Number.isInteger(pid) && pid > 0 ? pid : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
 /** Starts a fresh server; throws with the reason when no PostgreSQL binaries are on this machine. */
 export async function startPostgres(options: PostgresOptions = {}): Promise<PostgresServer> {
   const bin = postgresBinDir();
@@ -113,9 +123,19 @@ export async function startPostgres(options: PostgresOptions = {}): Promise<Post
     },
     async stop() {
       if (child.exitCode === null) {
+        // Signal postgres itself: as root the child is runuser, which does not pass signals on.
+        const postmaster = serverPid(dataDir);
+        const signal = (name: NodeJS.Signals) => {
+          try {
+            if (postmaster !== undefined) process.kill(postmaster, name);
+          } catch {
+            // already gone
+          }
+          child.kill(name);
+        };
         const exited = new Promise((resolve) => child.once('exit', resolve));
-        child.kill('SIGINT'); // fast shutdown
-        const timer = setTimeout(() => child.kill('SIGKILL'), 10_000);
+        signal('SIGINT'); // fast shutdown
+        const timer = setTimeout(() => signal('SIGKILL'), 10_000);
         await exited;
         clearTimeout(timer);
       }

@@ -27,6 +27,8 @@ export interface TwoDevices {
   env: NodeJS.ProcessEnv;
   backendData: string;
   backend: RunningProcess;
+  /** Every backend instance (one, or `instances` on the database); `backend` is the first. */
+  backends: RunningProcess[];
   backendUrl: string;
   /** The addresses both devices are given (`--backend`): the backend's own unless `backendAddresses` made others. */
   deviceBackends: string[];
@@ -51,6 +53,12 @@ export interface TwoDevicesOptions {
   backendAddresses?: (backendUrl: string) => Promise<string[]>;
   /** Extra `baton backend` flags, e.g. ['--max-blob-mib', '1']. */
   backendArgs?: string[];
+  /**
+   * Run the backend on this PostgreSQL database as `instances` processes (default 2) instead of one on
+   * a data folder; the devices are given every instance's address, the first one first.
+   */
+  database?: string;
+  instances?: number;
 }
 
 /** Starts the backend and both devices, the desktop joined by an invite the laptop made. */
@@ -64,11 +72,16 @@ export async function startTwoDevices(options: TwoDevicesOptions = {}): Promise<
   mkdirSync(desktopRoot, { recursive: true });
   const repo = sandbox.clone(origin, join(laptopRoot, 'app'));
   const backendData = join(sandbox.root, 'backend-data');
-  const backendArgs = options.backendArgs ?? [];
-  let backend = await startBaton(['backend', '--data', backendData, '--port', '0', ...backendArgs], 'backend: ', env);
+  const storageArgs = [...(options.database ? ['--database', options.database] : ['--data', backendData]), ...(options.backendArgs ?? [])];
+  const backends = await Promise.all(
+    Array.from({ length: options.database ? (options.instances ?? 2) : 1 }, () =>
+      startBaton(['backend', ...storageArgs, '--port', '0'], 'backend: ', env),
+    ),
+  );
+  let backend = backends[0]!;
   const backendUrl = backend.url;
-  const deviceBackends = options.backendAddresses ? await options.backendAddresses(backendUrl) : [backendUrl];
-  const processes = new Set<RunningProcess>([backend]);
+  const deviceBackends = options.backendAddresses ? await options.backendAddresses(backendUrl) : backends.map((b) => b.url);
+  const processes = new Set<RunningProcess>(backends);
   const clients = new Set<DeviceClient>();
 
   const startDevice: TwoDevices['startDevice'] = async (handle, extraArgs = []) => {
@@ -115,6 +128,7 @@ export async function startTwoDevices(options: TwoDevicesOptions = {}): Promise<
     env,
     backendData,
     backend,
+    backends,
     backendUrl,
     deviceBackends,
     laptop,
@@ -124,7 +138,7 @@ export async function startTwoDevices(options: TwoDevicesOptions = {}): Promise<
     startDevice,
     async restartBackend() {
       const port = new URL(backendUrl).port;
-      backend = await startBaton(['backend', '--data', backendData, '--port', port, ...backendArgs], 'backend: ', env);
+      backend = await startBaton(['backend', ...storageArgs, '--port', port], 'backend: ', env);
       processes.add(backend);
       world.backend = backend;
     },

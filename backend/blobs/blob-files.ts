@@ -4,6 +4,8 @@ import { once } from 'node:events';
 import { createReadStream, createWriteStream, mkdirSync, readdirSync, rmSync, type ReadStream } from 'node:fs';
 import { open, rename, rm } from 'node:fs/promises';
 import { join } from 'node:path';
+import type { Readable } from 'node:stream';
+import { hashedUpload, type BlobStore, type BlobUpload } from './blob-store.ts';
 
 /** A body received whole into a temp file, already checked against its digest. */
 export interface ReceivedBlob {
@@ -24,7 +26,7 @@ export interface TempBlob {
 }
 
 /** Blob bodies under `dir` (one file per digest; bodies in progress under `dir/tmp`). */
-export class BlobFiles {
+export class BlobFiles implements BlobStore {
   private readonly tmpDir: string;
 
   constructor(private readonly dir: string) {
@@ -76,6 +78,32 @@ export class BlobFiles {
   read(digest: string): ReadStream {
     return createReadStream(this.path(digest));
   }
+
+  /** Receives a body into a temp file, renamed under its digest on commit once its bytes hash to it. */
+  begin(): BlobUpload {
+    const temp = this.createTemp();
+    return hashedUpload({
+      write: (chunk) => temp.write(chunk),
+      commit: async (sha256, size) => {
+        await temp.close();
+        await this.commit({ tempPath: temp.tempPath, sha256, size });
+      },
+      discard: () => temp.discard(),
+    });
+  }
+
+  /**
+   * The stored body of `digest` as the file holds it; undefined when there is no such file. A file
+   * damaged on disk is served as it is: the device checks the digest before it unseals anything and
+   * ends the move with its reason (a cut stream would only look like a network failure to retry).
+   */
+  async open(digest: string): Promise<Readable | undefined> {
+    const file = await open(this.path(digest), 'r').catch(() => undefined);
+    return file?.createReadStream();
+  }
+
+  /** Cut-off bodies are dropped when the folder is opened (one process owns it): nothing to do while running. */
+  async prune(): Promise<void> {}
 
   private path(digest: string): string {
     return join(this.dir, digest);

@@ -34,17 +34,16 @@ export async function putBlob(
       perAccount: slots.perAccount,
     });
   }
-  const temp = deps.blobs.createTemp();
+  const upload = deps.blobs.begin();
   try {
-    const read = await readDeclaredBody(req, declared, pace, (chunk) => temp.write(chunk));
+    const read = await readDeclaredBody(req, declared, pace, (chunk) => upload.write(chunk));
     if (!read.ok) {
-      await temp.discard();
+      await upload.discard();
       return read;
     }
-    await temp.close();
-    await deps.blobs.commit({ tempPath: temp.tempPath, sha256: digest, size: declared.size });
+    await upload.commit(digest, declared.size);
   } catch (error) {
-    await temp.discard();
+    await upload.discard().catch(() => undefined);
     throw error;
   } finally {
     release();
@@ -58,13 +57,10 @@ export async function putBlob(
 export async function sendBlob(deps: Deps, caller: Device, digest: string, res: ServerResponse): Promise<void> {
   const record = Sha256Hex.safeParse(digest).success ? await deps.store.getBlob(caller.accountId, digest) : undefined;
   if (!record) return sendError(res, 'not_found', 'no such blob');
-  const stream = deps.blobs.read(digest);
-  stream.once('open', () => {
-    res.writeHead(200, { 'content-type': 'application/octet-stream', 'content-length': record.size, 'cache-control': 'no-store' });
-    stream.pipe(res);
-  });
-  stream.once('error', () => {
-    if (res.headersSent) res.destroy();
-    else sendError(res, 'not_found', 'the blob body is missing');
-  });
+  const body = await deps.blobs.open(digest);
+  if (!body) return sendError(res, 'not_found', 'the blob body is missing');
+  res.writeHead(200, { 'content-type': 'application/octet-stream', 'content-length': record.size, 'cache-control': 'no-store' });
+  // A body that fails its digest check part-way is cut off: the client sees a short body, never wrong bytes as whole.
+  body.once('error', () => res.destroy());
+  body.pipe(res);
 }

@@ -82,7 +82,14 @@ async function route(app: HttpApp, req: IncomingMessage, res: ServerResponse): P
   const match = matchRoute(req.method ?? '', pathname);
   if (!match.ok) return refuse(match.code, match.code === 'not_found' ? 'no such route' : 'method not allowed on this route');
   const { name, spec, params } = match;
-  if (spec.auth === 'none') return void sendJson(res, 200, { ok: true, maxBlobBytes: deps.limits.maxBlobBytes });
+  if (spec.auth === 'none') {
+    const reachable = await deps.store.reachable();
+    return void sendJson(res, reachable ? 200 : 503, {
+      ok: reachable,
+      store: { kind: deps.store.kind, reachable },
+      maxBlobBytes: deps.limits.maxBlobBytes,
+    });
+  }
 
   const headers = readSignatureHeaders(req.headers);
   if (!headers.ok) return headers;

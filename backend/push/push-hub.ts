@@ -1,4 +1,8 @@
-/** In-process fan-out of push messages to the open streams of each account. */
+/**
+ * In-process fan-out of push messages to the open streams of each account. With several instances
+ * on one database, a relay (postgres-relay.ts) also receives every published message for the other
+ * instances, and hands theirs back through `deliver`.
+ */
 import type { PushMessage } from '../../shared/api/push.ts';
 
 export interface PushSubscriber {
@@ -11,6 +15,15 @@ export interface PushSubscriber {
 /** Delivers each published message to every subscriber of its account, right away. */
 export class PushHub {
   private readonly accounts = new Map<string, Set<PushSubscriber>>();
+  private relay: ((accountId: string, json: string) => void) | undefined;
+
+  /** Passes every message published from now on to `relay` as well; returns the function that stops it. */
+  relayTo(relay: (accountId: string, json: string) => void): () => void {
+    this.relay = relay;
+    return () => {
+      if (this.relay === relay) this.relay = undefined;
+    };
+  }
 
   /**
    * Adds a subscriber; returns its unsubscribe function. A device holds at most `maxPerDevice`
@@ -28,12 +41,25 @@ export class PushHub {
     };
   }
 
-  /** Sends `message` to every open stream of the account (serialised once, whatever their number). */
+  /** Sends `message` to every open stream of the account (serialised once, whatever their number), and to the relay. */
   publish(accountId: string, message: PushMessage): void {
     const set = this.accounts.get(accountId);
-    if (!set || set.size === 0) return;
+    if (!this.relay && (!set || set.size === 0)) return;
     const json = JSON.stringify(message);
+    this.relay?.(accountId, json);
+    if (set) for (const subscriber of [...set]) subscriber.send(message, json);
+  }
+
+  /**
+   * Delivers a message another instance published (its JSON text, as it wrote it) to this instance's
+   * streams of the account; a device revoked there loses its streams here too.
+   */
+  deliver(accountId: string, json: string): void {
+    const set = this.accounts.get(accountId);
+    if (!set || set.size === 0) return;
+    const message = JSON.parse(json) as PushMessage;
     for (const subscriber of [...set]) subscriber.send(message, json);
+    if (message.type === 'device' && message.device.status === 'revoked') this.disconnectDevice(accountId, message.device.id);
   }
 
   /** Closes every stream a device holds (it was revoked). */

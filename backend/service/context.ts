@@ -1,10 +1,10 @@
-/** What every backend service receives: the store, the clock, the push hub, the blob files, an id maker, the limits. */
+/** What every backend service receives: the store, the clock, the push hub, the blob store, an id maker, the limits. */
 import { randomBytes } from 'node:crypto';
 import type { z } from 'zod';
 import type { Device } from '../../shared/api/devices.ts';
 import { API_ERROR_STATUS, ok, type ApiErrorCode, type Result } from '../../shared/errors.ts';
 import type { RouteName, RouteResponse, routes } from '../../shared/api/routes.ts';
-import type { BlobFiles } from '../blobs/blob-files.ts';
+import type { BlobStore } from '../blobs/blob-store.ts';
 import type { BackendLimits } from '../limits.ts';
 import type { PushHub } from '../push/push-hub.ts';
 import type { IdempotencyWrite, Store, StoreResult, StoredResponse } from '../store/store.ts';
@@ -13,7 +13,7 @@ export interface Deps {
   store: Store;
   clock: () => number;
   push: PushHub;
-  blobs: BlobFiles;
+  blobs: BlobStore;
   /** A fresh random id (accounts, join requests). */
   newId: () => string;
   limits: BackendLimits;

@@ -1,93 +1,93 @@
 /** Every (from, to, role) triple over real HTTP: the backend accepts exactly what the state table allows. */
 import { createHash } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { afterAll, beforeAll, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FORWARD_STATES, HANDOFF_STATES, mayTransition, type HandoffState } from '../../shared/handoff-states.ts';
 import { startBackend, type RunningBackend } from '../backend.ts';
 import { createTestAccount, joinTestDevice, newId, newTestDevice, opaque, type TestDevice } from '../../dev-env/sync-fixtures.ts';
+import { STORE_KINDS, testStorage, type TestStorage } from '../../dev-env/store-kinds.ts';
 
-let dataDir: string;
+let storage: TestStorage;
 let backend: RunningBackend;
 let roles: Record<'source' | 'target' | 'user', TestDevice>;
 let checkpoint: { digest: string; size: number };
 
-beforeAll(async () => {
-  dataDir = mkdtempSync(join(tmpdir(), 'baton-table-'));
-  backend = await startBackend({ dataDir });
-  roles = {
-    source: newTestDevice(backend.url, 'source'),
-    target: newTestDevice(backend.url, 'target'),
-    user: newTestDevice(backend.url, 'user'),
-  };
-  await createTestAccount(roles.source);
-  await joinTestDevice(roles.source, roles.target);
-  await joinTestDevice(roles.source, roles.user);
-  const body = Buffer.from(opaque(64));
-  checkpoint = { digest: createHash('sha256').update(body).digest('hex'), size: body.length };
-  expect((await roles.source.client.putBlob(checkpoint.digest, body)).ok).toBe(true);
-});
+describe.each(STORE_KINDS)('on the %s store', (kind) => {
+  beforeAll(async () => {
+    storage = await testStorage(kind, 'baton-table');
+    backend = await startBackend(storage.options);
+    roles = {
+      source: newTestDevice(backend.url, 'source'),
+      target: newTestDevice(backend.url, 'target'),
+      user: newTestDevice(backend.url, 'user'),
+    };
+    await createTestAccount(roles.source);
+    await joinTestDevice(roles.source, roles.target);
+    await joinTestDevice(roles.source, roles.user);
+    const body = Buffer.from(opaque(64));
+    checkpoint = { digest: createHash('sha256').update(body).digest('hex'), size: body.length };
+    expect((await roles.source.client.putBlob(checkpoint.digest, body)).ok).toBe(true);
+  });
 
-afterAll(async () => {
-  await backend.close();
-  rmSync(dataDir, { recursive: true, force: true });
-});
+  afterAll(async () => {
+    await backend.close();
+    storage.cleanup();
+  });
 
-const generationAt = (state: HandoffState, history: HandoffState[]) =>
-  history.includes('ownership-transferred') || state === 'ownership-transferred' ? 2 : 1;
+  const generationAt = (state: HandoffState, history: HandoffState[]) =>
+    history.includes('ownership-transferred') || state === 'ownership-transferred' ? 2 : 1;
 
-/** The fields a transition into `to` needs. */
-function fieldsFor(to: HandoffState): Record<string, unknown> {
-  if (to === 'source-relinquished-and-checkpointed') return { checkpoint };
-  if (to === 'cancelled') return { reason: { code: 'user_cancelled', sealed: null } };
-  if (to === 'completed') return { resumePath: 'checkpoint-import' };
-  return {};
-}
-
-/** A new session with a handoff walked to `state` (through the forward path, then cancel if asked). */
-async function handoffAt(state: HandoffState): Promise<{ handoffId: string; generation: number }> {
-  const sessionId = newId();
-  expect((await roles.source.client.call('createSession', { body: { sessionId, sealedMeta: opaque() } })).ok).toBe(true);
-  const handoffId = newId();
-  expect(
-    (await roles.source.client.call('createHandoff', { body: { handoffId, sessionId, targetDeviceId: roles.target.id, generation: 1 } }))
-      .ok,
-  ).toBe(true);
-  const path = state === 'cancelled' ? ['requested', 'cancelled'] : FORWARD_STATES.slice(0, FORWARD_STATES.indexOf(state) + 1);
-  const history: HandoffState[] = ['requested'];
-  for (const to of path.slice(1) as HandoffState[]) {
-    const from = history.at(-1)!;
-    const by = (['source', 'target', 'user'] as const).find((r) => mayTransition(from, to, r))!;
-    const moved = await roles[by].client.call('transitionHandoff', {
-      params: { handoffId },
-      body: { from, to, generation: generationAt(from, history), ...fieldsFor(to) },
-    });
-    expect(moved.ok, `${from} → ${to}`).toBe(true);
-    history.push(to);
+  /** The fields a transition into `to` needs. */
+  function fieldsFor(to: HandoffState): Record<string, unknown> {
+    if (to === 'source-relinquished-and-checkpointed') return { checkpoint };
+    if (to === 'cancelled') return { reason: { code: 'user_cancelled', sealed: null } };
+    if (to === 'completed') return { resumePath: 'checkpoint-import' };
+    return {};
   }
-  return { handoffId, generation: generationAt(state, history) };
-}
 
-it('accepts every transition the table allows for the caller role and refuses every other, changing nothing', async () => {
-  const accepted: string[] = [];
-  for (const from of HANDOFF_STATES) {
-    const shared = await handoffAt(from);
-    for (const to of HANDOFF_STATES) {
-      for (const role of ['source', 'target', 'user'] as const) {
-        const allowed = mayTransition(from, to, role);
-        const { handoffId, generation } = allowed ? await handoffAt(from) : shared;
-        const result = await roles[role].client.call('transitionHandoff', {
-          params: { handoffId },
-          body: { from, to, generation, ...fieldsFor(to) },
-        });
-        expect(result.ok, `${from} → ${to} by ${role}`).toBe(allowed);
-        if (result.ok) accepted.push(`${from}>${to}>${role}`);
-        else expect(['illegal_transition', 'not_cancellable']).toContain(result.code);
-      }
+  /** A new session with a handoff walked to `state` (through the forward path, then cancel if asked). */
+  async function handoffAt(state: HandoffState): Promise<{ handoffId: string; generation: number }> {
+    const sessionId = newId();
+    expect((await roles.source.client.call('createSession', { body: { sessionId, sealedMeta: opaque() } })).ok).toBe(true);
+    const handoffId = newId();
+    expect(
+      (await roles.source.client.call('createHandoff', { body: { handoffId, sessionId, targetDeviceId: roles.target.id, generation: 1 } }))
+        .ok,
+    ).toBe(true);
+    const path = state === 'cancelled' ? ['requested', 'cancelled'] : FORWARD_STATES.slice(0, FORWARD_STATES.indexOf(state) + 1);
+    const history: HandoffState[] = ['requested'];
+    for (const to of path.slice(1) as HandoffState[]) {
+      const from = history.at(-1)!;
+      const by = (['source', 'target', 'user'] as const).find((r) => mayTransition(from, to, r))!;
+      const moved = await roles[by].client.call('transitionHandoff', {
+        params: { handoffId },
+        body: { from, to, generation: generationAt(from, history), ...fieldsFor(to) },
+      });
+      expect(moved.ok, `${from} → ${to}`).toBe(true);
+      history.push(to);
     }
-    const unchanged = await roles.source.client.call('getHandoff', { params: { handoffId: shared.handoffId } });
-    expect(unchanged.ok && unchanged.value.handoff.state).toBe(from);
+    return { handoffId, generation: generationAt(state, history) };
   }
-  expect(accepted).toHaveLength(6 + 4 * 3 + 2);
+
+  it('accepts every transition the table allows for the caller role and refuses every other, changing nothing', async () => {
+    const accepted: string[] = [];
+    for (const from of HANDOFF_STATES) {
+      const shared = await handoffAt(from);
+      for (const to of HANDOFF_STATES) {
+        for (const role of ['source', 'target', 'user'] as const) {
+          const allowed = mayTransition(from, to, role);
+          const { handoffId, generation } = allowed ? await handoffAt(from) : shared;
+          const result = await roles[role].client.call('transitionHandoff', {
+            params: { handoffId },
+            body: { from, to, generation, ...fieldsFor(to) },
+          });
+          expect(result.ok, `${from} → ${to} by ${role}`).toBe(allowed);
+          if (result.ok) accepted.push(`${from}>${to}>${role}`);
+          else expect(['illegal_transition', 'not_cancellable']).toContain(result.code);
+        }
+      }
+      const unchanged = await roles.source.client.call('getHandoff', { params: { handoffId: shared.handoffId } });
+      expect(unchanged.ok && unchanged.value.handoff.state).toBe(from);
+    }
+    expect(accepted).toHaveLength(6 + 4 * 3 + 2);
+  });
 });

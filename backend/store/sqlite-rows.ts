@@ -1,4 +1,7 @@
-/** Row shapes of the SQLite store and their mapping to the API types, plus the one transaction helper. */
+/**
+ * Row shapes of the SQLite store and their mapping to the API types (the PostgreSQL store's rows have
+ * the same columns and use them too), plus the one transaction helper and the refusal it rolls back on.
+ */
 import type Database from 'better-sqlite3';
 import { fail, type ApiErrorCode } from '../../shared/errors.ts';
 import type { Device, JoinRequest } from '../../shared/api/devices.ts';
@@ -122,6 +125,11 @@ class Refusal extends Error {
 /** Refuses from inside `mutate`: rolls back every write of the transaction. */
 export function refuse(code: ApiErrorCode, message: string, details?: Record<string, unknown>): never {
   throw new Refusal(fail(code, message, details));
+}
+
+/** The refusal `error` carries when `refuse` threw it, else undefined. */
+export function refusalOf(error: unknown): StoreResult<never> | undefined {
+  return error instanceof Refusal ? error.result : undefined;
 }
 
 export interface Mutator {

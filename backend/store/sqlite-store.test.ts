@@ -1,14 +1,17 @@
-/** The SQLite store's compare-and-set transactions, migrations and idempotency records. */
+/**
+ * The store's compare-and-set transactions, migrations and idempotency records: one suite, run against
+ * the SQLite store on a real file and the PostgreSQL store on a real database.
+ */
 import Database from 'better-sqlite3';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { Device } from '../../shared/api/devices.ts';
+import { STORE_KINDS, testStorage, type StoreKindName, type TestStorage } from '../../dev-env/store-kinds.ts';
 import { openSqliteStore } from './sqlite-store.ts';
+import { openPostgresStore } from './postgres-store.ts';
 import type { IdempotencyWrite, Store } from './store.ts';
 
-let dir: string;
+let storage: TestStorage;
 let store: Store;
 const device = (id: string, status: Device['status'] = 'enrolled'): Device => ({
   id,
@@ -29,47 +32,55 @@ const SESSION = 'session_000000001';
 const ACCOUNT = 'account_0000000001';
 const at = 1000;
 
-beforeEach(async () => {
-  dir = mkdtempSync(join(tmpdir(), 'baton-store-'));
-  store = openSqliteStore(dir, () => at);
-  await store.createAccount({ accountId: 'account_0000000001', device: device(SRC), wrapped: 'w', at });
-  await store.createSession({
-    id: SESSION,
-    accountId: 'account_0000000001',
-    ownerDeviceId: SRC,
-    generation: 1,
-    sealedMeta: 'm',
-    createdAt: at,
-    updatedAt: at,
-  });
-});
+/** Opens the store on the test's folder or database. */
+async function open(): Promise<Store> {
+  if ('dataDir' in storage.options) return openSqliteStore(storage.options.dataDir, () => at);
+  const opened = await openPostgresStore(storage.options.database, { clock: () => at });
+  if (!opened.ok) throw new Error(opened.message);
+  return opened.value;
+}
 
-afterEach(() => {
-  store.close();
-  rmSync(dir, { recursive: true, force: true });
-});
-
-const create = (id: string, generation = 1) =>
-  store.createHandoff({
-    id,
-    accountId: 'account_0000000001',
-    sessionId: SESSION,
-    sourceDeviceId: SRC,
-    targetDeviceId: TGT,
-    generation,
-    keyVersion: 1,
-    at,
+describe.each(STORE_KINDS)('the %s store', (kind: StoreKindName) => {
+  beforeEach(async () => {
+    storage = await testStorage(kind, 'baton-store');
+    store = await open();
+    await store.createAccount({ accountId: 'account_0000000001', device: device(SRC), wrapped: 'w', at });
+    await store.createSession({
+      id: SESSION,
+      accountId: 'account_0000000001',
+      ownerDeviceId: SRC,
+      generation: 1,
+      sealedMeta: 'm',
+      createdAt: at,
+      updatedAt: at,
+    });
   });
 
-const move = (
-  id: string,
-  from: Parameters<Store['transitionHandoff']>[0]['from'],
-  to: typeof from,
-  generation: number,
-  idem?: IdempotencyWrite<never>,
-) => store.transitionHandoff({ accountId: 'account_0000000001', handoffId: id, from, to, generation, deviceId: TGT, at }, idem);
+  afterEach(async () => {
+    await store.close();
+    storage.cleanup();
+  });
 
-describe('the SQLite store', () => {
+  const create = (id: string, generation = 1) =>
+    store.createHandoff({
+      id,
+      accountId: 'account_0000000001',
+      sessionId: SESSION,
+      sourceDeviceId: SRC,
+      targetDeviceId: TGT,
+      generation,
+      keyVersion: 1,
+      at,
+    });
+
+  const move = (
+    id: string,
+    from: Parameters<Store['transitionHandoff']>[0]['from'],
+    to: typeof from,
+    generation: number,
+    idem?: IdempotencyWrite<never>,
+  ) => store.transitionHandoff({ accountId: 'account_0000000001', handoffId: id, from, to, generation, deviceId: TGT, at }, idem);
+
   it('moves a handoff only from the expected state at the current generation', async () => {
     expect((await create('handoff_000000001')).ok).toBe(true);
     const wrongState = await move('handoff_000000001', 'target-prepared', 'source-quiescing', 1);
@@ -100,18 +111,14 @@ describe('the SQLite store', () => {
     expect((await create('handoff_000000003')).ok).toBe(true);
     const second = await create('handoff_000000004');
     expect(!second.ok && [second.code, second.details?.handoffId]).toEqual(['handoff_in_progress', 'handoff_000000003']);
-    store.close();
-    const raw = new Database(join(dir, 'baton.sqlite'));
-    expect(() =>
-      raw
-        .prepare(
-          `INSERT INTO handoffs (id, account_id, session_id, source_device_id, target_device_id, state, generation, created_at, updated_at)
+    await store.close();
+    const direct = storage.rows(
+      `INSERT INTO handoffs (id, account_id, session_id, source_device_id, target_device_id, state, generation, created_at, updated_at)
       VALUES ('x_handoff_0000001', 'account_0000000001', ?, ?, ?, 'requested', 1, 0, 0)`,
-        )
-        .run(SESSION, SRC, TGT),
-    ).toThrow(/UNIQUE/);
-    raw.close();
-    store = openSqliteStore(dir, () => at);
+      [SESSION, SRC, TGT],
+    );
+    await expect(direct).rejects.toThrow(/UNIQUE|unique/);
+    store = await open();
   });
 
   it('records the idempotent answer with the change, and a refusal with nothing else', async () => {
@@ -143,19 +150,17 @@ describe('the SQLite store', () => {
     expect((await store.listEvents(ACCOUNT, SESSION, 0, 10)).map((e) => e.seq)).toEqual([1, 2]);
   });
 
-  it('applies migrations once and reopens durable data in WAL with synchronous FULL', async () => {
-    store.close();
-    store = openSqliteStore(dir, () => at);
+  it('applies migrations once and reopens durable data (SQLite: in WAL with synchronous FULL)', async () => {
+    await store.close();
+    store = await open();
     expect((await store.getSession(ACCOUNT, SESSION))?.ownerDeviceId).toBe(SRC);
-    const raw = new Database(join(dir, 'baton.sqlite'), { readonly: true });
-    expect(raw.prepare('SELECT version FROM schema_migrations').all()).toEqual([
-      { version: 1 },
-      { version: 2 },
-      { version: 3 },
-      { version: 4 },
-    ]);
-    expect(raw.pragma('journal_mode', { simple: true })).toBe('wal');
-    raw.close();
+    const versions = (await storage.rows('SELECT version FROM schema_migrations ORDER BY version')).map((r) => r.version);
+    expect(versions).toEqual(kind === 'sqlite' ? [1, 2, 3, 4] : [1]);
+    if ('dataDir' in storage.options) {
+      const raw = new Database(join(storage.options.dataDir, 'baton.sqlite'), { readonly: true });
+      expect(raw.pragma('journal_mode', { simple: true })).toBe('wal');
+      raw.close();
+    }
   });
 
   it('keeps of a cancel only its code in clear and the sealed body, and the checkpoint key version', async () => {
@@ -174,9 +179,11 @@ describe('the SQLite store', () => {
       { code: 'target_cannot_open_workspace', sealed: 'c2VhbGVk' },
       1,
     ]);
-    const raw = new Database(join(dir, 'baton.sqlite'), { readonly: true });
-    const columns = (raw.prepare('PRAGMA table_info(handoffs)').all() as { name: string }[]).map((c) => c.name);
-    raw.close();
+    const columns = (
+      kind === 'sqlite'
+        ? await storage.rows('SELECT name FROM pragma_table_info(?)', ['handoffs'])
+        : await storage.rows("SELECT column_name AS name FROM information_schema.columns WHERE table_name = 'handoffs'")
+    ).map((c) => c.name);
     expect(columns).toEqual(expect.arrayContaining(['cancel_code', 'sealed_reason', 'key_version']));
     expect(columns).not.toContain('cancel_message');
   });

@@ -29,6 +29,14 @@ export function openSqliteStore(dataDir: string, clock: () => number = Date.now)
   nonceDb.pragma('synchronous = NORMAL');
   const mutate = makeMutator(db, clock);
   return {
+    kind: 'sqlite',
+    async reachable() {
+      try {
+        return db.prepare('SELECT 1 AS one').get() !== undefined;
+      } catch {
+        return false;
+      }
+    },
     ...sqliteAccountStore(db, mutate),
     ...sqliteSessionStore(db, mutate),
     ...sqliteHandoffStore(db, mutate),

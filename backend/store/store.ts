@@ -1,5 +1,6 @@
 /**
- * The backend's durable store, behind one interface so a PostgreSQL store can follow the SQLite one.
+ * The backend's durable store, behind one interface: embedded SQLite (sqlite-store.ts) or PostgreSQL
+ * shared by several instances (postgres-store.ts); one conformance suite runs against both.
  * Every mutation is one transaction; the compare-and-set rules (state, generation, owner, one active
  * handoff per session) are checked inside it. Every wrapped, sealed or signed value is opaque text.
  * Ids a client chooses (sessions, handoffs, invites, memory items) are scoped to the account: every
@@ -164,6 +165,11 @@ export interface MiscStore {
   prune(now: number): Promise<void>;
 }
 
+export type StoreKind = 'sqlite' | 'postgres';
+
 export interface Store extends AccountStore, SessionStore, HandoffStore, MiscStore {
-  close(): void;
+  readonly kind: StoreKind;
+  /** Whether the store answers a trivial read now. Never throws. */
+  reachable(): Promise<boolean>;
+  close(): void | Promise<void>;
 }

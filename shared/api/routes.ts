@@ -65,7 +65,12 @@ export const routes = {
     method: 'GET',
     path: '/healthz',
     auth: 'none',
-    response: z.strictObject({ ok: z.literal(true), maxBlobBytes: z.number().int().positive().optional() }),
+    // 200 when the store answers, 503 when it does not; never the connection string.
+    response: z.strictObject({
+      ok: z.boolean(),
+      store: z.strictObject({ kind: z.enum(['sqlite', 'postgres']), reachable: z.boolean() }),
+      maxBlobBytes: z.number().int().positive().optional(),
+    }),
   },
 
   createAccount: { method: 'POST', path: '/v1/accounts', auth: 'self', body: CreateAccountRequest, response: CreateAccountResponse },

@@ -1,0 +1,108 @@
+/**
+ * Push between instances on one PostgreSQL database: the gap-aware cursor, delivery from one
+ * instance's hub to another's in publish order and exactly once, and the catch-up read after the
+ * LISTEN connection is cut. Real PostgreSQL (the run's throwaway server), hubs in this process.
+ */
+import { afterEach, describe, expect, it } from 'vitest';
+import type { PushMessage } from '../../shared/api/push.ts';
+import { freshDatabase, queryDatabase } from '../../dev-env/test-postgres.ts';
+import { openPostgresStore, type PostgresStore } from '../store/postgres-store.ts';
+import { PostgresRelay } from './postgres-relay.ts';
+import { PushCursor } from './push-cursor.ts';
+import { PushHub } from './push-hub.ts';
+
+describe('the push cursor', () => {
+  it('delivers an id that commits after a higher one, once, and raises its floor past it', () => {
+    const cursor = new PushCursor(10);
+    expect(cursor.take(12, 0)).toBe(true);
+    expect(cursor.query()).toEqual({ after: 12, gaps: [11] });
+    expect(cursor.floor).toBe(10);
+    expect(cursor.take(12, 1)).toBe(false);
+    expect(cursor.take(11, 2)).toBe(true);
+    expect([cursor.floor, cursor.query()]).toEqual([12, { after: 12, gaps: [] }]);
+    expect(cursor.take(11, 3)).toBe(false);
+  });
+
+  it('gives up a gap left open longer than its time to live (a rolled-back insert)', () => {
+    const cursor = new PushCursor(0, 1000);
+    cursor.take(2, 0);
+    cursor.settle(500);
+    expect(cursor.floor).toBe(0);
+    cursor.settle(1500);
+    expect([cursor.floor, cursor.query().gaps]).toEqual([2, []]);
+  });
+});
+
+interface Instance {
+  hub: PushHub;
+  relay: PostgresRelay;
+  store: PostgresStore;
+  received: PushMessage[];
+}
+
+const opened: Instance[] = [];
+afterEach(async () => {
+  for (const instance of opened.splice(0)) {
+    await instance.relay.stop();
+    await instance.store.close();
+  }
+});
+
+/** One instance's push side on `database`: a hub with one subscriber of account "acct", and its relay. */
+async function instance(database: string, name: string, pollMs = 60_000): Promise<Instance> {
+  const store = await openPostgresStore(database, { applicationName: `test ${name}` });
+  if (!store.ok) throw new Error(store.message);
+  const hub = new PushHub();
+  const received: PushMessage[] = [];
+  hub.subscribe('acct', { deviceId: `device-${name}`, send: (message) => received.push(message), close() {} });
+  const relay = new PostgresRelay({
+    url: database,
+    quick: store.value.quick,
+    hub,
+    instanceId: name,
+    log: () => undefined,
+    pollMs,
+    applicationName: `baton-listen ${name}`,
+  });
+  await relay.start();
+  const made = { hub, relay, store: store.value, received };
+  opened.push(made);
+  return made;
+}
+
+const memo = (topic: string): PushMessage => ({ type: 'memory', topic });
+const topics = (messages: PushMessage[]) => messages.map((m) => (m.type === 'memory' ? m.topic : m.type));
+
+describe('the relay between instances', () => {
+  it("delivers what one instance publishes to the other's streams within milliseconds, in order, once", async () => {
+    const database = await freshDatabase('baton_relay');
+    const [a, b] = [await instance(database, 'a'), await instance(database, 'b')];
+    const sent = Array.from({ length: 200 }, (_, i) => `m${i}`);
+    const started = performance.now();
+    for (const topic of sent) a.hub.publish('acct', memo(topic));
+    await expect.poll(() => b.received.length, { timeout: 5000, interval: 2 }).toBe(sent.length);
+    const elapsed = performance.now() - started;
+    expect(topics(b.received)).toEqual(sent);
+    expect(topics(a.received)).toEqual(sent);
+    a.hub.publish('other-account', memo('elsewhere'));
+    b.hub.publish('acct', memo('from b'));
+    await expect.poll(() => topics(a.received).at(-1), { timeout: 5000, interval: 2 }).toBe('from b');
+    expect(topics(b.received).filter((t) => t === 'from b')).toHaveLength(1);
+    expect(elapsed).toBeLessThan(1000);
+  });
+
+  it('catches up, by cursor, on what was published while its LISTEN connection was cut', async () => {
+    const database = await freshDatabase('baton_relay');
+    const [a, b] = [await instance(database, 'a'), await instance(database, 'b')];
+    a.hub.publish('acct', memo('before'));
+    await expect.poll(() => topics(b.received), { timeout: 5000, interval: 5 }).toEqual(['before']);
+    await queryDatabase(database, "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = 'baton-listen b'");
+    await expect.poll(() => b.relay.listening, { timeout: 5000, interval: 1 }).toBe(false);
+    const during = Array.from({ length: 20 }, (_, i) => `during ${i}`);
+    for (const topic of during) a.hub.publish('acct', memo(topic));
+    // No poll for a minute: only the catch-up read after reconnecting can deliver these.
+    await expect.poll(() => b.relay.listening, { timeout: 10_000, interval: 20 }).toBe(true);
+    await expect.poll(() => b.received.length, { timeout: 10_000, interval: 20 }).toBe(1 + during.length);
+    expect(topics(b.received)).toEqual(['before', ...during]);
+  });
+});

@@ -1,0 +1,81 @@
+/**
+ * Where the backend keeps everything, chosen at start: the embedded SQLite data folder (store,
+ * nonces and blob files in one folder, one instance), or a PostgreSQL database that several
+ * instances share (records, nonces, idempotency answers, blob bodies and the push log between them).
+ */
+import { randomBytes } from 'node:crypto';
+import { join } from 'node:path';
+import { ok, type Result } from '../shared/errors.ts';
+import { BlobFiles } from './blobs/blob-files.ts';
+import type { BlobStore } from './blobs/blob-store.ts';
+import { PostgresBlobs } from './blobs/postgres-blobs.ts';
+import { PostgresRelay } from './push/postgres-relay.ts';
+import type { PushHub } from './push/push-hub.ts';
+import { openDataFolder, type DataFolderCode } from './store/data-folder.ts';
+import { openPostgresStore, type PostgresStoreCode } from './store/postgres-store.ts';
+import type { Store } from './store/store.ts';
+
+export type StorageChoice = { dataDir: string; init?: boolean } | { database: string };
+
+/** Push to and from the other instances on one database. */
+export interface PushLink {
+  /** Forgets push messages older than the log keeps. */
+  prune(): Promise<void>;
+  stop(): Promise<void>;
+}
+
+export interface Storage {
+  readonly store: Store;
+  readonly blobs: BlobStore;
+  /** Links the hub to the other instances on the database (PostgreSQL); undefined for the data folder (one instance). */
+  linkPush(hub: PushHub, log: (line: string) => void): Promise<PushLink | undefined>;
+  close(): Promise<void>;
+}
+
+export interface StorageOptions {
+  clock?: () => number;
+  log?: (line: string) => void;
+  /** PostgreSQL: request connections per instance (default 20). */
+  poolSize?: number;
+}
+
+/** Opens the chosen storage, or refuses with one line (a corrupt or missing store, an unreachable database). */
+export async function openStorage(
+  choice: StorageChoice,
+  options: StorageOptions = {},
+): Promise<Result<Storage, DataFolderCode | PostgresStoreCode>> {
+  const clock = options.clock ?? Date.now;
+  if ('dataDir' in choice) {
+    const opened = openDataFolder(choice.dataDir, { init: choice.init, clock });
+    if (!opened.ok) return opened;
+    const store = opened.value;
+    return ok({
+      store,
+      blobs: new BlobFiles(join(choice.dataDir, 'blobs')),
+      linkPush: async () => undefined,
+      close: async () => store.close(),
+    });
+  }
+  const instanceId = randomBytes(6).toString('hex');
+  const applicationName = `baton-backend ${instanceId}`;
+  const opened = await openPostgresStore(choice.database, { clock, log: options.log, poolSize: options.poolSize, applicationName });
+  if (!opened.ok) return opened;
+  const store = opened.value;
+  return ok({
+    store,
+    blobs: new PostgresBlobs({ pool: store.pool, quick: store.quick, clock }),
+    async linkPush(hub, log) {
+      const relay = new PostgresRelay({
+        url: choice.database,
+        quick: store.quick,
+        hub,
+        instanceId,
+        log,
+        applicationName: `baton-listen ${instanceId}`,
+      });
+      await relay.start();
+      return relay;
+    },
+    close: async () => store.close(),
+  });
+}

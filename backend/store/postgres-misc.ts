@@ -1,0 +1,84 @@
+/** Blob records, memory items, idempotency answers and request nonces in PostgreSQL (the same rules as sqlite-misc.ts). */
+import type pg from 'pg';
+import type { BlobRecord, MemoryRecord, MiscStore } from './store.ts';
+import { refuse } from './sqlite-rows.ts';
+import { row, rows, type PgMutator } from './postgres-tx.ts';
+
+/** How long an idempotency answer is kept. */
+const IDEMPOTENCY_TTL_MS = 24 * 60 * 60 * 1000;
+
+const MEMORY_COLUMNS = 'id, topic, device_id AS "deviceId", sealed_body AS "sealedBody", created_at AS "createdAt"';
+
+/**
+ * The remaining parts of the PostgreSQL store. Nonces go through `quick`, a pool that commits
+ * without waiting for the WAL flush (as SQLite's nonce database runs at synchronous NORMAL): a nonce
+ * only matters for the five-minute skew window, and every instance sees it as soon as it commits.
+ */
+export function postgresMiscStore(pool: pg.Pool, quick: pg.Pool, mutate: PgMutator): MiscStore {
+  return {
+    async putBlob(record) {
+      const kept = await row<BlobRecord>(
+        pool,
+        `WITH added AS (INSERT INTO blobs (account_id, digest, size, created_at) VALUES ($1, $2, $3, $4) ON CONFLICT DO NOTHING RETURNING *)
+         SELECT account_id AS "accountId", digest, size, created_at AS "createdAt" FROM added
+         UNION ALL SELECT account_id, digest, size, created_at FROM blobs WHERE account_id = $1 AND digest = $2`,
+        [record.accountId, record.digest, record.size, record.createdAt],
+      );
+      return kept!;
+    },
+    getBlob(accountId, digest) {
+      return row<BlobRecord>(
+        pool,
+        'SELECT account_id AS "accountId", digest, size, created_at AS "createdAt" FROM blobs WHERE account_id = $1 AND digest = $2',
+        [accountId, digest],
+      );
+    },
+    putMemory(item, idem) {
+      return mutate(idem, async (sql) => {
+        if (await row(sql, 'SELECT 1 FROM memory_items WHERE account_id = $1 AND id = $2', [item.accountId, item.id]))
+          refuse('already_exists', 'this account already has a memory item with this id');
+        const added = await row<MemoryRecord>(
+          sql,
+          `INSERT INTO memory_items (id, account_id, topic, device_id, sealed_body, created_at) VALUES ($1, $2, $3, $4, $5, $6)
+           RETURNING ${MEMORY_COLUMNS}`,
+          [item.id, item.accountId, item.topic, item.deviceId, item.sealedBody, item.createdAt],
+        );
+        return added!;
+      });
+    },
+    listMemory(accountId, topic) {
+      return rows<MemoryRecord>(
+        pool,
+        `SELECT ${MEMORY_COLUMNS} FROM memory_items WHERE account_id = $1 AND topic = $2 ORDER BY created_at, seq`,
+        [accountId, topic],
+      );
+    },
+    async findIdempotent(deviceId, key) {
+      const found = await row<{ request_digest: string; status: number; body: string }>(
+        pool,
+        'SELECT request_digest, status, body FROM idempotency WHERE device_id = $1 AND key = $2',
+        [deviceId, key],
+      );
+      return found && { deviceId, key, requestDigest: found.request_digest, status: found.status, body: JSON.parse(found.body) as unknown };
+    },
+    async saveIdempotent(r, at) {
+      await pool.query(
+        `INSERT INTO idempotency (device_id, key, request_digest, status, body, created_at) VALUES ($1, $2, $3, $4, $5, $6)
+         ON CONFLICT DO NOTHING`,
+        [r.deviceId, r.key, r.requestDigest, r.status, JSON.stringify(r.body), at],
+      );
+    },
+    async useNonce(deviceId, nonce, expiresAt) {
+      const spent = await quick.query('INSERT INTO nonces (device_id, nonce, expires_at) VALUES ($1, $2, $3) ON CONFLICT DO NOTHING', [
+        deviceId,
+        nonce,
+        expiresAt,
+      ]);
+      return spent.rowCount === 1;
+    },
+    async prune(now) {
+      await quick.query('DELETE FROM nonces WHERE expires_at < $1', [now]);
+      await pool.query('DELETE FROM idempotency WHERE created_at < $1', [now - IDEMPOTENCY_TTL_MS]);
+    },
+  };
+}

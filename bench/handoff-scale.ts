@@ -210,6 +210,10 @@ async function row(
   const slowestUiMs = await ui.stop();
   const sampled = samplers.map((s) => s.stop());
   const peaks = devices.map((d, i) => Math.max(sampled[i]!, d.reset ? memoryOf(d.pid).peakMiB : 0));
+  // Each device's log of the move (its last lines), to read where the time went.
+  const logs = join(ROOT, '.bench-tmp', 'handoff-scale-logs');
+  mkdirSync(logs, { recursive: true });
+  for (const d of [laptop, desktop]) writeFileSync(join(logs, `${name.replace(/\W+/g, '-')}-${d.name}.log`), d.process.stderr());
   const scratch = join(world.sandbox.root, 'raw');
   mkdirSync(scratch, { recursive: true });
   const rawParts = await rawTransfer(world, transcript.path, scratch);

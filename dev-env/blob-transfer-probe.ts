@@ -4,16 +4,33 @@
  * the transfer to a bound that a joined buffer would break. Run as
  * `node --import tsx dev-env/blob-transfer-probe.ts` with its settings as JSON in BATON_PROBE.
  * Prints one JSON line: { idleMiB, peakMiB, uploaded, downloadedSha256, progressReports }.
+ *
+ * With `checkpoint: true` the blob is a whole checkpoint whose provider file is the body: sealed into
+ * a file as it is written (sealCheckpointToFile), uploaded, then received, unsealed and unpacked into
+ * a staging folder (receiveCheckpoint), as a move does; it prints { idleMiB, peakMiB, sealedBytes,
+ * stagedSha256, sha256, entries }.
  */
 import { createHash, createPrivateKey, randomFillSync } from 'node:crypto';
 import { open, rm } from 'node:fs/promises';
 import { join } from 'node:path';
+import type { Handoff } from '../shared/api/handoffs.ts';
+import { checkpointContext } from '../electron/crypto/envelope.ts';
+import { startOpen, startSeal } from '../electron/crypto/envelope-stream.ts';
+import { generateAdk, KeyRing } from '../electron/crypto/key-ring.ts';
+import { CHECKPOINT_FORMAT, type Checkpoint } from '../electron/handoff/checkpoint.ts';
+import { receiveCheckpoint, sealCheckpointToFile } from '../electron/handoff/checkpoint-transfer.ts';
+import { forEachChunk } from '../electron/io/file-chunks.ts';
+import { backendPort } from '../electron/runtime/adapters/backend-port.ts';
 import { createBackendClient } from '../electron/sync/backend-client.ts';
 import { keyObjectSigner } from '../electron/sync/request-signer.ts';
 import { memoryOf, resetPeak } from './process-memory.ts';
+import { newId } from './sync-fixtures.ts';
 
 interface ProbeSettings {
   backendUrl: string;
+  /** The account the device is in (the checkpoint's sealing context). */
+  accountId?: string;
+  checkpoint?: boolean;
   deviceId: string;
   /** The device's Ed25519 private key, PKCS#8 DER in base64. */
   privateKey: string;
@@ -53,6 +70,10 @@ await client.call('listDevices');
 await new Promise((resolve) => setTimeout(resolve, 200));
 const idleMiB = memoryOf(process.pid).rssMiB;
 resetPeak(process.pid);
+if (settings.checkpoint) {
+  console.log(JSON.stringify({ idleMiB, ...(await moveCheckpoint()), sha256 }));
+  process.exit(0);
+}
 let progressReports = 0;
 const put = await client.putBlobFile({ path, size: settings.mib * MiB, sha256 }, () => (progressReports += 1));
 const back = createHash('sha256');
@@ -74,3 +95,52 @@ console.log(
     progressReports,
   }),
 );
+
+/** Seals, uploads, receives and unpacks a checkpoint carrying the body as its provider file (see the header). */
+async function moveCheckpoint(): Promise<Record<string, unknown>> {
+  const ring = new KeyRing([[1, generateAdk()]]);
+  const [sessionId, handoffId] = [newId(), newId()];
+  const context = checkpointContext(settings.accountId ?? '', sessionId, handoffId);
+  const transcript = Array.from({ length: 2000 }, (_, i) => ({
+    id: `e${i}`,
+    at: i,
+    role: 'assistant' as const,
+    agentId: 'main',
+    text: `entry ${i}`,
+  }));
+  const checkpoint: Checkpoint = {
+    format: CHECKPOINT_FORMAT,
+    sessionId,
+    handoffId,
+    createdAt: 1,
+    sourceDeviceId: settings.deviceId,
+    sourceDeviceName: 'probe',
+    meta: { title: 'probe', provider: 'claude-code', prompt: 'probe' },
+    repos: [],
+    providerResume: {
+      provider: 'claude-code',
+      format: 'probe',
+      sessionId: null,
+      payload: {},
+      files: [{ name: 'transcript', path, size: settings.mib * MiB }],
+    },
+    packets: [],
+    agents: [],
+    transcript,
+  };
+  const sealed = await sealCheckpointToFile(startSeal(ring, context), checkpoint, join(settings.dir, 'probe-sealed'));
+  const put = await client.putBlobFile(sealed);
+  if (!put.ok) throw new Error(`upload failed: ${put.code}`);
+  await rm(join(settings.dir, 'probe-sealed'), { force: true });
+  const handoff = { id: handoffId, sessionId, checkpoint: { digest: sealed.sha256, size: sealed.size } } as Handoff;
+  const received = await receiveCheckpoint(
+    { backend: backendPort(client), seal: { startCheckpointOpen: (_s, _h, size) => startOpen(ring, context, size) } },
+    handoff,
+    join(settings.dir, 'probe-staging'),
+  );
+  const peakMiB = memoryOf(process.pid).peakMiB;
+  if (!received.ok) throw new Error(`receive failed: ${received.code} ${received.message}`);
+  const staged = createHash('sha256');
+  await forEachChunk(received.value.checkpoint.providerResume!.files![0]!.path, (chunk) => void staged.update(chunk));
+  return { peakMiB, sealedBytes: sealed.size, stagedSha256: staged.digest('hex'), entries: received.value.checkpoint.transcript.length };
+}

@@ -5,9 +5,10 @@
  * workspace (1 MiB transcripts). Each row against the raw work in the same run: sealing the same
  * transcript bytes, uploading them to the same backend, downloading and unsealing them to a file,
  * plus raw git status (source) / fetch + checkout (target) of the same repositories. Prints each
- * device's idle and peak resident memory during the move (VmHWM, reset before it) and the slowest
- * answer either device's UI API gave while the bytes moved; ends with one JSON line whose `ratio` is
- * the largest transcript row's.
+ * device's idle and peak resident memory during the move (VmHWM, reset before it), the slowest
+ * answer either device's UI API gave while the bytes moved, and the longest either device took to
+ * tell its UI of a state the backend committed; ends with one JSON line whose `ratio` is the largest
+ * transcript row's.
  *
  * BENCH_SCALE_MIB (default "1,32,256") and BENCH_SCALE_FILES (default 50000) shrink it for a quick look.
  */
@@ -43,6 +44,8 @@ interface Row {
   devices: { name: string; idleMiB: number; peakMiB: number }[];
   /** The slowest getStatus answer of either device while the move ran (the ownership strip's source). */
   slowestUiMs: number;
+  /** The longest a device's handoffChanged event came after the backend committed that state. */
+  stripLagMs: number;
   phases: [string, number][];
 }
 
@@ -58,13 +61,20 @@ async function move(
   source: DeviceHandle,
   target: DeviceHandle,
   sessionId: string,
-): Promise<{ ms: number; checkpointBytes: number; phases: [string, number][] }> {
+): Promise<{ ms: number; checkpointBytes: number; phases: [string, number][]; stripLagMs: number }> {
   await waitEligible(source, sessionId, target.name);
   const targetId = await deviceId(target);
   let handoffId = '';
   let settle!: (error?: Error) => void;
   const ended = new Promise<void>((resolve, reject) => (settle = (error) => (error ? reject(error) : resolve())));
+  // How long after the backend committed a state each window heard of it (what its ownership strip shows).
+  let stripLagMs = 0;
+  const heard = (h: DeviceApiEvents['handoffChanged']) => {
+    if (h.id === handoffId) stripLagMs = Math.max(stripLagMs, Date.now() - (h.history.at(-1)?.at ?? Date.now()));
+  };
+  const offSource = source.client.on('handoffChanged', heard);
   const off = target.client.on('handoffChanged', (h: DeviceApiEvents['handoffChanged']) => {
+    heard(h);
     if (h.id !== handoffId) return;
     if (h.state === 'completed') settle();
     if (h.state === 'cancelled') settle(new Error(`the move was cancelled: ${h.cancelReason?.code} ${h.cancelReason?.message}`));
@@ -77,12 +87,13 @@ async function move(
   await ended;
   const ms = performance.now() - started;
   off();
+  offSource();
   // The source's log says how big the sealed checkpoint was.
   const logged = new RegExp(`checkpoint of ${handoffId}: (\\d+) bytes`).exec(source.process.stdout() + source.process.stderr());
   // Milliseconds to reach each state after the one before, from the backend's commit times.
   const history = (await target.client.call('handoffHistory', { sessionId })).find((h) => h.id === handoffId)?.history ?? [];
   const phases = history.slice(1).map((h, i): [string, number] => [h.state, h.at - history[i]!.at]);
-  return { ms, checkpointBytes: logged ? Number(logged[1]) : 0, phases };
+  return { ms, checkpointBytes: logged ? Number(logged[1]) : 0, phases, stripLagMs };
 }
 
 /** Polls both devices' getStatus every 50 ms until stopped; resolves with the slowest answer. */
@@ -228,6 +239,7 @@ async function row(
     devices: devices.map((d, i) => ({ name: d.handle.name, idleMiB: d.idleMiB, peakMiB: peaks[i]! })),
     slowestUiMs,
     phases: moved.phases,
+    stripLagMs: moved.stripLagMs,
   };
 }
 
@@ -255,6 +267,7 @@ function print(rows: Row[]): void {
     'laptop idle→peak MiB',
     'desktop idle→peak MiB',
     'UI max ms',
+    'strip lag ms',
   ];
   const lines = rows.map((r) => [
     r.name,
@@ -265,11 +278,14 @@ function print(rows: Row[]): void {
     [r.rawParts.seal, r.rawParts.upload, r.rawParts.download, r.rawParts.git].map((n) => n.toFixed(0)).join('/'),
     ...r.devices.map((d) => `${d.idleMiB.toFixed(0)}→${d.peakMiB.toFixed(0)} (+${(d.peakMiB - d.idleMiB).toFixed(0)})`),
     r.slowestUiMs.toFixed(0),
+    r.stripLagMs.toFixed(0),
   ]);
   const widths = header.map((h, i) => Math.max(h.length, ...lines.map((l) => l[i]!.length)));
   console.log('bench:handoff-scale — Claude Code session between two device processes, against the raw work in the same run');
   for (const line of [header, ...lines]) console.log(`  ${line.map((c, i) => c.padEnd(widths[i]!)).join('  ')}`);
   console.log('  aims at the largest transcript: Move ≤ 1.5× raw; each device peak ≤ idle + 64 MiB + one checkpoint');
+  console.log('  UI max: slowest getStatus answer of either device during the move; strip lag: longest from a backend commit to');
+  console.log("  either device's handoffChanged event (what its ownership strip shows) during the move");
   console.log("  where each row's move spends its time (ms to reach each state after the one before, backend commit times):");
   for (const r of rows) console.log(`    ${r.name.padEnd(20)} ${r.phases.map(([state, ms]) => `${state} ${ms}`).join(', ')}`);
 }
@@ -335,6 +351,7 @@ async function main(): Promise<void> {
           checkpoint_mib: Number(r.checkpointMiB.toFixed(1)),
           peak_over_idle_mib: Object.fromEntries(r.devices.map((d) => [d.name, Number((d.peakMiB - d.idleMiB).toFixed(1))])),
           slowest_ui_ms: Number(r.slowestUiMs.toFixed(0)),
+          strip_lag_ms: Number(r.stripLagMs.toFixed(0)),
         })),
       }),
     );

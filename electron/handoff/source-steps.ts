@@ -16,6 +16,7 @@ import { sealCheckpointToFile } from './checkpoint-transfer.ts';
 import { transferred, type HandoffDriver, type Step } from './coordinator.ts';
 import type { HandoffConfig } from './handoff-config.ts';
 import { currentFiles } from './resume-files.ts';
+import { stillDueAfterHold } from './test-hold.ts';
 import { mergeTranscripts } from './transcript-merge.ts';
 
 /** What the source's steps use, and nothing more. */
@@ -29,7 +30,7 @@ export interface SourceStepDeps {
   seal: Pick<SealPort, 'startCheckpointSeal'>;
   backend: Pick<BackendPort, 'putBlobFile'>;
   providers: Pick<ProviderPort, 'list'>;
-  config: Pick<HandoffConfig, 'prepareTimeoutMs' | 'claimTimeoutMs' | 'turnWaitMs'>;
+  config: Pick<HandoffConfig, 'prepareTimeoutMs' | 'claimTimeoutMs' | 'turnWaitMs' | 'testHoldDir'>;
   clock: Clock;
   log(message: string): void;
   /** Where the checkpoint upload reports how far it got. */
@@ -232,11 +233,13 @@ export function sourceStep(deps: SourceStepDeps): Step {
       }
       case 'target-prepared':
         driver.clearTimer(`${handoff.id}:prepare`);
+        if (!(await stillDueAfterHold(config.testHoldDir, 'quiesce', driver, handoff))) return;
         sessions.setInputBlock(handoff.sessionId, QUIESCING);
         await driver.transition(handoff, 'source-quiescing');
         return;
       case 'source-quiescing':
         sessions.setInputBlock(handoff.sessionId, QUIESCING);
+        if (!(await stillDueAfterHold(config.testHoldDir, 'checkpoint', driver, handoff))) return;
         await checkpointStep(deps, driver, handoff);
         return;
       case 'source-relinquished-and-checkpointed':

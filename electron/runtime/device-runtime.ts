@@ -31,6 +31,7 @@ import type {
 import { adoptSession, listAgentSessions, type AdoptionDeps } from './session-adoption.ts';
 import { progressSink } from './progress-sink.ts';
 import { SessionService } from './session-service.ts';
+import { turnLogFile } from './turn-log.ts';
 import { handoffView, sessionDetail, sessionView, transcriptPage, type ViewDeps } from './views.ts';
 
 export interface DeviceRuntimeDeps {
@@ -90,6 +91,7 @@ export class DeviceRuntime {
       changed: (id) => this.sessionChanged(id),
       activity: (id, from) => this.sessionActivity(id, from),
       log: deps.log,
+      ...(deps.config.testTurnLog ? { turnLog: turnLogFile(deps.config.testTurnLog, deps.log) } : {}),
     });
     const { state, backend, seal, git, packets, providers, clock, log, config } = deps;
     const selfName = deps.status.deviceName;

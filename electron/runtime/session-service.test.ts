@@ -5,7 +5,7 @@
  */
 import { createHash, randomBytes } from 'node:crypto';
 import type { TranscriptEntry } from '../../shared/agents.ts';
-import { writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createGitSandbox, type GitSandbox } from '../../dev-env/git-sandbox.ts';
@@ -23,9 +23,10 @@ import { LocalState, type LocalSession } from '../local-state/local-state.ts';
 import { startBaton, waitFor, type RunningProcess } from '../../dev-env/process-harness.ts';
 import { profileSeal } from './adapters/seal-port.ts';
 import { providerPort } from './adapters/provider-port.ts';
-import { SessionService } from './session-service.ts';
+import { SessionService, type SessionServiceDeps } from './session-service.ts';
 import type { LocalState as LocalStateType } from '../local-state/local-state.ts';
 import { backendPort } from './adapters/backend-port.ts';
+import { turnLogFile, type TurnRecord } from './turn-log.ts';
 
 let sandbox: GitSandbox;
 let backend: RunningProcess;
@@ -157,11 +158,49 @@ describe('the session service', () => {
   }, 60_000);
 });
 
+describe('the turn log (tests only: BATON_TEST_TURN_LOG)', () => {
+  it('records each turn that starts and ends with the generation and owner the device held, and the turn a stop cuts short', async () => {
+    const repo = sandbox.clone(sandbox.makeOrigin('turn-log'), 'turn-log');
+    const state = new LocalState(join(sandbox.root, 'state-turn-log'));
+    const file = join(sandbox.root, 'turns.jsonl');
+    // Turns of 300 ms: the second is still running when the service stops.
+    const sessions = laptopService(state, undefined, undefined, {
+      providers: providerPort({ detect: async () => [], create: () => new DemoAgent({ turnMs: 300 }) }),
+      turnLog: turnLogFile(file, () => undefined),
+    });
+    const turns = () =>
+      readFileSync(file, 'utf8')
+        .trim()
+        .split('\n')
+        .map((line) => JSON.parse(line) as TurnRecord);
+    const started = await sessions.start({ workspace: repo, provider: 'demo', prompt: 'first' });
+    if (!started.ok) throw new Error(started.message);
+    const id = started.value.id;
+    await waitFor('the first turn to end', async () => (turns().length === 2 ? true : undefined));
+    expect(await sessions.send(id, 'second')).toEqual({ ok: true });
+    await waitFor('the second turn to start', async () => (turns().length === 3 ? true : undefined));
+    await sessions.stopAll();
+
+    const self = laptop.identity.deviceId;
+    expect(turns()).toEqual([
+      { deviceId: self, sessionId: id, event: 'started', generation: 1, ownerDeviceId: self, at: expect.any(Number) },
+      { deviceId: self, sessionId: id, event: 'ended', generation: 1, ownerDeviceId: self, at: expect.any(Number), interrupted: false },
+      { deviceId: self, sessionId: id, event: 'started', generation: 1, ownerDeviceId: self, at: expect.any(Number) },
+      { deviceId: self, sessionId: id, event: 'ended', generation: 1, ownerDeviceId: self, at: expect.any(Number), interrupted: true },
+    ]);
+  }, 60_000);
+});
+
 /**
  * A laptop session service on `state`; the command agent is `cat` (it answers with the prompt it was
- * given) unless `commandArgv` says otherwise; `log` receives the device log.
+ * given) unless `commandArgv` says otherwise; `log` receives the device log; `overrides` replace deps.
  */
-function laptopService(state: LocalStateType, commandArgv = ['cat'], log: (message: string) => void = () => undefined): SessionService {
+function laptopService(
+  state: LocalStateType,
+  commandArgv = ['cat'],
+  log: (message: string) => void = () => undefined,
+  overrides: Partial<SessionServiceDeps> = {},
+): SessionService {
   return new SessionService({
     selfId: laptop.identity.deviceId,
     selfName: 'laptop',
@@ -177,6 +216,7 @@ function laptopService(state: LocalStateType, commandArgv = ['cat'], log: (messa
       detect: async () => [],
       create: (id) => (id === 'command' ? new CommandAgentSession({ argv: commandArgv, env: sandbox.env }) : new DemoAgent({ turnMs: 50 })),
     }),
+    ...overrides,
   });
 }
 

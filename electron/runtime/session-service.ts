@@ -25,6 +25,7 @@ import type { LocalSession, LocalState, RepoRef } from '../local-state/local-sta
 import type { BackendPort, Clock, GitPort, ProviderPort, RepoSnapshot, SealPort, SessionContent } from './ports.ts';
 import { metaOf, openSessionMeta, sealSessionMeta } from './session-meta.ts';
 import { learnedRecord, rebuildRecord, workspaceBack, type RebuildDeps } from './session-rebuild.ts';
+import type { TurnLog } from './turn-log.ts';
 
 /** What a new session is made of (start and adopt). */
 export interface NewSessionInput {
@@ -56,6 +57,8 @@ export interface SessionServiceDeps {
   /** Called when only the transcript (from index `transcriptFrom` on) and the agent map changed. */
   activity(sessionId: string, transcriptFrom: number): void;
   log(message: string): void;
+  /** Tests only: told of every provider turn that starts or ends here (turn-log.ts). */
+  turnLog?: TurnLog;
 }
 
 /** A new 22-character url-safe id. */
@@ -198,10 +201,33 @@ export class SessionService {
     if (!entry) return;
     this.live.delete(sessionId);
     entry.unsubscribe();
+    // The turn the stop ends is no longer heard of (unsubscribed): say here that it ended.
+    if (entry.provider.isTurnActive()) this.logTurn(sessionId, 'ended', true);
     await entry.provider.stop().catch(() => undefined);
   }
 
+  private logTurn(sessionId: string, event: 'started' | 'ended', interrupted?: boolean): void {
+    if (!this.deps.turnLog) return;
+    const session = this.deps.state.readSession(sessionId);
+    this.deps.turnLog({
+      deviceId: this.deps.selfId,
+      sessionId,
+      event,
+      generation: session?.generation ?? 0,
+      ownerDeviceId: session?.ownerDeviceId ?? '',
+      at: this.deps.clock(),
+      ...(interrupted === undefined ? {} : { interrupted }),
+    });
+  }
+
   private onProviderEvent(sessionId: string, provider: ProviderSession, event: ProviderEvent): void {
+    if (event.type === 'turn-started' || event.type === 'turn-ended') {
+      this.logTurn(
+        sessionId,
+        event.type === 'turn-started' ? 'started' : 'ended',
+        event.type === 'turn-ended' ? event.interrupted : undefined,
+      );
+    }
     if (event.type === 'transcript') {
       this.appendEntry(sessionId, event.entry);
       // What the provider says about itself (a CLI's own error line, a refused permission, an import) goes to the device log too.

@@ -16,9 +16,9 @@ import { releasedFromTestHold, stillDueAfterHold } from './test-hold.ts';
 
 /** What the target's steps use, and nothing more (activation's needs included). */
 export interface TargetStepDeps extends Omit<ActivationDeps, 'state' | 'backend' | 'seal' | 'git' | 'providers' | 'sessions' | 'config'> {
-  state: Pick<LocalState, 'session' | 'updateSession' | 'updateProgress'>;
-  backend: Pick<BackendPort, 'getBlob' | 'getSession'>;
-  seal: Pick<SealPort, 'openCheckpoint' | 'sealJson' | 'openJson' | 'keyVersions'>;
+  state: Pick<LocalState, 'session' | 'updateSession' | 'updateProgress' | 'transcript' | 'replaceTranscript' | 'exportsDir'>;
+  backend: Pick<BackendPort, 'getBlobTo' | 'getSession'>;
+  seal: Pick<SealPort, 'startCheckpointOpen' | 'sealJson' | 'openJson' | 'keyVersions'>;
   /** Fetches key versions wrapped for this device since it last looked (a rotation it may have missed). */
   keys: Pick<AccountPort, 'refreshKeyRing'>;
   git: Pick<GitPort, 'prepare' | 'pin'>;

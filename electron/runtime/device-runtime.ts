@@ -32,7 +32,7 @@ import { adoptSession, listAgentSessions, type AdoptionDeps } from './session-ad
 import { progressSink } from './progress-sink.ts';
 import { SessionService } from './session-service.ts';
 import { turnLogFile } from './turn-log.ts';
-import { handoffView, sessionDetail, sessionView, type ViewDeps } from './views.ts';
+import { handoffView, sessionDetail, sessionView, transcriptPage, type ViewDeps } from './views.ts';
 
 export interface DeviceRuntimeDeps {
   status: DeviceStatusView & { deviceId: string; deviceName: string; accountId: string };
@@ -190,7 +190,7 @@ export class DeviceRuntime {
     this.emit('sessionActivity', {
       sessionId,
       transcriptFrom,
-      transcript: session.transcript.slice(transcriptFrom),
+      transcript: this.deps.state.transcript(sessionId).slice(transcriptFrom),
       agents: session.agents,
     });
   }
@@ -328,6 +328,8 @@ export class DeviceRuntime {
         if (session.ownerDeviceId !== this.deps.status.deviceId) await this.sessions.pullEvents(sessionId);
         return sessionDetail(this.views, state.readSession(sessionId)!, this.coordinator.forSession(sessionId));
       },
+      readTranscript: async ({ sessionId, from, count }) =>
+        state.readSession(sessionId) ? transcriptPage(this.views, sessionId, from, count) : null,
       startSession: async (input) => {
         const started = await this.sessions.start(input);
         return started.ok ? ok(sessionView(this.views, started.value, [])) : started;

@@ -6,7 +6,8 @@
 import { mkdirSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { HeldStep } from '../electron/handoff/test-hold.ts';
-import type { SessionDetail, SessionView } from '../shared/device-api.ts';
+import type { TranscriptEntry } from '../shared/agents.ts';
+import { TRANSCRIPT_PAGE_MAX, type SessionDetail, type SessionView } from '../shared/device-api.ts';
 import { createGitSandbox, type GitSandbox } from './git-sandbox.ts';
 import { DeviceClient, startBaton, waitFor, type RunningProcess } from './process-harness.ts';
 
@@ -51,6 +52,8 @@ export interface TwoDevicesOptions {
   prefix?: string;
   /** The addresses the devices use, made from the backend's (e.g. relays in front of it); default: that one. */
   backendAddresses?: (backendUrl: string) => Promise<string[]>;
+  /** Extra `baton backend` flags, e.g. ['--max-blob-mib', '1']. */
+  backendArgs?: string[];
   /** Addresses per device (each over its own link to the backend); overrides `backendAddresses`. */
   backendAddressesPerDevice?: (backendUrl: string) => Promise<Record<'laptop' | 'desktop', string[]>>;
   /** Where the backend listens (`--host`, default 127.0.0.1) and the argv prefix it is started with (e.g. `ip netns exec NAME`). */
@@ -75,7 +78,7 @@ export async function startTwoDevices(options: TwoDevicesOptions = {}): Promise<
   mkdirSync(desktopRoot, { recursive: true });
   const repo = sandbox.clone(origin, join(laptopRoot, 'app'));
   const backendData = join(sandbox.root, 'backend-data');
-  const storageArgs = options.database ? ['--database', options.database] : ['--data', backendData];
+  const storageArgs = [...(options.database ? ['--database', options.database] : ['--data', backendData]), ...(options.backendArgs ?? [])];
   const backendArgs = (port: string) => ['backend', ...storageArgs, '--host', options.backendHost ?? '127.0.0.1', '--port', port];
   const startBackend = (port: string) => startBaton(backendArgs(port), 'backend: ', env, undefined, options.backendLauncher);
   const backends = await Promise.all(Array.from({ length: options.database ? (options.instances ?? 2) : 1 }, () => startBackend('0')));
@@ -225,6 +228,17 @@ export async function waitSession(
     throw new Error(
       `${(error as Error).message}\n${device.name} last saw: ${seen}\n${device.name} log:\n${device.process.stderr().slice(-4000)}`,
     );
+  }
+}
+
+/** The device's whole transcript of the session, read page by page (a session's detail carries only its newest window). */
+export async function fullTranscript(device: DeviceHandle, sessionId: string): Promise<TranscriptEntry[]> {
+  const entries: TranscriptEntry[] = [];
+  for (;;) {
+    const page = await device.client.call('readTranscript', { sessionId, from: entries.length, count: TRANSCRIPT_PAGE_MAX });
+    if (!page) throw new Error(`${device.name} does not know session ${sessionId}`);
+    entries.push(...page.entries);
+    if (page.entries.length === 0 || entries.length >= page.total) return entries;
   }
 }
 

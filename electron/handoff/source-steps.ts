@@ -3,6 +3,7 @@
  * for or interrupt the provider's turn), re-check readiness, build + seal + upload the checkpoint,
  * and afterwards either give the session up (transfer) or take input again (cancelled before it).
  */
+import { rm } from 'node:fs/promises';
 import type { CheckpointRef, Handoff } from '../../shared/api/handoffs.ts';
 import type { ProviderSession } from '../../shared/provider.ts';
 import type { LocalSession, LocalState } from '../local-state/local-state.ts';
@@ -11,9 +12,11 @@ import type { ReadinessReport } from '../../shared/readiness.ts';
 import type { BackendPort, CheckpointRepo, Clock, GitPort, KnownRepoFacts, PacketPort, ProviderPort, SealPort } from '../runtime/ports.ts';
 import type { ProgressSink } from '../runtime/progress-sink.ts';
 import type { SessionService } from '../runtime/session-service.ts';
-import { encodeCheckpoint, CHECKPOINT_FORMAT, type Checkpoint } from './checkpoint.ts';
+import { CHECKPOINT_FORMAT, type Checkpoint } from './checkpoint.ts';
+import { sealCheckpointToFile } from './checkpoint-transfer.ts';
 import { transferred, type HandoffDriver, type Step } from './coordinator.ts';
 import type { HandoffConfig } from './handoff-config.ts';
+import { currentFiles } from './resume-files.ts';
 import { stillDueAfterHold, testHolds } from './test-hold.ts';
 import { mergeTranscripts } from './transcript-merge.ts';
 
@@ -21,12 +24,12 @@ import { mergeTranscripts } from './transcript-merge.ts';
 export interface SourceStepDeps {
   selfId: string;
   selfName: string;
-  state: Pick<LocalState, 'session' | 'readSession' | 'progress' | 'updateProgress'>;
+  state: Pick<LocalState, 'session' | 'readSession' | 'transcript' | 'progress' | 'updateProgress' | 'scratchFile'>;
   sessions: Pick<SessionService, 'provider' | 'setInputBlock' | 'markMoved' | 'resumeOwned'>;
   git: Pick<GitPort, 'checkpointRead'>;
   packets: Pick<PacketPort, 'build'>;
-  seal: Pick<SealPort, 'sealCheckpoint'>;
-  backend: Pick<BackendPort, 'putBlob'>;
+  seal: Pick<SealPort, 'startCheckpointSeal'>;
+  backend: Pick<BackendPort, 'putBlobFile'>;
   providers: Pick<ProviderPort, 'list'>;
   config: Pick<HandoffConfig, 'prepareTimeoutMs' | 'claimTimeoutMs' | 'turnWaitMs' | 'testHoldDir'>;
   clock: Clock;
@@ -71,7 +74,7 @@ function knownFacts(repo: CheckpointRepo): KnownRepoFacts | undefined {
   return { branch: repo.branch, head: repo.head, base: { ref: repo.baseRef, mergeBase: repo.mergeBase, ...changed } };
 }
 
-/** The checkpoint of `session` at its repositories' current commits. */
+/** The checkpoint of `session` at its repositories' current commits (`repos`: as the checkpoint read found them). */
 async function buildCheckpoint(
   deps: SourceStepDeps,
   handoff: Handoff,
@@ -80,8 +83,9 @@ async function buildCheckpoint(
   repos: readonly CheckpointRepo[],
 ): Promise<Checkpoint> {
   const { packets, selfId, selfName, clock } = deps;
-  const firstPrompt = session.transcript.find((e) => e.role === 'user')?.text ?? session.title;
-  const lastAssistant = [...session.transcript].reverse().find((e) => e.role === 'assistant')?.text ?? '';
+  const transcript = deps.state.transcript(session.id);
+  const firstPrompt = transcript.find((e) => e.role === 'user')?.text ?? session.title;
+  const lastAssistant = transcript.findLast((e) => e.role === 'assistant')?.text ?? '';
   const prose = {
     goal: firstPrompt.slice(0, 2000),
     currentState: lastAssistant.slice(0, 2000),
@@ -104,7 +108,12 @@ async function buildCheckpoint(
     }),
   );
   const packetList: Checkpoint['packets'] = built.flat();
-  const providerResume = exported?.ok ? exported.value : (session.providerResume as Checkpoint['providerResume']);
+  // The export names its files; one kept from before is carried only while its files are still there.
+  const providerResume = exported?.ok
+    ? exported.value
+    : await currentFiles(session.providerResume as Checkpoint['providerResume'], (why) =>
+        deps.log(`provider export of ${session.id} not carried: ${why}`),
+      );
   const snapshot = provider?.snapshot();
   return {
     format: CHECKPOINT_FORMAT,
@@ -132,13 +141,20 @@ async function buildCheckpoint(
     agents: snapshot?.agents ?? session.agents,
     // The whole transcript as this device keeps it (Baton's notes and entries of earlier providers
     // included), with anything the running provider holds that it has not reported yet.
-    transcript: snapshot ? mergeTranscripts(session.transcript, snapshot.transcript) : [...session.transcript],
+    transcript: snapshot && snapshot.transcript.length > 0 ? mergeTranscripts(transcript, snapshot.transcript) : [...transcript],
   };
 }
 
-/** A checkpoint taken, sealed and uploaded; the readiness report that refused it; the move ended first; or what went wrong. */
+/**
+ * A checkpoint taken, sealed and uploaded; the readiness report that refused it; a reason to cancel
+ * (over the backend's limit); the move ended first; or what went wrong.
+ */
 type Taken =
-  { ok: true; checkpoint: CheckpointRef } | { ok: false; report: ReadinessReport } | { ok: 'ended' } | { ok: 'error'; error: Error };
+  | { ok: true; checkpoint: CheckpointRef }
+  | { ok: false; report: ReadinessReport }
+  | { ok: 'cancel'; reason: { code: string; message: string } }
+  | { ok: 'ended' }
+  | { ok: 'error'; error: Error };
 
 /**
  * Waits for the provider's turn to end, re-checks readiness, then builds, seals and uploads the
@@ -160,15 +176,41 @@ async function takeCheckpoint(
     const started = deps.clock();
     const { report, repos } = await git.checkpointRead(session);
     if (!report.ready) return { ok: false, report };
-    const body = encodeCheckpoint(await buildCheckpoint(deps, handoff, state.readSession(session.id)!, provider, repos));
-    // The envelope stays in parts (head, ciphertext, tag) from seal to socket: the ciphertext is never copied.
+    const built = await buildCheckpoint(deps, handoff, state.readSession(session.id)!, provider, repos);
+    // Sealed as it is written, into a file hashed on the way, then streamed up: never held whole.
     // Under the key version the handoff names (the target checked it holds it), whatever rotated since.
-    const sealed = seal.sealCheckpoint(body, session.id, handoff.id, handoff.keyVersion ?? undefined);
-    if (!moving()) return { ok: 'ended' };
-    const put = await backend.putBlob(sealed.digest, sealed.parts);
-    if (!put.ok) throw new Error(`checkpoint upload failed: ${put.code} ${put.message}`);
-    deps.log(`checkpoint of ${handoff.id}: ${sealed.byteLength} bytes sealed and uploaded in ${deps.clock() - started} ms`);
-    return { ok: true, checkpoint: { digest: sealed.digest, size: sealed.byteLength } };
+    const sealer = seal.startCheckpointSeal(session.id, handoff.id, handoff.keyVersion ?? undefined);
+    const path = state.scratchFile(`${handoff.id}.sealed`);
+    try {
+      const file = await sealCheckpointToFile(sealer, built, path);
+      const sealedAt = deps.clock();
+      if (!moving()) return { ok: 'ended' };
+      const progress = (done: number) =>
+        deps.progress({
+          handoffId: handoff.id,
+          sessionId: session.id,
+          step: 'upload',
+          label: 'checkpoint',
+          doneBytes: done,
+          totalBytes: file.size,
+          percent: file.size === 0 ? 100 : (done / file.size) * 100,
+        });
+      progress(0);
+      const put = await backend.putBlobFile(file, progress);
+      if (!put.ok) {
+        if (put.code === 'body_too_large') {
+          const message = `The sealed checkpoint (${file.size} bytes) is over the sync backend's limit: ${put.message}.`;
+          return { ok: 'cancel', reason: { code: 'checkpoint_too_large', message } };
+        }
+        throw new Error(`checkpoint upload failed: ${put.code} ${put.message}`);
+      }
+      deps.log(
+        `checkpoint of ${handoff.id}: ${file.size} bytes built and sealed in ${sealedAt - started} ms, uploaded in ${deps.clock() - sealedAt} ms`,
+      );
+      return { ok: true, checkpoint: { digest: file.sha256, size: file.size } };
+    } finally {
+      await rm(path, { force: true });
+    }
   } catch (error) {
     return { ok: 'error', error: error as Error };
   }
@@ -191,6 +233,10 @@ async function checkpointStep(deps: SourceStepDeps, driver: HandoffDriver, hando
     if (taken.ok === 'error') throw taken.error;
     // The move may have been cancelled meanwhile: then there is nothing to relinquish.
     if (taken.ok === 'ended' || driver.get(handoff.id)?.state !== 'source-quiescing') return;
+    if (taken.ok === 'cancel') {
+      await driver.cancel(handoff, taken.reason);
+      return;
+    }
     if (!taken.ok) {
       const first = taken.report.blockers[0]!;
       await driver.cancel(handoff, { code: first.code, message: `${first.message} ${first.fix}`.slice(0, 2000) }, taken.report.blockers);

@@ -17,9 +17,9 @@ import { releasedFromTestHold, stillDueAfterHold } from './test-hold.ts';
 
 /** What the target's steps use, and nothing more (activation's needs included). */
 export interface TargetStepDeps extends Omit<ActivationDeps, 'state' | 'backend' | 'seal' | 'git' | 'providers' | 'sessions' | 'config'> {
-  state: Pick<LocalState, 'session' | 'updateSession' | 'updateProgress'>;
-  backend: Pick<BackendPort, 'getBlob' | 'getSession'>;
-  seal: Pick<SealPort, 'openCheckpoint' | 'sealJson' | 'openJson' | 'keyVersions'>;
+  state: Pick<LocalState, 'session' | 'updateSession' | 'updateProgress' | 'transcript' | 'replaceTranscript' | 'exportsDir'>;
+  backend: Pick<BackendPort, 'getBlobTo' | 'getSession'>;
+  seal: Pick<SealPort, 'startCheckpointOpen' | 'sealJson' | 'openJson' | 'keyVersions'>;
   /** Fetches key versions wrapped for this device since it last looked (a rotation it may have missed). */
   keys: Pick<AccountPort, 'refreshKeyRing'>;
   git: Pick<GitPort, 'prepare' | 'pin'>;
@@ -102,10 +102,10 @@ function needsAttention(deps: TargetStepDeps, handoff: Handoff, failure: CodedMe
 /** target-activating: activate (on what was begun ahead), then record completion (or cancel with the reason). */
 async function activate(deps: TargetStepDeps, driver: HandoffDriver, handoff: Handoff, ahead: ActivationAhead): Promise<void> {
   await releasedFromTestHold(deps.config.testHoldDir, 'activate');
-  const { opening, backend } = ahead.take(handoff);
+  const opening = ahead.take(handoff.id);
   const early = opening ? await opening : null;
   if (early && 'thrown' in early) throw early.thrown;
-  const result = await activateCheckpoint({ ...deps, backend }, handoff, early ? Promise.resolve(early.opened) : undefined);
+  const result = await activateCheckpoint(deps, handoff, early ? Promise.resolve(early.opened) : undefined);
   if (!result.ok) {
     needsAttention(deps, handoff, result);
     await driver.cancel(handoff, { code: result.code.slice(0, 63), message: result.message.slice(0, 2000) });
@@ -130,7 +130,7 @@ async function activate(deps: TargetStepDeps, driver: HandoffDriver, handoff: Ha
 
 /** The target's step for the handoff's current state. */
 export function targetStep(deps: TargetStepDeps): Step {
-  // Activation's download, checks and pin, begun while the target claims the session (activation-ahead.ts).
+  // Activation's download, checks and pin, begun while target-activating is recorded (activation-ahead.ts).
   const ahead = new ActivationAhead(deps, deps.config.testHoldDir);
   return async (handoff, driver) => {
     switch (handoff.state) {
@@ -139,7 +139,6 @@ export function targetStep(deps: TargetStepDeps): Step {
         return;
       case 'source-relinquished-and-checkpointed':
         if (!(await stillDueAfterHold(deps.config.testHoldDir, 'claim', driver, handoff))) return;
-        ahead.download(handoff);
         await driver.transition(handoff, 'ownership-transferred');
         return;
       case 'ownership-transferred':

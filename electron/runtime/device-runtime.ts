@@ -33,7 +33,7 @@ import { adoptSession, listAgentSessions, type AdoptionDeps } from './session-ad
 import { progressSink } from './progress-sink.ts';
 import { SessionService } from './session-service.ts';
 import { turnLogFile } from './turn-log.ts';
-import { handoffView, sessionDetail, sessionView, type ViewDeps } from './views.ts';
+import { handoffView, sessionDetail, sessionView, transcriptPage, type ViewDeps } from './views.ts';
 
 export interface DeviceRuntimeDeps {
   status: DeviceStatusView & { deviceId: string; deviceName: string; accountId: string };
@@ -195,7 +195,7 @@ export class DeviceRuntime {
     this.emit('sessionActivity', {
       sessionId,
       transcriptFrom,
-      transcript: session.transcript.slice(transcriptFrom),
+      transcript: this.deps.state.transcript(sessionId).slice(transcriptFrom),
       agents: session.agents,
     });
   }
@@ -338,6 +338,8 @@ export class DeviceRuntime {
         if (session.ownerDeviceId !== this.deps.status.deviceId) await this.sessions.pullEvents(sessionId);
         return sessionDetail(this.views, state.readSession(sessionId)!, this.coordinator.forSession(sessionId));
       },
+      readTranscript: async ({ sessionId, from, count }) =>
+        state.readSession(sessionId) ? transcriptPage(this.views, sessionId, from, count) : null,
       startSession: async (input) => {
         const started = await this.sessions.start(input);
         return started.ok ? ok(sessionView(this.views, started.value, [])) : started;
@@ -356,7 +358,8 @@ export class DeviceRuntime {
         return this.devices.views();
       },
       moveEligibility: async ({ sessionId }) => {
-        const listed = await backend.listDevices();
+        // The backend's blob limit is learnt beside the device list, so the Move that follows asks for neither.
+        const [listed] = await Promise.all([backend.listDevices(), backend.blobLimit()]);
         if (listed.ok) this.devices.replaceAll(listed.value);
         const session = state.session(sessionId);
         if (!session) return [];

@@ -138,12 +138,12 @@ export class SessionService {
       ...learnedRecord(created.value, meta),
       workspace: input.workspace,
       repoPaths: input.snapshots.map((r) => r.path),
-      transcript: content.transcript,
       agents: content.agents,
       createdAt: now,
       updatedAt: now,
     };
     this.deps.state.saveSession(session);
+    this.deps.state.replaceTranscript(id, content.transcript);
     return ok(session);
   }
 
@@ -236,17 +236,15 @@ export class SessionService {
       // What the provider says about itself (a CLI's own error line, a refused permission, an import) goes to the device log too.
       if (event.entry.role === 'system') this.deps.log(`session ${sessionId} (${provider.provider}): ${event.entry.text}`);
     } else if (event.type === 'agent') {
-      let from = 0;
       this.deps.state.updateSession(
         sessionId,
         (s) => {
           s.agents = [...s.agents.filter((a) => a.id !== event.agent.id), event.agent];
-          from = s.transcript.length;
         },
         false,
       );
       this.scheduleAgentSnapshot(sessionId);
-      this.deps.activity(sessionId, from);
+      this.deps.activity(sessionId, this.deps.state.transcript(sessionId).length);
     } else if (event.type === 'turn-ended') {
       void this.saveResumeData(sessionId, provider);
     }
@@ -264,14 +262,20 @@ export class SessionService {
     );
   }
 
-  /** Keeps the provider's export in local state so a restart of this device can resume the session. */
+  /**
+   * Keeps the provider's export in local state so a restart of this device can resume the session:
+   * small JSON naming the CLI's own files. Provider files a checkpoint unpacked here are then no
+   * longer needed and are removed.
+   */
   async saveResumeData(sessionId: string, provider: ProviderSession): Promise<void> {
     if (!provider.capabilities.checkpointImport) return;
     const exported = await provider.exportResumeData();
-    if (exported.ok)
-      this.deps.state.updateSession(sessionId, (s) => {
-        s.providerResume = exported.value;
-      });
+    if (!exported.ok) return;
+    this.deps.state.updateSession(sessionId, (s) => {
+      s.providerResume = exported.value;
+    });
+    await this.deps.state.settled().catch(() => undefined);
+    await this.deps.state.pruneExports(sessionId);
   }
 
   /** Appends one sealed event at this device's generation; a stale refusal marks the session moved. */
@@ -351,12 +355,13 @@ export class SessionService {
       if (!session || this.live.has(sessionId)) return;
       const page = await this.deps.backend.listEvents(sessionId, session.eventCursor);
       if (!page.ok || page.value.length === 0) return;
-      let from = 0;
+      const transcript = this.deps.state.transcript(sessionId);
+      const from = transcript.length;
+      const known = new Set(transcript.map((e) => e.id));
+      const added: TranscriptEntry[] = [];
       this.deps.state.updateSession(
         sessionId,
         (s) => {
-          from = s.transcript.length;
-          const known = new Set(s.transcript.map((e) => e.id));
           for (const event of page.value) {
             s.eventCursor = Math.max(s.eventCursor, event.seq);
             const opened = this.deps.seal.openJson(event.sealedBody, { kind: 'session-event', sessionId });
@@ -370,12 +375,13 @@ export class SessionService {
             for (const entry of data.type === 'history' ? data.entries : [data.entry]) {
               if (known.has(entry.id)) continue;
               known.add(entry.id);
-              s.transcript.push(entry);
+              added.push(entry);
             }
           }
         },
         false,
       );
+      this.deps.state.appendTranscript(sessionId, added);
       this.deps.activity(sessionId, from);
     }
   }
@@ -454,11 +460,12 @@ export class SessionService {
 
   private async resumeAfterRestart(session: LocalSession): Promise<void> {
     const repos = await this.deps.git.repos({ workspace: session.workspace, repoPaths: session.repoPaths });
+    const transcript = this.deps.state.transcript(session.id);
     const continuation = continuationInput({
       title: session.title,
       ranOn: this.deps.selfName ?? null,
-      goal: session.transcript.find((e) => e.role === 'user')?.text ?? '',
-      transcript: session.transcript,
+      goal: transcript.find((e) => e.role === 'user')?.text ?? '',
+      transcript,
       repos: repos.map((r) => ({ relPath: r.relPath, branch: r.branch, commit: r.head })),
       drift: [],
       nextAction: 'This device restarted; continue where the session left off.',
@@ -493,15 +500,9 @@ export class SessionService {
 
   /** Adds one entry to the transcript, appends it to the backend and reports the activity. */
   private appendEntry(sessionId: string, entry: TranscriptEntry): void {
-    let from = 0;
-    this.deps.state.updateSession(
-      sessionId,
-      (s) => {
-        from = s.transcript.length;
-        s.transcript.push(entry);
-      },
-      false,
-    );
+    if (!this.deps.state.readSession(sessionId)) return;
+    const from = this.deps.state.transcript(sessionId).length;
+    this.deps.state.appendTranscript(sessionId, [entry]);
     void this.append(sessionId, { type: 'transcript', entry });
     this.deps.activity(sessionId, from);
   }

@@ -10,6 +10,11 @@ import { bodySize, isChunks } from './request-signer.ts';
 
 const agents = { http: new HttpAgent({ keepAlive: true, maxSockets: 64 }), https: new HttpsAgent({ keepAlive: true, maxSockets: 64 }) };
 
+/** The keep-alive agent every request of the client to `url` shares. */
+export function agentFor(url: URL): HttpAgent {
+  return url.protocol === 'https:' ? agents.https : agents.http;
+}
+
 function headersOf(res: IncomingMessage): Headers {
   const headers = new Headers();
   for (const [name, value] of Object.entries(res.headers)) {

@@ -20,6 +20,8 @@ const ACCOUNTS = Number(process.env.BENCH_ACCOUNTS ?? 1000);
 const LANES = Number(process.env.BENCH_LANES ?? 32);
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
 const LATENCY_SAMPLES = Number(process.env.BENCH_SAMPLES ?? 400);
+/** Accounts set up at once (each: create, invite, join, approve, a blob, a session, two streams). */
+const SETUP_WIDTH = 32;
 
 interface Pair {
   a: TestDevice;
@@ -47,9 +49,10 @@ async function fleet(instances: BackendProcess[]) {
   let streams = 0;
   const body = Buffer.from(opaque(1024));
   const checkpoint = { digest: createHash('sha256').update(body).digest('hex'), size: body.length };
+  const setupStarted = performance.now();
   await inParallel(
     Array.from({ length: ACCOUNTS }, (_, i) => i),
-    16,
+    SETUP_WIDTH,
     async (i) => {
       const [ia, ib] = [instances[i % instances.length]!, instances[(i + 1) % instances.length]!];
       const a = newTestDevice(ia.url, `a${i}`);
@@ -60,15 +63,18 @@ async function fleet(instances: BackendProcess[]) {
       const sessionId = newId();
       if (!(await a.client.call('createSession', { body: { sessionId, sealedMeta: opaque() } })).ok)
         throw new Error('createSession failed');
-      for (const device of [a, b]) {
-        await new Promise<void>((resolve) => {
-          const onMessage = (m: PushMessage) => {
-            if (m.type === 'handoff') arrivals.get(`${device.id} ${m.handoff.id} ${m.handoff.state}`)?.(performance.now());
-          };
-          closers.push(openPushStream(device.client, onMessage, { onOpen: resolve }));
-        });
-        streams++;
-      }
+      await Promise.all(
+        [a, b].map(
+          (device) =>
+            new Promise<void>((resolve) => {
+              const onMessage = (m: PushMessage) => {
+                if (m.type === 'handoff') arrivals.get(`${device.id} ${m.handoff.id} ${m.handoff.state}`)?.(performance.now());
+              };
+              closers.push(openPushStream(device.client, onMessage, { onOpen: resolve }));
+            }),
+        ),
+      );
+      streams += 2;
       const clients: [BackendClient, BackendClient] = [
         createBackendClient({ baseUrl: ia.url, signer: a.signer, attempts: 1 }),
         createBackendClient({ baseUrl: ib.url, signer: b.signer, attempts: 1 }),
@@ -133,7 +139,8 @@ async function fleet(instances: BackendProcess[]) {
     samples.sort((x, y) => x - y);
     return { p50: samples[Math.floor(samples.length * 0.5)]!, p99: samples[Math.floor(samples.length * 0.99)]! };
   };
-  return { maximum, latency, streams: () => streams, close: () => closers.forEach((close) => close()) };
+  const setupSeconds = (performance.now() - setupStarted) / 1000;
+  return { maximum, latency, setupSeconds, streams: () => streams, close: () => closers.forEach((close) => close()) };
 }
 
 const server = await startPostgres({ prefix: 'baton-bench-fleet-' });
@@ -152,6 +159,7 @@ try {
       const rounds = count === 1 ? one : two;
       for (let r = 0; r < 3; r++) rounds.push(await world.maximum(SECONDS * 1000));
       results[`streams_${count}`] = world.streams();
+      results[`setup_s_${count}`] = world.setupSeconds;
       if (count === 1) oneMax = median(one);
       else {
         // Half the one-instance maximum in transitions: each sample is two (a create, then its cancel).
@@ -166,6 +174,9 @@ try {
   }
   const ratio = median(two) / median(one);
   console.log(`fleet benchmark: ${ACCOUNTS} accounts, ${results.streams_2} push streams, ${LANES} accounts moving at once`);
+  console.log(
+    `set-up (accounts, enrolment, sessions, streams open): one instance ${results.setup_s_1!.toFixed(1)} s, two ${results.setup_s_2!.toFixed(1)} s`,
+  );
   console.log(`max transitions/s, one instance:   ${one.map((x) => x.toFixed(0)).join(' ')}   median ${median(one).toFixed(0)}`);
   console.log(`max transitions/s, two instances:  ${two.map((x) => x.toFixed(0)).join(' ')}   median ${median(two).toFixed(0)}`);
   console.log(
@@ -181,6 +192,8 @@ try {
       push_p50_ms: Number(results.push_p50_ms!.toFixed(2)),
       push_p99_ms: Number(results.push_p99_ms!.toFixed(2)),
       push_streams: results.streams_2,
+      setup_one_s: Number(results.setup_s_1!.toFixed(1)),
+      setup_two_s: Number(results.setup_s_2!.toFixed(1)),
       accounts: ACCOUNTS,
       lanes: LANES,
     }),

@@ -89,7 +89,7 @@ async function setUpHttp(database?: string) {
       if (STREAMS) {
         for (const device of [a, b]) {
           await new Promise<void>((resolve) => {
-            closers.push(openPushStream(device.client, (m) => (pushed += m.type === 'handoff' ? 1 : 0), { onOpen: resolve }));
+            closers.push(openPushStream(device.client, (m) => (pushed += m.type === 'handoff' ? 1 : 0), { onOpen: () => resolve() }));
           });
         }
       }

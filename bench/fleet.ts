@@ -70,7 +70,7 @@ async function fleet(instances: BackendProcess[]) {
               const onMessage = (m: PushMessage) => {
                 if (m.type === 'handoff') arrivals.get(`${device.id} ${m.handoff.id} ${m.handoff.state}`)?.(performance.now());
               };
-              closers.push(openPushStream(device.client, onMessage, { onOpen: resolve }));
+              closers.push(openPushStream(device.client, onMessage, { onOpen: () => resolve() }));
             }),
         ),
       );

@@ -80,6 +80,19 @@ export function makePgMutator(pool: pg.Pool, clock: () => number): PgMutator {
       clock(),
     ]);
   };
+  /**
+   * The answer recorded and the transaction committed in one round trip: one simple query of two
+   * statements (a simple query takes no parameters, so the values go as literals escaped by pg's own
+   * escapeLiteral; the numbers are integers). Should the insert fail, the commit does not run.
+   */
+  const recordAndCommit = <T>(client: pg.PoolClient, idem: IdempotencyWrite<T>, result: StoreResult<T>) => {
+    const answer = idem.encode(result);
+    const text = [idem.deviceId, idem.key, idem.requestDigest].map((value) => client.escapeLiteral(value));
+    return client.query(
+      `INSERT INTO idempotency (device_id, key, request_digest, status, body, created_at) VALUES (${text.join(', ')},
+         ${Math.trunc(answer.status)}, ${client.escapeLiteral(JSON.stringify(answer.body))}, ${Math.trunc(clock())}); COMMIT`,
+    );
+  };
   return async <T>(idem: IdempotencyWrite<T> | undefined, fn: (sql: Sql) => Promise<T>): Promise<StoreResult<T>> => {
     for (let attempt = 1; ; attempt++) {
       const client = await pool.connect();
@@ -88,8 +101,8 @@ export function makePgMutator(pool: pg.Pool, clock: () => number): PgMutator {
       try {
         await client.query('BEGIN');
         const result: StoreResult<T> = ok(await fn(client));
-        if (idem) await record(client, idem, result);
-        await client.query('COMMIT');
+        if (idem) await recordAndCommit(client, idem, result);
+        else await client.query('COMMIT');
         if (idem) idem.recorded = true;
         return result;
       } catch (error) {

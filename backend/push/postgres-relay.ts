@@ -167,7 +167,10 @@ export class PostgresRelay implements PushLog {
     };
     client.on('error', (error) => lost(error.message));
     client.on('end', () => lost('connection ended'));
-    client.on('notification', () => this.read());
+    // This instance's own writes were taken as written: its own notification needs a read only to fill gaps.
+    client.on('notification', (note) => {
+      if (note.payload !== this.options.instanceId || this.cursor.query().gaps.length > 0) this.read();
+    });
     await client.connect();
     await client.query(`LISTEN ${PUSH_CHANNEL}`);
     this.listener = client;

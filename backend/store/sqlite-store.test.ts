@@ -194,4 +194,12 @@ describe.each(STORE_KINDS)('the %s store', (kind: StoreKindName) => {
     await store.prune(at + 20);
     expect(await store.useNonce(SRC, 'nonce_00000000001', at + 30)).toBe(true);
   });
+
+  it('spends a nonce once when it is asked for many times at once, among others', async () => {
+    const asked = ['nonce_00000000002', 'nonce_00000000003', 'nonce_00000000002', 'nonce_00000000002', 'nonce_00000000001'];
+    await store.useNonce(SRC, 'nonce_00000000001', at + 10);
+    const spent = await Promise.all(asked.map((nonce) => store.useNonce(SRC, nonce, at + 10)));
+    expect(spent).toEqual([true, true, false, false, false]);
+    expect(await store.useNonce(TGT, 'nonce_00000000002', at + 10)).toBe(true);
+  });
 });

@@ -178,7 +178,8 @@ export function postgresHandoffStore(pool: pg.Pool, mutate: PgMutator): HandoffS
             input.accountId,
             input.handoffId,
           ]);
-          if (h!.state !== input.from) refuse('state_mismatch', `the handoff is at ${h!.state}, not ${input.from}`, { currentState: h!.state });
+          if (h!.state !== input.from)
+            refuse('state_mismatch', `the handoff is at ${h!.state}, not ${input.from}`, { currentState: h!.state });
           refuse('stale_generation', `the session is at generation ${s.generation}, not ${input.generation}`, {
             currentGeneration: s.generation,
           });

@@ -11,6 +11,7 @@
  * replay to a reconnecting device (`since`), cover an outage that long.
  */
 import pg from 'pg';
+import { prepared } from '../store/postgres-tx.ts';
 import { PushCursor } from './push-cursor.ts';
 import type { PushHub } from './push-hub.ts';
 import { MAX_REPLAY, type LoggedMessage, type PushLog } from './push-log.ts';
@@ -133,10 +134,12 @@ export class PostgresRelay implements PushLog {
         try {
           // Identity values follow the insert's order, so the i-th smallest id is the i-th message.
           const { rows } = await this.options.quick.query<{ ids: string[] }>(
-            `WITH added AS (INSERT INTO push_log (origin, account_id, message)
-               SELECT $1, a, m FROM unnest($2::text[], $3::text[]) WITH ORDINALITY AS t(a, m, n) ORDER BY n RETURNING id)
-             SELECT pg_notify($4, $1), array(SELECT id FROM added ORDER BY id) AS ids`,
-            [this.options.instanceId, batch.map((b) => b.accountId), batch.map((b) => b.json), PUSH_CHANNEL],
+            prepared(
+              `WITH added AS (INSERT INTO push_log (origin, account_id, message)
+                 SELECT $1, a, m FROM unnest($2::text[], $3::text[]) WITH ORDINALITY AS t(a, m, n) ORDER BY n RETURNING id)
+               SELECT pg_notify($4, $1), array(SELECT id FROM added ORDER BY id) AS ids`,
+              [this.options.instanceId, batch.map((b) => b.accountId), batch.map((b) => b.json), PUSH_CHANNEL],
+            ),
           );
           ids = rows[0]!.ids.map(Number);
         } catch (error) {

@@ -2,7 +2,7 @@
 import type pg from 'pg';
 import type { BlobRecord, MemoryRecord, MiscStore } from './store.ts';
 import { refuse } from './sqlite-rows.ts';
-import { row, rows, type PgMutator } from './postgres-tx.ts';
+import { prepared, row, rows, type PgMutator } from './postgres-tx.ts';
 
 /** How long an idempotency answer is kept. */
 const IDEMPOTENCY_TTL_MS = 24 * 60 * 60 * 1000;
@@ -29,9 +29,11 @@ function nonceBatcher(quick: pg.Pool): (deviceId: string, nonce: string, expires
     batch = [];
     try {
       const added = await quick.query<{ device_id: string; nonce: string }>(
-        `INSERT INTO nonces (device_id, nonce, expires_at) SELECT * FROM unnest($1::text[], $2::text[], $3::bigint[])
-         ON CONFLICT DO NOTHING RETURNING device_id, nonce`,
-        [uses.map((u) => u.deviceId), uses.map((u) => u.nonce), uses.map((u) => u.expiresAt)],
+        prepared(
+          `INSERT INTO nonces (device_id, nonce, expires_at) SELECT * FROM unnest($1::text[], $2::text[], $3::bigint[])
+           ON CONFLICT DO NOTHING RETURNING device_id, nonce`,
+          [uses.map((u) => u.deviceId), uses.map((u) => u.nonce), uses.map((u) => u.expiresAt)],
+        ),
       );
       const fresh = new Set(added.rows.map((r) => `${r.device_id} ${r.nonce}`));
       for (const use of uses) {

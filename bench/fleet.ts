@@ -15,6 +15,7 @@ import { createTestAccount, joinTestDevice, newId, newTestDevice, opaque, walkHa
 import { createBackendClient, type BackendClient } from '../electron/sync/backend-client.ts';
 import { openPushStream } from '../electron/sync/push-stream.ts';
 import { median } from './median.ts';
+import { processCpuMs } from './process-cpu.ts';
 
 const ACCOUNTS = Number(process.env.BENCH_ACCOUNTS ?? 1000);
 const LANES = Number(process.env.BENCH_LANES ?? 32);
@@ -83,10 +84,12 @@ async function fleet(instances: BackendProcess[]) {
     },
   );
 
-  /** Every lane walks its accounts' sessions for `ms`; transitions per second. */
+  /** Every lane walks its accounts' sessions for `ms`; transitions per second, and CPU ms per transition of each side. */
   const maximum = async (ms: number) => {
     const deadline = performance.now() + ms;
     let count = 0;
+    const backendCpu = () => instances.reduce((sum, instance) => sum + (processCpuMs(instance.child.pid!) ?? NaN), 0);
+    const [backendBefore, clientBefore] = [backendCpu(), process.cpuUsage()];
     const lanes = Array.from({ length: LANES }, (_, lane) => pairs.filter((_, i) => i % LANES === lane));
     const started = performance.now();
     await Promise.all(
@@ -100,7 +103,12 @@ async function fleet(instances: BackendProcess[]) {
         }
       }),
     );
-    return count / ((performance.now() - started) / 1000);
+    const client = process.cpuUsage(clientBefore);
+    return {
+      perSecond: count / ((performance.now() - started) / 1000),
+      backendCpuMs: (backendCpu() - backendBefore) / count,
+      clientCpuMs: (client.user + client.system) / 1000 / count,
+    };
   };
 
   /** Creates handoffs at `rate` a second (one per account in turn) and times each push at the other device. */
@@ -157,7 +165,15 @@ try {
     try {
       await world.maximum(1000);
       const rounds = count === 1 ? one : two;
-      for (let r = 0; r < 3; r++) rounds.push(await world.maximum(SECONDS * 1000));
+      const cpu: { backend: number[]; client: number[] } = { backend: [], client: [] };
+      for (let r = 0; r < 3; r++) {
+        const round = await world.maximum(SECONDS * 1000);
+        rounds.push(round.perSecond);
+        cpu.backend.push(round.backendCpuMs);
+        cpu.client.push(round.clientCpuMs);
+      }
+      results[`backend_cpu_${count}`] = median(cpu.backend);
+      results[`client_cpu_${count}`] = median(cpu.client);
       results[`streams_${count}`] = world.streams();
       results[`setup_s_${count}`] = world.setupSeconds;
       if (count === 1) oneMax = median(one);
@@ -182,6 +198,10 @@ try {
   console.log(
     `commit → push at the other device (across instances), at ${(oneMax / 2).toFixed(0)} transitions/s: p50 ${results.push_p50_ms!.toFixed(1)} ms, p99 ${results.push_p99_ms!.toFixed(1)} ms (aim p99 < 100 ms)`,
   );
+  console.log(
+    `CPU ms per transition: backend ${results.backend_cpu_1!.toFixed(2)} (one instance), ${results.backend_cpu_2!.toFixed(2)} (two, together); ` +
+      `this process (the simulated devices: signing, ${results.streams_2} streams) ${results.client_cpu_1!.toFixed(2)} / ${results.client_cpu_2!.toFixed(2)}`,
+  );
   console.log(`ratio two/one instances: ${ratio.toFixed(3)}`);
   console.log(
     JSON.stringify({
@@ -192,6 +212,9 @@ try {
       push_p50_ms: Number(results.push_p50_ms!.toFixed(2)),
       push_p99_ms: Number(results.push_p99_ms!.toFixed(2)),
       push_streams: results.streams_2,
+      backend_cpu_ms_per_transition_one: Number(results.backend_cpu_1!.toFixed(3)),
+      backend_cpu_ms_per_transition_two: Number(results.backend_cpu_2!.toFixed(3)),
+      client_cpu_ms_per_transition: Number(results.client_cpu_2!.toFixed(3)),
       setup_one_s: Number(results.setup_s_1!.toFixed(1)),
       setup_two_s: Number(results.setup_s_2!.toFixed(1)),
       accounts: ACCOUNTS,

@@ -5,7 +5,11 @@
 import { MAX_INVITE_TTL_MS } from '../shared/api/devices.ts';
 
 export interface BackendLimits {
-  /** Largest blob body accepted; a larger declared Content-Length is refused (413) before reading. */
+  /**
+   * Largest blob body accepted (a sealed checkpoint); a larger declared Content-Length is refused (413)
+   * before reading. `baton backend --max-blob-mib N` sets it; /healthz publishes it, so a device can
+   * refuse a move whose checkpoint would not fit before anything moves.
+   */
   maxBlobBytes: number;
   /** Largest JSON body accepted from a device, refused the same way. */
   maxJsonBytes: number;
@@ -35,8 +39,11 @@ export interface BackendLimits {
   maxInviteTtlMs: number;
 }
 
+/** The default blob limit in MiB: a sealed 256 MiB checkpoint (bench:handoff-scale's largest) fits with room. */
+export const DEFAULT_MAX_BLOB_MIB = 1024;
+
 export const DEFAULT_LIMITS: Readonly<BackendLimits> = {
-  maxBlobBytes: 256 * 1024 * 1024,
+  maxBlobBytes: DEFAULT_MAX_BLOB_MIB * 1024 * 1024,
   maxJsonBytes: 8 * 1024 * 1024,
   maxSelfBodyBytes: 64 * 1024,
   headersTimeoutMs: 10_000,

@@ -26,6 +26,12 @@ const BENCHES: Bench[] = [
   { name: 'packet', file: 'packet.ts', reads: 'handoff_resume time ÷ the raw git commands it needs (lower is better)', aim: 'report' },
   { name: 'handoff', file: 'handoff.ts', reads: 'Move → completed ÷ raw git status + fetch + checkout (lower is better)', aim: 'report' },
   {
+    name: 'handoff-scale',
+    file: 'handoff-scale.ts',
+    reads: 'Move → completed of a 256 MiB Claude transcript ÷ raw seal + upload + download + unseal + git (lower is better)',
+    aim: '≤ 1.5',
+  },
+  {
     name: 'fleet',
     file: 'fleet.ts',
     reads: 'max transitions/s with two instances on one PostgreSQL ÷ one instance, 2,000 push streams (higher is better)',

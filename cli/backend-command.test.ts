@@ -26,7 +26,12 @@ it('prints exactly one line `backend: http://HOST:PORT`, serves /healthz and exi
     const match = /^backend: (http:\/\/127\.0\.0\.1:(\d+))\n$/.exec(backend.out());
     expect(match).not.toBeNull();
     expect(Number(match![2])).toBeGreaterThan(0);
-    expect(await (await fetch(`${match![1]}/healthz`)).json()).toEqual({ ok: true, store: { kind: 'sqlite', reachable: true } });
+    // The blob limit is published: a device estimates a checkpoint against it before a move.
+    expect(await (await fetch(`${match![1]}/healthz`)).json()).toEqual({
+      ok: true,
+      store: { kind: 'sqlite', reachable: true },
+      maxBlobBytes: 1024 * 1024 * 1024,
+    });
     backend.child.kill('SIGTERM');
     expect(await backend.exited).toBe(0);
     expect(backend.out().split('\n').filter(Boolean)).toHaveLength(1);
@@ -42,6 +47,26 @@ it('refuses to start without --data, with its usage', async () => {
   expect(backend.err()).toContain('Usage: baton backend');
 });
 
+it('takes its blob limit from --max-blob-mib and publishes it on /healthz', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'baton-cli-backend-'));
+  try {
+    const backend = run(['backend', '--data', dir, '--port', '0', '--max-blob-mib', '3']);
+    await expect.poll(backend.out, { timeout: 20_000 }).toMatch(/\n$/);
+    const url = /^backend: (\S+)\n$/.exec(backend.out())![1]!;
+    expect(await (await fetch(`${url}/healthz`)).json()).toMatchObject({ ok: true, maxBlobBytes: 3 * 1024 * 1024 });
+    backend.child.kill('SIGTERM');
+    expect(await backend.exited).toBe(0);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+it('refuses a --max-blob-mib that is not a whole positive number of MiB, with its usage', async () => {
+  const backend = run(['backend', '--data', '/nonexistent-baton', '--max-blob-mib', '0.5']);
+  expect(await backend.exited).toBe(2);
+  expect(backend.err()).toContain('--max-blob-mib must be a whole number of MiB');
+});
+
 it('runs on PostgreSQL from --database or BATON_DATABASE_URL, and /healthz says so without the connection string', async () => {
   const database = await freshDatabase('baton_cli');
   const withPassword = database.replace('://', '://postgres:s3cret-pw@');
@@ -53,7 +78,7 @@ it('runs on PostgreSQL from --database or BATON_DATABASE_URL, and /healthz says 
     await expect.poll(backend.out, { timeout: 20_000 }).toMatch(/\n$/);
     const url = /^backend: (http:\/\/\S+)$/m.exec(backend.out())![1]!;
     const health = await (await fetch(`${url}/healthz`)).text();
-    expect(JSON.parse(health)).toEqual({ ok: true, store: { kind: 'postgres', reachable: true } });
+    expect(JSON.parse(health)).toEqual({ ok: true, store: { kind: 'postgres', reachable: true }, maxBlobBytes: 1024 * 1024 * 1024 });
     backend.child.kill('SIGTERM');
     expect(await backend.exited).toBe(0);
     expect(health + backend.out() + backend.err()).not.toMatch(/s3cret-pw|127\.0\.0\.1:\d+\/baton_cli/);

@@ -3,6 +3,7 @@
  * SIGTERM; `baton backend backup` copies a data folder's store.
  */
 import { startBackend } from '../backend/backend.ts';
+import { DEFAULT_MAX_BLOB_MIB } from '../backend/limits.ts';
 import { backupDataFolder } from '../backend/store/backup.ts';
 import { openStorage, type StorageChoice } from '../backend/storage.ts';
 import { parseFlags, portFlag, required, untilStopped, UsageError, type Command } from './command.ts';
@@ -13,8 +14,8 @@ export const DATABASE_ENV = 'BATON_DATABASE_URL';
 export const command: Command = {
   summary: 'run the sync backend, or back up its data folder',
   usage: [
-    'Usage: baton backend --data DIR [--host 127.0.0.1] [--port N] [--init]',
-    '       baton backend --database postgres://USER:PASSWORD@HOST:PORT/DB [--host 127.0.0.1] [--port N]',
+    'Usage: baton backend --data DIR [--host 127.0.0.1] [--port N] [--max-blob-mib N] [--init]',
+    '       baton backend --database postgres://USER:PASSWORD@HOST:PORT/DB [--host 127.0.0.1] [--port N] [--max-blob-mib N]',
     '       baton backend backup --data DIR --to FILE',
     '',
     'Runs the sync backend: the embedded SQLite store and blobs in DIR, or everything in a PostgreSQL',
@@ -34,6 +35,8 @@ export const command: Command = {
     '  --database URL PostgreSQL connection string (back it up with pg_dump or pg_basebackup)',
     '  --host HOST    address to listen on (default 127.0.0.1)',
     '  --port N       port to listen on (default 0: a free port)',
+    `  --max-blob-mib N  largest sealed checkpoint accepted, in MiB (default ${DEFAULT_MAX_BLOB_MIB}); /healthz`,
+    '                 publishes it and devices refuse a move whose checkpoint would not fit',
     '  --init         start an empty store in a folder whose database is gone',
     '  --to FILE      (backup) the archive to write; replaced only once complete',
   ].join('\n'),
@@ -44,17 +47,19 @@ export const command: Command = {
       database: { type: 'string' },
       host: { type: 'string' },
       port: { type: 'string' },
+      'max-blob-mib': { type: 'string' },
       init: { type: 'boolean' },
     });
     const choice = storageChoice(values);
     const host = typeof values.host === 'string' ? values.host : '127.0.0.1';
     const port = portFlag(values.port, 0);
+    const maxBlobMib = maxBlobMibFlag(values['max-blob-mib']);
     const storage = await openStorage(choice);
     if (!storage.ok) {
       console.error(`baton backend: ${storage.message}`);
       return 1;
     }
-    const backend = await startBackend({ host, port, storage: storage.value });
+    const backend = await startBackend({ host, port, storage: storage.value, limits: { maxBlobBytes: maxBlobMib * 1024 * 1024 } });
     // Last line of defence: a stray failure is noted on one line and the backend keeps serving.
     process.on('uncaughtException', (error) => console.error(`baton backend: unexpected failure: ${error.message}`));
     const stopped = untilStopped();
@@ -64,6 +69,15 @@ export const command: Command = {
     return 0;
   },
 };
+
+/** Parses --max-blob-mib: a whole number of MiB from 1 to 1,048,576 (1 TiB). */
+function maxBlobMibFlag(value: unknown): number {
+  if (value === undefined) return DEFAULT_MAX_BLOB_MIB;
+  const mib = Number(value);
+  if (!Number.isInteger(mib) || mib < 1 || mib > 1024 * 1024)
+    throw new UsageError(`--max-blob-mib must be a whole number of MiB from 1 to 1048576, got ${String(value)}`);
+  return mib;
+}
 
 /** --data DIR or --database URL (or the environment's URL when neither is given); both is a usage error. */
 function storageChoice(values: Record<string, string | boolean | undefined>): StorageChoice {

@@ -44,8 +44,11 @@ Environment (tuning and tests):
   BATON_TURN_WAIT_MS            how long the source waits for a running turn before interrupting (default 10000)
   BATON_DEMO_TURN_MS            length of one demo-agent turn (default 300)
   BATON_NO_UI_BUILD=1           do not build the user interface when it is missing (serve the API only)
-  BATON_TEST_HOLD_DIR           tests only: while DIR/prepare or DIR/activate exists, the target holds
-                                before that step (the test releases it by removing the file)`;
+  BATON_TEST_HOLD_DIR           tests only: while DIR/STEP exists, the device holds before that handoff
+                                step (prepare, quiesce, checkpoint, claim, take-over, activate); the test
+                                releases it by removing the file
+  BATON_TEST_TURN_LOG           tests only: append one JSON line per provider turn start and end (session,
+                                generation, owner as this device knows them) to this file`;
 
 /** A non-negative integer from the environment, or the fallback. */
 function envMs(name: string, fallback: number): number {
@@ -93,6 +96,7 @@ export const command: Command = {
       claimTimeoutMs: envMs('BATON_CLAIM_TIMEOUT_MS', defaults.config.claimTimeoutMs),
       turnWaitMs: envMs('BATON_TURN_WAIT_MS', defaults.config.turnWaitMs),
       testHoldDir: process.env.BATON_TEST_HOLD_DIR || null,
+      testTurnLog: process.env.BATON_TEST_TURN_LOG || null,
     };
     const heartbeatMs = envMs('BATON_HEARTBEAT_MS', defaults.heartbeatMs) || defaults.heartbeatMs;
     const demoTurnMs = envMs('BATON_DEMO_TURN_MS', 300);

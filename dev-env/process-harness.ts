@@ -32,14 +32,19 @@ function exited(child: ChildProcess): Promise<number | string | null> {
   return new Promise((resolve) => child.once('exit', (code, signal) => resolve(code ?? signal)));
 }
 
-/** Starts `baton <args>` and resolves once stdout shows a line starting with `prefix`. */
+/**
+ * Starts `baton <args>` and resolves once stdout shows a line starting with `prefix`. `launcher` is
+ * an argv prefix that must exec node in its own place (e.g. `ip netns exec NAME`), so signals sent to
+ * the child reach baton itself.
+ */
 export function startBaton(
   args: string[],
   prefix: string,
   env: NodeJS.ProcessEnv = process.env,
   timeoutMs = 60_000,
+  launcher: readonly string[] = [],
 ): Promise<RunningProcess> {
-  return startScript(BATON, args, prefix, env, timeoutMs);
+  return startScript(BATON, args, prefix, env, timeoutMs, launcher);
 }
 
 /** Starts `node <script> <args>` in the project folder and resolves once stdout shows a line starting with `prefix`. */
@@ -49,9 +54,11 @@ export function startScript(
   prefix: string,
   env: NodeJS.ProcessEnv = process.env,
   timeoutMs = 60_000,
+  launcher: readonly string[] = [],
 ): Promise<RunningProcess> {
   // Tests build the UI themselves (e2e) or need none: a device never builds it on start here.
-  const child = spawn(process.execPath, [script, ...args], {
+  const [command, ...prefixArgs] = [...launcher, process.execPath];
+  const child = spawn(command!, [...prefixArgs, script, ...args], {
     cwd: PROJECT_ROOT,
     env: { BATON_NO_UI_BUILD: '1', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],

@@ -2,7 +2,9 @@
  * A TCP relay on 127.0.0.1 in front of a backend: one more address of the same backend, as a
  * second instance on one database or a load balancer's would be. A test takes it down (it refuses
  * connections and cuts the open ones, as a killed instance does), brings it back on the same port,
- * or makes it lose answers (the request reaches the backend, the reply never comes back).
+ * makes it lose answers (the request reaches the backend, the reply never comes back), or holds
+ * its traffic (nothing passes either way and new connections wait, as on a network partition; on
+ * release everything held flows on, as TCP delivers it once the network is back).
  */
 import { createServer, connect, type Server, type Socket } from 'node:net';
 
@@ -14,6 +16,9 @@ export interface TcpRelay {
   readonly accepted: number;
   /** While true, requests still reach the backend but each connection is cut as its answer starts. */
   loseAnswers: boolean;
+  /** Holds every byte both ways and every new connection until `release`. */
+  hold(): void;
+  release(): void;
   /** Stops listening and cuts every open connection. */
   down(): Promise<void>;
   /** Listens again on the same port. */
@@ -27,9 +32,21 @@ export async function startTcpRelay(target: string): Promise<TcpRelay> {
   let accepted = 0;
   let server: Server | null = null;
   let port = 0;
+  let held = false;
+  const waiting: Socket[] = [];
+
+  const accept = (client: Socket) => {
+    accepted++;
+    if (!held) return relay(client);
+    // Held: the connection is open but nothing reaches the backend until the release.
+    client.pause();
+    sockets.add(client);
+    client.on('close', () => sockets.delete(client));
+    client.on('error', () => client.destroy());
+    waiting.push(client);
+  };
 
   const relay = (client: Socket) => {
-    accepted++;
     const upstream = connect({ host: hostname, port: Number(targetPort) });
     sockets.add(client).add(upstream);
     const cut = () => {
@@ -47,11 +64,12 @@ export async function startTcpRelay(target: string): Promise<TcpRelay> {
       if (handle.loseAnswers) cut();
       else client.write(chunk);
     });
+    client.resume();
   };
 
   const listen = () =>
     new Promise<void>((resolve, reject) => {
-      const made = createServer(relay);
+      const made = createServer(accept);
       made.once('error', reject);
       made.listen(port, '127.0.0.1', () => {
         port = (made.address() as { port: number }).port;
@@ -72,6 +90,15 @@ export async function startTcpRelay(target: string): Promise<TcpRelay> {
       return accepted;
     },
     loseAnswers: false,
+    hold() {
+      held = true;
+      for (const socket of sockets) socket.pause();
+    },
+    release() {
+      held = false;
+      for (const socket of sockets) socket.resume();
+      for (const client of waiting.splice(0)) if (!client.destroyed) relay(client);
+    },
     async down() {
       const closing = server;
       server = null;

@@ -5,7 +5,9 @@
  */
 import { mkdirSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { SessionDetail, SessionView } from '../shared/device-api.ts';
+import type { HeldStep } from '../electron/handoff/test-hold.ts';
+import type { TranscriptEntry } from '../shared/agents.ts';
+import { TRANSCRIPT_PAGE_MAX, type SessionDetail, type SessionView } from '../shared/device-api.ts';
 import { createGitSandbox, type GitSandbox } from './git-sandbox.ts';
 import { DeviceClient, startBaton, waitFor, type RunningProcess } from './process-harness.ts';
 
@@ -17,7 +19,7 @@ export interface DeviceHandle {
   client: DeviceClient;
   /** Extra environment this device runs with (on top of the shared env). */
   env: NodeJS.ProcessEnv;
-  /** The device's test-hold folder (BATON_TEST_HOLD_DIR); see `holdTarget`. */
+  /** The device's test-hold folder (BATON_TEST_HOLD_DIR); see `holdStep`. */
   holdDir: string;
 }
 
@@ -50,6 +52,13 @@ export interface TwoDevicesOptions {
   prefix?: string;
   /** The addresses the devices use, made from the backend's (e.g. relays in front of it); default: that one. */
   backendAddresses?: (backendUrl: string) => Promise<string[]>;
+  /** Extra `baton backend` flags, e.g. ['--max-blob-mib', '1']. */
+  backendArgs?: string[];
+  /** Addresses per device (each over its own link to the backend); overrides `backendAddresses`. */
+  backendAddressesPerDevice?: (backendUrl: string) => Promise<Record<'laptop' | 'desktop', string[]>>;
+  /** Where the backend listens (`--host`, default 127.0.0.1) and the argv prefix it is started with (e.g. `ip netns exec NAME`). */
+  backendHost?: string;
+  backendLauncher?: readonly string[];
   /**
    * Run the backend on this PostgreSQL database as `instances` processes (default 2) instead of one on
    * a data folder; the devices are given every instance's address, the first one first.
@@ -69,15 +78,14 @@ export async function startTwoDevices(options: TwoDevicesOptions = {}): Promise<
   mkdirSync(desktopRoot, { recursive: true });
   const repo = sandbox.clone(origin, join(laptopRoot, 'app'));
   const backendData = join(sandbox.root, 'backend-data');
-  const storageArgs = options.database ? ['--database', options.database] : ['--data', backendData];
-  const backends = await Promise.all(
-    Array.from({ length: options.database ? (options.instances ?? 2) : 1 }, () =>
-      startBaton(['backend', ...storageArgs, '--port', '0'], 'backend: ', env),
-    ),
-  );
+  const storageArgs = [...(options.database ? ['--database', options.database] : ['--data', backendData]), ...(options.backendArgs ?? [])];
+  const backendArgs = (port: string) => ['backend', ...storageArgs, '--host', options.backendHost ?? '127.0.0.1', '--port', port];
+  const startBackend = (port: string) => startBaton(backendArgs(port), 'backend: ', env, undefined, options.backendLauncher);
+  const backends = await Promise.all(Array.from({ length: options.database ? (options.instances ?? 2) : 1 }, () => startBackend('0')));
   let backend = backends[0]!;
   const backendUrl = backend.url;
   const deviceBackends = options.backendAddresses ? await options.backendAddresses(backendUrl) : backends.map((b) => b.url);
+  const perDevice = options.backendAddressesPerDevice ? await options.backendAddressesPerDevice(backendUrl) : null;
   const processes = new Set<RunningProcess>(backends);
   const clients = new Set<DeviceClient>();
 
@@ -87,7 +95,7 @@ export async function startTwoDevices(options: TwoDevicesOptions = {}): Promise<
       '--profile',
       handle.profile,
       '--backend',
-      deviceBackends.join(','),
+      (perDevice?.[handle.name as 'laptop' | 'desktop'] ?? deviceBackends).join(','),
       '--name',
       handle.name,
       '--workspace-root',
@@ -135,7 +143,7 @@ export async function startTwoDevices(options: TwoDevicesOptions = {}): Promise<
     startDevice,
     async restartBackend() {
       const port = new URL(backendUrl).port;
-      backend = await startBaton(['backend', ...storageArgs, '--port', port], 'backend: ', env);
+      backend = await startBackend(port);
       processes.add(backend);
       world.backend = backend;
     },
@@ -149,13 +157,18 @@ export async function startTwoDevices(options: TwoDevicesOptions = {}): Promise<
 }
 
 /**
- * Holds `device`, as a target, before its `step` until `release` is called: the device's test hold
- * (BATON_TEST_HOLD_DIR) waits while the step's file exists. Returns the release.
+ * Holds `device` before its handoff `step` until `release` is called: the device's test hold
+ * (BATON_TEST_HOLD_DIR, electron/handoff/test-hold.ts) waits while the step's file exists. Returns the release.
  */
-export function holdTarget(device: Pick<DeviceHandle, 'holdDir'>, step: 'prepare' | 'activate'): () => void {
+export function holdStep(device: Pick<DeviceHandle, 'holdDir'>, step: HeldStep): () => void {
   const file = join(device.holdDir, step);
   writeFileSync(file, 'held by a test\n');
   return () => rmSync(file, { force: true });
+}
+
+/** Holds `device`, as a target, before `prepare` or `activate` (holdStep). */
+export function holdTarget(device: Pick<DeviceHandle, 'holdDir'>, step: 'prepare' | 'activate'): () => void {
+  return holdStep(device, step);
 }
 
 /** Starts a demo-agent session on `device` in `workspace` and waits until its first turn ended. */
@@ -215,6 +228,17 @@ export async function waitSession(
     throw new Error(
       `${(error as Error).message}\n${device.name} last saw: ${seen}\n${device.name} log:\n${device.process.stderr().slice(-4000)}`,
     );
+  }
+}
+
+/** The device's whole transcript of the session, read page by page (a session's detail carries only its newest window). */
+export async function fullTranscript(device: DeviceHandle, sessionId: string): Promise<TranscriptEntry[]> {
+  const entries: TranscriptEntry[] = [];
+  for (;;) {
+    const page = await device.client.call('readTranscript', { sessionId, from: entries.length, count: TRANSCRIPT_PAGE_MAX });
+    if (!page) throw new Error(`${device.name} does not know session ${sessionId}`);
+    entries.push(...page.entries);
+    if (page.entries.length === 0 || entries.length >= page.total) return entries;
   }
 }
 

@@ -2,12 +2,13 @@
  * Agent sessions through the UI, against real device processes: the New session dialog's
  * "Permissions" (its default, the choice shown in the run view and kept by a Move); adopting an
  * existing Claude Code session of the workspace (its history in the run view, the next message
- * resuming the same CLI session); and the Move dialog's warning for a device whose Claude Code is
- * older. The real CLIs run (the agent-CLI lab, each device with its own homes); the desktop's
+ * resuming the same CLI session); the Move dialog's warning for a device whose Claude Code is
+ * older; and a long adopted session loaded lazily (its newest window, earlier entries on demand). The real CLIs run (the agent-CLI lab, each device with its own homes); the desktop's
  * `claude` reports an older version than the laptop's.
  */
 import { expect, test, type Page } from '@playwright/test';
 import { openAgentWorld, type AgentWorld } from './support/agent-world.ts';
+import { writeClaudeSession } from '../dev-env/cli-session-files.ts';
 import { openSession, runView, screenshots } from './support/devices.ts';
 
 const FIRST = 'write file plan.txt with the plan';
@@ -133,4 +134,28 @@ test('the Move dialog warns next to a device whose Claude Code is older; moved t
   const strip = runView(desktopPage).ownership;
   await expect(strip).toContainText('summary-continuation');
   await expect(strip).toContainText('The target device has Claude Code 2.1.300, older than the Claude Code 2.1.332');
+});
+
+test('a long session shows its newest entries and loads the earlier ones on demand', async () => {
+  const { page } = world.laptop;
+  // A Claude session of 150 turns the user had before Baton: 300 entries once adopted, more than the run view's window.
+  const turns = Array.from({ length: 150 }, (_, i) => ({ user: `long session step ${i}`, assistant: `done with step ${i}` }));
+  writeClaudeSession(world.homes.laptop.claudeConfigDir, world.devices.repo, { turns });
+  await page.getByRole('button', { name: 'New session' }).click();
+  const dialog = page.getByRole('dialog', { name: 'New session' });
+  await dialog.getByLabel('Workspace').fill(world.devices.repo);
+  await dialog.getByLabel('Provider').selectOption({ label: 'Claude Code' });
+  await dialog.getByRole('group', { name: 'Existing sessions' }).getByRole('button', { name: 'Adopt long session step 0' }).click();
+  await expect(dialog).toBeHidden();
+
+  const transcript = page.getByRole('log', { name: 'Transcript' });
+  await expect(transcript).toContainText('done with step 149');
+  // The newest 200 of 301 entries (300 adopted, then Baton's note) are loaded; the first turns are not.
+  const earlier = transcript.getByRole('button', { name: 'Show earlier entries (101 more)' });
+  await expect(earlier).toBeVisible();
+  await expect(transcript).not.toContainText('long session step 0');
+  await earlier.click();
+  await expect(transcript).toContainText('long session step 0');
+  await expect(transcript.getByRole('button', { name: /Show earlier entries/ })).toHaveCount(0);
+  await expect(transcript.getByRole('listitem')).toHaveCount(301);
 });

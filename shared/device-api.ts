@@ -138,9 +138,27 @@ export interface SessionView {
   updatedAt: number;
 }
 
+/** How many of the newest transcript entries a session's detail carries; earlier ones come page by page. */
+export const TRANSCRIPT_WINDOW = 200;
+/** The most entries one readTranscript page holds. */
+export const TRANSCRIPT_PAGE_MAX = 1000;
+
 export interface SessionDetail extends SessionView {
   agents: AgentView[];
+  /** The newest window of the transcript: entries `transcriptFrom` … `transcriptTotal - 1`. */
   transcript: TranscriptEntry[];
+  /** The index of `transcript[0]` in the whole transcript. */
+  transcriptFrom: number;
+  /** How many entries the whole transcript holds. */
+  transcriptTotal: number;
+}
+
+/** Entries `from` … `from + entries.length - 1` of a session's transcript, of `total`. */
+export interface TranscriptPage {
+  sessionId: string;
+  from: number;
+  total: number;
+  entries: TranscriptEntry[];
 }
 
 /** A Move refused by readiness: the whole report, with each blocker's fix. */
@@ -170,6 +188,12 @@ export const inputs = {
   listProviders: z.strictObject({}),
   listSessions: z.strictObject({}),
   getSession: z.strictObject({ sessionId: SessionId }),
+  /** A page of the session's transcript (the run view loads earlier entries as the reader scrolls up). */
+  readTranscript: z.strictObject({
+    sessionId: SessionId,
+    from: z.number().int().nonnegative(),
+    count: z.number().int().positive().max(TRANSCRIPT_PAGE_MAX),
+  }),
   startSession: z.strictObject({
     workspace: Workspace,
     provider: z.string().min(1).max(64),
@@ -213,6 +237,7 @@ export interface DeviceApiOutputs {
   listProviders: ProviderView[];
   listSessions: SessionView[];
   getSession: SessionDetail | null;
+  readTranscript: TranscriptPage | null;
   startSession: Result<SessionView>;
   /** This machine's sessions of the provider for the workspace, newest first. */
   listAgentSessions: Result<ExistingSessionView[]>;

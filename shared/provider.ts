@@ -91,12 +91,25 @@ export type ProviderEventListener = (event: ProviderEvent) => void;
 
 // ---------- resume data ----------
 
-/** The largest resume data (UTF-8 bytes of its JSON) a checkpoint carries. */
+/** The largest resume data JSON (UTF-8 bytes; its files not counted: they travel as binary parts) a checkpoint carries. */
 export const RESUME_DATA_MAX_BYTES = 8 * 1024 * 1024;
 
 /**
- * A provider's exported session: opaque to everyone but its adapter, JSON-safe, tagged with a
- * format (e.g. "claude-code/transcript@1") so an adapter refuses data it does not understand.
+ * One file of a provider's exported session (a Claude transcript, a Codex rollout). It travels as a
+ * binary part of the checkpoint, streamed from and to disk, never inlined in JSON, whatever its size.
+ */
+export interface ResumeFile {
+  /** What the file is to its adapter, e.g. "transcript" or "side/subagents/agent-1.jsonl"; unique in one export. */
+  name: string;
+  /** Where its bytes are on this device: the CLI's own file on the source, the unpacked part on a target. */
+  path: string;
+  size: number;
+}
+
+/**
+ * A provider's exported session: opaque to everyone but its adapter, tagged with a format (e.g.
+ * "claude-code/transcript@2") so an adapter refuses data it does not understand. The payload is small
+ * JSON; the session's bulk is in `files`.
  */
 export interface ResumeData {
   provider: ProviderId;
@@ -104,13 +117,24 @@ export interface ResumeData {
   /** The provider's session id, when it has one (Claude session id, Codex thread id). */
   sessionId: string | null;
   payload: unknown;
+  /** The export's files (absent: everything is in the payload, as in earlier formats). */
+  files?: ResumeFile[];
 }
+
+export const RESUME_FILES_MAX = 10_000;
+
+export const resumeFileSchema = z.strictObject({
+  name: z.string().min(1).max(500),
+  path: z.string().min(1).max(4096),
+  size: z.number().int().nonnegative(),
+});
 
 export const resumeDataSchema = z.strictObject({
   provider: z.enum(PROVIDER_IDS),
   format: z.string().min(1).max(100),
   sessionId: z.string().min(1).max(200).nullable(),
   payload: z.json(),
+  files: z.array(resumeFileSchema).max(RESUME_FILES_MAX).optional(),
 });
 
 /** UTF-8 byte length of a string, without Node or DOM APIs (shared/ runs everywhere). */
@@ -123,7 +147,7 @@ function utf8Length(text: string): number {
   return bytes;
 }
 
-/** Accepts only well-formed, JSON-safe resume data within RESUME_DATA_MAX_BYTES. */
+/** Accepts only well-formed, JSON-safe resume data whose JSON is within RESUME_DATA_MAX_BYTES (its files are not counted). */
 export function checkResumeData(value: unknown): Result<ResumeData, 'invalid_resume_data' | 'resume_data_too_large'> {
   const parsed = resumeDataSchema.safeParse(value);
   if (!parsed.success)
@@ -134,6 +158,9 @@ export function checkResumeData(value: unknown): Result<ResumeData, 'invalid_res
   }
   return { ok: true, value: parsed.data as ResumeData };
 }
+
+/** How far an import got through its files: bytes done of the total. */
+export type ImportProgress = (doneBytes: number, totalBytes: number) => void;
 
 // ---------- summary continuation ----------
 
@@ -202,14 +229,18 @@ export interface ProviderSession {
   isTurnActive(): boolean;
   /** The current agent map and transcript (what events have built so far). */
   snapshot(): { agents: AgentView[]; transcript: TranscriptEntry[] };
-  /** Exports the provider's own session state (providers with checkpointImport). */
+  /**
+   * Exports the provider's own session state (providers with checkpointImport): small JSON, and its
+   * files named by path, unread (the checkpoint streams them).
+   */
   exportResumeData(): Promise<ProviderResult<ResumeData>>;
   /**
-   * Rebuilds the session from exported data in `workspace`; fails with `import_check_failed` and a
-   * reason (nothing changed). On success snapshot() holds the restored history; events report the
-   * agents and only the transcript entries added from then on (the runtime already has the history).
+   * Rebuilds the session from exported data in `workspace` (its files read as streams), reporting
+   * how many of their bytes it has worked through; fails with `import_check_failed` and a reason
+   * (nothing changed). On success snapshot() holds the restored agents; the history stays with the
+   * runtime (it came in the checkpoint), and events report only the entries added from then on.
    */
-  resumeFromImport(data: ResumeData, workspace: string): Promise<ProviderResult>;
+  resumeFromImport(data: ResumeData, workspace: string, progress?: ImportProgress): Promise<ProviderResult>;
   /** Starts a fresh session whose first turn is the continuation prompt. */
   resumeFromSummary(prompt: string, workspace: string): Promise<ProviderResult>;
   /**

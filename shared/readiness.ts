@@ -19,7 +19,12 @@ export const TARGET_BLOCKER_CODES = [
   'target_missing_provider',
   'target_missing_key_version',
 ] as const;
-export const SESSION_BLOCKER_CODES = ['not_owner', 'handoff_in_progress'] as const;
+export const SESSION_BLOCKER_CODES = [
+  'not_owner',
+  'handoff_in_progress',
+  /** The session's checkpoint, as estimated, is over the largest body the sync backend takes. */
+  'checkpoint_too_large',
+] as const;
 
 export type BlockerCode =
   (typeof SOURCE_BLOCKER_CODES)[number] | (typeof TARGET_BLOCKER_CODES)[number] | (typeof SESSION_BLOCKER_CODES)[number];

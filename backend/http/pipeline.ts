@@ -84,7 +84,11 @@ async function route(app: HttpApp, req: IncomingMessage, res: ServerResponse): P
   const { name, spec, params } = match;
   if (spec.auth === 'none') {
     const reachable = await deps.store.reachable();
-    return void sendJson(res, reachable ? 200 : 503, { ok: reachable, store: { kind: deps.store.kind, reachable } });
+    return void sendJson(res, reachable ? 200 : 503, {
+      ok: reachable,
+      store: { kind: deps.store.kind, reachable },
+      maxBlobBytes: deps.limits.maxBlobBytes,
+    });
   }
 
   const headers = readSignatureHeaders(req.headers);

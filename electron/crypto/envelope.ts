@@ -14,9 +14,9 @@ import type { KeyRing } from './key-ring.ts';
 
 export const ENVELOPE_MAGIC = Buffer.from('BT', 'latin1');
 export const ENVELOPE_FORMAT = 0x01;
-const HEADER_BYTES = 7;
-const NONCE_BYTES = 12;
-const TAG_BYTES = 16;
+export const HEADER_BYTES = 7;
+export const NONCE_BYTES = 12;
+export const TAG_BYTES = 16;
 /** Smallest possible envelope: header, nonce and tag around an empty body. */
 export const ENVELOPE_OVERHEAD = HEADER_BYTES + NONCE_BYTES + TAG_BYTES;
 /** Header and nonce: the bytes in front of the ciphertext. */
@@ -62,7 +62,7 @@ function encodeContext(context: SealContext): Buffer {
 }
 
 /** What sealing or opening under one key version and one context needs: the derived key and the AAD. */
-interface ContextKeys {
+export interface ContextKeys {
   key: Buffer;
   /** The 7-byte header followed by the encoded context. */
   aad: Buffer;
@@ -76,7 +76,7 @@ const derivedKeys = new WeakMap<Uint8Array, Map<string, ContextKeys>>();
 const DERIVED_KEYS_MAX = 256;
 
 /** The cached key and AAD of (ADK, version, context); throws on an invalid context (never cached). */
-function contextKeys(adk: Uint8Array, keyVersion: number, context: SealContext): ContextKeys {
+export function contextKeys(adk: Uint8Array, keyVersion: number, context: SealContext): ContextKeys {
   let keys = derivedKeys.get(adk);
   if (keys === undefined) derivedKeys.set(adk, (keys = new Map()));
   const id = JSON.stringify([keyVersion, context.purpose, context.accountId, context.sessionId ?? '', context.subject ?? '']);

@@ -1,17 +1,21 @@
 /**
- * Activation on the target: fetch the checkpoint body, verify its digest, unseal it, pin the
- * workspace, check drift — and only then resume the provider. Every check runs before any provider
- * call; the first failure is returned with its code and nothing after it runs.
+ * Activation on the target: fetch the checkpoint body, verify its digest, unseal it (all three in one
+ * streamed pass, checkpoint-transfer.ts), pin the workspace, check drift, merge the transcript — and
+ * only then resume the provider. Every check runs before any provider call; the first failure is
+ * returned with its code and nothing after it runs. The download and the import report how far they
+ * got through the progress sink.
  */
+import { rm } from 'node:fs/promises';
 import type { DriftWarning, Handoff, ResumePath } from '../../shared/api/handoffs.ts';
 import { detectedVersion, olderCliReason } from '../../shared/cli-version.ts';
 import { fail, ok, type Result } from '../../shared/errors.ts';
-import { isProviderId } from '../../shared/provider.ts';
+import { isProviderId, PROVIDER_LABELS } from '../../shared/provider.ts';
 import type { LocalState } from '../local-state/local-state.ts';
 import type { BackendPort, Clock, GitPort, PacketPort, ProviderPort, SealPort } from '../runtime/ports.ts';
 import type { ProgressSink } from '../runtime/progress-sink.ts';
 import type { SessionService } from '../runtime/session-service.ts';
-import { decodeCheckpoint, sha256Hex, type Checkpoint } from './checkpoint.ts';
+import type { Checkpoint } from './checkpoint.ts';
+import { receiveCheckpoint } from './checkpoint-transfer.ts';
 import { continuationInput } from './continuation.ts';
 import { mergeTranscripts } from './transcript-merge.ts';
 import type { HandoffConfig } from './handoff-config.ts';
@@ -27,9 +31,9 @@ export type ActivationResult = Result<Activated>;
 /** What activation uses, and nothing more. */
 export interface ActivationDeps {
   selfId: string;
-  state: Pick<LocalState, 'updateSession'>;
-  backend: Pick<BackendPort, 'getBlob'>;
-  seal: Pick<SealPort, 'openCheckpoint'>;
+  state: Pick<LocalState, 'updateSession' | 'transcript' | 'replaceTranscript' | 'exportsDir'>;
+  backend: Pick<BackendPort, 'getBlobTo'>;
+  seal: Pick<SealPort, 'startCheckpointOpen'>;
   git: Pick<GitPort, 'pin'>;
   packets: Pick<PacketPort, 'drift'>;
   providers: Pick<ProviderPort, 'list' | 'resume'>;
@@ -47,22 +51,29 @@ export async function activateCheckpoint(deps: ActivationDeps, handoff: Handoff)
   if (!handoff.checkpoint) return fail('checkpoint_missing', 'The handoff carries no checkpoint.');
   const marks: [string, number][] = [['start', clock()]];
   const mark = (phase: string) => marks.push([phase, clock()]);
-  const blob = await backend.getBlob(handoff.checkpoint.digest);
-  if (!blob.ok) {
-    if (blob.code === 'not_found') return fail('checkpoint_missing', 'The checkpoint body is not in the store.');
-    throw new Error(`checkpoint download failed: ${blob.code}`);
-  }
-  if (sha256Hex(blob.value) !== handoff.checkpoint.digest || blob.value.byteLength !== handoff.checkpoint.size) {
-    return fail('digest_mismatch', 'The checkpoint body does not match its content address.');
-  }
-  const opened = seal.openCheckpoint(blob.value, handoff.sessionId, handoff.id);
-  if (!opened.ok) return fail(opened.code, opened.message);
-  const decoded = decodeCheckpoint(opened.value, handoff.sessionId, handoff.id);
-  if (!decoded.ok) return decoded;
-  const checkpoint: Checkpoint = decoded.value;
+  const report = (step: 'download' | 'import', label: string, done: number | null, total: number | null, percent?: number) =>
+    deps.progress({
+      handoffId: handoff.id,
+      sessionId: handoff.sessionId,
+      step,
+      label,
+      doneBytes: done,
+      totalBytes: total,
+      percent: percent ?? (done !== null && total !== null ? (total === 0 ? 100 : (done / total) * 100) : null),
+    });
+  const stagingDir = state.exportsDir(handoff.sessionId, handoff.id);
+  report('download', 'checkpoint', 0, handoff.checkpoint.size);
+  const received = await receiveCheckpoint({ backend, seal }, handoff, stagingDir, (done, total) =>
+    report('download', 'checkpoint', done, total),
+  );
+  if (!received.ok) return fail(received.code, received.message);
+  const checkpoint: Checkpoint = received.value.checkpoint;
   mark('verified');
   const pinned = await git.pin(checkpoint.repos, deps.config.workspaceRoot);
-  if (!pinned.ok) return fail(pinned.code, pinned.message);
+  if (!pinned.ok) {
+    await rm(stagingDir, { recursive: true, force: true });
+    return fail(pinned.code, pinned.message);
+  }
   mark('pinned');
   const reports = await Promise.all(
     checkpoint.packets.map(async (entry) => {
@@ -77,13 +88,16 @@ export async function activateCheckpoint(deps: ActivationDeps, handoff: Handoff)
   const drift = reports.flat();
   mark('drift');
   const workspace = pinned.value.workspace;
+  report('import', 'transcript', null, null, 0);
+  // Merged by entry identity: whatever this device had (its own notes, entries it pulled) stays. The
+  // log is rewritten line by line behind.
+  state.replaceTranscript(handoff.sessionId, mergeTranscripts(state.transcript(handoff.sessionId), checkpoint.transcript));
+  report('import', 'transcript', null, null, 100);
   state.updateSession(handoff.sessionId, (s) => {
     s.workspace = workspace;
     s.repoPaths = pinned.value.repoPaths;
     s.ownerDeviceId = selfId;
     s.generation = Math.max(s.generation, handoff.generation + 1);
-    // Merged by entry identity: whatever this device had (its own notes, entries it pulled) stays.
-    s.transcript = mergeTranscripts(s.transcript, checkpoint.transcript);
     s.agents = checkpoint.agents;
     s.providerResume = checkpoint.providerResume;
     // The target's provider is made (attach, below) with the level the session ran with on the source.
@@ -108,7 +122,12 @@ export async function activateCheckpoint(deps: ActivationDeps, handoff: Handoff)
         checkpoint.meta.providerVersion ?? null,
       )
     : null;
-  const resumed = await providers.resume(provider, checkpoint.providerResume, continuation, workspace, older?.message);
+  const label = isProviderId(checkpoint.meta.provider) ? `${PROVIDER_LABELS[checkpoint.meta.provider]} session` : 'session';
+  report('import', label, null, null, 0);
+  const resumed = await providers.resume(provider, checkpoint.providerResume, continuation, workspace, older?.message, (done, total) =>
+    report('import', label, done, total),
+  );
+  report('import', label, null, null, 100);
   if (!resumed.ok) {
     await sessions.detach(handoff.sessionId);
     return fail('resume_failed', resumed.message);

@@ -1,5 +1,15 @@
-import { describe, expect, it } from 'vitest';
-import { CHECKPOINT_FORMAT, decodeCheckpoint, encodeCheckpoint, sha256Hex, type Checkpoint } from './checkpoint.ts';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync, existsSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { randomBytes } from 'node:crypto';
+import { afterAll, describe, expect, it } from 'vitest';
+import { CHECKPOINT_FORMAT, sha256Hex, type Checkpoint } from './checkpoint.ts';
+import { CheckpointReader } from './checkpoint-reader.ts';
+import { checkpointHead, writeCheckpoint } from './checkpoint-writer.ts';
+
+const dir = mkdtempSync(join(tmpdir(), 'baton-checkpoint-'));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+let stages = 0;
 
 function checkpoint(overrides: Partial<Checkpoint> = {}): Checkpoint {
   return {
@@ -19,53 +29,100 @@ function checkpoint(overrides: Partial<Checkpoint> = {}): Checkpoint {
   };
 }
 
+/** The body's bytes (each chunk copied: the writer reuses its buffer). */
+async function encode(body: Checkpoint): Promise<Buffer> {
+  const chunks: Buffer[] = [];
+  await writeCheckpoint(body, async (chunk) => void chunks.push(Buffer.from(chunk)));
+  return Buffer.concat(chunks);
+}
+
+/** Reads `bytes` fed in pieces of `piece` bytes into a fresh staging folder. */
+async function decode(bytes: Buffer, sessionId = 'session-aaaaaaaaaaaa', handoffId = 'handoff-aaaaaaaaaaaa', piece = 4093) {
+  const staging = join(dir, `stage-${(stages += 1)}`);
+  const reader = new CheckpointReader(staging, sessionId, handoffId);
+  for (let at = 0; at < bytes.length; at += piece) await reader.push(bytes.subarray(at, at + piece));
+  return { result: await reader.end(), reader, staging };
+}
+
+/** A provider file on disk for a checkpoint to carry. */
+function providerFile(name: string, bytes: Buffer) {
+  const path = join(dir, `${name.replace(/\//g, '-')}-${(stages += 1)}`);
+  writeFileSync(path, bytes);
+  return { name, path, size: bytes.length };
+}
+
 describe('the checkpoint body', () => {
-  it('round-trips through its bytes', () => {
-    const body = checkpoint();
-    const decoded = decodeCheckpoint(encodeCheckpoint(body), body.sessionId, body.handoffId);
-    expect(decoded).toEqual({ ok: true, value: body });
+  it("round-trips in any chunking, the provider's files as binary parts staged as files", async () => {
+    const transcriptFile = randomBytes(30_000);
+    const side = Buffer.from('{"type":"user"}\n');
+    const body = checkpoint({
+      providerResume: {
+        provider: 'claude-code',
+        format: 'claude-code/transcript@2',
+        sessionId: 'abc',
+        payload: { sourceCwd: '/ws' },
+        files: [providerFile('transcript', transcriptFile), providerFile('side/a.jsonl', side), providerFile('empty', Buffer.alloc(0))],
+      },
+    });
+    const bytes = await encode(body);
+    // No base64: the body is barely longer than what it carries.
+    expect(bytes.length).toBeLessThan(transcriptFile.length + side.length + 2000);
+    for (const piece of [1, 8, 4093, 1 << 20]) {
+      const { result, staging } = await decode(bytes, body.sessionId, body.handoffId, piece);
+      if (!result.ok) throw new Error(result.message);
+      const files = result.value.providerResume!.files!;
+      expect(files.map((f) => [f.name, f.size, f.path.startsWith(staging)])).toEqual([
+        ['transcript', transcriptFile.length, true],
+        ['side/a.jsonl', side.length, true],
+        ['empty', 0, true],
+      ]);
+      expect(readFileSync(files[0]!.path).equals(transcriptFile)).toBe(true);
+      expect(readFileSync(files[1]!.path).equals(side)).toBe(true);
+      expect({ ...result.value, providerResume: null }).toEqual({ ...body, providerResume: null });
+    }
   });
 
-  it('rejects a body that belongs to another handoff, even when it opens', () => {
-    const body = encodeCheckpoint(checkpoint());
-    expect(decodeCheckpoint(body, 'session-aaaaaaaaaaaa', 'handoff-bbbbbbbbbbbb')).toMatchObject({
+  it('rejects a body that belongs to another handoff or session, even when it reads', async () => {
+    const bytes = await encode(checkpoint());
+    expect((await decode(bytes, 'session-aaaaaaaaaaaa', 'handoff-bbbbbbbbbbbb')).result).toMatchObject({
       ok: false,
       code: 'checkpoint_rejected',
     });
-    expect(decodeCheckpoint(body, 'session-bbbbbbbbbbbb', 'handoff-aaaaaaaaaaaa')).toMatchObject({
+    expect((await decode(bytes, 'session-bbbbbbbbbbbb', 'handoff-aaaaaaaaaaaa')).result).toMatchObject({
       ok: false,
       code: 'checkpoint_rejected',
     });
   });
 
-  it('refuses bytes that are not a checkpoint as malformed', () => {
-    expect(decodeCheckpoint(Buffer.from('not json'), 's', 'h')).toMatchObject({ ok: false, code: 'malformed_checkpoint' });
-    expect(decodeCheckpoint(Buffer.from(JSON.stringify({ format: 'other/1' })), 's', 'h')).toMatchObject({
+  it('refuses bytes that are not a checkpoint as malformed', async () => {
+    expect((await decode(Buffer.from('not json'))).result).toMatchObject({ ok: false, code: 'malformed_checkpoint' });
+    expect((await decode(Buffer.from(JSON.stringify({ format: 'other/1' })))).result).toMatchObject({
       ok: false,
       code: 'malformed_checkpoint',
     });
-    const wrongResume = { ...checkpoint(), providerResume: { provider: 'nobody', format: 'x', sessionId: null, payload: 1 } };
-    expect(decodeCheckpoint(Buffer.from(JSON.stringify(wrongResume)), wrongResume.sessionId, wrongResume.handoffId)).toMatchObject({
+    const wrongResume = {
+      ...checkpointHead(checkpoint()),
+      providerResume: { provider: 'nobody', format: 'x', sessionId: null, payload: 1 },
+    };
+    expect((await decode(Buffer.from(`${JSON.stringify(wrongResume)}\n`))).result).toMatchObject({
       ok: false,
       code: 'malformed_checkpoint',
     });
+    expect((await decode(Buffer.alloc(0))).result).toMatchObject({ ok: false, code: 'malformed_checkpoint' });
   });
 
-  it("carries the session's permission level and the source's CLI version; a level it does not know is malformed, a checkpoint from before levels has none", () => {
+  it("carries the session's permission level and the source's CLI version; a level it does not know is malformed, a checkpoint from before levels has none", async () => {
     const body = checkpoint();
-    const decoded = decodeCheckpoint(encodeCheckpoint(body), body.sessionId, body.handoffId);
+    const decoded = (await decode(await encode(body))).result;
     expect(decoded.ok && [decoded.value.meta.permission, decoded.value.meta.providerVersion]).toEqual(['full', '2.1.332']);
-    const unknown = { ...body, meta: { ...body.meta, permission: 'root' } };
-    expect(decodeCheckpoint(Buffer.from(JSON.stringify(unknown)), body.sessionId, body.handoffId)).toMatchObject({
-      ok: false,
-      code: 'malformed_checkpoint',
-    });
-    const older = { ...body, meta: { title: 'Fix the parser', provider: 'claude-code', prompt: 'Fix the parser' } };
-    const decodedOlder = decodeCheckpoint(Buffer.from(JSON.stringify(older)), body.sessionId, body.handoffId);
-    expect(decodedOlder.ok && decodedOlder.value.meta).toEqual(older.meta);
+    const unknown = { ...checkpointHead(body), meta: { ...body.meta, permission: 'root' } };
+    expect((await decode(Buffer.from(`${JSON.stringify(unknown)}\n`))).result).toMatchObject({ ok: false, code: 'malformed_checkpoint' });
+    const olderMeta = { title: 'Fix the parser', provider: 'claude-code', prompt: 'Fix the parser' };
+    const older = await decode(Buffer.from(`${JSON.stringify({ ...checkpointHead(body), transcriptEntries: 0, meta: olderMeta })}\n`));
+    expect(older.result.ok && older.result.value.meta).toEqual(olderMeta);
   });
 
-  it('carries the whole transcript, one line per entry, however long the session', () => {
+  it('carries the whole transcript, one line per entry, however long the session', async () => {
     const long = Array.from({ length: 5000 }, (_, i) => ({
       id: `e${i}`,
       at: i,
@@ -74,33 +131,69 @@ describe('the checkpoint body', () => {
       text: `entry ${i}\n"quoted" and \u2028 separated`,
     }));
     const body = checkpoint({ transcript: long });
-    const bytes = encodeCheckpoint(body);
-    expect(Buffer.from(bytes).toString('utf8').split('\n')).toHaveLength(long.length + 2);
-    const decoded = decodeCheckpoint(bytes, body.sessionId, body.handoffId);
-    if (!decoded.ok) throw new Error(decoded.message);
-    expect(decoded.value.transcript).toEqual(long);
+    const bytes = await encode(body);
+    expect(bytes.toString('utf8').split('\n')).toHaveLength(long.length + 2);
+    const { result } = await decode(bytes);
+    if (!result.ok) throw new Error(result.message);
+    expect(result.value.transcript).toEqual(long);
   });
 
-  it('refuses a transcript cut short or with a broken entry as malformed', () => {
+  it('refuses a transcript cut short or with a broken entry as malformed', async () => {
     const body = checkpoint({
       transcript: [1, 2, 3].map((i) => ({ id: `e${i}`, at: i, role: 'user' as const, agentId: 'main', text: 't' })),
     });
-    const bytes = Buffer.from(encodeCheckpoint(body));
-    const lines = bytes.toString('utf8').split('\n');
+    const lines = (await encode(body)).toString('utf8').split('\n');
     const cut = Buffer.from(lines.slice(0, 3).join('\n') + '\n');
-    expect(decodeCheckpoint(cut, body.sessionId, body.handoffId)).toMatchObject({ ok: false, code: 'malformed_checkpoint' });
+    expect((await decode(cut)).result).toMatchObject({ ok: false, code: 'malformed_checkpoint' });
+    const midEntry = Buffer.from(lines.slice(0, 3).join('\n') + '\n{"id":');
+    expect((await decode(midEntry)).result).toMatchObject({ ok: false, message: 'The checkpoint transcript ends mid-entry.' });
     const broken = Buffer.from([...lines.slice(0, 2), '{"id":"e2"}', ...lines.slice(3)].join('\n'));
-    expect(decodeCheckpoint(broken, body.sessionId, body.handoffId)).toMatchObject({
+    expect((await decode(broken)).result).toMatchObject({
       ok: false,
       code: 'malformed_checkpoint',
       message: expect.stringContaining('entry 2'),
     });
   });
 
-  it('still reads the earlier format that held only a tail', () => {
+  it('refuses a provider file cut short, of another length than its head says, or followed by more bytes; discard removes what was staged', async () => {
+    const file = providerFile('rollout', randomBytes(10_000));
+    const body = checkpoint({
+      providerResume: { provider: 'codex', format: 'codex/rollout@2', sessionId: 't', payload: {}, files: [file] },
+    });
+    const bytes = await encode(body);
+    const cut = await decode(bytes.subarray(0, bytes.length - 1));
+    expect(cut.result).toMatchObject({ ok: false, message: 'The checkpoint ends before its last provider file.' });
+    expect(existsSync(cut.staging)).toBe(true);
+    await cut.reader.discard();
+    expect(existsSync(cut.staging)).toBe(false);
+    const longer = await decode(Buffer.concat([bytes, Buffer.from('x')]));
+    expect(longer.result).toMatchObject({ ok: false, message: 'The checkpoint has bytes after its last part.' });
+    const lying = Buffer.from(bytes);
+    lying.writeBigUInt64BE(9_999n, bytes.length - 10_000 - 8);
+    expect((await decode(lying)).result).toMatchObject({
+      ok: false,
+      message: 'Provider file rollout of the checkpoint is 9999 bytes, not 10000.',
+    });
+  });
+
+  it('refuses a line longer than 16 MiB without waiting for its end', async () => {
+    const reader = new CheckpointReader(join(dir, 'long-line'), 's', 'h');
+    await reader.push(Buffer.alloc(17 * 1024 * 1024, 0x20));
+    expect(await reader.end()).toMatchObject({ ok: false, message: expect.stringContaining('longer than 16777216 bytes') });
+  });
+
+  it('still reads the earlier formats: one line per entry with the export inline, and the one that held only a tail', async () => {
     const { transcript, ...rest } = checkpoint();
+    const inline = Buffer.from(
+      [
+        JSON.stringify({ ...rest, format: 'baton-checkpoint/2', transcriptEntries: 1 }),
+        ...transcript.map((e) => JSON.stringify(e)),
+        '',
+      ].join('\n'),
+    );
+    expect((await decode(inline)).result).toEqual({ ok: true, value: { ...rest, transcript } });
     const earlier = Buffer.from(JSON.stringify({ ...rest, format: 'baton-checkpoint/1', transcriptTail: transcript }));
-    expect(decodeCheckpoint(earlier, rest.sessionId, rest.handoffId)).toEqual({ ok: true, value: { ...rest, transcript } });
+    expect((await decode(earlier)).result).toEqual({ ok: true, value: { ...rest, transcript } });
   });
 
   it('addresses content by its SHA-256', () => {

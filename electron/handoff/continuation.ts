@@ -15,7 +15,7 @@ export interface ContinuationFacts {
   ranOn: string | null;
   /** The session's opening prompt, when known. */
   goal: string;
-  transcript: TranscriptEntry[];
+  transcript: readonly TranscriptEntry[];
   /** Each repository as verified on this device: where it is and at which commit. */
   repos: { relPath: string; branch: string | null; commit: string | null }[];
   drift: DriftWarning[];

@@ -7,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { TranscriptEntry } from '../../shared/agents.ts';
 import {
   deviceId,
+  fullTranscript,
   startDemoSession,
   startTwoDevices,
   waitEligible,
@@ -86,13 +87,14 @@ describe('a long session with Baton notes, moved there and back', () => {
       );
       // A Baton note, in the laptop's transcript only.
       const laptop = await restart('laptop');
-      const laptopBefore = (
-        await waitSession(laptop, session.id, 'the restart note', (d) => d.transcript.some((e) => e.text.startsWith(RESTART_NOTE)))
-      ).transcript;
+      await waitSession(laptop, session.id, 'the restart note', (d) => d.transcript.some((e) => e.text.startsWith(RESTART_NOTE)));
+      // The run view gets the newest window; the whole transcript is read page by page.
+      const laptopBefore = await fullTranscript(laptop, session.id);
       expect(laptopBefore.length).toBeGreaterThan(2 * TURNS);
 
       const onDesktop = await move(laptop, world.desktop, session.id, 2);
-      expectInOrder(onDesktop.transcript, laptopBefore, 'the desktop after the first move');
+      expect(onDesktop).toMatchObject({ transcriptTotal: expect.any(Number), transcriptFrom: onDesktop.transcriptTotal - 200 });
+      expectInOrder(await fullTranscript(world.desktop, session.id), laptopBefore, 'the desktop after the first move');
 
       // A note of the desktop's own and a turn there, then back to the laptop.
       const desktop = await restart('desktop');
@@ -103,17 +105,17 @@ describe('a long session with Baton notes, moved there and back', () => {
         (d) => d.transcript.filter((e) => e.text.startsWith(RESTART_NOTE)).length === 2,
       );
       expect(await desktop.client.call('sendMessage', { sessionId: session.id, text: 'One more on the desktop' })).toEqual({ ok: true });
-      const desktopBefore = (
-        await waitSession(desktop, session.id, 'the desktop turn', (d) =>
-          d.transcript.some((e) => e.role === 'assistant' && e.text.includes('One more on the desktop')),
-        )
-      ).transcript;
+      await waitSession(desktop, session.id, 'the desktop turn', (d) =>
+        d.transcript.some((e) => e.role === 'assistant' && e.text.includes('One more on the desktop')),
+      );
+      const desktopBefore = await fullTranscript(desktop, session.id);
 
-      const back = await move(desktop, world.laptop, session.id, 3);
-      expectInOrder(back.transcript, desktopBefore, 'the laptop after the second move');
-      expectInOrder(back.transcript, laptopBefore, 'the laptop after both moves');
-      expect(back.transcript.filter((e) => e.text.startsWith(RESTART_NOTE))).toHaveLength(2);
-      expect(new Set(back.transcript.map((e) => e.id)).size).toBe(back.transcript.length);
+      await move(desktop, world.laptop, session.id, 3);
+      const back = await fullTranscript(world.laptop, session.id);
+      expectInOrder(back, desktopBefore, 'the laptop after the second move');
+      expectInOrder(back, laptopBefore, 'the laptop after both moves');
+      expect(back.filter((e) => e.text.startsWith(RESTART_NOTE))).toHaveLength(2);
+      expect(new Set(back.map((e) => e.id)).size).toBe(back.length);
     },
     TEST_TIMEOUT_MS,
   );

@@ -1,6 +1,6 @@
 /**
- * Starting a Move on the source: the full readiness evaluation (session, source git, target
- * eligibility) runs first; only a ready report creates the `requested` record.
+ * Starting a Move on the source: the full readiness evaluation (session, source git, the
+ * checkpoint's estimated size against the backend's limit, target eligibility) runs first; only a ready report creates the `requested` record.
  */
 import { relative } from 'node:path';
 import type { MoveResult } from '../../shared/device-api.ts';
@@ -10,19 +10,20 @@ import type { LocalState } from '../local-state/local-state.ts';
 import type { DeviceDirectory } from '../runtime/device-directory.ts';
 import type { BackendPort, Clock, GitPort, SealPort, TargetCheck } from '../runtime/ports.ts';
 import { newId, type SessionService } from '../runtime/session-service.ts';
+import { checkpointSizeBlocker } from './checkpoint-size.ts';
 import type { Coordinator } from './coordinator.ts';
 
 /** What a move request uses, and nothing more. */
 export interface MoveRequestDeps {
   selfId: string;
-  state: Pick<LocalState, 'session' | 'updateSession' | 'ensureProgress' | 'updateProgress'>;
-  backend: Pick<BackendPort, 'listDevices' | 'listHandoffs' | 'createHandoff'>;
+  state: Pick<LocalState, 'session' | 'updateSession' | 'ensureProgress' | 'updateProgress' | 'transcriptBytes'>;
+  backend: Pick<BackendPort, 'listDevices' | 'listHandoffs' | 'createHandoff' | 'blobLimit'>;
   /** The key versions this device holds: the checkpoint is sealed under the newest, which the handoff names. */
   seal: Pick<SealPort, 'keyVersions'>;
   git: Pick<GitPort, 'sourceReadiness'>;
   devices: Pick<DeviceDirectory, 'replaceAll' | 'targetBlockers'>;
   targetCheck: TargetCheck;
-  sessions: Pick<SessionService, 'publishMeta' | 'markMoved'>;
+  sessions: Pick<SessionService, 'publishMeta' | 'markMoved' | 'provider'>;
   handoffs: Pick<Coordinator, 'active' | 'observe'>;
   clock: Clock;
 }
@@ -60,8 +61,14 @@ export function moveRequests(deps: MoveRequestDeps): MoveRequests {
     // Reachability must be current: refresh the device list before judging the target.
     const listed = await backend.listDevices();
     if (listed.ok) devices.replaceAll(listed.value);
-    const source = await deps.git.sourceReadiness(session);
-    const blockers = [...sessionBlockers, ...source.blockers, ...devices.targetBlockers(session, targetDeviceId, deps.targetCheck)];
+    // The checkpoint's estimate against the backend's limit: sizes on disk, read beside git.
+    const [source, tooLarge] = await Promise.all([deps.git.sourceReadiness(session), checkpointSizeBlocker(deps, session)]);
+    const blockers = [
+      ...sessionBlockers,
+      ...source.blockers,
+      ...(tooLarge ? [tooLarge] : []),
+      ...devices.targetBlockers(session, targetDeviceId, deps.targetCheck),
+    ];
     return { ready: blockers.length === 0, blockers, repos: source.repos, evaluatedAt: clock() };
   }
 

@@ -3,6 +3,7 @@
  * for or interrupt the provider's turn), re-check readiness, build + seal + upload the checkpoint,
  * and afterwards either give the session up (transfer) or take input again (cancelled before it).
  */
+import { rm } from 'node:fs/promises';
 import type { Handoff } from '../../shared/api/handoffs.ts';
 import type { ProviderSession } from '../../shared/provider.ts';
 import type { LocalSession, LocalState } from '../local-state/local-state.ts';
@@ -10,23 +11,26 @@ import { detectedVersion } from '../../shared/cli-version.ts';
 import type { BackendPort, Clock, GitPort, PacketPort, ProviderPort, SealPort } from '../runtime/ports.ts';
 import type { ProgressSink } from '../runtime/progress-sink.ts';
 import type { SessionService } from '../runtime/session-service.ts';
-import { encodeCheckpoint, CHECKPOINT_FORMAT, type Checkpoint } from './checkpoint.ts';
+import { CHECKPOINT_FORMAT, type Checkpoint } from './checkpoint.ts';
+import { sealCheckpointToFile } from './checkpoint-transfer.ts';
 import { transferred, type HandoffDriver, type Step } from './coordinator.ts';
 import type { HandoffConfig } from './handoff-config.ts';
+import { currentFiles } from './resume-files.ts';
+import { stillDueAfterHold } from './test-hold.ts';
 import { mergeTranscripts } from './transcript-merge.ts';
 
 /** What the source's steps use, and nothing more. */
 export interface SourceStepDeps {
   selfId: string;
   selfName: string;
-  state: Pick<LocalState, 'session' | 'readSession' | 'progress' | 'updateProgress'>;
+  state: Pick<LocalState, 'session' | 'readSession' | 'transcript' | 'progress' | 'updateProgress' | 'scratchFile'>;
   sessions: Pick<SessionService, 'provider' | 'setInputBlock' | 'markMoved' | 'resumeOwned'>;
   git: Pick<GitPort, 'repos' | 'sourceReadiness'>;
   packets: Pick<PacketPort, 'build'>;
-  seal: Pick<SealPort, 'sealCheckpoint'>;
-  backend: Pick<BackendPort, 'putBlob'>;
+  seal: Pick<SealPort, 'startCheckpointSeal'>;
+  backend: Pick<BackendPort, 'putBlobFile'>;
   providers: Pick<ProviderPort, 'list'>;
-  config: Pick<HandoffConfig, 'prepareTimeoutMs' | 'claimTimeoutMs' | 'turnWaitMs'>;
+  config: Pick<HandoffConfig, 'prepareTimeoutMs' | 'claimTimeoutMs' | 'turnWaitMs' | 'testHoldDir'>;
   clock: Clock;
   log(message: string): void;
   /** Where the checkpoint upload reports how far it got. */
@@ -69,8 +73,9 @@ async function buildCheckpoint(
   provider: ProviderSession | undefined,
 ): Promise<Checkpoint> {
   const { git, packets, selfId, selfName, clock } = deps;
-  const firstPrompt = session.transcript.find((e) => e.role === 'user')?.text ?? session.title;
-  const lastAssistant = [...session.transcript].reverse().find((e) => e.role === 'assistant')?.text ?? '';
+  const transcript = deps.state.transcript(session.id);
+  const firstPrompt = transcript.find((e) => e.role === 'user')?.text ?? session.title;
+  const lastAssistant = transcript.findLast((e) => e.role === 'assistant')?.text ?? '';
   const prose = {
     goal: firstPrompt.slice(0, 2000),
     currentState: lastAssistant.slice(0, 2000),
@@ -93,7 +98,12 @@ async function buildCheckpoint(
     }),
   );
   const packetList: Checkpoint['packets'] = built.flat();
-  const providerResume = exported?.ok ? exported.value : (session.providerResume as Checkpoint['providerResume']);
+  // The export names its files; one kept from before is carried only while its files are still there.
+  const providerResume = exported?.ok
+    ? exported.value
+    : await currentFiles(session.providerResume as Checkpoint['providerResume'], (why) =>
+        deps.log(`provider export of ${session.id} not carried: ${why}`),
+      );
   const snapshot = provider?.snapshot();
   return {
     format: CHECKPOINT_FORMAT,
@@ -121,7 +131,7 @@ async function buildCheckpoint(
     agents: snapshot?.agents ?? session.agents,
     // The whole transcript as this device keeps it (Baton's notes and entries of earlier providers
     // included), with anything the running provider holds that it has not reported yet.
-    transcript: snapshot ? mergeTranscripts(session.transcript, snapshot.transcript) : [...session.transcript],
+    transcript: snapshot && snapshot.transcript.length > 0 ? mergeTranscripts(transcript, snapshot.transcript) : [...transcript],
   };
 }
 
@@ -146,17 +156,46 @@ async function checkpointStep(deps: SourceStepDeps, driver: HandoffDriver, hando
       await driver.cancel(handoff, { code: first.code, message: `${first.message} ${first.fix}`.slice(0, 2000) }, report.blockers);
       return;
     }
-    const body = encodeCheckpoint(await buildCheckpoint(deps, handoff, state.readSession(session.id)!, provider));
-    // The envelope stays in parts (head, ciphertext, tag) from seal to socket: the ciphertext is never copied.
+    const built = await buildCheckpoint(deps, handoff, state.readSession(session.id)!, provider);
+    // Sealed as it is written, into a file hashed on the way, then streamed up: never held whole.
     // Under the key version the handoff names (the target checked it holds it), whatever rotated since.
-    const sealed = seal.sealCheckpoint(body, session.id, handoff.id, handoff.keyVersion ?? undefined);
-    const put = await backend.putBlob(sealed.digest, sealed.parts);
-    if (!put.ok) throw new Error(`checkpoint upload failed: ${put.code} ${put.message}`);
-    checkpoint = { digest: sealed.digest, size: sealed.byteLength };
-    state.updateProgress(handoff.id, (p) => {
-      p.checkpoint = checkpoint;
-    });
-    deps.log(`checkpoint of ${handoff.id}: ${sealed.byteLength} bytes sealed and uploaded in ${deps.clock() - started} ms`);
+    const sealer = seal.startCheckpointSeal(session.id, handoff.id, handoff.keyVersion ?? undefined);
+    const path = state.scratchFile(`${handoff.id}.sealed`);
+    try {
+      const file = await sealCheckpointToFile(sealer, built, path);
+      const sealedAt = deps.clock();
+      const report = (done: number) =>
+        deps.progress({
+          handoffId: handoff.id,
+          sessionId: session.id,
+          step: 'upload',
+          label: 'checkpoint',
+          doneBytes: done,
+          totalBytes: file.size,
+          percent: file.size === 0 ? 100 : (done / file.size) * 100,
+        });
+      report(0);
+      const put = await backend.putBlobFile(file, report);
+      if (!put.ok) {
+        if (put.code === 'body_too_large') {
+          await driver.cancel(handoff, {
+            code: 'checkpoint_too_large',
+            message: `The sealed checkpoint (${file.size} bytes) is over the sync backend's limit: ${put.message}.`,
+          });
+          return;
+        }
+        throw new Error(`checkpoint upload failed: ${put.code} ${put.message}`);
+      }
+      checkpoint = { digest: file.sha256, size: file.size };
+      state.updateProgress(handoff.id, (p) => {
+        p.checkpoint = checkpoint;
+      });
+      deps.log(
+        `checkpoint of ${handoff.id}: ${file.size} bytes built and sealed in ${sealedAt - started} ms, uploaded in ${deps.clock() - sealedAt} ms`,
+      );
+    } finally {
+      await rm(path, { force: true });
+    }
   }
   await driver.transition(handoff, 'source-relinquished-and-checkpointed', { checkpoint });
 }
@@ -194,11 +233,13 @@ export function sourceStep(deps: SourceStepDeps): Step {
       }
       case 'target-prepared':
         driver.clearTimer(`${handoff.id}:prepare`);
+        if (!(await stillDueAfterHold(config.testHoldDir, 'quiesce', driver, handoff))) return;
         sessions.setInputBlock(handoff.sessionId, QUIESCING);
         await driver.transition(handoff, 'source-quiescing');
         return;
       case 'source-quiescing':
         sessions.setInputBlock(handoff.sessionId, QUIESCING);
+        if (!(await stillDueAfterHold(config.testHoldDir, 'checkpoint', driver, handoff))) return;
         await checkpointStep(deps, driver, handoff);
         return;
       case 'source-relinquished-and-checkpointed':

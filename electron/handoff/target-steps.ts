@@ -12,13 +12,13 @@ import { activateCheckpoint, type ActivationDeps } from './activation.ts';
 import { openCancelReason } from './cancel-reason.ts';
 import { transferred, type HandoffDriver, type Step } from './coordinator.ts';
 import type { HandoffConfig } from './handoff-config.ts';
-import { releasedFromTestHold } from './test-hold.ts';
+import { releasedFromTestHold, stillDueAfterHold } from './test-hold.ts';
 
 /** What the target's steps use, and nothing more (activation's needs included). */
 export interface TargetStepDeps extends Omit<ActivationDeps, 'state' | 'backend' | 'seal' | 'git' | 'providers' | 'sessions' | 'config'> {
-  state: Pick<LocalState, 'session' | 'updateSession' | 'updateProgress'>;
-  backend: Pick<BackendPort, 'getBlob' | 'getSession'>;
-  seal: Pick<SealPort, 'openCheckpoint' | 'sealJson' | 'openJson' | 'keyVersions'>;
+  state: Pick<LocalState, 'session' | 'updateSession' | 'updateProgress' | 'transcript' | 'replaceTranscript' | 'exportsDir'>;
+  backend: Pick<BackendPort, 'getBlobTo' | 'getSession'>;
+  seal: Pick<SealPort, 'startCheckpointOpen' | 'sealJson' | 'openJson' | 'keyVersions'>;
   /** Fetches key versions wrapped for this device since it last looked (a rotation it may have missed). */
   keys: Pick<AccountPort, 'refreshKeyRing'>;
   git: Pick<GitPort, 'prepare' | 'pin'>;
@@ -49,11 +49,7 @@ async function holdsKeyVersion(deps: TargetStepDeps, keyVersion: number | null):
 /** requested: the target checks it can take the session and fetches, then says so. */
 async function prepare(deps: TargetStepDeps, driver: HandoffDriver, handoff: Handoff): Promise<void> {
   const { config, providers, git } = deps;
-  if (config.testHoldDir) {
-    await releasedFromTestHold(config.testHoldDir, 'prepare');
-    await driver.refresh(handoff.id);
-    if (driver.get(handoff.id)?.state !== 'requested') return;
-  }
+  if (!(await stillDueAfterHold(config.testHoldDir, 'prepare', driver, handoff))) return;
   // Before anything else: a checkpoint this device cannot open must never be transferred to it.
   if (!(await holdsKeyVersion(deps, handoff.keyVersion))) {
     await driver.cancel(handoff, {
@@ -133,9 +129,11 @@ export function targetStep(deps: TargetStepDeps): Step {
         await prepare(deps, driver, handoff);
         return;
       case 'source-relinquished-and-checkpointed':
+        if (!(await stillDueAfterHold(deps.config.testHoldDir, 'claim', driver, handoff))) return;
         await driver.transition(handoff, 'ownership-transferred');
         return;
       case 'ownership-transferred':
+        if (!(await stillDueAfterHold(deps.config.testHoldDir, 'take-over', driver, handoff))) return;
         await knownSession(deps, handoff.sessionId);
         deps.state.updateSession(handoff.sessionId, (s) => {
           s.ownerDeviceId = deps.selfId;

@@ -1,12 +1,27 @@
 /**
- * The test hold (HandoffConfig.testHoldDir): a test holds the target before one of its steps by
- * creating a file named for the step, and releases it by removing the file. Without a hold folder
- * (every real device) this returns at once.
+ * The test hold (HandoffConfig.testHoldDir): a test holds a device before one of its handoff steps
+ * by creating a file named for the step in the device's hold folder, and releases it by removing
+ * the file. Each step holds in the state the handoff is in while it waits, so a test (the fault
+ * matrix) can put a move in any of the seven states and keep it there:
+ *
+ * | step         | device | the handoff waits in                   |
+ * | ------------ | ------ | -------------------------------------- |
+ * | `prepare`    | target | `requested`                            |
+ * | `quiesce`    | source | `target-prepared`                      |
+ * | `checkpoint` | source | `source-quiescing` (turn not settled)  |
+ * | `claim`      | target | `source-relinquished-and-checkpointed` |
+ * | `take-over`  | target | `ownership-transferred`                |
+ * | `activate`   | target | `target-activating`                    |
+ *
+ * Without a hold folder (every real device) nothing holds and nothing is re-read.
  */
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
+import type { Handoff } from '../../shared/api/handoffs.ts';
+import type { HandoffDriver } from './coordinator.ts';
 
-export type HeldStep = 'prepare' | 'activate';
+export const HELD_STEPS = ['prepare', 'quiesce', 'checkpoint', 'claim', 'take-over', 'activate'] as const;
+export type HeldStep = (typeof HELD_STEPS)[number];
 
 /** How often a held step looks for its release. */
 const POLL_MS = 50;
@@ -15,4 +30,21 @@ const POLL_MS = 50;
 export async function releasedFromTestHold(dir: string | null | undefined, step: HeldStep): Promise<void> {
   if (!dir) return;
   while (existsSync(join(dir, step))) await new Promise((resolve) => setTimeout(resolve, POLL_MS));
+}
+
+/**
+ * Holds before `step` while a test asks; once released, re-reads the handoff and says whether it is
+ * still in the state it was in (the step goes on) or moved meanwhile (the newer record drives the
+ * next step). True at once when nothing holds.
+ */
+export async function stillDueAfterHold(
+  dir: string | null | undefined,
+  step: HeldStep,
+  driver: Pick<HandoffDriver, 'refresh' | 'get'>,
+  handoff: Handoff,
+): Promise<boolean> {
+  if (!dir || !existsSync(join(dir, step))) return true;
+  await releasedFromTestHold(dir, step);
+  await driver.refresh(handoff.id);
+  return driver.get(handoff.id)?.state === handoff.state;
 }

@@ -38,7 +38,9 @@ function recordingBackend(dir: string, seen: string[]): BackendPort {
     createHandoff: unused,
     listHandoffs: unused,
     getBlob: unused,
+    getBlobTo: unused,
     listJoinRequests: unused,
+    blobLimit: unused,
     listEvents: unused,
     getHandoff: async () => {
       look('getHandoff');
@@ -50,6 +52,10 @@ function recordingBackend(dir: string, seen: string[]): BackendPort {
     },
     putBlob: async () => {
       look('putBlob');
+      return ok({ digest: 'd', size: 1 });
+    },
+    putBlobFile: async () => {
+      look('putBlobFile');
       return ok({ digest: 'd', size: 1 });
     },
   };

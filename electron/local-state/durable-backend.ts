@@ -32,7 +32,9 @@ export function afterLocalWrites(backend: BackendPort, state: WriteBarrier): Bac
     getHandoff: (handoffId) => backend.getHandoff(handoffId),
     listHandoffs: (query) => backend.listHandoffs(query),
     getBlob: (digest) => backend.getBlob(digest),
+    getBlobTo: (...args) => backend.getBlobTo(...args),
     listJoinRequests: () => backend.listJoinRequests(),
+    blobLimit: () => backend.blobLimit(),
     heartbeat: (...args) => guard(() => backend.heartbeat(...args)),
     createSession: (...args) => guard(() => backend.createSession(...args)),
     updateSessionMeta: (...args) => guard(() => backend.updateSessionMeta(...args)),
@@ -40,5 +42,6 @@ export function afterLocalWrites(backend: BackendPort, state: WriteBarrier): Bac
     createHandoff: (...args) => guard(() => backend.createHandoff(...args)),
     transition: (...args) => guard(() => backend.transition(...args)),
     putBlob: (...args) => guard(() => backend.putBlob(...args)),
+    putBlobFile: (...args) => guard(() => backend.putBlobFile(...args)),
   };
 }

@@ -1,4 +1,5 @@
-import { mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { appendFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import type { TranscriptEntry } from '../../shared/agents.ts';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -28,7 +29,6 @@ function session(id: string): LocalSession {
     inputBlock: null,
     providerResume: { turns: 2 },
     needsAttention: null,
-    transcript: [],
     agents: [],
     eventCursor: 0,
     createdAt: 1,
@@ -111,4 +111,62 @@ describe('LocalState', () => {
     copy.generation = 7;
     expect(state.session('s1')?.generation).toBe(1);
   });
+
+  it("keeps a session's transcript as its own log, one line per entry, apart from its small record", async () => {
+    const dir = profile();
+    const state = new LocalState(dir);
+    state.saveSession(session('s1'));
+    const entries = Array.from({ length: 3000 }, (_, i) => entry(i));
+    state.appendTranscript('s1', entries.slice(0, 2999));
+    state.appendTranscript('s1', [entries[2999]!], true);
+    await state.settled(true);
+    const log = readFileSync(join(dir, 'runtime', 'transcripts', 's1.jsonl'), 'utf8');
+    expect(log.split('\n')).toHaveLength(3001);
+    // The record does not grow with the transcript.
+    expect(statSync(join(dir, 'runtime', 'sessions', 's1.json')).size).toBeLessThan(1000);
+    expect(state.transcriptBytes('s1')).toBe(Buffer.byteLength(log));
+
+    const reopened = new LocalState(dir);
+    expect(reopened.transcript('s1')).toEqual(entries);
+    // A merge replaces the log, rewritten line by line; entries appended meanwhile follow it.
+    const merged = [entry(-1), ...entries.slice(0, 10)];
+    reopened.replaceTranscript('s1', merged);
+    reopened.appendTranscript('s1', [entry(5000)]);
+    await reopened.settled(true);
+    expect(new LocalState(dir).transcript('s1')).toEqual([...merged, entry(5000)]);
+  });
+
+  it('drops a last line cut short by a crash, and appends after it cleanly', async () => {
+    const dir = profile();
+    const state = new LocalState(dir);
+    state.saveSession(session('s1'));
+    state.appendTranscript('s1', [entry(1), entry(2)], true);
+    await state.settled();
+    appendFileSync(join(dir, 'runtime', 'transcripts', 's1.jsonl'), '{"id":"e3","at":3,"ro');
+    const reopened = new LocalState(dir);
+    expect(reopened.transcript('s1')).toEqual([entry(1), entry(2)]);
+    reopened.appendTranscript('s1', [entry(4)], true);
+    await reopened.settled();
+    expect(new LocalState(dir).transcript('s1')).toEqual([entry(1), entry(2), entry(4)]);
+  });
+
+  it('moves a transcript held inline in a record of the earlier format into its log, once', async () => {
+    const dir = profile();
+    const sessions = join(dir, 'runtime', 'sessions');
+    mkdirSync(sessions, { recursive: true });
+    const inline = [entry(1), entry(2), entry(3)];
+    writeFileSync(join(sessions, 's1.json'), JSON.stringify({ ...session('s1'), transcript: inline }));
+    const migrated = new LocalState(dir);
+    expect(migrated.session('s1')?.title).toBe('Fix the parser');
+    expect(migrated.transcript('s1')).toEqual(inline);
+    expect(JSON.parse(readFileSync(join(sessions, 's1.json'), 'utf8'))).not.toHaveProperty('transcript');
+    expect(existsSync(join(dir, 'runtime', 'transcripts', 's1.jsonl'))).toBe(true);
+    migrated.appendTranscript('s1', [entry(4)], true);
+    await migrated.settled();
+    expect(new LocalState(dir).transcript('s1')).toEqual([...inline, entry(4)]);
+  });
 });
+
+function entry(i: number): TranscriptEntry {
+  return { id: `e${i}`, at: i, role: i % 2 === 0 ? 'user' : 'assistant', agentId: 'main', text: `entry ${i}\nsecond line` };
+}

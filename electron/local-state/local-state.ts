@@ -1,18 +1,25 @@
 /**
  * The device's durable local state: what it owns and knows of each session and how far it got in
- * each handoff. One JSON file per record under the profile folder, each written atomically
+ * each handoff. One small JSON file per record under the profile folder, each written atomically
  * (temp file + fsync + rename + directory fsync), so a crash at any instant leaves either the old or
- * the new record and a restart resumes from it. Reads answer from memory at once; writes run behind
- * (record-folder.ts), and `settled()` is the barrier before anything that relies on them being on disk.
+ * the new record and a restart resumes from it. A session's transcript is not in its record: it is
+ * an append-only log of its own (transcript-log.ts), so a new entry appends a line and a day-long
+ * transcript is never rewritten as one JSON; a provider's export is kept as the files it names.
+ * Reads answer from memory at once; writes run behind (record-folder.ts), and `settled()` is the
+ * barrier before anything that relies on them being on disk.
  */
 import { join } from 'node:path';
 import { z } from 'zod';
+import { mkdirSync, rmSync } from 'node:fs';
+import { readdir, rm } from 'node:fs/promises';
 import type { AgentView, TranscriptEntry } from '../../shared/agents.ts';
 import { DriftWarning, ResumePath } from '../../shared/api/handoffs.ts';
 import { DEFAULT_PERMISSION_LEVEL, PermissionLevel } from '../../shared/provider.ts';
 import type { Blocker } from '../../shared/readiness.ts';
 import { redactUrl } from '../../shared/url-credentials.ts';
+import { migrateInlineTranscripts } from './inline-transcripts.ts';
 import { RecordFolder } from './record-folder.ts';
+import { TranscriptLogs } from './transcript-log.ts';
 
 /** A repository of a session workspace as the owner last recorded it. */
 export const RepoRef = z.object({
@@ -41,7 +48,10 @@ export const LocalSessionSchema = z.object({
   generation: z.number().int().positive(),
   /** Durable input-rejection flag (quiescing, moved, needs attention); null when input is accepted. */
   inputBlock: Block.nullable(),
-  /** The provider's own resume data (what exportResumeData gave, or what a checkpoint carried). */
+  /**
+   * The provider's own resume data (what exportResumeData gave, or what a checkpoint carried): small
+   * JSON naming its files (the CLI's own, on the device that ran it), or older data held inline.
+   */
   providerResume: z.unknown().nullable(),
   /**
    * Why this device cannot run the session it owns, and what fixes it: an activation that failed
@@ -51,7 +61,6 @@ export const LocalSessionSchema = z.object({
   needsAttention: z
     .object({ handoffId: z.string().nullable(), code: z.string(), message: z.string(), fix: z.string().optional() })
     .nullable(),
-  transcript: z.array(z.custom<TranscriptEntry>()),
   agents: z.array(z.custom<AgentView>()),
   /** How the provider was last resumed after this device restarted (absent: never). */
   restartResume: z.object({ path: ResumePath, reason: z.string().nullable(), at: z.number() }).nullable().optional(),
@@ -85,10 +94,25 @@ export type HandoffProgress = z.infer<typeof HandoffProgressSchema>;
 export class LocalState {
   private readonly sessions: RecordFolder<LocalSession>;
   private readonly handoffs: RecordFolder<HandoffProgress>;
+  private readonly transcripts: TranscriptLogs;
+  private readonly scratchDir: string;
+  private readonly exportsRoot: string;
 
   constructor(profileDir: string) {
     const root = join(profileDir, 'runtime');
-    this.sessions = new RecordFolder(join(root, 'sessions'), LocalSessionSchema as z.ZodType<LocalSession>, (s) => s.id);
+    // Sealed checkpoints on their way up: a crash leaves one behind, and the step makes it again.
+    this.scratchDir = join(root, 'scratch');
+    rmSync(this.scratchDir, { recursive: true, force: true });
+    mkdirSync(this.scratchDir, { recursive: true, mode: 0o700 });
+    this.exportsRoot = join(root, 'exports');
+    const sessionsDir = join(root, 'sessions');
+    const transcriptsDir = join(root, 'transcripts');
+    mkdirSync(sessionsDir, { recursive: true, mode: 0o700 });
+    mkdirSync(transcriptsDir, { recursive: true, mode: 0o700 });
+    // Records from before transcript logs held their transcript inline: it moves to its log first.
+    migrateInlineTranscripts(sessionsDir, transcriptsDir);
+    this.transcripts = new TranscriptLogs(transcriptsDir);
+    this.sessions = new RecordFolder(sessionsDir, LocalSessionSchema as z.ZodType<LocalSession>, (s) => s.id);
     this.handoffs = new RecordFolder(join(root, 'handoffs'), HandoffProgressSchema as z.ZodType<HandoffProgress>, (h) => h.handoffId);
   }
 
@@ -139,6 +163,51 @@ export class LocalState {
     );
   }
 
+  /** The session's transcript, in order (read-only: change it with appendTranscript / replaceTranscript). */
+  transcript(id: string): readonly TranscriptEntry[] {
+    return this.transcripts.entries(id);
+  }
+
+  /** About how many bytes the session's transcript takes as JSON lines (what a checkpoint carries of it). */
+  transcriptBytes(id: string): number {
+    return this.transcripts.bytes(id);
+  }
+
+  /**
+   * Adds entries at the end of the session's transcript (appended to its log behind; durable only
+   * when asked: the transcript is mostly a cache of the backend's events).
+   */
+  appendTranscript(id: string, entries: readonly TranscriptEntry[], durable = false): void {
+    this.transcripts.append(id, entries, durable);
+  }
+
+  /** Makes `entries` the session's whole transcript (a merge after a Move); its log is rewritten line by line behind. */
+  replaceTranscript(id: string, entries: readonly TranscriptEntry[], durable = true): void {
+    this.transcripts.replace(id, entries, durable);
+  }
+
+  /** A path in this device's scratch folder (emptied at every start) for a file made and removed by one step. */
+  scratchFile(name: string): string {
+    return join(this.scratchDir, name);
+  }
+
+  /**
+   * The folder a checkpoint's provider files are unpacked into on this device: the session's own
+   * (`runtime/exports/<session>/<handoff>`), kept while its record names them (see pruneExports).
+   */
+  exportsDir(sessionId: string, handoffId: string): string {
+    return join(this.exportsRoot, sessionId, handoffId);
+  }
+
+  /** Removes the session's unpacked provider files, except the folder `keep` names (the one its record still uses). */
+  async pruneExports(sessionId: string, keep: string | null = null): Promise<void> {
+    const dir = join(this.exportsRoot, sessionId);
+    for (const name of await readdir(dir).catch(() => [] as string[])) {
+      const folder = join(dir, name);
+      if (folder !== keep) await rm(folder, { recursive: true, force: true });
+    }
+  }
+
   progress(handoffId: string): HandoffProgress | undefined {
     return this.handoffs.get(handoffId);
   }
@@ -177,7 +246,7 @@ export class LocalState {
    * a write failed.
    */
   async settled(all = false): Promise<void> {
-    await Promise.all([this.sessions.settled(all), this.handoffs.settled(all)]);
+    await Promise.all([this.sessions.settled(all), this.handoffs.settled(all), this.transcripts.settled(all)]);
   }
 
   /** Applies `change` to the stored progress record in place and saves it; false when it is unknown. */

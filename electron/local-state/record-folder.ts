@@ -12,6 +12,7 @@ import { mkdirSync, readFileSync, readdirSync, rmSync } from 'node:fs';
 import { open, rename, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { z } from 'zod';
+import { WriteTracker } from './write-tracker.ts';
 
 /**
  * Writes `text` to `file` so that a crash leaves either the old content or the new, never a mix.
@@ -58,11 +59,11 @@ function describeIssue(error: z.ZodError): string {
 export class RecordFolder<T extends { [key: string]: unknown }> {
   private readonly cache = new Map<string, T>();
   private readonly slots = new Map<string, Slot>();
-  /** Writes queued and not yet on disk, and the durable ones among them. */
-  private readonly pending = new Set<Promise<void>>();
-  private readonly pendingDurable = new Set<Promise<void>>();
-  /** Records whose last write failed (they are written again by the next `settled()`), and why. */
-  private readonly failed = new Map<string, string>();
+  /** Writes queued and not yet on disk; records whose last write failed are written again by the next `settled()`. */
+  private readonly writes = new WriteTracker(
+    (id) => this.write(id, true),
+    (id) => `local record ${id}`,
+  );
   /** Record files that could not be read at start (truncated, not JSON, wrong shape): id → why. */
   private readonly unreadableFiles = new Map<string, string>();
 
@@ -137,22 +138,12 @@ export class RecordFolder<T extends { [key: string]: unknown }> {
    * Resolves when every durable write queued before the call is on disk (with `all`, every write).
    * A record whose write failed is written again first; while any still cannot be written, rejects.
    */
-  async settled(all = false): Promise<void> {
-    for (const id of [...this.failed.keys()]) this.write(id, true);
-    await Promise.all([...(all ? this.pending : this.pendingDurable)]);
-    if (this.failed.size === 0) return;
-    const [id, reason] = [...this.failed][0]!;
-    throw new Error(`could not write local record ${id}${this.failed.size > 1 ? ` (and ${this.failed.size - 1} more)` : ''}: ${reason}`);
+  settled(all = false): Promise<void> {
+    return this.writes.settled(all);
   }
 
   private write(id: string, durable: boolean): void {
-    const written = this.enqueue(id, durable);
-    this.pending.add(written);
-    if (durable) this.pendingDurable.add(written);
-    void written.then(() => {
-      this.pending.delete(written);
-      this.pendingDurable.delete(written);
-    });
+    this.writes.track(this.enqueue(id, durable), durable);
   }
 
   /** Queues a write of the record's current content; resolves (never rejects) once it is written. */
@@ -178,9 +169,9 @@ export class RecordFolder<T extends { [key: string]: unknown }> {
       slot.waiters = [];
       try {
         await writeFileAtomic(join(this.dir, `${id}.json`), JSON.stringify(this.cache.get(id)), durable);
-        this.failed.delete(id);
+        this.writes.failed.delete(id);
       } catch (error) {
-        this.failed.set(id, (error as Error).message);
+        this.writes.failed.set(id, (error as Error).message);
       }
       for (const resolve of waiters) resolve();
     }

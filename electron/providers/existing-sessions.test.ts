@@ -7,9 +7,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { writeClaudeSession, writeCodexRollout } from '../../dev-env/cli-session-files.ts';
-import { FIXTURES, fixtureText } from '../../dev-env/fixtures/fixtures.ts';
+import { claudeTranscriptIn, FIXTURES, fixtureText } from '../../dev-env/fixtures/fixtures.ts';
 import { projectSlug } from './claude-code/paths.ts';
-import { rewriteCwd } from './claude-code/transcript-file.ts';
 import { listExistingSessions } from './existing-sessions.ts';
 
 let root: string;
@@ -114,11 +113,9 @@ describe('Codex sessions of a workspace', () => {
 describe('sessions recorded with the real CLIs (dev-env/fixtures)', () => {
   it('lists the recorded Claude Code transcript and Codex rollout, placed as the CLIs keep them, by their first prompts', async () => {
     const claude = FIXTURES.claude['write-and-resume'];
-    const moved = rewriteCwd(fixtureText(claude.file), FIXTURES.workspace, workspace);
-    if (!moved.ok) throw new Error(moved.message);
     const folder = join(env.CLAUDE_CONFIG_DIR!, 'projects', projectSlug(workspace));
     mkdirSync(folder, { recursive: true });
-    writeFileSync(join(folder, `${claude.sessionId}.jsonl`), moved.value);
+    writeFileSync(join(folder, `${claude.sessionId}.jsonl`), claudeTranscriptIn(claude.file, workspace));
     const codex = FIXTURES.codex['write-and-resume'];
     const rollout = fixtureText(codex.file)
       .split('\n')

@@ -7,6 +7,7 @@ import {
   checkResumeData,
   PROVIDER_LABELS,
   type ContinuationInput,
+  type ImportProgress,
   type ProviderResult,
   type ProviderSession,
   type ResumeData,
@@ -25,6 +26,8 @@ export interface ResumeRequest {
   promptMaxBytes?: number;
   /** Why import must not be tried here (e.g. this CLI is older than the one that wrote the session). */
   importRefused?: string;
+  /** Hears how far the import got through the export's files. */
+  progress?: ImportProgress;
 }
 
 /** The data to import, or why import cannot even be tried. */
@@ -50,11 +53,13 @@ export async function resumeProvider(session: ProviderSession, request: ResumeRe
   const candidate = request.importRefused ? { reason: request.importRefused } : importable(session, request.resumeData);
   let reason: string;
   if ('data' in candidate) {
-    const imported = await session.resumeFromImport(candidate.data, request.workspace).catch((error: unknown): ProviderResult => ({
-      ok: false,
-      code: 'import_check_failed',
-      message: `the import failed: ${String(error)}`,
-    }));
+    const imported = await session
+      .resumeFromImport(candidate.data, request.workspace, request.progress)
+      .catch((error: unknown): ProviderResult => ({
+        ok: false,
+        code: 'import_check_failed',
+        message: `the import failed: ${String(error)}`,
+      }));
     if (imported.ok) return { ok: true, value: { path: 'checkpoint-import' } };
     if (imported.code !== 'import_check_failed') return imported;
     reason = `Import failed its check, so the session continues from a summary: ${imported.message}`;

@@ -17,9 +17,11 @@ export class SessionState {
   private readonly instance = randomBytes(4).toString('hex');
   turnActive = false;
 
+  /** `keepEntries` false: entries are reported but not kept (a pass that only needs the agent map). */
   constructor(
     readonly now: Clock,
     private readonly entryPrefix: string,
+    private readonly keepEntries = true,
   ) {}
 
   /** Subscribes to events; returns the unsubscribe function. */
@@ -67,7 +69,7 @@ export class SessionState {
   addEntry(role: TranscriptRole, agentId: string, text: string, at = this.now()): TranscriptEntry {
     this.entrySeq += 1;
     const entry: TranscriptEntry = { id: `${this.entryPrefix}-${this.instance}-${this.entrySeq}`, at, role, agentId, text };
-    this.entries.push(entry);
+    if (this.keepEntries) this.entries.push(entry);
     this.emit({ type: 'transcript', entry });
     this.touch(agentId);
     return entry;
@@ -100,13 +102,15 @@ export class SessionState {
   }
 
   /**
-   * Replaces the whole state (after an import). Every agent is reported (upserts are idempotent);
-   * the restored transcript is not — the runtime already holds it — only entries added from now on.
+   * Replaces the whole state (after an import or an adoption). Every agent is reported (upserts are
+   * idempotent); the restored transcript is not — the runtime already holds it — only entries added
+   * from now on. An import passes no transcript: the history came in the checkpoint.
    */
-  restore(agents: AgentView[], transcript: TranscriptEntry[], entrySeq: number): void {
+  restore(agents: AgentView[], transcript: readonly TranscriptEntry[], entrySeq: number): void {
     this.agents.clear();
     this.entries.length = 0;
-    this.entries.push(...transcript);
+    // One at a time: spreading a day's transcript into push() overflows the call stack.
+    for (const entry of transcript) this.entries.push(entry);
     this.entrySeq = Math.max(entrySeq, transcript.length);
     for (const agent of agents) this.upsertAgent(agent);
   }

@@ -31,7 +31,8 @@ import type {
 import { adoptSession, listAgentSessions, type AdoptionDeps } from './session-adoption.ts';
 import { progressSink } from './progress-sink.ts';
 import { SessionService } from './session-service.ts';
-import { handoffView, sessionDetail, sessionView, type ViewDeps } from './views.ts';
+import { turnLogFile } from './turn-log.ts';
+import { handoffView, sessionDetail, sessionView, transcriptPage, type ViewDeps } from './views.ts';
 
 export interface DeviceRuntimeDeps {
   status: DeviceStatusView & { deviceId: string; deviceName: string; accountId: string };
@@ -90,6 +91,7 @@ export class DeviceRuntime {
       changed: (id) => this.sessionChanged(id),
       activity: (id, from) => this.sessionActivity(id, from),
       log: deps.log,
+      ...(deps.config.testTurnLog ? { turnLog: turnLogFile(deps.config.testTurnLog, deps.log) } : {}),
     });
     const { state, backend, seal, git, packets, providers, clock, log, config } = deps;
     const selfName = deps.status.deviceName;
@@ -188,7 +190,7 @@ export class DeviceRuntime {
     this.emit('sessionActivity', {
       sessionId,
       transcriptFrom,
-      transcript: session.transcript.slice(transcriptFrom),
+      transcript: this.deps.state.transcript(sessionId).slice(transcriptFrom),
       agents: session.agents,
     });
   }
@@ -327,6 +329,8 @@ export class DeviceRuntime {
         if (session.ownerDeviceId !== this.deps.status.deviceId) await this.sessions.pullEvents(sessionId);
         return sessionDetail(this.views, state.readSession(sessionId)!, this.coordinator.forSession(sessionId));
       },
+      readTranscript: async ({ sessionId, from, count }) =>
+        state.readSession(sessionId) ? transcriptPage(this.views, sessionId, from, count) : null,
       startSession: async (input) => {
         const started = await this.sessions.start(input);
         return started.ok ? ok(sessionView(this.views, started.value, [])) : started;

@@ -121,6 +121,7 @@ export function createEnrollingDevice(options: EnrollingDeviceOptions): Enrollin
     listProviders: async () => [],
     listSessions: async () => [],
     getSession: async () => null,
+    readTranscript: async () => null,
     startSession: refuse,
     listAgentSessions: refuse,
     adoptSession: refuse,

@@ -13,6 +13,7 @@ import type { ActionResult, Result } from '../../shared/errors.ts';
 import type {
   ContinuationInput,
   ExistingSession,
+  ImportProgress,
   ProviderId,
   ProviderSession,
   ResumeData,
@@ -20,6 +21,7 @@ import type {
   SessionSettings,
 } from '../../shared/provider.ts';
 import type { Blocker, ReadinessReport } from '../../shared/readiness.ts';
+import type { StreamOpener, StreamSealer } from '../crypto/envelope-stream.ts';
 import type { RepoRef } from '../local-state/local-state.ts';
 
 /** The backend calls the runtime makes; every failure is a value carrying the API error code. */
@@ -46,8 +48,29 @@ export interface BackendPort {
   transition(handoffId: string, request: TransitionRequest, idempotencyKey: string): Promise<Result<Handoff>>;
   /** Uploads a content-addressed body, whole or as chunks sent in order (never joined). */
   putBlob(digest: string, bytes: Uint8Array | readonly Uint8Array[]): Promise<Result<CheckpointRef>>;
+  /** Uploads a file as the blob of its digest, streamed from disk; `onProgress` hears the bytes sent. */
+  putBlobFile(file: BlobFile, onProgress?: (doneBytes: number) => void): Promise<Result<CheckpointRef>>;
+  /** Downloads a small body whole. */
   getBlob(digest: string): Promise<Result<Uint8Array>>;
+  /**
+   * Downloads a body into `sink` chunk by chunk as it arrives (a returned promise pauses it), with
+   * the bytes received and the announced total; a sink's throw is rethrown.
+   */
+  getBlobTo(
+    digest: string,
+    sink: (chunk: Buffer) => void | Promise<void>,
+    onProgress?: (doneBytes: number, totalBytes: number | null) => void,
+  ): Promise<Result<{ size: number }>>;
   listJoinRequests(): Promise<Result<JoinRequest[]>>;
+  /** The largest blob (sealed checkpoint) the backend takes, as it publishes it; null when it publishes none or cannot be asked. */
+  blobLimit(): Promise<number | null>;
+}
+
+/** A file to upload as a blob: where it is, its size, and the SHA-256 of its bytes (its content address). */
+export interface BlobFile {
+  path: string;
+  size: number;
+  sha256: string;
 }
 
 /** What a sealed JSON payload is bound to (the additional data of its envelope). */
@@ -60,15 +83,7 @@ export type SealContext =
 
 export type UnsealFailureCode = 'checkpoint_rejected' | 'key_version_missing' | 'malformed_envelope' | 'unsupported_format';
 
-/** A sealed checkpoint envelope as parts, ready to upload. */
-export interface SealedCheckpoint {
-  parts: readonly Uint8Array[];
-  byteLength: number;
-  digest: string;
-  keyVersion: number;
-}
-
-/** Sealing under the account data key (crypto/envelope.ts). */
+/** Sealing under the account data key (crypto/envelope.ts, crypto/envelope-stream.ts). */
 export interface SealPort {
   readonly accountId: string;
   /** ADK versions this device holds. */
@@ -76,13 +91,15 @@ export interface SealPort {
   sealJson(value: unknown, context: SealContext): string;
   openJson(sealed: string, context: SealContext): Result<unknown, UnsealFailureCode>;
   /**
-   * Seals a checkpoint body bound to (account, session, handoff, key version): `keyVersion` when
-   * given (the one the handoff carries), else the newest. The envelope comes as its parts in order
-   * (never joined, so the ciphertext is written once), with its total length and content address
-   * (SHA-256 over the parts, equal to that of the joined bytes).
+   * Starts sealing a checkpoint body, chunk by chunk, bound to (account, session, handoff, key
+   * version): `keyVersion` when given (the one the handoff carries), else the newest.
    */
-  sealCheckpoint(body: Uint8Array, sessionId: string, handoffId: string, keyVersion?: number): SealedCheckpoint;
-  openCheckpoint(envelope: Uint8Array, sessionId: string, handoffId: string): Result<Uint8Array, UnsealFailureCode>;
+  startCheckpointSeal(sessionId: string, handoffId: string, keyVersion?: number): StreamSealer;
+  /**
+   * Starts opening a checkpoint envelope of `size` bytes chunk by chunk; its plaintext is
+   * unauthenticated until the opener's `final()` answers ok.
+   */
+  startCheckpointOpen(sessionId: string, handoffId: string, size: number): StreamOpener;
 }
 
 /** One repository of a workspace as git reads it now. */
@@ -143,6 +160,8 @@ export interface ProviderPort {
     workspace: string,
     /** Why import is not even tried (e.g. this CLI is older than the one that wrote the session): summary, with this reason. */
     importRefused?: string,
+    /** Hears how far the import got through the export's files (bytes done of the total). */
+    progress?: ImportProgress,
   ): Promise<Result<ResumeOutcome>>;
 }
 

@@ -60,7 +60,6 @@ export function learnedRecord(record: Session, meta: SessionMeta | null): LocalS
     inputBlock: null,
     providerResume: null,
     needsAttention: null,
-    transcript: [],
     agents: [],
     eventCursor: 0,
     createdAt: record.createdAt,

@@ -4,6 +4,8 @@
  * restarted owner resumes its sessions as a target would (import, else summary continuation).
  */
 import { createHash, randomBytes } from 'node:crypto';
+import type { TranscriptEntry } from '../../shared/agents.ts';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createGitSandbox, type GitSandbox } from '../../dev-env/git-sandbox.ts';
@@ -21,9 +23,10 @@ import { LocalState, type LocalSession } from '../local-state/local-state.ts';
 import { startBaton, waitFor, type RunningProcess } from '../../dev-env/process-harness.ts';
 import { profileSeal } from './adapters/seal-port.ts';
 import { providerPort } from './adapters/provider-port.ts';
-import { SessionService } from './session-service.ts';
+import { SessionService, type SessionServiceDeps } from './session-service.ts';
 import type { LocalState as LocalStateType } from '../local-state/local-state.ts';
 import { backendPort } from './adapters/backend-port.ts';
+import { turnLogFile, type TurnRecord } from './turn-log.ts';
 
 let sandbox: GitSandbox;
 let backend: RunningProcess;
@@ -90,19 +93,31 @@ async function transferBehindItsBack(sessionId: string): Promise<void> {
   expectOk(await move(desktopClient, 'source-relinquished-and-checkpointed', 'ownership-transferred'));
 }
 
-describe('the sealed checkpoint from parts', () => {
-  it('is uploaded unjoined under its parts digest, accepted by the backend, and opens on the other device', async () => {
+describe('the sealed checkpoint as a stream', () => {
+  it('is sealed into a file, uploaded from it under its digest, downloaded and opened chunk by chunk on the other device', async () => {
     const body = randomBytes((1 << 20) + 5);
-    const sealed = profileSeal(laptop).sealCheckpoint(body, 'session-parts', 'handoff-parts');
-    expect(sealed.parts.length).toBe(3);
-    const joined = Buffer.concat(sealed.parts);
-    expect([sealed.byteLength, sealed.digest]).toEqual([joined.length, createHash('sha256').update(joined).digest('hex')]);
-    const put = await backendPort(laptopClient).putBlob(sealed.digest, sealed.parts);
-    expect(put.ok && put.value).toEqual({ digest: sealed.digest, size: sealed.byteLength });
-    const back = await backendPort(desktopClient).getBlob(sealed.digest);
-    if (!back.ok) throw new Error(back.message);
-    const opened = profileSeal(desktop).openCheckpoint(back.value, 'session-parts', 'handoff-parts');
-    expect(opened.ok && Buffer.from(opened.value).equals(body)).toBe(true);
+    const sealer = profileSeal(laptop).startCheckpointSeal('session-parts', 'handoff-parts');
+    const envelope = Buffer.concat([
+      sealer.head,
+      sealer.update(body.subarray(0, 1000)),
+      sealer.update(body.subarray(1000)),
+      sealer.final(),
+    ]);
+    const path = join(sandbox.root, 'sealed-checkpoint');
+    writeFileSync(path, envelope);
+    const sha256 = createHash('sha256').update(envelope).digest('hex');
+    const put = await backendPort(laptopClient).putBlobFile({ path, size: envelope.length, sha256 });
+    expect(put.ok && put.value).toEqual({ digest: sha256, size: envelope.length });
+    const opener = profileSeal(desktop).startCheckpointOpen('session-parts', 'handoff-parts', envelope.length);
+    const plain: Buffer[] = [];
+    const back = await backendPort(desktopClient).getBlobTo(sha256, (chunk) => {
+      const opened = opener.update(chunk);
+      if (!opened.ok) throw new Error(opened.message);
+      plain.push(opened.value);
+    });
+    expect(back.ok && back.value.size).toBe(envelope.length);
+    expect(opener.final()).toEqual({ ok: true, value: { keyVersion: 1 } });
+    expect(Buffer.concat(plain).equals(body)).toBe(true);
   });
 });
 
@@ -143,11 +158,49 @@ describe('the session service', () => {
   }, 60_000);
 });
 
+describe('the turn log (tests only: BATON_TEST_TURN_LOG)', () => {
+  it('records each turn that starts and ends with the generation and owner the device held, and the turn a stop cuts short', async () => {
+    const repo = sandbox.clone(sandbox.makeOrigin('turn-log'), 'turn-log');
+    const state = new LocalState(join(sandbox.root, 'state-turn-log'));
+    const file = join(sandbox.root, 'turns.jsonl');
+    // Turns of 300 ms: the second is still running when the service stops.
+    const sessions = laptopService(state, undefined, undefined, {
+      providers: providerPort({ detect: async () => [], create: () => new DemoAgent({ turnMs: 300 }) }),
+      turnLog: turnLogFile(file, () => undefined),
+    });
+    const turns = () =>
+      readFileSync(file, 'utf8')
+        .trim()
+        .split('\n')
+        .map((line) => JSON.parse(line) as TurnRecord);
+    const started = await sessions.start({ workspace: repo, provider: 'demo', prompt: 'first' });
+    if (!started.ok) throw new Error(started.message);
+    const id = started.value.id;
+    await waitFor('the first turn to end', async () => (turns().length === 2 ? true : undefined));
+    expect(await sessions.send(id, 'second')).toEqual({ ok: true });
+    await waitFor('the second turn to start', async () => (turns().length === 3 ? true : undefined));
+    await sessions.stopAll();
+
+    const self = laptop.identity.deviceId;
+    expect(turns()).toEqual([
+      { deviceId: self, sessionId: id, event: 'started', generation: 1, ownerDeviceId: self, at: expect.any(Number) },
+      { deviceId: self, sessionId: id, event: 'ended', generation: 1, ownerDeviceId: self, at: expect.any(Number), interrupted: false },
+      { deviceId: self, sessionId: id, event: 'started', generation: 1, ownerDeviceId: self, at: expect.any(Number) },
+      { deviceId: self, sessionId: id, event: 'ended', generation: 1, ownerDeviceId: self, at: expect.any(Number), interrupted: true },
+    ]);
+  }, 60_000);
+});
+
 /**
  * A laptop session service on `state`; the command agent is `cat` (it answers with the prompt it was
- * given) unless `commandArgv` says otherwise; `log` receives the device log.
+ * given) unless `commandArgv` says otherwise; `log` receives the device log; `overrides` replace deps.
  */
-function laptopService(state: LocalStateType, commandArgv = ['cat'], log: (message: string) => void = () => undefined): SessionService {
+function laptopService(
+  state: LocalStateType,
+  commandArgv = ['cat'],
+  log: (message: string) => void = () => undefined,
+  overrides: Partial<SessionServiceDeps> = {},
+): SessionService {
   return new SessionService({
     selfId: laptop.identity.deviceId,
     selfName: 'laptop',
@@ -163,6 +216,7 @@ function laptopService(state: LocalStateType, commandArgv = ['cat'], log: (messa
       detect: async () => [],
       create: (id) => (id === 'command' ? new CommandAgentSession({ argv: commandArgv, env: sandbox.env }) : new DemoAgent({ turnMs: 50 })),
     }),
+    ...overrides,
   });
 }
 
@@ -173,7 +227,7 @@ function laptopService(state: LocalStateType, commandArgv = ['cat'], log: (messa
 async function startedSession(
   name: string,
   input: { provider: string; prompt: string; title?: string },
-  ready: (s: LocalSession) => boolean,
+  ready: (transcript: readonly TranscriptEntry[], s: LocalSession) => boolean,
 ) {
   const repo = sandbox.clone(sandbox.makeOrigin(name), name);
   const state = new LocalState(join(sandbox.root, `restart-${name}`));
@@ -181,11 +235,11 @@ async function startedSession(
   const started = await before.start({ workspace: repo, ...input });
   if (!started.ok) throw new Error(started.message);
   const id = started.value.id;
-  await waitFor(`${name}: the first turn`, async () => (ready(state.session(id)!) ? true : undefined));
+  await waitFor(`${name}: the first turn`, async () => (ready(state.transcript(id), state.session(id)!) ? true : undefined));
   return { before, state, id };
 }
 
-const answered = (s: LocalSession) => s.transcript.some((e) => e.role === 'assistant');
+const answered = (transcript: readonly TranscriptEntry[]) => transcript.some((e) => e.role === 'assistant');
 
 describe('what a provider says about itself', () => {
   it("reaches the device log as well as the transcript: a CLI's own error line", async () => {
@@ -202,7 +256,7 @@ describe('what a provider says about itself', () => {
     if (!started.ok) throw new Error(started.message);
     const line = "Command-line agent exited with code 2: error: unexpected argument '--full-auto' found";
     await waitFor('the error in the transcript', async () =>
-      state.session(started.value.id)!.transcript.some((e) => e.text === line) ? true : undefined,
+      state.transcript(started.value.id).some((e) => e.text === line) ? true : undefined,
     );
     expect(logged).toContain(`session ${started.value.id} (command): ${line}`);
     await sessions.stopAll();
@@ -230,14 +284,14 @@ describe('a restarted owner', () => {
     });
     expect(
       state
-        .session(id)!
-        .transcript.some(
+        .transcript(id)
+        .some(
           (e) => e.role === 'system' && e.text.includes('resumed by summary continuation from its own transcript (summary-continuation)'),
         ),
     ).toBe(true);
     // `cat` answers with the prompt it got: the continuation of this session, carrying its own transcript.
     const answer = await waitFor('the continuation answer', async () => {
-      const answers = state.session(id)!.transcript.filter((e) => e.role === 'assistant');
+      const answers = state.transcript(id).filter((e) => e.role === 'assistant');
       return answers.length >= 2 ? answers.at(-1)!.text : undefined;
     });
     expect(answer).toContain('This is a continuation of the session "TODO census"');
@@ -250,7 +304,7 @@ describe('a restarted owner', () => {
     const { before, state, id } = await startedSession(
       'import',
       { provider: 'demo', prompt: 'Read the README' },
-      (s) => s.providerResume !== null,
+      (_, s) => s.providerResume !== null,
     );
     await before.stopAll();
 
@@ -259,14 +313,14 @@ describe('a restarted owner', () => {
     await Promise.all([after.resumeOwned(), after.resumeOwned()]);
     expect(after.provider(id)).toBeDefined();
     expect(state.session(id)!.restartResume).toMatchObject({ path: 'checkpoint-import', reason: null });
-    expect(state.session(id)!.transcript.filter((e) => e.text.includes('(checkpoint-import)'))).toHaveLength(1);
+    expect(state.transcript(id).filter((e) => e.text.includes('(checkpoint-import)'))).toHaveLength(1);
     expect(
       state
-        .session(id)!
-        .transcript.some((e) => e.role === 'system' && e.text.includes('resumed by importing the session it kept (checkpoint-import)')),
+        .transcript(id)
+        .some((e) => e.role === 'system' && e.text.includes('resumed by importing the session it kept (checkpoint-import)')),
     ).toBe(true);
     await waitFor('the imported state', async () =>
-      state.session(id)!.transcript.some((e) => e.text.includes('full state was imported')) ? true : undefined,
+      state.transcript(id).some((e) => e.text.includes('full state was imported')) ? true : undefined,
     );
     expect(await after.send(id, 'and the changelog')).toEqual({ ok: true });
     await after.stopAll();
@@ -281,6 +335,6 @@ describe('a restarted owner', () => {
     await after.resumeOwned();
     expect(after.provider(id)).toBeUndefined();
     expect(state.session(id)!.restartResume ?? null).toBeNull();
-    expect(state.session(id)!.transcript.filter((e) => e.role === 'assistant')).toHaveLength(1);
+    expect(state.transcript(id).filter((e) => e.role === 'assistant')).toHaveLength(1);
   }, 60_000);
 });

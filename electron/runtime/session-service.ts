@@ -25,6 +25,7 @@ import type { LocalSession, LocalState, RepoRef } from '../local-state/local-sta
 import type { BackendPort, Clock, GitPort, ProviderPort, RepoSnapshot, SealPort, SessionContent } from './ports.ts';
 import { metaOf, openSessionMeta, sealSessionMeta } from './session-meta.ts';
 import { learnedRecord, rebuildRecord, workspaceBack, type RebuildDeps } from './session-rebuild.ts';
+import type { TurnLog } from './turn-log.ts';
 
 /** What a new session is made of (start and adopt). */
 export interface NewSessionInput {
@@ -56,6 +57,8 @@ export interface SessionServiceDeps {
   /** Called when only the transcript (from index `transcriptFrom` on) and the agent map changed. */
   activity(sessionId: string, transcriptFrom: number): void;
   log(message: string): void;
+  /** Tests only: told of every provider turn that starts or ends here (turn-log.ts). */
+  turnLog?: TurnLog;
 }
 
 /** A new 22-character url-safe id. */
@@ -132,12 +135,12 @@ export class SessionService {
       ...learnedRecord(created.value, meta),
       workspace: input.workspace,
       repoPaths: input.snapshots.map((r) => r.path),
-      transcript: content.transcript,
       agents: content.agents,
       createdAt: now,
       updatedAt: now,
     };
     this.deps.state.saveSession(session);
+    this.deps.state.replaceTranscript(id, content.transcript);
     return ok(session);
   }
 
@@ -198,26 +201,47 @@ export class SessionService {
     if (!entry) return;
     this.live.delete(sessionId);
     entry.unsubscribe();
+    // The turn the stop ends is no longer heard of (unsubscribed): say here that it ended.
+    if (entry.provider.isTurnActive()) this.logTurn(sessionId, 'ended', true);
     await entry.provider.stop().catch(() => undefined);
   }
 
+  private logTurn(sessionId: string, event: 'started' | 'ended', interrupted?: boolean): void {
+    if (!this.deps.turnLog) return;
+    const session = this.deps.state.readSession(sessionId);
+    this.deps.turnLog({
+      deviceId: this.deps.selfId,
+      sessionId,
+      event,
+      generation: session?.generation ?? 0,
+      ownerDeviceId: session?.ownerDeviceId ?? '',
+      at: this.deps.clock(),
+      ...(interrupted === undefined ? {} : { interrupted }),
+    });
+  }
+
   private onProviderEvent(sessionId: string, provider: ProviderSession, event: ProviderEvent): void {
+    if (event.type === 'turn-started' || event.type === 'turn-ended') {
+      this.logTurn(
+        sessionId,
+        event.type === 'turn-started' ? 'started' : 'ended',
+        event.type === 'turn-ended' ? event.interrupted : undefined,
+      );
+    }
     if (event.type === 'transcript') {
       this.appendEntry(sessionId, event.entry);
       // What the provider says about itself (a CLI's own error line, a refused permission, an import) goes to the device log too.
       if (event.entry.role === 'system') this.deps.log(`session ${sessionId} (${provider.provider}): ${event.entry.text}`);
     } else if (event.type === 'agent') {
-      let from = 0;
       this.deps.state.updateSession(
         sessionId,
         (s) => {
           s.agents = [...s.agents.filter((a) => a.id !== event.agent.id), event.agent];
-          from = s.transcript.length;
         },
         false,
       );
       this.scheduleAgentSnapshot(sessionId);
-      this.deps.activity(sessionId, from);
+      this.deps.activity(sessionId, this.deps.state.transcript(sessionId).length);
     } else if (event.type === 'turn-ended') {
       void this.saveResumeData(sessionId, provider);
     }
@@ -235,14 +259,20 @@ export class SessionService {
     );
   }
 
-  /** Keeps the provider's export in local state so a restart of this device can resume the session. */
+  /**
+   * Keeps the provider's export in local state so a restart of this device can resume the session:
+   * small JSON naming the CLI's own files. Provider files a checkpoint unpacked here are then no
+   * longer needed and are removed.
+   */
   async saveResumeData(sessionId: string, provider: ProviderSession): Promise<void> {
     if (!provider.capabilities.checkpointImport) return;
     const exported = await provider.exportResumeData();
-    if (exported.ok)
-      this.deps.state.updateSession(sessionId, (s) => {
-        s.providerResume = exported.value;
-      });
+    if (!exported.ok) return;
+    this.deps.state.updateSession(sessionId, (s) => {
+      s.providerResume = exported.value;
+    });
+    await this.deps.state.settled().catch(() => undefined);
+    await this.deps.state.pruneExports(sessionId);
   }
 
   /** Appends one sealed event at this device's generation; a stale refusal marks the session moved. */
@@ -322,12 +352,13 @@ export class SessionService {
       if (!session || this.live.has(sessionId)) return;
       const page = await this.deps.backend.listEvents(sessionId, session.eventCursor);
       if (!page.ok || page.value.length === 0) return;
-      let from = 0;
+      const transcript = this.deps.state.transcript(sessionId);
+      const from = transcript.length;
+      const known = new Set(transcript.map((e) => e.id));
+      const added: TranscriptEntry[] = [];
       this.deps.state.updateSession(
         sessionId,
         (s) => {
-          from = s.transcript.length;
-          const known = new Set(s.transcript.map((e) => e.id));
           for (const event of page.value) {
             s.eventCursor = Math.max(s.eventCursor, event.seq);
             const opened = this.deps.seal.openJson(event.sealedBody, { kind: 'session-event', sessionId });
@@ -341,12 +372,13 @@ export class SessionService {
             for (const entry of data.type === 'history' ? data.entries : [data.entry]) {
               if (known.has(entry.id)) continue;
               known.add(entry.id);
-              s.transcript.push(entry);
+              added.push(entry);
             }
           }
         },
         false,
       );
+      this.deps.state.appendTranscript(sessionId, added);
       this.deps.activity(sessionId, from);
     }
   }
@@ -420,11 +452,12 @@ export class SessionService {
 
   private async resumeAfterRestart(session: LocalSession): Promise<void> {
     const repos = await this.deps.git.repos({ workspace: session.workspace, repoPaths: session.repoPaths });
+    const transcript = this.deps.state.transcript(session.id);
     const continuation = continuationInput({
       title: session.title,
       ranOn: this.deps.selfName ?? null,
-      goal: session.transcript.find((e) => e.role === 'user')?.text ?? '',
-      transcript: session.transcript,
+      goal: transcript.find((e) => e.role === 'user')?.text ?? '',
+      transcript,
       repos: repos.map((r) => ({ relPath: r.relPath, branch: r.branch, commit: r.head })),
       drift: [],
       nextAction: 'This device restarted; continue where the session left off.',
@@ -459,15 +492,9 @@ export class SessionService {
 
   /** Adds one entry to the transcript, appends it to the backend and reports the activity. */
   private appendEntry(sessionId: string, entry: TranscriptEntry): void {
-    let from = 0;
-    this.deps.state.updateSession(
-      sessionId,
-      (s) => {
-        from = s.transcript.length;
-        s.transcript.push(entry);
-      },
-      false,
-    );
+    if (!this.deps.state.readSession(sessionId)) return;
+    const from = this.deps.state.transcript(sessionId).length;
+    this.deps.state.appendTranscript(sessionId, [entry]);
     void this.append(sessionId, { type: 'transcript', entry });
     this.deps.activity(sessionId, from);
   }

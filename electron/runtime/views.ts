@@ -1,6 +1,14 @@
 /** The views the renderer gets (shared/device-api.ts), built from local state and handoff records. */
 import { HandoffOutcome, type Handoff } from '../../shared/api/handoffs.ts';
-import type { AttentionView, HandoffView, InputBlock, SessionDetail, SessionView } from '../../shared/device-api.ts';
+import {
+  TRANSCRIPT_WINDOW,
+  type AttentionView,
+  type HandoffView,
+  type InputBlock,
+  type SessionDetail,
+  type SessionView,
+  type TranscriptPage,
+} from '../../shared/device-api.ts';
 import { redactCredentials } from '../../shared/url-credentials.ts';
 import { isTerminal } from '../../shared/handoff-states.ts';
 import { isProviderId, PROVIDER_CAPABILITIES } from '../../shared/provider.ts';
@@ -99,7 +107,26 @@ export function sessionView(deps: ViewDeps, session: Readonly<LocalSession>, han
   };
 }
 
-/** A session with its agent map and transcript. */
+/**
+ * A session with its agent map and the newest window of its transcript (TRANSCRIPT_WINDOW entries):
+ * the run view asks for earlier ones page by page (readTranscript), so a day-long session is never
+ * sent whole.
+ */
 export function sessionDetail(deps: ViewDeps, session: Readonly<LocalSession>, handoffs: Handoff[]): SessionDetail {
-  return { ...sessionView(deps, session, handoffs), agents: session.agents, transcript: session.transcript };
+  const transcript = deps.state.transcript(session.id);
+  const from = Math.max(0, transcript.length - TRANSCRIPT_WINDOW);
+  return {
+    ...sessionView(deps, session, handoffs),
+    agents: session.agents,
+    transcript: transcript.slice(from),
+    transcriptFrom: from,
+    transcriptTotal: transcript.length,
+  };
+}
+
+/** Entries `from` … `from + count` of the session's transcript (clamped), with its length now. */
+export function transcriptPage(deps: Pick<ViewDeps, 'state'>, sessionId: string, from: number, count: number): TranscriptPage {
+  const transcript = deps.state.transcript(sessionId);
+  const start = Math.min(from, transcript.length);
+  return { sessionId, from: start, total: transcript.length, entries: transcript.slice(start, start + count) };
 }

@@ -13,6 +13,8 @@ import { fetchExchanger, nodeHttpExchange, nodeHttpFetch, type Exchange } from '
 import { AddressRing } from './address-ring.ts';
 import { backoffPause, tryInTurn } from './failover.ts';
 import { ReachabilityTracker } from './reachability.ts';
+import { getBlobTo, putBlobFile, type BlobFile, type TransferContext } from './blob-transfer.ts';
+import type { ChunkSink, TransferProgress } from './stream-transport.ts';
 
 /** Codes a call can fail with: the API's, or the client's own. */
 export type ClientErrorCode = ApiErrorCode | 'unreachable' | 'bad_response';
@@ -50,7 +52,7 @@ export interface BackendClientOptions {
   clock?: () => number;
   /** Rounds over every address for a call no address answered below 500 (default 3). */
   attempts?: number;
-  /** Per-attempt timeout in milliseconds (default 30 s). */
+  /** Per-attempt timeout in milliseconds (default 30 s); for a streamed blob, the longest it may go without a byte moving. */
   timeoutMs?: number;
 }
 
@@ -69,8 +71,16 @@ export interface BackendClient {
    * (the backend refuses it unless sha256 of the bytes == digest).
    */
   putBlob(digest: string, bytes: Uint8Array | readonly Uint8Array[]): Promise<CallResult<RouteResponse<'putBlob'>>>;
-  /** Downloads a body of the account. */
+  /** Downloads a body of the account (small bodies: it is held whole). */
   getBlob(digest: string): Promise<CallResult<Uint8Array>>;
+  /** Uploads a file as the blob of its digest, streamed from disk (blob-transfer.ts), reporting bytes sent. */
+  putBlobFile(file: BlobFile, onProgress?: TransferProgress): Promise<CallResult<RouteResponse<'putBlob'>>>;
+  /** Downloads a blob into `sink` as it arrives (blob-transfer.ts), reporting bytes received of the announced total. */
+  getBlobTo(
+    digest: string,
+    sink: ChunkSink,
+    onProgress?: (doneBytes: number, totalBytes: number | null) => void,
+  ): Promise<CallResult<{ size: number }>>;
   /** A signed request with no retry, for streams: resolves to the raw response. `at`: the address (default the current one). */
   signedFetch(
     method: 'GET' | 'POST' | 'PUT',
@@ -162,6 +172,17 @@ export function createBackendClient(options: BackendClientOptions): BackendClien
     return { ok: false, status: 0, code: 'unreachable', message: `the backend ${where} is unreachable: ${outcome.lastError}` };
   }
 
+  const transfers: TransferContext = {
+    ring,
+    reachability,
+    signer: options.signer,
+    clock,
+    attempts,
+    idleTimeoutMs: timeoutMs,
+    ...(options.fetch ? { fetch: options.fetch } : {}),
+    failureOf,
+  };
+
   const idempotencyHeaders = (method: string, key: string | undefined): Record<string, string> =>
     method === 'GET' ? {} : { [SIGNATURE_HEADERS.idempotencyKey]: key ?? randomUUID() };
 
@@ -211,6 +232,8 @@ export function createBackendClient(options: BackendClientOptions): BackendClien
       if (!isOk(response)) return failureOf(response);
       return { ok: true, value: new Uint8Array(response.body.buffer, response.body.byteOffset, response.body.byteLength) };
     },
+    putBlobFile: (file, onProgress) => putBlobFile(transfers, file, onProgress),
+    getBlobTo: (digest, sink, onProgress) => getBlobTo(transfers, digest, sink, onProgress),
     signedFetch,
   };
 }

@@ -13,6 +13,11 @@ const agents = { http: new HttpAgent({ keepAlive: true, maxSockets: 64 }), https
 // request pool, so open streams never leave calls queued behind them.
 const streamAgents = { http: new HttpAgent({ keepAlive: false }), https: new HttpsAgent({ keepAlive: false }) };
 
+/** The keep-alive agent every request of the client to `url` shares. */
+export function agentFor(url: URL): HttpAgent {
+  return url.protocol === 'https:' ? agents.https : agents.http;
+}
+
 function headersOf(res: IncomingMessage): Headers {
   const headers = new Headers();
   for (const [name, value] of Object.entries(res.headers)) {

@@ -37,6 +37,12 @@ export function bodySize(body: Uint8Array | readonly Uint8Array[] | undefined): 
   return isChunks(body) ? body.reduce((sum, chunk) => sum + chunk.byteLength, 0) : body.byteLength;
 }
 
+/** A body as its signed headers declare it: its size and lower-case hex SHA-256. */
+export interface DeclaredBody {
+  size: number;
+  sha256: string;
+}
+
 /**
  * The signature headers for one request (a fresh nonce each time), declaring the body's digest; the
  * body may be chunks, hashed in order. The transport sends the body's size as Content-Length.
@@ -48,13 +54,26 @@ export function signatureHeaders(
   body: Uint8Array | readonly Uint8Array[] | undefined,
   now: number,
 ): Record<string, string> {
+  return declaredSignatureHeaders(signer, method, pathAndQuery, { size: bodySize(body), sha256: bodySha256Hex(body) }, now);
+}
+
+/**
+ * The signature headers for a body known by its size and digest alone (a file streamed as it is
+ * sent, whose digest was taken when it was written): nothing is read or hashed here.
+ */
+export function declaredSignatureHeaders(
+  signer: RequestSigner,
+  method: string,
+  pathAndQuery: string,
+  body: DeclaredBody,
+  now: number,
+): Record<string, string> {
   const nonce = randomUUID();
-  const bodySha256 = bodySha256Hex(body);
   const canonical = canonicalRequest({
     method,
     pathAndQuery,
-    bodySize: bodySize(body),
-    bodySha256,
+    bodySize: body.size,
+    bodySha256: body.sha256,
     timestamp: now,
     nonce,
     deviceId: signer.deviceId,
@@ -64,6 +83,6 @@ export function signatureHeaders(
     [SIGNATURE_HEADERS.timestamp]: String(now),
     [SIGNATURE_HEADERS.nonce]: nonce,
     [SIGNATURE_HEADERS.signature]: Buffer.from(signer.sign(Buffer.from(canonical, 'utf8'))).toString('base64url'),
-    [SIGNATURE_HEADERS.contentSha256]: bodySha256,
+    [SIGNATURE_HEADERS.contentSha256]: body.sha256,
   };
 }

@@ -8,6 +8,7 @@ import {
   sendBlockReason,
   sessionTone,
   withActivity,
+  withEarlier,
   withHandoff,
   withViews,
 } from './session-state.ts';
@@ -129,7 +130,10 @@ describe('session state in the run view', () => {
 
   it('folds newer session views into loaded details, keeping their transcript and agents', () => {
     const transcript: SessionDetail['transcript'] = [{ id: 'e1', role: 'user', text: 'hi', at: 1 } as SessionDetail['transcript'][number]];
-    const details: Record<string, SessionDetail | null> = { s1: { ...session(), agents: [], transcript }, s2: null };
+    const details: Record<string, SessionDetail | null> = {
+      s1: { ...session(), agents: [], transcript, transcriptFrom: 0, transcriptTotal: 1 },
+      s2: null,
+    };
     const moved = session({ ownerDeviceId: 'd2', ownerName: 'desktop', generation: 2, isOwner: false, condition: 'remote' });
     const next = withViews(details, [moved, session({ id: 's2' }), session({ id: 's3' })]);
     expect(next.s1).toMatchObject({ ownerName: 'desktop', generation: 2, isOwner: false, transcript });
@@ -144,7 +148,7 @@ describe('session state in the run view', () => {
     const agents = [
       { id: 'main', name: 'Demo agent', role: 'main', status: 'running', parentId: null },
     ] as unknown as SessionDetail['agents'];
-    const detail: SessionDetail = { ...session(), agents: [], transcript: [entry('a'), entry('b')] };
+    const detail: SessionDetail = { ...session(), agents: [], transcript: [entry('a'), entry('b')], transcriptFrom: 0, transcriptTotal: 2 };
     const appended = withActivity(detail, { sessionId: 's1', transcriptFrom: 2, transcript: [entry('c')], agents });
     expect(appended !== 'reload' && appended.transcript.map((e) => e.id)).toEqual(['a', 'b', 'c']);
     expect(appended !== 'reload' && appended.transcript[0]).toBe(detail.transcript[0]);
@@ -154,5 +158,54 @@ describe('session state in the run view', () => {
     const overlapping = withActivity(detail, { sessionId: 's1', transcriptFrom: 1, transcript: [entry('b'), entry('c')], agents });
     expect(overlapping !== 'reload' && overlapping.transcript.map((e) => e.id)).toEqual(['a', 'b', 'c']);
     expect(withActivity(detail, { sessionId: 's1', transcriptFrom: 5, transcript: [entry('f')], agents })).toBe('reload');
+    expect(appended !== 'reload' && appended.transcriptTotal).toBe(3);
+  });
+
+  it('folds activity into a window of a long transcript by absolute index, and prepends an earlier page', () => {
+    const entry = (n: number) =>
+      ({ id: `e${n}`, at: n, role: 'assistant', agentId: 'main', text: `${n}` }) as SessionDetail['transcript'][number];
+    const agents = [] as SessionDetail['agents'];
+    // Entries 1000…1199 of 1200 are loaded.
+    const window: SessionDetail = {
+      ...session(),
+      agents,
+      transcript: Array.from({ length: 200 }, (_, i) => entry(1000 + i)),
+      transcriptFrom: 1000,
+      transcriptTotal: 1200,
+    };
+    const next = withActivity(window, { sessionId: 's1', transcriptFrom: 1200, transcript: [entry(1200)], agents });
+    expect(next !== 'reload' && [next.transcriptFrom, next.transcriptTotal, next.transcript.length, next.transcript.at(-1)?.id]).toEqual([
+      1000,
+      1201,
+      201,
+      'e1200',
+    ]);
+    // A rewrite that starts before the window (a merge) replaces what the window shows from there.
+    const rewritten = withActivity(window, {
+      sessionId: 's1',
+      transcriptFrom: 900,
+      transcript: Array.from({ length: 301 }, (_, i) => entry(900 + i)),
+      agents,
+    });
+    expect(rewritten !== 'reload' && [rewritten.transcriptFrom, rewritten.transcript[0]?.id, rewritten.transcriptTotal]).toEqual([
+      1000,
+      'e1000',
+      1201,
+    ]);
+    expect(withActivity(window, { sessionId: 's1', transcriptFrom: 1300, transcript: [entry(1300)], agents })).toBe('reload');
+
+    const earlier = withEarlier(window, {
+      sessionId: 's1',
+      from: 800,
+      total: 1200,
+      entries: Array.from({ length: 200 }, (_, i) => entry(800 + i)),
+    });
+    expect(earlier !== 'reload' && [earlier.transcriptFrom, earlier.transcript.length, earlier.transcript[0]?.id]).toEqual([
+      800,
+      400,
+      'e800',
+    ]);
+    // The transcript changed underneath (its length is not the one the window knew): reload instead.
+    expect(withEarlier(window, { sessionId: 's1', from: 800, total: 1250, entries: [] })).toBe('reload');
   });
 });

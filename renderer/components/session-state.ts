@@ -2,7 +2,7 @@
  * What the run view derives from a session, pure and testable: its state colour, why Move or the
  * message box is disabled, which remediation a blocker offers, and how a handoff event folds into it.
  */
-import type { HandoffView, SessionActivity, SessionDetail, SessionView } from '../../shared/device-api.ts';
+import type { HandoffView, SessionActivity, SessionDetail, SessionView, TranscriptPage } from '../../shared/device-api.ts';
 import { isTerminal, reachedAt } from '../../shared/handoff-states.ts';
 import type { Blocker, RemediationAction } from '../../shared/readiness.ts';
 
@@ -80,14 +80,32 @@ export function withViews(details: Record<string, SessionDetail | null>, views: 
 }
 
 /**
- * A loaded session detail with an agent's activity folded in (the transcript's new tail and the
- * agent map), or 'reload' when the detail has missed entries before the tail.
+ * A loaded session detail with an agent's activity folded in (the transcript from the activity's
+ * index on, and the agent map), or 'reload' when the detail has missed entries before that index.
+ * The detail holds a window of a long transcript (from `transcriptFrom`): indexes are absolute.
  */
 export function withActivity(detail: SessionDetail, activity: SessionActivity): SessionDetail | 'reload' {
-  if (detail.transcript.length < activity.transcriptFrom) return 'reload';
-  const transcript =
-    activity.transcript.length === 0 ? detail.transcript : [...detail.transcript.slice(0, activity.transcriptFrom), ...activity.transcript];
-  return { ...detail, transcript, agents: activity.agents };
+  const end = detail.transcriptFrom + detail.transcript.length;
+  if (activity.transcriptFrom > end) return 'reload';
+  if (activity.transcript.length === 0) return { ...detail, agents: activity.agents };
+  // Entries from the activity's index on are its; a window that starts later keeps only what it shows.
+  const kept = detail.transcript.slice(0, Math.max(0, activity.transcriptFrom - detail.transcriptFrom));
+  const added = activity.transcript.slice(Math.max(0, detail.transcriptFrom - activity.transcriptFrom));
+  return {
+    ...detail,
+    transcript: [...kept, ...added],
+    transcriptTotal: activity.transcriptFrom + activity.transcript.length,
+    agents: activity.agents,
+  };
+}
+
+/**
+ * A loaded session detail with an earlier page of its transcript put in front of its window, or
+ * 'reload' when the transcript changed since the window was loaded (another length).
+ */
+export function withEarlier(detail: SessionDetail, page: TranscriptPage): SessionDetail | 'reload' {
+  if (page.total !== detail.transcriptTotal || page.from + page.entries.length !== detail.transcriptFrom) return 'reload';
+  return { ...detail, transcript: [...page.entries, ...detail.transcript], transcriptFrom: page.from };
 }
 
 /** A session view with `handoff` folded in: active while it runs, last once it ends. */

@@ -1,6 +1,11 @@
-/** The session transcript, kept scrolled to the newest entry while the reader is at the bottom. */
-import { memo, useEffect, useId, useRef } from 'react';
-import type { AgentView, TranscriptEntry } from '../../shared/agents.ts';
+/**
+ * The session transcript, kept scrolled to the newest entry while the reader is at the bottom. A long
+ * session shows its newest entries; "Show earlier entries" loads the page before them.
+ */
+import { memo, useEffect, useId, useRef, useState } from 'react';
+import type { TranscriptEntry } from '../../shared/agents.ts';
+import type { SessionDetail } from '../../shared/device-api.ts';
+import { useSessionsStore } from '../stores/sessions-store.ts';
 import { formatClock } from './format.ts';
 
 const ROLE_LABEL: Record<TranscriptEntry['role'], string> = { user: 'You', assistant: 'Agent', tool: 'Tool', system: 'Baton' };
@@ -18,12 +23,15 @@ const Entry = memo(function Entry({ entry, who }: { entry: TranscriptEntry; who:
   );
 });
 
-/** Renders the transcript region with one entry per message. */
-export function Transcript({ entries, agents }: { entries: TranscriptEntry[]; agents: AgentView[] }) {
+/** Renders the transcript region with one entry per message of the loaded window. */
+export function Transcript({ session }: { session: SessionDetail }) {
+  const { transcript: entries, agents, transcriptFrom: earlier } = session;
   const headingId = useId();
   const listRef = useRef<HTMLOListElement>(null);
   const pinned = useRef(true);
   const names = new Map(agents.map((agent) => [agent.id, agent.name]));
+  const loadEarlier = useSessionsStore((state) => state.loadEarlier);
+  const [loading, setLoading] = useState(false);
 
   useEffect(() => {
     const list = listRef.current;
@@ -46,7 +54,22 @@ export function Transcript({ entries, agents }: { entries: TranscriptEntry[]; ag
           pinned.current = list.scrollHeight - list.scrollTop - list.clientHeight < 40;
         }}
       >
-        {entries.length === 0 && <li className="muted empty">Nothing yet.</li>}
+        {earlier > 0 && (
+          <li className="transcript-earlier">
+            <button
+              type="button"
+              className="button button--quiet"
+              disabled={loading}
+              onClick={() => {
+                setLoading(true);
+                void loadEarlier(session.id).finally(() => setLoading(false));
+              }}
+            >
+              {loading ? 'Loading earlier entries…' : `Show earlier entries (${earlier} more)`}
+            </button>
+          </li>
+        )}
+        {entries.length === 0 && earlier === 0 && <li className="muted empty">Nothing yet.</li>}
         {entries.map((entry) => (
           <Entry
             key={entry.id}

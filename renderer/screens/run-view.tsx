@@ -37,7 +37,7 @@ function RunViewBody({ session }: { session: SessionDetail }) {
         </div>
         <div className="run-main">
           {blocked && <BlockedAlert sessionId={session.id} blocked={blocked} />}
-          <Transcript entries={session.transcript} agents={session.agents} />
+          <Transcript session={session} />
           <MessageBox session={session} />
         </div>
       </div>

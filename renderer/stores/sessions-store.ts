@@ -12,7 +12,8 @@ import type {
 } from '../../shared/device-api.ts';
 import type { Result } from '../../shared/errors.ts';
 import { api, errorMessage } from '../api/device-api.ts';
-import { withActivity, withHandoff, withViews } from '../components/session-state.ts';
+import { withActivity, withEarlier, withHandoff, withViews } from '../components/session-state.ts';
+import { TRANSCRIPT_WINDOW } from '../../shared/device-api.ts';
 
 interface SessionsState {
   sessions: SessionView[];
@@ -22,6 +23,8 @@ interface SessionsState {
   error: string | null;
   load(): Promise<void>;
   loadDetail(sessionId: string): Promise<void>;
+  /** Loads the page of transcript entries before the loaded window (a long session is never loaded whole). */
+  loadEarlier(sessionId: string): Promise<void>;
   loadProviders(): Promise<void>;
   startSession(input: DeviceApiInput<'startSession'>): Promise<Result<SessionView>>;
   /** This machine's sessions of a CLI provider for a workspace, newest first. */
@@ -62,6 +65,17 @@ export const useSessionsStore = create<SessionsState>()((set, get) => ({
     const detail = await api.getSession({ sessionId });
     set((state) => ({ details: { ...state.details, [sessionId]: detail } }));
   },
+  loadEarlier: async (sessionId) => {
+    const detail = get().details[sessionId];
+    if (!detail || detail.transcriptFrom === 0) return;
+    const from = Math.max(0, detail.transcriptFrom - TRANSCRIPT_WINDOW);
+    const page = await api.readTranscript({ sessionId, from, count: detail.transcriptFrom - from });
+    const current = get().details[sessionId];
+    if (!page || !current) return;
+    const next = withEarlier(current, page);
+    if (next === 'reload') return get().loadDetail(sessionId);
+    set((state) => ({ details: { ...state.details, [sessionId]: next } }));
+  },
   loadProviders: async () => {
     set({ providers: await api.listProviders({}) });
   },
@@ -100,6 +114,6 @@ export const useSessionsStore = create<SessionsState>()((set, get) => ({
 }));
 
 function stripDetail(detail: SessionDetail): SessionView {
-  const { agents: _agents, transcript: _transcript, ...view } = detail;
+  const { agents: _agents, transcript: _transcript, transcriptFrom: _from, transcriptTotal: _total, ...view } = detail;
   return view;
 }

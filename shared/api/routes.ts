@@ -60,6 +60,7 @@ const Empty = z.strictObject({});
 const BlobRef = z.strictObject({ digest: z.string(), size: z.number().int().nonnegative() });
 
 export const routes = {
+  /** Open: the backend answers, and the largest blob (sealed checkpoint) it takes (absent from older backends). */
   health: {
     method: 'GET',
     path: '/healthz',
@@ -68,6 +69,7 @@ export const routes = {
     response: z.strictObject({
       ok: z.boolean(),
       store: z.strictObject({ kind: z.enum(['sqlite', 'postgres']), reachable: z.boolean() }),
+      maxBlobBytes: z.number().int().positive().optional(),
     }),
   },
 

@@ -4,7 +4,7 @@
  * and the next turn continues the same Claude session with its history.
  */
 import { existsSync } from 'node:fs';
-import { writeFile } from 'node:fs/promises';
+import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { ResumeData } from '../../../shared/provider.ts';
@@ -44,7 +44,8 @@ describe('Claude Code session moved between devices (the real claude)', () => {
     const laptop = await bench.device('laptop');
     const desktop = await bench.device('desktop', 'elsewhere/deeper');
     const { id, data } = await exportedSession(laptop.home, laptop.workspace, 'write file notes.txt with the plan');
-    expect(data).toMatchObject({ provider: 'claude-code', format: 'claude-code/transcript@1', sessionId: id });
+    expect(data).toMatchObject({ provider: 'claude-code', format: 'claude-code/transcript@2', sessionId: id });
+    expect(data.files?.[0]).toMatchObject({ name: 'transcript', path: expect.stringContaining(laptop.home.claudeConfigDir) });
 
     const target = await continueOn(desktop.home, desktop.workspace, data);
     expect(target.claudeSessionId).toBe(id);
@@ -74,8 +75,10 @@ describe('Claude Code session moved between devices (the real claude)', () => {
     const laptop = await bench.device('laptop');
     const desktop = await bench.device('desktop');
     const { id, data } = await exportedSession(laptop.home, laptop.workspace, 'say hello');
-    const payload = data.payload as { transcript: string };
-    const broken = { ...data, payload: { ...payload, transcript: payload.transcript.replace(/"leafUuid":"[^"]+"/, '"leafUuid":"gone"') } };
+    const transcript = data.files!.find((f) => f.name === 'transcript')!;
+    const damaged = join(laptop.home.root, 'damaged.jsonl');
+    await writeFile(damaged, (await readFile(transcript.path, 'utf8')).replace(/"leafUuid":"[^"]+"/, '"leafUuid":"gone"'));
+    const broken = { ...data, files: data.files!.map((f) => (f === transcript ? { ...f, path: damaged } : f)) };
     const target = claude(desktop.home);
     const outcome = await resumeProvider(target, { workspace: desktop.workspace, resumeData: broken, continuation });
     expect(outcome).toMatchObject({ ok: true, value: { path: 'summary-continuation', reason: expect.stringContaining('leafUuid gone') } });
@@ -90,8 +93,12 @@ describe('Claude Code session moved between devices (the real claude)', () => {
     await writeFile(join(laptop.home.claudeConfigDir, '.credentials.json'), JSON.stringify({ claudeAiOauth: { accessToken: secret } }));
     await writeFile(join(laptop.home.home, '.claude.json'), JSON.stringify({ primaryApiKey: secret }));
     const { data } = await exportedSession(laptop.home, laptop.workspace, 'use a subagent');
-    const carried = JSON.stringify(data);
-    expect((data.payload as { sideFiles: unknown[] }).sideFiles.length).toBeGreaterThan(0);
-    for (const leak of [secret, DUMMY_ANTHROPIC_KEY, '.credentials.json', '.claude.json']) expect(carried).not.toContain(leak);
+    // What a checkpoint carries: this JSON and the bytes of the files it names.
+    const files = data.files ?? [];
+    expect(files.filter((f) => f.name.startsWith('side/')).length).toBeGreaterThan(0);
+    const carried = [JSON.stringify({ ...data, files: files.map(({ name, size }) => ({ name, size })) })];
+    for (const file of files) carried.push(await readFile(file.path, 'utf8'));
+    expect(files.every((f) => f.path.startsWith(join(laptop.home.claudeConfigDir, 'projects')))).toBe(true);
+    for (const leak of [secret, DUMMY_ANTHROPIC_KEY, '.credentials.json', '.claude.json']) expect(carried.join('\n')).not.toContain(leak);
   });
 });

@@ -18,17 +18,17 @@ import {
   DEFAULT_PERMISSION_LEVEL,
   PERMISSION_LABELS,
   PROVIDER_CAPABILITIES,
+  type ImportProgress,
   type PermissionLevel,
   type ProviderResult,
   type ResumeData,
 } from '../../../shared/provider.ts';
 import { MAIN_AGENT, ProcessSession, type ProcessSessionOptions } from '../process-session.ts';
-import { readFile } from 'node:fs/promises';
 import type { TurnExit } from '../turn-process.ts';
 import { MessageFolder } from './message-folder.ts';
-import { CLAUDE_FORMAT, exportClaudeSession, importClaudeSession } from './session-export.ts';
+import { CLAUDE_FORMAT, CLAUDE_INLINE_FORMAT, exportClaudeSession, importClaudeSession } from './session-export.ts';
 import { findClaudeSession } from './session-list.ts';
-import { readTranscript } from './transcript-file.ts';
+import { readTranscriptFile } from './transcript-file.ts';
 
 export interface ClaudeCodeOptions extends Partial<ProcessSessionOptions> {
   /** The session's permission level (mapped to Claude's permission mode). */
@@ -132,34 +132,38 @@ export class ClaudeCodeSession extends ProcessSession {
     }
   }
 
-  /** Exports the session's transcript and side folder (format claude-code/transcript@1). */
+  /** Exports the session's transcript and side folder by name (format claude-code/transcript@2): the checkpoint streams them. */
   async exportResumeData(): Promise<ProviderResult<ResumeData>> {
     if (this.workspace === null || this.sessionId === null) {
       return { ok: false, code: 'export_failed', message: 'Claude Code has no session to export yet.' };
     }
-    const payload = await exportClaudeSession(this.env, this.workspace, this.sessionId);
-    if (!payload.ok) return payload;
-    const checked = checkResumeData({ provider: this.provider, format: CLAUDE_FORMAT, sessionId: this.sessionId, payload: payload.value });
+    const exported = await exportClaudeSession(this.env, this.workspace, this.sessionId);
+    if (!exported.ok) return exported;
+    const { payload, files } = exported.value;
+    const checked = checkResumeData({ provider: this.provider, format: CLAUDE_FORMAT, sessionId: this.sessionId, payload, files });
     if (!checked.ok) return { ok: false, code: 'export_failed', message: checked.message };
     return checked;
   }
 
-  /** Writes the transcript under this workspace's project folder (cwd rewritten, resumability checked); the next turn resumes it. */
-  async resumeFromImport(data: ResumeData, workspace: string): Promise<ProviderResult> {
+  /**
+   * Writes the transcript under this workspace's project folder (read line by line, cwd rewritten,
+   * resumability checked); the next turn resumes it. The history itself stays with the runtime.
+   */
+  async resumeFromImport(data: ResumeData, workspace: string, progress?: ImportProgress): Promise<ProviderResult> {
     const refused = this.refuseStart();
     if (refused) return refused;
-    if (data.provider !== this.provider || data.format !== CLAUDE_FORMAT || data.sessionId === null) {
+    const known = data.format === CLAUDE_FORMAT || data.format === CLAUDE_INLINE_FORMAT;
+    if (data.provider !== this.provider || !known || data.sessionId === null) {
       return {
         ok: false,
         code: 'import_check_failed',
         message: `Claude Code cannot import "${data.provider}" data of format "${data.format}".`,
       };
     }
-    const imported = await importClaudeSession(this.env, workspace, data.sessionId, data.payload);
+    const imported = await importClaudeSession(this.env, workspace, data.sessionId, data, progress);
     if (!imported.ok) return imported;
     this.sessionId = data.sessionId;
-    const history = readTranscript(imported.value);
-    this.state.restore(history.agents, history.transcript, history.transcript.length);
+    this.state.restore(imported.value.agents, [], 0);
     this.open(workspace);
     this.state.addEntry('system', MAIN_AGENT, `Claude Code session ${data.sessionId} was imported here; the next message resumes it.`);
     return { ok: true, value: undefined };
@@ -170,10 +174,9 @@ export class ClaudeCodeSession extends ProcessSession {
     const refused = this.refuseStart();
     if (refused) return refused;
     const path = await findClaudeSession(this.env, workspace, sessionId);
-    const text = path === null ? null : await readFile(path, 'utf8').catch(() => null);
-    if (text === null)
+    const history = path === null ? null : await readTranscriptFile(path).catch(() => null);
+    if (history === null)
       return { ok: false, code: 'session_not_found', message: `Claude Code has no session ${sessionId} for ${workspace} on this machine.` };
-    const history = readTranscript(text);
     this.sessionId = sessionId;
     this.state.restore(history.agents, history.transcript, history.transcript.length);
     this.open(workspace);

@@ -34,13 +34,18 @@ describe('Claude session export and import', () => {
 
     const exported = await exportClaudeSession(srcEnv, src, 's1');
     if (!exported.ok) throw new Error(exported.message);
-    expect(exported.value.sideFiles.map((f) => [f.path, f.encoding])).toEqual([
-      ['subagents/agent-1.jsonl', 'utf8'],
-      ['tool-results/r.bin', 'base64'],
+    // The files are named, not read: the checkpoint streams them as binary parts.
+    expect(exported.value.payload).toEqual({ sourceCwd: src });
+    expect(exported.value.files.map((f) => [f.name, f.path.startsWith(root), f.size])).toEqual([
+      ['transcript', true, (await readFile(files.transcript)).length],
+      ['side/subagents/agent-1.jsonl', true, (await readFile(join(files.sideFolder, 'subagents', 'agent-1.jsonl'))).length],
+      ['side/tool-results/r.bin', true, 4],
     ]);
 
-    const imported = await importClaudeSession(dstEnv, dst, 's1', JSON.parse(JSON.stringify(exported.value)));
-    expect(imported.ok).toBe(true);
+    const done: number[] = [];
+    const imported = await importClaudeSession(dstEnv, dst, 's1', exported.value, (bytes) => done.push(bytes));
+    expect(imported.ok && imported.value.agents.map((a) => a.id)).toEqual(['main']);
+    expect(done.at(-1)).toBe(exported.value.files.reduce((sum, f) => sum + f.size, 0));
     const target = await sessionFiles(dstEnv, dst, 's1');
     expect(JSON.parse(await readFile(target.transcript, 'utf8'))).toMatchObject({ cwd: dst });
     expect(JSON.parse(await readFile(join(target.sideFolder, 'subagents', 'agent-1.jsonl'), 'utf8'))).toMatchObject({ cwd: `${dst}/pkg` });
@@ -52,7 +57,10 @@ describe('Claude session export and import', () => {
     const elsewhere = join(root, 'cfg-a', 'projects', 'whatever-name');
     await mkdir(elsewhere, { recursive: true });
     await writeFile(join(elsewhere, 's1.jsonl'), `${JSON.stringify({ uuid: 'u1', cwd: '/old', type: 'user' })}\n`);
-    expect(await exportClaudeSession(srcEnv, src, 's1')).toMatchObject({ ok: true, value: { sourceCwd: src, sideFiles: [] } });
+    expect(await exportClaudeSession(srcEnv, src, 's1')).toMatchObject({
+      ok: true,
+      value: { payload: { sourceCwd: src }, files: [{ name: 'transcript', path: join(elsewhere, 's1.jsonl') }] },
+    });
   });
 
   it('imports under the target slug and removes older copies of the session in other project folders', async () => {
@@ -61,8 +69,9 @@ describe('Claude session export and import', () => {
     await mkdir(join(stale, 's1'), { recursive: true });
     await writeFile(join(stale, 's1.jsonl'), 'stale\n');
     await writeFile(join(stale, 'other.jsonl'), 'another session\n');
+    // Data of the earlier format (everything inline) is still imported.
     const payload = { sourceCwd: '/s', transcript: `${JSON.stringify({ uuid: 'u', cwd: '/s' })}\n`, sideFiles: [] };
-    expect((await importClaudeSession(dstEnv, dst, 's1', payload)).ok).toBe(true);
+    expect((await importClaudeSession(dstEnv, dst, 's1', { payload })).ok).toBe(true);
     expect(await readdir(stale)).toEqual(['other.jsonl']);
     expect(await readFile((await sessionFiles(dstEnv, dst, 's1')).transcript, 'utf8')).toBe(`${JSON.stringify({ uuid: 'u', cwd: dst })}\n`);
   });
@@ -77,7 +86,7 @@ describe('Claude session export and import', () => {
       { path: 'tool-results', encoding: 'base64' as const, content: '' },
       { path: 'tool-results/r.txt', encoding: 'base64' as const, content: '' },
     ];
-    const collided = await importClaudeSession(dstEnv, dst, 's1', { sourceCwd: '/s', transcript, sideFiles });
+    const collided = await importClaudeSession(dstEnv, dst, 's1', { payload: { sourceCwd: '/s', transcript, sideFiles } });
     expect(collided).toMatchObject({
       ok: false,
       code: 'import_check_failed',
@@ -88,7 +97,7 @@ describe('Claude session export and import', () => {
     expect(await readdir(files.sideFolder)).toEqual(['subagents']);
 
     const tooLong = { CLAUDE_CONFIG_DIR: join(root, `${'x'.repeat(250)}/`.repeat(17)) };
-    expect(await importClaudeSession(tooLong, dst, 's1', { sourceCwd: '/s', transcript, sideFiles: [] })).toMatchObject({
+    expect(await importClaudeSession(tooLong, dst, 's1', { payload: { sourceCwd: '/s', transcript, sideFiles: [] } })).toMatchObject({
       ok: false,
       code: 'import_check_failed',
       message: expect.stringContaining('ENAMETOOLONG'),
@@ -104,7 +113,7 @@ describe('Claude session export and import', () => {
     try {
       const env = { CLAUDE_CONFIG_DIR: small };
       const transcript = `${JSON.stringify({ uuid: 'u', cwd: '/s', text: 'x'.repeat(200_000) })}\n`;
-      const result = await importClaudeSession(env, dst, 's1', { sourceCwd: '/s', transcript, sideFiles: [] });
+      const result = await importClaudeSession(env, dst, 's1', { payload: { sourceCwd: '/s', transcript, sideFiles: [] } });
       if (asRoot) {
         expect(result).toMatchObject({ ok: false, code: 'import_check_failed', message: expect.stringContaining('ENOSPC') });
         expect(await readdir((await sessionFiles(env, dst, 's1')).projectDir)).toEqual([]);
@@ -124,10 +133,32 @@ describe('Claude session export and import', () => {
   it('refuses a target workspace that does not exist', async () => {
     const { dstEnv } = await folders();
     const payload = { sourceCwd: '/s', transcript: '{"uuid":"u"}\n', sideFiles: [] };
-    expect(await importClaudeSession(dstEnv, join(root, 'nowhere'), 's1', payload)).toMatchObject({
+    expect(await importClaudeSession(dstEnv, join(root, 'nowhere'), 's1', { payload })).toMatchObject({
       ok: false,
       code: 'import_check_failed',
       message: expect.stringContaining('cannot be opened'),
     });
+  });
+
+  it('refuses a damaged transcript file or a file it does not know before writing anything, and leaves what was there', async () => {
+    const { dst, dstEnv } = await folders();
+    const files = await sessionFiles(dstEnv, dst, 's1');
+    await mkdir(files.projectDir, { recursive: true });
+    await writeFile(files.transcript, 'the earlier state\n');
+    const damaged = join(root, 'damaged.jsonl');
+    await writeFile(damaged, `${JSON.stringify({ uuid: 'u', cwd: '/s' })}\n{oops\n`);
+    const transcript = { name: 'transcript', path: damaged, size: 0 };
+    expect(await importClaudeSession(dstEnv, dst, 's1', { payload: { sourceCwd: '/s' }, files: [transcript] })).toMatchObject({
+      ok: false,
+      code: 'import_check_failed',
+      message: 'The Claude transcript is damaged: line 2 is not JSON.',
+    });
+    const stray = { payload: { sourceCwd: '/s' }, files: [transcript, { name: '../escape', path: damaged, size: 0 }] };
+    expect(await importClaudeSession(dstEnv, dst, 's1', stray)).toMatchObject({
+      ok: false,
+      message: expect.stringContaining('does not know'),
+    });
+    expect(await readFile(files.transcript, 'utf8')).toBe('the earlier state\n');
+    expect(await readdir(files.projectDir)).toEqual(['s1.jsonl']);
   });
 });

@@ -1,12 +1,28 @@
+import { writeFileSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { FIXTURES, fixtureText } from '../../../dev-env/fixtures/fixtures.ts';
 import { movePath, parseJsonLines } from '../json-lines.ts';
-import { checkResumable, readTranscript, rewriteCwd } from './transcript-file.ts';
+import { readTranscript, readTranscriptFile, TranscriptFold, TranscriptMove } from './transcript-file.ts';
 
 // Transcripts the real Claude Code wrote against the scripted model (dev-env/fixtures/record-fixtures.ts).
 const writeAndResume = fixtureText(FIXTURES.claude['write-and-resume'].file);
 const subagent = fixtureText(FIXTURES.claude.subagent.file);
 const cwd = FIXTURES.workspace;
+
+/** `text` taken line by line through a TranscriptMove: the moved text, or the first refusal. */
+function moveText(text: string, from = cwd, to = cwd, fold?: TranscriptFold) {
+  const move = new TranscriptMove(from, to, fold);
+  const out: string[] = [];
+  for (const [i, raw] of text.split('\n').entries()) {
+    const taken = move.take(raw, i + 1);
+    if (!taken.ok) return taken;
+    if (taken.value !== '') out.push(taken.value);
+  }
+  const done = move.finish();
+  return done.ok ? { ok: true as const, value: `${out.join('\n')}\n` } : done;
+}
 
 describe('Claude transcript file', () => {
   it('reads an Agent call into a subagent under the main agent, finished by its tool_result', () => {
@@ -41,27 +57,28 @@ describe('Claude transcript file', () => {
   });
 
   it('accepts a transcript whose last-prompt lines point at its own messages', () => {
-    expect(checkResumable(writeAndResume)).toMatchObject({ ok: true });
-    expect(checkResumable(subagent)).toMatchObject({ ok: true });
+    expect(moveText(writeAndResume)).toMatchObject({ ok: true });
+    expect(moveText(subagent)).toMatchObject({ ok: true });
   });
 
   it('refuses a transcript whose leafUuid names a message that is not in it', () => {
-    const result = checkResumable(subagent.replace(/"leafUuid":"[^"]+"/, '"leafUuid":"c624bd74-b03c-4783-82ac-59ee5c94e737"'));
+    const result = moveText(subagent.replace(/"leafUuid":"[^"]+"/, '"leafUuid":"c624bd74-b03c-4783-82ac-59ee5c94e737"'));
     expect(result).toMatchObject({ ok: false, code: 'not_resumable' });
     expect(result.ok ? '' : result.message).toContain('c624bd74-b03c-4783-82ac-59ee5c94e737');
   });
 
   it('refuses a transcript with no uuid lines or a damaged line', () => {
-    expect(checkResumable('{"type":"summary","summary":"x"}\n')).toMatchObject({
+    expect(moveText('{"type":"summary","summary":"x"}\n')).toMatchObject({
       ok: false,
       message: expect.stringContaining('no message lines'),
     });
-    expect(checkResumable('{"uuid":"a"}\n{oops\n')).toMatchObject({ ok: false, message: expect.stringContaining('line 2 is not JSON') });
-    expect(checkResumable('')).toMatchObject({ ok: false });
+    expect(moveText('{"uuid":"a"}\n{oops\n')).toMatchObject({ ok: false, message: expect.stringContaining('line 2 is not JSON') });
+    expect(moveText('{"uuid":"a"}\n[1]\n')).toMatchObject({ ok: false, message: expect.stringContaining('line 2 is not a JSON object') });
+    expect(moveText('')).toMatchObject({ ok: false });
   });
 
   it('rewrites every cwd to the target workspace, keeping subfolders and every other field', () => {
-    const rewritten = rewriteCwd(writeAndResume, cwd, '/home/me/work');
+    const rewritten = moveText(writeAndResume, cwd, '/home/me/work');
     if (!rewritten.ok) throw new Error(rewritten.message);
     const before = parseJsonLines(writeAndResume);
     const after = parseJsonLines(rewritten.value);
@@ -70,8 +87,36 @@ describe('Claude transcript file', () => {
     expect(cwds.length).toBeGreaterThan(5);
     expect(new Set(cwds)).toEqual(new Set(['/home/me/work']));
     expect(after.value.map(({ cwd: _cwd, ...rest }) => rest)).toEqual(before.value.map(({ cwd: _cwd, ...rest }) => rest));
-    expect(checkResumable(rewritten.value)).toMatchObject({ ok: true });
+    expect(moveText(rewritten.value, '/home/me/work', '/home/me/work')).toMatchObject({ ok: true });
     expect(movePath(`${cwd}/sub`, cwd, '/t')).toBe('/t/sub');
     expect(movePath('/elsewhere', cwd, '/t')).toBe('/t');
+  });
+
+  it("keeps each line's bytes but its cwd, and writes a line anew only when its cwd field is not found exactly once", () => {
+    const plain = '{"uuid":"u1", "cwd":"/src/app/pkg" ,"message":{"content":"cd /src/app"}}';
+    const twice = JSON.stringify({ uuid: 'u2', cwd: '/src/app', input: { cwd: '/src/app' } });
+    const moved = moveText(`${plain}\n${twice}\n`, '/src/app', '/dst');
+    if (!moved.ok) throw new Error(moved.message);
+    const [first, second] = moved.value.split('\n');
+    expect(first).toBe('{"uuid":"u1", "cwd":"/dst/pkg" ,"message":{"content":"cd /src/app"}}');
+    expect(JSON.parse(second!)).toEqual({ uuid: 'u2', cwd: '/dst', input: { cwd: '/src/app' } });
+  });
+
+  it('folds the moved lines into the agent map, and reads a file line by line as the text reads', async () => {
+    const fold = new TranscriptFold(false);
+    expect(moveText(subagent, cwd, '/t', fold).ok).toBe(true);
+    const { agents, transcript } = fold.snapshot();
+    expect(agents.map((a) => [a.name, a.status])).toEqual(readTranscript(subagent).agents.map((a) => [a.name, a.status]));
+    expect(transcript).toEqual([]);
+    const dir = mkdtempSync(join(tmpdir(), 'baton-transcript-'));
+    try {
+      writeFileSync(join(dir, 't.jsonl'), writeAndResume);
+      const fromFile = await readTranscriptFile(join(dir, 't.jsonl'));
+      const fromText = readTranscript(writeAndResume);
+      expect(fromFile.transcript.map((e) => [e.role, e.text])).toEqual(fromText.transcript.map((e) => [e.role, e.text]));
+      expect(fromFile.sessionId).toBe(fromText.sessionId);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });

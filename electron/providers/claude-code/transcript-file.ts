@@ -1,69 +1,134 @@
 /**
  * Claude Code's transcript file (one JSON object a line: `summary`, `user`, `assistant`, … lines
- * threaded by `uuid` / `parentUuid`): reading it into the agent map and transcript, checking it is
- * resumable, and rewriting its `cwd` fields for another workspace.
+ * threaded by `uuid` / `parentUuid`): reading it into the agent map and transcript, and — one line
+ * at a time, for transcripts of any size — checking it is resumable and moving its `cwd` fields to
+ * another workspace.
  */
 import type { AgentView, TranscriptEntry } from '../../../shared/agents.ts';
-import type { Result } from '../../../shared/errors.ts';
-import { movePath, parseJsonLines, readableLines } from '../json-lines.ts';
+import { fail, ok, type Result } from '../../../shared/errors.ts';
+import { forEachLine } from '../../io/line-reader.ts';
+import { movePath, readableLines, type JsonLine } from '../json-lines.ts';
 import { SessionState } from '../session-state.ts';
 import { MAIN_AGENT, MessageFolder } from './message-folder.ts';
 
-/**
- * A transcript is resumable when every line is a JSON object, at least one line has a `uuid`, and
- * every `leafUuid` (summary lines) points at a line's `uuid`. Resolves to the number of lines.
- */
-export function checkResumable(text: string): Result<number, 'not_resumable'> {
-  const parsed = parseJsonLines(text);
-  if (!parsed.ok) return { ok: false, code: 'not_resumable', message: `The Claude transcript is damaged: ${parsed.message}.` };
-  const uuids = new Set(parsed.value.flatMap((line) => (typeof line.uuid === 'string' ? [line.uuid] : [])));
-  if (uuids.size === 0)
-    return { ok: false, code: 'not_resumable', message: 'The Claude transcript has no message lines (no line has a uuid).' };
-  for (const line of parsed.value) {
-    if (line.leafUuid !== undefined && (typeof line.leafUuid !== 'string' || !uuids.has(line.leafUuid))) {
-      return {
-        ok: false,
-        code: 'not_resumable',
-        message: `The Claude transcript's summary points at a message that is not in it (leafUuid ${String(line.leafUuid)}).`,
-      };
-    }
-  }
-  return { ok: true, value: parsed.value.length };
-}
-
-/** Rewrites every line's `cwd` from the source workspace to the target; other content is kept as is. */
-export function rewriteCwd(text: string, from: string, to: string): Result<string, 'malformed'> {
-  const parsed = parseJsonLines(text);
-  if (!parsed.ok) return parsed;
-  const out = parsed.value.map((line) =>
-    JSON.stringify(typeof line.cwd === 'string' ? { ...line, cwd: movePath(line.cwd, from, to) } : line),
-  );
-  return { ok: true, value: out.length === 0 ? '' : `${out.join('\n')}\n` };
-}
-
-function timestampOf(line: Record<string, unknown>, fallback: number): number {
+function timestampOf(line: JsonLine, fallback: number): number {
   const parsed = typeof line.timestamp === 'string' ? Date.parse(line.timestamp) : NaN;
   return Number.isNaN(parsed) ? fallback : parsed;
 }
 
 /**
- * Reads a transcript file into the agent map and transcript: the main agent, one subagent per
- * `Task` call (done once its tool_result is in the file), and the user/assistant/tool entries.
- * Sidechain lines (a subagent's own messages) are left to the subagent. Unreadable lines are skipped.
+ * Folds transcript lines into the agent map and transcript: the main agent, one subagent per
+ * `Task` call (done once its tool_result is in), and the user/assistant/tool entries. Sidechain lines
+ * (a subagent's own messages) are left to the subagent. `keepEntries` false keeps only the agents.
  */
-export function readTranscript(text: string): { agents: AgentView[]; transcript: TranscriptEntry[]; sessionId: string | null } {
-  let at = 0;
-  const state = new SessionState(() => at, 'claude');
-  const folder = new MessageFolder(state, { userText: true });
-  let sessionId: string | null = null;
-  for (const line of readableLines(text)) {
-    if ((line.type !== 'user' && line.type !== 'assistant') || line.isSidechain === true) continue;
-    at = timestampOf(line, at);
-    if (typeof line.sessionId === 'string') sessionId = line.sessionId;
-    if (!state.agent(MAIN_AGENT))
-      state.upsertAgent({ id: MAIN_AGENT, parentId: null, name: 'Claude Code', role: 'main', status: 'waiting' });
-    const message = line.message as Record<string, unknown> | undefined;
-    folder.fold(line.type, message?.content, null);
+export class TranscriptFold {
+  private at = 0;
+  private readonly state: SessionState;
+  private readonly folder: MessageFolder;
+  sessionId: string | null = null;
+
+  constructor(keepEntries = true) {
+    this.state = new SessionState(() => this.at, 'claude', keepEntries);
+    this.folder = new MessageFolder(this.state, { userText: true });
   }
-  return { ...state.snapshot(), sessionId };
+
+  line(line: JsonLine): void {
+    if ((line.type !== 'user' && line.type !== 'assistant') || line.isSidechain === true) return;
+    this.at = timestampOf(line, this.at);
+    if (typeof line.sessionId === 'string') this.sessionId = line.sessionId;
+    if (!this.state.agent(MAIN_AGENT))
+      this.state.upsertAgent({ id: MAIN_AGENT, parentId: null, name: 'Claude Code', role: 'main', status: 'waiting' });
+    const message = line.message as Record<string, unknown> | undefined;
+    this.folder.fold(line.type, message?.content, null);
+  }
+
+  snapshot(): { agents: AgentView[]; transcript: TranscriptEntry[] } {
+    return this.state.snapshot();
+  }
+}
+
+/** Reads a transcript's text into the agent map and transcript; unreadable lines are skipped. */
+export function readTranscript(text: string): { agents: AgentView[]; transcript: TranscriptEntry[]; sessionId: string | null } {
+  const fold = new TranscriptFold();
+  for (const line of readableLines(text)) fold.line(line);
+  return { ...fold.snapshot(), sessionId: fold.sessionId };
+}
+
+/** Reads a transcript file line by line (never the whole file as one string) into the agent map and transcript. */
+export async function readTranscriptFile(
+  path: string,
+): Promise<{ agents: AgentView[]; transcript: TranscriptEntry[]; sessionId: string | null }> {
+  const fold = new TranscriptFold();
+  await forEachLine(path, (raw) => {
+    let value: unknown;
+    try {
+      value = JSON.parse(raw);
+    } catch {
+      return; // blank or damaged line
+    }
+    if (value && typeof value === 'object' && !Array.isArray(value)) fold.line(value as JsonLine);
+  });
+  return { ...fold.snapshot(), sessionId: fold.sessionId };
+}
+
+/** `"cwd":` followed by the JSON of `value`, as JSON.stringify writes a top-level key. */
+const cwdField = (value: string) => `"cwd":${JSON.stringify(value)}`;
+
+function occurrences(text: string, part: string): number {
+  let count = 0;
+  for (let at = text.indexOf(part); at >= 0; at = text.indexOf(part, at + part.length)) count += 1;
+  return count;
+}
+
+/**
+ * A transcript moving to another workspace, checked and rewritten one line at a time. A transcript
+ * is resumable when every line is a JSON object, at least one line has a `uuid`, and every
+ * `leafUuid` (summary lines) points at a line's `uuid`. Each line keeps its bytes except its `cwd`,
+ * moved from `from` to `to` (subfolders kept); only a line whose field cannot be found exactly
+ * once in its text is written anew.
+ */
+export class TranscriptMove {
+  private readonly uuids = new Set<string>();
+  private readonly leaves = new Set<string>();
+  private lines = 0;
+
+  /** `fold`: also fold each line into it (the agent map of the moved session). */
+  constructor(
+    private readonly from: string,
+    private readonly to: string,
+    private readonly fold?: TranscriptFold,
+  ) {}
+
+  /** The line as it goes to the target ('' for a blank line, which is dropped), or why the file is damaged. */
+  take(raw: string, lineNumber: number): Result<string, 'malformed'> {
+    if (raw.trim() === '') return ok('');
+    let value: unknown;
+    try {
+      value = JSON.parse(raw);
+    } catch {
+      return fail('malformed', `line ${lineNumber} is not JSON`);
+    }
+    if (!value || typeof value !== 'object' || Array.isArray(value)) return fail('malformed', `line ${lineNumber} is not a JSON object`);
+    const line = value as JsonLine;
+    this.lines += 1;
+    if (typeof line.uuid === 'string') this.uuids.add(line.uuid);
+    if (line.leafUuid !== undefined) this.leaves.add(typeof line.leafUuid === 'string' ? line.leafUuid : String(line.leafUuid));
+    this.fold?.line(line);
+    if (typeof line.cwd !== 'string') return ok(raw);
+    const moved = movePath(line.cwd, this.from, this.to);
+    if (moved === line.cwd) return ok(raw);
+    const field = cwdField(line.cwd);
+    if (occurrences(raw, '"cwd":') === 1 && raw.includes(field)) return ok(raw.replace(field, () => cwdField(moved)));
+    return ok(JSON.stringify({ ...line, cwd: moved }));
+  }
+
+  /** Whether what was taken is resumable; resolves to the number of lines. */
+  finish(): Result<number, 'not_resumable'> {
+    if (this.uuids.size === 0) return fail('not_resumable', 'The Claude transcript has no message lines (no line has a uuid).');
+    for (const leaf of this.leaves) {
+      if (!this.uuids.has(leaf))
+        return fail('not_resumable', `The Claude transcript's summary points at a message that is not in it (leafUuid ${leaf}).`);
+    }
+    return ok(this.lines);
+  }
 }

@@ -46,7 +46,8 @@ describe('Codex session moved between devices (the real codex)', () => {
     const source = codex(laptop.home);
     await bench.turn(source, 'my secret word is apple', laptop.workspace);
     const data = await exportOf(source);
-    expect(data).toMatchObject({ provider: 'codex', format: 'codex/rollout@1', sessionId: source.codexThreadId });
+    expect(data).toMatchObject({ provider: 'codex', format: 'codex/rollout@2', sessionId: source.codexThreadId });
+    expect(data.files).toMatchObject([{ name: 'rollout', path: expect.stringContaining(laptop.home.codexHome) }]);
 
     const target = await imported(desktop.home, desktop.workspace, data);
     await bench.turn(target, 'what did I say first?');
@@ -99,7 +100,14 @@ describe('Codex session moved between devices (the real codex)', () => {
     await writeFile(join(laptop.home.codexHome, 'auth.json'), JSON.stringify({ OPENAI_API_KEY: secret, tokens: { access_token: secret } }));
     const source = codex(laptop.home);
     await bench.turn(source, 'say hello', laptop.workspace);
-    const carried = JSON.stringify(await exportOf(source));
-    for (const leak of [secret, DUMMY_CODEX_KEY, 'auth.json', 'config.toml']) expect(carried).not.toContain(leak);
+    // What a checkpoint carries: this JSON and the bytes of the files it names.
+    const data = await exportOf(source);
+    const files = data.files ?? [];
+    const carried = [
+      JSON.stringify({ ...data, files: files.map(({ name, size }) => ({ name, size })) }),
+      ...files.map((f) => readFileSync(f.path, 'utf8')),
+    ];
+    expect(files.map((f) => f.path.startsWith(join(laptop.home.codexHome, 'sessions')))).toEqual([true]);
+    for (const leak of [secret, DUMMY_CODEX_KEY, 'auth.json', 'config.toml']) expect(carried.join('\n')).not.toContain(leak);
   });
 });

@@ -22,7 +22,7 @@ import {
   type ResumeData,
 } from '../../../shared/provider.ts';
 import { MAIN_AGENT, ProcessSession, type ProcessSessionOptions } from '../process-session.ts';
-import { CODEX_FORMAT, codexHome, exportRollout, importRollout, readRollout } from './rollout.ts';
+import { CODEX_FORMAT, CODEX_INLINE_FORMAT, codexHome, exportRollout, importRollout, readRollout } from './rollout.ts';
 import { findCodexSession, rolloutFileText } from './rollout-list.ts';
 
 export interface CodexOptions extends Partial<ProcessSessionOptions> {
@@ -146,21 +146,26 @@ export class CodexSession extends ProcessSession {
     }
   }
 
-  /** Exports the session's rollout file (format codex/rollout@1). */
+  /** Exports the session's rollout by name (format codex/rollout@2): the checkpoint streams it. */
   async exportResumeData(): Promise<ProviderResult<ResumeData>> {
     if (this.workspace === null || this.threadId === null)
       return { ok: false, code: 'export_failed', message: 'Codex has no session to export yet.' };
-    const payload = await exportRollout(codexHome(this.env), this.threadId, await realpath(this.workspace));
-    if (!payload.ok) return payload;
-    const checked = checkResumeData({ provider: this.provider, format: CODEX_FORMAT, sessionId: this.threadId, payload: payload.value });
+    const exported = await exportRollout(codexHome(this.env), this.threadId, await realpath(this.workspace));
+    if (!exported.ok) return exported;
+    const { payload, files } = exported.value;
+    const checked = checkResumeData({ provider: this.provider, format: CODEX_FORMAT, sessionId: this.threadId, payload, files });
     return checked.ok ? checked : { ok: false, code: 'export_failed', message: checked.message };
   }
 
-  /** Writes the rollout under this device's CODEX_HOME as it came; the next turn runs `exec resume` in `workspace`. */
+  /**
+   * Writes the rollout under this device's CODEX_HOME as it came (checked line by line); the next
+   * turn runs `exec resume` in `workspace`. The history itself stays with the runtime.
+   */
   async resumeFromImport(data: ResumeData, workspace: string): Promise<ProviderResult> {
     const refused = this.refuseStart();
     if (refused) return refused;
-    if (data.provider !== this.provider || data.format !== CODEX_FORMAT || data.sessionId === null) {
+    const known = data.format === CODEX_FORMAT || data.format === CODEX_INLINE_FORMAT;
+    if (data.provider !== this.provider || !known || data.sessionId === null) {
       return { ok: false, code: 'import_check_failed', message: `Codex cannot import "${data.provider}" data of format "${data.format}".` };
     }
     try {
@@ -168,11 +173,10 @@ export class CodexSession extends ProcessSession {
     } catch (error) {
       return { ok: false, code: 'import_check_failed', message: `The target workspace cannot be opened: ${(error as Error).message}.` };
     }
-    const imported = await importRollout(codexHome(this.env), data.sessionId, data.payload);
+    const imported = await importRollout(codexHome(this.env), data.sessionId, data);
     if (!imported.ok) return imported;
     this.threadId = data.sessionId;
-    const history = imported.value === null ? [] : readRollout(imported.value);
-    this.state.restore([], history, history.length);
+    this.state.restore([], [], 0);
     this.open(workspace);
     this.state.addEntry('system', MAIN_AGENT, `Codex session ${data.sessionId} was imported here; the next message resumes it.`);
     return { ok: true, value: undefined };

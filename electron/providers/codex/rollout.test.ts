@@ -78,34 +78,60 @@ describe('Codex rollout', () => {
     expect(isRolloutPath(`sessions/2025/08/rollout-2025-08-01T10-11-12-${id}.jsonl`, id)).toBe(false);
   });
 
-  it('writes the rollout byte for byte (Codex is told the new cwd itself) and exports it again', async () => {
-    const result = await importRollout(home, id, { relativePath: rel, sourceCwd: '/src/app', encoding: 'utf8', content: rollout });
-    expect(result).toEqual({ ok: true, value: rollout });
-    expect(await readFile(join(home, rel), 'utf8')).toBe(rollout);
-    expect(await exportRollout(home, id, '/dst/app')).toEqual({
+  it('exports the rollout by name (unread) and imports that file byte for byte under another home (Codex is told the new cwd itself)', async () => {
+    await mkdir(join(home, 'sessions/2025/08/11'), { recursive: true });
+    await writeFile(join(home, rel), rollout);
+    const exported = await exportRollout(home, id, '/src/app');
+    expect(exported).toEqual({
       ok: true,
-      value: { relativePath: rel, sourceCwd: '/dst/app', encoding: 'utf8', content: rollout },
+      value: {
+        payload: { relativePath: rel, sourceCwd: '/src/app', encoding: 'utf8' },
+        files: [{ name: 'rollout', path: join(home, rel), size: Buffer.byteLength(rollout) }],
+      },
     });
+    const target = await mkdtemp(join(tmpdir(), 'baton-codex-target-'));
+    try {
+      expect(await importRollout(target, id, exported.ok ? exported.value : { payload: null })).toEqual({ ok: true, value: undefined });
+      expect(await readFile(join(target, rel), 'utf8')).toBe(rollout);
+    } finally {
+      await rm(target, { recursive: true, force: true });
+    }
+  });
+
+  it('still imports the earlier format, the rollout inline, byte for byte', async () => {
+    const result = await importRollout(home, id, {
+      payload: { relativePath: rel, sourceCwd: '/src/app', encoding: 'utf8', content: rollout },
+    });
+    expect(result).toEqual({ ok: true, value: undefined });
+    expect(await readFile(join(home, rel), 'utf8')).toBe(rollout);
   });
 
   it('carries a zstd rollout byte for byte, on a Node without zstd too', async () => {
     const zst = fixtureBytes(`${recorded.file}.zst`);
     const relativePath = `${recorded.relativePath}.zst`;
-    const payload = { relativePath, sourceCwd: FIXTURES.workspace, encoding: 'zstd-base64', content: zst.toString('base64') };
-    const result = await importRollout(home, recorded.threadId, payload);
-    expect(result.ok).toBe(true);
+    const source = join(home, 'carried.zst');
+    await writeFile(source, zst);
+    const data = {
+      payload: { relativePath, sourceCwd: FIXTURES.workspace, encoding: 'zstd' },
+      files: [{ name: 'rollout', path: source, size: zst.length }],
+    };
+    expect((await importRollout(home, recorded.threadId, data)).ok).toBe(true);
     expect(await readFile(join(home, relativePath))).toEqual(zst);
     expect(await exportRollout(home, recorded.threadId, '/x')).toMatchObject({
       ok: true,
-      value: { relativePath, encoding: 'zstd-base64' },
+      value: { payload: { relativePath, encoding: 'zstd' }, files: [{ name: 'rollout', size: zst.length }] },
     });
+    const inline = { relativePath, sourceCwd: FIXTURES.workspace, encoding: 'zstd-base64', content: zst.toString('base64') };
+    expect((await importRollout(home, recorded.threadId, { payload: inline })).ok).toBe(true);
   });
 
   it('replaces an older copy of the same thread kept under another name', async () => {
     const older = `sessions/2025/08/10/rollout-2025-08-10T00-00-00-${id}.jsonl`;
     await mkdir(join(home, 'sessions/2025/08/10'), { recursive: true });
     await writeFile(join(home, older), 'old\n');
-    expect((await importRollout(home, id, { relativePath: rel, sourceCwd: '/s', encoding: 'utf8', content: rollout })).ok).toBe(true);
+    expect(
+      (await importRollout(home, id, { payload: { relativePath: rel, sourceCwd: '/s', encoding: 'utf8', content: rollout } })).ok,
+    ).toBe(true);
     expect(await readdir(join(home, 'sessions/2025/08/10'))).toEqual([]);
     expect(await findRollout(home, id)).toBe(rel);
   });
@@ -117,21 +143,34 @@ describe('Codex rollout', () => {
       encoding: 'zstd-base64',
       content: Buffer.from('plain').toString('base64'),
     };
-    expect(await importRollout(home, id, notZstd)).toMatchObject({
+    expect(await importRollout(home, id, { payload: notZstd })).toMatchObject({
       ok: false,
       code: 'import_check_failed',
       message: expect.stringContaining('not zstd'),
     });
     const damaged = { relativePath: rel, sourceCwd: '/s', encoding: 'utf8', content: `${rollout}\n{broken` };
-    expect(await importRollout(home, id, damaged)).toMatchObject({ ok: false, message: expect.stringContaining('line 7 is not JSON') });
+    expect(await importRollout(home, id, { payload: damaged })).toMatchObject({
+      ok: false,
+      message: expect.stringContaining('line 7 is not JSON'),
+    });
+    const damagedFile = join(home, 'damaged.jsonl');
+    await writeFile(damagedFile, `${rollout}\n{broken`);
+    const asFile = {
+      payload: { relativePath: rel, sourceCwd: '/s', encoding: 'utf8' },
+      files: [{ name: 'rollout', path: damagedFile, size: 1 }],
+    };
+    expect(await importRollout(home, id, asFile)).toMatchObject({ ok: false, message: expect.stringContaining('line 7 is not JSON') });
     const other = { relativePath: rel.replace(id, 'other-id'), sourceCwd: '/s', encoding: 'utf8', content: rollout };
-    expect(await importRollout(home, 'other-id', other)).toMatchObject({ ok: false, message: expect.stringContaining('session_meta') });
+    expect(await importRollout(home, 'other-id', { payload: other })).toMatchObject({
+      ok: false,
+      message: expect.stringContaining('session_meta'),
+    });
     await expect(readdir(join(home, 'sessions'))).rejects.toThrow();
   });
 
   it('returns a write failure as a failed import and leaves no partial file', async () => {
     await writeFile(join(home, 'sessions'), 'a file where the sessions folder goes');
-    const result = await importRollout(home, id, { relativePath: rel, sourceCwd: '/s', encoding: 'utf8', content: rollout });
+    const result = await importRollout(home, id, { payload: { relativePath: rel, sourceCwd: '/s', encoding: 'utf8', content: rollout } });
     expect(result).toMatchObject({
       ok: false,
       code: 'import_check_failed',

@@ -9,21 +9,32 @@
  * or not this Node can decompress zstd (node:zlib has it from 22.15).
  */
 import { randomBytes } from 'node:crypto';
-import { mkdir, readdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
+import { copyFile, mkdir, readdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
 import { dirname, join, relative, sep } from 'node:path';
 import * as zlib from 'node:zlib';
 import { z } from 'zod';
 import type { TranscriptEntry } from '../../../shared/agents.ts';
 import { fail, ok, type Result } from '../../../shared/errors.ts';
-import { parseJsonLines, readableLines } from '../json-lines.ts';
+import type { ResumeFile } from '../../../shared/provider.ts';
+import { forEachLine, forEachTextLine, type LineHandler } from '../../io/line-reader.ts';
+import { readableLines } from '../json-lines.ts';
 import { SessionState } from '../session-state.ts';
 
-export const CODEX_FORMAT = 'codex/rollout@1';
+export const CODEX_FORMAT = 'codex/rollout@2';
+/** The earlier format: the rollout inline in the payload (base64 when compressed). */
+export const CODEX_INLINE_FORMAT = 'codex/rollout@1';
+/** The export's one file: the rollout, as Codex wrote it. */
+const ROLLOUT = 'rollout';
 
 export const codexPayloadSchema = z.strictObject({
   /** Path under CODEX_HOME, e.g. sessions/2025/08/11/rollout-2025-08-11T01-02-03-<id>.jsonl */
   relativePath: z.string().min(1).max(300),
   /** The workspace the session ran in on the source (for the record; the import does not need it). */
+  sourceCwd: z.string().min(1),
+  encoding: z.enum(['utf8', 'zstd']),
+});
+const inlinePayloadSchema = z.strictObject({
+  relativePath: z.string().min(1).max(300),
   sourceCwd: z.string().min(1),
   encoding: z.enum(['utf8', 'zstd-base64']),
   content: z.string(),
@@ -62,79 +73,149 @@ export async function findRollout(home: string, id: string): Promise<string | nu
   return (await rolloutsOf(home, id)).at(-1) ?? null;
 }
 
-/** Reads thread `id`'s rollout under `home` for the checkpoint; `sourceCwd` is the workspace it ran in. */
-export async function exportRollout(home: string, id: string, sourceCwd: string): Promise<Result<CodexPayload, 'export_failed'>> {
+/** Names thread `id`'s rollout under `home` for the checkpoint (nothing is read); `sourceCwd` is the workspace it ran in. */
+export async function exportRollout(
+  home: string,
+  id: string,
+  sourceCwd: string,
+): Promise<Result<{ payload: CodexPayload; files: ResumeFile[] }, 'export_failed'>> {
   const relativePath = await findRollout(home, id);
-  if (relativePath === null) return fail('export_failed', `No Codex rollout for session ${id} under ${home}.`);
-  const bytes = await readFile(join(home, relativePath));
-  return relativePath.endsWith('.zst')
-    ? ok({ relativePath, sourceCwd, encoding: 'zstd-base64', content: bytes.toString('base64') })
-    : ok({ relativePath, sourceCwd, encoding: 'utf8', content: bytes.toString('utf8') });
+  const size =
+    relativePath === null
+      ? null
+      : await stat(join(home, relativePath)).then(
+          (s) => s.size,
+          () => null,
+        );
+  if (relativePath === null || size === null) return fail('export_failed', `No Codex rollout for session ${id} under ${home}.`);
+  const encoding = relativePath.endsWith('.zst') ? 'zstd' : 'utf8';
+  return ok({ payload: { relativePath, sourceCwd, encoding }, files: [{ name: ROLLOUT, path: join(home, relativePath), size }] });
 }
 
 const ZSTD_MAGIC = Buffer.from([0x28, 0xb5, 0x2f, 0xfd]);
 type Zstd = { zstdDecompressSync?: (data: Buffer) => Buffer };
 
-/** The rollout's text when this Node can read it (plain, or zstd where node:zlib has it); null for zstd here without it. */
-function rolloutText(payload: CodexPayload, bytes: Buffer): Result<string | null, 'import_check_failed'> {
-  if (payload.encoding === 'utf8') return ok(payload.content);
-  if (!bytes.subarray(0, 4).equals(ZSTD_MAGIC))
-    return fail('import_check_failed', 'The Codex rollout is marked zstd but is not zstd data.');
-  const decompress = (zlib as unknown as Zstd).zstdDecompressSync;
-  if (typeof decompress !== 'function') return ok(null);
-  try {
-    return ok(decompress(bytes).toString('utf8'));
-  } catch (error) {
-    return fail('import_check_failed', `The Codex rollout does not decompress: ${(error as Error).message}.`);
+/** A rollout's lines checked one at a time: JSON objects, `session_meta` first naming thread `id`. */
+class RolloutCheck {
+  private first = true;
+
+  constructor(private readonly id: string) {}
+
+  take(raw: string, lineNumber: number): string | null {
+    if (raw.trim() === '') return null;
+    let value: unknown;
+    try {
+      value = JSON.parse(raw);
+    } catch {
+      return `The Codex rollout is damaged: line ${lineNumber} is not JSON.`;
+    }
+    if (!value || typeof value !== 'object' || Array.isArray(value))
+      return `The Codex rollout is damaged: line ${lineNumber} is not a JSON object.`;
+    if (this.first) {
+      this.first = false;
+      const line = value as Record<string, unknown>;
+      if (line.type !== 'session_meta' || (line.payload as Record<string, unknown> | undefined)?.id !== this.id)
+        return `The Codex rollout does not start with the session_meta of session ${this.id}.`;
+    }
+    return null;
+  }
+
+  finish(): string | null {
+    return this.first ? `The Codex rollout does not start with the session_meta of session ${this.id}.` : null;
   }
 }
 
-/** Checks the rollout text: JSON lines, `session_meta` first naming thread `id`. */
-function checkRollout(text: string, id: string): Result<void, 'import_check_failed'> {
-  const lines = parseJsonLines(text);
-  if (!lines.ok) return fail('import_check_failed', `The Codex rollout is damaged: ${lines.message}.`);
-  const meta = lines.value[0];
-  const metaId = (meta?.payload as Record<string, unknown> | undefined)?.id;
-  if (meta?.type !== 'session_meta' || metaId !== id) {
-    return fail('import_check_failed', `The Codex rollout does not start with the session_meta of session ${id}.`);
+/** A refusal raised from a line handler, so reading stops there. */
+class Refused extends Error {}
+
+/** Checks a rollout's lines from `lines` (where this Node can read them); resolves to the reason it is refused, or null. */
+async function checkLines(id: string, lines: (each: LineHandler) => Promise<number>): Promise<string | null> {
+  const check = new RolloutCheck(id);
+  try {
+    await lines((raw, number) => {
+      const refused = check.take(raw, number);
+      if (refused !== null) throw new Refused(refused);
+    });
+  } catch (error) {
+    if (error instanceof Refused) return error.message;
+    throw error;
   }
-  return ok(undefined);
+  return check.finish();
+}
+
+/** Checks compressed rollout bytes: zstd, and — where node:zlib has zstd — their lines. */
+async function checkCompressed(id: string, bytes: Buffer): Promise<string | null> {
+  if (!bytes.subarray(0, 4).equals(ZSTD_MAGIC)) return 'The Codex rollout is marked zstd but is not zstd data.';
+  const decompress = (zlib as unknown as Zstd).zstdDecompressSync;
+  if (typeof decompress !== 'function') return null;
+  let text: string;
+  try {
+    text = decompress(bytes).toString('utf8');
+  } catch (error) {
+    return `The Codex rollout does not decompress: ${(error as Error).message}.`;
+  }
+  return checkLines(id, (each) => forEachTextLine(text, each));
+}
+
+/** The import's rollout from either format: where it goes, and how to check and write it. */
+function incoming(data: {
+  payload: unknown;
+  files?: ResumeFile[];
+}): Result<{ relativePath: string; check(id: string): Promise<string | null>; write(to: string): Promise<void> }, 'malformed'> {
+  if (data.files) {
+    const payload = codexPayloadSchema.safeParse(data.payload);
+    if (!payload.success) return fail('malformed', payload.error.issues[0]?.message ?? 'unknown');
+    const file = data.files.find((f) => f.name === ROLLOUT);
+    if (!file || data.files.length !== 1) return fail('malformed', 'it does not carry exactly its rollout');
+    const { relativePath, encoding } = payload.data;
+    return ok({
+      relativePath,
+      check: async (id) =>
+        encoding === 'utf8' ? checkLines(id, (each) => forEachLine(file.path, each)) : checkCompressed(id, await readFile(file.path)),
+      write: (to) => copyFile(file.path, to),
+    });
+  }
+  const inline = inlinePayloadSchema.safeParse(data.payload);
+  if (!inline.success) return fail('malformed', inline.error.issues[0]?.message ?? 'unknown');
+  const { relativePath, encoding, content } = inline.data;
+  const bytes = encoding === 'utf8' ? Buffer.from(content, 'utf8') : Buffer.from(content, 'base64');
+  return ok({
+    relativePath,
+    check: (id) => (encoding === 'utf8' ? checkLines(id, (each) => forEachTextLine(content, each)) : checkCompressed(id, bytes)),
+    write: (to) => writeFile(to, bytes),
+  });
 }
 
 /**
- * Writes the rollout of thread `id` under `home` (the target's CODEX_HOME) as its bytes came, after
- * checking it: a rollout path for that id, and — where it can be read here — JSON lines with
- * `session_meta` first naming the same id. Other copies of the thread there (an earlier stay) are
- * replaced. Nothing changes when a check or the write fails. Resolves to the rollout text, or null
- * for a compressed rollout this Node cannot read (Codex can).
+ * Writes the rollout of thread `id` under `home` (the target's CODEX_HOME) as its bytes came (either
+ * format), after checking it: a rollout path for that id, and — where it can be read here — JSON
+ * lines with `session_meta` first naming the same id, read one line at a time. Other copies of the
+ * thread there (an earlier stay) are replaced. Nothing changes when a check or the write fails.
  */
-export async function importRollout(home: string, id: string, payload: unknown): Promise<Result<string | null, 'import_check_failed'>> {
-  const parsed = codexPayloadSchema.safeParse(payload);
-  if (!parsed.success) {
-    return fail('import_check_failed', `The Codex session data is malformed: ${parsed.error.issues[0]?.message ?? 'unknown'}.`);
-  }
-  const { relativePath, encoding, content } = parsed.data;
+export async function importRollout(
+  home: string,
+  id: string,
+  data: { payload: unknown; files?: ResumeFile[] },
+): Promise<Result<void, 'import_check_failed'>> {
+  const rollout = incoming(data);
+  if (!rollout.ok) return fail('import_check_failed', `The Codex session data is malformed: ${rollout.message}.`);
+  const { relativePath } = rollout.value;
   if (!isRolloutPath(relativePath, id)) return fail('import_check_failed', `"${relativePath}" is not a rollout path for session ${id}.`);
-  const bytes = encoding === 'utf8' ? Buffer.from(content, 'utf8') : Buffer.from(content, 'base64');
-  const text = rolloutText(parsed.data, bytes);
-  if (!text.ok) return text;
-  if (text.value !== null) {
-    const checked = checkRollout(text.value, id);
-    if (!checked.ok) return checked;
-  }
+  const refused = await rollout.value.check(id);
+  if (refused !== null) return fail('import_check_failed', refused);
   const older = (await rolloutsOf(home, id)).filter((path) => path !== relativePath);
   const target = join(home, relativePath);
   const staged = `${target}.baton-import-${randomBytes(4).toString('hex')}`;
   try {
     await mkdir(dirname(target), { recursive: true });
-    await writeFile(staged, bytes);
+    await rollout.value.write(staged);
     await rename(staged, target);
   } catch (error) {
     await rm(staged, { force: true }).catch(() => undefined);
     return fail('import_check_failed', `The Codex rollout could not be written here: ${(error as Error).message}.`);
   }
   for (const path of older) await rm(join(home, path), { force: true }).catch(() => undefined);
-  return ok(text.value);
+  return ok(undefined);
 }
 
 function contentText(content: unknown): string {

@@ -9,8 +9,12 @@ function plain<T, U>(result: CallResult<T>, pick: (value: T) => U): Result<U> {
   return { ok: false, code: result.code, message: result.message, ...(result.details ? { details: result.details } : {}) };
 }
 
+/** How long the backend's published blob limit is taken as known (it changes only when the backend restarts). */
+const BLOB_LIMIT_TTL_MS = 5 * 60_000;
+
 /** Adapts `client` to the calls the device runtime makes. */
 export function backendPort(client: BackendClient): BackendPort {
+  let limit: { bytes: number | null; at: number } | null = null;
   return {
     listDevices: async () => plain(await client.call('listDevices'), (v) => v.devices),
     heartbeat: async (sealedCapabilities, keyVersions) =>
@@ -46,7 +50,17 @@ export function backendPort(client: BackendClient): BackendPort {
     transition: async (handoffId, request, idempotencyKey) =>
       plain(await client.call('transitionHandoff', { params: { handoffId }, body: request, idempotencyKey }), (v) => v.handoff),
     putBlob: async (digest, bytes) => plain(await client.putBlob(digest, bytes), (v) => v),
+    putBlobFile: async (file, onProgress) => plain(await client.putBlobFile(file, onProgress), (v) => v),
     getBlob: async (digest) => plain(await client.getBlob(digest), (v) => v),
+    getBlobTo: async (digest, sink, onProgress) => plain(await client.getBlobTo(digest, sink, onProgress), (v) => v),
     listJoinRequests: async () => plain(await client.call('listJoinRequests', { query: { status: 'pending' } }), (v) => v.joinRequests),
+    blobLimit: async () => {
+      // Asked once every few minutes, so a Move costs no extra round trip; an unanswered ask is not kept.
+      if (limit !== null && Date.now() - limit.at < BLOB_LIMIT_TTL_MS) return limit.bytes;
+      const health = await client.call('health');
+      if (!health.ok) return limit?.bytes ?? null;
+      limit = { bytes: health.value.maxBlobBytes ?? null, at: Date.now() };
+      return limit.bytes;
+    },
   };
 }

@@ -1,13 +1,6 @@
 /** The runtime's SealPort over an account's ADK key ring and the envelope (crypto/envelope.ts). */
-import {
-  checkpointContext,
-  contentAddressOfParts,
-  partsInOrder,
-  sealParts,
-  sealPartsWithVersion,
-  unseal,
-  type SealContext as EnvelopeContext,
-} from '../../crypto/envelope.ts';
+import { checkpointContext, type SealContext as EnvelopeContext } from '../../crypto/envelope.ts';
+import { startOpen, startSeal } from '../../crypto/envelope-stream.ts';
 import type { KeyRing } from '../../crypto/key-ring.ts';
 import { sealJson, unsealJson } from '../../crypto/sealed-json.ts';
 import type { Profile } from '../../enrollment/profile.ts';
@@ -39,20 +32,9 @@ export function ringSeal(accountId: string, ring: KeyRing): SealPort {
       const opened = unsealJson(ring, envelopeContext(accountId, context), sealed);
       return opened;
     },
-    sealCheckpoint: (body, sessionId, handoffId, keyVersion) => {
-      const context = checkpointContext(accountId, sessionId, handoffId);
-      const parts = keyVersion === undefined ? sealParts(ring, context, body) : sealPartsWithVersion(ring, keyVersion, context, body);
-      return {
-        parts: partsInOrder(parts),
-        byteLength: parts.byteLength,
-        digest: contentAddressOfParts(parts),
-        keyVersion: parts.keyVersion,
-      };
-    },
-    openCheckpoint: (envelope, sessionId, handoffId) => {
-      const opened = unseal(ring, checkpointContext(accountId, sessionId, handoffId), envelope);
-      return opened.ok ? { ok: true, value: opened.value.plaintext } : opened;
-    },
+    startCheckpointSeal: (sessionId, handoffId, keyVersion) =>
+      startSeal(ring, checkpointContext(accountId, sessionId, handoffId), keyVersion),
+    startCheckpointOpen: (sessionId, handoffId, size) => startOpen(ring, checkpointContext(accountId, sessionId, handoffId), size),
   };
 }
 

@@ -1,0 +1,209 @@
+/**
+ * Reading a checkpoint body (format in checkpoint.ts) as it is unsealed, chunk by chunk: the head
+ * line and each entry line parsed one at a time, each provider file written straight into a private
+ * staging folder as its part arrives. The bytes are unauthenticated while they come in, so nothing
+ * read is handed out before `end()` — which the caller asks only once the envelope's tag checked —
+ * and a refused body's staged files are removed with `discard()`.
+ */
+import { mkdir, rm } from 'node:fs/promises';
+import { join } from 'node:path';
+import { TranscriptEntrySchema, type TranscriptEntry } from '../../shared/agents.ts';
+import { fail, ok, type Failure, type Result } from '../../shared/errors.ts';
+import type { ResumeData } from '../../shared/provider.ts';
+import { ChunkWriter } from '../io/file-chunks.ts';
+import {
+  CHECKPOINT_FORMAT,
+  CHECKPOINT_LINE_MAX_BYTES,
+  HeadSchema,
+  PART_LENGTH_BYTES,
+  TAIL_FORMAT,
+  type Checkpoint,
+  type CheckpointHead,
+} from './checkpoint.ts';
+
+export type CheckpointReadCode = 'malformed_checkpoint' | 'checkpoint_rejected';
+
+const NEWLINE = 0x0a;
+const malformed = (message: string): Failure<'malformed_checkpoint'> => fail('malformed_checkpoint', message);
+
+/** The part being received: its index, its length, what has arrived, and the file it goes to. */
+interface PartInProgress {
+  index: number;
+  size: number;
+  received: number;
+  writer: ChunkWriter;
+}
+
+export class CheckpointReader {
+  private stage: 'head' | 'entries' | 'parts' | 'done' = 'head';
+  private readonly pending: Buffer[] = [];
+  private pendingBytes = 0;
+  private head: CheckpointHead | null = null;
+  private readonly entries: TranscriptEntry[] = [];
+  private expectedEntries = 0;
+  private readonly lengthBytes = Buffer.alloc(PART_LENGTH_BYTES);
+  private lengthFilled = 0;
+  private part: PartInProgress | null = null;
+  private partsDone = 0;
+  private failure: Failure<CheckpointReadCode> | null = null;
+
+  /** `stagingDir` is where provider files are written (made on first use; removed by `discard`). */
+  constructor(
+    private readonly stagingDir: string,
+    private readonly sessionId: string,
+    private readonly handoffId: string,
+  ) {}
+
+  /** Takes the next bytes of the body (the chunk may be reused once this resolves). */
+  async push(chunk: Buffer): Promise<void> {
+    let at = 0;
+    while (at < chunk.length && this.failure === null) {
+      if (this.stage === 'head' || this.stage === 'entries') at = this.takeLine(chunk, at);
+      else if (this.stage === 'parts') at = await this.takePart(chunk, at);
+      else this.failure = malformed('The checkpoint has bytes after its last part.');
+    }
+  }
+
+  /** The checkpoint, once every byte is in: complete and for this session and handoff, or why not. */
+  async end(): Promise<Result<Checkpoint, CheckpointReadCode>> {
+    // The first format is one JSON object with no line after it.
+    if (this.failure === null && this.stage === 'head' && this.pendingBytes > 0) this.onHead(this.drainPending());
+    if (this.failure) return this.failure;
+    if (this.stage === 'head') return malformed('The checkpoint body is empty.');
+    if (this.stage === 'entries') {
+      return this.pendingBytes > 0
+        ? malformed('The checkpoint transcript ends mid-entry.')
+        : malformed(`The checkpoint holds ${this.entries.length} transcript entries, not ${this.expectedEntries}.`);
+    }
+    if (this.stage === 'parts') return malformed('The checkpoint ends before its last provider file.');
+    const { transcriptEntries: _count, transcriptTail, providerResume, ...head } = this.head!;
+    if (head.sessionId !== this.sessionId || head.handoffId !== this.handoffId) {
+      return fail('checkpoint_rejected', 'The checkpoint belongs to another session or handoff.');
+    }
+    let resume: ResumeData | null = null;
+    if (providerResume) {
+      const { files, ...rest } = providerResume;
+      resume = files ? { ...rest, files: files.map((f, i) => ({ ...f, path: this.partPath(i) })) } : rest;
+    }
+    const transcript = head.format === TAIL_FORMAT ? (transcriptTail ?? []) : this.entries;
+    return ok({
+      ...(head as Omit<Checkpoint, 'transcript' | 'providerResume'>),
+      format: CHECKPOINT_FORMAT,
+      providerResume: resume,
+      transcript,
+    });
+  }
+
+  /** Removes whatever was staged (a body refused, or done with). */
+  async discard(): Promise<void> {
+    await this.part?.writer.close().catch(() => undefined);
+    this.part = null;
+    await rm(this.stagingDir, { recursive: true, force: true });
+  }
+
+  private partPath(index: number): string {
+    return join(this.stagingDir, `part-${index}`);
+  }
+
+  /** Reads up to the next newline (or keeps the rest for later); returns where it stopped. */
+  private takeLine(chunk: Buffer, at: number): number {
+    const end = chunk.indexOf(NEWLINE, at);
+    const stop = end < 0 ? chunk.length : end;
+    if (this.pendingBytes + (stop - at) > CHECKPOINT_LINE_MAX_BYTES) {
+      this.failure = malformed(`A checkpoint line is longer than ${CHECKPOINT_LINE_MAX_BYTES} bytes.`);
+      return chunk.length;
+    }
+    // Copied: the caller may reuse its chunk.
+    this.pending.push(Buffer.from(chunk.subarray(at, stop)));
+    this.pendingBytes += stop - at;
+    if (end < 0) return chunk.length;
+    const line = this.drainPending();
+    if (this.stage === 'head') this.onHead(line);
+    else this.onEntry(line);
+    return end + 1;
+  }
+
+  private drainPending(): Buffer {
+    const line = this.pending.length === 1 ? this.pending[0]! : Buffer.concat(this.pending, this.pendingBytes);
+    this.pending.length = 0;
+    this.pendingBytes = 0;
+    return line;
+  }
+
+  private onHead(line: Buffer): void {
+    let json: unknown;
+    try {
+      json = JSON.parse(line.toString('utf8'));
+    } catch {
+      this.failure = malformed('The checkpoint body is not JSON.');
+      return;
+    }
+    const parsed = HeadSchema.safeParse(json);
+    if (!parsed.success) {
+      this.failure = malformed('The checkpoint body does not have the expected shape.');
+      return;
+    }
+    this.head = parsed.data;
+    this.expectedEntries = parsed.data.format === TAIL_FORMAT ? 0 : (parsed.data.transcriptEntries ?? 0);
+    this.afterEntries();
+  }
+
+  private onEntry(line: Buffer): void {
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(line.toString('utf8'));
+    } catch {
+      this.failure = malformed(`Transcript entry ${this.entries.length + 1} of the checkpoint is not JSON.`);
+      return;
+    }
+    const entry = TranscriptEntrySchema.safeParse(parsed);
+    if (!entry.success) {
+      this.failure = malformed(`Transcript entry ${this.entries.length + 1} of the checkpoint does not have the expected shape.`);
+      return;
+    }
+    this.entries.push(entry.data);
+    this.afterEntries();
+  }
+
+  /** Moves on from the entries once all are in: to the parts (this format's files), else done. */
+  private afterEntries(): void {
+    if (this.entries.length < this.expectedEntries) {
+      this.stage = 'entries';
+      return;
+    }
+    const files = this.head!.format === CHECKPOINT_FORMAT ? (this.head!.providerResume?.files ?? []) : [];
+    this.stage = files.length > this.partsDone ? 'parts' : 'done';
+  }
+
+  /** Reads a part's length prefix, then its bytes into its staged file; returns where it stopped. */
+  private async takePart(chunk: Buffer, at: number): Promise<number> {
+    const files = this.head!.providerResume!.files!;
+    if (this.part === null) {
+      const take = Math.min(PART_LENGTH_BYTES - this.lengthFilled, chunk.length - at);
+      chunk.copy(this.lengthBytes, this.lengthFilled, at, at + take);
+      this.lengthFilled += take;
+      if (this.lengthFilled < PART_LENGTH_BYTES) return at + take;
+      this.lengthFilled = 0;
+      const size = Number(this.lengthBytes.readBigUInt64BE());
+      const expected = files[this.partsDone]!;
+      if (size !== expected.size) {
+        this.failure = malformed(`Provider file ${expected.name} of the checkpoint is ${size} bytes, not ${expected.size}.`);
+        return chunk.length;
+      }
+      if (this.partsDone === 0) await mkdir(this.stagingDir, { recursive: true, mode: 0o700 });
+      this.part = { index: this.partsDone, size, received: 0, writer: await ChunkWriter.create(this.partPath(this.partsDone)) };
+      at += take;
+    }
+    const part = this.part;
+    const take = Math.min(part.size - part.received, chunk.length - at);
+    if (take > 0) await part.writer.write(chunk.subarray(at, at + take));
+    part.received += take;
+    if (part.received === part.size) {
+      await part.writer.close();
+      this.part = null;
+      this.partsDone += 1;
+      if (this.partsDone === files.length) this.stage = 'done';
+    }
+    return at + take;
+  }
+}

@@ -1,0 +1,117 @@
+/**
+ * A checkpoint's way from one device's disk to the other's, never held whole:
+ *
+ *   source  provider files + transcript → body (checkpoint-writer.ts) → seal → SHA-256 + sealed file
+ *           → upload streamed from the file, its digest declared up front
+ *   target  download → SHA-256 and unseal as the bytes arrive → body read (checkpoint-reader.ts) with
+ *           the provider's files written into a private staging folder
+ *
+ * The target hands nothing on before every check passed, in this order: the body arrived whole,
+ * its digest and size are the handoff's, the envelope's tag authenticates it (so a tampered or
+ * misplaced body fails here, before any provider call), and it reads as this handoff's checkpoint.
+ * A body that fails any of them is removed from the staging folder.
+ */
+import { createHash } from 'node:crypto';
+import { rm } from 'node:fs/promises';
+import type { Handoff } from '../../shared/api/handoffs.ts';
+import { fail, ok, type Failure, type Result } from '../../shared/errors.ts';
+import type { StreamSealer } from '../crypto/envelope-stream.ts';
+import { ChunkWriter } from '../io/file-chunks.ts';
+import type { BackendPort, BlobFile, SealPort, UnsealFailureCode } from '../runtime/ports.ts';
+import type { Checkpoint } from './checkpoint.ts';
+import { CheckpointReader } from './checkpoint-reader.ts';
+import { writeCheckpoint } from './checkpoint-writer.ts';
+
+/**
+ * Seals `checkpoint` into the file `path` as its body is written, hashing the envelope on the way;
+ * `onPart` hears the provider files' bytes as they go in. Resolves with the file to upload.
+ */
+export async function sealCheckpointToFile(
+  sealer: StreamSealer,
+  checkpoint: Checkpoint,
+  path: string,
+  onPart?: (doneBytes: number, totalBytes: number) => void,
+): Promise<BlobFile> {
+  const out = await ChunkWriter.create(path);
+  const hash = createHash('sha256');
+  const put = async (bytes: Buffer) => {
+    hash.update(bytes);
+    await out.write(bytes);
+  };
+  try {
+    await put(sealer.head);
+    await writeCheckpoint(checkpoint, (chunk) => put(sealer.update(chunk)), onPart);
+    await put(sealer.final());
+  } finally {
+    await out.close();
+  }
+  return { path, size: out.size, sha256: hash.digest('hex') };
+}
+
+/** A received checkpoint, and how to remove what it staged once it is no longer needed. */
+export interface ReceivedCheckpoint {
+  checkpoint: Checkpoint;
+  /** The folder its provider files were written to. */
+  stagingDir: string;
+}
+
+export type ReceiveCode = 'checkpoint_missing' | 'digest_mismatch' | UnsealFailureCode | 'malformed_checkpoint';
+
+/**
+ * Downloads the handoff's checkpoint and checks, unseals and reads it in one pass into
+ * `stagingDir` (see the file header); `onProgress` hears the bytes received of the total. A
+ * download that fails for another reason than a missing body throws (the step is retried).
+ */
+export async function receiveCheckpoint(
+  deps: { backend: Pick<BackendPort, 'getBlobTo'>; seal: Pick<SealPort, 'startCheckpointOpen'> },
+  handoff: Handoff,
+  stagingDir: string,
+  onProgress?: (doneBytes: number, totalBytes: number) => void,
+): Promise<Result<ReceivedCheckpoint, ReceiveCode>> {
+  if (!handoff.checkpoint) return fail('checkpoint_missing', 'The handoff carries no checkpoint.');
+  const { digest, size } = handoff.checkpoint;
+  // What an earlier attempt left there is not this attempt's.
+  await rm(stagingDir, { recursive: true, force: true });
+  const hash = createHash('sha256');
+  const opener = deps.seal.startCheckpointOpen(handoff.sessionId, handoff.id, size);
+  const reader = new CheckpointReader(stagingDir, handoff.sessionId, handoff.id);
+  let received = 0;
+  let unsealFailure: Failure<UnsealFailureCode> | null = null;
+  const refuse = async <C extends ReceiveCode>(failure: Failure<C>): Promise<Failure<C>> => {
+    await reader.discard();
+    return failure;
+  };
+  let got;
+  try {
+    got = await deps.backend.getBlobTo(
+      digest,
+      async (chunk) => {
+        received += chunk.length;
+        hash.update(chunk);
+        // Past the declared size nothing is read on: the digest check below refuses the body.
+        if (unsealFailure !== null || received > size) return;
+        const plain = opener.update(chunk);
+        if (!plain.ok) unsealFailure = plain;
+        else await reader.push(plain.value);
+      },
+      (done) => onProgress?.(done, size),
+    );
+  } catch (error) {
+    await reader.discard();
+    throw error;
+  }
+  if (!got.ok) {
+    await reader.discard();
+    if (got.code === 'not_found') return fail('checkpoint_missing', 'The checkpoint body is not in the store.');
+    throw new Error(`checkpoint download failed: ${got.code} ${got.message}`);
+  }
+  if (received !== size || hash.digest('hex') !== digest) {
+    return refuse(fail('digest_mismatch', 'The checkpoint body does not match its content address.'));
+  }
+  if (unsealFailure !== null) return refuse(unsealFailure);
+  const opened = opener.final();
+  if (!opened.ok) return refuse(opened);
+  const read = await reader.end();
+  if (!read.ok) return refuse(read);
+  return ok({ checkpoint: read.value, stagingDir });
+}

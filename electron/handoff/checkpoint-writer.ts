@@ -1,0 +1,92 @@
+/**
+ * Writing a checkpoint body (format in checkpoint.ts) as a stream: the head line, one line per
+ * transcript entry, then each provider file as a length-prefixed part read from disk. Small pieces
+ * are gathered into chunks of CHUNK_BYTES before they reach the sink (the sealer), so a long
+ * transcript costs one encryption call per chunk, not per entry; nothing is held whole.
+ */
+import { CHUNK_BYTES, forEachChunk } from '../io/file-chunks.ts';
+import { CHECKPOINT_FORMAT, PART_LENGTH_BYTES, type Checkpoint, type CheckpointHead, type HeadResume } from './checkpoint.ts';
+
+/** Where the body's bytes go, chunk by chunk and in order; the sink is done with a chunk when its promise settles. */
+export type BodySink = (chunk: Buffer) => Promise<void>;
+
+/** Gathers writes into one reused buffer and hands it to `sink` whenever it fills (and at `flush`). */
+class Gather {
+  private readonly buffer = Buffer.allocUnsafe(CHUNK_BYTES);
+  private used = 0;
+  /** Bytes written through so far. */
+  written = 0;
+
+  constructor(private readonly sink: BodySink) {}
+
+  async write(bytes: Uint8Array): Promise<void> {
+    let at = 0;
+    while (at < bytes.byteLength) {
+      const take = Math.min(this.buffer.length - this.used, bytes.byteLength - at);
+      this.buffer.set(bytes.subarray(at, at + take), this.used);
+      this.used += take;
+      at += take;
+      if (this.used === this.buffer.length) await this.flush();
+    }
+    this.written += bytes.byteLength;
+  }
+
+  async flush(): Promise<void> {
+    if (this.used === 0) return;
+    const full = this.used;
+    this.used = 0;
+    await this.sink(this.buffer.subarray(0, full));
+  }
+}
+
+/** The head line's object: everything but the transcript, the export's files by name and size. */
+export function checkpointHead(checkpoint: Checkpoint): CheckpointHead {
+  const { transcript, providerResume, ...rest } = checkpoint;
+  const resume =
+    providerResume === null
+      ? null
+      : {
+          provider: providerResume.provider,
+          format: providerResume.format,
+          sessionId: providerResume.sessionId,
+          payload: providerResume.payload as HeadResume['payload'],
+          ...(providerResume.files ? { files: providerResume.files.map(({ name, size }) => ({ name, size })) } : {}),
+        };
+  return { ...rest, format: CHECKPOINT_FORMAT, providerResume: resume, transcriptEntries: transcript.length };
+}
+
+/**
+ * Writes `checkpoint`'s body into `sink`: head, entries, parts. `onPart` hears the bytes of the
+ * provider's files written so far (of their total). Rejects when a provider file cannot be read
+ * or ends before its size; resolves with the body's length.
+ */
+export async function writeCheckpoint(
+  checkpoint: Checkpoint,
+  sink: BodySink,
+  onPart?: (doneBytes: number, totalBytes: number) => void,
+): Promise<number> {
+  const out = new Gather(sink);
+  const encoder = new TextEncoder();
+  await out.write(encoder.encode(`${JSON.stringify(checkpointHead(checkpoint))}\n`));
+  // JSON.stringify escapes every newline inside a string, so each entry is exactly one line.
+  for (const entry of checkpoint.transcript) await out.write(encoder.encode(`${JSON.stringify(entry)}\n`));
+  const files = checkpoint.providerResume?.files ?? [];
+  const total = files.reduce((sum, file) => sum + file.size, 0);
+  let done = 0;
+  for (const file of files) {
+    const length = Buffer.alloc(PART_LENGTH_BYTES);
+    length.writeBigUInt64BE(BigInt(file.size));
+    await out.write(length);
+    await forEachChunk(
+      file.path,
+      async (chunk) => {
+        await out.write(chunk);
+        done += chunk.length;
+        onPart?.(done, total);
+      },
+      { length: file.size },
+    );
+  }
+  await out.flush();
+  return out.written;
+}

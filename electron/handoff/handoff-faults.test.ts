@@ -1,0 +1,45 @@
+/**
+ * The fault matrix (dev-env/fault-matrix/): the backend, the source and the target killed and
+ * paused, and the network between one device and the backend cut, while a Move is held in each of
+ * the seven states. After each: the move ended completed or cancelled, exactly one owner both
+ * devices agree on, no generation went back, every transcript entry kept, and no turn ran on a
+ * device that did not own the session. `npm test` runs one case per role; `npm run test:faults`
+ * (BATON_FAULTS=all) runs all 56 and prints the table.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { caseName, selectCases } from '../../dev-env/fault-matrix/cases.ts';
+import { startFaultWorld, type FaultWorld } from '../../dev-env/fault-matrix/fault-world.ts';
+import { runCase, type CaseRow } from '../../dev-env/fault-matrix/run-case.ts';
+import { formatMatrix } from '../../dev-env/fault-matrix/table.ts';
+
+/** A case takes a fresh session, the outage (11 s), a restart and the settle: room for a busy machine. */
+const CASE_TIMEOUT_MS = 180_000;
+
+const cases = selectCases(process.env.BATON_FAULTS);
+const rows: CaseRow[] = [];
+let fw: FaultWorld;
+
+beforeAll(async () => {
+  fw = await startFaultWorld();
+}, 120_000);
+
+afterAll(async () => {
+  if (fw && rows.length > 0) console.log(formatMatrix(rows, fw.links.description));
+  await fw?.close();
+}, 60_000);
+
+describe('a move held in each state survives its backend, source, target or network failing', () => {
+  for (const c of cases) {
+    it(
+      caseName(c),
+      async () => {
+        const row = await runCase(fw, c);
+        rows.push(row);
+        const verdict = row.violations.length === 0 ? 'held' : 'FAILED';
+        console.log(`[fault matrix ${rows.length}/${cases.length}] ${caseName(c)}: ${row.outcome}, ${verdict}`);
+        expect(row.violations).toEqual([]);
+      },
+      CASE_TIMEOUT_MS,
+    );
+  }
+});

@@ -1,0 +1,85 @@
+/**
+ * Large files read and written in fixed chunks through one reused buffer, so moving a file of any
+ * size leaves no trail of spent buffers: node:fs read streams allocate a fresh buffer per chunk, and
+ * V8 lets some 32 MiB of such garbage pile up before it collects it (measured on a 64 MiB upload).
+ */
+import { open, type FileHandle } from 'node:fs/promises';
+
+/** Chunks of this size are read, hashed, encrypted or written at a time. */
+export const CHUNK_BYTES = 64 * 1024;
+
+/**
+ * Calls `each` with the bytes of `path` from `start` (default 0) for `length` bytes (default: to the
+ * end), one chunk at a time, in order. The chunk is a view of a reused buffer: `each` must be done
+ * with it when its promise settles. Rejects when the file ends before `length` bytes.
+ */
+export async function forEachChunk(
+  path: string,
+  each: (chunk: Buffer) => void | Promise<void>,
+  range: { start?: number; length?: number } = {},
+): Promise<number> {
+  const file = await open(path, 'r');
+  try {
+    const start = range.start ?? 0;
+    const length = range.length ?? (await file.stat()).size - start;
+    return await readRange(file, start, length, each);
+  } finally {
+    await file.close();
+  }
+}
+
+/** Reads `length` bytes of an open file from `start` into `each`, chunk by chunk (see forEachChunk). */
+export async function readRange(
+  file: FileHandle,
+  start: number,
+  length: number,
+  each: (chunk: Buffer) => void | Promise<void>,
+): Promise<number> {
+  const buffer = Buffer.allocUnsafe(Math.min(CHUNK_BYTES, Math.max(1, length)));
+  let done = 0;
+  while (done < length) {
+    const { bytesRead } = await file.read(buffer, 0, Math.min(buffer.length, length - done), start + done);
+    if (bytesRead === 0) throw new Error(`the file ended after ${done} of ${length} bytes`);
+    await each(buffer.subarray(0, bytesRead));
+    done += bytesRead;
+  }
+  return done;
+}
+
+/**
+ * A file written chunk by chunk from its start; `durable` close also fsyncs it. Chunks are written
+ * before `write` resolves, so the caller may reuse them.
+ */
+export class ChunkWriter {
+  private position = 0;
+
+  private constructor(private readonly file: FileHandle) {}
+
+  /** Creates (or truncates) `path`, private to this user. */
+  static async create(path: string): Promise<ChunkWriter> {
+    return new ChunkWriter(await open(path, 'w', 0o600));
+  }
+
+  /** Bytes written so far. */
+  get size(): number {
+    return this.position;
+  }
+
+  async write(chunk: Uint8Array): Promise<void> {
+    let offset = 0;
+    while (offset < chunk.byteLength) {
+      const { bytesWritten } = await this.file.write(chunk, offset, chunk.byteLength - offset, this.position);
+      offset += bytesWritten;
+      this.position += bytesWritten;
+    }
+  }
+
+  /** Closes the file, fsynced first when `durable`. */
+  async close(durable = false): Promise<void> {
+    try {
+      if (durable) await this.file.sync();
+    } finally {
+      await this.file.close();
+    }
+  }
+}

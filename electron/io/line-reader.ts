@@ -1,0 +1,51 @@
+/**
+ * A JSON-lines file of any size read one line at a time (a Claude transcript, a Codex rollout):
+ * chunks through one reused buffer, each line decoded on its own, never the whole file as a string.
+ */
+import { forEachChunk } from './file-chunks.ts';
+
+/** Called with each line (without its newline) and its 1-based number; may pause reading with a promise. */
+export type LineHandler = (line: string, lineNumber: number) => void | Promise<void>;
+
+const NEWLINE = 0x0a;
+
+/**
+ * Calls `each` for every line of `path` in order (a last line without a newline included), and
+ * `onBytes` with the bytes read so far after each chunk; resolves with the number of lines.
+ */
+export async function forEachLine(path: string, each: LineHandler, onBytes?: (doneBytes: number) => void): Promise<number> {
+  let carry = null as Buffer | null;
+  let lineNumber = 0;
+  let done = 0;
+  await forEachChunk(path, async (chunk) => {
+    let start = 0;
+    for (let end = chunk.indexOf(NEWLINE); end >= 0; end = chunk.indexOf(NEWLINE, start)) {
+      let line: string;
+      if (carry === null) line = chunk.toString('utf8', start, end);
+      else {
+        line = Buffer.concat([carry, chunk.subarray(start, end)]).toString('utf8');
+        carry = null;
+      }
+      await each(line, (lineNumber += 1));
+      start = end + 1;
+    }
+    // Copied: the chunk's buffer is reused for the next read.
+    if (start < chunk.length) carry = carry === null ? Buffer.from(chunk.subarray(start)) : Buffer.concat([carry, chunk.subarray(start)]);
+    done += chunk.length;
+    onBytes?.(done);
+  });
+  if (carry !== null) await each(carry.toString('utf8'), (lineNumber += 1));
+  return lineNumber;
+}
+
+/** Calls `each` for every line of `text` (the same lines forEachLine reads from a file of it). */
+export async function forEachTextLine(text: string, each: LineHandler): Promise<number> {
+  let lineNumber = 0;
+  let start = 0;
+  for (let end = text.indexOf('\n'); end >= 0; end = text.indexOf('\n', start)) {
+    await each(text.slice(start, end), (lineNumber += 1));
+    start = end + 1;
+  }
+  if (start < text.length) await each(text.slice(start), (lineNumber += 1));
+  return lineNumber;
+}

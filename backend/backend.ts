@@ -91,7 +91,7 @@ export async function startBackend(options: BackendOptions): Promise<RunningBack
   });
   const pruner = setInterval(
     () =>
-      void Promise.all([store.prune(clock()), store.expireJoinRequests(clock()), storage.blobs.prune(clock()), link?.prune()]).catch(
+      void Promise.all([store.prune(clock()), store.expireJoinRequests(clock()), storage.blobs.prune(clock()), link.prune()]).catch(
         (error: Error) => log(`backend: prune failed: ${error.message}`),
       ),
     60_000,
@@ -117,7 +117,7 @@ export async function startBackend(options: BackendOptions): Promise<RunningBack
       closing ??= (async () => {
         clearInterval(pruner);
         push.closeAll();
-        await link?.stop();
+        await link.stop();
         // Stop accepting, let requests in flight finish (their commits included), then cut the rest.
         await new Promise<void>((resolve) => {
           server.close(() => resolve());

@@ -11,24 +11,21 @@ import type { BlobStore } from './blobs/blob-store.ts';
 import { PostgresBlobs } from './blobs/postgres-blobs.ts';
 import { PostgresRelay } from './push/postgres-relay.ts';
 import type { PushHub } from './push/push-hub.ts';
+import { MemoryPushLog, type PushLog } from './push/push-log.ts';
 import { openDataFolder, type DataFolderCode } from './store/data-folder.ts';
 import { openPostgresStore, type PostgresStoreCode } from './store/postgres-store.ts';
 import type { Store } from './store/store.ts';
 
 export type StorageChoice = { dataDir: string; init?: boolean } | { database: string };
 
-/** Push to and from the other instances on one database. */
-export interface PushLink {
-  /** Forgets push messages older than the log keeps. */
-  prune(): Promise<void>;
-  stop(): Promise<void>;
-}
-
 export interface Storage {
   readonly store: Store;
   readonly blobs: BlobStore;
-  /** Links the hub to the other instances on the database (PostgreSQL); undefined for the data folder (one instance). */
-  linkPush(hub: PushHub, log: (line: string) => void): Promise<PushLink | undefined>;
+  /**
+   * Gives the hub its push log: on PostgreSQL the table shared with the other instances on the
+   * database; for the data folder (one instance) a bounded log in memory.
+   */
+  linkPush(hub: PushHub, log: (line: string) => void): Promise<PushLog>;
   close(): Promise<void>;
 }
 
@@ -52,7 +49,11 @@ export async function openStorage(
     return ok({
       store,
       blobs: new BlobFiles(join(choice.dataDir, 'blobs')),
-      linkPush: async () => undefined,
+      async linkPush(hub) {
+        const pushLog = new MemoryPushLog(hub, { clock });
+        hub.attachLog(pushLog);
+        return pushLog;
+      },
       close: async () => store.close(),
     });
   }

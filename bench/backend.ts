@@ -9,7 +9,7 @@
  */
 import Database from 'better-sqlite3';
 import { createHash } from 'node:crypto';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { FORWARD_STATES } from '../shared/handoff-states.ts';
@@ -22,21 +22,12 @@ import type { BackendClient } from '../electron/sync/backend-client.ts';
 import { createTestAccount, joinTestDevice, newId, newTestDevice, opaque, walkHandoff } from '../dev-env/sync-fixtures.ts';
 import { openPushStream } from '../electron/sync/push-stream.ts';
 import { median } from './median.ts';
+import { processCpuMs } from './process-cpu.ts';
 
 const CLIENTS = Number(process.env.BENCH_CLIENTS ?? 8);
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 2);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 7);
 const STREAMS = process.env.BENCH_STREAMS !== '0';
-
-/** CPU time (user + system, ms) a process has used so far, from /proc; undefined where there is none. */
-function processCpuMs(pid: number): number | undefined {
-  try {
-    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
-    return ((Number(fields[11]) + Number(fields[12])) * 1000) / 100;
-  } catch {
-    return undefined;
-  }
-}
 
 /** Walks handoffs between two devices, back and forth, until `deadline`; returns the transitions made. */
 async function walk(
@@ -89,7 +80,7 @@ async function setUpHttp(database?: string) {
       if (STREAMS) {
         for (const device of [a, b]) {
           await new Promise<void>((resolve) => {
-            closers.push(openPushStream(device.client, (m) => (pushed += m.type === 'handoff' ? 1 : 0), { onOpen: resolve }));
+            closers.push(openPushStream(device.client, (m) => (pushed += m.type === 'handoff' ? 1 : 0), { onOpen: () => resolve() }));
           });
         }
       }

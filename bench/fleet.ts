@@ -15,11 +15,14 @@ import { createTestAccount, joinTestDevice, newId, newTestDevice, opaque, walkHa
 import { createBackendClient, type BackendClient } from '../electron/sync/backend-client.ts';
 import { openPushStream } from '../electron/sync/push-stream.ts';
 import { median } from './median.ts';
+import { processCpuMs } from './process-cpu.ts';
 
 const ACCOUNTS = Number(process.env.BENCH_ACCOUNTS ?? 1000);
 const LANES = Number(process.env.BENCH_LANES ?? 32);
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
 const LATENCY_SAMPLES = Number(process.env.BENCH_SAMPLES ?? 400);
+/** Accounts set up at once (each: create, invite, join, approve, a blob, a session, two streams). */
+const SETUP_WIDTH = 32;
 
 interface Pair {
   a: TestDevice;
@@ -47,9 +50,10 @@ async function fleet(instances: BackendProcess[]) {
   let streams = 0;
   const body = Buffer.from(opaque(1024));
   const checkpoint = { digest: createHash('sha256').update(body).digest('hex'), size: body.length };
+  const setupStarted = performance.now();
   await inParallel(
     Array.from({ length: ACCOUNTS }, (_, i) => i),
-    16,
+    SETUP_WIDTH,
     async (i) => {
       const [ia, ib] = [instances[i % instances.length]!, instances[(i + 1) % instances.length]!];
       const a = newTestDevice(ia.url, `a${i}`);
@@ -60,15 +64,18 @@ async function fleet(instances: BackendProcess[]) {
       const sessionId = newId();
       if (!(await a.client.call('createSession', { body: { sessionId, sealedMeta: opaque() } })).ok)
         throw new Error('createSession failed');
-      for (const device of [a, b]) {
-        await new Promise<void>((resolve) => {
-          const onMessage = (m: PushMessage) => {
-            if (m.type === 'handoff') arrivals.get(`${device.id} ${m.handoff.id} ${m.handoff.state}`)?.(performance.now());
-          };
-          closers.push(openPushStream(device.client, onMessage, { onOpen: resolve }));
-        });
-        streams++;
-      }
+      await Promise.all(
+        [a, b].map(
+          (device) =>
+            new Promise<void>((resolve) => {
+              const onMessage = (m: PushMessage) => {
+                if (m.type === 'handoff') arrivals.get(`${device.id} ${m.handoff.id} ${m.handoff.state}`)?.(performance.now());
+              };
+              closers.push(openPushStream(device.client, onMessage, { onOpen: () => resolve() }));
+            }),
+        ),
+      );
+      streams += 2;
       const clients: [BackendClient, BackendClient] = [
         createBackendClient({ baseUrl: ia.url, signer: a.signer, attempts: 1 }),
         createBackendClient({ baseUrl: ib.url, signer: b.signer, attempts: 1 }),
@@ -77,10 +84,12 @@ async function fleet(instances: BackendProcess[]) {
     },
   );
 
-  /** Every lane walks its accounts' sessions for `ms`; transitions per second. */
+  /** Every lane walks its accounts' sessions for `ms`; transitions per second, and CPU ms per transition of each side. */
   const maximum = async (ms: number) => {
     const deadline = performance.now() + ms;
     let count = 0;
+    const backendCpu = () => instances.reduce((sum, instance) => sum + (processCpuMs(instance.child.pid!) ?? NaN), 0);
+    const [backendBefore, clientBefore] = [backendCpu(), process.cpuUsage()];
     const lanes = Array.from({ length: LANES }, (_, lane) => pairs.filter((_, i) => i % LANES === lane));
     const started = performance.now();
     await Promise.all(
@@ -94,7 +103,12 @@ async function fleet(instances: BackendProcess[]) {
         }
       }),
     );
-    return count / ((performance.now() - started) / 1000);
+    const client = process.cpuUsage(clientBefore);
+    return {
+      perSecond: count / ((performance.now() - started) / 1000),
+      backendCpuMs: (backendCpu() - backendBefore) / count,
+      clientCpuMs: (client.user + client.system) / 1000 / count,
+    };
   };
 
   /** Creates handoffs at `rate` a second (one per account in turn) and times each push at the other device. */
@@ -133,7 +147,8 @@ async function fleet(instances: BackendProcess[]) {
     samples.sort((x, y) => x - y);
     return { p50: samples[Math.floor(samples.length * 0.5)]!, p99: samples[Math.floor(samples.length * 0.99)]! };
   };
-  return { maximum, latency, streams: () => streams, close: () => closers.forEach((close) => close()) };
+  const setupSeconds = (performance.now() - setupStarted) / 1000;
+  return { maximum, latency, setupSeconds, streams: () => streams, close: () => closers.forEach((close) => close()) };
 }
 
 const server = await startPostgres({ prefix: 'baton-bench-fleet-' });
@@ -150,8 +165,17 @@ try {
     try {
       await world.maximum(1000);
       const rounds = count === 1 ? one : two;
-      for (let r = 0; r < 3; r++) rounds.push(await world.maximum(SECONDS * 1000));
+      const cpu: { backend: number[]; client: number[] } = { backend: [], client: [] };
+      for (let r = 0; r < 3; r++) {
+        const round = await world.maximum(SECONDS * 1000);
+        rounds.push(round.perSecond);
+        cpu.backend.push(round.backendCpuMs);
+        cpu.client.push(round.clientCpuMs);
+      }
+      results[`backend_cpu_${count}`] = median(cpu.backend);
+      results[`client_cpu_${count}`] = median(cpu.client);
       results[`streams_${count}`] = world.streams();
+      results[`setup_s_${count}`] = world.setupSeconds;
       if (count === 1) oneMax = median(one);
       else {
         // Half the one-instance maximum in transitions: each sample is two (a create, then its cancel).
@@ -166,10 +190,17 @@ try {
   }
   const ratio = median(two) / median(one);
   console.log(`fleet benchmark: ${ACCOUNTS} accounts, ${results.streams_2} push streams, ${LANES} accounts moving at once`);
+  console.log(
+    `set-up (accounts, enrolment, sessions, streams open): one instance ${results.setup_s_1!.toFixed(1)} s, two ${results.setup_s_2!.toFixed(1)} s`,
+  );
   console.log(`max transitions/s, one instance:   ${one.map((x) => x.toFixed(0)).join(' ')}   median ${median(one).toFixed(0)}`);
   console.log(`max transitions/s, two instances:  ${two.map((x) => x.toFixed(0)).join(' ')}   median ${median(two).toFixed(0)}`);
   console.log(
     `commit → push at the other device (across instances), at ${(oneMax / 2).toFixed(0)} transitions/s: p50 ${results.push_p50_ms!.toFixed(1)} ms, p99 ${results.push_p99_ms!.toFixed(1)} ms (aim p99 < 100 ms)`,
+  );
+  console.log(
+    `CPU ms per transition: backend ${results.backend_cpu_1!.toFixed(2)} (one instance), ${results.backend_cpu_2!.toFixed(2)} (two, together); ` +
+      `this process (the simulated devices: signing, ${results.streams_2} streams) ${results.client_cpu_1!.toFixed(2)} / ${results.client_cpu_2!.toFixed(2)}`,
   );
   console.log(`ratio two/one instances: ${ratio.toFixed(3)}`);
   console.log(
@@ -181,6 +212,11 @@ try {
       push_p50_ms: Number(results.push_p50_ms!.toFixed(2)),
       push_p99_ms: Number(results.push_p99_ms!.toFixed(2)),
       push_streams: results.streams_2,
+      backend_cpu_ms_per_transition_one: Number(results.backend_cpu_1!.toFixed(3)),
+      backend_cpu_ms_per_transition_two: Number(results.backend_cpu_2!.toFixed(3)),
+      client_cpu_ms_per_transition: Number(results.client_cpu_2!.toFixed(3)),
+      setup_one_s: Number(results.setup_s_1!.toFixed(1)),
+      setup_two_s: Number(results.setup_s_2!.toFixed(1)),
       accounts: ACCOUNTS,
       lanes: LANES,
     }),

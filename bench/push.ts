@@ -64,7 +64,7 @@ async function main(): Promise<void> {
         (message: PushMessage) => {
           if (message.type === 'handoff') raw.record(message.handoff);
         },
-        { onOpen: resolve },
+        { onOpen: () => resolve() },
       );
     });
     await opened;

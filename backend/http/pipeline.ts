@@ -141,7 +141,16 @@ async function route(app: HttpApp, req: IncomingMessage, res: ServerResponse): P
     parsedBody = parsed.value;
   }
 
-  if (name === 'stream') return void openStream(deps.push, device!, now, app.streamHeartbeatMs, res, deps.limits.maxStreamsPerDevice);
+  if (name === 'stream') {
+    const stream = {
+      hub: deps.push,
+      device: device!,
+      now,
+      heartbeatMs: app.streamHeartbeatMs,
+      maxPerDevice: deps.limits.maxStreamsPerDevice,
+    };
+    return void (await openStream({ ...stream, lastEventId: req.headers['last-event-id'] }, res));
+  }
   if (name === 'getBlob') return void (await sendBlob(deps, device!, params.digest!, res));
 
   let idem: IdemContext | undefined;

@@ -22,7 +22,7 @@ it.each(STORE_KINDS)(
         while (!pattern.test(text)) text += new TextDecoder().decode((await reader.read()).value);
       };
       await readUntil(/: keep-alive\n\n/);
-      expect(text).toMatch(new RegExp(`^retry: 1000\\n\\ndata: \\{"type":"hello","deviceId":"${device.id}"`));
+      expect(text).toMatch(new RegExp(`^retry: 1000\\n\\nid: [A-Za-z0-9-]+:\\d+\\ndata: \\{"type":"hello","deviceId":"${device.id}"`));
       const sessionId = newId();
       await device.client.call('createSession', { body: { sessionId, sealedMeta: opaque() } });
       await readUntil(new RegExp(`data: .*"${sessionId}".*\\n\\n`));

@@ -49,7 +49,7 @@ afterEach(async () => {
 });
 
 /** One instance's push side on `database`: a hub with one subscriber of account "acct", and its relay. */
-async function instance(database: string, name: string, pollMs = 60_000): Promise<Instance> {
+async function instance(database: string, name: string, pollMs = 60_000, retentionMs?: number): Promise<Instance> {
   const store = await openPostgresStore(database, { applicationName: `test ${name}` });
   if (!store.ok) throw new Error(store.message);
   const hub = new PushHub();
@@ -62,6 +62,7 @@ async function instance(database: string, name: string, pollMs = 60_000): Promis
     instanceId: name,
     log: () => undefined,
     pollMs,
+    retentionMs,
     applicationName: `baton-listen ${name}`,
   });
   await relay.start();
@@ -83,11 +84,11 @@ describe('the relay between instances', () => {
     await expect.poll(() => b.received.length, { timeout: 5000, interval: 2 }).toBe(sent.length);
     const elapsed = performance.now() - started;
     expect(topics(b.received)).toEqual(sent);
-    expect(topics(a.received)).toEqual(sent);
+    await expect.poll(() => topics(a.received), { timeout: 5000, interval: 2 }).toEqual(sent);
     a.hub.publish('other-account', memo('elsewhere'));
     b.hub.publish('acct', memo('from b'));
     await expect.poll(() => topics(a.received).at(-1), { timeout: 5000, interval: 2 }).toBe('from b');
-    expect(topics(b.received).filter((t) => t === 'from b')).toHaveLength(1);
+    await expect.poll(() => topics(b.received).filter((t) => t === 'from b'), { timeout: 5000, interval: 2 }).toHaveLength(1);
     expect(elapsed).toBeLessThan(1000);
   });
 
@@ -104,5 +105,28 @@ describe('the relay between instances', () => {
     await expect.poll(() => b.relay.listening, { timeout: 10_000, interval: 20 }).toBe(true);
     await expect.poll(() => b.received.length, { timeout: 10_000, interval: 20 }).toBe(1 + during.length);
     expect(topics(b.received)).toEqual(['before', ...during]);
+  });
+});
+
+describe('the push log as a replay', () => {
+  it("gives every instance's streams the same positions, replays an account after one, and refuses one below the pruned horizon", async () => {
+    const database = await freshDatabase('baton_relay');
+    const [a, b] = [await instance(database, 'a', 60_000, 0), await instance(database, 'b')];
+    const positions = { a: [] as number[], b: [] as number[] };
+    a.hub.subscribe('acct', { deviceId: 'pa', send: (_m, _j, p) => positions.a.push(p!), close() {} });
+    b.hub.subscribe('acct', { deviceId: 'pb', send: (_m, _j, p) => positions.b.push(p!), close() {} });
+    const start = a.relay.floor();
+    for (const topic of ['x', 'y', 'z']) a.hub.publish('acct', memo(topic));
+    a.hub.publish('other', memo('elsewhere'));
+    await expect.poll(() => positions.b.length, { timeout: 5000, interval: 2 }).toBe(3);
+    await expect.poll(() => positions.a.length, { timeout: 5000, interval: 2 }).toBe(3);
+    expect(positions.a).toEqual(positions.b);
+    expect(a.relay.logId).toBe(b.relay.logId);
+    const replayed = await b.relay.since('acct', positions.b[0]!);
+    expect(replayed === 'too_old' ? replayed : replayed.map((m) => JSON.parse(m.json) as PushMessage)).toEqual([memo('y'), memo('z')]);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    await a.relay.prune();
+    expect(await b.relay.since('acct', start)).toBe('too_old');
+    expect(await b.relay.since('acct', b.relay.floor())).toEqual([]);
   });
 });

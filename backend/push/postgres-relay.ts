@@ -1,15 +1,20 @@
 /**
- * Push between backend instances on one PostgreSQL database. Every message an instance publishes is
- * delivered to its own streams at once and appended to the shared push log (in publish order, by one
- * writer, in batches), with a NOTIFY. Each instance LISTENs on its own connection; a notification
- * only wakes it: it reads the log by its gap-aware cursor (push-cursor.ts) and delivers what other
- * instances published. The same read runs after the LISTEN connection comes back (with backoff),
- * and every `pollMs` besides, so nothing committed while it was away is missed. The log keeps
- * `retentionMs` of messages; the catch-up covers an outage that long.
+ * Push between backend instances on one PostgreSQL database, through the shared push log. Every
+ * message an instance publishes is appended to the log (in publish order, by one writer, in batches)
+ * with a NOTIFY, and delivered to its own streams as soon as its position comes back. Each instance
+ * LISTENs on its own connection; a notification only wakes it: it reads the log by its gap-aware
+ * cursor (push-cursor.ts) and delivers what other instances published. The same read runs after the
+ * LISTEN connection comes back (with backoff), and every `pollMs` besides, so nothing committed
+ * while it was away is missed. A message is delivered once, with its position, when the cursor takes
+ * it (whichever of the writer or the reader gets there first), so the cursor's floor is a true
+ * statement about every stream here. The log keeps `retentionMs` of messages; the catch-up, and the
+ * replay to a reconnecting device (`since`), cover an outage that long.
  */
 import pg from 'pg';
+import { prepared } from '../store/postgres-tx.ts';
 import { PushCursor } from './push-cursor.ts';
 import type { PushHub } from './push-hub.ts';
+import { MAX_REPLAY, type LoggedMessage, type PushLog } from './push-log.ts';
 
 export const PUSH_CHANNEL = 'baton_push';
 
@@ -37,8 +42,9 @@ interface LogRow {
 const BATCH = 500;
 const READ_LIMIT = 5000;
 
-export class PostgresRelay {
+export class PostgresRelay implements PushLog {
   private cursor!: PushCursor;
+  private name = '';
   private listener: pg.Client | undefined;
   private queue: { accountId: string; json: string }[] = [];
   private writing = false;
@@ -51,11 +57,14 @@ export class PostgresRelay {
 
   constructor(private readonly options: PostgresRelayOptions) {}
 
-  /** Starts at the log's end, listens, and relays the hub's messages; resolves once listening. */
+  /** Starts at the log's end, listens, and logs the hub's messages; resolves once listening. */
   async start(): Promise<void> {
-    const { rows } = await this.options.quick.query<{ last: number }>('SELECT coalesce(max(id), 0)::bigint AS last FROM push_log');
-    this.cursor = new PushCursor(rows[0]!.last);
-    this.detach = this.options.hub.relayTo((accountId, json) => this.publish(accountId, json));
+    const { rows } = await this.options.quick.query<{ last: number; log_id: string }>(
+      'SELECT coalesce((SELECT max(id) FROM push_log), 0)::bigint AS last, (SELECT log_id FROM push_log_horizon) AS log_id',
+    );
+    this.cursor = new PushCursor(Number(rows[0]!.last));
+    this.name = rows[0]!.log_id;
+    this.detach = this.options.hub.attachLog(this);
     await this.listen();
     const poll = setInterval(() => this.read(), this.options.pollMs ?? 1000);
     poll.unref();
@@ -67,16 +76,41 @@ export class PostgresRelay {
     return this.listener !== undefined;
   }
 
-  /** Appends a message to the log for the other instances (this one delivered it already). */
-  publish(accountId: string, json: string): void {
+  /** The log's name, the same for every instance on the database. */
+  get logId(): string {
+    return this.name;
+  }
+
+  /** Appends a message to the log; it reaches this instance's streams once written, the others' once read. */
+  append(accountId: string, json: string): void {
     this.queue.push({ accountId, json });
     if (!this.writing) void this.write();
   }
 
-  /** Drops log entries older than the retention. */
+  floor(): number {
+    return this.cursor.floor;
+  }
+
+  /** The account's messages after `after` that the cursor has taken, read in one statement with the log's horizon. */
+  async since(accountId: string, after: number): Promise<LoggedMessage[] | 'too_old'> {
+    const { rows } = await this.options.quick.query<{ below: string; id: string | null; message: string | null }>(
+      `SELECT h.below, p.id, p.message FROM push_log_horizon h LEFT JOIN LATERAL
+         (SELECT id, message FROM push_log WHERE account_id = $1 AND id > $2 ORDER BY id LIMIT $3) p ON true`,
+      [accountId, after, MAX_REPLAY + 1],
+    );
+    if (rows.length === 0 || after < Number(rows[0]!.below) || rows.length > MAX_REPLAY) return 'too_old';
+    // Rows the cursor has not taken yet reach the stream live, after these.
+    return rows.filter((r) => r.id !== null && this.cursor.has(Number(r.id))).map((r) => ({ id: Number(r.id), json: r.message! }));
+  }
+
+  /** Drops log entries older than the retention, raising the horizon past them. */
   async prune(): Promise<void> {
     const retentionMs = this.options.retentionMs ?? 120_000;
-    await this.options.quick.query(`DELETE FROM push_log WHERE created_at < now() - make_interval(secs => $1)`, [retentionMs / 1000]);
+    await this.options.quick.query(
+      `WITH gone AS (DELETE FROM push_log WHERE created_at < now() - make_interval(secs => $1) RETURNING id)
+       UPDATE push_log_horizon SET below = greatest(below, (SELECT max(id) FROM gone)) WHERE EXISTS (SELECT 1 FROM gone)`,
+      [retentionMs / 1000],
+    );
   }
 
   /** Stops listening and writing (messages still queued are written first). */
@@ -96,17 +130,28 @@ export class PostgresRelay {
     try {
       while (this.queue.length > 0) {
         const batch = this.queue.splice(0, BATCH);
+        let ids: number[];
         try {
-          await this.options.quick.query(
-            `WITH added AS (INSERT INTO push_log (origin, account_id, message)
-               SELECT $1, a, m FROM unnest($2::text[], $3::text[]) WITH ORDINALITY AS t(a, m, n) ORDER BY n RETURNING 1)
-             SELECT pg_notify($4, $1), (SELECT count(*) FROM added)`,
-            [this.options.instanceId, batch.map((b) => b.accountId), batch.map((b) => b.json), PUSH_CHANNEL],
+          // Identity values follow the insert's order, so the i-th smallest id is the i-th message.
+          const { rows } = await this.options.quick.query<{ ids: string[] }>(
+            prepared(
+              `WITH added AS (INSERT INTO push_log (origin, account_id, message)
+                 SELECT $1, a, m FROM unnest($2::text[], $3::text[]) WITH ORDINALITY AS t(a, m, n) ORDER BY n RETURNING id)
+               SELECT pg_notify($4, $1), array(SELECT id FROM added ORDER BY id) AS ids`,
+              [this.options.instanceId, batch.map((b) => b.accountId), batch.map((b) => b.json), PUSH_CHANNEL],
+            ),
           );
+          ids = rows[0]!.ids.map(Number);
         } catch (error) {
-          // The other instances' devices catch up by their own re-read when they reconnect; say it once per batch.
+          // Unlogged: this instance's streams get them without a position; the other instances' devices catch up in full.
           this.options.log(`backend: could not pass ${batch.length} push messages to other instances: ${(error as Error).message}`);
+          for (const { accountId, json } of batch) this.options.hub.deliver(accountId, json);
+          continue;
         }
+        const now = Date.now();
+        batch.forEach(({ accountId, json }, i) => {
+          if (this.cursor.take(ids[i]!, now)) this.options.hub.deliver(accountId, json, ids[i]);
+        });
       }
     } finally {
       this.writing = false;
@@ -125,7 +170,10 @@ export class PostgresRelay {
     };
     client.on('error', (error) => lost(error.message));
     client.on('end', () => lost('connection ended'));
-    client.on('notification', () => this.read());
+    // This instance's own writes were taken as written: its own notification needs a read only to fill gaps.
+    client.on('notification', (note) => {
+      if (note.payload !== this.options.instanceId || this.cursor.query().gaps.length > 0) this.read();
+    });
     await client.connect();
     await client.query(`LISTEN ${PUSH_CHANNEL}`);
     this.listener = client;
@@ -174,8 +222,10 @@ export class PostgresRelay {
         [after, gaps, READ_LIMIT],
       );
       const now = Date.now();
+      // This instance's own messages too: the writer may not have had their positions back yet.
       for (const r of rows) {
-        if (this.cursor.take(r.id, now) && r.origin !== this.options.instanceId) this.options.hub.deliver(r.account_id, r.message);
+        const id = Number(r.id);
+        if (this.cursor.take(id, now)) this.options.hub.deliver(r.account_id, r.message, id);
       }
       this.cursor.settle(now);
       if (rows.length < READ_LIMIT) return;

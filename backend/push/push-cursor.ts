@@ -27,6 +27,11 @@ export class PushCursor {
     return this.floorId;
   }
 
+  /** Whether `id` was taken (read, or at or below the floor). */
+  has(id: number): boolean {
+    return id <= this.floorId || this.above.has(id);
+  }
+
   /** The read that catches up: ids past `after`, and the open gaps below it. */
   query(): { after: number; gaps: number[] } {
     return { after: this.highest, gaps: [...this.gaps.keys()] };

@@ -1,28 +1,37 @@
 /**
- * In-process fan-out of push messages to the open streams of each account. With several instances
- * on one database, a relay (postgres-relay.ts) also receives every published message for the other
- * instances, and hands theirs back through `deliver`.
+ * In-process fan-out of push messages to the open streams of each account. A published message goes
+ * to the push log first (push-log.ts: in memory for one instance, the shared table between instances
+ * on one database), which hands it back through `deliver` with its position in the log.
  */
 import type { PushMessage } from '../../shared/api/push.ts';
+import type { PushLog } from './push-log.ts';
 
 export interface PushSubscriber {
   deviceId: string;
-  /** Delivers `message`; `json` is its JSON text, made once per publish for every subscriber. */
-  send(message: PushMessage, json: string): void;
+  /**
+   * Delivers `message`; `json` is its JSON text, made once per publish for every subscriber;
+   * `position` its place in the push log (undefined when it could not be logged).
+   */
+  send(message: PushMessage, json: string, position?: number): void;
   close(): void;
 }
 
-/** Delivers each published message to every subscriber of its account, right away. */
+/** Delivers each published message to every subscriber of its account, through the log when there is one. */
 export class PushHub {
   private readonly accounts = new Map<string, Set<PushSubscriber>>();
-  private relay: ((accountId: string, json: string) => void) | undefined;
+  private pushLog: PushLog | undefined;
 
-  /** Passes every message published from now on to `relay` as well; returns the function that stops it. */
-  relayTo(relay: (accountId: string, json: string) => void): () => void {
-    this.relay = relay;
+  /** Sends every message published from now on through `log`; returns the function that stops it. */
+  attachLog(log: PushLog): () => void {
+    this.pushLog = log;
     return () => {
-      if (this.relay === relay) this.relay = undefined;
+      if (this.pushLog === log) this.pushLog = undefined;
     };
+  }
+
+  /** The push log messages go through, if one is attached. */
+  get log(): PushLog | undefined {
+    return this.pushLog;
   }
 
   /**
@@ -41,24 +50,26 @@ export class PushHub {
     };
   }
 
-  /** Sends `message` to every open stream of the account (serialised once, whatever their number), and to the relay. */
+  /**
+   * Sends `message` (serialised once, whatever the number of streams) to the log, which delivers it
+   * to every open stream of the account with its position; without a log, straight to the streams.
+   */
   publish(accountId: string, message: PushMessage): void {
-    const set = this.accounts.get(accountId);
-    if (!this.relay && (!set || set.size === 0)) return;
+    if (!this.pushLog && !this.accounts.get(accountId)?.size) return;
     const json = JSON.stringify(message);
-    this.relay?.(accountId, json);
-    if (set) for (const subscriber of [...set]) subscriber.send(message, json);
+    if (this.pushLog) this.pushLog.append(accountId, json);
+    else this.deliver(accountId, json);
   }
 
   /**
-   * Delivers a message another instance published (its JSON text, as it wrote it) to this instance's
-   * streams of the account; a device revoked there loses its streams here too.
+   * Delivers a logged message (its JSON text as published, on this instance or another) to this
+   * instance's streams of the account; a device revoked anywhere loses its streams here too.
    */
-  deliver(accountId: string, json: string): void {
+  deliver(accountId: string, json: string, position?: number): void {
     const set = this.accounts.get(accountId);
     if (!set || set.size === 0) return;
     const message = JSON.parse(json) as PushMessage;
-    for (const subscriber of [...set]) subscriber.send(message, json);
+    for (const subscriber of [...set]) subscriber.send(message, json, position);
     if (message.type === 'device' && message.device.status === 'revoked') this.disconnectDevice(accountId, message.device.id);
   }
 

@@ -9,9 +9,9 @@ import type { Handoff } from '../../shared/api/handoffs.ts';
 import type { HandoffState } from '../../shared/handoff-states.ts';
 import type { HandoffStore } from './store.ts';
 import { fence } from './sqlite-sessions.ts';
-import { refuse, toSession } from './sqlite-rows.ts';
+import { refuse, toSession, type SessionRow } from './sqlite-rows.ts';
 import { row, rows, type PgMutator, type Sql } from './postgres-tx.ts';
-import { sessionRow } from './postgres-sessions.ts';
+import { SESSION_COLUMNS, sessionRow } from './postgres-sessions.ts';
 
 interface HandoffRow {
   id: string;
@@ -62,12 +62,48 @@ const toHandoff = (r: HandoffRow): Handoff => ({
 const handoffRow = (sql: Sql, accountId: string, id: string) =>
   row<HandoffRow>(sql, `${SELECT_HANDOFF} WHERE h.account_id = $1 AND h.id = $2`, [accountId, id]);
 
-const insertHistory = (sql: Sql, accountId: string, id: string, state: HandoffState, at: number, deviceId: string | null) =>
-  sql.query(
-    `INSERT INTO handoff_history (account_id, handoff_id, seq, state, at, device_id)
-     VALUES ($1, $2, (SELECT count(*) + 1 FROM handoff_history WHERE account_id = $1 AND handoff_id = $2), $3, $4, $5)`,
-    [accountId, id, state, at, deviceId],
-  );
+/** The handoff's columns as `moved` returns them, its history (the rows before plus `added`) as JSON, in order. */
+const RETURN_HANDOFF = `m.id, m.account_id, m.session_id, m.source_device_id, m.target_device_id, m.state, m.generation,
+    m.checkpoint_digest, m.checkpoint_size, m.cancel_code, m.sealed_reason, m.key_version, m.resume_path, m.sealed_outcome,
+    m.created_at, m.updated_at,
+    (SELECT json_agg(json_build_object('state', x.state, 'at', x.at, 'deviceId', x.device_id) ORDER BY x.seq)
+       FROM (SELECT seq, state, at, device_id FROM handoff_history WHERE account_id = m.account_id AND handoff_id = m.id
+             UNION ALL SELECT seq, state, at, device_id FROM added) x) AS history`;
+
+/** Appends the history row of `moved` (the next seq of its handoff). */
+const ADD_HISTORY = `added AS (
+    INSERT INTO handoff_history (account_id, handoff_id, seq, state, at, device_id)
+    SELECT m.account_id, m.id, (SELECT count(*) + 1 FROM handoff_history x WHERE x.account_id = m.account_id AND x.handoff_id = m.id),
+      m.state, m.updated_at, $DEVICE
+    FROM moved m RETURNING seq, state, at, device_id)`;
+
+/**
+ * One statement: the handoff row inserted (at `requested`), its first history row, and the whole
+ * record as it now reads. The session is locked and the checks made before.
+ */
+const CREATE = `WITH moved AS (
+    INSERT INTO handoffs (id, account_id, session_id, source_device_id, target_device_id, state, generation, key_version, created_at, updated_at)
+    VALUES ($1, $2, $3, $4, $5, 'requested', $6, $7, $8, $8) RETURNING *),
+  ${ADD_HISTORY.replace('$DEVICE', '$4')}
+  SELECT ${RETURN_HANDOFF} FROM moved m`;
+
+/**
+ * One statement: the compare-and-set on the handoff's state (`$11`; `$12` says the session's
+ * generation matched), its history row, and at ownership-transferred the session's generation and
+ * owner; returns the record as it now reads and the session row it changed, or no row when refused.
+ */
+const TRANSITION = `WITH moved AS (
+    UPDATE handoffs SET state = $3, updated_at = $4,
+      checkpoint_digest = coalesce($5, checkpoint_digest), checkpoint_size = coalesce($6, checkpoint_size),
+      cancel_code = coalesce($7, cancel_code), sealed_reason = coalesce($8, sealed_reason),
+      resume_path = coalesce($9, resume_path), sealed_outcome = coalesce($10, sealed_outcome)
+    WHERE account_id = $1 AND id = $2 AND state = $11 AND $12::boolean RETURNING *),
+  ${ADD_HISTORY.replace('$DEVICE', '$13')},
+  owner AS (
+    UPDATE sessions s SET generation = s.generation + 1, owner_device_id = m.target_device_id, updated_at = m.updated_at
+    FROM moved m WHERE m.state = 'ownership-transferred' AND s.account_id = m.account_id AND s.id = m.session_id
+    RETURNING s.id, s.account_id, s.owner_device_id, s.generation, s.sealed_meta, s.last_seq, s.created_at, s.updated_at)
+  SELECT ${RETURN_HANDOFF}, (SELECT row_to_json(o) FROM owner o) AS owner FROM moved m`;
 
 /** The handoff part of the PostgreSQL store. */
 export function postgresHandoffStore(pool: pg.Pool, mutate: PgMutator): HandoffStore {
@@ -75,30 +111,25 @@ export function postgresHandoffStore(pool: pg.Pool, mutate: PgMutator): HandoffS
     createHandoff(input, idem) {
       return mutate(idem, async (sql) => {
         fence(await sessionRow(sql, input.accountId, input.sessionId, true), input.sourceDeviceId, input.generation);
-        const active = await row<{ id: string }>(
+        const taken = await row<{ active: string | null; exists: boolean }>(
           sql,
-          "SELECT id FROM handoffs WHERE account_id = $1 AND session_id = $2 AND state NOT IN ('completed', 'cancelled')",
-          [input.accountId, input.sessionId],
+          `SELECT (SELECT id FROM handoffs WHERE account_id = $1 AND session_id = $2 AND state NOT IN ('completed', 'cancelled')) AS active,
+             EXISTS (SELECT 1 FROM handoffs WHERE account_id = $1 AND id = $3) AS exists`,
+          [input.accountId, input.sessionId, input.id],
         );
-        if (active) refuse('handoff_in_progress', 'the session already has an active handoff', { handoffId: active.id });
-        if (await row(sql, 'SELECT 1 FROM handoffs WHERE account_id = $1 AND id = $2', [input.accountId, input.id]))
-          refuse('already_exists', 'this account already has a handoff with this id');
-        await sql.query(
-          `INSERT INTO handoffs (id, account_id, session_id, source_device_id, target_device_id, state, generation, key_version, created_at,
-            updated_at) VALUES ($1, $2, $3, $4, $5, 'requested', $6, $7, $8, $8)`,
-          [
-            input.id,
-            input.accountId,
-            input.sessionId,
-            input.sourceDeviceId,
-            input.targetDeviceId,
-            input.generation,
-            input.keyVersion,
-            input.at,
-          ],
-        );
-        await insertHistory(sql, input.accountId, input.id, 'requested', input.at, input.sourceDeviceId);
-        return toHandoff((await handoffRow(sql, input.accountId, input.id))!);
+        if (taken!.active) refuse('handoff_in_progress', 'the session already has an active handoff', { handoffId: taken!.active });
+        if (taken!.exists) refuse('already_exists', 'this account already has a handoff with this id');
+        const created = await row<HandoffRow>(sql, CREATE, [
+          input.id,
+          input.accountId,
+          input.sessionId,
+          input.sourceDeviceId,
+          input.targetDeviceId,
+          input.generation,
+          input.keyVersion,
+          input.at,
+        ]);
+        return toHandoff(created!);
       });
     },
     async getHandoff(accountId, handoffId) {
@@ -118,52 +149,43 @@ export function postgresHandoffStore(pool: pg.Pool, mutate: PgMutator): HandoffS
     },
     transitionHandoff(input, idem) {
       return mutate(idem, async (sql) => {
-        const found = await row<{ session_id: string }>(sql, 'SELECT session_id FROM handoffs WHERE account_id = $1 AND id = $2', [
+        // Session first, found through the handoff in the same read: the order every writer of a session's rows takes.
+        const s = await row<SessionRow>(
+          sql,
+          `SELECT ${SESSION_COLUMNS} FROM sessions
+           WHERE account_id = $1 AND id = (SELECT session_id FROM handoffs WHERE account_id = $1 AND id = $2) FOR UPDATE`,
+          [input.accountId, input.handoffId],
+        );
+        if (!s) refuse('not_found', 'no such handoff');
+        const moved = await row<HandoffRow & { owner: SessionRow | null }>(sql, TRANSITION, [
           input.accountId,
           input.handoffId,
+          input.to,
+          input.at,
+          input.checkpoint?.digest ?? null,
+          input.checkpoint?.size ?? null,
+          input.reason?.code ?? null,
+          input.reason?.sealed ?? null,
+          input.resumePath ?? null,
+          input.sealedOutcome ?? null,
+          input.from,
+          s.generation === input.generation,
+          input.deviceId,
         ]);
-        if (!found) refuse('not_found', 'no such handoff');
-        // Session first, then the handoff: the order every writer of a session's rows takes.
-        const s = (await sessionRow(sql, input.accountId, found.session_id, true))!;
-        const h = (await row<{ state: HandoffState; target_device_id: string }>(
-          sql,
-          'SELECT state, target_device_id FROM handoffs WHERE account_id = $1 AND id = $2 FOR UPDATE',
-          [input.accountId, input.handoffId],
-        ))!;
-        if (h.state !== input.from) refuse('state_mismatch', `the handoff is at ${h.state}, not ${input.from}`, { currentState: h.state });
-        if (s.generation !== input.generation) {
+        if (!moved) {
+          // Refused: the handoff cannot have moved since (its writers hold the session's lock first).
+          const h = await row<{ state: HandoffState }>(sql, 'SELECT state FROM handoffs WHERE account_id = $1 AND id = $2', [
+            input.accountId,
+            input.handoffId,
+          ]);
+          if (h!.state !== input.from)
+            refuse('state_mismatch', `the handoff is at ${h!.state}, not ${input.from}`, { currentState: h!.state });
           refuse('stale_generation', `the session is at generation ${s.generation}, not ${input.generation}`, {
             currentGeneration: s.generation,
           });
         }
-        await sql.query(
-          `UPDATE handoffs SET state = $3, updated_at = $4,
-             checkpoint_digest = coalesce($5, checkpoint_digest), checkpoint_size = coalesce($6, checkpoint_size),
-             cancel_code = coalesce($7, cancel_code), sealed_reason = coalesce($8, sealed_reason),
-             resume_path = coalesce($9, resume_path), sealed_outcome = coalesce($10, sealed_outcome)
-           WHERE account_id = $1 AND id = $2`,
-          [
-            input.accountId,
-            input.handoffId,
-            input.to,
-            input.at,
-            input.checkpoint?.digest ?? null,
-            input.checkpoint?.size ?? null,
-            input.reason?.code ?? null,
-            input.reason?.sealed ?? null,
-            input.resumePath ?? null,
-            input.sealedOutcome ?? null,
-          ],
-        );
-        if (input.to === 'ownership-transferred') {
-          await sql.query(
-            'UPDATE sessions SET generation = generation + 1, owner_device_id = $1, updated_at = $2 WHERE account_id = $3 AND id = $4',
-            [h.target_device_id, input.at, input.accountId, s.id],
-          );
-        }
-        await insertHistory(sql, input.accountId, input.handoffId, input.to, input.at, input.deviceId);
-        const handoff = toHandoff((await handoffRow(sql, input.accountId, input.handoffId))!);
-        return { handoff, session: toSession((await sessionRow(sql, input.accountId, s.id))!) };
+        const { owner, ...handoff } = moved;
+        return { handoff: toHandoff(handoff), session: toSession(owner ?? s) };
       });
     },
   };

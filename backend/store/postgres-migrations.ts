@@ -207,6 +207,19 @@ const MIGRATIONS: readonly Migration[] = [
       CREATE INDEX push_log_by_age ON push_log(created_at);
     `,
   },
+  {
+    version: 2,
+    name: 'push log replay: by account, with its name and the horizon below which it was pruned',
+    sql: `
+      CREATE INDEX push_log_by_account ON push_log(account_id, id);
+      -- One row: the log's name (devices' stream cursors name it) and ids at or below "below" may have been pruned.
+      CREATE TABLE push_log_horizon (
+        log_id TEXT NOT NULL,
+        below BIGINT NOT NULL
+      );
+      INSERT INTO push_log_horizon (log_id, below) SELECT gen_random_uuid()::text, coalesce(max(id), 0) FROM push_log;
+    `,
+  },
 ];
 
 /** The newest schema version this code knows. */

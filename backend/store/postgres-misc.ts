@@ -2,12 +2,54 @@
 import type pg from 'pg';
 import type { BlobRecord, MemoryRecord, MiscStore } from './store.ts';
 import { refuse } from './sqlite-rows.ts';
-import { row, rows, type PgMutator } from './postgres-tx.ts';
+import { prepared, row, rows, type PgMutator } from './postgres-tx.ts';
 
 /** How long an idempotency answer is kept. */
 const IDEMPOTENCY_TTL_MS = 24 * 60 * 60 * 1000;
 
 const MEMORY_COLUMNS = 'id, topic, device_id AS "deviceId", sealed_body AS "sealedBody", created_at AS "createdAt"';
+
+interface NonceUse {
+  deviceId: string;
+  nonce: string;
+  expiresAt: number;
+  spent: (fresh: boolean) => void;
+  failed: (error: unknown) => void;
+}
+
+/**
+ * Spends nonces the way the SQLite store groups its writes: every nonce asked for in one turn of the
+ * event loop goes in one INSERT. A nonce is fresh when this insert added it; the second of two equal
+ * ones in a batch is not.
+ */
+function nonceBatcher(quick: pg.Pool): (deviceId: string, nonce: string, expiresAt: number) => Promise<boolean> {
+  let batch: NonceUse[] = [];
+  const flush = async () => {
+    const uses = batch;
+    batch = [];
+    try {
+      const added = await quick.query<{ device_id: string; nonce: string }>(
+        prepared(
+          `INSERT INTO nonces (device_id, nonce, expires_at) SELECT * FROM unnest($1::text[], $2::text[], $3::bigint[])
+           ON CONFLICT DO NOTHING RETURNING device_id, nonce`,
+          [uses.map((u) => u.deviceId), uses.map((u) => u.nonce), uses.map((u) => u.expiresAt)],
+        ),
+      );
+      const fresh = new Set(added.rows.map((r) => `${r.device_id} ${r.nonce}`));
+      for (const use of uses) {
+        const key = `${use.deviceId} ${use.nonce}`;
+        use.spent(fresh.delete(key));
+      }
+    } catch (error) {
+      for (const use of uses) use.failed(error);
+    }
+  };
+  return (deviceId, nonce, expiresAt) =>
+    new Promise((spent, failed) => {
+      if (batch.length === 0) setImmediate(() => void flush());
+      batch.push({ deviceId, nonce, expiresAt, spent, failed });
+    });
+}
 
 /**
  * The remaining parts of the PostgreSQL store. Nonces go through `quick`, a pool that commits
@@ -68,14 +110,7 @@ export function postgresMiscStore(pool: pg.Pool, quick: pg.Pool, mutate: PgMutat
         [r.deviceId, r.key, r.requestDigest, r.status, JSON.stringify(r.body), at],
       );
     },
-    async useNonce(deviceId, nonce, expiresAt) {
-      const spent = await quick.query('INSERT INTO nonces (device_id, nonce, expires_at) VALUES ($1, $2, $3) ON CONFLICT DO NOTHING', [
-        deviceId,
-        nonce,
-        expiresAt,
-      ]);
-      return spent.rowCount === 1;
-    },
+    useNonce: nonceBatcher(quick),
     async prune(now) {
       await quick.query('DELETE FROM nonces WHERE expires_at < $1', [now]);
       await pool.query('DELETE FROM idempotency WHERE created_at < $1', [now - IDEMPOTENCY_TTL_MS]);

@@ -5,7 +5,8 @@ import { fence } from './sqlite-sessions.ts';
 import { refuse, toEvent, toSession, type EventRow, type SessionRow } from './sqlite-rows.ts';
 import { row, rows, type PgMutator, type Sql } from './postgres-tx.ts';
 
-const SESSION_COLUMNS = 'id, account_id, owner_device_id, generation, sealed_meta, last_seq, created_at, updated_at';
+/** A session row's columns, as every read of one lists them. */
+export const SESSION_COLUMNS = 'id, account_id, owner_device_id, generation, sealed_meta, last_seq, created_at, updated_at';
 
 /** The session row, locked for the rest of the transaction when `lock` (every fenced write takes it first). */
 export function sessionRow(sql: Sql, accountId: string, id: string, lock = false): Promise<SessionRow | undefined> {

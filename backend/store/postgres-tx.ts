@@ -6,6 +6,7 @@
  * index (two creates of one id, two active handoffs of one session) or a deadlock is run again, and
  * then refuses the way the winner's committed row says.
  */
+import { createHash } from 'node:crypto';
 import pg from 'pg';
 import { ok } from '../../shared/errors.ts';
 import { refusalOf } from './sqlite-rows.ts';
@@ -80,16 +81,29 @@ export function makePgMutator(pool: pg.Pool, clock: () => number): PgMutator {
       clock(),
     ]);
   };
+  /**
+   * The answer recorded and the transaction committed in one round trip: one simple query of two
+   * statements (a simple query takes no parameters, so the values go as literals escaped by pg's own
+   * escapeLiteral; the numbers are integers). Should the insert fail, the commit does not run.
+   */
+  const recordAndCommit = <T>(client: pg.PoolClient, idem: IdempotencyWrite<T>, result: StoreResult<T>, begin: string) => {
+    const answer = idem.encode(result);
+    const text = [idem.deviceId, idem.key, idem.requestDigest].map((value) => client.escapeLiteral(value));
+    return client.query(
+      `${begin}INSERT INTO idempotency (device_id, key, request_digest, status, body, created_at) VALUES (${text.join(', ')},
+         ${Math.trunc(answer.status)}, ${client.escapeLiteral(JSON.stringify(answer.body))}, ${Math.trunc(clock())}); COMMIT`,
+    );
+  };
   return async <T>(idem: IdempotencyWrite<T> | undefined, fn: (sql: Sql) => Promise<T>): Promise<StoreResult<T>> => {
     for (let attempt = 1; ; attempt++) {
       const client = await pool.connect();
       let broken: Error | undefined;
       let refusal: StoreResult<never> | undefined;
+      const tx = openingWithBegin(client);
       try {
-        await client.query('BEGIN');
-        const result: StoreResult<T> = ok(await fn(client));
-        if (idem) await record(client, idem, result);
-        await client.query('COMMIT');
+        const result: StoreResult<T> = ok(await fn(tx.sql));
+        if (idem) await recordAndCommit(client, idem, result, tx.begun() ? '' : 'BEGIN; ');
+        else if (tx.begun()) await client.query('COMMIT');
         if (idem) idem.recorded = true;
         return result;
       } catch (error) {
@@ -110,12 +124,48 @@ export function makePgMutator(pool: pg.Pool, clock: () => number): PgMutator {
   };
 }
 
-/** The rows of one query. */
-export async function rows<R extends pg.QueryResultRow>(sql: Sql, text: string, values: unknown[] = []): Promise<R[]> {
-  return (await sql.query<R>(text, values)).rows;
+/**
+ * The transaction's view of `client`: BEGIN goes out with its first statement, in one round trip,
+ * when that statement can be sent as a simple query (values all strings, inlined with pg's
+ * escapeLiteral, in a text without quotes where a `$n` could hide); otherwise just before it.
+ */
+function openingWithBegin(client: pg.PoolClient): { sql: Sql; begun: () => boolean } {
+  let begun = false;
+  const query = async (statement: string | pg.QueryConfig, given: unknown[] = []) => {
+    const send = () => (typeof statement === 'string' ? client.query(statement, given) : client.query(statement));
+    if (begun) return send();
+    begun = true;
+    const text = typeof statement === 'string' ? statement : statement.text;
+    const values: unknown[] = typeof statement === 'string' ? given : (statement.values ?? []);
+    if (!text.includes("'") && values.every((value) => typeof value === 'string')) {
+      const inlined = text.replace(/\$(\d+)/g, (_, n: string) => client.escapeLiteral(values[Number(n) - 1] as string));
+      const results = (await client.query(`BEGIN; ${inlined}`)) as unknown as pg.QueryResult[];
+      return results[1]!;
+    }
+    await client.query('BEGIN');
+    return send();
+  };
+  return { sql: { query } as unknown as Sql, begun: () => begun };
 }
 
-/** The first row of one query, or undefined. */
+const statementNames = new Map<string, string>();
+
+/**
+ * `text` as a named statement: each connection parses and plans it once and then only binds values.
+ * The name is a digest of the text, so one text is one statement on every connection.
+ */
+export function prepared(text: string, values: unknown[]): pg.QueryConfig {
+  let name = statementNames.get(text);
+  if (name === undefined) statementNames.set(text, (name = `baton_${createHash('sha1').update(text).digest('hex').slice(0, 20)}`));
+  return { name, text, values };
+}
+
+/** The rows of one query (a prepared statement). */
+export async function rows<R extends pg.QueryResultRow>(sql: Sql, text: string, values: unknown[] = []): Promise<R[]> {
+  return (await sql.query<R>(prepared(text, values))).rows;
+}
+
+/** The first row of one query (a prepared statement), or undefined. */
 export async function row<R extends pg.QueryResultRow>(sql: Sql, text: string, values: unknown[] = []): Promise<R | undefined> {
-  return (await sql.query<R>(text, values)).rows[0];
+  return (await sql.query<R>(prepared(text, values))).rows[0];
 }

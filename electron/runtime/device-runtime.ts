@@ -48,8 +48,8 @@ export interface DeviceRuntimeDeps {
   account: AccountPort;
   /** The backend's addresses and whether the device reaches them (shown in the status). */
   link: BackendLinkPort;
-  /** Opens the push stream; `onOpen` runs on every (re)connect. */
-  openStream(onMessage: (message: PushMessage) => void, onOpen: () => void): { close(): void };
+  /** Opens the push stream; `onOpen` runs on every (re)connect, `replayed` when the backend replayed what was missed. */
+  openStream(onMessage: (message: PushMessage) => void, onOpen: (opened: { replayed: boolean }) => void): { close(): void };
   clock: Clock;
   heartbeatMs: number;
   config: HandoffConfig;
@@ -233,8 +233,9 @@ export class DeviceRuntime {
       (message) => {
         void this.onPush(message);
       },
-      () => {
-        void this.catchUp();
+      // A stream that resumed where it left off was replayed what it missed: no re-read needed.
+      ({ replayed }) => {
+        if (!replayed) void this.catchUp();
       },
     );
   }

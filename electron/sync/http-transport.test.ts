@@ -68,3 +68,17 @@ it('rejects an exchange that gets no answer in time, and one nothing listens for
     /fetch failed/,
   );
 });
+
+it('keeps open event streams off the request pool: a call still answers with 80 streams held open', async () => {
+  const controllers = Array.from({ length: 80 }, () => new AbortController());
+  const streams = await Promise.all(
+    controllers.map((c) => nodeHttpFetch(`${base}/stream`, { signal: c.signal, headers: { accept: 'text/event-stream' } })),
+  );
+  try {
+    expect(streams.every((s) => s.status === 200)).toBe(true);
+    const answer = await nodeHttpExchange(`${base}/x`, { method: 'GET', headers: {}, timeoutMs: 2000 });
+    expect(answer.status).toBe(201);
+  } finally {
+    controllers.forEach((c) => c.abort());
+  }
+});

@@ -9,6 +9,9 @@ import { Readable } from 'node:stream';
 import { bodySize, isChunks } from './request-signer.ts';
 
 const agents = { http: new HttpAgent({ keepAlive: true, maxSockets: 64 }), https: new HttpsAgent({ keepAlive: true, maxSockets: 64 }) };
+// An event stream holds its socket for as long as it is open: it gets one of its own, outside the
+// request pool, so open streams never leave calls queued behind them.
+const streamAgents = { http: new HttpAgent({ keepAlive: false }), https: new HttpsAgent({ keepAlive: false }) };
 
 /** The keep-alive agent every request of the client to `url` shares. */
 export function agentFor(url: URL): HttpAgent {
@@ -93,13 +96,17 @@ export function fetchExchanger(doFetch: typeof fetch): Exchanger {
   };
 }
 
-/** Sends one request; resolves to a WHATWG Response (buffered, or streaming for text/event-stream). */
+/**
+ * Sends one request; resolves to a WHATWG Response (buffered, or streaming for text/event-stream). A
+ * request that accepts `text/event-stream` goes on a socket of its own, never one of the pooled ones.
+ */
 export function nodeHttpFetch(input: string | URL | Request, init: RequestInit = {}): Promise<Response> {
   const url = new URL(typeof input === 'string' || input instanceof URL ? input : input.url);
   const secure = url.protocol === 'https:';
   const body = init.body as Uint8Array | string | undefined | null;
   const headers = new Headers(init.headers);
   if (body != null) headers.set('content-length', String(typeof body === 'string' ? Buffer.byteLength(body) : body.byteLength));
+  const pool = (headers.get('accept') ?? '').includes('text/event-stream') ? streamAgents : agents;
   return new Promise((resolve, reject) => {
     const signal = init.signal ?? undefined;
     if (signal?.aborted) return reject(signal.reason);
@@ -111,7 +118,7 @@ export function nodeHttpFetch(input: string | URL | Request, init: RequestInit =
         path: `${url.pathname}${url.search}`,
         method: init.method ?? 'GET',
         headers: Object.fromEntries(headers),
-        agent: secure ? agents.https : agents.http,
+        agent: secure ? pool.https : pool.http,
       },
       (res) => {
         const status = res.statusCode ?? 0;

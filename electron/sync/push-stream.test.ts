@@ -25,6 +25,14 @@ describe('the push stream client', () => {
     });
   });
 
+  it('keeps the last SSE id of the complete events, a keep-alive with only an id included', () => {
+    expect(parseSseChunk('id: L:5\ndata: x\n\nid: L:7\n: keep-alive\n\nid: L:9\ndata: y')).toEqual({
+      events: ['x'],
+      rest: 'id: L:9\ndata: y',
+      lastId: 'L:7',
+    });
+  });
+
   it('ignores an invalid message, reporting it, and delivers the valid ones', async () => {
     const server = createServer((_req, res) => {
       res.writeHead(200, { 'content-type': 'text/event-stream' });

@@ -3,20 +3,29 @@
  * reconnects with backoff. With several backend addresses it connects to the client's current one
  * and moves on to the next when an address cannot be reached, is silent past its deadlines or
  * answers 5xx (never on a 4xx); it reconnects at once when the client's addresses are replaced.
+ * It keeps the last SSE id it was sent (the stream's place in the backend's push log) and hands it
+ * back as `Last-Event-ID` when it reconnects, to whatever address: the backend then replays what
+ * was missed, or says it could not (the device re-reads its state).
  */
-import { PushMessage } from '../../shared/api/push.ts';
+import { PUSH_REPLAY_HEADER, PushMessage } from '../../shared/api/push.ts';
 import { routes } from '../../shared/api/routes.ts';
 import type { CodedMessage } from '../../shared/errors.ts';
 import type { BackendClient } from './backend-client.ts';
 import { isGatewayFailure } from './failover.ts';
 
+/** How a (re)opened stream caught up. */
+export interface StreamOpened {
+  /** True when the backend replays every message sent while the stream was down; false: re-read your state. */
+  replayed: boolean;
+}
+
 export interface PushStreamHandlers {
   /**
    * Called each time the stream (re)connects, to any address (the client's `baseUrl` is then the
-   * one it opened at). Messages sent while disconnected are not replayed: re-read whatever state
-   * you follow here.
+   * one it opened at). Unless `replayed`, messages sent while disconnected are not replayed: re-read
+   * whatever state you follow here.
    */
-  onOpen?: () => void;
+  onOpen?: (opened: StreamOpened) => void;
   /** Called on a refused connection, a dropped stream or an invalid message; the stream keeps trying unless revoked. */
   onError?: (error: CodedMessage) => void;
 }
@@ -31,19 +40,24 @@ export interface PushStreamOptions {
   idleTimeoutMs?: number;
 }
 
-/** Splits server-sent-event text into the data of each event; keeps the unfinished tail. */
-export function parseSseChunk(buffer: string): { events: string[]; rest: string } {
+/**
+ * Splits server-sent-event text into the data of each event; keeps the unfinished tail. `lastId`: the
+ * last `id:` field of the complete blocks (an id sets the stream's last event id even in a block
+ * without data, as in EventSource).
+ */
+export function parseSseChunk(buffer: string): { events: string[]; rest: string; lastId?: string } {
   const events: string[] = [];
+  let lastId: string | undefined;
   const blocks = buffer.replace(/\r\n?/g, '\n').split('\n\n');
   const rest = blocks.pop() ?? '';
+  const value = (line: string, field: string) => line.slice(line.startsWith(`${field}: `) ? field.length + 2 : field.length + 1);
   for (const block of blocks) {
-    const data = block
-      .split('\n')
-      .filter((line) => line.startsWith('data:'))
-      .map((line) => line.slice(line.startsWith('data: ') ? 6 : 5));
+    const lines = block.split('\n');
+    for (const line of lines) if (line.startsWith('id:') && !line.includes('\0')) lastId = value(line, 'id');
+    const data = lines.filter((line) => line.startsWith('data:')).map((line) => value(line, 'data'));
     if (data.length > 0) events.push(data.join('\n'));
   }
-  return { events, rest };
+  return lastId === undefined ? { events, rest } : { events, rest, lastId };
 }
 
 /** Opens the account's push stream; every valid message goes to `onMessage`. Returns the close function. */
@@ -63,6 +77,8 @@ export function openPushStream(
   let timer: ReturnType<typeof setTimeout> | undefined;
   let wake: (() => void) | undefined;
   let hurry = false;
+  /** The last SSE id received: where to resume. */
+  let lastEventId: string | undefined;
   const report = (code: string, message: string) => handlers.onError?.({ code, message });
   // New addresses: drop the current connection and reconnect at once, from the first of them.
   const stopWatching = client.addresses.onReplaced(() => {
@@ -79,7 +95,7 @@ export function openPushStream(
     try {
       return await client.signedFetch('GET', routes.stream.path, {
         signal: controller.signal,
-        headers: { accept: 'text/event-stream' },
+        headers: { accept: 'text/event-stream', ...(lastEventId === undefined ? {} : { 'last-event-id': lastEventId }) },
         at: url,
       });
     } catch (error) {
@@ -108,6 +124,7 @@ export function openPushStream(
         arm();
         const parsed = parseSseChunk(buffer + decoder.decode(chunk, { stream: true }));
         buffer = parsed.rest;
+        if (parsed.lastId !== undefined) lastEventId = parsed.lastId;
         for (const data of parsed.events) {
           let message: PushMessage;
           try {
@@ -156,7 +173,10 @@ export function openPushStream(
       }
       client.addresses.answered(url);
       backoff = initial;
-      handlers.onOpen?.();
+      const replayed = response.headers.get(PUSH_REPLAY_HEADER) === 'replayed';
+      // Not replayed: the old place means nothing now; the stream's first event brings a new one.
+      if (!replayed) lastEventId = undefined;
+      handlers.onOpen?.({ replayed });
       await read(response.body);
       return 'retry';
     }

@@ -19,3 +19,9 @@ export const PushMessage = z.discriminatedUnion('type', [
   z.strictObject({ type: z.literal('memory'), topic: z.string() }),
 ]);
 export type PushMessage = z.infer<typeof PushMessage>;
+
+/**
+ * The stream's response header: `replayed` when the backend replays, before anything new, every
+ * message the device missed since the `Last-Event-ID` it sent; `full` when the device must re-read.
+ */
+export const PUSH_REPLAY_HEADER = 'baton-replay';

@@ -25,25 +25,22 @@ function recordPhases(history: { state: string; at: number }[]): void {
 async function timedMove(source: DeviceHandle, target: DeviceHandle, sessionId: string): Promise<number> {
   await waitEligible(source, sessionId, target.name);
   const targetId = await deviceId(target);
+  // Every handoff the target saw end, by id: the end may come before startMove answers with the id.
+  const ended = new Map<string, DeviceApiEvents['handoffChanged']>();
   let handoffId = '';
-  let done!: () => void;
-  let failed!: (error: Error) => void;
-  const completed = new Promise<void>((resolve, reject) => {
-    done = resolve;
-    failed = reject;
-  });
+  let settle = (): void => undefined;
   const off = target.client.on('handoffChanged', (h: DeviceApiEvents['handoffChanged']) => {
-    if (h.id === handoffId && h.state === 'completed') done();
-    if (h.id === handoffId && h.state === 'cancelled') failed(new Error(`the move was cancelled: ${h.cancelReason?.code}`));
+    if (h.state !== 'completed' && h.state !== 'cancelled') return;
+    ended.set(h.id, h);
+    if (h.id === handoffId) settle();
   });
   const started = performance.now();
   const result = await source.client.call('startMove', { sessionId, targetDeviceId: targetId });
   if (!result.ok) throw new Error(`move refused: ${JSON.stringify(result)}`);
   handoffId = result.value.handoffId;
-  // The completed event may have come before handoffId was known: ask once.
-  const history = await target.client.call('handoffHistory', { sessionId });
-  if (history.some((h) => h.id === handoffId && h.state === 'completed')) done();
-  await completed;
+  if (!ended.has(handoffId)) await new Promise<void>((resolve) => (settle = resolve));
+  const end = ended.get(handoffId)!;
+  if (end.state === 'cancelled') throw new Error(`the move was cancelled: ${end.cancelReason?.code}`);
   const elapsed = performance.now() - started;
   off();
   const moved = (await target.client.call('handoffHistory', { sessionId })).find((h) => h.id === handoffId);

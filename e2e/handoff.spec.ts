@@ -10,6 +10,7 @@ import { expect, test } from '@playwright/test';
 import { holdTarget } from '../dev-env/two-devices.ts';
 import {
   description,
+  expectMoveWatchable,
   openSession,
   startDemoSessionInUi,
   openWorld,
@@ -205,6 +206,7 @@ test('cancelling a move while the target prepares leaves the session with the so
   await expect(laptop.currentStep).toContainText('requested');
   // A step that waits (the target is held in prepare) starts to breathe after a second.
   await expect(laptop.currentStep).toHaveClass(/step--waiting/);
+  await expectMoveWatchable(world.laptop.page);
   await screenshots(world.laptop.page, (n) => test.info().outputPath(n), 'moving');
   await laptop.cancelMove.click();
 

@@ -1,13 +1,24 @@
 /**
  * "Needs attention" in the run view: the checkpoint body is tampered with in the backend's blob
  * store while the target holds target-activating, so activation fails after the transfer. The
- * handoff ends cancelled with its reason, the target keeps ownership at generation 2 and offers
- * "Retry activation"; once the body is restored, Retry activation completes the move.
+ * handoff ends cancelled with its reason, the target keeps ownership at generation 2, raises a desktop
+ * notification (the permission is granted here) and offers "Retry activation"; once the body is
+ * restored, Retry activation completes the move.
  */
 import { readFileSync, writeFileSync } from 'node:fs';
 import { backendBlobFiles, holdTarget } from '../dev-env/two-devices.ts';
 import { expect, test } from '@playwright/test';
-import { description, openSession, startDemoSessionInUi, openWorld, runView, screenshots, type World } from './support/devices.ts';
+import {
+  clickNotice,
+  description,
+  noticesOf,
+  openSession,
+  startDemoSessionInUi,
+  openWorld,
+  runView,
+  screenshots,
+  type World,
+} from './support/devices.ts';
 
 const TITLE = 'Tidy the release notes';
 
@@ -15,7 +26,7 @@ let world: World;
 
 test.beforeAll(async ({ browser }) => {
   test.setTimeout(120_000);
-  world = await openWorld(browser);
+  world = await openWorld(browser, {}, { notifications: true });
 });
 
 test.afterAll(async () => {
@@ -72,6 +83,19 @@ test('an activation that fails after the transfer leaves the target owning the s
   await expect(laptop.ownership).toContainText('Moved to desktop, whose activation failed.');
   expect(await description(desktop.move)).toContain('needs attention');
   await screenshots(desktopPage, (n) => testInfo.outputPath(n), 'needs-attention');
+  // The desktop raised a desktop notification (the laptop none); clicking it opens the session there.
+  await expect
+    .poll(() => noticesOf(desktopPage))
+    .toEqual([
+      {
+        title: 'Needs attention',
+        body: `“${TITLE}” needs attention on desktop: The checkpoint body does not match its content address (digest_mismatch).`,
+      },
+    ]);
+  expect(await noticesOf(laptopPage)).toEqual([]);
+  await desktopPage.getByRole('navigation', { name: 'Account' }).getByRole('link', { name: 'Devices' }).click();
+  await clickNotice(desktopPage, 0);
+  await expect(desktopPage.getByRole('heading', { level: 1, name: TITLE })).toBeVisible();
 
   // Still tampered: retrying says why and changes nothing.
   await retry.click();

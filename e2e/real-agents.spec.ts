@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { expect, test, type Page } from '@playwright/test';
 import type { ModelApi } from '../dev-env/scripted-model-server/server.ts';
 import { openAgentWorld, type AgentWorld } from './support/agent-world.ts';
-import { openSession, runView, screenshots, startSessionInUi } from './support/devices.ts';
+import { openSession, runView, screenshots, startMoveInUi, startSessionInUi } from './support/devices.ts';
 
 let world: AgentWorld;
 
@@ -65,15 +65,6 @@ async function send(page: Page, text: string): Promise<void> {
   await message.press('Enter');
 }
 
-async function startMove(page: Page, target: string): Promise<void> {
-  await runView(page).move.click();
-  const dialog = page.getByRole('dialog', { name: 'Move session' });
-  await expect(dialog.getByRole('radio', { name: target })).toBeEnabled();
-  await dialog.getByRole('radio', { name: target }).check();
-  await dialog.getByRole('button', { name: 'Start move' }).click();
-  await expect(dialog).toBeHidden();
-}
-
 for (const agent of AGENTS) {
   test(`${agent.label}: edits a file, is blocked until committed and pushed, moves with the same CLI session and its history, and moves back`, async () => {
     const laptopPage = world.laptop.page;
@@ -96,7 +87,7 @@ for (const agent of AGENTS) {
     await screenshots(laptopPage, (n) => test.info().outputPath(n), `${agent.label}-edited`);
 
     // The agent's file is not committed: the move is blocked with the fix, and the fix lets it through.
-    await startMove(laptopPage, 'desktop');
+    await startMoveInUi(laptopPage, 'desktop');
     await expect(laptop.blocked).toBeVisible();
     await expect(laptop.blocked).toContainText('dirty_tree');
     await expect(laptop.blocked).toContainText(agent.file);
@@ -126,7 +117,7 @@ for (const agent of AGENTS) {
     await screenshots(desktopPage, (n) => test.info().outputPath(n), `${agent.label}-moved`);
 
     // And back to the laptop: imported again, the same session, its history now two turns long.
-    await startMove(desktopPage, 'laptop');
+    await startMoveInUi(desktopPage, 'laptop');
     for (const view of [laptop, desktop]) await expect(view.ownership).toContainText('generation 3');
     await expect(laptop.ownership).toContainText('checkpoint-import');
     await send(laptopPage, 'say hello');

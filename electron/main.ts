@@ -8,7 +8,9 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { app, BrowserWindow, ipcMain } from 'electron';
 import { createEnrollingDevice, DEFAULT_RUNTIME_TIMING } from './runtime/enrolling-device.ts';
+import { eventChannel } from './shell/ipc-channels.ts';
 import { forwardDeviceEvents, registerDeviceApi } from './shell/ipc-bridge.ts';
+import { showMoveNotifications } from './shell/move-notifications.ts';
 import { createMainWindow, lockDownSession } from './shell/main-window.ts';
 import { safeStorageSecretStore, safeStorageUsable } from './shell/safe-storage-secret-store.ts';
 import { backendList } from '../shared/backend-addresses.ts';
@@ -69,23 +71,38 @@ async function ready(): Promise<void> {
   lockDownSession(devServer ? DEV_CSP : CSP);
   registerDeviceApi(ipcMain, () => device.handlers(), renderer);
   forwardDeviceEvents((listener) => device.subscribe(listener), renderer);
-  await device.start().catch((error: unknown) => console.error(`[baton] device start failed: ${(error as Error).message}`));
-
-  const open = () => {
-    window = createMainWindow({
+  const open = (): BrowserWindow => {
+    const opened = createMainWindow({
       preloadPath: join(here, 'preload.js'),
       rendererUrl,
       origin,
       bounds: settings.get('windowBounds'),
       csp: CSP,
     });
-    window.on('close', () => {
-      if (window) settings.set('windowBounds', window.getBounds());
-    });
-    window.on('closed', () => {
+    window = opened;
+    opened.on('close', () => settings.set('windowBounds', opened.getBounds()));
+    opened.on('closed', () => {
       window = null;
     });
+    return opened;
   };
+  showMoveNotifications({
+    subscribe: (listener) => device.subscribe(listener),
+    open: (sessionId) => {
+      const tell = () => renderer.webContents()?.send(eventChannel('noticeClicked'), { sessionId });
+      if (!window) {
+        // A window opened for the click hears of the session once its renderer has loaded.
+        open().webContents.once('did-finish-load', tell);
+        return;
+      }
+      if (window.isMinimized()) window.restore();
+      window.show();
+      window.focus();
+      tell();
+    },
+  });
+  await device.start().catch((error: unknown) => console.error(`[baton] device start failed: ${(error as Error).message}`));
+
   open();
   app.on('activate', () => {
     if (BrowserWindow.getAllWindows().length === 0) open();

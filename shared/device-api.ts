@@ -297,6 +297,20 @@ export interface HandoffProgressView {
   at: number;
 }
 
+/**
+ * What the desktop notification of a move says: it completed, was blocked, or left the session
+ * needing attention. `body` names the session and the device; clicking opens the session's run view.
+ */
+export interface MoveNoticeView {
+  kind: 'completed' | 'blocked' | 'attention';
+  sessionId: string;
+  handoffId: string | null;
+  /** "Move completed", "Move blocked", "Needs attention". */
+  title: string;
+  body: string;
+  at: number;
+}
+
 export interface DeviceApiEvents {
   statusChanged: DeviceStatusView;
   sessionsChanged: SessionView[];
@@ -305,6 +319,9 @@ export interface DeviceApiEvents {
   handoffChanged: HandoffView;
   devicesChanged: DeviceView[];
   handoffProgress: HandoffProgressView;
+  moveNotice: MoveNoticeView;
+  /** Sent by the Electron shell (not the runtime) when its notification about a session was clicked. */
+  noticeClicked: { sessionId: string };
 }
 
 export type DeviceApiEvent = keyof DeviceApiEvents;
@@ -316,4 +333,6 @@ export const EVENT_NAMES: readonly DeviceApiEvent[] = [
   'handoffChanged',
   'devicesChanged',
   'handoffProgress',
+  'moveNotice',
+  'noticeClicked',
 ];

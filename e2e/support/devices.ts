@@ -17,8 +17,47 @@ export interface World {
   close(): Promise<void>;
 }
 
-/** Starts the processes and opens each device's UI in its own context. */
-export async function openWorld(browser: Browser, env: { desktop?: NodeJS.ProcessEnv; laptop?: NodeJS.ProcessEnv } = {}): Promise<World> {
+/**
+ * In a page whose context was granted the notifications permission: records every Notification the
+ * page makes (title, body) and keeps it, so a test can read them and click one (noticesOf, clickNotice).
+ */
+function recordNotifications(): void {
+  const Real = window.Notification;
+  const made: { title: string; body: string; notification: Notification }[] = [];
+  (window as unknown as { __notices: typeof made }).__notices = made;
+  window.Notification = new Proxy(Real, {
+    construct(target, args: [string, NotificationOptions?]) {
+      const notification = new target(...args);
+      made.push({ title: args[0], body: args[1]?.body ?? '', notification });
+      return notification;
+    },
+  });
+}
+
+/** The desktop notifications a page has raised so far (openWorld with `notifications`). */
+export function noticesOf(page: Page): Promise<{ title: string; body: string }[]> {
+  return page.evaluate(() =>
+    (window as unknown as { __notices: { title: string; body: string }[] }).__notices.map(({ title, body }) => ({ title, body })),
+  );
+}
+
+/** Clicks the page's `index`th notification, as the desktop does when the user clicks it. */
+export async function clickNotice(page: Page, index: number): Promise<void> {
+  await page.evaluate((i) => {
+    const made = (window as unknown as { __notices: { notification: Notification }[] }).__notices;
+    made[i]!.notification.dispatchEvent(new Event('click'));
+  }, index);
+}
+
+/**
+ * Starts the processes and opens each device's UI in its own context; with `notifications`, each
+ * context has the permission granted and records the notifications its page raises.
+ */
+export async function openWorld(
+  browser: Browser,
+  env: { desktop?: NodeJS.ProcessEnv; laptop?: NodeJS.ProcessEnv } = {},
+  options: { notifications?: boolean } = {},
+): Promise<World> {
   const devices = await startTwoDevices({
     prefix: 'baton-e2e-',
     env: { BATON_DEMO_TURN_MS: '200', BATON_PREPARE_TIMEOUT_MS: '20000' },
@@ -26,7 +65,8 @@ export async function openWorld(browser: Browser, env: { desktop?: NodeJS.Proces
     ...(env.desktop ? { desktopEnv: env.desktop } : {}),
   });
   const open = async (device: DeviceHandle): Promise<DeviceWindow> => {
-    const context = await browser.newContext();
+    const context = await browser.newContext(options.notifications ? { permissions: ['notifications'] } : {});
+    if (options.notifications) await context.addInitScript(recordNotifications);
     const page = await context.newPage();
     page.on('pageerror', (error) => console.error(`[${device.name} page] ${error.message}`));
     await page.goto(device.process.url);
@@ -124,14 +164,63 @@ export async function watchStepper(page: Page): Promise<() => Promise<{ state: s
   return () => page.evaluate(() => (window as unknown as { __stepLatency: { state: string; latencyMs: number }[] }).__stepLatency);
 }
 
-/** Saves a screenshot of `page` under the test's output folder in light and in dark (`NAME.png`, `NAME-dark.png`). */
+/** A half-screen window: the smaller size every screenshot is also taken at. */
+export const HALF_SCREEN = { width: 820, height: 640 } as const;
+
+/**
+ * Saves screenshots of `page` under the test's output folder, in light and in dark, at the page's size
+ * and at half-screen size (`NAME.png`, `NAME-dark.png`, `NAME-820x640.png`, `NAME-820x640-dark.png`).
+ */
 export async function screenshots(page: Page, outputPath: (name: string) => string, name: string): Promise<void> {
+  const full = page.viewportSize();
+  for (const [size, suffix] of [
+    [full, ''],
+    [HALF_SCREEN, `-${HALF_SCREEN.width}x${HALF_SCREEN.height}`],
+  ] as const) {
+    if (size) await page.setViewportSize(size);
+    await page.emulateMedia({ colorScheme: 'light' });
+    // Back from dark (the second size): let colour transitions (140 ms) settle before the shot.
+    if (suffix !== '') await page.waitForTimeout(300);
+    await page.screenshot({ path: outputPath(`${name}${suffix}.png`) });
+    await page.emulateMedia({ colorScheme: 'dark' });
+    await page.waitForTimeout(300); // let colour transitions (140 ms) settle before the shot
+    await page.screenshot({ path: outputPath(`${name}${suffix}-dark.png`) });
+  }
   await page.emulateMedia({ colorScheme: 'light' });
-  await page.screenshot({ path: outputPath(`${name}.png`) });
-  await page.emulateMedia({ colorScheme: 'dark' });
-  await page.waitForTimeout(300); // let colour transitions (140 ms) settle before the shot
-  await page.screenshot({ path: outputPath(`${name}-dark.png`) });
-  await page.emulateMedia({ colorScheme: 'light' });
+  if (full) await page.setViewportSize(full);
+}
+
+/**
+ * At each window size (half-screen, and the smallest the run view is made for), what watching a move
+ * needs is wholly in view: the owner, the generation, the stepper's current step, Move and Cancel move.
+ */
+export async function expectMoveWatchable(page: Page, sizes = [HALF_SCREEN, { width: 720, height: 600 }]): Promise<void> {
+  const full = page.viewportSize();
+  const view = runView(page);
+  const parts = {
+    owner: view.ownership.locator('.owner-name'),
+    generation: view.ownership.getByText(/^generation \d+$/),
+    currentStep: view.currentStep,
+    move: view.move,
+    cancelMove: view.cancelMove,
+  };
+  for (const size of sizes) {
+    await page.setViewportSize(size);
+    for (const [name, part] of Object.entries(parts)) {
+      await expect(part, `${name} at ${size.width}×${size.height}`).toBeInViewport({ ratio: 1 });
+    }
+  }
+  if (full) await page.setViewportSize(full);
+}
+
+/** Picks `target` in the Move dialog of `page` and starts the move; the dialog closes (started or blocked). */
+export async function startMoveInUi(page: Page, target: string): Promise<void> {
+  await runView(page).move.click();
+  const dialog = page.getByRole('dialog', { name: 'Move session' });
+  await expect(dialog.getByRole('radio', { name: target })).toBeEnabled();
+  await dialog.getByRole('radio', { name: target }).check();
+  await dialog.getByRole('button', { name: 'Start move' }).click();
+  await expect(dialog).toBeHidden();
 }
 
 /** Starts a session of `provider` (its label) from the "New session" dialog and waits for the dialog to close. */

@@ -2,7 +2,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createGitSandbox, type GitSandbox } from '../../dev-env/git-sandbox.ts';
-import { operationInProgress, readRemoteConfig, remoteForBranch, resolveGitDirs } from './git-dir.ts';
+import { operationInProgress, readRef, readRemoteConfig, readSymbolicRef, remoteForBranch, resolveGitDirs } from './git-dir.ts';
 import { createGitRunner } from './git-runner.ts';
 
 let box: GitSandbox;
@@ -63,5 +63,18 @@ describe('git dir reads', () => {
     expect(remoteForBranch(config, 'feature/x')).toBe('upstream');
     expect(remoteForBranch(config, 'main')).toBe('origin');
     expect(config.hasIncludes).toBe(false);
+  });
+
+  it('reads a ref from its loose file or from packed-refs as git resolves it, and where origin/HEAD points', async () => {
+    const repo = box.clone(box.makeOrigin('app'), 'app');
+    const gitDir = join(repo, '.git');
+    const tip = box.head(repo, 'origin/main');
+    expect(await readRef(gitDir, 'refs/remotes/origin/main')).toBe(tip);
+    box.git(repo, ['pack-refs', '--all']);
+    expect(await readRef(gitDir, 'refs/remotes/origin/main')).toBe(tip);
+    expect(await readRef(gitDir, 'refs/remotes/origin/gone')).toBeNull();
+    expect(await readRef(gitDir, 'refs/../config')).toBeNull();
+    expect(await readSymbolicRef(gitDir, 'refs/remotes/origin/HEAD')).toBe('refs/remotes/origin/main');
+    expect(await readSymbolicRef(gitDir, 'refs/remotes/origin/main')).toBeNull();
   });
 });

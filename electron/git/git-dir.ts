@@ -53,6 +53,34 @@ export async function resolveGitDirs(repo: string, run: GitRunner): Promise<GitD
   return { gitDir, commonDir };
 }
 
+/**
+ * Where the symbolic ref `name` (e.g. `refs/remotes/origin/HEAD`) points, read from its file:
+ * `refs/remotes/origin/main`; null when it is absent or not symbolic (symbolic refs are never packed).
+ */
+export async function readSymbolicRef(commonDir: string, name: string): Promise<string | null> {
+  const text = await readTrimmed(join(commonDir, name));
+  const match = text === null ? null : /^ref: (refs\/\S+)$/.exec(text);
+  return match?.[1] ?? null;
+}
+
+const OBJECT_ID = /^(?:[0-9a-f]{40}|[0-9a-f]{64})$/;
+
+/**
+ * The commit a ref (`refs/remotes/origin/main`) names, read from its loose file or `packed-refs`;
+ * null when neither has it (the caller may ask git).
+ */
+export async function readRef(commonDir: string, ref: string): Promise<string | null> {
+  if (!ref.startsWith('refs/') || ref.split('/').includes('..')) return null;
+  const loose = await readTrimmed(join(commonDir, ref));
+  if (loose !== null) return OBJECT_ID.test(loose) ? loose : null;
+  const packed = (await readTrimmed(join(commonDir, 'packed-refs'))) ?? '';
+  for (const line of packed.split('\n')) {
+    const [id, name] = line.trim().split(' ');
+    if (name === ref && id !== undefined && OBJECT_ID.test(id)) return id;
+  }
+  return null;
+}
+
 /** The operation in progress in `gitDir`, read from its marker files; null when none. */
 export async function operationInProgress(gitDir: string): Promise<GitOperation | null> {
   const markers: [string, GitOperation][] = [

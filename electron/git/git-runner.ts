@@ -38,6 +38,8 @@ export interface GitRunOptions {
   timeoutMs?: number;
   /** Max bytes of stdout (and of stderr) before the call is stopped with `output_limit`. */
   maxOutputBytes?: number;
+  /** Sees stderr as git writes it (progress of a fetch or clone), before the call ends. */
+  onStderr?: (text: string) => void;
 }
 
 /** Runs `git <args>`; resolves with a typed result and never rejects. */
@@ -166,6 +168,8 @@ export function createGitRunner(config: GitRunnerConfig = {}): GitRunner {
       git.env(child.env).outputHandler((_command, stdout, stderr) => {
         boundOutput(stdout, maxBytes, overLimit);
         boundOutput(stderr, maxBytes, overLimit);
+        const onStderr = options.onStderr;
+        if (onStderr) stderr.on('data', (chunk: Buffer) => onStderr(chunk.toString('utf8')));
         // simple-git waits 50 ms more after a process that wrote nothing closes; both streams
         // have ended by then, so stdout's end counts as output seen.
         stdout.once('end', () => stdout.emit('data', Buffer.alloc(0)));

@@ -1,9 +1,11 @@
-import { existsSync, mkdirSync, readFileSync } from 'node:fs';
+import { randomBytes } from 'node:crypto';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createGitSandbox, type GitSandbox } from '../../dev-env/git-sandbox.ts';
-import { createGitRunner } from './git-runner.ts';
+import { createGitRunner, type GitRunner } from './git-runner.ts';
 import { pinWorkspace, type PinDeps } from './pinning.ts';
+import type { GitTransferReport } from './transfer-progress.ts';
 
 let box: GitSandbox;
 let origin: string;
@@ -39,7 +41,10 @@ describe('workspace pinning', () => {
     box.push(source); // the remote moved on after the pin
     const outcome = await pinWorkspace([{ remote: origin, branch: 'feature/x', commit: sha }], deps);
     const path = join(root, 'app');
-    expect(outcome).toEqual({ ok: true, value: { repos: [{ remote: origin, branch: 'feature/x', commit: sha, path, cloned: true }] } });
+    expect(outcome).toEqual({
+      ok: true,
+      value: { repos: [{ remote: origin, branch: 'feature/x', commit: sha, path, cloned: true, tracking: 'origin/feature/x', dirty: [] }] },
+    });
     expect(box.head(path)).toBe(sha);
     expect(branchOf(path)).toBe('feature/x');
     expect(existsSync(join(path, 'src/later.ts'))).toBe(false);
@@ -179,5 +184,80 @@ describe('workspace pinning behind the remote', () => {
     expect(await pinWorkspace([{ remote: origin, branch: 'main', commit: pinned }], deps)).toMatchObject({ ok: true });
     expect(box.head(target)).toBe(pinned);
     expect(existsSync(join(target, 'two.txt'))).toBe(false);
+  });
+});
+
+describe('workspace pinning reads each thing once', () => {
+  /** The real runner, recording the subcommand of every git process it starts. */
+  function recorded(): { run: GitRunner; subcommands: string[] } {
+    const real = createGitRunner({ env: box.env });
+    const subcommands: string[] = [];
+    return {
+      subcommands,
+      run: (args, options) => {
+        subcommands.push(args.find((a) => !a.startsWith('-') && !a.includes('=')) ?? '');
+        return real(args, options);
+      },
+    };
+  }
+
+  it('pins a clone already on the branch at the commit with its status read and a commit lookup: no fetch, no checkout', async () => {
+    const target = box.clone(origin, join(root, 'app'));
+    const { run, subcommands } = recorded();
+    const outcome = await pinWorkspace([{ remote: origin, branch: 'main', commit: box.head(target) }], { run, workspaceRoot: root });
+    expect(outcome).toMatchObject({ ok: true, value: { repos: [{ path: target, cloned: false, dirty: [] }] } });
+    expect(subcommands.sort()).toEqual(['rev-parse', 'status']);
+  });
+
+  it('takes a tip the prepare step fetched as there (no lookup), checks the branch for local commits, and verifies its checkout with one status read', async () => {
+    const target = box.clone(origin, join(root, 'app'));
+    const sha = box.commitFile(source, 'next.txt', 'n');
+    box.push(source);
+    box.git(target, ['fetch', '-q']);
+    const { run, subcommands } = recorded();
+    const outcome = await pinWorkspace([{ remote: origin, branch: 'main', commit: sha }], {
+      run,
+      workspaceRoot: root,
+      fetched: new Map([[target, sha]]),
+    });
+    expect(outcome).toMatchObject({ ok: true, value: { repos: [{ path: target, dirty: [] }] } });
+    expect(subcommands).toEqual(['status', 'rev-list', 'reset', 'status']);
+    expect(box.head(target)).toBe(sha);
+  });
+
+  it('fetches only when the pinned commit is not in the clone yet, reporting git’s own progress up to 100%', async () => {
+    const target = box.clone(origin, join(root, 'app'));
+    writeFileSync(join(source, 'blob.bin'), randomBytes(256 * 1024));
+    box.git(source, ['add', 'blob.bin']);
+    const sha = box.commitFile(source, 'note.txt', 'n');
+    box.push(source);
+    const reports: GitTransferReport[] = [];
+    const { run, subcommands } = recorded();
+    const outcome = await pinWorkspace([{ remote: origin, branch: 'main', commit: sha }], {
+      run,
+      workspaceRoot: root,
+      progress: (r) => reports.push(r),
+    });
+    expect(outcome).toMatchObject({ ok: true });
+    expect(subcommands.filter((s) => s === 'fetch')).toHaveLength(1);
+    expect(reports[0]).toEqual({ step: 'fetch', label: 'app', doneBytes: null, totalBytes: null, percent: null });
+    const last = reports.at(-1)!;
+    expect(last).toMatchObject({ step: 'fetch', label: 'app', percent: 100 });
+    expect(last.doneBytes).toBeGreaterThan(256 * 1024);
+    expect(box.head(target)).toBe(sha);
+  });
+
+  it('says what the checkout left uncommitted: files the pinned commit no longer ignores', async () => {
+    const target = box.clone(origin, join(root, 'app'));
+    box.commitFile(target, '.gitignore', 'build/\n');
+    box.push(target);
+    mkdirSync(join(target, 'build'));
+    writeFileSync(join(target, 'build', 'out.js'), 'x');
+    box.git(source, ['pull', '-q']);
+    box.git(source, ['rm', '-q', '.gitignore']);
+    box.git(source, ['commit', '-q', '-m', 'Stop ignoring build/']);
+    box.push(source);
+    const outcome = await pinWorkspace([{ remote: origin, branch: 'main', commit: box.head(source) }], deps);
+    expect(outcome).toMatchObject({ ok: true, value: { repos: [{ path: target, dirty: ['build/out.js'] }] } });
   });
 });

@@ -10,6 +10,7 @@ import { type CloneSearch, cloneDestination, listClones, matchClone } from './cl
 import { operationInProgress, resolveGitDirs } from './git-dir.ts';
 import { gitFailureText, type GitRunner } from './git-runner.ts';
 import { parseStatus, STATUS_ARGS, type ParsedStatus } from './status-parser.ts';
+import { runTransfer, transferFailureText, type GitTransferListener } from './transfer-progress.ts';
 
 export interface PinTarget {
   remote: string;
@@ -31,11 +32,20 @@ export interface PinFailure extends Failure<PinFailureCode> {
 export interface PinnedRepoResult extends PinTarget {
   path: string;
   cloned: boolean;
+  /** The remote-tracking ref of the branch (`origin/main`). */
+  tracking: string;
+  /** What the verifying status read after checkout showed uncommitted (empty on a clean pin), sorted. */
+  dirty: string[];
 }
 
 export type PinOutcome = Success<{ repos: PinnedRepoResult[] }> | PinFailure;
 
-export type PinDeps = CloneSearch;
+export interface PinDeps extends CloneSearch {
+  /** Told how far each fetch or clone got (git's own progress). */
+  progress?: GitTransferListener;
+  /** Branch tips this device fetched into its clones (clone path → commit), e.g. by the prepare step: known to be there. */
+  fetched?: ReadonlyMap<string, string>;
+}
 
 /** Where a repository is: an existing clone (and its remote's name), or the folder to clone it to. */
 export type Located = { kind: 'clone'; path: string; remoteName: string } | { kind: 'clone-to'; path: string };
@@ -65,6 +75,8 @@ interface Plan extends PinTarget {
   onBranch: boolean;
   /** Whether the branch already tracks `<remoteName>/<branch>`. */
   upstreamSet: boolean;
+  /** Whether the clean status read found HEAD on the branch at the commit already. */
+  alreadyThere: boolean;
 }
 
 const COMMIT_ID = /^(?:[0-9a-f]{40}|[0-9a-f]{64})$/;
@@ -104,9 +116,25 @@ export async function revParse(run: GitRunner, path: string, rev: string): Promi
   return result.code === 0 ? result.stdout.trim() : null;
 }
 
-export async function fetchBranch(run: GitRunner, path: string, remoteName: string, branch: string): Promise<string | null> {
-  const fetched = await run(['fetch', '-q', remoteName, `+refs/heads/${branch}:refs/remotes/${remoteName}/${branch}`], { cwd: path });
-  return fetched.code === 0 ? null : gitFailureText(fetched);
+/**
+ * Fetches `branch` into its remote-tracking ref, reporting git's progress to `progress`; null when
+ * it worked, else why not. (An unpack limit of 1 makes git index the pack it receives, which is
+ * what reports the bytes received. No automatic maintenance runs after it: a move does not wait for
+ * the repository's housekeeping, which the user's own git commands still trigger.)
+ */
+export async function fetchBranch(
+  run: GitRunner,
+  path: string,
+  remoteName: string,
+  branch: string,
+  progress?: GitTransferListener,
+): Promise<string | null> {
+  const refspec = `+refs/heads/${branch}:refs/remotes/${remoteName}/${branch}`;
+  const args = progress
+    ? ['-c', 'fetch.unpackLimit=1', 'fetch', '--progress', '--no-auto-gc', remoteName, refspec]
+    : ['fetch', '-q', '--no-auto-gc', remoteName, refspec];
+  const fetched = await runTransfer(run, args, { cwd: path, step: 'fetch', repoPath: path }, progress);
+  return fetched.code === 0 ? null : transferFailureText(fetched);
 }
 
 /** Reads a clone's status; refuses it as `target_workspace_dirty` (touching nothing) when it has any change or an operation in progress. */
@@ -168,9 +196,15 @@ async function plan(pin: PinTarget, found: Located, deps: PinDeps): Promise<Plan
   if (found.kind === 'clone-to') {
     const dest = found.path;
     const url = withoutRedactedCredentials(pin.remote);
-    const cloned = await run(['clone', '-q', '--no-checkout', '--origin', 'origin', '--', url, dest], { cwd: deps.workspaceRoot });
+    const quiet = deps.progress ? '--progress' : '-q';
+    const cloned = await runTransfer(
+      run,
+      ['clone', quiet, '--no-checkout', '--origin', 'origin', '--', url, dest],
+      { cwd: deps.workspaceRoot, step: 'clone', repoPath: dest },
+      deps.progress,
+    );
     if (cloned.code !== 0)
-      return refuse('pin_failed', `Cloning the repository failed: ${gitFailureText(cloned)}`, `git clone ${pin.remote}`, where);
+      return refuse('pin_failed', `Cloning the repository failed: ${transferFailureText(cloned)}`, `git clone ${pin.remote}`, where);
     if ((await revParse(run, dest, `${pin.commit}^{commit}`)) === null) {
       return refuse(
         'commit_missing',
@@ -179,27 +213,44 @@ async function plan(pin: PinTarget, found: Located, deps: PinDeps): Promise<Plan
         { ...where, path: dest },
       );
     }
-    return { ...pin, path: dest, remoteName: 'origin', cloned: true, localTip: null, onBranch: false, upstreamSet: false };
+    return {
+      ...pin,
+      path: dest,
+      remoteName: 'origin',
+      cloned: true,
+      localTip: null,
+      onBranch: false,
+      upstreamSet: false,
+      alreadyThere: false,
+    };
   }
   const { path, remoteName } = found;
   const at = { ...where, path };
-  // Fetching only moves remote-tracking refs, so it runs alongside the status read.
-  const [parsed, fetchError] = await Promise.all([readCleanClone(run, path, at), fetchBranch(run, path, remoteName, pin.branch)]);
+  // The target's prepare step fetched the branch already: fetch again only when the commit is not here.
+  const fetched = deps.fetched?.get(path) === pin.commit;
+  const [parsed, present] = await Promise.all([
+    readCleanClone(run, path, at),
+    fetched ? pin.commit : revParse(run, path, `${pin.commit}^{commit}`),
+  ]);
   if ('ok' in parsed) return parsed;
-  if ((await revParse(run, path, `${pin.commit}^{commit}`)) === null) {
-    return refuse(
-      'commit_missing',
-      `The pinned commit ${pin.commit.slice(0, 7)} is not on the remote${fetchError ? ` (${fetchError})` : ''}.`,
-      `Push ${pin.branch} from the source device, then retry.`,
-      at,
-    );
+  if (present === null) {
+    const fetchError = await fetchBranch(run, path, remoteName, pin.branch, deps.progress);
+    if ((await revParse(run, path, `${pin.commit}^{commit}`)) === null) {
+      return refuse(
+        'commit_missing',
+        `The pinned commit ${pin.commit.slice(0, 7)} is not on the remote${fetchError ? ` (${fetchError})` : ''}.`,
+        `Push ${pin.branch} from the source device, then retry.`,
+        at,
+      );
+    }
   }
-  const localTip = await revParse(run, path, `refs/heads/${pin.branch}`);
+  const onBranch = parsed.branch === pin.branch;
+  // On the branch, the status read already said where it points.
+  const localTip = onBranch ? parsed.head : await revParse(run, path, `refs/heads/${pin.branch}`);
   if (localTip !== null && localTip !== pin.commit) {
     const diverged = await refuseLocalCommits(run, { path, remoteName, branch: pin.branch, tip: localTip, pinned: pin.commit }, at);
     if (diverged) return diverged;
   }
-  const onBranch = parsed.branch === pin.branch;
   return {
     ...pin,
     path,
@@ -208,17 +259,24 @@ async function plan(pin: PinTarget, found: Located, deps: PinDeps): Promise<Plan
     localTip,
     onBranch,
     upstreamSet: onBranch && parsed.upstream === `${remoteName}/${pin.branch}`,
+    alreadyThere: onBranch && parsed.head === pin.commit,
   };
 }
+
+/** The status read that verifies a pin: every untracked file listed, renames as a delete and an add. */
+const VERIFY_ARGS = [...STATUS_ARGS, '--untracked-files=all', '--no-renames'];
 
 /** Moves the working tree to the plan's branch at its commit, then verifies HEAD. */
 async function apply(p: Plan, run: GitRunner): Promise<PinnedRepoResult | PinFailure> {
   const at = { remote: p.remote, path: p.path };
+  const tracking = `${p.remoteName}/${p.branch}`;
   const steps: string[][] = [];
   if (p.cloned || p.localTip === null) steps.push(['checkout', '-q', '--no-track', '-B', p.branch, p.commit]);
-  // On the branch: a fast-forward, or a move back over commits that are all on the remote (checked in plan).
-  else if (p.onBranch) steps.push(['reset', '-q', '--keep', p.commit]);
-  else steps.push(['update-ref', `refs/heads/${p.branch}`, p.commit, p.localTip], ['checkout', '-q', p.branch]);
+  // On the branch: a fast-forward, or a move back over commits that are all on the remote (checked in plan);
+  // nothing to do when it is there already.
+  else if (p.onBranch) {
+    if (p.localTip !== p.commit) steps.push(['reset', '-q', '--keep', p.commit]);
+  } else steps.push(['update-ref', `refs/heads/${p.branch}`, p.commit, p.localTip], ['checkout', '-q', p.branch]);
   for (const args of steps) {
     const result = await run(args, { cwd: p.path });
     if (result.code !== 0)
@@ -232,17 +290,22 @@ async function apply(p: Plan, run: GitRunner): Promise<PinnedRepoResult | PinFai
   if (!p.upstreamSet && (await revParse(run, p.path, `refs/remotes/${p.remoteName}/${p.branch}`)) !== null) {
     await run(['branch', '-q', `--set-upstream-to=${p.remoteName}/${p.branch}`, p.branch], { cwd: p.path });
   }
-  const verify = await run(['rev-parse', 'HEAD', '--symbolic-full-name', 'HEAD'], { cwd: p.path });
-  const [head, ref] = verify.stdout.split('\n').map((l) => l.trim());
-  if (verify.code !== 0 || head !== p.commit || ref !== `refs/heads/${p.branch}`) {
+  // Nothing moved: the clean status read of the plan is the verification (HEAD on the branch at the commit).
+  if (steps.length === 0 && p.alreadyThere)
+    return { remote: p.remote, branch: p.branch, commit: p.commit, path: p.path, cloned: false, tracking, dirty: [] };
+  // One status read verifies HEAD and its branch, and tells the drift check what is uncommitted.
+  const verify = await run(VERIFY_ARGS, { cwd: p.path, env: { GIT_OPTIONAL_LOCKS: '0' } });
+  const after = verify.code === 0 ? parseStatus(verify.stdout) : null;
+  if (after === null || after.head !== p.commit || after.branch !== p.branch) {
     return refuse(
       'pin_failed',
-      `After checkout ${p.path} is at ${head?.slice(0, 7) || 'nothing'}, not ${p.commit.slice(0, 7)} on ${p.branch}.`,
+      `After checkout ${p.path} is at ${after?.head?.slice(0, 7) || 'nothing'}, not ${p.commit.slice(0, 7)} on ${p.branch}.`,
       `git -C ${p.path} checkout ${p.branch}`,
       at,
     );
   }
-  return { remote: p.remote, branch: p.branch, commit: p.commit, path: p.path, cloned: p.cloned };
+  const dirty = [...after.conflicted, ...after.changed, ...after.untracked].sort();
+  return { remote: p.remote, branch: p.branch, commit: p.commit, path: p.path, cloned: p.cloned, tracking, dirty };
 }
 
 function isFailure<T extends object>(value: T | PinFailure): value is PinFailure {

@@ -4,9 +4,10 @@ import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createGitSandbox, type GitSandbox } from '../../dev-env/git-sandbox.ts';
-import { createGitRunner } from './git-runner.ts';
+import { createGitRunner, type GitRunner } from './git-runner.ts';
 import type { PinDeps } from './pinning.ts';
 import { prepareCheck } from './prepare-check.ts';
+import type { GitTransferReport } from './transfer-progress.ts';
 
 let box: GitSandbox;
 let origin: string;
@@ -85,5 +86,27 @@ describe('target prepare check', () => {
     } finally {
       server.close();
     }
+  });
+
+  it('prepares a clone on the branch at the remote tip with one status read and the fetch, reporting the fetch', async () => {
+    const target = box.clone(origin, join(root, 'app'));
+    const real = createGitRunner({ env: box.env });
+    const subcommands: string[] = [];
+    const run: GitRunner = (args, options) => {
+      subcommands.push(args.find((a) => !a.startsWith('-') && !a.includes('=')) ?? '');
+      return real(args, options);
+    };
+    const reports: GitTransferReport[] = [];
+    const outcome = await prepareCheck([{ remote: origin, branch: 'main' }], {
+      run,
+      workspaceRoot: root,
+      progress: (r) => reports.push(r),
+    });
+    expect(outcome).toMatchObject({ ok: true, value: { repos: [{ path: target, tip: box.head(target) }] } });
+    expect(subcommands.sort()).toEqual(['fetch', 'status']);
+    expect(reports.map((r) => [r.step, r.label, r.percent])).toEqual([
+      ['fetch', 'app', null],
+      ['fetch', 'app', 100],
+    ]);
   });
 });

@@ -1,10 +1,11 @@
 /**
  * The target-prepared step: for each repository, can this device open it (a clean local clone,
  * found by remote) or clone it (the remote answers), and does the branch exist there? Fetches the
- * branch into existing clones; never touches a working tree and never clones.
+ * branch into existing clones (reporting git's progress); never touches a working tree and never clones.
  */
 import type { Success } from '../../shared/errors.ts';
 import { withoutRedactedCredentials } from '../../shared/url-credentials.ts';
+import { readRef, resolveGitDirs } from './git-dir.ts';
 import { gitFailureText } from './git-runner.ts';
 import {
   fetchBranch,
@@ -33,6 +34,12 @@ export interface PreparedRepo extends PrepareTarget {
 
 export type PrepareOutcome = Success<{ repos: PreparedRepo[] }> | PinFailure;
 
+/** The commit a remote-tracking ref names: read from the git dir where it is a file, else asked of git. */
+async function remoteTip(run: PinDeps['run'], path: string, ref: string): Promise<string | null> {
+  const dirs = await resolveGitDirs(path, run);
+  return (dirs === null ? null : await readRef(dirs.commonDir, ref)) ?? (await revParse(run, path, ref));
+}
+
 async function prepareOne(repo: PrepareTarget, found: Located, deps: PinDeps): Promise<PreparedRepo | PinFailure> {
   const { run } = deps;
   const cannotOpen = (why: string, path?: string): PinFailure =>
@@ -51,14 +58,18 @@ async function prepareOne(repo: PrepareTarget, found: Located, deps: PinDeps): P
     return { ...repo, path: null, tip };
   }
   const at = { remote: repo.remote, path: found.path };
-  const clean = await readCleanClone(run, found.path, at);
+  // Fetching only moves remote-tracking refs, so it runs alongside the status read.
+  const [clean, fetchError] = await Promise.all([
+    readCleanClone(run, found.path, at),
+    fetchBranch(run, found.path, found.remoteName, repo.branch, deps.progress),
+  ]);
   if ('ok' in clean) return clean;
-  const fetchError = await fetchBranch(run, found.path, found.remoteName, repo.branch);
   if (fetchError) return cannotOpen(fetchError, found.path);
-  const tip = await revParse(run, found.path, `refs/remotes/${found.remoteName}/${repo.branch}`);
+  const tip = await remoteTip(run, found.path, `refs/remotes/${found.remoteName}/${repo.branch}`);
   if (tip === null) return cannotOpen('the branch is not on the remote.', found.path);
-  const localTip = await revParse(run, found.path, `refs/heads/${repo.branch}`);
-  if (localTip !== null) {
+  // On the branch, the status read already said where it points; at the remote's tip it holds nothing the remote lacks.
+  const localTip = clean.branch === repo.branch ? clean.head : await revParse(run, found.path, `refs/heads/${repo.branch}`);
+  if (localTip !== null && localTip !== tip) {
     const diverged = await refuseLocalCommits(
       run,
       { path: found.path, remoteName: found.remoteName, branch: repo.branch, tip: localTip, pinned: null },

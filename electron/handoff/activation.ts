@@ -1,7 +1,8 @@
 /**
  * Activation on the target: fetch the checkpoint body, verify its digest, unseal it (all three in one
  * streamed pass, checkpoint-transfer.ts), pin the workspace, check drift, merge the transcript — and
- * only then resume the provider. Every check runs before any provider call; the first failure is
+ * only then resume the provider (openCheckpoint does all before the import, so the target can begin it
+ * while target-activating is recorded). Every check runs before any provider call; the first failure is
  * returned with its code and nothing after it runs. The download and the import report how far they
  * got through the progress sink.
  */
@@ -31,6 +32,7 @@ export type ActivationResult = Result<Activated>;
 /** What activation uses, and nothing more. */
 export interface ActivationDeps {
   selfId: string;
+  /** Activation's session write is not durable: its caller's next durable write of the session settles it. */
   state: Pick<LocalState, 'updateSession' | 'transcript' | 'replaceTranscript' | 'exportsDir'>;
   backend: Pick<BackendPort, 'getBlobTo'>;
   seal: Pick<SealPort, 'startCheckpointOpen'>;
@@ -45,13 +47,20 @@ export interface ActivationDeps {
   progress: ProgressSink;
 }
 
-/** Fetches, verifies, unseals, pins and resumes the checkpoint of `handoff`. */
-export async function activateCheckpoint(deps: ActivationDeps, handoff: Handoff): Promise<ActivationResult> {
-  const { backend, seal, git, packets, providers, sessions, state, selfId, clock } = deps;
-  if (!handoff.checkpoint) return fail('checkpoint_missing', 'The handoff carries no checkpoint.');
-  const marks: [string, number][] = [['start', clock()]];
-  const mark = (phase: string) => marks.push([phase, clock()]);
-  const report = (step: 'download' | 'import', label: string, done: number | null, total: number | null, percent?: number) =>
+/** A checkpoint fetched, verified and unsealed, its workspace pinned and its drift read: all but the import and resume. */
+export interface Opened {
+  checkpoint: Checkpoint;
+  pinned: { workspace: string; repoPaths: string[] };
+  drift: DriftWarning[];
+  /** When each part ended (for the log). */
+  marks: [string, number][];
+}
+
+type Report = (step: 'download' | 'import', label: string, done: number | null, total: number | null, percent?: number) => void;
+
+/** The progress of `handoff`'s download and import, in the sink's terms. */
+function reporter(deps: Pick<ActivationDeps, 'progress'>, handoff: Handoff): Report {
+  return (step, label, done, total, percent) =>
     deps.progress({
       handoffId: handoff.id,
       sessionId: handoff.sessionId,
@@ -61,6 +70,18 @@ export async function activateCheckpoint(deps: ActivationDeps, handoff: Handoff)
       totalBytes: total,
       percent: percent ?? (done !== null && total !== null ? (total === 0 ? 100 : (done / total) * 100) : null),
     });
+}
+
+/**
+ * Fetches the checkpoint body of `handoff`, verifies its digest and unseals it (one streamed pass),
+ * pins the workspace and checks drift. No provider is touched: the first failure is returned with its code.
+ */
+export async function openCheckpoint(deps: Omit<ActivationDeps, 'sessions' | 'providers'>, handoff: Handoff): Promise<Result<Opened>> {
+  const { backend, seal, git, packets, state, clock } = deps;
+  if (!handoff.checkpoint) return fail('checkpoint_missing', 'The handoff carries no checkpoint.');
+  const marks: [string, number][] = [['start', clock()]];
+  const mark = (phase: string) => marks.push([phase, clock()]);
+  const report = reporter(deps, handoff);
   const stagingDir = state.exportsDir(handoff.sessionId, handoff.id);
   report('download', 'checkpoint', 0, handoff.checkpoint.size);
   const received = await receiveCheckpoint({ backend, seal }, handoff, stagingDir, (done, total) =>
@@ -69,7 +90,9 @@ export async function activateCheckpoint(deps: ActivationDeps, handoff: Handoff)
   if (!received.ok) return fail(received.code, received.message);
   const checkpoint: Checkpoint = received.value.checkpoint;
   mark('verified');
-  const pinned = await git.pin(checkpoint.repos, deps.config.workspaceRoot);
+  const pinned = await git.pin(checkpoint.repos, deps.config.workspaceRoot, (progress) =>
+    deps.progress({ handoffId: handoff.id, sessionId: handoff.sessionId, ...progress }),
+  );
   if (!pinned.ok) {
     await rm(stagingDir, { recursive: true, force: true });
     return fail(pinned.code, pinned.message);
@@ -77,33 +100,58 @@ export async function activateCheckpoint(deps: ActivationDeps, handoff: Handoff)
   mark('pinned');
   const reports = await Promise.all(
     checkpoint.packets.map(async (entry) => {
-      const repoPath = pinned.value.repoPaths[checkpoint.repos.findIndex((r) => r.relPath === entry.relPath)];
+      const index = checkpoint.repos.findIndex((r) => r.relPath === entry.relPath);
+      const repoPath = pinned.value.repoPaths[index];
       if (repoPath === undefined) return [];
-      return packets.drift(entry.packet, repoPath).catch((error: Error) => {
+      // The pin just verified branch, HEAD and what is uncommitted: the drift check does not read them again.
+      return packets.drift(entry.packet, repoPath, pinned.value.checkedOut[index]).catch((error: Error) => {
         deps.log(`drift check skipped: ${error.message}`);
         return [];
       });
     }),
   );
-  const drift = reports.flat();
   mark('drift');
-  const workspace = pinned.value.workspace;
+  return ok({ checkpoint, pinned: pinned.value, drift: reports.flat(), marks });
+}
+
+/**
+ * Fetches, verifies, unseals, pins, imports and resumes the checkpoint of `handoff`; `opened`: what
+ * openCheckpoint already did of it (begun while the target claimed the session).
+ */
+export async function activateCheckpoint(
+  deps: ActivationDeps,
+  handoff: Handoff,
+  opened?: Promise<Result<Opened>>,
+): Promise<ActivationResult> {
+  const { providers, sessions, state, selfId, clock } = deps;
+  const open = await (opened ?? openCheckpoint(deps, handoff));
+  if (!open.ok) return open;
+  const { checkpoint, pinned, drift, marks } = open.value;
+  const mark = (phase: string) => marks.push([phase, clock()]);
+  const report = reporter(deps, handoff);
+  const workspace = pinned.workspace;
   report('import', 'transcript', null, null, 0);
   // Merged by entry identity: whatever this device had (its own notes, entries it pulled) stays. The
   // log is rewritten line by line behind.
   state.replaceTranscript(handoff.sessionId, mergeTranscripts(state.transcript(handoff.sessionId), checkpoint.transcript));
   report('import', 'transcript', null, null, 100);
-  state.updateSession(handoff.sessionId, (s) => {
-    s.workspace = workspace;
-    s.repoPaths = pinned.value.repoPaths;
-    s.ownerDeviceId = selfId;
-    s.generation = Math.max(s.generation, handoff.generation + 1);
-    s.agents = checkpoint.agents;
-    s.providerResume = checkpoint.providerResume;
-    // The target's provider is made (attach, below) with the level the session ran with on the source.
-    if (checkpoint.meta.permission !== undefined) s.permission = checkpoint.meta.permission;
-    s.repos = checkpoint.repos.map(({ relPath, remoteUrl, branch }) => ({ relPath, remoteUrl, branch }));
-  });
+  state.updateSession(
+    handoff.sessionId,
+    (s) => {
+      s.workspace = workspace;
+      s.repoPaths = pinned.repoPaths;
+      s.ownerDeviceId = selfId;
+      s.generation = Math.max(s.generation, handoff.generation + 1);
+      s.agents = checkpoint.agents;
+      s.providerResume = checkpoint.providerResume;
+      // The target's provider is made (attach, below) with the level the session ran with on the source.
+      if (checkpoint.meta.permission !== undefined) s.permission = checkpoint.meta.permission;
+      s.repos = checkpoint.repos.map(({ relPath, remoteUrl, branch }) => ({ relPath, remoteUrl, branch }));
+      // Written behind: what settles the record before `completed` is the caller's next durable write
+      // (clearing the input block); a restart before it activates this checkpoint again.
+    },
+    false,
+  );
   // Only now, with the checkpoint verified and the workspace pinned, does a provider start.
   const provider = sessions.attach(handoff.sessionId, checkpoint.meta.provider);
   const continuation = continuationInput({

@@ -23,6 +23,8 @@ export interface CoordinatorDeps {
   clock: Clock;
   /** A handoff this device knows changed (for the UI). */
   handoffChanged(handoff: Handoff): void;
+  /** This device has just finished its part in an ended handoff (once per handoff, restarts included). */
+  ended?(handoff: Handoff, role: 'source' | 'target'): void;
   log(message: string): void;
 }
 
@@ -118,7 +120,9 @@ export class Coordinator {
       const handoff = this.latest.get(handoffId);
       if (!handoff || this.stopped) return;
       const role = this.roleIn(handoff)!;
-      const progress = this.deps.progress.ensureProgress(handoff.id, handoff.sessionId, role, this.deps.clock());
+      // A target's record need not reach the disk before it acts: it drives only active handoffs, and
+      // the backend's list of them brings each back after a restart (reconcile).
+      const progress = this.deps.progress.ensureProgress(handoff.id, handoff.sessionId, role, this.deps.clock(), role === 'source');
       if (progress.finished) return;
       try {
         await this.steps[role](handoff, this);
@@ -208,9 +212,14 @@ export class Coordinator {
 
   /** Marks this device done with a handoff. */
   finish(handoffId: string): void {
+    let first = false;
     this.deps.progress.updateProgress(handoffId, (p) => {
+      first = !p.finished;
       p.finished = true;
     });
+    const handoff = this.latest.get(handoffId);
+    const role = handoff ? this.roleIn(handoff) : null;
+    if (first && handoff && role) this.deps.ended?.(handoff, role);
     for (const key of [...this.timers.keys()]) if (key.startsWith(handoffId)) this.clearTimer(key);
   }
 

@@ -16,12 +16,12 @@ import type { Coordinator } from './coordinator.ts';
 /** What a move request uses, and nothing more. */
 export interface MoveRequestDeps {
   selfId: string;
-  state: Pick<LocalState, 'session' | 'updateSession' | 'ensureProgress' | 'updateProgress' | 'transcriptBytes'>;
-  backend: Pick<BackendPort, 'listDevices' | 'listHandoffs' | 'createHandoff' | 'blobLimit'>;
+  state: Pick<LocalState, 'readSession' | 'updateSession' | 'ensureProgress' | 'updateProgress' | 'transcriptBytes'>;
+  backend: Pick<BackendPort, 'listDevices' | 'getHandoff' | 'createHandoff' | 'blobLimit'>;
   /** The key versions this device holds: the checkpoint is sealed under the newest, which the handoff names. */
   seal: Pick<SealPort, 'keyVersions'>;
   git: Pick<GitPort, 'sourceReadiness'>;
-  devices: Pick<DeviceDirectory, 'replaceAll' | 'targetBlockers'>;
+  devices: Pick<DeviceDirectory, 'replaceAll' | 'targetBlockers' | 'listedWithin'>;
   targetCheck: TargetCheck;
   sessions: Pick<SessionService, 'publishMeta' | 'markMoved' | 'provider'>;
   handoffs: Pick<Coordinator, 'active' | 'observe'>;
@@ -35,11 +35,23 @@ export interface MoveRequests {
   start(sessionId: string, targetDeviceId: string): Promise<MoveResult>;
 }
 
+/**
+ * A device list this recent judges the target as well as a new one (the Move dialog listed the
+ * devices when it opened; pushes keep the list current in between).
+ */
+export const DEVICE_LIST_FRESH_MS = 10_000;
+
+const IN_PROGRESS: Blocker = {
+  code: 'handoff_in_progress',
+  message: 'A move of this session is already in progress.',
+  fix: 'Wait for it to finish or cancel it.',
+};
+
 export function moveRequests(deps: MoveRequestDeps): MoveRequests {
   const { state, backend, devices, sessions, handoffs, clock } = deps;
 
   async function evaluate(sessionId: string, targetDeviceId: string): Promise<ReadinessReport> {
-    const session = state.session(sessionId);
+    const session = state.readSession(sessionId);
     const sessionBlockers: Blocker[] = [];
     if (!session || session.ownerDeviceId !== deps.selfId || session.inputBlock?.code === 'moved') {
       sessionBlockers.push({
@@ -48,21 +60,19 @@ export function moveRequests(deps: MoveRequestDeps): MoveRequests {
         fix: 'Start the move from the device that owns it.',
       });
     }
-    if (handoffs.active(sessionId)) {
-      sessionBlockers.push({
-        code: 'handoff_in_progress',
-        message: 'A move of this session is already in progress.',
-        fix: 'Wait for it to finish or cancel it.',
-      });
-    }
+    if (handoffs.active(sessionId)) sessionBlockers.push(IN_PROGRESS);
     if (!session || sessionBlockers.some((b) => b.code === 'not_owner')) {
       return { ready: false, blockers: sessionBlockers, repos: [], evaluatedAt: clock() };
     }
-    // Reachability must be current: refresh the device list before judging the target.
-    const listed = await backend.listDevices();
-    if (listed.ok) devices.replaceAll(listed.value);
-    // The checkpoint's estimate against the backend's limit: sizes on disk, read beside git.
-    const [source, tooLarge] = await Promise.all([deps.git.sourceReadiness(session), checkpointSizeBlocker(deps, session)]);
+    // Reachability must be current: a device list older than a few seconds is read again first. The
+    // checkpoint's estimate against the backend's limit: sizes on disk, read beside git.
+    const [source, tooLarge] = await Promise.all([
+      deps.git.sourceReadiness(session),
+      checkpointSizeBlocker(deps, session),
+      devices.listedWithin(DEVICE_LIST_FRESH_MS)
+        ? null
+        : backend.listDevices().then((listed) => listed.ok && devices.replaceAll(listed.value)),
+    ]);
     const blockers = [
       ...sessionBlockers,
       ...source.blockers,
@@ -73,24 +83,31 @@ export function moveRequests(deps: MoveRequestDeps): MoveRequests {
   }
 
   async function start(sessionId: string, targetDeviceId: string): Promise<MoveResult> {
-    const active = await backend.listHandoffs({ sessionId, active: true });
-    if (active.ok) for (const handoff of active.value) handoffs.observe(handoff);
+    // A move this device has not heard of yet is refused by the backend (handoff_in_progress, below).
     const report = await evaluate(sessionId, targetDeviceId);
     if (!report.ready)
       return { ok: false, code: 'blocked', message: `The move is blocked: ${report.blockers.map((b) => b.code).join(', ')}.`, report };
-    const session = state.session(sessionId)!;
+    const session = state.readSession(sessionId)!;
     // The target prepares from the sealed metadata: publish the branches as readiness just read them.
-    state.updateSession(sessionId, (s) => {
-      s.repos = report.repos.map((r) => ({
-        relPath: relative(session.workspace, r.path) || '.',
-        remoteUrl: r.remoteUrl,
-        branch: r.branch,
-      }));
-    });
+    const repos = report.repos.map((r) => ({
+      relPath: relative(session.workspace, r.path) || '.',
+      remoteUrl: r.remoteUrl,
+      branch: r.branch,
+    }));
+    // Neither record below has to be on disk before the handoff exists: after a crash, the backend's
+    // list of active handoffs brings the move back (coordinator.ts reconcile) and readiness reads the repos again.
+    if (JSON.stringify(repos) !== JSON.stringify(session.repos))
+      state.updateSession(
+        sessionId,
+        (s) => {
+          s.repos = repos;
+        },
+        false,
+      );
     const published = await sessions.publishMeta(sessionId);
     if (!published.ok) return published;
     const handoffId = newId();
-    state.ensureProgress(handoffId, sessionId, 'source', clock());
+    state.ensureProgress(handoffId, sessionId, 'source', clock(), false);
     // The target checks it holds this version before anything changes hands (target-steps.ts prepare).
     const keyVersion = Math.max(...deps.seal.keyVersions());
     const created = await backend.createHandoff(handoffId, sessionId, targetDeviceId, session.generation, keyVersion);
@@ -99,10 +116,19 @@ export function moveRequests(deps: MoveRequestDeps): MoveRequests {
         p.finished = true;
       });
       if (created.code === 'stale_generation' || created.code === 'not_owner') await sessions.markMoved(sessionId);
+      if (created.code === 'handoff_in_progress') return inProgress(created.details?.handoffId, report);
       return { ok: false, code: created.code, message: created.message };
     }
     handoffs.observe(created.value);
     return ok({ handoffId });
+  }
+
+  /** The backend knows of a move this device had not heard of: learn it, and say the move is blocked by it. */
+  async function inProgress(activeId: unknown, report: ReadinessReport): Promise<MoveResult> {
+    const active = typeof activeId === 'string' ? await backend.getHandoff(activeId) : null;
+    if (active?.ok) handoffs.observe(active.value);
+    const blocked: ReadinessReport = { ...report, ready: false, blockers: [IN_PROGRESS] };
+    return { ok: false, code: 'blocked', message: 'The move is blocked: handoff_in_progress.', report: blocked };
   }
 
   return { evaluate, start };

@@ -4,11 +4,12 @@
  * and afterwards either give the session up (transfer) or take input again (cancelled before it).
  */
 import { rm } from 'node:fs/promises';
-import type { Handoff } from '../../shared/api/handoffs.ts';
+import type { CheckpointRef, Handoff } from '../../shared/api/handoffs.ts';
 import type { ProviderSession } from '../../shared/provider.ts';
 import type { LocalSession, LocalState } from '../local-state/local-state.ts';
 import { detectedVersion } from '../../shared/cli-version.ts';
-import type { BackendPort, Clock, GitPort, PacketPort, ProviderPort, SealPort } from '../runtime/ports.ts';
+import type { ReadinessReport } from '../../shared/readiness.ts';
+import type { BackendPort, CheckpointRepo, Clock, GitPort, KnownRepoFacts, PacketPort, ProviderPort, SealPort } from '../runtime/ports.ts';
 import type { ProgressSink } from '../runtime/progress-sink.ts';
 import type { SessionService } from '../runtime/session-service.ts';
 import { CHECKPOINT_FORMAT, type Checkpoint } from './checkpoint.ts';
@@ -16,7 +17,7 @@ import { sealCheckpointToFile } from './checkpoint-transfer.ts';
 import { transferred, type HandoffDriver, type Step } from './coordinator.ts';
 import type { HandoffConfig } from './handoff-config.ts';
 import { currentFiles } from './resume-files.ts';
-import { stillDueAfterHold } from './test-hold.ts';
+import { stillDueAfterHold, testHolds } from './test-hold.ts';
 import { mergeTranscripts } from './transcript-merge.ts';
 
 /** What the source's steps use, and nothing more. */
@@ -25,7 +26,7 @@ export interface SourceStepDeps {
   selfName: string;
   state: Pick<LocalState, 'session' | 'readSession' | 'transcript' | 'progress' | 'updateProgress' | 'scratchFile'>;
   sessions: Pick<SessionService, 'provider' | 'setInputBlock' | 'markMoved' | 'resumeOwned'>;
-  git: Pick<GitPort, 'repos' | 'sourceReadiness'>;
+  git: Pick<GitPort, 'checkpointRead'>;
   packets: Pick<PacketPort, 'build'>;
   seal: Pick<SealPort, 'startCheckpointSeal'>;
   backend: Pick<BackendPort, 'putBlobFile'>;
@@ -65,14 +66,23 @@ export async function settleTurn(provider: ProviderSession, ms: number): Promise
   return 'interrupted';
 }
 
-/** The checkpoint of `session` at its repositories' current commits. */
+/** What the checkpoint's packet can take as read of `repo` (nothing on a detached or unborn HEAD). */
+function knownFacts(repo: CheckpointRepo): KnownRepoFacts | undefined {
+  if (repo.branch === null || repo.head === null) return undefined;
+  if (repo.baseRef === null || repo.mergeBase === null) return { branch: repo.branch, head: repo.head };
+  const changed = repo.changedFiles === null ? {} : { changedFiles: repo.changedFiles };
+  return { branch: repo.branch, head: repo.head, base: { ref: repo.baseRef, mergeBase: repo.mergeBase, ...changed } };
+}
+
+/** The checkpoint of `session` at its repositories' current commits (`repos`: as the checkpoint read found them). */
 async function buildCheckpoint(
   deps: SourceStepDeps,
   handoff: Handoff,
-  session: LocalSession,
+  session: Readonly<LocalSession>,
   provider: ProviderSession | undefined,
+  repos: readonly CheckpointRepo[],
 ): Promise<Checkpoint> {
-  const { git, packets, selfId, selfName, clock } = deps;
+  const { packets, selfId, selfName, clock } = deps;
   const transcript = deps.state.transcript(session.id);
   const firstPrompt = transcript.find((e) => e.role === 'user')?.text ?? session.title;
   const lastAssistant = transcript.findLast((e) => e.role === 'assistant')?.text ?? '';
@@ -81,16 +91,16 @@ async function buildCheckpoint(
     currentState: lastAssistant.slice(0, 2000),
     nextAction: 'Continue the session on the target device.',
   };
-  // Git facts, packets and the provider export are independent reads: take them together.
-  const [repos, exported, detected] = await Promise.all([
-    git.repos(session),
+  // The packets take the repositories as the checkpoint read found them (`repos`); they and the
+  // provider export are independent: take them together.
+  const [exported, detected] = await Promise.all([
     provider?.capabilities.checkpointImport ? provider.exportResumeData() : Promise.resolve(null),
     deps.providers.list(),
   ]);
   const built = await Promise.all(
     repos.map(async (repo) => {
       try {
-        return [{ relPath: repo.relPath, packet: await packets.build(repo.path, prose, session.provider) }];
+        return [{ relPath: repo.relPath, packet: await packets.build(repo.path, prose, session.provider, knownFacts(repo)) }];
       } catch (error) {
         deps.log(`packet for ${repo.relPath} skipped: ${(error as Error).message}`);
         return [];
@@ -135,28 +145,38 @@ async function buildCheckpoint(
   };
 }
 
-/** source-quiescing: re-check readiness, then checkpoint, seal, upload and relinquish. */
-async function checkpointStep(deps: SourceStepDeps, driver: HandoffDriver, handoff: Handoff): Promise<void> {
+/**
+ * A checkpoint taken, sealed and uploaded; the readiness report that refused it; a reason to cancel
+ * (over the backend's limit); the move ended first; or what went wrong.
+ */
+type Taken =
+  | { ok: true; checkpoint: CheckpointRef }
+  | { ok: false; report: ReadinessReport }
+  | { ok: 'cancel'; reason: { code: string; message: string } }
+  | { ok: 'ended' }
+  | { ok: 'error'; error: Error };
+
+/**
+ * Waits for the provider's turn to end, re-checks readiness, then builds, seals and uploads the
+ * checkpoint. Reads and a content-addressed upload only: nothing changes hands until its transition.
+ */
+async function takeCheckpoint(
+  deps: SourceStepDeps,
+  driver: HandoffDriver,
+  handoff: Handoff,
+  session: Readonly<LocalSession>,
+): Promise<Taken> {
   const { state, sessions, git, seal, backend } = deps;
-  const session = state.session(handoff.sessionId);
-  if (!session) {
-    await driver.cancel(handoff, { code: 'session_unknown', message: 'The source no longer knows this session.' });
-    return;
-  }
-  const provider = sessions.provider(session.id);
-  if (provider) await settleTurn(provider, deps.config.turnWaitMs);
-  // The move may have been cancelled while the turn ran: then there is nothing to checkpoint.
-  if (driver.get(handoff.id)?.state !== 'source-quiescing') return;
-  let checkpoint = state.progress(handoff.id)?.checkpoint ?? null;
-  if (checkpoint === null) {
+  const moving = () => ['target-prepared', 'source-quiescing'].includes(driver.get(handoff.id)?.state ?? '');
+  try {
+    const provider = sessions.provider(session.id);
+    if (provider) await settleTurn(provider, deps.config.turnWaitMs);
+    // The move may have been cancelled while the turn ran: then no checkpoint is taken.
+    if (!moving()) return { ok: 'ended' };
     const started = deps.clock();
-    const report = await git.sourceReadiness(session);
-    if (!report.ready) {
-      const first = report.blockers[0]!;
-      await driver.cancel(handoff, { code: first.code, message: `${first.message} ${first.fix}`.slice(0, 2000) }, report.blockers);
-      return;
-    }
-    const built = await buildCheckpoint(deps, handoff, state.readSession(session.id)!, provider);
+    const { report, repos } = await git.checkpointRead(session);
+    if (!report.ready) return { ok: false, report };
+    const built = await buildCheckpoint(deps, handoff, state.readSession(session.id)!, provider, repos);
     // Sealed as it is written, into a file hashed on the way, then streamed up: never held whole.
     // Under the key version the handoff names (the target checked it holds it), whatever rotated since.
     const sealer = seal.startCheckpointSeal(session.id, handoff.id, handoff.keyVersion ?? undefined);
@@ -164,7 +184,8 @@ async function checkpointStep(deps: SourceStepDeps, driver: HandoffDriver, hando
     try {
       const file = await sealCheckpointToFile(sealer, built, path);
       const sealedAt = deps.clock();
-      const report = (done: number) =>
+      if (!moving()) return { ok: 'ended' };
+      const progress = (done: number) =>
         deps.progress({
           handoffId: handoff.id,
           sessionId: session.id,
@@ -174,28 +195,63 @@ async function checkpointStep(deps: SourceStepDeps, driver: HandoffDriver, hando
           totalBytes: file.size,
           percent: file.size === 0 ? 100 : (done / file.size) * 100,
         });
-      report(0);
-      const put = await backend.putBlobFile(file, report);
+      progress(0);
+      const put = await backend.putBlobFile(file, progress);
       if (!put.ok) {
         if (put.code === 'body_too_large') {
-          await driver.cancel(handoff, {
-            code: 'checkpoint_too_large',
-            message: `The sealed checkpoint (${file.size} bytes) is over the sync backend's limit: ${put.message}.`,
-          });
-          return;
+          const message = `The sealed checkpoint (${file.size} bytes) is over the sync backend's limit: ${put.message}.`;
+          return { ok: 'cancel', reason: { code: 'checkpoint_too_large', message } };
         }
         throw new Error(`checkpoint upload failed: ${put.code} ${put.message}`);
       }
-      checkpoint = { digest: file.sha256, size: file.size };
-      state.updateProgress(handoff.id, (p) => {
-        p.checkpoint = checkpoint;
-      });
       deps.log(
         `checkpoint of ${handoff.id}: ${file.size} bytes built and sealed in ${sealedAt - started} ms, uploaded in ${deps.clock() - sealedAt} ms`,
       );
+      return { ok: true, checkpoint: { digest: file.sha256, size: file.size } };
     } finally {
       await rm(path, { force: true });
     }
+  } catch (error) {
+    return { ok: 'error', error: error as Error };
+  }
+}
+
+/**
+ * source-quiescing: re-check readiness, then checkpoint, seal, upload and relinquish. `ahead`: the
+ * same work begun once input was refused, while the backend recorded source-quiescing.
+ */
+async function checkpointStep(deps: SourceStepDeps, driver: HandoffDriver, handoff: Handoff, ahead?: Promise<Taken>): Promise<void> {
+  const { state } = deps;
+  const session = state.readSession(handoff.sessionId);
+  if (!session) {
+    await driver.cancel(handoff, { code: 'session_unknown', message: 'The source no longer knows this session.' });
+    return;
+  }
+  let checkpoint = state.progress(handoff.id)?.checkpoint ?? null;
+  if (checkpoint === null) {
+    const taken = await (ahead ?? takeCheckpoint(deps, driver, handoff, session));
+    if (taken.ok === 'error') throw taken.error;
+    // The move may have been cancelled meanwhile: then there is nothing to relinquish.
+    if (taken.ok === 'ended' || driver.get(handoff.id)?.state !== 'source-quiescing') return;
+    if (taken.ok === 'cancel') {
+      await driver.cancel(handoff, taken.reason);
+      return;
+    }
+    if (!taken.ok) {
+      const first = taken.report.blockers[0]!;
+      await driver.cancel(handoff, { code: first.code, message: `${first.message} ${first.fix}`.slice(0, 2000) }, taken.report.blockers);
+      return;
+    }
+    checkpoint = taken.checkpoint;
+    // Kept so a retried transition carries the same reference. It need not be on disk first: after a
+    // crash the backend either has the transition (nothing to retry) or not (a new checkpoint is taken).
+    state.updateProgress(
+      handoff.id,
+      (p) => {
+        p.checkpoint = checkpoint;
+      },
+      false,
+    );
   }
   await driver.transition(handoff, 'source-relinquished-and-checkpointed', { checkpoint });
 }
@@ -216,6 +272,8 @@ async function onEnded(deps: SourceStepDeps, driver: HandoffDriver, handoff: Han
 /** The source's step for the handoff's current state. */
 export function sourceStep(deps: SourceStepDeps): Step {
   const { config, sessions } = deps;
+  // Checkpoints begun as soon as input was refused (target-prepared), taken by the source-quiescing step once.
+  const ahead = new Map<string, Promise<Taken>>();
   return async (handoff, driver) => {
     switch (handoff.state) {
       case 'requested': {
@@ -231,17 +289,28 @@ export function sourceStep(deps: SourceStepDeps): Step {
         });
         return;
       }
-      case 'target-prepared':
+      case 'target-prepared': {
         driver.clearTimer(`${handoff.id}:prepare`);
         if (!(await stillDueAfterHold(config.testHoldDir, 'quiesce', driver, handoff))) return;
         sessions.setInputBlock(handoff.sessionId, QUIESCING);
+        // Input is refused from here on: the turn's end, the re-check and the checkpoint need not wait for the backend.
+        const session = deps.state.readSession(handoff.sessionId);
+        const held = testHolds(config.testHoldDir, 'checkpoint');
+        if (session && !held && !ahead.has(handoff.id) && !deps.state.progress(handoff.id)?.checkpoint)
+          ahead.set(handoff.id, takeCheckpoint(deps, driver, handoff, session));
         await driver.transition(handoff, 'source-quiescing');
         return;
-      case 'source-quiescing':
-        sessions.setInputBlock(handoff.sessionId, QUIESCING);
+      }
+      case 'source-quiescing': {
+        // Set when this device asked for quiescing; again only after a restart lost it.
+        if (deps.state.readSession(handoff.sessionId)?.inputBlock?.code !== 'quiescing')
+          sessions.setInputBlock(handoff.sessionId, QUIESCING);
         if (!(await stillDueAfterHold(config.testHoldDir, 'checkpoint', driver, handoff))) return;
-        await checkpointStep(deps, driver, handoff);
+        const taken = ahead.get(handoff.id);
+        ahead.delete(handoff.id);
+        await checkpointStep(deps, driver, handoff, taken);
         return;
+      }
       case 'source-relinquished-and-checkpointed':
         driver.at(`${handoff.id}:claim`, deps.clock() + config.claimTimeoutMs, async () => {
           const now = driver.get(handoff.id);
@@ -257,6 +326,7 @@ export function sourceStep(deps: SourceStepDeps): Step {
         return;
       case 'completed':
       case 'cancelled':
+        ahead.delete(handoff.id);
         await onEnded(deps, driver, handoff);
         return;
     }

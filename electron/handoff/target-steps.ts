@@ -9,6 +9,7 @@ import type { LocalState } from '../local-state/local-state.ts';
 import type { AccountPort, BackendPort, GitPort, ProviderPort, SealPort } from '../runtime/ports.ts';
 import type { SessionService } from '../runtime/session-service.ts';
 import { activateCheckpoint, type ActivationDeps } from './activation.ts';
+import { ActivationAhead } from './activation-ahead.ts';
 import { openCancelReason } from './cancel-reason.ts';
 import { transferred, type HandoffDriver, type Step } from './coordinator.ts';
 import type { HandoffConfig } from './handoff-config.ts';
@@ -74,11 +75,14 @@ async function prepare(deps: TargetStepDeps, driver: HandoffDriver, handoff: Han
     });
     return;
   }
-  const prepared = await git.prepare(session.repos, config.workspaceRoot);
+  const prepared = await git.prepare(session.repos, config.workspaceRoot, (report) =>
+    deps.progress({ handoffId: handoff.id, sessionId: handoff.sessionId, ...report }),
+  );
   if (!prepared.ok) {
     await driver.cancel(handoff, { code: prepared.code.slice(0, 63), message: prepared.message.slice(0, 2000) });
     return;
   }
+  if (!(await stillDueAfterHold(config.testHoldDir, 'prepared', driver, handoff))) return;
   await driver.transition(handoff, 'target-prepared');
 }
 
@@ -95,10 +99,13 @@ function needsAttention(deps: TargetStepDeps, handoff: Handoff, failure: CodedMe
   });
 }
 
-/** target-activating: activate, then record completion (or cancel with the reason). */
-async function activate(deps: TargetStepDeps, driver: HandoffDriver, handoff: Handoff): Promise<void> {
+/** target-activating: activate (on what was begun ahead), then record completion (or cancel with the reason). */
+async function activate(deps: TargetStepDeps, driver: HandoffDriver, handoff: Handoff, ahead: ActivationAhead): Promise<void> {
   await releasedFromTestHold(deps.config.testHoldDir, 'activate');
-  const result = await activateCheckpoint(deps, handoff);
+  const opening = ahead.take(handoff.id);
+  const early = opening ? await opening : null;
+  if (early && 'thrown' in early) throw early.thrown;
+  const result = await activateCheckpoint(deps, handoff, early ? Promise.resolve(early.opened) : undefined);
   if (!result.ok) {
     needsAttention(deps, handoff, result);
     await driver.cancel(handoff, { code: result.code.slice(0, 63), message: result.message.slice(0, 2000) });
@@ -123,6 +130,8 @@ async function activate(deps: TargetStepDeps, driver: HandoffDriver, handoff: Ha
 
 /** The target's step for the handoff's current state. */
 export function targetStep(deps: TargetStepDeps): Step {
+  // Activation's download, checks and pin, begun while target-activating is recorded (activation-ahead.ts).
+  const ahead = new ActivationAhead(deps, deps.config.testHoldDir);
   return async (handoff, driver) => {
     switch (handoff.state) {
       case 'requested':
@@ -134,18 +143,26 @@ export function targetStep(deps: TargetStepDeps): Step {
         return;
       case 'ownership-transferred':
         if (!(await stillDueAfterHold(deps.config.testHoldDir, 'take-over', driver, handoff))) return;
+        ahead.open(handoff);
         await knownSession(deps, handoff.sessionId);
-        deps.state.updateSession(handoff.sessionId, (s) => {
-          s.ownerDeviceId = deps.selfId;
-          s.generation = Math.max(s.generation, handoff.generation + 1);
-          s.inputBlock = { code: 'not_running', message: 'The session is being activated on this device.' };
-        });
+        // Not waited onto the disk: the backend's record says who owns the session, and after a restart
+        // the target-activating step (or this one) writes all of it again.
+        deps.state.updateSession(
+          handoff.sessionId,
+          (s) => {
+            s.ownerDeviceId = deps.selfId;
+            s.generation = Math.max(s.generation, handoff.generation + 1);
+            s.inputBlock = { code: 'not_running', message: 'The session is being activated on this device.' };
+          },
+          false,
+        );
         await driver.transition(handoff, 'target-activating');
         return;
       case 'target-activating':
-        await activate(deps, driver, handoff);
+        await activate(deps, driver, handoff, ahead);
         return;
       case 'cancelled':
+        ahead.forget(handoff.id);
         if (transferred(handoff) && !deps.state.session(handoff.sessionId)?.needsAttention) {
           needsAttention(
             deps,
@@ -156,6 +173,7 @@ export function targetStep(deps: TargetStepDeps): Step {
         driver.finish(handoff.id);
         return;
       case 'completed':
+        ahead.forget(handoff.id);
         driver.finish(handoff.id);
         return;
       default:

@@ -7,29 +7,36 @@
  * | step         | device | the handoff waits in                   |
  * | ------------ | ------ | -------------------------------------- |
  * | `prepare`    | target | `requested`                            |
+ * | `prepared`   | target | `requested` (its fetch done)           |
  * | `quiesce`    | source | `target-prepared`                      |
  * | `checkpoint` | source | `source-quiescing` (turn not settled)  |
  * | `claim`      | target | `source-relinquished-and-checkpointed` |
  * | `take-over`  | target | `ownership-transferred`                |
  * | `activate`   | target | `target-activating`                    |
  *
- * Without a hold folder (every real device) nothing holds and nothing is re-read.
+ * Work a step begins ahead of its state (activation-ahead.ts, the source's checkpoint) is not begun
+ * while the step it belongs to is held. Without a hold folder (every real device) nothing holds and
+ * nothing is re-read.
  */
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Handoff } from '../../shared/api/handoffs.ts';
 import type { HandoffDriver } from './coordinator.ts';
 
-export const HELD_STEPS = ['prepare', 'quiesce', 'checkpoint', 'claim', 'take-over', 'activate'] as const;
+export const HELD_STEPS = ['prepare', 'prepared', 'quiesce', 'checkpoint', 'claim', 'take-over', 'activate'] as const;
 export type HeldStep = (typeof HELD_STEPS)[number];
 
 /** How often a held step looks for its release. */
 const POLL_MS = 50;
 
+/** Whether a test holds `step` now (never without a hold folder). */
+export function testHolds(dir: string | null | undefined, step: HeldStep): boolean {
+  return Boolean(dir) && existsSync(join(dir!, step));
+}
+
 /** Resolves once `dir/step` does not exist (at once when `dir` is null or absent). */
 export async function releasedFromTestHold(dir: string | null | undefined, step: HeldStep): Promise<void> {
-  if (!dir) return;
-  while (existsSync(join(dir, step))) await new Promise((resolve) => setTimeout(resolve, POLL_MS));
+  while (testHolds(dir, step)) await new Promise((resolve) => setTimeout(resolve, POLL_MS));
 }
 
 /**
@@ -43,7 +50,7 @@ export async function stillDueAfterHold(
   driver: Pick<HandoffDriver, 'refresh' | 'get'>,
   handoff: Handoff,
 ): Promise<boolean> {
-  if (!dir || !existsSync(join(dir, step))) return true;
+  if (!testHolds(dir, step)) return true;
   await releasedFromTestHold(dir, step);
   await driver.refresh(handoff.id);
   return driver.get(handoff.id)?.state === handoff.state;

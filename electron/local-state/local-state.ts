@@ -221,8 +221,8 @@ export class LocalState {
     this.handoffs.put(progress.handoffId, progress, durable);
   }
 
-  /** The progress record for a handoff, created (and stored) on first sight. */
-  ensureProgress(handoffId: string, sessionId: string, role: 'source' | 'target', now: number): HandoffProgress {
+  /** The progress record for a handoff, created (and stored, durably unless told otherwise) on first sight. */
+  ensureProgress(handoffId: string, sessionId: string, role: 'source' | 'target', now: number, durable = true): HandoffProgress {
     const existing = this.handoffs.get(handoffId);
     if (existing) return existing;
     const created: HandoffProgress = {
@@ -237,7 +237,7 @@ export class LocalState {
       driftWarnings: [],
       finished: false,
     };
-    this.saveProgress(created);
+    this.saveProgress(created, durable);
     return created;
   }
 

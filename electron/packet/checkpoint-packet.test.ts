@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createGitSandbox, type GitSandbox } from '../../dev-env/git-sandbox.ts';
 import { buildCheckpointPacket, checkPacketDrift, createCheckpointPacketPort } from './checkpoint-packet.ts';
-import { createExecGit } from './git-read.ts';
+import { createExecGit, type GitExec } from './git-read.ts';
 
 let sandbox: GitSandbox;
 let origin: string;
@@ -20,6 +20,19 @@ beforeAll(() => {
 afterAll(() => sandbox.cleanup());
 
 const options = () => ({ exec: createExecGit(sandbox.env), now: () => Date.UTC(2026, 10, 30) });
+
+/** The real executor, recording the subcommand of every git process it starts. */
+function recordingExec(): { exec: GitExec; subcommands: string[] } {
+  const real = createExecGit(sandbox.env);
+  const subcommands: string[] = [];
+  return {
+    subcommands,
+    exec: (args, cwd) => {
+      subcommands.push(args.find((a) => !a.startsWith('-')) ?? '');
+      return real(args, cwd);
+    },
+  };
+}
 
 describe('checkpoint packets', () => {
   it('builds the packet from git at checkpoint time plus the session prose, without writing to the repo', async () => {
@@ -89,5 +102,54 @@ describe('checkpoint packets', () => {
     expect(await port.drift(packet, source)).toEqual([]);
     expect(await port.drift({ verified: { branch: 'x' } }, source)).toEqual([{ code: 'packet_unreadable', detail: expect.any(String) }]);
     await expect(port.build(join(sandbox.root, 'nope'), { goal: '', currentState: '', nextAction: '' }, 'x')).rejects.toThrow();
+  });
+
+  it('builds from what the caller already read: only what it did not read is asked of git, and the packet is the same', async () => {
+    const { exec, subcommands } = recordingExec();
+    const port = createCheckpointPacketPort({ ...options(), exec });
+    const prose = { goal: 'g', currentState: 'c', nextAction: 'n' };
+    const fresh = await port.build(source, prose, 'demo');
+    expect(subcommands).toHaveLength(6);
+    subcommands.length = 0;
+    const known = {
+      branch: 'feature/move',
+      head: sandbox.head(source),
+      base: { ref: 'origin/main', mergeBase: sandbox.head(source, 'origin/main') },
+    };
+    expect(await port.build(source, prose, 'demo', known)).toEqual(fresh);
+    expect(subcommands).toEqual(['diff']);
+    subcommands.length = 0;
+    const withFiles = { ...known, base: { ...known.base, changedFiles: ['src/move.ts'] } };
+    expect(await port.build(source, prose, 'demo', withFiles)).toEqual(fresh);
+    expect(subcommands).toEqual([]);
+  });
+
+  it('checks drift on a freshly pinned clone with one merge-base read, taking branch, HEAD and dirt from the pin', async () => {
+    const built = await buildCheckpointPacket(source, { goal: 'g' }, options());
+    if (!built.ok) throw new Error(built.message);
+    const target = sandbox.clone(origin, 'pinned');
+    sandbox.git(target, ['checkout', '-q', 'feature/move']);
+    const { exec, subcommands } = recordingExec();
+    const port = createCheckpointPacketPort({ ...options(), exec });
+    const checkedOut = { branch: 'feature/move', head: sandbox.head(target), dirty: ['scratch.txt'] };
+    expect(await port.drift(built.packet, target, checkedOut)).toEqual([{ code: 'dirty_tree', detail: '1 uncommitted: scratch.txt' }]);
+    expect(subcommands).toEqual(['merge-base']);
+  });
+
+  it('asks git nothing when the pin knows the base ref points at the pinned commit (its own merge base, nothing changed)', async () => {
+    const onMain = sandbox.clone(origin, 'source-main');
+    const built = await buildCheckpointPacket(onMain, { goal: 'g' }, options());
+    if (!built.ok) throw new Error(built.message);
+    expect(built.packet.verified).toMatchObject({ base_ref: 'origin/main', merge_base: sandbox.head(onMain), changed_files: [] });
+    const target = sandbox.clone(origin, 'pinned-main');
+    const { exec, subcommands } = recordingExec();
+    const port = createCheckpointPacketPort({ ...options(), exec });
+    const head = sandbox.head(target);
+    const checkedOut = { branch: 'main', head, dirty: [], remoteTip: { ref: 'origin/main', commit: head } };
+    expect(await port.drift(built.packet, target, checkedOut)).toEqual([]);
+    expect(subcommands).toEqual([]);
+    // Without what the pin knows, the merge base is asked of git.
+    expect(await port.drift(built.packet, target, { branch: 'main', head, dirty: [] })).toEqual([]);
+    expect(subcommands).toEqual(['merge-base']);
   });
 });

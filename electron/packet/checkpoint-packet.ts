@@ -4,8 +4,8 @@
  * against its pinned workspace on activation (the same logic handoff_resume uses).
  */
 import type { DriftWarning } from '../../shared/api/handoffs.ts';
-import { checkDrift, type DriftWarning as PacketDriftWarning } from './drift.ts';
-import { readBranchFacts } from './git-facts.ts';
+import { checkDrift, type CheckedOut, type DriftWarning as PacketDriftWarning } from './drift.ts';
+import { readBranchFacts, type KnownFacts } from './git-facts.ts';
 import { openGitReader, type GitExec } from './git-read.ts';
 import { DEFAULT_BASE_REF, DEFAULT_PROVIDER } from './handoff-args.ts';
 import { assertedFrom } from './handoff-create.ts';
@@ -32,6 +32,8 @@ export interface CheckpointPacketOptions {
   now?: () => Date | number;
   provider?: string;
   base_ref?: string;
+  /** What the caller already read of the repository (not read again). */
+  known?: KnownFacts;
 }
 
 export type CheckpointPacketResult = { ok: true; packet: CheckpointPacket } | { ok: false; reason: 'git_read_failed'; message: string };
@@ -46,7 +48,7 @@ export async function buildCheckpointPacket(
 ): Promise<CheckpointPacketResult> {
   const opened = await openGitReader(repoPath, options.exec);
   if (!opened.ok) return { ok: false, reason: 'git_read_failed', message: opened.message };
-  const facts = await readBranchFacts(opened.reader, options.base_ref ?? DEFAULT_BASE_REF);
+  const facts = await readBranchFacts(opened.reader, options.base_ref ?? DEFAULT_BASE_REF, options.known);
   if (!facts.ok) return { ok: false, reason: 'git_read_failed', message: facts.message };
   const { toplevel: _toplevel, merge_base_error, ...branchFacts } = facts.value;
   const slug = slugOfBranch(branchFacts.branch);
@@ -67,19 +69,36 @@ export async function buildCheckpointPacket(
   };
 }
 
-/** The drift warnings of `packet` against the repository at `repoPath` now; an unreadable repo reports branch_missing. */
+/**
+ * The drift warnings of `packet` against the repository at `repoPath` now; an unreadable repo reports
+ * branch_missing. `checkedOut`: its branch, HEAD and uncommitted files as the caller just verified them.
+ */
 export async function checkPacketDrift(
   packet: Packet,
   repoPath: string,
   clock: () => Date | number = () => new Date(),
   exec?: GitExec,
+  checkedOut?: CheckedOut,
 ): Promise<PacketDriftWarning[]> {
   const opened = await openGitReader(repoPath, exec);
   if (!opened.ok) return [{ code: 'branch_missing', detail: `cannot read the repository: ${opened.message}` }];
   return checkDrift(opened.reader, packet.verified, {
     now: () => toDate(clock()),
     packetPath: packetPath(slugOfBranch(packet.verified.branch)),
+    ...(checkedOut ? { checkedOut } : {}),
   });
+}
+
+/** What the runtime already read of a repository, for `build`: the packet does not read it again. */
+export interface RepoRead {
+  branch: string;
+  head: string;
+  base?: { ref: string; mergeBase: string; changedFiles?: string[] };
+}
+
+function knownBase(base: NonNullable<RepoRead['base']>): NonNullable<KnownFacts['base']> {
+  const changed = base.changedFiles === undefined ? {} : { changed_files: base.changedFiles };
+  return { ref: base.ref, merge_base: base.mergeBase, ...changed };
 }
 
 /**
@@ -87,22 +106,33 @@ export async function checkPacketDrift(
  * the caller can skip that repo's packet; drift details are strings for display.
  */
 export function createCheckpointPacketPort(options: { exec?: GitExec; now?: () => Date | number } = {}): {
-  build(repoPath: string, prose: { goal: string; currentState: string; nextAction: string }, provider: string): Promise<CheckpointPacket>;
-  drift(packet: unknown, repoPath: string): Promise<DriftWarning[]>;
+  build(
+    repoPath: string,
+    prose: { goal: string; currentState: string; nextAction: string },
+    provider: string,
+    known?: RepoRead,
+  ): Promise<CheckpointPacket>;
+  drift(packet: unknown, repoPath: string, checkedOut?: CheckedOut): Promise<DriftWarning[]>;
 } {
   return {
-    async build(repoPath, prose, provider) {
+    async build(repoPath, prose, provider, known) {
+      const facts: KnownFacts | undefined = known && {
+        toplevel: repoPath,
+        branch: known.branch,
+        head_sha: known.head,
+        ...(known.base ? { base: knownBase(known.base) } : {}),
+      };
       const built = await buildCheckpointPacket(
         repoPath,
         { goal: prose.goal, current_state: prose.currentState, next_action: prose.nextAction },
-        { ...options, provider },
+        { ...options, provider, ...(facts ? { known: facts } : {}) },
       );
       if (!built.ok) throw new Error(built.message);
       return built.packet;
     },
-    async drift(packet, repoPath) {
+    async drift(packet, repoPath, checkedOut) {
       if (!isPacket(packet)) return [{ code: 'packet_unreadable', detail: 'the checkpoint carries no valid packet for this repository' }];
-      const warnings = await checkPacketDrift(packet, repoPath, options.now, options.exec);
+      const warnings = await checkPacketDrift(packet, repoPath, options.now, options.exec, checkedOut);
       return warnings.map((w) => ({ code: w.code, detail: String(w.detail) }));
     },
   };

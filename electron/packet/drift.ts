@@ -17,21 +17,32 @@ export interface DriftWarning {
 export const STALE_AFTER_DAYS = 7;
 const DAY_MS = 86_400_000;
 
+/** What the caller just verified of the repository: checked out on `branch` at `head`, with `dirty` uncommitted. */
+export interface CheckedOut {
+  branch: string;
+  head: string;
+  dirty: string[];
+  /** A remote-tracking ref (`origin/main`) whose tip the caller knows (the fetch it just made left it there). */
+  remoteTip?: { ref: string; commit: string };
+}
+
 export interface DriftOptions {
   /** The clock (injected in tests). */
   now: () => Date;
   /** Repo-relative path of the packet file itself, which never counts as dirty. */
   packetPath?: string;
+  /** Branch, HEAD and uncommitted files as the caller just read them (a pin's verification): not read again. */
+  checkedOut?: CheckedOut;
 }
 
 /** Compares the recorded facts with the repository now; returns warnings in a fixed order. */
 export async function checkDrift(reader: GitReader, facts: PacketFacts, options: DriftOptions): Promise<DriftWarning[]> {
-  const [current, tip, head, base, dirty] = await Promise.all([
-    readBranch(reader),
-    readCommit(reader, `refs/heads/${facts.branch}`),
-    readCommit(reader, 'HEAD'),
-    readCommit(reader, facts.base_ref),
-    readDirtyFiles(reader),
+  const seen = options.checkedOut;
+  const [current, tip, head, dirty] = await Promise.all([
+    seen ? known(seen.branch) : readBranch(reader),
+    seen?.branch === facts.branch ? known(seen.head) : readCommit(reader, `refs/heads/${facts.branch}`),
+    seen ? known(seen.head) : readCommit(reader, 'HEAD'),
+    seen ? known(seen.dirty) : readDirtyFiles(reader),
   ]);
   const warnings: DriftWarning[] = [];
   if (!tip.ok) warnings.push({ code: 'branch_missing', detail: `the branch ${facts.branch} does not exist in this repository` });
@@ -44,7 +55,7 @@ export async function checkDrift(reader: GitReader, facts: PacketFacts, options:
   }
 
   if (subject !== undefined) {
-    const diverged = await filesDivergence(reader, facts, subject, base.ok ? base.value : undefined);
+    const diverged = await filesDivergence(reader, facts, subject, seen?.remoteTip);
     if (diverged) warnings.push({ code: 'files_diverged', detail: diverged });
   }
 
@@ -58,23 +69,30 @@ export async function checkDrift(reader: GitReader, facts: PacketFacts, options:
   return warnings;
 }
 
-/** Describes how the diff set now differs from the recorded one, or undefined when it does not (or cannot be known). */
+const known = <T>(value: T) => ({ ok: true, value }) as const;
+
+/**
+ * Describes how the diff set now differs from the recorded one, or undefined when it does not (or
+ * cannot be known). The same two commits have the same diff: then it is not read again; nor is the
+ * merge base of a base ref known to point at the subject (it is the subject).
+ */
 async function filesDivergence(
   reader: GitReader,
   facts: PacketFacts,
   subject: string,
-  baseCommit: string | undefined,
+  remoteTip: CheckedOut['remoteTip'],
 ): Promise<string | undefined> {
   let mergeBase: string | undefined;
-  if (baseCommit !== undefined) {
-    const mb = await readMergeBase(reader, baseCommit, subject);
-    if (mb.ok) mergeBase = mb.value;
-  }
+  const atTip = remoteTip?.ref === facts.base_ref && remoteTip.commit === subject;
+  // A ref name is never an option (a packet file is the repository's content, not ours).
+  const mb = atTip ? known(subject) : facts.base_ref.startsWith('-') ? null : await readMergeBase(reader, facts.base_ref, subject);
+  if (mb?.ok) mergeBase = mb.value;
   if (mergeBase === undefined && facts.merge_base !== null) {
     const recorded = await readCommit(reader, facts.merge_base);
     if (recorded.ok) mergeBase = recorded.value;
   }
   if (mergeBase === undefined) return undefined;
+  if (mergeBase === facts.merge_base && subject === facts.head_sha) return undefined;
   const now = await readChangedFiles(reader, mergeBase, subject);
   if (!now.ok) return undefined;
   const recorded = new Set(facts.changed_files);

@@ -8,6 +8,7 @@ import type { GitReader } from './git-read.ts';
 export type Fact<T> = Result<T, 'git_read_failed'>;
 
 const fail = (message: string): Failure<'git_read_failed'> => ({ ok: false, code: 'git_read_failed', message });
+const ok = <T>(value: T): Fact<T> => ({ ok: true, value });
 
 /** The repository's top-level directory. */
 export async function readToplevel(reader: GitReader): Promise<Fact<string>> {
@@ -69,16 +70,28 @@ export interface BranchFacts {
   merge_base_error?: string;
 }
 
+/** What a caller already read of the repository (the checkpoint's readiness read): not read again. */
+export interface KnownFacts {
+  toplevel: string;
+  branch: string;
+  head_sha: string;
+  /** The merge base with `ref` (and the files changed since, when read), taken as they are when the packet's base is that ref. */
+  base?: { ref: string; merge_base: string; changed_files?: string[] };
+}
+
 /**
  * Reads branch, HEAD, merge base with `baseRef` and the files changed since it. A missing base ref
  * degrades to merge_base null, no files and a merge_base_error; no branch or no HEAD is a failure.
+ * Facts in `known` are taken as they are.
  */
-export async function readBranchFacts(reader: GitReader, baseRef: string): Promise<Fact<BranchFacts>> {
+export async function readBranchFacts(reader: GitReader, baseRef: string, known?: KnownFacts): Promise<Fact<BranchFacts>> {
+  const same = known?.base?.ref === baseRef ? known.base : undefined;
+  const knownBase = same?.merge_base;
   const [toplevel, branch, head, base] = await Promise.all([
-    readToplevel(reader),
-    readBranch(reader),
-    readCommit(reader, 'HEAD'),
-    readCommit(reader, baseRef),
+    known ? ok(known.toplevel) : readToplevel(reader),
+    known ? ok(known.branch) : readBranch(reader),
+    known ? ok(known.head_sha) : readCommit(reader, 'HEAD'),
+    knownBase === undefined ? readCommit(reader, baseRef) : ok(baseRef),
   ]);
   if (!toplevel.ok) return toplevel;
   if (!branch.ok) return branch;
@@ -93,9 +106,9 @@ export async function readBranchFacts(reader: GitReader, baseRef: string): Promi
     changed_files: [],
   };
   if (!base.ok) return { ok: true, value: { ...facts, merge_base_error: base.message } };
-  const mergeBase = await readMergeBase(reader, base.value, head.value);
+  const mergeBase = knownBase === undefined ? await readMergeBase(reader, base.value, head.value) : ok(knownBase);
   if (!mergeBase.ok) return { ok: true, value: { ...facts, merge_base_error: `${baseRef} shares no history with HEAD` } };
-  const changed = await readChangedFiles(reader, mergeBase.value, head.value);
+  const changed = same?.changed_files ? ok(same.changed_files) : await readChangedFiles(reader, mergeBase.value, head.value);
   if (!changed.ok) return changed;
   return { ok: true, value: { ...facts, merge_base: mergeBase.value, changed_files: changed.value } };
 }

@@ -132,3 +132,18 @@ describe('CLI versions in the Move dialog', () => {
     });
   });
 });
+
+describe('how recent the device list is', () => {
+  it('says the list is fresh for the given time after it was read whole, and not before it ever was', () => {
+    let now = NOW;
+    const directory = new DeviceDirectory('self-aaaaaaaaaaaaaa', seal, () => now);
+    expect(directory.listedWithin(10_000)).toBe(false);
+    directory.upsert(device('desk-aaaaaaaaaaaaaa', 'desktop'));
+    expect(directory.listedWithin(10_000)).toBe(false);
+    directory.replaceAll([device('desk-aaaaaaaaaaaaaa', 'desktop')]);
+    now += 10_000;
+    expect(directory.listedWithin(10_000)).toBe(true);
+    now += 1;
+    expect(directory.listedWithin(10_000)).toBe(false);
+  });
+});

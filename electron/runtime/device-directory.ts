@@ -22,6 +22,7 @@ const CapabilitiesSchema = z.object({
 
 export class DeviceDirectory {
   private readonly devices = new Map<string, Device>();
+  private listedAt: number | null = null;
 
   constructor(
     private readonly selfId: string,
@@ -33,6 +34,12 @@ export class DeviceDirectory {
   replaceAll(devices: Device[]): void {
     this.devices.clear();
     for (const device of devices) this.devices.set(device.id, device);
+    this.listedAt = this.clock();
+  }
+
+  /** Whether the whole list was read from the backend within the last `ms`. */
+  listedWithin(ms: number): boolean {
+    return this.listedAt !== null && this.clock() - this.listedAt <= ms;
   }
 
   /** Applies one `device` push. */

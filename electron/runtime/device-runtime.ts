@@ -28,6 +28,7 @@ import type {
   SealPort,
   TargetCheck,
 } from './ports.ts';
+import { blockedNotice, endedNotice } from './move-notices.ts';
 import { adoptSession, listAgentSessions, type AdoptionDeps } from './session-adoption.ts';
 import { progressSink } from './progress-sink.ts';
 import { SessionService } from './session-service.ts';
@@ -112,6 +113,10 @@ export class DeviceRuntime {
           // A transition changes the session's view (owner, generation, input block), never its
           // transcript or agents: the list carries it without resending the whole session.
           this.sessionsChanged();
+        },
+        ended: (h, role) => {
+          const notice = endedNotice(handoffView(this.views, h), role, this.titleOf(h.sessionId), clock());
+          if (notice) this.emit('moveNotice', notice);
         },
       },
       {
@@ -203,6 +208,11 @@ export class DeviceRuntime {
 
   private listSessionViews() {
     return this.deps.state.readSessions().map((s) => sessionView(this.views, s, this.coordinator.forSession(s.id)));
+  }
+
+  /** A session's title as this device knows it (its id when it does not). */
+  private titleOf(sessionId: string): string {
+    return this.deps.state.readSession(sessionId)?.title ?? sessionId;
   }
 
   /** The device's status now: who it is, its backend addresses and whether it reaches them. */
@@ -349,7 +359,8 @@ export class DeviceRuntime {
         return this.devices.views();
       },
       moveEligibility: async ({ sessionId }) => {
-        const listed = await backend.listDevices();
+        // The backend's blob limit is learnt beside the device list, so the Move that follows asks for neither.
+        const [listed] = await Promise.all([backend.listDevices(), backend.blobLimit()]);
         if (listed.ok) this.devices.replaceAll(listed.value);
         const session = state.session(sessionId);
         if (!session) return [];
@@ -360,7 +371,15 @@ export class DeviceRuntime {
         );
       },
       checkReadiness: async ({ sessionId, targetDeviceId }) => this.moves.evaluate(sessionId, targetDeviceId),
-      startMove: async ({ sessionId, targetDeviceId }) => this.moves.start(sessionId, targetDeviceId),
+      startMove: async ({ sessionId, targetDeviceId }) => {
+        const started = await this.moves.start(sessionId, targetDeviceId);
+        if (!started.ok && 'report' in started) {
+          const move = { sessionId, title: this.titleOf(sessionId), sourceName: this.deps.status.deviceName };
+          const targetName = this.devices.nameOf(targetDeviceId);
+          this.emit('moveNotice', blockedNotice({ ...move, targetName, blockers: started.report.blockers }, this.deps.clock()));
+        }
+        return started;
+      },
       cancelMove: async ({ sessionId }) => this.coordinator.cancelByUser(sessionId),
       pushRepo: async ({ sessionId, repo }) => remediate(sessionId, repo, (path) => remediation.push(path)),
       commitAll: async ({ sessionId, repo, message }) => remediate(sessionId, repo, (path) => remediation.commitAll(path, message)),

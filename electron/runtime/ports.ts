@@ -22,6 +22,9 @@ import type {
 } from '../../shared/provider.ts';
 import type { Blocker, ReadinessReport } from '../../shared/readiness.ts';
 import type { StreamOpener, StreamSealer } from '../crypto/envelope-stream.ts';
+import type { GitTransferListener } from '../git/transfer-progress.ts';
+import type { RepoRead } from '../packet/checkpoint-packet.ts';
+import type { CheckedOut } from '../packet/drift.ts';
 import type { RepoRef } from '../local-state/local-state.ts';
 
 /** The backend calls the runtime makes; every failure is a value carrying the API error code. */
@@ -107,6 +110,18 @@ export interface RepoSnapshot extends RepoRef {
   path: string;
   head: string | null;
   mergeBase: string | null;
+  /** The remote-tracking ref the merge base was taken with (`origin/main`), null without one. */
+  baseRef: string | null;
+}
+
+/** A repository as the checkpoint records it: its snapshot and the files changed since the merge base (null: not read). */
+export interface CheckpointRepo extends RepoSnapshot {
+  changedFiles: string[] | null;
+}
+
+/** A repository as the pin left it: on `branch` at `head`, and what its verifying status read showed uncommitted. */
+export interface CheckedOutRepo extends CheckedOut {
+  path: string;
 }
 
 /** A repository pinned by a checkpoint. */
@@ -129,18 +144,33 @@ export interface GitPort {
   repos(workspace: WorkspaceRef): Promise<RepoSnapshot[]>;
   /** The source half of the readiness report (dirty tree, unpushed commits…) over every repository. */
   sourceReadiness(workspace: WorkspaceRef): Promise<ReadinessReport>;
+  /** At checkpoint time: the source readiness report and, read with it, each repository as the checkpoint records it. */
+  checkpointRead(workspace: WorkspaceRef): Promise<{ report: ReadinessReport; repos: CheckpointRepo[] }>;
   /** Remote URLs of the repositories this device can open under its workspace root. */
   remotesUnder(root: string): Promise<string[]>;
-  /** Target prepare: can open or clone each repo and fetch its branch; a failure carries a code. */
-  prepare(repos: RepoRef[], workspaceRoot: string): Promise<Result<{ workspace: string }>>;
-  /** Target activation: every repo at exactly its pinned commit; returns the workspace path. */
-  pin(repos: PinnedRepo[], workspaceRoot: string): Promise<Result<{ workspace: string; repoPaths: string[] }>>;
+  /** Target prepare: can open or clone each repo and fetch its branch (progress to `progress`); a failure carries a code. */
+  prepare(repos: RepoRef[], workspaceRoot: string, progress?: GitTransferListener): Promise<Result<{ workspace: string }>>;
+  /** Target activation: every repo at exactly its pinned commit (fetches and clones report to `progress`); the workspace path. */
+  pin(
+    repos: PinnedRepo[],
+    workspaceRoot: string,
+    progress?: GitTransferListener,
+  ): Promise<Result<{ workspace: string; repoPaths: string[]; checkedOut: CheckedOutRepo[] }>>;
 }
+
+/** What the caller already read of a repository, so a packet's git facts are not read twice. */
+export type KnownRepoFacts = RepoRead;
 
 /** Per-branch handoff packets (packet/). */
 export interface PacketPort {
-  build(repoPath: string, prose: { goal: string; currentState: string; nextAction: string }, provider: string): Promise<unknown>;
-  drift(packet: unknown, repoPath: string): Promise<DriftWarning[]>;
+  build(
+    repoPath: string,
+    prose: { goal: string; currentState: string; nextAction: string },
+    provider: string,
+    known?: KnownRepoFacts,
+  ): Promise<unknown>;
+  /** Drift of `packet` against the repository; `checkedOut`: what the pin just verified of it (not read again). */
+  drift(packet: unknown, repoPath: string, checkedOut?: CheckedOutRepo): Promise<DriftWarning[]>;
 }
 
 /** Providers (providers/). */

@@ -4,7 +4,10 @@
  * `uiEveryMs` and the log one every `logEveryMs`, but the first and the last of a step always pass.
  */
 import type { HandoffProgressView } from '../../shared/device-api.ts';
+import { formatBytes } from '../../shared/progress-text.ts';
 import type { Clock } from './ports.ts';
+
+export { formatBytes };
 
 /** What a step reports (the sink adds the time). */
 export type ProgressReport = Omit<HandoffProgressView, 'at'>;
@@ -19,19 +22,6 @@ export interface ProgressSinkOptions {
 }
 
 const finished = (r: ProgressReport): boolean => r.percent === 100 || (r.totalBytes !== null && r.doneBytes === r.totalBytes);
-
-/** A byte count in the unit that reads best: "900 B", "12.0 KiB", "40.0 MiB", "1.5 GiB". */
-export function formatBytes(n: number): string {
-  if (n < 1024) return `${n} B`;
-  const units = ['KiB', 'MiB', 'GiB'];
-  let value = n / 1024;
-  let unit = 0;
-  while (value >= 1024 && unit < units.length - 1) {
-    value /= 1024;
-    unit += 1;
-  }
-  return `${value.toFixed(1)} ${units[unit]}`;
-}
 
 /** "fetch app: 12.0 MiB of 40.0 MiB (30%)". */
 export function describeProgress(r: ProgressReport): string {

@@ -82,6 +82,8 @@ export class SessionService {
   private readonly resuming = new Set<string>();
   private readonly pulling = new Map<string, Promise<void>>();
   private readonly pullAgain = new Set<string>();
+  /** What the backend holds of each session's metadata, as this process last published it: [generation, meta] as JSON. */
+  private readonly publishedMeta = new Map<string, string>();
 
   constructor(private readonly deps: SessionServiceDeps) {}
 
@@ -130,6 +132,7 @@ export class SessionService {
     const meta = metaOf({ title, provider: input.provider, permission: input.permission, workspace: input.workspace, repos });
     const created = await this.deps.backend.createSession(id, sealSessionMeta(this.deps.seal, id, meta));
     if (!created.ok) return created;
+    this.publishedMeta.set(id, JSON.stringify([created.value.generation, meta]));
     const now = this.deps.clock();
     const session: LocalSession = {
       ...learnedRecord(created.value, meta),
@@ -409,16 +412,21 @@ export class SessionService {
     return { selfId: this.deps.selfId, state: this.deps.state, seal: this.deps.seal, git: this.deps.git };
   }
 
-  /** Re-seals and stores the session metadata (owner only, fenced by generation). */
+  /**
+   * Re-seals and stores the session metadata (owner only, fenced by generation); metadata this
+   * process already published at this generation is on the backend as it is, and is not sent again.
+   */
   async publishMeta(sessionId: string): Promise<ActionResult> {
-    const s = this.deps.state.session(sessionId);
+    const s = this.deps.state.readSession(sessionId);
     if (!s) return fail('not_found', 'No such session.');
-    const result = await this.deps.backend.updateSessionMeta(
-      sessionId,
-      s.generation,
-      sealSessionMeta(this.deps.seal, sessionId, metaOf(s)),
-    );
-    if (result.ok) return ok(undefined);
+    const meta = metaOf(s);
+    const published = JSON.stringify([s.generation, meta]);
+    if (this.publishedMeta.get(sessionId) === published) return ok(undefined);
+    const result = await this.deps.backend.updateSessionMeta(sessionId, s.generation, sealSessionMeta(this.deps.seal, sessionId, meta));
+    if (result.ok) {
+      this.publishedMeta.set(sessionId, published);
+      return ok(undefined);
+    }
     if (STALE_CODES.has(result.code)) await this.markMoved(sessionId);
     return fail(result.code, result.message);
   }

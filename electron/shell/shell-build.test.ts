@@ -23,6 +23,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import forgeConfig from '../../forge.config.ts';
 import { EVENT_NAMES } from '../../shared/device-api.ts';
 import { METHOD_NAMES, subscriptionName } from '../../shared/device-bridge.ts';
+import { createGitSandbox } from '../../dev-env/git-sandbox.ts';
 import { PROJECT_ROOT, startBaton, type RunningProcess } from '../../dev-env/process-harness.ts';
 import { eventChannel, methodChannel } from './ipc-channels.ts';
 
@@ -200,6 +201,38 @@ describe('the built main process on a stand-in Electron', () => {
     // Device secrets went through safeStorage (files ending .safe), none in the clear.
     const profileFiles = readdirSync(join(home(), 'userData', 'profile'));
     expect(profileFiles.some((name) => name.endsWith('.safe'))).toBe(true);
+  }, 30_000);
+
+  it('raises a desktop notification for a blocked move, naming the session and the device; a click shows the window on its run view', async () => {
+    const box = createGitSandbox('baton-shell-notice-');
+    try {
+      const repo = box.clone(box.makeOrigin('app'), 'app');
+      const invoke = <T>(method: Parameters<typeof methodChannel>[0], input: unknown) =>
+        app.ask<{ ok: boolean; result: T }>({ op: 'invoke', channel: methodChannel(method), input, sender: 'window' });
+      const started = await invoke<{ ok: true; value: { id: string } }>('startSession', {
+        workspace: repo,
+        provider: 'demo',
+        prompt: 'Look around',
+        title: 'Tidy the parser',
+      });
+      const sessionId = started.result.value.id;
+      box.writeFile(repo, 'draft.txt', 'not committed');
+      const moved = await invoke<{ ok: boolean; code?: string }>('startMove', { sessionId, targetDeviceId: 'laptop-device-id' });
+      expect(moved.result).toMatchObject({ ok: false, code: 'blocked' });
+      const shown = await app.ask<{ title: string; body: string }[]>({ op: 'notifications' });
+      expect(shown).toHaveLength(1);
+      expect(shown[0]!.title).toBe('Move blocked');
+      expect(shown[0]!.body).toContain('“Tidy the parser”');
+      expect(shown[0]!.body).toContain('desktop app');
+      type Clicked = { shown: boolean; focused: boolean; messages: { channel: string; payload: unknown }[] };
+      const clicked = await app.ask<Clicked>({ op: 'clickNotification', index: 0 });
+      expect(clicked).toMatchObject({ shown: true, focused: true });
+      expect(clicked.messages.filter((m) => m.channel === eventChannel('noticeClicked'))).toEqual([
+        { channel: eventChannel('noticeClicked'), payload: { sessionId } },
+      ]);
+    } finally {
+      box.cleanup();
+    }
   }, 30_000);
 
   it('quits cleanly', async () => {

@@ -6,6 +6,7 @@ import { useHandoffsStore } from '../stores/handoffs-store.ts';
 import { useSessionsStore } from '../stores/sessions-store.ts';
 import { useStatusStore } from '../stores/status-store.ts';
 import { needsBackendReason } from './backend-reach.ts';
+import { NotificationsSwitch } from './notifications-switch.tsx';
 import { sessionTone } from './session-state.ts';
 
 function SessionLink({ session, current }: { session: SessionView; current: boolean }) {
@@ -81,6 +82,7 @@ export function Sidebar({ route, onNewSession }: { route: Route; onNewSession():
           Devices
         </a>
       </nav>
+      <NotificationsSwitch />
     </aside>
   );
 }

@@ -6,9 +6,12 @@
 import { useEffect } from 'react';
 import { api, onConnection } from '../api/device-api.ts';
 import { useDevicesStore } from '../stores/devices-store.ts';
+import { showBrowserNotice } from '../components/browser-notices.ts';
 import { useHandoffsStore } from '../stores/handoffs-store.ts';
+import { useProgressStore } from '../stores/progress-store.ts';
 import { useSessionsStore } from '../stores/sessions-store.ts';
 import { useStatusStore } from '../stores/status-store.ts';
+import { navigate } from './use-route.ts';
 
 /** Reloads every store from the device. */
 function reloadAll(): void {
@@ -29,9 +32,13 @@ export function useDeviceEvents(): void {
       api.onSessionActivity((activity) => useSessionsStore.getState().applyActivity(activity)),
       api.onDevicesChanged((devices) => useDevicesStore.getState().setDevices(devices)),
       api.onHandoffChanged((handoff) => {
+        useProgressStore.getState().handoffChanged(handoff);
         useSessionsStore.getState().applyHandoff(handoff);
         useHandoffsStore.getState().applyHandoff(handoff, useStatusStore.getState().status?.deviceId ?? null);
       }),
+      api.onHandoffProgress((report) => useProgressStore.getState().apply(report)),
+      api.onMoveNotice((notice) => showBrowserNotice(notice)),
+      api.onNoticeClicked(({ sessionId }) => navigate({ screen: 'session', sessionId })),
       onConnection((state) => {
         useStatusStore.getState().setConnection(state);
         if (state === 'open') reloadAll();

@@ -6,6 +6,9 @@
  *   → {"op":"invoke","channel":C,"input":I,"sender":S}  ← the IPC handler's answer; S is "window" (our
  *                                                          window's main frame) or "stranger"
  *   → {"op":"navigate","url":U}                         ← whether each navigation guard refused it
+ *   → {"op":"notifications"}                            ← every Notification shown: its title and body
+ *   → {"op":"clickNotification","index":N}              ← clicks the Nth; then what the window was asked
+ *                                                          (shown, focused) and the messages sent to it
  *   → {"op":"quit"}                                     ← runs before-quit, then exits
  * Answers are printed as `standin: {json}`; `standin: ready` once the app has opened its window.
  * The app's data lives under BATON_STANDIN_HOME (userData, home).
@@ -17,7 +20,16 @@ import { createInterface } from 'node:readline';
 import { clearInterval, setInterval } from 'node:timers';
 
 const home = process.env.BATON_STANDIN_HOME ?? process.cwd();
-const recorded = { sandbox: false, singleInstance: false, windows: [], csp: [], permissionAnswers: [], handlers: new Map(), ipcOn: [] };
+const recorded = {
+  sandbox: false,
+  singleInstance: false,
+  windows: [],
+  csp: [],
+  permissionAnswers: [],
+  handlers: new Map(),
+  ipcOn: [],
+  notifications: [],
+};
 const say = (value) => process.stdout.write(`standin: ${typeof value === 'string' ? value : JSON.stringify(value)}\n`);
 
 class App extends EventEmitter {
@@ -62,13 +74,14 @@ class WebContents extends EventEmitter {
     this.mainFrame = { url: 'about:blank' };
     this.openHandler = null;
     this.sent = [];
+    this.messages = [];
   }
   setWindowOpenHandler(handler) {
     this.openHandler = handler;
   }
   send(channel, payload) {
     this.sent.push(channel);
-    void payload;
+    this.messages.push({ channel, payload });
   }
   isDestroyed() {
     return false;
@@ -95,8 +108,12 @@ export class BrowserWindow extends EventEmitter {
     this.webContents.mainFrame.url = url;
     this.emit('ready-to-show');
   }
-  show() {}
-  focus() {}
+  show() {
+    this.shown = true;
+  }
+  focus() {
+    this.focused = true;
+  }
   restore() {}
   isMinimized() {
     return false;
@@ -139,6 +156,25 @@ export const session = {
 
 export const shell = { async openExternal() {} };
 
+/** As Electron's: made with a title and body, shown, and told when it is clicked or closed. */
+export class Notification extends EventEmitter {
+  static isSupported() {
+    return true;
+  }
+  constructor(options) {
+    super();
+    this.options = options;
+    this.shown = false;
+  }
+  show() {
+    this.shown = true;
+    recorded.notifications.push(this);
+  }
+  close() {
+    this.emit('close');
+  }
+}
+
 /** Reversible, clearly-not-secret "encryption", as a keyring-backed safeStorage would offer. */
 export const safeStorage = {
   isEncryptionAvailable: () => true,
@@ -150,7 +186,7 @@ export const safeStorage = {
       .replace(/^standin:/, ''),
 };
 
-export default { app, BrowserWindow, ipcMain, session, shell, safeStorage };
+export default { app, BrowserWindow, ipcMain, session, shell, safeStorage, Notification };
 
 function report() {
   return {
@@ -190,6 +226,14 @@ function navigate({ url }) {
   });
 }
 
+function clickNotification({ index }) {
+  const window = recorded.windows.at(-1);
+  window.shown = false;
+  window.focused = false;
+  recorded.notifications[index].emit('click');
+  return { shown: window.shown === true, focused: window.focused === true, messages: window.webContents.messages };
+}
+
 const ready = setInterval(() => {
   if (recorded.windows.length === 0) return;
   clearInterval(ready);
@@ -202,6 +246,8 @@ createInterface({ input: process.stdin }).on('line', (line) => {
     if (command.op === 'report') say(report());
     else if (command.op === 'invoke') say(await invoke(command));
     else if (command.op === 'navigate') say(navigate(command));
+    else if (command.op === 'notifications') say(recorded.notifications.map((n) => ({ title: n.options.title, body: n.options.body })));
+    else if (command.op === 'clickNotification') say(clickNotification(command));
     else if (command.op === 'quit') app.quit();
   })().catch((error) => say({ error: String(error) }));
 });

@@ -4,6 +4,7 @@ import type { GitRunner } from '../../git/git-runner.ts';
 import { pinWorkspace } from '../../git/pinning.ts';
 import { prepareCheck } from '../../git/prepare-check.ts';
 import type { GitPort, PinnedRepo } from '../ports.ts';
+import { checkpointRead } from './checkpoint-read.ts';
 import { gitAvailable, remotesUnder, workspaceReadiness, workspaceRepos } from './workspace-repos.ts';
 
 /** The folder a set of pinned repositories forms: the repo itself, or the parent they share. */
@@ -15,27 +16,39 @@ function workspaceOf(paths: string[]): string {
 
 /** Git work of the runtime, every call through `run`. */
 export function gitPort(run: GitRunner): GitPort {
+  // What prepare fetched (clone path → branch tip), so the pin that follows does not look for it again.
+  const fetched = new Map<string, string>();
   return {
     available: () => gitAvailable(run),
     repos: (ref) => workspaceRepos(ref, run),
+    checkpointRead: (ref) => checkpointRead(ref, run),
     sourceReadiness: (ref) => workspaceReadiness(ref, run),
     remotesUnder: (root) => remotesUnder(root, run),
-    async prepare(repos, workspaceRoot) {
+    async prepare(repos, workspaceRoot, progress) {
       const prepared = await prepareCheck(
         repos.map((r) => ({ remote: r.remoteUrl ?? '', branch: r.branch ?? '' })),
-        { run, workspaceRoot },
+        { run, workspaceRoot, ...(progress ? { progress } : {}) },
       );
       if (!prepared.ok) return { ok: false, code: prepared.code, message: `${prepared.message} ${prepared.fix}` };
+      for (const repo of prepared.value.repos) if (repo.path !== null) fetched.set(repo.path, repo.tip);
       return { ok: true, value: { workspace: workspaceRoot } };
     },
-    async pin(repos: PinnedRepo[], workspaceRoot) {
+    async pin(repos: PinnedRepo[], workspaceRoot, progress) {
       const pinned = await pinWorkspace(
         repos.map((r) => ({ remote: r.remoteUrl ?? '', branch: r.branch ?? '', commit: r.commit })),
-        { run, workspaceRoot },
+        { run, workspaceRoot, fetched, ...(progress ? { progress } : {}) },
       );
       if (!pinned.ok) return { ok: false, code: pinned.code, message: `${pinned.message} ${pinned.fix}` };
       const repoPaths = pinned.value.repos.map((r) => r.path);
-      return { ok: true, value: { workspace: workspaceOf(repoPaths), repoPaths } };
+      // Where prepare fetched the pinned commit, the branch's remote-tracking ref is known to point there (the drift check's base).
+      const checkedOut = pinned.value.repos.map((r) => ({
+        path: r.path,
+        branch: r.branch,
+        head: r.commit,
+        dirty: r.dirty,
+        ...(fetched.get(r.path) === r.commit ? { remoteTip: { ref: r.tracking, commit: r.commit } } : {}),
+      }));
+      return { ok: true, value: { workspace: workspaceOf(repoPaths), repoPaths, checkedOut } };
     },
   };
 }

@@ -5,9 +5,10 @@
  */
 import { existsSync, readdirSync } from 'node:fs';
 import { join, relative } from 'node:path';
-import type { ReadinessReport } from '../../../shared/readiness.ts';
+import type { ReadinessReport, RepoState } from '../../../shared/readiness.ts';
 import { redactCredentials } from '../../../shared/url-credentials.ts';
 import { listClones } from '../../git/clone-finder.ts';
+import { readSymbolicRef, resolveGitDirs } from '../../git/git-dir.ts';
 import type { GitRunner } from '../../git/git-runner.ts';
 import { evaluateRepo, evaluateSourceReadiness } from '../../git/readiness.ts';
 import type { RepoSnapshot, WorkspaceRef } from '../ports.ts';
@@ -26,11 +27,22 @@ export function workspaceRepoPaths(workspace: string): string[] {
   }
 }
 
-/** The merge base of HEAD with the remote's default branch, or null when there is none. */
-async function mergeBase(repo: string, run: GitRunner): Promise<string | null> {
-  for (const base of ['origin/HEAD', 'origin/main', 'origin/master']) {
-    const result = await run(['merge-base', 'HEAD', base], { cwd: repo });
-    if (result.code === 0) return result.stdout.trim() || null;
+/** The remote's default branch as `origin/<name>`: where origin/HEAD points (read from its file), else null. */
+export async function defaultBaseRef(repo: string, run: GitRunner): Promise<string | null> {
+  const dirs = await resolveGitDirs(repo, run);
+  const target = dirs === null ? null : await readSymbolicRef(dirs.commonDir, 'refs/remotes/origin/HEAD');
+  return target?.replace(/^refs\/remotes\//, '') ?? null;
+}
+
+/**
+ * The merge base of `head` with the remote's default branch, and the ref it was taken with: origin/HEAD's
+ * target, else origin/main, else origin/master. Null when there is none.
+ */
+export async function mergeBase(repo: string, head: string, run: GitRunner): Promise<{ ref: string; commit: string } | null> {
+  const bases = [(await defaultBaseRef(repo, run)) ?? 'origin/HEAD', 'origin/main', 'origin/master'];
+  for (const ref of new Set(bases)) {
+    const result = await run(['merge-base', head, ref], { cwd: repo });
+    if (result.code === 0 && result.stdout.trim() !== '') return { ref, commit: result.stdout.trim() };
   }
   return null;
 }
@@ -42,20 +54,26 @@ export function repoPathsOf(ref: WorkspaceRef): string[] {
 
 /** Each repository of the workspace as git reads it now. */
 export async function workspaceRepos(ref: WorkspaceRef, run: GitRunner): Promise<RepoSnapshot[]> {
-  const workspace = ref.workspace;
   return Promise.all(
     repoPathsOf(ref).map(async (path) => {
       const { state } = await evaluateRepo(path, { run });
-      return {
-        path,
-        relPath: relative(workspace, path) || '.',
-        remoteUrl: state.remoteUrl,
-        branch: state.branch,
-        head: state.head,
-        mergeBase: await mergeBase(path, run),
-      };
+      const base = state.head === null ? null : await mergeBase(path, state.head, run);
+      return snapshotOf(ref.workspace, state, base);
     }),
   );
+}
+
+/** A repository's snapshot from its state as readiness read it and its merge base. */
+export function snapshotOf(workspace: string, state: RepoState, base: { ref: string; commit: string } | null): RepoSnapshot {
+  return {
+    path: state.path,
+    relPath: relative(workspace, state.path) || '.',
+    remoteUrl: state.remoteUrl,
+    branch: state.branch,
+    head: state.head,
+    mergeBase: base?.commit ?? null,
+    baseRef: base?.ref ?? null,
+  };
 }
 
 /** The source half of the readiness report for a workspace (every repo checked). */

@@ -1,0 +1,130 @@
+/**
+ * What a move tells the user while it runs and when it ends, in Chromium with the notifications
+ * permission granted: the target's fetch of a large push shows its progress in the stepper (git's
+ * own figures), and a completed or blocked move raises a desktop notification naming the session and
+ * the device, whose click opens the session's run view.
+ */
+import { randomBytes } from 'node:crypto';
+import { rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { expect, test, type Page } from '@playwright/test';
+import { holdStep, holdTarget } from '../dev-env/two-devices.ts';
+import {
+  clickNotice,
+  expectMoveWatchable,
+  noticesOf,
+  openSession,
+  openWorld,
+  runView,
+  screenshots,
+  startDemoSessionInUi,
+  startMoveInUi,
+  type World,
+} from './support/devices.ts';
+
+const TITLE = 'Ship the asset pipeline';
+
+let world: World;
+
+test.describe.configure({ mode: 'serial' });
+
+test.beforeAll(async ({ browser }) => {
+  test.setTimeout(120_000);
+  world = await openWorld(browser, {}, { notifications: true });
+});
+
+test.afterAll(async () => {
+  await world?.close();
+});
+
+/** Records, in the page, every text the stepper's progress bar shows; returns a reader. */
+async function watchProgress(page: Page): Promise<() => Promise<string[]>> {
+  await page.evaluate(() => {
+    const seen: string[] = [];
+    (window as unknown as { __progress: string[] }).__progress = seen;
+    new MutationObserver(() => {
+      const text = document.querySelector('[aria-current="step"] progress')?.getAttribute('aria-valuetext');
+      if (text && seen.at(-1) !== text) seen.push(text);
+    }).observe(document.body, { subtree: true, childList: true, attributes: true, characterData: true });
+  });
+  return () => page.evaluate(() => (window as unknown as { __progress: string[] }).__progress);
+}
+
+test('the target’s fetch of a large push shows its progress under the current step, bytes and percent, and in its log', async () => {
+  const testInfo = test.info();
+  const { sandbox, repo, origin } = world.devices;
+  // The desktop has a clone already, so its prepare step fetches the push into it.
+  sandbox.clone(origin, join(world.devices.desktop.workspaceRoot, 'app'));
+  writeFileSync(join(repo, 'assets.bin'), randomBytes(24 * 1024 * 1024));
+  sandbox.git(repo, ['add', 'assets.bin']);
+  sandbox.git(repo, ['commit', '-q', '-m', 'Add the assets']);
+  sandbox.push(repo);
+
+  const laptopPage = world.laptop.page;
+  await startDemoSessionInUi(laptopPage, { workspace: repo, title: TITLE, prompt: 'Check the asset pipeline.' });
+  await expect(laptopPage.getByRole('log', { name: 'Transcript' })).toContainText('Demo agent');
+  const desktopPage = world.desktop.page;
+  await openSession(desktopPage, TITLE);
+  const readProgress = await watchProgress(desktopPage);
+
+  // The desktop holds after its prepare work, so the finished fetch stays under the current step.
+  const release = holdStep(world.devices.desktop, 'prepared');
+  await startMoveInUi(laptopPage, 'desktop');
+  const desktop = runView(desktopPage);
+  await expect(desktop.currentStep).toContainText('requested');
+  const bar = desktop.currentStep.getByRole('progressbar', { name: 'Fetching app' });
+  await expect(bar).toHaveAttribute('aria-valuenow', '100');
+  await expect(bar).toHaveAttribute('aria-valuetext', /^Fetching app — 2\d\.\d MiB, 100%$/);
+  await expect(desktop.currentStep).toContainText(/Fetching app — 2\d\.\d MiB, 100%/);
+  await expect(bar).toBeInViewport({ ratio: 1 });
+  await screenshots(desktopPage, (n) => testInfo.outputPath(n), 'fetch-progress');
+  const shown = await readProgress();
+  console.log(`the stepper showed: ${shown.join(' | ')}`);
+  expect(shown[0]).toBe('Fetching app…');
+  expect(shown.at(-1)).toMatch(/^Fetching app — 2\d\.\d MiB, 100%$/);
+  expect(world.devices.desktop.process.stderr()).toMatch(/handoff \S+: fetch app: 2\d\.\d MiB of 2\d\.\d MiB \(100%\)/);
+  release();
+
+  await expect(desktop.ownership).toContainText('generation 2');
+  await expect(desktop.currentStep).toHaveCount(0);
+});
+
+test('a completed move raises a desktop notification on both devices naming the session and the device; a click opens its run view', async () => {
+  // The move above completed while both pages had the session open: each raised one.
+  for (const page of [world.laptop.page, world.desktop.page]) {
+    await expect
+      .poll(() => noticesOf(page))
+      .toEqual([{ title: 'Move completed', body: `“${TITLE}” is now on desktop (moved from laptop).` }]);
+  }
+  const page = world.laptop.page;
+  await page.getByRole('navigation', { name: 'Account' }).getByRole('link', { name: 'Devices' }).click();
+  await expect(page.getByRole('heading', { level: 1, name: 'Devices' })).toBeVisible();
+  await clickNotice(page, 0);
+  await expect(page.getByRole('heading', { level: 1, name: TITLE })).toBeVisible();
+  await expect(runView(page).ownership).toContainText('generation 2');
+});
+
+test('a blocked move raises a desktop notification naming the session, both devices and the reason', async () => {
+  const page = world.desktop.page;
+  await expect(runView(page).message).toBeEnabled();
+  writeFileSync(join(world.devices.desktop.workspaceRoot, 'app', 'scratch.txt'), 'not committed\n');
+  await startMoveInUi(page, 'laptop');
+  await expect(runView(page).blocked).toContainText('dirty_tree');
+  await expect
+    .poll(async () => (await noticesOf(page)).at(-1))
+    .toEqual({
+      title: 'Move blocked',
+      body: expect.stringMatching(new RegExp(`^“${TITLE}” stays on desktop; moving it to laptop is blocked: .*uncommitted`)),
+    });
+});
+
+test('while a move runs the owner, generation, current step, Move and Cancel stay in view in a half-screen window and at 720×600', async () => {
+  const page = world.desktop.page;
+  const release = holdTarget(world.devices.laptop, 'prepare');
+  rmSync(join(world.devices.desktop.workspaceRoot, 'app', 'scratch.txt'));
+  await startMoveInUi(page, 'laptop');
+  await expect(runView(page).currentStep).toContainText('requested');
+  await expectMoveWatchable(page);
+  release();
+  await expect(runView(page).ownership).toContainText('generation 3');
+});

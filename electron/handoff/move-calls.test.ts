@@ -1,0 +1,112 @@
+/**
+ * Integration: what a Move costs in backend calls. A real backend and two real device processes,
+ * the devices reaching the backend through a relay that records every request (dev-env/http-recorder.ts).
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { DeviceApiEvents } from '../../shared/device-api.ts';
+import { startHttpRecorder, type HttpRecorder, type RecordedRequest } from '../../dev-env/http-recorder.ts';
+import { waitFor } from '../../dev-env/process-harness.ts';
+import {
+  deviceId,
+  startDemoSession,
+  startTwoDevices,
+  waitEligible,
+  type DeviceHandle,
+  type TwoDevices,
+} from '../../dev-env/two-devices.ts';
+
+const TEST_TIMEOUT_MS = 120_000;
+
+let world: TwoDevices;
+let recorder: HttpRecorder | undefined;
+
+beforeAll(async () => {
+  world = await startTwoDevices({
+    env: { BATON_DEMO_TURN_MS: '50' },
+    backendAddresses: async (url) => {
+      recorder = await startHttpRecorder(url);
+      return [recorder.url];
+    },
+  });
+}, 90_000);
+
+afterAll(async () => {
+  await world?.cleanup();
+  await recorder?.close();
+});
+
+/** A device's calls as `METHOD /path` with ids replaced by `:id`, leaving out what runs on its own (heartbeats, event appends and reads). */
+function callsOf(requests: RecordedRequest[], id: string): string[] {
+  return requests
+    .filter((r) => r.deviceId === id && r.path !== '/v1/devices/heartbeat' && !r.path.endsWith('/events') && r.path !== '/v1/stream')
+    .map((r) => `${r.method} ${r.path.replace(/\/v1\/(handoffs|blobs|sessions)\/[^/]+/, '/v1/$1/:id')}`);
+}
+
+/** Resolves with the handoff once `target` saw the one `idOf()` names end (the end may come before the id is known). */
+function ended(target: DeviceHandle, idOf: () => string): Promise<DeviceApiEvents['handoffChanged']> {
+  const seen = new Map<string, DeviceApiEvents['handoffChanged']>();
+  return new Promise((resolve) => {
+    const off = target.client.on('handoffChanged', (h) => {
+      if (h.state === 'completed' || h.state === 'cancelled') seen.set(h.id, h);
+      const mine = seen.get(idOf());
+      if (mine) {
+        off();
+        resolve(mine);
+      }
+    });
+  });
+}
+
+describe('the backend calls of a Move', () => {
+  it(
+    'Move with the dialog’s device list fresh creates the handoff and nothing more; then each side makes only its transitions and the checkpoint transfer',
+    async () => {
+      const { laptop, desktop } = world;
+      const ids = new Map([
+        [laptop, await deviceId(laptop)],
+        [desktop, await deviceId(desktop)],
+      ]);
+      const session = await startDemoSession(laptop, world.repo);
+      for (const [source, target] of [
+        [laptop, desktop],
+        [desktop, laptop],
+      ] as const) {
+        const [sourceId, targetId] = [ids.get(source)!, ids.get(target)!];
+        // The Move dialog lists the devices when it opens (moveEligibility).
+        await waitEligible(source, session.id, target.name);
+        const requests = recorder!.requests;
+        const from = requests.length;
+        let handoffId = '';
+        const end = ended(target, () => handoffId);
+        const started = await source.client.call('startMove', { sessionId: session.id, targetDeviceId: targetId });
+        if (!started.ok) throw new Error(`the move was refused: ${JSON.stringify(started)}`);
+        expect(callsOf(requests.slice(from), sourceId)).toEqual(['POST /v1/handoffs']);
+        handoffId = started.value.handoffId;
+        expect((await end).state).toBe('completed');
+        // After completing, the target publishes the session's metadata (its workspace now).
+        await waitFor('the new owner to publish the metadata', async () =>
+          callsOf(requests.slice(from), targetId).includes('PUT /v1/sessions/:id/meta') ? true : undefined,
+        );
+        // The checkpoint is taken and uploaded while source-quiescing is being recorded (either may land first).
+        const sourceCalls = callsOf(requests.slice(from), sourceId);
+        expect(sourceCalls[0]).toBe('POST /v1/handoffs');
+        expect(sourceCalls.slice(1, 3).sort()).toEqual(['POST /v1/handoffs/:id/transitions', 'PUT /v1/blobs/:id']);
+        expect(sourceCalls.slice(3)).toEqual(['POST /v1/handoffs/:id/transitions']);
+        // The target never reads the handoff again: each step works from the pushed record. It downloads
+        // the checkpoint once, as soon as the session is its own, while target-activating is recorded.
+        const targetCalls = callsOf(requests.slice(from), targetId);
+        expect(targetCalls.filter((c) => c !== 'GET /v1/blobs/:id')).toEqual([
+          'POST /v1/handoffs/:id/transitions',
+          'POST /v1/handoffs/:id/transitions',
+          'POST /v1/handoffs/:id/transitions',
+          'POST /v1/handoffs/:id/transitions',
+          'PUT /v1/sessions/:id/meta',
+        ]);
+        const download = targetCalls.indexOf('GET /v1/blobs/:id');
+        expect(targetCalls.filter((c) => c === 'GET /v1/blobs/:id')).toHaveLength(1);
+        expect([2, 3]).toContain(download);
+      }
+    },
+    TEST_TIMEOUT_MS,
+  );
+});

@@ -1,0 +1,79 @@
+/**
+ * The source's git read when it takes the checkpoint: the readiness re-check (one status per
+ * repository) and, alongside it, what the checkpoint and its packet record of each repository —
+ * the merge base with the remote's default branch and the files changed since — each asked of git
+ * once, and all at once (the session is quiescing: its HEAD does not move meanwhile). A repository
+ * whose HEAD is the default branch's tip (read from the ref files, and confirmed by the status) is
+ * its own merge base with nothing changed since: git is not asked.
+ */
+import type { ReadinessReport } from '../../../shared/readiness.ts';
+import type { GitRunner } from '../../git/git-runner.ts';
+import { evaluateRepo, evaluateSourceReadiness, type RepoEvaluation } from '../../git/readiness.ts';
+import type { CheckpointRepo, WorkspaceRef } from '../ports.ts';
+import { readRef, readSymbolicRef, resolveGitDirs } from '../../git/git-dir.ts';
+import { mergeBase, repoPathsOf, snapshotOf } from './workspace-repos.ts';
+
+const READ_ONLY_ENV = { GIT_OPTIONAL_LOCKS: '0' };
+
+/** A successful git read's stdout, trimmed; null when it failed or said nothing. */
+function output(result: { code: number; stdout: string } | null): string | null {
+  return result !== null && result.code === 0 && result.stdout.trim() !== '' ? result.stdout.trim() : null;
+}
+
+/** The remote's default branch (`origin/main`, from origin/HEAD), and whether HEAD's ref file names its tip. */
+async function baseOf(path: string, run: GitRunner): Promise<{ base: string | null; tip: string | null }> {
+  const dirs = await resolveGitDirs(path, run);
+  if (dirs === null) return { base: null, tip: null };
+  const [target, head] = await Promise.all([
+    readSymbolicRef(dirs.commonDir, 'refs/remotes/origin/HEAD'),
+    readSymbolicRef(dirs.gitDir, 'HEAD'),
+  ]);
+  if (target === null) return { base: null, tip: null };
+  const [tip, headTip] = await Promise.all([readRef(dirs.commonDir, target), head === null ? null : readRef(dirs.commonDir, head)]);
+  return { base: target.replace(/^refs\/remotes\//, ''), tip: tip !== null && tip === headTip ? tip : null };
+}
+
+/** The merge base of HEAD with `base` and the files changed since, asked of git together. */
+function askBase(path: string, base: string | null, run: GitRunner) {
+  return Promise.all([
+    base === null ? null : run(['merge-base', 'HEAD', base], { cwd: path, env: READ_ONLY_ENV }),
+    base === null ? null : run(['diff', '--name-only', '-z', '--no-renames', '--no-ext-diff', `${base}...HEAD`, '--'], { cwd: path }),
+  ]);
+}
+
+async function readRepo(workspace: string, path: string, run: GitRunner): Promise<{ evaluation: RepoEvaluation; repo: CheckpointRepo }> {
+  const { base, tip } = await baseOf(path, run);
+  const [evaluation, asked] = await Promise.all([evaluateRepo(path, { run }), tip === null ? askBase(path, base, run) : null]);
+  const { state } = evaluation;
+  if (base !== null && tip !== null && state.head === tip) {
+    return { evaluation, repo: { ...snapshotOf(workspace, state, { ref: base, commit: tip }), changedFiles: [] } };
+  }
+  // HEAD was at the tip by its files but the status says otherwise (it moved meanwhile): ask git after all.
+  const [merged, diff] = asked ?? (await askBase(path, base, run));
+  const commit = output(merged);
+  if (base !== null && commit !== null && diff?.code === 0) {
+    const changedFiles = diff.stdout
+      .split('\0')
+      .filter((f) => f !== '')
+      .sort();
+    return { evaluation, repo: { ...snapshotOf(workspace, state, { ref: base, commit }), changedFiles } };
+  }
+  // No default branch recorded (or not shared with HEAD): the usual names, one after the other.
+  const found = state.head === null ? null : await mergeBase(path, state.head, run);
+  return { evaluation, repo: { ...snapshotOf(workspace, state, found), changedFiles: null } };
+}
+
+/** The readiness report of the workspace now and, read with it, each repository as the checkpoint records it. */
+export async function checkpointRead(ref: WorkspaceRef, run: GitRunner): Promise<{ report: ReadinessReport; repos: CheckpointRepo[] }> {
+  const paths = repoPathsOf(ref);
+  if (paths.length === 0) return { report: await evaluateSourceReadiness([ref.workspace], { run }), repos: [] };
+  const read = await Promise.all(paths.map((path) => readRepo(ref.workspace, path, run)));
+  const blockers = read.flatMap((r) => r.evaluation.blockers);
+  const report: ReadinessReport = {
+    ready: blockers.length === 0,
+    blockers,
+    repos: read.map((r) => r.evaluation.state),
+    evaluatedAt: Date.now(),
+  };
+  return { report, repos: read.map((r) => r.repo) };
+}

@@ -1,0 +1,32 @@
+/**
+ * How far the long step of each running move has got (handoffProgress events), for the stepper. A
+ * report belongs to the state its handoff was in when it came: a state change clears it, so the
+ * stepper never shows one step's progress under the next.
+ */
+import { create } from 'zustand';
+import type { HandoffProgressView, HandoffView } from '../../shared/device-api.ts';
+import { isTerminal } from '../../shared/handoff-states.ts';
+
+interface ProgressState {
+  /** The latest report of each handoff, while its state has not changed since. */
+  progress: Record<string, HandoffProgressView | undefined>;
+  /** The state each handoff was last seen in. */
+  states: Record<string, HandoffView['state'] | undefined>;
+  apply(report: HandoffProgressView): void;
+  handoffChanged(handoff: Pick<HandoffView, 'id' | 'state'>): void;
+}
+
+export const useProgressStore = create<ProgressState>()((set) => ({
+  progress: {},
+  states: {},
+  apply: (report) =>
+    set((state) =>
+      isTerminal(state.states[report.handoffId] ?? 'requested') ? state : { progress: { ...state.progress, [report.handoffId]: report } },
+    ),
+  handoffChanged: (handoff) =>
+    set((state) => {
+      if (state.states[handoff.id] === handoff.state) return state;
+      const { [handoff.id]: _cleared, ...progress } = state.progress;
+      return { progress, states: { ...state.states, [handoff.id]: handoff.state } };
+    }),
+}));

@@ -71,13 +71,41 @@ export async function readTranscriptFile(
   return { ...fold.snapshot(), sessionId: fold.sessionId };
 }
 
-/** `"cwd":` followed by the JSON of `value`, as JSON.stringify writes a top-level key. */
-const cwdField = (value: string) => `"cwd":${JSON.stringify(value)}`;
+const CWD_KEY = '"cwd":';
+const QUOTE = 0x22;
+const BACKSLASH = 0x5c;
 
-function occurrences(text: string, part: string): number {
-  let count = 0;
-  for (let at = text.indexOf(part); at >= 0; at = text.indexOf(part, at + part.length)) count += 1;
-  return count;
+/** Whether offset `at` of the JSON text `raw` is outside every string and inside the top-level object only. */
+function atTopLevel(raw: string, at: number): boolean {
+  let depth = 0;
+  let inString = false;
+  for (let i = 0; i < at; i += 1) {
+    const c = raw.charCodeAt(i);
+    if (inString) {
+      if (c === BACKSLASH) i += 1;
+      else if (c === QUOTE) inString = false;
+    } else if (c === QUOTE) inString = true;
+    else if (c === 0x7b || c === 0x5b)
+      depth += 1; // { [
+    else if (c === 0x7d || c === 0x5d) depth -= 1; // } ]
+  }
+  return !inString && depth === 1;
+}
+
+/**
+ * `raw` (a line JSON.parse read as an object whose `cwd` is `from`) with that field holding `to`
+ * instead, spliced into the text so the rest of the line keeps its bytes; null when the text does
+ * not show it plainly — `"cwd":` not there exactly once, not a top-level key, or not followed by
+ * `from` as JSON.stringify writes it — and the line is then written anew. Real transcripts put `cwd`
+ * near the start of the line, so the check reads only a short prefix.
+ */
+export function spliceCwd(raw: string, from: string, to: string): string | null {
+  const at = raw.indexOf(CWD_KEY);
+  if (at < 0 || raw.indexOf(CWD_KEY, at + CWD_KEY.length) >= 0 || !atTopLevel(raw, at)) return null;
+  const old = JSON.stringify(from);
+  const value = at + CWD_KEY.length;
+  if (!raw.startsWith(old, value)) return null;
+  return `${raw.slice(0, value)}${JSON.stringify(to)}${raw.slice(value + old.length)}`;
 }
 
 /**
@@ -101,7 +129,7 @@ export class TranscriptMove {
 
   /** The line as it goes to the target ('' for a blank line, which is dropped), or why the file is damaged. */
   take(raw: string, lineNumber: number): Result<string, 'malformed'> {
-    if (raw.trim() === '') return ok('');
+    if (raw.charCodeAt(0) !== 0x7b && raw.trim() === '') return ok(''); // '{' starts every line but a blank one
     let value: unknown;
     try {
       value = JSON.parse(raw);
@@ -117,9 +145,7 @@ export class TranscriptMove {
     if (typeof line.cwd !== 'string') return ok(raw);
     const moved = movePath(line.cwd, this.from, this.to);
     if (moved === line.cwd) return ok(raw);
-    const field = cwdField(line.cwd);
-    if (occurrences(raw, '"cwd":') === 1 && raw.includes(field)) return ok(raw.replace(field, () => cwdField(moved)));
-    return ok(JSON.stringify({ ...line, cwd: moved }));
+    return ok(spliceCwd(raw, line.cwd, moved) ?? JSON.stringify({ ...line, cwd: moved }));
   }
 
   /** Whether what was taken is resumable; resolves to the number of lines. */

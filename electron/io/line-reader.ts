@@ -5,8 +5,11 @@
  */
 import { forEachChunk } from './file-chunks.ts';
 
-/** Called with each line (without its newline) and its 1-based number; may pause reading with a promise. */
-export type LineHandler = (line: string, lineNumber: number) => void | Promise<void>;
+/**
+ * Called with each line (without its newline), its 1-based number and, from a file, its UTF-8 bytes
+ * (a view valid until the handler returns or its promise settles); may pause reading with a promise.
+ */
+export type LineHandler = (line: string, lineNumber: number, bytes?: Buffer) => void | Promise<void>;
 
 const NEWLINE = 0x0a;
 /** Bytes read at a time: large enough that a file of hundreds of MiB takes a few hundred reads. */
@@ -25,13 +28,12 @@ export async function forEachLine(path: string, each: LineHandler, onBytes?: (do
     async (chunk) => {
       let start = 0;
       for (let end = chunk.indexOf(NEWLINE); end >= 0; end = chunk.indexOf(NEWLINE, start)) {
-        let line: string;
-        if (carry === null) line = chunk.toString('utf8', start, end);
-        else {
-          line = Buffer.concat([carry, chunk.subarray(start, end)]).toString('utf8');
+        let bytes = chunk.subarray(start, end);
+        if (carry !== null) {
+          bytes = Buffer.concat([carry, bytes]);
           carry = null;
         }
-        const paused = each(line, (lineNumber += 1));
+        const paused = each(bytes.toString('utf8'), (lineNumber += 1), bytes);
         if (paused) await paused;
         start = end + 1;
       }
@@ -42,7 +44,7 @@ export async function forEachLine(path: string, each: LineHandler, onBytes?: (do
     },
     { chunkBytes: LINE_CHUNK_BYTES },
   );
-  if (carry !== null) await each(carry.toString('utf8'), (lineNumber += 1));
+  if (carry !== null) await each(carry.toString('utf8'), (lineNumber += 1), carry);
   return lineNumber;
 }
 

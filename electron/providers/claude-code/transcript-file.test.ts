@@ -114,6 +114,11 @@ describe('Claude transcript file', () => {
         for (const to of ['/dst', 'D:\\w\\"x"', '/dst/ü']) {
           const moved = moveText(text, from, to);
           if (!moved.ok && moved.code === 'malformed') throw new Error(moved.message);
+          // takeParts gives the same bytes as take, copying the line's own bytes around the new cwd.
+          const parts = new TranscriptMove(from, to).takeParts(text, 1, Buffer.from(text));
+          const taken = new TranscriptMove(from, to).take(text, 1);
+          if (!parts.ok || !taken.ok) throw new Error('a real line was refused');
+          expect(Buffer.concat(parts.value.map((p) => (typeof p === 'string' ? Buffer.from(p) : p))).toString()).toBe(taken.value);
           const out = typeof line.cwd === 'string' ? spliceCwd(text, line.cwd, movePath(line.cwd, from, to)) : null;
           if (out === null) continue;
           spliced += 1;

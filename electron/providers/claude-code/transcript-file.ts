@@ -7,6 +7,7 @@
 import type { AgentView, TranscriptEntry } from '../../../shared/agents.ts';
 import { fail, ok, type Result } from '../../../shared/errors.ts';
 import { forEachLine } from '../../io/line-reader.ts';
+import type { LinePart } from '../../io/line-writer.ts';
 import { movePath, readableLines, type JsonLine } from '../json-lines.ts';
 import { SessionState } from '../session-state.ts';
 import { MAIN_AGENT, MessageFolder } from './message-folder.ts';
@@ -100,12 +101,17 @@ function atTopLevel(raw: string, at: number): boolean {
  * near the start of the line, so the check reads only a short prefix.
  */
 export function spliceCwd(raw: string, from: string, to: string): string | null {
+  const value = cwdValueAt(raw, from);
+  if (value === null) return null;
+  return `${raw.slice(0, value)}${JSON.stringify(to)}${raw.slice(value + JSON.stringify(from).length)}`;
+}
+
+/** Where `from`'s JSON starts as the value of `raw`'s plainly written top-level `"cwd":` (see spliceCwd), or null. */
+function cwdValueAt(raw: string, from: string): number | null {
   const at = raw.indexOf(CWD_KEY);
   if (at < 0 || raw.indexOf(CWD_KEY, at + CWD_KEY.length) >= 0 || !atTopLevel(raw, at)) return null;
-  const old = JSON.stringify(from);
   const value = at + CWD_KEY.length;
-  if (!raw.startsWith(old, value)) return null;
-  return `${raw.slice(0, value)}${JSON.stringify(to)}${raw.slice(value + old.length)}`;
+  return raw.startsWith(JSON.stringify(from), value) ? value : null;
 }
 
 /**
@@ -129,7 +135,35 @@ export class TranscriptMove {
 
   /** The line as it goes to the target ('' for a blank line, which is dropped), or why the file is damaged. */
   take(raw: string, lineNumber: number): Result<string, 'malformed'> {
-    if (raw.charCodeAt(0) !== 0x7b && raw.trim() === '') return ok(''); // '{' starts every line but a blank one
+    const read = this.read(raw, lineNumber);
+    if (!read.ok) return read;
+    if (read.value === null) return ok('');
+    const { line, moved } = read.value;
+    if (moved === null) return ok(raw);
+    return ok(spliceCwd(raw, line.cwd as string, moved) ?? JSON.stringify({ ...line, cwd: moved }));
+  }
+
+  /**
+   * The same line as take gives, as parts of `bytes` (the line's UTF-8) around the new cwd, so the
+   * rest of the line is copied, not encoded again; no parts for a blank line.
+   */
+  takeParts(raw: string, lineNumber: number, bytes: Uint8Array): Result<LinePart[], 'malformed'> {
+    const read = this.read(raw, lineNumber);
+    if (!read.ok) return read;
+    if (read.value === null) return ok([]);
+    const { line, moved } = read.value;
+    if (moved === null) return ok([bytes]);
+    const from = line.cwd as string;
+    if (cwdValueAt(raw, from) === null) return ok([JSON.stringify({ ...line, cwd: moved })]);
+    // The key is in the text once, so its first place in the bytes is the same field.
+    const value = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).indexOf(CWD_KEY) + CWD_KEY.length;
+    const old = Buffer.byteLength(JSON.stringify(from));
+    return ok([bytes.subarray(0, value), JSON.stringify(moved), bytes.subarray(value + old)]);
+  }
+
+  /** Checks and counts one line: null for a blank one, else the line and its moved cwd (null when it stays). */
+  private read(raw: string, lineNumber: number): Result<{ line: JsonLine; moved: string | null } | null, 'malformed'> {
+    if (raw.charCodeAt(0) !== 0x7b && raw.trim() === '') return ok(null); // '{' starts every line but a blank one
     let value: unknown;
     try {
       value = JSON.parse(raw);
@@ -142,10 +176,9 @@ export class TranscriptMove {
     if (typeof line.uuid === 'string') this.uuids.add(line.uuid);
     if (line.leafUuid !== undefined) this.leaves.add(typeof line.leafUuid === 'string' ? line.leafUuid : String(line.leafUuid));
     this.fold?.line(line);
-    if (typeof line.cwd !== 'string') return ok(raw);
+    if (typeof line.cwd !== 'string') return ok({ line, moved: null });
     const moved = movePath(line.cwd, this.from, this.to);
-    if (moved === line.cwd) return ok(raw);
-    return ok(spliceCwd(raw, line.cwd, moved) ?? JSON.stringify({ ...line, cwd: moved }));
+    return ok({ line, moved: moved === line.cwd ? null : moved });
   }
 
   /** Whether what was taken is resumable; resolves to the number of lines. */

@@ -10,7 +10,8 @@
  * tell its UI of a state the backend committed; ends with one JSON line whose `ratio` is the largest
  * transcript row's.
  *
- * BENCH_SCALE_MIB (default "1,32,256") and BENCH_SCALE_FILES (default 50000) shrink it for a quick look.
+ * BENCH_SCALE_MIB (default "1,32,256") and BENCH_SCALE_FILES (default 50000) shrink it for a quick look;
+ * BENCH_SCALE_FILES=0 leaves out both repository rows (the transcript rows alone).
  */
 import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
@@ -290,6 +291,36 @@ function print(rows: Row[]): void {
   for (const r of rows) console.log(`    ${r.name.padEnd(20)} ${r.phases.map(([state, ms]) => `${state} ${ms}`).join(', ')}`);
 }
 
+/** The repository rows: a FILES-file repository, then a three-repository workspace (1 MiB transcripts). */
+async function repositoryRows(
+  w: TwoDevices,
+  config: { laptopConfig: string },
+  rows: Row[],
+  target: (name: string) => string,
+): Promise<void> {
+  const mono = w.sandbox.clone(w.sandbox.makeOrigin('mono'), join(w.laptop.workspaceRoot, 'mono'));
+  fillRepository(w, mono, FILES);
+  rows.push(await row(w, config, `${FILES} files`, mono, [{ source: mono, target: target('mono') }], 1));
+  const trio = join(w.laptop.workspaceRoot, 'trio');
+  mkdirSync(trio);
+  const names = ['api', 'web', 'docs'];
+  for (const name of names) {
+    const repo = w.sandbox.clone(w.sandbox.makeOrigin(name), join(trio, name));
+    w.sandbox.commitFile(repo, 'index.ts', 'export {};\n', `Start ${name}`);
+    w.sandbox.push(repo);
+  }
+  rows.push(
+    await row(
+      w,
+      config,
+      'three repositories',
+      trio,
+      names.map((name) => ({ source: join(trio, name), target: target(name) })),
+      1,
+    ),
+  );
+}
+
 async function main(): Promise<void> {
   // Everything this bench writes (repositories, CLI homes, device profiles) goes under .bench-tmp/.
   process.env.TMPDIR = join(ROOT, '.bench-tmp');
@@ -313,27 +344,7 @@ async function main(): Promise<void> {
     for (const mib of SIZES) {
       rows.push(await row(w, config, `${mib} MiB transcript`, w.repo, [{ source: w.repo, target: target('app') }], mib));
     }
-    const mono = w.sandbox.clone(w.sandbox.makeOrigin('mono'), join(w.laptop.workspaceRoot, 'mono'));
-    fillRepository(w, mono, FILES);
-    rows.push(await row(w, config, `${FILES} files`, mono, [{ source: mono, target: target('mono') }], 1));
-    const trio = join(w.laptop.workspaceRoot, 'trio');
-    mkdirSync(trio);
-    const names = ['api', 'web', 'docs'];
-    for (const name of names) {
-      const repo = w.sandbox.clone(w.sandbox.makeOrigin(name), join(trio, name));
-      w.sandbox.commitFile(repo, 'index.ts', 'export {};\n', `Start ${name}`);
-      w.sandbox.push(repo);
-    }
-    rows.push(
-      await row(
-        w,
-        config,
-        'three repositories',
-        trio,
-        names.map((name) => ({ source: join(trio, name), target: target(name) })),
-        1,
-      ),
-    );
+    if (FILES > 0) await repositoryRows(w, config, rows, target);
     print(rows);
     const largest = rows.filter((r) => r.name.endsWith('transcript')).at(-1)!;
     const over = Math.max(...largest.devices.map((d) => d.peakMiB - d.idleMiB));

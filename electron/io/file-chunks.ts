@@ -16,26 +16,27 @@ export const CHUNK_BYTES = 64 * 1024;
 export async function forEachChunk(
   path: string,
   each: (chunk: Buffer) => void | Promise<void>,
-  range: { start?: number; length?: number } = {},
+  range: { start?: number; length?: number; chunkBytes?: number } = {},
 ): Promise<number> {
   const file = await open(path, 'r');
   try {
     const start = range.start ?? 0;
     const length = range.length ?? (await file.stat()).size - start;
-    return await readRange(file, start, length, each);
+    return await readRange(file, start, length, each, range.chunkBytes);
   } finally {
     await file.close();
   }
 }
 
-/** Reads `length` bytes of an open file from `start` into `each`, chunk by chunk (see forEachChunk). */
+/** Reads `length` bytes of an open file from `start` into `each`, chunk by chunk (see forEachChunk; chunks of `chunkBytes`). */
 export async function readRange(
   file: FileHandle,
   start: number,
   length: number,
   each: (chunk: Buffer) => void | Promise<void>,
+  chunkBytes = CHUNK_BYTES,
 ): Promise<number> {
-  const buffer = Buffer.allocUnsafe(Math.min(CHUNK_BYTES, Math.max(1, length)));
+  const buffer = Buffer.allocUnsafe(Math.min(chunkBytes, Math.max(1, length)));
   let done = 0;
   while (done < length) {
     const { bytesRead } = await file.read(buffer, 0, Math.min(buffer.length, length - done), start + done);

@@ -181,10 +181,15 @@ class Damaged extends Error {}
 async function writeLines(path: string, lines: (each: LineHandler) => Promise<number>, move: TranscriptMove): Promise<void> {
   const out = await LineWriter.create(path);
   try {
-    await lines(async (raw, number) => {
+    await lines((raw, number, bytes) => {
+      if (bytes) {
+        const parts = move.takeParts(raw, number, bytes);
+        if (!parts.ok) throw new Damaged(parts.message);
+        return parts.value.length > 0 ? out.writeParts(parts.value) : undefined;
+      }
       const taken = move.take(raw, number);
       if (!taken.ok) throw new Damaged(taken.message);
-      if (taken.value !== '') await out.write(taken.value);
+      return taken.value !== '' ? out.write(taken.value) : undefined;
     });
   } finally {
     await out.close();

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { FIXTURES, fixtureText } from '../../../dev-env/fixtures/fixtures.ts';
 import { movePath, parseJsonLines } from '../json-lines.ts';
-import { readTranscript, readTranscriptFile, TranscriptFold, TranscriptMove } from './transcript-file.ts';
+import { readTranscript, readTranscriptFile, spliceCwd, TranscriptFold, TranscriptMove } from './transcript-file.ts';
 
 // Transcripts the real Claude Code wrote against the scripted model (dev-env/fixtures/record-fixtures.ts).
 const writeAndResume = fixtureText(FIXTURES.claude['write-and-resume'].file);
@@ -100,6 +100,46 @@ describe('Claude transcript file', () => {
     const [first, second] = moved.value.split('\n');
     expect(first).toBe('{"uuid":"u1", "cwd":"/dst/pkg" ,"message":{"content":"cd /src/app"}}');
     expect(JSON.parse(second!)).toEqual({ uuid: 'u2', cwd: '/dst', input: { cwd: '/src/app' } });
+  });
+
+  it('splices cwd in the text exactly as parse-and-rewrite would move it, and leaves the doubtful lines to the rewrite', () => {
+    // Real-format lines (the recorded fixtures), and the same lines from workspaces whose paths need escaping.
+    const odd = ['C:\\Users\\me\\app', '/home/me/"quoted" app', '/home/me/ünïcode\ttab', '/home/me/app'];
+    const lines = [...writeAndResume.split('\n'), ...subagent.split('\n')].filter((l) => l.trim() !== '');
+    let spliced = 0;
+    for (const from of [cwd, ...odd]) {
+      for (const raw of lines) {
+        const line = JSON.parse(raw.split(JSON.stringify(cwd)).join(JSON.stringify(from))) as Record<string, unknown>;
+        const text = JSON.stringify(line);
+        for (const to of ['/dst', 'D:\\w\\"x"', '/dst/ü']) {
+          const moved = moveText(text, from, to);
+          if (!moved.ok && moved.code === 'malformed') throw new Error(moved.message);
+          // takeParts gives the same bytes as take, copying the line's own bytes around the new cwd.
+          const parts = new TranscriptMove(from, to).takeParts(text, 1, Buffer.from(text));
+          const taken = new TranscriptMove(from, to).take(text, 1);
+          if (!parts.ok || !taken.ok) throw new Error('a real line was refused');
+          expect(Buffer.concat(parts.value.map((p) => (typeof p === 'string' ? Buffer.from(p) : p))).toString()).toBe(taken.value);
+          const out = typeof line.cwd === 'string' ? spliceCwd(text, line.cwd, movePath(line.cwd, from, to)) : null;
+          if (out === null) continue;
+          spliced += 1;
+          expect(JSON.parse(out)).toEqual({ ...line, cwd: movePath(line.cwd as string, from, to) });
+        }
+      }
+    }
+    expect(spliced).toBeGreaterThan(50);
+    // No cwd, a nested cwd only, a cwd key inside a string, an escaped or spaced field: nothing spliced.
+    expect(spliceCwd('{"uuid":"u"}', '/a', '/b')).toBeNull();
+    expect(spliceCwd('{"uuid":"u","input":{"cwd":"/a"}}', '/a', '/b')).toBeNull();
+    expect(spliceCwd('{"c\\u0077d":"/a","x":{"cwd":"/a"}}', '/a', '/b')).toBeNull();
+    expect(spliceCwd('{"note":"say \\"cwd\\":\\"/a\\"","x\\"cwd":"/a"}', '/a', '/b')).toBeNull();
+    expect(spliceCwd('{"cwd":"\\/a"}', '/a', '/b')).toBeNull();
+    // A top-level cwd after a string holding braces and escaped quotes is still found.
+    expect(spliceCwd('{"t":"{[\\"}","cwd":"/a/s"}', '/a/s', '/b/s')).toBe('{"t":"{[\\"}","cwd":"/b/s"}');
+    // Through TranscriptMove, a line the splice refuses is rewritten with the same result.
+    const escapedKey = '{"uuid":"u","c\\u0077d":"/a/s","x":{"cwd":"/a/s"}}';
+    const moved = moveText(`${escapedKey}\n`, '/a', '/b');
+    if (!moved.ok) throw new Error(moved.message);
+    expect(JSON.parse(moved.value)).toEqual({ uuid: 'u', cwd: '/b/s', x: { cwd: '/a/s' } });
   });
 
   it('folds the moved lines into the agent map, and reads a file line by line as the text reads', async () => {

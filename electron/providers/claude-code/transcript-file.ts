@@ -7,6 +7,7 @@
 import type { AgentView, TranscriptEntry } from '../../../shared/agents.ts';
 import { fail, ok, type Result } from '../../../shared/errors.ts';
 import { forEachLine } from '../../io/line-reader.ts';
+import type { LinePart } from '../../io/line-writer.ts';
 import { movePath, readableLines, type JsonLine } from '../json-lines.ts';
 import { SessionState } from '../session-state.ts';
 import { MAIN_AGENT, MessageFolder } from './message-folder.ts';
@@ -71,13 +72,46 @@ export async function readTranscriptFile(
   return { ...fold.snapshot(), sessionId: fold.sessionId };
 }
 
-/** `"cwd":` followed by the JSON of `value`, as JSON.stringify writes a top-level key. */
-const cwdField = (value: string) => `"cwd":${JSON.stringify(value)}`;
+const CWD_KEY = '"cwd":';
+const QUOTE = 0x22;
+const BACKSLASH = 0x5c;
 
-function occurrences(text: string, part: string): number {
-  let count = 0;
-  for (let at = text.indexOf(part); at >= 0; at = text.indexOf(part, at + part.length)) count += 1;
-  return count;
+/** Whether offset `at` of the JSON text `raw` is outside every string and inside the top-level object only. */
+function atTopLevel(raw: string, at: number): boolean {
+  let depth = 0;
+  let inString = false;
+  for (let i = 0; i < at; i += 1) {
+    const c = raw.charCodeAt(i);
+    if (inString) {
+      if (c === BACKSLASH) i += 1;
+      else if (c === QUOTE) inString = false;
+    } else if (c === QUOTE) inString = true;
+    else if (c === 0x7b || c === 0x5b)
+      depth += 1; // { [
+    else if (c === 0x7d || c === 0x5d) depth -= 1; // } ]
+  }
+  return !inString && depth === 1;
+}
+
+/**
+ * `raw` (a line JSON.parse read as an object whose `cwd` is `from`) with that field holding `to`
+ * instead, spliced into the text so the rest of the line keeps its bytes; null when the text does
+ * not show it plainly — `"cwd":` not there exactly once, not a top-level key, or not followed by
+ * `from` as JSON.stringify writes it — and the line is then written anew. Real transcripts put `cwd`
+ * near the start of the line, so the check reads only a short prefix.
+ */
+export function spliceCwd(raw: string, from: string, to: string): string | null {
+  const value = cwdValueAt(raw, from);
+  if (value === null) return null;
+  return `${raw.slice(0, value)}${JSON.stringify(to)}${raw.slice(value + JSON.stringify(from).length)}`;
+}
+
+/** Where `from`'s JSON starts as the value of `raw`'s plainly written top-level `"cwd":` (see spliceCwd), or null. */
+function cwdValueAt(raw: string, from: string): number | null {
+  const at = raw.indexOf(CWD_KEY);
+  if (at < 0 || raw.indexOf(CWD_KEY, at + CWD_KEY.length) >= 0 || !atTopLevel(raw, at)) return null;
+  const value = at + CWD_KEY.length;
+  return raw.startsWith(JSON.stringify(from), value) ? value : null;
 }
 
 /**
@@ -101,7 +135,35 @@ export class TranscriptMove {
 
   /** The line as it goes to the target ('' for a blank line, which is dropped), or why the file is damaged. */
   take(raw: string, lineNumber: number): Result<string, 'malformed'> {
-    if (raw.trim() === '') return ok('');
+    const read = this.read(raw, lineNumber);
+    if (!read.ok) return read;
+    if (read.value === null) return ok('');
+    const { line, moved } = read.value;
+    if (moved === null) return ok(raw);
+    return ok(spliceCwd(raw, line.cwd as string, moved) ?? JSON.stringify({ ...line, cwd: moved }));
+  }
+
+  /**
+   * The same line as take gives, as parts of `bytes` (the line's UTF-8) around the new cwd, so the
+   * rest of the line is copied, not encoded again; no parts for a blank line.
+   */
+  takeParts(raw: string, lineNumber: number, bytes: Uint8Array): Result<LinePart[], 'malformed'> {
+    const read = this.read(raw, lineNumber);
+    if (!read.ok) return read;
+    if (read.value === null) return ok([]);
+    const { line, moved } = read.value;
+    if (moved === null) return ok([bytes]);
+    const from = line.cwd as string;
+    if (cwdValueAt(raw, from) === null) return ok([JSON.stringify({ ...line, cwd: moved })]);
+    // The key is in the text once, so its first place in the bytes is the same field.
+    const value = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).indexOf(CWD_KEY) + CWD_KEY.length;
+    const old = Buffer.byteLength(JSON.stringify(from));
+    return ok([bytes.subarray(0, value), JSON.stringify(moved), bytes.subarray(value + old)]);
+  }
+
+  /** Checks and counts one line: null for a blank one, else the line and its moved cwd (null when it stays). */
+  private read(raw: string, lineNumber: number): Result<{ line: JsonLine; moved: string | null } | null, 'malformed'> {
+    if (raw.charCodeAt(0) !== 0x7b && raw.trim() === '') return ok(null); // '{' starts every line but a blank one
     let value: unknown;
     try {
       value = JSON.parse(raw);
@@ -114,12 +176,9 @@ export class TranscriptMove {
     if (typeof line.uuid === 'string') this.uuids.add(line.uuid);
     if (line.leafUuid !== undefined) this.leaves.add(typeof line.leafUuid === 'string' ? line.leafUuid : String(line.leafUuid));
     this.fold?.line(line);
-    if (typeof line.cwd !== 'string') return ok(raw);
+    if (typeof line.cwd !== 'string') return ok({ line, moved: null });
     const moved = movePath(line.cwd, this.from, this.to);
-    if (moved === line.cwd) return ok(raw);
-    const field = cwdField(line.cwd);
-    if (occurrences(raw, '"cwd":') === 1 && raw.includes(field)) return ok(raw.replace(field, () => cwdField(moved)));
-    return ok(JSON.stringify({ ...line, cwd: moved }));
+    return ok({ line, moved: moved === line.cwd ? null : moved });
   }
 
   /** Whether what was taken is resumable; resolves to the number of lines. */

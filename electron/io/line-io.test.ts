@@ -1,0 +1,47 @@
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { forEachLine, LINE_CHUNK_BYTES } from './line-reader.ts';
+import { LineWriter } from './line-writer.ts';
+
+const dirs: string[] = [];
+afterEach(() => {
+  for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
+});
+
+describe('line files', () => {
+  it('writes lines given as text or as parts of bytes across many chunks, and reads each back with its own bytes', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'baton-lines-'));
+    dirs.push(dir);
+    const path = join(dir, 'lines.jsonl');
+    const expected: string[] = [];
+    const out = await LineWriter.create(path);
+    for (let i = 0; i < 3000; i++) {
+      const line = `{"n":${i},"text":"${'ünï €'.repeat(i % 97)}","pad":"${'x'.repeat((i * 37) % 1500)}"}`;
+      expected.push(line);
+      const bytes = Buffer.from(line);
+      if (i % 3 === 0) await out.write(line);
+      else
+        await out.writeParts([
+          bytes.subarray(0, 7),
+          line.slice(bytes.subarray(0, 7).toString().length, 20),
+          bytes.subarray(Buffer.byteLength(line.slice(0, 20))),
+        ]);
+    }
+    const long = `{"long":"${'é'.repeat(LINE_CHUNK_BYTES)}"}`; // longer than a chunk: written on its own
+    expected.push(long, '{"after":true}');
+    await out.writeParts([long]);
+    await out.write('{"after":true}');
+    await out.close();
+    expect(readFileSync(path, 'utf8')).toBe(`${expected.join('\n')}\n`);
+    const read: string[] = [];
+    const lines = await forEachLine(path, (line, number, bytes) => {
+      expect(number).toBe(read.length + 1);
+      expect(bytes?.equals(Buffer.from(line))).toBe(true);
+      read.push(line);
+    });
+    expect(lines).toBe(expected.length);
+    expect(read).toEqual(expected);
+  });
+});

@@ -1,7 +1,8 @@
 /**
  * Each session's transcript as its own append-only log, `<dir>/<session id>.jsonl` (one JSON entry a
  * line), with the entries in memory once asked for. A new entry is one line appended, never the
- * session rewritten; a merge after a Move replaces the log, written line by line to a temp file and
+ * session rewritten; a merge after a Move that only adds entries after the lines on disk is appended
+ * the same way, and any other merge replaces the log, written line by line to a temp file and
  * renamed over it. Writes run behind, one at a time per session, like the records' (record-folder.ts):
  * memory answers at once, `settled()` is the barrier. A crash mid-append leaves a partial last line,
  * which the next start drops (and cuts from the file, so appends stay one entry a line).

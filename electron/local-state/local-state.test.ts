@@ -136,6 +136,32 @@ describe('LocalState', () => {
     expect(new LocalState(dir).transcript('s1')).toEqual([...merged, entry(5000)]);
   });
 
+  it("appends a Move's merge that only adds entries after the lines on disk, and rewrites one that changes them", async () => {
+    const dir = profile();
+    const file = join(dir, 'runtime', 'transcripts', 's1.jsonl');
+    const state = new LocalState(dir);
+    state.saveSession(session('s1'));
+    state.appendTranscript('s1', [entry(1), entry(2)], true);
+    await state.settled();
+    const inode = statSync(file).ino;
+    // The checkpoint's own copies of the entries (equal, not the same objects), then the source's new turn.
+    state.replaceTranscript('s1', [{ ...entry(1) }, { ...entry(2) }, entry(3), entry(4)]);
+    await state.settled();
+    // Appended to the same file (no temp file renamed over it), so only the new lines' fsync is waited for.
+    expect(statSync(file).ino).toBe(inode);
+    expect(new LocalState(dir).transcript('s1')).toEqual([entry(1), entry(2), entry(3), entry(4)]);
+    expect(state.transcriptBytes('s1')).toBe(statSync(file).size);
+    // An entry placed before the lines on disk: the log is rewritten.
+    state.replaceTranscript('s1', [entry(0), entry(1), entry(2), entry(3), entry(4)]);
+    await state.settled();
+    expect(statSync(file).ino).not.toBe(inode);
+    expect(new LocalState(dir).transcript('s1')).toEqual([entry(0), entry(1), entry(2), entry(3), entry(4)]);
+    // A written entry whose content changed is rewritten too, not appended after.
+    state.replaceTranscript('s1', [entry(0), { ...entry(1), text: 'edited' }, entry(2)]);
+    await state.settled();
+    expect(new LocalState(dir).transcript('s1')).toEqual([entry(0), { ...entry(1), text: 'edited' }, entry(2)]);
+  });
+
   it('drops a last line cut short by a crash, and appends after it cleanly', async () => {
     const dir = profile();
     const state = new LocalState(dir);

@@ -1,7 +1,8 @@
 /**
  * Each session's transcript as its own append-only log, `<dir>/<session id>.jsonl` (one JSON entry a
  * line), with the entries in memory once asked for. A new entry is one line appended, never the
- * session rewritten; a merge after a Move replaces the log, written line by line to a temp file and
+ * session rewritten; a merge after a Move that only adds entries after the lines on disk is appended
+ * the same way, and any other merge replaces the log, written line by line to a temp file and
  * renamed over it. Writes run behind, one at a time per session, like the records' (record-folder.ts):
  * memory answers at once, `settled()` is the barrier. A crash mid-append leaves a partial last line,
  * which the next start drops (and cuts from the file, so appends stay one entry a line).
@@ -27,6 +28,13 @@ interface Log {
 }
 
 const lineBytes = (entry: TranscriptEntry) => Buffer.byteLength(JSON.stringify(entry)) + 1;
+
+/** Whether the lines in the file (`log.written` of its entries, no write running) are the first of `lines`. */
+function writtenPrefixOf(log: Log, lines: readonly string[]): boolean {
+  if (log.written > lines.length) return false;
+  for (let i = 0; i < log.written; i++) if (JSON.stringify(log.entries[i]) !== lines[i]) return false;
+  return true;
+}
 
 /** Reads a log file line by line (synchronously, in chunks), dropping a partial last line from it. */
 function loadLog(path: string): { entries: TranscriptEntry[]; bytes: number } {
@@ -113,13 +121,21 @@ export class TranscriptLogs {
     this.write(id, durable);
   }
 
-  /** Makes `entries` the session's transcript now; the log is rewritten behind, line by line. */
+  /**
+   * Makes `entries` the session's transcript now. When the lines already in the file are the first of
+   * `entries` (a Move's merge that only added entries after them), the rest is appended behind, as
+   * `append` would; otherwise the log is rewritten behind, line by line.
+   */
   replace(id: string, entries: readonly TranscriptEntry[], durable: boolean): void {
     const log = this.log(id);
+    const lines = entries.map((entry) => JSON.stringify(entry));
+    const keepsWritten = !log.running && !log.rewrite && writtenPrefixOf(log, lines);
     log.entries = [...entries];
-    log.bytes = entries.reduce((sum, entry) => sum + lineBytes(entry), 0);
-    log.written = 0;
-    log.rewrite = true;
+    log.bytes = lines.reduce((sum, line) => sum + Buffer.byteLength(line) + 1, 0);
+    if (!keepsWritten) {
+      log.written = 0;
+      log.rewrite = true;
+    }
     this.write(id, durable);
   }
 

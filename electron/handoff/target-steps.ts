@@ -104,6 +104,7 @@ async function activate(deps: TargetStepDeps, driver: HandoffDriver, handoff: Ha
   await releasedFromTestHold(deps.config.testHoldDir, 'activate');
   const opening = ahead.take(handoff.id);
   const early = opening ? await opening : null;
+  await releasedFromTestHold(deps.config.testHoldDir, 'resume');
   if (early && 'thrown' in early) throw early.thrown;
   const result = await activateCheckpoint(deps, handoff, early ? Promise.resolve(early.opened) : undefined);
   if (!result.ok) {

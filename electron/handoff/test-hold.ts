@@ -2,7 +2,8 @@
  * The test hold (HandoffConfig.testHoldDir): a test holds a device before one of its handoff steps
  * by creating a file named for the step in the device's hold folder, and releases it by removing
  * the file. Each step holds in the state the handoff is in while it waits, so a test (the fault
- * matrix) can put a move in any of the seven states and keep it there:
+ * matrix) can put a move in any of the seven states and keep it there (`resume` lets a test see what
+ * the target opened ahead before the provider is touched):
  *
  * | step         | device | the handoff waits in                   |
  * | ------------ | ------ | -------------------------------------- |
@@ -13,6 +14,7 @@
  * | `claim`      | target | `source-relinquished-and-checkpointed` |
  * | `take-over`  | target | `ownership-transferred`                |
  * | `activate`   | target | `target-activating`                    |
+ * | `resume`     | target | `target-activating` (opened ahead)     |
  *
  * Work a step begins ahead of its state (activation-ahead.ts, the source's checkpoint) is not begun
  * while the step it belongs to is held. Without a hold folder (every real device) nothing holds and
@@ -23,7 +25,7 @@ import { join } from 'node:path';
 import type { Handoff } from '../../shared/api/handoffs.ts';
 import type { HandoffDriver } from './coordinator.ts';
 
-export const HELD_STEPS = ['prepare', 'prepared', 'quiesce', 'checkpoint', 'claim', 'take-over', 'activate'] as const;
+export const HELD_STEPS = ['prepare', 'prepared', 'quiesce', 'checkpoint', 'claim', 'take-over', 'activate', 'resume'] as const;
 export type HeldStep = (typeof HELD_STEPS)[number];
 
 /** How often a held step looks for its release. */

@@ -1,27 +1,9 @@
 /** Accounts, devices, invites, join requests and wrapped keys in PostgreSQL (the same rules as sqlite-accounts.ts). */
 import type pg from 'pg';
 import type { Device, JoinRequest, WrappedKey } from '../../shared/api/devices.ts';
-import type { AccountStore, InviteRecord } from './store.ts';
-import { refuse, toDevice, toJoinRequest, type DeviceRow, type JoinRequestRow } from './sqlite-rows.ts';
+import type { AccountStore } from './store.ts';
+import { refuse, toDevice, toInvite, toJoinRequest, type DeviceRow, type InviteRow, type JoinRequestRow } from './sqlite-rows.ts';
 import { row, rows, type PgMutator, type Sql } from './postgres-tx.ts';
-
-interface InviteRow {
-  id: string;
-  account_id: string;
-  inviter_device_id: string;
-  expires_at: number;
-  used_at: number | null;
-  created_at: number;
-}
-
-const toInvite = (r: InviteRow): InviteRecord => ({
-  id: r.id,
-  accountId: r.account_id,
-  inviterDeviceId: r.inviter_device_id,
-  expiresAt: r.expires_at,
-  usedAt: r.used_at,
-  createdAt: r.created_at,
-});
 
 const DEVICE_COLUMNS = `id, account_id, name, status, signing_public_key, agreement_public_key, enrolled_at, revoked_at, last_seen_at,
   sealed_capabilities, key_versions, enrollment`;

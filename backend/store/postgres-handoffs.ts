@@ -9,29 +9,12 @@ import type { Handoff } from '../../shared/api/handoffs.ts';
 import type { HandoffState } from '../../shared/handoff-states.ts';
 import type { HandoffStore } from './store.ts';
 import { fence } from './sqlite-sessions.ts';
-import { refuse, toSession, type SessionRow } from './sqlite-rows.ts';
+import { refuse, toHandoff, toSession, type HandoffRow, type SessionRow } from './sqlite-rows.ts';
 import { row, rows, type PgMutator, type Sql } from './postgres-tx.ts';
 import { SESSION_COLUMNS, sessionRow } from './postgres-sessions.ts';
 
-interface HandoffRow {
-  id: string;
-  account_id: string;
-  session_id: string;
-  source_device_id: string;
-  target_device_id: string;
-  state: HandoffState;
-  generation: number;
-  checkpoint_digest: string | null;
-  checkpoint_size: number | null;
-  cancel_code: string | null;
-  sealed_reason: string | null;
-  key_version: number | null;
-  resume_path: Handoff['resumePath'];
-  sealed_outcome: string | null;
-  created_at: number;
-  updated_at: number;
-  history: { state: HandoffState; at: number; deviceId: string | null }[];
-}
+/** A handoff row with its history, read in one statement (SELECT_HANDOFF). */
+type HandoffRowWithHistory = HandoffRow & { history: Handoff['history'] };
 
 /** Every column of a handoff and its history (as JSON, in order) in one read. */
 const SELECT_HANDOFF = `SELECT h.id, h.account_id, h.session_id, h.source_device_id, h.target_device_id, h.state, h.generation,
@@ -41,26 +24,10 @@ const SELECT_HANDOFF = `SELECT h.id, h.account_id, h.session_id, h.source_device
        FROM handoff_history x WHERE x.account_id = h.account_id AND x.handoff_id = h.id) AS history
   FROM handoffs h`;
 
-const toHandoff = (r: HandoffRow): Handoff => ({
-  id: r.id,
-  accountId: r.account_id,
-  sessionId: r.session_id,
-  sourceDeviceId: r.source_device_id,
-  targetDeviceId: r.target_device_id,
-  state: r.state,
-  generation: r.generation,
-  checkpoint: r.checkpoint_digest === null ? null : { digest: r.checkpoint_digest, size: r.checkpoint_size ?? 0 },
-  keyVersion: r.key_version,
-  cancelReason: r.cancel_code === null ? null : { code: r.cancel_code, sealed: r.sealed_reason },
-  resumePath: r.resume_path,
-  sealedOutcome: r.sealed_outcome,
-  history: r.history,
-  createdAt: r.created_at,
-  updatedAt: r.updated_at,
-});
+const withHistory = (r: HandoffRowWithHistory): Handoff => toHandoff(r, r.history);
 
 const handoffRow = (sql: Sql, accountId: string, id: string) =>
-  row<HandoffRow>(sql, `${SELECT_HANDOFF} WHERE h.account_id = $1 AND h.id = $2`, [accountId, id]);
+  row<HandoffRowWithHistory>(sql, `${SELECT_HANDOFF} WHERE h.account_id = $1 AND h.id = $2`, [accountId, id]);
 
 /** The handoff's columns as `moved` returns them, its history (the rows before plus `added`) as JSON, in order. */
 const RETURN_HANDOFF = `m.id, m.account_id, m.session_id, m.source_device_id, m.target_device_id, m.state, m.generation,
@@ -119,7 +86,7 @@ export function postgresHandoffStore(pool: pg.Pool, mutate: PgMutator): HandoffS
         );
         if (taken!.active) refuse('handoff_in_progress', 'the session already has an active handoff', { handoffId: taken!.active });
         if (taken!.exists) refuse('already_exists', 'this account already has a handoff with this id');
-        const created = await row<HandoffRow>(sql, CREATE, [
+        const created = await row<HandoffRowWithHistory>(sql, CREATE, [
           input.id,
           input.accountId,
           input.sessionId,
@@ -129,23 +96,24 @@ export function postgresHandoffStore(pool: pg.Pool, mutate: PgMutator): HandoffS
           input.keyVersion,
           input.at,
         ]);
-        return toHandoff(created!);
+        return withHistory(created!);
       });
     },
     async getHandoff(accountId, handoffId) {
       const r = await handoffRow(pool, accountId, handoffId);
-      return r && toHandoff(r);
+      return r && withHistory(r);
     },
     async listHandoffs(accountId, { sessionId, active }) {
       const found =
         sessionId === undefined
-          ? await rows<HandoffRow>(pool, `${SELECT_HANDOFF} WHERE h.account_id = $1 ORDER BY h.created_at, h.seq`, [accountId])
-          : await rows<HandoffRow>(pool, `${SELECT_HANDOFF} WHERE h.account_id = $1 AND h.session_id = $2 ORDER BY h.created_at, h.seq`, [
-              accountId,
-              sessionId,
-            ]);
+          ? await rows<HandoffRowWithHistory>(pool, `${SELECT_HANDOFF} WHERE h.account_id = $1 ORDER BY h.created_at, h.seq`, [accountId])
+          : await rows<HandoffRowWithHistory>(
+              pool,
+              `${SELECT_HANDOFF} WHERE h.account_id = $1 AND h.session_id = $2 ORDER BY h.created_at, h.seq`,
+              [accountId, sessionId],
+            );
       const terminal = (state: HandoffState) => state === 'completed' || state === 'cancelled';
-      return found.filter((r) => active === undefined || active !== terminal(r.state)).map(toHandoff);
+      return found.filter((r) => active === undefined || active !== terminal(r.state)).map(withHistory);
     },
     transitionHandoff(input, idem) {
       return mutate(idem, async (sql) => {
@@ -157,7 +125,7 @@ export function postgresHandoffStore(pool: pg.Pool, mutate: PgMutator): HandoffS
           [input.accountId, input.handoffId],
         );
         if (!s) refuse('not_found', 'no such handoff');
-        const moved = await row<HandoffRow & { owner: SessionRow | null }>(sql, TRANSITION, [
+        const moved = await row<HandoffRowWithHistory & { owner: SessionRow | null }>(sql, TRANSITION, [
           input.accountId,
           input.handoffId,
           input.to,
@@ -185,7 +153,7 @@ export function postgresHandoffStore(pool: pg.Pool, mutate: PgMutator): HandoffS
           });
         }
         const { owner, ...handoff } = moved;
-        return { handoff: toHandoff(handoff), session: toSession(owner ?? s) };
+        return { handoff: withHistory(handoff), session: toSession(owner ?? s) };
       });
     },
   };

@@ -1,26 +1,17 @@
 /** Accounts, devices, invites, join requests and wrapped keys in SQLite. */
 import type Database from 'better-sqlite3';
 import type { Device, JoinRequest, WrappedKey } from '../../shared/api/devices.ts';
-import type { AccountStore, InviteRecord } from './store.ts';
-import { refuse, toDevice, toJoinRequest, type DeviceRow, type JoinRequestRow, type Mutator } from './sqlite-rows.ts';
-
-interface InviteRow {
-  id: string;
-  account_id: string;
-  inviter_device_id: string;
-  expires_at: number;
-  used_at: number | null;
-  created_at: number;
-}
-
-const toInvite = (r: InviteRow): InviteRecord => ({
-  id: r.id,
-  accountId: r.account_id,
-  inviterDeviceId: r.inviter_device_id,
-  expiresAt: r.expires_at,
-  usedAt: r.used_at,
-  createdAt: r.created_at,
-});
+import type { AccountStore } from './store.ts';
+import {
+  refuse,
+  toDevice,
+  toInvite,
+  toJoinRequest,
+  type DeviceRow,
+  type InviteRow,
+  type JoinRequestRow,
+  type Mutator,
+} from './sqlite-rows.ts';
 
 /** The account half of the SQLite store. */
 export function sqliteAccountStore(db: Database.Database, mutate: Mutator): AccountStore {

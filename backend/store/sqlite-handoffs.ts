@@ -4,26 +4,7 @@ import type { Handoff } from '../../shared/api/handoffs.ts';
 import type { HandoffState } from '../../shared/handoff-states.ts';
 import type { HandoffStore } from './store.ts';
 import { fence } from './sqlite-sessions.ts';
-import { refuse, toSession, type Mutator, type SessionRow } from './sqlite-rows.ts';
-
-interface HandoffRow {
-  id: string;
-  account_id: string;
-  session_id: string;
-  source_device_id: string;
-  target_device_id: string;
-  state: HandoffState;
-  generation: number;
-  checkpoint_digest: string | null;
-  checkpoint_size: number | null;
-  cancel_code: string | null;
-  sealed_reason: string | null;
-  key_version: number | null;
-  resume_path: Handoff['resumePath'];
-  sealed_outcome: string | null;
-  created_at: number;
-  updated_at: number;
-}
+import { refuse, toHandoff, toSession, type HandoffRow, type Mutator, type SessionRow } from './sqlite-rows.ts';
 
 interface HistoryRow {
   state: HandoffState;
@@ -54,23 +35,11 @@ export function sqliteHandoffStore(db: Database.Database, mutate: Mutator): Hand
       WHERE account_id = ? AND id = ? AND generation = ?`),
   };
 
-  const toHandoff = (r: HandoffRow): Handoff => ({
-    id: r.id,
-    accountId: r.account_id,
-    sessionId: r.session_id,
-    sourceDeviceId: r.source_device_id,
-    targetDeviceId: r.target_device_id,
-    state: r.state,
-    generation: r.generation,
-    checkpoint: r.checkpoint_digest === null ? null : { digest: r.checkpoint_digest, size: r.checkpoint_size ?? 0 },
-    keyVersion: r.key_version,
-    cancelReason: r.cancel_code === null ? null : { code: r.cancel_code, sealed: r.sealed_reason },
-    resumePath: r.resume_path,
-    sealedOutcome: r.sealed_outcome,
-    history: (q.history.all(r.account_id, r.id) as HistoryRow[]).map((h) => ({ state: h.state, at: h.at, deviceId: h.device_id })),
-    createdAt: r.created_at,
-    updatedAt: r.updated_at,
-  });
+  const withHistory = (r: HandoffRow): Handoff =>
+    toHandoff(
+      r,
+      (q.history.all(r.account_id, r.id) as HistoryRow[]).map((h) => ({ state: h.state, at: h.at, deviceId: h.device_id })),
+    );
   const row = (accountId: string, id: string) => q.handoff.get(accountId, id) as HandoffRow | undefined;
   const session = (accountId: string, id: string) => q.session.get(accountId, id) as SessionRow | undefined;
 
@@ -85,17 +54,17 @@ export function sqliteHandoffStore(db: Database.Database, mutate: Mutator): Hand
         if (row(input.accountId, input.id)) refuse('already_exists', 'this account already has a handoff with this id');
         q.insert.run(input);
         q.insertHistory.run({ accountId: input.accountId, id: input.id, state: 'requested', at: input.at, deviceId: input.sourceDeviceId });
-        return toHandoff(row(input.accountId, input.id)!);
+        return withHistory(row(input.accountId, input.id)!);
       });
     },
     async getHandoff(accountId, handoffId) {
       const r = row(accountId, handoffId);
-      return r && toHandoff(r);
+      return r && withHistory(r);
     },
     async listHandoffs(accountId, { sessionId, active }) {
       const rows = (sessionId === undefined ? q.byAccount.all(accountId) : q.bySession.all(accountId, sessionId)) as HandoffRow[];
       const terminal = (state: HandoffState) => state === 'completed' || state === 'cancelled';
-      return rows.filter((r) => active === undefined || active !== terminal(r.state)).map(toHandoff);
+      return rows.filter((r) => active === undefined || active !== terminal(r.state)).map(withHistory);
     },
     async transitionHandoff(input, idem) {
       return mutate(idem, () => {
@@ -127,7 +96,7 @@ export function sqliteHandoffStore(db: Database.Database, mutate: Mutator): Hand
             refuse('stale_generation', 'the session moved meanwhile');
         }
         q.insertHistory.run({ accountId: h.account_id, id: h.id, state: input.to, at: input.at, deviceId: input.deviceId });
-        return { handoff: toHandoff(row(h.account_id, h.id)!), session: toSession(session(h.account_id, s.id)!) };
+        return { handoff: withHistory(row(h.account_id, h.id)!), session: toSession(session(h.account_id, s.id)!) };
       });
     },
   };

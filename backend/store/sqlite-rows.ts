@@ -1,12 +1,14 @@
 /**
- * Row shapes of the SQLite store and their mapping to the API types (the PostgreSQL store's rows have
+ * Row shapes of the SQLite store and their mapping to the API and store types (the PostgreSQL store's rows have
  * the same columns and use them too), plus the one transaction helper and the refusal it rolls back on.
  */
 import type Database from 'better-sqlite3';
 import { fail, type ApiErrorCode } from '../../shared/errors.ts';
 import type { Device, JoinRequest } from '../../shared/api/devices.ts';
 import type { Session, SessionEvent } from '../../shared/api/sessions.ts';
-import type { IdempotencyWrite, StoreResult } from './store.ts';
+import type { Handoff } from '../../shared/api/handoffs.ts';
+import type { HandoffState } from '../../shared/handoff-states.ts';
+import type { IdempotencyWrite, InviteRecord, StoreResult } from './store.ts';
 
 export interface DeviceRow {
   id: string;
@@ -112,6 +114,67 @@ export function toEvent(r: EventRow): SessionEvent {
     deviceId: r.device_id,
     sealedBody: r.sealed_body,
     createdAt: r.created_at,
+  };
+}
+
+export interface InviteRow {
+  id: string;
+  account_id: string;
+  inviter_device_id: string;
+  expires_at: number;
+  used_at: number | null;
+  created_at: number;
+}
+
+/** Maps an invite row to the store's InviteRecord. */
+export function toInvite(r: InviteRow): InviteRecord {
+  return {
+    id: r.id,
+    accountId: r.account_id,
+    inviterDeviceId: r.inviter_device_id,
+    expiresAt: r.expires_at,
+    usedAt: r.used_at,
+    createdAt: r.created_at,
+  };
+}
+
+export interface HandoffRow {
+  id: string;
+  account_id: string;
+  session_id: string;
+  source_device_id: string;
+  target_device_id: string;
+  state: HandoffState;
+  generation: number;
+  checkpoint_digest: string | null;
+  checkpoint_size: number | null;
+  cancel_code: string | null;
+  sealed_reason: string | null;
+  key_version: number | null;
+  resume_path: Handoff['resumePath'];
+  sealed_outcome: string | null;
+  created_at: number;
+  updated_at: number;
+}
+
+/** Maps a handoff row and its history (in order) to the API's Handoff. */
+export function toHandoff(r: HandoffRow, history: Handoff['history']): Handoff {
+  return {
+    id: r.id,
+    accountId: r.account_id,
+    sessionId: r.session_id,
+    sourceDeviceId: r.source_device_id,
+    targetDeviceId: r.target_device_id,
+    state: r.state,
+    generation: r.generation,
+    checkpoint: r.checkpoint_digest === null ? null : { digest: r.checkpoint_digest, size: r.checkpoint_size ?? 0 },
+    keyVersion: r.key_version,
+    cancelReason: r.cancel_code === null ? null : { code: r.cancel_code, sealed: r.sealed_reason },
+    resumePath: r.resume_path,
+    sealedOutcome: r.sealed_outcome,
+    history,
+    createdAt: r.created_at,
+    updatedAt: r.updated_at,
   };
 }
 

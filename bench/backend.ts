@@ -19,7 +19,7 @@ import pg from 'pg';
 import { startBackendProcess } from '../dev-env/backend-process.ts';
 import { startPostgres } from '../dev-env/postgres-server.ts';
 import type { BackendClient } from '../electron/sync/backend-client.ts';
-import { createTestAccount, joinTestDevice, newId, newTestDevice, opaque, walkHandoff } from '../dev-env/sync-fixtures.ts';
+import { newId, newMovingPair, opaque, walkHandoff } from '../dev-env/sync-fixtures.ts';
 import { openPushStream } from '../electron/sync/push-stream.ts';
 import { median } from './median.ts';
 import { processCpuMs } from './process-cpu.ts';
@@ -69,14 +69,7 @@ async function setUpHttp(database?: string) {
     const checkpoint = { digest: createHash('sha256').update(body).digest('hex'), size: body.length };
     const lanes: { a: BackendClient; b: BackendClient; sessionId: string; generation: number }[] = [];
     for (let i = 0; i < CLIENTS; i++) {
-      const a = newTestDevice(backend.url, `a${i}`);
-      const b = newTestDevice(backend.url, `b${i}`);
-      await createTestAccount(a);
-      await joinTestDevice(a, b);
-      if (!(await a.client.putBlob(checkpoint.digest, body)).ok) throw new Error('putBlob failed');
-      const sessionId = newId();
-      if (!(await a.client.call('createSession', { body: { sessionId, sealedMeta: opaque() } })).ok)
-        throw new Error('createSession failed');
+      const { a, b, sessionId } = await newMovingPair(backend.url, backend.url, i, { digest: checkpoint.digest, body });
       if (STREAMS) {
         for (const device of [a, b]) {
           await new Promise<void>((resolve) => {
@@ -115,6 +108,11 @@ async function setUpHttp(database?: string) {
   }
 }
 
+/** One lane per client for the raw baselines: a session of its own, walked by devices 'a' and 'b'. */
+function rawLanes() {
+  return Array.from({ length: CLIENTS }, (_, i) => ({ sessionId: `s${i}`, handoffId: '', step: 0, generation: 1, owner: 'a', other: 'b' }));
+}
+
 /**
  * Raw commits: what one transition durably writes, with the same pragmas and schema, one transaction
  * per step and nothing else. Each lane walks its handoffs through the same seven steps as over HTTP:
@@ -129,14 +127,7 @@ function setUpRawSqlite() {
   applyDurablePragmas(db);
   migrate(db, Date.now());
   db.prepare("INSERT INTO accounts (id, current_key_version, created_at) VALUES ('acct', 1, 0)").run();
-  const lanes = Array.from({ length: CLIENTS }, (_, i) => ({
-    sessionId: `s${i}`,
-    handoffId: '',
-    step: 0,
-    generation: 1,
-    owner: 'a',
-    other: 'b',
-  }));
+  const lanes = rawLanes();
   for (const lane of lanes) {
     db.prepare(
       "INSERT INTO sessions (id, account_id, owner_device_id, generation, sealed_meta, created_at, updated_at) VALUES (?, 'acct', 'a', 1, 'm', 0, 0)",
@@ -205,14 +196,7 @@ async function setUpRawPostgres(database: string) {
   await migratePostgres(pool, Date.now());
   const db = await pool.connect();
   await db.query("INSERT INTO accounts (id, current_key_version, created_at) VALUES ('acct', 1, 0)");
-  const lanes = Array.from({ length: CLIENTS }, (_, i) => ({
-    sessionId: `s${i}`,
-    handoffId: '',
-    step: 0,
-    generation: 1,
-    owner: 'a',
-    other: 'b',
-  }));
+  const lanes = rawLanes();
   for (const lane of lanes) {
     await db.query(
       "INSERT INTO sessions (id, account_id, owner_device_id, generation, sealed_meta, created_at, updated_at) VALUES ($1, 'acct', 'a', 1, 'm', 0, 0)",

@@ -11,7 +11,7 @@ import { createHash } from 'node:crypto';
 import type { PushMessage } from '../shared/api/push.ts';
 import { startBackendProcess, type BackendProcess } from '../dev-env/backend-process.ts';
 import { startPostgres } from '../dev-env/postgres-server.ts';
-import { createTestAccount, joinTestDevice, newId, newTestDevice, opaque, walkHandoff, type TestDevice } from '../dev-env/sync-fixtures.ts';
+import { newId, newMovingPair, opaque, walkHandoff, type TestDevice } from '../dev-env/sync-fixtures.ts';
 import { createBackendClient, type BackendClient } from '../electron/sync/backend-client.ts';
 import { openPushStream } from '../electron/sync/push-stream.ts';
 import { median } from './median.ts';
@@ -56,14 +56,7 @@ async function fleet(instances: BackendProcess[]) {
     SETUP_WIDTH,
     async (i) => {
       const [ia, ib] = [instances[i % instances.length]!, instances[(i + 1) % instances.length]!];
-      const a = newTestDevice(ia.url, `a${i}`);
-      const b = newTestDevice(ib.url, `b${i}`);
-      await createTestAccount(a);
-      await joinTestDevice(a, b);
-      if (!(await a.client.putBlob(checkpoint.digest, body)).ok) throw new Error('putBlob failed');
-      const sessionId = newId();
-      if (!(await a.client.call('createSession', { body: { sessionId, sealedMeta: opaque() } })).ok)
-        throw new Error('createSession failed');
+      const { a, b, sessionId } = await newMovingPair(ia.url, ib.url, i, { digest: checkpoint.digest, body });
       await Promise.all(
         [a, b].map(
           (device) =>

@@ -88,6 +88,26 @@ export async function joinTestDevice(inviter: TestDevice, newcomer: TestDevice):
   return approved.value.joinRequest.device;
 }
 
+/**
+ * Two devices of a new account, `a<n>` on `urlA` and `b<n>` on `urlB`, with the checkpoint's body stored
+ * and a fresh session owned by the first: the starting point of a lane of handoffs in the benchmarks.
+ */
+export async function newMovingPair(
+  urlA: string,
+  urlB: string,
+  n: number,
+  checkpoint: { digest: string; body: Buffer },
+): Promise<{ a: TestDevice; b: TestDevice; sessionId: string }> {
+  const a = newTestDevice(urlA, `a${n}`);
+  const b = newTestDevice(urlB, `b${n}`);
+  await createTestAccount(a);
+  await joinTestDevice(a, b);
+  if (!(await a.client.putBlob(checkpoint.digest, checkpoint.body)).ok) throw new Error('putBlob failed');
+  const sessionId = newId();
+  if (!(await a.client.call('createSession', { body: { sessionId, sealedMeta: opaque() } })).ok) throw new Error('createSession failed');
+  return { a, b, sessionId };
+}
+
 /** The outcome of walking one handoff: every step acknowledged, or the first refusal. */
 export type WalkResult = { ok: true } | { ok: false; step: HandoffState; code: string; message: string };
 

@@ -29,10 +29,16 @@ interface Log {
 
 const lineBytes = (entry: TranscriptEntry) => Buffer.byteLength(JSON.stringify(entry)) + 1;
 
-/** Whether the lines in the file (`log.written` of its entries, no write running) are the first of `lines`. */
-function writtenPrefixOf(log: Log, lines: readonly string[]): boolean {
+/**
+ * Whether the lines in the file (`log.written` of its entries, no write running) are the first of
+ * `entries` (serialised as `lines`). An entry the merge kept as the same object needs no serialising.
+ */
+function writtenPrefixOf(log: Log, entries: readonly TranscriptEntry[], lines: readonly string[]): boolean {
   if (log.written > lines.length) return false;
-  for (let i = 0; i < log.written; i++) if (JSON.stringify(log.entries[i]) !== lines[i]) return false;
+  for (let i = 0; i < log.written; i++) {
+    const written = log.entries[i];
+    if (written !== entries[i] && JSON.stringify(written) !== lines[i]) return false;
+  }
   return true;
 }
 
@@ -129,7 +135,7 @@ export class TranscriptLogs {
   replace(id: string, entries: readonly TranscriptEntry[], durable: boolean): void {
     const log = this.log(id);
     const lines = entries.map((entry) => JSON.stringify(entry));
-    const keepsWritten = !log.running && !log.rewrite && writtenPrefixOf(log, lines);
+    const keepsWritten = !log.running && !log.rewrite && writtenPrefixOf(log, entries, lines);
     log.entries = [...entries];
     log.bytes = lines.reduce((sum, line) => sum + Buffer.byteLength(line) + 1, 0);
     if (!keepsWritten) {

@@ -126,18 +126,7 @@ describe('the session service', () => {
     const origin = sandbox.makeOrigin('app');
     const repo = sandbox.clone(origin, 'app');
     const state = new LocalState(join(sandbox.root, 'laptop'));
-    const sessions = new SessionService({
-      selfId: laptop.identity.deviceId,
-      state,
-      backend: backendPort(laptopClient),
-      seal: profileSeal(laptop),
-      git: gitPort(createGitRunner({ env: sandbox.env })),
-      clock: Date.now,
-      changed: () => undefined,
-      activity: () => undefined,
-      log: () => undefined,
-      providers: providerPort({ detect: async () => [], create: () => new DemoAgent({ turnMs: 50 }) }),
-    });
+    const sessions = laptopService(state);
     const started = await sessions.start({ workspace: repo, provider: 'demo', prompt: 'hello' });
     if (!started.ok) throw new Error(started.message);
     const id = started.value.id;

@@ -127,13 +127,14 @@ describe('LocalState', () => {
     expect(state.transcriptBytes('s1')).toBe(Buffer.byteLength(log));
 
     const reopened = new LocalState(dir);
-    expect(reopened.transcript('s1')).toEqual(entries);
+    expect(reopened.transcriptPage('s1', 0, Infinity)).toEqual(entries);
     // A merge replaces the log, rewritten line by line; entries appended meanwhile follow it.
     const merged = [entry(-1), ...entries.slice(0, 10)];
-    reopened.replaceTranscript('s1', merged);
+    const rewriting = reopened.rewriteTranscript('s1', replacedBy(merged));
     reopened.appendTranscript('s1', [entry(5000)]);
+    await rewriting;
     await reopened.settled(true);
-    expect(new LocalState(dir).transcript('s1')).toEqual([...merged, entry(5000)]);
+    expect(new LocalState(dir).transcriptPage('s1', 0, Infinity)).toEqual([...merged, entry(5000)]);
   });
 
   it("appends a Move's merge that only adds entries after the lines on disk, and rewrites one that changes them", async () => {
@@ -145,21 +146,21 @@ describe('LocalState', () => {
     await state.settled();
     const inode = statSync(file).ino;
     // The checkpoint's own copies of the entries (equal, not the same objects), then the source's new turn.
-    state.replaceTranscript('s1', [{ ...entry(1) }, { ...entry(2) }, entry(3), entry(4)]);
+    await state.rewriteTranscript('s1', replacedBy([{ ...entry(1) }, { ...entry(2) }, entry(3), entry(4)]));
     await state.settled();
     // Appended to the same file (no temp file renamed over it), so only the new lines' fsync is waited for.
     expect(statSync(file).ino).toBe(inode);
-    expect(new LocalState(dir).transcript('s1')).toEqual([entry(1), entry(2), entry(3), entry(4)]);
+    expect(new LocalState(dir).transcriptPage('s1', 0, Infinity)).toEqual([entry(1), entry(2), entry(3), entry(4)]);
     expect(state.transcriptBytes('s1')).toBe(statSync(file).size);
     // An entry placed before the lines on disk: the log is rewritten.
-    state.replaceTranscript('s1', [entry(0), entry(1), entry(2), entry(3), entry(4)]);
+    await state.rewriteTranscript('s1', replacedBy([entry(0), entry(1), entry(2), entry(3), entry(4)]));
     await state.settled();
     expect(statSync(file).ino).not.toBe(inode);
-    expect(new LocalState(dir).transcript('s1')).toEqual([entry(0), entry(1), entry(2), entry(3), entry(4)]);
+    expect(new LocalState(dir).transcriptPage('s1', 0, Infinity)).toEqual([entry(0), entry(1), entry(2), entry(3), entry(4)]);
     // A written entry whose content changed is rewritten too, not appended after.
-    state.replaceTranscript('s1', [entry(0), { ...entry(1), text: 'edited' }, entry(2)]);
+    await state.rewriteTranscript('s1', replacedBy([entry(0), { ...entry(1), text: 'edited' }, entry(2)]));
     await state.settled();
-    expect(new LocalState(dir).transcript('s1')).toEqual([entry(0), { ...entry(1), text: 'edited' }, entry(2)]);
+    expect(new LocalState(dir).transcriptPage('s1', 0, Infinity)).toEqual([entry(0), { ...entry(1), text: 'edited' }, entry(2)]);
   });
 
   it('drops a last line cut short by a crash, and appends after it cleanly', async () => {
@@ -170,10 +171,10 @@ describe('LocalState', () => {
     await state.settled();
     appendFileSync(join(dir, 'runtime', 'transcripts', 's1.jsonl'), '{"id":"e3","at":3,"ro');
     const reopened = new LocalState(dir);
-    expect(reopened.transcript('s1')).toEqual([entry(1), entry(2)]);
+    expect(reopened.transcriptPage('s1', 0, Infinity)).toEqual([entry(1), entry(2)]);
     reopened.appendTranscript('s1', [entry(4)], true);
     await reopened.settled();
-    expect(new LocalState(dir).transcript('s1')).toEqual([entry(1), entry(2), entry(4)]);
+    expect(new LocalState(dir).transcriptPage('s1', 0, Infinity)).toEqual([entry(1), entry(2), entry(4)]);
   });
 
   it('moves a transcript held inline in a record of the earlier format into its log, once', async () => {
@@ -184,14 +185,21 @@ describe('LocalState', () => {
     writeFileSync(join(sessions, 's1.json'), JSON.stringify({ ...session('s1'), transcript: inline }));
     const migrated = new LocalState(dir);
     expect(migrated.session('s1')?.title).toBe('Fix the parser');
-    expect(migrated.transcript('s1')).toEqual(inline);
+    expect(migrated.transcriptPage('s1', 0, Infinity)).toEqual(inline);
     expect(JSON.parse(readFileSync(join(sessions, 's1.json'), 'utf8'))).not.toHaveProperty('transcript');
     expect(existsSync(join(dir, 'runtime', 'transcripts', 's1.jsonl'))).toBe(true);
     migrated.appendTranscript('s1', [entry(4)], true);
     await migrated.settled();
-    expect(new LocalState(dir).transcript('s1')).toEqual([...inline, entry(4)]);
+    expect(new LocalState(dir).transcriptPage('s1', 0, Infinity)).toEqual([...inline, entry(4)]);
   });
 });
+
+/** A rewrite whose result is `entries`, whatever the log held. */
+function replacedBy(entries: TranscriptEntry[]) {
+  return async function* (): AsyncGenerator<TranscriptEntry> {
+    yield* entries;
+  };
+}
 
 function entry(i: number): TranscriptEntry {
   return { id: `e${i}`, at: i, role: i % 2 === 0 ? 'user' : 'assistant', agentId: 'main', text: `entry ${i}\nsecond line` };

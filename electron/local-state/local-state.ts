@@ -163,9 +163,42 @@ export class LocalState {
     );
   }
 
-  /** The session's transcript, in order (read-only: change it with appendTranscript / replaceTranscript). */
-  transcript(id: string): readonly TranscriptEntry[] {
+  /** How many entries the session's transcript holds. */
+  transcriptCount(id: string): number {
+    return this.transcripts.count(id);
+  }
+
+  /**
+   * Entries `from` … `from + count` of the session's transcript (clamped): the newest from memory,
+   * older ones read from its log (memory holds only a window of it).
+   */
+  transcriptPage(id: string, from: number, count: number): TranscriptEntry[] {
+    return this.transcripts.page(id, from, count);
+  }
+
+  /** The newest `count` entries of the session's transcript, oldest first. */
+  newestTranscript(id: string, count: number): TranscriptEntry[] {
+    return this.transcripts.newest(id, count);
+  }
+
+  /** The session's whole transcript as it is now, streamed from its log (iterate it to its end or break out). */
+  transcriptEntries(id: string): AsyncIterable<TranscriptEntry> {
     return this.transcripts.entries(id);
+  }
+
+  /** The session's first transcript entry `match` accepts (oldest first), or undefined. */
+  findTranscriptEntry(id: string, match: (entry: TranscriptEntry) => boolean): Promise<TranscriptEntry | undefined> {
+    return this.transcripts.find(id, match);
+  }
+
+  /** The session's newest transcript entry `match` accepts, or undefined. */
+  findLastTranscriptEntry(id: string, match: (entry: TranscriptEntry) => boolean): Promise<TranscriptEntry | undefined> {
+    return this.transcripts.findLast(id, match);
+  }
+
+  /** Which of `ids` the session's transcript already holds. */
+  knownTranscriptIds(id: string, ids: readonly string[]): Promise<Set<string>> {
+    return this.transcripts.known(id, ids);
   }
 
   /** About how many bytes the session's transcript takes as JSON lines (what a checkpoint carries of it). */
@@ -181,9 +214,17 @@ export class LocalState {
     this.transcripts.append(id, entries, durable);
   }
 
-  /** Makes `entries` the session's whole transcript (a merge after a Move); its log is rewritten line by line behind. */
-  replaceTranscript(id: string, entries: readonly TranscriptEntry[], durable = true): void {
-    this.transcripts.replace(id, entries, durable);
+  /**
+   * Makes the session's transcript what `through` makes of its entries (a merge after a Move),
+   * streamed: appended to its log when it only adds after it, else rewritten line by line. Resolves
+   * once written (fsynced when `durable`); rejects, changing nothing, when it cannot be.
+   */
+  rewriteTranscript(
+    id: string,
+    through: (entries: AsyncIterable<TranscriptEntry>) => AsyncIterable<TranscriptEntry>,
+    durable = true,
+  ): Promise<void> {
+    return this.transcripts.rewrite(id, through, durable);
   }
 
   /** A path in this device's scratch folder (emptied at every start) for a file made and removed by one step. */

@@ -1,87 +1,47 @@
 /**
  * Each session's transcript as its own append-only log, `<dir>/<session id>.jsonl` (one JSON entry a
- * line), with the entries in memory once asked for. A new entry is one line appended, never the
- * session rewritten; a merge after a Move that only adds entries after the lines on disk is appended
- * the same way, and any other merge replaces the log, written line by line to a temp file and
- * renamed over it. Writes run behind, one at a time per session, like the records' (record-folder.ts):
- * memory answers at once, `settled()` is the barrier. A crash mid-append leaves a partial last line,
- * which the next start drops (and cuts from the file, so appends stay one entry a line).
+ * line), of which memory holds only a bounded window: the newest WINDOW_ENTRIES entries (and any not
+ * yet written), the byte offset of every BLOCK_ENTRIES-th entry, a 32-bit hash of each entry's id,
+ * and the counts. An older page is read from the file on demand; the whole transcript is streamed
+ * from it (a checkpoint, a merge), never held. A new entry is one line appended; a rewrite (a Move's
+ * merge) that only adds entries after the lines on disk is appended the same way, and any other is
+ * written line by line to a temp file renamed over the log. Appends run behind, one at a time per
+ * session, like the records' (record-folder.ts): memory answers at once, `settled()` is the barrier.
+ * A crash mid-append leaves a partial last line, which the next start drops (and cuts from the file,
+ * so appends stay one entry a line).
  */
-import { closeSync, existsSync, ftruncateSync, mkdirSync, openSync, readdirSync, readSync, rmSync } from 'node:fs';
-import { open, rename, rm } from 'node:fs/promises';
+import { closeSync, existsSync, fstatSync, ftruncateSync, mkdirSync, openSync, readdirSync, rmSync } from 'node:fs';
+import { open } from 'node:fs/promises';
 import { join } from 'node:path';
-import { TranscriptEntrySchema, type TranscriptEntry } from '../../shared/agents.ts';
-import { CHUNK_BYTES } from '../io/file-chunks.ts';
-import { LineWriter } from '../io/line-writer.ts';
+import type { TranscriptEntry } from '../../shared/agents.ts';
+import { entryOf, readEntries, scanLinesSync } from './log-lines.ts';
+import { LogWindow, idHash } from './log-window.ts';
+import { rewriteLog } from './log-rewrite.ts';
 import { WriteTracker } from './write-tracker.ts';
 
-interface Log {
-  entries: TranscriptEntry[];
-  /** How many of `entries` are in the file, in order (after a replace: none until it is rewritten). */
-  written: number;
-  rewrite: boolean;
-  /** UTF-8 bytes of the log's lines, newlines included. */
-  bytes: number;
-  running: boolean;
-  durable: boolean;
-  waiters: (() => void)[];
-}
-
-const lineBytes = (entry: TranscriptEntry) => Buffer.byteLength(JSON.stringify(entry)) + 1;
-
-/**
- * Whether the lines in the file (`log.written` of its entries, no write running) are the first of
- * `entries` (serialised as `lines`). An entry the merge kept as the same object needs no serialising.
- */
-function writtenPrefixOf(log: Log, entries: readonly TranscriptEntry[], lines: readonly string[]): boolean {
-  if (log.written > lines.length) return false;
-  for (let i = 0; i < log.written; i++) {
-    const written = log.entries[i];
-    if (written !== entries[i] && JSON.stringify(written) !== lines[i]) return false;
-  }
-  return true;
-}
-
-/** Reads a log file line by line (synchronously, in chunks), dropping a partial last line from it. */
-function loadLog(path: string): { entries: TranscriptEntry[]; bytes: number } {
-  const entries: TranscriptEntry[] = [];
-  if (!existsSync(path)) return { entries, bytes: 0 };
+/** Reads a log file line by line (synchronously, in chunks) into its window, dropping a partial last line from it. */
+function loadLog(path: string): LogWindow {
+  const log = new LogWindow();
+  if (!existsSync(path)) return log;
   const fd = openSync(path, 'r+');
   try {
-    const buffer = Buffer.allocUnsafe(CHUNK_BYTES);
-    let carry: Buffer | null = null;
-    let position = 0;
-    let complete = 0;
-    for (let read = readSync(fd, buffer, 0, buffer.length, position); read > 0; read = readSync(fd, buffer, 0, buffer.length, position)) {
-      let chunk = buffer.subarray(0, read);
-      if (carry) chunk = Buffer.concat([carry, chunk]);
-      let start = 0;
-      for (let end = chunk.indexOf(0x0a); end >= 0; end = chunk.indexOf(0x0a, start)) {
-        const parsed = TranscriptEntrySchema.safeParse(safeJson(chunk.toString('utf8', start, end)));
-        if (parsed.success) entries.push(parsed.data);
-        start = end + 1;
-      }
-      complete = position - (carry?.length ?? 0) + start;
-      carry = start < chunk.length ? Buffer.from(chunk.subarray(start)) : null;
-      position += read;
-    }
-    if (carry) ftruncateSync(fd, complete);
-    return { entries, bytes: complete };
+    // The size through the fd the scan reads, so both are of one file.
+    const size = fstatSync(fd).size;
+    const complete = scanLinesSync(fd, 0, size, (line) => {
+      const entry = entryOf(line.bytes);
+      if (entry) log.load(entry, line.offset);
+      else log.clean = false;
+    });
+    if (complete < size) ftruncateSync(fd, complete);
+    log.loaded(complete);
+    return log;
   } finally {
     closeSync(fd);
   }
 }
 
-function safeJson(text: string): unknown {
-  try {
-    return JSON.parse(text);
-  } catch {
-    return undefined;
-  }
-}
-
 export class TranscriptLogs {
-  private readonly logs = new Map<string, Log>();
+  private readonly logs = new Map<string, LogWindow>();
   private readonly writes = new WriteTracker(
     (id) => this.write(id, true),
     (id) => `the transcript log of ${id}`,
@@ -96,19 +56,18 @@ export class TranscriptLogs {
     return join(this.dir, `${id}.jsonl`);
   }
 
-  private log(id: string): Log {
+  private log(id: string): LogWindow {
     let log = this.logs.get(id);
     if (!log) {
-      const loaded = loadLog(this.path(id));
-      log = { ...loaded, written: loaded.entries.length, rewrite: false, running: false, durable: false, waiters: [] };
+      log = loadLog(this.path(id));
       this.logs.set(id, log);
     }
     return log;
   }
 
-  /** The session's entries in order (none for a session without a log). Read-only: change it with append/replace. */
-  entries(id: string): readonly TranscriptEntry[] {
-    return this.log(id).entries;
+  /** How many entries the session's transcript holds (none for a session without a log). */
+  count(id: string): number {
+    return this.log(id).count;
   }
 
   /** About how many bytes the entries take as JSON lines (what a checkpoint carries of them). */
@@ -116,33 +75,133 @@ export class TranscriptLogs {
     return this.log(id).bytes;
   }
 
+  /**
+   * Entries `from` … `from + count` (clamped to the transcript), in order: from memory when they are
+   * in the window, else read from the log file from the nearest indexed offset before them.
+   */
+  page(id: string, from: number, count: number): TranscriptEntry[] {
+    const log = this.log(id);
+    const start = Math.max(0, Math.min(from, log.count));
+    const end = Math.min(log.count, start + Math.max(0, count));
+    if (start >= log.tailFrom) return log.tail.slice(start - log.tailFrom, end - log.tailFrom);
+    const out: TranscriptEntry[] = [];
+    const fileEnd = Math.min(end, log.tailFrom);
+    const { index: first, offset } = log.blockBefore(start);
+    let index = first;
+    const fd = openSync(this.path(id), 'r');
+    try {
+      scanLinesSync(fd, offset, log.writtenBytes, (line) => {
+        const entry = entryOf(line.bytes);
+        if (!entry) return true;
+        if (index >= start) out.push(entry);
+        index += 1;
+        return index < fileEnd;
+      });
+    } finally {
+      closeSync(fd);
+    }
+    if (end > log.tailFrom) out.push(...log.tail.slice(0, end - log.tailFrom));
+    return out;
+  }
+
+  /** The newest `count` entries, oldest first. */
+  newest(id: string, count: number): TranscriptEntry[] {
+    const total = this.count(id);
+    return this.page(id, Math.max(0, total - count), count);
+  }
+
+  /**
+   * Every entry of the session's transcript as it is now, in order, read from the log file as it is
+   * iterated (then the entries not written yet). Iterate it to its end or break out of it: the file
+   * stays open until then.
+   */
+  entries(id: string): AsyncIterable<TranscriptEntry> {
+    const log = this.log(id);
+    const path = this.path(id);
+    const writtenBytes = log.writtenBytes;
+    const unwritten = log.tail.slice(log.written - log.tailFrom);
+    return {
+      async *[Symbol.asyncIterator]() {
+        if (writtenBytes > 0) {
+          const file = await open(path, 'r');
+          try {
+            yield* readEntries(file, 0, writtenBytes);
+          } finally {
+            await file.close();
+          }
+        }
+        yield* unwritten;
+      },
+    };
+  }
+
+  /** The first entry `match` accepts, oldest first (read from the log until it is found), or undefined. */
+  async find(id: string, match: (entry: TranscriptEntry) => boolean): Promise<TranscriptEntry | undefined> {
+    for await (const entry of this.entries(id)) if (match(entry)) return entry;
+    return undefined;
+  }
+
+  /** The newest entry `match` accepts (the window first, the whole log only when it has none), or undefined. */
+  async findLast(id: string, match: (entry: TranscriptEntry) => boolean): Promise<TranscriptEntry | undefined> {
+    const log = this.log(id);
+    const inWindow = log.tail.findLast(match);
+    if (inWindow || log.tailFrom === 0) return inWindow;
+    let last: TranscriptEntry | undefined;
+    for await (const entry of this.entries(id)) if (match(entry)) last = entry;
+    return last;
+  }
+
+  /**
+   * Which of `ids` the session's transcript holds: a hash miss answers at once, the window next, and
+   * the log file is read once for whatever is left.
+   */
+  async known(id: string, ids: readonly string[]): Promise<Set<string>> {
+    const log = this.log(id);
+    const known = new Set<string>();
+    const windowIds = new Set(log.tail.map((e) => e.id));
+    const search = new Set<string>();
+    for (const candidate of ids) {
+      if (!log.ids.has(idHash(candidate))) continue;
+      if (windowIds.has(candidate)) known.add(candidate);
+      else search.add(candidate);
+    }
+    if (search.size === 0) return known;
+    for await (const entry of this.entries(id)) {
+      if (!search.delete(entry.id)) continue;
+      known.add(entry.id);
+      if (search.size === 0) break;
+    }
+    return known;
+  }
+
   /** Adds entries at the end now; their lines are appended behind (fsynced when `durable`). */
   append(id: string, entries: readonly TranscriptEntry[], durable: boolean): void {
     if (entries.length === 0) return;
     const log = this.log(id);
-    for (const entry of entries) {
-      log.entries.push(entry);
-      log.bytes += lineBytes(entry);
-    }
+    for (const entry of entries) log.push(entry);
     this.write(id, durable);
   }
 
   /**
-   * Makes `entries` the session's transcript now. When the lines already in the file are the first of
-   * `entries` (a Move's merge that only added entries after them), the rest is appended behind, as
-   * `append` would; otherwise the log is rewritten behind, line by line.
+   * Makes the session's transcript what `through` makes of it (given the entries it holds now, in
+   * order, as a stream): when the lines on disk are the first of the result (a Move's merge that only
+   * added entries after them), the rest is appended to the log; otherwise the log is rewritten line
+   * by line to a temp file renamed over it. Entries appended meanwhile follow the result. Resolves
+   * once it is written (fsynced when `durable`); rejects, changing nothing, when it cannot be.
    */
-  replace(id: string, entries: readonly TranscriptEntry[], durable: boolean): void {
+  async rewrite(id: string, through: (entries: AsyncIterable<TranscriptEntry>) => AsyncIterable<TranscriptEntry>, durable: boolean): Promise<void> {
     const log = this.log(id);
-    const lines = entries.map((entry) => JSON.stringify(entry));
-    const keepsWritten = !log.running && !log.rewrite && writtenPrefixOf(log, entries, lines);
-    log.entries = [...entries];
-    log.bytes = lines.reduce((sum, line) => sum + Buffer.byteLength(line) + 1, 0);
-    if (!keepsWritten) {
-      log.written = 0;
-      log.rewrite = true;
+    // Taken at once when free, so what is appended after this call follows the result.
+    const held = log.exclusive();
+    if (held) await held;
+    let done!: () => void;
+    this.writes.track(new Promise<void>((resolve) => (done = resolve)), durable);
+    try {
+      await rewriteLog({ dir: this.dir, path: this.path(id), log, entries: this.entries(id), through, durable });
+    } finally {
+      done();
+      log.release(() => this.drain(id, log));
     }
-    this.write(id, durable);
   }
 
   /** Resolves when every durable write queued before the call is on disk (with `all`, every write); rejects while one cannot be written. */
@@ -157,69 +216,37 @@ export class TranscriptLogs {
     if (!log.running) void this.drain(id, log);
   }
 
-  private async drain(id: string, log: Log): Promise<void> {
+  private async drain(id: string, log: LogWindow): Promise<void> {
     log.running = true;
     while (log.waiters.length > 0) {
       const { durable, waiters } = log;
       log.durable = false;
       log.waiters = [];
       try {
-        if (log.rewrite) await this.rewrite(id, log, durable);
-        else await this.appendLines(id, log, durable);
+        await this.appendLines(id, log, durable);
         this.writes.failed.delete(id);
       } catch (error) {
         this.writes.failed.set(id, (error as Error).message);
-        log.rewrite = true;
       }
       for (const resolve of waiters) resolve();
     }
-    log.running = false;
+    log.release(null);
   }
 
-  private async appendLines(id: string, log: Log, durable: boolean): Promise<void> {
-    const upTo = log.entries.length;
+  /** Appends the entries not written yet, after the last complete line (a failed append's part line is cut first). */
+  private async appendLines(id: string, log: LogWindow, durable: boolean): Promise<void> {
+    const upTo = log.count;
     if (log.written >= upTo) return;
-    const text = log.entries
-      .slice(log.written, upTo)
-      .map((entry) => `${JSON.stringify(entry)}\n`)
-      .join('');
+    const lines = log.tail.slice(log.written - log.tailFrom, upTo - log.tailFrom).map((entry) => `${JSON.stringify(entry)}\n`);
+    const text = lines.join('');
     const file = await open(this.path(id), 'a', 0o600);
     try {
+      if ((await file.stat()).size !== log.writtenBytes) await file.truncate(log.writtenBytes);
       await file.write(text);
       if (durable) await file.sync();
     } finally {
       await file.close();
     }
-    log.written = upTo;
-  }
-
-  private async rewrite(id: string, log: Log, durable: boolean): Promise<void> {
-    log.rewrite = false;
-    const entries = log.entries;
-    const upTo = entries.length;
-    const temp = `${this.path(id)}.${process.pid}.${Date.now()}.tmp`;
-    try {
-      const out = await LineWriter.create(temp);
-      try {
-        for (let i = 0; i < upTo; i++) await out.write(JSON.stringify(entries[i]));
-      } finally {
-        await out.close(durable);
-      }
-      await rename(temp, this.path(id));
-    } catch (error) {
-      await rm(temp, { force: true });
-      throw error;
-    }
-    if (durable) {
-      const folder = await open(this.dir, 'r');
-      try {
-        await folder.sync();
-      } finally {
-        await folder.close();
-      }
-    }
-    // Replaced again while this ran: the next pass rewrites. Else entries appended since (each queued
-    // a write of its own) follow as lines.
-    if (log.entries === entries && !log.rewrite) log.written = upTo;
+    log.wrote(lines.map((line) => Buffer.byteLength(line)));
   }
 }

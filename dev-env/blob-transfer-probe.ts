@@ -19,6 +19,7 @@ import { startOpen, startSeal } from '../electron/crypto/envelope-stream.ts';
 import { generateAdk, KeyRing } from '../electron/crypto/key-ring.ts';
 import { CHECKPOINT_FORMAT, type Checkpoint } from '../electron/handoff/checkpoint.ts';
 import { receiveCheckpoint, sealCheckpointToFile } from '../electron/handoff/checkpoint-transfer.ts';
+import { transcriptOf } from '../electron/handoff/checkpoint-transcript.ts';
 import { forEachChunk } from '../electron/io/file-chunks.ts';
 import { backendPort } from '../electron/runtime/adapters/backend-port.ts';
 import { createBackendClient } from '../electron/sync/backend-client.ts';
@@ -126,7 +127,7 @@ async function moveCheckpoint(): Promise<Record<string, unknown>> {
     },
     packets: [],
     agents: [],
-    transcript,
+    transcript: transcriptOf(transcript),
   };
   const sealed = await sealCheckpointToFile(startSeal(ring, context), checkpoint, join(settings.dir, 'probe-sealed'));
   const put = await client.putBlobFile(sealed);
@@ -142,5 +143,5 @@ async function moveCheckpoint(): Promise<Record<string, unknown>> {
   if (!received.ok) throw new Error(`receive failed: ${received.code} ${received.message}`);
   const staged = createHash('sha256');
   await forEachChunk(received.value.checkpoint.providerResume!.files![0]!.path, (chunk) => void staged.update(chunk));
-  return { peakMiB, sealedBytes: sealed.size, stagedSha256: staged.digest('hex'), entries: received.value.checkpoint.transcript.length };
+  return { peakMiB, sealedBytes: sealed.size, stagedSha256: staged.digest('hex'), entries: received.value.checkpoint.transcript.count };
 }

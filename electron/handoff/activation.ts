@@ -18,7 +18,7 @@ import type { SessionService } from '../runtime/session-service.ts';
 import type { Checkpoint } from './checkpoint.ts';
 import { receiveCheckpoint } from './checkpoint-transfer.ts';
 import { continuationInput } from './continuation.ts';
-import { mergeTranscripts } from './transcript-merge.ts';
+import { mergeEntries } from './transcript-merge.ts';
 import type { HandoffConfig } from './handoff-config.ts';
 
 /** How the provider resumed, why that way (when it fell back), and the drift found on the pinned tree. */
@@ -33,7 +33,7 @@ export type ActivationResult = Result<Activated>;
 export interface ActivationDeps {
   selfId: string;
   /** Activation's session write is not durable: its caller's next durable write of the session settles it. */
-  state: Pick<LocalState, 'updateSession' | 'transcript' | 'replaceTranscript' | 'exportsDir'>;
+  state: Pick<LocalState, 'updateSession' | 'rewriteTranscript' | 'exportsDir'>;
   backend: Pick<BackendPort, 'getBlobTo'>;
   seal: Pick<SealPort, 'startCheckpointOpen'>;
   git: Pick<GitPort, 'pin'>;
@@ -131,9 +131,15 @@ export async function activateCheckpoint(
   const report = reporter(deps, handoff);
   const workspace = pinned.workspace;
   report('import', 'transcript', null, null, 0);
-  // Merged by entry identity: whatever this device had (its own notes, entries it pulled) stays. The
-  // log is rewritten line by line behind.
-  state.replaceTranscript(handoff.sessionId, mergeTranscripts(state.transcript(handoff.sessionId), checkpoint.transcript));
+  // Merged by entry identity: whatever this device had (its own notes, entries it pulled) stays.
+  // Streamed from the log and the staged entry lines: appended to the log when the merge only adds
+  // after it, else the log is rewritten line by line.
+  try {
+    await state.rewriteTranscript(handoff.sessionId, (mine) => mergeEntries(mine, checkpoint.transcript));
+  } catch (error) {
+    return fail('transcript_unwritable', `The session's transcript could not be written on this device: ${(error as Error).message}`);
+  }
+  await checkpoint.transcript.discard();
   report('import', 'transcript', null, null, 100);
   state.updateSession(
     handoff.sessionId,
@@ -158,7 +164,7 @@ export async function activateCheckpoint(
     title: checkpoint.meta.title,
     ranOn: checkpoint.sourceDeviceName,
     goal: checkpoint.meta.prompt,
-    transcript: checkpoint.transcript,
+    newest: checkpoint.transcript.newest,
     repos: checkpoint.repos,
     drift,
     nextAction: 'Continue where the session left off.',

@@ -7,10 +7,11 @@
  */
 import { mkdir, rm } from 'node:fs/promises';
 import { join } from 'node:path';
-import { TranscriptEntrySchema, type TranscriptEntry } from '../../shared/agents.ts';
+import { TranscriptEntrySchema } from '../../shared/agents.ts';
 import { fail, ok, type Failure, type Result } from '../../shared/errors.ts';
 import type { ResumeData } from '../../shared/provider.ts';
 import { ChunkWriter } from '../io/file-chunks.ts';
+import { LineWriter } from '../io/line-writer.ts';
 import {
   CHECKPOINT_FORMAT,
   CHECKPOINT_LINE_MAX_BYTES,
@@ -20,6 +21,7 @@ import {
   type Checkpoint,
   type CheckpointHead,
 } from './checkpoint.ts';
+import { NewestEntries, transcriptFile, transcriptOf } from './checkpoint-transcript.ts';
 
 export type CheckpointReadCode = 'malformed_checkpoint' | 'checkpoint_rejected';
 
@@ -39,7 +41,11 @@ export class CheckpointReader {
   private readonly pending: Buffer[] = [];
   private pendingBytes = 0;
   private head: CheckpointHead | null = null;
-  private readonly entries: TranscriptEntry[] = [];
+  /** Entry lines are staged to a file as they arrive (checked one by one), the newest kept at hand. */
+  private entries = 0;
+  private readonly newest = new NewestEntries();
+  private staged: LineWriter | null = null;
+  private staging: Promise<void> | null = null;
   private expectedEntries = 0;
   private readonly lengthBytes = Buffer.alloc(PART_LENGTH_BYTES);
   private lengthFilled = 0;
@@ -58,8 +64,10 @@ export class CheckpointReader {
   async push(chunk: Buffer): Promise<void> {
     let at = 0;
     while (at < chunk.length && this.failure === null) {
-      if (this.stage === 'head' || this.stage === 'entries') at = this.takeLine(chunk, at);
-      else if (this.stage === 'parts') at = await this.takePart(chunk, at);
+      if (this.stage === 'head' || this.stage === 'entries') {
+        at = this.takeLine(chunk, at);
+        if (this.staging) await this.staged_();
+      } else if (this.stage === 'parts') at = await this.takePart(chunk, at);
       else this.failure = malformed('The checkpoint has bytes after its last part.');
     }
   }
@@ -73,7 +81,7 @@ export class CheckpointReader {
     if (this.stage === 'entries') {
       return this.pendingBytes > 0
         ? malformed('The checkpoint transcript ends mid-entry.')
-        : malformed(`The checkpoint holds ${this.entries.length} transcript entries, not ${this.expectedEntries}.`);
+        : malformed(`The checkpoint holds ${this.entries} transcript entries, not ${this.expectedEntries}.`);
     }
     if (this.stage === 'parts') return malformed('The checkpoint ends before its last provider file.');
     const { transcriptEntries: _count, transcriptTail, providerResume, ...head } = this.head!;
@@ -85,7 +93,12 @@ export class CheckpointReader {
       const { files, ...rest } = providerResume;
       resume = files ? { ...rest, files: files.map((f, i) => ({ ...f, path: this.partPath(i) })) } : rest;
     }
-    const transcript = head.format === TAIL_FORMAT ? (transcriptTail ?? []) : this.entries;
+    await this.staged?.close();
+    this.staged = null;
+    const transcript =
+      head.format === TAIL_FORMAT
+        ? transcriptOf(transcriptTail ?? [])
+        : transcriptFile(this.transcriptPath(), this.entries, this.newest.list());
     return ok({
       ...(head as Omit<Checkpoint, 'transcript' | 'providerResume'>),
       format: CHECKPOINT_FORMAT,
@@ -98,7 +111,24 @@ export class CheckpointReader {
   async discard(): Promise<void> {
     await this.part?.writer.close().catch(() => undefined);
     this.part = null;
+    await this.staged?.close().catch(() => undefined);
+    this.staged = null;
     await rm(this.stagingDir, { recursive: true, force: true });
+  }
+
+  private transcriptPath(): string {
+    return join(this.stagingDir, 'transcript.jsonl');
+  }
+
+  /** Waits for the staging file's last write (or its creation); a failure fails the read. */
+  private async staged_(): Promise<void> {
+    const staging = this.staging;
+    this.staging = null;
+    try {
+      await staging;
+    } catch (error) {
+      this.failure = malformed(`The checkpoint's transcript could not be staged: ${(error as Error).message}`);
+    }
   }
 
   private partPath(index: number): string {
@@ -145,6 +175,12 @@ export class CheckpointReader {
     }
     this.head = parsed.data;
     this.expectedEntries = parsed.data.format === TAIL_FORMAT ? 0 : (parsed.data.transcriptEntries ?? 0);
+    if (this.expectedEntries > 0) {
+      this.staging = (async () => {
+        await mkdir(this.stagingDir, { recursive: true, mode: 0o700 });
+        this.staged = await LineWriter.create(this.transcriptPath());
+      })();
+    }
     this.afterEntries();
   }
 
@@ -153,21 +189,24 @@ export class CheckpointReader {
     try {
       parsed = JSON.parse(line.toString('utf8'));
     } catch {
-      this.failure = malformed(`Transcript entry ${this.entries.length + 1} of the checkpoint is not JSON.`);
+      this.failure = malformed(`Transcript entry ${this.entries + 1} of the checkpoint is not JSON.`);
       return;
     }
     const entry = TranscriptEntrySchema.safeParse(parsed);
     if (!entry.success) {
-      this.failure = malformed(`Transcript entry ${this.entries.length + 1} of the checkpoint does not have the expected shape.`);
+      this.failure = malformed(`Transcript entry ${this.entries + 1} of the checkpoint does not have the expected shape.`);
       return;
     }
-    this.entries.push(entry.data);
+    this.entries += 1;
+    this.newest.push(entry.data);
+    // The line as it came (checked above); written before the next line is taken (push awaits it).
+    this.staging = this.staged!.writeParts([line]) ?? null;
     this.afterEntries();
   }
 
   /** Moves on from the entries once all are in: to the parts (this format's files), else done. */
   private afterEntries(): void {
-    if (this.entries.length < this.expectedEntries) {
+    if (this.entries < this.expectedEntries) {
       this.stage = 'entries';
       return;
     }

@@ -52,13 +52,13 @@ export function checkpointHead(checkpoint: Checkpoint): CheckpointHead {
           payload: providerResume.payload as HeadResume['payload'],
           ...(providerResume.files ? { files: providerResume.files.map(({ name, size }) => ({ name, size })) } : {}),
         };
-  return { ...rest, format: CHECKPOINT_FORMAT, providerResume: resume, transcriptEntries: transcript.length };
+  return { ...rest, format: CHECKPOINT_FORMAT, providerResume: resume, transcriptEntries: transcript.count };
 }
 
 /**
  * Writes `checkpoint`'s body into `sink`: head, entries, parts. `onPart` hears the bytes of the
  * provider's files written so far (of their total). Rejects when a provider file cannot be read
- * or ends before its size; resolves with the body's length.
+ * or ends before its size, or the transcript holds fewer entries than its count; resolves with the body's length.
  */
 export async function writeCheckpoint(
   checkpoint: Checkpoint,
@@ -68,8 +68,17 @@ export async function writeCheckpoint(
   const out = new Gather(sink);
   const encoder = new TextEncoder();
   await out.write(encoder.encode(`${JSON.stringify(checkpointHead(checkpoint))}\n`));
-  // JSON.stringify escapes every newline inside a string, so each entry is exactly one line.
-  for (const entry of checkpoint.transcript) await out.write(encoder.encode(`${JSON.stringify(entry)}\n`));
+  // JSON.stringify escapes every newline inside a string, so each entry is exactly one line. The
+  // entries are read from where they are kept as they go: exactly the count the head states.
+  const count = checkpoint.transcript.count;
+  let entries = 0;
+  if (count > 0) {
+    for await (const entry of checkpoint.transcript.entries()) {
+      await out.write(encoder.encode(`${JSON.stringify(entry)}\n`));
+      if ((entries += 1) === count) break;
+    }
+  }
+  if (entries < count) throw new Error(`the checkpoint's transcript ended after ${entries} of its ${count} entries`);
   const files = checkpoint.providerResume?.files ?? [];
   const total = files.reduce((sum, file) => sum + file.size, 0);
   let done = 0;

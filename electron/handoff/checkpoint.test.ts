@@ -6,12 +6,16 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { CHECKPOINT_FORMAT, sha256Hex, type Checkpoint } from './checkpoint.ts';
 import { CheckpointReader } from './checkpoint-reader.ts';
 import { checkpointHead, writeCheckpoint } from './checkpoint-writer.ts';
+import { transcriptOf, type CheckpointTranscript } from './checkpoint-transcript.ts';
+import type { TranscriptEntry } from '../../shared/agents.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'baton-checkpoint-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 let stages = 0;
 
-function checkpoint(overrides: Partial<Checkpoint> = {}): Checkpoint {
+/** A checkpoint whose transcript is `transcript` (one entry when not given), held in memory. */
+function checkpoint(overrides: Partial<Omit<Checkpoint, 'transcript'>> & { transcript?: TranscriptEntry[] } = {}): Checkpoint {
+  const { transcript = [{ id: 'e1', at: 1, role: 'user', agentId: 'main', text: 'hello\nwith a newline' }], ...rest } = overrides;
   return {
     format: CHECKPOINT_FORMAT,
     sessionId: 'session-aaaaaaaaaaaa',
@@ -24,9 +28,21 @@ function checkpoint(overrides: Partial<Checkpoint> = {}): Checkpoint {
     providerResume: { provider: 'demo', format: 'demo/state@1', sessionId: null, payload: { turn: 1 } },
     packets: [{ relPath: '.', packet: { verified: { branch: 'main' } } }],
     agents: [{ id: 'main', parentId: null, name: 'Demo agent', role: 'main', status: 'waiting', lastActivityAt: 1 }],
-    transcript: [{ id: 'e1', at: 1, role: 'user', agentId: 'main', text: 'hello\nwith a newline' }],
-    ...overrides,
+    ...rest,
+    transcript: transcriptOf(transcript),
   };
+}
+
+/** Every entry of a checkpoint's transcript, read from where it is kept. */
+async function entriesOf(transcript: CheckpointTranscript): Promise<TranscriptEntry[]> {
+  const all: TranscriptEntry[] = [];
+  for await (const entry of transcript.entries()) all.push(entry);
+  return all;
+}
+
+/** A checkpoint with its transcript read out, to compare whole. */
+async function readOut(value: Checkpoint) {
+  return { ...value, transcript: await entriesOf(value.transcript) };
 }
 
 /** The body's bytes (each chunk copied: the writer reuses its buffer). */
@@ -78,7 +94,7 @@ describe('the checkpoint body', () => {
       ]);
       expect(readFileSync(files[0]!.path).equals(transcriptFile)).toBe(true);
       expect(readFileSync(files[1]!.path).equals(side)).toBe(true);
-      expect({ ...result.value, providerResume: null }).toEqual({ ...body, providerResume: null });
+      expect({ ...(await readOut(result.value)), providerResume: null }).toEqual({ ...(await readOut(body)), providerResume: null });
     }
   });
 
@@ -135,7 +151,10 @@ describe('the checkpoint body', () => {
     expect(bytes.toString('utf8').split('\n')).toHaveLength(long.length + 2);
     const { result } = await decode(bytes);
     if (!result.ok) throw new Error(result.message);
-    expect(result.value.transcript).toEqual(long);
+    // Staged to a file as it arrived, the newest kept at hand.
+    expect(result.value.transcript.count).toBe(long.length);
+    expect(await entriesOf(result.value.transcript)).toEqual(long);
+    expect(result.value.transcript.newest).toEqual(long.slice(-200));
   });
 
   it('refuses a transcript cut short or with a broken entry as malformed', async () => {
@@ -183,7 +202,8 @@ describe('the checkpoint body', () => {
   });
 
   it('still reads the earlier formats: one line per entry with the export inline, and the one that held only a tail', async () => {
-    const { transcript, ...rest } = checkpoint();
+    const { transcript: held, ...rest } = checkpoint();
+    const transcript = await entriesOf(held);
     const inline = Buffer.from(
       [
         JSON.stringify({ ...rest, format: 'baton-checkpoint/2', transcriptEntries: 1 }),
@@ -191,9 +211,13 @@ describe('the checkpoint body', () => {
         '',
       ].join('\n'),
     );
-    expect((await decode(inline)).result).toEqual({ ok: true, value: { ...rest, transcript } });
+    const fromInline = (await decode(inline)).result;
+    if (!fromInline.ok) throw new Error(fromInline.message);
+    expect(await readOut(fromInline.value)).toEqual({ ...rest, transcript });
     const earlier = Buffer.from(JSON.stringify({ ...rest, format: 'baton-checkpoint/1', transcriptTail: transcript }));
-    expect((await decode(earlier)).result).toEqual({ ok: true, value: { ...rest, transcript } });
+    const fromEarlier = (await decode(earlier)).result;
+    if (!fromEarlier.ok) throw new Error(fromEarlier.message);
+    expect(await readOut(fromEarlier.value)).toEqual({ ...rest, transcript });
   });
 
   it('addresses content by its SHA-256', () => {

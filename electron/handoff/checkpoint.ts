@@ -16,9 +16,10 @@
  */
 import { createHash } from 'node:crypto';
 import { z } from 'zod';
-import { TranscriptEntrySchema, type AgentView, type TranscriptEntry } from '../../shared/agents.ts';
+import { TranscriptEntrySchema, type AgentView } from '../../shared/agents.ts';
 import { PermissionLevel, PROVIDER_IDS, RESUME_FILES_MAX, type ResumeData } from '../../shared/provider.ts';
 import type { PinnedRepo } from '../runtime/ports.ts';
+import type { CheckpointTranscript } from './checkpoint-transcript.ts';
 
 export const CHECKPOINT_FORMAT = 'baton-checkpoint/3';
 /** Head and entry lines with the provider export inline; still read. */
@@ -93,8 +94,8 @@ export interface Checkpoint {
   providerResume: ResumeData | null;
   packets: { relPath: string; packet: unknown }[];
   agents: AgentView[];
-  /** Every transcript entry the source had, in its order. */
-  transcript: TranscriptEntry[];
+  /** Every transcript entry the source had, in its order: kept on disk, read as it is written or merged. */
+  transcript: CheckpointTranscript;
 }
 
 /** Lower-case hex SHA-256 of `bytes`: the content address of a sealed envelope. */

@@ -15,7 +15,8 @@ export interface ContinuationFacts {
   ranOn: string | null;
   /** The session's opening prompt, when known. */
   goal: string;
-  transcript: readonly TranscriptEntry[];
+  /** The session's newest transcript entries (at least CONTINUATION_TAIL_ENTRIES of them when it has that many), oldest first. */
+  newest: readonly TranscriptEntry[];
   /** Each repository as verified on this device: where it is and at which commit. */
   repos: { relPath: string; branch: string | null; commit: string | null }[];
   drift: DriftWarning[];
@@ -27,9 +28,9 @@ export function continuationInput(facts: ContinuationFacts): ContinuationInput {
   return {
     sessionTitle: facts.title,
     sourceDeviceName: facts.ranOn,
-    packet: { goal: facts.goal, acceptanceCriteria: '', currentState: facts.transcript.at(-1)?.text ?? '', nextAction: facts.nextAction },
+    packet: { goal: facts.goal, acceptanceCriteria: '', currentState: facts.newest.at(-1)?.text ?? '', nextAction: facts.nextAction },
     verifiedFacts: facts.repos.map((r) => `${r.relPath} is on ${r.branch ?? '(detached)'} at ${r.commit ?? '(no commit)'}`),
     driftWarnings: facts.drift,
-    transcriptTail: facts.transcript.slice(-CONTINUATION_TAIL_ENTRIES),
+    transcriptTail: facts.newest.slice(-CONTINUATION_TAIL_ENTRIES),
   };
 }

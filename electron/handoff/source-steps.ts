@@ -4,6 +4,7 @@
  * and afterwards either give the session up (transfer) or take input again (cancelled before it).
  */
 import { rm } from 'node:fs/promises';
+import type { TranscriptEntry } from '../../shared/agents.ts';
 import type { CheckpointRef, Handoff } from '../../shared/api/handoffs.ts';
 import type { ProviderSession } from '../../shared/provider.ts';
 import type { LocalSession, LocalState } from '../local-state/local-state.ts';
@@ -18,13 +19,26 @@ import { transferred, type HandoffDriver, type Step } from './coordinator.ts';
 import type { HandoffConfig } from './handoff-config.ts';
 import { currentFiles } from './resume-files.ts';
 import { stillDueAfterHold, testHolds } from './test-hold.ts';
-import { mergeTranscripts } from './transcript-merge.ts';
+import { mergeEntries } from './transcript-merge.ts';
+import { NEWEST_ENTRIES, transcriptOf, writeTranscriptFile, type CheckpointTranscript } from './checkpoint-transcript.ts';
 
 /** What the source's steps use, and nothing more. */
 export interface SourceStepDeps {
   selfId: string;
   selfName: string;
-  state: Pick<LocalState, 'session' | 'readSession' | 'transcript' | 'progress' | 'updateProgress' | 'scratchFile'>;
+  state: Pick<
+    LocalState,
+    | 'session'
+    | 'readSession'
+    | 'transcriptCount'
+    | 'newestTranscript'
+    | 'transcriptEntries'
+    | 'findTranscriptEntry'
+    | 'findLastTranscriptEntry'
+    | 'progress'
+    | 'updateProgress'
+    | 'scratchFile'
+  >;
   sessions: Pick<SessionService, 'provider' | 'setInputBlock' | 'markMoved' | 'resumeOwned'>;
   git: Pick<GitPort, 'checkpointRead'>;
   packets: Pick<PacketPort, 'build'>;
@@ -74,18 +88,42 @@ function knownFacts(repo: CheckpointRepo): KnownRepoFacts | undefined {
   return { branch: repo.branch, head: repo.head, base: { ref: repo.baseRef, mergeBase: repo.mergeBase, ...changed } };
 }
 
-/** The checkpoint of `session` at its repositories' current commits (`repos`: as the checkpoint read found them). */
+/**
+ * The whole transcript as this device keeps it (Baton's notes and entries of earlier providers
+ * included): read from the log as the body is written or, when the running provider holds entries,
+ * its merge with them streamed into the scratch file `scratch`.
+ */
+async function checkpointTranscript(
+  deps: SourceStepDeps,
+  sessionId: string,
+  live: readonly TranscriptEntry[],
+  scratch: string,
+): Promise<CheckpointTranscript> {
+  const { state } = deps;
+  if (live.length > 0) return writeTranscriptFile(scratch, mergeEntries(state.transcriptEntries(sessionId), transcriptOf(live)));
+  return {
+    count: state.transcriptCount(sessionId),
+    newest: state.newestTranscript(sessionId, NEWEST_ENTRIES),
+    entries: () => state.transcriptEntries(sessionId),
+    discard: async () => undefined,
+  };
+}
+
+/**
+ * The checkpoint of `session` at its repositories' current commits (`repos`: as the checkpoint read
+ * found them); `scratch`: a file its transcript may be written to (the caller removes it).
+ */
 async function buildCheckpoint(
   deps: SourceStepDeps,
   handoff: Handoff,
   session: Readonly<LocalSession>,
   provider: ProviderSession | undefined,
   repos: readonly CheckpointRepo[],
+  scratch: string,
 ): Promise<Checkpoint> {
   const { packets, selfId, selfName, clock } = deps;
-  const transcript = deps.state.transcript(session.id);
-  const firstPrompt = transcript.find((e) => e.role === 'user')?.text ?? session.title;
-  const lastAssistant = transcript.findLast((e) => e.role === 'assistant')?.text ?? '';
+  const firstPrompt = (await deps.state.findTranscriptEntry(session.id, (e) => e.role === 'user'))?.text ?? session.title;
+  const lastAssistant = (await deps.state.findLastTranscriptEntry(session.id, (e) => e.role === 'assistant'))?.text ?? '';
   const prose = {
     goal: firstPrompt.slice(0, 2000),
     currentState: lastAssistant.slice(0, 2000),
@@ -139,9 +177,8 @@ async function buildCheckpoint(
     providerResume,
     packets: packetList,
     agents: snapshot?.agents ?? session.agents,
-    // The whole transcript as this device keeps it (Baton's notes and entries of earlier providers
-    // included), with anything the running provider holds that it has not reported yet.
-    transcript: snapshot && snapshot.transcript.length > 0 ? mergeTranscripts(transcript, snapshot.transcript) : [...transcript],
+    // With anything the running provider holds that it has not reported yet.
+    transcript: await checkpointTranscript(deps, session.id, snapshot?.transcript ?? [], scratch),
   };
 }
 
@@ -176,12 +213,13 @@ async function takeCheckpoint(
     const started = deps.clock();
     const { report, repos } = await git.checkpointRead(session);
     if (!report.ready) return { ok: false, report };
-    const built = await buildCheckpoint(deps, handoff, state.readSession(session.id)!, provider, repos);
-    // Sealed as it is written, into a file hashed on the way, then streamed up: never held whole.
-    // Under the key version the handoff names (the target checked it holds it), whatever rotated since.
-    const sealer = seal.startCheckpointSeal(session.id, handoff.id, handoff.keyVersion ?? undefined);
     const path = state.scratchFile(`${handoff.id}.sealed`);
+    const transcriptPath = state.scratchFile(`${handoff.id}.transcript`);
     try {
+      const built = await buildCheckpoint(deps, handoff, state.readSession(session.id)!, provider, repos, transcriptPath);
+      // Sealed as it is written, into a file hashed on the way, then streamed up: never held whole.
+      // Under the key version the handoff names (the target checked it holds it), whatever rotated since.
+      const sealer = seal.startCheckpointSeal(session.id, handoff.id, handoff.keyVersion ?? undefined);
       const file = await sealCheckpointToFile(sealer, built, path);
       const sealedAt = deps.clock();
       if (!moving()) return { ok: 'ended' };
@@ -210,6 +248,7 @@ async function takeCheckpoint(
       return { ok: true, checkpoint: { digest: file.sha256, size: file.size } };
     } finally {
       await rm(path, { force: true });
+      await rm(transcriptPath, { force: true });
     }
   } catch (error) {
     return { ok: 'error', error: error as Error };

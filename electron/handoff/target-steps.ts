@@ -17,7 +17,7 @@ import { releasedFromTestHold, stillDueAfterHold } from './test-hold.ts';
 
 /** What the target's steps use, and nothing more (activation's needs included). */
 export interface TargetStepDeps extends Omit<ActivationDeps, 'state' | 'backend' | 'seal' | 'git' | 'providers' | 'sessions' | 'config'> {
-  state: Pick<LocalState, 'session' | 'updateSession' | 'updateProgress' | 'transcript' | 'replaceTranscript' | 'exportsDir'>;
+  state: Pick<LocalState, 'session' | 'updateSession' | 'updateProgress' | 'rewriteTranscript' | 'exportsDir'>;
   backend: Pick<BackendPort, 'getBlobTo' | 'getSession'>;
   seal: Pick<SealPort, 'startCheckpointOpen' | 'sealJson' | 'openJson' | 'keyVersions'>;
   /** Fetches key versions wrapped for this device since it last looked (a rotation it may have missed). */

@@ -2,37 +2,50 @@
  * Merging two devices' transcripts of one session by entry identity, so a Move loses nothing:
  * every entry either device had is in the result once, each device's entries in their own order.
  * The checkpoint's order (the device that drove the session last) leads; an entry only this
- * device had stays right after the entry it followed here.
+ * device had stays right after the entry it followed here. Streamed: neither side is held, only
+ * the ids of the checkpoint's entries (and of those only this device had) while it runs.
  */
 import type { TranscriptEntry } from '../../shared/agents.ts';
+import type { CheckpointTranscript } from './checkpoint-transcript.ts';
 
 /**
  * Every entry of `mine` and of `theirs`, each once (by id), in order: `theirs` in its order, and
- * each entry only `mine` holds placed after the entry it follows in `mine`. Linear in the total length.
+ * each entry only `mine` holds placed after the entry it follows in `mine`. Reads `theirs` twice
+ * (its ids first) and `mine` once; linear in the total length.
  */
-export function mergeTranscripts(mine: readonly TranscriptEntry[], theirs: readonly TranscriptEntry[]): TranscriptEntry[] {
-  const inTheirs = new Set(theirs.map((entry) => entry.id));
-  const placed = new Set<string>();
-  const merged: TranscriptEntry[] = [];
-  let next = 0;
-  const place = (entry: TranscriptEntry) => {
-    if (placed.has(entry.id)) return;
-    placed.add(entry.id);
-    merged.push(entry);
-  };
-  /** Places `theirs` up to and including the entry `id` (to the end when undefined). */
-  const placeTheirsThrough = (id: string | undefined) => {
-    while (next < theirs.length) {
-      const entry = theirs[next++]!;
-      place(entry);
+export async function* mergeEntries(
+  mine: AsyncIterable<TranscriptEntry>,
+  theirs: Pick<CheckpointTranscript, 'entries'>,
+): AsyncGenerator<TranscriptEntry> {
+  // Each of their ids: whether it is placed yet. Ids only mine holds, once placed.
+  const theirIds = new Map<string, boolean>();
+  for await (const entry of theirs.entries()) theirIds.set(entry.id, false);
+  const placedMine = new Set<string>();
+  const rest = theirs.entries()[Symbol.asyncIterator]();
+  const isPlaced = (id: string) => theirIds.get(id) ?? placedMine.has(id);
+  const markPlaced = (id: string) => (theirIds.has(id) ? theirIds.set(id, true) : placedMine.add(id));
+  /** Their entries up to and including the entry `id` (to the end when undefined), each not placed yet. */
+  async function* theirsThrough(id: string | undefined): AsyncGenerator<TranscriptEntry> {
+    for (let next = await rest.next(); !next.done; next = await rest.next()) {
+      const entry = next.value;
+      if (!isPlaced(entry.id)) {
+        markPlaced(entry.id);
+        yield entry;
+      }
       if (entry.id === id) return;
     }
-  };
-  for (const entry of mine) {
-    if (placed.has(entry.id)) continue;
-    if (inTheirs.has(entry.id)) placeTheirsThrough(entry.id);
-    else place(entry);
   }
-  placeTheirsThrough(undefined);
-  return merged;
+  try {
+    for await (const entry of mine) {
+      if (isPlaced(entry.id)) continue;
+      if (theirIds.has(entry.id)) yield* theirsThrough(entry.id);
+      else {
+        markPlaced(entry.id);
+        yield entry;
+      }
+    }
+    yield* theirsThrough(undefined);
+  } finally {
+    await rest.return?.();
+  }
 }

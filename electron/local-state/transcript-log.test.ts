@@ -3,10 +3,17 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { TranscriptEntry } from '../../shared/agents.ts';
-import { BLOCK_ENTRIES, LogWindow, WINDOW_ENTRIES } from './log-window.ts';
+import type { LogWindow } from './log-window.ts';
+import { BLOCK_ENTRIES, WINDOW_ENTRIES } from './log-window.ts';
 import { TranscriptLogs } from './transcript-log.ts';
 
-const entry = (i: number): TranscriptEntry => ({ id: `e${i}`, at: i, role: i % 3 === 0 ? 'user' : 'assistant', agentId: 'main', text: `entry ${i}\n${'ü'.repeat(Math.abs(i) % 7)}` });
+const entry = (i: number): TranscriptEntry => ({
+  id: `e${i}`,
+  at: i,
+  role: i % 3 === 0 ? 'user' : 'assistant',
+  agentId: 'main',
+  text: `entry ${i}\n${'ü'.repeat(Math.abs(i) % 7)}`,
+});
 const range = (from: number, to: number) => Array.from({ length: to - from }, (_, i) => entry(from + i));
 const folder = () => mkdtempSync(join(tmpdir(), 'baton-tlog-'));
 

@@ -195,7 +195,7 @@ export class DeviceRuntime {
     this.emit('sessionActivity', {
       sessionId,
       transcriptFrom,
-      transcript: this.deps.state.transcript(sessionId).slice(transcriptFrom),
+      transcript: this.deps.state.transcriptPage(sessionId, transcriptFrom, Infinity),
       agents: session.agents,
     });
   }

@@ -85,7 +85,7 @@ describe('adopting a Claude Code session', () => {
     expect(session.ownerDeviceId).toBe(laptop.identity.deviceId);
     expect(laptopSide.sessions.provider(session.id)).toBeDefined();
     expect(laptopSide.state.session(session.id)?.providerResume).toMatchObject({ provider: 'claude-code', sessionId: existing.sessionId });
-    const texts = laptopSide.state.transcript(session.id).map((e) => e.text);
+    const texts = laptopSide.state.transcriptPage(session.id, 0, Infinity).map((e) => e.text);
     expect(texts.slice(0, 6)).toEqual([
       'Fix the flaky parser test',
       `Write ${repo}/parser.ts`,
@@ -104,7 +104,7 @@ describe('adopting a Claude Code session', () => {
     if (!record.ok) throw new Error(record.message);
     await desktopSide.sessions.applyRemote(record.value.session);
     const seen = desktopSide.state.session(session.id)!;
-    expect(desktopSide.state.transcript(session.id).map((e) => e.text)).toEqual(texts);
+    expect(desktopSide.state.transcriptPage(session.id, 0, Infinity).map((e) => e.text)).toEqual(texts);
     expect(seen.agents.map((a) => a.id)).toEqual(['main']);
     expect(seen.permission).toBe('full');
 

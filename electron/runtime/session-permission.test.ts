@@ -60,7 +60,7 @@ describe("a session's permission level", () => {
     expect(made).toEqual([{ id: 'demo', settings: { permission: 'ask' } }]);
     // The provider runs at that level: the demo agent refuses the edit it was asked for.
     await waitFor('the refused edit', async () =>
-      owner.state.transcript(id).some((e) => e.text.startsWith('Permission refused')) ? true : undefined,
+      owner.state.transcriptPage(id, 0, Infinity).some((e) => e.text.startsWith('Permission refused')) ? true : undefined,
     );
 
     // Another device learns the level from the sealed metadata alone.

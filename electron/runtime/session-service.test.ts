@@ -224,7 +224,9 @@ async function startedSession(
   const started = await before.start({ workspace: repo, ...input });
   if (!started.ok) throw new Error(started.message);
   const id = started.value.id;
-  await waitFor(`${name}: the first turn`, async () => (ready(state.transcript(id), state.session(id)!) ? true : undefined));
+  await waitFor(`${name}: the first turn`, async () =>
+    ready(state.transcriptPage(id, 0, Infinity), state.session(id)!) ? true : undefined,
+  );
   return { before, state, id };
 }
 
@@ -245,7 +247,7 @@ describe('what a provider says about itself', () => {
     if (!started.ok) throw new Error(started.message);
     const line = "Command-line agent exited with code 2: error: unexpected argument '--full-auto' found";
     await waitFor('the error in the transcript', async () =>
-      state.transcript(started.value.id).some((e) => e.text === line) ? true : undefined,
+      state.transcriptPage(started.value.id, 0, Infinity).some((e) => e.text === line) ? true : undefined,
     );
     expect(logged).toContain(`session ${started.value.id} (command): ${line}`);
     await sessions.stopAll();
@@ -273,14 +275,14 @@ describe('a restarted owner', () => {
     });
     expect(
       state
-        .transcript(id)
+        .transcriptPage(id, 0, Infinity)
         .some(
           (e) => e.role === 'system' && e.text.includes('resumed by summary continuation from its own transcript (summary-continuation)'),
         ),
     ).toBe(true);
     // `cat` answers with the prompt it got: the continuation of this session, carrying its own transcript.
     const answer = await waitFor('the continuation answer', async () => {
-      const answers = state.transcript(id).filter((e) => e.role === 'assistant');
+      const answers = state.transcriptPage(id, 0, Infinity).filter((e) => e.role === 'assistant');
       return answers.length >= 2 ? answers.at(-1)!.text : undefined;
     });
     expect(answer).toContain('This is a continuation of the session "TODO census"');
@@ -302,14 +304,14 @@ describe('a restarted owner', () => {
     await Promise.all([after.resumeOwned(), after.resumeOwned()]);
     expect(after.provider(id)).toBeDefined();
     expect(state.session(id)!.restartResume).toMatchObject({ path: 'checkpoint-import', reason: null });
-    expect(state.transcript(id).filter((e) => e.text.includes('(checkpoint-import)'))).toHaveLength(1);
+    expect(state.transcriptPage(id, 0, Infinity).filter((e) => e.text.includes('(checkpoint-import)'))).toHaveLength(1);
     expect(
       state
-        .transcript(id)
+        .transcriptPage(id, 0, Infinity)
         .some((e) => e.role === 'system' && e.text.includes('resumed by importing the session it kept (checkpoint-import)')),
     ).toBe(true);
     await waitFor('the imported state', async () =>
-      state.transcript(id).some((e) => e.text.includes('full state was imported')) ? true : undefined,
+      state.transcriptPage(id, 0, Infinity).some((e) => e.text.includes('full state was imported')) ? true : undefined,
     );
     expect(await after.send(id, 'and the changelog')).toEqual({ ok: true });
     await after.stopAll();
@@ -324,6 +326,6 @@ describe('a restarted owner', () => {
     await after.resumeOwned();
     expect(after.provider(id)).toBeUndefined();
     expect(state.session(id)!.restartResume ?? null).toBeNull();
-    expect(state.transcript(id).filter((e) => e.role === 'assistant')).toHaveLength(1);
+    expect(state.transcriptPage(id, 0, Infinity).filter((e) => e.role === 'assistant')).toHaveLength(1);
   }, 60_000);
 });

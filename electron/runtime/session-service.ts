@@ -20,7 +20,7 @@ import {
   type ProviderSession,
   type ResumeData,
 } from '../../shared/provider.ts';
-import { continuationInput } from '../handoff/continuation.ts';
+import { CONTINUATION_TAIL_ENTRIES, continuationInput } from '../handoff/continuation.ts';
 import type { LocalSession, LocalState, RepoRef } from '../local-state/local-state.ts';
 import type { BackendPort, Clock, GitPort, ProviderPort, RepoSnapshot, SealPort, SessionContent } from './ports.ts';
 import { metaOf, openSessionMeta, sealSessionMeta } from './session-meta.ts';
@@ -143,7 +143,7 @@ export class SessionService {
       updatedAt: now,
     };
     this.deps.state.saveSession(session);
-    this.deps.state.replaceTranscript(id, content.transcript);
+    this.deps.state.appendTranscript(id, content.transcript, true);
     return ok(session);
   }
 
@@ -244,7 +244,7 @@ export class SessionService {
         false,
       );
       this.scheduleAgentSnapshot(sessionId);
-      this.deps.activity(sessionId, this.deps.state.transcript(sessionId).length);
+      this.deps.activity(sessionId, this.deps.state.transcriptCount(sessionId));
     } else if (event.type === 'turn-ended') {
       void this.saveResumeData(sessionId, provider);
     }
@@ -355,24 +355,28 @@ export class SessionService {
       if (!session || this.live.has(sessionId)) return;
       const page = await this.deps.backend.listEvents(sessionId, session.eventCursor);
       if (!page.ok || page.value.length === 0) return;
-      const transcript = this.deps.state.transcript(sessionId);
-      const from = transcript.length;
-      const known = new Set(transcript.map((e) => e.id));
+      // Entries this device holds already are not added again: asked of the log for the page's ids at once.
+      const opened: z.infer<typeof EventSchema>[] = [];
+      for (const event of page.value) {
+        const body = this.deps.seal.openJson(event.sealedBody, { kind: 'session-event', sessionId });
+        const parsed = body.ok ? EventSchema.safeParse(body.value) : null;
+        if (parsed?.success) opened.push(parsed.data);
+      }
+      const entriesOf = (data: z.infer<typeof EventSchema>) =>
+        data.type === 'history' ? data.entries : data.type === 'transcript' ? [data.entry] : [];
+      const known = await this.deps.state.knownTranscriptIds(
+        sessionId,
+        opened.flatMap((data) => entriesOf(data).map((e) => e.id)),
+      );
+      const from = this.deps.state.transcriptCount(sessionId);
       const added: TranscriptEntry[] = [];
       this.deps.state.updateSession(
         sessionId,
         (s) => {
-          for (const event of page.value) {
-            s.eventCursor = Math.max(s.eventCursor, event.seq);
-            const opened = this.deps.seal.openJson(event.sealedBody, { kind: 'session-event', sessionId });
-            const parsed = opened.ok ? EventSchema.safeParse(opened.value) : null;
-            if (!parsed?.success) continue;
-            const data = parsed.data;
-            if (data.type === 'agents') {
-              s.agents = data.agents;
-              continue;
-            }
-            for (const entry of data.type === 'history' ? data.entries : [data.entry]) {
+          for (const event of page.value) s.eventCursor = Math.max(s.eventCursor, event.seq);
+          for (const data of opened) {
+            if (data.type === 'agents') s.agents = data.agents;
+            for (const entry of entriesOf(data)) {
               if (known.has(entry.id)) continue;
               known.add(entry.id);
               added.push(entry);
@@ -460,12 +464,11 @@ export class SessionService {
 
   private async resumeAfterRestart(session: LocalSession): Promise<void> {
     const repos = await this.deps.git.repos({ workspace: session.workspace, repoPaths: session.repoPaths });
-    const transcript = this.deps.state.transcript(session.id);
     const continuation = continuationInput({
       title: session.title,
       ranOn: this.deps.selfName ?? null,
-      goal: transcript.find((e) => e.role === 'user')?.text ?? '',
-      transcript,
+      goal: (await this.deps.state.findTranscriptEntry(session.id, (e) => e.role === 'user'))?.text ?? '',
+      newest: this.deps.state.newestTranscript(session.id, CONTINUATION_TAIL_ENTRIES),
       repos: repos.map((r) => ({ relPath: r.relPath, branch: r.branch, commit: r.head })),
       drift: [],
       nextAction: 'This device restarted; continue where the session left off.',
@@ -501,7 +504,7 @@ export class SessionService {
   /** Adds one entry to the transcript, appends it to the backend and reports the activity. */
   private appendEntry(sessionId: string, entry: TranscriptEntry): void {
     if (!this.deps.state.readSession(sessionId)) return;
-    const from = this.deps.state.transcript(sessionId).length;
+    const from = this.deps.state.transcriptCount(sessionId);
     this.deps.state.appendTranscript(sessionId, [entry]);
     void this.append(sessionId, { type: 'transcript', entry });
     this.deps.activity(sessionId, from);

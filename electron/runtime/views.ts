@@ -113,20 +113,20 @@ export function sessionView(deps: ViewDeps, session: Readonly<LocalSession>, han
  * sent whole.
  */
 export function sessionDetail(deps: ViewDeps, session: Readonly<LocalSession>, handoffs: Handoff[]): SessionDetail {
-  const transcript = deps.state.transcript(session.id);
-  const from = Math.max(0, transcript.length - TRANSCRIPT_WINDOW);
+  const total = deps.state.transcriptCount(session.id);
+  const from = Math.max(0, total - TRANSCRIPT_WINDOW);
   return {
     ...sessionView(deps, session, handoffs),
     agents: session.agents,
-    transcript: transcript.slice(from),
+    transcript: deps.state.transcriptPage(session.id, from, TRANSCRIPT_WINDOW),
     transcriptFrom: from,
-    transcriptTotal: transcript.length,
+    transcriptTotal: total,
   };
 }
 
-/** Entries `from` … `from + count` of the session's transcript (clamped), with its length now. */
+/** Entries `from` … `from + count` of the session's transcript (clamped; older ones read from its log), with its length now. */
 export function transcriptPage(deps: Pick<ViewDeps, 'state'>, sessionId: string, from: number, count: number): TranscriptPage {
-  const transcript = deps.state.transcript(sessionId);
-  const start = Math.min(from, transcript.length);
-  return { sessionId, from: start, total: transcript.length, entries: transcript.slice(start, start + count) };
+  const total = deps.state.transcriptCount(sessionId);
+  const start = Math.min(from, total);
+  return { sessionId, from: start, total, entries: deps.state.transcriptPage(sessionId, start, count) };
 }

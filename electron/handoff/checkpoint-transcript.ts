@@ -8,6 +8,7 @@
 import { open, rm } from 'node:fs/promises';
 import type { TranscriptEntry } from '../../shared/agents.ts';
 import { LineWriter } from '../io/line-writer.ts';
+import type { LocalState } from '../local-state/local-state.ts';
 import { readEntries } from '../local-state/log-lines.ts';
 
 /** How many of the newest entries a checkpoint's transcript keeps at hand. */
@@ -32,6 +33,19 @@ export function transcriptOf(entries: readonly TranscriptEntry[]): CheckpointTra
     async *entries() {
       yield* entries;
     },
+    discard: async () => undefined,
+  };
+}
+
+/** The session's transcript as its log holds it now, read from the log as it is asked for. */
+export function logTranscript(
+  state: Pick<LocalState, 'transcriptCount' | 'newestTranscript' | 'transcriptEntries'>,
+  sessionId: string,
+): CheckpointTranscript {
+  return {
+    count: state.transcriptCount(sessionId),
+    newest: state.newestTranscript(sessionId, NEWEST_ENTRIES),
+    entries: () => state.transcriptEntries(sessionId),
     discard: async () => undefined,
   };
 }

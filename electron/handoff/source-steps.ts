@@ -20,7 +20,7 @@ import type { HandoffConfig } from './handoff-config.ts';
 import { currentFiles } from './resume-files.ts';
 import { stillDueAfterHold, testHolds } from './test-hold.ts';
 import { mergeEntries } from './transcript-merge.ts';
-import { NEWEST_ENTRIES, transcriptOf, writeTranscriptFile, type CheckpointTranscript } from './checkpoint-transcript.ts';
+import { logTranscript, transcriptOf, writeTranscriptFile, type CheckpointTranscript } from './checkpoint-transcript.ts';
 
 /** What the source's steps use, and nothing more. */
 export interface SourceStepDeps {
@@ -101,12 +101,7 @@ async function checkpointTranscript(
 ): Promise<CheckpointTranscript> {
   const { state } = deps;
   if (live.length > 0) return writeTranscriptFile(scratch, mergeEntries(state.transcriptEntries(sessionId), transcriptOf(live)));
-  return {
-    count: state.transcriptCount(sessionId),
-    newest: state.newestTranscript(sessionId, NEWEST_ENTRIES),
-    entries: () => state.transcriptEntries(sessionId),
-    discard: async () => undefined,
-  };
+  return logTranscript(state, sessionId);
 }
 
 /**

@@ -3,10 +3,12 @@
  * every entry either device had is in the result once, each device's entries in their own order.
  * The checkpoint's order (the device that drove the session last) leads; an entry only this
  * device had stays right after the entry it followed here. Streamed: neither side is held, only
- * the ids of the checkpoint's entries (and of those only this device had) while it runs.
+ * the ids of the checkpoint's entries (and of those only this device had) while it runs, packed
+ * (local-state/id-table.ts).
  */
 import type { TranscriptEntry } from '../../shared/agents.ts';
 import type { CheckpointTranscript } from './checkpoint-transcript.ts';
+import { IdTable } from '../local-state/id-table.ts';
 
 /**
  * Every entry of `mine` and of `theirs`, each once (by id), in order: `theirs` in its order, and
@@ -15,15 +17,15 @@ import type { CheckpointTranscript } from './checkpoint-transcript.ts';
  */
 export async function* mergeEntries(
   mine: AsyncIterable<TranscriptEntry>,
-  theirs: Pick<CheckpointTranscript, 'entries'>,
+  theirs: Pick<CheckpointTranscript, 'entries' | 'count'>,
 ): AsyncGenerator<TranscriptEntry> {
-  // Each of their ids: whether it is placed yet. Ids only mine holds, once placed.
-  const theirIds = new Map<string, boolean>();
-  for await (const entry of theirs.entries()) theirIds.set(entry.id, false);
-  const placedMine = new Set<string>();
+  // Their ids, each flagged once placed; the ids only mine holds, once placed.
+  const theirIds = new IdTable(theirs.count);
+  for await (const entry of theirs.entries()) theirIds.add(entry.id);
+  const placedMine = new IdTable();
   const rest = theirs.entries()[Symbol.asyncIterator]();
-  const isPlaced = (id: string) => theirIds.get(id) ?? placedMine.has(id);
-  const markPlaced = (id: string) => (theirIds.has(id) ? theirIds.set(id, true) : placedMine.add(id));
+  const isPlaced = (id: string) => (theirIds.has(id) ? theirIds.flagged(id) : placedMine.has(id));
+  const markPlaced = (id: string) => (theirIds.has(id) ? theirIds.flag(id) : placedMine.add(id));
   /** Their entries up to and including the entry `id` (to the end when undefined), each not placed yet. */
   async function* theirsThrough(id: string | undefined): AsyncGenerator<TranscriptEntry> {
     for (let next = await rest.next(); !next.done; next = await rest.next()) {

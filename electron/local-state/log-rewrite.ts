@@ -26,7 +26,8 @@ export interface RewriteJob {
 const APPEND_BATCH_BYTES = 1024 * 1024;
 
 /** Where the result's lines go once they differ from the log's (or run past them). */
-type Sink = { kind: 'compare' } | { kind: 'append'; file: FileHandle; batch: string[]; size: number } | { kind: 'rewrite'; out: LineWriter };
+type Sink =
+  { kind: 'compare' } | { kind: 'append'; file: FileHandle; batch: string[]; size: number } | { kind: 'rewrite'; out: LineWriter };
 
 /** Rewrites the log of `job` (see the file header); rejects, leaving the log and its window as they were, when it cannot. */
 export async function rewriteLog(job: RewriteJob): Promise<void> {
@@ -117,7 +118,11 @@ export async function rewriteLog(job: RewriteJob): Promise<void> {
 }
 
 /** Adds the result's next entry (its line `line`) to the window being built. */
-function record(next: { count: number; bytes: number; blocks: number[]; newest: TranscriptEntry[]; ids: Set<number> }, entry: TranscriptEntry, line: string) {
+function record(
+  next: { count: number; bytes: number; blocks: number[]; newest: TranscriptEntry[]; ids: Set<number> },
+  entry: TranscriptEntry,
+  line: string,
+) {
   if (next.count % BLOCK_ENTRIES === 0) next.blocks.push(next.bytes);
   next.count += 1;
   next.bytes += Buffer.byteLength(line) + 1;

@@ -6,17 +6,19 @@
  * writes: appends run one batch at a time, and a rewrite runs alone.
  */
 import type { TranscriptEntry } from '../../shared/agents.ts';
+import { hashOf } from './id-table.ts';
 
 /** The newest entries kept in memory (the run view shows the newest 200 first). */
 export const WINDOW_ENTRIES = 512;
 /** Every this many entries the index keeps a byte offset: an older page reads at most this many lines before its own. */
 export const BLOCK_ENTRIES = 64;
 
-/** FNV-1a over the id's UTF-16 code units: a quick "surely not here" for an id lookup. */
+/**
+ * The id's hash (id-table.ts) cut to 30 bits so V8 keeps it as a small integer (no
+ * heap number per entry): a quick "surely not here" for an id lookup.
+ */
 export function idHash(id: string): number {
-  let hash = 0x811c9dc5;
-  for (let i = 0; i < id.length; i++) hash = Math.imul(hash ^ id.charCodeAt(i), 0x01000193);
-  return hash >>> 0;
+  return hashOf(id) & 0x3fffffff;
 }
 
 const lineBytes = (entry: TranscriptEntry) => Buffer.byteLength(JSON.stringify(entry)) + 1;

@@ -189,7 +189,11 @@ export class TranscriptLogs {
    * by line to a temp file renamed over it. Entries appended meanwhile follow the result. Resolves
    * once it is written (fsynced when `durable`); rejects, changing nothing, when it cannot be.
    */
-  async rewrite(id: string, through: (entries: AsyncIterable<TranscriptEntry>) => AsyncIterable<TranscriptEntry>, durable: boolean): Promise<void> {
+  async rewrite(
+    id: string,
+    through: (entries: AsyncIterable<TranscriptEntry>) => AsyncIterable<TranscriptEntry>,
+    durable: boolean,
+  ): Promise<void> {
     const log = this.log(id);
     // Taken at once when free, so what is appended after this call follows the result.
     const held = log.exclusive();

@@ -5,7 +5,7 @@
  * of MiB is never one string or one buffer. Entry lines are parsed and checked one at a time; a
  * line that is not an entry is skipped the same way by every reader.
  */
-import { readSync } from 'node:fs';
+import { read, readSync } from 'node:fs';
 import type { FileHandle } from 'node:fs/promises';
 import { TranscriptEntrySchema, type TranscriptEntry } from '../../shared/agents.ts';
 import { CHUNK_BYTES } from '../io/file-chunks.ts';
@@ -82,13 +82,23 @@ export function scanLinesSync(fd: number, start: number, end: number, each: (lin
   return splitter.completeUpTo(position);
 }
 
+/** An open file: a handle, or a descriptor (opened synchronously, so with nothing renamed over it meanwhile). */
+export type OpenFile = FileHandle | number;
+
+function readAt(file: OpenFile, buffer: Buffer, length: number, position: number): Promise<number> {
+  if (typeof file !== 'number') return file.read(buffer, 0, length, position).then((r) => r.bytesRead);
+  return new Promise((resolve, reject) =>
+    read(file, buffer, 0, length, position, (error, bytesRead) => (error ? reject(error) : resolve(bytesRead))),
+  );
+}
+
 /** Every complete line of `file` from byte `start` to byte `end`, in order, read chunk by chunk. */
-export async function* readLines(file: FileHandle, start: number, end: number): AsyncGenerator<Line> {
+export async function* readLines(file: OpenFile, start: number, end: number): AsyncGenerator<Line> {
   const buffer = Buffer.allocUnsafe(CHUNK_BYTES);
   const splitter = new LineSplitter();
   let position = start;
   while (position < end) {
-    const { bytesRead } = await file.read(buffer, 0, Math.min(buffer.length, end - position), position);
+    const bytesRead = await readAt(file, buffer, Math.min(buffer.length, end - position), position);
     if (bytesRead === 0) return;
     const lines: Line[] = [];
     splitter.split(buffer.subarray(0, bytesRead), position, (line) => {
@@ -100,7 +110,7 @@ export async function* readLines(file: FileHandle, start: number, end: number): 
 }
 
 /** Every entry the lines of `file` from `start` to `end` hold, in order (lines holding none skipped). */
-export async function* readEntries(file: FileHandle, start: number, end: number): AsyncGenerator<TranscriptEntry> {
+export async function* readEntries(file: OpenFile, start: number, end: number): AsyncGenerator<TranscriptEntry> {
   for await (const line of readLines(file, start, end)) {
     const entry = entryOf(line.bytes);
     if (entry) yield entry;

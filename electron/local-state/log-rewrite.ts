@@ -36,7 +36,7 @@ export async function rewriteLog(job: RewriteJob): Promise<void> {
   const written = log.written;
   const writtenBytes = log.writtenBytes;
   const temp = `${path}.${process.pid}.${Date.now()}.tmp`;
-  const disk = written > 0 && log.clean ? await open(path, 'r') : null;
+  let disk = written > 0 && log.clean ? await open(path, 'r') : null;
   const diskLines: AsyncIterator<Line> | null = disk ? readLines(disk, 0, writtenBytes)[Symbol.asyncIterator]() : null;
   let sink: Sink = diskLines ? { kind: 'compare' } : { kind: 'rewrite', out: await LineWriter.create(temp) };
   const next = { count: 0, bytes: 0, blocks: [] as number[], newest: [] as TranscriptEntry[], ids: new Set<number>() };
@@ -88,6 +88,8 @@ export async function rewriteLog(job: RewriteJob): Promise<void> {
     }
     // A result shorter than the log (it dropped a repeated entry): the log is rewritten.
     if (sink.kind === 'compare' && next.count < written) sink = await rewriteFrom(next.count);
+    await disk?.close();
+    disk = null;
     if (sink.kind === 'append') {
       await flushBatch(sink);
       if (job.durable) await sink.file.sync();
@@ -97,6 +99,8 @@ export async function rewriteLog(job: RewriteJob): Promise<void> {
       // Renamed and swapped in with no await between, so no page is read of one file by the other's index.
       renameSync(temp, path);
     }
+    next.newest = next.newest.slice(-WINDOW_ENTRIES);
+    log.replaced(next, before);
   } catch (error) {
     if (sink.kind === 'append') await sink.file.close().catch(() => undefined);
     if (sink.kind === 'rewrite') await sink.out.close().catch(() => undefined);
@@ -105,8 +109,6 @@ export async function rewriteLog(job: RewriteJob): Promise<void> {
   } finally {
     await disk?.close();
   }
-  next.newest = next.newest.slice(-WINDOW_ENTRIES);
-  log.replaced(next, before);
   if (job.durable && sink.kind === 'rewrite') {
     const folder = await open(job.dir, 'r');
     try {

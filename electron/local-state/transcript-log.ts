@@ -111,23 +111,25 @@ export class TranscriptLogs {
   }
 
   /**
-   * Every entry of the session's transcript as it is now, in order, read from the log file as it is
-   * iterated (then the entries not written yet). Iterate it to its end or break out of it: the file
-   * stays open until then.
+   * Every entry of the session's transcript as it is when iterating begins, in order, read from the
+   * log file as it is iterated (then the entries not written yet). Iterate it to its end or break out
+   * of it: the file stays open until then.
    */
   entries(id: string): AsyncIterable<TranscriptEntry> {
     const log = this.log(id);
     const path = this.path(id);
-    const writtenBytes = log.writtenBytes;
-    const unwritten = log.tail.slice(log.written - log.tailFrom);
     return {
       async *[Symbol.asyncIterator]() {
+        // What the log holds as the first entry is asked for, and the file it is in, taken together:
+        // a rewrite renamed over the log later leaves this file as it was.
+        const writtenBytes = log.writtenBytes;
+        const unwritten = log.tail.slice(log.written - log.tailFrom);
         if (writtenBytes > 0) {
-          const file = await open(path, 'r');
+          const fd = openSync(path, 'r');
           try {
-            yield* readEntries(file, 0, writtenBytes);
+            yield* readEntries(fd, 0, writtenBytes);
           } finally {
-            await file.close();
+            closeSync(fd);
           }
         }
         yield* unwritten;

@@ -3,33 +3,52 @@
  * instance's hub to another's in publish order and exactly once, and the catch-up read after the
  * LISTEN connection is cut. Real PostgreSQL (the run's throwaway server), hubs in this process.
  */
+import pg from 'pg';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { PushMessage } from '../../shared/api/push.ts';
 import { freshDatabase, queryDatabase } from '../../dev-env/test-postgres.ts';
 import { openPostgresStore, type PostgresStore } from '../store/postgres-store.ts';
-import { PostgresRelay } from './postgres-relay.ts';
+import { PostgresRelay, PUSH_CHANNEL } from './postgres-relay.ts';
 import { PushCursor } from './push-cursor.ts';
 import { PushHub } from './push-hub.ts';
 
 describe('the push cursor', () => {
-  it('delivers an id that commits after a higher one, once, and raises its floor past it', () => {
-    const cursor = new PushCursor(10);
-    expect(cursor.take(12, 0)).toBe(true);
+  /** A cursor at `start` and what it delivered, in order. */
+  const cursorAt = (start: number, gapTtlMs?: number) => {
+    const delivered: string[] = [];
+    const cursor = new PushCursor<string>(start, (id, value) => delivered.push(`${id}:${value}`), gapTtlMs);
+    return { cursor, delivered };
+  };
+
+  it('holds an id taken above a gap until the gap commits, then delivers both in log order, once, and raises its floor past them', () => {
+    const { cursor, delivered } = cursorAt(10);
+    expect(cursor.take(12, 'later', 0)).toBe(true);
     expect(cursor.query()).toEqual({ after: 12, gaps: [11] });
-    expect(cursor.floor).toBe(10);
-    expect(cursor.take(12, 1)).toBe(false);
-    expect(cursor.take(11, 2)).toBe(true);
+    expect([cursor.floor, delivered]).toEqual([10, []]);
+    expect(cursor.take(12, 'later', 1)).toBe(false);
+    expect(cursor.take(11, 'earlier', 2)).toBe(true);
+    expect(delivered).toEqual(['11:earlier', '12:later']);
     expect([cursor.floor, cursor.query()]).toEqual([12, { after: 12, gaps: [] }]);
-    expect(cursor.take(11, 3)).toBe(false);
+    expect(cursor.take(11, 'earlier', 3)).toBe(false);
+    expect(delivered).toHaveLength(2);
   });
 
-  it('gives up a gap left open longer than its time to live (a rolled-back insert)', () => {
-    const cursor = new PushCursor(0, 1000);
-    cursor.take(2, 0);
+  it('delivers each message with the floor at its own id, not past messages still to come', () => {
+    const floors: number[] = [];
+    const cursor: PushCursor<string> = new PushCursor(0, (id) => floors.push(id - cursor.floor));
+    cursor.take(3, 'c', 0);
+    cursor.take(2, 'b', 0);
+    cursor.take(1, 'a', 0);
+    expect(floors).toEqual([0, 0, 0]);
+  });
+
+  it('gives up a gap left open longer than its time to live (a rolled-back insert), releasing what it held back', () => {
+    const { cursor, delivered } = cursorAt(0, 1000);
+    cursor.take(2, 'b', 0);
     cursor.settle(500);
-    expect(cursor.floor).toBe(0);
+    expect([cursor.floor, delivered]).toEqual([0, []]);
     cursor.settle(1500);
-    expect([cursor.floor, cursor.query().gaps]).toEqual([2, []]);
+    expect([cursor.floor, cursor.query().gaps, delivered]).toEqual([2, [], ['2:b']]);
   });
 });
 
@@ -90,6 +109,35 @@ describe('the relay between instances', () => {
     await expect.poll(() => topics(a.received).at(-1), { timeout: 5000, interval: 2 }).toBe('from b');
     await expect.poll(() => topics(b.received).filter((t) => t === 'from b'), { timeout: 5000, interval: 2 }).toHaveLength(1);
     expect(elapsed).toBeLessThan(1000);
+  });
+
+  it('holds back its own message while a lower id another instance wrote is not committed, then delivers both in log order', async () => {
+    const database = await freshDatabase('baton_relay');
+    const b = await instance(database, 'b');
+    // Another instance's write, begun first (so its id is lower) and committed only after b's.
+    const other = new pg.Client({ connectionString: database });
+    await other.connect();
+    try {
+      await other.query('BEGIN');
+      await other.query("INSERT INTO push_log (origin, account_id, message) VALUES ('other', 'acct', $1)", [JSON.stringify(memo('first'))]);
+      const before = b.relay.floor();
+      b.hub.publish('acct', memo('second'));
+      const written = async () => (await queryDatabase(database, "SELECT count(*)::int AS n FROM push_log WHERE origin = 'b'"))[0]!.n;
+      await expect.poll(written, { timeout: 5000, interval: 5 }).toBe(1);
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      expect(topics(b.received)).toEqual([]);
+      expect(await b.relay.since('acct', before)).toEqual([]);
+      await other.query("SELECT pg_notify($1, 'other')", [PUSH_CHANNEL]);
+      await other.query('COMMIT');
+      await expect.poll(() => topics(b.received), { timeout: 5000, interval: 5 }).toEqual(['first', 'second']);
+      const replayed = await b.relay.since('acct', before);
+      expect(replayed === 'too_old' ? replayed : replayed.map((m) => JSON.parse(m.json) as PushMessage)).toEqual([
+        memo('first'),
+        memo('second'),
+      ]);
+    } finally {
+      await other.end();
+    }
   });
 
   it('catches up, by cursor, on what was published while its LISTEN connection was cut', async () => {

@@ -5,8 +5,10 @@
  * LISTENs on its own connection; a notification only wakes it: it reads the log by its gap-aware
  * cursor (push-cursor.ts) and delivers what other instances published. The same read runs after the
  * LISTEN connection comes back (with backoff), and every `pollMs` besides, so nothing committed
- * while it was away is missed. A message is delivered once, with its position, when the cursor takes
- * it (whichever of the writer or the reader gets there first), so the cursor's floor is a true
+ * while it was away is missed. A message is taken by the cursor once (whichever of the writer or the
+ * reader gets there first) and delivered, with its position, in log order: one written here while a
+ * lower id (another instance's message, committing late) is not read yet waits for it. So every
+ * stream gets one account's messages in the order of the log, and the cursor's floor is a true
  * statement about every stream here. The log keeps `retentionMs` of messages; the catch-up, and the
  * replay to a reconnecting device (`since`), cover an outage that long.
  */
@@ -43,7 +45,7 @@ const BATCH = 500;
 const READ_LIMIT = 5000;
 
 export class PostgresRelay implements PushLog {
-  private cursor!: PushCursor;
+  private cursor!: PushCursor<{ accountId: string; json: string }>;
   private name = '';
   private listener: pg.Client | undefined;
   private queue: { accountId: string; json: string }[] = [];
@@ -62,7 +64,8 @@ export class PostgresRelay implements PushLog {
     const { rows } = await this.options.quick.query<{ last: number; log_id: string }>(
       'SELECT coalesce((SELECT max(id) FROM push_log), 0)::bigint AS last, (SELECT log_id FROM push_log_horizon) AS log_id',
     );
-    this.cursor = new PushCursor(Number(rows[0]!.last));
+    const deliver = (id: number, m: { accountId: string; json: string }) => this.options.hub.deliver(m.accountId, m.json, id);
+    this.cursor = new PushCursor(Number(rows[0]!.last), deliver);
     this.name = rows[0]!.log_id;
     this.detach = this.options.hub.attachLog(this);
     await this.listen();
@@ -91,16 +94,18 @@ export class PostgresRelay implements PushLog {
     return this.cursor.floor;
   }
 
-  /** The account's messages after `after` that the cursor has taken, read in one statement with the log's horizon. */
+  /** The account's messages after `after` delivered here before the call, read in one statement with the log's horizon. */
   async since(accountId: string, after: number): Promise<LoggedMessage[] | 'too_old'> {
+    // Every id at or below the floor was delivered, so it was committed before this read.
+    const delivered = this.cursor.floor;
     const { rows } = await this.options.quick.query<{ below: string; id: string | null; message: string | null }>(
       `SELECT h.below, p.id, p.message FROM push_log_horizon h LEFT JOIN LATERAL
          (SELECT id, message FROM push_log WHERE account_id = $1 AND id > $2 ORDER BY id LIMIT $3) p ON true`,
       [accountId, after, MAX_REPLAY + 1],
     );
     if (rows.length === 0 || after < Number(rows[0]!.below) || rows.length > MAX_REPLAY) return 'too_old';
-    // Rows the cursor has not taken yet reach the stream live, after these.
-    return rows.filter((r) => r.id !== null && this.cursor.has(Number(r.id))).map((r) => ({ id: Number(r.id), json: r.message! }));
+    // Later rows reach the stream live, after these (delivered ones meanwhile were held for it).
+    return rows.filter((r) => r.id !== null && Number(r.id) <= delivered).map((r) => ({ id: Number(r.id), json: r.message! }));
   }
 
   /** Drops log entries older than the retention, raising the horizon past them. */
@@ -149,9 +154,9 @@ export class PostgresRelay implements PushLog {
           continue;
         }
         const now = Date.now();
-        batch.forEach(({ accountId, json }, i) => {
-          if (this.cursor.take(ids[i]!, now)) this.options.hub.deliver(accountId, json, ids[i]);
-        });
+        batch.forEach((message, i) => this.cursor.take(ids[i]!, message, now));
+        // A lower id still missing holds these back: read it now rather than wait for its notification.
+        if (this.cursor.query().gaps.length > 0) this.read();
       }
     } finally {
       this.writing = false;
@@ -223,10 +228,7 @@ export class PostgresRelay implements PushLog {
       );
       const now = Date.now();
       // This instance's own messages too: the writer may not have had their positions back yet.
-      for (const r of rows) {
-        const id = Number(r.id);
-        if (this.cursor.take(id, now)) this.options.hub.deliver(r.account_id, r.message, id);
-      }
+      for (const r of rows) this.cursor.take(Number(r.id), { accountId: r.account_id, json: r.message }, now);
       this.cursor.settle(now);
       if (rows.length < READ_LIMIT) return;
     }

@@ -175,7 +175,12 @@ async function route(app: HttpApp, req: IncomingMessage, res: ServerResponse): P
     throw error;
   }
   const answer = encodeResult(result);
-  if (idem && !idem.recorded) await deps.store.saveIdempotent({ ...idem, ...answer }, deps.clock());
+  // Answered once the change's push messages have their place in the log: a change made after the
+  // answer, through any instance, is published after them and comes after them in every stream.
+  await Promise.all([
+    spec.method !== 'GET' && deps.push.published(),
+    idem && !idem.recorded && deps.store.saveIdempotent({ ...idem, ...answer }, deps.clock()),
+  ]);
   sendJson(res, answer.status, answer.body);
   return undefined;
 }

@@ -50,6 +50,10 @@ export class PostgresRelay implements PushLog {
   private listener: pg.Client | undefined;
   private queue: { accountId: string; json: string }[] = [];
   private writing = false;
+  /** How many messages were appended, and how many of them were written (or failed to be). */
+  private appended = 0;
+  private done = 0;
+  private waiters: { upTo: number; resolve: () => void }[] = [];
   private reading: Promise<void> | undefined;
   private readAgain = false;
   private stopped = false;
@@ -87,7 +91,13 @@ export class PostgresRelay implements PushLog {
   /** Appends a message to the log; it reaches this instance's streams once written, the others' once read. */
   append(accountId: string, json: string): void {
     this.queue.push({ accountId, json });
+    this.appended++;
     if (!this.writing) void this.write();
+  }
+
+  written(): Promise<void> {
+    if (this.done >= this.appended) return Promise.resolve();
+    return new Promise((resolve) => this.waiters.push({ upTo: this.appended, resolve }));
   }
 
   floor(): number {
@@ -151,16 +161,26 @@ export class PostgresRelay implements PushLog {
           // Unlogged: this instance's streams get them without a position; the other instances' devices catch up in full.
           this.options.log(`backend: could not pass ${batch.length} push messages to other instances: ${(error as Error).message}`);
           for (const { accountId, json } of batch) this.options.hub.deliver(accountId, json);
+          this.wrote(batch.length);
           continue;
         }
         const now = Date.now();
         batch.forEach((message, i) => this.cursor.take(ids[i]!, message, now));
+        this.wrote(batch.length);
         // A lower id still missing holds these back: read it now rather than wait for its notification.
         if (this.cursor.query().gaps.length > 0) this.read();
       }
     } finally {
       this.writing = false;
     }
+  }
+
+  /** Counts `n` more messages written and resolves the waiters they complete. */
+  private wrote(n: number): void {
+    this.done += n;
+    const ready = this.waiters.filter((w) => w.upTo <= this.done);
+    this.waiters = this.waiters.filter((w) => w.upTo > this.done);
+    for (const waiter of ready) waiter.resolve();
   }
 
   private async listen(): Promise<void> {

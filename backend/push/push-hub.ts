@@ -62,6 +62,14 @@ export class PushHub {
   }
 
   /**
+   * Resolves once every message published before the call has its place in the log, so whatever is
+   * published after (through this instance or another on the database) comes after it in every stream.
+   */
+  async published(): Promise<void> {
+    await this.pushLog?.written();
+  }
+
+  /**
    * Delivers a logged message (its JSON text as published, on this instance or another) to this
    * instance's streams of the account; a device revoked anywhere loses its streams here too.
    */

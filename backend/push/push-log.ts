@@ -20,6 +20,8 @@ export interface PushLog {
   readonly logId: string;
   /** Logs a message; the log hands it to the hub's streams with its position (`hub.deliver`). */
   append(accountId: string, json: string): void;
+  /** Resolves once every message appended before the call has its position in the log (or could not be logged). */
+  written(): Promise<void>;
   /** Every position at or below this has been delivered to this instance's hub (or given up on). */
   floor(): number;
   /**
@@ -64,6 +66,8 @@ export class MemoryPushLog implements PushLog {
   floor(): number {
     return this.last;
   }
+
+  async written(): Promise<void> {}
 
   async since(accountId: string, after: number): Promise<LoggedMessage[] | 'too_old'> {
     if (after < this.horizon) return 'too_old';

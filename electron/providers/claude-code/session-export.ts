@@ -10,7 +10,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { copyFile, mkdir, readdir, realpath, rename, rm, stat, writeFile } from 'node:fs/promises';
-import { dirname, isAbsolute, join, posix, relative, sep } from 'node:path';
+import { basename, dirname, isAbsolute, join, posix, relative, sep } from 'node:path';
 import { z } from 'zod';
 import type { AgentView } from '../../../shared/agents.ts';
 import { fail, ok, type Result } from '../../../shared/errors.ts';
@@ -138,7 +138,18 @@ export async function stageClaudeFile(data: ResumeData, file: ResumeFile, worksp
   if (data.format !== CLAUDE_FORMAT || !payload.success) return null;
   const transcript = file.name === TRANSCRIPT;
   if (!transcript && !(file.name.startsWith(SIDE) && file.name.endsWith('.jsonl'))) return null;
-  return claudePartStager(file.path, payload.data.sourceCwd, await realpath(workspace), transcript);
+  return claudePartStager(file.path, payload.data.sourceCwd, await resolvedAhead(workspace), transcript);
+}
+
+/** `path` resolved through symlinks as realpath will resolve it once made: its nearest existing folder resolved, the rest as it is. */
+async function resolvedAhead(path: string): Promise<string> {
+  try {
+    return await realpath(path);
+  } catch (error) {
+    const parent = dirname(path);
+    if ((error as NodeJS.ErrnoException).code !== 'ENOENT' || parent === path) throw error;
+    return join(await resolvedAhead(parent), basename(path));
+  }
 }
 
 /**

@@ -134,7 +134,7 @@ describe('a Claude export staged as the checkpoint is read', () => {
       `"cwd":${JSON.stringify(target)}`,
     );
 
-    for (const piece of [7, 4093, 1 << 20]) {
+    for (const piece of [61, 4093, 1 << 20]) {
       const here = await staged(data, target, piece);
       const fast = await imported(here.data, target, `cfg-fast-${piece}`);
       expect(fast.result).toEqual(today.result);
@@ -147,6 +147,15 @@ describe('a Claude export staged as the checkpoint is read', () => {
       expect(moved.result).toEqual(today.result);
       expect(moved.files).toEqual(today.files);
     }
+
+    // Staged for a workspace the pin has yet to clone: resolved as it will be once made.
+    const later = join(root, 'clones', 'app-2');
+    const ahead = await staged(data, later, 4093);
+    await mkdir(later, { recursive: true });
+    const laterToday = await imported(data, later, 'cfg-later-today');
+    const laterFast = await imported(ahead.data, later, 'cfg-later-fast');
+    expect(laterFast).toEqual(laterToday);
+    expect(existsSync(ahead.data.files![0]!.path)).toBe(false);
   });
 
   it('refuses a damaged transcript, an unresumable one and a damaged side file with the same error as the unstaged import', async () => {

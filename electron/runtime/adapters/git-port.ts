@@ -38,7 +38,7 @@ export function gitPort(run: GitRunner): GitPort {
         repos.map((r) => ({ remote: r.remoteUrl ?? '' })),
         { run, workspaceRoot },
       );
-      return located.length > 0 && located.every((l) => l.kind === 'clone') ? workspaceOf(located.map((l) => l.path)) : null;
+      return located.length > 0 ? workspaceOf(located.map((l) => l.path)) : null;
     },
     async pin(repos: PinnedRepo[], workspaceRoot, progress) {
       const pinned = await pinWorkspace(

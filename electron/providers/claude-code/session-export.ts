@@ -9,8 +9,8 @@
  * earlier format (@1, everything inline in the payload) is still imported.
  */
 import { randomBytes } from 'node:crypto';
-import { copyFile, mkdir, readdir, realpath, rename, rm, stat, writeFile } from 'node:fs/promises';
-import { basename, dirname, isAbsolute, join, posix, relative, sep } from 'node:path';
+import { copyFile, mkdir, readdir, rename, rm, stat, writeFile } from 'node:fs/promises';
+import { dirname, isAbsolute, join, posix, relative, sep } from 'node:path';
 import { z } from 'zod';
 import type { AgentView } from '../../../shared/agents.ts';
 import { fail, ok, type Result } from '../../../shared/errors.ts';
@@ -18,7 +18,7 @@ import type { ImportProgress, PartStager, ResumeData, ResumeFile } from '../../.
 import { forEachLine, forEachTextLine, type LineHandler } from '../../io/line-reader.ts';
 import { LineWriter } from '../../io/line-writer.ts';
 import { findSessionFiles, isSafeSessionId, sessionFiles, type SessionFiles } from './paths.ts';
-import { claudePartStager, stagedNote, type StagedNote } from './staged-part.ts';
+import { claudePartStager, moveStaged, stagedNote, type StagedNote } from './staged-part.ts';
 import { TranscriptFold, TranscriptMove } from './transcript-file.ts';
 
 export const CLAUDE_FORMAT = 'claude-code/transcript@2';
@@ -138,18 +138,7 @@ export async function stageClaudeFile(data: ResumeData, file: ResumeFile, worksp
   if (data.format !== CLAUDE_FORMAT || !payload.success) return null;
   const transcript = file.name === TRANSCRIPT;
   if (!transcript && !(file.name.startsWith(SIDE) && file.name.endsWith('.jsonl'))) return null;
-  return claudePartStager(file.path, payload.data.sourceCwd, await resolvedAhead(workspace), transcript);
-}
-
-/** `path` resolved through symlinks as realpath will resolve it once made: its nearest existing folder resolved, the rest as it is. */
-async function resolvedAhead(path: string): Promise<string> {
-  try {
-    return await realpath(path);
-  } catch (error) {
-    const parent = dirname(path);
-    if ((error as NodeJS.ErrnoException).code !== 'ENOENT' || parent === path) throw error;
-    return join(await resolvedAhead(parent), basename(path));
-  }
+  return claudePartStager(file.path, payload.data.sourceCwd, workspace, transcript);
 }
 
 /**
@@ -234,17 +223,6 @@ async function writeLines(path: string, lines: (each: LineHandler) => Promise<nu
   }
 }
 
-/** Moves `file` to `target` (renamed; copied when they are on different file systems). */
-async function moveFile(file: string, target: string): Promise<void> {
-  try {
-    await rename(file, target);
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== 'EXDEV') throw error;
-    await copyFile(file, target);
-    await rm(file, { force: true });
-  }
-}
-
 /**
  * Writes `source` with its cwd moved from `from` to `to` into `target`; with `fold`, checks it is a
  * resumable transcript and resolves to its agent map. A file staged already moved to `to` is only
@@ -258,7 +236,7 @@ async function writeMoved(target: string, source: Lines, from: string, to: strin
     if (note.damaged !== null) throw new Damaged(note.damaged);
     if (note.from !== from) throw new Damaged('it was staged for another source workspace');
     if (note.to === to) {
-      await moveFile(file, target);
+      await moveStaged(file, target);
       done();
       return note.agents;
     }

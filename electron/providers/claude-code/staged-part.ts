@@ -6,7 +6,8 @@
  * only renamed into place; one staged for another workspace is moved on from there (moving a cwd twice
  * gives what moving it once does); a damaged one is refused with the message the import would give.
  */
-import { readFile, writeFile } from 'node:fs/promises';
+import { copyFile, readFile, realpath, rename, rm, writeFile } from 'node:fs/promises';
+import { basename, dirname, join } from 'node:path';
 import { z } from 'zod';
 import type { AgentView } from '../../../shared/agents.ts';
 import type { PartStager } from '../../../shared/provider.ts';
@@ -24,11 +25,24 @@ export type StagedNote = z.infer<typeof noteSchema>;
 
 const notePath = (path: string) => `${path}.staged.json`;
 
+/** `path` resolved through symlinks as realpath will resolve it once made: its nearest existing folder resolved, the rest as it is. */
+async function resolvedAhead(path: string): Promise<string> {
+  try {
+    return await realpath(path);
+  } catch (error) {
+    const parent = dirname(path);
+    if ((error as NodeJS.ErrnoException).code !== 'ENOENT' || parent === path) throw error;
+    return join(await resolvedAhead(parent), basename(path));
+  }
+}
+
 /**
- * The rewriter of the file staged at `path`: lines moved from `from` to `to` (the resolved target
- * workspace); `transcript`: also checked resumable and folded into the agent map.
+ * The rewriter of the file staged at `path`: lines moved from `from` to `workspace` (resolved as the
+ * import will resolve it, even before the pin clones it); `transcript`: also checked resumable and
+ * folded into the agent map.
  */
-export function claudePartStager(path: string, from: string, to: string, transcript: boolean): PartStager {
+export async function claudePartStager(path: string, from: string, workspace: string, transcript: boolean): Promise<PartStager> {
+  const to = await resolvedAhead(workspace);
   const fold = transcript ? new TranscriptFold(false) : undefined;
   const move = new TranscriptMove(from, to, fold);
   let damaged: string | null = null;
@@ -63,5 +77,16 @@ export async function stagedNote(path: string): Promise<StagedNote | null> {
     return parsed.success ? parsed.data : null;
   } catch {
     return null;
+  }
+}
+
+/** Moves a staged file to `target` (renamed; copied when the two are on different file systems). */
+export async function moveStaged(file: string, target: string): Promise<void> {
+  try {
+    await rename(file, target);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'EXDEV') throw error;
+    await copyFile(file, target);
+    await rm(file, { force: true });
   }
 }

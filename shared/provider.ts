@@ -162,6 +162,18 @@ export function checkResumeData(value: unknown): Result<ResumeData, 'invalid_res
 /** How far an import got through its files: bytes done of the total. */
 export type ImportProgress = (doneBytes: number, totalBytes: number) => void;
 
+/**
+ * One export file rewritten line by line as the checkpoint reader writes it into its private staging
+ * folder (ProviderSession.stagePart): the reader splits the part into lines and writes what `line`
+ * gives for each, so the import has no second pass over the bytes.
+ */
+export interface PartStager {
+  /** What to write for one line (`bytes` without its newline, valid during the call): the pieces of one line, none to drop it. */
+  line(bytes: Uint8Array): (string | Uint8Array)[];
+  /** Every line is in and written: records, beside the staged file, what the import needs to know of it. */
+  end(): Promise<void>;
+}
+
 // ---------- summary continuation ----------
 
 /** What the summary-continuation prompt is rendered from (the checkpoint's packet and findings). */
@@ -241,6 +253,13 @@ export interface ProviderSession {
    * runtime (it came in the checkpoint), and events report only the entries added from then on.
    */
   resumeFromImport(data: ResumeData, workspace: string, progress?: ImportProgress): Promise<ProviderResult>;
+  /**
+   * Optional, on a session never started: how export file `file` of `data` (its bytes going to
+   * `file.path` in a private staging folder) is rewritten as the checkpoint is read, for an import into
+   * `workspace`; null: staged as it is. The bytes are not yet authenticated: it writes nothing but
+   * beside `file.path`, and a later resumeFromImport of the same data must give what it gives without it.
+   */
+  stagePart?(data: ResumeData, file: ResumeFile, workspace: string): Promise<PartStager | null>;
   /** Starts a fresh session whose first turn is the continuation prompt. */
   resumeFromSummary(prompt: string, workspace: string): Promise<ProviderResult>;
   /**

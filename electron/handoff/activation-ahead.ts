@@ -17,7 +17,7 @@ export class ActivationAhead {
   private readonly openings = new Map<string, Opening>();
 
   constructor(
-    private readonly deps: Omit<ActivationDeps, 'sessions' | 'providers'>,
+    private readonly deps: Omit<ActivationDeps, 'sessions'>,
     private readonly testHoldDir: string | null | undefined,
   ) {}
 

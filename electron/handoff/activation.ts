@@ -19,6 +19,7 @@ import type { Checkpoint } from './checkpoint.ts';
 import { receiveCheckpoint } from './checkpoint-transfer.ts';
 import { continuationInput } from './continuation.ts';
 import { mergeEntries } from './transcript-merge.ts';
+import { providerStaging } from './part-staging.ts';
 import type { HandoffConfig } from './handoff-config.ts';
 
 /** How the provider resumed, why that way (when it fell back), and the drift found on the pinned tree. */
@@ -36,9 +37,9 @@ export interface ActivationDeps {
   state: Pick<LocalState, 'updateSession' | 'rewriteTranscript' | 'exportsDir'>;
   backend: Pick<BackendPort, 'getBlobTo'>;
   seal: Pick<SealPort, 'startCheckpointOpen'>;
-  git: Pick<GitPort, 'pin'>;
+  git: Pick<GitPort, 'pin' | 'locate'>;
   packets: Pick<PacketPort, 'drift'>;
-  providers: Pick<ProviderPort, 'list' | 'resume'>;
+  providers: Pick<ProviderPort, 'list' | 'resume' | 'create'>;
   sessions: Pick<SessionService, 'attach' | 'detach'>;
   config: Pick<HandoffConfig, 'workspaceRoot'>;
   clock: Clock;
@@ -76,7 +77,7 @@ function reporter(deps: Pick<ActivationDeps, 'progress'>, handoff: Handoff): Rep
  * Fetches the checkpoint body of `handoff`, verifies its digest and unseals it (one streamed pass),
  * pins the workspace and checks drift. No provider is touched: the first failure is returned with its code.
  */
-export async function openCheckpoint(deps: Omit<ActivationDeps, 'sessions' | 'providers'>, handoff: Handoff): Promise<Result<Opened>> {
+export async function openCheckpoint(deps: Omit<ActivationDeps, 'sessions'>, handoff: Handoff): Promise<Result<Opened>> {
   const { backend, seal, git, packets, state, clock } = deps;
   if (!handoff.checkpoint) return fail('checkpoint_missing', 'The handoff carries no checkpoint.');
   const marks: [string, number][] = [['start', clock()]];
@@ -84,8 +85,12 @@ export async function openCheckpoint(deps: Omit<ActivationDeps, 'sessions' | 'pr
   const report = reporter(deps, handoff);
   const stagingDir = state.exportsDir(handoff.sessionId, handoff.id);
   report('download', 'checkpoint', 0, handoff.checkpoint.size);
-  const received = await receiveCheckpoint({ backend, seal }, handoff, stagingDir, (done, total) =>
-    report('download', 'checkpoint', done, total),
+  const received = await receiveCheckpoint(
+    { backend, seal },
+    handoff,
+    stagingDir,
+    (done, total) => report('download', 'checkpoint', done, total),
+    providerStaging(deps),
   );
   if (!received.ok) return fail(received.code, received.message);
   const checkpoint: Checkpoint = received.value.checkpoint;

@@ -9,7 +9,7 @@ import { mkdir, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { TranscriptEntrySchema } from '../../shared/agents.ts';
 import { fail, ok, type Failure, type Result } from '../../shared/errors.ts';
-import type { ResumeData } from '../../shared/provider.ts';
+import type { PartStager, ResumeData, ResumeFile } from '../../shared/provider.ts';
 import { ChunkWriter } from '../io/file-chunks.ts';
 import { LineWriter } from '../io/line-writer.ts';
 import {
@@ -22,6 +22,7 @@ import {
   type CheckpointHead,
 } from './checkpoint.ts';
 import { NewestEntries, transcriptFile, transcriptOf } from './checkpoint-transcript.ts';
+import { StagedLines } from './staged-lines.ts';
 
 export type CheckpointReadCode = 'malformed_checkpoint' | 'checkpoint_rejected';
 
@@ -33,8 +34,15 @@ interface PartInProgress {
   index: number;
   size: number;
   received: number;
-  writer: ChunkWriter;
+  writer: ChunkWriter | StagedLines;
 }
+
+/**
+ * Asked as each provider file's part begins (`file.path` is where it is staged): how its provider
+ * rewrites it line by line into staging, or null to stage its bytes as they are. The head is not yet
+ * authenticated.
+ */
+export type StagePart = (head: CheckpointHead, resume: ResumeData, file: ResumeFile) => Promise<PartStager | null>;
 
 export class CheckpointReader {
   private stage: 'head' | 'entries' | 'parts' | 'done' = 'head';
@@ -53,11 +61,12 @@ export class CheckpointReader {
   private partsDone = 0;
   private failure: Failure<CheckpointReadCode> | null = null;
 
-  /** `stagingDir` is where provider files are written (made on first use; removed by `discard`). */
+  /** `stagingDir` is where provider files are written (made on first use; removed by `discard`); `stagePart`: how each is rewritten there. */
   constructor(
     private readonly stagingDir: string,
     private readonly sessionId: string,
     private readonly handoffId: string,
+    private readonly stagePart?: StagePart,
   ) {}
 
   /** Takes the next bytes of the body (the chunk may be reused once this resolves). */
@@ -88,11 +97,7 @@ export class CheckpointReader {
     if (head.sessionId !== this.sessionId || head.handoffId !== this.handoffId) {
       return fail('checkpoint_rejected', 'The checkpoint belongs to another session or handoff.');
     }
-    let resume: ResumeData | null = null;
-    if (providerResume) {
-      const { files, ...rest } = providerResume;
-      resume = files ? { ...rest, files: files.map((f, i) => ({ ...f, path: this.partPath(i) })) } : rest;
-    }
+    const resume = providerResume ? this.stagedResume(providerResume) : null;
     await this.staged?.close();
     this.staged = null;
     const transcript =
@@ -133,6 +138,11 @@ export class CheckpointReader {
 
   private partPath(index: number): string {
     return join(this.stagingDir, `part-${index}`);
+  }
+
+  /** The head's provider data with each file's path in staging. */
+  private stagedResume({ files, ...rest }: NonNullable<CheckpointHead['providerResume']>): ResumeData {
+    return files ? { ...rest, files: files.map((f, i) => ({ ...f, path: this.partPath(i) })) } : rest;
   }
 
   /** Reads up to the next newline (or keeps the rest for later); returns where it stopped. */
@@ -230,7 +240,7 @@ export class CheckpointReader {
         return chunk.length;
       }
       if (this.partsDone === 0) await mkdir(this.stagingDir, { recursive: true, mode: 0o700 });
-      this.part = { index: this.partsDone, size, received: 0, writer: await ChunkWriter.create(this.partPath(this.partsDone)) };
+      this.part = { index: this.partsDone, size, received: 0, writer: await this.partWriter() };
       at += take;
     }
     const part = this.part;
@@ -238,11 +248,19 @@ export class CheckpointReader {
     if (take > 0) await part.writer.write(chunk.subarray(at, at + take));
     part.received += take;
     if (part.received === part.size) {
-      await part.writer.close();
+      await (part.writer instanceof StagedLines ? part.writer.finish() : part.writer.close());
       this.part = null;
       this.partsDone += 1;
       if (this.partsDone === files.length) this.stage = 'done';
     }
     return at + take;
+  }
+
+  /** Where the next part goes: through its provider's stager when it has one, else as it is. */
+  private async partWriter(): Promise<ChunkWriter | StagedLines> {
+    const path = this.partPath(this.partsDone);
+    const resume = this.stagedResume(this.head!.providerResume!);
+    const stager = this.stagePart ? await this.stagePart(this.head!, resume, resume.files![this.partsDone]!) : null;
+    return stager ? StagedLines.create(path, stager) : ChunkWriter.create(path);
   }
 }

@@ -19,7 +19,7 @@ import type { StreamSealer } from '../crypto/envelope-stream.ts';
 import { ChunkWriter } from '../io/file-chunks.ts';
 import type { BackendPort, BlobFile, SealPort, UnsealFailureCode } from '../runtime/ports.ts';
 import type { Checkpoint } from './checkpoint.ts';
-import { CheckpointReader } from './checkpoint-reader.ts';
+import { CheckpointReader, type StagePart } from './checkpoint-reader.ts';
 import { writeCheckpoint } from './checkpoint-writer.ts';
 
 /**
@@ -59,7 +59,8 @@ export type ReceiveCode = 'checkpoint_missing' | 'digest_mismatch' | UnsealFailu
 
 /**
  * Downloads the handoff's checkpoint and checks, unseals and reads it in one pass into
- * `stagingDir` (see the file header); `onProgress` hears the bytes received of the total. A
+ * `stagingDir` (see the file header), each provider file through `stage` when it gives a rewriter;
+ * `onProgress` hears the bytes received of the total. A
  * download that fails for another reason than a missing body throws (the step is retried).
  */
 export async function receiveCheckpoint(
@@ -67,6 +68,7 @@ export async function receiveCheckpoint(
   handoff: Handoff,
   stagingDir: string,
   onProgress?: (doneBytes: number, totalBytes: number) => void,
+  stage?: StagePart,
 ): Promise<Result<ReceivedCheckpoint, ReceiveCode>> {
   if (!handoff.checkpoint) return fail('checkpoint_missing', 'The handoff carries no checkpoint.');
   const { digest, size } = handoff.checkpoint;
@@ -74,7 +76,7 @@ export async function receiveCheckpoint(
   await rm(stagingDir, { recursive: true, force: true });
   const hash = createHash('sha256');
   const opener = deps.seal.startCheckpointOpen(handoff.sessionId, handoff.id, size);
-  const reader = new CheckpointReader(stagingDir, handoff.sessionId, handoff.id);
+  const reader = new CheckpointReader(stagingDir, handoff.sessionId, handoff.id, stage);
   let received = 0;
   let unsealFailure: Failure<UnsealFailureCode> | null = null;
   const refuse = async <C extends ReceiveCode>(failure: Failure<C>): Promise<Failure<C>> => {

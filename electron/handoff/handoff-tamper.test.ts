@@ -1,12 +1,18 @@
 /**
  * Integration: a checkpoint body tampered with in the backend's blob store. The target must abort
  * activation before any provider process starts (the stand-in `claude` logs every invocation),
- * cancel with the reason, keep ownership and show the session as needing attention.
+ * cancel with the reason, keep ownership and show the session as needing attention. The Claude
+ * transcript is grown so that the tampered byte lies in the second half of its part, which the target
+ * rewrites into its private staging folder as it downloads: that folder is removed, and nothing
+ * reaches the desktop's Claude projects folder until the intact body is activated.
  */
-import { readFileSync, writeFileSync } from 'node:fs';
+import { readdirSync, readFileSync, realpathSync, writeFileSync } from 'node:fs';
+import { join, relative } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { standInSandbox, type StandInSandbox } from '../../dev-env/stand-ins/stand-ins.ts';
+import { growClaudeTranscript } from '../../dev-env/large-claude-transcript.ts';
 import { waitFor } from '../../dev-env/process-harness.ts';
+import { projectSlug } from '../providers/claude-code/paths.ts';
 import { backendBlobFiles, deviceId, startTwoDevices, waitEligible, waitSession, type TwoDevices } from '../../dev-env/two-devices.ts';
 
 /** Real processes on a busy 2-core machine: give each test room beyond the default. */
@@ -15,6 +21,17 @@ const TEST_TIMEOUT_MS = 120_000;
 let world: TwoDevices;
 let laptopProvider: StandInSandbox;
 let desktopProvider: StandInSandbox;
+
+/** Every file under `dir` (recursively), relative to it; none when it does not exist. */
+function filesUnder(dir: string): string[] {
+  try {
+    return readdirSync(dir, { recursive: true, withFileTypes: true })
+      .filter((e) => e.isFile())
+      .map((e) => relative(dir, join(e.parentPath, e.name)));
+  } catch {
+    return [];
+  }
+}
 
 beforeAll(async () => {
   laptopProvider = await standInSandbox('laptop', { BATON_STANDIN_DELAY_MS: '3500' });
@@ -43,6 +60,16 @@ describe('a tampered checkpoint', () => {
         prompt: 'Fix the flaky parser test',
       });
       await waitSession(laptop, session.id, 'the first Claude turn', (d) => d.transcript.some((e) => e.role === 'assistant'));
+      // The Claude transcript grown to 3 MiB: its part is nearly all of the checkpoint body.
+      const laptopProjects = join(laptopProvider.env.CLAUDE_CONFIG_DIR!, 'projects', projectSlug(realpathSync(world.repo)));
+      const [transcriptFile] = readdirSync(laptopProjects).filter((f) => f.endsWith('.jsonl'));
+      if (transcriptFile === undefined) throw new Error('the stand-in wrote no Claude transcript');
+      const claudeSession = transcriptFile.slice(0, -'.jsonl'.length);
+      await growClaudeTranscript(join(laptopProjects, transcriptFile), {
+        sessionId: claudeSession,
+        cwd: realpathSync(world.repo),
+        bytes: 3 << 20,
+      });
       await waitEligible(laptop, session.id, 'desktop');
 
       // Keep a turn running so the source stays in source-quiescing while the target goes away.
@@ -62,7 +89,9 @@ describe('a tampered checkpoint', () => {
       const [blob] = backendBlobFiles(world.backendData);
       if (blob === undefined) throw new Error('no checkpoint blob stored');
       const bytes = readFileSync(blob);
-      bytes[Math.floor(bytes.length / 2)]! ^= 0x01;
+      expect(bytes.length).toBeGreaterThan(3 << 20);
+      const tamperAt = Math.floor(bytes.length * 0.75);
+      bytes[tamperAt]! ^= 0x01;
       writeFileSync(blob, bytes);
 
       const desktop = await world.startDevice({
@@ -91,13 +120,21 @@ describe('a tampered checkpoint', () => {
 
       const providerRuns = (await desktopProvider.invocations()).filter((i) => !i.argv.includes('--version'));
       expect(providerRuns).toEqual([]);
+      // What the target staged of the tampered body is gone, and Claude was given nothing.
+      const desktopProjects = join(desktopProvider.env.CLAUDE_CONFIG_DIR!, 'projects');
+      expect(filesUnder(desktopProjects)).toEqual([]);
+      expect(filesUnder(world.desktop.profile).filter((f) => f.includes(session.id) && f.includes('exports'))).toEqual([]);
       // The stand-in did run on the laptop, so the log is a real witness.
       expect((await laptopProvider.invocations()).some((i) => i.argv.includes('-p'))).toBe(true);
       const onLaptop = await waitSession(laptop, session.id, 'the laptop to see the transfer', (d) => !d.isOwner);
       expect(onLaptop.generation).toBe(2);
 
       // With the body restored, Retry activation resumes the session on the desktop.
-      bytes[Math.floor(bytes.length / 2)]! ^= 0x01;
+      // Each activation logs the files its provider's rewriter staged.
+      const stagedLogs = () => desktop.process.stderr().match(/staging transcript of claude-code rewritten/g)?.length ?? 0;
+      const stagedBefore = stagedLogs();
+      expect(stagedBefore).toBeGreaterThan(0);
+      bytes[tamperAt]! ^= 0x01;
       writeFileSync(blob, bytes);
       expect(await desktop.client.call('retryActivation', { sessionId: session.id })).toEqual({ ok: true });
       const active = await waitSession(desktop, session.id, 'the retried activation', (d) => d.inputBlock === null);
@@ -112,6 +149,20 @@ describe('a tampered checkpoint', () => {
         20_000,
         100,
       );
+      // The intact body's transcript was staged already moved to the desktop's clone and renamed into place.
+      const imported = filesUnder(desktopProjects).filter((f) => f.endsWith(`${claudeSession}.jsonl`));
+      expect(imported).toHaveLength(1);
+      const cwds = new Set(
+        readFileSync(join(desktopProjects, imported[0]!), 'utf8')
+          .split('\n')
+          .filter((l) => l !== '')
+          .map((l) => (JSON.parse(l) as { cwd?: string }).cwd)
+          .filter((cwd) => cwd !== undefined),
+      );
+      expect(cwds.size).toBeGreaterThan(0);
+      expect([...cwds].every((cwd) => cwd.startsWith(realpathSync(world.desktop.workspaceRoot)))).toBe(true);
+      // The intact body's activation staged the transcript through Claude's rewriter (the staging folder is pruned once done).
+      expect(stagedLogs()).toBe(stagedBefore + 1);
     },
     TEST_TIMEOUT_MS,
   );

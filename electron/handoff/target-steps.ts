@@ -22,8 +22,8 @@ export interface TargetStepDeps extends Omit<ActivationDeps, 'state' | 'backend'
   seal: Pick<SealPort, 'startCheckpointOpen' | 'sealJson' | 'openJson' | 'keyVersions'>;
   /** Fetches key versions wrapped for this device since it last looked (a rotation it may have missed). */
   keys: Pick<AccountPort, 'refreshKeyRing'>;
-  git: Pick<GitPort, 'prepare' | 'pin'>;
-  providers: Pick<ProviderPort, 'list' | 'resume'>;
+  git: Pick<GitPort, 'prepare' | 'pin' | 'locate'>;
+  providers: Pick<ProviderPort, 'list' | 'resume' | 'create'>;
   sessions: Pick<
     SessionService,
     'applyRemote' | 'attach' | 'detach' | 'setInputBlock' | 'clearAttention' | 'provider' | 'saveResumeData' | 'publishMeta'

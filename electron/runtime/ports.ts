@@ -150,6 +150,8 @@ export interface GitPort {
   remotesUnder(root: string): Promise<string[]>;
   /** Target prepare: can open or clone each repo and fetch its branch (progress to `progress`); a failure carries a code. */
   prepare(repos: RepoRef[], workspaceRoot: string, progress?: GitTransferListener): Promise<Result<{ workspace: string }>>;
+  /** Read only: the workspace `pin` would give for `repos` (each a clone found here, or the folder it would be cloned to); null for none. */
+  locate(repos: PinnedRepo[], workspaceRoot: string): Promise<string | null>;
   /** Target activation: every repo at exactly its pinned commit (fetches and clones report to `progress`); the workspace path. */
   pin(
     repos: PinnedRepo[],

@@ -19,14 +19,16 @@ import {
   PERMISSION_LABELS,
   PROVIDER_CAPABILITIES,
   type ImportProgress,
+  type PartStager,
   type PermissionLevel,
   type ProviderResult,
   type ResumeData,
+  type ResumeFile,
 } from '../../../shared/provider.ts';
 import { MAIN_AGENT, ProcessSession, type ProcessSessionOptions } from '../process-session.ts';
 import type { TurnExit } from '../turn-process.ts';
 import { MessageFolder } from './message-folder.ts';
-import { CLAUDE_FORMAT, CLAUDE_INLINE_FORMAT, exportClaudeSession, importClaudeSession } from './session-export.ts';
+import { CLAUDE_FORMAT, CLAUDE_INLINE_FORMAT, exportClaudeSession, importClaudeSession, stageClaudeFile } from './session-export.ts';
 import { findClaudeSession } from './session-list.ts';
 import { readTranscriptFile } from './transcript-file.ts';
 
@@ -167,6 +169,11 @@ export class ClaudeCodeSession extends ProcessSession {
     this.open(workspace);
     this.state.addEntry('system', MAIN_AGENT, `Claude Code session ${data.sessionId} was imported here; the next message resumes it.`);
     return { ok: true, value: undefined };
+  }
+
+  /** The transcript and side `.jsonl` files are checked and moved to `workspace` as they are staged; the import then renames them. */
+  stagePart(data: ResumeData, file: ResumeFile, workspace: string): Promise<PartStager | null> {
+    return stageClaudeFile(data, file, workspace);
   }
 
   /** Adopts Claude session `sessionId` of `workspace` on this machine: its history from its transcript; the next message resumes it. */

@@ -14,10 +14,11 @@ import { dirname, isAbsolute, join, posix, relative, sep } from 'node:path';
 import { z } from 'zod';
 import type { AgentView } from '../../../shared/agents.ts';
 import { fail, ok, type Result } from '../../../shared/errors.ts';
-import type { ImportProgress, ResumeFile } from '../../../shared/provider.ts';
+import type { ImportProgress, PartStager, ResumeData, ResumeFile } from '../../../shared/provider.ts';
 import { forEachLine, forEachTextLine, type LineHandler } from '../../io/line-reader.ts';
 import { LineWriter } from '../../io/line-writer.ts';
 import { findSessionFiles, isSafeSessionId, sessionFiles, type SessionFiles } from './paths.ts';
+import { claudePartStager, moveStaged, stagedNote, type StagedNote } from './staged-part.ts';
 import { TranscriptFold, TranscriptMove } from './transcript-file.ts';
 
 export const CLAUDE_FORMAT = 'claude-code/transcript@2';
@@ -79,30 +80,43 @@ function isSafeRelative(path: string): boolean {
   return !isAbsolute(path) && !normal.startsWith('../') && normal !== '..' && !path.includes('\\') && !path.includes('\0');
 }
 
+/** A file the checkpoint reader staged already rewritten (staged-part.ts): where it is and what staging found. */
+interface Staged {
+  file: string;
+  note: StagedNote;
+  done: () => void;
+}
+
+/** Lines to move to the target: read from a file or text, or staged already moved. */
+type Lines = { lines: (each: LineHandler) => Promise<number> } | { staged: Staged };
+
 /** One file to write: its lines (moved to the target), or its bytes as they are. */
-type Incoming =
-  { path: string; lines: (each: LineHandler) => Promise<number> } | { path: string; bytes: Buffer } | { path: string; copy: string };
+type Incoming = ({ path: string } & Lines) | { path: string; bytes: Buffer } | { path: string; copy: string };
+
+/** The lines of export file `f`: staged already moved when the checkpoint reader left a note of it. */
+async function linesOf(f: ResumeFile, onBytes: (file: string, done: number) => void): Promise<Lines> {
+  const note = await stagedNote(f.path);
+  if (note) return { staged: { file: f.path, note, done: () => onBytes(f.name, f.size) } };
+  return { lines: (each: LineHandler) => forEachLine(f.path, each, (done) => onBytes(f.name, done)) };
+}
 
 /** The import's files from either format: the transcript's lines, and each side file. */
-function incoming(
+async function incoming(
   sourceCwd: string,
   data: { payload: unknown; files?: ResumeFile[] },
   onBytes: (file: string, done: number) => void,
-): Result<{ transcript: (each: LineHandler) => Promise<number>; side: Incoming[]; sourceCwd: string }, 'malformed'> {
+): Promise<Result<{ transcript: Lines; side: Incoming[]; sourceCwd: string }, 'malformed'>> {
   if (data.files) {
     const transcript = data.files.find((f) => f.name === TRANSCRIPT);
     if (!transcript) return fail('malformed', 'it carries no transcript');
     const stray = data.files.find((f) => f.name !== TRANSCRIPT && !f.name.startsWith(SIDE));
     if (stray) return fail('malformed', `it carries a file it does not know: ${stray.name}`);
-    const side: Incoming[] = data.files
-      .filter((f) => f.name.startsWith(SIDE))
-      .map((f) => {
-        const path = f.name.slice(SIDE.length);
-        return path.endsWith('.jsonl')
-          ? { path, lines: (each: LineHandler) => forEachLine(f.path, each, (done) => onBytes(f.name, done)) }
-          : { path, copy: f.path };
-      });
-    return ok({ transcript: (each) => forEachLine(transcript.path, each, (done) => onBytes(TRANSCRIPT, done)), side, sourceCwd });
+    const side: Incoming[] = [];
+    for (const f of data.files.filter((file) => file.name.startsWith(SIDE))) {
+      const path = f.name.slice(SIDE.length);
+      side.push(path.endsWith('.jsonl') ? { path, ...(await linesOf(f, onBytes)) } : { path, copy: f.path });
+    }
+    return ok({ transcript: await linesOf(transcript, onBytes), side, sourceCwd });
   }
   const inline = inlinePayloadSchema.safeParse(data.payload);
   if (!inline.success) return fail('malformed', inline.error.issues[0]?.message ?? 'unknown');
@@ -111,7 +125,20 @@ function incoming(
       ? { path: f.path, bytes: Buffer.from(f.content, 'base64') }
       : { path: f.path, lines: (each: LineHandler) => forEachTextLine(f.content, each) },
   );
-  return ok({ transcript: (each) => forEachTextLine(inline.data.transcript, each), side, sourceCwd: inline.data.sourceCwd });
+  return ok({ transcript: { lines: (each) => forEachTextLine(inline.data.transcript, each) }, side, sourceCwd: inline.data.sourceCwd });
+}
+
+/**
+ * The rewriter that stages export file `file` of `data` for an import into `workspace`
+ * (ProviderSession.stagePart): the transcript and the side folder's `.jsonl` files; null for any
+ * other file or data, which is staged as it is.
+ */
+export async function stageClaudeFile(data: ResumeData, file: ResumeFile, workspace: string): Promise<PartStager | null> {
+  const payload = filesPayloadSchema.safeParse(data.payload);
+  if (data.format !== CLAUDE_FORMAT || !payload.success) return null;
+  const transcript = file.name === TRANSCRIPT;
+  if (!transcript && !(file.name.startsWith(SIDE) && file.name.endsWith('.jsonl'))) return null;
+  return claudePartStager(file.path, payload.data.sourceCwd, workspace, transcript);
 }
 
 /**
@@ -138,7 +165,7 @@ export async function importClaudeSession(
       total,
     );
   };
-  const sources = incoming(payload.data.sourceCwd, data, onBytes);
+  const sources = await incoming(payload.data.sourceCwd, data, onBytes);
   if (!sources.ok) return refuse(`The Claude session data is malformed: ${sources.message}.`);
   if (!isSafeSessionId(sessionId)) return refuse(`"${sessionId}" is not a Claude session id.`);
   const unsafe = sources.value.side.find((f) => !isSafeRelative(f.path));
@@ -197,6 +224,34 @@ async function writeLines(path: string, lines: (each: LineHandler) => Promise<nu
 }
 
 /**
+ * Writes `source` with its cwd moved from `from` to `to` into `target`; with `fold`, checks it is a
+ * resumable transcript and resolves to its agent map. A file staged already moved to `to` is only
+ * renamed into place, one staged for another workspace is moved on from there, one staged damaged is
+ * refused with what its staging found; a damaged line stops it.
+ */
+async function writeMoved(target: string, source: Lines, from: string, to: string, fold?: TranscriptFold): Promise<AgentView[]> {
+  let lines: (each: LineHandler) => Promise<number>;
+  if ('staged' in source) {
+    const { file, note, done } = source.staged;
+    if (note.damaged !== null) throw new Damaged(note.damaged);
+    if (note.from !== from) throw new Damaged('it was staged for another source workspace');
+    if (note.to === to) {
+      await moveStaged(file, target);
+      done();
+      return note.agents;
+    }
+    lines = (each) => forEachLine(file, each).finally(done);
+    from = note.to;
+  } else lines = source.lines;
+  const move = new TranscriptMove(from, to, fold);
+  await writeLines(target, lines, move);
+  if (!fold) return [];
+  const resumable = move.finish();
+  if (!resumable.ok) throw new Damaged(resumable.message);
+  return fold.snapshot().agents;
+}
+
+/**
  * Writes the transcript and side files next to their places first (checking the transcript as it
  * goes), then renames them into place, so a failure (a damaged line, ENAMETOOLONG, ENOSPC, …) leaves
  * the session as it was and removes the partial copies.
@@ -204,7 +259,7 @@ async function writeLines(path: string, lines: (each: LineHandler) => Promise<nu
 async function writeSession(
   files: SessionFiles,
   from: string,
-  transcript: (each: LineHandler) => Promise<number>,
+  transcript: Lines,
   side: Incoming[],
 ): Promise<Result<AgentView[], 'damaged' | 'write_failed'>> {
   const stage = `.baton-import-${randomBytes(4).toString('hex')}`;
@@ -212,16 +267,12 @@ async function writeSession(
   const stagedSide = join(files.projectDir, stage);
   try {
     await mkdir(files.projectDir, { recursive: true });
-    const fold = new TranscriptFold(false);
-    const move = new TranscriptMove(from, files.cwd, fold);
-    await writeLines(stagedTranscript, transcript, move);
-    const resumable = move.finish();
-    if (!resumable.ok) throw new Damaged(resumable.message);
+    const agents = await writeMoved(stagedTranscript, transcript, from, files.cwd, new TranscriptFold(false));
     for (const file of side) {
       const target = join(stagedSide, ...file.path.split('/'));
       await mkdir(dirname(target), { recursive: true });
-      if ('lines' in file) {
-        await writeLines(target, file.lines, new TranscriptMove(from, files.cwd)).catch((error: Error) => {
+      if ('lines' in file || 'staged' in file) {
+        await writeMoved(target, file, from, files.cwd).catch((error: Error) => {
           throw error instanceof Damaged ? new Damaged(`The Claude side file ${file.path} is damaged: ${error.message}.`) : error;
         });
       } else if ('copy' in file) await copyFile(file.copy, target);
@@ -232,7 +283,7 @@ async function writeSession(
       await rename(stagedSide, files.sideFolder);
     }
     await rename(stagedTranscript, files.transcript);
-    return ok(fold.snapshot().agents);
+    return ok(agents);
   } catch (error) {
     await rm(stagedTranscript, { force: true }).catch(() => undefined);
     await rm(stagedSide, { recursive: true, force: true }).catch(() => undefined);

@@ -1,7 +1,7 @@
 /** The runtime's GitPort over the git modules: readiness, the clone finder and workspace pinning. */
 import { dirname } from 'node:path';
 import type { GitRunner } from '../../git/git-runner.ts';
-import { pinWorkspace } from '../../git/pinning.ts';
+import { locate, pinWorkspace } from '../../git/pinning.ts';
 import { prepareCheck } from '../../git/prepare-check.ts';
 import type { GitPort, PinnedRepo } from '../ports.ts';
 import { checkpointRead } from './checkpoint-read.ts';
@@ -32,6 +32,13 @@ export function gitPort(run: GitRunner): GitPort {
       if (!prepared.ok) return { ok: false, code: prepared.code, message: `${prepared.message} ${prepared.fix}` };
       for (const repo of prepared.value.repos) if (repo.path !== null) fetched.set(repo.path, repo.tip);
       return { ok: true, value: { workspace: workspaceRoot } };
+    },
+    async locate(repos, workspaceRoot) {
+      const located = await locate(
+        repos.map((r) => ({ remote: r.remoteUrl ?? '' })),
+        { run, workspaceRoot },
+      );
+      return located.length > 0 ? workspaceOf(located.map((l) => l.path)) : null;
     },
     async pin(repos: PinnedRepo[], workspaceRoot, progress) {
       const pinned = await pinWorkspace(

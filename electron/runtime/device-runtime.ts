@@ -437,6 +437,6 @@ export class DeviceRuntime {
     this.stream?.close();
     this.coordinator.stop();
     await this.sessions.stopAll();
-    await this.deps.state.settled(true).catch((error: Error) => this.deps.log(error.message));
+    await this.deps.state.close().catch((error: Error) => this.deps.log(error.message));
   }
 }

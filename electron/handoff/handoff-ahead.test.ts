@@ -101,8 +101,8 @@ describe('activation begun ahead', () => {
       await waitFor('the early log line', async () =>
         w.desktop.process.stderr().includes(`handoff ${handoffId}: download checkpoint:`) ? true : undefined,
       );
-      const held = await w.desktop.client.call('getSession', { sessionId });
-      expect(held?.activeHandoff?.state).toBe('target-activating');
+      // Received since the source relinquished: the target reaches target-activating and stays there, held.
+      await waitSession(w.desktop, sessionId, 'the held target-activating step', (d) => d.activeHandoff?.state === 'target-activating');
       expect(heard.filter((p) => p.handoffId === handoffId && p.step === 'import')).toEqual([]);
       expect(await providerTouches(desktopProvider)).toEqual([]);
       // The provider's files are staged for the resume.
@@ -155,8 +155,7 @@ describe('activation begun ahead', () => {
         30_000,
         50,
       );
-      const held = await w.desktop.client.call('getSession', { sessionId });
-      expect(held?.activeHandoff?.state).toBe('target-activating');
+      await waitSession(w.desktop, sessionId, 'the held target-activating step', (d) => d.activeHandoff?.state === 'target-activating');
       expect(await providerTouches(desktopProvider)).toEqual([]);
       await waitFor('the refused checkpoint to leave staging', async () =>
         existsSync(stagingDir(w.desktop, sessionId, handoffId)) ? undefined : true,

@@ -148,4 +148,15 @@ describe('RecordFolder', () => {
     expect(inFile(dir, 'n0').text.length).toBeGreaterThan(text.length);
     for (let i = puts - 3; i < puts; i += 1) expect(onDisk(dir, `n${i % 3}`)?.text).toBe(`${i}:${text}`);
   });
+
+  it('keeps a write made while it closes: the write follows the compaction into the journal', async () => {
+    const dir = folder();
+    const notes = open(dir);
+    notes.put('n1', { id: 'n1', text: 'before' }, true);
+    const closing = notes.close();
+    notes.put('n1', { id: 'n1', text: 'during the close' }, true);
+    await closing;
+    await notes.settled();
+    expect(onDisk(dir, 'n1')?.text).toBe('during the close');
+  });
 });

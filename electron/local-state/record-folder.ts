@@ -29,7 +29,9 @@ export class RecordFolder<T extends { [key: string]: unknown }> {
   /** Records changed since the running write began (id → whether any change was durable). */
   private readonly queued = new Map<string, boolean>();
   private waiters: (() => void)[] = [];
+  /** Whether a write (or the close's compaction) runs; `idle` hears when it stops. */
   private running = false;
+  private idle: (() => void)[] = [];
   /** Writes queued and not yet on disk; records whose last write failed are written again by the next `settled()`. */
   private readonly writes = new WriteTracker(
     (id) => this.write(id, true),
@@ -126,8 +128,16 @@ export class RecordFolder<T extends { [key: string]: unknown }> {
   /** Brings the record files up to date from the journal (after every queued write) and closes it. */
   async close(): Promise<void> {
     await this.settled(true);
-    await this.journal.compact();
-    await this.journal.close();
+    while (this.running) await new Promise<void>((resolve) => this.idle.push(resolve));
+    // Writes queued from here wait for the compaction, as they would behind a write.
+    this.running = true;
+    try {
+      await this.journal.compact();
+      await this.journal.close();
+    } finally {
+      this.running = false;
+      if (this.queued.size > 0) void this.drain();
+    }
   }
 
   private write(id: string, durable: boolean): void {
@@ -158,5 +168,6 @@ export class RecordFolder<T extends { [key: string]: unknown }> {
       for (const resolve of waiters) resolve();
     }
     this.running = false;
+    for (const resolve of this.idle.splice(0)) resolve();
   }
 }

@@ -3,9 +3,9 @@
  * after the restart the run view shows the session needing attention, with the reason and the
  * fix; once the workspace is back and the laptop restarted, the session runs again.
  */
-import { readFileSync, renameSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { renameSync } from 'node:fs';
 import { expect, test, type Page } from '@playwright/test';
+import { truncateSessionRecord } from '../dev-env/local-records.ts';
 import { description, openSession, openWorld, runView, screenshots, startDemoSessionInUi, type World } from './support/devices.ts';
 
 const TITLE = 'Untangle the config loader';
@@ -39,11 +39,10 @@ test('a truncated record without its workspace shows why and the fix; with the w
   await startDemoSessionInUi(page, { workspace: repo, title: TITLE, prompt: 'Map the config loader.' });
   await expect(page.getByRole('log', { name: 'Transcript' })).toContainText('Demo agent');
   const sessionId = (await world.devices.laptop.client.call('listSessions', {}))[0]!.id;
-  const record = join(world.devices.laptop.profile, 'runtime', 'sessions', `${sessionId}.json`);
+  const profile = world.devices.laptop.profile;
 
   await restartLaptop(page, () => {
-    const text = readFileSync(record, 'utf8');
-    writeFileSync(record, text.slice(0, Math.floor(text.length / 2)));
+    truncateSessionRecord(profile, sessionId);
     renameSync(repo, `${repo}-away`);
   });
   const view = runView(page);

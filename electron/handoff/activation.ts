@@ -16,7 +16,7 @@ import type { BackendPort, Clock, GitPort, PacketPort, ProviderPort, SealPort } 
 import type { ProgressSink } from '../runtime/progress-sink.ts';
 import type { SessionService } from '../runtime/session-service.ts';
 import type { Checkpoint } from './checkpoint.ts';
-import { receiveCheckpoint } from './checkpoint-transfer.ts';
+import { receiveCheckpoint, type ReceiveCode, type ReceivedCheckpoint } from './checkpoint-transfer.ts';
 import { continuationInput } from './continuation.ts';
 import { mergeEntries } from './transcript-merge.ts';
 import { providerStaging } from './part-staging.ts';
@@ -74,26 +74,43 @@ function reporter(deps: Pick<ActivationDeps, 'progress'>, handoff: Handoff): Rep
 }
 
 /**
- * Fetches the checkpoint body of `handoff`, verifies its digest and unseals it (one streamed pass),
- * pins the workspace and checks drift. No provider is touched: the first failure is returned with its code.
+ * Fetches the checkpoint body of `handoff`, verifies its digest and unseals it (one streamed pass)
+ * into the handoff's private staging folder, each provider file through its provider's line rewriter
+ * (part-staging.ts). Writes nothing outside staging and starts no provider, so it may begin before
+ * the session is this device's; a failure is returned with its code.
  */
-export async function openCheckpoint(deps: Omit<ActivationDeps, 'sessions'>, handoff: Handoff): Promise<Result<Opened>> {
-  const { backend, seal, git, packets, state, clock } = deps;
+export async function receiveStaged(
+  deps: Pick<ActivationDeps, 'backend' | 'seal' | 'state' | 'progress' | 'git' | 'providers' | 'config' | 'log'>,
+  handoff: Handoff,
+): Promise<Result<ReceivedCheckpoint, ReceiveCode>> {
   if (!handoff.checkpoint) return fail('checkpoint_missing', 'The handoff carries no checkpoint.');
-  const marks: [string, number][] = [['start', clock()]];
-  const mark = (phase: string) => marks.push([phase, clock()]);
   const report = reporter(deps, handoff);
-  const stagingDir = state.exportsDir(handoff.sessionId, handoff.id);
   report('download', 'checkpoint', 0, handoff.checkpoint.size);
-  const received = await receiveCheckpoint(
-    { backend, seal },
+  return receiveCheckpoint(
+    deps,
     handoff,
-    stagingDir,
+    deps.state.exportsDir(handoff.sessionId, handoff.id),
     (done, total) => report('download', 'checkpoint', done, total),
     providerStaging(deps),
   );
-  if (!received.ok) return fail(received.code, received.message);
-  const checkpoint: Checkpoint = received.value.checkpoint;
+}
+
+/**
+ * Receives the checkpoint of `handoff` (or takes what `received` already got of it: see
+ * receiveStaged), pins the workspace and checks drift. No provider is touched: the first failure is
+ * returned with its code.
+ */
+export async function openCheckpoint(
+  deps: Omit<ActivationDeps, 'sessions'>,
+  handoff: Handoff,
+  received?: Promise<Result<ReceivedCheckpoint, ReceiveCode>>,
+): Promise<Result<Opened>> {
+  const { git, packets, clock } = deps;
+  const marks: [string, number][] = [['start', clock()]];
+  const mark = (phase: string) => marks.push([phase, clock()]);
+  const got = await (received ?? receiveStaged(deps, handoff));
+  if (!got.ok) return fail(got.code, got.message);
+  const { checkpoint, stagingDir } = got.value;
   mark('verified');
   const pinned = await git.pin(checkpoint.repos, deps.config.workspaceRoot, (progress) =>
     deps.progress({ handoffId: handoff.id, sessionId: handoff.sessionId, ...progress }),

@@ -21,7 +21,7 @@ import {
   type Checkpoint,
   type CheckpointHead,
 } from './checkpoint.ts';
-import { NewestEntries, transcriptFile, transcriptOf } from './checkpoint-transcript.ts';
+import { NEWEST_ENTRIES, NewestEntries, transcriptFile, transcriptOf } from './checkpoint-transcript.ts';
 import { StagedLines } from './staged-lines.ts';
 
 export type CheckpointReadCode = 'malformed_checkpoint' | 'checkpoint_rejected';
@@ -103,7 +103,9 @@ export class CheckpointReader {
     const transcript =
       head.format === TAIL_FORMAT
         ? transcriptOf(transcriptTail ?? [])
-        : transcriptFile(this.transcriptPath(), this.entries, this.newest.list());
+        : this.entries <= NEWEST_ENTRIES
+          ? transcriptOf(this.newest.list())
+          : transcriptFile(this.transcriptPath(), this.entries, this.newest.list());
     return ok({
       ...(head as Omit<Checkpoint, 'transcript' | 'providerResume'>),
       format: CHECKPOINT_FORMAT,
@@ -185,7 +187,8 @@ export class CheckpointReader {
     }
     this.head = parsed.data;
     this.expectedEntries = parsed.data.format === TAIL_FORMAT ? 0 : (parsed.data.transcriptEntries ?? 0);
-    if (this.expectedEntries > 0) {
+    // A transcript short enough to be kept whole among the newest entries is not staged to a file.
+    if (this.expectedEntries > NEWEST_ENTRIES) {
       this.staging = (async () => {
         await mkdir(this.stagingDir, { recursive: true, mode: 0o700 });
         this.staged = await LineWriter.create(this.transcriptPath());
@@ -210,7 +213,7 @@ export class CheckpointReader {
     this.entries += 1;
     this.newest.push(entry.data);
     // The line as it came (checked above); written before the next line is taken (push awaits it).
-    this.staging = this.staged!.writeParts([line]) ?? null;
+    if (this.staged) this.staging = this.staged.writeParts([line]) ?? null;
     this.afterEntries();
   }
 

@@ -83,19 +83,30 @@ export class NewestEntries {
   }
 }
 
-/** Writes `entries` to the file `path`, one line each, and gives them back as a transcript kept there. */
+/**
+ * Takes `entries` as a transcript: held in memory while they are no more than NEWEST_ENTRIES, else
+ * written to the file `path` (made only then), one line each, and read back from there.
+ */
 export async function writeTranscriptFile(path: string, entries: AsyncIterable<TranscriptEntry>): Promise<CheckpointTranscript> {
-  const out = await LineWriter.create(path);
+  const held: TranscriptEntry[] = [];
   const newest = new NewestEntries();
+  let out: LineWriter | null = null;
   let count = 0;
   try {
     for await (const entry of entries) {
-      await out.write(JSON.stringify(entry));
-      newest.push(entry);
       count += 1;
+      newest.push(entry);
+      if (out) {
+        await out.write(JSON.stringify(entry));
+        continue;
+      }
+      held.push(entry);
+      if (held.length <= NEWEST_ENTRIES) continue;
+      out = await LineWriter.create(path);
+      for (const kept of held.splice(0)) await out.write(JSON.stringify(kept));
     }
   } finally {
-    await out.close();
+    await out?.close();
   }
-  return transcriptFile(path, count, newest.list());
+  return out ? transcriptFile(path, count, newest.list()) : transcriptOf(held);
 }

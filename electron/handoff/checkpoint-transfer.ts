@@ -16,36 +16,56 @@ import { rm } from 'node:fs/promises';
 import type { Handoff } from '../../shared/api/handoffs.ts';
 import { fail, ok, type Failure, type Result } from '../../shared/errors.ts';
 import type { StreamSealer } from '../crypto/envelope-stream.ts';
-import { ChunkWriter } from '../io/file-chunks.ts';
+import { SpillWriter } from '../io/spill-writer.ts';
 import type { BackendPort, BlobFile, SealPort, UnsealFailureCode } from '../runtime/ports.ts';
 import type { Checkpoint } from './checkpoint.ts';
 import { CheckpointReader, type StagePart } from './checkpoint-reader.ts';
 import { writeCheckpoint } from './checkpoint-writer.ts';
 
+/** A sealed checkpoint: its size and digest, and its bytes when they stayed in memory (else they are in the file). */
+export interface SealedCheckpoint extends BlobFile {
+  /** The sealed bytes in order; null when they were written to `path` instead. */
+  chunks: Buffer[] | null;
+}
+
 /**
- * Seals `checkpoint` into the file `path` as its body is written, hashing the envelope on the way;
- * `onPart` hears the provider files' bytes as they go in. Resolves with the file to upload.
+ * Seals `checkpoint` as its body is written, hashing the envelope on the way: held in memory up to
+ * `memoryLimit` bytes, else written to the file `path` (made only then); `onPart` hears the provider
+ * files' bytes as they go in. Resolves with what to upload.
  */
+export async function sealCheckpoint(
+  sealer: StreamSealer,
+  checkpoint: Checkpoint,
+  path: string,
+  memoryLimit: number,
+  onPart?: (doneBytes: number, totalBytes: number) => void,
+): Promise<SealedCheckpoint> {
+  const out = new SpillWriter(path, memoryLimit);
+  const hash = createHash('sha256');
+  const put = async (bytes: Buffer) => {
+    hash.update(bytes);
+    await out.write(bytes);
+  };
+  let chunks: Buffer[] | null;
+  try {
+    await put(sealer.head);
+    await writeCheckpoint(checkpoint, (chunk) => put(sealer.update(chunk)), onPart);
+    await put(sealer.final());
+  } finally {
+    chunks = await out.close();
+  }
+  return { path, size: out.size, sha256: hash.digest('hex'), chunks };
+}
+
+/** Seals `checkpoint` into the file `path` (see sealCheckpoint), never holding it in memory. */
 export async function sealCheckpointToFile(
   sealer: StreamSealer,
   checkpoint: Checkpoint,
   path: string,
   onPart?: (doneBytes: number, totalBytes: number) => void,
 ): Promise<BlobFile> {
-  const out = await ChunkWriter.create(path);
-  const hash = createHash('sha256');
-  const put = async (bytes: Buffer) => {
-    hash.update(bytes);
-    await out.write(bytes);
-  };
-  try {
-    await put(sealer.head);
-    await writeCheckpoint(checkpoint, (chunk) => put(sealer.update(chunk)), onPart);
-    await put(sealer.final());
-  } finally {
-    await out.close();
-  }
-  return { path, size: out.size, sha256: hash.digest('hex') };
+  const { chunks: _none, ...file } = await sealCheckpoint(sealer, checkpoint, path, -1, onPart);
+  return file;
 }
 
 /** A received checkpoint, and how to remove what it staged once it is no longer needed. */

@@ -5,7 +5,8 @@
  * download has run while the provider is untouched. A pin refused ahead (the target's clone changed)
  * cancels the move with the provider untouched and nothing left in staging. Real backend and device processes,
  * real git, the stand-in `claude` (its invocation log and config folder witness the provider); one
- * world per case.
+ * world per case. The checkpoint itself is received into private staging earlier still, once the
+ * source has relinquished: a move cancelled before the claim leaves nothing staged.
  */
 import { execFileSync } from 'node:child_process';
 import { appendFileSync, existsSync, readdirSync } from 'node:fs';
@@ -100,8 +101,8 @@ describe('activation begun ahead', () => {
       await waitFor('the early log line', async () =>
         w.desktop.process.stderr().includes(`handoff ${handoffId}: download checkpoint:`) ? true : undefined,
       );
-      const held = await w.desktop.client.call('getSession', { sessionId });
-      expect(held?.activeHandoff?.state).toBe('target-activating');
+      // Received since the source relinquished: the target reaches target-activating and stays there, held.
+      await waitSession(w.desktop, sessionId, 'the held target-activating step', (d) => d.activeHandoff?.state === 'target-activating');
       expect(heard.filter((p) => p.handoffId === handoffId && p.step === 'import')).toEqual([]);
       expect(await providerTouches(desktopProvider)).toEqual([]);
       // The provider's files are staged for the resume.
@@ -154,8 +155,7 @@ describe('activation begun ahead', () => {
         30_000,
         50,
       );
-      const held = await w.desktop.client.call('getSession', { sessionId });
-      expect(held?.activeHandoff?.state).toBe('target-activating');
+      await waitSession(w.desktop, sessionId, 'the held target-activating step', (d) => d.activeHandoff?.state === 'target-activating');
       expect(await providerTouches(desktopProvider)).toEqual([]);
       await waitFor('the refused checkpoint to leave staging', async () =>
         existsSync(stagingDir(w.desktop, sessionId, handoffId)) ? undefined : true,
@@ -170,6 +170,42 @@ describe('activation begun ahead', () => {
       expect(existsSync(stagingDir(w.desktop, sessionId, handoffId))).toBe(false);
       // Opened once, ahead: the step used that refusal and did not download again.
       expect(downloads(heard, handoffId).filter((p) => p.doneBytes === 0)).toHaveLength(1);
+    },
+    TEST_TIMEOUT_MS,
+  );
+
+  it(
+    'receives the checkpoint into staging while the claim is held, and removes it when the move is cancelled before the claim',
+    async () => {
+      const { w, sessionId, desktopId, heard, desktopProvider } = await claudeWorld();
+      const releaseClaim = holdStep(w.desktop, 'claim');
+      const moved = await w.laptop.client.call('startMove', { sessionId, targetDeviceId: desktopId });
+      if (!moved.ok) throw new Error(JSON.stringify(moved));
+      const handoffId = moved.value.handoffId;
+
+      // The source has relinquished; the target, held before its claim, has the checkpoint staged already.
+      await waitFor(
+        'the download begun once the source relinquished',
+        async () => (downloads(heard, handoffId).some((p) => p.percent === 100) ? true : undefined),
+        30_000,
+        50,
+      );
+      const held = await w.desktop.client.call('getSession', { sessionId });
+      expect(held?.activeHandoff?.state).toBe('source-relinquished-and-checkpointed');
+      expect(held?.isOwner).toBe(false);
+      expect(existsSync(stagingDir(w.desktop, sessionId, handoffId))).toBe(true);
+      expect(await providerTouches(desktopProvider)).toEqual([]);
+
+      // Still cancellable: ownership has not moved. The target never claims, and drops what it staged.
+      const cancelled = await w.laptop.client.call('cancelMove', { sessionId });
+      expect(cancelled.ok).toBe(true);
+      releaseClaim();
+      await waitFor('the staged checkpoint to be removed', async () =>
+        existsSync(stagingDir(w.desktop, sessionId, handoffId)) ? undefined : true,
+      );
+      const back = await waitSession(w.laptop, sessionId, 'the laptop to own the session again', (d) => d.isOwner && d.inputBlock === null);
+      expect(back).toMatchObject({ generation: 1, lastHandoff: { state: 'cancelled' } });
+      expect(await providerTouches(desktopProvider)).toEqual([]);
     },
     TEST_TIMEOUT_MS,
   );

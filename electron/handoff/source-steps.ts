@@ -14,7 +14,7 @@ import type { BackendPort, CheckpointRepo, Clock, GitPort, KnownRepoFacts, Packe
 import type { ProgressSink } from '../runtime/progress-sink.ts';
 import type { SessionService } from '../runtime/session-service.ts';
 import { CHECKPOINT_FORMAT, type Checkpoint } from './checkpoint.ts';
-import { sealCheckpointToFile } from './checkpoint-transfer.ts';
+import { sealCheckpoint } from './checkpoint-transfer.ts';
 import { transferred, type HandoffDriver, type Step } from './coordinator.ts';
 import type { HandoffConfig } from './handoff-config.ts';
 import { currentFiles } from './resume-files.ts';
@@ -43,7 +43,7 @@ export interface SourceStepDeps {
   git: Pick<GitPort, 'checkpointRead'>;
   packets: Pick<PacketPort, 'build'>;
   seal: Pick<SealPort, 'startCheckpointSeal'>;
-  backend: Pick<BackendPort, 'putBlobFile'>;
+  backend: Pick<BackendPort, 'putBlob' | 'putBlobFile'>;
   providers: Pick<ProviderPort, 'list'>;
   config: Pick<HandoffConfig, 'prepareTimeoutMs' | 'claimTimeoutMs' | 'turnWaitMs' | 'testHoldDir'>;
   clock: Clock;
@@ -51,6 +51,9 @@ export interface SourceStepDeps {
   /** Where the checkpoint upload reports how far it got. */
   progress: ProgressSink;
 }
+
+/** A sealed checkpoint up to this size is held in memory and sent in one request; a larger one goes through a file. */
+const CHECKPOINT_MEMORY_BYTES = 1024 * 1024;
 
 const QUIESCING = { code: 'quiescing', message: 'The session is moving to another device; input is paused.' } as const;
 
@@ -212,10 +215,11 @@ async function takeCheckpoint(
     const transcriptPath = state.scratchFile(`${handoff.id}.transcript`);
     try {
       const built = await buildCheckpoint(deps, handoff, state.readSession(session.id)!, provider, repos, transcriptPath);
-      // Sealed as it is written, into a file hashed on the way, then streamed up: never held whole.
-      // Under the key version the handoff names (the target checked it holds it), whatever rotated since.
+      // Sealed as it is written and hashed on the way: a small checkpoint in memory, a large one into a
+      // file streamed up from there (never held whole). Under the key version the handoff names (the
+      // target checked it holds it), whatever rotated since.
       const sealer = seal.startCheckpointSeal(session.id, handoff.id, handoff.keyVersion ?? undefined);
-      const file = await sealCheckpointToFile(sealer, built, path);
+      const file = await sealCheckpoint(sealer, built, path, CHECKPOINT_MEMORY_BYTES);
       const sealedAt = deps.clock();
       if (!moving()) return { ok: 'ended' };
       const progress = (done: number) =>
@@ -229,7 +233,8 @@ async function takeCheckpoint(
           percent: file.size === 0 ? 100 : (done / file.size) * 100,
         });
       progress(0);
-      const put = await backend.putBlobFile(file, progress);
+      const put = file.chunks ? await backend.putBlob(file.sha256, file.chunks) : await backend.putBlobFile(file, progress);
+      if (put.ok && file.chunks) progress(file.size);
       if (!put.ok) {
         if (put.code === 'body_too_large') {
           const message = `The sealed checkpoint (${file.size} bytes) is over the sync backend's limit: ${put.message}.`;

@@ -131,7 +131,7 @@ async function activate(deps: TargetStepDeps, driver: HandoffDriver, handoff: Ha
 
 /** The target's step for the handoff's current state. */
 export function targetStep(deps: TargetStepDeps): Step {
-  // Activation's download, checks and pin, begun while target-activating is recorded (activation-ahead.ts).
+  // Activation's download, checks and pin, begun while the session is claimed and target-activating recorded (activation-ahead.ts).
   const ahead = new ActivationAhead(deps, deps.config.testHoldDir);
   return async (handoff, driver) => {
     switch (handoff.state) {
@@ -139,6 +139,8 @@ export function targetStep(deps: TargetStepDeps): Step {
         await prepare(deps, driver, handoff);
         return;
       case 'source-relinquished-and-checkpointed':
+        // The checkpoint is up: its download into private staging runs while the session is claimed.
+        ahead.receive(handoff);
         if (!(await stillDueAfterHold(deps.config.testHoldDir, 'claim', driver, handoff))) return;
         await driver.transition(handoff, 'ownership-transferred');
         return;
@@ -163,7 +165,7 @@ export function targetStep(deps: TargetStepDeps): Step {
         await activate(deps, driver, handoff, ahead);
         return;
       case 'cancelled':
-        ahead.forget(handoff.id);
+        await ahead.forget(handoff.id);
         if (transferred(handoff) && !deps.state.session(handoff.sessionId)?.needsAttention) {
           needsAttention(
             deps,
@@ -174,7 +176,7 @@ export function targetStep(deps: TargetStepDeps): Step {
         driver.finish(handoff.id);
         return;
       case 'completed':
-        ahead.forget(handoff.id);
+        await ahead.forget(handoff.id);
         driver.finish(handoff.id);
         return;
       default:

@@ -5,6 +5,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { ok } from '../../shared/errors.ts';
 import { afterLocalWrites } from './durable-backend.ts';
 import { LocalState } from './local-state.ts';
+import { JOURNAL_NAME, readJournal } from './record-journal.ts';
 import type { BackendPort } from '../runtime/ports.ts';
 
 const dirs: string[] = [];
@@ -18,14 +19,18 @@ function profile(): string {
   return dir;
 }
 
-const progressFile = (dir: string, id: string) => join(dir, 'runtime', 'handoffs', `${id}.json`);
+/** The progress record `id` as a restart would read it from disk: its folder's journal first, else its file. */
+function progressOnDisk(dir: string, id: string): string {
+  const folder = join(dir, 'runtime', 'handoffs');
+  const journaled = readJournal(join(folder, JOURNAL_NAME)).records.get(id);
+  if (journaled) return journaled.json;
+  const file = join(folder, `${id}.json`);
+  return existsSync(file) ? readFileSync(file, 'utf8') : 'nothing on disk';
+}
 
-/** A backend port that records, at each call, what the device's progress file held on disk. */
+/** A backend port that records, at each call, what the device's progress record held on disk. */
 function recordingBackend(dir: string, seen: string[]): BackendPort {
-  const look = (name: string) => {
-    const file = progressFile(dir, 'h1');
-    seen.push(`${name}: ${existsSync(file) ? readFileSync(file, 'utf8') : 'nothing on disk'}`);
-  };
+  const look = (name: string) => seen.push(`${name}: ${progressOnDisk(dir, 'h1')}`);
   const unused = () => Promise.reject(new Error('not used here'));
   return {
     listDevices: unused,

@@ -123,6 +123,7 @@ describe('LocalState', () => {
     const log = readFileSync(join(dir, 'runtime', 'transcripts', 's1.jsonl'), 'utf8');
     expect(log.split('\n')).toHaveLength(3001);
     // The record does not grow with the transcript.
+    await state.close();
     expect(statSync(join(dir, 'runtime', 'sessions', 's1.json')).size).toBeLessThan(1000);
     expect(state.transcriptBytes('s1')).toBe(Buffer.byteLength(log));
 

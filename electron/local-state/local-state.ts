@@ -1,8 +1,8 @@
 /**
  * The device's durable local state: what it owns and knows of each session and how far it got in
- * each handoff. One small JSON file per record under the profile folder, each written atomically
- * (temp file + fsync + rename + directory fsync), so a crash at any instant leaves either the old or
- * the new record and a restart resumes from it. A session's transcript is not in its record: it is
+ * each handoff. One small JSON file per record under the profile folder, with each folder's changes
+ * appended to its journal first (a durable change is one fdatasync; record-journal.ts), so a crash at
+ * any instant leaves either the old or the new record and a restart resumes from it. A session's transcript is not in its record: it is
  * an append-only log of its own (transcript-log.ts), so a new entry appends a line and a day-long
  * transcript is never rewritten as one JSON; a provider's export is kept as the files it names.
  * Reads answer from memory at once; writes run behind (record-folder.ts), and `settled()` is the
@@ -288,6 +288,14 @@ export class LocalState {
    */
   async settled(all = false): Promise<void> {
     await Promise.all([this.sessions.settled(all), this.handoffs.settled(all), this.transcripts.settled(all)]);
+  }
+
+  /**
+   * Writes everything queued and brings the record files up to date from their journals, for a
+   * stop: the next start reads the same records either way, but finds them in their own files.
+   */
+  async close(): Promise<void> {
+    await Promise.all([this.sessions.close(), this.handoffs.close(), this.transcripts.settled(true)]);
   }
 
   /** Applies `change` to the stored progress record in place and saves it; false when it is unknown. */

@@ -36,9 +36,17 @@ export async function rewriteLog(job: RewriteJob): Promise<void> {
   const written = log.written;
   const writtenBytes = log.writtenBytes;
   const temp = `${path}.${process.pid}.${Date.now()}.tmp`;
-  let disk = written > 0 && log.clean ? await open(path, 'r') : null;
+  // The lines on disk, to compare the result with: the window's entries when it holds them all (each
+  // line was written as its entry's JSON), else read from the file.
+  const inMemory = written > 0 && log.clean && log.tailFrom === 0 ? log.tail.slice(0, written) : null;
+  let disk = written > 0 && log.clean && !inMemory ? await open(path, 'r') : null;
   const diskLines: AsyncIterator<Line> | null = disk ? readLines(disk, 0, writtenBytes)[Symbol.asyncIterator]() : null;
-  let sink: Sink = diskLines ? { kind: 'compare' } : { kind: 'rewrite', out: await LineWriter.create(temp) };
+  const sameAsDisk = async (index: number, entry: TranscriptEntry, line: string): Promise<boolean> => {
+    if (inMemory) return inMemory[index] === entry || JSON.stringify(inMemory[index]) === line;
+    const onDisk = await diskLines!.next();
+    return !onDisk.done && onDisk.value.bytes.toString('utf8') === line;
+  };
+  let sink: Sink = diskLines || inMemory ? { kind: 'compare' } : { kind: 'rewrite', out: await LineWriter.create(temp) };
   const next = { count: 0, bytes: 0, blocks: [] as number[], newest: [] as TranscriptEntry[], ids: new Set<number>() };
 
   /** A temp file holding the first `count` lines of the log (those the result agreed with so far). */
@@ -66,8 +74,7 @@ export async function rewriteLog(job: RewriteJob): Promise<void> {
       const line = JSON.stringify(entry);
       if (sink.kind === 'compare') {
         if (next.count < written) {
-          const onDisk = await diskLines!.next();
-          if (!onDisk.done && onDisk.value.bytes.toString('utf8') === line) {
+          if (await sameAsDisk(next.count, entry, line)) {
             record(next, entry, line);
             continue;
           }

@@ -1,52 +1,19 @@
 /**
  * One folder of JSON records keyed by id, read once at start and written behind.
  *
- * A `put` changes the in-memory record at once (every later read sees it) and queues the file write,
- * which runs on the thread pool, never on the event loop: a push that arrives while a record is being
- * fsynced is handled straight away. Writes of one record run one at a time and coalesce (the newest
- * content is what gets written); each is atomic (temp file, rename) and, when durable, fsynced with
- * its folder. `settled()` resolves once every durable write queued so far is on disk, so a caller
- * that must not act before its record is durable (a backend compare-and-set) awaits it.
+ * A `put` changes the in-memory record at once (every later read sees it) and queues the record,
+ * whose write runs on the thread pool, never on the event loop: a push that arrives while a record is
+ * being written is handled straight away. Records are written through the folder's journal
+ * (record-journal.ts): the records queued while one write runs go together in the next, the newest
+ * content of each, and a durable batch costs one fdatasync. `settled()` resolves once every durable
+ * write queued so far is on disk, so a caller that must not act before its record is durable (a
+ * backend compare-and-set) awaits it. `close()` folds the journal into the record files.
  */
 import { mkdirSync, readFileSync, readdirSync, rmSync } from 'node:fs';
-import { open, rename, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { z } from 'zod';
+import { JOURNAL_NAME, readJournal, RecordJournal } from './record-journal.ts';
 import { WriteTracker } from './write-tracker.ts';
-
-/**
- * Writes `text` to `file` so that a crash leaves either the old content or the new, never a mix.
- * `durable` also fsyncs the file and its folder, so the write survives power loss.
- */
-export async function writeFileAtomic(file: string, text: string, durable: boolean): Promise<void> {
-  const temp = `${file}.${process.pid}.${Date.now()}.tmp`;
-  const handle = await open(temp, 'w', 0o600);
-  try {
-    await handle.writeFile(text);
-    if (durable) await handle.sync();
-  } catch (error) {
-    await handle.close();
-    await rm(temp, { force: true });
-    throw error;
-  }
-  await handle.close();
-  await rename(temp, file);
-  if (!durable) return;
-  const folder = await open(join(file, '..'), 'r');
-  try {
-    await folder.sync();
-  } finally {
-    await folder.close();
-  }
-}
-
-/** The write queue of one record: whether a write runs, and what the next one must include. */
-interface Slot {
-  running: boolean;
-  dirty: boolean;
-  durable: boolean;
-  waiters: (() => void)[];
-}
 
 const RECORD_ID = /^[A-Za-z0-9_-]{1,64}$/;
 
@@ -58,7 +25,13 @@ function describeIssue(error: z.ZodError): string {
 
 export class RecordFolder<T extends { [key: string]: unknown }> {
   private readonly cache = new Map<string, T>();
-  private readonly slots = new Map<string, Slot>();
+  private readonly journal: RecordJournal;
+  /** Records changed since the running write began (id → whether any change was durable). */
+  private readonly queued = new Map<string, boolean>();
+  private waiters: (() => void)[] = [];
+  /** Whether a write (or the close's compaction) runs; `idle` hears when it stops. */
+  private running = false;
+  private idle: (() => void)[] = [];
   /** Writes queued and not yet on disk; records whose last write failed are written again by the next `settled()`. */
   private readonly writes = new WriteTracker(
     (id) => this.write(id, true),
@@ -89,6 +62,16 @@ export class RecordFolder<T extends { [key: string]: unknown }> {
         this.unreadableFiles.set(id, error instanceof SyntaxError ? 'it is not complete JSON (truncated?)' : (error as Error).message);
       }
     }
+    // The journal holds what changed since the files were last brought up to date: it is read over them.
+    const found = readJournal(join(dir, JOURNAL_NAME));
+    const kept = new Map<string, string>();
+    for (const { id, record, json } of found.records.values()) {
+      const parsed = schema.safeParse(record);
+      if (!parsed.success || key(parsed.data) !== id) continue;
+      this.cache.set(id, parsed.data);
+      kept.set(id, json);
+    }
+    this.journal = new RecordJournal(dir, found, kept);
   }
 
   /** The record files that could not be read at start and have not been written since: id → why. */
@@ -142,40 +125,49 @@ export class RecordFolder<T extends { [key: string]: unknown }> {
     return this.writes.settled(all);
   }
 
-  private write(id: string, durable: boolean): void {
-    this.writes.track(this.enqueue(id, durable), durable);
-  }
-
-  /** Queues a write of the record's current content; resolves (never rejects) once it is written. */
-  private enqueue(id: string, durable: boolean): Promise<void> {
-    let slot = this.slots.get(id);
-    if (!slot) {
-      slot = { running: false, dirty: false, durable: false, waiters: [] };
-      this.slots.set(id, slot);
+  /** Brings the record files up to date from the journal (after every queued write) and closes it. */
+  async close(): Promise<void> {
+    await this.settled(true);
+    while (this.running) await new Promise<void>((resolve) => this.idle.push(resolve));
+    // Writes queued from here wait for the compaction, as they would behind a write.
+    this.running = true;
+    try {
+      await this.journal.compact();
+      await this.journal.close();
+    } finally {
+      this.running = false;
+      if (this.queued.size > 0) void this.drain();
     }
-    slot.dirty = true;
-    slot.durable ||= durable;
-    const written = new Promise<void>((resolve) => slot.waiters.push(resolve));
-    if (!slot.running) void this.drain(id, slot);
-    return written;
   }
 
-  private async drain(id: string, slot: Slot): Promise<void> {
-    slot.running = true;
-    while (slot.dirty) {
-      const { durable, waiters } = slot;
-      slot.dirty = false;
-      slot.durable = false;
-      slot.waiters = [];
+  private write(id: string, durable: boolean): void {
+    this.queued.set(id, durable || (this.queued.get(id) ?? false));
+    this.writes.track(new Promise<void>((resolve) => this.waiters.push(resolve)), durable);
+    if (!this.running) void this.drain();
+  }
+
+  /** Writes the queued records, a batch at a time, until none is left; never rejects. */
+  private async drain(): Promise<void> {
+    this.running = true;
+    while (this.queued.size > 0) {
+      const batch = [...this.queued];
+      const waiters = this.waiters;
+      this.queued.clear();
+      this.waiters = [];
       try {
-        await writeFileAtomic(join(this.dir, `${id}.json`), JSON.stringify(this.cache.get(id)), durable);
-        this.writes.failed.delete(id);
+        const records = batch.map(([id]) => [id, JSON.stringify(this.cache.get(id))] as const);
+        await this.journal.append(
+          records,
+          batch.some(([, durable]) => durable),
+        );
+        for (const [id] of batch) this.writes.failed.delete(id);
+        if (this.journal.due()) await this.journal.compact();
       } catch (error) {
-        this.writes.failed.set(id, (error as Error).message);
+        for (const [id] of batch) this.writes.failed.set(id, (error as Error).message);
       }
       for (const resolve of waiters) resolve();
     }
-    slot.running = false;
-    this.slots.delete(id);
+    this.running = false;
+    for (const resolve of this.idle.splice(0)) resolve();
   }
 }

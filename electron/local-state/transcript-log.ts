@@ -111,15 +111,20 @@ export class TranscriptLogs {
   }
 
   /**
-   * Every entry of the session's transcript as it is when iterating begins, in order, read from the
-   * log file as it is iterated (then the entries not written yet). Iterate it to its end or break out
-   * of it: the file stays open until then.
+   * Every entry of the session's transcript as it is when iterating begins, in order: from memory
+   * when the window holds them all, else read from the log file as it is iterated (then the entries
+   * not written yet). Iterate it to its end or break out of it: the file stays open until then.
    */
   entries(id: string): AsyncIterable<TranscriptEntry> {
     const log = this.log(id);
     const path = this.path(id);
     return {
       async *[Symbol.asyncIterator]() {
+        // A transcript the window holds whole is read from memory, as it is now.
+        if (log.tailFrom === 0) {
+          yield* log.tail.slice();
+          return;
+        }
         // What the log holds as the first entry is asked for, and the file it is in, taken together:
         // a rewrite renamed over the log later leaves this file as it was.
         const writtenBytes = log.writtenBytes;

@@ -34,6 +34,7 @@ import { progressSink } from './progress-sink.ts';
 import { SessionService } from './session-service.ts';
 import { turnLogFile } from './turn-log.ts';
 import { handoffView, sessionDetail, sessionView, transcriptPage, type ViewDeps } from './views.ts';
+import { ViewBatch, type ViewChanges } from './view-batch.ts';
 
 export interface DeviceRuntimeDeps {
   status: DeviceStatusView & { deviceId: string; deviceName: string; accountId: string };
@@ -68,6 +69,8 @@ export class DeviceRuntime {
   private readonly activation: ActivationDeps;
   private readonly adoption: AdoptionDeps;
   private readonly listeners = new Set<Listener>();
+  /** Snapshot views to send once the current turn ends. */
+  private readonly viewBatch = new ViewBatch((changes) => this.sendViews(changes));
   private heartbeatTimer: ReturnType<typeof setInterval> | null = null;
   private stream: { close(): void } | null = null;
   private unwatchLink: (() => void) | null = null;
@@ -108,12 +111,9 @@ export class DeviceRuntime {
         clock,
         log,
         lostSession: (sessionId) => this.sessions.markMoved(sessionId),
-        handoffChanged: (h) => {
-          this.emit('handoffChanged', handoffView(this.views, h));
-          // A transition changes the session's view (owner, generation, input block), never its
-          // transcript or agents: the list carries it without resending the whole session.
-          this.sessionsChanged();
-        },
+        // A transition changes the session's view (owner, generation, input block), never its
+        // transcript or agents: the list carries it without resending the whole session.
+        handoffChanged: (h) => this.viewBatch.handoff(h.id),
         ended: (h, role) => {
           const notice = endedNotice(handoffView(this.views, h), role, this.titleOf(h.sessionId), clock());
           if (notice) this.emit('moveNotice', notice);
@@ -180,18 +180,29 @@ export class DeviceRuntime {
     }
   }
 
-  /** The session's content or view changed: its whole detail, then the list. */
+  /** The session's content or view changed: its whole detail, then the list (at the end of this turn). */
   private sessionChanged(sessionId: string): void {
-    const session = this.deps.state.readSession(sessionId);
-    if (!session || this.listeners.size === 0) return;
-    this.emit('sessionChanged', sessionDetail(this.views, session, this.coordinator.forSession(sessionId)));
-    this.sessionsChanged();
+    if (this.listeners.size > 0) this.viewBatch.session(sessionId);
   }
 
-  /** Only the transcript from `transcriptFrom` on and the agent map changed: just those. */
+  /** Sends the views of what changed during a turn (view-batch.ts). */
+  private sendViews({ sessions, handoffs, list }: ViewChanges): void {
+    if (this.listeners.size === 0) return;
+    for (const sessionId of sessions) {
+      const session = this.deps.state.readSession(sessionId);
+      if (session) this.emit('sessionChanged', sessionDetail(this.views, session, this.coordinator.forSession(sessionId)));
+    }
+    for (const handoffId of handoffs) {
+      const handoff = this.coordinator.get(handoffId);
+      if (handoff) this.emit('handoffChanged', handoffView(this.views, handoff));
+    }
+    if (list) this.emit('sessionsChanged', this.listSessionViews());
+  }
+
+  /** Only the transcript from `transcriptFrom` on and the agent map changed: just those (unless its whole detail is on its way). */
   private sessionActivity(sessionId: string, transcriptFrom: number): void {
     const session = this.deps.state.readSession(sessionId);
-    if (!session || this.listeners.size === 0) return;
+    if (!session || this.listeners.size === 0 || this.viewBatch.sessionPending(sessionId)) return;
     this.emit('sessionActivity', {
       sessionId,
       transcriptFrom,
@@ -200,10 +211,9 @@ export class DeviceRuntime {
     });
   }
 
-  /** Only views changed (ownership, input blocks, handoffs): the list of session views. */
+  /** Only views changed (ownership, input blocks, handoffs): the list of session views (at the end of this turn). */
   private sessionsChanged(): void {
-    if (this.listeners.size === 0) return;
-    this.emit('sessionsChanged', this.listSessionViews());
+    if (this.listeners.size > 0) this.viewBatch.sessionList();
   }
 
   private listSessionViews() {
@@ -437,6 +447,6 @@ export class DeviceRuntime {
     this.stream?.close();
     this.coordinator.stop();
     await this.sessions.stopAll();
-    await this.deps.state.settled(true).catch((error: Error) => this.deps.log(error.message));
+    await this.deps.state.close().catch((error: Error) => this.deps.log(error.message));
   }
 }

@@ -4,9 +4,9 @@
  * (workspace, transcript) and runs the session again; when the workspace is gone too, the session
  * needs attention with the reason and the fix, and runs again once the workspace is back.
  */
-import { readFileSync, renameSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { renameSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { truncateSessionRecord } from '../../dev-env/local-records.ts';
 import {
   deviceId,
   startDemoSession,
@@ -38,9 +38,7 @@ async function truncateAndRestart(
 ): Promise<DeviceHandle> {
   const old = world[which];
   expect(await old.process.stop()).toBe(0);
-  const file = join(old.profile, 'runtime', 'sessions', `${sessionId}.json`);
-  const text = readFileSync(file, 'utf8');
-  writeFileSync(file, text.slice(0, Math.floor(text.length / 2)));
+  truncateSessionRecord(old.profile, sessionId);
   meanwhile();
   world[which] = await world.startDevice({ name: old.name, profile: old.profile, workspaceRoot: old.workspaceRoot, env: old.env });
   return world[which];

@@ -18,8 +18,11 @@ function workspaceOf(paths: string[]): string {
 export function gitPort(run: GitRunner): GitPort {
   // What prepare fetched (clone path → branch tip), so the pin that follows does not look for it again.
   const fetched = new Map<string, string>();
+  // Once git has run here it is taken to stay (the heartbeat asks every few seconds, and each ask is
+  // a process); while it has not, every ask looks again, so a git installed later is found.
+  let found = false;
   return {
-    available: () => gitAvailable(run),
+    available: async () => (found ||= await gitAvailable(run)),
     repos: (ref) => workspaceRepos(ref, run),
     checkpointRead: (ref) => checkpointRead(ref, run),
     sourceReadiness: (ref) => workspaceReadiness(ref, run),

@@ -1,0 +1,38 @@
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { SpillWriter } from './spill-writer.ts';
+
+const dirs: string[] = [];
+afterEach(() => {
+  for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
+});
+function spillPath(): string {
+  const dir = mkdtempSync(join(tmpdir(), 'baton-spill-'));
+  dirs.push(dir);
+  return join(dir, 'body');
+}
+
+describe('SpillWriter', () => {
+  it('keeps bytes up to its limit in memory, copied, and makes no file', async () => {
+    const path = spillPath();
+    const out = new SpillWriter(path, 8);
+    const reused = Buffer.from('abcd');
+    await out.write(reused);
+    reused.write('wxyz');
+    await out.write(reused);
+    expect(out.size).toBe(8);
+    expect(Buffer.concat((await out.close())!).toString()).toBe('abcdwxyz');
+    expect(existsSync(path)).toBe(false);
+  });
+
+  it('writes everything to its file, in order, once the bytes pass the limit', async () => {
+    const path = spillPath();
+    const out = new SpillWriter(path, 8);
+    for (const part of ['abcd', 'efgh', 'ij', 'klmnop']) await out.write(Buffer.from(part));
+    expect(out.size).toBe(16);
+    expect(await out.close()).toBeNull();
+    expect(readFileSync(path, 'utf8')).toBe('abcdefghijklmnop');
+  });
+});

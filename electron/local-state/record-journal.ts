@@ -1,0 +1,192 @@
+/**
+ * The append-only journal in front of a record folder's files (record-folder.ts).
+ *
+ * Every change of a record is appended as one line, `{"id":…,"record":…}`, and the lines of one batch
+ * go in one write. A durable batch is on disk once one fdatasync returns: no temp file, rename or
+ * folder fsync per record, which is what made a durable record write cost several milliseconds.
+ * The record files catch up only when the journal has grown past COMPACT_BYTES, and on close: each
+ * record as last journaled is then written to its own file (atomically, fsynced), the folder is
+ * fsynced once, and the journal starts empty.
+ *
+ * At start the journal is read over the files, in order, so the last line of a record wins. A line
+ * a crash cut short, or one whose append failed, does not parse and is skipped; an append after a
+ * failed one starts on a new line, so a torn line never swallows the next.
+ */
+import { closeSync, existsSync, openSync, readSync } from 'node:fs';
+import { open, rename, rm, type FileHandle } from 'node:fs/promises';
+import { join } from 'node:path';
+import { CHUNK_BYTES } from '../io/file-chunks.ts';
+
+/** The journal's name in its record folder (record files end in `.json`, so it is never read as one). */
+export const JOURNAL_NAME = 'journal.jsonl';
+
+/** Past this many bytes the journal is folded into the record files and started again. */
+export const COMPACT_BYTES = 1024 * 1024;
+
+/** One record as the journal last holds it: the parsed record and its JSON text. */
+export interface JournaledRecord {
+  id: string;
+  record: unknown;
+  json: string;
+}
+
+/** What a journal file holds: each record's last complete line, in first-seen order, and the file's size. */
+export interface JournalContents {
+  records: Map<string, JournaledRecord>;
+  bytes: number;
+  /** Whether the file ends with a newline (else the next append starts a new line first). */
+  endsClean: boolean;
+}
+
+/** Parses one journal line; null for a line that is cut short or not a journal line. */
+function parseLine(line: string): JournaledRecord | null {
+  try {
+    const parsed = JSON.parse(line) as { id?: unknown; record?: unknown } | null;
+    if (typeof parsed?.id !== 'string' || parsed.record === undefined) return null;
+    return { id: parsed.id, record: parsed.record, json: JSON.stringify(parsed.record) };
+  } catch {
+    return null;
+  }
+}
+
+/** Reads the journal at `path` (synchronously, in chunks): each record's last complete line. */
+export function readJournal(path: string): JournalContents {
+  const records = new Map<string, JournaledRecord>();
+  if (!existsSync(path)) return { records, bytes: 0, endsClean: true };
+  const fd = openSync(path, 'r');
+  try {
+    const buffer = Buffer.allocUnsafe(CHUNK_BYTES);
+    let carry: Buffer | null = null;
+    let bytes = 0;
+    for (let read = readSync(fd, buffer, 0, buffer.length, bytes); read > 0; read = readSync(fd, buffer, 0, buffer.length, bytes)) {
+      bytes += read;
+      const chunk: Buffer = carry ? Buffer.concat([carry, buffer.subarray(0, read)]) : buffer.subarray(0, read);
+      let start = 0;
+      for (let end = chunk.indexOf(0x0a); end >= 0; end = chunk.indexOf(0x0a, start)) {
+        const parsed = parseLine(chunk.toString('utf8', start, end));
+        if (parsed) {
+          records.delete(parsed.id);
+          records.set(parsed.id, parsed);
+        }
+        start = end + 1;
+      }
+      carry = start < chunk.length ? Buffer.from(chunk.subarray(start)) : null;
+    }
+    return { records, bytes, endsClean: carry === null };
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/** The journal line of `id` whose record serialises as `json`. */
+export function journalLine(id: string, json: string): string {
+  return `{"id":${JSON.stringify(id)},"record":${json}}\n`;
+}
+
+/**
+ * Writes `text` to `file` so that a crash leaves either the old content or the new, never a mix.
+ * `durable` also fsyncs the file and (unless `syncFolder` is false: the caller fsyncs it once for
+ * many files) its folder, so the write survives power loss.
+ */
+export async function writeFileAtomic(file: string, text: string, durable: boolean, syncFolder = true): Promise<void> {
+  const temp = `${file}.${process.pid}.${Date.now()}.tmp`;
+  const handle = await open(temp, 'w', 0o600);
+  try {
+    await handle.writeFile(text);
+    if (durable) await handle.sync();
+  } catch (error) {
+    await handle.close();
+    await rm(temp, { force: true });
+    throw error;
+  }
+  await handle.close();
+  await rename(temp, file);
+  if (durable && syncFolder) await syncDirectory(join(file, '..'));
+}
+
+/** fsyncs a folder, so the names created or renamed in it survive power loss. */
+export async function syncDirectory(dir: string): Promise<void> {
+  const folder = await open(dir, 'r');
+  try {
+    await folder.sync();
+  } finally {
+    await folder.close();
+  }
+}
+
+/** The journal of one record folder. Not re-entrant: its folder runs one append or compaction at a time. */
+export class RecordJournal {
+  private handle: FileHandle | null = null;
+  /** Whether the journal's folder entry is known to be on disk. */
+  private created: boolean;
+  private bytes: number;
+  private endsClean: boolean;
+  /** Each record's JSON as last appended since the journal started empty: what compaction writes out. */
+  private readonly journaled = new Map<string, string>();
+
+  /** `found`: what the journal held at start, `kept` the records of it the folder took (id → JSON). */
+  constructor(
+    private readonly dir: string,
+    found: Pick<JournalContents, 'bytes' | 'endsClean'>,
+    kept: ReadonlyMap<string, string>,
+  ) {
+    this.created = found.bytes > 0;
+    this.bytes = found.bytes;
+    this.endsClean = found.endsClean;
+    for (const [id, json] of kept) this.journaled.set(id, json);
+  }
+
+  private get path(): string {
+    return join(this.dir, JOURNAL_NAME);
+  }
+
+  /** Appends one line per record; `durable` returns only once they are on disk. Rejects when they may not be. */
+  async append(records: readonly (readonly [id: string, json: string])[], durable: boolean): Promise<void> {
+    const text = (this.endsClean ? '' : '\n') + records.map(([id, json]) => journalLine(id, json)).join('');
+    this.handle ??= await open(this.path, 'a', 0o600);
+    this.endsClean = false;
+    try {
+      await this.handle.write(text);
+      if (durable) await this.handle.datasync();
+      if (durable && !this.created) await syncDirectory(this.dir);
+    } catch (error) {
+      // What reached the file may be a part of a line: it will not parse, and the next append starts a
+      // new line. The file is opened again (and its folder entry synced again: it may be a new file).
+      this.created = false;
+      await this.close().catch(() => undefined);
+      throw error;
+    }
+    this.endsClean = true;
+    this.created ||= durable;
+    this.bytes += Buffer.byteLength(text);
+    for (const [id, json] of records) this.journaled.set(id, json);
+  }
+
+  /** Whether the journal has grown enough to be folded into the record files. */
+  due(): boolean {
+    return this.bytes > COMPACT_BYTES;
+  }
+
+  /**
+   * Writes each record as last journaled to its own file (durably), then empties the journal. A crash
+   * in between leaves the journal whole, and reading it over the new files gives the same records.
+   */
+  async compact(): Promise<void> {
+    if (this.bytes === 0) return;
+    await Promise.all([...this.journaled].map(([id, json]) => writeFileAtomic(join(this.dir, `${id}.json`), json, true, false)));
+    await syncDirectory(this.dir);
+    this.handle ??= await open(this.path, 'a', 0o600);
+    await this.handle.truncate(0);
+    await this.handle.sync();
+    this.bytes = 0;
+    this.endsClean = true;
+    this.journaled.clear();
+  }
+
+  /** Closes the file (it is opened again by the next append). */
+  async close(): Promise<void> {
+    const handle = this.handle;
+    this.handle = null;
+    await handle?.close();
+  }
+}

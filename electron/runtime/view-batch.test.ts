@@ -1,0 +1,34 @@
+import { describe, expect, it } from 'vitest';
+import { ViewBatch, type ViewChanges } from './view-batch.ts';
+
+const turnEnd = () => new Promise<void>((resolve) => setImmediate(resolve));
+
+describe('ViewBatch', () => {
+  it('sends what changed during a turn once, after the turn, each session and handoff once', async () => {
+    const sent: ViewChanges[] = [];
+    const batch = new ViewBatch((changes) => sent.push(changes));
+    batch.handoff('h1');
+    batch.session('s1');
+    batch.handoff('h1');
+    batch.session('s1');
+    batch.sessionList();
+    expect(sent).toEqual([]);
+    expect(batch.sessionPending('s1')).toBe(true);
+    await turnEnd();
+    expect(sent).toEqual([{ sessions: new Set(['s1']), handoffs: new Set(['h1']), list: true }]);
+    expect(batch.sessionPending('s1')).toBe(false);
+  });
+
+  it('sends a later turn on its own, and only the list when only the list changed', async () => {
+    const sent: ViewChanges[] = [];
+    const batch = new ViewBatch((changes) => sent.push(changes));
+    batch.session('s1');
+    await turnEnd();
+    batch.sessionList();
+    await turnEnd();
+    expect(sent).toEqual([
+      { sessions: new Set(['s1']), handoffs: new Set(), list: true },
+      { sessions: new Set(), handoffs: new Set(), list: true },
+    ]);
+  });
+});

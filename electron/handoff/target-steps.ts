@@ -22,7 +22,7 @@ export interface TargetStepDeps extends Omit<ActivationDeps, 'state' | 'backend'
   seal: Pick<SealPort, 'startCheckpointOpen' | 'sealJson' | 'openJson' | 'keyVersions'>;
   /** Fetches key versions wrapped for this device since it last looked (a rotation it may have missed). */
   keys: Pick<AccountPort, 'refreshKeyRing'>;
-  git: Pick<GitPort, 'prepare' | 'pin' | 'locate'>;
+  git: Pick<GitPort, 'prepare' | 'pin' | 'locate' | 'readClonesAhead'>;
   providers: Pick<ProviderPort, 'list' | 'resume' | 'create'>;
   sessions: Pick<
     SessionService,
@@ -142,6 +142,8 @@ export function targetStep(deps: TargetStepDeps): Step {
         // The checkpoint is up: its download into private staging runs while the session is claimed.
         ahead.receive(handoff);
         if (!(await stillDueAfterHold(deps.config.testHoldDir, 'claim', driver, handoff))) return;
+        // The pin's clean-status read runs while the claim is recorded (read only; the pin takes it).
+        deps.git.readClonesAhead(deps.state.session(handoff.sessionId)?.repos ?? [], deps.config.workspaceRoot);
         await driver.transition(handoff, 'ownership-transferred');
         return;
       case 'ownership-transferred':

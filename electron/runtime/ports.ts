@@ -152,6 +152,11 @@ export interface GitPort {
   prepare(repos: RepoRef[], workspaceRoot: string, progress?: GitTransferListener): Promise<Result<{ workspace: string }>>;
   /** Read only: the workspace `pin` would give for `repos` (each a clone found here, or the folder it would be cloned to); null for none. */
   locate(repos: PinnedRepo[], workspaceRoot: string): Promise<string | null>;
+  /**
+   * Read only, as the target claims the session: begins the clean-status read of each of `repos`
+   * already cloned here, for the `pin` asked for right after to take instead of reading again.
+   */
+  readClonesAhead(repos: RepoRef[], workspaceRoot: string): void;
   /** Target activation: every repo at exactly its pinned commit (fetches and clones report to `progress`); the workspace path. */
   pin(
     repos: PinnedRepo[],

@@ -1,19 +1,31 @@
-import { describe, expect, it } from 'vitest';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { createGitSandbox, type GitSandbox } from '../../../dev-env/git-sandbox.ts';
+import { waitFor } from '../../../dev-env/process-harness.ts';
 import { createGitRunner, type GitRunner } from '../../git/git-runner.ts';
 import { gitPort } from './git-port.ts';
 
-/** The real runner (git at `gitPath`), counting the processes it runs. */
-function countingRunner(gitPath?: string): { run: GitRunner; calls: () => number } {
-  const real = createGitRunner(gitPath ? { gitPath } : {});
+/** The real runner (git at `gitPath`, in `env`), counting the processes it runs, and the status reads among them. */
+function countingRunner(gitPath?: string, env?: NodeJS.ProcessEnv): { run: GitRunner; calls: () => number; statuses: () => number } {
+  const real = createGitRunner({ ...(gitPath ? { gitPath } : {}), ...(env ? { env } : {}) });
   let calls = 0;
+  let statuses = 0;
   return {
     run: (args, options) => {
       calls += 1;
+      if (args[0] === 'status') statuses += 1;
       return real(args, options);
     },
     calls: () => calls,
+    statuses: () => statuses,
   };
 }
+
+let sandbox: GitSandbox | undefined;
+afterEach(() => {
+  sandbox?.cleanup();
+  sandbox = undefined;
+});
 
 describe('gitPort.available', () => {
   it('runs git once: after it has run, git is taken to stay', async () => {
@@ -30,5 +42,44 @@ describe('gitPort.available', () => {
     expect(await git.available()).toBe(false);
     expect(await git.available()).toBe(false);
     expect(calls()).toBe(2);
+  });
+});
+
+describe('gitPort.readClonesAhead', () => {
+  it('gives the pin that follows its clean-status read, so the pin reads the clone no second time, and reads nothing it was not given', async () => {
+    sandbox = createGitSandbox('baton-read-ahead-');
+    const origin = sandbox.makeOrigin('app');
+    const root = join(sandbox.root, 'workspaces');
+    const clone = sandbox.clone(origin, join(root, 'app'));
+    const { run, statuses } = countingRunner(undefined, sandbox.env);
+    const git = gitPort(run);
+    const repo = { relPath: '.', remoteUrl: origin, branch: 'main' };
+    const pinned = { ...repo, commit: sandbox.head(clone), mergeBase: null };
+
+    git.readClonesAhead([repo], root);
+    await waitFor('the read begun ahead', async () => (statuses() === 1 ? true : undefined));
+    expect(await git.pin([pinned], root)).toMatchObject({ ok: true, value: { workspace: clone } });
+    expect(statuses()).toBe(1);
+    // Taken once: the next pin reads for itself.
+    expect((await git.pin([pinned], root)).ok).toBe(true);
+    expect(statuses()).toBe(2);
+  });
+
+  it('stands for the pin when it found the clone dirty: the pin refuses it', async () => {
+    sandbox = createGitSandbox('baton-read-ahead-');
+    const origin = sandbox.makeOrigin('app');
+    const root = join(sandbox.root, 'workspaces');
+    const clone = sandbox.clone(origin, join(root, 'app'));
+    sandbox.writeFile(clone, 'README.md', 'changed here\n');
+    const { run, statuses } = countingRunner(undefined, sandbox.env);
+    const git = gitPort(run);
+    const repo = { relPath: '.', remoteUrl: origin, branch: 'main' };
+    git.readClonesAhead([repo], root);
+    await waitFor('the read begun ahead', async () => (statuses() === 1 ? true : undefined));
+    expect(await git.pin([{ ...repo, commit: sandbox.head(clone), mergeBase: null }], root)).toMatchObject({
+      ok: false,
+      code: 'target_workspace_dirty',
+    });
+    expect(statuses()).toBe(1);
   });
 });

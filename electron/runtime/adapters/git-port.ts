@@ -1,7 +1,8 @@
 /** The runtime's GitPort over the git modules: readiness, the clone finder and workspace pinning. */
 import { dirname } from 'node:path';
 import type { GitRunner } from '../../git/git-runner.ts';
-import { locate, pinWorkspace } from '../../git/pinning.ts';
+import { locate, pinWorkspace, readCleanClone, type PinFailure } from '../../git/pinning.ts';
+import type { ParsedStatus } from '../../git/status-parser.ts';
 import { prepareCheck } from '../../git/prepare-check.ts';
 import type { GitPort, PinnedRepo } from '../ports.ts';
 import { checkpointRead } from './checkpoint-read.ts';
@@ -14,10 +15,15 @@ function workspaceOf(paths: string[]): string {
   return parents.size === 1 ? [...parents][0]! : paths[0]!;
 }
 
+/** How long a clone's status read begun ahead (readClonesAhead) stands for the pin's own. */
+const READ_AHEAD_MS = 2000;
+
 /** Git work of the runtime, every call through `run`. */
 export function gitPort(run: GitRunner): GitPort {
   // What prepare fetched (clone path → branch tip), so the pin that follows does not look for it again.
   const fetched = new Map<string, string>();
+  // Clean-status reads begun as the target claimed a session (clone path → when, and the read), for its pin.
+  const readAhead = new Map<string, { at: number; read: Promise<ParsedStatus | PinFailure | undefined> }>();
   // Once git has run here it is taken to stay (the heartbeat asks every few seconds, and each ask is
   // a process); while it has not, every ask looks again, so a git installed later is found.
   let found = false;
@@ -43,10 +49,33 @@ export function gitPort(run: GitRunner): GitPort {
       );
       return located.length > 0 ? workspaceOf(located.map((l) => l.path)) : null;
     },
+    readClonesAhead(repos, workspaceRoot) {
+      const at = Date.now();
+      void locate(
+        repos.map((r) => ({ remote: r.remoteUrl ?? '' })),
+        { run, workspaceRoot },
+      ).then(
+        (located) => {
+          for (const [i, place] of located.entries())
+            if (place.kind === 'clone')
+              readAhead.set(place.path, {
+                at,
+                read: readCleanClone(run, place.path, { remote: repos[i]!.remoteUrl ?? '', path: place.path }).catch(() => undefined),
+              });
+        },
+        () => undefined,
+      );
+    },
     async pin(repos: PinnedRepo[], workspaceRoot, progress) {
+      const taken = (path: string) => {
+        const ahead = readAhead.get(path);
+        readAhead.delete(path);
+        // Only a read begun moments ago stands for the pin's own (a move that stalled reads again).
+        return ahead && Date.now() - ahead.at <= READ_AHEAD_MS ? ahead.read : undefined;
+      };
       const pinned = await pinWorkspace(
         repos.map((r) => ({ remote: r.remoteUrl ?? '', branch: r.branch ?? '', commit: r.commit })),
-        { run, workspaceRoot, fetched, ...(progress ? { progress } : {}) },
+        { run, workspaceRoot, fetched, readAhead: taken, ...(progress ? { progress } : {}) },
       );
       if (!pinned.ok) return { ok: false, code: pinned.code, message: `${pinned.message} ${pinned.fix}` };
       const repoPaths = pinned.value.repos.map((r) => r.path);

@@ -9,6 +9,7 @@
 import { renameSync } from 'node:fs';
 import { open, rm, type FileHandle } from 'node:fs/promises';
 import type { TranscriptEntry } from '../../shared/agents.ts';
+import { syncDirectory } from '../io/folder-sync.ts';
 import { LineWriter } from '../io/line-writer.ts';
 import { readLines, type Line } from './log-lines.ts';
 import { BLOCK_ENTRIES, idHash, WINDOW_ENTRIES, type LogWindow } from './log-window.ts';
@@ -116,14 +117,7 @@ export async function rewriteLog(job: RewriteJob): Promise<void> {
   } finally {
     await disk?.close();
   }
-  if (job.durable && sink.kind === 'rewrite') {
-    const folder = await open(job.dir, 'r');
-    try {
-      await folder.sync();
-    } finally {
-      await folder.close();
-    }
-  }
+  if (job.durable && sink.kind === 'rewrite') await syncDirectory(job.dir);
 }
 
 /** Adds the result's next entry (its line `line`) to the window being built. */

@@ -12,10 +12,11 @@
  * a crash cut short, or one whose append failed, does not parse and is skipped; an append after a
  * failed one starts on a new line, so a torn line never swallows the next.
  */
-import { closeSync, existsSync, openSync, readSync } from 'node:fs';
+import { closeSync, existsSync, fstatSync, openSync } from 'node:fs';
 import { open, rename, rm, type FileHandle } from 'node:fs/promises';
 import { join } from 'node:path';
-import { CHUNK_BYTES } from '../io/file-chunks.ts';
+import { syncDirectory } from '../io/folder-sync.ts';
+import { scanLinesSync } from './log-lines.ts';
 
 /** The journal's name in its record folder (record files end in `.json`, so it is never read as one). */
 export const JOURNAL_NAME = 'journal.jsonl';
@@ -55,24 +56,14 @@ export function readJournal(path: string): JournalContents {
   if (!existsSync(path)) return { records, bytes: 0, endsClean: true };
   const fd = openSync(path, 'r');
   try {
-    const buffer = Buffer.allocUnsafe(CHUNK_BYTES);
-    let carry: Buffer | null = null;
-    let bytes = 0;
-    for (let read = readSync(fd, buffer, 0, buffer.length, bytes); read > 0; read = readSync(fd, buffer, 0, buffer.length, bytes)) {
-      bytes += read;
-      const chunk: Buffer = carry ? Buffer.concat([carry, buffer.subarray(0, read)]) : buffer.subarray(0, read);
-      let start = 0;
-      for (let end = chunk.indexOf(0x0a); end >= 0; end = chunk.indexOf(0x0a, start)) {
-        const parsed = parseLine(chunk.toString('utf8', start, end));
-        if (parsed) {
-          records.delete(parsed.id);
-          records.set(parsed.id, parsed);
-        }
-        start = end + 1;
-      }
-      carry = start < chunk.length ? Buffer.from(chunk.subarray(start)) : null;
-    }
-    return { records, bytes, endsClean: carry === null };
+    const bytes = fstatSync(fd).size;
+    const complete = scanLinesSync(fd, 0, bytes, (line) => {
+      const parsed = parseLine(line.bytes.toString('utf8'));
+      if (!parsed) return;
+      records.delete(parsed.id);
+      records.set(parsed.id, parsed);
+    });
+    return { records, bytes, endsClean: complete === bytes };
   } finally {
     closeSync(fd);
   }
@@ -84,16 +75,15 @@ export function journalLine(id: string, json: string): string {
 }
 
 /**
- * Writes `text` to `file` so that a crash leaves either the old content or the new, never a mix.
- * `durable` also fsyncs the file and (unless `syncFolder` is false: the caller fsyncs it once for
- * many files) its folder, so the write survives power loss.
+ * Writes `text` to `file` so that a crash leaves either the old content or the new, never a mix:
+ * a temp file, fsynced, renamed over it. The caller fsyncs the folder (once for many files).
  */
-export async function writeFileAtomic(file: string, text: string, durable: boolean, syncFolder = true): Promise<void> {
+async function writeRecordFile(file: string, text: string): Promise<void> {
   const temp = `${file}.${process.pid}.${Date.now()}.tmp`;
   const handle = await open(temp, 'w', 0o600);
   try {
     await handle.writeFile(text);
-    if (durable) await handle.sync();
+    await handle.sync();
   } catch (error) {
     await handle.close();
     await rm(temp, { force: true });
@@ -101,17 +91,6 @@ export async function writeFileAtomic(file: string, text: string, durable: boole
   }
   await handle.close();
   await rename(temp, file);
-  if (durable && syncFolder) await syncDirectory(join(file, '..'));
-}
-
-/** fsyncs a folder, so the names created or renamed in it survive power loss. */
-export async function syncDirectory(dir: string): Promise<void> {
-  const folder = await open(dir, 'r');
-  try {
-    await folder.sync();
-  } finally {
-    await folder.close();
-  }
 }
 
 /** The journal of one record folder. Not re-entrant: its folder runs one append or compaction at a time. */
@@ -173,7 +152,7 @@ export class RecordJournal {
    */
   async compact(): Promise<void> {
     if (this.bytes === 0) return;
-    await Promise.all([...this.journaled].map(([id, json]) => writeFileAtomic(join(this.dir, `${id}.json`), json, true, false)));
+    await Promise.all([...this.journaled].map(([id, json]) => writeRecordFile(join(this.dir, `${id}.json`), json)));
     await syncDirectory(this.dir);
     this.handle ??= await open(this.path, 'a', 0o600);
     await this.handle.truncate(0);

@@ -75,7 +75,7 @@ export class CheckpointReader {
     while (at < chunk.length && this.failure === null) {
       if (this.stage === 'head' || this.stage === 'entries') {
         at = this.takeLine(chunk, at);
-        if (this.staging) await this.staged_();
+        if (this.staging) await this.settleStaging();
       } else if (this.stage === 'parts') at = await this.takePart(chunk, at);
       else this.failure = malformed('The checkpoint has bytes after its last part.');
     }
@@ -128,7 +128,7 @@ export class CheckpointReader {
   }
 
   /** Waits for the staging file's last write (or its creation); a failure fails the read. */
-  private async staged_(): Promise<void> {
+  private async settleStaging(): Promise<void> {
     const staging = this.staging;
     this.staging = null;
     try {

@@ -27,6 +27,12 @@ export function gitPort(run: GitRunner): GitPort {
   // Once git has run here it is taken to stay (the heartbeat asks every few seconds, and each ask is
   // a process); while it has not, every ask looks again, so a git installed later is found.
   let found = false;
+  /** Where each repository is here (a clone, or the folder it would be cloned to); read only. */
+  const locateRepos = (repos: readonly { remoteUrl: string | null }[], workspaceRoot: string) =>
+    locate(
+      repos.map((r) => ({ remote: r.remoteUrl ?? '' })),
+      { run, workspaceRoot },
+    );
   return {
     available: async () => (found ||= await gitAvailable(run)),
     repos: (ref) => workspaceRepos(ref, run),
@@ -43,18 +49,12 @@ export function gitPort(run: GitRunner): GitPort {
       return { ok: true, value: { workspace: workspaceRoot } };
     },
     async locate(repos, workspaceRoot) {
-      const located = await locate(
-        repos.map((r) => ({ remote: r.remoteUrl ?? '' })),
-        { run, workspaceRoot },
-      );
+      const located = await locateRepos(repos, workspaceRoot);
       return located.length > 0 ? workspaceOf(located.map((l) => l.path)) : null;
     },
     readClonesAhead(repos, workspaceRoot) {
       const at = Date.now();
-      void locate(
-        repos.map((r) => ({ remote: r.remoteUrl ?? '' })),
-        { run, workspaceRoot },
-      ).then(
+      void locateRepos(repos, workspaceRoot).then(
         (located) => {
           for (const [i, place] of located.entries())
             if (place.kind === 'clone')

@@ -107,7 +107,6 @@ test('moves the session to the desktop: both show the desktop as owner at genera
   await screenshots(world.laptop.page, (n) => testInfo.outputPath(n), 'move-dialog');
   await dialog.getByRole('button', { name: 'Start move' }).click();
   await expect(dialog).toBeHidden();
-  await expect(laptop.currentStep).toBeVisible();
 
   for (const view of [laptop, desktop]) {
     await expect(view.ownership).toContainText('desktop');
@@ -136,6 +135,8 @@ test('moves the session to the desktop: both show the desktop as owner at genera
     ['desktop', readDesktopLatency],
   ] as const) {
     const seen = await read();
+    // A move here takes about 100 ms, too short to poll for: the page's own observer saw the steps.
+    expect(seen.filter((s) => s.state !== 'completed').length, `${name} showed a current step while moving`).toBeGreaterThan(0);
     latencies.push(...seen.map((s) => s.latencyMs));
     console.log(
       `ownership strip latency after a backend transition (${name} window): ${seen.map((s) => `${s.state} ${s.latencyMs} ms`).join(', ')}`,

@@ -28,6 +28,8 @@ export interface PrepareTarget {
 export interface PreparedRepo extends PrepareTarget {
   /** The existing clone, or null when activation will clone under the workspace root. */
   path: string | null;
+  /** The clone's name for the remote (null with no clone). */
+  remoteName: string | null;
   /** The branch's commit on the remote. */
   tip: string;
 }
@@ -55,12 +57,14 @@ async function prepareOne(repo: PrepareTarget, found: Located, deps: PinDeps): P
     if (listed.code !== 0) return cannotOpen(gitFailureText(listed));
     const tip = listed.stdout.split(/\s/)[0] ?? '';
     if (tip.length === 0) return cannotOpen('the branch is not on the remote.');
-    return { ...repo, path: null, tip };
+    return { ...repo, path: null, remoteName: null, tip };
   }
   const at = { remote: repo.remote, path: found.path };
   // Fetching only moves remote-tracking refs, so it runs alongside the status read.
+  const reading = readCleanClone(run, found.path, at);
+  deps.onCleanRead?.(found.path, reading);
   const [clean, fetchError] = await Promise.all([
-    readCleanClone(run, found.path, at),
+    reading,
     fetchBranch(run, found.path, found.remoteName, repo.branch, deps.progress),
   ]);
   if ('ok' in clean) return clean;
@@ -77,7 +81,7 @@ async function prepareOne(repo: PrepareTarget, found: Located, deps: PinDeps): P
     );
     if (diverged) return diverged;
   }
-  return { ...repo, path: found.path, tip };
+  return { ...repo, path: found.path, remoteName: found.remoteName, tip };
 }
 
 /**

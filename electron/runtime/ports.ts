@@ -154,7 +154,8 @@ export interface GitPort {
   locate(repos: PinnedRepo[], workspaceRoot: string): Promise<string | null>;
   /**
    * Read only, as the target claims the session: begins the clean-status read of each of `repos`
-   * already cloned here, for the `pin` asked for right after to take instead of reading again.
+   * already cloned here, for the `pin` asked for right after to take instead of reading again. A
+   * clone whose `prepare` read is under a second old is not read again: the pin takes that read.
    */
   readClonesAhead(repos: RepoRef[], workspaceRoot: string): void;
   /** Target activation: every repo at exactly its pinned commit (fetches and clones report to `progress`); the workspace path. */

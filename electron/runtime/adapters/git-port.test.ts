@@ -1,5 +1,5 @@
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { createGitSandbox, type GitSandbox } from '../../../dev-env/git-sandbox.ts';
 import { waitFor } from '../../../dev-env/process-harness.ts';
 import { createGitRunner, type GitRunner } from '../../git/git-runner.ts';
@@ -45,16 +45,20 @@ describe('gitPort.available', () => {
   });
 });
 
+/** A clone of a fresh origin under a workspace root, and a port counting its git processes. */
+function cloneUnderRoot() {
+  sandbox = createGitSandbox('baton-read-ahead-');
+  const origin = sandbox.makeOrigin('app');
+  const root = join(sandbox.root, 'workspaces');
+  const clone = sandbox.clone(origin, join(root, 'app'));
+  const { run, statuses } = countingRunner(undefined, sandbox.env);
+  const repo = { relPath: '.', remoteUrl: origin, branch: 'main' };
+  return { root, clone, statuses, git: gitPort(run), repo, pinned: { ...repo, commit: sandbox.head(clone), mergeBase: null } };
+}
+
 describe('gitPort.readClonesAhead', () => {
   it('gives the pin that follows its clean-status read, so the pin reads the clone no second time, and reads nothing it was not given', async () => {
-    sandbox = createGitSandbox('baton-read-ahead-');
-    const origin = sandbox.makeOrigin('app');
-    const root = join(sandbox.root, 'workspaces');
-    const clone = sandbox.clone(origin, join(root, 'app'));
-    const { run, statuses } = countingRunner(undefined, sandbox.env);
-    const git = gitPort(run);
-    const repo = { relPath: '.', remoteUrl: origin, branch: 'main' };
-    const pinned = { ...repo, commit: sandbox.head(clone), mergeBase: null };
+    const { root, clone, statuses, git, repo, pinned } = cloneUnderRoot();
 
     git.readClonesAhead([repo], root);
     await waitFor('the read begun ahead', async () => (statuses() === 1 ? true : undefined));
@@ -65,18 +69,41 @@ describe('gitPort.readClonesAhead', () => {
     expect(statuses()).toBe(2);
   });
 
+  it('is not begun when prepare read the clone under a second ago: the pin takes prepare\'s read; an older one is read again', async () => {
+    const { root, clone, statuses, git, repo, pinned } = cloneUnderRoot();
+    vi.useFakeTimers({ toFake: ['Date'] });
+    try {
+      expect((await git.prepare([repo], root)).ok).toBe(true);
+      expect(statuses()).toBe(1);
+      git.readClonesAhead([repo], root);
+      expect(await git.pin([pinned], root)).toMatchObject({ ok: true, value: { workspace: clone } });
+      expect(statuses()).toBe(1);
+
+      // Prepared 1.5 s before the claim: the claim reads again, and the pin takes that read.
+      expect((await git.prepare([repo], root)).ok).toBe(true);
+      expect(statuses()).toBe(2);
+      vi.setSystemTime(Date.now() + 1500);
+      git.readClonesAhead([repo], root);
+      await waitFor('the read begun at the claim', async () => (statuses() === 3 ? true : undefined));
+      expect((await git.pin([pinned], root)).ok).toBe(true);
+      expect(statuses()).toBe(3);
+
+      // Pinned over 2 s after prepare, with no claim between: the pin reads for itself.
+      expect((await git.prepare([repo], root)).ok).toBe(true);
+      vi.setSystemTime(Date.now() + 2500);
+      expect((await git.pin([pinned], root)).ok).toBe(true);
+      expect(statuses()).toBe(5);
+    } finally {
+      vi.useRealTimers();
+    }
+  });
+
   it('stands for the pin when it found the clone dirty: the pin refuses it', async () => {
-    sandbox = createGitSandbox('baton-read-ahead-');
-    const origin = sandbox.makeOrigin('app');
-    const root = join(sandbox.root, 'workspaces');
-    const clone = sandbox.clone(origin, join(root, 'app'));
-    sandbox.writeFile(clone, 'README.md', 'changed here\n');
-    const { run, statuses } = countingRunner(undefined, sandbox.env);
-    const git = gitPort(run);
-    const repo = { relPath: '.', remoteUrl: origin, branch: 'main' };
+    const { root, clone, statuses, git, repo, pinned } = cloneUnderRoot();
+    sandbox!.writeFile(clone, 'README.md', 'changed here\n');
     git.readClonesAhead([repo], root);
     await waitFor('the read begun ahead', async () => (statuses() === 1 ? true : undefined));
-    expect(await git.pin([{ ...repo, commit: sandbox.head(clone), mergeBase: null }], root)).toMatchObject({
+    expect(await git.pin([pinned], root)).toMatchObject({
       ok: false,
       code: 'target_workspace_dirty',
     });

@@ -1,7 +1,7 @@
 /** The runtime's GitPort over the git modules: readiness, the clone finder and workspace pinning. */
 import { dirname } from 'node:path';
 import type { GitRunner } from '../../git/git-runner.ts';
-import { locate, pinWorkspace, readCleanClone, type PinFailure } from '../../git/pinning.ts';
+import { locate, pinWorkspace, readCleanClone, type Located, type PinFailure } from '../../git/pinning.ts';
 import type { ParsedStatus } from '../../git/status-parser.ts';
 import { prepareCheck } from '../../git/prepare-check.ts';
 import type { GitPort, PinnedRepo } from '../ports.ts';
@@ -15,15 +15,27 @@ function workspaceOf(paths: string[]): string {
   return parents.size === 1 ? [...parents][0]! : paths[0]!;
 }
 
-/** How long a clone's status read begun ahead (readClonesAhead) stands for the pin's own. */
+/** How long a clone's status read begun ahead (by prepare, or readClonesAhead) stands for the pin's own. */
 const READ_AHEAD_MS = 2000;
+/** A read begun ahead younger than this is not begun again as the session is claimed (the pin will still find it young enough). */
+const READ_AGAIN_MS = READ_AHEAD_MS / 2;
 
 /** Git work of the runtime, every call through `run`. */
 export function gitPort(run: GitRunner): GitPort {
   // What prepare fetched (clone path → branch tip), so the pin that follows does not look for it again.
   const fetched = new Map<string, string>();
-  // Clean-status reads begun as the target claimed a session (clone path → when, and the read), for its pin.
+  // Clean-status reads begun by prepare or as the target claimed a session (clone path → when, and the read), for its pin.
   const readAhead = new Map<string, { at: number; read: Promise<ParsedStatus | PinFailure | undefined> }>();
+  const readBegun = (path: string, read: Promise<ParsedStatus | PinFailure>) =>
+    readAhead.set(path, { at: Date.now(), read: read.catch(() => undefined) });
+  const readYounger = (path: string | undefined, ms: number) => path !== undefined && Date.now() - (readAhead.get(path)?.at ?? -Infinity) <= ms;
+  // The clone each remote was prepared in (remote → where), so a claim and pin right after need not look for it.
+  const preparedIn = new Map<string, Located & { kind: 'clone' }>();
+  /** Where `repos` were prepared, while every one's clean-status read is younger than `ms`; else undefined. */
+  const preparedPlaces = (repos: readonly { remoteUrl: string | null }[], ms: number) => {
+    const places = repos.map((r) => preparedIn.get(r.remoteUrl ?? ''));
+    return places.every((p) => readYounger(p?.path, ms)) ? (places as Located[]) : undefined;
+  };
   // Once git has run here it is taken to stay (the heartbeat asks every few seconds, and each ask is
   // a process); while it has not, every ask looks again, so a git installed later is found.
   let found = false;
@@ -42,10 +54,14 @@ export function gitPort(run: GitRunner): GitPort {
     async prepare(repos, workspaceRoot, progress) {
       const prepared = await prepareCheck(
         repos.map((r) => ({ remote: r.remoteUrl ?? '', branch: r.branch ?? '' })),
-        { run, workspaceRoot, ...(progress ? { progress } : {}) },
+        { run, workspaceRoot, onCleanRead: readBegun, ...(progress ? { progress } : {}) },
       );
       if (!prepared.ok) return { ok: false, code: prepared.code, message: `${prepared.message} ${prepared.fix}` };
-      for (const repo of prepared.value.repos) if (repo.path !== null) fetched.set(repo.path, repo.tip);
+      for (const repo of prepared.value.repos) {
+        if (repo.path === null) continue;
+        fetched.set(repo.path, repo.tip);
+        preparedIn.set(repo.remote, { kind: 'clone', path: repo.path, remoteName: repo.remoteName! });
+      }
       return { ok: true, value: { workspace: workspaceRoot } };
     },
     async locate(repos, workspaceRoot) {
@@ -53,15 +69,13 @@ export function gitPort(run: GitRunner): GitPort {
       return located.length > 0 ? workspaceOf(located.map((l) => l.path)) : null;
     },
     readClonesAhead(repos, workspaceRoot) {
-      const at = Date.now();
+      // Prepared moments ago: prepare's reads stand for the pin's, as a read begun here would (either is taken only while young).
+      if (preparedPlaces(repos, READ_AGAIN_MS)) return;
       void locateRepos(repos, workspaceRoot).then(
         (located) => {
           for (const [i, place] of located.entries())
-            if (place.kind === 'clone')
-              readAhead.set(place.path, {
-                at,
-                read: readCleanClone(run, place.path, { remote: repos[i]!.remoteUrl ?? '', path: place.path }).catch(() => undefined),
-              });
+            if (place.kind === 'clone' && !readYounger(place.path, READ_AGAIN_MS))
+              readBegun(place.path, readCleanClone(run, place.path, { remote: repos[i]!.remoteUrl ?? '', path: place.path }));
         },
         () => undefined,
       );
@@ -75,7 +89,7 @@ export function gitPort(run: GitRunner): GitPort {
       };
       const pinned = await pinWorkspace(
         repos.map((r) => ({ remote: r.remoteUrl ?? '', branch: r.branch ?? '', commit: r.commit })),
-        { run, workspaceRoot, fetched, readAhead: taken, ...(progress ? { progress } : {}) },
+        { run, workspaceRoot, fetched, readAhead: taken, located: preparedPlaces(repos, READ_AHEAD_MS), ...(progress ? { progress } : {}) },
       );
       if (!pinned.ok) return { ok: false, code: pinned.code, message: `${pinned.message} ${pinned.fix}` };
       const repoPaths = pinned.value.repos.map((r) => r.path);

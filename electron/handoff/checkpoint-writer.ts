@@ -2,7 +2,8 @@
  * Writing a checkpoint body (format in checkpoint.ts) as a stream: the head line, one line per
  * transcript entry, then each provider file as a length-prefixed part read from disk. Small pieces
  * are gathered into chunks of CHUNK_BYTES before they reach the sink (the sealer), so a long
- * transcript costs one encryption call per chunk, not per entry; nothing is held whole.
+ * transcript costs one encryption call per chunk, not per entry, while a provider file's whole
+ * chunks pass through uncopied; nothing is held whole.
  */
 import { CHUNK_BYTES, forEachChunk } from '../io/file-chunks.ts';
 import { CHECKPOINT_FORMAT, PART_LENGTH_BYTES, type Checkpoint, type CheckpointHead, type HeadResume } from './checkpoint.ts';
@@ -20,6 +21,13 @@ class Gather {
   constructor(private readonly sink: BodySink) {}
 
   async write(bytes: Uint8Array): Promise<void> {
+    // A whole chunk goes through as it is, after what was gathered before it (no copy).
+    if (bytes.byteLength >= this.buffer.length) {
+      await this.flush();
+      await this.sink(Buffer.isBuffer(bytes) ? bytes : Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength));
+      this.written += bytes.byteLength;
+      return;
+    }
     let at = 0;
     while (at < bytes.byteLength) {
       const take = Math.min(this.buffer.length - this.used, bytes.byteLength - at);

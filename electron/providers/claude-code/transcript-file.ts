@@ -73,15 +73,19 @@ export async function readTranscriptFile(
 }
 
 const CWD_KEY = '"cwd":';
+const CWD_KEY_BYTES = Buffer.from(CWD_KEY);
 const QUOTE = 0x22;
 const BACKSLASH = 0x5c;
 
-/** Whether offset `at` of the JSON text `raw` is outside every string and inside the top-level object only. */
-function atTopLevel(raw: string, at: number): boolean {
+/**
+ * Whether offset `at` of a JSON text is outside every string and inside the top-level object only;
+ * `codeAt`: its character codes, or its UTF-8 bytes (every character looked at here is one byte there).
+ */
+function atTopLevel(codeAt: (i: number) => number, at: number): boolean {
   let depth = 0;
   let inString = false;
   for (let i = 0; i < at; i += 1) {
-    const c = raw.charCodeAt(i);
+    const c = codeAt(i);
     if (inString) {
       if (c === BACKSLASH) i += 1;
       else if (c === QUOTE) inString = false;
@@ -109,9 +113,17 @@ export function spliceCwd(raw: string, from: string, to: string): string | null 
 /** Where `from`'s JSON starts as the value of `raw`'s plainly written top-level `"cwd":` (see spliceCwd), or null. */
 function cwdValueAt(raw: string, from: string): number | null {
   const at = raw.indexOf(CWD_KEY);
-  if (at < 0 || raw.indexOf(CWD_KEY, at + CWD_KEY.length) >= 0 || !atTopLevel(raw, at)) return null;
+  if (at < 0 || raw.indexOf(CWD_KEY, at + CWD_KEY.length) >= 0 || !atTopLevel((i) => raw.charCodeAt(i), at)) return null;
   const value = at + CWD_KEY.length;
   return raw.startsWith(JSON.stringify(from), value) ? value : null;
+}
+
+/** cwdValueAt over the line's UTF-8 `bytes`, `fromJson` being JSON.stringify(from)'s: the byte offset of the value, or null. */
+function cwdValueAtBytes(bytes: Buffer, fromJson: Buffer): number | null {
+  const at = bytes.indexOf(CWD_KEY_BYTES);
+  if (at < 0 || bytes.indexOf(CWD_KEY_BYTES, at + CWD_KEY_BYTES.length) >= 0 || !atTopLevel((i) => bytes[i]!, at)) return null;
+  const value = at + CWD_KEY_BYTES.length;
+  return bytes.compare(fromJson, 0, fromJson.length, value, value + fromJson.length) === 0 ? value : null;
 }
 
 /**
@@ -125,6 +137,7 @@ export class TranscriptMove {
   private readonly uuids = new Set<string>();
   private readonly leaves = new Set<string>();
   private lines = 0;
+  private lastCwd: { cwd: string; json: Buffer } | null = null;
 
   /** `fold`: also fold each line into it (the agent map of the moved session). */
   constructor(
@@ -153,12 +166,17 @@ export class TranscriptMove {
     if (read.value === null) return ok([]);
     const { line, moved } = read.value;
     if (moved === null) return ok([bytes]);
-    const from = line.cwd as string;
-    if (cwdValueAt(raw, from) === null) return ok([JSON.stringify({ ...line, cwd: moved })]);
-    // The key is in the text once, so its first place in the bytes is the same field.
-    const value = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).indexOf(CWD_KEY) + CWD_KEY.length;
-    const old = Buffer.byteLength(JSON.stringify(from));
-    return ok([bytes.subarray(0, value), JSON.stringify(moved), bytes.subarray(value + old)]);
+    // Looked for in the bytes (the string's search would read the line a second time).
+    const fromJson = this.jsonOf(line.cwd as string);
+    const value = cwdValueAtBytes(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength), fromJson);
+    if (value === null) return ok([JSON.stringify({ ...line, cwd: moved })]);
+    return ok([bytes.subarray(0, value), JSON.stringify(moved), bytes.subarray(value + fromJson.length)]);
+  }
+
+  /** JSON.stringify(cwd) as UTF-8, kept for the next line (a transcript's lines mostly share their cwd). */
+  private jsonOf(cwd: string): Buffer {
+    if (this.lastCwd?.cwd !== cwd) this.lastCwd = { cwd, json: Buffer.from(JSON.stringify(cwd)) };
+    return this.lastCwd.json;
   }
 
   /** Checks and counts one line: null for a blank one, else the line and its moved cwd (null when it stays). */

@@ -10,6 +10,9 @@
  * tell its UI of a state the backend committed; ends with one JSON line whose `ratio` is the largest
  * transcript row's.
  *
+ * Each row times BENCH_SCALE_ROUNDS moves (default 3, alternating direction; memory, UI and phases
+ * from the first), each followed by its raw work, and reports the medians of both.
+ *
  * BENCH_SCALE_MIB (default "1,32,256") and BENCH_SCALE_FILES (default 50000) shrink it for a quick look;
  * BENCH_SCALE_FILES=0 leaves out both repository rows (the transcript rows alone).
  */
@@ -26,6 +29,7 @@ import { projectSlug } from '../electron/providers/claude-code/paths.ts';
 import type { DeviceApiEvents } from '../shared/device-api.ts';
 import { AgentCliLab } from '../dev-env/agent-clis/agent-cli-lab.ts';
 import { growClaudeTranscript } from '../dev-env/large-claude-transcript.ts';
+import { median } from './median.ts';
 import { memoryOf, resetPeak, sampleRss } from '../dev-env/process-memory.ts';
 import { createTestAccount, newId, newTestDevice } from '../dev-env/sync-fixtures.ts';
 import { deviceId, startTwoDevices, waitEligible, waitSession, type DeviceHandle, type TwoDevices } from '../dev-env/two-devices.ts';
@@ -33,6 +37,8 @@ import { deviceId, startTwoDevices, waitEligible, waitSession, type DeviceHandle
 const MiB = 1024 * 1024;
 const SIZES = (process.env.BENCH_SCALE_MIB ?? '1,32,256').split(',').map(Number);
 const FILES = Number(process.env.BENCH_SCALE_FILES ?? 50_000);
+/** Moves (and raw transfers) timed per row; a single 256 MiB round swings by a fifth between runs here. */
+const ROUNDS = Number(process.env.BENCH_SCALE_ROUNDS ?? 3);
 const ROOT = join(import.meta.dirname, '..');
 
 interface Row {
@@ -48,6 +54,14 @@ interface Row {
   /** The longest a device's handoffChanged event came after the backend committed that state. */
   stripLagMs: number;
   phases: [string, number][];
+}
+
+/**
+ * Writes out the dirty pages the last round left (hundreds of MiB of sealed files and blobs), so the
+ * next timed move or raw transfer does not pay for its predecessor's writeback.
+ */
+function settleDisk(): void {
+  execFileSync('sync');
 }
 
 /** Milliseconds of `work`. */
@@ -218,6 +232,7 @@ async function row(
   }
   const samplers = devices.map((d) => sampleRss(d.pid, 20));
   const ui = watchUi([laptop, desktop]);
+  settleDisk();
   const moved = await move(laptop, desktop, session.id);
   const slowestUiMs = await ui.stop();
   const sampled = samplers.map((s) => s.stop());
@@ -228,12 +243,34 @@ async function row(
   for (const d of [laptop, desktop]) writeFileSync(join(logs, `${name.replace(/\W+/g, '-')}-${d.name}.log`), d.process.stderr());
   const scratch = join(world.sandbox.root, 'raw');
   mkdirSync(scratch, { recursive: true });
-  const rawParts = await rawTransfer(world, transcript.path, scratch);
-  rawParts.git = rawGit(world.env, repos);
+  const raw = async () => {
+    settleDisk();
+    return { ...(await rawTransfer(world, transcript.path, scratch)), git: rawGit(world.env, repos) };
+  };
+  // Further rounds alternate direction, each move followed by its raw work: the medians are reported.
+  const moves = [moved.ms];
+  const raws = [await raw()];
+  for (let round = 1; round < ROUNDS; round++) {
+    const [from, to] = round % 2 === 1 ? [desktop, laptop] : [laptop, desktop];
+    settleDisk();
+    moves.push((await move(from, to, session.id)).ms);
+    raws.push(await raw());
+  }
+  const rawParts = {
+    seal: median(raws.map((r) => r.seal)),
+    upload: median(raws.map((r) => r.upload)),
+    download: median(raws.map((r) => r.download)),
+    git: median(raws.map((r) => r.git)),
+  };
+  console.log(
+    `  ${name}: each round's Move ms ${moves.map((m) => m.toFixed(0)).join(', ')}; raw ms ${raws
+      .map((r) => (r.seal + r.upload + r.download + r.git).toFixed(0))
+      .join(', ')}`,
+  );
   return {
     name,
-    moveMs: moved.ms,
-    rawMs: rawParts.seal + rawParts.upload + rawParts.download + rawParts.git,
+    moveMs: median(moves),
+    rawMs: median(raws.map((r) => r.seal + r.upload + r.download + r.git)),
     rawParts,
     transcriptMiB: transcriptBytes / MiB,
     checkpointMiB: moved.checkpointBytes / MiB,
@@ -284,6 +321,7 @@ function print(rows: Row[]): void {
   const widths = header.map((h, i) => Math.max(h.length, ...lines.map((l) => l[i]!.length)));
   console.log('bench:handoff-scale — Claude Code session between two device processes, against the raw work in the same run');
   for (const line of [header, ...lines]) console.log(`  ${line.map((c, i) => c.padEnd(widths[i]!)).join('  ')}`);
+  console.log(`  Move and raw: medians of ${ROUNDS} rounds (memory, UI, strip lag and phases: the first move)`);
   console.log('  aims at the largest transcript: Move ≤ 1.5× raw; each device peak ≤ idle + 64 MiB + one checkpoint');
   console.log('  UI max: slowest getStatus answer of either device during the move; strip lag: longest from a backend commit to');
   console.log("  either device's handoffChanged event (what its ownership strip shows) during the move");
@@ -354,6 +392,7 @@ async function main(): Promise<void> {
         ratio: Number((largest.moveMs / largest.rawMs).toFixed(3)),
         peak_rss_over_idle_mib: Number(over.toFixed(1)),
         checkpoint_mib: Number(largest.checkpointMiB.toFixed(1)),
+        rounds: ROUNDS,
         rows: rows.map((r) => ({
           row: r.name,
           move_ms: Number(r.moveMs.toFixed(0)),

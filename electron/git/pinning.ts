@@ -45,12 +45,10 @@ export interface PinDeps extends CloneSearch {
   progress?: GitTransferListener;
   /** Branch tips this device fetched into its clones (clone path → commit), e.g. by the prepare step: known to be there. */
   fetched?: ReadonlyMap<string, string>;
-  /** A clone's clean-status read begun moments before (by the prepare step, or GitPort.readClonesAhead), taken once; undefined: read again. */
+  /** A clone's clean-status read begun just before the pin was asked for (GitPort.readClonesAhead), taken once; undefined: read again. */
   readAhead?: (path: string) => Promise<ParsedStatus | PinFailure | undefined> | undefined;
   /** Where each pin is, as the caller found it moments ago (the prepare step); undefined: looked for. */
   located?: readonly Located[];
-  /** Told of each clean-status read the prepare step begins (clone path, the read), so a pin moments later may take it. */
-  onCleanRead?: (path: string, read: Promise<ParsedStatus | PinFailure>) => void;
 }
 
 /** Where a repository is: an existing clone (and its remote's name), or the folder to clone it to. */

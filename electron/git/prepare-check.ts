@@ -61,10 +61,8 @@ async function prepareOne(repo: PrepareTarget, found: Located, deps: PinDeps): P
   }
   const at = { remote: repo.remote, path: found.path };
   // Fetching only moves remote-tracking refs, so it runs alongside the status read.
-  const reading = readCleanClone(run, found.path, at);
-  deps.onCleanRead?.(found.path, reading);
   const [clean, fetchError] = await Promise.all([
-    reading,
+    readCleanClone(run, found.path, at),
     fetchBranch(run, found.path, found.remoteName, repo.branch, deps.progress),
   ]);
   if ('ok' in clean) return clean;

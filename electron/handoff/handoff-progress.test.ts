@@ -3,23 +3,17 @@
  * The source reports the checkpoint's upload, the target its download and the import, in bytes and
  * percent through the handoffProgress event, each ending at 100 %, and both device logs (stderr) show them.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { HandoffProgressView } from '../../shared/device-api.ts';
-import { deviceId, startDemoSession, startTwoDevices, waitEligible, waitSession, type TwoDevices } from '../../dev-env/two-devices.ts';
+import { deviceId, startDemoSession, waitEligible, waitSession } from '../../dev-env/two-devices.ts';
 import { waitFor } from '../../dev-env/process-harness.ts';
+import { twoDevicesForSuite } from '../../dev-env/two-devices-suite.ts';
 
-let world: TwoDevices;
-
-beforeAll(async () => {
-  world = await startTwoDevices({ env: { BATON_DEMO_TURN_MS: '20' } });
-}, 60_000);
-
-afterAll(async () => {
-  await world?.cleanup();
-});
+const twoDevices = twoDevicesForSuite({ env: { BATON_DEMO_TURN_MS: '20' } });
 
 describe('progress of a move', () => {
   it('reports upload on the source, download and import on the target, in the events and the logs', async () => {
+    const world = twoDevices();
     const { laptop, desktop } = world;
     const session = await startDemoSession(laptop, world.repo);
     await waitEligible(laptop, session.id, 'desktop');

@@ -11,11 +11,13 @@ import type { ReadinessReport } from '../../shared/readiness.ts';
 import type { BackendPort, Clock, GitPort, PacketPort, ProviderPort, SealPort } from '../runtime/ports.ts';
 import type { ProgressSink } from '../runtime/progress-sink.ts';
 import type { SessionService } from '../runtime/session-service.ts';
+import { takeCheckpointAhead, timelessDigest, type CheckpointAhead } from './checkpoint-ahead.ts';
 import { buildCheckpoint } from './checkpoint-build.ts';
 import { sealCheckpoint } from './checkpoint-transfer.ts';
 import { transferred, type HandoffDriver, type Step } from './coordinator.ts';
 import type { HandoffConfig } from './handoff-config.ts';
 import { stillDueAfterHold, testHolds } from './test-hold.ts';
+import { uploadProgress } from './upload-progress.ts';
 
 /** What the source's steps use, and nothing more. */
 export interface SourceStepDeps {
@@ -35,7 +37,7 @@ export interface SourceStepDeps {
     | 'scratchFile'
   >;
   sessions: Pick<SessionService, 'provider' | 'setInputBlock' | 'markMoved' | 'resumeOwned'>;
-  git: Pick<GitPort, 'checkpointRead'>;
+  git: Pick<GitPort, 'checkpointRead' | 'checkpointReadAhead'>;
   packets: Pick<PacketPort, 'build'>;
   seal: Pick<SealPort, 'startCheckpointSeal'>;
   backend: Pick<BackendPort, 'putBlob' | 'putBlobFile'>;
@@ -98,6 +100,7 @@ async function takeCheckpoint(
   driver: HandoffDriver,
   handoff: Handoff,
   session: Readonly<LocalSession>,
+  early?: Promise<CheckpointAhead | null>,
 ): Promise<Taken> {
   const { state, sessions, git, seal, backend } = deps;
   const moving = () => ['target-prepared', 'source-quiescing'].includes(driver.get(handoff.id)?.state ?? '');
@@ -113,6 +116,12 @@ async function takeCheckpoint(
     const transcriptPath = state.scratchFile(`${handoff.id}.transcript`);
     try {
       const built = await buildCheckpoint(deps, handoff, state.readSession(session.id)!, provider, repos, transcriptPath);
+      // Taken ahead and unchanged since: that upload is this checkpoint (checkpoint-ahead.ts).
+      const ahead = await early;
+      if (ahead && ahead.timelessSha256 === (await timelessDigest(built))) {
+        deps.log(`checkpoint of ${handoff.id}: ${ahead.checkpoint.size} bytes, taken ahead while the target prepared and unchanged since`);
+        return { ok: true, checkpoint: ahead.checkpoint };
+      }
       // Sealed as it is written and hashed on the way: a small checkpoint in memory, a large one into a
       // file streamed up from there (never held whole). Under the key version the handoff names (the
       // target checked it holds it), whatever rotated since.
@@ -120,16 +129,7 @@ async function takeCheckpoint(
       const file = await sealCheckpoint(sealer, built, path, CHECKPOINT_MEMORY_BYTES);
       const sealedAt = deps.clock();
       if (!moving()) return { ok: 'ended' };
-      const progress = (done: number) =>
-        deps.progress({
-          handoffId: handoff.id,
-          sessionId: session.id,
-          step: 'upload',
-          label: 'checkpoint',
-          doneBytes: done,
-          totalBytes: file.size,
-          percent: file.size === 0 ? 100 : (done / file.size) * 100,
-        });
+      const progress = uploadProgress(deps.progress, handoff, file.size);
       progress(0);
       const put = file.chunks ? await backend.putBlob(file.sha256, file.chunks) : await backend.putBlobFile(file, progress);
       if (put.ok && file.chunks) progress(file.size);
@@ -211,10 +211,22 @@ export function sourceStep(deps: SourceStepDeps): Step {
   const { config, sessions } = deps;
   // Checkpoints begun as soon as input was refused (target-prepared), taken by the source-quiescing step once.
   const ahead = new Map<string, Promise<Taken>>();
+  // Small checkpoints taken while the target prepares (checkpoint-ahead.ts), for the one begun at target-prepared.
+  const early = new Map<string, Promise<CheckpointAhead | null>>();
   return async (handoff, driver) => {
     switch (handoff.state) {
       case 'requested': {
         const progress = deps.state.progress(handoff.id)!;
+        if (
+          !early.has(handoff.id) &&
+          !progress.checkpoint &&
+          !testHolds(config.testHoldDir, 'quiesce') &&
+          !testHolds(config.testHoldDir, 'checkpoint')
+        )
+          early.set(
+            handoff.id,
+            takeCheckpointAhead(deps, driver, handoff).catch(() => null),
+          );
         driver.at(`${handoff.id}:prepare`, progress.seenAt + config.prepareTimeoutMs, async () => {
           const now = driver.get(handoff.id);
           if (now?.state === 'requested') {
@@ -234,7 +246,8 @@ export function sourceStep(deps: SourceStepDeps): Step {
         const session = deps.state.readSession(handoff.sessionId);
         const held = testHolds(config.testHoldDir, 'checkpoint');
         if (session && !held && !ahead.has(handoff.id) && !deps.state.progress(handoff.id)?.checkpoint)
-          ahead.set(handoff.id, takeCheckpoint(deps, driver, handoff, session));
+          ahead.set(handoff.id, takeCheckpoint(deps, driver, handoff, session, early.get(handoff.id)));
+        early.delete(handoff.id);
         await driver.transition(handoff, 'source-quiescing');
         return;
       }
@@ -264,6 +277,7 @@ export function sourceStep(deps: SourceStepDeps): Step {
       case 'completed':
       case 'cancelled':
         ahead.delete(handoff.id);
+        early.delete(handoff.id);
         await onEnded(deps, driver, handoff);
         return;
     }

@@ -146,6 +146,12 @@ export interface GitPort {
   sourceReadiness(workspace: WorkspaceRef): Promise<ReadinessReport>;
   /** At checkpoint time: the source readiness report and, read with it, each repository as the checkpoint records it. */
   checkpointRead(workspace: WorkspaceRef): Promise<{ report: ReadinessReport; repos: CheckpointRepo[] }>;
+  /**
+   * Read only, for a checkpoint taken ahead of the move's own: as checkpointRead, on the status
+   * sourceReadiness read of this workspace under 2 s ago when it found it ready (no status read
+   * then), else reading anew.
+   */
+  checkpointReadAhead(workspace: WorkspaceRef): Promise<{ report: ReadinessReport; repos: CheckpointRepo[] }>;
   /** Remote URLs of the repositories this device can open under its workspace root. */
   remotesUnder(root: string): Promise<string[]>;
   /** Target prepare: can open or clone each repo and fetch its branch (progress to `progress`); a failure carries a code. */
@@ -154,8 +160,8 @@ export interface GitPort {
   locate(repos: PinnedRepo[], workspaceRoot: string): Promise<string | null>;
   /**
    * Read only, as the target claims the session: begins the clean-status read of each of `repos`
-   * already cloned here, for the `pin` asked for right after to take instead of reading again. A
-   * clone whose `prepare` read is under a second old is not read again: the pin takes that read.
+   * already cloned here, for the `pin` asked for right after to take instead of reading again. Where
+   * `prepare` found the clones moments ago, they are not looked for again (by this read or the pin).
    */
   readClonesAhead(repos: RepoRef[], workspaceRoot: string): void;
   /** Target activation: every repo at exactly its pinned commit (fetches and clones report to `progress`); the workspace path. */

@@ -41,9 +41,15 @@ function askBase(path: string, base: string | null, run: GitRunner) {
   ]);
 }
 
-async function readRepo(workspace: string, path: string, run: GitRunner): Promise<{ evaluation: RepoEvaluation; repo: CheckpointRepo }> {
+/** One repository as the checkpoint records it; `known`: its readiness read already made (no status read then). */
+async function readRepo(
+  workspace: string,
+  path: string,
+  run: GitRunner,
+  known?: RepoEvaluation,
+): Promise<{ evaluation: RepoEvaluation; repo: CheckpointRepo }> {
   const { base, tip } = await baseOf(path, run);
-  const [evaluation, asked] = await Promise.all([evaluateRepo(path, { run }), tip === null ? askBase(path, base, run) : null]);
+  const [evaluation, asked] = await Promise.all([known ?? evaluateRepo(path, { run }), tip === null ? askBase(path, base, run) : null]);
   const { state } = evaluation;
   if (base !== null && tip !== null && state.head === tip) {
     return { evaluation, repo: { ...snapshotOf(workspace, state, { ref: base, commit: tip }), changedFiles: [] } };
@@ -63,11 +69,23 @@ async function readRepo(workspace: string, path: string, run: GitRunner): Promis
   return { evaluation, repo: { ...snapshotOf(workspace, state, found), changedFiles: null } };
 }
 
-/** The readiness report of the workspace now and, read with it, each repository as the checkpoint records it. */
-export async function checkpointRead(ref: WorkspaceRef, run: GitRunner): Promise<{ report: ReadinessReport; repos: CheckpointRepo[] }> {
+/**
+ * The readiness report of the workspace now and, read with it, each repository as the checkpoint
+ * records it. `ready`: a report of this workspace that found it ready, whose state of each
+ * repository stands for its status read.
+ */
+export async function checkpointRead(
+  ref: WorkspaceRef,
+  run: GitRunner,
+  ready?: ReadinessReport,
+): Promise<{ report: ReadinessReport; repos: CheckpointRepo[] }> {
   const paths = repoPathsOf(ref);
   if (paths.length === 0) return { report: await evaluateSourceReadiness([ref.workspace], { run }), repos: [] };
-  const read = await Promise.all(paths.map((path) => readRepo(ref.workspace, path, run)));
+  const known = (path: string) => {
+    const state = ready?.ready ? ready.repos.find((r) => r.path === path) : undefined;
+    return state ? { state, blockers: [] } : undefined;
+  };
+  const read = await Promise.all(paths.map((path) => readRepo(ref.workspace, path, run, known(path))));
   const blockers = read.flatMap((r) => r.evaluation.blockers);
   const report: ReadinessReport = {
     ready: blockers.length === 0,

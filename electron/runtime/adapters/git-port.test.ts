@@ -1,5 +1,5 @@
 import { join } from 'node:path';
-import { afterEach, describe, expect, it, vi } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import { createGitSandbox, type GitSandbox } from '../../../dev-env/git-sandbox.ts';
 import { waitFor } from '../../../dev-env/process-harness.ts';
 import { createGitRunner, type GitRunner } from '../../git/git-runner.ts';
@@ -69,33 +69,15 @@ describe('gitPort.readClonesAhead', () => {
     expect(statuses()).toBe(2);
   });
 
-  it('is not begun when prepare read the clone under a second ago: the pin takes prepare\'s read; an older one is read again', async () => {
+  it('reads the clone again after prepare read it, so the pin sees a change made since; the pin reads it no third time', async () => {
     const { root, clone, statuses, git, repo, pinned } = cloneUnderRoot();
-    vi.useFakeTimers({ toFake: ['Date'] });
-    try {
-      expect((await git.prepare([repo], root)).ok).toBe(true);
-      expect(statuses()).toBe(1);
-      git.readClonesAhead([repo], root);
-      expect(await git.pin([pinned], root)).toMatchObject({ ok: true, value: { workspace: clone } });
-      expect(statuses()).toBe(1);
-
-      // Prepared 1.5 s before the claim: the claim reads again, and the pin takes that read.
-      expect((await git.prepare([repo], root)).ok).toBe(true);
-      expect(statuses()).toBe(2);
-      vi.setSystemTime(Date.now() + 1500);
-      git.readClonesAhead([repo], root);
-      await waitFor('the read begun at the claim', async () => (statuses() === 3 ? true : undefined));
-      expect((await git.pin([pinned], root)).ok).toBe(true);
-      expect(statuses()).toBe(3);
-
-      // Pinned over 2 s after prepare, with no claim between: the pin reads for itself.
-      expect((await git.prepare([repo], root)).ok).toBe(true);
-      vi.setSystemTime(Date.now() + 2500);
-      expect((await git.pin([pinned], root)).ok).toBe(true);
-      expect(statuses()).toBe(5);
-    } finally {
-      vi.useRealTimers();
-    }
+    expect((await git.prepare([repo], root)).ok).toBe(true);
+    expect(statuses()).toBe(1);
+    sandbox!.writeFile(clone, 'README.md', 'changed after prepare\n');
+    git.readClonesAhead([repo], root);
+    await waitFor('the read begun at the claim', async () => (statuses() === 2 ? true : undefined));
+    expect(await git.pin([pinned], root)).toMatchObject({ ok: false, code: 'target_workspace_dirty' });
+    expect(statuses()).toBe(2);
   });
 
   it('stands for the pin when it found the clone dirty: the pin refuses it', async () => {

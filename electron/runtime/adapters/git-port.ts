@@ -4,6 +4,7 @@ import type { GitRunner } from '../../git/git-runner.ts';
 import { locate, pinWorkspace, readCleanClone, type Located, type PinFailure } from '../../git/pinning.ts';
 import type { ParsedStatus } from '../../git/status-parser.ts';
 import { prepareCheck } from '../../git/prepare-check.ts';
+import type { ReadinessReport } from '../../../shared/readiness.ts';
 import type { GitPort, PinnedRepo } from '../ports.ts';
 import { checkpointRead } from './checkpoint-read.ts';
 import { gitAvailable, remotesUnder, workspaceReadiness, workspaceRepos } from './workspace-repos.ts';
@@ -15,26 +16,23 @@ function workspaceOf(paths: string[]): string {
   return parents.size === 1 ? [...parents][0]! : paths[0]!;
 }
 
-/** How long a clone's status read begun ahead (by prepare, or readClonesAhead) stands for the pin's own. */
+/** How long a clone's status read begun ahead (readClonesAhead), or where prepare found a clone, stands for the pin's own. */
 const READ_AHEAD_MS = 2000;
-/** A read begun ahead younger than this is not begun again as the session is claimed (the pin will still find it young enough). */
-const READ_AGAIN_MS = READ_AHEAD_MS / 2;
 
 /** Git work of the runtime, every call through `run`. */
 export function gitPort(run: GitRunner): GitPort {
   // What prepare fetched (clone path → branch tip), so the pin that follows does not look for it again.
   const fetched = new Map<string, string>();
-  // Clean-status reads begun by prepare or as the target claimed a session (clone path → when, and the read), for its pin.
+  // Clean-status reads begun as the target claimed a session (clone path → when, and the read), for its pin.
   const readAhead = new Map<string, { at: number; read: Promise<ParsedStatus | PinFailure | undefined> }>();
-  const readBegun = (path: string, read: Promise<ParsedStatus | PinFailure>) =>
-    readAhead.set(path, { at: Date.now(), read: read.catch(() => undefined) });
-  const readYounger = (path: string | undefined, ms: number) => path !== undefined && Date.now() - (readAhead.get(path)?.at ?? -Infinity) <= ms;
-  // The clone each remote was prepared in (remote → where), so a claim and pin right after need not look for it.
-  const preparedIn = new Map<string, Located & { kind: 'clone' }>();
-  /** Where `repos` were prepared, while every one's clean-status read is younger than `ms`; else undefined. */
-  const preparedPlaces = (repos: readonly { remoteUrl: string | null }[], ms: number) => {
-    const places = repos.map((r) => preparedIn.get(r.remoteUrl ?? ''));
-    return places.every((p) => readYounger(p?.path, ms)) ? (places as Located[]) : undefined;
+  // The last readiness read of each workspace that found it ready (workspace → report), for a checkpoint taken ahead.
+  const readiness = new Map<string, ReadinessReport>();
+  // The clone each remote was prepared in (remote → where, and when), so a claim and pin right after need not look for it.
+  const preparedIn = new Map<string, { place: Located; at: number }>();
+  /** Where `repos` were prepared, when every one was under READ_AHEAD_MS ago; else undefined (look for them). */
+  const preparedPlaces = (repos: readonly { remoteUrl: string | null }[]) => {
+    const found = repos.map((r) => preparedIn.get(r.remoteUrl ?? ''));
+    return found.every((f) => f !== undefined && Date.now() - f.at <= READ_AHEAD_MS) ? found.map((f) => f!.place) : undefined;
   };
   // Once git has run here it is taken to stay (the heartbeat asks every few seconds, and each ask is
   // a process); while it has not, every ask looks again, so a git installed later is found.
@@ -49,18 +47,27 @@ export function gitPort(run: GitRunner): GitPort {
     available: async () => (found ||= await gitAvailable(run)),
     repos: (ref) => workspaceRepos(ref, run),
     checkpointRead: (ref) => checkpointRead(ref, run),
-    sourceReadiness: (ref) => workspaceReadiness(ref, run),
+    checkpointReadAhead(ref) {
+      const last = readiness.get(ref.workspace);
+      return checkpointRead(ref, run, last && Date.now() - last.evaluatedAt <= READ_AHEAD_MS ? last : undefined);
+    },
+    async sourceReadiness(ref) {
+      const report = await workspaceReadiness(ref, run);
+      if (report.ready) readiness.set(ref.workspace, report);
+      else readiness.delete(ref.workspace);
+      return report;
+    },
     remotesUnder: (root) => remotesUnder(root, run),
     async prepare(repos, workspaceRoot, progress) {
       const prepared = await prepareCheck(
         repos.map((r) => ({ remote: r.remoteUrl ?? '', branch: r.branch ?? '' })),
-        { run, workspaceRoot, onCleanRead: readBegun, ...(progress ? { progress } : {}) },
+        { run, workspaceRoot, ...(progress ? { progress } : {}) },
       );
       if (!prepared.ok) return { ok: false, code: prepared.code, message: `${prepared.message} ${prepared.fix}` };
       for (const repo of prepared.value.repos) {
         if (repo.path === null) continue;
         fetched.set(repo.path, repo.tip);
-        preparedIn.set(repo.remote, { kind: 'clone', path: repo.path, remoteName: repo.remoteName! });
+        preparedIn.set(repo.remote, { place: { kind: 'clone', path: repo.path, remoteName: repo.remoteName! }, at: Date.now() });
       }
       return { ok: true, value: { workspace: workspaceRoot } };
     },
@@ -69,13 +76,17 @@ export function gitPort(run: GitRunner): GitPort {
       return located.length > 0 ? workspaceOf(located.map((l) => l.path)) : null;
     },
     readClonesAhead(repos, workspaceRoot) {
-      // Prepared moments ago: prepare's reads stand for the pin's, as a read begun here would (either is taken only while young).
-      if (preparedPlaces(repos, READ_AGAIN_MS)) return;
-      void locateRepos(repos, workspaceRoot).then(
+      // Read now, whatever prepare read (the clone may have changed since); looked for only when not prepared moments ago.
+      const at = Date.now();
+      const prepared = preparedPlaces(repos);
+      void (prepared ? Promise.resolve(prepared) : locateRepos(repos, workspaceRoot)).then(
         (located) => {
           for (const [i, place] of located.entries())
-            if (place.kind === 'clone' && !readYounger(place.path, READ_AGAIN_MS))
-              readBegun(place.path, readCleanClone(run, place.path, { remote: repos[i]!.remoteUrl ?? '', path: place.path }));
+            if (place.kind === 'clone')
+              readAhead.set(place.path, {
+                at,
+                read: readCleanClone(run, place.path, { remote: repos[i]!.remoteUrl ?? '', path: place.path }).catch(() => undefined),
+              });
         },
         () => undefined,
       );
@@ -89,7 +100,7 @@ export function gitPort(run: GitRunner): GitPort {
       };
       const pinned = await pinWorkspace(
         repos.map((r) => ({ remote: r.remoteUrl ?? '', branch: r.branch ?? '', commit: r.commit })),
-        { run, workspaceRoot, fetched, readAhead: taken, located: preparedPlaces(repos, READ_AHEAD_MS), ...(progress ? { progress } : {}) },
+        { run, workspaceRoot, fetched, readAhead: taken, located: preparedPlaces(repos), ...(progress ? { progress } : {}) },
       );
       if (!pinned.ok) return { ok: false, code: pinned.code, message: `${pinned.message} ${pinned.fix}` };
       const repoPaths = pinned.value.repos.map((r) => r.path);

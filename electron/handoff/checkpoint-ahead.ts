@@ -1,0 +1,84 @@
+/**
+ * A small checkpoint taken ahead, while the target prepares: the source builds, seals and uploads it
+ * as soon as the move is requested — the session still taking input — and keeps the digest of its
+ * plain body with the build times left out (the checkpoint's and its packets'). Once input is
+ * refused and readiness re-checked, the checkpoint built then is used only through this one: when
+ * its body, times left out, has the same digest, the blob already uploaded is that very body sealed
+ * for this handoff, and nothing is sealed or uploaded again. Anything that changed meanwhile (a
+ * message, a turn, a commit, a file) changes the digest, and the checkpoint is taken anew.
+ *
+ * Only a session with no turn running, whose sealed checkpoint stays within AHEAD_MAX_BYTES, is
+ * taken ahead: one with larger provider files or a long transcript is not even written, and a large
+ * one is never uploaded twice.
+ */
+import { createHash } from 'node:crypto';
+import { rm } from 'node:fs/promises';
+import type { CheckpointRef, Handoff } from '../../shared/api/handoffs.ts';
+import { isPacket } from '../packet/packet-format.ts';
+import type { Checkpoint } from './checkpoint.ts';
+import { buildCheckpoint } from './checkpoint-build.ts';
+import { sealCheckpoint } from './checkpoint-transfer.ts';
+import { writeCheckpoint } from './checkpoint-writer.ts';
+import type { HandoffDriver } from './coordinator.ts';
+import { uploadProgress } from './upload-progress.ts';
+import type { SourceStepDeps } from './source-steps.ts';
+
+/** The largest sealed checkpoint taken ahead (held in memory, sent in one request). */
+export const AHEAD_MAX_BYTES = 1024 * 1024;
+/** A transcript longer than this is not taken ahead (the sealed size bounds the rest). */
+const AHEAD_MAX_ENTRIES = 2000;
+
+/** A checkpoint uploaded ahead, and the digest of its plain body with its build times left out. */
+export interface CheckpointAhead {
+  checkpoint: CheckpointRef;
+  timelessSha256: string;
+}
+
+/** SHA-256 of `checkpoint`'s plain body as written, its build times blanked (the checkpoint's and each packet's). */
+export async function timelessDigest(checkpoint: Checkpoint): Promise<string> {
+  const hash = createHash('sha256');
+  const timeless: Checkpoint = {
+    ...checkpoint,
+    createdAt: 0,
+    packets: checkpoint.packets.map((p) =>
+      isPacket(p.packet) ? { ...p, packet: { ...p.packet, verified: { ...p.packet.verified, created_at: '' } } } : p,
+    ),
+  };
+  await writeCheckpoint(timeless, async (chunk) => void hash.update(chunk));
+  return hash.digest('hex');
+}
+
+/**
+ * Takes `handoff`'s checkpoint ahead (see the file header); null when the session is busy or not
+ * ready, the checkpoint is too large, the move moved on, or anything failed (the source step then
+ * takes it as it always does).
+ */
+export async function takeCheckpointAhead(deps: SourceStepDeps, driver: HandoffDriver, handoff: Handoff): Promise<CheckpointAhead | null> {
+  const session = deps.state.readSession(handoff.sessionId);
+  const provider = session ? deps.sessions.provider(session.id) : undefined;
+  if (!session || provider?.isTurnActive()) return null;
+  const { report, repos } = await deps.git.checkpointReadAhead(session);
+  if (!report.ready) return null;
+  const transcriptPath = deps.state.scratchFile(`${handoff.id}.ahead.transcript`);
+  const path = deps.state.scratchFile(`${handoff.id}.ahead.sealed`);
+  try {
+    const built = await buildCheckpoint(deps, handoff, session, provider, repos, transcriptPath);
+    // Plainly too large: not even written (its digest and seal would read every byte).
+    const fileBytes = (built.providerResume?.files ?? []).reduce((sum, file) => sum + file.size, 0);
+    if (fileBytes > AHEAD_MAX_BYTES || built.transcript.count > AHEAD_MAX_ENTRIES) return null;
+    const timelessSha256 = await timelessDigest(built);
+    const sealer = deps.seal.startCheckpointSeal(session.id, handoff.id, handoff.keyVersion ?? undefined);
+    const sealed = await sealCheckpoint(sealer, built, path, AHEAD_MAX_BYTES);
+    if (sealed.chunks === null) return null;
+    const state = driver.get(handoff.id)?.state;
+    if (state !== 'requested' && state !== 'target-prepared' && state !== 'source-quiescing') return null;
+    const progress = uploadProgress(deps.progress, handoff, sealed.size);
+    progress(0);
+    const put = await deps.backend.putBlob(sealed.sha256, sealed.chunks);
+    if (put.ok) progress(sealed.size);
+    return put.ok ? { checkpoint: { digest: sealed.sha256, size: sealed.size }, timelessSha256 } : null;
+  } finally {
+    await rm(path, { force: true });
+    await rm(transcriptPath, { force: true });
+  }
+}

@@ -1,0 +1,70 @@
+/**
+ * Integration: a small checkpoint taken ahead while the target prepares (checkpoint-ahead.ts), with
+ * real backend and device processes. Unchanged once input is refused, it is the move's checkpoint:
+ * nothing is sealed or uploaded again. A message sent while the target prepares changes it: the
+ * checkpoint is taken anew, and the target has the message and its reply.
+ */
+import { describe, expect, it } from 'vitest';
+import type { HandoffProgressView } from '../../shared/device-api.ts';
+import { waitFor } from '../../dev-env/process-harness.ts';
+import { twoDevicesForSuite } from '../../dev-env/two-devices-suite.ts';
+import { backendBlobFiles, deviceId, holdTarget, startDemoSession, waitEligible, waitSession } from '../../dev-env/two-devices.ts';
+
+const twoDevices = twoDevicesForSuite({ env: { BATON_DEMO_TURN_MS: '20' } });
+
+describe('a checkpoint taken ahead', () => {
+  let sessionId = '';
+
+  it('is the move’s checkpoint when nothing changed: one body uploaded, and the source says it was taken ahead', async () => {
+    const world = twoDevices();
+    const { laptop, desktop } = world;
+    sessionId = (await startDemoSession(laptop, world.repo)).id;
+    await waitEligible(laptop, sessionId, 'desktop');
+    const before = backendBlobFiles(world.backendData).length;
+
+    const moved = await laptop.client.call('startMove', { sessionId, targetDeviceId: await deviceId(desktop) });
+    if (!moved.ok) throw new Error(JSON.stringify(moved));
+    await waitSession(desktop, sessionId, 'the move', (d) => d.isOwner && d.lastHandoff?.state === 'completed');
+
+    expect(laptop.process.stderr()).toMatch(
+      new RegExp(`checkpoint of ${moved.value.handoffId}: \\d+ bytes, taken ahead while the target prepared and unchanged since`),
+    );
+    expect(backendBlobFiles(world.backendData)).toHaveLength(before + 1);
+  }, 60_000);
+
+  it('is taken anew when a message comes while the target prepares: the target has the message and its reply', async () => {
+    const world = twoDevices();
+    const { laptop, desktop } = world;
+    await waitEligible(desktop, sessionId, 'laptop');
+    const before = backendBlobFiles(world.backendData).length;
+    const uploads: HandoffProgressView[] = [];
+    desktop.client.on('handoffProgress', (p: HandoffProgressView) => {
+      if (p.step === 'upload') uploads.push(p);
+    });
+    const release = holdTarget(laptop, 'prepare');
+    const moved = await desktop.client.call('startMove', { sessionId, targetDeviceId: await deviceId(laptop) });
+    if (!moved.ok) throw new Error(JSON.stringify(moved));
+    const handoffId = moved.value.handoffId;
+    // Taken ahead and uploaded while the target is held before it prepares; the session still takes input.
+    await waitFor('the upload ahead', async () => (uploads.some((p) => p.handoffId === handoffId && p.percent === 100) ? true : undefined));
+    expect(await desktop.client.call('sendMessage', { sessionId, text: 'One more thing before it moves' })).toEqual({ ok: true });
+    await waitSession(desktop, sessionId, 'the reply', (d) =>
+      d.transcript.some((e) => e.role === 'assistant' && e.text.includes('One more thing before it moves')),
+    );
+    release();
+
+    const after = await waitSession(
+      laptop,
+      sessionId,
+      'the move back',
+      (d) => d.isOwner && d.lastHandoff?.id === handoffId && d.lastHandoff.state === 'completed',
+    );
+    expect(after.transcript.some((e) => e.role === 'user' && e.text === 'One more thing before it moves')).toBe(true);
+    expect(after.transcript.some((e) => e.role === 'assistant' && e.text.includes('One more thing before it moves'))).toBe(true);
+    const log = desktop.process.stderr();
+    expect(log).toMatch(new RegExp(`checkpoint of ${handoffId}: \\d+ bytes built and sealed`));
+    expect(log).not.toMatch(new RegExp(`checkpoint of ${handoffId}: \\d+ bytes, taken ahead`));
+    // The one taken ahead, and the one the move took.
+    expect(backendBlobFiles(world.backendData)).toHaveLength(before + 2);
+  }, 60_000);
+});

@@ -1,11 +1,13 @@
 /**
- * A small checkpoint taken ahead, while the target prepares: the source builds, seals and uploads it
- * as soon as the move is requested — the session still taking input — and keeps the digest of its
- * plain body with the build times left out (the checkpoint's and its packets'). Once input is
- * refused and readiness re-checked, the checkpoint built then is used only through this one: when
- * its body, times left out, has the same digest, the blob already uploaded is that very body sealed
- * for this handoff, and nothing is sealed or uploaded again. Anything that changed meanwhile (a
- * message, a turn, a commit, a file) changes the digest, and the checkpoint is taken anew.
+ * A small checkpoint taken ahead, while the target prepares: the source builds and seals it as soon
+ * as the move is requested — the session still taking input — and keeps the digest of its plain
+ * body with the build times left out (the checkpoint's and its packets'). Its upload starts once the
+ * target has prepared, alongside the source's quiescing, unless a turn is running or the transcript
+ * has grown since (a body surely stale is not sent). The checkpoint built after input is refused
+ * and readiness re-checked is used only through this one: when its body, times left out, has the
+ * same digest, the blob uploaded is that very body sealed for this handoff, and nothing is sealed or
+ * uploaded again. Anything that changed meanwhile (a message, a turn, a commit, a file) changes the
+ * digest, and the checkpoint is taken anew.
  *
  * Only a session with no turn running, whose sealed checkpoint stays within AHEAD_MAX_BYTES, is
  * taken ahead: one with larger provider files or a long transcript is not even written, and a large
@@ -28,10 +30,14 @@ export const AHEAD_MAX_BYTES = 1024 * 1024;
 /** A transcript longer than this is not taken ahead (the sealed size bounds the rest). */
 const AHEAD_MAX_ENTRIES = 2000;
 
-/** A checkpoint uploaded ahead, and the digest of its plain body with its build times left out. */
+/** A checkpoint sealed ahead, the digest of its plain body with its build times left out, and its upload. */
 export interface CheckpointAhead {
   checkpoint: CheckpointRef;
   timelessSha256: string;
+  /** Uploads the sealed body (once; later calls give the same answer): whether the store has it. */
+  upload(): Promise<boolean>;
+  /** Whether it may still be current: no turn running, and as many transcript entries as when it was taken. */
+  mayBeCurrent(): boolean;
 }
 
 /** SHA-256 of `checkpoint`'s plain body as written, its build times blanked (the checkpoint's and each packet's). */
@@ -59,6 +65,7 @@ export async function takeCheckpointAhead(deps: SourceStepDeps, driver: HandoffD
   if (!session || provider?.isTurnActive()) return null;
   const { report, repos } = await deps.git.checkpointReadAhead(session);
   if (!report.ready) return null;
+  const entries = deps.state.transcriptCount(session.id);
   const transcriptPath = deps.state.scratchFile(`${handoff.id}.ahead.transcript`);
   const path = deps.state.scratchFile(`${handoff.id}.ahead.sealed`);
   try {
@@ -69,14 +76,25 @@ export async function takeCheckpointAhead(deps: SourceStepDeps, driver: HandoffD
     const timelessSha256 = await timelessDigest(built);
     const sealer = deps.seal.startCheckpointSeal(session.id, handoff.id, handoff.keyVersion ?? undefined);
     const sealed = await sealCheckpoint(sealer, built, path, AHEAD_MAX_BYTES);
-    if (sealed.chunks === null) return null;
-    const state = driver.get(handoff.id)?.state;
-    if (state !== 'requested' && state !== 'target-prepared' && state !== 'source-quiescing') return null;
-    const progress = uploadProgress(deps.progress, handoff, sealed.size);
-    progress(0);
-    const put = await deps.backend.putBlob(sealed.sha256, sealed.chunks);
-    if (put.ok) progress(sealed.size);
-    return put.ok ? { checkpoint: { digest: sealed.sha256, size: sealed.size }, timelessSha256 } : null;
+    const chunks = sealed.chunks;
+    if (chunks === null) return null;
+    deps.log(`checkpoint of ${handoff.id}: ${sealed.size} bytes sealed ahead while the target prepares`);
+    let uploaded: Promise<boolean> | null = null;
+    const upload = async () => {
+      const state = driver.get(handoff.id)?.state;
+      if (state !== 'target-prepared' && state !== 'source-quiescing') return false;
+      const progress = uploadProgress(deps.progress, handoff, sealed.size);
+      progress(0);
+      const put = await deps.backend.putBlob(sealed.sha256, chunks).catch(() => null);
+      if (put?.ok) progress(sealed.size);
+      return put?.ok === true;
+    };
+    return {
+      checkpoint: { digest: sealed.sha256, size: sealed.size },
+      timelessSha256,
+      upload: () => (uploaded ??= upload()),
+      mayBeCurrent: () => !deps.sessions.provider(session.id)?.isTurnActive() && deps.state.transcriptCount(session.id) === entries,
+    };
   } finally {
     await rm(path, { force: true });
     await rm(transcriptPath, { force: true });

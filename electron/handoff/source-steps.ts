@@ -118,7 +118,7 @@ async function takeCheckpoint(
       const built = await buildCheckpoint(deps, handoff, state.readSession(session.id)!, provider, repos, transcriptPath);
       // Taken ahead and unchanged since: that upload is this checkpoint (checkpoint-ahead.ts).
       const ahead = await early;
-      if (ahead && ahead.timelessSha256 === (await timelessDigest(built))) {
+      if (ahead && ahead.timelessSha256 === (await timelessDigest(built)) && (await ahead.upload())) {
         deps.log(`checkpoint of ${handoff.id}: ${ahead.checkpoint.size} bytes, taken ahead while the target prepared and unchanged since`);
         return { ok: true, checkpoint: ahead.checkpoint };
       }
@@ -245,6 +245,8 @@ export function sourceStep(deps: SourceStepDeps): Step {
         // Input is refused from here on: the turn's end, the re-check and the checkpoint need not wait for the backend.
         const session = deps.state.readSession(handoff.sessionId);
         const held = testHolds(config.testHoldDir, 'checkpoint');
+        // What was sealed while the target prepared goes up now, beside the quiescing.
+        void early.get(handoff.id)?.then((taken) => taken?.mayBeCurrent() && taken.upload());
         if (session && !held && !ahead.has(handoff.id) && !deps.state.progress(handoff.id)?.checkpoint)
           ahead.set(handoff.id, takeCheckpoint(deps, driver, handoff, session, early.get(handoff.id)));
         early.delete(handoff.id);

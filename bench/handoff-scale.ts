@@ -240,7 +240,10 @@ async function row(
   // Each device's log of the move (its last lines), to read where the time went.
   const logs = join(ROOT, '.bench-tmp', 'handoff-scale-logs');
   mkdirSync(logs, { recursive: true });
-  for (const d of [laptop, desktop]) writeFileSync(join(logs, `${name.replace(/\W+/g, '-')}-${d.name}.log`), d.process.stderr());
+  const keepLogs = (round: number) => {
+    for (const d of [laptop, desktop]) writeFileSync(join(logs, `${name.replace(/\W+/g, '-')}-${round}-${d.name}.log`), d.process.stderr());
+  };
+  keepLogs(1);
   const scratch = join(world.sandbox.root, 'raw');
   mkdirSync(scratch, { recursive: true });
   const raw = async () => {
@@ -253,7 +256,12 @@ async function row(
   for (let round = 1; round < ROUNDS; round++) {
     const [from, to] = round % 2 === 1 ? [desktop, laptop] : [laptop, desktop];
     settleDisk();
-    moves.push((await move(from, to, session.id)).ms);
+    const again = await move(from, to, session.id);
+    keepLogs(round + 1);
+    moves.push(again.ms);
+    console.log(
+      `  ${name} round ${round + 1} (${from.name} → ${to.name}): ${again.phases.map(([state, ms]) => `${state} ${ms}`).join(', ')}`,
+    );
     raws.push(await raw());
   }
   const rawParts = {

@@ -29,7 +29,10 @@ afterEach(() => box.cleanup());
 describe('target prepare check', () => {
   it('confirms a repository it can clone without cloning it', async () => {
     const outcome = await prepareCheck([{ remote: origin, branch: 'feature/x' }], deps);
-    expect(outcome).toEqual({ ok: true, value: { repos: [{ remote: origin, branch: 'feature/x', path: null, remoteName: null, tip: box.head(source) }] } });
+    expect(outcome).toEqual({
+      ok: true,
+      value: { repos: [{ remote: origin, branch: 'feature/x', path: null, remoteName: null, tip: box.head(source) }] },
+    });
     expect(readdirSync(root)).toEqual([]);
   });
 

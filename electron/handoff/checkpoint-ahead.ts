@@ -9,7 +9,7 @@
  * uploaded again. Anything that changed meanwhile (a message, a turn, a commit, a file) changes the
  * digest, and the checkpoint is taken anew.
  *
- * Only a session with no turn running, whose sealed checkpoint stays within AHEAD_MAX_BYTES, is
+ * Only a session with no turn running, whose sealed checkpoint stays within CHECKPOINT_MEMORY_BYTES, is
  * taken ahead: one with larger provider files or a long transcript is not even written, and a large
  * one is never uploaded twice.
  */
@@ -19,14 +19,12 @@ import type { CheckpointRef, Handoff } from '../../shared/api/handoffs.ts';
 import { isPacket } from '../packet/packet-format.ts';
 import type { Checkpoint } from './checkpoint.ts';
 import { buildCheckpoint } from './checkpoint-build.ts';
-import { sealCheckpoint } from './checkpoint-transfer.ts';
+import { CHECKPOINT_MEMORY_BYTES, sealCheckpoint, uploadSealed } from './checkpoint-transfer.ts';
 import { writeCheckpoint } from './checkpoint-writer.ts';
 import type { HandoffDriver } from './coordinator.ts';
 import { uploadProgress } from './upload-progress.ts';
 import type { SourceStepDeps } from './source-steps.ts';
 
-/** The largest sealed checkpoint taken ahead (held in memory, sent in one request). */
-export const AHEAD_MAX_BYTES = 1024 * 1024;
 /** A transcript longer than this is not taken ahead (the sealed size bounds the rest). */
 const AHEAD_MAX_ENTRIES = 2000;
 
@@ -72,21 +70,17 @@ export async function takeCheckpointAhead(deps: SourceStepDeps, driver: HandoffD
     const built = await buildCheckpoint(deps, handoff, session, provider, repos, transcriptPath);
     // Plainly too large: not even written (its digest and seal would read every byte).
     const fileBytes = (built.providerResume?.files ?? []).reduce((sum, file) => sum + file.size, 0);
-    if (fileBytes > AHEAD_MAX_BYTES || built.transcript.count > AHEAD_MAX_ENTRIES) return null;
+    if (fileBytes > CHECKPOINT_MEMORY_BYTES || built.transcript.count > AHEAD_MAX_ENTRIES) return null;
     const timelessSha256 = await timelessDigest(built);
     const sealer = deps.seal.startCheckpointSeal(session.id, handoff.id, handoff.keyVersion ?? undefined);
-    const sealed = await sealCheckpoint(sealer, built, path, AHEAD_MAX_BYTES);
-    const chunks = sealed.chunks;
-    if (chunks === null) return null;
+    const sealed = await sealCheckpoint(sealer, built, path, CHECKPOINT_MEMORY_BYTES);
+    if (sealed.chunks === null) return null;
     deps.log(`checkpoint of ${handoff.id}: ${sealed.size} bytes sealed ahead while the target prepares`);
     let uploaded: Promise<boolean> | null = null;
     const upload = async () => {
       const state = driver.get(handoff.id)?.state;
       if (state !== 'target-prepared' && state !== 'source-quiescing') return false;
-      const progress = uploadProgress(deps.progress, handoff, sealed.size);
-      progress(0);
-      const put = await deps.backend.putBlob(sealed.sha256, chunks).catch(() => null);
-      if (put?.ok) progress(sealed.size);
+      const put = await uploadSealed(deps.backend, sealed, uploadProgress(deps.progress, handoff, sealed.size)).catch(() => null);
       return put?.ok === true;
     };
     return {

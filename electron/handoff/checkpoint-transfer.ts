@@ -13,7 +13,7 @@
  */
 import { createHash } from 'node:crypto';
 import { rm } from 'node:fs/promises';
-import type { Handoff } from '../../shared/api/handoffs.ts';
+import type { CheckpointRef, Handoff } from '../../shared/api/handoffs.ts';
 import { fail, ok, type Failure, type Result } from '../../shared/errors.ts';
 import type { StreamSealer } from '../crypto/envelope-stream.ts';
 import { SpillWriter } from '../io/spill-writer.ts';
@@ -21,6 +21,9 @@ import type { BackendPort, BlobFile, SealPort, UnsealFailureCode } from '../runt
 import type { Checkpoint } from './checkpoint.ts';
 import { CheckpointReader, type StagePart } from './checkpoint-reader.ts';
 import { writeCheckpoint } from './checkpoint-writer.ts';
+
+/** A sealed checkpoint up to this size is held in memory and sent in one request; a larger one goes through a file. */
+export const CHECKPOINT_MEMORY_BYTES = 1024 * 1024;
 
 /** A sealed checkpoint: its size and digest, and its bytes when they stayed in memory (else they are in the file). */
 export interface SealedCheckpoint extends BlobFile {
@@ -55,6 +58,22 @@ export async function sealCheckpoint(
     chunks = await out.close();
   }
   return { path, size: out.size, sha256: hash.digest('hex'), chunks };
+}
+
+/**
+ * Uploads `sealed`: in one request from memory, else streamed from its file. `progress` hears the
+ * bytes sent: 0 first, then as the file goes up, and the whole size once the store has it.
+ */
+export async function uploadSealed(
+  backend: Pick<BackendPort, 'putBlob' | 'putBlobFile'>,
+  sealed: SealedCheckpoint,
+  progress: (doneBytes: number) => void,
+): Promise<Result<CheckpointRef>> {
+  progress(0);
+  if (!sealed.chunks) return backend.putBlobFile(sealed, progress);
+  const put = await backend.putBlob(sealed.sha256, sealed.chunks);
+  if (put.ok) progress(sealed.size);
+  return put;
 }
 
 /** Seals `checkpoint` into the file `path` (see sealCheckpoint), never holding it in memory. */

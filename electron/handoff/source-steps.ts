@@ -13,7 +13,7 @@ import type { ProgressSink } from '../runtime/progress-sink.ts';
 import type { SessionService } from '../runtime/session-service.ts';
 import { takeCheckpointAhead, timelessDigest, type CheckpointAhead } from './checkpoint-ahead.ts';
 import { buildCheckpoint } from './checkpoint-build.ts';
-import { sealCheckpoint } from './checkpoint-transfer.ts';
+import { CHECKPOINT_MEMORY_BYTES, sealCheckpoint, uploadSealed } from './checkpoint-transfer.ts';
 import { transferred, type HandoffDriver, type Step } from './coordinator.ts';
 import type { HandoffConfig } from './handoff-config.ts';
 import { stillDueAfterHold, testHolds } from './test-hold.ts';
@@ -48,9 +48,6 @@ export interface SourceStepDeps {
   /** Where the checkpoint upload reports how far it got. */
   progress: ProgressSink;
 }
-
-/** A sealed checkpoint up to this size is held in memory and sent in one request; a larger one goes through a file. */
-const CHECKPOINT_MEMORY_BYTES = 1024 * 1024;
 
 const QUIESCING = { code: 'quiescing', message: 'The session is moving to another device; input is paused.' } as const;
 
@@ -129,10 +126,7 @@ async function takeCheckpoint(
       const file = await sealCheckpoint(sealer, built, path, CHECKPOINT_MEMORY_BYTES);
       const sealedAt = deps.clock();
       if (!moving()) return { ok: 'ended' };
-      const progress = uploadProgress(deps.progress, handoff, file.size);
-      progress(0);
-      const put = file.chunks ? await backend.putBlob(file.sha256, file.chunks) : await backend.putBlobFile(file, progress);
-      if (put.ok && file.chunks) progress(file.size);
+      const put = await uploadSealed(backend, file, uploadProgress(deps.progress, handoff, file.size));
       if (!put.ok) {
         if (put.code === 'body_too_large') {
           const message = `The sealed checkpoint (${file.size} bytes) is over the sync backend's limit: ${put.message}.`;

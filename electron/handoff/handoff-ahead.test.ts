@@ -48,6 +48,11 @@ function downloads(heard: HandoffProgressView[], handoffId: string): HandoffProg
   return heard.filter((p) => p.handoffId === handoffId && p.step === 'download');
 }
 
+/** Waits (polling every 50 ms, up to 30 s) until the desktop reported `handoffId`'s checkpoint downloaded whole. */
+function downloadedWhole(heard: HandoffProgressView[], handoffId: string, what: string): Promise<true> {
+  return waitFor(what, async () => (downloads(heard, handoffId).some((p) => p.percent === 100) ? true : undefined), 30_000, 50);
+}
+
 /** What the desktop's `claude` has been touched with: its runs (not `--version`) and the files in its config folder. */
 async function providerTouches(provider: StandInSandbox): Promise<string[]> {
   const runs = (await provider.invocations()).filter((i) => !i.argv.includes('--version')).map((i) => i.argv.join(' '));
@@ -92,12 +97,7 @@ describe('activation begun ahead', () => {
       const handoffId = moved.value.handoffId;
 
       // Held before the resume, the checkpoint has been received whole: begun ahead, not by the held step.
-      await waitFor(
-        'the download begun ahead',
-        async () => (downloads(heard, handoffId).some((p) => p.percent === 100) ? true : undefined),
-        30_000,
-        50,
-      );
+      await downloadedWhole(heard, handoffId, 'the download begun ahead');
       await waitFor('the early log line', async () =>
         w.desktop.process.stderr().includes(`handoff ${handoffId}: download checkpoint:`) ? true : undefined,
       );
@@ -149,12 +149,7 @@ describe('activation begun ahead', () => {
       releaseClaim();
 
       // The early work downloaded, unsealed and tried the pin while the step that resumes is still held.
-      await waitFor(
-        'the download begun ahead',
-        async () => (downloads(heard, handoffId).some((p) => p.percent === 100) ? true : undefined),
-        30_000,
-        50,
-      );
+      await downloadedWhole(heard, handoffId, 'the download begun ahead');
       await waitSession(w.desktop, sessionId, 'the held target-activating step', (d) => d.activeHandoff?.state === 'target-activating');
       expect(await providerTouches(desktopProvider)).toEqual([]);
       await waitFor('the refused checkpoint to leave staging', async () =>
@@ -184,12 +179,7 @@ describe('activation begun ahead', () => {
       const handoffId = moved.value.handoffId;
 
       // The source has relinquished; the target, held before its claim, has the checkpoint staged already.
-      await waitFor(
-        'the download begun once the source relinquished',
-        async () => (downloads(heard, handoffId).some((p) => p.percent === 100) ? true : undefined),
-        30_000,
-        50,
-      );
+      await downloadedWhole(heard, handoffId, 'the download begun once the source relinquished');
       const held = await w.desktop.client.call('getSession', { sessionId });
       expect(held?.activeHandoff?.state).toBe('source-relinquished-and-checkpointed');
       expect(held?.isOwner).toBe(false);

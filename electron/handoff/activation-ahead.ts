@@ -6,7 +6,8 @@
  *   touched, and a move that ends before the claim has its staging removed.
  * - once the session is the target's (ownership-transferred), the checkpoint is opened: the workspace
  *   pinned and drift read (activation.ts openCheckpoint) while target-activating is recorded.
- * The provider is resumed only in the target-activating step, which takes what was begun here once.
+ * The target-activating step's activation takes what was begun here once; it resumes the provider
+ * while that state is recorded (target-steps.ts), never before the session is this device's.
  * Nothing is begun while a test holds activation (test-hold.ts).
  */
 import { rm } from 'node:fs/promises';

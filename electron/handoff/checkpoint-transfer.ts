@@ -111,15 +111,21 @@ export async function receiveCheckpoint(
 ): Promise<Result<ReceivedCheckpoint, ReceiveCode>> {
   if (!handoff.checkpoint) return fail('checkpoint_missing', 'The handoff carries no checkpoint.');
   const { digest, size } = handoff.checkpoint;
-  // What an earlier attempt left there is not this attempt's.
-  await rm(stagingDir, { recursive: true, force: true });
+  // What an earlier attempt left there is not this attempt's: removed while the download starts,
+  // and gone before a byte is staged.
+  const cleared = rm(stagingDir, { recursive: true, force: true });
+  cleared.catch(() => undefined);
   const hash = createHash('sha256');
   const opener = deps.seal.startCheckpointOpen(handoff.sessionId, handoff.id, size);
   const reader = new CheckpointReader(stagingDir, handoff.sessionId, handoff.id, stage);
   let received = 0;
   let unsealFailure: Failure<UnsealFailureCode> | null = null;
-  const refuse = async <C extends ReceiveCode>(failure: Failure<C>): Promise<Failure<C>> => {
+  const discard = async () => {
+    await cleared.catch(() => undefined);
     await reader.discard();
+  };
+  const refuse = async <C extends ReceiveCode>(failure: Failure<C>): Promise<Failure<C>> => {
+    await discard();
     return failure;
   };
   let got;
@@ -133,16 +139,20 @@ export async function receiveCheckpoint(
         if (unsealFailure !== null || received > size) return;
         const plain = opener.update(chunk);
         if (!plain.ok) unsealFailure = plain;
-        else await reader.push(plain.value);
+        else {
+          await cleared;
+          await reader.push(plain.value);
+        }
       },
       (done) => onProgress?.(done, size),
     );
+    await cleared;
   } catch (error) {
-    await reader.discard();
+    await discard();
     throw error;
   }
   if (!got.ok) {
-    await reader.discard();
+    await discard();
     if (got.code === 'not_found') return fail('checkpoint_missing', 'The checkpoint body is not in the store.');
     throw new Error(`checkpoint download failed: ${got.code} ${got.message}`);
   }

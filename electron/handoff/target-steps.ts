@@ -8,7 +8,7 @@ import type { CodedMessage } from '../../shared/errors.ts';
 import type { LocalState } from '../local-state/local-state.ts';
 import type { AccountPort, BackendPort, GitPort, ProviderPort, SealPort } from '../runtime/ports.ts';
 import type { SessionService } from '../runtime/session-service.ts';
-import { activateCheckpoint, type ActivationDeps } from './activation.ts';
+import { activateCheckpoint, type ActivationDeps, type ActivationResult } from './activation.ts';
 import { ActivationAhead } from './activation-ahead.ts';
 import { openCancelReason } from './cancel-reason.ts';
 import { transferred, type HandoffDriver, type Step } from './coordinator.ts';
@@ -99,14 +99,28 @@ function needsAttention(deps: TargetStepDeps, handoff: Handoff, failure: CodedMe
   });
 }
 
-/** target-activating: activate (on what was begun ahead), then record completion (or cancel with the reason). */
-async function activate(deps: TargetStepDeps, driver: HandoffDriver, handoff: Handoff, ahead: ActivationAhead): Promise<void> {
+/**
+ * Activation up to the resumed provider, on what was begun ahead: the checkpoint opened (workspace
+ * pinned, drift read), the transcript merged, the provider resumed. Begun once the session is this
+ * device's, while target-activating is recorded; throws only for the step to try again (a failed download).
+ */
+async function resumeActivation(deps: TargetStepDeps, handoff: Handoff, ahead: ActivationAhead): Promise<ActivationResult> {
   await releasedFromTestHold(deps.config.testHoldDir, 'activate');
   const opening = ahead.take(handoff.id);
   const early = opening ? await opening : null;
   await releasedFromTestHold(deps.config.testHoldDir, 'resume');
   if (early && 'thrown' in early) throw early.thrown;
-  const result = await activateCheckpoint(deps, handoff, early ? Promise.resolve(early.opened) : undefined);
+  return activateCheckpoint(deps, handoff, early ? Promise.resolve(early.opened) : undefined);
+}
+
+/** target-activating: records completion on the activation begun as the state was recorded (or cancels with the reason). */
+async function activate(
+  deps: TargetStepDeps,
+  driver: HandoffDriver,
+  handoff: Handoff,
+  activation: Promise<ActivationResult>,
+): Promise<void> {
+  const result = await activation;
   if (!result.ok) {
     needsAttention(deps, handoff, result);
     await driver.cancel(handoff, { code: result.code.slice(0, 63), message: result.message.slice(0, 2000) });
@@ -133,6 +147,18 @@ async function activate(deps: TargetStepDeps, driver: HandoffDriver, handoff: Ha
 export function targetStep(deps: TargetStepDeps): Step {
   // Activation's download, checks and pin, begun while the session is claimed and target-activating recorded (activation-ahead.ts).
   const ahead = new ActivationAhead(deps, deps.config.testHoldDir);
+  // Activations begun as target-activating is recorded, by handoff: the step takes the result (again
+  // when it retries recording it) until the handoff ends; one that threw is begun anew.
+  const activations = new Map<string, Promise<ActivationResult>>();
+  const activation = (handoff: Handoff): Promise<ActivationResult> => {
+    let begun = activations.get(handoff.id);
+    if (!begun) {
+      begun = resumeActivation(deps, handoff, ahead);
+      activations.set(handoff.id, begun);
+      begun.catch(() => activations.delete(handoff.id));
+    }
+    return begun;
+  };
   return async (handoff, driver) => {
     switch (handoff.state) {
       case 'requested':
@@ -142,9 +168,14 @@ export function targetStep(deps: TargetStepDeps): Step {
         // The checkpoint is up: its download into private staging runs while the session is claimed.
         ahead.receive(handoff);
         if (!(await stillDueAfterHold(deps.config.testHoldDir, 'claim', driver, handoff))) return;
-        // The pin's clean-status read runs while the claim is recorded (read only; the pin takes it).
-        deps.git.readClonesAhead(deps.state.session(handoff.sessionId)?.repos ?? [], deps.config.workspaceRoot);
-        await driver.transition(handoff, 'ownership-transferred');
+        {
+          const claimed = driver.transition(handoff, 'ownership-transferred');
+          // The pin's clean-status read runs while the claim is recorded (read only; the pin takes it),
+          // begun once the claim and the download are on their way: starting git holds this thread.
+          const repos = deps.state.session(handoff.sessionId)?.repos ?? [];
+          setImmediate(() => deps.git.readClonesAhead(repos, deps.config.workspaceRoot));
+          await claimed;
+        }
         return;
       case 'ownership-transferred':
         if (!(await stillDueAfterHold(deps.config.testHoldDir, 'take-over', driver, handoff))) return;
@@ -161,12 +192,15 @@ export function targetStep(deps: TargetStepDeps): Step {
           },
           false,
         );
+        // The session is this device's: its activation runs while target-activating is recorded.
+        void activation(handoff);
         await driver.transition(handoff, 'target-activating');
         return;
       case 'target-activating':
-        await activate(deps, driver, handoff, ahead);
+        await activate(deps, driver, handoff, activation(handoff));
         return;
       case 'cancelled':
+        activations.delete(handoff.id);
         await ahead.forget(handoff.id);
         if (transferred(handoff) && !deps.state.session(handoff.sessionId)?.needsAttention) {
           needsAttention(
@@ -178,6 +212,7 @@ export function targetStep(deps: TargetStepDeps): Step {
         driver.finish(handoff.id);
         return;
       case 'completed':
+        activations.delete(handoff.id);
         await ahead.forget(handoff.id);
         driver.finish(handoff.id);
         return;

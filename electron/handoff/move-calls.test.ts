@@ -110,4 +110,37 @@ describe('the backend calls of a Move', () => {
     },
     TEST_TIMEOUT_MS,
   );
+
+  it(
+    'a device following a session reads what it is told of with one request per read: no second one to find nothing more',
+    async () => {
+      const { laptop, desktop } = world;
+      const [laptopId, desktopId] = [await deviceId(laptop), await deviceId(desktop)];
+      const session = await startDemoSession(laptop, world.repo, 'Read the parser');
+      await waitFor('the desktop to follow the session', async () =>
+        (await desktop.client.call('getSession', { sessionId: session.id }))?.transcript.some((e) => e.role === 'assistant')
+          ? true
+          : undefined,
+      );
+      const requests = recorder!.requests;
+      const from = requests.length;
+      expect(await laptop.client.call('sendMessage', { sessionId: session.id, text: 'And now the tests' })).toEqual({ ok: true });
+      await waitFor('the desktop to have the reply', async () =>
+        (await desktop.client.call('getSession', { sessionId: session.id }))?.transcript.some(
+          (e) => e.role === 'assistant' && e.text.includes('And now the tests'),
+        )
+          ? true
+          : undefined,
+      );
+      const eventCalls = (id: string, method: string) =>
+        requests.slice(from).filter((r) => r.deviceId === id && r.method === method && r.path.endsWith('/events')).length;
+      const appended = eventCalls(laptopId, 'POST');
+      const read = eventCalls(desktopId, 'GET');
+      expect(appended).toBeGreaterThan(1);
+      expect(read).toBeGreaterThanOrEqual(1);
+      // Each append is pushed, and a read takes everything after the cursor: never more reads than appends.
+      expect(read).toBeLessThanOrEqual(appended);
+    },
+    TEST_TIMEOUT_MS,
+  );
 });

@@ -285,7 +285,7 @@ export class DeviceRuntime {
           await this.sessions.applyRemote(message.session);
           break;
         case 'session-event':
-          await this.sessions.pullEvents(message.sessionId);
+          await this.sessions.pullEvents(message.sessionId, message.seq);
           break;
         case 'device':
           this.devices.upsert(message.device);

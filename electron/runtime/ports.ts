@@ -27,6 +27,9 @@ import type { RepoRead } from '../packet/checkpoint-packet.ts';
 import type { CheckedOut } from '../packet/drift.ts';
 import type { RepoRef } from '../local-state/local-state.ts';
 
+/** The most session events one page of listEvents holds (the backend's own bound). */
+export const EVENT_PAGE_SIZE = 1000;
+
 /** The backend calls the runtime makes; every failure is a value carrying the API error code. */
 export interface BackendPort {
   listDevices(): Promise<Result<Device[]>>;
@@ -36,6 +39,7 @@ export interface BackendPort {
   listSessions(): Promise<Result<Session[]>>;
   updateSessionMeta(sessionId: string, generation: number, sealedMeta: string): Promise<Result<Session>>;
   appendEvent(sessionId: string, generation: number, sealedBody: string): Promise<Result<SessionEvent>>;
+  /** The session's events after `after`, oldest first: at most EVENT_PAGE_SIZE, so a shorter page is the last. */
   listEvents(sessionId: string, after: number): Promise<Result<SessionEvent[]>>;
   /** `keyVersion`: the account key version the checkpoint will be sealed under (carried in clear on the record). */
   createHandoff(

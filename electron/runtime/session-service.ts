@@ -22,7 +22,16 @@ import {
 } from '../../shared/provider.ts';
 import { CONTINUATION_TAIL_ENTRIES, continuationInput } from '../handoff/continuation.ts';
 import type { LocalSession, LocalState, RepoRef } from '../local-state/local-state.ts';
-import type { BackendPort, Clock, GitPort, ProviderPort, RepoSnapshot, SealPort, SessionContent } from './ports.ts';
+import {
+  EVENT_PAGE_SIZE,
+  type BackendPort,
+  type Clock,
+  type GitPort,
+  type ProviderPort,
+  type RepoSnapshot,
+  type SealPort,
+  type SessionContent,
+} from './ports.ts';
 import { metaOf, openSessionMeta, sealSessionMeta } from './session-meta.ts';
 import { learnedRecord, rebuildRecord, workspaceBack, type RebuildDeps } from './session-rebuild.ts';
 import type { TurnLog } from './turn-log.ts';
@@ -81,7 +90,8 @@ export class SessionService {
   private readonly agentFlush = new Map<string, ReturnType<typeof setTimeout>>();
   private readonly resuming = new Set<string>();
   private readonly pulling = new Map<string, Promise<void>>();
-  private readonly pullAgain = new Set<string>();
+  /** Per session, the newest event asked for while a pull ran (Infinity: not said); read again unless that pull reached it. */
+  private readonly pullWanted = new Map<string, number>();
   /** What the backend holds of each session's metadata, as this process last published it: [generation, meta] as JSON. */
   private readonly publishedMeta = new Map<string, string>();
 
@@ -330,21 +340,33 @@ export class SessionService {
 
   /**
    * Reads every event after the local cursor (sessions another device drives) into transcript and
-   * agents, page by page. One pull per session at a time: a pull asked for while one runs (a burst
-   * of pushes) makes the running one read again once, and resolves with it.
+   * agents, page by page. `seq`: the event a push announced; nothing is read when the cursor is
+   * already there. One pull per session at a time: a pull asked for while one runs (a burst of
+   * pushes) makes the running one read again once, unless what it read reached the event asked for,
+   * and resolves with it.
    */
-  pullEvents(sessionId: string): Promise<void> {
+  pullEvents(sessionId: string, seq?: number): Promise<void> {
+    const cursor = () => this.deps.state.readSession(sessionId)?.eventCursor ?? 0;
     const running = this.pulling.get(sessionId);
+    if (seq !== undefined && cursor() >= seq) return running ?? Promise.resolve();
     if (running) {
-      this.pullAgain.add(sessionId);
+      this.pullWanted.set(sessionId, Math.max(this.pullWanted.get(sessionId) ?? 0, seq ?? Infinity));
       return running;
     }
     const pull = (async () => {
-      do {
-        this.pullAgain.delete(sessionId);
-        await this.pullPages(sessionId);
-      } while (this.pullAgain.has(sessionId));
-    })().finally(() => this.pulling.delete(sessionId));
+      try {
+        let wanted: number | undefined;
+        do {
+          this.pullWanted.delete(sessionId);
+          await this.pullPages(sessionId);
+          wanted = this.pullWanted.get(sessionId);
+        } while (wanted !== undefined && cursor() < wanted);
+      } finally {
+        // In the same turn as the last check: a pull asked for from here on starts its own.
+        this.pulling.delete(sessionId);
+        this.pullWanted.delete(sessionId);
+      }
+    })();
     this.pulling.set(sessionId, pull);
     return pull;
   }
@@ -387,6 +409,8 @@ export class SessionService {
       );
       this.deps.state.appendTranscript(sessionId, added);
       this.deps.activity(sessionId, from);
+      // A page shorter than the most asked for is the last: nothing is asked again to learn so.
+      if (page.value.length < EVENT_PAGE_SIZE) return;
     }
   }
 

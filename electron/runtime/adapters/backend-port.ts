@@ -1,7 +1,7 @@
 /** The runtime's BackendPort over the signed sync client (names and schemas from the route table). */
 import type { Result } from '../../../shared/errors.ts';
 import type { BackendClient, CallResult } from '../../sync/backend-client.ts';
-import type { BackendPort } from '../ports.ts';
+import { EVENT_PAGE_SIZE, type BackendPort } from '../ports.ts';
 
 /** Drops the HTTP status, keeping the code, message and details of a failure. */
 function plain<T, U>(result: CallResult<T>, pick: (value: T) => U): Result<U> {
@@ -31,7 +31,7 @@ export function backendPort(client: BackendClient): BackendPort {
     appendEvent: async (sessionId, generation, sealedBody) =>
       plain(await client.call('appendEvent', { params: { sessionId }, body: { generation, sealedBody } }), (v) => v.event),
     listEvents: async (sessionId, after) =>
-      plain(await client.call('listEvents', { params: { sessionId }, query: { after, limit: 1000 } }), (v) => v.events),
+      plain(await client.call('listEvents', { params: { sessionId }, query: { after, limit: EVENT_PAGE_SIZE } }), (v) => v.events),
     createHandoff: async (handoffId, sessionId, targetDeviceId, generation, keyVersion) =>
       plain(
         await client.call('createHandoff', {

@@ -8,8 +8,12 @@ import { execFileSync } from 'node:child_process';
 import type { DeviceApiEvents } from '../shared/device-api.ts';
 import { startDemoSession, startTwoDevices, waitEligible, deviceId, type DeviceHandle } from '../dev-env/two-devices.ts';
 import { median } from './median.ts';
+import { childrenCpuMs, processCpuMs } from './process-cpu.ts';
 
 const RUNS = Number(process.env.BENCH_RUNS ?? 7);
+
+const sum = (values: (number | undefined)[]): number | undefined =>
+  values.some((v) => v === undefined) ? undefined : values.reduce<number>((a, v) => a + v!, 0);
 
 /** Milliseconds spent reaching each state of a handoff, from the backend's commit times of its history. */
 const phases = new Map<string, number[]>();
@@ -72,6 +76,13 @@ async function main(): Promise<void> {
     await timedMove(world.laptop, world.desktop, session.id);
     const desktopRepo = (await world.desktop.client.call('getSession', { sessionId: session.id }))!.workspace;
     phases.clear();
+    // CPU used over the timed moves (the raw git runs in this process are not counted).
+    const cpuOf = {
+      backend: () => processCpuMs(world.backend.child.pid!),
+      devices: () => sum([world.laptop, world.desktop].map((d) => processCpuMs(d.process.child.pid!))),
+      'git (both devices)': () => sum([world.laptop, world.desktop].map((d) => childrenCpuMs(d.process.child.pid!))),
+    };
+    const cpuBefore = Object.fromEntries(Object.entries(cpuOf).map(([who, read]) => [who, read()]));
     const ours: number[] = [];
     const baseline: number[] = [];
     let [source, target] = [world.desktop, world.laptop];
@@ -81,6 +92,7 @@ async function main(): Promise<void> {
       baseline.push(rawGit(world.env, sourceRepo, targetRepo));
       [source, target] = [target, source];
     }
+    const cpuPerMove = Object.entries(cpuOf).map(([who, read]) => [who, ((read() ?? NaN) - (cpuBefore[who] ?? NaN)) / RUNS] as const);
     const oursMs = median(ours);
     const baselineMs = median(baseline);
     const rows: [string, string][] = [
@@ -96,6 +108,8 @@ async function main(): Promise<void> {
     console.log("  where the time goes (median ms to reach each state after the one before, from the backend's commit times;");
     console.log('  before requested: the readiness evaluation and the request itself):');
     for (const [state, times] of phases) console.log(`    ${state.padEnd(38)} ${median(times).toFixed(1).padStart(7)}`);
+    console.log('  CPU per move (ms, mean over the timed moves, from /proc; the bench host has two cores):');
+    for (const [who, ms] of cpuPerMove) console.log(`    ${who.padEnd(38)} ${ms.toFixed(1).padStart(7)}`);
     console.log(
       JSON.stringify({
         bench: 'handoff',
@@ -105,6 +119,7 @@ async function main(): Promise<void> {
         overhead_ms: Number((oursMs - baselineMs).toFixed(1)),
         runs: RUNS,
         phase_ms: Object.fromEntries([...phases].map(([state, times]) => [state, Number(median(times).toFixed(1))])),
+        cpu_ms_per_move: Object.fromEntries(cpuPerMove.map(([who, ms]) => [who, Number(ms.toFixed(1))])),
       }),
     );
   } finally {

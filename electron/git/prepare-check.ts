@@ -60,10 +60,11 @@ async function prepareOne(repo: PrepareTarget, found: Located, deps: PinDeps): P
     return { ...repo, path: null, remoteName: null, tip };
   }
   const at = { remote: repo.remote, path: found.path };
-  // Fetching only moves remote-tracking refs, so it runs alongside the status read.
-  const [clean, fetchError] = await Promise.all([
-    readCleanClone(run, found.path, at),
+  // Fetching only moves remote-tracking refs, so it runs alongside the status read; it is the longer
+  // of the two, so it is started first (starting a process holds this thread for a moment).
+  const [fetchError, clean] = await Promise.all([
     fetchBranch(run, found.path, found.remoteName, repo.branch, deps.progress),
+    readCleanClone(run, found.path, at),
   ]);
   if ('ok' in clean) return clean;
   if (fetchError) return cannotOpen(fetchError, found.path);

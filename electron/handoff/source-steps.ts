@@ -35,6 +35,7 @@ export interface SourceStepDeps {
     | 'progress'
     | 'updateProgress'
     | 'scratchFile'
+    | 'settled'
   >;
   sessions: Pick<SessionService, 'provider' | 'setInputBlock' | 'markMoved' | 'resumeOwned'>;
   git: Pick<GitPort, 'checkpointRead' | 'checkpointReadAhead'>;
@@ -48,6 +49,9 @@ export interface SourceStepDeps {
   /** Where the checkpoint upload reports how far it got. */
   progress: ProgressSink;
 }
+
+/** Resolves once this turn of the event loop is over (what it began, such as a request, is on its way). */
+const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
 
 const QUIESCING = { code: 'quiescing', message: 'The session is moving to another device; input is paused.' } as const;
 
@@ -239,12 +243,23 @@ export function sourceStep(deps: SourceStepDeps): Step {
         // Input is refused from here on: the turn's end, the re-check and the checkpoint need not wait for the backend.
         const session = deps.state.readSession(handoff.sessionId);
         const held = testHolds(config.testHoldDir, 'checkpoint');
-        // What was sealed while the target prepared goes up now, beside the quiescing.
-        void early.get(handoff.id)?.then((taken) => taken?.mayBeCurrent() && taken.upload());
-        if (session && !held && !ahead.has(handoff.id) && !deps.state.progress(handoff.id)?.checkpoint)
-          ahead.set(handoff.id, takeCheckpoint(deps, driver, handoff, session, early.get(handoff.id)));
+        const taken = early.get(handoff.id);
         early.delete(handoff.id);
-        await driver.transition(handoff, 'source-quiescing');
+        // What was sealed while the target prepared goes up now, beside the quiescing.
+        void taken?.then((sealed) => sealed?.mayBeCurrent() && sealed.upload());
+        const quiescing = driver.transition(handoff, 'source-quiescing');
+        // Begun once the transition is on its way (sent when the input block is on disk): starting git
+        // holds this thread for a moment, which the request should not wait for.
+        const sent = deps.state
+          .settled()
+          .catch(() => undefined)
+          .then(nextTurn);
+        if (session && !held && !ahead.has(handoff.id) && !deps.state.progress(handoff.id)?.checkpoint)
+          ahead.set(
+            handoff.id,
+            sent.then(() => takeCheckpoint(deps, driver, handoff, session, taken)),
+          );
+        await quiescing;
         return;
       }
       case 'source-quiescing': {

@@ -48,8 +48,10 @@ async function readRepo(
   run: GitRunner,
   known?: RepoEvaluation,
 ): Promise<{ evaluation: RepoEvaluation; repo: CheckpointRepo }> {
+  // The status read starts first: the ref files are read while it runs.
+  const evaluating = known ?? evaluateRepo(path, { run });
   const { base, tip } = await baseOf(path, run);
-  const [evaluation, asked] = await Promise.all([known ?? evaluateRepo(path, { run }), tip === null ? askBase(path, base, run) : null]);
+  const [evaluation, asked] = await Promise.all([evaluating, tip === null ? askBase(path, base, run) : null]);
   const { state } = evaluation;
   if (base !== null && tip !== null && state.head === tip) {
     return { evaluation, repo: { ...snapshotOf(workspace, state, { ref: base, commit: tip }), changedFiles: [] } };

@@ -55,13 +55,14 @@ async function remoteUrl(repo: string, run: GitRunner, config: RemoteConfig, rem
 export async function evaluateRepo(repo: string, deps: ReadinessDeps): Promise<RepoEvaluation> {
   const pathCheck = checkDirectory(repo);
   if (!pathCheck.ok) return unreadable(repo, pathCheck.message);
-  const [statusResult, dirs] = await Promise.all([
-    deps.run(STATUS_ARGS, { cwd: repo, env: READ_ONLY_ENV }),
-    resolveGitDirs(repo, deps.run),
-  ]);
-  if (statusResult.code !== 0 || dirs === null) return unreadable(repo, gitFailureText(statusResult));
+  // The git dir's files (an operation in progress, the remotes) are read while the status runs.
+  const dirsRead = resolveGitDirs(repo, deps.run).then(async (dirs) =>
+    dirs === null ? null : Promise.all([operationInProgress(dirs.gitDir), readRemoteConfig(dirs.commonDir)]),
+  );
+  const [statusResult, read] = await Promise.all([deps.run(STATUS_ARGS, { cwd: repo, env: READ_ONLY_ENV }), dirsRead]);
+  if (statusResult.code !== 0 || read === null) return unreadable(repo, gitFailureText(statusResult));
   const status = parseStatus(statusResult.stdout);
-  const [operation, config] = await Promise.all([operationInProgress(dirs.gitDir), readRemoteConfig(dirs.commonDir)]);
+  const [operation, config] = read;
   const pushRemote = remoteForBranch(config, status.branch);
   const state: RepoState = {
     path: repo,

@@ -164,19 +164,18 @@ export function targetStep(deps: TargetStepDeps): Step {
       case 'requested':
         await prepare(deps, driver, handoff);
         return;
-      case 'source-relinquished-and-checkpointed':
+      case 'source-relinquished-and-checkpointed': {
         // The checkpoint is up: its download into private staging runs while the session is claimed.
         ahead.receive(handoff);
         if (!(await stillDueAfterHold(deps.config.testHoldDir, 'claim', driver, handoff))) return;
-        {
-          const claimed = driver.transition(handoff, 'ownership-transferred');
-          // The pin's clean-status read runs while the claim is recorded (read only; the pin takes it),
-          // begun once the claim and the download are on their way: starting git holds this thread.
-          const repos = deps.state.session(handoff.sessionId)?.repos ?? [];
-          setImmediate(() => deps.git.readClonesAhead(repos, deps.config.workspaceRoot));
-          await claimed;
-        }
+        const claimed = driver.transition(handoff, 'ownership-transferred');
+        // The pin's clean-status read runs while the claim is recorded (read only; the pin takes it),
+        // begun once the claim and the download are on their way: starting git holds this thread.
+        const repos = deps.state.session(handoff.sessionId)?.repos ?? [];
+        setImmediate(() => deps.git.readClonesAhead(repos, deps.config.workspaceRoot));
+        await claimed;
         return;
+      }
       case 'ownership-transferred':
         if (!(await stillDueAfterHold(deps.config.testHoldDir, 'take-over', driver, handoff))) return;
         ahead.open(handoff);

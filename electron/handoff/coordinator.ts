@@ -51,6 +51,11 @@ export function generationFor(handoff: Handoff, from: HandoffState): number {
   return AFTER_TRANSFER.includes(from) ? handoff.generation + 1 : handoff.generation;
 }
 
+/** Whether `handoff`'s history shows `deviceId` moving it from `from` to `to`. */
+function movedBy(handoff: Handoff, deviceId: string, from: HandoffState, to: HandoffState): boolean {
+  return handoff.history.some((entry, i) => entry.state === to && entry.deviceId === deviceId && handoff.history[i - 1]?.state === from);
+}
+
 /** Whether the handoff reached ownership-transferred at some point. */
 export function transferred(handoff: Handoff): boolean {
   return reachedAt(handoff.history, 'ownership-transferred') !== undefined;
@@ -61,6 +66,8 @@ export class Coordinator {
   private readonly busy = new Set<string>();
   private readonly dirty = new Set<string>();
   private readonly timers = new Map<string, ReturnType<typeof setTimeout>>();
+  /** Transitions waiting for their answer, by handoff: each hears every newer record (its push may come first). */
+  private readonly awaiting = new Map<string, Set<(handoff: Handoff) => void>>();
   private stopped = false;
 
   constructor(
@@ -93,6 +100,7 @@ export class Coordinator {
     if (newer) {
       this.latest.set(handoff.id, handoff);
       this.deps.handoffChanged(handoff);
+      for (const hear of this.awaiting.get(handoff.id) ?? []) hear(handoff);
     }
     if (this.roleIn(handoff) !== null) this.schedule(handoff.id);
   }
@@ -139,6 +147,8 @@ export class Coordinator {
   /**
    * Asks the backend for `from → to` with an idempotency key per (handoff, from, to). A lost race
    * (state moved on) re-reads the record; `stale_generation` stops this device driving the session.
+   * A pushed record that shows this device's `from → to` committed stands for the answer: the step
+   * goes on without waiting for an answer that is slow or lost (the request itself still runs).
    */
   async transition(
     handoff: Handoff,
@@ -148,17 +158,17 @@ export class Coordinator {
     const { reason, ...rest } = extra;
     const sealed = reason === undefined ? {} : { reason: sealCancelReason(this.deps.seal, handoff, reason) };
     const request: TransitionRequest = { from: handoff.state, to, generation: generationFor(handoff, handoff.state), ...rest, ...sealed };
-    const result = await this.deps.backend.transition(handoff.id, request, `${handoff.id}-${handoff.state}-${to}`.slice(0, 120));
+    const committed = this.committedWhenPushed(handoff, to);
+    const answer = this.deps.backend.transition(handoff.id, request, `${handoff.id}-${handoff.state}-${to}`.slice(0, 120));
+    const first = await Promise.race([answer, committed.seen]).finally(committed.stop);
+    if ('pushed' in first) {
+      answer.catch(() => undefined);
+      this.recordDone(handoff, to, 'its push came before the answer');
+      return first.pushed;
+    }
+    const result = first;
     if (result.ok) {
-      this.deps.log(`handoff ${handoff.id}: ${handoff.state} → ${to}`);
-      // Informational: the backend record is the truth about which steps are done.
-      this.deps.progress.updateProgress(
-        handoff.id,
-        (p) => {
-          if (!p.done.includes(handoff.state)) p.done.push(handoff.state);
-        },
-        false,
-      );
+      this.recordDone(handoff, to);
       this.observe(result.value);
       return result.value;
     }
@@ -173,6 +183,38 @@ export class Coordinator {
       return null;
     }
     throw new Error(`transition ${handoff.state} → ${to} failed: ${result.code} ${result.message}`);
+  }
+
+  /** Logs `handoff`'s move to `to` by this device and notes its step done (informational: the backend record is the truth). */
+  private recordDone(handoff: Handoff, to: HandoffState, how?: string): void {
+    this.deps.log(`handoff ${handoff.id}: ${handoff.state} → ${to}${how ? ` (${how})` : ''}`);
+    this.deps.progress.updateProgress(
+      handoff.id,
+      (p) => {
+        if (!p.done.includes(handoff.state)) p.done.push(handoff.state);
+      },
+      false,
+    );
+  }
+
+  /** Resolves with the first record observed that shows this device moving `handoff` to `to`; `stop` stops listening. */
+  private committedWhenPushed(handoff: Handoff, to: HandoffState): { seen: Promise<{ pushed: Handoff }>; stop: () => void } {
+    const listeners = this.awaiting.get(handoff.id) ?? new Set<(next: Handoff) => void>();
+    this.awaiting.set(handoff.id, listeners);
+    let hear: (next: Handoff) => void = () => undefined;
+    const seen = new Promise<{ pushed: Handoff }>((resolve) => {
+      hear = (next) => {
+        if (movedBy(next, this.deps.selfId, handoff.state, to)) resolve({ pushed: next });
+      };
+    });
+    listeners.add(hear);
+    return {
+      seen,
+      stop: () => {
+        listeners.delete(hear);
+        if (listeners.size === 0) this.awaiting.delete(handoff.id);
+      },
+    };
   }
 
   /** Cancels with a reason (sealed to the handoff; only its code in clear) and the remediation, kept locally for the UI. */

@@ -1,0 +1,111 @@
+/**
+ * The coordinator's compare-and-set when the push of its record comes before the answer (or instead
+ * of it): the step goes on as soon as a record shows this device's transition committed, and only then.
+ */
+import { describe, expect, it } from 'vitest';
+import type { Handoff, TransitionRequest } from '../../shared/api/handoffs.ts';
+import type { HandoffState } from '../../shared/handoff-states.ts';
+import type { Result } from '../../shared/errors.ts';
+import { Coordinator, type CoordinatorDeps } from './coordinator.ts';
+
+const SELF = 'device-target-0000000001';
+const OTHER = 'device-source-0000000001';
+
+function record(states: [HandoffState, string | null][]): Handoff {
+  return {
+    id: 'handoff-000000000000001',
+    accountId: 'account-000000000000001',
+    sessionId: 'session-000000000000001',
+    sourceDeviceId: OTHER,
+    targetDeviceId: SELF,
+    state: states.at(-1)![0],
+    generation: 1,
+    checkpoint: null,
+    keyVersion: 1,
+    cancelReason: null,
+    resumePath: null,
+    sealedOutcome: null,
+    history: states.map(([state, deviceId], i) => ({ state, at: 1000 + i, deviceId })),
+    createdAt: 1000,
+    updatedAt: 1000 + states.length,
+  };
+}
+
+/** A coordinator whose backend holds every transition's answer until `answer` is called. */
+function coordinatorWithHeldAnswers() {
+  const asked: TransitionRequest[] = [];
+  let answer: (result: Result<Handoff>) => void = () => undefined;
+  const logged: string[] = [];
+  const deps: CoordinatorDeps = {
+    selfId: SELF,
+    progress: {
+      ensureProgress: () => ({ finished: false }) as never,
+      updateProgress: () => true,
+      listProgress: () => [],
+    },
+    backend: {
+      transition: (_id, request) => {
+        asked.push(request);
+        return new Promise((resolve) => (answer = resolve));
+      },
+      getHandoff: async () => ({ ok: false, code: 'not_found', message: 'none' }),
+      listHandoffs: async () => ({ ok: true, value: [] }),
+    },
+    seal: { sealJson: () => 'sealed' },
+    lostSession: async () => undefined,
+    clock: () => 2000,
+    handoffChanged: () => undefined,
+    log: (message) => logged.push(message),
+  };
+  const coordinator = new Coordinator(deps, { source: async () => undefined, target: async () => undefined });
+  return { coordinator, asked, answer: (result: Result<Handoff>) => answer(result), logged };
+}
+
+const prepared = record([
+  ['requested', OTHER],
+  ['target-prepared', SELF],
+  ['source-quiescing', OTHER],
+  ['source-relinquished-and-checkpointed', OTHER],
+]);
+
+describe('a transition whose push comes first', () => {
+  it('goes on with the pushed record that shows this device’s transition, without waiting for the answer', async () => {
+    const { coordinator, asked, logged } = coordinatorWithHeldAnswers();
+    coordinator.observe(prepared);
+    const claimed = coordinator.transition(prepared, 'ownership-transferred');
+    expect(asked.map((r) => [r.from, r.to])).toEqual([['source-relinquished-and-checkpointed', 'ownership-transferred']]);
+
+    const pushed = record([
+      ...prepared.history.map((h) => [h.state, h.deviceId] as [HandoffState, string | null]),
+      ['ownership-transferred', SELF],
+    ]);
+    coordinator.observe(pushed);
+    await expect(claimed).resolves.toEqual(pushed);
+    expect(coordinator.get(prepared.id)?.state).toBe('ownership-transferred');
+    expect(logged.some((line) => line.includes('its push came before the answer'))).toBe(true);
+  });
+
+  it('keeps waiting for the answer when the pushed record was moved by another device or from another state', async () => {
+    const { coordinator, answer } = coordinatorWithHeldAnswers();
+    coordinator.observe(prepared);
+    let settled = false;
+    const claimed = coordinator.transition(prepared, 'ownership-transferred').then((h) => {
+      settled = true;
+      return h;
+    });
+
+    // Cancelled by the source (a device other than this one): not this device's claim.
+    coordinator.observe(
+      record([...prepared.history.map((h) => [h.state, h.deviceId] as [HandoffState, string | null]), ['cancelled', OTHER]]),
+    );
+    await new Promise((resolve) => setTimeout(resolve, 10));
+    expect(settled).toBe(false);
+
+    const answered = record([
+      ...prepared.history.map((h) => [h.state, h.deviceId] as [HandoffState, string | null]),
+      ['ownership-transferred', SELF],
+    ]);
+    answer({ ok: true, value: answered });
+    await expect(claimed).resolves.toEqual(answered);
+  });
+});

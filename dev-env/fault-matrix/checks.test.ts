@@ -8,29 +8,17 @@ import type { Handoff } from '../../shared/api/handoffs.ts';
 import type { SessionDetail } from '../../shared/device-api.ts';
 import { FORWARD_STATES, type HandoffState } from '../../shared/handoff-states.ts';
 import type { TurnRecord } from '../../electron/runtime/turn-log.ts';
+import { handoffRecord } from '../handoff-record.ts';
 import { checkCase, type Evidence } from './checks.ts';
 
 const ids = { laptop: 'laptop-id', desktop: 'desktop-id' };
 const PATH: HandoffState[] = [...FORWARD_STATES];
 
 function handoff(states: HandoffState[]): Handoff {
-  return {
-    id: 'h1',
-    accountId: 'a1',
-    sessionId: 's1',
-    sourceDeviceId: ids.laptop,
-    targetDeviceId: ids.desktop,
-    state: states.at(-1)!,
-    generation: 1,
-    checkpoint: null,
-    keyVersion: 1,
-    cancelReason: null,
-    resumePath: null,
-    sealedOutcome: null,
-    history: states.map((state, i) => ({ state, at: 1000 * (i + 1), deviceId: null })),
-    createdAt: 1000,
-    updatedAt: 1000 * states.length,
-  };
+  return handoffRecord(
+    { source: ids.laptop, target: ids.desktop },
+    states.map((state, i) => ({ state, at: 1000 * (i + 1), deviceId: null })),
+  );
 }
 
 const entries = (...names: string[]) => names.map((id) => ({ id, at: 0, role: 'assistant' as const, agentId: 'main', text: id }));

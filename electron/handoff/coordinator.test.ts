@@ -6,29 +6,17 @@ import { describe, expect, it } from 'vitest';
 import type { Handoff, TransitionRequest } from '../../shared/api/handoffs.ts';
 import type { HandoffState } from '../../shared/handoff-states.ts';
 import type { Result } from '../../shared/errors.ts';
+import { handoffRecord } from '../../dev-env/handoff-record.ts';
 import { Coordinator, type CoordinatorDeps } from './coordinator.ts';
 
 const SELF = 'device-target-0000000001';
 const OTHER = 'device-source-0000000001';
 
 function record(states: [HandoffState, string | null][]): Handoff {
-  return {
-    id: 'handoff-000000000000001',
-    accountId: 'account-000000000000001',
-    sessionId: 'session-000000000000001',
-    sourceDeviceId: OTHER,
-    targetDeviceId: SELF,
-    state: states.at(-1)![0],
-    generation: 1,
-    checkpoint: null,
-    keyVersion: 1,
-    cancelReason: null,
-    resumePath: null,
-    sealedOutcome: null,
-    history: states.map(([state, deviceId], i) => ({ state, at: 1000 + i, deviceId })),
-    createdAt: 1000,
-    updatedAt: 1000 + states.length,
-  };
+  return handoffRecord(
+    { source: OTHER, target: SELF },
+    states.map(([state, deviceId], i) => ({ state, at: 1000 + i, deviceId })),
+  );
 }
 
 /** A coordinator whose backend holds every transition's answer until `answer` is called. */

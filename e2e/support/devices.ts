@@ -2,7 +2,10 @@
  * The e2e world: a real backend process and two real headless devices (`baton device`, laptop and
  * desktop) over a git sandbox with a bare origin, each device shown in its own browser context.
  */
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { basename, join } from 'node:path';
 import { expect, test, type Browser, type Locator, type Page } from '@playwright/test';
+import { PROJECT_ROOT } from '../../dev-env/process-harness.ts';
 import { startTwoDevices, type DeviceHandle, type TwoDevices } from '../../dev-env/two-devices.ts';
 
 export interface DeviceWindow {
@@ -79,11 +82,23 @@ export async function openWorld(
     laptop,
     desktop,
     async close() {
+      keepDeviceLogs(devices);
       await laptop.page.context().close();
       await desktop.page.context().close();
       await devices.cleanup();
     },
   };
+}
+
+/**
+ * Keeps the devices' own logs (the last 20 kB of each) under test-results/device-logs, named after
+ * the spec file, so that a failure can be read afterwards: what each device did and when.
+ */
+function keepDeviceLogs(devices: TwoDevices): void {
+  const dir = join(PROJECT_ROOT, 'test-results', 'device-logs');
+  mkdirSync(dir, { recursive: true });
+  const spec = basename(test.info().file, '.spec.ts');
+  for (const device of [devices.laptop, devices.desktop]) writeFileSync(join(dir, `${spec}-${device.name}.log`), device.process.stderr());
 }
 
 /** Opens the world before the file's tests and closes it after them; returns a getter for it. */

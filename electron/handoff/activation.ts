@@ -13,7 +13,7 @@ import { fail, ok, type Result } from '../../shared/errors.ts';
 import { isProviderId, PROVIDER_LABELS } from '../../shared/provider.ts';
 import type { LocalState } from '../local-state/local-state.ts';
 import type { BackendPort, Clock, GitPort, PacketPort, ProviderPort, SealPort } from '../runtime/ports.ts';
-import type { ProgressSink } from '../runtime/progress-sink.ts';
+import { percentOf, type ProgressSink } from '../runtime/progress-sink.ts';
 import type { SessionService } from '../runtime/session-service.ts';
 import type { Checkpoint } from './checkpoint.ts';
 import { receiveCheckpoint, type ReceiveCode, type ReceivedCheckpoint } from './checkpoint-transfer.ts';
@@ -69,7 +69,7 @@ function reporter(deps: Pick<ActivationDeps, 'progress'>, handoff: Handoff): Rep
       label,
       doneBytes: done,
       totalBytes: total,
-      percent: percent ?? (done !== null && total !== null ? (total === 0 ? 100 : (done / total) * 100) : null),
+      percent: percent ?? (done !== null && total !== null ? percentOf(done, total) : null),
     });
 }
 

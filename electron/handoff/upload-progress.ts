@@ -1,6 +1,6 @@
 /** How the source reports its checkpoint upload: bytes sent of the sealed size, to the device's progress sink. */
 import type { Handoff } from '../../shared/api/handoffs.ts';
-import type { ProgressSink } from '../runtime/progress-sink.ts';
+import { percentOf, type ProgressSink } from '../runtime/progress-sink.ts';
 
 /** A reporter of `handoff`'s checkpoint upload of `totalBytes`: call it with the bytes sent so far. */
 export function uploadProgress(sink: ProgressSink, handoff: Pick<Handoff, 'id' | 'sessionId'>, totalBytes: number): (done: number) => void {
@@ -12,6 +12,6 @@ export function uploadProgress(sink: ProgressSink, handoff: Pick<Handoff, 'id' |
       label: 'checkpoint',
       doneBytes: done,
       totalBytes,
-      percent: totalBytes === 0 ? 100 : (done / totalBytes) * 100,
+      percent: percentOf(done, totalBytes),
     });
 }

@@ -21,6 +21,11 @@ export interface ProgressSinkOptions {
   logEveryMs?: number;
 }
 
+/** The percent `done` bytes are of `total` (an empty whole is done). */
+export function percentOf(done: number, total: number): number {
+  return total === 0 ? 100 : (done / total) * 100;
+}
+
 const finished = (r: ProgressReport): boolean => r.percent === 100 || (r.totalBytes !== null && r.doneBytes === r.totalBytes);
 
 /** "fetch app: 12.0 MiB of 40.0 MiB (30%)". */

@@ -64,6 +64,9 @@ function settleDisk(): void {
   execFileSync('sync');
 }
 
+/** The whole raw work of a round: seal, upload, download and git. */
+const rawTotal = (parts: Row['rawParts']): number => parts.seal + parts.upload + parts.download + parts.git;
+
 /** Milliseconds of `work`. */
 async function timed(work: () => Promise<unknown>): Promise<number> {
   const started = performance.now();
@@ -271,14 +274,12 @@ async function row(
     git: median(raws.map((r) => r.git)),
   };
   console.log(
-    `  ${name}: each round's Move ms ${moves.map((m) => m.toFixed(0)).join(', ')}; raw ms ${raws
-      .map((r) => (r.seal + r.upload + r.download + r.git).toFixed(0))
-      .join(', ')}`,
+    `  ${name}: each round's Move ms ${moves.map((m) => m.toFixed(0)).join(', ')}; raw ms ${raws.map((r) => rawTotal(r).toFixed(0)).join(', ')}`,
   );
   return {
     name,
     moveMs: median(moves),
-    rawMs: median(raws.map((r) => r.seal + r.upload + r.download + r.git)),
+    rawMs: median(raws.map(rawTotal)),
     rawParts,
     transcriptMiB: transcriptBytes / MiB,
     checkpointMiB: moved.checkpointBytes / MiB,

@@ -12,9 +12,6 @@ import { childrenCpuMs, processCpuMs } from './process-cpu.ts';
 
 const RUNS = Number(process.env.BENCH_RUNS ?? 7);
 
-const sum = (values: (number | undefined)[]): number | undefined =>
-  values.some((v) => v === undefined) ? undefined : values.reduce<number>((a, v) => a + v!, 0);
-
 /** Milliseconds spent reaching each state of a handoff, from the backend's commit times of its history. */
 const phases = new Map<string, number[]>();
 
@@ -77,10 +74,11 @@ async function main(): Promise<void> {
     const desktopRepo = (await world.desktop.client.call('getSession', { sessionId: session.id }))!.workspace;
     phases.clear();
     // CPU used over the timed moves (the raw git runs in this process are not counted).
+    const devices = [world.laptop, world.desktop];
     const cpuOf = {
-      backend: () => processCpuMs(world.backend.child.pid!),
-      devices: () => sum([world.laptop, world.desktop].map((d) => processCpuMs(d.process.child.pid!))),
-      'git (both devices)': () => sum([world.laptop, world.desktop].map((d) => childrenCpuMs(d.process.child.pid!))),
+      backend: () => processCpuMs(world.backend.child.pid!) ?? NaN,
+      devices: () => devices.reduce((sum, d) => sum + (processCpuMs(d.process.child.pid!) ?? NaN), 0),
+      'git (both devices)': () => devices.reduce((sum, d) => sum + (childrenCpuMs(d.process.child.pid!) ?? NaN), 0),
     };
     const cpuBefore = Object.fromEntries(Object.entries(cpuOf).map(([who, read]) => [who, read()]));
     const ours: number[] = [];
@@ -92,7 +90,7 @@ async function main(): Promise<void> {
       baseline.push(rawGit(world.env, sourceRepo, targetRepo));
       [source, target] = [target, source];
     }
-    const cpuPerMove = Object.entries(cpuOf).map(([who, read]) => [who, ((read() ?? NaN) - (cpuBefore[who] ?? NaN)) / RUNS] as const);
+    const cpuPerMove = Object.entries(cpuOf).map(([who, read]) => [who, (read() - cpuBefore[who]!) / RUNS] as const);
     const oursMs = median(ours);
     const baselineMs = median(baseline);
     const rows: [string, string][] = [

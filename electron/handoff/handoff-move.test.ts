@@ -11,6 +11,7 @@ import { loadProfile } from '../enrollment/profile.ts';
 import { DEMO_EDIT_PATH } from '../providers/demo-agent.ts';
 import { createBackendClient } from '../sync/backend-client.ts';
 import type { SessionDetail } from '../../shared/device-api.ts';
+import { FORWARD_STATES, type HandoffState } from '../../shared/handoff-states.ts';
 import {
   deviceId,
   holdTarget,
@@ -59,14 +60,18 @@ describe('a complete Move between two device processes', () => {
       expect(session.generation).toBe(1);
       await waitEligible(laptop, session.id, 'desktop');
 
-      // What each UI is sent during the move: every transition, followed by the session list (views),
-      // never by the whole session again (its transcript goes only when its content changes).
+      // What each UI is sent during the move: the handoff as it goes, each time followed by the session
+      // list (views), never by the whole session again (its transcript goes only when its content changes).
+      // Views are sent once per turn (view-batch.ts), so two transitions a device learns of together
+      // (one events read carrying both) reach its UI as one view of the later state.
       const sent: string[][] = [[], []];
-      const offs = [laptop, desktop].flatMap((device, i) =>
-        (['handoffChanged', 'sessionChanged', 'sessionsChanged'] as const).map((event) =>
+      const states: HandoffState[][] = [[], []];
+      const offs = [laptop, desktop].flatMap((device, i) => [
+        ...(['handoffChanged', 'sessionChanged', 'sessionsChanged'] as const).map((event) =>
           device.client.on(event, () => sent[i]!.push(event)),
         ),
-      );
+        device.client.on('handoffChanged', (h) => states[i]!.push(h.state)),
+      ]);
       const moved = await laptop.client.call('startMove', { sessionId: session.id, targetDeviceId: await deviceId(desktop) });
       expect(moved.ok).toBe(true);
 
@@ -80,8 +85,14 @@ describe('a complete Move between two device processes', () => {
       offs.forEach((off) => off());
       for (const events of sent) {
         const afterTransitions = events.flatMap((event, i) => (event === 'handoffChanged' ? [events[i + 1]] : []));
-        expect(afterTransitions.length).toBeGreaterThanOrEqual(7);
         expect(afterTransitions.every((event) => event === 'sessionsChanged')).toBe(true);
+      }
+      for (const seen of states) {
+        const order = seen.map((state) => (FORWARD_STATES as readonly string[]).indexOf(state));
+        expect(order.every((at, i) => at >= 0 && (i === 0 || at >= order[i - 1]!))).toBe(true);
+        expect(seen.at(-1)).toBe('completed');
+        // Shown as it goes, not only once it is over.
+        expect(new Set(seen).size).toBeGreaterThanOrEqual(4);
       }
       expect(onDesktop.generation).toBe(2);
       expect(onDesktop.lastHandoff?.resumePath).toBe('checkpoint-import');

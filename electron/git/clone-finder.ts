@@ -2,8 +2,9 @@
  * Finds a device's local clones by remote: scans the workspace root (two levels deep) and a list
  * of known repositories, reading each `.git/config` as a file (no git process per candidate).
  */
-import { readdir, stat } from 'node:fs/promises';
+import { readdir } from 'node:fs/promises';
 import { basename, join } from 'node:path';
+import { pathKind } from '../io/small-reads.ts';
 import { readRemoteConfig, resolveGitDirs } from './git-dir.ts';
 import type { GitRunner } from './git-runner.ts';
 import { normalizeRemote } from './remote-url.ts';
@@ -22,15 +23,6 @@ export interface CloneSearch {
   knownRepos?: string[];
 }
 
-async function exists(path: string): Promise<boolean> {
-  try {
-    await stat(path);
-    return true;
-  } catch {
-    return false;
-  }
-}
-
 async function childDirs(dir: string): Promise<string[]> {
   try {
     const entries = await readdir(dir, { withFileTypes: true });
@@ -41,10 +33,10 @@ async function childDirs(dir: string): Promise<string[]> {
 }
 
 async function readClone(path: string, run: GitRunner): Promise<LocalClone | null> {
-  if (!(await exists(join(path, '.git')))) return null;
+  if (pathKind(join(path, '.git')) === null) return null;
   const dirs = await resolveGitDirs(path, run);
   if (dirs === null) return null;
-  return { path, remotes: (await readRemoteConfig(dirs.commonDir)).remotes };
+  return { path, remotes: readRemoteConfig(dirs.commonDir).remotes };
 }
 
 /** Every clone under the workspace root (depth 1 and 2) and among the known repositories. */
@@ -82,7 +74,7 @@ export async function cloneDestination(workspaceRoot: string, remote: string, ta
       .replace(/^\.+/, '') || 'repo';
   for (let i = 1; ; i++) {
     const candidate = join(workspaceRoot, i === 1 ? name : `${name}-${i}`);
-    if (!taken.has(candidate) && !(await exists(candidate))) {
+    if (!taken.has(candidate) && pathKind(candidate) === null) {
       taken.add(candidate);
       return candidate;
     }

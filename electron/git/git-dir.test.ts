@@ -28,12 +28,12 @@ describe('git dir reads', () => {
   it('names the operation in progress from its marker file', async () => {
     const gitDir = join(box.root, 'gd');
     mkdirSync(gitDir);
-    expect(await operationInProgress(gitDir)).toBeNull();
+    expect(operationInProgress(gitDir)).toBeNull();
     writeFileSync(join(gitDir, 'CHERRY_PICK_HEAD'), 'x');
-    expect(await operationInProgress(gitDir)).toBe('cherry-pick');
+    expect(operationInProgress(gitDir)).toBe('cherry-pick');
     writeFileSync(join(gitDir, 'REVERT_HEAD'), 'x');
     mkdirSync(join(gitDir, 'rebase-merge'));
-    expect(await operationInProgress(gitDir)).toBe('rebase');
+    expect(operationInProgress(gitDir)).toBe('rebase');
   });
 
   it('reads remote URLs and branch remotes from the config, quoted values and comments included', async () => {
@@ -55,7 +55,7 @@ describe('git dir reads', () => {
         '\tmerge = refs/heads/feature/x',
       ].join('\n'),
     );
-    const config = await readRemoteConfig(dir);
+    const config = readRemoteConfig(dir);
     expect([...config.remotes]).toEqual([
       ['upstream', 'git@github.com:a/b.git'],
       ['origin', 'https://example.com/me/b'],
@@ -69,12 +69,12 @@ describe('git dir reads', () => {
     const repo = box.clone(box.makeOrigin('app'), 'app');
     const gitDir = join(repo, '.git');
     const tip = box.head(repo, 'origin/main');
-    expect(await readRef(gitDir, 'refs/remotes/origin/main')).toBe(tip);
+    expect(readRef(gitDir, 'refs/remotes/origin/main')).toBe(tip);
     box.git(repo, ['pack-refs', '--all']);
-    expect(await readRef(gitDir, 'refs/remotes/origin/main')).toBe(tip);
-    expect(await readRef(gitDir, 'refs/remotes/origin/gone')).toBeNull();
-    expect(await readRef(gitDir, 'refs/../config')).toBeNull();
-    expect(await readSymbolicRef(gitDir, 'refs/remotes/origin/HEAD')).toBe('refs/remotes/origin/main');
-    expect(await readSymbolicRef(gitDir, 'refs/remotes/origin/main')).toBeNull();
+    expect(readRef(gitDir, 'refs/remotes/origin/main')).toBe(tip);
+    expect(readRef(gitDir, 'refs/remotes/origin/gone')).toBeNull();
+    expect(readRef(gitDir, 'refs/../config')).toBeNull();
+    expect(readSymbolicRef(gitDir, 'refs/remotes/origin/HEAD')).toBe('refs/remotes/origin/main');
+    expect(readSymbolicRef(gitDir, 'refs/remotes/origin/main')).toBeNull();
   });
 });

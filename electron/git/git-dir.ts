@@ -1,10 +1,11 @@
 /**
  * Reads what a repository's git dir says without starting git where a file read will do:
  * where the git dir is, which operation (merge, rebase, cherry-pick, revert) is in progress,
- * and the remotes and branch→remote links in its config.
+ * and the remotes and branch→remote links in its config. These files are small, so they are read
+ * on this thread (small-reads.ts): only finding the git dir may have to ask git.
  */
-import { readFile, stat } from 'node:fs/promises';
 import { isAbsolute, join, resolve } from 'node:path';
+import { pathKind, readSmallText } from '../io/small-reads.ts';
 import type { GitRunner } from './git-runner.ts';
 
 export interface GitDirs {
@@ -16,32 +17,16 @@ export interface GitDirs {
 
 export type GitOperation = 'merge' | 'rebase' | 'cherry-pick' | 'revert';
 
-async function isDirectory(path: string): Promise<boolean | null> {
-  try {
-    return (await stat(path)).isDirectory();
-  } catch {
-    return null;
-  }
-}
-
-async function readTrimmed(path: string): Promise<string | null> {
-  try {
-    return (await readFile(path, 'utf8')).trim();
-  } catch {
-    return null;
-  }
-}
-
 /** Finds the git dirs of the repository whose top level is `repo` (or, via git, any folder inside one); null if none. */
 export async function resolveGitDirs(repo: string, run: GitRunner): Promise<GitDirs | null> {
   const dotGit = join(repo, '.git');
-  const kind = await isDirectory(dotGit);
-  if (kind === true) return { gitDir: dotGit, commonDir: dotGit };
-  if (kind === false) {
-    const pointer = /^gitdir:\s*(.+)$/m.exec((await readTrimmed(dotGit)) ?? '');
+  const kind = pathKind(dotGit);
+  if (kind === 'directory') return { gitDir: dotGit, commonDir: dotGit };
+  if (kind === 'file') {
+    const pointer = /^gitdir:\s*(.+)$/m.exec(readSmallText(dotGit) ?? '');
     if (pointer?.[1]) {
       const gitDir = resolve(repo, pointer[1].trim());
-      const common = await readTrimmed(join(gitDir, 'commondir'));
+      const common = readSmallText(join(gitDir, 'commondir'));
       return { gitDir, commonDir: common ? resolve(gitDir, common) : gitDir };
     }
   }
@@ -57,8 +42,8 @@ export async function resolveGitDirs(repo: string, run: GitRunner): Promise<GitD
  * Where the symbolic ref `name` (e.g. `refs/remotes/origin/HEAD`) points, read from its file:
  * `refs/remotes/origin/main`; null when it is absent or not symbolic (symbolic refs are never packed).
  */
-export async function readSymbolicRef(commonDir: string, name: string): Promise<string | null> {
-  const text = await readTrimmed(join(commonDir, name));
+export function readSymbolicRef(commonDir: string, name: string): string | null {
+  const text = readSmallText(join(commonDir, name));
   const match = text === null ? null : /^ref: (refs\/\S+)$/.exec(text);
   return match?.[1] ?? null;
 }
@@ -69,11 +54,11 @@ const OBJECT_ID = /^(?:[0-9a-f]{40}|[0-9a-f]{64})$/;
  * The commit a ref (`refs/remotes/origin/main`) names, read from its loose file or `packed-refs`;
  * null when neither has it (the caller may ask git).
  */
-export async function readRef(commonDir: string, ref: string): Promise<string | null> {
+export function readRef(commonDir: string, ref: string): string | null {
   if (!ref.startsWith('refs/') || ref.split('/').includes('..')) return null;
-  const loose = await readTrimmed(join(commonDir, ref));
+  const loose = readSmallText(join(commonDir, ref));
   if (loose !== null) return OBJECT_ID.test(loose) ? loose : null;
-  const packed = (await readTrimmed(join(commonDir, 'packed-refs'))) ?? '';
+  const packed = readSmallText(join(commonDir, 'packed-refs')) ?? '';
   for (const line of packed.split('\n')) {
     const [id, name] = line.trim().split(' ');
     if (name === ref && id !== undefined && OBJECT_ID.test(id)) return id;
@@ -82,7 +67,7 @@ export async function readRef(commonDir: string, ref: string): Promise<string | 
 }
 
 /** The operation in progress in `gitDir`, read from its marker files; null when none. */
-export async function operationInProgress(gitDir: string): Promise<GitOperation | null> {
+export function operationInProgress(gitDir: string): GitOperation | null {
   const markers: [string, GitOperation][] = [
     ['rebase-merge', 'rebase'],
     ['rebase-apply', 'rebase'],
@@ -90,9 +75,7 @@ export async function operationInProgress(gitDir: string): Promise<GitOperation 
     ['CHERRY_PICK_HEAD', 'cherry-pick'],
     ['REVERT_HEAD', 'revert'],
   ];
-  const found = await Promise.all(markers.map(async ([file]) => (await isDirectory(join(gitDir, file))) !== null));
-  const index = found.indexOf(true);
-  return index < 0 ? null : (markers[index]?.[1] ?? null);
+  return markers.find(([file]) => pathKind(join(gitDir, file)) !== null)?.[1] ?? null;
 }
 
 export interface RemoteConfig {
@@ -110,9 +93,9 @@ function unquote(value: string): string {
 }
 
 /** Reads `[remote "x"] url` and `[branch "y"] remote` from the config in `commonDir`. */
-export async function readRemoteConfig(commonDir: string): Promise<RemoteConfig> {
+export function readRemoteConfig(commonDir: string): RemoteConfig {
   const config: RemoteConfig = { remotes: new Map(), branchRemotes: new Map(), hasIncludes: false };
-  const text = await readTrimmed(join(commonDir, 'config'));
+  const text = readSmallText(join(commonDir, 'config'));
   if (text === null) return config;
   let section: { kind: string; name: string } | null = null;
   for (const raw of text.split('\n')) {

@@ -153,7 +153,7 @@ export async function readCleanClone(
   const parsed = parseStatus(status.stdout);
   const files = [...parsed.conflicted, ...parsed.changed, ...parsed.untracked];
   const dirs = await resolveGitDirs(path, run);
-  const operation = dirs ? await operationInProgress(dirs.gitDir) : null;
+  const operation = dirs ? operationInProgress(dirs.gitDir) : null;
   if (operation !== null) {
     return refuse(
       'target_workspace_dirty',

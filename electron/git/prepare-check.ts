@@ -39,7 +39,7 @@ export type PrepareOutcome = Success<{ repos: PreparedRepo[] }> | PinFailure;
 /** The commit a remote-tracking ref names: read from the git dir where it is a file, else asked of git. */
 async function remoteTip(run: PinDeps['run'], path: string, ref: string): Promise<string | null> {
   const dirs = await resolveGitDirs(path, run);
-  return (dirs === null ? null : await readRef(dirs.commonDir, ref)) ?? (await revParse(run, path, ref));
+  return (dirs === null ? null : readRef(dirs.commonDir, ref)) ?? (await revParse(run, path, ref));
 }
 
 async function prepareOne(repo: PrepareTarget, found: Located, deps: PinDeps): Promise<PreparedRepo | PinFailure> {

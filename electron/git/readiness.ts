@@ -56,10 +56,11 @@ export async function evaluateRepo(repo: string, deps: ReadinessDeps): Promise<R
   const pathCheck = checkDirectory(repo);
   if (!pathCheck.ok) return unreadable(repo, pathCheck.message);
   // The git dir's files (an operation in progress, the remotes) are read while the status runs.
-  const dirsRead = resolveGitDirs(repo, deps.run).then(async (dirs) =>
-    dirs === null ? null : Promise.all([operationInProgress(dirs.gitDir), readRemoteConfig(dirs.commonDir)]),
+  const statusRun = deps.run(STATUS_ARGS, { cwd: repo, env: READ_ONLY_ENV });
+  const dirsRead = resolveGitDirs(repo, deps.run).then((dirs) =>
+    dirs === null ? null : ([operationInProgress(dirs.gitDir), readRemoteConfig(dirs.commonDir)] as const),
   );
-  const [statusResult, read] = await Promise.all([deps.run(STATUS_ARGS, { cwd: repo, env: READ_ONLY_ENV }), dirsRead]);
+  const [statusResult, read] = await Promise.all([statusRun, dirsRead]);
   if (statusResult.code !== 0 || read === null) return unreadable(repo, gitFailureText(statusResult));
   const status = parseStatus(statusResult.stdout);
   const [operation, config] = read;

@@ -64,7 +64,7 @@ async function push(repo: string, run: GitRunner): Promise<Result<PushDone, Reme
   if (!read.ok) return read;
   const { status, commonDir } = read.value;
   if (status.branch === null) return fail('detached_head', 'HEAD is detached; switch to a branch before pushing.');
-  const remote = remoteForBranch(await readRemoteConfig(commonDir), status.branch);
+  const remote = remoteForBranch(readRemoteConfig(commonDir), status.branch);
   if (remote === null) return fail('no_remote', `The repository has no remote to push ${status.branch} to.`);
   const setUpstream = status.upstream === null || !status.upstreamExists;
   const prefix = `${remote}/`;
@@ -89,7 +89,7 @@ async function commit(repo: string, message: string, run: GitRunner): Promise<Re
   const read = await readRepo(repo, run);
   if (!read.ok) return read;
   const { status, gitDir } = read.value;
-  const operation = await operationInProgress(gitDir);
+  const operation = operationInProgress(gitDir);
   if (operation !== null || status.conflicted.length > 0) {
     return fail('operation_in_progress', `Finish or abort the ${operation ?? 'merge'} and resolve conflicts before committing.`);
   }

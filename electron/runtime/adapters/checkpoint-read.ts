@@ -24,12 +24,11 @@ function output(result: { code: number; stdout: string } | null): string | null 
 async function baseOf(path: string, run: GitRunner): Promise<{ base: string | null; tip: string | null }> {
   const dirs = await resolveGitDirs(path, run);
   if (dirs === null) return { base: null, tip: null };
-  const [target, head] = await Promise.all([
-    readSymbolicRef(dirs.commonDir, 'refs/remotes/origin/HEAD'),
-    readSymbolicRef(dirs.gitDir, 'HEAD'),
-  ]);
+  const target = readSymbolicRef(dirs.commonDir, 'refs/remotes/origin/HEAD');
   if (target === null) return { base: null, tip: null };
-  const [tip, headTip] = await Promise.all([readRef(dirs.commonDir, target), head === null ? null : readRef(dirs.commonDir, head)]);
+  const head = readSymbolicRef(dirs.gitDir, 'HEAD');
+  const tip = readRef(dirs.commonDir, target);
+  const headTip = head === null ? null : readRef(dirs.commonDir, head);
   return { base: target.replace(/^refs\/remotes\//, ''), tip: tip !== null && tip === headTip ? tip : null };
 }
 

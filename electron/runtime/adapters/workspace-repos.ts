@@ -30,7 +30,7 @@ export function workspaceRepoPaths(workspace: string): string[] {
 /** The remote's default branch as `origin/<name>`: where origin/HEAD points (read from its file), else null. */
 export async function defaultBaseRef(repo: string, run: GitRunner): Promise<string | null> {
   const dirs = await resolveGitDirs(repo, run);
-  const target = dirs === null ? null : await readSymbolicRef(dirs.commonDir, 'refs/remotes/origin/HEAD');
+  const target = dirs === null ? null : readSymbolicRef(dirs.commonDir, 'refs/remotes/origin/HEAD');
   return target?.replace(/^refs\/remotes\//, '') ?? null;
 }
 

@@ -154,7 +154,36 @@ describe('moves that stop before ownership moves', () => {
         20_000,
       );
       expect(detail.lastHandoff?.history.map((h) => h.state)).toEqual(['requested', 'cancelled']);
+      expect(detail.lastHandoff?.cancelReason).toEqual({ code: 'target_timeout', message: 'The target did not prepare within 6 s.' });
+      expect(detail).toMatchObject({ isOwner: true, generation: 1, condition: 'owned', inputBlock: null });
+    },
+    TEST_TIMEOUT_MS,
+  );
+
+  it(
+    'says the backend may be the cause when it stopped answering too while the target did not prepare',
+    async () => {
+      const moved = await world.laptop.client.call('startMove', { sessionId: session.id, targetDeviceId: desktopId });
+      expect(moved.ok).toBe(true);
+      const handoffId = moved.ok ? moved.value.handoffId : '';
+      // Stopped, the backend still takes connections: the laptop's heartbeat waits on it past the 6 s deadline.
+      world.backend.child.kill('SIGSTOP');
+      try {
+        await new Promise((resolve) => setTimeout(resolve, 7_500));
+      } finally {
+        world.backend.child.kill('SIGCONT');
+      }
+      const detail = await waitSession(
+        world.laptop,
+        session.id,
+        'the prepare deadline to cancel the move once the backend runs again',
+        (d) => d.lastHandoff?.id === handoffId && d.lastHandoff.state === 'cancelled',
+        20_000,
+      );
       expect(detail.lastHandoff?.cancelReason?.code).toBe('target_timeout');
+      expect(detail.lastHandoff?.cancelReason?.message).toMatch(
+        /^The target did not prepare within 6 s\. The sync backend has not answered a call of this device for \d+ s either/,
+      );
       expect(detail).toMatchObject({ isOwner: true, generation: 1, condition: 'owned', inputBlock: null });
     },
     TEST_TIMEOUT_MS,

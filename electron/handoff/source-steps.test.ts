@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { DemoAgent } from '../providers/demo-agent.ts';
-import { settleTurn } from './source-steps.ts';
+import { BACKEND_STALL_MS, settleTurn, targetTimeout } from './source-steps.ts';
 
 const dirs: string[] = [];
 afterEach(() => {
@@ -42,5 +42,19 @@ describe('settling the provider turn before the checkpoint', () => {
     expect(agent.isTurnActive()).toBe(false);
     expect(agent.snapshot().agents.some((a) => a.status === 'interrupted')).toBe(true);
     await agent.stop();
+  });
+});
+
+describe('the reason a move times out waiting for the target', () => {
+  it('names what the target did not do, and the backend too when a call of this device has waited on it that long', () => {
+    expect(targetTimeout('prepare within 6 s', BACKEND_STALL_MS - 1)).toEqual({
+      code: 'target_timeout',
+      message: 'The target did not prepare within 6 s.',
+    });
+    expect(targetTimeout('prepare within 6 s', 5_400)).toEqual({
+      code: 'target_timeout',
+      message:
+        'The target did not prepare within 6 s. The sync backend has not answered a call of this device for 5 s either: it, rather than the target, may be what held the move up.',
+    });
   });
 });

@@ -4,11 +4,11 @@
  * and afterwards either give the session up (transfer) or take input again (cancelled before it).
  */
 import { rm } from 'node:fs/promises';
-import type { CheckpointRef, Handoff } from '../../shared/api/handoffs.ts';
+import type { CancelReason, CheckpointRef, Handoff } from '../../shared/api/handoffs.ts';
 import type { ProviderSession } from '../../shared/provider.ts';
 import type { LocalSession, LocalState } from '../local-state/local-state.ts';
 import type { ReadinessReport } from '../../shared/readiness.ts';
-import type { BackendPort, Clock, GitPort, PacketPort, ProviderPort, SealPort } from '../runtime/ports.ts';
+import type { BackendLinkPort, BackendPort, Clock, GitPort, PacketPort, ProviderPort, SealPort } from '../runtime/ports.ts';
 import type { ProgressSink } from '../runtime/progress-sink.ts';
 import type { SessionService } from '../runtime/session-service.ts';
 import { takeCheckpointAhead, timelessDigest, type CheckpointAhead } from './checkpoint-ahead.ts';
@@ -44,10 +44,28 @@ export interface SourceStepDeps {
   backend: Pick<BackendPort, 'putBlob' | 'putBlobFile'>;
   providers: Pick<ProviderPort, 'list'>;
   config: Pick<HandoffConfig, 'prepareTimeoutMs' | 'claimTimeoutMs' | 'turnWaitMs' | 'testHoldDir'>;
+  /** Whether the backend answers this device's calls, for a timeout's reason. */
+  link: Pick<BackendLinkPort, 'longestWait'>;
   clock: Clock;
   log(message: string): void;
   /** Where the checkpoint upload reports how far it got. */
   progress: ProgressSink;
+}
+
+/** A call of this device waiting this long for the backend's answer means the backend is stalled too. */
+export const BACKEND_STALL_MS = 3000;
+
+/**
+ * The reason a move is cancelled when the target did not do its part in time: `didNot` what, and,
+ * when a call of this device has waited `backendWaitMs` for the backend's answer, that the backend
+ * may be the cause (a stopped backend leaves the target's answer waiting just the same).
+ */
+export function targetTimeout(didNot: string, backendWaitMs: number): CancelReason {
+  const stalled =
+    backendWaitMs >= BACKEND_STALL_MS
+      ? ` The sync backend has not answered a call of this device for ${Math.round(backendWaitMs / 1000)} s either: it, rather than the target, may be what held the move up.`
+      : '';
+  return { code: 'target_timeout', message: `The target did not ${didNot}.${stalled}` };
 }
 
 /** Resolves once this turn of the event loop is over (what it began, such as a request, is on its way). */
@@ -228,10 +246,10 @@ export function sourceStep(deps: SourceStepDeps): Step {
         driver.at(`${handoff.id}:prepare`, progress.seenAt + config.prepareTimeoutMs, async () => {
           const now = driver.get(handoff.id);
           if (now?.state === 'requested') {
-            await driver.cancel(now, {
-              code: 'target_timeout',
-              message: `The target did not prepare within ${Math.round(config.prepareTimeoutMs / 1000)} s.`,
-            });
+            await driver.cancel(
+              now,
+              targetTimeout(`prepare within ${Math.round(config.prepareTimeoutMs / 1000)} s`, deps.link.longestWait()),
+            );
           }
         });
         return;
@@ -276,7 +294,7 @@ export function sourceStep(deps: SourceStepDeps): Step {
         driver.at(`${handoff.id}:claim`, deps.clock() + config.claimTimeoutMs, async () => {
           const now = driver.get(handoff.id);
           if (now?.state === 'source-relinquished-and-checkpointed') {
-            await driver.cancel(now, { code: 'target_timeout', message: 'The target did not take over the checkpoint in time.' });
+            await driver.cancel(now, targetTimeout('take over the checkpoint in time', deps.link.longestWait()));
           }
         });
         return;

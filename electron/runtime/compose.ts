@@ -80,6 +80,7 @@ export function composeDeviceRuntime(options: ComposeOptions): DeviceRuntime {
         options.onBackendUrlsChanged?.(urls);
       },
       reachability: () => client.reachability.view(),
+      longestWait: () => client.reachability.longestWait(),
       subscribe: (listener) => client.reachability.subscribe(listener),
     },
     openStream: (onMessage, onOpen) => {

@@ -131,6 +131,7 @@ export class DeviceRuntime {
           backend,
           providers,
           config,
+          link: deps.link,
           clock,
           log,
           progress,

@@ -268,6 +268,8 @@ export interface BackendLinkPort {
   /** Uses `urls` from now on (reconnecting the push stream) and keeps them in the profile. */
   setAddresses(urls: readonly string[]): void;
   reachability(): BackendReachabilityView;
+  /** How long the call waiting longest for the backend's answer has waited, in ms (0 with none waiting). */
+  longestWait(): number;
   /** Calls `listener` when reachability changes; returns its unsubscribe. */
   subscribe(listener: (view: BackendReachabilityView) => void): () => void;
 }

@@ -161,11 +161,12 @@ export function createBackendClient(options: BackendClientOptions): BackendClien
     body: Uint8Array | readonly Uint8Array[] | undefined,
     headers: Record<string, string>,
   ): Promise<Exchange | CallFailure> {
+    const ended = reachability.sent();
     const outcome = await tryInTurn({ ring, reachability, rounds: attempts, pause: backoffPause }, (url) => {
       const signed: Record<string, string> = { ...headers, ...signatureHeaders(options.signer, method, pathAndQuery, body, clock()) };
       if (body) signed['content-type'] ??= 'application/json';
       return exchange(`${url}${pathAndQuery}`, { method, headers: signed, body, timeoutMs });
-    });
+    }).finally(ended);
     if (outcome.kind === 'answered') return outcome.answer;
     if (outcome.last) return outcome.last;
     const where = outcome.tried.length === 1 ? `at ${outcome.tried[0]}` : `at every address (${outcome.tried.join(', ')})`;

@@ -29,4 +29,19 @@ describe('the reachability tracker', () => {
     expect(tracker.view()).toMatchObject({ state: 'reachable', current: 'http://b:2', tried: [], since: 4_000, lastError: null });
     expect(heard).toEqual(['reachable', 'unreachable', 'reachable']);
   });
+
+  it('says how long the call waiting longest has waited, and 0 once every call has ended', () => {
+    let now = 1_000;
+    const tracker = new ReachabilityTracker(() => now);
+    expect(tracker.longestWait()).toBe(0);
+    const first = tracker.sent();
+    now = 1_500;
+    const second = tracker.sent();
+    now = 7_000;
+    expect(tracker.longestWait()).toBe(6_000);
+    first();
+    expect(tracker.longestWait()).toBe(5_500);
+    second();
+    expect(tracker.longestWait()).toBe(0);
+  });
 });

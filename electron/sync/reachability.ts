@@ -10,6 +10,8 @@ import type { BackendReachabilityView } from '../../shared/device-api.ts';
 export class ReachabilityTracker {
   private state: BackendReachabilityView = { state: 'unknown', current: null, tried: [], since: null, lastError: null };
   private readonly listeners = new Set<(view: BackendReachabilityView) => void>();
+  /** The calls waiting for an answer now, each by when it was sent. */
+  private readonly waiting = new Set<{ sentAt: number }>();
 
   constructor(private readonly clock: () => number = Date.now) {}
 
@@ -34,6 +36,24 @@ export class ReachabilityTracker {
     }
     const since = this.state.state === 'unreachable' ? this.state.since : this.clock();
     this.set({ state: 'unreachable', current: this.state.current, tried: [...tried], since, lastError });
+  }
+
+  /** Notes a call sent now; the function returned notes its end (answered, refused or given up). */
+  sent(): () => void {
+    const call = { sentAt: this.clock() };
+    this.waiting.add(call);
+    return () => this.waiting.delete(call);
+  }
+
+  /**
+   * How long the call waiting longest has waited for its answer, in ms (0 with none waiting). A
+   * backend that is up answers in milliseconds; one that accepts connections but does not run
+   * (stopped, swapping, wedged) leaves calls waiting while it still looks reachable.
+   */
+  longestWait(): number {
+    let oldest = Infinity;
+    for (const call of this.waiting) oldest = Math.min(oldest, call.sentAt);
+    return oldest === Infinity ? 0 : this.clock() - oldest;
   }
 
   /** Calls `listener` on every change; returns its unsubscribe. */

@@ -330,10 +330,17 @@ export class SessionService {
     // Known sessions follow only owner and generation; a record that changes neither changes nothing here.
     if (record.generation === local.generation && record.ownerDeviceId === local.ownerDeviceId) return;
     const wasOwner = local.ownerDeviceId === this.deps.selfId;
-    this.deps.state.updateSession(record.id, (s) => {
-      s.ownerDeviceId = record.ownerDeviceId;
-      s.generation = record.generation;
-    });
+    // Not waited onto the disk: the backend's record is the truth and is applied again at start
+    // (catch-up). A device that lost the session records that durably next (marked moved); one that
+    // gained it by a move writes it with the activation. Waiting here held the target's next transition.
+    this.deps.state.updateSession(
+      record.id,
+      (s) => {
+        s.ownerDeviceId = record.ownerDeviceId;
+        s.generation = record.generation;
+      },
+      false,
+    );
     if (wasOwner && record.ownerDeviceId !== this.deps.selfId) await this.markMoved(record.id);
     this.deps.changed(record.id);
   }

@@ -1,5 +1,6 @@
 /** PUT and GET of content-addressed blobs: authenticated before a byte is read, streamed, digest-checked, scoped to the account. */
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { pipeline } from 'node:stream';
 import type { Device } from '../../shared/api/devices.ts';
 import { Sha256Hex } from '../../shared/api/common.ts';
 import { fail, type ApiErrorCode, type Failure } from '../../shared/errors.ts';
@@ -60,7 +61,8 @@ export async function sendBlob(deps: Deps, caller: Device, digest: string, res: 
   const body = await deps.blobs.open(digest);
   if (!body) return sendError(res, 'not_found', 'the blob body is missing');
   res.writeHead(200, { 'content-type': 'application/octet-stream', 'content-length': record.size, 'cache-control': 'no-store' });
-  // A body that fails its digest check part-way is cut off: the client sees a short body, never wrong bytes as whole.
-  body.once('error', () => res.destroy());
-  body.pipe(res);
+  // A body that fails its digest check part-way is cut off: the client sees a short body, never wrong bytes as
+  // whole. A client that leaves early closes the body (its file, or its database read) at once, where a plain
+  // pipe would leave the file open until the garbage collector found it.
+  pipeline(body, res, () => undefined);
 }

@@ -83,13 +83,22 @@ describe('afterLocalWrites', () => {
 
   it('lets reads through without waiting for writes', async () => {
     const dir = profile();
-    const state = new LocalState(dir);
     const seen: string[] = [];
-    const backend = afterLocalWrites(recordingBackend(dir, seen), state);
-    state.ensureProgress('h1', 's1', 'source', 1);
+    // Writes that never reach the disk: a call that waited for them would never be made.
+    let waits = 0;
+    const stuck = {
+      settled: () => {
+        waits += 1;
+        return new Promise<void>(() => undefined);
+      },
+    };
+    const backend = afterLocalWrites(recordingBackend(dir, seen), stuck);
     await backend.getHandoff('h1');
     expect(seen).toEqual(['getHandoff: nothing on disk']);
-    await state.settled();
+    expect(waits).toBe(0);
+    void backend.transition('h1', { from: 'source-quiescing', to: 'checkpointed', role: 'source', generation: 1 } as never, 'k');
+    expect(waits).toBe(1);
+    expect(seen).toEqual(['getHandoff: nothing on disk']);
   });
 
   it('refuses a changing call with local_state_unwritable when the record could not be written, sending nothing', async () => {

@@ -1,9 +1,10 @@
 /**
  * One folder of JSON records keyed by id, read once at start and written behind.
  *
- * A `put` changes the in-memory record at once (every later read sees it) and queues the record,
- * whose write runs on the thread pool, never on the event loop: a push that arrives while a record is
- * being written is handled straight away. Records are written through the folder's journal
+ * A `put` changes the in-memory record at once (every later read sees it) and queues the record. Its
+ * write is a page-cache write of microseconds made on this thread; its fdatasync runs on the thread
+ * pool, never on the event loop, so a push that arrives while a record is made durable is handled
+ * straight away. Records are written through the folder's journal
  * (record-journal.ts): the records queued while one write runs go together in the next, the newest
  * content of each, and a durable batch costs one fdatasync. `settled()` resolves once every durable
  * write queued so far is on disk, so a caller that must not act before its record is durable (a

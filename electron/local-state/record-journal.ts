@@ -12,9 +12,10 @@
  * a crash cut short, or one whose append failed, does not parse and is skipped; an append after a
  * failed one starts on a new line, so a torn line never swallows the next.
  */
-import { closeSync, existsSync, fstatSync, openSync, writeSync } from 'node:fs';
-import { open, rename, rm, type FileHandle } from 'node:fs/promises';
+import { closeSync, existsSync, fdatasync, fstatSync, fsync, ftruncate, openSync, write, writeSync } from 'node:fs';
+import { open, rename, rm } from 'node:fs/promises';
 import { join } from 'node:path';
+import { promisify } from 'node:util';
 import { syncDirectory } from '../io/folder-sync.ts';
 import { scanLinesSync } from './log-lines.ts';
 
@@ -31,6 +32,11 @@ export const COMPACT_BYTES = 1024 * 1024;
  * small) are written there.
  */
 const WRITE_HERE_CHARS = 256 * 1024;
+
+const datasyncFd = promisify(fdatasync);
+const fsyncFd = promisify(fsync);
+const truncateFd = promisify(ftruncate);
+const writeFd = promisify(write);
 
 /** One record as the journal last holds it: the parsed record and its JSON text. */
 export interface JournaledRecord {
@@ -103,7 +109,12 @@ async function writeRecordFile(file: string, text: string): Promise<void> {
 
 /** The journal of one record folder. Not re-entrant: its folder runs one append or compaction at a time. */
 export class RecordJournal {
-  private handle: FileHandle | null = null;
+  /**
+   * The journal's descriptor while it is open. A plain descriptor, not a FileHandle: a journal left
+   * open by a device that stops without closing it (as the crash tests do) stays as it is until the
+   * process ends, instead of being closed, with a warning, whenever the collector finds it.
+   */
+  private fd: number | null = null;
   /** Whether the journal's folder entry is known to be on disk. */
   private created: boolean;
   private bytes: number;
@@ -130,12 +141,12 @@ export class RecordJournal {
   /** Appends one line per record; `durable` returns only once they are on disk. Rejects when they may not be. */
   async append(records: readonly (readonly [id: string, json: string])[], durable: boolean): Promise<void> {
     const text = (this.endsClean ? '' : '\n') + records.map(([id, json]) => journalLine(id, json)).join('');
-    this.handle ??= await open(this.path, 'a', 0o600);
+    const fd = this.descriptor();
     this.endsClean = false;
     try {
-      if (text.length <= WRITE_HERE_CHARS) writeSync(this.handle.fd, text);
-      else await this.handle.write(text);
-      if (durable) await this.handle.datasync();
+      if (text.length <= WRITE_HERE_CHARS) writeSync(fd, text);
+      else await writeFd(fd, text);
+      if (durable) await datasyncFd(fd);
       if (durable && !this.created) await syncDirectory(this.dir);
     } catch (error) {
       // What reached the file may be a part of a line: it will not parse, and the next append starts a
@@ -163,9 +174,9 @@ export class RecordJournal {
     if (this.bytes === 0) return;
     await Promise.all([...this.journaled].map(([id, json]) => writeRecordFile(join(this.dir, `${id}.json`), json)));
     await syncDirectory(this.dir);
-    this.handle ??= await open(this.path, 'a', 0o600);
-    await this.handle.truncate(0);
-    await this.handle.sync();
+    const fd = this.descriptor();
+    await truncateFd(fd, 0);
+    await fsyncFd(fd);
     this.bytes = 0;
     this.endsClean = true;
     this.journaled.clear();
@@ -173,8 +184,13 @@ export class RecordJournal {
 
   /** Closes the file (it is opened again by the next append). */
   async close(): Promise<void> {
-    const handle = this.handle;
-    this.handle = null;
-    await handle?.close();
+    const fd = this.fd;
+    this.fd = null;
+    if (fd !== null) closeSync(fd);
+  }
+
+  /** The journal's descriptor, opened (for appending, private to this user) when it is not. */
+  private descriptor(): number {
+    return (this.fd ??= openSync(this.path, 'a', 0o600));
   }
 }

@@ -144,6 +144,13 @@ describe('a complete Move between two device processes', () => {
       const client = createBackendClient({ baseUrl: world.backendUrl, signer: profile.value.identity });
       const stale = await client.call('appendEvent', { params: { sessionId: session.id }, body: { generation: 1, sealedBody: 'AAAA' } });
       expect(stale).toMatchObject({ ok: false, code: 'stale_generation' });
+      // What the desktop's resumed agent wrote reached the backend after the move's last commit, not ahead of it.
+      const listed = await client.call('listEvents', { params: { sessionId: session.id }, query: { after: 0, limit: 1000 } });
+      if (!listed.ok) throw new Error(listed.message);
+      const completedAt = onDesktop.lastHandoff!.history.find((h) => h.state === 'completed')!.at;
+      const fromDesktop = listed.value.events.filter((e) => e.generation === 2);
+      expect(fromDesktop.length).toBeGreaterThan(0);
+      expect(Math.min(...fromDesktop.map((e) => e.createdAt))).toBeGreaterThanOrEqual(completedAt);
       Object.assign(carried, {
         sessionId: session.id,
         commit,

@@ -26,7 +26,7 @@ export interface TargetStepDeps extends Omit<ActivationDeps, 'state' | 'backend'
   providers: Pick<ProviderPort, 'list' | 'resume' | 'create'>;
   sessions: Pick<
     SessionService,
-    'applyRemote' | 'attach' | 'detach' | 'setInputBlock' | 'clearAttention' | 'provider' | 'saveResumeData' | 'publishMeta'
+    'applyRemote' | 'attach' | 'detach' | 'setInputBlock' | 'clearAttention' | 'provider' | 'saveResumeData' | 'publishMeta' | 'holdAppends'
   >;
   config: Pick<HandoffConfig, 'workspaceRoot' | 'testHoldDir'>;
 }
@@ -159,6 +159,12 @@ export function targetStep(deps: TargetStepDeps): Step {
     }
     return begun;
   };
+  // The held appends of each session this device is taking over (holdAppends), by handoff.
+  const releases = new Map<string, () => void>();
+  const release = (handoffId: string) => {
+    releases.get(handoffId)?.();
+    releases.delete(handoffId);
+  };
   return async (handoff, driver) => {
     switch (handoff.state) {
       case 'requested':
@@ -191,6 +197,9 @@ export function targetStep(deps: TargetStepDeps): Step {
           },
           false,
         );
+        // What the resumed provider writes goes to the backend once the move has ended, after `completed`.
+        if (!releases.has(handoff.id))
+          deps.sessions.holdAppends(handoff.sessionId, new Promise<void>((resolve) => releases.set(handoff.id, resolve)));
         // The session is this device's: its activation runs while target-activating is recorded.
         void activation(handoff);
         await driver.transition(handoff, 'target-activating');
@@ -199,6 +208,7 @@ export function targetStep(deps: TargetStepDeps): Step {
         await activate(deps, driver, handoff, activation(handoff));
         return;
       case 'cancelled':
+        release(handoff.id);
         activations.delete(handoff.id);
         await ahead.forget(handoff.id);
         if (transferred(handoff) && !deps.state.session(handoff.sessionId)?.needsAttention) {
@@ -211,6 +221,7 @@ export function targetStep(deps: TargetStepDeps): Step {
         driver.finish(handoff.id);
         return;
       case 'completed':
+        release(handoff.id);
         activations.delete(handoff.id);
         await ahead.forget(handoff.id);
         driver.finish(handoff.id);

@@ -85,9 +85,14 @@ export interface CheckedNewSession {
 
 const STALE_CODES = new Set(['stale_generation', 'not_owner']);
 
+/** The longest a session's appends are held (holdAppends), whatever they wait for. */
+export const APPEND_HOLD_MAX_MS = 30_000;
+
 export class SessionService {
   private readonly live = new Map<string, { provider: ProviderSession; unsubscribe: () => void }>();
   private readonly agentFlush = new Map<string, ReturnType<typeof setTimeout>>();
+  /** Sessions whose event appends wait (holdAppends): until when. */
+  private readonly appendsHeld = new Map<string, Promise<unknown>>();
   private readonly resuming = new Set<string>();
   private readonly pulling = new Map<string, Promise<void>>();
   /** Per session, the newest event asked for while a pull ran (Infinity: not said); read again unless that pull reached it. */
@@ -288,8 +293,29 @@ export class SessionService {
     await this.deps.state.pruneExports(sessionId);
   }
 
+  /**
+   * Holds the appends of `sessionId`'s events until `until` settles, or APPEND_HOLD_MAX_MS at most;
+   * they are sent after, in order. A target holds what its resumed provider writes until the move's
+   * last transition is recorded: an append reaching the backend just before `completed` had its commit
+   * (an fsync) go first.
+   */
+  holdAppends(sessionId: string, until: Promise<unknown>): void {
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const limit = new Promise<void>((resolve) => (timer = setTimeout(resolve, APPEND_HOLD_MAX_MS)));
+    timer?.unref();
+    const held = Promise.race([until, limit])
+      .catch(() => undefined)
+      .finally(() => {
+        clearTimeout(timer);
+        if (this.appendsHeld.get(sessionId) === held) this.appendsHeld.delete(sessionId);
+      });
+    this.appendsHeld.set(sessionId, held);
+  }
+
   /** Appends one sealed event at this device's generation; a stale refusal marks the session moved. */
   async append(sessionId: string, event: z.infer<typeof EventSchema>): Promise<ActionResult> {
+    const held = this.appendsHeld.get(sessionId);
+    if (held) await held;
     // Read without copying (this runs for every transcript entry); owner and generation are taken now.
     const session = this.deps.state.readSession(sessionId);
     if (!session || session.ownerDeviceId !== this.deps.selfId) return fail('not_owner', 'This device does not own the session.');

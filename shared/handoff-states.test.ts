@@ -6,6 +6,7 @@ import {
   TRANSITIONS,
   isCancellable,
   mayTransition,
+  mayTransitionThrough,
   reachedAt,
   stepIndex,
   type HandoffRole,
@@ -43,6 +44,19 @@ describe('the handoff state machine table', () => {
         }
       }
     }
+  });
+
+  it('passes through only states entered with nothing but themselves, by a caller allowed both steps', () => {
+    expect(mayTransitionThrough('source-relinquished-and-checkpointed', 'ownership-transferred', 'target-activating', 'target')).toBe(true);
+    expect(mayTransitionThrough('source-relinquished-and-checkpointed', 'ownership-transferred', 'target-activating', 'source')).toBe(
+      false,
+    );
+    // Entered with a checkpoint, a resume path or a reason: never passed through.
+    expect(mayTransitionThrough('source-quiescing', 'source-relinquished-and-checkpointed', 'cancelled', 'source')).toBe(false);
+    expect(mayTransitionThrough('ownership-transferred', 'target-activating', 'completed', 'target')).toBe(true);
+    expect(mayTransitionThrough('target-activating', 'completed', 'cancelled', 'target')).toBe(false);
+    // Each step is checked for the caller: the target prepares, but only the source quiesces.
+    expect(mayTransitionThrough('requested', 'target-prepared', 'source-quiescing', 'target')).toBe(false);
   });
 
   it('lets nothing leave a terminal state', () => {

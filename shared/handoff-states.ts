@@ -111,6 +111,24 @@ export function mayTransition(from: HandoffState, to: HandoffState, role: Handof
   return findTransition(from, to)?.by.includes(role) ?? false;
 }
 
+/**
+ * States a transition may pass through on its way to a further state in the same commit (the
+ * request's `continueTo`): those entered with nothing but the state itself — no checkpoint, reason or
+ * resume path — and not terminal. The target claims with `continueTo: 'target-activating'`, since it
+ * does nothing between the two but begin activating.
+ */
+export const PASSABLE_STATES: readonly HandoffState[] = [
+  'target-prepared',
+  'source-quiescing',
+  'ownership-transferred',
+  'target-activating',
+];
+
+/** Whether `role` may move a handoff from `from` through `through` to `to` in one commit. */
+export function mayTransitionThrough(from: HandoffState, through: HandoffState, to: HandoffState, role: HandoffRole): boolean {
+  return PASSABLE_STATES.includes(through) && mayTransition(from, through, role) && mayTransition(through, to, role);
+}
+
 export function isTerminal(state: HandoffState): boolean {
   return TERMINAL_STATES.includes(state);
 }

@@ -45,7 +45,7 @@ describe.each(STORE_KINDS)('on the %s store', (kind) => {
   }
 
   /** A new session with a handoff walked to `state` (through the forward path, then cancel if asked). */
-  async function handoffAt(state: HandoffState): Promise<{ handoffId: string; generation: number }> {
+  async function handoffAt(state: HandoffState): Promise<{ handoffId: string; sessionId: string; generation: number }> {
     const sessionId = newId();
     expect((await roles.source.client.call('createSession', { body: { sessionId, sealedMeta: opaque() } })).ok).toBe(true);
     const handoffId = newId();
@@ -65,7 +65,7 @@ describe.each(STORE_KINDS)('on the %s store', (kind) => {
       expect(moved.ok, `${from} → ${to}`).toBe(true);
       history.push(to);
     }
-    return { handoffId, generation: generationAt(state, history) };
+    return { handoffId, sessionId, generation: generationAt(state, history) };
   }
 
   it('accepts every transition the table allows for the caller role and refuses every other, changing nothing', async () => {
@@ -89,5 +89,85 @@ describe.each(STORE_KINDS)('on the %s store', (kind) => {
       expect(unchanged.ok && unchanged.value.handoff.state).toBe(from);
     }
     expect(accepted).toHaveLength(6 + 4 * 3 + 2);
+  });
+
+  it('enters `to` and `continueTo` in one commit: both in the history at one time, the fields on the last', async () => {
+    const claimed = await handoffAt('source-relinquished-and-checkpointed');
+    const claim = await roles.target.client.call('transitionHandoff', {
+      params: { handoffId: claimed.handoffId },
+      body: { from: 'source-relinquished-and-checkpointed', to: 'ownership-transferred', generation: 1, continueTo: 'target-activating' },
+    });
+    expect(claim.ok && claim.value.handoff.state).toBe('target-activating');
+    const history = claim.ok ? claim.value.handoff.history.slice(-2) : [];
+    expect(history.map((h) => [h.state, h.deviceId])).toEqual([
+      ['ownership-transferred', roles.target.id],
+      ['target-activating', roles.target.id],
+    ]);
+    expect(history[0]?.at).toBe(history[1]?.at);
+    // The transfer passed through took effect: the target owns the session at the next generation.
+    const session = await roles.source.client.call('getSession', { params: { sessionId: claimed.sessionId } });
+    expect(session.ok && [session.value.session.ownerDeviceId, session.value.session.generation]).toEqual([roles.target.id, 2]);
+
+    // A source may quiesce and relinquish in one commit: the checkpoint is the last state's field.
+    const quiesced = await handoffAt('target-prepared');
+    const relinquished = await roles.source.client.call('transitionHandoff', {
+      params: { handoffId: quiesced.handoffId },
+      body: {
+        from: 'target-prepared',
+        to: 'source-quiescing',
+        generation: 1,
+        continueTo: 'source-relinquished-and-checkpointed',
+        checkpoint,
+      },
+    });
+    expect(relinquished.ok && [relinquished.value.handoff.state, relinquished.value.handoff.checkpoint]).toEqual([
+      'source-relinquished-and-checkpointed',
+      checkpoint,
+    ]);
+  });
+
+  it('refuses a continuation the table does not allow, or fields of the state passed through, changing nothing', async () => {
+    const refusals: [HandoffState, 'source' | 'target', Record<string, unknown>, string][] = [
+      // Entered with data: no transition passes through it.
+      [
+        'source-quiescing',
+        'source',
+        { to: 'source-relinquished-and-checkpointed', continueTo: 'cancelled', checkpoint },
+        'illegal_transition',
+      ],
+      // The target may claim, but not complete, in one commit.
+      ['source-relinquished-and-checkpointed', 'target', { to: 'ownership-transferred', continueTo: 'completed' }, 'illegal_transition'],
+      // The second step is the source's, not the target's.
+      ['requested', 'target', { to: 'target-prepared', continueTo: 'source-quiescing' }, 'illegal_transition'],
+      // A reason belongs to cancelled, not to target-activating.
+      [
+        'source-relinquished-and-checkpointed',
+        'target',
+        { to: 'ownership-transferred', continueTo: 'target-activating', reason: { code: 'user_cancelled', sealed: null } },
+        'validation_failed',
+      ],
+      // Fenced at the generation `from` is at.
+      [
+        'source-relinquished-and-checkpointed',
+        'target',
+        { to: 'ownership-transferred', continueTo: 'target-activating', generation: 2 },
+        'stale_generation',
+      ],
+    ];
+    for (const [from, role, body, code] of refusals) {
+      const at = await handoffAt(from);
+      const result = await roles[role].client.call('transitionHandoff', {
+        params: { handoffId: at.handoffId },
+        body: { from, generation: at.generation, ...body } as never,
+      });
+      expect(result.ok ? 'accepted' : result.code, `${from} → ${String(body.to)} → ${String(body.continueTo)}`).toBe(code);
+      const unchanged = await roles.source.client.call('getHandoff', { params: { handoffId: at.handoffId } });
+      expect(unchanged.ok && [unchanged.value.handoff.state, unchanged.value.handoff.history.length]).toEqual([
+        from,
+        FORWARD_STATES.indexOf(from as (typeof FORWARD_STATES)[number]) + 1,
+      ]);
+      const session = await roles.source.client.call('getSession', { params: { sessionId: at.sessionId } });
+      expect(session.ok && session.value.session.generation).toBe(1);
+    }
   });
 });

@@ -6,7 +6,14 @@ import { fail, ok, type ApiErrorCode, type Failure } from '../../shared/errors.t
 import type { Handoff, TransitionRequest } from '../../shared/api/handoffs.ts';
 import type { Device } from '../../shared/api/devices.ts';
 import type { Session } from '../../shared/api/sessions.ts';
-import { findTransition, isCancellable, mayTransition, type HandoffRole } from '../../shared/handoff-states.ts';
+import {
+  findTransition,
+  isCancellable,
+  mayTransition,
+  mayTransitionThrough,
+  PASSABLE_STATES,
+  type HandoffRole,
+} from '../../shared/handoff-states.ts';
 import { answer, idemWrite, type Answer, type Call, type Deps } from './context.ts';
 
 /** The role `device` plays in `handoff`. */
@@ -52,19 +59,20 @@ export async function getHandoff(deps: Deps, { caller, params }: Call<'getHandof
   return handoff ? ok({ handoff }) : fail('not_found', 'no such handoff');
 }
 
-/** Refuses fields that do not belong to the state being entered, and requires the ones that do. */
+/** Refuses fields that do not belong to the state finally entered (`continueTo`, else `to`), and requires the ones that do. */
 async function checkFields(deps: Deps, accountId: string, body: TransitionRequest): Promise<Failure<ApiErrorCode> | undefined> {
+  const entered = body.continueTo ?? body.to;
   const need = (field: keyof TransitionRequest, when: boolean) => (when ? body[field] === undefined : body[field] !== undefined);
-  if (need('checkpoint', body.to === 'source-relinquished-and-checkpointed')) {
+  if (need('checkpoint', entered === 'source-relinquished-and-checkpointed')) {
     return fail('validation_failed', 'a checkpoint (digest and size) is given exactly when entering source-relinquished-and-checkpointed', {
       field: 'checkpoint',
     });
   }
-  if (need('reason', body.to === 'cancelled'))
+  if (need('reason', entered === 'cancelled'))
     return fail('validation_failed', 'a reason is given exactly when cancelling', { field: 'reason' });
-  if (need('resumePath', body.to === 'completed'))
+  if (need('resumePath', entered === 'completed'))
     return fail('validation_failed', 'a resume path is given exactly when completing', { field: 'resumePath' });
-  if (body.sealedOutcome !== undefined && body.to !== 'completed' && body.to !== 'cancelled') {
+  if (body.sealedOutcome !== undefined && entered !== 'completed' && entered !== 'cancelled') {
     return fail('validation_failed', 'a sealed outcome is given only when the handoff ends', { field: 'sealedOutcome' });
   }
   if (body.checkpoint) {
@@ -76,7 +84,16 @@ async function checkFields(deps: Deps, accountId: string, body: TransitionReques
   return undefined;
 }
 
-/** Moves a handoff one step: role and fields checked here, the compare-and-set done by the store. */
+/** Refuses a `continueTo` the caller may not take from `to` (or `to` one a transition may not pass through). */
+function refuseContinuation(body: TransitionRequest, role: HandoffRole): Failure<ApiErrorCode> | undefined {
+  if (body.continueTo === undefined || mayTransitionThrough(body.from, body.to, body.continueTo, role)) return undefined;
+  const why = PASSABLE_STATES.includes(body.to)
+    ? `${role} may not move a handoff from ${body.to} to ${body.continueTo}`
+    : `a transition may not pass through ${body.to} (it is entered with data, or ends the handoff)`;
+  return fail('illegal_transition', why, { from: body.to, to: body.continueTo, role });
+}
+
+/** Moves a handoff one step (or two, with `continueTo`): role and fields checked here, the compare-and-set done by the store. */
 export async function transitionHandoff(
   deps: Deps,
   { caller, params, body, idem }: Call<'transitionHandoff'>,
@@ -96,7 +113,7 @@ export async function transitionHandoff(
       role,
     });
   }
-  const refused = await checkFields(deps, caller.accountId, body);
+  const refused = refuseContinuation(body, role) ?? (await checkFields(deps, caller.accountId, body));
   if (refused) return refused;
   const wrap = (value: { handoff: Handoff; session: Session }) => ({ handoff: value.handoff });
   const result = await deps.store.transitionHandoff(
@@ -112,6 +129,7 @@ export async function transitionHandoff(
       reason: body.reason,
       resumePath: body.resumePath,
       sealedOutcome: body.sealedOutcome,
+      continueTo: body.continueTo,
     },
     idemWrite(idem, wrap),
   );

@@ -152,8 +152,26 @@ export function postgresHandoffStore(pool: pg.Pool, mutate: PgMutator): HandoffS
             currentGeneration: s.generation,
           });
         }
-        const { owner, ...handoff } = moved;
-        return { handoff: withHistory(handoff), session: toSession(owner ?? s) };
+        // On in the same transaction: the fields went with the first step (the caller checked they belong to this state).
+        const last = input.continueTo
+          ? await row<HandoffRowWithHistory & { owner: SessionRow | null }>(sql, TRANSITION, [
+              input.accountId,
+              input.handoffId,
+              input.continueTo,
+              input.at,
+              null,
+              null,
+              null,
+              null,
+              null,
+              null,
+              input.to,
+              true,
+              input.deviceId,
+            ])
+          : moved;
+        const { owner, ...handoff } = last!;
+        return { handoff: withHistory(handoff), session: toSession(moved.owner ?? owner ?? s) };
       });
     },
   };

@@ -12,6 +12,9 @@ interface HistoryRow {
   device_id: string | null;
 }
 
+/** The `move` statement's field parameters for a step that carries none. */
+const noFields = { digest: null, size: null, cancelCode: null, sealedReason: null, resumePath: null, sealedOutcome: null };
+
 /** The handoff part of the SQLite store. */
 export function sqliteHandoffStore(db: Database.Database, mutate: Mutator): HandoffStore {
   const q = {
@@ -96,6 +99,11 @@ export function sqliteHandoffStore(db: Database.Database, mutate: Mutator): Hand
             refuse('stale_generation', 'the session moved meanwhile');
         }
         q.insertHistory.run({ accountId: h.account_id, id: h.id, state: input.to, at: input.at, deviceId: input.deviceId });
+        if (input.continueTo) {
+          // On in the same transaction: the fields went with the first step (the caller checked they belong to this state).
+          q.move.run({ ...noFields, accountId: h.account_id, id: h.id, from: input.to, to: input.continueTo, at: input.at });
+          q.insertHistory.run({ accountId: h.account_id, id: h.id, state: input.continueTo, at: input.at, deviceId: input.deviceId });
+        }
         return { handoff: withHistory(row(h.account_id, h.id)!), session: toSession(session(h.account_id, s.id)!) };
       });
     },

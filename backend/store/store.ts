@@ -65,6 +65,8 @@ export interface TransitionInput {
   reason?: SealedCancelReason;
   resumePath?: 'checkpoint-import' | 'summary-continuation';
   sealedOutcome?: string;
+  /** A further state entered in the same transaction, by the same device at the same time (checked by the caller). */
+  continueTo?: HandoffState;
 }
 
 export interface CreateHandoffInput {
@@ -144,6 +146,7 @@ export interface HandoffStore {
   /**
    * Compare-and-set on (handoff, expected state, session generation) in one transaction; entering
    * `ownership-transferred` also increments the session generation and sets its owner to the target.
+   * With `continueTo`, the handoff then moves on to that state in the same transaction.
    */
   transitionHandoff(
     input: TransitionInput,

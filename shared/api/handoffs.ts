@@ -77,7 +77,10 @@ export const CreateHandoffRequest = z.strictObject({
 /**
  * POST /v1/handoffs/:id/transitions — compare-and-set on (handoff, expected state, session generation).
  * `checkpoint` is required entering source-relinquished-and-checkpointed; `reason` entering cancelled;
- * `resumePath` entering completed.
+ * `resumePath` entering completed. With `continueTo`, the caller enters `to` and then `continueTo` in
+ * the same commit (both history entries at one time): `to` must be a state entered with nothing but
+ * itself (PASSABLE_STATES), the caller must be allowed both steps, and the fields are those of
+ * `continueTo`. The generation is the one `from` is at.
  */
 export const TransitionRequest = z.strictObject({
   from: HandoffStateSchema,
@@ -87,6 +90,7 @@ export const TransitionRequest = z.strictObject({
   reason: SealedCancelReason.optional(),
   resumePath: ResumePath.optional(),
   sealedOutcome: B64().optional(),
+  continueTo: HandoffStateSchema.optional(),
 });
 export type TransitionRequest = z.infer<typeof TransitionRequest>;
 

@@ -4,10 +4,10 @@
  *   received — downloaded, its digest verified, unsealed into a private staging folder
  *   (activation.ts receiveStaged) — while the target claims the session. Nothing outside staging is
  *   touched, and a move that ends before the claim has its staging removed.
- * - once the session is the target's (ownership-transferred), the checkpoint is opened: the workspace
- *   pinned and drift read (activation.ts openCheckpoint) while target-activating is recorded.
- * The target-activating step's activation takes what was begun here once; it resumes the provider
- * while that state is recorded (target-steps.ts), never before the session is this device's.
+ * - once the session is the target's (the claim committed), the checkpoint is opened: the workspace
+ *   pinned and drift read (activation.ts openCheckpoint).
+ * The activation the take-over begins takes what was begun here once, and resumes the provider
+ * (target-steps.ts), never before the session is this device's.
  * Nothing is begun while a test holds activation (test-hold.ts).
  */
 import { rm } from 'node:fs/promises';

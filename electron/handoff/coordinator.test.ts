@@ -97,3 +97,43 @@ describe('a transition whose push comes first', () => {
     await expect(claimed).resolves.toEqual(answered);
   });
 });
+
+describe('a transition that continues to a further state in the same commit', () => {
+  const history = (extra: [HandoffState, string | null][]) =>
+    record([...prepared.history.map((h) => [h.state, h.deviceId] as [HandoffState, string | null]), ...extra]);
+
+  it('asks once for both states and goes on at the last, whether the push or the answer comes first', async () => {
+    const claimedAndActivating = history([
+      ['ownership-transferred', SELF],
+      ['target-activating', SELF],
+    ]);
+    for (const first of ['push', 'answer'] as const) {
+      const { coordinator, asked, answer } = coordinatorWithHeldAnswers();
+      coordinator.observe(prepared);
+      const claimed = coordinator.transition(prepared, 'ownership-transferred', { continueTo: 'target-activating' });
+      expect(asked.map((r) => [r.from, r.to, r.continueTo])).toEqual([
+        ['source-relinquished-and-checkpointed', 'ownership-transferred', 'target-activating'],
+      ]);
+      if (first === 'push') coordinator.observe(claimedAndActivating);
+      else answer({ ok: true, value: claimedAndActivating });
+      await expect(claimed).resolves.toEqual(claimedAndActivating);
+      expect(coordinator.get(prepared.id)?.state).toBe('target-activating');
+    }
+  });
+
+  it('asks for the first state alone when the backend does not know the continuation', async () => {
+    const { coordinator, asked, answer, logged } = coordinatorWithHeldAnswers();
+    coordinator.observe(prepared);
+    const claimed = coordinator.transition(prepared, 'ownership-transferred', { continueTo: 'target-activating' });
+    answer({ ok: false, code: 'validation_failed', message: 'Unrecognized key: "continueTo"' });
+    await new Promise((resolve) => setTimeout(resolve, 0));
+    expect(asked.map((r) => [r.to, r.continueTo])).toEqual([
+      ['ownership-transferred', 'target-activating'],
+      ['ownership-transferred', undefined],
+    ]);
+    const transferred = history([['ownership-transferred', SELF]]);
+    answer({ ok: true, value: transferred });
+    await expect(claimed).resolves.toEqual(transferred);
+    expect(logged.some((line) => line.includes('asking for ownership-transferred alone'))).toBe(true);
+  });
+});

@@ -149,6 +149,8 @@ export class Coordinator {
    * (state moved on) re-reads the record; `stale_generation` stops this device driving the session.
    * A pushed record that shows this device's `from → to` committed stands for the answer: the step
    * goes on without waiting for an answer that is slow or lost (the request itself still runs).
+   * With `continueTo`, `to` and then `continueTo` are entered in one commit; a backend that does not
+   * know the field is asked for `to` alone.
    */
   async transition(
     handoff: Handoff,
@@ -159,18 +161,26 @@ export class Coordinator {
     const sealed = reason === undefined ? {} : { reason: sealCancelReason(this.deps.seal, handoff, reason) };
     const request: TransitionRequest = { from: handoff.state, to, generation: generationFor(handoff, handoff.state), ...rest, ...sealed };
     const committed = this.committedWhenPushed(handoff, to);
-    const answer = this.deps.backend.transition(handoff.id, request, `${handoff.id}-${handoff.state}-${to}`.slice(0, 120));
+    const entered = rest.continueTo ? [to, rest.continueTo] : [to];
+    const key = [handoff.id, handoff.state, ...entered].join('-');
+    const answer = this.deps.backend.transition(handoff.id, request, key.slice(0, 120));
     const first = await Promise.race([answer, committed.seen]).finally(committed.stop);
     if ('pushed' in first) {
       answer.catch(() => undefined);
-      this.recordDone(handoff, to, 'its push came before the answer');
+      this.recordDone(handoff, entered, 'its push came before the answer');
       return first.pushed;
     }
     const result = first;
     if (result.ok) {
-      this.recordDone(handoff, to);
+      this.recordDone(handoff, entered);
       this.observe(result.value);
       return result.value;
+    }
+    if (result.code === 'validation_failed' && rest.continueTo !== undefined) {
+      this.deps.log(
+        `transition ${handoff.state} → ${to} → ${rest.continueTo} of ${handoff.id} refused (${result.message}): asking for ${to} alone`,
+      );
+      return this.transition(handoff, to, { ...extra, continueTo: undefined });
     }
     if (result.code === 'stale_generation' || result.code === 'not_owner') await this.deps.lostSession(handoff.sessionId);
     if (
@@ -185,13 +195,16 @@ export class Coordinator {
     throw new Error(`transition ${handoff.state} → ${to} failed: ${result.code} ${result.message}`);
   }
 
-  /** Logs `handoff`'s move to `to` by this device and notes its step done (informational: the backend record is the truth). */
-  private recordDone(handoff: Handoff, to: HandoffState, how?: string): void {
-    this.deps.log(`handoff ${handoff.id}: ${handoff.state} → ${to}${how ? ` (${how})` : ''}`);
+  /**
+   * Logs `handoff`'s move by this device into `entered` (the states, in order) and notes its
+   * steps done (informational: the backend record is the truth).
+   */
+  private recordDone(handoff: Handoff, entered: HandoffState[], how?: string): void {
+    this.deps.log(`handoff ${handoff.id}: ${[handoff.state, ...entered].join(' → ')}${how ? ` (${how})` : ''}`);
     this.deps.progress.updateProgress(
       handoff.id,
       (p) => {
-        if (!p.done.includes(handoff.state)) p.done.push(handoff.state);
+        for (const state of [handoff.state, ...entered.slice(0, -1)]) if (!p.done.includes(state)) p.done.push(state);
       },
       false,
     );

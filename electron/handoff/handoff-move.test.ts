@@ -72,7 +72,8 @@ describe('a complete Move between two device processes', () => {
         ),
         device.client.on('handoffChanged', (h) => states[i]!.push(h.state)),
       ]);
-      const moved = await laptop.client.call('startMove', { sessionId: session.id, targetDeviceId: await deviceId(desktop) });
+      const desktopId = await deviceId(desktop);
+      const moved = await laptop.client.call('startMove', { sessionId: session.id, targetDeviceId: desktopId });
       expect(moved.ok).toBe(true);
 
       const onDesktop = await waitSession(
@@ -105,6 +106,10 @@ describe('a complete Move between two device processes', () => {
         'target-activating',
         'completed',
       ]);
+      // The desktop claimed the session and entered target-activating in one commit.
+      const [claimed, activating] = onDesktop.lastHandoff!.history.slice(4, 6);
+      expect([claimed?.deviceId, activating?.deviceId]).toEqual([desktopId, desktopId]);
+      expect(activating?.at).toBe(claimed?.at);
       expect(head(onDesktop.workspace)).toBe(commit);
       expect(onDesktop.workspace.startsWith(desktop.workspaceRoot)).toBe(true);
       // The transcript came across in the checkpoint and the resumed agent answers on the desktop.

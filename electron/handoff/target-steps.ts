@@ -13,7 +13,7 @@ import { ActivationAhead } from './activation-ahead.ts';
 import { openCancelReason } from './cancel-reason.ts';
 import { transferred, type HandoffDriver, type Step } from './coordinator.ts';
 import type { HandoffConfig } from './handoff-config.ts';
-import { releasedFromTestHold, stillDueAfterHold } from './test-hold.ts';
+import { releasedFromTestHold, stillDueAfterHold, testHolds } from './test-hold.ts';
 
 /** What the target's steps use, and nothing more (activation's needs included). */
 export interface TargetStepDeps extends Omit<ActivationDeps, 'state' | 'backend' | 'seal' | 'git' | 'providers' | 'sessions' | 'config'> {
@@ -102,7 +102,7 @@ function needsAttention(deps: TargetStepDeps, handoff: Handoff, failure: CodedMe
 /**
  * Activation up to the resumed provider, on what was begun ahead: the checkpoint opened (workspace
  * pinned, drift read), the transcript merged, the provider resumed. Begun once the session is this
- * device's, while target-activating is recorded; throws only for the step to try again (a failed download).
+ * device's (the take-over); throws only for the step to try again (a failed download).
  */
 async function resumeActivation(deps: TargetStepDeps, handoff: Handoff, ahead: ActivationAhead): Promise<ActivationResult> {
   await releasedFromTestHold(deps.config.testHoldDir, 'activate');
@@ -145,9 +145,9 @@ async function activate(
 
 /** The target's step for the handoff's current state. */
 export function targetStep(deps: TargetStepDeps): Step {
-  // Activation's download, checks and pin, begun while the session is claimed and target-activating recorded (activation-ahead.ts).
+  // Activation's download (begun while the session is claimed), checks and pin (begun once it is this device's): activation-ahead.ts.
   const ahead = new ActivationAhead(deps, deps.config.testHoldDir);
-  // Activations begun as target-activating is recorded, by handoff: the step takes the result (again
+  // Activations begun by the take-over, by handoff: the target-activating step takes the result (again
   // when it retries recording it) until the handoff ends; one that threw is begun anew.
   const activations = new Map<string, Promise<ActivationResult>>();
   const activation = (handoff: Handoff): Promise<ActivationResult> => {
@@ -165,6 +165,27 @@ export function targetStep(deps: TargetStepDeps): Step {
     releases.get(handoffId)?.();
     releases.delete(handoffId);
   };
+  /** Takes over the session, now this device's, and begins its activation (once per handoff). */
+  const takeOver = async (handoff: Handoff) => {
+    if (activations.has(handoff.id)) return;
+    ahead.open(handoff);
+    await knownSession(deps, handoff.sessionId);
+    // Not waited onto the disk: the backend's record says who owns the session, and after a restart
+    // the target-activating step writes all of it again.
+    deps.state.updateSession(
+      handoff.sessionId,
+      (s) => {
+        s.ownerDeviceId = deps.selfId;
+        s.generation = Math.max(s.generation, handoff.generation + 1);
+        s.inputBlock = { code: 'not_running', message: 'The session is being activated on this device.' };
+      },
+      false,
+    );
+    // What the resumed provider writes goes to the backend once the move has ended, after `completed`.
+    if (!releases.has(handoff.id))
+      deps.sessions.holdAppends(handoff.sessionId, new Promise<void>((resolve) => releases.set(handoff.id, resolve)));
+    void activation(handoff);
+  };
   return async (handoff, driver) => {
     switch (handoff.state) {
       case 'requested':
@@ -174,7 +195,10 @@ export function targetStep(deps: TargetStepDeps): Step {
         // The checkpoint is up: its download into private staging runs while the session is claimed.
         ahead.receive(handoff);
         if (!(await stillDueAfterHold(deps.config.testHoldDir, 'claim', driver, handoff))) return;
-        const claimed = driver.transition(handoff, 'ownership-transferred');
+        // The claim enters target-activating in the same commit: the target does nothing between the
+        // two but begin the take-over (unless a test holds it in ownership-transferred).
+        const continueTo = testHolds(deps.config.testHoldDir, 'take-over') ? {} : { continueTo: 'target-activating' as const };
+        const claimed = driver.transition(handoff, 'ownership-transferred', continueTo);
         // The pin's clean-status read runs while the claim is recorded (read only; the pin takes it),
         // begun once the claim and the download are on their way: starting git holds this thread.
         const repos = deps.state.session(handoff.sessionId)?.repos ?? [];
@@ -183,28 +207,14 @@ export function targetStep(deps: TargetStepDeps): Step {
         return;
       }
       case 'ownership-transferred':
+        // Claimed alone (a test held the take-over, or the backend does not continue a transition).
         if (!(await stillDueAfterHold(deps.config.testHoldDir, 'take-over', driver, handoff))) return;
-        ahead.open(handoff);
-        await knownSession(deps, handoff.sessionId);
-        // Not waited onto the disk: the backend's record says who owns the session, and after a restart
-        // the target-activating step (or this one) writes all of it again.
-        deps.state.updateSession(
-          handoff.sessionId,
-          (s) => {
-            s.ownerDeviceId = deps.selfId;
-            s.generation = Math.max(s.generation, handoff.generation + 1);
-            s.inputBlock = { code: 'not_running', message: 'The session is being activated on this device.' };
-          },
-          false,
-        );
-        // What the resumed provider writes goes to the backend once the move has ended, after `completed`.
-        if (!releases.has(handoff.id))
-          deps.sessions.holdAppends(handoff.sessionId, new Promise<void>((resolve) => releases.set(handoff.id, resolve)));
         // The session is this device's: its activation runs while target-activating is recorded.
-        void activation(handoff);
+        await takeOver(handoff);
         await driver.transition(handoff, 'target-activating');
         return;
       case 'target-activating':
+        await takeOver(handoff);
         await activate(deps, driver, handoff, activation(handoff));
         return;
       case 'cancelled':

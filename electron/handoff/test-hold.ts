@@ -5,16 +5,16 @@
  * matrix) can put a move in any of the seven states and keep it there (`resume` lets a test see what
  * the target opened ahead before the provider is touched):
  *
- * | step         | device | the handoff waits in                   |
- * | ------------ | ------ | -------------------------------------- |
- * | `prepare`    | target | `requested`                            |
- * | `prepared`   | target | `requested` (its fetch done)           |
- * | `quiesce`    | source | `target-prepared`                      |
- * | `checkpoint` | source | `source-quiescing` (turn not settled)  |
- * | `claim`      | target | `source-relinquished-and-checkpointed` |
- * | `take-over`  | target | `ownership-transferred`                |
- * | `activate`   | target | `target-activating`                    |
- * | `resume`     | target | `target-activating` (opened ahead)     |
+ * | step         | device | the handoff waits in                    |
+ * | ------------ | ------ | --------------------------------------- |
+ * | `prepare`    | target | `requested`                             |
+ * | `prepared`   | target | `requested` (its fetch done)            |
+ * | `quiesce`    | source | `target-prepared`                       |
+ * | `checkpoint` | source | `source-quiescing` (turn not settled)   |
+ * | `claim`      | target | `source-relinquished-and-checkpointed`  |
+ * | `take-over`  | target | `ownership-transferred` (claimed alone) |
+ * | `activate`   | target | `target-activating`                     |
+ * | `resume`     | target | `target-activating` (opened ahead)      |
  *
  * Work a step begins ahead of its state (activation-ahead.ts, the source's checkpoint) is not begun
  * while the step it belongs to is held. Without a hold folder (every real device) nothing holds and

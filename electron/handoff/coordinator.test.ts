@@ -121,19 +121,31 @@ describe('a transition that continues to a further state in the same commit', ()
     }
   });
 
-  it('asks for the first state alone when the backend does not know the continuation', async () => {
+  it('asks for the first state alone, without the last state’s fields, when the backend does not know the continuation', async () => {
     const { coordinator, asked, answer, logged } = coordinatorWithHeldAnswers();
-    coordinator.observe(prepared);
-    const claimed = coordinator.transition(prepared, 'ownership-transferred', { continueTo: 'target-activating' });
+    const targetPrepared = record([
+      ['requested', SELF],
+      ['target-prepared', OTHER],
+    ]);
+    coordinator.observe(targetPrepared);
+    const checkpoint = { digest: 'a'.repeat(64), size: 10 };
+    const relinquished = coordinator.transition(targetPrepared, 'source-quiescing', {
+      continueTo: 'source-relinquished-and-checkpointed',
+      checkpoint,
+    });
     answer({ ok: false, code: 'validation_failed', message: 'Unrecognized key: "continueTo"' });
     await new Promise((resolve) => setTimeout(resolve, 0));
-    expect(asked.map((r) => [r.to, r.continueTo])).toEqual([
-      ['ownership-transferred', 'target-activating'],
-      ['ownership-transferred', undefined],
+    expect(asked.map((r) => [r.to, r.continueTo, r.checkpoint])).toEqual([
+      ['source-quiescing', 'source-relinquished-and-checkpointed', checkpoint],
+      ['source-quiescing', undefined, undefined],
     ]);
-    const transferred = history([['ownership-transferred', SELF]]);
-    answer({ ok: true, value: transferred });
-    await expect(claimed).resolves.toEqual(transferred);
-    expect(logged.some((line) => line.includes('asking for ownership-transferred alone'))).toBe(true);
+    const quiescing = record([
+      ['requested', SELF],
+      ['target-prepared', OTHER],
+      ['source-quiescing', SELF],
+    ]);
+    answer({ ok: true, value: quiescing });
+    await expect(relinquished).resolves.toEqual(quiescing);
+    expect(logged.some((line) => line.includes('asking for source-quiescing alone'))).toBe(true);
   });
 });

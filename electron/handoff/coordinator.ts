@@ -150,7 +150,7 @@ export class Coordinator {
    * A pushed record that shows this device's `from → to` committed stands for the answer: the step
    * goes on without waiting for an answer that is slow or lost (the request itself still runs).
    * With `continueTo`, `to` and then `continueTo` are entered in one commit; a backend that does not
-   * know the field is asked for `to` alone.
+   * know the field is asked for `to` alone (without the fields, which belong to `continueTo`).
    */
   async transition(
     handoff: Handoff,
@@ -180,7 +180,7 @@ export class Coordinator {
       this.deps.log(
         `transition ${handoff.state} → ${to} → ${rest.continueTo} of ${handoff.id} refused (${result.message}): asking for ${to} alone`,
       );
-      return this.transition(handoff, to, { ...extra, continueTo: undefined });
+      return this.transition(handoff, to);
     }
     if (result.code === 'stale_generation' || result.code === 'not_owner') await this.deps.lostSession(handoff.sessionId);
     if (

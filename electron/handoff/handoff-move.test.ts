@@ -106,10 +106,12 @@ describe('a complete Move between two device processes', () => {
         'target-activating',
         'completed',
       ]);
-      // The desktop claimed the session and entered target-activating in one commit.
-      const [claimed, activating] = onDesktop.lastHandoff!.history.slice(4, 6);
-      expect([claimed?.deviceId, activating?.deviceId]).toEqual([desktopId, desktopId]);
-      expect(activating?.at).toBe(claimed?.at);
+      // The idle laptop quiesced and relinquished in one commit; the desktop claimed the session and
+      // entered target-activating in another.
+      const [quiescing, relinquished, claimed, activating] = onDesktop.lastHandoff!.history.slice(2, 6);
+      const laptopId = await deviceId(laptop);
+      expect([quiescing, relinquished, claimed, activating].map((h) => h?.deviceId)).toEqual([laptopId, laptopId, desktopId, desktopId]);
+      expect([relinquished?.at, activating?.at]).toEqual([quiescing?.at, claimed?.at]);
       expect(head(onDesktop.workspace)).toBe(commit);
       expect(onDesktop.workspace.startsWith(desktop.workspaceRoot)).toBe(true);
       // The transcript came across in the checkpoint and the resumed agent answers on the desktop.

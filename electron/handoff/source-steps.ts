@@ -171,7 +171,9 @@ async function takeCheckpoint(
 
 /**
  * source-quiescing: re-check readiness, then checkpoint, seal, upload and relinquish. `ahead`: the
- * same work begun once input was refused, while the backend recorded source-quiescing.
+ * same work begun once input was refused, while the backend recorded source-quiescing. At
+ * target-prepared (a quiescing with nothing to wait for), source-quiescing is entered with the
+ * relinquish, in one commit.
  */
 async function checkpointStep(deps: SourceStepDeps, driver: HandoffDriver, handoff: Handoff, ahead?: Promise<Taken>): Promise<void> {
   const { state } = deps;
@@ -185,7 +187,7 @@ async function checkpointStep(deps: SourceStepDeps, driver: HandoffDriver, hando
     const taken = await (ahead ?? takeCheckpoint(deps, driver, handoff, session));
     if (taken.ok === 'error') throw taken.error;
     // The move may have been cancelled meanwhile: then there is nothing to relinquish.
-    if (taken.ok === 'ended' || driver.get(handoff.id)?.state !== 'source-quiescing') return;
+    if (taken.ok === 'ended' || driver.get(handoff.id)?.state !== handoff.state) return;
     if (taken.ok === 'cancel') {
       await driver.cancel(handoff, taken.reason);
       return;
@@ -206,7 +208,9 @@ async function checkpointStep(deps: SourceStepDeps, driver: HandoffDriver, hando
       false,
     );
   }
-  await driver.transition(handoff, 'source-relinquished-and-checkpointed', { checkpoint });
+  if (handoff.state === 'target-prepared')
+    await driver.transition(handoff, 'source-quiescing', { continueTo: 'source-relinquished-and-checkpointed', checkpoint });
+  else await driver.transition(handoff, 'source-relinquished-and-checkpointed', { checkpoint });
 }
 
 /** The source resolves an ended handoff: moved away, or back to accepting input. */
@@ -265,6 +269,14 @@ export function sourceStep(deps: SourceStepDeps): Step {
         early.delete(handoff.id);
         // What was sealed while the target prepared goes up now, beside the quiescing.
         void taken?.then((sealed) => sealed?.mayBeCurrent() && sealed.upload());
+        // A small checkpoint taken ahead and no turn to wait for: the quiescing is over as it begins, so
+        // it is recorded with the relinquish, in one commit (sent once the input block is on disk). The
+        // checkpoint's reads need not wait for that: input is refused already.
+        if (taken && session && !held && !sessions.provider(session.id)?.isTurnActive()) {
+          const checkpointed = deps.state.progress(handoff.id)?.checkpoint;
+          await checkpointStep(deps, driver, handoff, checkpointed ? undefined : takeCheckpoint(deps, driver, handoff, session, taken));
+          return;
+        }
         const quiescing = driver.transition(handoff, 'source-quiescing');
         // Begun once the transition is on its way (sent when the input block is on disk): starting git
         // holds this thread for a moment, which the request should not wait for.

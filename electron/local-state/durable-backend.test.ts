@@ -81,7 +81,7 @@ describe('afterLocalWrites', () => {
     expect(seen[0]).toContain('"digest":"abc"');
   });
 
-  it('lets reads through without waiting for writes', async () => {
+  it('lets reads and blob uploads through without waiting for writes', async () => {
     const dir = profile();
     const seen: string[] = [];
     // Writes that never reach the disk: a call that waited for them would never be made.
@@ -94,11 +94,15 @@ describe('afterLocalWrites', () => {
     };
     const backend = afterLocalWrites(recordingBackend(dir, seen), stuck);
     await backend.getHandoff('h1');
-    expect(seen).toEqual(['getHandoff: nothing on disk']);
+    // A body means nothing until a record names it (and the transition that does waits).
+    await backend.putBlob('d', new Uint8Array([1]));
+    await backend.putBlobFile({ path: '/nowhere', size: 1, sha256: 'd' });
+    const sent = ['getHandoff: nothing on disk', 'putBlob: nothing on disk', 'putBlobFile: nothing on disk'];
+    expect(seen).toEqual(sent);
     expect(waits).toBe(0);
     void backend.transition('h1', { from: 'source-quiescing', to: 'checkpointed', role: 'source', generation: 1 } as never, 'k');
     expect(waits).toBe(1);
-    expect(seen).toEqual(['getHandoff: nothing on disk']);
+    expect(seen).toEqual(sent);
   });
 
   it('refuses a changing call with local_state_unwritable when the record could not be written, sending nothing', async () => {
@@ -108,7 +112,7 @@ describe('afterLocalWrites', () => {
     const backend = afterLocalWrites(recordingBackend(dir, seen), state);
     state.ensureProgress('h1', 's1', 'source', 1);
     rmSync(join(dir, 'runtime'), { recursive: true, force: true });
-    const result = await backend.putBlob('d', new Uint8Array([1]));
+    const result = await backend.transition('h1', { from: 'source-quiescing', to: 'checkpointed', generation: 1 } as never, 'k');
     expect(result).toMatchObject({ ok: false, code: 'local_state_unwritable' });
     expect(seen).toEqual([]);
   });

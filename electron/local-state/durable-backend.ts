@@ -4,7 +4,9 @@
  * Local records are written behind (record-folder.ts), so a step such as "checkpoint uploaded, digest
  * D" could still be in flight when the transition that relies on it is sent. Waiting for the durable
  * writes before each such call keeps the order the crash recovery depends on: whatever the backend
- * has acknowledged, this device had recorded first. Reads go straight through.
+ * has acknowledged, this device had recorded first. Reads go straight through, and so do blob
+ * uploads: a body is stored by its digest and means nothing until a record names it, and the call
+ * that does (a transition) waits.
  */
 import { fail, type Result } from '../../shared/errors.ts';
 import type { BackendPort } from '../runtime/ports.ts';
@@ -14,7 +16,7 @@ export interface WriteBarrier {
   settled(): Promise<void>;
 }
 
-/** `backend` whose changing calls first wait for `state`'s durable writes; a failed write refuses the call. */
+/** `backend` whose changing calls (but blob uploads) first wait for `state`'s durable writes; a failed write refuses the call. */
 export function afterLocalWrites(backend: BackendPort, state: WriteBarrier): BackendPort {
   const guard = async <T>(call: () => Promise<Result<T>>): Promise<Result<T>> => {
     try {
@@ -41,7 +43,7 @@ export function afterLocalWrites(backend: BackendPort, state: WriteBarrier): Bac
     appendEvent: (...args) => guard(() => backend.appendEvent(...args)),
     createHandoff: (...args) => guard(() => backend.createHandoff(...args)),
     transition: (...args) => guard(() => backend.transition(...args)),
-    putBlob: (...args) => guard(() => backend.putBlob(...args)),
-    putBlobFile: (...args) => guard(() => backend.putBlobFile(...args)),
+    putBlob: (...args) => backend.putBlob(...args),
+    putBlobFile: (...args) => backend.putBlobFile(...args),
   };
 }

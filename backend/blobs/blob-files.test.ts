@@ -76,10 +76,17 @@ describe.each(STORE_KINDS)('the %s blob store', (kind) => {
         for (let at = 0; at < body.length; at += 64 * 1024) await upload.write(body.subarray(at, at + 64 * 1024));
         await upload.commit(sha(body), body.length);
       }
-      expect(await readAll((await blobs.open(sha(body)))!)).toEqual(body);
-      expect(await blobs.open('0'.repeat(64))).toBeUndefined();
+      expect(await readAll((await blobs.open(sha(body), body.length))!)).toEqual(body);
+      expect(await blobs.open('0'.repeat(64), body.length)).toBeUndefined();
       expect(await storage.partialBlobs()).toBe(0);
       if (kind === 'postgres') expect((await storage.rows('SELECT count(*) AS n FROM blob_chunks'))[0]!.n).toBe('3');
+      // A small body (a small move's checkpoint) reads back the same, and a missing one is none.
+      const small = randomBytes(4000);
+      const upload = blobs.begin();
+      await upload.write(small);
+      await upload.commit(sha(small), small.length);
+      expect(await readAll((await blobs.open(sha(small), small.length))!)).toEqual(small);
+      expect(await blobs.open('1'.repeat(64), small.length)).toBeUndefined();
     } finally {
       await close();
     }
@@ -91,7 +98,7 @@ describe.each(STORE_KINDS)('the %s blob store', (kind) => {
       const upload = blobs.begin();
       await upload.write(randomBytes(BLOB_CHUNK_BYTES + 1));
       await expect(upload.commit('a'.repeat(64), BLOB_CHUNK_BYTES + 1)).rejects.toThrow(/hashes to/);
-      expect(await blobs.open('a'.repeat(64))).toBeUndefined();
+      expect(await blobs.open('a'.repeat(64), BLOB_CHUNK_BYTES + 1)).toBeUndefined();
       expect(await storage.partialBlobs()).toBe(0);
     } finally {
       await close();
@@ -111,7 +118,7 @@ it('drops PostgreSQL uploads left untouched (their instance died mid-body) and k
     await done.commit(sha(kept), kept.length);
     await blobs.prune(Date.now() + 60 * 60_000);
     expect(await storage.partialBlobs()).toBe(0);
-    expect(await readAll((await blobs.open(sha(kept)))!)).toEqual(kept);
+    expect(await readAll((await blobs.open(sha(kept), kept.length))!)).toEqual(kept);
   } finally {
     await close();
   }
@@ -128,7 +135,7 @@ it('fails the read of a PostgreSQL-stored body that no longer hashes to its dige
     else await storage.rows("UPDATE blob_chunks SET data = decode(repeat('01', 3000), 'hex')");
     const received: Buffer[] = [];
     const reading = (async () => {
-      for await (const chunk of (await blobs.open(sha(body)))!) received.push(chunk as Buffer);
+      for await (const chunk of (await blobs.open(sha(body), body.length))!) received.push(chunk as Buffer);
     })();
     await expect(reading).rejects.toThrow(/damaged/);
     expect(Buffer.concat(received).length).toBeLessThan(body.length);

@@ -5,10 +5,22 @@
  * a small body's upload, which a move waits for, was a chain of ten of them.
  */
 import { randomBytes } from 'node:crypto';
-import { closeSync, createReadStream, write, fsync, mkdirSync, openSync, readdirSync, renameSync, rmSync, type ReadStream } from 'node:fs';
+import {
+  closeSync,
+  createReadStream,
+  write,
+  fsync,
+  mkdirSync,
+  openSync,
+  readdirSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  type ReadStream,
+} from 'node:fs';
 import { open, rm } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { Readable } from 'node:stream';
+import { Readable } from 'node:stream';
 import { promisify } from 'node:util';
 import { hashedUpload, type BlobStore, type BlobUpload } from './blob-store.ts';
 
@@ -31,6 +43,9 @@ export interface TempBlob {
 }
 
 const fsyncFd = promisify(fsync);
+
+/** Bodies up to this size are read whole on the calling thread (see `open`). */
+export const SMALL_BODY_BYTES = 256 * 1024;
 const writeFd = promisify(write);
 
 /** Blob bodies under `dir` (one file per digest; bodies in progress under `dir/tmp`). */
@@ -126,8 +141,17 @@ export class BlobFiles implements BlobStore {
    * The stored body of `digest` as the file holds it; undefined when there is no such file. A file
    * damaged on disk is served as it is: the device checks the digest before it unseals anything and
    * ends the move with its reason (a cut stream would only look like a network failure to retry).
+   * A body of at most SMALL_BODY_BYTES (its record's `size`) is read at once on this thread: a small
+   * checkpoint, which a move waits for, is then not a chain of thread-pool round trips.
    */
-  async open(digest: string): Promise<Readable | undefined> {
+  async open(digest: string, size: number): Promise<Readable | undefined> {
+    if (size <= SMALL_BODY_BYTES) {
+      try {
+        return Readable.from([readFileSync(this.path(digest))], { objectMode: false });
+      } catch {
+        return undefined;
+      }
+    }
     const file = await open(this.path(digest), 'r').catch(() => undefined);
     return file?.createReadStream();
   }

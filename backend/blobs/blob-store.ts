@@ -21,8 +21,8 @@ export interface BlobUpload {
 export interface BlobStore {
   /** Starts receiving a body. */
   begin(): BlobUpload;
-  /** A stream of the stored body of `digest`; undefined when there is none. */
-  open(digest: string): Promise<Readable | undefined>;
+  /** A stream of the stored body of `digest` (`size` bytes, as its record says); undefined when there is none. */
+  open(digest: string, size: number): Promise<Readable | undefined>;
   /** Drops uploads that were cut off and never committed (their process died). */
   prune(now: number): Promise<void>;
 }

@@ -32,8 +32,8 @@ it('closes the body of a download the client leaves part-way through', async () 
   const deps = {
     store: { getBlob: async () => ({ accountId: 'acct', digest, size: body.length, createdAt: 0 }) },
     blobs: {
-      open: async (d: string) => {
-        served = await blobs.open(d);
+      open: async (d: string, size: number) => {
+        served = await blobs.open(d, size);
         return served;
       },
     },

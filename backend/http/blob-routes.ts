@@ -58,7 +58,7 @@ export async function putBlob(
 export async function sendBlob(deps: Deps, caller: Device, digest: string, res: ServerResponse): Promise<void> {
   const record = Sha256Hex.safeParse(digest).success ? await deps.store.getBlob(caller.accountId, digest) : undefined;
   if (!record) return sendError(res, 'not_found', 'no such blob');
-  const body = await deps.blobs.open(digest);
+  const body = await deps.blobs.open(digest, record.size);
   if (!body) return sendError(res, 'not_found', 'the blob body is missing');
   res.writeHead(200, { 'content-type': 'application/octet-stream', 'content-length': record.size, 'cache-control': 'no-store' });
   // A body that fails its digest check part-way is cut off: the client sees a short body, never wrong bytes as

@@ -5,7 +5,8 @@
  * read is handed out before `end()` — which the caller asks only once the envelope's tag checked —
  * and a refused body's staged files are removed with `discard()`.
  */
-import { mkdir, rm } from 'node:fs/promises';
+import { mkdirSync } from 'node:fs';
+import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { TranscriptEntrySchema } from '../../shared/agents.ts';
 import { fail, ok, type Failure, type Result } from '../../shared/errors.ts';
@@ -190,7 +191,7 @@ export class CheckpointReader {
     // A transcript short enough to be kept whole among the newest entries is not staged to a file.
     if (this.expectedEntries > NEWEST_ENTRIES) {
       this.staging = (async () => {
-        await mkdir(this.stagingDir, { recursive: true, mode: 0o700 });
+        mkdirSync(this.stagingDir, { recursive: true, mode: 0o700 });
         this.staged = await LineWriter.create(this.transcriptPath());
       })();
     }
@@ -242,7 +243,7 @@ export class CheckpointReader {
         this.failure = malformed(`Provider file ${expected.name} of the checkpoint is ${size} bytes, not ${expected.size}.`);
         return chunk.length;
       }
-      if (this.partsDone === 0) await mkdir(this.stagingDir, { recursive: true, mode: 0o700 });
+      if (this.partsDone === 0) mkdirSync(this.stagingDir, { recursive: true, mode: 0o700 });
       this.part = { index: this.partsDone, size, received: 0, writer: await this.partWriter() };
       at += take;
     }

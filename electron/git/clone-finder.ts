@@ -1,8 +1,11 @@
 /**
  * Finds a device's local clones by remote: scans the workspace root (two levels deep) and a list
- * of known repositories, reading each `.git/config` as a file (no git process per candidate).
+ * of known repositories, reading each `.git/config` as a file (no git process per candidate). Folders
+ * are listed on the calling thread, like the git-dir files (io/small-reads.ts): a listing is
+ * microseconds, where a thread-pool round trip costs two thread wake-ups, and the target's prepare
+ * lists the root before its fetch can start.
  */
-import { readdir } from 'node:fs/promises';
+import { readdirSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import { pathKind } from '../io/small-reads.ts';
 import { readRemoteConfig, resolveGitDirs } from './git-dir.ts';
@@ -23,9 +26,9 @@ export interface CloneSearch {
   knownRepos?: string[];
 }
 
-async function childDirs(dir: string): Promise<string[]> {
+function childDirs(dir: string): string[] {
   try {
-    const entries = await readdir(dir, { withFileTypes: true });
+    const entries = readdirSync(dir, { withFileTypes: true });
     return entries.filter((e) => e.isDirectory() && !e.name.startsWith('.')).map((e) => join(dir, e.name));
   } catch {
     return [];
@@ -41,13 +44,13 @@ async function readClone(path: string, run: GitRunner): Promise<LocalClone | nul
 
 /** Every clone under the workspace root (depth 1 and 2) and among the known repositories. */
 export async function listClones(search: CloneSearch): Promise<LocalClone[]> {
-  const level1 = await childDirs(search.workspaceRoot);
+  const level1 = childDirs(search.workspaceRoot);
   const candidates = new Set([...(search.knownRepos ?? []), ...level1]);
   const found = await Promise.all([...candidates].map((p) => readClone(p, search.run)));
   const clones = found.filter((c) => c !== null);
   // Second level (root/owner/repo) only below folders that are not clones themselves.
   const clonePaths = new Set(clones.map((c) => c.path));
-  const level2 = (await Promise.all(level1.filter((p) => !clonePaths.has(p)).map(childDirs))).flat();
+  const level2 = level1.filter((p) => !clonePaths.has(p)).flatMap(childDirs);
   const deeper = await Promise.all(level2.map((p) => readClone(p, search.run)));
   return [...clones, ...deeper.filter((c) => c !== null)];
 }

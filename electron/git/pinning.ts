@@ -3,7 +3,7 @@
  * never clobbering the device's own work. All repositories are checked (found or cloned, clean,
  * fetched, not diverged) before any working tree is changed; HEAD is verified afterwards.
  */
-import { mkdir } from 'node:fs/promises';
+import { mkdirSync } from 'node:fs';
 import type { Failure, Success } from '../../shared/errors.ts';
 import { redactCredentials, withoutRedactedCredentials } from '../../shared/url-credentials.ts';
 import { type CloneSearch, cloneDestination, listClones, matchClone } from './clone-finder.ts';
@@ -56,7 +56,7 @@ export type Located = { kind: 'clone'; path: string; remoteName: string } | { ki
 
 /** Matches each pin to a clone, or reserves a distinct clone folder for it under the workspace root. */
 export async function locate(pins: { remote: string }[], deps: PinDeps): Promise<Located[]> {
-  await mkdir(deps.workspaceRoot, { recursive: true });
+  mkdirSync(deps.workspaceRoot, { recursive: true });
   const clones = await listClones(deps);
   const taken = new Set<string>();
   const located: Located[] = [];

@@ -1,20 +1,18 @@
 /** The first start after a plain install builds the user interface, says so, and does it once. */
-import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
+import { tempFolders } from '../dev-env/temp-folders.ts';
 import { ensureRendererBuilt, rendererBuilt } from './project-files.ts';
 
-const dirs: string[] = [];
+const tempFolder = tempFolders('baton-ui-');
 afterEach(() => {
   vi.restoreAllMocks();
-  for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
 });
 
 describe('the user interface on first start', () => {
   it('builds the renderer where it is missing, telling the user, and leaves a built one alone', () => {
-    const dir = join(mkdtempSync(join(tmpdir(), 'baton-ui-')), 'renderer');
-    dirs.push(join(dir, '..'));
+    const dir = join(tempFolder(), 'renderer');
     const said = vi.spyOn(console, 'error').mockImplementation(() => undefined);
     expect(rendererBuilt(dir)).toBe(false);
 

@@ -1,18 +1,12 @@
-import { mkdtempSync, rmSync, statSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { statSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
+import { tempFolders } from '../../dev-env/temp-folders.ts';
 import { AGREEMENT_KEY_NAME, loadIdentity, loadOrCreateIdentity, SIGNING_KEY_NAME } from './device-identity.ts';
 import { verifySignature } from './raw-keys.ts';
 import { fileSecretStore } from './secret-store.ts';
 
-const dirs: string[] = [];
-afterEach(() => dirs.splice(0).forEach((dir) => rmSync(dir, { recursive: true, force: true })));
-function tempDir(): string {
-  const dir = mkdtempSync(join(tmpdir(), 'baton-identity-'));
-  dirs.push(dir);
-  return dir;
-}
+const tempDir = tempFolders('baton-identity-');
 
 describe('device identity', () => {
   it('is made on first run, kept in 0600 files and the same on the next run', () => {

@@ -1,17 +1,14 @@
-import { mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
+import { tempFolders } from '../../dev-env/temp-folders.ts';
 import { fileSecretStore, memorySecretStore } from './secret-store.ts';
 
-const dirs: string[] = [];
-afterEach(() => dirs.splice(0).forEach((dir) => rmSync(dir, { recursive: true, force: true })));
+const tempFolder = tempFolders('baton-secrets-');
 
 describe('file secret store', () => {
   it('writes 0600 files atomically in a 0700 folder and reads them back', () => {
-    const root = mkdtempSync(join(tmpdir(), 'baton-secrets-'));
-    dirs.push(root);
-    const dir = join(root, 'profile');
+    const dir = join(tempFolder(), 'profile');
     const store = fileSecretStore(dir);
     expect(store.read('adk.keyring')).toBeNull();
     store.write('adk.keyring', Buffer.from('one'));

@@ -1,7 +1,7 @@
-import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
+import { tempFolders } from '../../dev-env/temp-folders.ts';
 import { SIGNING_KEY_NAME } from '../crypto/device-identity.ts';
 import { generateAdk } from '../crypto/key-ring.ts';
 import {
@@ -15,12 +15,9 @@ import {
   trustAnchors,
 } from './profile.ts';
 
-const dirs: string[] = [];
-afterEach(() => dirs.splice(0).forEach((dir) => rmSync(dir, { recursive: true, force: true })));
+const tempFolder = tempFolders('baton-profile-');
 function profileDir(): string {
-  const dir = mkdtempSync(join(tmpdir(), 'baton-profile-'));
-  dirs.push(dir);
-  return join(dir, 'device');
+  return join(tempFolder(), 'device');
 }
 const init = { name: 'laptop', backendUrls: ['http://127.0.0.1:4100'] };
 

@@ -1,18 +1,13 @@
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
+import { tempFolders } from '../../dev-env/temp-folders.ts';
 import type { TranscriptEntry } from '../../shared/agents.ts';
 import { NEWEST_ENTRIES, writeTranscriptFile } from './checkpoint-transcript.ts';
 
-const dirs: string[] = [];
-afterEach(() => {
-  for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
-});
+const tempFolder = tempFolders('baton-checkpoint-transcript-');
 function scratch(): string {
-  const dir = mkdtempSync(join(tmpdir(), 'baton-checkpoint-transcript-'));
-  dirs.push(dir);
-  return join(dir, 'transcript');
+  return join(tempFolder(), 'transcript');
 }
 
 const entry = (i: number): TranscriptEntry => ({

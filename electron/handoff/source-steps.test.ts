@@ -1,18 +1,12 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
+import { tempFolders } from '../../dev-env/temp-folders.ts';
 import { DemoAgent } from '../providers/demo-agent.ts';
 import { BACKEND_STALL_MS, settleTurn, targetTimeout } from './source-steps.ts';
 
-const dirs: string[] = [];
-afterEach(() => {
-  for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
-});
+const tempFolder = tempFolders('baton-settle-');
 
 async function agentInTurn(turnMs: number): Promise<DemoAgent> {
-  const workspace = mkdtempSync(join(tmpdir(), 'baton-settle-'));
-  dirs.push(workspace);
+  const workspace = tempFolder();
   const agent = new DemoAgent({ turnMs });
   await agent.start(workspace, 'hello');
   return agent;

@@ -1,19 +1,10 @@
-import { mkdtempSync, openSync, closeSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { openSync, closeSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
+import { tempFolders } from '../../dev-env/temp-folders.ts';
 import { ChunkWriter } from './file-chunks.ts';
 
-const dirs: string[] = [];
-afterEach(() => {
-  for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
-});
-
-function folder(): string {
-  const dir = mkdtempSync(join(tmpdir(), 'baton-chunks-'));
-  dirs.push(dir);
-  return dir;
-}
+const folder = tempFolders('baton-chunks-');
 
 describe('ChunkWriter', () => {
   it('closes only after its last write: a write the caller did not wait for is whole in the file, and never in another', async () => {

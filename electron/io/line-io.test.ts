@@ -1,19 +1,15 @@
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
+import { tempFolders } from '../../dev-env/temp-folders.ts';
 import { forEachLine, LINE_CHUNK_BYTES } from './line-reader.ts';
 import { LineWriter } from './line-writer.ts';
 
-const dirs: string[] = [];
-afterEach(() => {
-  for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
-});
+const tempFolder = tempFolders('baton-lines-');
 
 describe('line files', () => {
   it('writes lines given as text or as parts of bytes across many chunks, and reads each back with its own bytes', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'baton-lines-'));
-    dirs.push(dir);
+    const dir = tempFolder();
     const path = join(dir, 'lines.jsonl');
     const expected: string[] = [];
     const out = await LineWriter.create(path);

@@ -1,17 +1,12 @@
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
+import { tempFolders } from '../../dev-env/temp-folders.ts';
 import { SpillWriter } from './spill-writer.ts';
 
-const dirs: string[] = [];
-afterEach(() => {
-  for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
-});
+const tempFolder = tempFolders('baton-spill-');
 function spillPath(): string {
-  const dir = mkdtempSync(join(tmpdir(), 'baton-spill-'));
-  dirs.push(dir);
-  return join(dir, 'body');
+  return join(tempFolder(), 'body');
 }
 
 describe('SpillWriter', () => {

@@ -1,23 +1,14 @@
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
+import { tempFolders } from '../../dev-env/temp-folders.ts';
 import { ok } from '../../shared/errors.ts';
 import { afterLocalWrites } from './durable-backend.ts';
 import { LocalState } from './local-state.ts';
 import { JOURNAL_NAME, readJournal } from './record-journal.ts';
 import type { BackendPort } from '../runtime/ports.ts';
 
-const dirs: string[] = [];
-afterEach(() => {
-  for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
-});
-
-function profile(): string {
-  const dir = mkdtempSync(join(tmpdir(), 'baton-durable-backend-'));
-  dirs.push(dir);
-  return dir;
-}
+const profile = tempFolders('baton-durable-backend-');
 
 /** The progress record `id` as a restart would read it from disk: its folder's journal first, else its file. */
 function progressOnDisk(dir: string, id: string): string {

@@ -1,19 +1,11 @@
-import { appendFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { appendFileSync, existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import type { TranscriptEntry } from '../../shared/agents.ts';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
+import { tempFolders } from '../../dev-env/temp-folders.ts';
 import { LocalState, type LocalSession } from './local-state.ts';
 
-const dirs: string[] = [];
-function profile(): string {
-  const dir = mkdtempSync(join(tmpdir(), 'baton-local-state-'));
-  dirs.push(dir);
-  return dir;
-}
-afterEach(() => {
-  for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
-});
+const profile = tempFolders('baton-local-state-');
 
 function session(id: string): LocalSession {
   return {

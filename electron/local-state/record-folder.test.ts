@@ -1,23 +1,18 @@
-import { appendFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { appendFileSync, existsSync, mkdirSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
+import { tempFolders } from '../../dev-env/temp-folders.ts';
 import { RecordFolder } from './record-folder.ts';
 import { COMPACT_BYTES, JOURNAL_NAME } from './record-journal.ts';
 
 const Note = z.object({ id: z.string(), text: z.string() });
 type Note = z.infer<typeof Note>;
 
-const dirs: string[] = [];
+const tempFolder = tempFolders('baton-record-folder-');
 function folder(): string {
-  const dir = mkdtempSync(join(tmpdir(), 'baton-record-folder-'));
-  dirs.push(dir);
-  return join(dir, 'notes');
+  return join(tempFolder(), 'notes');
 }
-afterEach(() => {
-  for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
-});
 
 const open = (dir: string) => new RecordFolder<Note>(dir, Note, (n) => n.id);
 /** What a restart reads of the record: the record files with the journal read over them. */

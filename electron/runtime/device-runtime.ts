@@ -100,7 +100,15 @@ export class DeviceRuntime {
     const { state, backend, seal, git, packets, providers, clock, log, config } = deps;
     const selfName = deps.status.deviceName;
     // Long steps (fetch, clone, checkpoint transfer, import) report here: the stepper and the log.
-    const progress = progressSink({ emit: (view) => this.emit('handoffProgress', view), log, clock });
+    // A step's progress follows the views of what changed before it (the handoff now at that step).
+    const progress = progressSink({
+      emit: (view) => {
+        this.viewBatch.sendNow();
+        this.emit('handoffProgress', view);
+      },
+      log,
+      clock,
+    });
     this.activation = { selfId, state, backend, seal, git, packets, providers, sessions: this.sessions, config, clock, log, progress };
     this.coordinator = new Coordinator(
       {

@@ -19,6 +19,25 @@ describe('ViewBatch', () => {
     expect(batch.sessionPending('s1')).toBe(false);
   });
 
+  it('sends what waits at once when asked (before a step’s progress), and nothing more at the turn’s end', async () => {
+    const sent: ViewChanges[] = [];
+    const batch = new ViewBatch((changes) => sent.push(changes));
+    batch.sendNow();
+    expect(sent).toEqual([]);
+    batch.handoff('h1');
+    batch.sendNow();
+    expect(sent).toEqual([{ sessions: new Set(), handoffs: new Set(['h1']), list: true }]);
+    await turnEnd();
+    expect(sent).toHaveLength(1);
+    // What changes after is batched again.
+    batch.session('s1');
+    await turnEnd();
+    expect(sent).toEqual([
+      { sessions: new Set(), handoffs: new Set(['h1']), list: true },
+      { sessions: new Set(['s1']), handoffs: new Set(), list: true },
+    ]);
+  });
+
   it('sends a later turn on its own, and only the list when only the list changed', async () => {
     const sent: ViewChanges[] = [];
     const batch = new ViewBatch((changes) => sent.push(changes));

@@ -5,7 +5,8 @@
  * so only the last one matters. What changed is collected here and, once the turn ends, sent as it
  * then is: each session's detail, each handoff, then the list once. Events that carry a delta
  * (transcript activity, progress) are not batched; a session's activity while its detail waits here
- * is not sent at all, since the detail will carry it.
+ * is not sent at all, since the detail will carry it, and a step's progress is sent after what waits
+ * here (`sendNow`), so the UI knows the step before it hears how far it got.
  */
 
 /** What changed since the last send: session ids, handoff ids, and whether the list did. */
@@ -49,7 +50,14 @@ export class ViewBatch {
     setImmediate(() => this.flush());
   }
 
+  /** Sends what changed at once, when anything did (before an event that must follow it). */
+  sendNow(): void {
+    this.flush();
+  }
+
   private flush(): void {
+    // Sent already (sendNow) since it was scheduled: nothing is left for this turn's end.
+    if (!this.scheduled) return;
     const changes: ViewChanges = { sessions: this.sessions, handoffs: this.handoffs, list: this.list };
     this.sessions = new Set();
     this.handoffs = new Set();

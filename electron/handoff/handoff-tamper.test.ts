@@ -19,6 +19,8 @@ import { backendBlobFiles, deviceId, startTwoDevices, waitEligible, waitSession,
 const TEST_TIMEOUT_MS = 120_000;
 
 let world: TwoDevices;
+/** The session the first test moves to the desktop (the second moves it back). */
+let movedSessionId = '';
 let laptopProvider: StandInSandbox;
 let desktopProvider: StandInSandbox;
 
@@ -59,6 +61,7 @@ describe('a tampered checkpoint', () => {
         provider: 'claude-code',
         prompt: 'Fix the flaky parser test',
       });
+      movedSessionId = session.id;
       await waitSession(laptop, session.id, 'the first Claude turn', (d) => d.transcript.some((e) => e.role === 'assistant'));
       // The Claude transcript grown to 3 MiB: its part is nearly all of the checkpoint body.
       const laptopProjects = join(laptopProvider.env.CLAUDE_CONFIG_DIR!, 'projects', projectSlug(realpathSync(world.repo)));
@@ -163,6 +166,34 @@ describe('a tampered checkpoint', () => {
       expect([...cwds].every((cwd) => cwd.startsWith(realpathSync(world.desktop.workspaceRoot)))).toBe(true);
       // The intact body's activation staged the transcript through Claude's rewriter (the staging folder is pruned once done).
       expect(stagedLogs()).toBe(stagedBefore + 1);
+    },
+    TEST_TIMEOUT_MS,
+  );
+
+  it(
+    'moves back a session too large to seal ahead with source-quiescing recorded on its own, before the checkpoint is taken',
+    async () => {
+      const { laptop, desktop } = world;
+      // Idle: the desktop's turn is over, so only the checkpoint's size keeps quiescing a step of its own.
+      await waitSession(
+        desktop,
+        movedSessionId,
+        'the desktop turn to end',
+        (d) => d.agents.length > 0 && d.agents.every((a) => a.status !== 'starting' && a.status !== 'running'),
+      );
+      await waitEligible(desktop, movedSessionId, 'laptop');
+      const moved = await desktop.client.call('startMove', { sessionId: movedSessionId, targetDeviceId: await deviceId(laptop) });
+      if (!moved.ok) throw new Error(JSON.stringify(moved));
+      const back = await waitSession(
+        laptop,
+        movedSessionId,
+        'the move back',
+        (d) => d.isOwner && d.lastHandoff?.id === moved.value.handoffId && d.lastHandoff.state === 'completed',
+      );
+      const history = back.lastHandoff!.history;
+      const at = (state: string) => history.find((h) => h.state === state)!.at;
+      expect(at('source-quiescing')).toBeLessThan(at('source-relinquished-and-checkpointed'));
+      expect(desktop.process.stderr()).not.toMatch(new RegExp(`checkpoint of ${moved.value.handoffId}: \\d+ bytes sealed ahead`));
     },
     TEST_TIMEOUT_MS,
   );

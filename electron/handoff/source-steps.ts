@@ -233,6 +233,8 @@ export function sourceStep(deps: SourceStepDeps): Step {
   const ahead = new Map<string, Promise<Taken>>();
   // Small checkpoints taken while the target prepares (checkpoint-ahead.ts), for the one begun at target-prepared.
   const early = new Map<string, Promise<CheckpointAhead | null>>();
+  // The handoffs whose checkpoint taken ahead is sealed (so small): its quiescing may be recorded with the relinquish.
+  const sealedEarly = new Set<string>();
   return async (handoff, driver) => {
     switch (handoff.state) {
       case 'requested': {
@@ -245,7 +247,12 @@ export function sourceStep(deps: SourceStepDeps): Step {
         )
           early.set(
             handoff.id,
-            takeCheckpointAhead(deps, driver, handoff).catch(() => null),
+            takeCheckpointAhead(deps, driver, handoff)
+              .catch(() => null)
+              .then((sealed) => {
+                if (sealed && early.has(handoff.id)) sealedEarly.add(handoff.id);
+                return sealed;
+              }),
           );
         driver.at(`${handoff.id}:prepare`, progress.seenAt + config.prepareTimeoutMs, async () => {
           const now = driver.get(handoff.id);
@@ -266,13 +273,15 @@ export function sourceStep(deps: SourceStepDeps): Step {
         const session = deps.state.readSession(handoff.sessionId);
         const held = testHolds(config.testHoldDir, 'checkpoint');
         const taken = early.get(handoff.id);
+        const small = sealedEarly.delete(handoff.id);
         early.delete(handoff.id);
         // What was sealed while the target prepared goes up now, beside the quiescing.
         void taken?.then((sealed) => sealed?.mayBeCurrent() && sealed.upload());
-        // A small checkpoint taken ahead and no turn to wait for: the quiescing is over as it begins, so
+        // A small checkpoint sealed ahead and no turn to wait for: the quiescing is over as it begins, so
         // it is recorded with the relinquish, in one commit (sent once the input block is on disk). The
-        // checkpoint's reads need not wait for that: input is refused already.
-        if (taken && session && !held && !sessions.provider(session.id)?.isTurnActive()) {
+        // checkpoint's reads need not wait for that: input is refused already. A large one (not taken
+        // ahead), or one still being sealed, is taken with quiescing recorded first, as the stepper shows.
+        if (small && session && !held && !sessions.provider(session.id)?.isTurnActive()) {
           const checkpointed = deps.state.progress(handoff.id)?.checkpoint;
           await checkpointStep(deps, driver, handoff, checkpointed ? undefined : takeCheckpoint(deps, driver, handoff, session, taken));
           return;
@@ -319,6 +328,7 @@ export function sourceStep(deps: SourceStepDeps): Step {
       case 'cancelled':
         ahead.delete(handoff.id);
         early.delete(handoff.id);
+        sealedEarly.delete(handoff.id);
         await onEnded(deps, driver, handoff);
         return;
     }

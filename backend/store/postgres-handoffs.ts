@@ -7,7 +7,7 @@
 import type pg from 'pg';
 import type { Handoff } from '../../shared/api/handoffs.ts';
 import type { HandoffState } from '../../shared/handoff-states.ts';
-import type { HandoffStore } from './store.ts';
+import type { HandoffStore, TransitionInput } from './store.ts';
 import { fence } from './sqlite-sessions.ts';
 import { refuse, toHandoff, toSession, type HandoffRow, type SessionRow } from './sqlite-rows.ts';
 import { row, rows, type PgMutator, type Sql } from './postgres-tx.ts';
@@ -72,6 +72,35 @@ const TRANSITION = `WITH moved AS (
     RETURNING s.id, s.account_id, s.owner_device_id, s.generation, s.sealed_meta, s.last_seq, s.created_at, s.updated_at)
   SELECT ${RETURN_HANDOFF}, (SELECT row_to_json(o) FROM owner o) AS owner FROM moved m`;
 
+/**
+ * Runs TRANSITION for `input`'s handoff from `from` to `to` with `fields`, when `generationMatched`;
+ * the row it returns, or none when refused.
+ */
+function transition(
+  sql: Sql,
+  input: TransitionInput,
+  from: HandoffState,
+  to: HandoffState,
+  generationMatched: boolean,
+  fields: Pick<TransitionInput, 'checkpoint' | 'reason' | 'resumePath' | 'sealedOutcome'>,
+) {
+  return row<HandoffRowWithHistory & { owner: SessionRow | null }>(sql, TRANSITION, [
+    input.accountId,
+    input.handoffId,
+    to,
+    input.at,
+    fields.checkpoint?.digest ?? null,
+    fields.checkpoint?.size ?? null,
+    fields.reason?.code ?? null,
+    fields.reason?.sealed ?? null,
+    fields.resumePath ?? null,
+    fields.sealedOutcome ?? null,
+    from,
+    generationMatched,
+    input.deviceId,
+  ]);
+}
+
 /** The handoff part of the PostgreSQL store. */
 export function postgresHandoffStore(pool: pg.Pool, mutate: PgMutator): HandoffStore {
   return {
@@ -125,21 +154,7 @@ export function postgresHandoffStore(pool: pg.Pool, mutate: PgMutator): HandoffS
           [input.accountId, input.handoffId],
         );
         if (!s) refuse('not_found', 'no such handoff');
-        const moved = await row<HandoffRowWithHistory & { owner: SessionRow | null }>(sql, TRANSITION, [
-          input.accountId,
-          input.handoffId,
-          input.to,
-          input.at,
-          input.checkpoint?.digest ?? null,
-          input.checkpoint?.size ?? null,
-          input.reason?.code ?? null,
-          input.reason?.sealed ?? null,
-          input.resumePath ?? null,
-          input.sealedOutcome ?? null,
-          input.from,
-          s.generation === input.generation,
-          input.deviceId,
-        ]);
+        const moved = await transition(sql, input, input.from, input.to, s.generation === input.generation, input);
         if (!moved) {
           // Refused: the handoff cannot have moved since (its writers hold the session's lock first).
           const h = await row<{ state: HandoffState }>(sql, 'SELECT state FROM handoffs WHERE account_id = $1 AND id = $2', [
@@ -153,23 +168,7 @@ export function postgresHandoffStore(pool: pg.Pool, mutate: PgMutator): HandoffS
           });
         }
         // On in the same transaction: the fields went with the first step (the caller checked they belong to this state).
-        const last = input.continueTo
-          ? await row<HandoffRowWithHistory & { owner: SessionRow | null }>(sql, TRANSITION, [
-              input.accountId,
-              input.handoffId,
-              input.continueTo,
-              input.at,
-              null,
-              null,
-              null,
-              null,
-              null,
-              null,
-              input.to,
-              true,
-              input.deviceId,
-            ])
-          : moved;
+        const last = input.continueTo ? await transition(sql, input, input.to, input.continueTo, true, {}) : moved;
         const { owner, ...handoff } = last!;
         return { handoff: withHistory(handoff), session: toSession(moved.owner ?? owner ?? s) };
       });

@@ -231,10 +231,9 @@ export function sourceStep(deps: SourceStepDeps): Step {
   const { config, sessions } = deps;
   // Checkpoints begun as soon as input was refused (target-prepared), taken by the source-quiescing step once.
   const ahead = new Map<string, Promise<Taken>>();
-  // Small checkpoints taken while the target prepares (checkpoint-ahead.ts), for the one begun at target-prepared.
-  const early = new Map<string, Promise<CheckpointAhead | null>>();
-  // The handoffs whose checkpoint taken ahead is sealed (so small): its quiescing may be recorded with the relinquish.
-  const sealedEarly = new Set<string>();
+  // Small checkpoints taken while the target prepares (checkpoint-ahead.ts), for the one begun at target-prepared;
+  // `sealed` once one is (so it is small, and the quiescing may be recorded with the relinquish).
+  const early = new Map<string, { taking: Promise<CheckpointAhead | null>; sealed: boolean }>();
   return async (handoff, driver) => {
     switch (handoff.state) {
       case 'requested': {
@@ -244,16 +243,11 @@ export function sourceStep(deps: SourceStepDeps): Step {
           !progress.checkpoint &&
           !testHolds(config.testHoldDir, 'quiesce') &&
           !testHolds(config.testHoldDir, 'checkpoint')
-        )
-          early.set(
-            handoff.id,
-            takeCheckpointAhead(deps, driver, handoff)
-              .catch(() => null)
-              .then((sealed) => {
-                if (sealed && early.has(handoff.id)) sealedEarly.add(handoff.id);
-                return sealed;
-              }),
-          );
+        ) {
+          const entry = { taking: takeCheckpointAhead(deps, driver, handoff).catch(() => null), sealed: false };
+          void entry.taking.then((sealed) => (entry.sealed = sealed !== null));
+          early.set(handoff.id, entry);
+        }
         driver.at(`${handoff.id}:prepare`, progress.seenAt + config.prepareTimeoutMs, async () => {
           const now = driver.get(handoff.id);
           if (now?.state === 'requested') {
@@ -272,8 +266,8 @@ export function sourceStep(deps: SourceStepDeps): Step {
         // Input is refused from here on: the turn's end, the re-check and the checkpoint need not wait for the backend.
         const session = deps.state.readSession(handoff.sessionId);
         const held = testHolds(config.testHoldDir, 'checkpoint');
-        const taken = early.get(handoff.id);
-        const small = sealedEarly.delete(handoff.id);
+        const begun = early.get(handoff.id);
+        const taken = begun?.taking;
         early.delete(handoff.id);
         // What was sealed while the target prepared goes up now, beside the quiescing.
         void taken?.then((sealed) => sealed?.mayBeCurrent() && sealed.upload());
@@ -281,7 +275,7 @@ export function sourceStep(deps: SourceStepDeps): Step {
         // it is recorded with the relinquish, in one commit (sent once the input block is on disk). The
         // checkpoint's reads need not wait for that: input is refused already. A large one (not taken
         // ahead), or one still being sealed, is taken with quiescing recorded first, as the stepper shows.
-        if (small && session && !held && !sessions.provider(session.id)?.isTurnActive()) {
+        if (begun?.sealed && session && !held && !sessions.provider(session.id)?.isTurnActive()) {
           const checkpointed = deps.state.progress(handoff.id)?.checkpoint;
           await checkpointStep(deps, driver, handoff, checkpointed ? undefined : takeCheckpoint(deps, driver, handoff, session, taken));
           return;
@@ -328,7 +322,6 @@ export function sourceStep(deps: SourceStepDeps): Step {
       case 'cancelled':
         ahead.delete(handoff.id);
         early.delete(handoff.id);
-        sealedEarly.delete(handoff.id);
         await onEnded(deps, driver, handoff);
         return;
     }

@@ -43,10 +43,10 @@ export interface TempBlob {
 }
 
 const fsyncFd = promisify(fsync);
+const writeFd = promisify(write);
 
 /** Bodies up to this size are read whole on the calling thread (see `open`). */
 export const SMALL_BODY_BYTES = 256 * 1024;
-const writeFd = promisify(write);
 
 /** Blob bodies under `dir` (one file per digest; bodies in progress under `dir/tmp`). */
 export class BlobFiles implements BlobStore {

@@ -43,6 +43,11 @@ afterAll(async () => {
   await world?.cleanup();
 });
 
+/** The laptop's view of the session once the handoff `handoffId` is cancelled (`what`: what is awaited). */
+function cancelledOnLaptop(handoffId: string, what: string) {
+  return waitSession(world.laptop, session.id, what, (d) => d.lastHandoff?.id === handoffId && d.lastHandoff.state === 'cancelled', 20_000);
+}
+
 describe('moves that stop before ownership moves', () => {
   it(
     'refuses a Move from a dirty tree with the fix, and makes no handoff record',
@@ -146,13 +151,7 @@ describe('moves that stop before ownership moves', () => {
       const moved = await world.laptop.client.call('startMove', { sessionId: session.id, targetDeviceId: desktopId });
       expect(moved.ok).toBe(true);
       const handoffId = moved.ok ? moved.value.handoffId : '';
-      const detail = await waitSession(
-        world.laptop,
-        session.id,
-        'the prepare deadline to cancel the move',
-        (d) => d.lastHandoff?.id === handoffId && d.lastHandoff.state === 'cancelled',
-        20_000,
-      );
+      const detail = await cancelledOnLaptop(handoffId, 'the prepare deadline to cancel the move');
       expect(detail.lastHandoff?.history.map((h) => h.state)).toEqual(['requested', 'cancelled']);
       expect(detail.lastHandoff?.cancelReason).toEqual({ code: 'target_timeout', message: 'The target did not prepare within 6 s.' });
       expect(detail).toMatchObject({ isOwner: true, generation: 1, condition: 'owned', inputBlock: null });
@@ -173,13 +172,7 @@ describe('moves that stop before ownership moves', () => {
       } finally {
         world.backend.child.kill('SIGCONT');
       }
-      const detail = await waitSession(
-        world.laptop,
-        session.id,
-        'the prepare deadline to cancel the move once the backend runs again',
-        (d) => d.lastHandoff?.id === handoffId && d.lastHandoff.state === 'cancelled',
-        20_000,
-      );
+      const detail = await cancelledOnLaptop(handoffId, 'the prepare deadline to cancel the move once the backend runs again');
       expect(detail.lastHandoff?.cancelReason?.code).toBe('target_timeout');
       expect(detail.lastHandoff?.cancelReason?.message).toMatch(
         /^The target did not prepare within 6 s\. The sync backend has not answered a call of this device for \d+ s either/,

@@ -11,7 +11,7 @@ import type { ReadinessReport } from '../../shared/readiness.ts';
 import type { BackendLinkPort, BackendPort, Clock, GitPort, PacketPort, ProviderPort, SealPort } from '../runtime/ports.ts';
 import type { ProgressSink } from '../runtime/progress-sink.ts';
 import type { SessionService } from '../runtime/session-service.ts';
-import { takeCheckpointAhead, timelessDigest, type CheckpointAhead } from './checkpoint-ahead.ts';
+import { sealSpeculativeCheckpoint, timelessDigest, type SpeculativeCheckpoint } from './speculative-checkpoint.ts';
 import { buildCheckpoint } from './checkpoint-build.ts';
 import { CHECKPOINT_MEMORY_BYTES, sealCheckpoint, uploadSealed } from './checkpoint-transfer.ts';
 import { transferred, type HandoffDriver, type Step } from './coordinator.ts';
@@ -103,7 +103,7 @@ export async function settleTurn(provider: ProviderSession, ms: number): Promise
  * A checkpoint taken, sealed and uploaded; the readiness report that refused it; a reason to cancel
  * (over the backend's limit); the move ended first; or what went wrong.
  */
-type Taken =
+type CheckpointAttempt =
   | { ok: true; checkpoint: CheckpointRef }
   | { ok: false; report: ReadinessReport }
   | { ok: 'cancel'; reason: { code: string; message: string } }
@@ -119,8 +119,8 @@ async function takeCheckpoint(
   driver: HandoffDriver,
   handoff: Handoff,
   session: Readonly<LocalSession>,
-  early?: Promise<CheckpointAhead | null>,
-): Promise<Taken> {
+  speculative?: Promise<SpeculativeCheckpoint | null>,
+): Promise<CheckpointAttempt> {
   const { state, sessions, git, seal, backend } = deps;
   const moving = () => ['target-prepared', 'source-quiescing'].includes(driver.get(handoff.id)?.state ?? '');
   try {
@@ -135,11 +135,13 @@ async function takeCheckpoint(
     const transcriptPath = state.scratchFile(`${handoff.id}.transcript`);
     try {
       const built = await buildCheckpoint(deps, handoff, state.readSession(session.id)!, provider, repos, transcriptPath);
-      // Taken ahead and unchanged since: that upload is this checkpoint (checkpoint-ahead.ts).
-      const ahead = await early;
-      if (ahead && ahead.timelessSha256 === (await timelessDigest(built)) && (await ahead.upload())) {
-        deps.log(`checkpoint of ${handoff.id}: ${ahead.checkpoint.size} bytes, taken ahead while the target prepared and unchanged since`);
-        return { ok: true, checkpoint: ahead.checkpoint };
+      // Sealed speculatively and unchanged since: that upload is this checkpoint (speculative-checkpoint.ts).
+      const sealedBefore = await speculative;
+      if (sealedBefore && sealedBefore.timelessSha256 === (await timelessDigest(built)) && (await sealedBefore.upload())) {
+        deps.log(
+          `checkpoint of ${handoff.id}: ${sealedBefore.checkpoint.size} bytes, taken ahead while the target prepared and unchanged since`,
+        );
+        return { ok: true, checkpoint: sealedBefore.checkpoint };
       }
       // Sealed as it is written and hashed on the way: a small checkpoint in memory, a large one into a
       // file streamed up from there (never held whole). Under the key version the handoff names (the
@@ -170,12 +172,17 @@ async function takeCheckpoint(
 }
 
 /**
- * source-quiescing: re-check readiness, then checkpoint, seal, upload and relinquish. `ahead`: the
+ * source-quiescing: re-check readiness, then checkpoint, seal, upload and relinquish. `attempt`: the
  * same work begun once input was refused, while the backend recorded source-quiescing. At
  * target-prepared (a quiescing with nothing to wait for), source-quiescing is entered with the
  * relinquish, in one commit.
  */
-async function checkpointStep(deps: SourceStepDeps, driver: HandoffDriver, handoff: Handoff, ahead?: Promise<Taken>): Promise<void> {
+async function checkpointStep(
+  deps: SourceStepDeps,
+  driver: HandoffDriver,
+  handoff: Handoff,
+  attempt?: Promise<CheckpointAttempt>,
+): Promise<void> {
   const { state } = deps;
   const session = state.readSession(handoff.sessionId);
   if (!session) {
@@ -184,7 +191,7 @@ async function checkpointStep(deps: SourceStepDeps, driver: HandoffDriver, hando
   }
   let checkpoint = state.progress(handoff.id)?.checkpoint ?? null;
   if (checkpoint === null) {
-    const taken = await (ahead ?? takeCheckpoint(deps, driver, handoff, session));
+    const taken = await (attempt ?? takeCheckpoint(deps, driver, handoff, session));
     if (taken.ok === 'error') throw taken.error;
     // The move may have been cancelled meanwhile: then there is nothing to relinquish.
     if (taken.ok === 'ended' || driver.get(handoff.id)?.state !== handoff.state) return;
@@ -230,23 +237,23 @@ async function onEnded(deps: SourceStepDeps, driver: HandoffDriver, handoff: Han
 export function sourceStep(deps: SourceStepDeps): Step {
   const { config, sessions } = deps;
   // Checkpoints begun as soon as input was refused (target-prepared), taken by the source-quiescing step once.
-  const ahead = new Map<string, Promise<Taken>>();
-  // Small checkpoints taken while the target prepares (checkpoint-ahead.ts), for the one begun at target-prepared;
+  const attempts = new Map<string, Promise<CheckpointAttempt>>();
+  // Speculative checkpoints sealed while the target prepares (speculative-checkpoint.ts), for the one begun at target-prepared;
   // `sealed` once one is (so it is small, and the quiescing may be recorded with the relinquish).
-  const early = new Map<string, { taking: Promise<CheckpointAhead | null>; sealed: boolean }>();
+  const speculative = new Map<string, { taking: Promise<SpeculativeCheckpoint | null>; sealed: boolean }>();
   return async (handoff, driver) => {
     switch (handoff.state) {
       case 'requested': {
         const progress = deps.state.progress(handoff.id)!;
         if (
-          !early.has(handoff.id) &&
+          !speculative.has(handoff.id) &&
           !progress.checkpoint &&
           !testHolds(config.testHoldDir, 'quiesce') &&
           !testHolds(config.testHoldDir, 'checkpoint')
         ) {
-          const entry = { taking: takeCheckpointAhead(deps, driver, handoff).catch(() => null), sealed: false };
+          const entry = { taking: sealSpeculativeCheckpoint(deps, driver, handoff).catch(() => null), sealed: false };
           void entry.taking.then((sealed) => (entry.sealed = sealed !== null));
-          early.set(handoff.id, entry);
+          speculative.set(handoff.id, entry);
         }
         driver.at(`${handoff.id}:prepare`, progress.seenAt + config.prepareTimeoutMs, async () => {
           const now = driver.get(handoff.id);
@@ -266,9 +273,9 @@ export function sourceStep(deps: SourceStepDeps): Step {
         // Input is refused from here on: the turn's end, the re-check and the checkpoint need not wait for the backend.
         const session = deps.state.readSession(handoff.sessionId);
         const held = testHolds(config.testHoldDir, 'checkpoint');
-        const begun = early.get(handoff.id);
+        const begun = speculative.get(handoff.id);
         const taken = begun?.taking;
-        early.delete(handoff.id);
+        speculative.delete(handoff.id);
         // What was sealed while the target prepared goes up now, beside the quiescing.
         void taken?.then((sealed) => sealed?.mayBeCurrent() && sealed.upload());
         // A small checkpoint sealed ahead and no turn to wait for: the quiescing is over as it begins, so
@@ -287,8 +294,8 @@ export function sourceStep(deps: SourceStepDeps): Step {
           .settled()
           .catch(() => undefined)
           .then(nextTurn);
-        if (session && !held && !ahead.has(handoff.id) && !deps.state.progress(handoff.id)?.checkpoint)
-          ahead.set(
+        if (session && !held && !attempts.has(handoff.id) && !deps.state.progress(handoff.id)?.checkpoint)
+          attempts.set(
             handoff.id,
             sent.then(() => takeCheckpoint(deps, driver, handoff, session, taken)),
           );
@@ -300,8 +307,8 @@ export function sourceStep(deps: SourceStepDeps): Step {
         if (deps.state.readSession(handoff.sessionId)?.inputBlock?.code !== 'quiescing')
           sessions.setInputBlock(handoff.sessionId, QUIESCING);
         if (!(await stillDueAfterHold(config.testHoldDir, 'checkpoint', driver, handoff))) return;
-        const taken = ahead.get(handoff.id);
-        ahead.delete(handoff.id);
+        const taken = attempts.get(handoff.id);
+        attempts.delete(handoff.id);
         await checkpointStep(deps, driver, handoff, taken);
         return;
       }
@@ -320,8 +327,8 @@ export function sourceStep(deps: SourceStepDeps): Step {
         return;
       case 'completed':
       case 'cancelled':
-        ahead.delete(handoff.id);
-        early.delete(handoff.id);
+        attempts.delete(handoff.id);
+        speculative.delete(handoff.id);
         await onEnded(deps, driver, handoff);
         return;
     }

@@ -9,7 +9,7 @@ import type { LocalState } from '../local-state/local-state.ts';
 import type { AccountPort, BackendPort, GitPort, ProviderPort, SealPort } from '../runtime/ports.ts';
 import type { SessionService } from '../runtime/session-service.ts';
 import { activateCheckpoint, type ActivationDeps, type ActivationResult } from './activation.ts';
-import { ActivationAhead } from './activation-ahead.ts';
+import { CheckpointOpenings } from './checkpoint-openings.ts';
 import { openCancelReason } from './cancel-reason.ts';
 import { transferred, type HandoffDriver, type Step } from './coordinator.ts';
 import type { HandoffConfig } from './handoff-config.ts';
@@ -104,9 +104,9 @@ function needsAttention(deps: TargetStepDeps, handoff: Handoff, failure: CodedMe
  * pinned, drift read), the transcript merged, the provider resumed. Begun once the session is this
  * device's (the take-over); throws only for the step to try again (a failed download).
  */
-async function resumeActivation(deps: TargetStepDeps, handoff: Handoff, ahead: ActivationAhead): Promise<ActivationResult> {
+async function resumeActivation(deps: TargetStepDeps, handoff: Handoff, openings: CheckpointOpenings): Promise<ActivationResult> {
   await releasedFromTestHold(deps.config.testHoldDir, 'activate');
-  const opening = ahead.take(handoff.id);
+  const opening = openings.take(handoff.id);
   const early = opening ? await opening : null;
   await releasedFromTestHold(deps.config.testHoldDir, 'resume');
   if (early && 'thrown' in early) throw early.thrown;
@@ -145,15 +145,15 @@ async function activate(
 
 /** The target's step for the handoff's current state. */
 export function targetStep(deps: TargetStepDeps): Step {
-  // Activation's download (begun while the session is claimed), checks and pin (begun once it is this device's): activation-ahead.ts.
-  const ahead = new ActivationAhead(deps, deps.config.testHoldDir);
+  // Activation's download (begun while the session is claimed), checks and pin (begun once it is this device's): checkpoint-openings.ts.
+  const openings = new CheckpointOpenings(deps, deps.config.testHoldDir);
   // Activations begun by the take-over, by handoff: the target-activating step takes the result (again
   // when it retries recording it) until the handoff ends; one that threw is begun anew.
   const activations = new Map<string, Promise<ActivationResult>>();
   const activation = (handoff: Handoff): Promise<ActivationResult> => {
     let begun = activations.get(handoff.id);
     if (!begun) {
-      begun = resumeActivation(deps, handoff, ahead);
+      begun = resumeActivation(deps, handoff, openings);
       activations.set(handoff.id, begun);
       begun.catch(() => activations.delete(handoff.id));
     }
@@ -168,7 +168,7 @@ export function targetStep(deps: TargetStepDeps): Step {
   /** Takes over the session, now this device's, and begins its activation (once per handoff). */
   const takeOver = async (handoff: Handoff) => {
     if (activations.has(handoff.id)) return;
-    ahead.open(handoff);
+    openings.open(handoff);
     await knownSession(deps, handoff.sessionId);
     // Not waited onto the disk: the backend's record says who owns the session, and after a restart
     // the target-activating step writes all of it again.
@@ -193,7 +193,7 @@ export function targetStep(deps: TargetStepDeps): Step {
         return;
       case 'source-relinquished-and-checkpointed': {
         // The checkpoint is up: its download into private staging runs while the session is claimed.
-        ahead.receive(handoff);
+        openings.receive(handoff);
         if (!(await stillDueAfterHold(deps.config.testHoldDir, 'claim', driver, handoff))) return;
         // The claim enters target-activating in the same commit: the target does nothing between the
         // two but begin the take-over (unless a test holds it in ownership-transferred).
@@ -220,7 +220,7 @@ export function targetStep(deps: TargetStepDeps): Step {
       case 'cancelled':
         release(handoff.id);
         activations.delete(handoff.id);
-        await ahead.forget(handoff.id);
+        await openings.forget(handoff.id);
         if (transferred(handoff) && !deps.state.session(handoff.sessionId)?.needsAttention) {
           needsAttention(
             deps,
@@ -233,7 +233,7 @@ export function targetStep(deps: TargetStepDeps): Step {
       case 'completed':
         release(handoff.id);
         activations.delete(handoff.id);
-        await ahead.forget(handoff.id);
+        await openings.forget(handoff.id);
         driver.finish(handoff.id);
         return;
       default:

@@ -16,7 +16,7 @@
  * | `activate`   | target | `target-activating`                     |
  * | `resume`     | target | `target-activating` (opened ahead)      |
  *
- * Work a step begins ahead of its state (activation-ahead.ts, the source's checkpoint) is not begun
+ * Work a step begins ahead of its state (checkpoint-openings.ts, the source's checkpoint) is not begun
  * while the step it belongs to is held. Without a hold folder (every real device) nothing holds and
  * nothing is re-read.
  */

@@ -1,5 +1,5 @@
 /**
- * The target's activation work begun ahead of its state, in two parts:
+ * The target's openings of checkpoints, begun before the step that uses them, in two parts:
  * - once the source has relinquished (source-relinquished-and-checkpointed), the checkpoint is
  *   received — downloaded, its digest verified, unsealed into a private staging folder
  *   (activation.ts receiveStaged) — while the target claims the session. Nothing outside staging is
@@ -23,7 +23,7 @@ export type Opening = Promise<{ opened: Result<Opened> } | { thrown: Error }>;
 /** The checkpoint received into staging, or why not; undefined when the download itself failed (the open downloads again). */
 type Receiving = Promise<Result<ReceivedCheckpoint, ReceiveCode> | undefined>;
 
-export class ActivationAhead {
+export class CheckpointOpenings {
   private readonly receipts = new Map<string, { receiving: Receiving; stagingDir: string }>();
   private readonly openings = new Map<string, Opening>();
 

@@ -1,5 +1,5 @@
 /**
- * Integration: a small checkpoint taken ahead while the target prepares (checkpoint-ahead.ts), with
+ * Integration: a small checkpoint taken ahead while the target prepares (speculative-checkpoint.ts), with
  * real backend and device processes. Unchanged once input is refused, it is the move's checkpoint:
  * nothing is sealed or uploaded again. A message sent while the target prepares changes it: the
  * checkpoint is taken anew, and the target has the message and its reply.

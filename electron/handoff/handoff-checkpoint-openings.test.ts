@@ -1,7 +1,7 @@
 /**
  * Integration: the target opens the checkpoint (download, digest, unseal, pin, drift) ahead, once
  * the session is its own, and resumes the provider only in the target-activating step
- * (activation-ahead.ts). The target is held before its resume (test hold `resume`): by then the
+ * (checkpoint-openings.ts). The target is held before its resume (test hold `resume`): by then the
  * download has run while the provider is untouched. A pin refused ahead (the target's clone changed)
  * cancels the move with the provider untouched and nothing left in staging. Real backend and device processes,
  * real git, the stand-in `claude` (its invocation log and config folder witness the provider); one

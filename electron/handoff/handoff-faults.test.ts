@@ -1,10 +1,13 @@
 /**
  * The fault matrix (dev-env/fault-matrix/): the backend, the source and the target killed and
  * paused, and the network between one device and the backend cut, while a Move is held in each of
- * the seven states. After each: the move ended completed or cancelled, exactly one owner both
- * devices agree on, no generation went back, every transcript entry kept, and no turn ran on a
- * device that did not own the session. `npm test` runs one case per role; `npm run test:faults`
- * (BATON_FAULTS=all) runs all 56 and prints the table.
+ * the seven states with the session's turn running, and again on the fast path of an idle session
+ * (speculative checkpoint, quiescing and relinquish in one commit, the checkpoint opened before the
+ * resume). Moves are held by the devices' gates, so each takes the commits a shipped device takes.
+ * After each: the move ended completed or cancelled, exactly one owner both devices agree on, no
+ * generation went back, every transcript entry kept, and no turn ran on a device that did not own
+ * the session. `npm test` runs one case per role; `npm run test:faults` (BATON_FAULTS=all) runs all
+ * 88 and prints the table.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { caseName, selectCases } from '../../dev-env/fault-matrix/cases.ts';

@@ -16,7 +16,6 @@ import { buildCheckpoint } from './checkpoint-build.ts';
 import { CHECKPOINT_MEMORY_BYTES, sealCheckpoint, uploadSealed } from './checkpoint-transfer.ts';
 import { transferred, type HandoffDriver, type Step } from './coordinator.ts';
 import type { HandoffConfig } from './handoff-config.ts';
-import { stillDueAfterHold, testHolds } from './test-hold.ts';
 import { uploadProgress } from './upload-progress.ts';
 
 /** What the source's steps use, and nothing more. */
@@ -43,7 +42,7 @@ export interface SourceStepDeps {
   seal: Pick<SealPort, 'startCheckpointSeal'>;
   backend: Pick<BackendPort, 'putBlob' | 'putBlobFile'>;
   providers: Pick<ProviderPort, 'list'>;
-  config: Pick<HandoffConfig, 'prepareTimeoutMs' | 'claimTimeoutMs' | 'turnWaitMs' | 'testHoldDir'>;
+  config: Pick<HandoffConfig, 'prepareTimeoutMs' | 'claimTimeoutMs' | 'turnWaitMs'>;
   /** Whether the backend answers this device's calls, for a timeout's reason. */
   link: Pick<BackendLinkPort, 'longestWait'>;
   clock: Clock;
@@ -245,14 +244,15 @@ export function sourceStep(deps: SourceStepDeps): Step {
     switch (handoff.state) {
       case 'requested': {
         const progress = deps.state.progress(handoff.id)!;
-        if (
-          !speculative.has(handoff.id) &&
-          !progress.checkpoint &&
-          !testHolds(config.testHoldDir, 'quiesce') &&
-          !testHolds(config.testHoldDir, 'checkpoint')
-        ) {
-          const entry = { taking: sealSpeculativeCheckpoint(deps, driver, handoff).catch(() => null), sealed: false };
-          void entry.taking.then((sealed) => (entry.sealed = sealed !== null));
+        if (!speculative.has(handoff.id) && !progress.checkpoint) {
+          const sealing = sealSpeculativeCheckpoint(deps, driver, handoff).catch(() => null);
+          const entry = { taking: sealing, sealed: false };
+          // Marked sealed before the gate is asked: a gate that waits here does not change the quiescing's commit.
+          entry.taking = sealing.then((sealed) => {
+            entry.sealed = sealed !== null;
+            const held = sealed ? driver.pass({ at: 'work', work: 'speculative-checkpoint-sealed' }, handoff) : undefined;
+            return held ? held.then(() => sealed) : sealed;
+          });
           speculative.set(handoff.id, entry);
         }
         driver.at(`${handoff.id}:prepare`, progress.seenAt + config.prepareTimeoutMs, async () => {
@@ -268,11 +268,9 @@ export function sourceStep(deps: SourceStepDeps): Step {
       }
       case 'target-prepared': {
         driver.clearTimer(`${handoff.id}:prepare`);
-        if (!(await stillDueAfterHold(config.testHoldDir, 'quiesce', driver, handoff))) return;
         sessions.setInputBlock(handoff.sessionId, QUIESCING);
         // Input is refused from here on: the turn's end, the re-check and the checkpoint need not wait for the backend.
         const session = deps.state.readSession(handoff.sessionId);
-        const held = testHolds(config.testHoldDir, 'checkpoint');
         const begun = speculative.get(handoff.id);
         const taken = begun?.taking;
         speculative.delete(handoff.id);
@@ -282,7 +280,7 @@ export function sourceStep(deps: SourceStepDeps): Step {
         // it is recorded with the relinquish, in one commit (sent once the input block is on disk). The
         // checkpoint's reads need not wait for that: input is refused already. A large one (not taken
         // ahead), or one still being sealed, is taken with quiescing recorded first, as the stepper shows.
-        if (begun?.sealed && session && !held && !sessions.provider(session.id)?.isTurnActive()) {
+        if (begun?.sealed && session && !sessions.provider(session.id)?.isTurnActive()) {
           const checkpointed = deps.state.progress(handoff.id)?.checkpoint;
           await checkpointStep(deps, driver, handoff, checkpointed ? undefined : takeCheckpoint(deps, driver, handoff, session, taken));
           return;
@@ -294,7 +292,7 @@ export function sourceStep(deps: SourceStepDeps): Step {
           .settled()
           .catch(() => undefined)
           .then(nextTurn);
-        if (session && !held && !attempts.has(handoff.id) && !deps.state.progress(handoff.id)?.checkpoint)
+        if (session && !attempts.has(handoff.id) && !deps.state.progress(handoff.id)?.checkpoint)
           attempts.set(
             handoff.id,
             sent.then(() => takeCheckpoint(deps, driver, handoff, session, taken)),
@@ -306,7 +304,6 @@ export function sourceStep(deps: SourceStepDeps): Step {
         // Set when this device asked for quiescing; again only after a restart lost it.
         if (deps.state.readSession(handoff.sessionId)?.inputBlock?.code !== 'quiescing')
           sessions.setInputBlock(handoff.sessionId, QUIESCING);
-        if (!(await stillDueAfterHold(config.testHoldDir, 'checkpoint', driver, handoff))) return;
         const taken = attempts.get(handoff.id);
         attempts.delete(handoff.id);
         await checkpointStep(deps, driver, handoff, taken);

@@ -14,6 +14,7 @@ import { createProvider, type ProviderOptions } from '../providers/registry.ts';
 import { createBackendClient } from '../sync/backend-client.ts';
 import { openPushStream } from '../sync/push-stream.ts';
 import type { HandoffConfig } from '../handoff/handoff-config.ts';
+import type { StepGate, TurnObserver } from '../handoff/test-seam.ts';
 import { LocalState } from '../local-state/local-state.ts';
 import { createCheckpointPacketPort } from '../packet/checkpoint-packet.ts';
 import { accountPort } from './adapters/account-port.ts';
@@ -34,6 +35,10 @@ export interface ComposeOptions {
   log(message: string): void;
   /** Told when the device's backend addresses are changed from the UI (after the profile kept them). */
   onBackendUrlsChanged?(urls: readonly string[]): void;
+  /** Asked before each handoff step and commit (handoff/test-seam.ts); none on a shipped device. */
+  gate?: StepGate;
+  /** Told of each provider turn that starts or ends; none on a shipped device. */
+  observeTurn?: TurnObserver;
 }
 
 /** Builds the runtime of an enrolled device (not started). */
@@ -96,5 +101,7 @@ export function composeDeviceRuntime(options: ComposeOptions): DeviceRuntime {
     heartbeatMs: options.heartbeatMs,
     config: { ...options.config, workspaceRoot: options.workspaceRoot },
     log,
+    gate: options.gate,
+    observeTurn: options.observeTurn,
   });
 }

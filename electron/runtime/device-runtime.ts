@@ -8,6 +8,7 @@ import { fail, ok, type ActionResult } from '../../shared/errors.ts';
 import { activateCheckpoint, type ActivationDeps } from '../handoff/activation.ts';
 import { Coordinator } from '../handoff/coordinator.ts';
 import type { HandoffConfig } from '../handoff/handoff-config.ts';
+import type { StepGate, TurnObserver } from '../handoff/test-seam.ts';
 import { moveRequests, type MoveRequests } from '../handoff/move-request.ts';
 import { sourceStep } from '../handoff/source-steps.ts';
 import { targetStep } from '../handoff/target-steps.ts';
@@ -32,7 +33,6 @@ import { blockedNotice, endedNotice } from './move-notices.ts';
 import { adoptSession, listAgentSessions, type AdoptionDeps } from './session-adoption.ts';
 import { progressSink } from './progress-sink.ts';
 import { SessionService } from './session-service.ts';
-import { turnLogFile } from './turn-log.ts';
 import { handoffView, sessionDetail, sessionView, transcriptPage, type ViewDeps } from './views.ts';
 import { ViewBatch, type ViewChanges } from './view-batch.ts';
 
@@ -55,6 +55,10 @@ export interface DeviceRuntimeDeps {
   heartbeatMs: number;
   config: HandoffConfig;
   log(message: string): void;
+  /** Asked before each handoff step and commit (handoff/test-seam.ts); none on a shipped device. */
+  gate?: StepGate;
+  /** Told of each provider turn that starts or ends; none on a shipped device. */
+  observeTurn?: TurnObserver;
 }
 
 type Listener = (event: DeviceApiEvent, payload: unknown) => void;
@@ -95,7 +99,7 @@ export class DeviceRuntime {
       changed: (id) => this.sessionChanged(id),
       activity: (id, from) => this.sessionActivity(id, from),
       log: deps.log,
-      ...(deps.config.testTurnLog ? { turnLog: turnLogFile(deps.config.testTurnLog, deps.log) } : {}),
+      observeTurn: deps.observeTurn,
     });
     const { state, backend, seal, git, packets, providers, clock, log, config } = deps;
     const selfName = deps.status.deviceName;
@@ -119,6 +123,7 @@ export class DeviceRuntime {
         clock,
         log,
         lostSession: (sessionId) => this.sessions.markMoved(sessionId),
+        gate: deps.gate,
         // A transition changes the session's view (owner, generation, input block), never its
         // transcript or agents: the list carries it without resending the whole session.
         handoffChanged: (h) => this.viewBatch.handoff(h.id),

@@ -34,7 +34,7 @@ import {
 } from './ports.ts';
 import { metaOf, openSessionMeta, sealSessionMeta } from './session-meta.ts';
 import { learnedRecord, rebuildRecord, workspaceBack, type RebuildDeps } from './session-rebuild.ts';
-import type { TurnLog } from './turn-log.ts';
+import type { TurnObserver } from '../handoff/test-seam.ts';
 
 /** What a new session is made of (start and adopt). */
 export interface NewSessionInput {
@@ -66,8 +66,8 @@ export interface SessionServiceDeps {
   /** Called when only the transcript (from index `transcriptFrom` on) and the agent map changed. */
   activity(sessionId: string, transcriptFrom: number): void;
   log(message: string): void;
-  /** Tests only: told of every provider turn that starts or ends here (turn-log.ts). */
-  turnLog?: TurnLog;
+  /** Told of every provider turn that starts or ends here, with the generation and owner known then. */
+  observeTurn?: TurnObserver;
 }
 
 /** A new 22-character url-safe id. */
@@ -220,14 +220,14 @@ export class SessionService {
     this.live.delete(sessionId);
     entry.unsubscribe();
     // The turn the stop ends is no longer heard of (unsubscribed): say here that it ended.
-    if (entry.provider.isTurnActive()) this.logTurn(sessionId, 'ended', true);
+    if (entry.provider.isTurnActive()) this.tellTurn(sessionId, 'ended', true);
     await entry.provider.stop().catch(() => undefined);
   }
 
-  private logTurn(sessionId: string, event: 'started' | 'ended', interrupted?: boolean): void {
-    if (!this.deps.turnLog) return;
+  private tellTurn(sessionId: string, event: 'started' | 'ended', interrupted?: boolean): void {
+    if (!this.deps.observeTurn) return;
     const session = this.deps.state.readSession(sessionId);
-    this.deps.turnLog({
+    this.deps.observeTurn({
       deviceId: this.deps.selfId,
       sessionId,
       event,
@@ -240,7 +240,7 @@ export class SessionService {
 
   private onProviderEvent(sessionId: string, provider: ProviderSession, event: ProviderEvent): void {
     if (event.type === 'turn-started' || event.type === 'turn-ended') {
-      this.logTurn(
+      this.tellTurn(
         sessionId,
         event.type === 'turn-started' ? 'started' : 'ended',
         event.type === 'turn-ended' ? event.interrupted : undefined,

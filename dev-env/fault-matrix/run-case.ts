@@ -200,8 +200,9 @@ async function moveAndHold(
   const reached = await waitFor(
     c.state,
     async () => {
-      if (held ? isHolding(fw.device(held.hold.device), held.hold.point, handoffId) : (await ended()) === 'completed') return 'held';
-      return ended();
+      if (held && isHolding(fw.device(held.hold.device), held.hold.point, handoffId)) return 'held';
+      const end = await ended();
+      return !held && end === 'completed' ? 'held' : end;
     },
     30_000,
     50,

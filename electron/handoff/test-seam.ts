@@ -26,7 +26,10 @@ import type { HandoffState } from '../../shared/handoff-states.ts';
 export type GatePoint =
   /** Before the coordinator runs this device's step for `state`. */
   | { at: 'step'; role: 'source' | 'target'; state: HandoffState }
-  /** A transition about to be sent (`sending`) or committed and not yet taken in (`committed`): the states it enters, in order. */
+  /**
+   * A transition about to be sent (`sending`), or known committed — its answer, or a push showing it —
+   * before the step that sent it goes on or the answer is taken in (`committed`): the states it enters, in order.
+   */
   | { at: 'sending' | 'committed'; enters: readonly HandoffState[] }
   /** Inside work begun before its state is committed. */
   | { at: 'work'; work: 'speculative-checkpoint-sealed' | 'checkpoint-opened' };

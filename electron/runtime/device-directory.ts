@@ -10,7 +10,9 @@ import type { Blocker } from '../../shared/readiness.ts';
 import { olderCliReason } from '../../shared/cli-version.ts';
 import { TARGET_OFFLINE_AFTER_MS } from '../git/target-checks.ts';
 import type { LocalSession } from '../local-state/local-state.ts';
-import type { Clock, DeviceCapabilities, SealPort, TargetCheck } from './ports.ts';
+import type { Clock } from '../ports/clock.ts';
+import type { DeviceCapabilities, DevicesPort, SessionToPlace, TargetCheck } from '../ports/devices.ts';
+import type { SealPort } from '../ports/seal.ts';
 
 const CapabilitiesSchema = z.object({
   providers: z.array(z.string()),
@@ -20,7 +22,7 @@ const CapabilitiesSchema = z.object({
   providerVersions: z.record(z.string(), z.string()).optional(),
 });
 
-export class DeviceDirectory {
+export class DeviceDirectory implements DevicesPort {
   private readonly devices = new Map<string, Device>();
   private listedAt: number | null = null;
 
@@ -84,7 +86,7 @@ export class DeviceDirectory {
   }
 
   /** The target-side blockers of moving `session` to `targetId` (empty when eligible). */
-  targetBlockers(session: LocalSession, targetId: string, check: TargetCheck): Blocker[] {
+  targetBlockers(session: SessionToPlace, targetId: string, check: TargetCheck): Blocker[] {
     const device = this.devices.get(targetId) ?? null;
     return check({
       device,

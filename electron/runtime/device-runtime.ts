@@ -15,22 +15,16 @@ import { detectedVersion, publishedVersions } from '../../shared/cli-version.ts'
 import { DeviceDirectory } from './device-directory.ts';
 import { afterLocalWrites } from '../local-state/durable-backend.ts';
 import type { LocalState } from '../local-state/local-state.ts';
-import type {
-  AccountPort,
-  BackendLinkPort,
-  BackendPort,
-  Clock,
-  DeviceCapabilities,
-  GitPort,
-  PacketPort,
-  ProviderPort,
-  RemediationPort,
-  SealPort,
-  TargetCheck,
-} from './ports.ts';
+import type { AccountPort } from '../ports/account.ts';
+import type { BackendLinkPort, BackendPort } from '../ports/backend.ts';
+import type { Clock } from '../ports/clock.ts';
+import type { DeviceCapabilities, TargetCheck } from '../ports/devices.ts';
+import type { GitPort, RemediationPort } from '../ports/git.ts';
+import type { PacketPort, ProviderPort } from '../ports/providers.ts';
+import type { SealPort } from '../ports/seal.ts';
 import { blockedNotice, endedNotice } from './move-notices.ts';
 import { adoptSession, listAgentSessions, type AdoptionDeps } from './session-adoption.ts';
-import { progressSink } from './progress-sink.ts';
+import { progressSink } from '../ports/progress-sink.ts';
 import { SessionService } from './session-service.ts';
 import { turnLogFile } from './turn-log.ts';
 import { handoffView, sessionDetail, sessionView, transcriptPage, type ViewDeps } from './views.ts';

@@ -9,7 +9,7 @@ import type { ExistingSessionView } from '../../shared/device-api.ts';
 import { fail, ok, type Result } from '../../shared/errors.ts';
 import { PROVIDER_CAPABILITIES, PROVIDER_LABELS, type ExistingSession, type ProviderSession } from '../../shared/provider.ts';
 import type { LocalSession, LocalState } from '../local-state/local-state.ts';
-import type { ProviderPort } from './ports.ts';
+import type { ProviderPort } from '../ports/providers.ts';
 import type { NewSessionInput, SessionService } from './session-service.ts';
 import type { TranscriptEntry } from '../../shared/agents.ts';
 

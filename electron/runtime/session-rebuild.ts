@@ -9,7 +9,8 @@
 import type { Session } from '../../shared/api/sessions.ts';
 import { DEFAULT_PERMISSION_LEVEL } from '../../shared/provider.ts';
 import type { LocalSession, LocalState } from '../local-state/local-state.ts';
-import type { GitPort, SealPort } from './ports.ts';
+import type { GitPort } from '../ports/git.ts';
+import type { SealPort } from '../ports/seal.ts';
 import { openSessionMeta, type SessionMeta } from './session-meta.ts';
 
 export interface RebuildDeps {

@@ -3,7 +3,6 @@
  * transcript and agent map as sealed events fenced by the generation, refuse input durably when
  * quiescing or not the owner, and stop driving at once when the backend says the session moved.
  */
-import { randomBytes } from 'node:crypto';
 import { z } from 'zod';
 import type { AgentView, TranscriptEntry } from '../../shared/agents.ts';
 import type { Session } from '../../shared/api/sessions.ts';
@@ -20,18 +19,16 @@ import {
   type ProviderSession,
   type ResumeData,
 } from '../../shared/provider.ts';
-import { CONTINUATION_TAIL_ENTRIES, continuationInput } from '../handoff/continuation.ts';
-import type { LocalSession, LocalState, RepoRef } from '../local-state/local-state.ts';
-import {
-  EVENT_PAGE_SIZE,
-  type BackendPort,
-  type Clock,
-  type GitPort,
-  type ProviderPort,
-  type RepoSnapshot,
-  type SealPort,
-  type SessionContent,
-} from './ports.ts';
+import { CONTINUATION_TAIL_ENTRIES, continuationInput } from '../providers/continuation-input.ts';
+import type { LocalSession, LocalState } from '../local-state/local-state.ts';
+import { EVENT_PAGE_SIZE, type BackendPort } from '../ports/backend.ts';
+import type { Clock } from '../ports/clock.ts';
+import type { GitPort, RepoSnapshot } from '../ports/git.ts';
+import type { ProviderPort } from '../ports/providers.ts';
+import { newId } from '../ports/new-id.ts';
+import type { RepoRef } from '../ports/repo-ref.ts';
+import type { SealPort } from '../ports/seal.ts';
+import type { SessionContent, SessionsPort } from '../ports/sessions.ts';
 import { metaOf, openSessionMeta, sealSessionMeta } from './session-meta.ts';
 import { learnedRecord, rebuildRecord, workspaceBack, type RebuildDeps } from './session-rebuild.ts';
 import type { TurnLog } from './turn-log.ts';
@@ -70,11 +67,6 @@ export interface SessionServiceDeps {
   turnLog?: TurnLog;
 }
 
-/** A new 22-character url-safe id. */
-export function newId(): string {
-  return randomBytes(16).toString('base64url');
-}
-
 /** A new session's input after checkNew: a known provider, its level, the workspace's repositories. */
 export interface CheckedNewSession {
   workspace: string;
@@ -88,7 +80,7 @@ const STALE_CODES = new Set(['stale_generation', 'not_owner']);
 /** The longest a session's appends are held (holdAppends), whatever they wait for. */
 export const APPEND_HOLD_MAX_MS = 30_000;
 
-export class SessionService {
+export class SessionService implements SessionsPort {
   private readonly live = new Map<string, { provider: ProviderSession; unsubscribe: () => void }>();
   private readonly agentFlush = new Map<string, ReturnType<typeof setTimeout>>();
   /** Sessions whose event appends wait (holdAppends): until when. */

@@ -14,7 +14,7 @@ import { isTerminal } from '../../shared/handoff-states.ts';
 import { isProviderId, PROVIDER_CAPABILITIES } from '../../shared/provider.ts';
 import type { DeviceDirectory } from './device-directory.ts';
 import type { LocalSession, LocalState } from '../local-state/local-state.ts';
-import type { SealPort } from './ports.ts';
+import type { SealPort } from '../ports/seal.ts';
 import { openCancelReason } from '../handoff/cancel-reason.ts';
 import type { SessionService } from './session-service.ts';
 

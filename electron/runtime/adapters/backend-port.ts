@@ -2,7 +2,7 @@
 import type { Result } from '../../../shared/errors.ts';
 import type { BackendClient } from '../../sync/backend-client.ts';
 import type { CallResult } from '../../sync/call-result.ts';
-import { EVENT_PAGE_SIZE, type BackendPort } from '../ports.ts';
+import { EVENT_PAGE_SIZE, type BackendPort } from '../../ports/backend.ts';
 
 /** Drops the HTTP status, keeping the code, message and details of a failure. */
 function plain<T, U>(result: CallResult<T>, pick: (value: T) => U): Result<U> {

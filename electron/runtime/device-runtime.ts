@@ -23,9 +23,9 @@ import type { GitPort, RemediationPort } from '../ports/git.ts';
 import type { PacketPort, ProviderPort } from '../ports/providers.ts';
 import type { SealPort } from '../ports/seal.ts';
 import { blockedNotice, endedNotice } from './move-notices.ts';
-import { adoptSession, listAgentSessions, type AdoptionDeps } from './session-adoption.ts';
+import { adoptSession, listAgentSessions, type AdoptionDeps } from './sessions/session-adoption.ts';
 import { progressSink } from '../ports/progress-sink.ts';
-import { SessionService } from './session-service.ts';
+import { SessionService } from './sessions/session-service.ts';
 import { turnLogFile } from './turn-log.ts';
 import { handoffView, sessionDetail, sessionView, transcriptPage, type ViewDeps } from './views.ts';
 import { ViewBatch, type ViewChanges } from './view-batch.ts';
@@ -164,7 +164,13 @@ export class DeviceRuntime {
       clock,
     });
     this.views = { selfId, state: deps.state, seal: deps.seal, devices: this.devices, sessions: this.sessions };
-    this.adoption = { selfId, state: deps.state, sessions: this.sessions, providers: deps.providers };
+    this.adoption = {
+      selfId,
+      state: deps.state,
+      sessions: this.sessions,
+      providers: deps.providers,
+      changed: (id) => this.sessionChanged(id),
+    };
   }
 
   /** Registers a listener for device API events; returns its unsubscribe. */
@@ -361,9 +367,7 @@ export class DeviceRuntime {
       listAgentSessions: async ({ provider, workspace }) => listAgentSessions(this.adoption, provider, workspace),
       adoptSession: async (input) => {
         const adopted = await adoptSession(this.adoption, input);
-        if (!adopted.ok) return adopted;
-        this.sessionChanged(adopted.value.id);
-        return ok(sessionView(this.views, adopted.value, []));
+        return adopted.ok ? ok(sessionView(this.views, adopted.value, [])) : adopted;
       },
       sendMessage: async ({ sessionId, text }) => this.sessions.send(sessionId, text),
       listDevices: async () => {

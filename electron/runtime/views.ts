@@ -16,7 +16,7 @@ import type { DeviceDirectory } from './device-directory.ts';
 import type { LocalSession, LocalState } from '../local-state/local-state.ts';
 import type { SealPort } from '../ports/seal.ts';
 import { openCancelReason } from '../handoff/cancel-reason.ts';
-import type { SessionService } from './session-service.ts';
+import type { SessionService } from './sessions/session-service.ts';
 
 export interface ViewDeps {
   selfId: string;

@@ -11,6 +11,7 @@ import { olderCliReason } from '../../shared/cli-version.ts';
 import { TARGET_OFFLINE_AFTER_MS } from '../git/target-checks.ts';
 import type { LocalSession } from '../local-state/local-state.ts';
 import type { Clock } from '../ports/clock.ts';
+import type { BackendPort } from '../ports/backend.ts';
 import type { DeviceCapabilities, DevicesPort, SessionToPlace, TargetCheck } from '../ports/devices.ts';
 import type { SealPort } from '../ports/seal.ts';
 
@@ -37,6 +38,13 @@ export class DeviceDirectory implements DevicesPort {
     this.devices.clear();
     for (const device of devices) this.devices.set(device.id, device);
     this.listedAt = this.clock();
+  }
+
+  /** Reads the whole list from the backend; false (the list kept as it was) when the backend did not answer it. */
+  async refresh(backend: Pick<BackendPort, 'listDevices'>): Promise<boolean> {
+    const listed = await backend.listDevices();
+    if (listed.ok) this.replaceAll(listed.value);
+    return listed.ok;
   }
 
   /** Whether the whole list was read from the backend within the last `ms`. */

@@ -22,8 +22,8 @@ export interface ViewDeps {
   selfId: string;
   state: LocalState;
   seal: SealPort;
-  devices: DeviceDirectory;
-  sessions: SessionService;
+  devices: Pick<DeviceDirectory, 'nameOf'>;
+  sessions: Pick<SessionService, 'inputBlock'>;
 }
 
 /** A handoff record as the UI shows it (outcome unsealed when this device can). */

@@ -16,14 +16,30 @@
 import { createHash } from 'node:crypto';
 import { rm } from 'node:fs/promises';
 import type { CheckpointRef, Handoff } from '../../shared/api/handoffs.ts';
+import type { LocalState } from '../local-state/local-state.ts';
 import { isPacket } from '../packet/packet-format.ts';
+import type { BackendPort } from '../ports/backend.ts';
+import type { GitPort } from '../ports/git.ts';
+import type { ProgressSink } from '../ports/progress-sink.ts';
+import type { SealPort } from '../ports/seal.ts';
+import type { SessionsPort } from '../ports/sessions.ts';
 import type { Checkpoint } from './checkpoint.ts';
-import { buildCheckpoint } from './checkpoint-build.ts';
+import { buildCheckpoint, type CheckpointBuildDeps } from './checkpoint-build.ts';
 import { CHECKPOINT_MEMORY_BYTES, sealCheckpoint, uploadSealed } from './checkpoint-transfer.ts';
 import { writeCheckpoint } from './checkpoint-writer.ts';
 import type { HandoffDriver } from './coordinator.ts';
 import { uploadProgress } from './upload-progress.ts';
-import type { SourceStepDeps } from './source-steps.ts';
+
+/** What sealing a speculative checkpoint uses (of the source step's dependencies). */
+export interface SpeculativeCheckpointDeps extends CheckpointBuildDeps {
+  state: CheckpointBuildDeps['state'] & Pick<LocalState, 'readSession' | 'scratchFile'>;
+  sessions: Pick<SessionsPort, 'provider'>;
+  git: Pick<GitPort, 'checkpointReadAhead'>;
+  seal: Pick<SealPort, 'startCheckpointSeal'>;
+  backend: Pick<BackendPort, 'putBlob' | 'putBlobFile'>;
+  /** Where the checkpoint upload reports how far it got. */
+  progress: ProgressSink;
+}
 
 /** A transcript longer than this is not sealed speculatively (the sealed size bounds the rest). */
 const SPECULATIVE_MAX_ENTRIES = 2000;
@@ -58,7 +74,7 @@ export async function timelessDigest(checkpoint: Checkpoint): Promise<string> {
  * takes it as it always does).
  */
 export async function sealSpeculativeCheckpoint(
-  deps: SourceStepDeps,
+  deps: SpeculativeCheckpointDeps,
   driver: HandoffDriver,
   handoff: Handoff,
 ): Promise<SpeculativeCheckpoint | null> {

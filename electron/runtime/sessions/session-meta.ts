@@ -4,11 +4,12 @@
  * from it; the owner rebuilds a lost local record from it.
  */
 import { z } from 'zod';
-import type { Session } from '../../shared/api/sessions.ts';
-import type { Result } from '../../shared/errors.ts';
-import { DEFAULT_PERMISSION_LEVEL, PermissionLevel } from '../../shared/provider.ts';
-import { RepoRef, type LocalSession } from '../local-state/local-state.ts';
-import type { SealPort } from './ports.ts';
+import type { Session } from '../../../shared/api/sessions.ts';
+import type { Result } from '../../../shared/errors.ts';
+import { DEFAULT_PERMISSION_LEVEL, PermissionLevel } from '../../../shared/provider.ts';
+import type { LocalSession } from '../../local-state/local-state.ts';
+import { RepoRef } from '../../ports/repo-ref.ts';
+import type { SealPort } from '../../ports/seal.ts';
 
 const MetaSchema = z.object({
   title: z.string(),

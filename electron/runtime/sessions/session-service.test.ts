@@ -4,29 +4,29 @@
  * restarted owner resumes its sessions as a target would (import, else summary continuation).
  */
 import { createHash, randomBytes } from 'node:crypto';
-import type { TranscriptEntry } from '../../shared/agents.ts';
+import type { TranscriptEntry } from '../../../shared/agents.ts';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createGitSandbox, type GitSandbox } from '../../dev-env/git-sandbox.ts';
-import { createAccount } from '../enrollment/account.ts';
-import { approvePendingJoins, createInvite } from '../enrollment/invites.ts';
-import { requestJoin } from '../enrollment/join.ts';
-import type { Profile } from '../enrollment/profile.ts';
-import { syncEnrollmentBackend, syncEnrollmentBackendFactory } from '../enrollment/sync-backend.ts';
-import { createGitRunner } from '../git/git-runner.ts';
-import { CommandAgentSession } from '../providers/command-agent.ts';
-import { DemoAgent } from '../providers/demo-agent.ts';
-import { createBackendClient, type BackendClient } from '../sync/backend-client.ts';
-import { gitPort } from './adapters/git-port.ts';
-import { LocalState, type LocalSession } from '../local-state/local-state.ts';
-import { startBaton, waitFor, type RunningProcess } from '../../dev-env/process-harness.ts';
-import { profileSeal } from './adapters/seal-port.ts';
-import { providerPort } from './adapters/provider-port.ts';
+import { createGitSandbox, type GitSandbox } from '../../../dev-env/git-sandbox.ts';
+import { createAccount } from '../../enrollment/account.ts';
+import { approvePendingJoins, createInvite } from '../../enrollment/invites.ts';
+import { requestJoin } from '../../enrollment/join.ts';
+import type { Profile } from '../../enrollment/profile.ts';
+import { syncEnrollmentBackend, syncEnrollmentBackendFactory } from '../../enrollment/sync-backend.ts';
+import { createGitRunner } from '../../git/git-runner.ts';
+import { CommandAgentSession } from '../../providers/command-agent.ts';
+import { DemoAgent } from '../../providers/demo-agent.ts';
+import { createBackendClient, type BackendClient } from '../../sync/backend-client.ts';
+import { gitPort } from '../adapters/git-port.ts';
+import { LocalState, type LocalSession } from '../../local-state/local-state.ts';
+import { startBaton, waitFor, type RunningProcess } from '../../../dev-env/process-harness.ts';
+import { profileSeal } from '../adapters/seal-port.ts';
+import { providerPort } from '../adapters/provider-port.ts';
 import { SessionService, type SessionServiceDeps } from './session-service.ts';
-import type { LocalState as LocalStateType } from '../local-state/local-state.ts';
-import { backendPort } from './adapters/backend-port.ts';
-import type { TurnRecord } from '../handoff/test-seam.ts';
+import type { LocalState as LocalStateType } from '../../local-state/local-state.ts';
+import { backendPort } from '../adapters/backend-port.ts';
+import type { TurnRecord } from '../../handoff/test-seam.ts';
 
 let sandbox: GitSandbox;
 let backend: RunningProcess;

@@ -5,7 +5,7 @@
  */
 import type { HandoffProgressView } from '../../shared/device-api.ts';
 import { formatBytes } from '../../shared/progress-text.ts';
-import type { Clock } from './ports.ts';
+import type { Clock } from './clock.ts';
 
 export { formatBytes };
 

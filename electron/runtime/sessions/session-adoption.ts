@@ -5,13 +5,14 @@
  * transcript and agent map, appended sealed like any other; from then on it runs and moves like a
  * session started here.
  */
-import type { ExistingSessionView } from '../../shared/device-api.ts';
-import { fail, ok, type Result } from '../../shared/errors.ts';
-import { PROVIDER_CAPABILITIES, PROVIDER_LABELS, type ExistingSession, type ProviderSession } from '../../shared/provider.ts';
-import type { LocalSession, LocalState } from '../local-state/local-state.ts';
-import type { ProviderPort } from './ports.ts';
-import type { NewSessionInput, SessionService } from './session-service.ts';
-import type { TranscriptEntry } from '../../shared/agents.ts';
+import type { ExistingSessionView } from '../../../shared/device-api.ts';
+import { fail, ok, type Result } from '../../../shared/errors.ts';
+import { PROVIDER_CAPABILITIES, PROVIDER_LABELS, type ExistingSession, type ProviderSession } from '../../../shared/provider.ts';
+import type { LocalSession, LocalState } from '../../local-state/local-state.ts';
+import type { ProviderPort } from '../../ports/providers.ts';
+import type { SessionService } from './session-service.ts';
+import type { NewSessionInput } from './session-start.ts';
+import type { TranscriptEntry } from '../../../shared/agents.ts';
 
 /** The most JSON (UTF-16 units, about bytes) one sealed history event carries; the backend takes 4 MiB sealed. */
 const HISTORY_CHUNK_CHARS = 1_000_000;
@@ -21,6 +22,8 @@ export interface AdoptionDeps {
   state: Pick<LocalState, 'readSessions' | 'session'>;
   sessions: Pick<SessionService, 'checkNew' | 'createRecord' | 'run' | 'append' | 'note' | 'saveResumeData'>;
   providers: Pick<ProviderPort, 'create' | 'existing'>;
+  /** Called once the adopted session is made (its view changed). */
+  changed(sessionId: string): void;
 }
 
 /** The CLI session id a local session drives (from its provider's export), if any. */
@@ -105,5 +108,6 @@ export async function adoptSession(deps: AdoptionDeps, input: NewSessionInput & 
     sessionId,
     `Adopted ${label} session ${input.sessionId} from this machine with ${history.transcript.length} earlier entries; the next message resumes it.`,
   );
+  deps.changed(sessionId);
   return ok(deps.state.session(sessionId)!);
 }

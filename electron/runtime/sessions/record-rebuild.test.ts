@@ -6,7 +6,7 @@
  */
 import { renameSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { truncateSessionRecord } from '../../dev-env/local-records.ts';
+import { truncateSessionRecord } from '../../../dev-env/local-records.ts';
 import {
   deviceId,
   startDemoSession,
@@ -15,7 +15,7 @@ import {
   waitSession,
   type DeviceHandle,
   type TwoDevices,
-} from '../../dev-env/two-devices.ts';
+} from '../../../dev-env/two-devices.ts';
 
 const TEST_TIMEOUT_MS = 120_000;
 const REBUILT_NOTE = "This device's record of the session could not be read (it is not complete JSON (truncated?))";

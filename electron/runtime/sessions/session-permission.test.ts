@@ -6,14 +6,14 @@
  */
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { ProviderId, SessionSettings } from '../../shared/provider.ts';
-import { startEnrollmentWorld, firstDevice, joinedDevice, type EnrollmentWorld } from '../../dev-env/enrollment-fixture.ts';
-import { createGitSandbox, type GitSandbox } from '../../dev-env/git-sandbox.ts';
-import { waitFor } from '../../dev-env/process-harness.ts';
-import { sessionServiceOf } from '../../dev-env/session-services.ts';
-import type { Profile } from '../enrollment/profile.ts';
-import { DemoAgent } from '../providers/demo-agent.ts';
-import { providerPort } from './adapters/provider-port.ts';
+import type { ProviderId, SessionSettings } from '../../../shared/provider.ts';
+import { startEnrollmentWorld, firstDevice, joinedDevice, type EnrollmentWorld } from '../../../dev-env/enrollment-fixture.ts';
+import { createGitSandbox, type GitSandbox } from '../../../dev-env/git-sandbox.ts';
+import { waitFor } from '../../../dev-env/process-harness.ts';
+import { sessionServiceOf } from '../../../dev-env/session-services.ts';
+import type { Profile } from '../../enrollment/profile.ts';
+import { DemoAgent } from '../../providers/demo-agent.ts';
+import { providerPort } from '../adapters/provider-port.ts';
 
 let world: EnrollmentWorld;
 let sandbox: GitSandbox;

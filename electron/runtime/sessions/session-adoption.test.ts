@@ -7,14 +7,14 @@
  */
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { writeClaudeSession } from '../../dev-env/cli-session-files.ts';
-import { firstDevice, joinedDevice, startEnrollmentWorld, type EnrollmentWorld } from '../../dev-env/enrollment-fixture.ts';
-import { createGitSandbox, type GitSandbox } from '../../dev-env/git-sandbox.ts';
-import { sessionServiceOf } from '../../dev-env/session-services.ts';
-import type { Profile } from '../enrollment/profile.ts';
-import { listExistingSessions } from '../providers/existing-sessions.ts';
-import { createProvider } from '../providers/registry.ts';
-import { providerPort } from './adapters/provider-port.ts';
+import { writeClaudeSession } from '../../../dev-env/cli-session-files.ts';
+import { firstDevice, joinedDevice, startEnrollmentWorld, type EnrollmentWorld } from '../../../dev-env/enrollment-fixture.ts';
+import { createGitSandbox, type GitSandbox } from '../../../dev-env/git-sandbox.ts';
+import { sessionServiceOf } from '../../../dev-env/session-services.ts';
+import type { Profile } from '../../enrollment/profile.ts';
+import { listExistingSessions } from '../../providers/existing-sessions.ts';
+import { createProvider } from '../../providers/registry.ts';
+import { providerPort } from '../adapters/provider-port.ts';
 import { adoptSession, listAgentSessions } from './session-adoption.ts';
 
 let world: EnrollmentWorld;
@@ -54,7 +54,10 @@ function device(profile: Profile, stateDir: string) {
     gitEnv: sandbox.env,
     providers,
   });
-  return { ...parts, adoption: { selfId: profile.identity.deviceId, state: parts.state, sessions: parts.sessions, providers } };
+  return {
+    ...parts,
+    adoption: { selfId: profile.identity.deviceId, state: parts.state, sessions: parts.sessions, providers, changed: () => undefined },
+  };
 }
 
 describe('adopting a Claude Code session', () => {

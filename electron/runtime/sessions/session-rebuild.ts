@@ -6,10 +6,11 @@
  * more, the session needs attention, with the reason and the fix, instead of sitting owned but
  * stuck; a later start finds the workspace back and lets it run again.
  */
-import type { Session } from '../../shared/api/sessions.ts';
-import { DEFAULT_PERMISSION_LEVEL } from '../../shared/provider.ts';
-import type { LocalSession, LocalState } from '../local-state/local-state.ts';
-import type { GitPort, SealPort } from './ports.ts';
+import type { Session } from '../../../shared/api/sessions.ts';
+import { DEFAULT_PERMISSION_LEVEL } from '../../../shared/provider.ts';
+import type { LocalSession, LocalState } from '../../local-state/local-state.ts';
+import type { GitPort } from '../../ports/git.ts';
+import type { SealPort } from '../../ports/seal.ts';
 import { openSessionMeta, type SessionMeta } from './session-meta.ts';
 
 export interface RebuildDeps {
@@ -116,4 +117,36 @@ export async function workspaceBack(deps: RebuildDeps, session: Readonly<LocalSe
     s.inputBlock = null;
   });
   return true;
+}
+
+export interface SessionRebuildDeps extends RebuildDeps {
+  /** Reads the session's event stream into its transcript and agent map (event-puller.ts). */
+  pullEvents(sessionId: string): Promise<void>;
+  /** Adds a Baton note to the session's transcript and appends it (event-sender.ts). */
+  note(sessionId: string, text: string): void;
+  /** Called whenever a session's view may have changed. */
+  changed(sessionId: string): void;
+  log(message: string): void;
+}
+
+/**
+ * Rebuilds a session whose local record could not be read (`why`) from the backend's record and
+ * event stream, and says so in its transcript when this device owns it.
+ */
+export async function rebuildSession(deps: SessionRebuildDeps, record: Session, why: string): Promise<void> {
+  const session = await rebuildRecord(deps, record, why);
+  await deps.pullEvents(record.id);
+  // Nothing of the session runs here now: an agent the last snapshot caught running was interrupted.
+  deps.state.updateSession(record.id, (s) => {
+    s.agents = s.agents.map((a) => (a.status === 'running' || a.status === 'starting' ? { ...a, status: 'interrupted' } : a));
+  });
+  deps.log(`session ${record.id}: its local record could not be read (${why}); rebuilt from the backend`);
+  if (session.ownerDeviceId === deps.selfId) {
+    const state = session.needsAttention ? `; it needs attention: ${session.needsAttention.fix ?? ''}` : '';
+    deps.note(
+      record.id,
+      `This device's record of the session could not be read (${why}); it was rebuilt from the account's sealed session metadata and event stream${state}`,
+    );
+  }
+  deps.changed(record.id);
 }

@@ -1,13 +1,10 @@
-/** Blob records, memory items, idempotency answers and request nonces in PostgreSQL (the same rules as sqlite-misc.ts). */
+/** What the request pipeline keeps of requests, in PostgreSQL: idempotency answers and request nonces (the same rules as sqlite-request-records.ts). */
 import type pg from 'pg';
-import type { BlobRecord, MemoryRecord, MiscStore } from './store.ts';
-import { refuse } from './sqlite-rows.ts';
-import { prepared, row, rows, type PgMutator } from './postgres-tx.ts';
+import type { RequestRecordStore } from './store.ts';
+import { prepared, row } from './postgres-tx.ts';
 
 /** How long an idempotency answer is kept. */
 const IDEMPOTENCY_TTL_MS = 24 * 60 * 60 * 1000;
-
-const MEMORY_COLUMNS = 'id, topic, device_id AS "deviceId", sealed_body AS "sealedBody", created_at AS "createdAt"';
 
 interface NonceUse {
   deviceId: string;
@@ -52,49 +49,12 @@ function nonceBatcher(quick: pg.Pool): (deviceId: string, nonce: string, expires
 }
 
 /**
- * The remaining parts of the PostgreSQL store. Nonces go through `quick`, a pool that commits
- * without waiting for the WAL flush (as SQLite's nonce database runs at synchronous NORMAL): a nonce
- * only matters for the five-minute skew window, and every instance sees it as soon as it commits.
+ * Idempotency answers and nonces. Nonces go through `quick`, a pool that commits without waiting
+ * for the WAL flush (as SQLite's nonce database runs at synchronous NORMAL): a nonce only matters
+ * for the five-minute skew window, and every instance sees it as soon as it commits.
  */
-export function postgresMiscStore(pool: pg.Pool, quick: pg.Pool, mutate: PgMutator): MiscStore {
+export function postgresRequestRecordStore(pool: pg.Pool, quick: pg.Pool): RequestRecordStore {
   return {
-    async putBlob(record) {
-      const kept = await row<BlobRecord>(
-        pool,
-        `WITH added AS (INSERT INTO blobs (account_id, digest, size, created_at) VALUES ($1, $2, $3, $4) ON CONFLICT DO NOTHING RETURNING *)
-         SELECT account_id AS "accountId", digest, size, created_at AS "createdAt" FROM added
-         UNION ALL SELECT account_id, digest, size, created_at FROM blobs WHERE account_id = $1 AND digest = $2`,
-        [record.accountId, record.digest, record.size, record.createdAt],
-      );
-      return kept!;
-    },
-    getBlob(accountId, digest) {
-      return row<BlobRecord>(
-        pool,
-        'SELECT account_id AS "accountId", digest, size, created_at AS "createdAt" FROM blobs WHERE account_id = $1 AND digest = $2',
-        [accountId, digest],
-      );
-    },
-    putMemory(item, idem) {
-      return mutate(idem, async (sql) => {
-        if (await row(sql, 'SELECT 1 FROM memory_items WHERE account_id = $1 AND id = $2', [item.accountId, item.id]))
-          refuse('already_exists', 'this account already has a memory item with this id');
-        const added = await row<MemoryRecord>(
-          sql,
-          `INSERT INTO memory_items (id, account_id, topic, device_id, sealed_body, created_at) VALUES ($1, $2, $3, $4, $5, $6)
-           RETURNING ${MEMORY_COLUMNS}`,
-          [item.id, item.accountId, item.topic, item.deviceId, item.sealedBody, item.createdAt],
-        );
-        return added!;
-      });
-    },
-    listMemory(accountId, topic) {
-      return rows<MemoryRecord>(
-        pool,
-        `SELECT ${MEMORY_COLUMNS} FROM memory_items WHERE account_id = $1 AND topic = $2 ORDER BY created_at, seq`,
-        [accountId, topic],
-      );
-    },
     async findIdempotent(deviceId, key) {
       const found = await row<{ request_digest: string; status: number; body: string }>(
         pool,

@@ -1,19 +1,45 @@
-import { defineConfig } from 'vitest/config';
+import { configDefaults, defineConfig } from 'vitest/config';
+
+const testsIn = (folder: string) => `${folder}/**/*.test.{ts,tsx}`;
+
+/** Every unit test: what `npm run test:unit` (and so `npm test`) runs. */
+const ALL = ['shared', 'dev-env', 'electron', 'backend', 'cli', 'renderer'].map(testsIn);
+
+/**
+ * The areas `npm run test:<area>` runs one of (it sets BATON_TEST_AREA). A test file in none of
+ * these three is the device's (electron/ but for the folders below, cli/, dev-env/, shared/), so
+ * every unit test belongs to exactly one area.
+ */
+const AREAS = {
+  /** The sync backend on SQLite and PostgreSQL, and `baton backend`. */
+  backend: [testsIn('backend'), 'cli/backend-command.test.ts', 'dev-env/postgres-server.test.ts'],
+  /** A Move between devices: the coordinator and its steps, checkpoint packets, the fault matrix's checks. */
+  handoff: [testsIn('electron/handoff'), testsIn('electron/packet'), testsIn('dev-env/fault-matrix')],
+  /** The UI, and the two hosts that show it: the Electron shell and the headless web host. */
+  renderer: [testsIn('renderer'), testsIn('electron/shell'), testsIn('electron/host')],
+};
+/** The areas whose tests use the run's throwaway PostgreSQL server (the others need no PostgreSQL). */
+const ON_POSTGRES = new Set<string | undefined>([undefined, 'backend', 'handoff']);
+
+/** The test files of `area` (all of them when none is named). */
+function selected(area: string | undefined): { include: string[]; exclude: string[] } {
+  if (area === undefined || area === 'device') {
+    const others = area === 'device' ? Object.values(AREAS).flat() : [];
+    return { include: ALL, exclude: [...configDefaults.exclude, ...others] };
+  }
+  if (!Object.hasOwn(AREAS, area)) throw new Error(`BATON_TEST_AREA=${area} is not one of backend, device, handoff, renderer`);
+  return { include: AREAS[area as keyof typeof AREAS], exclude: configDefaults.exclude };
+}
+
+const area = process.env.BATON_TEST_AREA || undefined;
 
 export default defineConfig({
   test: {
-    include: [
-      'shared/**/*.test.ts',
-      'dev-env/**/*.test.ts',
-      'electron/**/*.test.ts',
-      'backend/**/*.test.ts',
-      'cli/**/*.test.ts',
-      'renderer/**/*.test.{ts,tsx}',
-    ],
+    ...selected(area),
     testTimeout: 30_000,
     hookTimeout: 60_000,
     pool: 'forks',
     // One throwaway PostgreSQL server for the run: the backend tests run against it as well as SQLite.
-    globalSetup: ['dev-env/postgres-global-setup.ts'],
+    globalSetup: ON_POSTGRES.has(area) ? ['dev-env/postgres-global-setup.ts'] : [],
   },
 });

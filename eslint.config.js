@@ -3,26 +3,40 @@
 //   renderer/ imports shared/ and, for types only, electron/preload — never electron or node:*
 //   backend/  imports shared/ only
 //   electron/ imports shared/ only; only main.ts, preload.ts and shell/ may import 'electron'
+//     inside it, ports/ (the interfaces its parts meet at) sits below runtime/ and handoff/: ports/, handoff/,
+//     local-state/, git/, sync/ and providers/ never import runtime/ (which composes them), and ports/ never
+//     imports handoff/ or local-state/ either
+//   no file reaches itself through its imports, type-only ones included (scripts/no-import-cycle.js)
 //   cli/ composes the product's parts; no shipped code imports dev-env/ (the test harnesses)
 //   dev-env/, bench/, e2e/ and tests may import anything
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
+import baton from './scripts/no-import-cycle.js';
 
 const nodeBuiltins = ['node:*', 'fs', 'fs/*', 'path', 'child_process', 'os', 'crypto', 'http', 'net', 'url', 'util', 'stream', 'events'];
 const ours = (folders) => folders.flatMap((f) => [`**/${f}/**`, `**/${f}`]);
 
-/** One no-restricted-imports rule from forbidden groups and the message that explains the layer. */
-function layer(message, groups, extra = {}) {
+/** One no-restricted-imports rule from forbidden groups and the message that explains the layer; `more`: further groups with their own message. */
+function layer(message, groups, more = []) {
   return {
     '@typescript-eslint/no-restricted-imports': [
       'error',
       {
-        patterns: groups.map((group) => ({ group, message, ...extra })),
+        patterns: [...groups.map((group) => ({ group, message })), ...more],
         paths: [{ name: 'electron', message }],
       },
     ],
   };
 }
+
+const ELECTRON_LAYER = "electron/ may import shared/ only, and only the shell (main.ts, preload.ts, shell/) imports 'electron'.";
+const electronOutside = ours(['backend', 'renderer', 'cli', 'e2e', 'dev-env']);
+/** Folders of electron/ below the runtime (besides ports/): they never import runtime/, which composes them. */
+const BELOW_RUNTIME = ['handoff', 'local-state', 'git', 'sync', 'providers'];
+const belowRuntime = {
+  group: ours(['runtime']),
+  message: 'This folder sits below runtime/ (which composes it): what it needs of the runtime is an interface in electron/ports/.',
+};
 
 export default tseslint.config(
   { ignores: ['node_modules/', '.cache/', '.bench-tmp/', '.tsbuild/', '.vite/', 'dist/', 'out/', 'test-results/', 'playwright-report/'] },
@@ -71,9 +85,21 @@ export default tseslint.config(
   {
     files: ['electron/**/*.ts'],
     ignores: ['**/*.test.ts', 'electron/main.ts', 'electron/preload.ts', 'electron/shell/**'],
-    rules: layer("electron/ may import shared/ only, and only the shell (main.ts, preload.ts, shell/) imports 'electron'.", [
-      ours(['backend', 'renderer', 'cli', 'e2e', 'dev-env']),
-    ]),
+    rules: layer(ELECTRON_LAYER, [electronOutside]),
+  },
+  {
+    files: BELOW_RUNTIME.map((f) => `electron/${f}/**/*.ts`),
+    ignores: ['**/*.test.ts'],
+    rules: layer(ELECTRON_LAYER, [electronOutside], [belowRuntime]),
+  },
+  {
+    files: ['electron/ports/**/*.ts'],
+    ignores: ['**/*.test.ts'],
+    rules: layer(
+      ELECTRON_LAYER,
+      [electronOutside],
+      [belowRuntime, { group: ours(['handoff', 'local-state']), message: 'ports/ sits below handoff/ and local-state/, which use it.' }],
+    ),
   },
   {
     files: ['electron/main.ts', 'electron/preload.ts', 'electron/shell/**/*.ts'],
@@ -88,6 +114,11 @@ export default tseslint.config(
         },
       ],
     },
+  },
+  {
+    files: ['**/*.ts', '**/*.tsx', '**/*.js'],
+    plugins: { baton },
+    rules: { 'baton/no-import-cycle': 'error' },
   },
   {
     files: ['cli/**/*.ts', 'scripts/**/*.js', 'bin/**/*.js'],

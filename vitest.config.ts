@@ -1,8 +1,8 @@
-import { configDefaults, defineConfig } from 'vitest/config';
+import { configDefaults, defineConfig, type TestProjectInlineConfiguration } from 'vitest/config';
 
-const testsIn = (folder: string) => `${folder}/**/*.test.{ts,tsx}`;
+const testsIn = (folder: string) => `${folder}/**/*.test.ts`;
 
-/** Every unit test: what `npm run test:unit` (and so `npm test`) runs. */
+/** Every unit test run under Node: what `npm run test:unit` (and so `npm test`) runs, with the component tests below. */
 const ALL = ['shared', 'dev-env', 'electron', 'backend', 'cli', 'renderer'].map(testsIn);
 
 /**
@@ -15,13 +15,13 @@ const AREAS = {
   backend: [testsIn('backend'), 'cli/backend-command.test.ts', 'dev-env/postgres-server.test.ts'],
   /** A Move between devices: the coordinator and its steps, checkpoint packets, the fault matrix's checks. */
   handoff: [testsIn('electron/handoff'), testsIn('electron/packet'), testsIn('dev-env/fault-matrix')],
-  /** The UI, and the two hosts that show it: the Electron shell and the headless web host. */
+  /** The UI (with its component tests, below), and the two hosts that show it: the Electron shell and the headless web host. */
   renderer: [testsIn('renderer'), testsIn('electron/shell'), testsIn('electron/host')],
 };
 /** The areas whose tests use the run's throwaway PostgreSQL server (the others need no PostgreSQL). */
 const ON_POSTGRES = new Set<string | undefined>([undefined, 'backend', 'handoff']);
 
-/** The test files of `area` (all of them when none is named). */
+/** The Node test files of `area` (all of them when none is named). */
 function selected(area: string | undefined): { include: string[]; exclude: string[] } {
   if (area === undefined || area === 'device') {
     const others = area === 'device' ? Object.values(AREAS).flat() : [];
@@ -33,13 +33,32 @@ function selected(area: string | undefined): { include: string[]; exclude: strin
 
 const area = process.env.BATON_TEST_AREA || undefined;
 
+const node: TestProjectInlineConfiguration = {
+  extends: true,
+  test: {
+    name: 'node',
+    ...selected(area),
+    // One throwaway PostgreSQL server for the run: the backend tests run against it as well as SQLite.
+    globalSetup: ON_POSTGRES.has(area) ? ['dev-env/postgres-global-setup.ts'] : [],
+  },
+};
+
+const rendererDom: TestProjectInlineConfiguration = {
+  // The renderer's component tests: a DOM (happy-dom) and a fake device behind window.baton.
+  extends: true,
+  test: {
+    name: 'renderer-dom',
+    include: ['renderer/**/*.test.tsx'],
+    environment: 'happy-dom',
+    setupFiles: ['renderer/test-support/dom-setup.ts'],
+  },
+};
+
 export default defineConfig({
   test: {
-    ...selected(area),
     testTimeout: 30_000,
     hookTimeout: 60_000,
     pool: 'forks',
-    // One throwaway PostgreSQL server for the run: the backend tests run against it as well as SQLite.
-    globalSetup: ON_POSTGRES.has(area) ? ['dev-env/postgres-global-setup.ts'] : [],
+    projects: area === undefined || area === 'renderer' ? [node, rendererDom] : [node],
   },
 });

@@ -9,8 +9,8 @@ import { LocalState } from '../electron/local-state/local-state.ts';
 import { backendPort } from '../electron/runtime/adapters/backend-port.ts';
 import { gitPort } from '../electron/runtime/adapters/git-port.ts';
 import { profileSeal } from '../electron/runtime/adapters/seal-port.ts';
-import type { ProviderPort } from '../electron/runtime/ports.ts';
-import { SessionService } from '../electron/runtime/session-service.ts';
+import type { ProviderPort } from '../electron/ports/providers.ts';
+import { SessionService } from '../electron/runtime/sessions/session-service.ts';
 import { createBackendClient, type BackendClient } from '../electron/sync/backend-client.ts';
 
 export interface SessionServiceParts {

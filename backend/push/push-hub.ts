@@ -4,7 +4,7 @@
  * on one database), which hands it back through `deliver` with its position in the log.
  */
 import type { PushMessage } from '../../shared/api/push.ts';
-import type { PushLog } from './push-log.ts';
+import type { LogDelivery, PushLog } from './push-log.ts';
 
 export interface PushSubscriber {
   deviceId: string;
@@ -17,7 +17,7 @@ export interface PushSubscriber {
 }
 
 /** Delivers each published message to every subscriber of its account, through the log when there is one. */
-export class PushHub {
+export class PushHub implements LogDelivery {
   private readonly accounts = new Map<string, Set<PushSubscriber>>();
   private pushLog: PushLog | undefined;
 

@@ -7,7 +7,11 @@
  * would after any gap the log no longer covers.
  */
 import { randomBytes } from 'node:crypto';
-import type { PushHub } from './push-hub.ts';
+
+/** Where a log hands each message once it has its position: this instance's streams (the PushHub). */
+export interface LogDelivery {
+  deliver(accountId: string, json: string, position?: number): void;
+}
 
 /** One logged message. */
 export interface LoggedMessage {
@@ -52,7 +56,7 @@ export class MemoryPushLog implements PushLog {
   private head = 0;
 
   constructor(
-    private readonly hub: PushHub,
+    private readonly hub: LogDelivery,
     private readonly options: { capacity?: number; retentionMs?: number; clock?: () => number } = {},
   ) {}
 

@@ -11,7 +11,9 @@ import { makePgMutator, openPool } from './postgres-tx.ts';
 import { postgresAccountStore } from './postgres-accounts.ts';
 import { postgresSessionStore } from './postgres-sessions.ts';
 import { postgresHandoffStore } from './postgres-handoffs.ts';
-import { postgresMiscStore } from './postgres-misc.ts';
+import { postgresBlobRecordStore } from './postgres-blob-records.ts';
+import { postgresMemoryItemStore } from './postgres-memory-items.ts';
+import { postgresRequestRecordStore } from './postgres-request-records.ts';
 
 export interface PostgresStoreOptions {
   clock?: () => number;
@@ -86,7 +88,9 @@ export async function openPostgresStore(
     ...postgresAccountStore(pool, mutate),
     ...postgresSessionStore(pool, mutate),
     ...postgresHandoffStore(pool, mutate),
-    ...postgresMiscStore(pool, quick, mutate),
+    ...postgresBlobRecordStore(pool),
+    ...postgresMemoryItemStore(pool, mutate),
+    ...postgresRequestRecordStore(pool, quick),
     close: () => (closing ??= close()),
   });
 }

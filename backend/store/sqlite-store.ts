@@ -8,7 +8,9 @@ import { makeMutator } from './sqlite-rows.ts';
 import { sqliteAccountStore } from './sqlite-accounts.ts';
 import { sqliteSessionStore } from './sqlite-sessions.ts';
 import { sqliteHandoffStore } from './sqlite-handoffs.ts';
-import { sqliteMiscStore } from './sqlite-misc.ts';
+import { sqliteBlobRecordStore } from './sqlite-blob-records.ts';
+import { sqliteMemoryItemStore } from './sqlite-memory-items.ts';
+import { sqliteRequestRecordStore } from './sqlite-request-records.ts';
 
 /** The pragmas every connection to the main database uses (the benchmark's baseline uses them too). */
 export function applyDurablePragmas(db: Database.Database): void {
@@ -40,7 +42,9 @@ export function openSqliteStore(dataDir: string, clock: () => number = Date.now)
     ...sqliteAccountStore(db, mutate),
     ...sqliteSessionStore(db, mutate),
     ...sqliteHandoffStore(db, mutate),
-    ...sqliteMiscStore(db, nonceDb, mutate),
+    ...sqliteBlobRecordStore(db, mutate),
+    ...sqliteMemoryItemStore(db, mutate),
+    ...sqliteRequestRecordStore(db, nonceDb, mutate),
     close() {
       if (db.open) db.close();
       if (nonceDb.open) nonceDb.close();

@@ -154,11 +154,20 @@ export interface HandoffStore {
   ): Promise<StoreResult<{ handoff: Handoff; session: Session }>>;
 }
 
-export interface MiscStore {
+/** The records of the account's blobs (the bodies themselves are in the blob store, blobs/). */
+export interface BlobRecordStore {
   putBlob(record: BlobRecord): Promise<BlobRecord>;
   getBlob(accountId: string, digest: string): Promise<BlobRecord | undefined>;
+}
+
+/** The account's sealed memory items, by topic. */
+export interface MemoryItemStore {
   putMemory(item: MemoryRecord & { accountId: string }, idem?: IdempotencyWrite<MemoryRecord>): Promise<StoreResult<MemoryRecord>>;
   listMemory(accountId: string, topic: string): Promise<MemoryRecord[]>;
+}
+
+/** What the request pipeline keeps of requests: idempotency answers (a retry gets the first) and nonces (a replay is refused). */
+export interface RequestRecordStore {
   findIdempotent(deviceId: string, key: string): Promise<IdempotencyRecord | undefined>;
   /** Records an answer unless one is already recorded for the key. */
   saveIdempotent(record: IdempotencyRecord, at: number): Promise<void>;
@@ -170,7 +179,7 @@ export interface MiscStore {
 
 export type StoreKind = 'sqlite' | 'postgres';
 
-export interface Store extends AccountStore, SessionStore, HandoffStore, MiscStore {
+export interface Store extends AccountStore, SessionStore, HandoffStore, BlobRecordStore, MemoryItemStore, RequestRecordStore {
   readonly kind: StoreKind;
   /** Whether the store answers a trivial read now. Never throws. */
   reachable(): Promise<boolean>;

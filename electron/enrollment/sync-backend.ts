@@ -1,5 +1,6 @@
 /** The enrollment port over the signed sync client (electron/sync). */
-import { createBackendClient, type BackendClient, type CallResult } from '../sync/backend-client.ts';
+import { createBackendClient, type BackendClient } from '../sync/backend-client.ts';
+import type { CallResult } from '../sync/call-result.ts';
 import type { Result } from '../../shared/errors.ts';
 import type { EnrollmentBackend, EnrollmentBackendFactory } from './enrollment-backend.ts';
 

@@ -69,8 +69,8 @@ export async function locate(pins: { remote: string }[], deps: PinDeps): Promise
   return located;
 }
 
-/** What was found out about one repository before anything is changed. */
-interface Plan extends PinTarget {
+/** One repository checked before anything is changed (checkRepo): found or cloned, clean, the commit fetched, not diverged. */
+interface CheckedRepo extends PinTarget {
   path: string;
   remoteName: string;
   cloned: boolean;
@@ -194,7 +194,7 @@ export async function refuseLocalCommits(
 }
 
 /** Finds or clones one repository, refuses a dirty or diverged clone, and fetches the pinned commit. */
-async function plan(pin: PinTarget, found: Located, deps: PinDeps): Promise<Plan | PinFailure> {
+async function checkRepo(pin: PinTarget, found: Located, deps: PinDeps): Promise<CheckedRepo | PinFailure> {
   const { run } = deps;
   const where = { remote: pin.remote };
   if (found.kind === 'clone-to') {
@@ -270,13 +270,13 @@ async function plan(pin: PinTarget, found: Located, deps: PinDeps): Promise<Plan
 /** The status read that verifies a pin: every untracked file listed, renames as a delete and an add. */
 const VERIFY_ARGS = [...STATUS_ARGS, '--untracked-files=all', '--no-renames'];
 
-/** Moves the working tree to the plan's branch at its commit, then verifies HEAD. */
-async function apply(p: Plan, run: GitRunner): Promise<PinnedRepoResult | PinFailure> {
+/** Moves the checked repository's working tree to its pinned branch at the commit, then verifies HEAD. */
+async function checkOutPin(p: CheckedRepo, run: GitRunner): Promise<PinnedRepoResult | PinFailure> {
   const at = { remote: p.remote, path: p.path };
   const tracking = `${p.remoteName}/${p.branch}`;
   const steps: string[][] = [];
   if (p.cloned || p.localTip === null) steps.push(['checkout', '-q', '--no-track', '-B', p.branch, p.commit]);
-  // On the branch: a fast-forward, or a move back over commits that are all on the remote (checked in plan);
+  // On the branch: a fast-forward, or a move back over commits that are all on the remote (checked in checkRepo);
   // nothing to do when it is there already.
   else if (p.onBranch) {
     if (p.localTip !== p.commit) steps.push(['reset', '-q', '--keep', p.commit]);
@@ -294,7 +294,7 @@ async function apply(p: Plan, run: GitRunner): Promise<PinnedRepoResult | PinFai
   if (!p.upstreamSet && (await revParse(run, p.path, `refs/remotes/${p.remoteName}/${p.branch}`)) !== null) {
     await run(['branch', '-q', `--set-upstream-to=${p.remoteName}/${p.branch}`, p.branch], { cwd: p.path });
   }
-  // Nothing moved: the clean status read of the plan is the verification (HEAD on the branch at the commit).
+  // Nothing moved: the clean status read checkRepo made is the verification (HEAD on the branch at the commit).
   if (steps.length === 0 && p.alreadyThere)
     return { remote: p.remote, branch: p.branch, commit: p.commit, path: p.path, cloned: false, tracking, dirty: [] };
   // One status read verifies HEAD and its branch, and tells the drift check what is uncommitted.
@@ -328,10 +328,10 @@ export async function pinWorkspace(pins: PinTarget[], deps: PinDeps): Promise<Pi
     if (bad) return bad;
   }
   const located = deps.located ?? (await locate(pins, deps));
-  const plans = await Promise.all(pins.map((pin, i) => plan(pin, located[i] as Located, deps)));
-  const refused = plans.find(isFailure);
+  const checked = await Promise.all(pins.map((pin, i) => checkRepo(pin, located[i] as Located, deps)));
+  const refused = checked.find(isFailure);
   if (refused) return refused;
-  const applied = await Promise.all((plans as Plan[]).map((p) => apply(p, deps.run)));
+  const applied = await Promise.all((checked as CheckedRepo[]).map((p) => checkOutPin(p, deps.run)));
   const failed = applied.find(isFailure);
   if (failed) return failed;
   return { ok: true, value: { repos: applied as PinnedRepoResult[] } };

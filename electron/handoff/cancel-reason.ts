@@ -7,7 +7,7 @@
  */
 import { CancelReason, type Handoff, type SealedCancelReason } from '../../shared/api/handoffs.ts';
 import { redactCredentials } from '../../shared/url-credentials.ts';
-import type { SealContext, SealPort } from '../runtime/ports.ts';
+import type { SealContext, SealPort } from '../ports/seal.ts';
 
 /** The sentences for codes the backend sets on its own (it cannot seal one). */
 const BACKEND_SENTENCES: Record<string, string> = {

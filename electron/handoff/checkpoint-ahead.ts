@@ -16,14 +16,30 @@
 import { createHash } from 'node:crypto';
 import { rm } from 'node:fs/promises';
 import type { CheckpointRef, Handoff } from '../../shared/api/handoffs.ts';
+import type { LocalState } from '../local-state/local-state.ts';
 import { isPacket } from '../packet/packet-format.ts';
+import type { BackendPort } from '../ports/backend.ts';
+import type { GitPort } from '../ports/git.ts';
+import type { ProgressSink } from '../ports/progress-sink.ts';
+import type { SealPort } from '../ports/seal.ts';
+import type { SessionsPort } from '../ports/sessions.ts';
 import type { Checkpoint } from './checkpoint.ts';
-import { buildCheckpoint } from './checkpoint-build.ts';
+import { buildCheckpoint, type CheckpointBuildDeps } from './checkpoint-build.ts';
 import { CHECKPOINT_MEMORY_BYTES, sealCheckpoint, uploadSealed } from './checkpoint-transfer.ts';
 import { writeCheckpoint } from './checkpoint-writer.ts';
 import type { HandoffDriver } from './coordinator.ts';
 import { uploadProgress } from './upload-progress.ts';
-import type { SourceStepDeps } from './source-steps.ts';
+
+/** What taking a checkpoint ahead uses (of the source step's dependencies). */
+export interface CheckpointAheadDeps extends CheckpointBuildDeps {
+  state: CheckpointBuildDeps['state'] & Pick<LocalState, 'readSession' | 'scratchFile'>;
+  sessions: Pick<SessionsPort, 'provider'>;
+  git: Pick<GitPort, 'checkpointReadAhead'>;
+  seal: Pick<SealPort, 'startCheckpointSeal'>;
+  backend: Pick<BackendPort, 'putBlob' | 'putBlobFile'>;
+  /** Where the checkpoint upload reports how far it got. */
+  progress: ProgressSink;
+}
 
 /** A transcript longer than this is not taken ahead (the sealed size bounds the rest). */
 const AHEAD_MAX_ENTRIES = 2000;
@@ -57,7 +73,11 @@ export async function timelessDigest(checkpoint: Checkpoint): Promise<string> {
  * ready, the checkpoint is too large, the move moved on, or anything failed (the source step then
  * takes it as it always does).
  */
-export async function takeCheckpointAhead(deps: SourceStepDeps, driver: HandoffDriver, handoff: Handoff): Promise<CheckpointAhead | null> {
+export async function takeCheckpointAhead(
+  deps: CheckpointAheadDeps,
+  driver: HandoffDriver,
+  handoff: Handoff,
+): Promise<CheckpointAhead | null> {
   const session = deps.state.readSession(handoff.sessionId);
   const provider = session ? deps.sessions.provider(session.id) : undefined;
   if (!session || provider?.isTurnActive()) return null;

@@ -8,16 +8,25 @@ import type { TranscriptEntry } from '../../shared/agents.ts';
 import type { Handoff } from '../../shared/api/handoffs.ts';
 import { detectedVersion } from '../../shared/cli-version.ts';
 import type { ProviderSession } from '../../shared/provider.ts';
-import type { LocalSession } from '../local-state/local-state.ts';
-import type { CheckpointRepo, KnownRepoFacts } from '../runtime/ports.ts';
+import type { LocalSession, LocalState } from '../local-state/local-state.ts';
+import type { Clock } from '../ports/clock.ts';
+import type { CheckpointRepo } from '../ports/git.ts';
+import type { KnownRepoFacts, PacketPort, ProviderPort } from '../ports/providers.ts';
 import { CHECKPOINT_FORMAT, type Checkpoint } from './checkpoint.ts';
 import { logTranscript, transcriptOf, writeTranscriptFile, type CheckpointTranscript } from './checkpoint-transcript.ts';
 import { currentFiles } from './resume-files.ts';
-import type { SourceStepDeps } from './source-steps.ts';
 import { mergeEntries } from './transcript-merge.ts';
 
-/** What building a checkpoint uses of the source step's dependencies. */
-export type CheckpointBuildDeps = Pick<SourceStepDeps, 'selfId' | 'selfName' | 'state' | 'packets' | 'providers' | 'clock' | 'log'>;
+/** What building a checkpoint uses (of the source step's dependencies). */
+export interface CheckpointBuildDeps {
+  selfId: string;
+  selfName: string;
+  state: Pick<LocalState, 'transcriptCount' | 'newestTranscript' | 'transcriptEntries' | 'findTranscriptEntry' | 'findLastTranscriptEntry'>;
+  packets: Pick<PacketPort, 'build'>;
+  providers: Pick<ProviderPort, 'list'>;
+  clock: Clock;
+  log(message: string): void;
+}
 
 /** What the checkpoint's packet can take as read of `repo` (nothing on a detached or unborn HEAD). */
 function knownFacts(repo: CheckpointRepo): KnownRepoFacts | undefined {

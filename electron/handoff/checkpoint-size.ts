@@ -7,8 +7,8 @@
 import type { ResumeData } from '../../shared/provider.ts';
 import type { Blocker } from '../../shared/readiness.ts';
 import type { LocalSession, LocalState } from '../local-state/local-state.ts';
-import type { BackendPort } from '../runtime/ports.ts';
-import type { SessionService } from '../runtime/session-service.ts';
+import type { BackendPort } from '../ports/backend.ts';
+import type { SessionsPort } from '../ports/sessions.ts';
 import { estimateSealedBytes } from './checkpoint.ts';
 import { currentFiles } from './resume-files.ts';
 
@@ -16,7 +16,7 @@ const MiB = 1024 * 1024;
 
 export interface CheckpointSizeDeps {
   state: Pick<LocalState, 'transcriptBytes'>;
-  sessions: Pick<SessionService, 'provider'>;
+  sessions: Pick<SessionsPort, 'provider'>;
   backend: Pick<BackendPort, 'blobLimit'>;
 }
 

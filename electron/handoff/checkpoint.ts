@@ -18,7 +18,7 @@ import { createHash } from 'node:crypto';
 import { z } from 'zod';
 import { TranscriptEntrySchema, type AgentView } from '../../shared/agents.ts';
 import { PermissionLevel, PROVIDER_IDS, RESUME_FILES_MAX, type ResumeData } from '../../shared/provider.ts';
-import type { PinnedRepo } from '../runtime/ports.ts';
+import type { PinnedRepo } from '../ports/git.ts';
 import type { CheckpointTranscript } from './checkpoint-transcript.ts';
 
 export const CHECKPOINT_FORMAT = 'baton-checkpoint/3';

@@ -8,7 +8,9 @@ import { isCancellable, isTerminal, reachedAt, type HandoffState } from '../../s
 import { fail, ok, type ActionResult } from '../../shared/errors.ts';
 import type { Blocker } from '../../shared/readiness.ts';
 import type { LocalState } from '../local-state/local-state.ts';
-import type { BackendPort, Clock, SealPort } from '../runtime/ports.ts';
+import type { BackendPort } from '../ports/backend.ts';
+import type { Clock } from '../ports/clock.ts';
+import type { SealPort } from '../ports/seal.ts';
 import { sealCancelReason } from './cancel-reason.ts';
 
 export interface CoordinatorDeps {

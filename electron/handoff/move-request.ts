@@ -7,9 +7,13 @@ import type { MoveResult } from '../../shared/device-api.ts';
 import { ok } from '../../shared/errors.ts';
 import type { Blocker, ReadinessReport } from '../../shared/readiness.ts';
 import type { LocalState } from '../local-state/local-state.ts';
-import type { DeviceDirectory } from '../runtime/device-directory.ts';
-import type { BackendPort, Clock, GitPort, SealPort, TargetCheck } from '../runtime/ports.ts';
-import { newId, type SessionService } from '../runtime/session-service.ts';
+import type { BackendPort } from '../ports/backend.ts';
+import type { Clock } from '../ports/clock.ts';
+import type { DevicesPort, TargetCheck } from '../ports/devices.ts';
+import type { GitPort } from '../ports/git.ts';
+import type { SealPort } from '../ports/seal.ts';
+import { newId } from '../ports/new-id.ts';
+import type { SessionsPort } from '../ports/sessions.ts';
 import { checkpointSizeBlocker } from './checkpoint-size.ts';
 import type { Coordinator } from './coordinator.ts';
 
@@ -21,9 +25,9 @@ export interface MoveRequestDeps {
   /** The key versions this device holds: the checkpoint is sealed under the newest, which the handoff names. */
   seal: Pick<SealPort, 'keyVersions'>;
   git: Pick<GitPort, 'sourceReadiness'>;
-  devices: Pick<DeviceDirectory, 'replaceAll' | 'targetBlockers' | 'listedWithin'>;
+  devices: DevicesPort;
   targetCheck: TargetCheck;
-  sessions: Pick<SessionService, 'publishMeta' | 'markMoved' | 'provider'>;
+  sessions: Pick<SessionsPort, 'publishMeta' | 'markMoved' | 'provider'>;
   handoffs: Pick<Coordinator, 'active' | 'observe'>;
   clock: Clock;
 }

@@ -8,7 +8,8 @@
  * trusted before the envelope's tag checks: the rewriter writes only into the private staging folder.
  */
 import { DEFAULT_PERMISSION_LEVEL, isProviderId, type ProviderSession } from '../../shared/provider.ts';
-import type { GitPort, ProviderPort } from '../runtime/ports.ts';
+import type { GitPort } from '../ports/git.ts';
+import type { ProviderPort } from '../ports/providers.ts';
 import type { StagePart } from './checkpoint-reader.ts';
 import type { HandoffConfig } from './handoff-config.ts';
 

@@ -8,9 +8,13 @@ import type { CancelReason, CheckpointRef, Handoff } from '../../shared/api/hand
 import type { ProviderSession } from '../../shared/provider.ts';
 import type { LocalSession, LocalState } from '../local-state/local-state.ts';
 import type { ReadinessReport } from '../../shared/readiness.ts';
-import type { BackendLinkPort, BackendPort, Clock, GitPort, PacketPort, ProviderPort, SealPort } from '../runtime/ports.ts';
-import type { ProgressSink } from '../runtime/progress-sink.ts';
-import type { SessionService } from '../runtime/session-service.ts';
+import type { BackendLinkPort, BackendPort } from '../ports/backend.ts';
+import type { Clock } from '../ports/clock.ts';
+import type { GitPort } from '../ports/git.ts';
+import type { PacketPort, ProviderPort } from '../ports/providers.ts';
+import type { SealPort } from '../ports/seal.ts';
+import type { ProgressSink } from '../ports/progress-sink.ts';
+import type { SessionsPort } from '../ports/sessions.ts';
 import { takeCheckpointAhead, timelessDigest, type CheckpointAhead } from './checkpoint-ahead.ts';
 import { buildCheckpoint } from './checkpoint-build.ts';
 import { CHECKPOINT_MEMORY_BYTES, sealCheckpoint, uploadSealed } from './checkpoint-transfer.ts';
@@ -37,7 +41,7 @@ export interface SourceStepDeps {
     | 'scratchFile'
     | 'settled'
   >;
-  sessions: Pick<SessionService, 'provider' | 'setInputBlock' | 'markMoved' | 'resumeOwned'>;
+  sessions: Pick<SessionsPort, 'provider' | 'setInputBlock' | 'markMoved' | 'resumeOwned'>;
   git: Pick<GitPort, 'checkpointRead' | 'checkpointReadAhead'>;
   packets: Pick<PacketPort, 'build'>;
   seal: Pick<SealPort, 'startCheckpointSeal'>;

@@ -6,8 +6,12 @@
 import type { Handoff, HandoffOutcome } from '../../shared/api/handoffs.ts';
 import type { CodedMessage } from '../../shared/errors.ts';
 import type { LocalState } from '../local-state/local-state.ts';
-import type { AccountPort, BackendPort, GitPort, ProviderPort, SealPort } from '../runtime/ports.ts';
-import type { SessionService } from '../runtime/session-service.ts';
+import type { AccountPort } from '../ports/account.ts';
+import type { BackendPort } from '../ports/backend.ts';
+import type { GitPort } from '../ports/git.ts';
+import type { ProviderPort } from '../ports/providers.ts';
+import type { SealPort } from '../ports/seal.ts';
+import type { SessionsPort } from '../ports/sessions.ts';
 import { activateCheckpoint, type ActivationDeps, type ActivationResult } from './activation.ts';
 import { ActivationAhead } from './activation-ahead.ts';
 import { openCancelReason } from './cancel-reason.ts';
@@ -25,7 +29,7 @@ export interface TargetStepDeps extends Omit<ActivationDeps, 'state' | 'backend'
   git: Pick<GitPort, 'prepare' | 'pin' | 'locate' | 'readClonesAhead'>;
   providers: Pick<ProviderPort, 'list' | 'resume' | 'create'>;
   sessions: Pick<
-    SessionService,
+    SessionsPort,
     'applyRemote' | 'attach' | 'detach' | 'setInputBlock' | 'clearAttention' | 'provider' | 'saveResumeData' | 'publishMeta' | 'holdAppends'
   >;
   config: Pick<HandoffConfig, 'workspaceRoot' | 'testHoldDir'>;

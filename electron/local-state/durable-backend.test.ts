@@ -6,7 +6,7 @@ import { ok } from '../../shared/errors.ts';
 import { afterLocalWrites } from './durable-backend.ts';
 import { LocalState } from './local-state.ts';
 import { JOURNAL_NAME, readJournal } from './record-journal.ts';
-import type { BackendPort } from '../runtime/ports.ts';
+import type { BackendPort } from '../ports/backend.ts';
 
 const profile = tempFolders('baton-durable-backend-');
 

@@ -9,7 +9,7 @@
  * that does (a transition) waits.
  */
 import { fail, type Result } from '../../shared/errors.ts';
-import type { BackendPort } from '../runtime/ports.ts';
+import type { BackendPort } from '../ports/backend.ts';
 
 /** What the barrier needs of the local state. */
 export interface WriteBarrier {

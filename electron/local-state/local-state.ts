@@ -16,20 +16,10 @@ import type { AgentView, TranscriptEntry } from '../../shared/agents.ts';
 import { DriftWarning, ResumePath } from '../../shared/api/handoffs.ts';
 import { DEFAULT_PERMISSION_LEVEL, PermissionLevel } from '../../shared/provider.ts';
 import type { Blocker } from '../../shared/readiness.ts';
-import { redactUrl } from '../../shared/url-credentials.ts';
+import { RepoRef } from '../ports/repo-ref.ts';
 import { migrateInlineTranscripts } from './inline-transcripts.ts';
 import { RecordFolder } from './record-folder.ts';
 import { TranscriptLogs } from './transcript-log.ts';
-
-/** A repository of a session workspace as the owner last recorded it. */
-export const RepoRef = z.object({
-  /** Path relative to the workspace (`.` for a single-repo workspace). */
-  relPath: z.string(),
-  /** Its remote, credentials redacted (a record written before redaction is redacted as it is read). */
-  remoteUrl: z.string().nullable().transform(redactUrl),
-  branch: z.string().nullable(),
-});
-export type RepoRef = z.infer<typeof RepoRef>;
 
 const Block = z.object({ code: z.enum(['not_owner', 'quiescing', 'moved', 'needs_attention', 'not_running']), message: z.string() });
 

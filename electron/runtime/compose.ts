@@ -1,21 +1,39 @@
 /**
- * Composes a DeviceRuntime for an enrolled profile from the real parts: the signed sync client and
- * push stream, the profile's key ring and enrollment, git, packets and providers, each behind the
- * port it implements (adapters/). The headless device command, the demo and the Electron shell all
- * build their runtime here.
+ * Composes a DeviceRuntime for an enrolled profile. First the real parts: the signed sync client
+ * and push stream, the profile's key ring and enrollment, git, packets and providers, each behind
+ * the port it implements (adapters/). Then the runtime's own parts, wired to each other: the
+ * session service, the device directory, the handoff coordinator with this device's source and
+ * target steps, move requests, the views and events the UI gets, and the device API handlers
+ * (device-api/). The headless device command, the demo and the Electron shell all build their
+ * runtime here.
  */
+import type { PushMessage } from '../../shared/api/push.ts';
 import type { ProviderId, SessionSettings } from '../../shared/provider.ts';
 import { redactCredentials } from '../../shared/url-credentials.ts';
 import { setBackendUrls, type Profile } from '../enrollment/profile.ts';
 import { createGitRunner } from '../git/git-runner.ts';
+import type { ActivationDeps } from '../handoff/activation.ts';
+import { Coordinator } from '../handoff/coordinator.ts';
+import type { HandoffConfig } from '../handoff/handoff-config.ts';
+import { moveRequests } from '../handoff/move-request.ts';
+import { sourceStep } from '../handoff/source-steps.ts';
+import { targetStep } from '../handoff/target-steps.ts';
+import { afterLocalWrites } from '../local-state/durable-backend.ts';
+import { LocalState } from '../local-state/local-state.ts';
+import { createCheckpointPacketPort } from '../packet/checkpoint-packet.ts';
+import type { AccountPort } from '../ports/account.ts';
+import type { BackendLinkPort, BackendPort } from '../ports/backend.ts';
+import type { Clock } from '../ports/clock.ts';
+import type { TargetCheck } from '../ports/devices.ts';
+import type { GitPort, RemediationPort } from '../ports/git.ts';
+import { progressSink } from '../ports/progress-sink.ts';
+import type { PacketPort, ProviderPort } from '../ports/providers.ts';
+import type { SealPort } from '../ports/seal.ts';
 import { detectProviders } from '../providers/detect.ts';
 import { listExistingSessions } from '../providers/existing-sessions.ts';
 import { createProvider, type ProviderOptions } from '../providers/registry.ts';
 import { createBackendClient } from '../sync/backend-client.ts';
 import { openPushStream } from '../sync/push-stream.ts';
-import type { HandoffConfig } from '../handoff/handoff-config.ts';
-import { LocalState } from '../local-state/local-state.ts';
-import { createCheckpointPacketPort } from '../packet/checkpoint-packet.ts';
 import { accountPort } from './adapters/account-port.ts';
 import { backendPort } from './adapters/backend-port.ts';
 import { gitPort } from './adapters/git-port.ts';
@@ -23,7 +41,16 @@ import { providerPort } from './adapters/provider-port.ts';
 import { remediationPort } from './adapters/remediation-port.ts';
 import { profileSeal } from './adapters/seal-port.ts';
 import { targetCheck } from './adapters/target-check.ts';
+import { deviceApiHandlers } from './device-api/handlers.ts';
+import { DeviceDirectory } from './device-directory.ts';
+import { DeviceEvents } from './device-events.ts';
 import { DeviceRuntime } from './device-runtime.ts';
+import { DeviceStatus, type DeviceIdentity } from './device-status.ts';
+import { DeviceViews } from './device-views.ts';
+import { endedNotice } from './move-notices.ts';
+import { MoveService } from './move-service.ts';
+import { SessionService } from './sessions/session-service.ts';
+import { turnLogFile } from './turn-log.ts';
 
 export interface ComposeOptions {
   profile: Profile;
@@ -36,6 +63,28 @@ export interface ComposeOptions {
   onBackendUrlsChanged?(urls: readonly string[]): void;
 }
 
+/** The real parts a device runtime is wired from, each behind its port. */
+export interface DeviceParts {
+  identity: DeviceIdentity;
+  state: LocalState;
+  backend: BackendPort;
+  seal: SealPort;
+  git: GitPort;
+  remediation: RemediationPort;
+  packets: PacketPort;
+  providers: ProviderPort;
+  targetCheck: TargetCheck;
+  account: AccountPort;
+  /** The backend's addresses and whether the device reaches them (shown in the status). */
+  link: BackendLinkPort;
+  /** Opens the push stream; `onOpen` runs on every (re)connect, `replayed` when the backend replayed what was missed. */
+  openStream(onMessage: (message: PushMessage) => void, onOpen: (opened: { replayed: boolean }) => void): { close(): void };
+  clock: Clock;
+  heartbeatMs: number;
+  config: HandoffConfig;
+  log(message: string): void;
+}
+
 /** Builds the runtime of an enrolled device (not started). */
 export function composeDeviceRuntime(options: ComposeOptions): DeviceRuntime {
   const { profile } = options;
@@ -44,7 +93,7 @@ export function composeDeviceRuntime(options: ComposeOptions): DeviceRuntime {
   const client = createBackendClient({ baseUrl: profile.info.backendUrls, signer: profile.identity });
   const run = createGitRunner();
   const providerOptions = options.providers ?? {};
-  const status = {
+  const identity: DeviceIdentity = {
     enrolled: true,
     deviceId: profile.identity.deviceId,
     deviceName: profile.info.name,
@@ -53,8 +102,8 @@ export function composeDeviceRuntime(options: ComposeOptions): DeviceRuntime {
     reachability: null,
     joining: false,
   };
-  return new DeviceRuntime({
-    status,
+  return wireDeviceRuntime({
+    identity,
     state: new LocalState(profile.dir),
     backend: backendPort(client),
     seal: profileSeal(profile),
@@ -95,6 +144,107 @@ export function composeDeviceRuntime(options: ComposeOptions): DeviceRuntime {
     clock: Date.now,
     heartbeatMs: options.heartbeatMs,
     config: { ...options.config, workspaceRoot: options.workspaceRoot },
+    log,
+  });
+}
+
+/** Wires the runtime's own parts over `parts`: sessions, devices, the coordinator and its steps, moves, views, the device API. */
+export function wireDeviceRuntime(parts: DeviceParts): DeviceRuntime {
+  const { identity, state, seal, git, packets, providers, clock, log, config, account, link } = parts;
+  // Local records are written behind; nothing reaches the backend before what it relies on is on disk.
+  const backend = afterLocalWrites(parts.backend, state);
+  const selfId = identity.deviceId;
+  const selfName = identity.deviceName;
+  const events = new DeviceEvents();
+  const devices = new DeviceDirectory(selfId, seal, clock);
+  // The views are made once the coordinator is (they read its handoffs); nothing calls them before.
+  const sessions = new SessionService({
+    selfId,
+    selfName,
+    state,
+    backend,
+    seal,
+    git,
+    providers,
+    clock,
+    changed: (id) => views.sessionChanged(id),
+    activity: (id, from) => views.sessionActivity(id, from),
+    log,
+    ...(config.testTurnLog ? { turnLog: turnLogFile(config.testTurnLog, log) } : {}),
+  });
+  // Long steps (fetch, clone, checkpoint transfer, import) report here: the stepper and the log.
+  const progress = progressSink({ emit: (view) => views.progress(view), log, clock });
+  const activation: ActivationDeps = { selfId, state, backend, seal, git, packets, providers, sessions, config, clock, log, progress };
+  const coordinator = new Coordinator(
+    {
+      selfId,
+      progress: state,
+      backend,
+      seal,
+      clock,
+      log,
+      lostSession: (sessionId) => sessions.markMoved(sessionId),
+      handoffChanged: (h) => views.handoffChanged(h.id),
+      ended: (h, role) => {
+        const notice = endedNotice(views.handoff(h), role, views.titleOf(h.sessionId), clock());
+        if (notice) events.emit('moveNotice', notice);
+      },
+    },
+    {
+      source: sourceStep({ selfId, selfName, state, sessions, git, packets, seal, backend, providers, config, link, clock, log, progress }),
+      target: targetStep({ ...activation, state, backend, seal, keys: account, git, providers, sessions, config }),
+    },
+  );
+  const views = new DeviceViews({ selfId, state, seal, devices, sessions, handoffs: coordinator, events });
+  const requests = moveRequests({
+    selfId,
+    state,
+    backend,
+    seal,
+    git,
+    devices,
+    targetCheck: parts.targetCheck,
+    sessions,
+    handoffs: coordinator,
+    clock,
+  });
+  const moves = new MoveService({
+    selfName,
+    state,
+    backend,
+    git,
+    remediation: parts.remediation,
+    providers,
+    devices,
+    targetCheck: parts.targetCheck,
+    requests,
+    handoffs: coordinator,
+    sessions,
+    activation,
+    views,
+    events,
+    clock,
+  });
+  const status = new DeviceStatus(identity, link, events);
+  const adoption = { selfId, state, sessions, providers, changed: (id: string) => views.sessionChanged(id) };
+  const api = deviceApiHandlers({ sessions, adoption, providers, views, moves, status, devices, backend, account });
+  const { openStream, heartbeatMs } = parts;
+  return new DeviceRuntime({
+    state,
+    backend,
+    seal,
+    git,
+    providers,
+    account,
+    sessions,
+    devices,
+    coordinator,
+    events,
+    status,
+    api,
+    openStream,
+    heartbeatMs,
+    workspaceRoot: config.workspaceRoot,
     log,
   });
 }

@@ -3,7 +3,7 @@ import type { Device } from '../../shared/api/devices.ts';
 import { KeyRing, generateAdk } from '../crypto/key-ring.ts';
 import { DeviceDirectory } from './device-directory.ts';
 import type { LocalSession } from '../local-state/local-state.ts';
-import type { DeviceCapabilities } from './ports.ts';
+import type { DeviceCapabilities } from '../ports/devices.ts';
 import { ringSeal } from './adapters/seal-port.ts';
 import { targetCheck } from './adapters/target-check.ts';
 

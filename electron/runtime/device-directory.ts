@@ -10,7 +10,10 @@ import type { Blocker } from '../../shared/readiness.ts';
 import { olderCliReason } from '../../shared/cli-version.ts';
 import { TARGET_OFFLINE_AFTER_MS } from '../git/target-checks.ts';
 import type { LocalSession } from '../local-state/local-state.ts';
-import type { Clock, DeviceCapabilities, SealPort, TargetCheck } from './ports.ts';
+import type { Clock } from '../ports/clock.ts';
+import type { BackendPort } from '../ports/backend.ts';
+import type { DeviceCapabilities, DevicesPort, SessionToPlace, TargetCheck } from '../ports/devices.ts';
+import type { SealPort } from '../ports/seal.ts';
 
 const CapabilitiesSchema = z.object({
   providers: z.array(z.string()),
@@ -20,7 +23,7 @@ const CapabilitiesSchema = z.object({
   providerVersions: z.record(z.string(), z.string()).optional(),
 });
 
-export class DeviceDirectory {
+export class DeviceDirectory implements DevicesPort {
   private readonly devices = new Map<string, Device>();
   private listedAt: number | null = null;
 
@@ -35,6 +38,13 @@ export class DeviceDirectory {
     this.devices.clear();
     for (const device of devices) this.devices.set(device.id, device);
     this.listedAt = this.clock();
+  }
+
+  /** Reads the whole list from the backend; false (the list kept as it was) when the backend did not answer it. */
+  async refresh(backend: Pick<BackendPort, 'listDevices'>): Promise<boolean> {
+    const listed = await backend.listDevices();
+    if (listed.ok) this.replaceAll(listed.value);
+    return listed.ok;
   }
 
   /** Whether the whole list was read from the backend within the last `ms`. */
@@ -84,7 +94,7 @@ export class DeviceDirectory {
   }
 
   /** The target-side blockers of moving `session` to `targetId` (empty when eligible). */
-  targetBlockers(session: LocalSession, targetId: string, check: TargetCheck): Blocker[] {
+  targetBlockers(session: SessionToPlace, targetId: string, check: TargetCheck): Blocker[] {
     const device = this.devices.get(targetId) ?? null;
     return check({
       device,

@@ -14,16 +14,16 @@ import { isTerminal } from '../../shared/handoff-states.ts';
 import { isProviderId, PROVIDER_CAPABILITIES } from '../../shared/provider.ts';
 import type { DeviceDirectory } from './device-directory.ts';
 import type { LocalSession, LocalState } from '../local-state/local-state.ts';
-import type { SealPort } from './ports.ts';
+import type { SealPort } from '../ports/seal.ts';
 import { openCancelReason } from '../handoff/cancel-reason.ts';
-import type { SessionService } from './session-service.ts';
+import type { SessionService } from './sessions/session-service.ts';
 
 export interface ViewDeps {
   selfId: string;
   state: LocalState;
   seal: SealPort;
-  devices: DeviceDirectory;
-  sessions: SessionService;
+  devices: Pick<DeviceDirectory, 'nameOf'>;
+  sessions: Pick<SessionService, 'inputBlock'>;
 }
 
 /** A handoff record as the UI shows it (outcome unsealed when this device can). */

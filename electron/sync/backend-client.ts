@@ -6,7 +6,6 @@ import { randomUUID } from 'node:crypto';
 import type { z } from 'zod';
 import { routePath, routes, type RouteName, type RouteResponse, type RouteBody } from '../../shared/api/routes.ts';
 import { ErrorBody } from '../../shared/api/common.ts';
-import type { ApiErrorCode, Success } from '../../shared/errors.ts';
 import { SIGNATURE_HEADERS } from '../../shared/request-signing.ts';
 import { signatureHeaders, type RequestSigner } from './request-signer.ts';
 import { fetchExchanger, nodeHttpExchange, nodeHttpFetch, type Exchange } from './http-transport.ts';
@@ -15,20 +14,8 @@ import { backoffPause, tryInTurn } from './failover.ts';
 import { ReachabilityTracker } from './reachability.ts';
 import { getBlobTo, putBlobFile, type BlobFile, type TransferContext } from './blob-transfer.ts';
 import type { ChunkSink, TransferProgress } from './stream-transport.ts';
-
-/** Codes a call can fail with: the API's, or the client's own. */
-export type ClientErrorCode = ApiErrorCode | 'unreachable' | 'bad_response';
-
-export interface CallFailure {
-  ok: false;
-  /** HTTP status, or 0 when the backend was not reached. */
-  status: number;
-  code: ClientErrorCode;
-  message: string;
-  details?: Record<string, unknown>;
-}
-
-export type CallResult<T> = Success<T> | CallFailure;
+import type { ApiErrorCode } from '../../shared/errors.ts';
+import type { CallFailure, CallResult } from './call-result.ts';
 
 /** Routes called with JSON (everything but blobs and the push stream). */
 export type JsonRouteName = Exclude<RouteName, 'putBlob' | 'getBlob' | 'stream'>;

@@ -8,7 +8,7 @@
 import { readFile } from 'node:fs/promises';
 import { routePath, routes, type RouteResponse } from '../../shared/api/routes.ts';
 import type { AddressRing } from './address-ring.ts';
-import type { CallFailure, CallResult } from './backend-client.ts';
+import type { CallFailure, CallResult } from './call-result.ts';
 import { backoffPause, tryInTurn } from './failover.ts';
 import type { Exchange } from './http-transport.ts';
 import type { ReachabilityTracker } from './reachability.ts';

@@ -104,6 +104,7 @@ function IdleStepper() {
 export function OwnershipStrip({ session, onMove }: { session: SessionView; onMove(): void }) {
   const headingId = useId();
   const moveReasonId = useId();
+  const cancelReasonId = useId();
   const thisDeviceId = useStatusStore((state) => state.status?.deviceId ?? null);
   const backendReason = useStatusStore((state) => needsBackendReason(state.status));
   const blocked = useHandoffsStore((state) => state.blocked[session.id] !== undefined);
@@ -115,6 +116,8 @@ export function OwnershipStrip({ session, onMove }: { session: SessionView; onMo
   const moveReason = moveBlockReason(session) ?? backendReason;
   const active = session.activeHandoff;
   const canCancel = active !== null && isCancellable(active.state);
+  // Cancel move has its own reason: Move's, during a move, is that a move is in progress.
+  const cancelReason = canCancel ? backendReason : null;
 
   async function cancel() {
     setCancelling(true);
@@ -206,7 +209,7 @@ export function OwnershipStrip({ session, onMove }: { session: SessionView; onMo
             type="button"
             className="button button--danger-quiet"
             disabled={cancelling || backendReason !== null}
-            aria-describedby={backendReason ? moveReasonId : undefined}
+            aria-describedby={cancelReason ? cancelReasonId : undefined}
             onClick={() => void cancel()}
           >
             Cancel move
@@ -215,6 +218,7 @@ export function OwnershipStrip({ session, onMove }: { session: SessionView; onMo
       </div>
       <p id={moveReasonId} className="action-reason">
         {actionError ?? moveReason ?? ''}
+        {cancelReason && <span id={cancelReasonId}> {cancelReason}</span>}
       </p>
     </section>
   );

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { HandoffView, SessionDetail, SessionView } from '../../shared/device-api.ts';
+import type { HandoffView, SessionDetail } from '../../shared/device-api.ts';
 import type { Blocker } from '../../shared/readiness.ts';
 import {
   handoffOutcome,
@@ -12,43 +12,7 @@ import {
   withHandoff,
   withViews,
 } from './session-state.ts';
-
-const session = (over: Partial<SessionView> = {}): SessionView => ({
-  id: 's1',
-  title: 'Parser',
-  workspace: '/w',
-  provider: 'demo',
-  permission: 'workspace',
-  ownerDeviceId: 'd1',
-  ownerName: 'laptop',
-  generation: 1,
-  isOwner: true,
-  condition: 'owned',
-  attention: null,
-  inputBlock: null,
-  activeHandoff: null,
-  lastHandoff: null,
-  updatedAt: 0,
-  ...over,
-});
-
-const handoff = (over: Partial<HandoffView> = {}): HandoffView => ({
-  id: 'h1',
-  sessionId: 's1',
-  sourceDeviceId: 'd1',
-  sourceName: 'laptop',
-  targetDeviceId: 'd2',
-  targetName: 'desktop',
-  state: 'requested',
-  generation: 1,
-  history: [{ state: 'requested', at: 1, deviceId: 'd1' }],
-  cancelReason: null,
-  resumePath: null,
-  resumeNote: null,
-  driftWarnings: [],
-  blockers: [],
-  ...over,
-});
+import { handoffView as handoff, sessionView as session } from '../test-support/views.ts';
 
 describe('session state in the run view', () => {
   it('colours a session by what matters most: needs attention, then moving, then blocked, then owner or elsewhere', () => {

@@ -26,13 +26,13 @@ export type StagedNote = z.infer<typeof noteSchema>;
 const notePath = (path: string) => `${path}.staged.json`;
 
 /** `path` resolved through symlinks as realpath will resolve it once made: its nearest existing folder resolved, the rest as it is. */
-async function resolvedAhead(path: string): Promise<string> {
+async function futureRealpath(path: string): Promise<string> {
   try {
     return await realpath(path);
   } catch (error) {
     const parent = dirname(path);
     if ((error as NodeJS.ErrnoException).code !== 'ENOENT' || parent === path) throw error;
-    return join(await resolvedAhead(parent), basename(path));
+    return join(await futureRealpath(parent), basename(path));
   }
 }
 
@@ -42,7 +42,7 @@ async function resolvedAhead(path: string): Promise<string> {
  * folded into the agent map.
  */
 export async function claudePartStager(path: string, from: string, workspace: string, transcript: boolean): Promise<PartStager> {
-  const to = await resolvedAhead(workspace);
+  const to = await futureRealpath(workspace);
   const fold = transcript ? new TranscriptFold(false) : undefined;
   const move = new TranscriptMove(from, to, fold);
   let damaged: string | null = null;

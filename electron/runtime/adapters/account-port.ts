@@ -5,7 +5,7 @@ import { createInvite, approvePendingJoins } from '../../enrollment/invites.ts';
 import { refreshKeyRing, revokeDevice, rotateAdk } from '../../enrollment/key-distribution.ts';
 import { syncEnrollmentBackend } from '../../enrollment/sync-backend.ts';
 import type { BackendClient } from '../../sync/backend-client.ts';
-import type { AccountPort } from '../ports.ts';
+import type { AccountPort } from '../../ports/account.ts';
 
 /** Account operations of the enrolled `profile`, over its signed `client`. */
 export function accountPort(profile: Profile, client: BackendClient, log: (m: string) => void): AccountPort {

@@ -1,7 +1,8 @@
 /** The runtime's BackendPort over the signed sync client (names and schemas from the route table). */
 import type { Result } from '../../../shared/errors.ts';
-import type { BackendClient, CallResult } from '../../sync/backend-client.ts';
-import { EVENT_PAGE_SIZE, type BackendPort } from '../ports.ts';
+import type { BackendClient } from '../../sync/backend-client.ts';
+import type { CallResult } from '../../sync/call-result.ts';
+import { EVENT_PAGE_SIZE, type BackendPort } from '../../ports/backend.ts';
 
 /** Drops the HTTP status, keeping the code, message and details of a failure. */
 function plain<T, U>(result: CallResult<T>, pick: (value: T) => U): Result<U> {

@@ -9,7 +9,7 @@
 import type { ReadinessReport } from '../../../shared/readiness.ts';
 import type { GitRunner } from '../../git/git-runner.ts';
 import { evaluateRepo, evaluateSourceReadiness, type RepoEvaluation } from '../../git/readiness.ts';
-import type { CheckpointRepo, WorkspaceRef } from '../ports.ts';
+import type { CheckpointRepo, WorkspaceRef } from '../../ports/git.ts';
 import { readRef, readSymbolicRef, resolveGitDirs } from '../../git/git-dir.ts';
 import { mergeBase, repoPathsOf, snapshotOf } from './workspace-repos.ts';
 

@@ -5,7 +5,7 @@ import { locate, pinWorkspace, readCleanClone, type Located, type PinFailure } f
 import type { ParsedStatus } from '../../git/status-parser.ts';
 import { prepareCheck } from '../../git/prepare-check.ts';
 import type { ReadinessReport } from '../../../shared/readiness.ts';
-import type { GitPort, PinnedRepo } from '../ports.ts';
+import type { GitPort, PinnedRepo } from '../../ports/git.ts';
 import { checkpointRead } from './checkpoint-read.ts';
 import { gitAvailable, remotesUnder, workspaceReadiness, workspaceRepos } from './workspace-repos.ts';
 

@@ -3,7 +3,7 @@ import type { ProviderView } from '../../../shared/device-api.ts';
 import { ok, type Result } from '../../../shared/errors.ts';
 import type { ExistingSession, ProviderId, ProviderSession, SessionSettings } from '../../../shared/provider.ts';
 import { resumeProvider } from '../../providers/resume.ts';
-import type { ProviderPort } from '../ports.ts';
+import type { ProviderPort } from '../../ports/providers.ts';
 
 export interface ProviderPortOptions {
   /** Which providers this device has (cached after the first call for `cacheMs`). */

@@ -2,7 +2,7 @@
 import { fail, ok, type ActionResult, type Result } from '../../../shared/errors.ts';
 import type { GitRunner } from '../../git/git-runner.ts';
 import { commitAll, pushRepo } from '../../git/remediation.ts';
-import type { RemediationPort } from '../ports.ts';
+import type { RemediationPort } from '../../ports/git.ts';
 
 /** The act's own result without what it yields (the runtime evaluates readiness afresh after it). */
 function done(outcome: { result: Result<unknown> }): ActionResult {

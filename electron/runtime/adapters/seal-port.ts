@@ -4,7 +4,7 @@ import { startOpen, startSeal } from '../../crypto/envelope-stream.ts';
 import type { KeyRing } from '../../crypto/key-ring.ts';
 import { sealJson, unsealJson } from '../../crypto/sealed-json.ts';
 import type { Profile } from '../../enrollment/profile.ts';
-import type { SealContext, SealPort } from '../ports.ts';
+import type { SealContext, SealPort } from '../../ports/seal.ts';
 
 /** Maps a runtime context to the envelope's bound context (purpose, account, session, subject). */
 function envelopeContext(accountId: string, context: SealContext): EnvelopeContext {

@@ -1,6 +1,6 @@
 /** The runtime's TargetCheck over `checkTarget` (git/target-checks.ts) (enrolled, online, can open, provider, key version). */
 import { checkTarget } from '../../git/target-checks.ts';
-import type { TargetCheck } from '../ports.ts';
+import type { TargetCheck } from '../../ports/devices.ts';
 
 /** Target-side blockers for one device, from its record, reachability and unsealed capabilities. */
 export const targetCheck: TargetCheck = (input) =>

@@ -11,7 +11,7 @@ import { listClones } from '../../git/clone-finder.ts';
 import { readSymbolicRef, resolveGitDirs } from '../../git/git-dir.ts';
 import type { GitRunner } from '../../git/git-runner.ts';
 import { evaluateRepo, evaluateSourceReadiness } from '../../git/readiness.ts';
-import type { RepoSnapshot, WorkspaceRef } from '../ports.ts';
+import type { RepoSnapshot, WorkspaceRef } from '../../ports/git.ts';
 
 /** The repository folders of a workspace: itself when it is a repo, else its direct child repos. */
 export function workspaceRepoPaths(workspace: string): string[] {

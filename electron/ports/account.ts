@@ -1,0 +1,13 @@
+/** Account operations of an enrolled device, as the runtime sees them (over enrollment/ in runtime/adapters/account-port.ts). */
+import type { ActionResult, Result } from '../../shared/errors.ts';
+
+/** Account operations of an enrolled device (the enrollment modules). */
+export interface AccountPort {
+  createInvite(): Promise<Result<{ invite: string; expiresAt: number }>>;
+  /** Approves pending join requests made with this device's invites. */
+  approvePendingJoins(): Promise<void>;
+  /** Fetches newly wrapped key versions (after a rotation). */
+  refreshKeyRing(): Promise<void>;
+  revokeDevice(deviceId: string): Promise<ActionResult>;
+  rotateKeys(): Promise<Result<{ keyVersion: number }>>;
+}

@@ -1,0 +1,83 @@
+/**
+ * Git work as the device's parts see it (implemented over git/ in runtime/adapters/git-port.ts and
+ * remediation-port.ts): the repositories of a workspace, readiness, the target's prepare and pin,
+ * and the remediation acts the user may ask for.
+ */
+import type { ActionResult, Result } from '../../shared/errors.ts';
+import type { ReadinessReport } from '../../shared/readiness.ts';
+import type { GitTransferListener } from '../git/transfer-progress.ts';
+import type { CheckedOut } from '../packet/drift.ts';
+import type { RepoRef } from './repo-ref.ts';
+
+/** One repository of a workspace as git reads it now. */
+export interface RepoSnapshot extends RepoRef {
+  path: string;
+  head: string | null;
+  mergeBase: string | null;
+  /** The remote-tracking ref the merge base was taken with (`origin/main`), null without one. */
+  baseRef: string | null;
+}
+
+/** A repository as the checkpoint records it: its snapshot and the files changed since the merge base (null: not read). */
+export interface CheckpointRepo extends RepoSnapshot {
+  changedFiles: string[] | null;
+}
+
+/** A repository as the pin left it: on `branch` at `head`, and what its verifying status read showed uncommitted. */
+export interface CheckedOutRepo extends CheckedOut {
+  path: string;
+}
+
+/** A repository pinned by a checkpoint. */
+export interface PinnedRepo extends RepoRef {
+  commit: string;
+  mergeBase: string | null;
+}
+
+/** A session workspace on this device: its folder and its repositories (empty: found in the folder). */
+export interface WorkspaceRef {
+  workspace: string;
+  repoPaths: string[];
+}
+
+/** Git work of the runtime (git/readiness.ts, git/pinning.ts). */
+export interface GitPort {
+  /** Whether git runs on this device. */
+  available(): Promise<boolean>;
+  /** The repositories of a workspace (its repoPaths, else the folder itself or its direct child repos). */
+  repos(workspace: WorkspaceRef): Promise<RepoSnapshot[]>;
+  /** The source half of the readiness report (dirty tree, unpushed commits…) over every repository. */
+  sourceReadiness(workspace: WorkspaceRef): Promise<ReadinessReport>;
+  /** At checkpoint time: the source readiness report and, read with it, each repository as the checkpoint records it. */
+  checkpointRead(workspace: WorkspaceRef): Promise<{ report: ReadinessReport; repos: CheckpointRepo[] }>;
+  /**
+   * Read only, for a checkpoint taken ahead of the move's own: as checkpointRead, on the status
+   * sourceReadiness read of this workspace under 2 s ago when it found it ready (no status read
+   * then), else reading anew.
+   */
+  checkpointReadAhead(workspace: WorkspaceRef): Promise<{ report: ReadinessReport; repos: CheckpointRepo[] }>;
+  /** Remote URLs of the repositories this device can open under its workspace root. */
+  remotesUnder(root: string): Promise<string[]>;
+  /** Target prepare: can open or clone each repo and fetch its branch (progress to `progress`); a failure carries a code. */
+  prepare(repos: RepoRef[], workspaceRoot: string, progress?: GitTransferListener): Promise<Result<{ workspace: string }>>;
+  /** Read only: the workspace `pin` would give for `repos` (each a clone found here, or the folder it would be cloned to); null for none. */
+  locate(repos: PinnedRepo[], workspaceRoot: string): Promise<string | null>;
+  /**
+   * Read only, as the target claims the session: begins the clean-status read of each of `repos`
+   * already cloned here, for the `pin` asked for right after to take instead of reading again. Where
+   * `prepare` found the clones moments ago, they are not looked for again (by this read or the pin).
+   */
+  readClonesAhead(repos: RepoRef[], workspaceRoot: string): void;
+  /** Target activation: every repo at exactly its pinned commit (fetches and clones report to `progress`); the workspace path. */
+  pin(
+    repos: PinnedRepo[],
+    workspaceRoot: string,
+    progress?: GitTransferListener,
+  ): Promise<Result<{ workspace: string; repoPaths: string[]; checkedOut: CheckedOutRepo[] }>>;
+}
+
+/** Git remediation acts the user may ask for (never run automatically). */
+export interface RemediationPort {
+  push(repoPath: string): Promise<ActionResult>;
+  commitAll(repoPath: string, message: string): Promise<ActionResult>;
+}

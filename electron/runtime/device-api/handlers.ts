@@ -1,0 +1,18 @@
+/**
+ * The device API an enrolled device serves (shared/device-api.ts DeviceApiHandlers), one handler
+ * file per area. Inputs arrive validated by the bridge (host/device-api-dispatch.ts); each handler
+ * only delegates to the part that does the work, as the backend's http/handlers.ts does to service/.
+ */
+import type { DeviceApiHandlers } from '../../../shared/device-api.ts';
+import type { MoveService } from '../move-service.ts';
+import { accountHandlers, type AccountHandlerDeps } from './account.ts';
+import { deviceHandlers, type DeviceHandlerDeps } from './devices.ts';
+import { moveHandlers } from './moves.ts';
+import { sessionHandlers, type SessionHandlerDeps } from './sessions.ts';
+
+export type DeviceApiDeps = SessionHandlerDeps & DeviceHandlerDeps & AccountHandlerDeps & { moves: MoveService };
+
+/** Every handler of the device API. */
+export function deviceApiHandlers(deps: DeviceApiDeps): DeviceApiHandlers {
+  return { ...sessionHandlers(deps), ...moveHandlers(deps.moves), ...deviceHandlers(deps), ...accountHandlers(deps) };
+}

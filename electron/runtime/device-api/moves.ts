@@ -1,0 +1,20 @@
+/** The device API's move handlers: each delegates to the move service (runtime/move-service.ts). */
+import type { DeviceApiHandlers } from '../../../shared/device-api.ts';
+import type { MoveService } from '../move-service.ts';
+
+type MoveMethods =
+  'moveEligibility' | 'checkReadiness' | 'startMove' | 'cancelMove' | 'pushRepo' | 'commitAll' | 'retryActivation' | 'handoffHistory';
+
+/** Eligibility, readiness, starting and cancelling a move, remediation, a retried activation, the handoff history. */
+export function moveHandlers(moves: MoveService): Pick<DeviceApiHandlers, MoveMethods> {
+  return {
+    moveEligibility: async ({ sessionId }) => moves.eligibility(sessionId),
+    checkReadiness: async ({ sessionId, targetDeviceId }) => moves.readiness(sessionId, targetDeviceId),
+    startMove: async ({ sessionId, targetDeviceId }) => moves.start(sessionId, targetDeviceId),
+    cancelMove: async ({ sessionId }) => moves.cancel(sessionId),
+    pushRepo: async ({ sessionId, repo }) => moves.push(sessionId, repo),
+    commitAll: async ({ sessionId, repo, message }) => moves.commitAll(sessionId, repo, message),
+    retryActivation: async ({ sessionId }) => moves.retryActivation(sessionId),
+    handoffHistory: async ({ sessionId }) => moves.history(sessionId),
+  };
+}

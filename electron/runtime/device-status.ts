@@ -1,0 +1,36 @@
+/**
+ * This device's status as the UI shows it: who it is, the backend addresses it uses and whether it
+ * reaches them. A change of addresses (from the UI) or of reachability is sent as `statusChanged`.
+ */
+import type { DeviceStatusView } from '../../shared/device-api.ts';
+import type { BackendLinkPort } from '../ports/backend.ts';
+import type { DeviceEvents } from './device-events.ts';
+
+/** The status of an enrolled device that does not change while it runs. */
+export type DeviceIdentity = DeviceStatusView & { deviceId: string; deviceName: string; accountId: string };
+
+export class DeviceStatus {
+  constructor(
+    readonly identity: DeviceIdentity,
+    private readonly link: BackendLinkPort,
+    private readonly events: Pick<DeviceEvents, 'emit'>,
+  ) {}
+
+  /** The device's status now: who it is, its backend addresses and whether it reaches them. */
+  view(): DeviceStatusView {
+    return { ...this.identity, backendUrls: this.link.addresses(), reachability: this.link.reachability() };
+  }
+
+  /** Uses `urls` from now on (kept in the profile) and tells the UI; resolves to the status with them. */
+  setBackendUrls(urls: readonly string[]): DeviceStatusView {
+    this.link.setAddresses(urls);
+    const status = this.view();
+    this.events.emit('statusChanged', status);
+    return status;
+  }
+
+  /** Tells the UI the status whenever reachability changes; returns the function that stops it. */
+  watch(): () => void {
+    return this.link.subscribe(() => this.events.emit('statusChanged', this.view()));
+  }
+}

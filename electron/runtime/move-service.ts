@@ -1,0 +1,134 @@
+/**
+ * What the user does to move a session, behind the device API's move handlers: which devices can
+ * take it, its readiness, starting and cancelling the move, the git remediations readiness offers
+ * (each followed by a fresh evaluation), a failed activation retried, and the session's handoffs.
+ */
+import { detectedVersion } from '../../shared/cli-version.ts';
+import type { EligibilityView, HandoffView, MoveResult } from '../../shared/device-api.ts';
+import { fail, ok, type ActionResult } from '../../shared/errors.ts';
+import type { ReadinessReport } from '../../shared/readiness.ts';
+import { activateCheckpoint, type ActivationDeps } from '../handoff/activation.ts';
+import type { Coordinator } from '../handoff/coordinator.ts';
+import type { MoveRequests } from '../handoff/move-request.ts';
+import type { LocalState } from '../local-state/local-state.ts';
+import type { BackendPort } from '../ports/backend.ts';
+import type { Clock } from '../ports/clock.ts';
+import type { TargetCheck } from '../ports/devices.ts';
+import type { GitPort, RemediationPort } from '../ports/git.ts';
+import type { ProviderPort } from '../ports/providers.ts';
+import type { DeviceDirectory } from './device-directory.ts';
+import type { DeviceEvents } from './device-events.ts';
+import type { DeviceViews } from './device-views.ts';
+import { blockedNotice } from './move-notices.ts';
+import type { SessionService } from './sessions/session-service.ts';
+
+export interface MoveServiceDeps {
+  selfName: string;
+  state: Pick<LocalState, 'session' | 'updateSession'>;
+  backend: Pick<BackendPort, 'listDevices' | 'blobLimit' | 'getHandoff' | 'listHandoffs'>;
+  git: Pick<GitPort, 'repos' | 'sourceReadiness'>;
+  remediation: RemediationPort;
+  providers: Pick<ProviderPort, 'list'>;
+  devices: Pick<DeviceDirectory, 'replaceAll' | 'eligibility' | 'nameOf'>;
+  targetCheck: TargetCheck;
+  requests: MoveRequests;
+  handoffs: Pick<Coordinator, 'observe' | 'forSession' | 'cancelByUser'>;
+  sessions: Pick<SessionService, 'clearAttention' | 'publishMeta' | 'note' | 'provider' | 'saveResumeData'>;
+  /** What activating a checkpoint again uses (the target's own activation). */
+  activation: ActivationDeps;
+  views: Pick<DeviceViews, 'handoff' | 'titleOf' | 'sessionChanged'>;
+  events: Pick<DeviceEvents, 'emit'>;
+  clock: Clock;
+}
+
+const NO_SUCH_SESSION = fail('not_found', 'No such session.');
+
+export class MoveService {
+  constructor(private readonly deps: MoveServiceDeps) {}
+
+  /** Whether each other device can take the session, and why not. */
+  async eligibility(sessionId: string): Promise<EligibilityView[]> {
+    const { backend, devices, state, providers } = this.deps;
+    // The backend's blob limit is learnt beside the device list, so the Move that follows asks for neither.
+    const [listed] = await Promise.all([backend.listDevices(), backend.blobLimit()]);
+    if (listed.ok) devices.replaceAll(listed.value);
+    const session = state.session(sessionId);
+    if (!session) return [];
+    return devices.eligibility(session, this.deps.targetCheck, detectedVersion(await providers.list(), session.provider));
+  }
+
+  /** The whole readiness report for moving the session to `targetDeviceId`. */
+  readiness(sessionId: string, targetDeviceId: string): Promise<ReadinessReport> {
+    return this.deps.requests.evaluate(sessionId, targetDeviceId);
+  }
+
+  /** Starts the move when ready; a blocked one is also told as a desktop notice. */
+  async start(sessionId: string, targetDeviceId: string): Promise<MoveResult> {
+    const started = await this.deps.requests.start(sessionId, targetDeviceId);
+    if (!started.ok && 'report' in started) {
+      const move = { sessionId, title: this.deps.views.titleOf(sessionId), sourceName: this.deps.selfName };
+      const targetName = this.deps.devices.nameOf(targetDeviceId);
+      this.deps.events.emit('moveNotice', blockedNotice({ ...move, targetName, blockers: started.report.blockers }, this.deps.clock()));
+    }
+    return started;
+  }
+
+  /** Cancels the session's move for the user. */
+  cancel(sessionId: string): Promise<ActionResult> {
+    return this.deps.handoffs.cancelByUser(sessionId);
+  }
+
+  /** Pushes one repository of the session, then evaluates its readiness again. */
+  push(sessionId: string, repo: string): Promise<{ result: ActionResult; report: ReadinessReport }> {
+    return this.remediate(sessionId, repo, (path) => this.deps.remediation.push(path));
+  }
+
+  /** Commits everything in one repository of the session, then evaluates its readiness again. */
+  commitAll(sessionId: string, repo: string, message: string): Promise<{ result: ActionResult; report: ReadinessReport }> {
+    return this.remediate(sessionId, repo, (path) => this.deps.remediation.commitAll(path, message));
+  }
+
+  /** The session's handoffs as the backend lists them (each observed), as the UI shows them. */
+  async history(sessionId: string): Promise<HandoffView[]> {
+    const listed = await this.deps.backend.listHandoffs({ sessionId });
+    if (listed.ok) for (const h of listed.value) this.deps.handoffs.observe(h);
+    return this.deps.handoffs.forSession(sessionId).map((h) => this.deps.views.handoff(h));
+  }
+
+  /** Runs the activation of a failed handoff's checkpoint again (the target keeps ownership). */
+  async retryActivation(sessionId: string): Promise<ActionResult> {
+    const { state, sessions } = this.deps;
+    const session = state.session(sessionId);
+    if (!session?.needsAttention) return fail('not_needed', 'The session does not need attention.');
+    if (session.needsAttention.handoffId === null)
+      return fail('not_an_activation', session.needsAttention.fix ?? 'The session needs attention, but not a failed activation.');
+    const handoff = await this.deps.backend.getHandoff(session.needsAttention.handoffId);
+    if (!handoff.ok) return fail(handoff.code, handoff.message);
+    const result = await activateCheckpoint(this.deps.activation, handoff.value);
+    if (!result.ok) {
+      state.updateSession(sessionId, (s) => {
+        s.needsAttention = { handoffId: handoff.value.id, code: result.code, message: result.message };
+      });
+      this.deps.views.sessionChanged(sessionId);
+      return fail(result.code, result.message);
+    }
+    sessions.clearAttention(sessionId);
+    await sessions.publishMeta(sessionId);
+    const { resumePath, note, drift } = result.value;
+    const found = drift.length === 0 ? 'no drift' : `drift: ${drift.map((d) => d.code).join(', ')}`;
+    sessions.note(sessionId, `Activation retried and succeeded: the session resumed by ${resumePath} (${found}).${note ? ` ${note}` : ''}`);
+    const provider = sessions.provider(sessionId);
+    if (provider) await sessions.saveResumeData(sessionId, provider);
+    return ok(undefined);
+  }
+
+  private async remediate(sessionId: string, repo: string, act: (path: string) => Promise<ActionResult>) {
+    const { state, git } = this.deps;
+    const session = state.session(sessionId);
+    if (!session) return { result: NO_SUCH_SESSION, report: { ready: false, blockers: [], repos: [], evaluatedAt: this.deps.clock() } };
+    const repos = await git.repos(session);
+    const target = repos.find((r) => r.path === repo || r.relPath === repo);
+    const result = target ? await act(target.path) : fail('not_found', 'That repository is not part of the session.');
+    return { result, report: await git.sourceReadiness(session) };
+  }
+}

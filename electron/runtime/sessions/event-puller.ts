@@ -1,0 +1,141 @@
+/**
+ * Pulling a session's events in: the sessions another device drives follow the backend — a
+ * session record learns an unknown session or follows its owner and generation, and its event
+ * stream is read page by page into the transcript and the agent map, one pull per session at a
+ * time however many pushes announce events.
+ */
+import type { TranscriptEntry } from '../../../shared/agents.ts';
+import type { Session } from '../../../shared/api/sessions.ts';
+import type { LocalState } from '../../local-state/local-state.ts';
+import { EVENT_PAGE_SIZE, type BackendPort } from '../../ports/backend.ts';
+import type { SealPort } from '../../ports/seal.ts';
+import { entriesOf, EventSchema, type SessionEventBody } from './session-events.ts';
+import { openSessionMeta } from './session-meta.ts';
+import { learnedRecord } from './session-rebuild.ts';
+
+export interface EventPullerDeps {
+  selfId: string;
+  state: Pick<LocalState, 'readSession' | 'saveSession' | 'updateSession' | 'knownTranscriptIds' | 'transcriptCount' | 'appendTranscript'>;
+  backend: Pick<BackendPort, 'listEvents'>;
+  seal: Pick<SealPort, 'openJson'>;
+  /** Whether a provider runs the session here (its own events are not pulled back in). */
+  isRunning(sessionId: string): boolean;
+  /** Stops driving a session this device no longer owns. */
+  markMoved(sessionId: string): Promise<void>;
+  /** Called whenever a session's view may have changed. */
+  changed(sessionId: string): void;
+  /** Called when only the transcript (from index `transcriptFrom` on) and the agent map changed. */
+  activity(sessionId: string, transcriptFrom: number): void;
+}
+
+export class EventPuller {
+  private readonly pulling = new Map<string, Promise<void>>();
+  /** Per session, the newest event asked for while a pull ran (Infinity: not said); read again unless that pull reached it. */
+  private readonly pullWanted = new Map<string, number>();
+
+  constructor(private readonly deps: EventPullerDeps) {}
+
+  /** Applies a backend session record: learns unknown sessions, follows owner and generation. */
+  async applyRemote(record: Session): Promise<void> {
+    const local = this.deps.state.readSession(record.id);
+    if (!local) {
+      const meta = openSessionMeta(this.deps.seal, record);
+      if (!meta.ok) return;
+      this.deps.state.saveSession(learnedRecord(record, meta.value));
+      await this.pullEvents(record.id);
+      this.deps.changed(record.id);
+      return;
+    }
+    if (record.generation < local.generation) return;
+    // Known sessions follow only owner and generation; a record that changes neither changes nothing here.
+    if (record.generation === local.generation && record.ownerDeviceId === local.ownerDeviceId) return;
+    const wasOwner = local.ownerDeviceId === this.deps.selfId;
+    // Not waited onto the disk: the backend's record is the truth and is applied again at start
+    // (catch-up). A device that lost the session records that durably next (marked moved); one that
+    // gained it by a move writes it with the activation. Waiting here held the target's next transition.
+    this.deps.state.updateSession(
+      record.id,
+      (s) => {
+        s.ownerDeviceId = record.ownerDeviceId;
+        s.generation = record.generation;
+      },
+      false,
+    );
+    if (wasOwner && record.ownerDeviceId !== this.deps.selfId) await this.deps.markMoved(record.id);
+    this.deps.changed(record.id);
+  }
+
+  /**
+   * Reads every event after the local cursor (sessions another device drives) into transcript and
+   * agents, page by page. `seq`: the event a push announced; nothing is read when the cursor is
+   * already there. One pull per session at a time: a pull asked for while one runs (a burst of
+   * pushes) makes the running one read again once, unless what it read reached the event asked for,
+   * and resolves with it.
+   */
+  pullEvents(sessionId: string, seq?: number): Promise<void> {
+    const cursor = () => this.deps.state.readSession(sessionId)?.eventCursor ?? 0;
+    const running = this.pulling.get(sessionId);
+    if (seq !== undefined && cursor() >= seq) return running ?? Promise.resolve();
+    if (running) {
+      this.pullWanted.set(sessionId, Math.max(this.pullWanted.get(sessionId) ?? 0, seq ?? Infinity));
+      return running;
+    }
+    const pull = (async () => {
+      try {
+        let wanted: number | undefined;
+        do {
+          this.pullWanted.delete(sessionId);
+          await this.pullPages(sessionId);
+          wanted = this.pullWanted.get(sessionId);
+        } while (wanted !== undefined && cursor() < wanted);
+      } finally {
+        // In the same turn as the last check: a pull asked for from here on starts its own.
+        this.pulling.delete(sessionId);
+        this.pullWanted.delete(sessionId);
+      }
+    })();
+    this.pulling.set(sessionId, pull);
+    return pull;
+  }
+
+  private async pullPages(sessionId: string): Promise<void> {
+    for (;;) {
+      const session = this.deps.state.readSession(sessionId);
+      if (!session || this.deps.isRunning(sessionId)) return;
+      const page = await this.deps.backend.listEvents(sessionId, session.eventCursor);
+      if (!page.ok || page.value.length === 0) return;
+      // Entries this device holds already are not added again: asked of the log for the page's ids at once.
+      const opened: SessionEventBody[] = [];
+      for (const event of page.value) {
+        const body = this.deps.seal.openJson(event.sealedBody, { kind: 'session-event', sessionId });
+        const parsed = body.ok ? EventSchema.safeParse(body.value) : null;
+        if (parsed?.success) opened.push(parsed.data);
+      }
+      const known = await this.deps.state.knownTranscriptIds(
+        sessionId,
+        opened.flatMap((data) => entriesOf(data).map((e) => e.id)),
+      );
+      const from = this.deps.state.transcriptCount(sessionId);
+      const added: TranscriptEntry[] = [];
+      this.deps.state.updateSession(
+        sessionId,
+        (s) => {
+          for (const event of page.value) s.eventCursor = Math.max(s.eventCursor, event.seq);
+          for (const data of opened) {
+            if (data.type === 'agents') s.agents = data.agents;
+            for (const entry of entriesOf(data)) {
+              if (known.has(entry.id)) continue;
+              known.add(entry.id);
+              added.push(entry);
+            }
+          }
+        },
+        false,
+      );
+      this.deps.state.appendTranscript(sessionId, added);
+      this.deps.activity(sessionId, from);
+      // A page shorter than the most asked for is the last: nothing is asked again to learn so.
+      if (page.value.length < EVENT_PAGE_SIZE) return;
+    }
+  }
+}

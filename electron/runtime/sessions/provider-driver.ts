@@ -1,0 +1,144 @@
+/**
+ * Driving the providers of the sessions this device owns: one running provider session per
+ * session, its events recorded in local state and sent (the transcript entry by entry, the agent
+ * map as one snapshot at most every 50 ms), its export kept after each turn so a restart can
+ * resume it, and every turn that starts or ends told to the turn log when a test asks for one.
+ */
+import { DEFAULT_PERMISSION_LEVEL, isProviderId, type ProviderEvent, type ProviderSession } from '../../../shared/provider.ts';
+import type { LocalState } from '../../local-state/local-state.ts';
+import type { Clock } from '../../ports/clock.ts';
+import type { ProviderPort } from '../../ports/providers.ts';
+import type { TurnLog } from '../turn-log.ts';
+import type { EventSender } from './event-sender.ts';
+
+export interface ProviderDriverDeps {
+  selfId: string;
+  state: Pick<LocalState, 'readSession' | 'updateSession' | 'transcriptCount' | 'settled' | 'pruneExports'>;
+  providers: Pick<ProviderPort, 'create'>;
+  events: Pick<EventSender, 'append' | 'appendEntry'>;
+  clock: Clock;
+  /** Called when only the transcript (from index `transcriptFrom` on) and the agent map changed. */
+  activity(sessionId: string, transcriptFrom: number): void;
+  log(message: string): void;
+  /** Tests only: told of every provider turn that starts or ends here (turn-log.ts). */
+  turnLog?: TurnLog;
+}
+
+export class ProviderDriver {
+  private readonly live = new Map<string, { provider: ProviderSession; unsubscribe: () => void }>();
+  private readonly agentFlush = new Map<string, ReturnType<typeof setTimeout>>();
+
+  constructor(private readonly deps: ProviderDriverDeps) {}
+
+  /** The running provider of an owned session, if any. */
+  provider(sessionId: string): ProviderSession | undefined {
+    return this.live.get(sessionId)?.provider;
+  }
+
+  /** Whether a provider runs the session here. */
+  isRunning(sessionId: string): boolean {
+    return this.live.has(sessionId);
+  }
+
+  /** Attaches a fresh provider session whose events are recorded and appended. */
+  attach(sessionId: string, providerId: string): ProviderSession {
+    if (!isProviderId(providerId)) throw new Error(`unknown provider ${providerId}`);
+    const permission = this.deps.state.readSession(sessionId)?.permission ?? DEFAULT_PERMISSION_LEVEL;
+    return this.run(sessionId, this.deps.providers.create(providerId, { permission }));
+  }
+
+  /** Makes `provider` (already made with the session's settings) the session's running provider: its events are recorded and appended. */
+  run(sessionId: string, provider: ProviderSession): ProviderSession {
+    void this.detach(sessionId);
+    const unsubscribe = provider.onEvent((event) => this.onProviderEvent(sessionId, provider, event));
+    this.live.set(sessionId, { provider, unsubscribe });
+    return provider;
+  }
+
+  /** Stops and forgets the provider of a session (moved away, or shutting down). */
+  async detach(sessionId: string): Promise<void> {
+    const entry = this.live.get(sessionId);
+    if (!entry) return;
+    this.live.delete(sessionId);
+    entry.unsubscribe();
+    // The turn the stop ends is no longer heard of (unsubscribed): say here that it ended.
+    if (entry.provider.isTurnActive()) this.logTurn(sessionId, 'ended', true);
+    await entry.provider.stop().catch(() => undefined);
+  }
+
+  /**
+   * Keeps the provider's export in local state so a restart of this device can resume the session:
+   * small JSON naming the CLI's own files. Provider files a checkpoint unpacked here are then no
+   * longer needed and are removed.
+   */
+  async saveResumeData(sessionId: string, provider: ProviderSession): Promise<void> {
+    if (!provider.capabilities.checkpointImport) return;
+    const exported = await provider.exportResumeData();
+    if (!exported.ok) return;
+    this.deps.state.updateSession(sessionId, (s) => {
+      s.providerResume = exported.value;
+    });
+    await this.deps.state.settled().catch(() => undefined);
+    await this.deps.state.pruneExports(sessionId);
+  }
+
+  /** Stops every provider (device shutdown); local state stays as it is. */
+  async stopAll(): Promise<void> {
+    for (const timer of this.agentFlush.values()) clearTimeout(timer);
+    this.agentFlush.clear();
+    await Promise.all([...this.live.keys()].map((id) => this.detach(id)));
+  }
+
+  private logTurn(sessionId: string, event: 'started' | 'ended', interrupted?: boolean): void {
+    if (!this.deps.turnLog) return;
+    const session = this.deps.state.readSession(sessionId);
+    this.deps.turnLog({
+      deviceId: this.deps.selfId,
+      sessionId,
+      event,
+      generation: session?.generation ?? 0,
+      ownerDeviceId: session?.ownerDeviceId ?? '',
+      at: this.deps.clock(),
+      ...(interrupted === undefined ? {} : { interrupted }),
+    });
+  }
+
+  private onProviderEvent(sessionId: string, provider: ProviderSession, event: ProviderEvent): void {
+    if (event.type === 'turn-started' || event.type === 'turn-ended') {
+      this.logTurn(
+        sessionId,
+        event.type === 'turn-started' ? 'started' : 'ended',
+        event.type === 'turn-ended' ? event.interrupted : undefined,
+      );
+    }
+    if (event.type === 'transcript') {
+      this.deps.events.appendEntry(sessionId, event.entry);
+      // What the provider says about itself (a CLI's own error line, a refused permission, an import) goes to the device log too.
+      if (event.entry.role === 'system') this.deps.log(`session ${sessionId} (${provider.provider}): ${event.entry.text}`);
+    } else if (event.type === 'agent') {
+      this.deps.state.updateSession(
+        sessionId,
+        (s) => {
+          s.agents = [...s.agents.filter((a) => a.id !== event.agent.id), event.agent];
+        },
+        false,
+      );
+      this.scheduleAgentSnapshot(sessionId);
+      this.deps.activity(sessionId, this.deps.state.transcriptCount(sessionId));
+    } else if (event.type === 'turn-ended') {
+      void this.saveResumeData(sessionId, provider);
+    }
+  }
+
+  private scheduleAgentSnapshot(sessionId: string): void {
+    if (this.agentFlush.has(sessionId)) return;
+    this.agentFlush.set(
+      sessionId,
+      setTimeout(() => {
+        this.agentFlush.delete(sessionId);
+        const session = this.deps.state.readSession(sessionId);
+        if (session) void this.deps.events.append(sessionId, { type: 'agents', agents: session.agents });
+      }, 50),
+    );
+  }
+}

@@ -1,0 +1,43 @@
+/**
+ * A session's metadata as the owner seals it on the backend (never in clear there): title,
+ * provider, permission level, the owner's workspace path and its repositories. Another device learns the session
+ * from it; the owner rebuilds a lost local record from it.
+ */
+import { z } from 'zod';
+import type { Session } from '../../../shared/api/sessions.ts';
+import type { Result } from '../../../shared/errors.ts';
+import { DEFAULT_PERMISSION_LEVEL, PermissionLevel } from '../../../shared/provider.ts';
+import type { LocalSession } from '../../local-state/local-state.ts';
+import { RepoRef } from '../../ports/repo-ref.ts';
+import type { SealPort } from '../../ports/seal.ts';
+
+const MetaSchema = z.object({
+  title: z.string(),
+  provider: z.string(),
+  /** Older metadata has none: the default level. */
+  permission: PermissionLevel.default(DEFAULT_PERMISSION_LEVEL),
+  /** The owner's workspace path (on the device that published it). */
+  workspace: z.string(),
+  repos: z.array(RepoRef),
+});
+export type SessionMeta = z.infer<typeof MetaSchema>;
+
+/** The sealed metadata of a session record. */
+export function metaOf(s: Pick<LocalSession, 'title' | 'provider' | 'permission' | 'workspace' | 'repos'>): SessionMeta {
+  return { title: s.title, provider: s.provider, permission: s.permission, workspace: s.workspace, repos: s.repos };
+}
+
+/** Seals `meta` for the session. */
+export function sealSessionMeta(seal: Pick<SealPort, 'sealJson'>, sessionId: string, meta: SessionMeta): string {
+  return seal.sealJson(meta, { kind: 'session-meta', sessionId });
+}
+
+/** Opens a backend session record's metadata; a failure says why (a key version this device lacks, a bad shape). */
+export function openSessionMeta(seal: Pick<SealPort, 'openJson'>, record: Pick<Session, 'id' | 'sealedMeta'>): Result<SessionMeta> {
+  const opened = seal.openJson(record.sealedMeta, { kind: 'session-meta', sessionId: record.id });
+  if (!opened.ok) return opened;
+  const parsed = MetaSchema.safeParse(opened.value);
+  return parsed.success
+    ? { ok: true, value: parsed.data }
+    : { ok: false, code: 'malformed_meta', message: 'The session metadata does not have the expected shape.' };
+}

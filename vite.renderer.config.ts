@@ -1,34 +1,23 @@
 /**
  * The renderer build: React, rooted at renderer/. Standalone (`npm run build:renderer`) it writes
  * dist/renderer, which the headless host serves; under Electron Forge it writes Forge's folder.
- * Production HTML carries a strict CSP meta tag (the headless host also sends it as a header).
+ * Production HTML carries the CSP as a meta tag (shared/content-security-policy.ts; the Electron shell
+ * and the headless host also send it as a header).
  */
 import { resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import react from '@vitejs/plugin-react';
 import { defineConfig, type Plugin } from 'vite';
+import { META_CONTENT_SECURITY_POLICY } from './shared/content-security-policy.ts';
 
 const projectRoot = fileURLToPath(new URL('.', import.meta.url));
-
-/** The CSP every built page carries: our scripts and styles only, our own origin for sockets. */
-export const RENDERER_CSP = [
-  "default-src 'none'",
-  "script-src 'self'",
-  "style-src 'self'",
-  "img-src 'self' data:",
-  "font-src 'self'",
-  "connect-src 'self'",
-  "base-uri 'none'",
-  "form-action 'none'",
-  "object-src 'none'",
-].join('; ');
 
 function cspMeta(): Plugin {
   return {
     name: 'baton-csp-meta',
     apply: 'build',
     transformIndexHtml: () => [
-      { tag: 'meta', attrs: { 'http-equiv': 'Content-Security-Policy', content: RENDERER_CSP }, injectTo: 'head-prepend' },
+      { tag: 'meta', attrs: { 'http-equiv': 'Content-Security-Policy', content: META_CONTENT_SECURITY_POLICY }, injectTo: 'head-prepend' },
     ],
   };
 }

@@ -2,7 +2,11 @@
  * bench:handoff — Move → completed for a demo-agent session between two real device processes
  * (median of several moves, back and forth), against the raw git work a handoff cannot avoid,
  * measured in the same run on the same repositories: `git status` on the source, `git fetch` +
- * `git checkout` on the target. Prints a table and ends with one JSON line.
+ * `git checkout` on the target. Prints a table and ends with one JSON line. Also counts each move's
+ * transition commits by side (from the history: states one commit recorded share its time), which
+ * says how often the fast paths won their races: the source quiescing with the relinquish (1 commit,
+ * else 2), the target claiming with target-activating (3 commits, else 4). move-calls.test.ts only
+ * bounds these from above.
  */
 import { execFileSync } from 'node:child_process';
 import type { DeviceApiEvents } from '../shared/device-api.ts';
@@ -15,10 +19,20 @@ const RUNS = Number(process.env.BENCH_RUNS ?? 7);
 /** Milliseconds spent reaching each state of a handoff, from the backend's commit times of its history. */
 const phases = new Map<string, number[]>();
 
-function recordPhases(history: { state: string; at: number }[]): void {
+/** How many moves took how many transition commits, by side: { source: { 1: 6, 2: 1 }, target: { 3: 7 } }. */
+const commits = { source: {} as Record<number, number>, target: {} as Record<number, number> };
+
+function recordPhases(history: { state: string; at: number; deviceId?: string | null }[], sourceId: string): void {
   for (let i = 1; i < history.length; i++) {
     const { state, at } = history[i]!;
     phases.set(state, [...(phases.get(state) ?? []), at - history[i - 1]!.at]);
+  }
+  // After `requested` (the create, not a transition), one commit per distinct time on each side.
+  const transitions = history.slice(1);
+  for (const side of ['source', 'target'] as const) {
+    const mine = transitions.filter((h) => (h.deviceId === sourceId) === (side === 'source'));
+    const count = new Set(mine.map((h) => h.at)).size;
+    commits[side][count] = (commits[side][count] ?? 0) + 1;
   }
 }
 
@@ -45,7 +59,7 @@ async function timedMove(source: DeviceHandle, target: DeviceHandle, sessionId: 
   const elapsed = performance.now() - started;
   off();
   const moved = (await target.client.call('handoffHistory', { sessionId })).find((h) => h.id === handoffId);
-  if (moved) recordPhases(moved.history);
+  if (moved) recordPhases(moved.history, await deviceId(source));
   return elapsed;
 }
 
@@ -73,6 +87,8 @@ async function main(): Promise<void> {
     await timedMove(world.laptop, world.desktop, session.id);
     const desktopRepo = (await world.desktop.client.call('getSession', { sessionId: session.id }))!.workspace;
     phases.clear();
+    commits.source = {};
+    commits.target = {};
     // CPU used over the timed moves (the raw git runs in this process are not counted).
     const devices = [world.laptop, world.desktop];
     const cpuOf = {
@@ -106,6 +122,11 @@ async function main(): Promise<void> {
     console.log("  where the time goes (median ms to reach each state after the one before, from the backend's commit times;");
     console.log('  before requested: the readiness evaluation and the request itself):');
     for (const [state, times] of phases) console.log(`    ${state.padEnd(38)} ${median(times).toFixed(1).padStart(7)}`);
+    const tallied = (side: keyof typeof commits) =>
+      Object.entries(commits[side])
+        .map(([count, moves]) => `${count} commits × ${moves}`)
+        .join(', ');
+    console.log(`  transition commits per move (fewest: source 1, target 3): source ${tallied('source')}; target ${tallied('target')}`);
     console.log('  CPU per move (ms, mean over the timed moves, from /proc; the bench host has two cores):');
     for (const [who, ms] of cpuPerMove) console.log(`    ${who.padEnd(38)} ${ms.toFixed(1).padStart(7)}`);
     console.log(
@@ -116,6 +137,7 @@ async function main(): Promise<void> {
         baseline_ms: Number(baselineMs.toFixed(1)),
         overhead_ms: Number((oursMs - baselineMs).toFixed(1)),
         runs: RUNS,
+        commits_per_move: commits,
         phase_ms: Object.fromEntries([...phases].map(([state, times]) => [state, Number(median(times).toFixed(1))])),
         cpu_ms_per_move: Object.fromEntries(cpuPerMove.map(([who, ms]) => [who, Number(ms.toFixed(1))])),
       }),

@@ -69,10 +69,12 @@ it('refuses a --max-blob-mib that is not a whole positive number of MiB, with it
 
 it('runs on PostgreSQL from --database or BATON_DATABASE_URL, and /healthz says so without the connection string', async () => {
   const database = await freshDatabase('baton_cli');
-  const withPassword = database.replace('://', '://postgres:s3cret-pw@');
+  // The server's own role (\`postgres\` as root, the user who started it otherwise), now with a password.
+  const withPassword = new URL(database);
+  withPassword.password = 's3cret-pw';
   for (const [args, env] of [
-    [['backend', '--database', withPassword, '--port', '0'], process.env],
-    [['backend', '--port', '0'], { ...process.env, BATON_DATABASE_URL: withPassword }],
+    [['backend', '--database', withPassword.href, '--port', '0'], process.env],
+    [['backend', '--port', '0'], { ...process.env, BATON_DATABASE_URL: withPassword.href }],
   ] as const) {
     const backend = run([...args], env);
     await expect.poll(backend.out, { timeout: 20_000 }).toMatch(/\n$/);

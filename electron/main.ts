@@ -14,29 +14,13 @@ import { showMoveNotifications } from './shell/move-notifications.ts';
 import { createMainWindow, lockDownSession } from './shell/main-window.ts';
 import { safeStorageSecretStore, safeStorageUsable } from './shell/safe-storage-secret-store.ts';
 import { backendList } from '../shared/backend-addresses.ts';
+import { CONTENT_SECURITY_POLICY, DEV_SERVER_CONTENT_SECURITY_POLICY } from '../shared/content-security-policy.ts';
 import { openSettings } from './shell/settings.ts';
 import type { TrustedRenderer } from './shell/trusted-sender.ts';
 
 // Defined by Electron Forge's Vite plugin.
 declare const MAIN_WINDOW_VITE_DEV_SERVER_URL: string | undefined;
 declare const MAIN_WINDOW_VITE_NAME: string;
-
-const CSP = [
-  "default-src 'none'",
-  "script-src 'self'",
-  "style-src 'self'",
-  "img-src 'self' data:",
-  "font-src 'self'",
-  "connect-src 'self'",
-  "base-uri 'none'",
-  "form-action 'none'",
-  "object-src 'none'",
-  "frame-ancestors 'none'",
-].join('; ');
-const DEV_CSP = CSP.replace("script-src 'self'", "script-src 'self' 'unsafe-inline'").replace(
-  "connect-src 'self'",
-  "connect-src 'self' ws://localhost:*",
-);
 
 const here = import.meta.dirname;
 const devServer = typeof MAIN_WINDOW_VITE_DEV_SERVER_URL === 'string' ? MAIN_WINDOW_VITE_DEV_SERVER_URL : undefined;
@@ -68,7 +52,7 @@ async function ready(): Promise<void> {
       onBackendUrlsChanged: (urls) => settings.set('backendUrls', [...urls]),
     },
   });
-  lockDownSession(devServer ? DEV_CSP : CSP);
+  lockDownSession(devServer ? DEV_SERVER_CONTENT_SECURITY_POLICY : CONTENT_SECURITY_POLICY);
   registerDeviceApi(ipcMain, () => device.handlers(), renderer);
   forwardDeviceEvents((listener) => device.subscribe(listener), renderer);
   const open = (): BrowserWindow => {
@@ -77,7 +61,7 @@ async function ready(): Promise<void> {
       rendererUrl,
       origin,
       bounds: settings.get('windowBounds'),
-      csp: CSP,
+      csp: CONTENT_SECURITY_POLICY,
     });
     window = opened;
     opened.on('close', () => settings.set('windowBounds', opened.getBounds()));

@@ -1,7 +1,8 @@
 /**
  * The lab the real-CLI tests run in: one scripted model server, the installed `claude` and `codex`
  * (cli-cache.ts) behind a `bin/` folder of their own, a loopback-only network namespace they run in
- * where the machine allows it (root), and throwaway homes per "device". Start one per test file:
+ * where the machine allows it (as root, or in a user namespace of a normal user's own; `isolation`
+ * says which, or why none), and throwaway homes per "device". Start one per test file:
  *
  *   const lab = await AgentCliLab.start();
  *   const laptop = await lab.home('laptop');           // HOME, CLAUDE_CONFIG_DIR, CODEX_HOME, env
@@ -16,10 +17,13 @@ import { join } from 'node:path';
 import { startScriptedModelServer, type ScriptedModelServer } from '../scripted-model-server/server.ts';
 import { makeAgentHome, type AgentHome } from './agent-homes.ts';
 import { agentCliPath, type AgentCli } from './cli-cache.ts';
-import { startLoopbackNetns, type LoopbackNetns } from './loopback-netns.ts';
+import { startLoopbackNetns, type LoopbackNetns, type NetnsMadeBy } from './loopback-netns.ts';
 
-/** Where the CLIs run: inside a loopback-only namespace, or (said why) on the machine's network. */
-export type Isolation = { kind: 'netns'; pid: number; dnsLogging: boolean } | { kind: 'none'; reason: string };
+/**
+ * Where the CLIs run: inside a loopback-only namespace (made by root, or in a normal user's own user
+ * namespace), or (said why) on the machine's network, where nothing keeps them off other hosts.
+ */
+export type Isolation = { kind: 'netns'; madeBy: NetnsMadeBy; pid: number; dnsLogging: boolean } | { kind: 'none'; reason: string };
 
 export interface AgentCliLabOptions {
   /** Delay between the chunks of a "slow" reply (default 250 ms). */
@@ -65,10 +69,12 @@ export class AgentCliLab {
     }
     if (!netns.ok && !warned) {
       warned = true;
-      console.warn(`[agent-cli-lab] the real CLIs run without a loopback-only network namespace here: ${netns.message}`);
+      console.warn(
+        `[agent-cli-lab] the real CLIs run on this machine's own network, unisolated (no loopback-only namespace here: ${netns.message})`,
+      );
     }
     const isolation: Isolation = netns.ok
-      ? { kind: 'netns', pid: netns.value.pid, dnsLogging: netns.value.dnsLogging }
+      ? { kind: 'netns', madeBy: netns.value.madeBy, pid: netns.value.pid, dnsLogging: netns.value.dnsLogging }
       : { kind: 'none', reason: netns.message };
     return new AgentCliLab(root, server, binDir, isolation, netns.ok ? netns.value : null);
   }

@@ -4,11 +4,15 @@
  * that answers NXDOMAIN. Nothing else is reachable. Commands enter it through wrapper executables
  * (`nsenter` into the namespace's net and mount namespaces, then exec the real binary, same pid).
  *
- * Needs root (`unshare -n`), util-linux's `unshare`/`nsenter` and iproute2's `ip` (to bring `lo` up);
- * where any is missing, `startLoopbackNetns` says why and the caller runs without a namespace.
+ * As root the namespace is made directly (`unshare -n`). A normal user makes it inside a user
+ * namespace of its own that maps the user to itself (`unshare --map-current-user --keep-caps -n`):
+ * the relay keeps the capabilities it needs there (`lo` up, port 53), and the commands that enter it
+ * run as that same user with none — not as a mapped root, which the CLIs would take for real root.
+ * Needs util-linux's `unshare`/`nsenter` (2.38 or later for a normal user) and iproute2's `ip`;
+ * where the namespace cannot be made, `startLoopbackNetns` says why and the caller runs without one.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { chmod, writeFile } from 'node:fs/promises';
+import { chmod, readlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { fail, ok, type Result } from '../../shared/errors.ts';
@@ -17,7 +21,11 @@ import { findOnPath } from '../../electron/providers/detect.ts';
 const RELAY = join(import.meta.dirname, 'netns-relay.mjs');
 const SBIN_PATH = `${process.env.PATH ?? ''}:/usr/sbin:/sbin:/usr/bin:/bin`;
 
+/** Who made the namespace: root itself, or a normal user inside a user namespace of its own. */
+export type NetnsMadeBy = 'root' | 'user-namespace';
+
 export interface LoopbackNetns {
+  madeBy: NetnsMadeBy;
   /** The namespace's first process (the relay); wrappers enter the namespace through it. */
   pid: number;
   /** True when the namespace's resolv.conf points at the relay's DNS logger. */
@@ -35,7 +43,6 @@ export interface LoopbackNetns {
 /** Why a namespace cannot be made here, or null when it can. */
 async function missing(): Promise<string | null> {
   if (process.platform !== 'linux') return `network namespaces are Linux only (this is ${process.platform})`;
-  if (process.getuid?.() !== 0) return 'making a network namespace needs root (unshare -n)';
   for (const tool of ['unshare', 'nsenter', 'ip', 'mount']) {
     if ((await findOnPath(tool, { PATH: SBIN_PATH })) === null) return `${tool} is not installed`;
   }
@@ -73,7 +80,9 @@ export async function startLoopbackNetns(port: number, socketPath: string, dir: 
   const resolv = join(dir, 'resolv.conf');
   await writeFile(resolv, 'nameserver 127.0.0.1\n');
   const script = 'ip link set lo up && { mount --bind "$1" /etc/resolv.conf || true; } && shift && exec "$@"';
-  const args = ['--net', '--mount', '--propagation', 'private', '--', '/bin/sh', '-c', script, 'sh', resolv];
+  const madeBy: NetnsMadeBy = process.getuid?.() === 0 ? 'root' : 'user-namespace';
+  const ownUser = madeBy === 'root' ? [] : ['--map-current-user', '--keep-caps'];
+  const args = [...ownUser, '--net', '--mount', '--propagation', 'private', '--', '/bin/sh', '-c', script, 'sh', resolv];
   const child = spawn('unshare', [...args, process.execPath, RELAY, String(port), socketPath], {
     env: { ...process.env, PATH: SBIN_PATH },
     stdio: ['pipe', 'pipe', 'pipe'],
@@ -82,9 +91,11 @@ export async function startLoopbackNetns(port: number, socketPath: string, dir: 
   const ready = await whenReady(child, dnsQueries);
   if (!ready.ok || child.pid === undefined) {
     child.kill('SIGKILL');
-    return ready.ok ? fail('unavailable', 'unshare did not start') : ready;
+    if (ready.ok) return fail('unavailable', 'unshare did not start');
+    return madeBy === 'root' ? ready : fail('unavailable', `not root, and no user namespace of its own: ${ready.message}`);
   }
   const pid = child.pid;
+  const netInode = await readlink(`/proc/${pid}/ns/net`);
   const nsenter = (await findOnPath('nsenter', { PATH: SBIN_PATH })) ?? 'nsenter';
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
   // nsenter's own --wd opens the folder before it enters the mount namespace, which leaves the cwd
@@ -93,6 +104,8 @@ export async function startLoopbackNetns(port: number, socketPath: string, dir: 
     nsenter,
     '--target',
     String(pid),
+    // A normal user enters the user namespace too (as itself: its credentials are the mapped ones).
+    ...(madeBy === 'root' ? [] : ['--user', '--preserve-credentials']),
     '--net',
     '--mount',
     '--',
@@ -103,6 +116,7 @@ export async function startLoopbackNetns(port: number, socketPath: string, dir: 
     cwd,
   ];
   return ok({
+    madeBy,
     pid,
     dnsLogging: ready.value.dnsLogging,
     dnsQueries,
@@ -111,7 +125,11 @@ export async function startLoopbackNetns(port: number, socketPath: string, dir: 
       const [command, ...args] = enter('"$(pwd -P)"');
       const quoted = args.map((arg) => (arg.startsWith('"') || /^[\w/.=-]+$/.test(arg) ? arg : `'${arg}'`));
       const line = `exec ${command} ${quoted.join(' ')} '${target}' "$@"`;
-      await writeFile(path, `#!/bin/sh\n# ${target}, run inside the loopback-only network namespace of process ${pid}.\n${line}\n`);
+      // Run from inside the namespace already (a command the lab started there): exec it as it is. A
+      // normal user could not enter it again from there, and root need not.
+      const inside = `[ "$(readlink /proc/self/ns/net)" = '${netInode}' ] && exec '${target}' "$@"`;
+      const header = `# ${target}, run inside the loopback-only network namespace of process ${pid}.`;
+      await writeFile(path, `#!/bin/sh\n${header}\n${inside}\n${line}\n`);
       await chmod(path, 0o755);
     },
     async close() {

@@ -43,122 +43,128 @@ afterAll(async () => {
 const head = (repo: string) => execFileSync('git', ['rev-parse', 'HEAD'], { cwd: repo, env: world.env, encoding: 'utf8' }).trim();
 
 describe('a complete Move between two device processes', () => {
-  it(
-    'moves the session to the desktop at the source commit, generation 2, with the provider resumed; the laptop is fenced off',
-    async () => {
-      const { laptop, desktop } = world;
-      const commit = world.sandbox.commitFile(world.repo, 'src/parser.ts', 'export const parse = () => 1;\n', 'Add the parser');
-      world.sandbox.push(world.repo);
-      const session = await startDemoSession(laptop, world.repo);
-      expect(session.generation).toBe(1);
-      await waitEligible(laptop, session.id, 'desktop');
+  // The move, once for these tests: the laptop moves an idle session to the desktop, whose resumed agent
+  // then answers a message. What each UI was sent meanwhile is kept for the tests to read.
+  let commit = '';
+  let sessionId = '';
+  let laptopId = '';
+  let desktopId = '';
+  let onDesktop: SessionDetail;
+  /** Per device (laptop, desktop): the events its UI was sent during the move, and the handoff states among them. */
+  const sent: string[][] = [[], []];
+  const states: HandoffState[][] = [[], []];
+  /** What the UIs were sent during the resumed agent's turn: its entries as activity, and whole sessions. */
+  const turn = { activity: [] as string[], details: 0 };
 
-      // What each UI is sent during the move: the handoff as it goes, each time followed by the session
-      // list (views), never by the whole session again (its transcript goes only when its content changes).
-      // Views are sent once per turn (view-batch.ts), so two transitions a device learns of together
-      // (one events read carrying both) reach its UI as one view of the later state.
-      const sent: string[][] = [[], []];
-      const states: HandoffState[][] = [[], []];
-      const offs = [laptop, desktop].flatMap((device, i) => [
-        ...(['handoffChanged', 'sessionChanged', 'sessionsChanged'] as const).map((event) =>
-          device.client.on(event, () => sent[i]!.push(event)),
-        ),
-        device.client.on('handoffChanged', (h) => states[i]!.push(h.state)),
-      ]);
-      const desktopId = await deviceId(desktop);
-      const moved = await laptop.client.call('startMove', { sessionId: session.id, targetDeviceId: desktopId });
-      expect(moved.ok).toBe(true);
+  beforeAll(async () => {
+    const { laptop, desktop } = world;
+    commit = world.sandbox.commitFile(world.repo, 'src/parser.ts', 'export const parse = () => 1;\n', 'Add the parser');
+    world.sandbox.push(world.repo);
+    const session = await startDemoSession(laptop, world.repo);
+    expect(session.generation).toBe(1);
+    sessionId = session.id;
+    await waitEligible(laptop, session.id, 'desktop');
+    const offs = [laptop, desktop].flatMap((device, i) => [
+      ...(['handoffChanged', 'sessionChanged', 'sessionsChanged'] as const).map((event) =>
+        device.client.on(event, () => sent[i]!.push(event)),
+      ),
+      device.client.on('handoffChanged', (h) => states[i]!.push(h.state)),
+    ]);
+    [laptopId, desktopId] = [await deviceId(laptop), await deviceId(desktop)];
+    const moved = await laptop.client.call('startMove', { sessionId, targetDeviceId: desktopId });
+    expect(moved.ok).toBe(true);
+    onDesktop = await waitSession(
+      desktop,
+      sessionId,
+      'the desktop to own the session after a completed move',
+      (d) => d.isOwner && d.lastHandoff?.state === 'completed' && d.inputBlock === null,
+    );
+    await waitSession(laptop, sessionId, 'the laptop to see the move complete', (d) => d.lastHandoff?.state === 'completed');
+    offs.forEach((off) => off());
 
-      const onDesktop = await waitSession(
-        desktop,
-        session.id,
-        'the desktop to own the session after a completed move',
-        (d) => d.isOwner && d.lastHandoff?.state === 'completed' && d.inputBlock === null,
-      );
-      await waitSession(laptop, session.id, 'the laptop to see the move complete', (d) => d.lastHandoff?.state === 'completed');
-      offs.forEach((off) => off());
-      for (const events of sent) {
-        const afterTransitions = events.flatMap((event, i) => (event === 'handoffChanged' ? [events[i + 1]] : []));
-        expect(afterTransitions.every((event) => event === 'sessionsChanged')).toBe(true);
-      }
-      for (const seen of states) {
-        const order = seen.map((state) => (FORWARD_STATES as readonly string[]).indexOf(state));
-        expect(order.every((at, i) => at >= 0 && (i === 0 || at >= order[i - 1]!))).toBe(true);
-        expect(seen.at(-1)).toBe('completed');
-        // Shown as it goes, not only once it is over.
-        expect(new Set(seen).size).toBeGreaterThanOrEqual(4);
-      }
-      expect(onDesktop.generation).toBe(2);
-      expect(onDesktop.lastHandoff?.resumePath).toBe('checkpoint-import');
-      expect(onDesktop.lastHandoff?.history.map((h) => h.state)).toEqual([
-        'requested',
-        'target-prepared',
-        'source-quiescing',
-        'source-relinquished-and-checkpointed',
-        'ownership-transferred',
-        'target-activating',
-        'completed',
-      ]);
-      // The idle laptop quiesced and relinquished in one commit; the desktop claimed the session and
-      // entered target-activating in another.
-      const [quiescing, relinquished, claimed, activating] = onDesktop.lastHandoff!.history.slice(2, 6);
-      const laptopId = await deviceId(laptop);
-      expect([quiescing, relinquished, claimed, activating].map((h) => h?.deviceId)).toEqual([laptopId, laptopId, desktopId, desktopId]);
-      expect([relinquished?.at, activating?.at]).toEqual([quiescing?.at, claimed?.at]);
-      expect(head(onDesktop.workspace)).toBe(commit);
-      expect(onDesktop.workspace.startsWith(desktop.workspaceRoot)).toBe(true);
-      // The transcript came across in the checkpoint and the resumed agent answers on the desktop.
-      expect(onDesktop.transcript.some((e) => e.text.includes('Look around the repository'))).toBe(true);
-      // A turn reaches each UI as activity (the new entries and the agent map), not the whole session again.
-      const seen = { activity: [] as string[], details: 0 };
-      const listening = [desktop, laptop].flatMap((device) => [
-        device.client.on('sessionActivity', (a) => seen.activity.push(...a.transcript.map((e) => `${device.name}: ${e.text}`))),
-        device.client.on('sessionChanged', () => {
-          seen.details += 1;
-        }),
-      ]);
-      expect(await desktop.client.call('sendMessage', { sessionId: session.id, text: 'carry on' })).toEqual({ ok: true });
-      await waitSession(desktop, session.id, 'the resumed agent to answer', (d) =>
-        d.transcript.some((e) => e.role === 'assistant' && e.text.includes('carry on')),
-      );
-      await waitSession(laptop, session.id, 'the laptop to see the answer', (d) =>
-        d.transcript.some((e) => e.role === 'assistant' && e.text.includes('carry on')),
-      );
-      listening.forEach((off) => off());
-      expect(seen.activity).toEqual(expect.arrayContaining(['desktop: carry on', 'laptop: carry on']));
-      expect(seen.activity.some((line) => line.startsWith('laptop: ') && line.includes('carry on') && line !== 'laptop: carry on')).toBe(
-        true,
-      );
-      expect(seen.details).toBe(0);
+    const listening = [desktop, laptop].flatMap((device) => [
+      device.client.on('sessionActivity', (a) => turn.activity.push(...a.transcript.map((e) => `${device.name}: ${e.text}`))),
+      device.client.on('sessionChanged', () => {
+        turn.details += 1;
+      }),
+    ]);
+    expect(await desktop.client.call('sendMessage', { sessionId, text: 'carry on' })).toEqual({ ok: true });
+    const answered = (d: SessionDetail) => d.transcript.some((e) => e.role === 'assistant' && e.text.includes('carry on'));
+    await waitSession(desktop, sessionId, 'the resumed agent to answer', answered);
+    await waitSession(laptop, sessionId, 'the laptop to see the answer', answered);
+    listening.forEach((off) => off());
+    Object.assign(carried, { sessionId, commit, transcript: onDesktop.transcript.find((e) => e.role === 'assistant')?.text ?? '' });
+  }, TEST_TIMEOUT_MS);
 
-      // The laptop shows the session as moved and refuses input.
-      const onLaptop = await waitSession(laptop, session.id, 'the laptop to see the move', (d) => !d.isOwner && d.generation === 2);
-      expect(onLaptop.condition).toBe('moved');
-      expect(onLaptop.inputBlock?.code).toBe('moved');
-      const refused = await laptop.client.call('sendMessage', { sessionId: session.id, text: 'still there?' });
-      expect(refused).toMatchObject({ ok: false, code: 'moved' });
+  it('moves the session to the desktop at the source commit, generation 2, resumed from the checkpoint with its transcript', () => {
+    expect(onDesktop.generation).toBe(2);
+    expect(onDesktop.lastHandoff?.resumePath).toBe('checkpoint-import');
+    expect(head(onDesktop.workspace)).toBe(commit);
+    expect(onDesktop.workspace.startsWith(world.desktop.workspaceRoot)).toBe(true);
+    expect(onDesktop.transcript.some((e) => e.text.includes('Look around the repository'))).toBe(true);
+  });
 
-      // A stale append signed by the laptop at its old generation is refused by the backend.
-      const profile = loadProfile(laptop.profile);
-      if (!profile.ok) throw new Error(profile.message);
-      const client = createBackendClient({ baseUrl: world.backendUrl, signer: profile.value.identity });
-      const stale = await client.call('appendEvent', { params: { sessionId: session.id }, body: { generation: 1, sealedBody: 'AAAA' } });
-      expect(stale).toMatchObject({ ok: false, code: 'stale_generation' });
-      // What the desktop's resumed agent wrote reached the backend after the move's last commit, not ahead of it.
-      const listed = await client.call('listEvents', { params: { sessionId: session.id }, query: { after: 0, limit: 1000 } });
-      if (!listed.ok) throw new Error(listed.message);
-      const completedAt = onDesktop.lastHandoff!.history.find((h) => h.state === 'completed')!.at;
-      const fromDesktop = listed.value.events.filter((e) => e.generation === 2);
-      expect(fromDesktop.length).toBeGreaterThan(0);
-      expect(Math.min(...fromDesktop.map((e) => e.createdAt))).toBeGreaterThanOrEqual(completedAt);
-      Object.assign(carried, {
-        sessionId: session.id,
-        commit,
-        transcript: onDesktop.transcript.find((e) => e.role === 'assistant')?.text ?? '',
-      });
-    },
-    TEST_TIMEOUT_MS,
-  );
+  it('goes through every state in order; the idle laptop quiesces and relinquishes in one commit, the desktop claims and activates in another', () => {
+    expect(onDesktop.lastHandoff?.history.map((h) => h.state)).toEqual([
+      'requested',
+      'target-prepared',
+      'source-quiescing',
+      'source-relinquished-and-checkpointed',
+      'ownership-transferred',
+      'target-activating',
+      'completed',
+    ]);
+    const [quiescing, relinquished, claimed, activating] = onDesktop.lastHandoff!.history.slice(2, 6);
+    expect([quiescing, relinquished, claimed, activating].map((h) => h?.deviceId)).toEqual([laptopId, laptopId, desktopId, desktopId]);
+    expect([relinquished?.at, activating?.at]).toEqual([quiescing?.at, claimed?.at]);
+  });
+
+  it('shows each UI the move as it goes, each handoff change followed by the session list, never by the whole session', () => {
+    // Views are sent once per turn (view-batch.ts), so two transitions a device learns of together
+    // (one events read carrying both) reach its UI as one view of the later state.
+    for (const events of sent) {
+      const afterTransitions = events.flatMap((event, i) => (event === 'handoffChanged' ? [events[i + 1]] : []));
+      expect(afterTransitions.every((event) => event === 'sessionsChanged')).toBe(true);
+    }
+    for (const seen of states) {
+      const order = seen.map((state) => (FORWARD_STATES as readonly string[]).indexOf(state));
+      expect(order.every((at, i) => at >= 0 && (i === 0 || at >= order[i - 1]!))).toBe(true);
+      expect(seen.at(-1)).toBe('completed');
+      // Shown as it goes, not only once it is over.
+      expect(new Set(seen).size).toBeGreaterThanOrEqual(4);
+    }
+  });
+
+  it("brings the resumed agent's turn to each UI as activity (the new entries), never as the whole session", () => {
+    expect(turn.activity).toEqual(expect.arrayContaining(['desktop: carry on', 'laptop: carry on']));
+    expect(turn.activity.some((line) => line.startsWith('laptop: ') && line.includes('carry on') && line !== 'laptop: carry on')).toBe(
+      true,
+    );
+    expect(turn.details).toBe(0);
+  });
+
+  it('fences the laptop off: it shows the session as moved and refuses input', async () => {
+    const { laptop } = world;
+    const onLaptop = await waitSession(laptop, sessionId, 'the laptop to see the move', (d) => !d.isOwner && d.generation === 2);
+    expect(onLaptop.condition).toBe('moved');
+    expect(onLaptop.inputBlock?.code).toBe('moved');
+    const refused = await laptop.client.call('sendMessage', { sessionId, text: 'still there?' });
+    expect(refused).toMatchObject({ ok: false, code: 'moved' });
+  });
+
+  it("has the backend refuse an append signed by the laptop at its old generation, and take the resumed agent's only after the move's last commit", async () => {
+    const profile = loadProfile(world.laptop.profile);
+    if (!profile.ok) throw new Error(profile.message);
+    const client = createBackendClient({ baseUrl: world.backendUrl, signer: profile.value.identity });
+    const stale = await client.call('appendEvent', { params: { sessionId }, body: { generation: 1, sealedBody: 'AAAA' } });
+    expect(stale).toMatchObject({ ok: false, code: 'stale_generation' });
+    const listed = await client.call('listEvents', { params: { sessionId }, query: { after: 0, limit: 1000 } });
+    if (!listed.ok) throw new Error(listed.message);
+    const completedAt = onDesktop.lastHandoff!.history.find((h) => h.state === 'completed')!.at;
+    const fromDesktop = listed.value.events.filter((e) => e.generation === 2);
+    expect(fromDesktop.length).toBeGreaterThan(0);
+    expect(Math.min(...fromDesktop.map((e) => e.createdAt))).toBeGreaterThanOrEqual(completedAt);
+  });
 });
 
 describe('cancelled and blocked moves', () => {

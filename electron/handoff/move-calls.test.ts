@@ -42,6 +42,13 @@ function callsOf(requests: RecordedRequest[], id: string): string[] {
     .map((r) => `${r.method} ${r.path.replace(/\/v1\/(handoffs|blobs|sessions)\/[^/]+/, '/v1/$1/:id')}`);
 }
 
+/** How many times each call was made. */
+function tally(calls: string[]): Record<string, number> {
+  const counts: Record<string, number> = {};
+  for (const call of calls) counts[call] = (counts[call] ?? 0) + 1;
+  return counts;
+}
+
 /** Resolves with the handoff once `target` saw the one `idOf()` names end (the end may come before the id is known). */
 function ended(target: DeviceHandle, idOf: () => string): Promise<DeviceApiEvents['handoffChanged']> {
   const seen = new Map<string, DeviceApiEvents['handoffChanged']>();
@@ -59,7 +66,7 @@ function ended(target: DeviceHandle, idOf: () => string): Promise<DeviceApiEvent
 
 describe('the backend calls of a Move', () => {
   it(
-    'Move with the dialog’s device list fresh creates the handoff and nothing more; then each side makes only its transitions and the checkpoint transfer',
+    'Move makes no call before it creates the handoff; then each side makes only its transitions and one checkpoint transfer',
     async () => {
       const { laptop, desktop } = world;
       const ids = new Map([
@@ -80,30 +87,39 @@ describe('the backend calls of a Move', () => {
         const end = ended(target, () => handoffId);
         const started = await source.client.call('startMove', { sessionId: session.id, targetDeviceId: targetId });
         if (!started.ok) throw new Error(`the move was refused: ${JSON.stringify(started)}`);
-        expect(callsOf(requests.slice(from), sourceId)).toEqual(['POST /v1/handoffs']);
         handoffId = started.value.handoffId;
         expect((await end).state).toBe('completed');
         // After completing, the target publishes the session's metadata (its workspace now).
         await waitFor('the new owner to publish the metadata', async () =>
           callsOf(requests.slice(from), targetId).includes('PUT /v1/sessions/:id/meta') ? true : undefined,
         );
-        // The session is idle: its checkpoint, taken while the target prepared, is uploaded once input is
-        // refused, and source-quiescing is entered with the relinquish in one call.
+        // What each side promises, bounded from above; how often the fast paths win (the quiescing recorded
+        // with the relinquish, the claim with target-activating) depends on the machine: bench:handoff counts it.
+        // The source creates the handoff first (the dialog's list is fresh: nothing to read), uploads the
+        // checkpoint once before relinquishing, and makes at most two transitions: source-quiescing and the
+        // relinquish, one commit when the checkpoint taken while the target prepared is sealed in time.
         const sourceCalls = callsOf(requests.slice(from), sourceId);
-        expect(sourceCalls).toEqual(['POST /v1/handoffs', 'PUT /v1/blobs/:id', 'POST /v1/handoffs/:id/transitions']);
+        expect(sourceCalls[0]).toBe('POST /v1/handoffs');
+        expect(tally(sourceCalls)).toEqual({
+          'POST /v1/handoffs': 1,
+          'PUT /v1/blobs/:id': 1,
+          'POST /v1/handoffs/:id/transitions': expect.toBeOneOf([1, 2]),
+        });
+        expect(sourceCalls.indexOf('PUT /v1/blobs/:id')).toBeLessThan(sourceCalls.lastIndexOf('POST /v1/handoffs/:id/transitions'));
         // The target never reads the handoff again: each step works from the pushed record. It prepares,
-        // claims the session and enters target-activating in one call, and completes. It downloads the
-        // checkpoint once, as soon as the source has relinquished, while it claims (either may land first).
+        // claims, enters target-activating (with the claim, in one commit, when it can) and completes, then
+        // publishes the metadata. It downloads the checkpoint once, after the source relinquished and
+        // before it completes.
         const targetCalls = callsOf(requests.slice(from), targetId);
-        expect(targetCalls.filter((c) => c !== 'GET /v1/blobs/:id')).toEqual([
-          'POST /v1/handoffs/:id/transitions',
-          'POST /v1/handoffs/:id/transitions',
-          'POST /v1/handoffs/:id/transitions',
-          'PUT /v1/sessions/:id/meta',
-        ]);
+        expect(tally(targetCalls)).toEqual({
+          'POST /v1/handoffs/:id/transitions': expect.toBeOneOf([3, 4]),
+          'GET /v1/blobs/:id': 1,
+          'PUT /v1/sessions/:id/meta': 1,
+        });
         const download = targetCalls.indexOf('GET /v1/blobs/:id');
-        expect(targetCalls.filter((c) => c === 'GET /v1/blobs/:id')).toHaveLength(1);
-        expect([1, 2]).toContain(download);
+        expect(download).toBeGreaterThan(targetCalls.indexOf('POST /v1/handoffs/:id/transitions'));
+        expect(download).toBeLessThan(targetCalls.lastIndexOf('POST /v1/handoffs/:id/transitions'));
+        expect(targetCalls.at(-1)).toBe('PUT /v1/sessions/:id/meta');
       }
     },
     TEST_TIMEOUT_MS,

@@ -6,6 +6,7 @@ import { createReadStream } from 'node:fs';
 import { stat } from 'node:fs/promises';
 import type { ServerResponse } from 'node:http';
 import { extname, resolve, sep } from 'node:path';
+import { CONTENT_SECURITY_POLICY } from '../../shared/content-security-policy.ts';
 
 const MIME: Record<string, string> = {
   '.html': 'text/html; charset=utf-8',
@@ -20,27 +21,10 @@ const MIME: Record<string, string> = {
   '.map': 'application/json; charset=utf-8',
 };
 
-/** The Content-Security-Policy of the renderer page: our own files and our own socket only. */
-export function contentSecurityPolicy(port: number): string {
-  const sockets = [`ws://127.0.0.1:${port}`, `ws://localhost:${port}`].join(' ');
-  return [
-    "default-src 'none'",
-    "script-src 'self'",
-    "style-src 'self'",
-    "img-src 'self' data:",
-    "font-src 'self'",
-    `connect-src 'self' ${sockets}`,
-    "base-uri 'none'",
-    "form-action 'none'",
-    "frame-ancestors 'none'",
-    "object-src 'none'",
-  ].join('; ');
-}
-
-/** Headers every answer of the host carries. */
-export function securityHeaders(port: number): Record<string, string> {
+/** Headers every answer of the host carries: the renderer's CSP (its socket is on the page's own origin) and the rest. */
+export function securityHeaders(): Record<string, string> {
   return {
-    'Content-Security-Policy': contentSecurityPolicy(port),
+    'Content-Security-Policy': CONTENT_SECURITY_POLICY,
     'X-Content-Type-Options': 'nosniff',
     'Referrer-Policy': 'no-referrer',
     'X-Frame-Options': 'DENY',

@@ -78,7 +78,7 @@ export async function startWebHost(options: WebHostOptions): Promise<WebHost> {
 
   const server = createServer((req, res) => {
     const verdict = guardRequest(req, config, false);
-    const headers = securityHeaders(config.port);
+    const headers = securityHeaders();
     if (!verdict.ok) {
       res.writeHead(verdict.status, { ...headers, 'Content-Type': 'text/plain; charset=utf-8' }).end(`${verdict.reason}\n`);
       return;

@@ -1,12 +1,14 @@
 /**
  * The desktop shell builds the way `electron-forge package` builds it: Forge's own Vite config
- * generator over forge.config.ts, then Vite. The packaged app ships only those bundles (no
+ * generator over forge.config.ts, then Vite (main, preload and the renderer, each where the packaged
+ * app has it). The packaged app ships only those bundles (no
  * node_modules), so the main bundle may import nothing but Electron and Node's built-ins, and the
  * sandboxed preload may require nothing but Electron. Then the built main bundle runs under plain
  * Node on a stand-in for Electron's module (dev-env/stand-ins/electron), against a real
  * backend: its window, lock-down and IPC bridge, and a first run through that bridge; and the built
  * preload runs in a context that offers only `require('electron')`, as a sandboxed preload gets.
- * (The Electron binary cannot be downloaded here, so no real window opens in CI.)
+ * The built renderer page's CSP meta tag is checked against the shell's header and the headless
+ * host's. (The Electron binary cannot be downloaded here, so no real window opens in CI.)
  */
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync } from 'node:fs';
@@ -21,10 +23,13 @@ import type { VitePluginConfig } from '@electron-forge/plugin-vite/dist/Config.j
 import { build, type InlineConfig } from 'vite';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import forgeConfig from '../../forge.config.ts';
+import { CONTENT_SECURITY_POLICY, HEADER_ONLY_DIRECTIVES } from '../../shared/content-security-policy.ts';
+import type { DeviceApiHandlers } from '../../shared/device-api.ts';
 import { EVENT_NAMES } from '../../shared/device-api.ts';
 import { METHOD_NAMES, subscriptionName } from '../../shared/device-bridge.ts';
 import { createGitSandbox } from '../../dev-env/git-sandbox.ts';
 import { PROJECT_ROOT, startBaton, type RunningProcess } from '../../dev-env/process-harness.ts';
+import { startWebHost } from '../host/web-host.ts';
 import { eventChannel, methodChannel } from './ipc-channels.ts';
 
 /** Laid out as in the packaged app: <root>/.vite/build/{main,preload}.js, Electron's module beside. */
@@ -53,6 +58,10 @@ beforeAll(async () => {
   for (const config of configs) {
     await build({ ...config, logLevel: 'error', build: { ...config.build, outDir, emptyOutDir: false, watch: null } });
   }
+  for (const config of await generator.getRendererConfig()) {
+    const rendererOut = join(root, '.vite', 'renderer', 'main_window');
+    await build({ ...config, logLevel: 'error', build: { ...config.build, outDir: rendererOut, emptyOutDir: true, watch: null } });
+  }
 }, 120_000);
 
 afterAll(() => {
@@ -76,6 +85,16 @@ describe('the desktop shell as Forge builds it', () => {
     expect(preload).toContain('contextBridge');
   });
 });
+
+/** A policy as directive name → its sources, sorted: two policies are the same when these are equal. */
+function directives(policy: string): Record<string, string[]> {
+  const parsed = policy
+    .split(';')
+    .map((part) => part.trim().split(/\s+/))
+    .filter((words) => words[0] !== '')
+    .map(([name, ...sources]) => [name!.toLowerCase(), sources.sort()] as const);
+  return Object.fromEntries(parsed);
+}
 
 /** The built main process on the stand-in Electron, driven one JSON line at a time. */
 class StandInApp {
@@ -160,6 +179,31 @@ describe('the built main process on a stand-in Electron', () => {
     expect(report.appEvents).toEqual(
       expect.arrayContaining(['web-contents-created', 'before-quit', 'window-all-closed', 'second-instance']),
     );
+  });
+
+  it("gives the built renderer page one CSP: its meta tag, the shell's header and the headless host's header agree", async () => {
+    const rendererDir = join(root, '.vite', 'renderer', 'main_window');
+    const page = readFileSync(join(rendererDir, 'index.html'), 'utf8');
+    const metas = [...page.matchAll(/<meta http-equiv="Content-Security-Policy" content="([^"]*)"/g)].map((m) => m[1]!);
+    expect(metas).toHaveLength(1);
+    const meta = metas[0]!.replaceAll('&#39;', "'");
+    const [shellHeader] = (await app.ask<{ csp: string[] }>({ op: 'report' })).csp;
+    const host = await startWebHost({ port: 0, rendererDir, handlers: () => ({}) as DeviceApiHandlers, subscribe: () => () => undefined });
+    try {
+      const answer = await fetch(new URL('/', host.url), { headers: { Host: `127.0.0.1:${host.port}` } });
+      expect(answer.status).toBe(200);
+      expect(await answer.text()).toContain(metas[0]);
+      const hostHeader = answer.headers.get('content-security-policy') ?? '';
+      expect(directives(shellHeader!)).toEqual(directives(CONTENT_SECURITY_POLICY));
+      expect(directives(hostHeader)).toEqual(directives(shellHeader!));
+      // A meta tag cannot carry frame-ancestors (browsers ignore it there, and log so): the rest is the same.
+      const headerOnly = Object.entries(directives(shellHeader!)).filter(([name]) => HEADER_ONLY_DIRECTIVES.includes(name));
+      expect(headerOnly.map(([name]) => name)).toEqual(['frame-ancestors']);
+      expect({ ...directives(meta), ...Object.fromEntries(headerOnly) }).toEqual(directives(shellHeader!));
+      expect(Object.keys(directives(meta))).not.toContain('frame-ancestors');
+    } finally {
+      await host.close();
+    }
   });
 
   it('refuses every navigation of the window, by both of its guards', async () => {

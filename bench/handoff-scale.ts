@@ -378,6 +378,7 @@ async function main(): Promise<void> {
     const [laptopHome, desktopHome] = [await lab.home('laptop'), await lab.home('desktop')];
     world = await startTwoDevices({
       prefix: 'baton-scale-',
+      shipped: true,
       env: { BATON_PREPARE_TIMEOUT_MS: '600000', BATON_CLAIM_TIMEOUT_MS: '600000' },
       laptopEnv: laptopHome.env,
       desktopEnv: desktopHome.env,

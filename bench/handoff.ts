@@ -78,7 +78,7 @@ function rawGit(env: NodeJS.ProcessEnv, sourceRepo: string, targetRepo: string):
 }
 
 async function main(): Promise<void> {
-  const world = await startTwoDevices({ prefix: 'baton-bench-', env: { BATON_DEMO_TURN_MS: '20' } });
+  const world = await startTwoDevices({ prefix: 'baton-bench-', env: { BATON_DEMO_TURN_MS: '20' }, shipped: true });
   try {
     world.sandbox.commitFile(world.repo, 'src/parser.ts', 'export const parse = (s: string) => s.split(",");\n', 'Add the parser');
     world.sandbox.push(world.repo);

@@ -44,7 +44,7 @@ async function move(source: DeviceHandle, target: DeviceHandle, sessionId: strin
 }
 
 async function main(): Promise<void> {
-  const world = await startTwoDevices({ prefix: 'baton-bench-push-', env: { BATON_DEMO_TURN_MS: '20' } });
+  const world = await startTwoDevices({ prefix: 'baton-bench-push-', env: { BATON_DEMO_TURN_MS: '20' }, shipped: true });
   const raw = recorder();
   const bridges = [recorder(), recorder()];
   let closeRaw = () => {};

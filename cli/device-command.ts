@@ -10,6 +10,7 @@ import { startWebHost } from '../electron/host/web-host.ts';
 import { syncEnrollmentBackendFactory } from '../electron/enrollment/sync-backend.ts';
 import { fileSecretStore } from '../electron/crypto/secret-store.ts';
 import { createEnrollingDevice, DEFAULT_RUNTIME_TIMING } from '../electron/runtime/enrolling-device.ts';
+import type { ComposeOptions } from '../electron/runtime/compose.ts';
 import { enrollAtStartup } from '../electron/runtime/device-startup.ts';
 import { parseBackendList } from '../shared/backend-addresses.ts';
 import { parseFlags, portFlag, required, untilStopped, UsageError, type Command } from './command.ts';
@@ -43,12 +44,7 @@ Environment (tuning and tests):
   BATON_CLAIM_TIMEOUT_MS        target must claim the checkpoint within this (default 120000)
   BATON_TURN_WAIT_MS            how long the source waits for a running turn before interrupting (default 10000)
   BATON_DEMO_TURN_MS            length of one demo-agent turn (default 300)
-  BATON_NO_UI_BUILD=1           do not build the user interface when it is missing (serve the API only)
-  BATON_TEST_HOLD_DIR           tests only: while DIR/STEP exists, the device holds before that handoff
-                                step (prepare, quiesce, checkpoint, claim, take-over, activate); the test
-                                releases it by removing the file
-  BATON_TEST_TURN_LOG           tests only: append one JSON line per provider turn start and end (session,
-                                generation, owner as this device knows them) to this file`;
+  BATON_NO_UI_BUILD=1           do not build the user interface when it is missing (serve the API only)`;
 
 /** A non-negative integer from the environment, or the fallback. */
 function envMs(name: string, fallback: number): number {
@@ -70,81 +66,88 @@ function backendFlag(value: string | boolean | undefined): string[] | null {
   return parsed.value;
 }
 
+/** What a device may be built with beyond its flags: nothing for `baton device`; the test harness's device entry (dev-env/gated-device.ts) hands in its gate and turn observer. */
+export type DeviceSeam = Pick<ComposeOptions, 'gate' | 'observeTurn'>;
+
+/**
+ * Runs the headless device of `argv` (the `baton device` flags) until SIGTERM; resolves to the exit
+ * code. Throws a UsageError for flags it cannot use.
+ */
+export async function runDevice(argv: string[], seam: DeviceSeam = {}): Promise<number> {
+  const { values } = parseFlags(argv, {
+    profile: { type: 'string' },
+    backend: { type: 'string' },
+    name: { type: 'string' },
+    'workspace-root': { type: 'string' },
+    port: { type: 'string' },
+    'create-account': { type: 'boolean' },
+    join: { type: 'string' },
+  });
+  const profileDir = resolve(required(values, 'profile'));
+  const backendUrls = backendFlag(values.backend);
+  if (values['create-account'] && values.join !== undefined) throw new UsageError('--create-account and --join cannot be used together');
+  if (values['create-account'] && backendUrls === null) throw new UsageError('--create-account needs --backend URL[,URL…]');
+  const port = portFlag(values.port, 0);
+  const name = typeof values.name === 'string' && values.name !== '' ? values.name : hostname();
+  const workspaceRoot = resolve(typeof values['workspace-root'] === 'string' ? values['workspace-root'] : join(profileDir, 'workspaces'));
+  const defaults = DEFAULT_RUNTIME_TIMING;
+  const config = {
+    prepareTimeoutMs: envMs('BATON_PREPARE_TIMEOUT_MS', defaults.config.prepareTimeoutMs),
+    claimTimeoutMs: envMs('BATON_CLAIM_TIMEOUT_MS', defaults.config.claimTimeoutMs),
+    turnWaitMs: envMs('BATON_TURN_WAIT_MS', defaults.config.turnWaitMs),
+  };
+  const heartbeatMs = envMs('BATON_HEARTBEAT_MS', defaults.heartbeatMs) || defaults.heartbeatMs;
+  const demoTurnMs = envMs('BATON_DEMO_TURN_MS', 300);
+
+  if (typeof values.join === 'string')
+    console.error('baton device: joining with the invite; the inviting device must be running to approve it…');
+  const stopping = new AbortController();
+  const stopped = untilStopped().then(() => stopping.abort());
+  const enrolled = await enrollAtStartup(
+    {
+      profileDir,
+      backendUrls,
+      name,
+      createAccount: values['create-account'] === true,
+      join: typeof values.join === 'string' ? values.join : null,
+      signal: stopping.signal,
+    },
+    { backend: syncEnrollmentBackendFactory },
+  );
+  if (stopping.signal.aborted) return 0;
+  // A profile that is not enrolled yet, started without a flag, gets the first-run screen.
+  if (!enrolled.ok && enrolled.code !== 'not_enrolled') {
+    console.error(`baton device: ${enrolled.message}`);
+    return 1;
+  }
+  const deviceName = enrolled.ok ? enrolled.value.info.name : name;
+  const log = (message: string) => console.error(`${new Date().toISOString().slice(11, 23)} [${deviceName}] ${message}`);
+  const device = createEnrollingDevice({
+    profileDir,
+    secretStore: fileSecretStore,
+    backendUrls,
+    suggestedDeviceName: name,
+    runtime: { workspaceRoot, heartbeatMs, config, log, providers: { demo: { turnMs: demoTurnMs } }, ...seam },
+  });
+  await device.start();
+  // A plain `npm install` does not build the UI: the first start does, unless told not to.
+  if (process.env.BATON_NO_UI_BUILD !== '1') ensureRendererBuilt('baton device');
+  const host = await startWebHost({
+    port,
+    rendererDir: RENDERER_DIR,
+    handlers: () => device.handlers(),
+    subscribe: (listener) => device.subscribe(listener),
+  });
+  if (!enrolled.ok) console.error('baton device: not enrolled yet: open the UI to create an account or join one with an invite.');
+  console.log(`ui: ${host.url}`);
+  await stopped;
+  await host.close();
+  await device.stop();
+  return 0;
+}
+
 export const command: Command = {
   summary: 'run a device headless (runtime + UI on 127.0.0.1)',
   usage: USAGE,
-  async run(argv) {
-    const { values } = parseFlags(argv, {
-      profile: { type: 'string' },
-      backend: { type: 'string' },
-      name: { type: 'string' },
-      'workspace-root': { type: 'string' },
-      port: { type: 'string' },
-      'create-account': { type: 'boolean' },
-      join: { type: 'string' },
-    });
-    const profileDir = resolve(required(values, 'profile'));
-    const backendUrls = backendFlag(values.backend);
-    if (values['create-account'] && values.join !== undefined) throw new UsageError('--create-account and --join cannot be used together');
-    if (values['create-account'] && backendUrls === null) throw new UsageError('--create-account needs --backend URL[,URL…]');
-    const port = portFlag(values.port, 0);
-    const name = typeof values.name === 'string' && values.name !== '' ? values.name : hostname();
-    const workspaceRoot = resolve(typeof values['workspace-root'] === 'string' ? values['workspace-root'] : join(profileDir, 'workspaces'));
-    const defaults = DEFAULT_RUNTIME_TIMING;
-    const config = {
-      prepareTimeoutMs: envMs('BATON_PREPARE_TIMEOUT_MS', defaults.config.prepareTimeoutMs),
-      claimTimeoutMs: envMs('BATON_CLAIM_TIMEOUT_MS', defaults.config.claimTimeoutMs),
-      turnWaitMs: envMs('BATON_TURN_WAIT_MS', defaults.config.turnWaitMs),
-      testHoldDir: process.env.BATON_TEST_HOLD_DIR || null,
-      testTurnLog: process.env.BATON_TEST_TURN_LOG || null,
-    };
-    const heartbeatMs = envMs('BATON_HEARTBEAT_MS', defaults.heartbeatMs) || defaults.heartbeatMs;
-    const demoTurnMs = envMs('BATON_DEMO_TURN_MS', 300);
-
-    if (typeof values.join === 'string')
-      console.error('baton device: joining with the invite; the inviting device must be running to approve it…');
-    const stopping = new AbortController();
-    const stopped = untilStopped().then(() => stopping.abort());
-    const enrolled = await enrollAtStartup(
-      {
-        profileDir,
-        backendUrls,
-        name,
-        createAccount: values['create-account'] === true,
-        join: typeof values.join === 'string' ? values.join : null,
-        signal: stopping.signal,
-      },
-      { backend: syncEnrollmentBackendFactory },
-    );
-    if (stopping.signal.aborted) return 0;
-    // A profile that is not enrolled yet, started without a flag, gets the first-run screen.
-    if (!enrolled.ok && enrolled.code !== 'not_enrolled') {
-      console.error(`baton device: ${enrolled.message}`);
-      return 1;
-    }
-    const deviceName = enrolled.ok ? enrolled.value.info.name : name;
-    const log = (message: string) => console.error(`${new Date().toISOString().slice(11, 23)} [${deviceName}] ${message}`);
-    const device = createEnrollingDevice({
-      profileDir,
-      secretStore: fileSecretStore,
-      backendUrls,
-      suggestedDeviceName: name,
-      runtime: { workspaceRoot, heartbeatMs, config, log, providers: { demo: { turnMs: demoTurnMs } } },
-    });
-    await device.start();
-    // A plain `npm install` does not build the UI: the first start does, unless told not to.
-    if (process.env.BATON_NO_UI_BUILD !== '1') ensureRendererBuilt('baton device');
-    const host = await startWebHost({
-      port,
-      rendererDir: RENDERER_DIR,
-      handlers: () => device.handlers(),
-      subscribe: (listener) => device.subscribe(listener),
-    });
-    if (!enrolled.ok) console.error('baton device: not enrolled yet: open the UI to create an account or join one with an invite.');
-    console.log(`ui: ${host.url}`);
-    await stopped;
-    await host.close();
-    await device.stop();
-    return 0;
-  },
+  run: (argv) => runDevice(argv),
 };

@@ -47,7 +47,10 @@ export function startBaton(
   return startScript(BATON, args, prefix, env, timeoutMs, launcher);
 }
 
-/** Starts `node <script> <args>` in the project folder and resolves once stdout shows a line starting with `prefix`. */
+/**
+ * Starts `node <script> <args>` in the project folder and resolves once stdout shows a line starting
+ * with `prefix`. A TypeScript script runs through tsx's loader in that same process (signals reach it).
+ */
 export function startScript(
   script: string,
   args: string[],
@@ -58,7 +61,8 @@ export function startScript(
 ): Promise<RunningProcess> {
   // Tests build the UI themselves (e2e) or need none: a device never builds it on start here.
   const [command, ...prefixArgs] = [...launcher, process.execPath];
-  const child = spawn(command!, [...prefixArgs, script, ...args], {
+  const loader = script.endsWith('.ts') ? ['--import', 'tsx'] : [];
+  const child = spawn(command!, [...prefixArgs, ...loader, script, ...args], {
     cwd: PROJECT_ROOT,
     env: { BATON_NO_UI_BUILD: '1', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],

@@ -1,15 +1,19 @@
 /**
  * Test, demo and bench support: a real backend process and two real device processes ("laptop"
  * creates the account, "desktop" joins by invite) over a git sandbox with a bare origin, and a
- * session to move. Everything lives under one temp root and is removed by `cleanup`.
+ * session to move. Each device is the harness's (gated-device.ts: `baton device` with a file gate a
+ * test holds it by, step-holds.ts, and a file of its turns), or the shipped `baton device` itself
+ * for a benchmark. Everything lives under one temp root and is removed by `cleanup`.
  */
-import { mkdirSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import type { HeldStep } from '../electron/handoff/test-hold.ts';
 import type { TranscriptEntry } from '../shared/agents.ts';
 import { TRANSCRIPT_PAGE_MAX, type SessionDetail, type SessionView } from '../shared/device-api.ts';
 import { createGitSandbox, type GitSandbox } from './git-sandbox.ts';
-import { DeviceClient, startBaton, waitFor, type RunningProcess } from './process-harness.ts';
+import { DeviceClient, PROJECT_ROOT, startBaton, startScript, waitFor, type RunningProcess } from './process-harness.ts';
+
+/** The harness's device entry. */
+const GATED_DEVICE = join(PROJECT_ROOT, 'dev-env', 'gated-device.ts');
 
 export interface DeviceHandle {
   name: string;
@@ -19,8 +23,10 @@ export interface DeviceHandle {
   client: DeviceClient;
   /** Extra environment this device runs with (on top of the shared env). */
   env: NodeJS.ProcessEnv;
-  /** The device's test-hold folder (BATON_TEST_HOLD_DIR); see `holdStep`. */
-  holdDir: string;
+  /** The folder of the device's file gate (step-holds.ts: `holdAt`); unused by a shipped device. */
+  gateDir: string;
+  /** The file its turns are appended to (turn-records.ts); never written by a shipped device. */
+  turnFile: string;
 }
 
 export interface TwoDevices {
@@ -65,6 +71,8 @@ export interface TwoDevicesOptions {
    */
   database?: string;
   instances?: number;
+  /** Run the shipped `baton device` rather than the harness's gated device (benchmarks: the product as shipped). */
+  shipped?: boolean;
 }
 
 /** Starts the backend and both devices, the desktop joined by an invite the laptop made. */
@@ -102,14 +110,18 @@ export async function startTwoDevices(options: TwoDevicesOptions = {}): Promise<
       handle.workspaceRoot,
       ...extraArgs,
     ];
-    const holdDir = join(sandbox.root, `${handle.name}-holds`);
-    mkdirSync(holdDir, { recursive: true });
-    const process = await startBaton(args, 'ui: ', { ...env, BATON_TEST_HOLD_DIR: holdDir, ...handle.env });
+    const gateDir = join(sandbox.root, `${handle.name}-gate`);
+    const turnFile = join(sandbox.root, `${handle.name}-turns.jsonl`);
+    mkdirSync(gateDir, { recursive: true });
+    const deviceEnv = { ...env, ...handle.env };
+    const process = options.shipped
+      ? await startBaton(args, 'ui: ', deviceEnv)
+      : await startScript(GATED_DEVICE, ['--gate-dir', gateDir, '--turn-file', turnFile, ...args.slice(1)], 'ui: ', deviceEnv);
     processes.add(process);
     process.child.once('exit', () => processes.delete(process));
     const client = await DeviceClient.connect(process.url);
     clients.add(client);
-    return { ...handle, process, client, holdDir };
+    return { ...handle, process, client, gateDir, turnFile };
   };
 
   const laptopSpec = {
@@ -154,21 +166,6 @@ export async function startTwoDevices(options: TwoDevicesOptions = {}): Promise<
     },
   };
   return world;
-}
-
-/**
- * Holds `device` before its handoff `step` until `release` is called: the device's test hold
- * (BATON_TEST_HOLD_DIR, electron/handoff/test-hold.ts) waits while the step's file exists. Returns the release.
- */
-export function holdStep(device: Pick<DeviceHandle, 'holdDir'>, step: HeldStep): () => void {
-  const file = join(device.holdDir, step);
-  writeFileSync(file, 'held by a test\n');
-  return () => rmSync(file, { force: true });
-}
-
-/** Holds `device`, as a target, before `prepare` or `activate` (holdStep). */
-export function holdTarget(device: Pick<DeviceHandle, 'holdDir'>, step: 'prepare' | 'activate'): () => void {
-  return holdStep(device, step);
 }
 
 /** Starts a demo-agent session on `device` in `workspace` and waits until its first turn ended. */

@@ -7,7 +7,6 @@ import { execFileSync } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { expect, test } from '@playwright/test';
-import { holdTarget } from '../dev-env/two-devices.ts';
 import {
   description,
   expectMoveWatchable,
@@ -19,6 +18,7 @@ import {
   watchStepper,
   type World,
 } from './support/devices.ts';
+import { holdAt } from '../dev-env/step-holds.ts';
 
 const TITLE = 'Fix the flaky parser test';
 
@@ -197,7 +197,7 @@ test('cancelling a move while the target prepares leaves the session with the so
   const laptop = runView(world.laptop.page);
   const desktop = runView(world.desktop.page);
   // The desktop holds before its prepare step until the test releases it, after the cancel.
-  const release = holdTarget(world.devices.desktop, 'prepare');
+  const release = holdAt(world.devices.desktop, 'target-step-at-requested');
   await laptop.move.click();
   const dialog = world.laptop.page.getByRole('dialog', { name: 'Move session' });
   await expect(dialog.getByRole('radio', { name: 'desktop' })).toBeEnabled();

@@ -8,7 +8,6 @@ import { randomBytes } from 'node:crypto';
 import { rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { expect, test, type Page } from '@playwright/test';
-import { holdStep, holdTarget } from '../dev-env/two-devices.ts';
 import {
   clickNotice,
   expectMoveWatchable,
@@ -21,6 +20,7 @@ import {
   startMoveInUi,
   type World,
 } from './support/devices.ts';
+import { holdAt } from '../dev-env/step-holds.ts';
 
 const TITLE = 'Ship the asset pipeline';
 
@@ -68,7 +68,7 @@ test('the target’s fetch of a large push shows its progress under the current 
   const readProgress = await watchProgress(desktopPage);
 
   // The desktop holds after its prepare work, so the finished fetch stays under the current step.
-  const release = holdStep(world.devices.desktop, 'prepared');
+  const release = holdAt(world.devices.desktop, 'sending-target-prepared');
   await startMoveInUi(laptopPage, 'desktop');
   const desktop = runView(desktopPage);
   await expect(desktop.currentStep).toContainText('requested');
@@ -120,7 +120,7 @@ test('a blocked move raises a desktop notification naming the session, both devi
 
 test('while a move runs the owner, generation, current step, Move and Cancel stay in view in a half-screen window and at 720×600', async () => {
   const page = world.desktop.page;
-  const release = holdTarget(world.devices.laptop, 'prepare');
+  const release = holdAt(world.devices.laptop, 'target-step-at-requested');
   rmSync(join(world.devices.desktop.workspaceRoot, 'app', 'scratch.txt'));
   await startMoveInUi(page, 'laptop');
   await expect(runView(page).currentStep).toContainText('requested');

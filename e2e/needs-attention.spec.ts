@@ -1,12 +1,13 @@
 /**
  * "Needs attention" in the run view: the checkpoint body is tampered with in the backend's blob
- * store while the target holds target-activating, so activation fails after the transfer. The
+ * store while the target is held before its claim (before it receives the body), so activation
+ * fails after the transfer. The
  * handoff ends cancelled with its reason, the target keeps ownership at generation 2, raises a desktop
  * notification (the permission is granted here) and offers "Retry activation"; once the body is
  * restored, Retry activation completes the move.
  */
 import { readFileSync, writeFileSync } from 'node:fs';
-import { backendBlobFiles, holdTarget } from '../dev-env/two-devices.ts';
+import { backendBlobFiles } from '../dev-env/two-devices.ts';
 import { expect, test } from '@playwright/test';
 import {
   clickNotice,
@@ -19,6 +20,7 @@ import {
   screenshots,
   type World,
 } from './support/devices.ts';
+import { holdAt } from '../dev-env/step-holds.ts';
 
 const TITLE = 'Tidy the release notes';
 
@@ -45,16 +47,16 @@ test('an activation that fails after the transfer leaves the target owning the s
   const desktop = runView(desktopPage);
   await expect(desktop.ownership).toContainText('generation 1');
 
-  // The desktop holds in target-activating until the test has tampered with the body.
-  const release = holdTarget(world.devices.desktop, 'activate');
+  // The desktop holds before its claim (and its receipt of the body) until the test has tampered with the body.
+  const release = holdAt(world.devices.desktop, 'target-step-at-source-relinquished-and-checkpointed');
   await laptop.move.click();
   const dialog = laptopPage.getByRole('dialog', { name: 'Move session' });
   await expect(dialog.getByRole('radio', { name: 'desktop' })).toBeEnabled();
   await dialog.getByRole('radio', { name: 'desktop' }).check();
   await dialog.getByRole('button', { name: 'Start move' }).click();
 
-  // The desktop holds target-activating: the checkpoint is uploaded, ownership has moved. Flip one byte of the body.
-  await expect(desktop.currentStep).toContainText('target-activating');
+  // The desktop holds: the checkpoint is uploaded, not yet received, ownership not yet moved. Flip one byte of the body.
+  await expect(desktop.currentStep).toContainText('source-relinquished-and-checkpointed');
   const blobs = backendBlobFiles(world.devices.backendData);
   expect(blobs).toHaveLength(1);
   const blob = blobs[0]!;

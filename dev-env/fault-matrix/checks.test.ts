@@ -7,7 +7,7 @@ import { describe, expect, it } from 'vitest';
 import type { Handoff } from '../../shared/api/handoffs.ts';
 import type { SessionDetail } from '../../shared/device-api.ts';
 import { FORWARD_STATES, type HandoffState } from '../../shared/handoff-states.ts';
-import type { TurnRecord } from '../../electron/runtime/turn-log.ts';
+import type { TurnRecord } from '../../electron/handoff/test-seam.ts';
 import { handoffRecord } from '../handoff-record.ts';
 import { checkCase, type Evidence } from './checks.ts';
 

@@ -5,7 +5,7 @@
  */
 import type { SessionDetail } from '../../shared/device-api.ts';
 import { findTransition, isTerminal, reachedAt } from '../../shared/handoff-states.ts';
-import type { TurnRecord } from '../../electron/runtime/turn-log.ts';
+import type { TurnRecord } from '../../electron/handoff/test-seam.ts';
 import type { BackendView, DeviceName } from './fault-world.ts';
 
 /** One look at a device's view of the session while the case ran. */

@@ -1,24 +1,24 @@
 /**
- * The world the fault matrix runs in: a backend and two devices (the laptop is every move's source,
- * the desktop its target) over links a test can cut (backend-links.ts), each device logging its
- * provider turns (BATON_TEST_TURN_LOG), and a referee: a signed client of the laptop's identity that
- * reads the backend's own records (sessions, handoffs, sealed events) over a link never cut.
+ * The world the fault matrix runs in: a backend and two harness devices (the laptop is every move's
+ * source, the desktop its target) over links a test can cut (backend-links.ts), each with its file
+ * gate (step-holds.ts) and its file of provider turns (turn-records.ts), and a referee: a signed
+ * client of the laptop's identity that reads the backend's own records (sessions, handoffs, sealed
+ * events) over a link never cut.
  */
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import type { Handoff } from '../../shared/api/handoffs.ts';
 import type { Session } from '../../shared/api/sessions.ts';
 import type { TranscriptEntry } from '../../shared/agents.ts';
 import { loadProfile } from '../../electron/enrollment/profile.ts';
 import { backendPort } from '../../electron/runtime/adapters/backend-port.ts';
 import { profileSeal } from '../../electron/runtime/adapters/seal-port.ts';
-import type { TurnRecord } from '../../electron/runtime/turn-log.ts';
+import type { TurnRecord } from '../../electron/handoff/test-seam.ts';
 import { createBackendClient } from '../../electron/sync/backend-client.ts';
 import { makeBackendLinks, type BackendLinks } from '../backend-links.ts';
 import type { RunningProcess } from '../process-harness.ts';
+import { clearHolds } from '../step-holds.ts';
+import { readTurns } from '../turn-records.ts';
 import { deviceId, startTwoDevices, type DeviceHandle, type TwoDevices } from '../two-devices.ts';
-import { FAULT_TIMING, type Party } from './cases.ts';
+import { FAULT_TIMING, type Party, type Start } from './cases.ts';
 
 export type DeviceName = 'laptop' | 'desktop';
 /** Which device plays a role: the laptop moves every session to the desktop. */
@@ -38,11 +38,15 @@ export interface FaultWorld {
   ids: Record<DeviceName, string>;
   /** The backend's records of a session and a handoff (null while it does not answer). */
   backendView(sessionId: string, handoffId: string): Promise<BackendView | null>;
-  /** The state of a handoff on the backend (undefined while it does not answer). */
-  backendState(handoffId: string): Promise<Handoff['state'] | undefined>;
-  /** Every turn both devices logged for a session. */
+  /** A handoff as the backend has it (undefined while it does not answer). */
+  backendHandoff(handoffId: string): Promise<Handoff | undefined>;
+  /** Every turn both devices recorded for a session. */
   turns(sessionId: string): TurnRecord[];
+  /** The device that plays `role`. */
+  device(role: 'source' | 'target'): DeviceHandle;
   process(party: Party): RunningProcess;
+  /** Makes the source's provider turns as the case's start needs (restarting it when they change). */
+  useStart(start: Start): Promise<void>;
   /** Restarts a killed party on its data (the backend) or profile (a device). */
   restart(party: Party): Promise<void>;
   /** Undoes whatever a failed case left: every process running and continued, links up, no holds. */
@@ -50,27 +54,22 @@ export interface FaultWorld {
   close(): Promise<void>;
 }
 
-/** Starts the world: links, backend, both devices (enrolled), turn logs. */
+/** The source's demo-agent turn length for a start. */
+const turnMsOf = (start: Start) => String(start === 'turn-running' ? FAULT_TIMING.sourceTurnMs : FAULT_TIMING.idleTurnMs);
+
+/** Starts the world: links, backend, both devices (enrolled). */
 export async function startFaultWorld(): Promise<FaultWorld> {
   const links = await makeBackendLinks();
-  const logDir = mkdtempSync(join(tmpdir(), 'baton-fault-turns-'));
-  const turnLog = (name: DeviceName) => join(logDir, `${name}-turns.jsonl`);
   const timeouts = { BATON_PREPARE_TIMEOUT_MS: String(FAULT_TIMING.deadlineMs), BATON_CLAIM_TIMEOUT_MS: String(FAULT_TIMING.deadlineMs) };
   const world = await startTwoDevices({
     prefix: 'baton-faults-',
     env: timeouts,
-    laptopEnv: {
-      BATON_DEMO_TURN_MS: String(FAULT_TIMING.sourceTurnMs),
-      BATON_TURN_WAIT_MS: String(FAULT_TIMING.turnWaitMs),
-      BATON_TEST_TURN_LOG: turnLog('laptop'),
-    },
-    desktopEnv: { BATON_TEST_TURN_LOG: turnLog('desktop') },
+    laptopEnv: { BATON_DEMO_TURN_MS: turnMsOf('turn-running'), BATON_TURN_WAIT_MS: String(FAULT_TIMING.turnWaitMs) },
     backendHost: links.backendHost,
     backendLauncher: links.backendLauncher,
     backendAddressesPerDevice: (url) => links.addresses(url),
   }).catch(async (error: Error) => {
     await links.close();
-    rmSync(logDir, { recursive: true, force: true });
     throw error;
   });
   const ids = { laptop: await deviceId(world.laptop), desktop: await deviceId(world.desktop) };
@@ -83,9 +82,9 @@ export async function startFaultWorld(): Promise<FaultWorld> {
   const processOf = (party: Party): RunningProcess => (party === 'backend' ? world.backend : world[DEVICE_OF[party]].process);
   const running = (p: RunningProcess) => p.child.exitCode === null && p.child.signalCode === null;
 
-  const restartDevice = async (name: DeviceName) => {
+  const restartDevice = async (name: DeviceName, env: NodeJS.ProcessEnv = world[name].env) => {
     const old: DeviceHandle = world[name];
-    world[name] = await world.startDevice({ name: old.name, profile: old.profile, workspaceRoot: old.workspaceRoot, env: old.env });
+    world[name] = await world.startDevice({ name: old.name, profile: old.profile, workspaceRoot: old.workspaceRoot, env });
   };
 
   const fw: FaultWorld = {
@@ -109,22 +108,21 @@ export async function startFaultWorld(): Promise<FaultWorld> {
       }
       return { session: session.value, handoff: handoff.value, entryIds };
     },
-    async backendState(handoffId) {
+    async backendHandoff(handoffId) {
       const handoff = await referee.getHandoff(handoffId).catch(() => null);
-      return handoff?.ok ? handoff.value.state : undefined;
+      return handoff?.ok ? handoff.value : undefined;
     },
     turns(sessionId) {
-      return (['laptop', 'desktop'] as const).flatMap((name) => {
-        const file = turnLog(name);
-        if (!existsSync(file)) return [];
-        return readFileSync(file, 'utf8')
-          .split('\n')
-          .filter((line) => line.trim() !== '')
-          .map((line) => JSON.parse(line) as TurnRecord)
-          .filter((record) => record.sessionId === sessionId);
-      });
+      return (['laptop', 'desktop'] as const).flatMap((name) => readTurns(world[name].turnFile).filter((t) => t.sessionId === sessionId));
     },
+    device: (role) => world[DEVICE_OF[role]],
     process: processOf,
+    async useStart(start) {
+      const env = world.laptop.env;
+      if (env.BATON_DEMO_TURN_MS === turnMsOf(start)) return;
+      await world.laptop.process.stop();
+      await restartDevice('laptop', { ...env, BATON_DEMO_TURN_MS: turnMsOf(start) });
+    },
     async restart(party) {
       if (party === 'backend') await world.restartBackend();
       else await restartDevice(DEVICE_OF[party]);
@@ -132,7 +130,7 @@ export async function startFaultWorld(): Promise<FaultWorld> {
     async heal() {
       for (const name of ['laptop', 'desktop'] as const) {
         await links.restore(name);
-        for (const hold of readdirSync(world[name].holdDir)) rmSync(join(world[name].holdDir, hold), { force: true });
+        clearHolds(world[name]);
       }
       for (const party of ['backend', 'source', 'target'] as const) {
         const p = processOf(party);
@@ -144,7 +142,6 @@ export async function startFaultWorld(): Promise<FaultWorld> {
       await fw.heal().catch(() => undefined);
       await world.cleanup();
       await links.close();
-      rmSync(logDir, { recursive: true, force: true });
     },
   };
   return fw;

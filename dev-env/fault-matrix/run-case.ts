@@ -1,15 +1,17 @@
 /**
- * Runs one case of the fault matrix: a fresh demo session on the laptop with its first turn in flight, a
- * Move to the desktop held in the case's state (test holds), the fault (kill + restart, pause beyond
- * the deadlines + continue, or a cut link + restore), then waits for the move to end with both
- * devices agreeing, probes who takes input, and checks the evidence (checks.ts).
+ * Runs one case of the fault matrix: a fresh demo session on the laptop, its first turn in flight or
+ * over (the case's start), a Move to the desktop held in the case's state by the devices' gates
+ * (step-holds.ts), the fault (kill + restart, pause beyond the deadlines + continue, or a cut link +
+ * restore), then waits for the move to end with both devices agreeing, probes who takes input, and
+ * checks the evidence (checks.ts).
  */
 import type { ActionResult } from '../../shared/errors.ts';
 import type { SessionDetail } from '../../shared/device-api.ts';
-import { isTerminal } from '../../shared/handoff-states.ts';
+import { isTerminal, reachedAt } from '../../shared/handoff-states.ts';
 import { waitFor } from '../process-harness.ts';
-import { holdStep, waitEligible } from '../two-devices.ts';
-import { FAULT_TIMING, HOLDS, type FaultCase } from './cases.ts';
+import { hasPassed, holdAt, isHolding } from '../step-holds.ts';
+import { waitEligible } from '../two-devices.ts';
+import { FAULT_TIMING, HOLDS, type FaultCase, type GateHold } from './cases.ts';
 import { checkCase, type Sample } from './checks.ts';
 import { DEVICE_OF, type BackendView, type DeviceName, type FaultWorld } from './fault-world.ts';
 
@@ -160,38 +162,79 @@ function describe(fw: FaultWorld, d: SessionDetail | undefined): string {
   return `shows the ${owner} owning it at generation ${d.generation}, ${d.activeHandoff ? `a move ${d.activeHandoff.state}` : 'no move in progress'}, ${last}`;
 }
 
+/**
+ * Starts the move and holds it where the case says; resolves with the handoff's id, the release of
+ * every hold, and what went wrong getting there (nothing when the move is held in the case's state).
+ */
+async function moveAndHold(
+  fw: FaultWorld,
+  c: FaultCase,
+  sessionId: string,
+): Promise<{ handoffId: string; release: () => void; found: string[] }> {
+  const held = HOLDS[c.start][c.state] ?? null;
+  const releases: (() => void)[] = [];
+  const hold = (h: GateHold) => releases.push(holdAt(fw.device(h.device), h.point));
+  const release = () => releases.splice(0).forEach((r) => r());
+  // Idle, the target prepares once the source has sealed its speculative checkpoint: the fast path.
+  const untilSealed =
+    c.start === 'idle' && held?.hold.point !== 'target-step-at-requested' ? holdAt(fw.device('target'), 'target-step-at-requested') : null;
+  if (held) [held.hold, ...(held.also ? [held.also] : [])].forEach(hold);
+  const moved = await fw.world.laptop.client.call('startMove', { sessionId, targetDeviceId: fw.ids.desktop });
+  if (!moved.ok) throw new Error(`the move was refused: ${moved.code} ${moved.message}`);
+  const handoffId = moved.value.handoffId;
+  const found: string[] = [];
+  const ended = async () => {
+    const handoff = await fw.backendHandoff(handoffId);
+    return handoff && isTerminal(handoff.state) ? handoff.state : undefined;
+  };
+  if (c.start === 'idle') {
+    const sealed = await waitFor(
+      'the speculative checkpoint to be sealed',
+      async () => (hasPassed(fw.device('source'), 'speculative-checkpoint-sealed', handoffId) ? 'sealed' : await ended()),
+      30_000,
+      50,
+    ).catch(() => 'not sealed in 30 s');
+    if (sealed !== 'sealed') found.push(`the source's speculative checkpoint was not sealed: ${sealed}`);
+    untilSealed?.();
+  }
+  const reached = await waitFor(
+    c.state,
+    async () => {
+      if (held && isHolding(fw.device(held.hold.device), held.hold.point, handoffId)) return 'held';
+      const end = await ended();
+      return !held && end === 'completed' ? 'held' : end;
+    },
+    30_000,
+    50,
+  ).catch(() => 'nowhere in 30 s');
+  const handoff = await fw.backendHandoff(handoffId);
+  if (reached !== 'held') found.push(`the move never reached ${c.state}: it ended ${reached} first`);
+  else if (handoff && reachedAt(handoff.history, c.state) === undefined)
+    found.push(`the move was held at ${held?.hold.point} before it reached ${c.state} (it is ${handoff.state})`);
+  if (found.length > 0) release();
+  return { handoffId, release, found };
+}
+
 /** Runs one case and returns its row (violations included; it throws only when the world itself broke). */
 export async function runCase(fw: FaultWorld, c: FaultCase): Promise<CaseRow> {
   await fw.heal();
+  await fw.useStart(c.start);
   const { world } = fw;
-  // The first turn runs on (FAULT_TIMING.sourceTurnMs): the move starts, and the fault hits, while it does.
+  // With a turn running, the first turn runs on (FAULT_TIMING.sourceTurnMs): the move starts, and the
+  // fault hits, while it does. Idle, it is over before the move starts.
   const session = await world.laptop.client.take('startSession', {
     workspace: world.repo,
     provider: 'demo',
     prompt: 'Work through the backlog',
   });
+  if (c.start === 'idle')
+    await waitFor('the first turn to end', async () => (fw.turns(session.id).some((t) => t.event === 'ended') ? true : undefined));
   await waitEligible(world.laptop, session.id, 'desktop');
   const watch = sample(fw, session.id);
   const row: CaseRow = { case: c, outcome: '?', owner: null, generation: null, kept: 0, of: 0, settleMs: null, violations: [] };
   try {
-    const hold = HOLDS[c.state];
-    const release = hold ? holdStep(world[DEVICE_OF[hold.device]], hold.step) : () => undefined;
-    const moved = await world.laptop.client.call('startMove', { sessionId: session.id, targetDeviceId: fw.ids.desktop });
-    if (!moved.ok) throw new Error(`the move was refused: ${moved.code} ${moved.message}`);
-    const handoffId = moved.value.handoffId;
-    const reached = await waitFor(
-      c.state,
-      async () => {
-        const state = await fw.backendState(handoffId);
-        return state === c.state || (state && isTerminal(state)) ? state : undefined;
-      },
-      30_000,
-      50,
-    );
-    if (reached !== c.state) {
-      release();
-      row.violations.push(`the move never reached ${c.state}: it ended ${reached} first`);
-    }
+    const { handoffId, release, found } = await moveAndHold(fw, c, session.id);
+    row.violations.push(...found);
     const recoveredAt = await applyFault(fw, c, release);
     const end = await settled(fw, session.id, handoffId);
     if (!end) {

@@ -1,17 +1,19 @@
 /**
- * The fault matrix printed as a table (role × fault × state → outcome, final owner, generation,
- * entries kept, time to settle, whether every check held) and the settle times per kind of fault.
+ * The fault matrix printed as a table (role × fault × state × how the session stood → outcome, final
+ * owner, generation, entries kept, time to settle, whether every check held) and the settle times
+ * per kind of fault.
  */
 import type { CaseRow } from './run-case.ts';
 
-const HEADINGS = ['role', 'fault', 'state', 'outcome', 'owner', 'gen', 'entries kept', 'settle', 'checks'];
+const HEADINGS = ['role', 'fault', 'state', 'session', 'outcome', 'owner', 'gen', 'entries kept', 'settle', 'checks'];
 
 function cells(row: CaseRow): string[] {
-  const { party, fault, state } = row.case;
+  const { party, fault, state, start } = row.case;
   return [
     fault === 'cut' ? `network (${party})` : party,
     fault,
     state,
+    start === 'idle' ? 'idle' : 'turn running',
     row.outcome,
     row.owner ?? '-',
     row.generation === null ? '-' : String(row.generation),

@@ -1,10 +1,10 @@
 /**
  * The run view while a Move runs, as the README shows it: a demo-agent session on the laptop moving to
- * the desktop, held (holdStep) while the desktop is about to claim the checkpoint, so the stepper shows
+ * the desktop, held (its gate, holdAt) while the desktop is about to claim the checkpoint, so the stepper shows
  * the steps done with their times and the one under way.
  */
 import { expect, test } from '@playwright/test';
-import { holdStep } from '../../dev-env/two-devices.ts';
+import { holdAt } from '../../dev-env/step-holds.ts';
 import { runView, startDemoSessionInUi, startMoveInUi, useWorld } from '../support/devices.ts';
 import { saveScreen } from '../support/screens.ts';
 
@@ -23,7 +23,7 @@ test('the run view mid-move', async () => {
   await expect(laptop.page.getByRole('log', { name: 'Transcript' })).toContainText('Demo agent');
   await expect(view.message).toBeEnabled();
 
-  const release = holdStep(desktop.device, 'claim');
+  const release = holdAt(desktop.device, 'sending-ownership-transferred+target-activating');
   try {
     await startMoveInUi(laptop.page, desktop.device.name);
     await expect(view.currentStep).toHaveAttribute('data-state', 'source-relinquished-and-checkpointed');

@@ -2,7 +2,7 @@
  * Activation on the target: fetch the checkpoint body, verify its digest, unseal it (all three in one
  * streamed pass, checkpoint-transfer.ts), pin the workspace, check drift, merge the transcript — and
  * only then resume the provider (openCheckpoint does all before the import, so the target can begin it
- * ahead: activation-ahead.ts). Every check runs before any provider call; the first failure is
+ * ahead: checkpoint-openings.ts). Every check runs before any provider call; the first failure is
  * returned with its code and nothing after it runs. The download and the import report how far they
  * got through the progress sink.
  */

@@ -1,13 +1,17 @@
 /**
  * The coordinator's compare-and-set when the push of its record comes before the answer (or instead
  * of it): the step goes on as soon as a record shows this device's transition committed, and only then.
+ * And its gate (test-seam.ts): asked before each step, before a transition is sent and once its
+ * commit is known; a gate that waits delays the device there and changes nothing else.
  */
 import { describe, expect, it } from 'vitest';
 import type { Handoff, TransitionRequest } from '../../shared/api/handoffs.ts';
 import type { HandoffState } from '../../shared/handoff-states.ts';
 import type { Result } from '../../shared/errors.ts';
 import { handoffRecord } from '../../dev-env/handoff-record.ts';
-import { Coordinator, type CoordinatorDeps } from './coordinator.ts';
+import { Coordinator, type CoordinatorDeps, type Step } from './coordinator.ts';
+import { gateName } from '../../dev-env/step-holds.ts';
+import type { GatePoint, StepGate } from './test-seam.ts';
 
 const SELF = 'device-target-0000000001';
 const OTHER = 'device-source-0000000001';
@@ -19,8 +23,11 @@ function record(states: [HandoffState, string | null][]): Handoff {
   );
 }
 
-/** A coordinator whose backend holds every transition's answer until `answer` is called. */
-function coordinatorWithHeldAnswers() {
+/** A coordinator whose backend holds every transition's answer until `answer` is called; `gate` and `steps` as given. */
+function coordinatorWithHeldAnswers(
+  gate?: StepGate,
+  steps: { source: Step; target: Step } = { source: async () => undefined, target: async () => undefined },
+) {
   const asked: TransitionRequest[] = [];
   let answer: (result: Result<Handoff>) => void = () => undefined;
   const logged: string[] = [];
@@ -44,8 +51,9 @@ function coordinatorWithHeldAnswers() {
     clock: () => 2000,
     handoffChanged: () => undefined,
     log: (message) => logged.push(message),
+    ...(gate ? { gate } : {}),
   };
-  const coordinator = new Coordinator(deps, { source: async () => undefined, target: async () => undefined });
+  const coordinator = new Coordinator(deps, steps);
   return { coordinator, asked, answer: (result: Result<Handoff>) => answer(result), logged };
 }
 
@@ -147,5 +155,77 @@ describe('a transition that continues to a further state in the same commit', ()
     answer({ ok: true, value: quiescing });
     await expect(relinquished).resolves.toEqual(quiescing);
     expect(logged.some((line) => line.includes('asking for source-quiescing alone'))).toBe(true);
+  });
+});
+
+/** A gate that waits at the points named in `held` until `open(name)`, and lists every point asked, in order. */
+function testGate(held: string[]) {
+  const asked: string[] = [];
+  const waiting = new Map<string, () => void>();
+  const gate: StepGate = {
+    before: (point: GatePoint) => {
+      const name = gateName(point);
+      asked.push(name);
+      return held.includes(name) ? new Promise<void>((resolve) => waiting.set(name, resolve)) : undefined;
+    },
+  };
+  return { gate, asked, open: (name: string) => waiting.get(name)?.() };
+}
+
+const tick = () => new Promise((resolve) => setTimeout(resolve, 10));
+
+describe('the gate', () => {
+  it('is asked before each step; a step it held runs on the record that came meanwhile, not the one it was held with', async () => {
+    const { gate, asked, open } = testGate(['target-step-at-requested']);
+    const stepped: HandoffState[] = [];
+    const { coordinator } = coordinatorWithHeldAnswers(gate, {
+      source: async () => undefined,
+      target: async (handoff) => void stepped.push(handoff.state),
+    });
+    const requested = record([['requested', OTHER]]);
+    coordinator.observe(requested);
+    await tick();
+    expect(asked).toEqual(['target-step-at-requested']);
+    expect(stepped).toEqual([]);
+
+    coordinator.observe(
+      record([
+        ['requested', OTHER],
+        ['cancelled', OTHER],
+      ]),
+    );
+    open('target-step-at-requested');
+    await tick();
+    expect(stepped).toEqual(['cancelled']);
+    expect(asked).toEqual(['target-step-at-requested', 'target-step-at-cancelled']);
+  });
+
+  it('is asked before a transition is sent and once it is committed, before the device takes the answer in', async () => {
+    const sending = 'sending-ownership-transferred+target-activating';
+    const committed = 'committed-ownership-transferred+target-activating';
+    const { gate, asked: passed, open } = testGate([sending, committed]);
+    const { coordinator, asked, answer } = coordinatorWithHeldAnswers(gate);
+    coordinator.observe(prepared);
+    const claimed = coordinator.transition(prepared, 'ownership-transferred', { continueTo: 'target-activating' });
+    await tick();
+    expect(asked).toEqual([]);
+
+    open(sending);
+    await tick();
+    expect(asked.map((r) => [r.to, r.continueTo])).toEqual([['ownership-transferred', 'target-activating']]);
+    const claimedAndActivating = record([
+      ...prepared.history.map((h) => [h.state, h.deviceId] as [HandoffState, string | null]),
+      ['ownership-transferred', SELF],
+      ['target-activating', SELF],
+    ]);
+    answer({ ok: true, value: claimedAndActivating });
+    await tick();
+    // Committed on the backend, not yet taken in here.
+    expect(coordinator.get(prepared.id)?.state).toBe('source-relinquished-and-checkpointed');
+
+    open(committed);
+    await expect(claimed).resolves.toEqual(claimedAndActivating);
+    expect(coordinator.get(prepared.id)?.state).toBe('target-activating');
+    expect(passed.filter((name) => name.includes('ownership'))).toEqual([sending, committed]);
   });
 });

@@ -12,6 +12,7 @@ import type { BackendPort } from '../ports/backend.ts';
 import type { Clock } from '../ports/clock.ts';
 import type { SealPort } from '../ports/seal.ts';
 import { sealCancelReason } from './cancel-reason.ts';
+import { OPEN_GATE, type GatePoint, type StepGate } from './test-seam.ts';
 
 export interface CoordinatorDeps {
   selfId: string;
@@ -28,10 +29,15 @@ export interface CoordinatorDeps {
   /** This device has just finished its part in an ended handoff (once per handoff, restarts included). */
   ended?(handoff: Handoff, role: 'source' | 'target'): void;
   log(message: string): void;
+  /**
+   * Asked before each step, before each transition is sent and once its commit is known, and by the
+   * steps inside work begun ahead of its state (test-seam.ts); OPEN_GATE when absent.
+   */
+  gate?: StepGate;
 }
 
 /** What a step may ask of the coordinator that runs it. */
-export type HandoffDriver = Pick<Coordinator, 'get' | 'transition' | 'cancel' | 'refresh' | 'at' | 'clearTimer' | 'finish'>;
+export type HandoffDriver = Pick<Coordinator, 'get' | 'transition' | 'cancel' | 'refresh' | 'at' | 'clearTimer' | 'finish' | 'pass'>;
 
 /** One step of one role: given the latest record, does this device's part (or nothing). */
 export type Step = (handoff: Handoff, driver: HandoffDriver) => Promise<void>;
@@ -71,11 +77,14 @@ export class Coordinator {
   /** Transitions waiting for their answer, by handoff: each hears every newer record (its push may come first). */
   private readonly awaiting = new Map<string, Set<(handoff: Handoff) => void>>();
   private stopped = false;
+  private readonly gate: StepGate;
 
   constructor(
     private readonly deps: CoordinatorDeps,
     private readonly steps: { source: Step; target: Step },
-  ) {}
+  ) {
+    this.gate = deps.gate ?? OPEN_GATE;
+  }
 
   /** The latest known record of a handoff. */
   get(handoffId: string): Handoff | undefined {
@@ -135,6 +144,13 @@ export class Coordinator {
       const progress = this.deps.progress.ensureProgress(handoff.id, handoff.sessionId, role, this.deps.clock(), role === 'source');
       if (progress.finished) return;
       try {
+        const held = this.pass({ at: 'step', role, state: handoff.state }, handoff);
+        if (held) {
+          await held;
+          if (this.stopped) return;
+          // A newer record came while the gate held the step: that one is stepped instead (it marked the handoff dirty).
+          if (this.latest.get(handoffId) !== handoff) continue;
+        }
         await this.steps[role](handoff, this);
       } catch (error) {
         // Unexpected (backend unreachable or restarting): try the step again shortly; a reconnect also drives it.
@@ -162,18 +178,24 @@ export class Coordinator {
     const { reason, ...rest } = extra;
     const sealed = reason === undefined ? {} : { reason: sealCancelReason(this.deps.seal, handoff, reason) };
     const request: TransitionRequest = { from: handoff.state, to, generation: generationFor(handoff, handoff.state), ...rest, ...sealed };
-    const committed = this.committedWhenPushed(handoff, to);
     const entered = rest.continueTo ? [to, rest.continueTo] : [to];
+    const held = this.pass({ at: 'sending', enters: entered }, handoff);
+    if (held) await held;
+    const committed = this.committedWhenPushed(handoff, to);
     const key = [handoff.id, handoff.state, ...entered].join('-');
     const answer = this.deps.backend.transition(handoff.id, request, key.slice(0, 120));
     const first = await Promise.race([answer, committed.seen]).finally(committed.stop);
     if ('pushed' in first) {
       answer.catch(() => undefined);
+      const gated = this.pass({ at: 'committed', enters: entered }, handoff);
+      if (gated) await gated;
       this.recordDone(handoff, entered, 'its push came before the answer');
       return first.pushed;
     }
     const result = first;
     if (result.ok) {
+      const gated = this.pass({ at: 'committed', enters: entered }, handoff);
+      if (gated) await gated;
       this.recordDone(handoff, entered);
       this.observe(result.value);
       return result.value;
@@ -239,6 +261,11 @@ export class Coordinator {
         p.blockers = blockers;
       });
     return this.transition(handoff, 'cancelled', { reason });
+  }
+
+  /** Undefined when the gate lets this device go on past `point` in `handoff` at once (always on a shipped device); else resolves once it does. */
+  pass(point: GatePoint, handoff: Handoff): Promise<void> | undefined {
+    return this.gate.before(point, handoff);
   }
 
   /** Re-reads a handoff from the backend. */

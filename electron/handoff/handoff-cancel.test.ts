@@ -7,15 +7,8 @@ import { readdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { SessionView } from '../../shared/device-api.ts';
-import {
-  deviceId,
-  holdTarget,
-  startDemoSession,
-  startTwoDevices,
-  waitEligible,
-  waitSession,
-  type TwoDevices,
-} from '../../dev-env/two-devices.ts';
+import { deviceId, startDemoSession, startTwoDevices, waitEligible, waitSession, type TwoDevices } from '../../dev-env/two-devices.ts';
+import { holdAt } from '../../dev-env/step-holds.ts';
 
 /** Real processes on a busy 2-core machine: give each test room beyond the default. */
 const TEST_TIMEOUT_MS = 120_000;
@@ -68,7 +61,7 @@ describe('moves that stop before ownership moves', () => {
   it(
     'cancels while the target is preparing: the source keeps the session at generation 1',
     async () => {
-      const release = holdTarget(world.desktop, 'prepare');
+      const release = holdAt(world.desktop, 'target-step-at-requested');
       const moved = await world.laptop.client.call('startMove', { sessionId: session.id, targetDeviceId: desktopId });
       expect(moved.ok).toBe(true);
       expect(await world.laptop.client.call('cancelMove', { sessionId: session.id })).toEqual({ ok: true });

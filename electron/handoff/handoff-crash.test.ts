@@ -11,7 +11,8 @@ import {
   stateOf,
 } from '../../dev-env/move-checks.ts';
 import { waitFor } from '../../dev-env/process-harness.ts';
-import { deviceId, holdTarget, startTwoDevices, type DeviceHandle, type TwoDevices } from '../../dev-env/two-devices.ts';
+import { deviceId, startTwoDevices, type DeviceHandle, type TwoDevices } from '../../dev-env/two-devices.ts';
+import { holdAt } from '../../dev-env/step-holds.ts';
 
 /** Real processes on a busy 2-core machine: give each test room beyond the default. */
 const TEST_TIMEOUT_MS = 120_000;
@@ -68,7 +69,7 @@ describe('a handoff survives SIGKILL and restart', () => {
     'target killed during target-activating: the restarted target activates and keeps ownership',
     async () => {
       const sessionId = await sessionOnLaptop();
-      const release = holdTarget(world.desktop, 'activate');
+      const release = holdAt(world.desktop, 'target-step-at-target-activating');
       const handoffId = await startMove(sessionId);
       await waitFor(
         'target-activating',
@@ -90,7 +91,7 @@ describe('a handoff survives SIGKILL and restart', () => {
     'backend killed right after the move is requested: after its restart the devices finish the handoff',
     async () => {
       const sessionId = await sessionOnLaptop();
-      const release = holdTarget(world.desktop, 'prepare');
+      const release = holdAt(world.desktop, 'target-step-at-requested');
       const handoffId = await startMove(sessionId);
       await world.backend.kill();
       await new Promise((resolve) => setTimeout(resolve, 1500));
@@ -105,7 +106,7 @@ describe('a handoff survives SIGKILL and restart', () => {
     'backend killed while the target activates: after its restart the target completes and owns the session',
     async () => {
       const sessionId = await sessionOnLaptop();
-      const release = holdTarget(world.desktop, 'activate');
+      const release = holdAt(world.desktop, 'target-step-at-target-activating');
       const handoffId = await startMove(sessionId);
       await waitFor(
         'target-activating',

@@ -9,7 +9,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { expectOneOwner, sessionOnLaptop, startMove, stateOf } from '../../dev-env/move-checks.ts';
 import { waitFor } from '../../dev-env/process-harness.ts';
 import { startTcpRelay, type TcpRelay } from '../../dev-env/tcp-relay.ts';
-import { deviceId, holdTarget, startTwoDevices, type TwoDevices } from '../../dev-env/two-devices.ts';
+import { deviceId, startTwoDevices, type TwoDevices } from '../../dev-env/two-devices.ts';
+import { holdAt } from '../../dev-env/step-holds.ts';
 
 const TEST_TIMEOUT_MS = 120_000;
 
@@ -57,7 +58,7 @@ describe('a move survives the loss of the backend address the devices use', () =
       await bothUp();
       const sessionId = await sessionOnLaptop(world);
       const inUse = await addressInUse();
-      const release = holdTarget(world.desktop, 'prepare');
+      const release = holdAt(world.desktop, 'target-step-at-requested');
       const handoffId = await startMove(world, sessionId, desktopId);
       await inUse.down();
       release();
@@ -97,7 +98,7 @@ describe('a move survives the loss of the backend address the devices use', () =
       await bothUp();
       const sessionId = await sessionOnLaptop(world);
       const inUse = await addressInUse();
-      const release = holdTarget(world.desktop, 'activate');
+      const release = holdAt(world.desktop, 'target-step-at-target-activating');
       const handoffId = await startMove(world, sessionId, desktopId);
       await waitFor(
         'target-activating',

@@ -8,7 +8,8 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import { expectOneOwner, sessionOnLaptop, startMove } from '../../dev-env/move-checks.ts';
 import { waitFor } from '../../dev-env/process-harness.ts';
 import { freshDatabase } from '../../dev-env/test-postgres.ts';
-import { deviceId, holdTarget, startTwoDevices, type TwoDevices } from '../../dev-env/two-devices.ts';
+import { deviceId, startTwoDevices, type TwoDevices } from '../../dev-env/two-devices.ts';
+import { holdAt } from '../../dev-env/step-holds.ts';
 
 let world: TwoDevices;
 let desktopId: string;
@@ -34,7 +35,7 @@ it('a move whose instance is SIGKILLed while the target prepares ends with one o
     const views = await Promise.all([world.laptop, world.desktop].map((d) => d.client.call('getStatus', {})));
     return views.every((v) => v?.reachability?.current === first!.url) ? true : undefined;
   });
-  const release = holdTarget(world.desktop, 'prepare');
+  const release = holdAt(world.desktop, 'target-step-at-requested');
   const handoffId = await startMove(world, sessionId, desktopId);
   await first!.kill();
   release();

@@ -12,15 +12,8 @@ import { DEMO_EDIT_PATH } from '../providers/demo-agent.ts';
 import { createBackendClient } from '../sync/backend-client.ts';
 import type { SessionDetail } from '../../shared/device-api.ts';
 import { FORWARD_STATES, type HandoffState } from '../../shared/handoff-states.ts';
-import {
-  deviceId,
-  holdTarget,
-  startDemoSession,
-  startTwoDevices,
-  waitEligible,
-  waitSession,
-  type TwoDevices,
-} from '../../dev-env/two-devices.ts';
+import { deviceId, startDemoSession, startTwoDevices, waitEligible, waitSession, type TwoDevices } from '../../dev-env/two-devices.ts';
+import { holdAt } from '../../dev-env/step-holds.ts';
 
 /** Real processes on a busy 2-core machine: give each test room beyond the default. */
 const TEST_TIMEOUT_MS = 120_000;
@@ -190,7 +183,7 @@ describe('cancelled and blocked moves', () => {
       await waitEligible(laptop, session.id, 'desktop');
       /** Moves, waits for the move to end cancelled on both devices, and returns the reason each shows. */
       const cancelledMove = async (what: string, whileRequested: () => Promise<void> = async () => undefined) => {
-        const release = holdTarget(desktop, 'prepare');
+        const release = holdAt(desktop, 'target-step-at-requested');
         const moved = await laptop.client.call('startMove', { sessionId: session.id, targetDeviceId: desktopId });
         if (!moved.ok) throw new Error(`${what}: move refused: ${moved.code} ${moved.message}`);
         await whileRequested();

@@ -15,12 +15,11 @@ import type { PacketPort, ProviderPort } from '../ports/providers.ts';
 import type { SealPort } from '../ports/seal.ts';
 import type { ProgressSink } from '../ports/progress-sink.ts';
 import type { SessionsPort } from '../ports/sessions.ts';
-import { takeCheckpointAhead, timelessDigest, type CheckpointAhead } from './checkpoint-ahead.ts';
+import { sealSpeculativeCheckpoint, timelessDigest, type SpeculativeCheckpoint } from './speculative-checkpoint.ts';
 import { buildCheckpoint } from './checkpoint-build.ts';
 import { CHECKPOINT_MEMORY_BYTES, sealCheckpoint, uploadSealed } from './checkpoint-transfer.ts';
 import { transferred, type HandoffDriver, type Step } from './coordinator.ts';
 import type { HandoffConfig } from './handoff-config.ts';
-import { stillDueAfterHold, testHolds } from './test-hold.ts';
 import { uploadProgress } from './upload-progress.ts';
 
 /** What the source's steps use, and nothing more. */
@@ -47,7 +46,7 @@ export interface SourceStepDeps {
   seal: Pick<SealPort, 'startCheckpointSeal'>;
   backend: Pick<BackendPort, 'putBlob' | 'putBlobFile'>;
   providers: Pick<ProviderPort, 'list'>;
-  config: Pick<HandoffConfig, 'prepareTimeoutMs' | 'claimTimeoutMs' | 'turnWaitMs' | 'testHoldDir'>;
+  config: Pick<HandoffConfig, 'prepareTimeoutMs' | 'claimTimeoutMs' | 'turnWaitMs'>;
   /** Whether the backend answers this device's calls, for a timeout's reason. */
   link: Pick<BackendLinkPort, 'longestWait'>;
   clock: Clock;
@@ -107,7 +106,7 @@ export async function settleTurn(provider: ProviderSession, ms: number): Promise
  * A checkpoint taken, sealed and uploaded; the readiness report that refused it; a reason to cancel
  * (over the backend's limit); the move ended first; or what went wrong.
  */
-type Taken =
+type CheckpointAttempt =
   | { ok: true; checkpoint: CheckpointRef }
   | { ok: false; report: ReadinessReport }
   | { ok: 'cancel'; reason: { code: string; message: string } }
@@ -123,8 +122,8 @@ async function takeCheckpoint(
   driver: HandoffDriver,
   handoff: Handoff,
   session: Readonly<LocalSession>,
-  early?: Promise<CheckpointAhead | null>,
-): Promise<Taken> {
+  speculative?: Promise<SpeculativeCheckpoint | null>,
+): Promise<CheckpointAttempt> {
   const { state, sessions, git, seal, backend } = deps;
   const moving = () => ['target-prepared', 'source-quiescing'].includes(driver.get(handoff.id)?.state ?? '');
   try {
@@ -139,11 +138,13 @@ async function takeCheckpoint(
     const transcriptPath = state.scratchFile(`${handoff.id}.transcript`);
     try {
       const built = await buildCheckpoint(deps, handoff, state.readSession(session.id)!, provider, repos, transcriptPath);
-      // Taken ahead and unchanged since: that upload is this checkpoint (checkpoint-ahead.ts).
-      const ahead = await early;
-      if (ahead && ahead.timelessSha256 === (await timelessDigest(built)) && (await ahead.upload())) {
-        deps.log(`checkpoint of ${handoff.id}: ${ahead.checkpoint.size} bytes, taken ahead while the target prepared and unchanged since`);
-        return { ok: true, checkpoint: ahead.checkpoint };
+      // Sealed speculatively and unchanged since: that upload is this checkpoint (speculative-checkpoint.ts).
+      const sealedBefore = await speculative;
+      if (sealedBefore && sealedBefore.timelessSha256 === (await timelessDigest(built)) && (await sealedBefore.upload())) {
+        deps.log(
+          `checkpoint of ${handoff.id}: ${sealedBefore.checkpoint.size} bytes, taken ahead while the target prepared and unchanged since`,
+        );
+        return { ok: true, checkpoint: sealedBefore.checkpoint };
       }
       // Sealed as it is written and hashed on the way: a small checkpoint in memory, a large one into a
       // file streamed up from there (never held whole). Under the key version the handoff names (the
@@ -174,12 +175,17 @@ async function takeCheckpoint(
 }
 
 /**
- * source-quiescing: re-check readiness, then checkpoint, seal, upload and relinquish. `ahead`: the
+ * source-quiescing: re-check readiness, then checkpoint, seal, upload and relinquish. `attempt`: the
  * same work begun once input was refused, while the backend recorded source-quiescing. At
  * target-prepared (a quiescing with nothing to wait for), source-quiescing is entered with the
  * relinquish, in one commit.
  */
-async function checkpointStep(deps: SourceStepDeps, driver: HandoffDriver, handoff: Handoff, ahead?: Promise<Taken>): Promise<void> {
+async function checkpointStep(
+  deps: SourceStepDeps,
+  driver: HandoffDriver,
+  handoff: Handoff,
+  attempt?: Promise<CheckpointAttempt>,
+): Promise<void> {
   const { state } = deps;
   const session = state.readSession(handoff.sessionId);
   if (!session) {
@@ -188,7 +194,7 @@ async function checkpointStep(deps: SourceStepDeps, driver: HandoffDriver, hando
   }
   let checkpoint = state.progress(handoff.id)?.checkpoint ?? null;
   if (checkpoint === null) {
-    const taken = await (ahead ?? takeCheckpoint(deps, driver, handoff, session));
+    const taken = await (attempt ?? takeCheckpoint(deps, driver, handoff, session));
     if (taken.ok === 'error') throw taken.error;
     // The move may have been cancelled meanwhile: then there is nothing to relinquish.
     if (taken.ok === 'ended' || driver.get(handoff.id)?.state !== handoff.state) return;
@@ -234,23 +240,24 @@ async function onEnded(deps: SourceStepDeps, driver: HandoffDriver, handoff: Han
 export function sourceStep(deps: SourceStepDeps): Step {
   const { config, sessions } = deps;
   // Checkpoints begun as soon as input was refused (target-prepared), taken by the source-quiescing step once.
-  const ahead = new Map<string, Promise<Taken>>();
-  // Small checkpoints taken while the target prepares (checkpoint-ahead.ts), for the one begun at target-prepared;
+  const attempts = new Map<string, Promise<CheckpointAttempt>>();
+  // Speculative checkpoints sealed while the target prepares (speculative-checkpoint.ts), for the one begun at target-prepared;
   // `sealed` once one is (so it is small, and the quiescing may be recorded with the relinquish).
-  const early = new Map<string, { taking: Promise<CheckpointAhead | null>; sealed: boolean }>();
+  const speculative = new Map<string, { taking: Promise<SpeculativeCheckpoint | null>; sealed: boolean }>();
   return async (handoff, driver) => {
     switch (handoff.state) {
       case 'requested': {
         const progress = deps.state.progress(handoff.id)!;
-        if (
-          !early.has(handoff.id) &&
-          !progress.checkpoint &&
-          !testHolds(config.testHoldDir, 'quiesce') &&
-          !testHolds(config.testHoldDir, 'checkpoint')
-        ) {
-          const entry = { taking: takeCheckpointAhead(deps, driver, handoff).catch(() => null), sealed: false };
-          void entry.taking.then((sealed) => (entry.sealed = sealed !== null));
-          early.set(handoff.id, entry);
+        if (!speculative.has(handoff.id) && !progress.checkpoint) {
+          const sealing = sealSpeculativeCheckpoint(deps, driver, handoff).catch(() => null);
+          const entry = { taking: sealing, sealed: false };
+          // Marked sealed before the gate is asked: a gate that waits here does not change the quiescing's commit.
+          entry.taking = sealing.then((sealed) => {
+            entry.sealed = sealed !== null;
+            const held = sealed ? driver.pass({ at: 'work', work: 'speculative-checkpoint-sealed' }, handoff) : undefined;
+            return held ? held.then(() => sealed) : sealed;
+          });
+          speculative.set(handoff.id, entry);
         }
         driver.at(`${handoff.id}:prepare`, progress.seenAt + config.prepareTimeoutMs, async () => {
           const now = driver.get(handoff.id);
@@ -265,21 +272,19 @@ export function sourceStep(deps: SourceStepDeps): Step {
       }
       case 'target-prepared': {
         driver.clearTimer(`${handoff.id}:prepare`);
-        if (!(await stillDueAfterHold(config.testHoldDir, 'quiesce', driver, handoff))) return;
         sessions.setInputBlock(handoff.sessionId, QUIESCING);
         // Input is refused from here on: the turn's end, the re-check and the checkpoint need not wait for the backend.
         const session = deps.state.readSession(handoff.sessionId);
-        const held = testHolds(config.testHoldDir, 'checkpoint');
-        const begun = early.get(handoff.id);
+        const begun = speculative.get(handoff.id);
         const taken = begun?.taking;
-        early.delete(handoff.id);
+        speculative.delete(handoff.id);
         // What was sealed while the target prepared goes up now, beside the quiescing.
         void taken?.then((sealed) => sealed?.mayBeCurrent() && sealed.upload());
         // A small checkpoint sealed ahead and no turn to wait for: the quiescing is over as it begins, so
         // it is recorded with the relinquish, in one commit (sent once the input block is on disk). The
         // checkpoint's reads need not wait for that: input is refused already. A large one (not taken
         // ahead), or one still being sealed, is taken with quiescing recorded first, as the stepper shows.
-        if (begun?.sealed && session && !held && !sessions.provider(session.id)?.isTurnActive()) {
+        if (begun?.sealed && session && !sessions.provider(session.id)?.isTurnActive()) {
           const checkpointed = deps.state.progress(handoff.id)?.checkpoint;
           await checkpointStep(deps, driver, handoff, checkpointed ? undefined : takeCheckpoint(deps, driver, handoff, session, taken));
           return;
@@ -291,8 +296,8 @@ export function sourceStep(deps: SourceStepDeps): Step {
           .settled()
           .catch(() => undefined)
           .then(nextTurn);
-        if (session && !held && !ahead.has(handoff.id) && !deps.state.progress(handoff.id)?.checkpoint)
-          ahead.set(
+        if (session && !attempts.has(handoff.id) && !deps.state.progress(handoff.id)?.checkpoint)
+          attempts.set(
             handoff.id,
             sent.then(() => takeCheckpoint(deps, driver, handoff, session, taken)),
           );
@@ -303,9 +308,8 @@ export function sourceStep(deps: SourceStepDeps): Step {
         // Set when this device asked for quiescing; again only after a restart lost it.
         if (deps.state.readSession(handoff.sessionId)?.inputBlock?.code !== 'quiescing')
           sessions.setInputBlock(handoff.sessionId, QUIESCING);
-        if (!(await stillDueAfterHold(config.testHoldDir, 'checkpoint', driver, handoff))) return;
-        const taken = ahead.get(handoff.id);
-        ahead.delete(handoff.id);
+        const taken = attempts.get(handoff.id);
+        attempts.delete(handoff.id);
         await checkpointStep(deps, driver, handoff, taken);
         return;
       }
@@ -324,8 +328,8 @@ export function sourceStep(deps: SourceStepDeps): Step {
         return;
       case 'completed':
       case 'cancelled':
-        ahead.delete(handoff.id);
-        early.delete(handoff.id);
+        attempts.delete(handoff.id);
+        speculative.delete(handoff.id);
         await onEnded(deps, driver, handoff);
         return;
     }

@@ -13,11 +13,10 @@ import type { ProviderPort } from '../ports/providers.ts';
 import type { SealPort } from '../ports/seal.ts';
 import type { SessionsPort } from '../ports/sessions.ts';
 import { activateCheckpoint, type ActivationDeps, type ActivationResult } from './activation.ts';
-import { ActivationAhead } from './activation-ahead.ts';
+import { CheckpointOpenings } from './checkpoint-openings.ts';
 import { openCancelReason } from './cancel-reason.ts';
 import { transferred, type HandoffDriver, type Step } from './coordinator.ts';
 import type { HandoffConfig } from './handoff-config.ts';
-import { releasedFromTestHold, stillDueAfterHold, testHolds } from './test-hold.ts';
 
 /** What the target's steps use, and nothing more (activation's needs included). */
 export interface TargetStepDeps extends Omit<ActivationDeps, 'state' | 'backend' | 'seal' | 'git' | 'providers' | 'sessions' | 'config'> {
@@ -32,7 +31,7 @@ export interface TargetStepDeps extends Omit<ActivationDeps, 'state' | 'backend'
     SessionsPort,
     'applyRemote' | 'attach' | 'detach' | 'setInputBlock' | 'clearAttention' | 'provider' | 'saveResumeData' | 'publishMeta' | 'holdAppends'
   >;
-  config: Pick<HandoffConfig, 'workspaceRoot' | 'testHoldDir'>;
+  config: Pick<HandoffConfig, 'workspaceRoot'>;
 }
 
 /** Learns the session record (sealed meta) when the push has not delivered it yet. */
@@ -54,7 +53,6 @@ async function holdsKeyVersion(deps: TargetStepDeps, keyVersion: number | null):
 /** requested: the target checks it can take the session and fetches, then says so. */
 async function prepare(deps: TargetStepDeps, driver: HandoffDriver, handoff: Handoff): Promise<void> {
   const { config, providers, git } = deps;
-  if (!(await stillDueAfterHold(config.testHoldDir, 'prepare', driver, handoff))) return;
   // Before anything else: a checkpoint this device cannot open must never be transferred to it.
   if (!(await holdsKeyVersion(deps, handoff.keyVersion))) {
     await driver.cancel(handoff, {
@@ -86,7 +84,6 @@ async function prepare(deps: TargetStepDeps, driver: HandoffDriver, handoff: Han
     await driver.cancel(handoff, { code: prepared.code.slice(0, 63), message: prepared.message.slice(0, 2000) });
     return;
   }
-  if (!(await stillDueAfterHold(config.testHoldDir, 'prepared', driver, handoff))) return;
   await driver.transition(handoff, 'target-prepared');
 }
 
@@ -108,13 +105,18 @@ function needsAttention(deps: TargetStepDeps, handoff: Handoff, failure: CodedMe
  * pinned, drift read), the transcript merged, the provider resumed. Begun once the session is this
  * device's (the take-over); throws only for the step to try again (a failed download).
  */
-async function resumeActivation(deps: TargetStepDeps, handoff: Handoff, ahead: ActivationAhead): Promise<ActivationResult> {
-  await releasedFromTestHold(deps.config.testHoldDir, 'activate');
-  const opening = ahead.take(handoff.id);
-  const early = opening ? await opening : null;
-  await releasedFromTestHold(deps.config.testHoldDir, 'resume');
-  if (early && 'thrown' in early) throw early.thrown;
-  return activateCheckpoint(deps, handoff, early ? Promise.resolve(early.opened) : undefined);
+async function resumeActivation(
+  deps: TargetStepDeps,
+  driver: HandoffDriver,
+  handoff: Handoff,
+  openings: CheckpointOpenings,
+): Promise<ActivationResult> {
+  const opening = openings.take(handoff.id);
+  const opened = opening ? await opening : null;
+  const held = driver.pass({ at: 'work', work: 'checkpoint-opened' }, handoff);
+  if (held) await held;
+  if (opened && 'thrown' in opened) throw opened.thrown;
+  return activateCheckpoint(deps, handoff, opened ? Promise.resolve(opened.opened) : undefined);
 }
 
 /** target-activating: records completion on the activation begun as the state was recorded (or cancels with the reason). */
@@ -149,15 +151,15 @@ async function activate(
 
 /** The target's step for the handoff's current state. */
 export function targetStep(deps: TargetStepDeps): Step {
-  // Activation's download (begun while the session is claimed), checks and pin (begun once it is this device's): activation-ahead.ts.
-  const ahead = new ActivationAhead(deps, deps.config.testHoldDir);
+  // Activation's download (begun while the session is claimed), checks and pin (begun once it is this device's): checkpoint-openings.ts.
+  const openings = new CheckpointOpenings(deps);
   // Activations begun by the take-over, by handoff: the target-activating step takes the result (again
   // when it retries recording it) until the handoff ends; one that threw is begun anew.
   const activations = new Map<string, Promise<ActivationResult>>();
-  const activation = (handoff: Handoff): Promise<ActivationResult> => {
+  const activation = (handoff: Handoff, driver: HandoffDriver): Promise<ActivationResult> => {
     let begun = activations.get(handoff.id);
     if (!begun) {
-      begun = resumeActivation(deps, handoff, ahead);
+      begun = resumeActivation(deps, driver, handoff, openings);
       activations.set(handoff.id, begun);
       begun.catch(() => activations.delete(handoff.id));
     }
@@ -170,9 +172,9 @@ export function targetStep(deps: TargetStepDeps): Step {
     releases.delete(handoffId);
   };
   /** Takes over the session, now this device's, and begins its activation (once per handoff). */
-  const takeOver = async (handoff: Handoff) => {
+  const takeOver = async (handoff: Handoff, driver: HandoffDriver) => {
     if (activations.has(handoff.id)) return;
-    ahead.open(handoff);
+    openings.open(handoff);
     await knownSession(deps, handoff.sessionId);
     // Not waited onto the disk: the backend's record says who owns the session, and after a restart
     // the target-activating step writes all of it again.
@@ -188,7 +190,7 @@ export function targetStep(deps: TargetStepDeps): Step {
     // What the resumed provider writes goes to the backend once the move has ended, after `completed`.
     if (!releases.has(handoff.id))
       deps.sessions.holdAppends(handoff.sessionId, new Promise<void>((resolve) => releases.set(handoff.id, resolve)));
-    void activation(handoff);
+    void activation(handoff, driver);
   };
   return async (handoff, driver) => {
     switch (handoff.state) {
@@ -197,12 +199,10 @@ export function targetStep(deps: TargetStepDeps): Step {
         return;
       case 'source-relinquished-and-checkpointed': {
         // The checkpoint is up: its download into private staging runs while the session is claimed.
-        ahead.receive(handoff);
-        if (!(await stillDueAfterHold(deps.config.testHoldDir, 'claim', driver, handoff))) return;
+        openings.receive(handoff);
         // The claim enters target-activating in the same commit: the target does nothing between the
-        // two but begin the take-over (unless a test holds it in ownership-transferred).
-        const continueTo = testHolds(deps.config.testHoldDir, 'take-over') ? {} : { continueTo: 'target-activating' as const };
-        const claimed = driver.transition(handoff, 'ownership-transferred', continueTo);
+        // two but begin the take-over.
+        const claimed = driver.transition(handoff, 'ownership-transferred', { continueTo: 'target-activating' });
         // The pin's clean-status read runs while the claim is recorded (read only; the pin takes it),
         // begun once the claim and the download are on their way: starting git holds this thread.
         const repos = deps.state.session(handoff.sessionId)?.repos ?? [];
@@ -211,20 +211,19 @@ export function targetStep(deps: TargetStepDeps): Step {
         return;
       }
       case 'ownership-transferred':
-        // Claimed alone (a test held the take-over, or the backend does not continue a transition).
-        if (!(await stillDueAfterHold(deps.config.testHoldDir, 'take-over', driver, handoff))) return;
-        // The session is this device's: its activation runs while target-activating is recorded.
-        await takeOver(handoff);
+        // Claimed alone (the backend does not continue a transition). The session is this device's:
+        // its activation runs while target-activating is recorded.
+        await takeOver(handoff, driver);
         await driver.transition(handoff, 'target-activating');
         return;
       case 'target-activating':
-        await takeOver(handoff);
-        await activate(deps, driver, handoff, activation(handoff));
+        await takeOver(handoff, driver);
+        await activate(deps, driver, handoff, activation(handoff, driver));
         return;
       case 'cancelled':
         release(handoff.id);
         activations.delete(handoff.id);
-        await ahead.forget(handoff.id);
+        await openings.forget(handoff.id);
         if (transferred(handoff) && !deps.state.session(handoff.sessionId)?.needsAttention) {
           needsAttention(
             deps,
@@ -237,7 +236,7 @@ export function targetStep(deps: TargetStepDeps): Step {
       case 'completed':
         release(handoff.id);
         activations.delete(handoff.id);
-        await ahead.forget(handoff.id);
+        await openings.forget(handoff.id);
         driver.finish(handoff.id);
         return;
       default:

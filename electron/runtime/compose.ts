@@ -15,6 +15,7 @@ import { createGitRunner } from '../git/git-runner.ts';
 import type { ActivationDeps } from '../handoff/activation.ts';
 import { Coordinator } from '../handoff/coordinator.ts';
 import type { HandoffConfig } from '../handoff/handoff-config.ts';
+import type { StepGate, TurnObserver } from '../handoff/test-seam.ts';
 import { moveRequests } from '../handoff/move-request.ts';
 import { sourceStep } from '../handoff/source-steps.ts';
 import { targetStep } from '../handoff/target-steps.ts';
@@ -50,7 +51,6 @@ import { DeviceViews } from './device-views.ts';
 import { endedNotice } from './move-notices.ts';
 import { MoveService } from './move-service.ts';
 import { SessionService } from './sessions/session-service.ts';
-import { turnLogFile } from './turn-log.ts';
 
 export interface ComposeOptions {
   profile: Profile;
@@ -61,10 +61,14 @@ export interface ComposeOptions {
   log(message: string): void;
   /** Told when the device's backend addresses are changed from the UI (after the profile kept them). */
   onBackendUrlsChanged?(urls: readonly string[]): void;
+  /** Asked before each handoff step and commit (handoff/test-seam.ts); none on a shipped device. */
+  gate?: StepGate;
+  /** Told of each provider turn that starts or ends; none on a shipped device. */
+  observeTurn?: TurnObserver;
 }
 
 /** The real parts a device runtime is wired from, each behind its port. */
-export interface DeviceParts {
+export interface DeviceParts extends Pick<ComposeOptions, 'gate' | 'observeTurn'> {
   identity: DeviceIdentity;
   state: LocalState;
   backend: BackendPort;
@@ -145,6 +149,8 @@ export function composeDeviceRuntime(options: ComposeOptions): DeviceRuntime {
     heartbeatMs: options.heartbeatMs,
     config: { ...options.config, workspaceRoot: options.workspaceRoot },
     log,
+    gate: options.gate,
+    observeTurn: options.observeTurn,
   });
 }
 
@@ -170,7 +176,7 @@ export function wireDeviceRuntime(parts: DeviceParts): DeviceRuntime {
     changed: (id) => views.sessionChanged(id),
     activity: (id, from) => views.sessionActivity(id, from),
     log,
-    ...(config.testTurnLog ? { turnLog: turnLogFile(config.testTurnLog, log) } : {}),
+    observeTurn: parts.observeTurn,
   });
   // Long steps (fetch, clone, checkpoint transfer, import) report here: the stepper and the log.
   const progress = progressSink({ emit: (view) => views.progress(view), log, clock });
@@ -184,6 +190,7 @@ export function wireDeviceRuntime(parts: DeviceParts): DeviceRuntime {
       clock,
       log,
       lostSession: (sessionId) => sessions.markMoved(sessionId),
+      gate: parts.gate,
       handoffChanged: (h) => views.handoffChanged(h.id),
       ended: (h, role) => {
         const notice = endedNotice(views.handoff(h), role, views.titleOf(h.sessionId), clock());

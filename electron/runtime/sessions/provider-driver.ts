@@ -2,13 +2,13 @@
  * Driving the providers of the sessions this device owns: one running provider session per
  * session, its events recorded in local state and sent (the transcript entry by entry, the agent
  * map as one snapshot at most every 50 ms), its export kept after each turn so a restart can
- * resume it, and every turn that starts or ends told to the turn log when a test asks for one.
+ * resume it, and every turn that starts or ends told to the turn observer when one is given.
  */
 import { DEFAULT_PERMISSION_LEVEL, isProviderId, type ProviderEvent, type ProviderSession } from '../../../shared/provider.ts';
 import type { LocalState } from '../../local-state/local-state.ts';
 import type { Clock } from '../../ports/clock.ts';
 import type { ProviderPort } from '../../ports/providers.ts';
-import type { TurnLog } from '../turn-log.ts';
+import type { TurnObserver } from '../../handoff/test-seam.ts';
 import type { EventSender } from './event-sender.ts';
 
 export interface ProviderDriverDeps {
@@ -20,8 +20,8 @@ export interface ProviderDriverDeps {
   /** Called when only the transcript (from index `transcriptFrom` on) and the agent map changed. */
   activity(sessionId: string, transcriptFrom: number): void;
   log(message: string): void;
-  /** Tests only: told of every provider turn that starts or ends here (turn-log.ts). */
-  turnLog?: TurnLog;
+  /** Told of every provider turn that starts or ends here, with the generation and owner known then. */
+  observeTurn?: TurnObserver;
 }
 
 export class ProviderDriver {
@@ -62,7 +62,7 @@ export class ProviderDriver {
     this.live.delete(sessionId);
     entry.unsubscribe();
     // The turn the stop ends is no longer heard of (unsubscribed): say here that it ended.
-    if (entry.provider.isTurnActive()) this.logTurn(sessionId, 'ended', true);
+    if (entry.provider.isTurnActive()) this.tellTurn(sessionId, 'ended', true);
     await entry.provider.stop().catch(() => undefined);
   }
 
@@ -89,10 +89,10 @@ export class ProviderDriver {
     await Promise.all([...this.live.keys()].map((id) => this.detach(id)));
   }
 
-  private logTurn(sessionId: string, event: 'started' | 'ended', interrupted?: boolean): void {
-    if (!this.deps.turnLog) return;
+  private tellTurn(sessionId: string, event: 'started' | 'ended', interrupted?: boolean): void {
+    if (!this.deps.observeTurn) return;
     const session = this.deps.state.readSession(sessionId);
-    this.deps.turnLog({
+    this.deps.observeTurn({
       deviceId: this.deps.selfId,
       sessionId,
       event,
@@ -105,7 +105,7 @@ export class ProviderDriver {
 
   private onProviderEvent(sessionId: string, provider: ProviderSession, event: ProviderEvent): void {
     if (event.type === 'turn-started' || event.type === 'turn-ended') {
-      this.logTurn(
+      this.tellTurn(
         sessionId,
         event.type === 'turn-started' ? 'started' : 'ended',
         event.type === 'turn-ended' ? event.interrupted : undefined,

@@ -5,7 +5,7 @@
  */
 import { createHash, randomBytes } from 'node:crypto';
 import type { TranscriptEntry } from '../../../shared/agents.ts';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createGitSandbox, type GitSandbox } from '../../../dev-env/git-sandbox.ts';
@@ -26,7 +26,7 @@ import { providerPort } from '../adapters/provider-port.ts';
 import { SessionService, type SessionServiceDeps } from './session-service.ts';
 import type { LocalState as LocalStateType } from '../../local-state/local-state.ts';
 import { backendPort } from '../adapters/backend-port.ts';
-import { turnLogFile, type TurnRecord } from '../turn-log.ts';
+import type { TurnRecord } from '../../handoff/test-seam.ts';
 
 let sandbox: GitSandbox;
 let backend: RunningProcess;
@@ -147,21 +147,17 @@ describe('the session service', () => {
   }, 60_000);
 });
 
-describe('the turn log (tests only: BATON_TEST_TURN_LOG)', () => {
-  it('records each turn that starts and ends with the generation and owner the device held, and the turn a stop cuts short', async () => {
-    const repo = sandbox.clone(sandbox.makeOrigin('turn-log'), 'turn-log');
-    const state = new LocalState(join(sandbox.root, 'state-turn-log'));
-    const file = join(sandbox.root, 'turns.jsonl');
+describe('the turn observer', () => {
+  it('is told of each turn that starts and ends with the generation and owner the device held, and of the turn a stop cuts short', async () => {
+    const repo = sandbox.clone(sandbox.makeOrigin('turn-observer'), 'turn-observer');
+    const state = new LocalState(join(sandbox.root, 'state-turn-observer'));
+    const told: TurnRecord[] = [];
     // Turns of 300 ms: the second is still running when the service stops.
     const sessions = laptopService(state, undefined, undefined, {
       providers: providerPort({ detect: async () => [], create: () => new DemoAgent({ turnMs: 300 }) }),
-      turnLog: turnLogFile(file, () => undefined),
+      observeTurn: (record) => told.push(record),
     });
-    const turns = () =>
-      readFileSync(file, 'utf8')
-        .trim()
-        .split('\n')
-        .map((line) => JSON.parse(line) as TurnRecord);
+    const turns = () => told;
     const started = await sessions.start({ workspace: repo, provider: 'demo', prompt: 'first' });
     if (!started.ok) throw new Error(started.message);
     const id = started.value.id;

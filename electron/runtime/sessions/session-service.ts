@@ -20,7 +20,7 @@ import type { GitPort } from '../../ports/git.ts';
 import type { ProviderPort } from '../../ports/providers.ts';
 import type { SealPort } from '../../ports/seal.ts';
 import type { SessionContent, SessionsPort } from '../../ports/sessions.ts';
-import type { TurnLog } from '../turn-log.ts';
+import type { TurnObserver } from '../../handoff/test-seam.ts';
 import { EventPuller } from './event-puller.ts';
 import { EventSender } from './event-sender.ts';
 import { ProviderDriver } from './provider-driver.ts';
@@ -52,8 +52,8 @@ export interface SessionServiceDeps {
   /** Called when only the transcript (from index `transcriptFrom` on) and the agent map changed. */
   activity(sessionId: string, transcriptFrom: number): void;
   log(message: string): void;
-  /** Tests only: told of every provider turn that starts or ends here (turn-log.ts). */
-  turnLog?: TurnLog;
+  /** Told of every provider turn that starts or ends here, with the generation and owner known then. */
+  observeTurn?: TurnObserver;
 }
 
 export class SessionService implements SessionsPort {
@@ -70,10 +70,10 @@ export class SessionService implements SessionsPort {
     const changed = (sessionId: string) => deps.changed(sessionId);
     const activity = (sessionId: string, from: number) => deps.activity(sessionId, from);
     const log = (message: string) => deps.log(message);
-    const turnLog = deps.turnLog;
+    const observeTurn = deps.observeTurn;
     this.events = new EventSender({ selfId, state, backend, seal, clock, activity, moved: (id) => this.markMoved(id) });
     const events = this.events;
-    this.driver = new ProviderDriver({ selfId, state, providers, events, clock, activity, log, ...(turnLog ? { turnLog } : {}) });
+    this.driver = new ProviderDriver({ selfId, state, providers, events, clock, activity, log, ...(observeTurn ? { observeTurn } : {}) });
     const driver = this.driver;
     this.input = new SessionInput({ selfId, state, driver, changed });
     const markMoved = (id: string) => this.markMoved(id);

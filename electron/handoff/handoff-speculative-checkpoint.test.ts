@@ -1,5 +1,5 @@
 /**
- * Integration: a small checkpoint taken ahead while the target prepares (checkpoint-ahead.ts), with
+ * Integration: a small checkpoint taken ahead while the target prepares (speculative-checkpoint.ts), with
  * real backend and device processes. Unchanged once input is refused, it is the move's checkpoint:
  * nothing is sealed or uploaded again. A message sent while the target prepares changes it: the
  * checkpoint is taken anew, and the target has the message and its reply.
@@ -7,7 +7,8 @@
 import { describe, expect, it } from 'vitest';
 import { waitFor } from '../../dev-env/process-harness.ts';
 import { twoDevicesForSuite } from '../../dev-env/two-devices-suite.ts';
-import { backendBlobFiles, deviceId, holdTarget, startDemoSession, waitEligible, waitSession } from '../../dev-env/two-devices.ts';
+import { backendBlobFiles, deviceId, startDemoSession, waitEligible, waitSession } from '../../dev-env/two-devices.ts';
+import { holdAt } from '../../dev-env/step-holds.ts';
 
 const twoDevices = twoDevicesForSuite({ env: { BATON_DEMO_TURN_MS: '20' } });
 
@@ -36,7 +37,7 @@ describe('a checkpoint taken ahead', () => {
     const { laptop, desktop } = world;
     await waitEligible(desktop, sessionId, 'laptop');
     const before = backendBlobFiles(world.backendData).length;
-    const release = holdTarget(laptop, 'prepare');
+    const release = holdAt(laptop, 'target-step-at-requested');
     const moved = await desktop.client.call('startMove', { sessionId, targetDeviceId: await deviceId(laptop) });
     if (!moved.ok) throw new Error(JSON.stringify(moved));
     const handoffId = moved.value.handoffId;

@@ -1,5 +1,5 @@
 /**
- * A small checkpoint taken ahead, while the target prepares: the source builds and seals it as soon
+ * A speculative checkpoint, taken while the target prepares: the source builds and seals it as soon
  * as the move is requested — the session still taking input — and keeps the digest of its plain
  * body with the build times left out (the checkpoint's and its packets'). Its upload starts once the
  * target has prepared, alongside the source's quiescing, unless a turn is running or the transcript
@@ -10,7 +10,7 @@
  * digest, and the checkpoint is taken anew.
  *
  * Only a session with no turn running, whose sealed checkpoint stays within CHECKPOINT_MEMORY_BYTES, is
- * taken ahead: one with larger provider files or a long transcript is not even written, and a large
+ * sealed speculatively: one with larger provider files or a long transcript is not even written, and a large
  * one is never uploaded twice.
  */
 import { createHash } from 'node:crypto';
@@ -30,8 +30,8 @@ import { writeCheckpoint } from './checkpoint-writer.ts';
 import type { HandoffDriver } from './coordinator.ts';
 import { uploadProgress } from './upload-progress.ts';
 
-/** What taking a checkpoint ahead uses (of the source step's dependencies). */
-export interface CheckpointAheadDeps extends CheckpointBuildDeps {
+/** What sealing a speculative checkpoint uses (of the source step's dependencies). */
+export interface SpeculativeCheckpointDeps extends CheckpointBuildDeps {
   state: CheckpointBuildDeps['state'] & Pick<LocalState, 'readSession' | 'scratchFile'>;
   sessions: Pick<SessionsPort, 'provider'>;
   git: Pick<GitPort, 'checkpointReadAhead'>;
@@ -41,11 +41,11 @@ export interface CheckpointAheadDeps extends CheckpointBuildDeps {
   progress: ProgressSink;
 }
 
-/** A transcript longer than this is not taken ahead (the sealed size bounds the rest). */
-const AHEAD_MAX_ENTRIES = 2000;
+/** A transcript longer than this is not sealed speculatively (the sealed size bounds the rest). */
+const SPECULATIVE_MAX_ENTRIES = 2000;
 
-/** A checkpoint sealed ahead, the digest of its plain body with its build times left out, and its upload. */
-export interface CheckpointAhead {
+/** A checkpoint sealed speculatively, the digest of its plain body with its build times left out, and its upload. */
+export interface SpeculativeCheckpoint {
   checkpoint: CheckpointRef;
   timelessSha256: string;
   /** Uploads the sealed body (once; later calls give the same answer): whether the store has it. */
@@ -69,15 +69,15 @@ export async function timelessDigest(checkpoint: Checkpoint): Promise<string> {
 }
 
 /**
- * Takes `handoff`'s checkpoint ahead (see the file header); null when the session is busy or not
+ * Seals `handoff`'s speculative checkpoint (see the file header); null when the session is busy or not
  * ready, the checkpoint is too large, the move moved on, or anything failed (the source step then
  * takes it as it always does).
  */
-export async function takeCheckpointAhead(
-  deps: CheckpointAheadDeps,
+export async function sealSpeculativeCheckpoint(
+  deps: SpeculativeCheckpointDeps,
   driver: HandoffDriver,
   handoff: Handoff,
-): Promise<CheckpointAhead | null> {
+): Promise<SpeculativeCheckpoint | null> {
   const session = deps.state.readSession(handoff.sessionId);
   const provider = session ? deps.sessions.provider(session.id) : undefined;
   if (!session || provider?.isTurnActive()) return null;
@@ -90,7 +90,7 @@ export async function takeCheckpointAhead(
     const built = await buildCheckpoint(deps, handoff, session, provider, repos, transcriptPath);
     // Plainly too large: not even written (its digest and seal would read every byte).
     const fileBytes = (built.providerResume?.files ?? []).reduce((sum, file) => sum + file.size, 0);
-    if (fileBytes > CHECKPOINT_MEMORY_BYTES || built.transcript.count > AHEAD_MAX_ENTRIES) return null;
+    if (fileBytes > CHECKPOINT_MEMORY_BYTES || built.transcript.count > SPECULATIVE_MAX_ENTRIES) return null;
     const timelessSha256 = await timelessDigest(built);
     const sealer = deps.seal.startCheckpointSeal(session.id, handoff.id, handoff.keyVersion ?? undefined);
     const sealed = await sealCheckpoint(sealer, built, path, CHECKPOINT_MEMORY_BYTES);

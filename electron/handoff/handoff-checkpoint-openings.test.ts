@@ -1,7 +1,7 @@
 /**
  * Integration: the target opens the checkpoint (download, digest, unseal, pin, drift) ahead, once
  * the session is its own, and resumes the provider only in the target-activating step
- * (activation-ahead.ts). The target is held before its resume (test hold `resume`): by then the
+ * (checkpoint-openings.ts). The target is held before its resume (gate point `checkpoint-opened`): by then the
  * download has run while the provider is untouched. A pin refused ahead (the target's clone changed)
  * cancels the move with the provider untouched and nothing left in staging. Real backend and device processes,
  * real git, the stand-in `claude` (its invocation log and config folder witness the provider); one
@@ -15,15 +15,8 @@ import { afterEach, describe, expect, it } from 'vitest';
 import type { HandoffProgressView } from '../../shared/device-api.ts';
 import { waitFor } from '../../dev-env/process-harness.ts';
 import { standInSandbox, type StandInSandbox } from '../../dev-env/stand-ins/stand-ins.ts';
-import {
-  deviceId,
-  holdStep,
-  startTwoDevices,
-  waitEligible,
-  waitSession,
-  type DeviceHandle,
-  type TwoDevices,
-} from '../../dev-env/two-devices.ts';
+import { deviceId, startTwoDevices, waitEligible, waitSession, type DeviceHandle, type TwoDevices } from '../../dev-env/two-devices.ts';
+import { holdAt } from '../../dev-env/step-holds.ts';
 
 /** Real processes on a busy 2-core machine: give each test room beyond the default. */
 const TEST_TIMEOUT_MS = 150_000;
@@ -91,7 +84,7 @@ describe('activation begun ahead', () => {
     'has downloaded and unsealed the checkpoint before the target-activating step resumes the provider',
     async () => {
       const { w, sessionId, desktopId, heard, desktopProvider } = await claudeWorld();
-      const releaseResume = holdStep(w.desktop, 'resume');
+      const releaseResume = holdAt(w.desktop, 'checkpoint-opened');
       const moved = await w.laptop.client.call('startMove', { sessionId, targetDeviceId: desktopId });
       if (!moved.ok) throw new Error(JSON.stringify(moved));
       const handoffId = moved.value.handoffId;
@@ -130,8 +123,8 @@ describe('activation begun ahead', () => {
       const { w, sessionId, desktopId, heard, desktopProvider } = await claudeWorld();
       // The desktop already has a clean clone of the origin: the pin will use it.
       const clone = w.sandbox.clone(w.origin, join(w.desktop.workspaceRoot, 'app'));
-      const releaseClaim = holdStep(w.desktop, 'claim');
-      const releaseResume = holdStep(w.desktop, 'resume');
+      const releaseClaim = holdAt(w.desktop, 'target-step-at-source-relinquished-and-checkpointed');
+      const releaseResume = holdAt(w.desktop, 'checkpoint-opened');
       const moved = await w.laptop.client.call('startMove', { sessionId, targetDeviceId: desktopId });
       if (!moved.ok) throw new Error(JSON.stringify(moved));
       const handoffId = moved.value.handoffId;
@@ -173,7 +166,7 @@ describe('activation begun ahead', () => {
     'receives the checkpoint into staging while the claim is held, and removes it when the move is cancelled before the claim',
     async () => {
       const { w, sessionId, desktopId, heard, desktopProvider } = await claudeWorld();
-      const releaseClaim = holdStep(w.desktop, 'claim');
+      const releaseClaim = holdAt(w.desktop, 'sending-ownership-transferred+target-activating');
       const moved = await w.laptop.client.call('startMove', { sessionId, targetDeviceId: desktopId });
       if (!moved.ok) throw new Error(JSON.stringify(moved));
       const handoffId = moved.value.handoffId;

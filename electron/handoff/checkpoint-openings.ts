@@ -1,5 +1,5 @@
 /**
- * The target's activation work begun ahead of its state, in two parts:
+ * The target's openings of checkpoints, begun before the step that uses them, in two parts:
  * - once the source has relinquished (source-relinquished-and-checkpointed), the checkpoint is
  *   received — downloaded, its digest verified, unsealed into a private staging folder
  *   (activation.ts receiveStaged) — while the target claims the session. Nothing outside staging is
@@ -8,14 +8,12 @@
  *   pinned and drift read (activation.ts openCheckpoint).
  * The activation the take-over begins takes what was begun here once, and resumes the provider
  * (target-steps.ts), never before the session is this device's.
- * Nothing is begun while a test holds activation (test-hold.ts).
  */
 import { rm } from 'node:fs/promises';
 import type { Handoff } from '../../shared/api/handoffs.ts';
 import type { Result } from '../../shared/errors.ts';
 import { openCheckpoint, receiveStaged, type ActivationDeps, type Opened } from './activation.ts';
 import type { ReceiveCode, ReceivedCheckpoint } from './checkpoint-transfer.ts';
-import { testHolds } from './test-hold.ts';
 
 /** The checkpoint opened, or why not; `thrown`: an unexpected error (a failed download), for the step to retry. */
 export type Opening = Promise<{ opened: Result<Opened> } | { thrown: Error }>;
@@ -23,18 +21,15 @@ export type Opening = Promise<{ opened: Result<Opened> } | { thrown: Error }>;
 /** The checkpoint received into staging, or why not; undefined when the download itself failed (the open downloads again). */
 type Receiving = Promise<Result<ReceivedCheckpoint, ReceiveCode> | undefined>;
 
-export class ActivationAhead {
+export class CheckpointOpenings {
   private readonly receipts = new Map<string, { receiving: Receiving; stagingDir: string }>();
   private readonly openings = new Map<string, Opening>();
 
-  constructor(
-    private readonly deps: Omit<ActivationDeps, 'sessions'>,
-    private readonly testHoldDir: string | null | undefined,
-  ) {}
+  constructor(private readonly deps: Omit<ActivationDeps, 'sessions'>) {}
 
   /** Starts receiving the checkpoint of `handoff` into staging (once), as soon as the source has uploaded it. */
   receive(handoff: Handoff): void {
-    if (this.receipts.has(handoff.id) || this.openings.has(handoff.id) || testHolds(this.testHoldDir, 'activate')) return;
+    if (this.receipts.has(handoff.id) || this.openings.has(handoff.id)) return;
     const receiving = receiveStaged(this.deps, handoff).catch((error: Error) => {
       this.deps.log(`handoff ${handoff.id}: early download failed, tried again at activation: ${error.message}`);
       return undefined;
@@ -44,7 +39,7 @@ export class ActivationAhead {
 
   /** Starts opening the checkpoint of `handoff` (once), on what `receive` got of it. Only once the session is this device's. */
   open(handoff: Handoff): void {
-    if (this.openings.has(handoff.id) || testHolds(this.testHoldDir, 'activate')) return;
+    if (this.openings.has(handoff.id)) return;
     const receipt = this.receipts.get(handoff.id);
     this.receipts.delete(handoff.id);
     const received = receipt?.receiving.then((got) => got ?? receiveStaged(this.deps, handoff));

@@ -104,7 +104,7 @@ describe('a complete Move between two device processes', () => {
     expect(onDesktop.transcript.some((e) => e.text.includes('Look around the repository'))).toBe(true);
   });
 
-  it('goes through every state in order; the idle laptop quiesces and relinquishes in one commit, the desktop claims and activates in another', () => {
+  it('goes through every state in order, each entered by its own side; the desktop claims and activates in one commit', () => {
     expect(onDesktop.lastHandoff?.history.map((h) => h.state)).toEqual([
       'requested',
       'target-prepared',
@@ -116,7 +116,11 @@ describe('a complete Move between two device processes', () => {
     ]);
     const [quiescing, relinquished, claimed, activating] = onDesktop.lastHandoff!.history.slice(2, 6);
     expect([quiescing, relinquished, claimed, activating].map((h) => h?.deviceId)).toEqual([laptopId, laptopId, desktopId, desktopId]);
-    expect([relinquished?.at, activating?.at]).toEqual([quiescing?.at, claimed?.at]);
+    // The claim always carries target-activating. Whether the idle laptop's quiescing and relinquish
+    // share a commit depends on its speculative checkpoint winning a race with the target's prepare:
+    // an optimization bench:handoff counts (commits_per_move), not a promise.
+    expect(activating?.at).toBe(claimed?.at);
+    expect(relinquished!.at).toBeGreaterThanOrEqual(quiescing!.at);
   });
 
   it('shows each UI the move as it goes, each handoff change followed by the session list, never by the whole session', () => {

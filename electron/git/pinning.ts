@@ -45,8 +45,8 @@ export interface PinDeps extends CloneSearch {
   progress?: GitTransferListener;
   /** Branch tips this device fetched into its clones (clone path → commit), e.g. by the prepare step: known to be there. */
   fetched?: ReadonlyMap<string, string>;
-  /** A clone's clean-status read begun just before the pin was asked for (GitPort.readClonesAhead), taken once; undefined: read again. */
-  readAhead?: (path: string) => Promise<ParsedStatus | PinFailure | undefined> | undefined;
+  /** A clone's clean-status read begun just before the pin was asked for (GitPort.startCloneStatusReads), taken once; undefined: read again. */
+  startedStatusRead?: (path: string) => Promise<ParsedStatus | PinFailure | undefined> | undefined;
   /** Where each pin is, as the caller found it moments ago (the prepare step); undefined: looked for. */
   located?: readonly Located[];
 }
@@ -233,7 +233,7 @@ async function checkRepo(pin: PinTarget, found: Located, deps: PinDeps): Promise
   // The target's prepare step fetched the branch already: fetch again only when the commit is not here.
   const fetched = deps.fetched?.get(path) === pin.commit;
   const [parsed, present] = await Promise.all([
-    (deps.readAhead?.(path) ?? Promise.resolve(undefined)).then((ahead) => ahead ?? readCleanClone(run, path, at)),
+    (deps.startedStatusRead?.(path) ?? Promise.resolve(undefined)).then((ahead) => ahead ?? readCleanClone(run, path, at)),
     fetched ? pin.commit : revParse(run, path, `${pin.commit}^{commit}`),
   ]);
   if ('ok' in parsed) return parsed;

@@ -41,7 +41,7 @@ export interface SourceStepDeps {
     | 'settled'
   >;
   sessions: Pick<SessionsPort, 'provider' | 'setInputBlock' | 'markMoved' | 'resumeOwned'>;
-  git: Pick<GitPort, 'checkpointRead' | 'checkpointReadAhead'>;
+  git: Pick<GitPort, 'checkpointRead' | 'checkpointReadOnRecentReadiness'>;
   packets: Pick<PacketPort, 'build'>;
   seal: Pick<SealPort, 'startCheckpointSeal'>;
   backend: Pick<BackendPort, 'putBlob' | 'putBlobFile'>;

@@ -34,7 +34,7 @@ import { uploadProgress } from './upload-progress.ts';
 export interface SpeculativeCheckpointDeps extends CheckpointBuildDeps {
   state: CheckpointBuildDeps['state'] & Pick<LocalState, 'readSession' | 'scratchFile'>;
   sessions: Pick<SessionsPort, 'provider'>;
-  git: Pick<GitPort, 'checkpointReadAhead'>;
+  git: Pick<GitPort, 'checkpointReadOnRecentReadiness'>;
   seal: Pick<SealPort, 'startCheckpointSeal'>;
   backend: Pick<BackendPort, 'putBlob' | 'putBlobFile'>;
   /** Where the checkpoint upload reports how far it got. */
@@ -81,7 +81,7 @@ export async function sealSpeculativeCheckpoint(
   const session = deps.state.readSession(handoff.sessionId);
   const provider = session ? deps.sessions.provider(session.id) : undefined;
   if (!session || provider?.isTurnActive()) return null;
-  const { report, repos } = await deps.git.checkpointReadAhead(session);
+  const { report, repos } = await deps.git.checkpointReadOnRecentReadiness(session);
   if (!report.ready) return null;
   const entries = deps.state.transcriptCount(session.id);
   const transcriptPath = deps.state.scratchFile(`${handoff.id}.ahead.transcript`);

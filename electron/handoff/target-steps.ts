@@ -25,7 +25,7 @@ export interface TargetStepDeps extends Omit<ActivationDeps, 'state' | 'backend'
   seal: Pick<SealPort, 'startCheckpointOpen' | 'sealJson' | 'openJson' | 'keyVersions'>;
   /** Fetches key versions wrapped for this device since it last looked (a rotation it may have missed). */
   keys: Pick<AccountPort, 'refreshKeyRing'>;
-  git: Pick<GitPort, 'prepare' | 'pin' | 'locate' | 'readClonesAhead'>;
+  git: Pick<GitPort, 'prepare' | 'pin' | 'locate' | 'startCloneStatusReads'>;
   providers: Pick<ProviderPort, 'list' | 'resume' | 'create'>;
   sessions: Pick<
     SessionsPort,
@@ -206,7 +206,7 @@ export function targetStep(deps: TargetStepDeps): Step {
         // The pin's clean-status read runs while the claim is recorded (read only; the pin takes it),
         // begun once the claim and the download are on their way: starting git holds this thread.
         const repos = deps.state.session(handoff.sessionId)?.repos ?? [];
-        setImmediate(() => deps.git.readClonesAhead(repos, deps.config.workspaceRoot));
+        setImmediate(() => deps.git.startCloneStatusReads(repos, deps.config.workspaceRoot));
         await claimed;
         return;
       }

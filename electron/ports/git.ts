@@ -55,7 +55,7 @@ export interface GitPort {
    * sourceReadiness read of this workspace under 2 s ago when it found it ready (no status read
    * then), else reading anew.
    */
-  checkpointReadAhead(workspace: WorkspaceRef): Promise<{ report: ReadinessReport; repos: CheckpointRepo[] }>;
+  checkpointReadOnRecentReadiness(workspace: WorkspaceRef): Promise<{ report: ReadinessReport; repos: CheckpointRepo[] }>;
   /** Remote URLs of the repositories this device can open under its workspace root. */
   remotesUnder(root: string): Promise<string[]>;
   /** Target prepare: can open or clone each repo and fetch its branch (progress to `progress`); a failure carries a code. */
@@ -67,7 +67,7 @@ export interface GitPort {
    * already cloned here, for the `pin` asked for right after to take instead of reading again. Where
    * `prepare` found the clones moments ago, they are not looked for again (by this read or the pin).
    */
-  readClonesAhead(repos: RepoRef[], workspaceRoot: string): void;
+  startCloneStatusReads(repos: RepoRef[], workspaceRoot: string): void;
   /** Target activation: every repo at exactly its pinned commit (fetches and clones report to `progress`); the workspace path. */
   pin(
     repos: PinnedRepo[],

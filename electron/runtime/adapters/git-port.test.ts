@@ -56,11 +56,11 @@ function cloneUnderRoot() {
   return { root, clone, statuses, git: gitPort(run), repo, pinned: { ...repo, commit: sandbox.head(clone), mergeBase: null } };
 }
 
-describe('gitPort.readClonesAhead', () => {
+describe('gitPort.startCloneStatusReads', () => {
   it('gives the pin that follows its clean-status read, so the pin reads the clone no second time, and reads nothing it was not given', async () => {
     const { root, clone, statuses, git, repo, pinned } = cloneUnderRoot();
 
-    git.readClonesAhead([repo], root);
+    git.startCloneStatusReads([repo], root);
     await waitFor('the read begun ahead', async () => (statuses() === 1 ? true : undefined));
     expect(await git.pin([pinned], root)).toMatchObject({ ok: true, value: { workspace: clone } });
     expect(statuses()).toBe(1);
@@ -74,7 +74,7 @@ describe('gitPort.readClonesAhead', () => {
     expect((await git.prepare([repo], root)).ok).toBe(true);
     expect(statuses()).toBe(1);
     sandbox!.writeFile(clone, 'README.md', 'changed after prepare\n');
-    git.readClonesAhead([repo], root);
+    git.startCloneStatusReads([repo], root);
     await waitFor('the read begun at the claim', async () => (statuses() === 2 ? true : undefined));
     expect(await git.pin([pinned], root)).toMatchObject({ ok: false, code: 'target_workspace_dirty' });
     expect(statuses()).toBe(2);
@@ -83,7 +83,7 @@ describe('gitPort.readClonesAhead', () => {
   it('stands for the pin when it found the clone dirty: the pin refuses it', async () => {
     const { root, clone, statuses, git, repo, pinned } = cloneUnderRoot();
     sandbox!.writeFile(clone, 'README.md', 'changed here\n');
-    git.readClonesAhead([repo], root);
+    git.startCloneStatusReads([repo], root);
     await waitFor('the read begun ahead', async () => (statuses() === 1 ? true : undefined));
     expect(await git.pin([pinned], root)).toMatchObject({
       ok: false,

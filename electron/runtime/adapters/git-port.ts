@@ -16,23 +16,23 @@ function workspaceOf(paths: string[]): string {
   return parents.size === 1 ? [...parents][0]! : paths[0]!;
 }
 
-/** How long a clone's status read begun ahead (readClonesAhead), or where prepare found a clone, stands for the pin's own. */
-const READ_AHEAD_MS = 2000;
+/** How long a clone's status read begun ahead (startCloneStatusReads), or where prepare found a clone, stands for the pin's own. */
+const REUSE_READ_MS = 2000;
 
 /** Git work of the runtime, every call through `run`. */
 export function gitPort(run: GitRunner): GitPort {
   // What prepare fetched (clone path → branch tip), so the pin that follows does not look for it again.
   const fetched = new Map<string, string>();
   // Clean-status reads begun as the target claimed a session (clone path → when, and the read), for its pin.
-  const readAhead = new Map<string, { at: number; read: Promise<ParsedStatus | PinFailure | undefined> }>();
+  const startedStatusReads = new Map<string, { at: number; read: Promise<ParsedStatus | PinFailure | undefined> }>();
   // The last readiness read of each workspace that found it ready (workspace → report), for a checkpoint taken ahead.
   const readiness = new Map<string, ReadinessReport>();
   // The clone each remote was prepared in (remote → where, and when), so a claim and pin right after need not look for it.
   const preparedIn = new Map<string, { place: Located; at: number }>();
-  /** Where `repos` were prepared, when every one was under READ_AHEAD_MS ago; else undefined (look for them). */
+  /** Where `repos` were prepared, when every one was under REUSE_READ_MS ago; else undefined (look for them). */
   const preparedPlaces = (repos: readonly { remoteUrl: string | null }[]) => {
     const found = repos.map((r) => preparedIn.get(r.remoteUrl ?? ''));
-    return found.every((f) => f !== undefined && Date.now() - f.at <= READ_AHEAD_MS) ? found.map((f) => f!.place) : undefined;
+    return found.every((f) => f !== undefined && Date.now() - f.at <= REUSE_READ_MS) ? found.map((f) => f!.place) : undefined;
   };
   // Once git has run here it is taken to stay (the heartbeat asks every few seconds, and each ask is
   // a process); while it has not, every ask looks again, so a git installed later is found.
@@ -47,9 +47,9 @@ export function gitPort(run: GitRunner): GitPort {
     available: async () => (found ||= await gitAvailable(run)),
     repos: (ref) => workspaceRepos(ref, run),
     checkpointRead: (ref) => checkpointRead(ref, run),
-    checkpointReadAhead(ref) {
+    checkpointReadOnRecentReadiness(ref) {
       const last = readiness.get(ref.workspace);
-      return checkpointRead(ref, run, last && Date.now() - last.evaluatedAt <= READ_AHEAD_MS ? last : undefined);
+      return checkpointRead(ref, run, last && Date.now() - last.evaluatedAt <= REUSE_READ_MS ? last : undefined);
     },
     async sourceReadiness(ref) {
       const report = await workspaceReadiness(ref, run);
@@ -75,7 +75,7 @@ export function gitPort(run: GitRunner): GitPort {
       const located = await locateRepos(repos, workspaceRoot);
       return located.length > 0 ? workspaceOf(located.map((l) => l.path)) : null;
     },
-    readClonesAhead(repos, workspaceRoot) {
+    startCloneStatusReads(repos, workspaceRoot) {
       // Read now, whatever prepare read (the clone may have changed since); looked for only when not prepared moments ago.
       const at = Date.now();
       const prepared = preparedPlaces(repos);
@@ -83,7 +83,7 @@ export function gitPort(run: GitRunner): GitPort {
         (located) => {
           for (const [i, place] of located.entries())
             if (place.kind === 'clone')
-              readAhead.set(place.path, {
+              startedStatusReads.set(place.path, {
                 at,
                 read: readCleanClone(run, place.path, { remote: repos[i]!.remoteUrl ?? '', path: place.path }).catch(() => undefined),
               });
@@ -93,14 +93,14 @@ export function gitPort(run: GitRunner): GitPort {
     },
     async pin(repos: PinnedRepo[], workspaceRoot, progress) {
       const taken = (path: string) => {
-        const ahead = readAhead.get(path);
-        readAhead.delete(path);
+        const ahead = startedStatusReads.get(path);
+        startedStatusReads.delete(path);
         // Only a read begun moments ago stands for the pin's own (a move that stalled reads again).
-        return ahead && Date.now() - ahead.at <= READ_AHEAD_MS ? ahead.read : undefined;
+        return ahead && Date.now() - ahead.at <= REUSE_READ_MS ? ahead.read : undefined;
       };
       const pinned = await pinWorkspace(
         repos.map((r) => ({ remote: r.remoteUrl ?? '', branch: r.branch ?? '', commit: r.commit })),
-        { run, workspaceRoot, fetched, readAhead: taken, located: preparedPlaces(repos), ...(progress ? { progress } : {}) },
+        { run, workspaceRoot, fetched, startedStatusRead: taken, located: preparedPlaces(repos), ...(progress ? { progress } : {}) },
       );
       if (!pinned.ok) return { ok: false, code: pinned.code, message: `${pinned.message} ${pinned.fix}` };
       const repoPaths = pinned.value.repos.map((r) => r.path);

@@ -10,7 +10,7 @@ import type { CancelReason, DriftWarning, ResumePath } from './api/handoffs.ts';
 import type { ActionResult, CodedMessage, Failure, Result } from './errors.ts';
 import type { HandoffState } from './handoff-states.ts';
 import { PermissionLevel, type ExistingSession } from './provider.ts';
-import type { Blocker, ReadinessReport } from './readiness.ts';
+import type { Blocker, BlockedMoveView, ReadinessReport } from './readiness.ts';
 import { BackendUrls } from './backend-addresses.ts';
 
 // ---------- views the runtime returns ----------
@@ -27,6 +27,8 @@ export interface DeviceStatusView {
   reachability: BackendReachabilityView | null;
   /** Set while a join waits for the inviting device. */
   joining: boolean;
+  /** The backend refused this device as revoked: it no longer syncs or acts. */
+  revoked: boolean;
 }
 
 /**
@@ -135,6 +137,8 @@ export interface SessionView {
   inputBlock: InputBlock;
   activeHandoff: HandoffView | null;
   lastHandoff: HandoffView | null;
+  /** A move readiness refused, until a check passes or a move starts (null: none). */
+  blocked: BlockedMoveView | null;
   updatedAt: number;
 }
 
@@ -212,7 +216,8 @@ export const inputs = {
   sendMessage: z.strictObject({ sessionId: SessionId, text: z.string().min(1).max(100_000) }),
   listDevices: z.strictObject({}),
   moveEligibility: z.strictObject({ sessionId: SessionId }),
-  checkReadiness: z.strictObject({ sessionId: SessionId, targetDeviceId: DeviceId }),
+  /** Without a target, this device's side only (the Move dialog asks as it opens). */
+  checkReadiness: z.strictObject({ sessionId: SessionId, targetDeviceId: DeviceId.optional() }),
   startMove: z.strictObject({ sessionId: SessionId, targetDeviceId: DeviceId }),
   cancelMove: z.strictObject({ sessionId: SessionId }),
   pushRepo: z.strictObject({ sessionId: SessionId, repo: z.string().min(1).max(4096) }),

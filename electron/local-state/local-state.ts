@@ -15,7 +15,7 @@ import { readdir, rm } from 'node:fs/promises';
 import type { AgentView, TranscriptEntry } from '../../shared/agents.ts';
 import { DriftWarning, ResumePath } from '../../shared/api/handoffs.ts';
 import { DEFAULT_PERMISSION_LEVEL, PermissionLevel } from '../../shared/provider.ts';
-import type { Blocker } from '../../shared/readiness.ts';
+import type { Blocker, ReadinessReport } from '../../shared/readiness.ts';
 import { RepoRef } from '../ports/repo-ref.ts';
 import { migrateInlineTranscripts } from './inline-transcripts.ts';
 import { RecordFolder } from './record-folder.ts';
@@ -52,6 +52,8 @@ export const LocalSessionSchema = z.object({
     .object({ handoffId: z.string().nullable(), code: z.string(), message: z.string(), fix: z.string().optional() })
     .nullable(),
   agents: z.array(z.custom<AgentView>()),
+  /** A move readiness refused, kept until a check passes or a move starts (absent or null: none). */
+  blockedMove: z.object({ targetDeviceId: z.string(), report: z.custom<ReadinessReport>() }).nullable().optional(),
   /** How the provider was last resumed after this device restarted (absent: never). */
   restartResume: z.object({ path: ResumePath, reason: z.string().nullable(), at: z.number() }).nullable().optional(),
   /** The last backend event seq applied to transcript/agents. */

@@ -105,6 +105,7 @@ export function composeDeviceRuntime(options: ComposeOptions): DeviceRuntime {
     backendUrls: [...profile.info.backendUrls],
     reachability: null,
     joining: false,
+    revoked: false,
   };
   return wireDeviceRuntime({
     identity,

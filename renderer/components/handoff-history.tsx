@@ -2,7 +2,7 @@
 import { useEffect, useId } from 'react';
 import { useHandoffsStore } from '../stores/handoffs-store.ts';
 import { formatDay } from './format.ts';
-import { handoffOutcome } from './session-state.ts';
+import { handoffCodes, handoffOutcome } from './session-state.ts';
 
 /** Renders the history region of one session, loaded once and kept live by handoff events. */
 export function HandoffHistory({ sessionId }: { sessionId: string }) {
@@ -35,6 +35,12 @@ export function HandoffHistory({ sessionId }: { sessionId: string }) {
                     {formatDay(at)}
                   </time>
                 )}
+                <details className="move-details history-details">
+                  <summary>Details</summary>
+                  {handoffCodes(handoff).map((code) => (
+                    <code key={code}>{code} </code>
+                  ))}
+                </details>
               </li>
             );
           })}

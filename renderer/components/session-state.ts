@@ -57,14 +57,18 @@ export function failedAfterTransfer(handoff: HandoffView): boolean {
   return handoff.state === 'cancelled' && reachedAt(handoff.history, 'ownership-transferred') !== undefined;
 }
 
-/** How a move ended, in a few words for the history list. */
+/** How a move ended, in a few words for the history list (its codes are in the item's Details). */
 export function handoffOutcome(handoff: HandoffView): string {
-  const reason = handoff.cancelReason ? ` · ${handoff.cancelReason.code}` : '';
-  if (handoff.state === 'completed') return handoff.resumePath ? `completed · ${handoff.resumePath}` : 'completed';
+  if (handoff.state === 'completed') return 'completed';
   // Ownership did move: calling it "cancelled" would say the session stayed where it was.
-  if (failedAfterTransfer(handoff)) return `moved · activation failed${reason}`;
-  if (handoff.state === 'cancelled') return `cancelled${reason}`;
-  return handoff.state;
+  if (failedAfterTransfer(handoff)) return 'moved · activation failed';
+  if (handoff.state === 'cancelled') return 'cancelled';
+  return 'in progress';
+}
+
+/** The codes of a move for the history item's Details: its state, its cancel code, its resume path. */
+export function handoffCodes(handoff: HandoffView): string[] {
+  return [handoff.state, handoff.cancelReason?.code, handoff.resumePath].filter((code): code is NonNullable<typeof code> => Boolean(code));
 }
 
 /** Loaded session details with the newest views folded in (their transcript and agents kept). */

@@ -1,8 +1,8 @@
 /** This device's enrollment and the page's connection to it. */
 import { create } from 'zustand';
 import type { DeviceStatusView } from '../../shared/device-api.ts';
-import type { Result } from '../../shared/errors.ts';
-import { api, errorMessage } from '../api/device-api.ts';
+import type { CodedMessage, Result } from '../../shared/errors.ts';
+import { api, errorMessage, failureOf } from '../api/device-api.ts';
 import type { ConnectionState } from '../api/websocket-client.ts';
 
 interface StatusState {
@@ -11,24 +11,27 @@ interface StatusState {
   busy: boolean;
   error: string | null;
   load(): Promise<void>;
-  createAccount(backendUrls: string[], deviceName: string): Promise<void>;
+  /** Each enrollment call resolves to its refusal (code and message), or null once done. */
+  createAccount(backendUrls: string[], deviceName: string): Promise<CodedMessage | null>;
   /** `backendUrls`: addresses to use instead of the invite's (none: the invite's). */
-  joinAccount(invite: string, deviceName: string, backendUrls?: string[]): Promise<void>;
+  joinAccount(invite: string, deviceName: string, backendUrls?: string[]): Promise<CodedMessage | null>;
   /** Points this device at other backend addresses (kept in its profile). */
-  setBackendUrls(backendUrls: string[]): Promise<void>;
+  setBackendUrls(backendUrls: string[]): Promise<CodedMessage | null>;
   setStatus(status: DeviceStatusView): void;
   setConnection(connection: ConnectionState): void;
 }
 
 export const useStatusStore = create<StatusState>()((set) => {
   /** Runs one enrollment call, keeping busy and error in step. */
-  async function enroll(run: () => Promise<Result<DeviceStatusView>>): Promise<void> {
+  async function enroll(run: () => Promise<Result<DeviceStatusView>>): Promise<CodedMessage | null> {
     set({ busy: true, error: null });
     try {
       const enrolled = await run();
       set(enrolled.ok ? { status: enrolled.value, busy: false } : { busy: false, error: enrolled.message });
+      return enrolled.ok ? null : { code: enrolled.code, message: enrolled.message };
     } catch (error) {
       set({ busy: false, error: errorMessage(error) });
+      return failureOf(error);
     }
   }
   return {

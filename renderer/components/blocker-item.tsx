@@ -1,0 +1,94 @@
+/**
+ * One thing that blocks a move, as the blocked alert and the Move dialog list it: what it is in a few
+ * words and its sentence, the files of a dirty tree, the exact fix, the action in place (Commit with
+ * a typed message, Push), and its code in Details.
+ */
+import { useId, useState, type FormEvent } from 'react';
+import type { Blocker, BlockedMoveView } from '../../shared/readiness.ts';
+import { useHandoffsStore } from '../stores/handoffs-store.ts';
+import { blockerWords } from './readiness-words.ts';
+import { remediationOf } from './session-state.ts';
+
+function fileList(blocker: Blocker): string[] {
+  const files = blocker.details?.['files'];
+  return Array.isArray(files) ? files.filter((file): file is string => typeof file === 'string').slice(0, 8) : [];
+}
+
+interface BlockerProps {
+  sessionId: string;
+  blocker: Blocker;
+  /** The blocked move on screen, whose report a remediation's fresh evaluation replaces (none in the Move dialog). */
+  shown?: BlockedMoveView;
+}
+
+function CommitForm({ sessionId, repo, shown }: { sessionId: string; repo: string; shown?: BlockedMoveView }) {
+  const inputId = useId();
+  const [message, setMessage] = useState('');
+  const commit = useHandoffsStore((state) => state.commit);
+  const pending = useHandoffsStore((state) => state.pending[sessionId]);
+  async function submit(event: FormEvent) {
+    event.preventDefault();
+    if (message.trim() === '') return;
+    if (await commit(sessionId, repo, message, shown)) setMessage('');
+  }
+  return (
+    <form className="remediation remediation--commit" onSubmit={submit}>
+      <label htmlFor={inputId} className="field-label">
+        Commit message
+      </label>
+      <div className="inline-field">
+        <input
+          id={inputId}
+          type="text"
+          value={message}
+          onChange={(event) => setMessage(event.target.value)}
+          placeholder="Describe the change"
+        />
+        <button type="submit" className="button" disabled={message.trim() === '' || pending !== undefined}>
+          {pending === 'commit' ? 'Committing…' : 'Commit'}
+        </button>
+      </div>
+    </form>
+  );
+}
+
+/** Renders one blocker as a list item. */
+export function BlockerItem({ sessionId, blocker, shown }: BlockerProps) {
+  const push = useHandoffsStore((state) => state.push);
+  const pending = useHandoffsStore((state) => state.pending[sessionId]);
+  const action = remediationOf(blocker);
+  const files = fileList(blocker);
+  const more = typeof blocker.details?.['fileCount'] === 'number' ? (blocker.details['fileCount'] as number) - files.length : 0;
+  return (
+    <li className="blocker">
+      <div className="blocker-head">
+        <strong className="blocker-what">{blockerWords(blocker)}</strong>
+        {blocker.repo && <span className="blocker-repo">{blocker.repo}</span>}
+      </div>
+      <p className="blocker-message">{blocker.message}</p>
+      {files.length > 0 && (
+        <ul className="blocker-files">
+          {files.map((file) => (
+            <li key={file}>
+              <code>{file}</code>
+            </li>
+          ))}
+          {more > 0 && <li className="muted">and {more} more</li>}
+        </ul>
+      )}
+      <p className="blocker-fix">
+        <span className="fix-label">Fix</span> <code>{blocker.fix}</code>
+      </p>
+      {action?.kind === 'commit' && <CommitForm sessionId={sessionId} repo={action.repo} shown={shown} />}
+      {action?.kind === 'push' && (
+        <button type="button" className="button" disabled={pending !== undefined} onClick={() => void push(sessionId, action.repo, shown)}>
+          {pending === 'push' ? 'Pushing…' : 'Push'}
+        </button>
+      )}
+      <details className="blocker-details">
+        <summary>Details</summary>
+        <code>{blocker.code}</code>
+      </details>
+    </li>
+  );
+}

@@ -153,9 +153,9 @@ export async function description(locator: Locator): Promise<string> {
 }
 
 /**
- * Records, in the page, when each new current step of the ownership stepper is rendered, and when the
- * completed move is, next to the backend's commit time of that state (the `data-at` of its time
- * element); returns a reader.
+ * Records, in the page, when each new state of a move is rendered (the current step's `data-state`),
+ * and when the completed move is, next to the backend's commit time of that state (the step's
+ * `data-at`, the completion time element's); returns a reader.
  */
 export async function watchStepper(page: Page): Promise<() => Promise<{ state: string; latencyMs: number }[]>> {
   await page.evaluate(() => {
@@ -167,7 +167,7 @@ export async function watchStepper(page: Page): Promise<() => Promise<{ state: s
       const step = document.querySelector('[aria-current="step"]');
       // While moving: the current step and its commit time; once completed: the last move's completion time.
       const marks = [
-        { state: step?.getAttribute('data-state'), at: step?.querySelector('time')?.getAttribute('data-at') },
+        { state: step?.getAttribute('data-state'), at: step?.getAttribute('data-at') },
         { state: 'completed', at: document.querySelector('time[data-state="completed"]')?.getAttribute('data-at') },
       ];
       for (const { state, at } of marks) {

@@ -130,6 +130,8 @@ export function runView(page: Page) {
     cancelMove: ownership.getByRole('button', { name: 'Cancel move' }),
     currentStep: ownership.locator('[aria-current="step"]'),
     blocked: main.getByRole('alert', { name: 'Handoff blocked' }),
+    /** The blocked alert once nothing blocks the move any more. */
+    readyToMove: main.getByRole('alert', { name: 'Ready to move' }),
   };
 }
 

@@ -3,7 +3,7 @@
  * words and its sentence, the files of a dirty tree, the exact fix, the action in place (Commit with
  * a typed message, Push), and its code in Details.
  */
-import { useId, useState, type FormEvent } from 'react';
+import { useId, useState } from 'react';
 import type { Blocker, BlockedMoveView } from '../../shared/readiness.ts';
 import { useHandoffsStore } from '../stores/handoffs-store.ts';
 import { blockerWords } from './readiness-words.ts';
@@ -21,18 +21,18 @@ interface BlockerProps {
   shown?: BlockedMoveView;
 }
 
+/** Commit with a typed message. Not a <form>: the Move dialog, itself a form, shows it too, and forms do not nest. */
 function CommitForm({ sessionId, repo, shown }: { sessionId: string; repo: string; shown?: BlockedMoveView }) {
   const inputId = useId();
   const [message, setMessage] = useState('');
   const commit = useHandoffsStore((state) => state.commit);
   const pending = useHandoffsStore((state) => state.pending[sessionId]);
-  async function submit(event: FormEvent) {
-    event.preventDefault();
-    if (message.trim() === '') return;
+  async function submit() {
+    if (message.trim() === '' || pending !== undefined) return;
     if (await commit(sessionId, repo, message, shown)) setMessage('');
   }
   return (
-    <form className="remediation remediation--commit" onSubmit={submit}>
+    <div className="remediation remediation--commit">
       <label htmlFor={inputId} className="field-label">
         Commit message
       </label>
@@ -42,13 +42,18 @@ function CommitForm({ sessionId, repo, shown }: { sessionId: string; repo: strin
           type="text"
           value={message}
           onChange={(event) => setMessage(event.target.value)}
+          onKeyDown={(event) => {
+            if (event.key !== 'Enter') return;
+            event.preventDefault();
+            void submit();
+          }}
           placeholder="Describe the change"
         />
-        <button type="submit" className="button" disabled={message.trim() === '' || pending !== undefined}>
+        <button type="button" className="button" disabled={message.trim() === '' || pending !== undefined} onClick={() => void submit()}>
           {pending === 'commit' ? 'Committing…' : 'Commit'}
         </button>
       </div>
-    </form>
+    </div>
   );
 }
 

@@ -77,6 +77,18 @@ describe('the Move dialog', () => {
     await within(readiness).findByText('Ready to move');
   });
 
+  it('a commit made in the dialog keeps it open and shows the fresh readiness', async () => {
+    const user = userEvent.setup();
+    fakeDevice.answer('commitAll', { result: { ok: true, value: undefined }, report: readinessReport([UNPUSHED]) });
+    const { dialog, onClose } = await openDialog(DEVICES, readinessReport([DIRTY, UNPUSHED]));
+    const readiness = within(dialog).getByRole('region', { name: /this device/ });
+    await user.type(await within(readiness).findByRole('textbox', { name: 'Commit message' }), 'Note it');
+    await user.click(within(readiness).getByRole('button', { name: 'Commit' }));
+    expect(fakeDevice.callsOf('commitAll')).toEqual([{ sessionId: 's1', repo: '/w', message: 'Note it' }]);
+    await within(readiness).findByText('1 unpushed commit', { selector: '.readiness-summary' });
+    expect(onClose).not.toHaveBeenCalled();
+  });
+
   it('leaves what only the target can fix to its row, not to this device', async () => {
     const offline: Blocker = { code: 'target_offline', message: 'desktop is offline.', fix: 'Start Baton there.' };
     const { dialog } = await openDialog(DEVICES, readinessReport([offline]));

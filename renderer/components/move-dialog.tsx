@@ -121,7 +121,7 @@ export function MoveDialog({ sessionId, sessionTitle, onClose }: MoveDialogProps
                     value={entry.deviceId}
                     disabled={!entry.eligible}
                     checked={selected === entry.deviceId}
-                    aria-describedby={entry.eligible && !entry.warning ? undefined : reasonId}
+                    aria-describedby={reasonId}
                     onChange={() => setSelected(entry.deviceId)}
                   />
                   <label htmlFor={inputId} className="device-choice-name">

@@ -41,6 +41,8 @@ describe('session state in the run view', () => {
       'Moving: input is paused.',
     );
     expect(sendBlockReason(session({ isOwner: false, ownerName: 'desktop' }))).toContain('desktop owns this session');
+    const failed = { code: 'needs_attention' as const, message: 'Activation failed (digest_mismatch): the body does not match.' };
+    expect(sendBlockReason(session({ inputBlock: failed }))).toBe('Activation failed: the body does not match.');
   });
 
   it('offers commit for a dirty tree and push for unpushed commits or a missing upstream, and nothing for target blockers', () => {

@@ -36,9 +36,14 @@ export function moveBlockReason(session: SessionView): string | null {
   return null;
 }
 
+/** A sentence with any code in parentheses left out ("Activation failed (digest_mismatch): …"): codes belong in Details. */
+export function withoutCodes(sentence: string): string {
+  return sentence.replace(/\s*\([a-z]+(?:_[a-z0-9]+)+\)/g, '');
+}
+
 /** Why this device may not send, or null when it may. */
 export function sendBlockReason(session: SessionView): string | null {
-  if (session.inputBlock) return session.inputBlock.message;
+  if (session.inputBlock) return withoutCodes(session.inputBlock.message);
   if (!session.isOwner) return `${session.ownerName} owns this session; only the owning device can send messages.`;
   return null;
 }

@@ -7,6 +7,7 @@
 import type { RunningBackend } from '../backend/backend.ts';
 import type { Storage } from '../backend/storage.ts';
 import { identityFromFiles, newTlsKey, selfSignedIdentity, type TlsIdentity } from '../backend/tls/tls-identity.ts';
+import { isLoopbackHost } from '../shared/backend-addresses.ts';
 import { fail, ok, type Result } from '../shared/errors.ts';
 import { UsageError } from './command.ts';
 
@@ -47,11 +48,6 @@ export async function tlsIdentity(choice: TlsChoice, storage: Storage, host: str
   } catch (error) {
     return fail('tls_unusable', `cannot make or read the self-signed TLS key: ${(error as Error).message}`);
   }
-}
-
-/** Whether `host` is this machine only (plain HTTP there crosses no network). */
-export function isLoopbackHost(host: string): boolean {
-  return host === 'localhost' || host === '::1' || host === '[::1]' || /^127\./.test(host);
 }
 
 /** The one line of warning for plain HTTP beyond this machine without `--tls proxy`, or null. */

@@ -158,8 +158,10 @@ export function admittedAttempt<T>(
         await trust.admit(url, timeoutMs);
         return await attempt(url);
       } catch (error) {
-        refused = keyRefusalOf(error) ?? refused;
-        throw error;
+        // A refused key fails the attempt in its own words, not a transport's.
+        const refusal = keyRefusalOf(error);
+        refused = refusal ?? refused;
+        throw refusal ?? error;
       }
     },
     refused: () => refused,

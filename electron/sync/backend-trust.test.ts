@@ -106,7 +106,7 @@ describe('a client that pinned the backend key', () => {
     }
   });
 
-  it('refuses a key that changes under it on the next connection, sending nothing on it', async () => {
+  it('refuses a key that changes under it on the next connection, sending nothing on it, until the pinned key is back', async () => {
     const fake = await impostor(identity);
     try {
       const client = createBackendClient({
@@ -121,6 +121,12 @@ describe('a client that pinned the backend key', () => {
       const again = await client.call('getKeys');
       expect(again).toMatchObject({ ok: false, code: 'backend_key_mismatch' });
       expect(fake.requests()).toBe(1);
+      expect(client.trust.view().refused).toMatchObject({ presented: other.fingerprint });
+      // Its pinned key back: the refusal is forgotten and requests go again.
+      fake.server.setSecureContext({ cert: identity.cert, key: identity.key });
+      expect(codeOf(await client.call('getKeys'))).toBe('bad_response');
+      expect(fake.requests()).toBe(2);
+      expect(client.trust.view().refused).toBeNull();
     } finally {
       fake.server.close();
     }

@@ -104,7 +104,14 @@ export class BackendTrust {
   check(url: string, socket: TLSSocket): BackendKeyRefused | null {
     const presented = peerFingerprint(socket);
     const accepted = this.pins.length > 0 ? presented !== null && this.pins.includes(presented) : socket.authorized;
-    if (accepted) return null;
+    if (accepted) {
+      // The address that was refused presents an accepted key again (its old key restored): the refusal is over.
+      if (this.refusal?.url === url) {
+        this.refusal = null;
+        this.changed();
+      }
+      return null;
+    }
     const reason = this.pins.length > 0 ? 'mismatch' : 'untrusted';
     const refusal: KeyRefusalView = { url, presented: presented ?? 'none', reason, at: this.clock() };
     this.refusal = refusal;

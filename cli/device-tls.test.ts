@@ -1,7 +1,8 @@
 /**
  * `baton device` against backends over HTTPS, as real processes: creating an account on a
  * self-signed backend needs its key (`--backend-pin`, pasted in any form), and is refused with the
- * key and the flag to add without it; a certificate from an authority the system trusts (here the
+ * key and the flag to add without it, and the set-up screen's first contact finds the key before
+ * anything is sent; a certificate from an authority the system trusts (here the
  * test's own, through NODE_EXTRA_CA_CERTS) needs no pin, but a pin given is still checked; an
  * enrolled device restarted with another pin uses it, and refuses the backend's key, saying so in
  * its status.
@@ -104,6 +105,30 @@ describe('a self-signed backend', () => {
     } finally {
       client.close();
       expect(await again.stop()).toBe(0);
+    }
+  });
+});
+
+describe("the set-up screen's first contact", () => {
+  it('finds the self-signed key before anything is sent, and creates the account only with it pinned', async () => {
+    const fresh = await startedDevice(['--backend', selfSigned.url]);
+    try {
+      expect(fresh.status).toMatchObject({ enrolled: false, backendKey: null });
+      expect(await fresh.client.call('checkBackendKeys', { backendUrls: [selfSigned.url, certified.url] })).toEqual([
+        { url: selfSigned.url, presented: selfSigned.fingerprint, trusted: false, error: null },
+        { url: certified.url, presented: certified.fingerprint, trusted: false, error: null },
+      ]);
+      const unpinned = await fresh.client.call('createAccount', { backendUrls: [selfSigned.url], deviceName: 'laptop' });
+      expect(unpinned).toMatchObject({ ok: false, code: 'backend_key_untrusted' });
+      const pinned = await fresh.client.take('createAccount', {
+        backendUrls: [selfSigned.url],
+        deviceName: 'laptop',
+        backendPins: [selfSigned.fingerprint!],
+      });
+      expect(pinned).toMatchObject({ enrolled: true, backendKey: { pinned: [selfSigned.fingerprint], refused: null } });
+    } finally {
+      fresh.client.close();
+      expect(await fresh.device.stop()).toBe(0);
     }
   });
 });

@@ -12,6 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startBackend, type RunningBackend } from '../../backend/backend.ts';
 import { newTlsKey, selfSignedIdentity, type TlsIdentity } from '../../backend/tls/tls-identity.ts';
 import { createTestAccount, newTestDevice } from '../../dev-env/sync-fixtures.ts';
+import { startTcpRelay } from '../../dev-env/tcp-relay.ts';
 import { tempFolders } from '../../dev-env/temp-folders.ts';
 import { createBackendClient } from './backend-client.ts';
 import { BackendTrust } from './backend-trust.ts';
@@ -163,6 +164,18 @@ describe('a client that pinned the backend key', () => {
       expect(trust.view().refused).toBeNull();
     } finally {
       fake.server.close();
+    }
+  });
+  it('reaches the pinned backend through a TCP relay in front of it, TLS passing through untouched', async () => {
+    const relay = await startTcpRelay(backend.url);
+    try {
+      expect(relay.url).toMatch(/^https:\/\/127\.0\.0\.1:/);
+      const device = newTestDevice(relay.url, 'tablet', undefined, [identity.fingerprint]);
+      await createTestAccount(device);
+      expect(codeOf(await device.client.call('me'))).toBe('ok');
+      expect(relay.accepted).toBeGreaterThan(0);
+    } finally {
+      await relay.down();
     }
   });
 });

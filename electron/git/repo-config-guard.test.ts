@@ -174,5 +174,8 @@ describe('the guard', () => {
     );
     expect(call.env.GIT_CONFIG_KEY_0).toBeUndefined();
     expect(guardCall(['diff', '--quiet'], {}, null).args).toEqual(['diff', '--no-ext-diff', '--no-textconv', '--quiet']);
+    const receive = [{ scope: 'local', key: 'remote.origin.receivepack', value: 'evil' }];
+    expect(guardCall(['push', 'origin', 'main'], {}, receive).args).toEqual(['push', '--receive-pack=git-receive-pack', 'origin', 'main']);
+    expect(guardCall(['fetch', 'origin'], {}, receive).args).toEqual(['fetch', 'origin']);
   });
 });

@@ -20,9 +20,11 @@
  * `filter.<driver>.clean/smudge/process` (and `required`), `merge.<driver>.driver`,
  * `credential.*helper` (the list is reset, then the user's helpers given again in order),
  * `core.sshCommand`, `core.askPass`, `core.gitProxy`, `core.alternateRefsCommand`,
- * `remote.<name>.vcs`, and `remote.<name>.uploadpack` (a fetch then names `git-upload-pack`:
- * a setting cannot replace the first one git reads). Settings go to git as GIT_CONFIG_COUNT
- * pairs, so a key holding `=` (a credential URL) passes whole.
+ * `remote.<name>.vcs`, and `remote.<name>.uploadpack` and `.receivepack` (a fetch then names
+ * `git-upload-pack`, a push `git-receive-pack`: a setting cannot replace the first one git reads).
+ * A clone whose config files hold none of the words those keys are spelled with is read from its
+ * files on this thread instead (plainRepoConfig), so a plain repository costs no extra process.
+ * Settings go to git as GIT_CONFIG_COUNT pairs, so a key holding `=` (a credential URL) passes whole.
  *
  * Not reached by any command Baton runs on its own, so not listed: `alias.*` (never replaces a
  * built-in), `pager.<cmd>` (pagers need a terminal), `submodule.<name>.update`, `difftool`,
@@ -72,7 +74,13 @@ const OBJECT_READS = new Set([
   'show',
 ]);
 const DIFF_FAMILY = new Set(['diff', 'log', 'show']);
-const FETCHING = new Set(['fetch', 'pull', 'ls-remote']);
+/** Subcommands that start the remote's upload or receive program, and the flag that names git's own. */
+const PACK_PROGRAMS: Record<string, { key: RegExp; flag: string }> = {
+  fetch: { key: /^remote\..+\.uploadpack$/, flag: '--upload-pack=git-upload-pack' },
+  pull: { key: /^remote\..+\.uploadpack$/, flag: '--upload-pack=git-upload-pack' },
+  'ls-remote': { key: /^remote\..+\.uploadpack$/, flag: '--upload-pack=git-upload-pack' },
+  push: { key: /^remote\..+\.receivepack$/, flag: '--receive-pack=git-receive-pack' },
+};
 /** Scopes that are the user's own: anything else is the repository's. */
 const USER_SCOPES = new Set(['system', 'global', 'command']);
 
@@ -131,7 +139,7 @@ export function needsConfigScan(args: readonly string[]): boolean {
  * takes back: a section or key name is spelled out in plain ASCII, so a file without any of them
  * names none of those programs and includes no other file.
  */
-const PROGRAM_WORDS = /filter|driver|helper|sshcommand|askpass|gitproxy|alternaterefs|vcs|uploadpack|include/i;
+const PROGRAM_WORDS = /filter|driver|helper|sshcommand|askpass|gitproxy|alternaterefs|vcs|uploadpack|receivepack|include/i;
 
 /**
  * True when the repository whose top level is `cwd` certainly sets none of the programs the guard
@@ -176,10 +184,10 @@ export function parseConfigList(stdout: string): ConfigEntry[] {
 function repoOverrides(
   entries: readonly ConfigEntry[],
   env: NodeJS.ProcessEnv,
-): { settings: Setting[]; env: Record<string, string>; uploadPack: boolean } {
+): { settings: Setting[]; env: Record<string, string>; keys: string[] } {
   const repo = entries.filter((e) => !USER_SCOPES.has(e.scope));
   const user = entries.filter((e) => USER_SCOPES.has(e.scope));
-  const userValue = (key: string) => user.findLast((e) => e.key.toLowerCase() === key.toLowerCase())?.value;
+  const userValue = (key: string) => user.findLast((e) => e.key === key)?.value;
   const settings: Setting[] = [];
   const extraEnv: Record<string, string> = {};
   const names = (pattern: RegExp) => [...new Set(repo.flatMap((e) => pattern.exec(e.key)?.[1] ?? []))];
@@ -208,7 +216,7 @@ function repoOverrides(
     settings.push({ key: 'core.alternateRefsCommand', value: userValue('core.alternaterefscommand') ?? '' });
   // git takes the first core.gitProxy it reads, so only the environment's (even empty) beats the repository's.
   if (setByRepo('core.gitproxy') && env.GIT_PROXY_COMMAND === undefined) extraEnv.GIT_PROXY_COMMAND = '';
-  return { settings, env: extraEnv, uploadPack: repo.some((e) => /^remote\..+\.uploadpack$/.test(e.key)) };
+  return { settings, env: extraEnv, keys: repo.map((e) => e.key) };
 }
 
 /** How a guarded call runs: its arguments, the environment it adds, and the capabilities simple-git must open for them. */
@@ -223,17 +231,16 @@ export interface GuardedCall {
  * (null when needsConfigScan said no list is needed).
  */
 export function guardCall(args: readonly string[], env: NodeJS.ProcessEnv, scanned: readonly ConfigEntry[] | null): GuardedCall {
-  const fromRepo = scanned ? repoOverrides(scanned, env) : { settings: [], env: {}, uploadPack: false };
+  const fromRepo = scanned ? repoOverrides(scanned, env) : { settings: [], env: {}, keys: [] };
   const settings = [...ALWAYS, ...fromRepo.settings];
   const at = subcommandAt(args);
   const sub = at < 0 ? '' : args[at]!;
-  const flags = [
-    ...(DIFF_FAMILY.has(sub) ? ['--no-ext-diff', '--no-textconv'] : []),
-    ...(fromRepo.uploadPack && FETCHING.has(sub) ? ['--upload-pack=git-upload-pack'] : []),
-  ];
+  const pack = Object.hasOwn(PACK_PROGRAMS, sub) ? PACK_PROGRAMS[sub]! : undefined;
+  const namesPack = pack !== undefined && fromRepo.keys.some((k) => pack.key.test(k));
+  const flags = [...(DIFF_FAMILY.has(sub) ? ['--no-ext-diff', '--no-textconv'] : []), ...(namesPack ? [pack.flag] : [])];
   const unsafe: GuardedCall['unsafe'] = { allowUnsafeConfigEnvCount: true };
   for (const s of settings) if (s.needs) unsafe[s.needs] = true;
-  if (flags.some((f) => f.startsWith('--upload-pack'))) unsafe.allowUnsafePack = true;
+  if (namesPack) unsafe.allowUnsafePack = true;
   if ('GIT_PROXY_COMMAND' in fromRepo.env) unsafe.allowUnsafeGitProxy = true;
   // After the environment's own pairs, which the user set: later pairs win.
   const first = Number.parseInt(env.GIT_CONFIG_COUNT ?? '0', 10) || 0;

@@ -97,6 +97,7 @@ export function composeDeviceRuntime(options: ComposeOptions): DeviceRuntime {
   const log = (message: string) => options.log(redactCredentials(message));
   const trust = new BackendTrust(profile.info.backendPins);
   const client = createBackendClient({ baseUrl: profile.info.backendUrls, signer: profile.identity, trust });
+  // Git the device runs on its own is guarded; only the remediation's acts run as the user's git.
   const run = createGitRunner();
   const providerOptions = options.providers ?? {};
   const identity: DeviceIdentity = {
@@ -115,7 +116,7 @@ export function composeDeviceRuntime(options: ComposeOptions): DeviceRuntime {
     backend: backendPort(client),
     seal: profileSeal(profile),
     git: gitPort(run),
-    remediation: remediationPort(run),
+    remediation: remediationPort(run, createGitRunner({ asUser: true })),
     packets: createCheckpointPacketPort(),
     providers: providerPort({
       detect: () => detectProviders({ env: providerOptions.env ?? process.env, commandArgv: providerOptions.command?.argv ?? null }),

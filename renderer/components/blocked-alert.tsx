@@ -1,7 +1,8 @@
 /**
  * The blocked move's `alert`: headed "Handoff blocked" with each blocker (its sentence, fix and
  * action in place) and "Check again", which tries the move again; once nothing blocks it, a plain
- * "Ready to move" with "Move now". The blocker list scrolls inside the alert; its buttons stay in view.
+ * "Ready to move" with "Move now". Each action says beside it that it runs as the user's own git
+ * (blocker-item.tsx).
  */
 import { useId } from 'react';
 import { useHandoffsStore, type BlockedMove } from '../stores/handoffs-store.ts';

@@ -1,13 +1,21 @@
 /**
  * One thing that blocks a move, as the blocked alert and the Move dialog list it: what it is in a few
  * words and its sentence, the files of a dirty tree, the exact fix, the action in place (Commit with
- * a typed message, Push), and its code in Details.
+ * a typed message, Push), and its code in Details. Each action says beside it that it runs as the
+ * user's own git: the repository's hooks and filters run, unlike the git Baton runs on its own
+ * (electron/git/repo-config-guard.ts).
  */
 import { useId, useState } from 'react';
 import type { Blocker, BlockedMoveView } from '../../shared/readiness.ts';
 import { useHandoffsStore } from '../stores/handoffs-store.ts';
 import { blockerWords } from './readiness-words.ts';
 import { remediationOf } from './session-state.ts';
+
+/** What an action's note says: it is the user's own git, hooks included. */
+const AS_YOUR_GIT = {
+  commit: "Runs git add -A and git commit as your own git would: this repository's hooks (pre-commit…) and filters run.",
+  push: "Runs git push as your own git would: this repository's pre-push hook and your credentials are used.",
+} as const;
 
 function fileList(blocker: Blocker): string[] {
   const files = blocker.details?.['files'];
@@ -24,6 +32,7 @@ interface BlockerProps {
 /** Commit with a typed message. Not a <form>: the Move dialog, itself a form, shows it too, and forms do not nest. */
 function CommitForm({ sessionId, repo, shown }: { sessionId: string; repo: string; shown?: BlockedMoveView }) {
   const inputId = useId();
+  const noteId = useId();
   const [message, setMessage] = useState('');
   const commit = useHandoffsStore((state) => state.commit);
   const pending = useHandoffsStore((state) => state.pending[sessionId]);
@@ -49,10 +58,19 @@ function CommitForm({ sessionId, repo, shown }: { sessionId: string; repo: strin
           }}
           placeholder="Describe the change"
         />
-        <button type="button" className="button" disabled={message.trim() === '' || pending !== undefined} onClick={() => void submit()}>
+        <button
+          type="button"
+          className="button"
+          aria-describedby={noteId}
+          disabled={message.trim() === '' || pending !== undefined}
+          onClick={() => void submit()}
+        >
           {pending === 'commit' ? 'Committing…' : 'Commit'}
         </button>
       </div>
+      <p id={noteId} className="remediation-note">
+        {AS_YOUR_GIT.commit}
+      </p>
     </div>
   );
 }
@@ -61,6 +79,7 @@ function CommitForm({ sessionId, repo, shown }: { sessionId: string; repo: strin
 export function BlockerItem({ sessionId, blocker, shown }: BlockerProps) {
   const push = useHandoffsStore((state) => state.push);
   const pending = useHandoffsStore((state) => state.pending[sessionId]);
+  const pushNoteId = useId();
   const action = remediationOf(blocker);
   const files = fileList(blocker);
   const more = typeof blocker.details?.['fileCount'] === 'number' ? (blocker.details['fileCount'] as number) - files.length : 0;
@@ -86,9 +105,20 @@ export function BlockerItem({ sessionId, blocker, shown }: BlockerProps) {
       </p>
       {action?.kind === 'commit' && <CommitForm sessionId={sessionId} repo={action.repo} shown={shown} />}
       {action?.kind === 'push' && (
-        <button type="button" className="button" disabled={pending !== undefined} onClick={() => void push(sessionId, action.repo, shown)}>
-          {pending === 'push' ? 'Pushing…' : 'Push'}
-        </button>
+        <div className="remediation">
+          <button
+            type="button"
+            className="button"
+            aria-describedby={pushNoteId}
+            disabled={pending !== undefined}
+            onClick={() => void push(sessionId, action.repo, shown)}
+          >
+            {pending === 'push' ? 'Pushing…' : 'Push'}
+          </button>
+          <p id={pushNoteId} className="remediation-note">
+            {AS_YOUR_GIT.push}
+          </p>
+        </div>
       )}
       <details className="blocker-details">
         <summary>Details</summary>

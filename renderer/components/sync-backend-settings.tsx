@@ -7,6 +7,7 @@ import { useId, useState, type FormEvent } from 'react';
 import { formatBackendList, parseBackendList } from '../../shared/backend-addresses.ts';
 import { useStatusStore } from '../stores/status-store.ts';
 import { BackendAddressesField } from './backend-addresses-field.tsx';
+import { BackendKeyPins } from './backend-key.tsx';
 import { plainMessage } from './error-words.ts';
 import { formatTime } from './format.ts';
 
@@ -26,6 +27,7 @@ export function SyncBackendSettings() {
   const status = useStatusStore((state) => state.status);
   const busy = useStatusStore((state) => state.busy);
   const setBackendUrls = useStatusStore((state) => state.setBackendUrls);
+  const pinBackendKeys = useStatusStore((state) => state.pinBackendKeys);
   const addresses = status?.backendUrls ?? [];
   const [text, setText] = useState(formatBackendList(addresses));
   const [invalid, setInvalid] = useState<string | null>(null);
@@ -78,6 +80,7 @@ export function SyncBackendSettings() {
           </span>
         </div>
       </form>
+      {status?.backendKey && <BackendKeyPins view={status.backendKey} busy={busy} onPin={(pins) => void pinBackendKeys(pins)} />}
     </section>
   );
 }

@@ -4,8 +4,10 @@
  */
 import { useId, useState, type FormEvent, type ReactNode } from 'react';
 import { formatBackendList, parseBackendList } from '../../shared/backend-addresses.ts';
+import type { BackendKeyProbe } from '../../shared/backend-keys.ts';
 import { BackendAddressesField } from '../components/backend-addresses-field.tsx';
-import { enrollmentField, enrollmentWords, type EnrollmentField } from '../components/error-words.ts';
+import { BackendKeyConfirm, keysToConfirm } from '../components/backend-key.tsx';
+import { enrollmentField, enrollmentWords, plainMessage, type EnrollmentField } from '../components/error-words.ts';
 import { useStatusStore } from '../stores/status-store.ts';
 
 const ADDRESS_HINT = 'One address, or several instances of one backend separated by commas; tried in order.';
@@ -64,19 +66,39 @@ function CreateAccount() {
   const status = useStatusStore((state) => state.status);
   const busy = useStatusStore((state) => state.busy);
   const createAccount = useStatusStore((state) => state.createAccount);
+  const checkBackendKeys = useStatusStore((state) => state.checkBackendKeys);
   const [backendUrls, setBackendUrls] = useState(formatBackendList(status?.backendUrls ?? []));
   const [deviceName, setDeviceName] = useState(status?.deviceName ?? '');
   const [errors, setErrors] = useState<Errors>({});
+  /** First contact's keys that await the person's word, for the addresses they were found at. */
+  const [toConfirm, setToConfirm] = useState<{ urls: string[]; probes: BackendKeyProbe[] } | null>(null);
+  const create = async (urls: string[], pins?: string[]) => {
+    const refused = await createAccount(urls, deviceName.trim(), pins);
+    if (refused) setErrors({ [enrollmentField(refused)]: enrollmentWords(refused) });
+  };
   const submit = async (event: FormEvent) => {
     event.preventDefault();
+    setToConfirm(null);
     const parsed = parseBackendList(backendUrls);
     const found: Errors = {};
     if (!parsed.ok) found.backend = parsed.message;
     if (deviceName.trim() === '') found.name = NAME_REQUIRED;
     setErrors(found);
     if (!parsed.ok || found.name) return;
-    const refused = await createAccount(parsed.value, deviceName.trim());
-    if (refused) setErrors({ [enrollmentField(refused)]: enrollmentWords(refused) });
+    // First contact: a key no trusted authority vouches for is shown to be confirmed before the account is made.
+    const probed = await checkBackendKeys(parsed.value);
+    if (probed === null) {
+      setErrors({ backend: plainMessage({ message: useStatusStore.getState().error ?? 'The backend could not be reached.' }) });
+      return;
+    }
+    const probes = keysToConfirm(probed);
+    if (probes.length > 0) setToConfirm({ urls: parsed.value, probes });
+    else await create(parsed.value);
+  };
+  const confirm = () => {
+    if (!toConfirm) return;
+    const pins = toConfirm.probes.map((probe) => probe.presented!);
+    void create(toConfirm.urls, [...new Set(pins)]);
   };
   return (
     <section className="card setup-card" aria-labelledby={heading}>
@@ -90,7 +112,10 @@ function CreateAccount() {
           hint={ADDRESS_HINT}
           invalid={errors.backend ?? null}
           value={backendUrls}
-          onChange={setBackendUrls}
+          onChange={(value) => {
+            setBackendUrls(value);
+            setToConfirm(null);
+          }}
         />
         <DeviceNameField value={deviceName} onChange={setDeviceName} error={errors.name} placeholder="e.g. Work laptop" />
         {errors.form && (
@@ -98,9 +123,13 @@ function CreateAccount() {
             {errors.form}
           </p>
         )}
-        <button type="submit" className="button button--primary" disabled={busy}>
-          Create account
-        </button>
+        {toConfirm ? (
+          <BackendKeyConfirm probes={toConfirm.probes} busy={busy} onConfirm={confirm} onCancel={() => setToConfirm(null)} />
+        ) : (
+          <button type="submit" className="button button--primary" disabled={busy}>
+            Create account
+          </button>
+        )}
       </form>
     </section>
   );

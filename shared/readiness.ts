@@ -63,14 +63,3 @@ export interface ReadinessReport {
   repos: RepoState[];
   evaluatedAt: number;
 }
-
-/**
- * A move of a session that readiness refused, kept in the session's state until a check passes or a
- * move starts, so the run view shows it after a reload and on every device: the target it was for
- * and the last evaluation (whose `ready` turns true once every item is fixed).
- */
-export interface BlockedMoveView {
-  targetDeviceId: string;
-  targetName: string;
-  report: ReadinessReport;
-}

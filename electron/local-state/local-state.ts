@@ -15,7 +15,7 @@ import { readdir, rm } from 'node:fs/promises';
 import type { AgentView, TranscriptEntry } from '../../shared/agents.ts';
 import { DriftWarning, ResumePath } from '../../shared/api/handoffs.ts';
 import { DEFAULT_PERMISSION_LEVEL, PermissionLevel } from '../../shared/provider.ts';
-import type { Blocker, ReadinessReport } from '../../shared/readiness.ts';
+import type { Blocker } from '../../shared/readiness.ts';
 import { RepoRef } from '../ports/repo-ref.ts';
 import { migrateInlineTranscripts } from './inline-transcripts.ts';
 import { RecordFolder } from './record-folder.ts';
@@ -53,7 +53,16 @@ export const LocalSessionSchema = z.object({
     .nullable(),
   agents: z.array(z.custom<AgentView>()),
   /** A move readiness refused, kept until a check passes or a move starts (absent or null: none). */
-  blockedMove: z.object({ targetDeviceId: z.string(), report: z.custom<ReadinessReport>() }).nullable().optional(),
+  blockedMove: z
+    .object({
+      targetDeviceId: z.string(),
+      blockers: z.array(z.custom<Blocker>()),
+      foundBy: z.enum(['readiness', 'checkpoint', 'target']),
+      handoffId: z.string().nullable(),
+      at: z.number(),
+    })
+    .nullable()
+    .optional(),
   /** How the provider was last resumed after this device restarted (absent: never). */
   restartResume: z.object({ path: ResumePath, reason: z.string().nullable(), at: z.number() }).nullable().optional(),
   /** The last backend event seq applied to transcript/agents. */

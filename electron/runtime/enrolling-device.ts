@@ -76,7 +76,7 @@ export function createEnrollingDevice(options: EnrollingDeviceOptions): Enrollin
     reachability: null,
     backendKey: null,
     joining: false,
-    revoked: false,
+    revokedAt: null,
   };
 
   async function run(profile: Profile): Promise<DeviceStatusView> {

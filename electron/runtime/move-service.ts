@@ -69,7 +69,16 @@ export class MoveService {
   async start(sessionId: string, targetDeviceId: string): Promise<MoveResult> {
     const started = await this.deps.requests.start(sessionId, targetDeviceId);
     const blocked = !started.ok && 'report' in started;
-    this.keepBlocked(sessionId, blocked ? { targetDeviceId, report: started.report } : started.ok ? null : undefined);
+    const found = blocked
+      ? {
+          targetDeviceId,
+          blockers: started.report.blockers,
+          foundBy: 'readiness' as const,
+          handoffId: null,
+          at: started.report.evaluatedAt,
+        }
+      : null;
+    this.keepBlocked(sessionId, blocked ? found : started.ok ? null : undefined);
     if (!started.ok && 'report' in started) {
       const move = { sessionId, title: this.deps.views.titleOf(sessionId), sourceName: this.deps.selfName };
       const targetName = this.deps.devices.nameOf(targetDeviceId);
@@ -136,7 +145,7 @@ export class MoveService {
     const result = target ? await act(target.path) : fail('not_found', 'That repository is not part of the session.');
     const report = await git.sourceReadiness(session);
     const kept = state.session(sessionId)?.blockedMove;
-    if (kept) this.keepBlocked(sessionId, report.ready ? null : { targetDeviceId: kept.targetDeviceId, report });
+    if (kept) this.keepBlocked(sessionId, report.ready ? null : { ...kept, blockers: report.blockers, at: report.evaluatedAt });
     return { result, report };
   }
 

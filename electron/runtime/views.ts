@@ -86,8 +86,7 @@ function attentionOf(deps: ViewDeps, session: Readonly<LocalSession>): Attention
 function blockedOf(deps: ViewDeps, session: Readonly<LocalSession>): SessionView['blocked'] {
   const blocked = session.blockedMove;
   if (!blocked) return null;
-  const report = { ...blocked.report, blockers: blocked.report.blockers.map(redactedBlocker) };
-  return { targetDeviceId: blocked.targetDeviceId, targetName: deps.devices.nameOf(blocked.targetDeviceId), report };
+  return { ...blocked, targetName: deps.devices.nameOf(blocked.targetDeviceId), blockers: blocked.blockers.map(redactedBlocker) };
 }
 
 function condition(deps: ViewDeps, session: Readonly<LocalSession>, active: Handoff | undefined): SessionView['condition'] {

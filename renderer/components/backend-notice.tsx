@@ -11,7 +11,7 @@ import { formatTime } from './format.ts';
 /** Renders the notice, or nothing while the backend answers. */
 export function BackendNotice() {
   const status = useStatusStore((state) => state.status);
-  if (status?.revoked) {
+  if (status?.revokedAt) {
     return (
       <div className="backend-notice backend-notice--revoked" role="alert">
         <p className="backend-notice-title">This device was removed from the account.</p>

@@ -12,7 +12,7 @@ const status = (reachability: BackendReachabilityView | null): DeviceStatusView 
   reachability,
   backendKey: null,
   joining: false,
-  revoked: false,
+  revokedAt: null,
 });
 const view = (state: BackendReachabilityView['state'], tried: string[] = []): BackendReachabilityView => ({
   state,

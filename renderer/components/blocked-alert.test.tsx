@@ -6,15 +6,14 @@
 import { act, render, screen, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { describe, expect, it } from 'vitest';
-import type { MoveResult } from '../../shared/device-api.ts';
+import type { MoveBlockView, MoveResult, SessionView } from '../../shared/device-api.ts';
 import type { Blocker } from '../../shared/readiness.ts';
 import { useDeviceEvents } from '../hooks/use-device-events.ts';
-import type { SessionView } from '../../shared/device-api.ts';
 import { useBlockedMove, useHandoffsStore } from '../stores/handoffs-store.ts';
 import { useStatusStore } from '../stores/status-store.ts';
 import { fakeDevice, heldAnswer } from '../test-support/fake-device-api.ts';
 import { visibleText } from '../test-support/visible-text.ts';
-import { deviceStatus, handoffIn, historyTo, readinessReport, sessionView } from '../test-support/views.ts';
+import { deviceStatus, handoffIn, historyTo, readinessReport, REQUESTED_AT, sessionView } from '../test-support/views.ts';
 import { BlockedAlert } from './blocked-alert.tsx';
 
 const DIRTY: Blocker = {
@@ -32,6 +31,16 @@ const blockedBy = (blockers: Blocker[]): MoveResult => ({
   code: 'blocked',
   message: 'Not ready to move.',
   report: readinessReport(blockers),
+});
+
+/** A blocked move the session keeps (its view's `blocked`), found by readiness at REQUESTED_AT. */
+const keptBlock = (blockers: Blocker[]): MoveBlockView => ({
+  targetDeviceId: 'd2',
+  targetName: 'desktop',
+  blockers,
+  foundBy: 'readiness',
+  handoffId: null,
+  at: REQUESTED_AT,
 });
 
 /** The alert as the run view shows it: while the session's move is blocked (`session`: its view, with any kept blocked move). */
@@ -204,7 +213,7 @@ describe('the blocked alert', () => {
 
   it('shows the blocked move the session keeps, as after a reload, and acts on it', async () => {
     const user = userEvent.setup();
-    const kept = { targetDeviceId: 'd2', targetName: 'desktop', report: readinessReport([DIRTY]) };
+    const kept = keptBlock([DIRTY]);
     fakeDevice.answer('commitAll', { result: { ok: true, value: undefined }, report: readinessReport([]) });
     render(<AlertOfSession session={sessionView({ blocked: kept })} />);
     const alert = screen.getByRole('alert', { name: 'Handoff blocked' });
@@ -217,17 +226,17 @@ describe('the blocked alert', () => {
 
   it('stays away once dismissed, until a newer evaluation blocks again', async () => {
     const user = userEvent.setup();
-    const kept = { targetDeviceId: 'd2', targetName: 'desktop', report: readinessReport([DIRTY]) };
+    const kept = keptBlock([DIRTY]);
     const { rerender } = render(<AlertOfSession session={sessionView({ blocked: kept })} />);
     await user.click(screen.getByRole('button', { name: 'Dismiss' }));
     expect(screen.queryByRole('alert')).toBeNull();
-    const later = { ...kept, report: { ...kept.report, evaluatedAt: kept.report.evaluatedAt + 1000 } };
+    const later = { ...kept, at: kept.at + 1000 };
     rerender(<AlertOfSession session={sessionView({ blocked: later })} />);
     expect(screen.getByRole('alert', { name: 'Handoff blocked' })).toBeInTheDocument();
   });
 
   it('is not shown while a move of the session runs', () => {
-    const kept = { targetDeviceId: 'd2', targetName: 'desktop', report: readinessReport([DIRTY]) };
+    const kept = keptBlock([DIRTY]);
     render(<AlertOfSession session={sessionView({ blocked: kept, activeHandoff: handoffIn('requested') })} />);
     expect(screen.queryByRole('alert')).toBeNull();
   });

@@ -6,8 +6,8 @@
  * (electron/git/repo-config-guard.ts).
  */
 import { useId, useState } from 'react';
-import type { Blocker, BlockedMoveView } from '../../shared/readiness.ts';
-import { useHandoffsStore } from '../stores/handoffs-store.ts';
+import type { Blocker } from '../../shared/readiness.ts';
+import { useHandoffsStore, type BlockedMove } from '../stores/handoffs-store.ts';
 import { blockerWords } from './readiness-words.ts';
 import { remediationOf } from './session-state.ts';
 
@@ -26,11 +26,11 @@ interface BlockerProps {
   sessionId: string;
   blocker: Blocker;
   /** The blocked move on screen, whose report a remediation's fresh evaluation replaces (none in the Move dialog). */
-  shown?: BlockedMoveView;
+  shown?: BlockedMove;
 }
 
 /** Commit with a typed message. Not a <form>: the Move dialog, itself a form, shows it too, and forms do not nest. */
-function CommitForm({ sessionId, repo, shown }: { sessionId: string; repo: string; shown?: BlockedMoveView }) {
+function CommitForm({ sessionId, repo, shown }: { sessionId: string; repo: string; shown?: BlockedMove }) {
   const inputId = useId();
   const noteId = useId();
   const [message, setMessage] = useState('');

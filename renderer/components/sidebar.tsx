@@ -52,13 +52,13 @@ export function Sidebar({ route, onNewSession }: { route: Route; onNewSession():
       </div>
       <div className="this-device">
         <span
-          className={`reach-dot ${status?.revoked ? 'reach-dot--revoked' : connection === 'open' && !backendReason ? 'reach-dot--online' : ''}`}
+          className={`reach-dot ${status?.revokedAt ? 'reach-dot--revoked' : connection === 'open' && !backendReason ? 'reach-dot--online' : ''}`}
           aria-hidden="true"
         />
         <span>{status?.deviceName ?? 'This device'}</span>
         {connection !== 'open' && <span className="muted">· {connection === 'closed' ? 'reconnecting…' : 'connecting…'}</span>}
-        {connection === 'open' && status?.revoked && <span className="muted">· revoked</span>}
-        {connection === 'open' && backendReason && !status?.revoked && <span className="muted">· backend unreachable</span>}
+        {connection === 'open' && status?.revokedAt && <span className="muted">· revoked</span>}
+        {connection === 'open' && backendReason && !status?.revokedAt && <span className="muted">· backend unreachable</span>}
       </div>
       <button
         type="button"

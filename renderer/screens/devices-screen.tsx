@@ -10,7 +10,7 @@ import { useStatusStore } from '../stores/status-store.ts';
 
 /** Whether the device list is current: not while this device cannot reach the backend, which tells who is online. */
 function useListCurrent(): boolean {
-  return useStatusStore((state) => needsBackendReason(state.status) === null && !(state.status?.revoked ?? false));
+  return useStatusStore((state) => needsBackendReason(state.status) === null && !state.status?.revokedAt);
 }
 
 function Reachability({ device, current }: { device: DeviceView; current: boolean }) {

@@ -3,12 +3,17 @@
  * remediation (what this page learnt; the session's own kept one comes with its view), and history.
  */
 import { create } from 'zustand';
-import type { ActionResult, EligibilityView, HandoffView, SessionView } from '../../shared/device-api.ts';
-import type { BlockedMoveView, ReadinessReport } from '../../shared/readiness.ts';
+import type { ActionResult, EligibilityView, HandoffView, MoveBlockView, SessionView } from '../../shared/device-api.ts';
+import type { ReadinessReport } from '../../shared/readiness.ts';
 import { api, errorMessage } from '../api/device-api.ts';
 import { isTargetBlocker } from '../components/readiness-words.ts';
 
-export interface BlockedMove extends BlockedMoveView {
+/** A blocked move as the run view shows it: the target, the last evaluation, and the last remediation's refusal. */
+export interface BlockedMove {
+  targetDeviceId: string;
+  targetName: string;
+  /** The last evaluation (its `ready` turns true once every item is fixed). */
+  report: ReadinessReport;
   /** The last remediation's refusal, if any. */
   actionError: string | null;
 }
@@ -28,12 +33,12 @@ interface HandoffsState {
   loadReadiness(sessionId: string): Promise<void>;
   startMove(sessionId: string, targetDeviceId: string, targetName: string): Promise<MoveOutcome>;
   /** Runs the blocked move `shown` again: it starts when nothing blocks it any more. */
-  checkAgain(sessionId: string, shown: BlockedMoveView): Promise<MoveOutcome>;
+  checkAgain(sessionId: string, shown: BlockedMove): Promise<MoveOutcome>;
   cancelMove(sessionId: string): Promise<ActionResult>;
   /** Pushes one repository; `shown` is the blocked move on screen, if any, which the fresh evaluation updates. */
-  push(sessionId: string, repo: string, shown?: BlockedMoveView): Promise<void>;
-  commit(sessionId: string, repo: string, message: string, shown?: BlockedMoveView): Promise<boolean>;
-  dismissBlocked(sessionId: string, shown: BlockedMoveView): void;
+  push(sessionId: string, repo: string, shown?: BlockedMove): Promise<void>;
+  commit(sessionId: string, repo: string, message: string, shown?: BlockedMove): Promise<boolean>;
+  dismissBlocked(sessionId: string, shown: BlockedMove): void;
   loadHistory(sessionId: string): Promise<void>;
   applyHandoff(handoff: HandoffView, thisDeviceId: string | null): void;
 }
@@ -50,10 +55,10 @@ export const useHandoffsStore = create<HandoffsState>()((set, get) => {
   async function remediate(
     sessionId: string,
     label: string,
-    shown: BlockedMoveView | undefined,
+    shown: BlockedMove | undefined,
     run: () => Promise<{ result: ActionResult; report: ReadinessReport }>,
   ): Promise<boolean> {
-    const base = get().blocked[sessionId] ?? (shown ? { ...shown, actionError: null } : undefined);
+    const base = get().blocked[sessionId] ?? shown;
     setPending(sessionId, label);
     try {
       const { result, report } = await run();
@@ -151,18 +156,24 @@ function withTargetBlockers(fresh: ReadinessReport, before: ReadinessReport): Re
   return { ...fresh, blockers, ready: blockers.length === 0 };
 }
 
+/** The session's kept blocked move as the alert shows it: its blockers as an evaluation made when they were found. */
+function fromKept(kept: MoveBlockView): BlockedMove {
+  const report = { ready: kept.blockers.length === 0, blockers: kept.blockers, repos: [], evaluatedAt: kept.at };
+  return { targetDeviceId: kept.targetDeviceId, targetName: kept.targetName, report, actionError: null };
+}
+
 /**
  * The blocked move to show for a session: what this page learnt or the one the session keeps,
  * whichever was evaluated later; none while a move runs or once the user put that one away.
  */
 export function shownBlocked(
   local: BlockedMove | undefined,
-  kept: BlockedMoveView | null,
+  kept: MoveBlockView | null,
   dismissedAt: number | undefined,
   moving: boolean,
 ): BlockedMove | undefined {
   if (moving) return undefined;
-  const fromSession = kept ? { ...kept, actionError: null } : undefined;
+  const fromSession = kept ? fromKept(kept) : undefined;
   const newest = !local ? fromSession : !fromSession || local.report.evaluatedAt >= fromSession.report.evaluatedAt ? local : fromSession;
   if (!newest || (dismissedAt !== undefined && newest.report.evaluatedAt <= dismissedAt)) return undefined;
   return newest;

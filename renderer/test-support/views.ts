@@ -75,7 +75,7 @@ export function deviceStatus(over: Partial<DeviceStatusView> = {}): DeviceStatus
     reachability: { state: 'reachable', current: 'http://127.0.0.1:7070', tried: [], since: 1, lastError: null },
     backendKey: { pinned: [], refused: null },
     joining: false,
-    revoked: false,
+    revokedAt: null,
     ...over,
   };
 }

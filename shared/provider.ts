@@ -170,6 +170,8 @@ export type ImportProgress = (doneBytes: number, totalBytes: number) => void;
 export interface PartStager {
   /** What to write for one line (`bytes` without its newline, valid during the call): the pieces of one line, none to drop it. */
   line(bytes: Uint8Array): (string | Uint8Array)[];
+  /** The part cannot be read line by line (`reason`: e.g. a line over the line limit): no more lines come, and the file is damaged. */
+  refuse(reason: string): void;
   /** Every line is in and written: records, beside the staged file, what the import needs to know of it. */
   end(): Promise<void>;
 }

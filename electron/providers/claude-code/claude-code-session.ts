@@ -30,6 +30,7 @@ import type { TurnExit } from '../turn-process.ts';
 import { MessageFolder } from './message-folder.ts';
 import { CLAUDE_FORMAT, CLAUDE_INLINE_FORMAT, exportClaudeSession, importClaudeSession, stageClaudeFile } from './session-export.ts';
 import { findClaudeSession } from './session-list.ts';
+import { futureRealpath } from './staged-part.ts';
 import { readTranscriptFile } from './transcript-file.ts';
 
 export interface ClaudeCodeOptions extends Partial<ProcessSessionOptions> {
@@ -71,6 +72,8 @@ export class ClaudeCodeSession extends ProcessSession {
   private readonly folder: MessageFolder;
   private readonly extraArgs: readonly string[];
   private readonly permission: PermissionLevel;
+  /** The workspace parts are staged for, resolved once for all of a checkpoint's parts. */
+  private stagingFor: { workspace: string; to: Promise<string> } | null = null;
   /** Set when this turn's stream reported its error (so the exit is not reported twice). */
   private turnError = false;
 
@@ -173,7 +176,8 @@ export class ClaudeCodeSession extends ProcessSession {
 
   /** The transcript and side `.jsonl` files are checked and moved to `workspace` as they are staged; the import then renames them. */
   stagePart(data: ResumeData, file: ResumeFile, workspace: string): Promise<PartStager | null> {
-    return stageClaudeFile(data, file, workspace);
+    if (this.stagingFor?.workspace !== workspace) this.stagingFor = { workspace, to: futureRealpath(workspace) };
+    return stageClaudeFile(data, file, this.stagingFor.to);
   }
 
   /** Adopts Claude session `sessionId` of `workspace` on this machine: its history from its transcript; the next message resumes it. */

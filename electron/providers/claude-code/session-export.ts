@@ -129,16 +129,16 @@ async function incoming(
 }
 
 /**
- * The rewriter that stages export file `file` of `data` for an import into `workspace`
- * (ProviderSession.stagePart): the transcript and the side folder's `.jsonl` files; null for any
- * other file or data, which is staged as it is.
+ * The rewriter that stages export file `file` of `data` for an import into the workspace that
+ * resolves to `to` (ProviderSession.stagePart; futureRealpath): the transcript and the side folder's
+ * `.jsonl` files; null for any other file or data, which is staged as it is.
  */
-export async function stageClaudeFile(data: ResumeData, file: ResumeFile, workspace: string): Promise<PartStager | null> {
+export async function stageClaudeFile(data: ResumeData, file: ResumeFile, to: Promise<string>): Promise<PartStager | null> {
   const payload = filesPayloadSchema.safeParse(data.payload);
   if (data.format !== CLAUDE_FORMAT || !payload.success) return null;
   const transcript = file.name === TRANSCRIPT;
   if (!transcript && !(file.name.startsWith(SIDE) && file.name.endsWith('.jsonl'))) return null;
-  return claudePartStager(file.path, payload.data.sourceCwd, workspace, transcript);
+  return claudePartStager(file.path, payload.data.sourceCwd, await to, transcript);
 }
 
 /**

@@ -198,10 +198,18 @@ export interface ContinuationInput {
   transcriptTail: TranscriptEntry[];
 }
 
+/**
+ * What an import may say of itself: `note`, e.g. that the CLI's session already here went on
+ * without the moved one, was kept, and the moved one was imported as a fork under a new id.
+ */
+export interface ImportOutcome {
+  note?: string;
+}
+
 /** Which resume path a handoff took, and why (recorded on the handoff). */
 export interface ResumeOutcome {
   path: ResumePath;
-  /** Why this path: e.g. "Codex import failed its check: …" or "Command-line agent cannot import". */
+  /** Why this path: e.g. "Codex import failed its check: …" or "Command-line agent cannot import"; for an import, its note. */
   reason?: string;
 }
 
@@ -254,7 +262,7 @@ export interface ProviderSession {
    * (nothing changed). On success snapshot() holds the restored agents; the history stays with the
    * runtime (it came in the checkpoint), and events report only the entries added from then on.
    */
-  resumeFromImport(data: ResumeData, workspace: string, progress?: ImportProgress): Promise<ProviderResult>;
+  resumeFromImport(data: ResumeData, workspace: string, progress?: ImportProgress): Promise<ProviderResult<ImportOutcome | void>>;
   /**
    * Optional, on a session never started: how export file `file` of `data` (its bytes going to
    * `file.path` in a private staging folder) is rewritten as the checkpoint is read, for an import into

@@ -18,6 +18,7 @@ import {
   DEFAULT_PERMISSION_LEVEL,
   PERMISSION_LABELS,
   PROVIDER_CAPABILITIES,
+  type ImportOutcome,
   type ImportProgress,
   type PartStager,
   type PermissionLevel,
@@ -152,9 +153,11 @@ export class ClaudeCodeSession extends ProcessSession {
 
   /**
    * Writes the transcript under this workspace's project folder (read line by line, cwd rewritten,
-   * resumability checked); the next turn resumes it. The history itself stays with the runtime.
+   * resumability checked); the next turn resumes it. A session of that id already here that is not
+   * an earlier state of it is kept, and this one imported as a fork (a new id), which the transcript
+   * and the outcome's note say. The history itself stays with the runtime.
    */
-  async resumeFromImport(data: ResumeData, workspace: string, progress?: ImportProgress): Promise<ProviderResult> {
+  async resumeFromImport(data: ResumeData, workspace: string, progress?: ImportProgress): Promise<ProviderResult<ImportOutcome | void>> {
     const refused = this.refuseStart();
     if (refused) return refused;
     const known = data.format === CLAUDE_FORMAT || data.format === CLAUDE_INLINE_FORMAT;
@@ -167,11 +170,16 @@ export class ClaudeCodeSession extends ProcessSession {
     }
     const imported = await importClaudeSession(this.env, workspace, data.sessionId, data, progress);
     if (!imported.ok) return imported;
-    this.sessionId = data.sessionId;
-    this.state.restore(imported.value.agents, [], 0);
+    const { agents, sessionId, forkNote } = imported.value;
+    this.sessionId = sessionId;
+    this.state.restore(agents, [], 0);
     this.open(workspace);
-    this.state.addEntry('system', MAIN_AGENT, `Claude Code session ${data.sessionId} was imported here; the next message resumes it.`);
-    return { ok: true, value: undefined };
+    this.state.addEntry(
+      'system',
+      MAIN_AGENT,
+      forkNote ?? `Claude Code session ${sessionId} was imported here; the next message resumes it.`,
+    );
+    return { ok: true, value: forkNote === null ? {} : { note: forkNote } };
   }
 
   /** The transcript and side `.jsonl` files are checked and moved to `workspace` as they are staged; the import then renames them. */

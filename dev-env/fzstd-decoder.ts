@@ -47,9 +47,11 @@ class BlockCutter {
 }
 
 class FzstdTransform extends Transform {
-  private readonly decoder = new Decompress((chunk) => void this.push(Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength)));
+  private readonly decoder = new Decompress((chunk) => void this.push(Buffer.from(chunk)));
   private readonly cutter = new BlockCutter();
-  private pending = Buffer.alloc(0);
+  /** The start of a piece not yet whole, gathered in one buffer kept for the stream's life (a block is at most 128 KiB). */
+  private readonly pending = Buffer.allocUnsafe(256 * 1024);
+  private pendingLength = 0;
   private waiting: (() => void) | null = null;
 
   override _destroy(error: Error | null, done: (error?: Error | null) => void): void {
@@ -67,29 +69,51 @@ class FzstdTransform extends Transform {
   }
 
   override _transform(chunk: Buffer, _encoding: BufferEncoding, done: TransformCallback): void {
-    // Copied: fzstd keeps pieces of what it was given, and the caller reuses its chunk.
-    let bytes = Buffer.concat([this.pending, chunk]);
-    void (async () => {
-      let at = 0;
-      for (
-        let piece = this.cutter.next(bytes, at);
-        piece !== null && at + piece.size <= bytes.length;
-        piece = this.cutter.next(bytes, at)
-      ) {
-        this.decoder.push(bytes.subarray(at, at + piece.size));
-        this.cutter.take(piece);
-        at += piece.size;
-        if (this.readableLength >= this.readableHighWaterMark) await new Promise<void>((resume) => (this.waiting = resume));
-        if (this.destroyed) return;
+    void this.cut(chunk).then(() => done(), done);
+  }
+
+  /** Hands on each whole piece of what was pending and `chunk`, a piece at a time, and keeps the rest (copied: the chunk is reused). */
+  private async cut(chunk: Buffer): Promise<void> {
+    let at = 0;
+    while (at < chunk.length) {
+      if (this.pendingLength > 0) {
+        // Complete the pending piece a byte range at a time (its size is known once its header is in).
+        const piece = this.cutter.next(this.pending.subarray(0, this.pendingLength), 0);
+        const want = piece === null ? Math.min(8, chunk.length - at) : Math.min(piece.size - this.pendingLength, chunk.length - at);
+        chunk.copy(this.pending, this.pendingLength, at, at + want);
+        this.pendingLength += want;
+        at += want;
+        const whole = this.cutter.next(this.pending.subarray(0, this.pendingLength), 0);
+        if (whole !== null && whole.size <= this.pendingLength) {
+          await this.feed(this.pending.subarray(0, whole.size), whole);
+          this.pending.copy(this.pending, 0, whole.size, this.pendingLength);
+          this.pendingLength -= whole.size;
+        }
+        continue;
       }
-      bytes = bytes.subarray(at);
-      this.pending = Buffer.from(bytes);
-    })().then(() => done(), done);
+      const piece = this.cutter.next(chunk, at);
+      if (piece === null || at + piece.size > chunk.length) {
+        chunk.copy(this.pending, 0, at);
+        this.pendingLength = chunk.length - at;
+        return;
+      }
+      await this.feed(chunk.subarray(at, at + piece.size), piece);
+      at += piece.size;
+      if (this.destroyed) return;
+    }
+  }
+
+  private async feed(bytes: Buffer, piece: { state: CutState; checksum: boolean }): Promise<void> {
+    // fzstd keeps a frame header (it waits for a block before it reads one) and decodes a whole block at once:
+    // a header is copied, a block passed as it is.
+    this.decoder.push(piece.state === 'block' && bytes.length < 32 ? Buffer.from(bytes) : bytes);
+    this.cutter.take(piece);
+    if (this.readableLength >= this.readableHighWaterMark) await new Promise<void>((resume) => (this.waiting = resume));
   }
 
   override _flush(done: TransformCallback): void {
     try {
-      this.decoder.push(this.pending, true);
+      this.decoder.push(this.pending.subarray(0, this.pendingLength), true);
       done();
     } catch (error) {
       done(error as Error);

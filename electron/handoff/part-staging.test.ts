@@ -12,7 +12,7 @@ import { mkdtemp, readdir, readFile, realpath, rm, writeFile } from 'node:fs/pro
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { claudeLine, sealedClaudeCheckpoint } from '../../dev-env/sealed-claude-checkpoint.ts';
+import { claudeLine, sealedClaudeCheckpoint } from '../../dev-env/sealed-checkpoint.ts';
 
 let root: string;
 beforeEach(async () => {

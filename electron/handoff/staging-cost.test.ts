@@ -7,7 +7,7 @@ import { mkdtemp, realpath, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { sealedClaudeCheckpoint } from '../../dev-env/sealed-claude-checkpoint.ts';
+import { sealedClaudeCheckpoint } from '../../dev-env/sealed-checkpoint.ts';
 import { watchStalls } from '../../dev-env/thread-stall.ts';
 
 let root: string;

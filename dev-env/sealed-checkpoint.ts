@@ -1,20 +1,22 @@
 /**
- * A sealed checkpoint carrying a Claude session, made on disk the way a source makes one, and the
- * target's receipt of it through the real path (download in 64 KiB chunks, SHA-256, unseal, read,
- * each provider file staged through the Claude adapter's rewriter). The session's shape is chosen
- * by the caller: how many side files (half of them `.jsonl` subagent transcripts the stager
- * rewrites, half tool results staged as they are), and the transcript's lines. Used by the
- * staging-cost test and the hostile-checkpoint memory probe.
+ * Sealed checkpoints made on disk the way a source makes one, and the target's receipt of each
+ * through the real path (download in 64 KiB chunks, SHA-256, unseal, read, each provider file staged
+ * through its adapter's rewriter when it has one): `sealedCheckpoint` for any provider export, and
+ * `sealedClaudeCheckpoint` for a Claude session of a chosen shape — how many side files (half of
+ * them `.jsonl` subagent transcripts the stager rewrites, half tool results staged as they are), and
+ * the transcript's lines. Used by the staging-cost test and the hostile-checkpoint memory probe.
  */
 import { createHash } from 'node:crypto';
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Handoff } from '../shared/api/handoffs.ts';
 import { ok } from '../shared/errors.ts';
+import type { ResumeData } from '../shared/provider.ts';
 import { checkpointContext } from '../electron/crypto/envelope.ts';
 import { startOpen, startSeal } from '../electron/crypto/envelope-stream.ts';
 import { generateAdk, KeyRing } from '../electron/crypto/key-ring.ts';
 import { CHECKPOINT_FORMAT, type Checkpoint } from '../electron/handoff/checkpoint.ts';
+import type { StagePart } from '../electron/handoff/checkpoint-reader.ts';
 import { receiveCheckpoint, sealCheckpointToFile } from '../electron/handoff/checkpoint-transfer.ts';
 import { transcriptOf } from '../electron/handoff/checkpoint-transcript.ts';
 import { providerStaging } from '../electron/handoff/part-staging.ts';
@@ -58,6 +60,22 @@ export async function sealedClaudeCheckpoint(root: string, shape: ClaudeSessionS
   }
   const exported = await exportClaudeSession(sourceEnv, source, CLAUDE_SESSION);
   if (!exported.ok) throw new Error(exported.message);
+  const targetEnv = { CLAUDE_CONFIG_DIR: join(root, 'cfg-target') };
+  const stage = providerStaging({
+    git: { locate: async () => target },
+    providers: { create: () => new ClaudeCodeSession({ env: targetEnv }) },
+    config: { workspaceRoot: root },
+  });
+  const resume: ResumeData = { provider: 'claude-code', format: 'claude-code/transcript@2', sessionId: CLAUDE_SESSION, ...exported.value };
+  const sealed = await sealedCheckpoint(root, resume, stage);
+  return { ...sealed, target, targetEnv, sourceCwd: files.cwd };
+}
+
+/**
+ * A checkpoint carrying `resume` (the provider's export, its files on disk), sealed into `root/sealed`,
+ * and its receipt as the target makes it, each file staged through `stage` when given.
+ */
+export async function sealedCheckpoint(root: string, resume: ResumeData, stage?: StagePart) {
   const ring = new KeyRing([[1, generateAdk()]]);
   const context = checkpointContext('account-a', SESSION_ID, HANDOFF_ID);
   const checkpoint: Checkpoint = {
@@ -67,20 +85,14 @@ export async function sealedClaudeCheckpoint(root: string, shape: ClaudeSessionS
     createdAt: 1,
     sourceDeviceId: 'device-aaaaaaaaaaaaa',
     sourceDeviceName: 'laptop',
-    meta: { title: 't', provider: 'claude-code', prompt: 'p' },
+    meta: { title: 't', provider: resume.provider, prompt: 'p' },
     repos: [{ relPath: '.', remoteUrl: '/origins/app.git', branch: 'main', commit: 'a'.repeat(40), mergeBase: null }],
-    providerResume: { provider: 'claude-code', format: 'claude-code/transcript@2', sessionId: CLAUDE_SESSION, ...exported.value },
+    providerResume: resume,
     packets: [],
     agents: [],
     transcript: transcriptOf([]),
   };
   const sealed = await sealCheckpointToFile(startSeal(ring, context), checkpoint, join(root, 'sealed'));
-  const targetEnv = { CLAUDE_CONFIG_DIR: join(root, 'cfg-target') };
-  const stage = providerStaging({
-    git: { locate: async () => target },
-    providers: { create: () => new ClaudeCodeSession({ env: targetEnv }) },
-    config: { workspaceRoot: root },
-  });
   /** The names of the files staged through the adapter's rewriter, in the order they were, over every receipt. */
   const stagedFiles: string[] = [];
   /**
@@ -100,10 +112,10 @@ export async function sealedClaudeCheckpoint(root: string, shape: ClaudeSessionS
     };
     const seal = { startCheckpointOpen: (_s: string, _h: string, bytes: number) => startOpen(ring, context, bytes) };
     return receiveCheckpoint({ backend, seal }, handoff as Handoff, staging, undefined, async (head, resume, file) => {
-      const stager = await stage(head, resume, file);
+      const stager = stage ? await stage(head, resume, file) : null;
       if (stager) stagedFiles.push(file.name);
       return stager;
     });
   };
-  return { receive, sealed, stagedFiles, target, targetEnv, sourceCwd: files.cwd };
+  return { receive, sealed, stagedFiles };
 }

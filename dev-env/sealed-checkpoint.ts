@@ -97,9 +97,10 @@ export async function sealedCheckpoint(root: string, resume: ResumeData, stage?:
   const stagedFiles: string[] = [];
   /**
    * Receives the sealed body as the target does into `staging`: served in 64 KiB chunks from its file,
-   * or `body` instead (its digest made to match, so only the envelope's tag can refuse it).
+   * or `body` instead (its digest made to match, so only the envelope's tag can refuse it); `onPart`
+   * hears each provider file begin.
    */
-  const receive = (staging: string, body?: Buffer) => {
+  const receive = (staging: string, body?: Buffer, onPart?: () => void) => {
     const digest = body ? createHash('sha256').update(body).digest('hex') : sealed.sha256;
     const size = body?.length ?? sealed.size;
     const handoff = { id: HANDOFF_ID, sessionId: SESSION_ID, checkpoint: { digest, size } };
@@ -112,6 +113,7 @@ export async function sealedCheckpoint(root: string, resume: ResumeData, stage?:
     };
     const seal = { startCheckpointOpen: (_s: string, _h: string, bytes: number) => startOpen(ring, context, bytes) };
     return receiveCheckpoint({ backend, seal }, handoff as Handoff, staging, undefined, async (head, resume, file) => {
+      onPart?.();
       const stager = stage ? await stage(head, resume, file) : null;
       if (stager) stagedFiles.push(file.name);
       return stager;

@@ -39,10 +39,13 @@ export async function divergedRollout(
   const { lines } = incoming;
   let theirs: Promise<string> | null = null;
   for (const copy of copies) {
-    // The very same bytes (an import retried) need no decoding.
-    if ((await fileDigest(join(home, copy))) === (await (theirs ??= incoming.digest()))) continue;
     const mine = rolloutLines({ path: join(home, copy) }, copy.endsWith('.zst'), zstd);
-    if (mine === null || lines === null || !(await isEarlierState(mine, lines, sameRolloutEntry))) return copy;
+    if (mine !== null && lines !== null) {
+      if (!(await isEarlierState(mine, lines, sameRolloutEntry))) return copy;
+      continue;
+    }
+    // What cannot be decoded here is an earlier state only when it is the very same bytes (an import retried).
+    if ((await fileDigest(join(home, copy))) !== (await (theirs ??= incoming.digest()))) return copy;
   }
   return null;
 }

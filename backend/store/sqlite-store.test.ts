@@ -9,6 +9,7 @@ import type { Device } from '../../shared/api/devices.ts';
 import { STORE_KINDS, testStorage, type StoreKindName, type TestStorage } from '../../dev-env/store-kinds.ts';
 import { openSqliteStore } from './sqlite-store.ts';
 import { openPostgresStore } from './postgres-store.ts';
+import { LATEST_POSTGRES_VERSION } from './postgres-migrations.ts';
 import type { IdempotencyWrite, Store } from './store.ts';
 
 let storage: TestStorage;
@@ -155,7 +156,8 @@ describe.each(STORE_KINDS)('the %s store', (kind: StoreKindName) => {
     store = await open();
     expect((await store.getSession(ACCOUNT, SESSION))?.ownerDeviceId).toBe(SRC);
     const versions = (await storage.rows('SELECT version FROM schema_migrations ORDER BY version')).map((r) => r.version);
-    expect(versions).toEqual(kind === 'sqlite' ? [1, 2, 3, 4] : [1, 2]);
+    const latest = kind === 'sqlite' ? 4 : LATEST_POSTGRES_VERSION;
+    expect(versions).toEqual(Array.from({ length: latest }, (_, i) => i + 1));
     if ('dataDir' in storage.options) {
       const raw = new Database(join(storage.options.dataDir, 'baton.sqlite'), { readonly: true });
       expect(raw.pragma('journal_mode', { simple: true })).toBe('wal');

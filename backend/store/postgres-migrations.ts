@@ -220,6 +220,23 @@ const MIGRATIONS: readonly Migration[] = [
       INSERT INTO push_log_horizon (log_id, below) SELECT gen_random_uuid()::text, coalesce(max(id), 0) FROM push_log;
     `,
   },
+  {
+    version: 3,
+    name: "devices' sealed answers to a session's permission requests",
+    sql: `
+      CREATE TABLE session_answers (
+        account_id TEXT NOT NULL,
+        session_id TEXT NOT NULL,
+        seq INTEGER NOT NULL,
+        generation INTEGER NOT NULL,
+        device_id TEXT NOT NULL,
+        sealed_body TEXT NOT NULL,
+        created_at BIGINT NOT NULL,
+        PRIMARY KEY (account_id, session_id, seq),
+        FOREIGN KEY (account_id, session_id) REFERENCES sessions(account_id, id)
+      );
+    `,
+  },
 ];
 
 /** The newest schema version this code knows. */

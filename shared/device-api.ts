@@ -9,6 +9,7 @@ import type { DeviceStatus } from './api/devices.ts';
 import type { CancelReason, DriftWarning, ResumePath } from './api/handoffs.ts';
 import type { ActionResult, CodedMessage, Failure, Result } from './errors.ts';
 import type { HandoffState } from './handoff-states.ts';
+import { AnswerPermissionInput, type PermissionOutcomeView, type PermissionRequestView } from './permission-views.ts';
 import { PermissionLevel, type ExistingSession } from './provider.ts';
 import type { Blocker, ReadinessReport } from './readiness.ts';
 import { BackendUrls } from './backend-addresses.ts';
@@ -151,6 +152,9 @@ export interface SessionDetail extends SessionView {
   transcriptFrom: number;
   /** How many entries the whole transcript holds. */
   transcriptTotal: number;
+  /** The agent's pending permission requests, oldest first, and how the latest ones ended (shared/permission-views.ts). */
+  permissionRequests: PermissionRequestView[];
+  permissionOutcomes: PermissionOutcomeView[];
 }
 
 /** Entries `from` … `from + entries.length - 1` of a session's transcript, of `total`. */
@@ -210,6 +214,9 @@ export const inputs = {
     permission: PermissionLevel.optional(),
   }),
   sendMessage: z.strictObject({ sessionId: SessionId, text: z.string().min(1).max(100_000) }),
+  /** Answers a permission request, from this device or relayed sealed to the owner; `interruptTurn` stops the turn (denying what it asks). */
+  answerPermission: AnswerPermissionInput,
+  interruptTurn: z.strictObject({ sessionId: SessionId }),
   listDevices: z.strictObject({}),
   moveEligibility: z.strictObject({ sessionId: SessionId }),
   checkReadiness: z.strictObject({ sessionId: SessionId, targetDeviceId: DeviceId }),
@@ -244,6 +251,8 @@ export interface DeviceApiOutputs {
   /** Makes a Baton session (owned here) of one of them; its provider resumes that very session. */
   adoptSession: Result<SessionView>;
   sendMessage: ActionResult;
+  answerPermission: ActionResult;
+  interruptTurn: ActionResult;
   listDevices: DeviceView[];
   moveEligibility: EligibilityView[];
   checkReadiness: ReadinessReport;
@@ -298,14 +307,14 @@ export interface HandoffProgressView {
 }
 
 /**
- * What the desktop notification of a move says: it completed, was blocked, or left the session
- * needing attention. `body` names the session and the device; clicking opens the session's run view.
+ * What a desktop notification says: a move completed, was blocked, or left the session needing
+ * attention; or an agent asks permission. `body` names the session or the device; clicking opens the session's run view.
  */
 export interface MoveNoticeView {
-  kind: 'completed' | 'blocked' | 'attention';
+  kind: 'completed' | 'blocked' | 'attention' | 'permission';
   sessionId: string;
   handoffId: string | null;
-  /** "Move completed", "Move blocked", "Needs attention". */
+  /** "Move completed", "Move blocked", "Needs attention", "Permission request". */
   title: string;
   body: string;
   at: number;

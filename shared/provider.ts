@@ -48,8 +48,8 @@ export const PermissionLevel = z.enum(['ask', 'workspace', 'full']);
 export type PermissionLevel = z.infer<typeof PermissionLevel>;
 
 export const PERMISSION_LABELS: Readonly<Record<PermissionLevel, string>> = {
-  ask: 'Ask before editing',
-  workspace: 'Edit files in the workspace',
+  ask: 'Ask before edits and commands',
+  workspace: 'Edit files, ask before commands',
   full: 'Full access',
 };
 

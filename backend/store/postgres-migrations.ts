@@ -222,6 +222,17 @@ const MIGRATIONS: readonly Migration[] = [
   },
   {
     version: 3,
+    name: 'the TLS key of --tls self-signed, one for every instance on the database',
+    sql: `
+      CREATE TABLE tls_key (
+        id SMALLINT PRIMARY KEY CHECK (id = 1),
+        private_key TEXT NOT NULL,
+        created_at BIGINT NOT NULL
+      );
+    `,
+  },
+  {
+    version: 4,
     name: "devices' sealed answers to a session's permission requests",
     sql: `
       CREATE TABLE session_answers (

@@ -6,12 +6,17 @@
 import type { DeviceApiHandlers } from '../../../shared/device-api.ts';
 import type { MoveService } from '../move-service.ts';
 import { accountHandlers, type AccountHandlerDeps } from './account.ts';
+import { backendKeyHandlers, type BackendKeyHandlerDeps } from './backend-keys.ts';
 import { deviceHandlers, type DeviceHandlerDeps } from './devices.ts';
 import { moveHandlers } from './moves.ts';
 import { permissionHandlers, type PermissionHandlerDeps } from './permissions.ts';
 import { sessionHandlers, type SessionHandlerDeps } from './sessions.ts';
 
-export type DeviceApiDeps = SessionHandlerDeps & PermissionHandlerDeps & DeviceHandlerDeps & AccountHandlerDeps & { moves: MoveService };
+export type DeviceApiDeps = SessionHandlerDeps &
+  PermissionHandlerDeps &
+  DeviceHandlerDeps &
+  AccountHandlerDeps &
+  BackendKeyHandlerDeps & { moves: MoveService };
 
 /** Every handler of the device API. */
 export function deviceApiHandlers(deps: DeviceApiDeps): DeviceApiHandlers {
@@ -21,5 +26,6 @@ export function deviceApiHandlers(deps: DeviceApiDeps): DeviceApiHandlers {
     ...moveHandlers(deps.moves),
     ...deviceHandlers(deps),
     ...accountHandlers(deps),
+    ...backendKeyHandlers(deps),
   };
 }

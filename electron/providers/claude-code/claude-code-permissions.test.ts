@@ -72,6 +72,18 @@ describe('Claude Code permission requests (the real claude)', () => {
     expect(readFileSync(path, 'utf8')).toBe('three\n');
   });
 
+  it('an Edit asks with the lines it changes, in context; allowed, the file is edited', async () => {
+    const { home, workspace } = await bench.device('edit-lines');
+    const path = join(workspace, 'list.txt');
+    writeFileSync(path, 'alpha\nbeta\ngamma\n');
+    const { session, asked } = claude(home, 'ask', { decision: 'allow' });
+    await bench.turn(session, 'edit file list.txt replacing beta with BETA', workspace);
+    expect(asked).toEqual([expect.objectContaining({ tool: 'Edit', path })]);
+    expect(asked[0]?.diff).toContain('@@ -1,3 +1,3 @@\n alpha\n-beta\n+BETA\n gamma\n');
+    expect(readFileSync(path, 'utf8')).toBe('alpha\nBETA\ngamma\n');
+    expect(bench.texts(session).at(-1)).toBe('assistant: Edited list.txt.');
+  });
+
   it('never asks at Full access', async () => {
     const { home, workspace } = await bench.device('full');
     const { session, events } = claude(home, 'full', null);

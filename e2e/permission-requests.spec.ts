@@ -61,7 +61,7 @@ test('asks on both devices; the other device answers "Allow for this session", t
   // The desktop shows the same request (learned sealed through the backend) and answers it.
   await openSession(desktopPage, TITLE);
   const there = region(desktopPage);
-  await expect(there).toContainText(`Claude Code wants to run \`${SUM}\` on the device that runs the session.`);
+  await expect(there).toContainText(`Claude Code wants to run \`${SUM}\` on laptop.`);
   await expect(there).toContainText(
     `“Allow for this session” also allows \`${SUM}\` (with any plain arguments) from now on, on any device.`,
   );

@@ -91,6 +91,7 @@ describe('the permission request region', () => {
     fakeDevice.answer('answerPermission', { ok: true, value: undefined });
     const remote = { isOwner: false, ownerName: 'laptop' };
     const { rerender } = render(<PermissionRequest session={detail([NPM_TEST], [], remote)} />);
+    expect(region()).toHaveTextContent('Claude Code wants to run `npm test -- --run` on laptop.');
     expect(within(region()).queryByRole('button', { name: 'Stop the turn' })).toBeNull();
     await userEvent.click(within(region()).getByRole('button', { name: 'Deny' }));
     expect(region()).toHaveTextContent('Answer sent to laptop…');

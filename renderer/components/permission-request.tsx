@@ -35,12 +35,12 @@ function asker(request: PermissionRequestView): string {
   return request.agent === 'main' ? request.providerLabel : `the subagent “${request.agentName}” of ${request.providerLabel}`;
 }
 
-function RequestBody({ request, isOwner }: { request: PermissionRequestView; isOwner: boolean }) {
+function RequestBody({ request, elsewhere }: { request: PermissionRequestView; elsewhere: string | null }) {
   return (
     <>
       <p className="permission-ask">
         <strong>{asker(request)}</strong> wants to {describeAsk(request)}
-        {isOwner ? '' : ' on the device that runs the session'}.
+        {elsewhere === null ? '' : ` on ${elsewhere}`}.
       </p>
       {request.command !== undefined && (
         <pre className="permission-command mono" aria-label="Command">
@@ -120,7 +120,7 @@ export function PermissionRequest({ session }: { session: SessionDetail }) {
       <h2 id={headingId} className="permission-title">
         Permission request
       </h2>
-      <RequestBody request={request} isOwner={session.isOwner} />
+      <RequestBody request={request} elsewhere={session.isOwner ? null : session.ownerName} />
       <label htmlFor={messageId} className="field-label">
         Message to the agent with a deny (optional)
       </label>

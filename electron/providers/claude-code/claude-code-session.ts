@@ -133,7 +133,8 @@ export class ClaudeCodeSession extends ProcessSession {
     if (ask === undefined)
       return { ok: false, code: 'request_not_pending', message: `Claude Code is not waiting for an answer to ${requestId}.` };
     if (answer.decision === 'deny' && ask.toolUseId !== null) this.userDenied.add(ask.toolUseId);
-    this.writeInput(controlResponseLine(requestId, ask.input, answer));
+    if (!this.writeInput(controlResponseLine(requestId, ask.input, answer)))
+      return { ok: false, code: 'request_not_pending', message: "Claude Code's turn ended before the answer reached it." };
     return { ok: true, value: undefined };
   }
 

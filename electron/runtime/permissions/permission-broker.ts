@@ -89,6 +89,8 @@ export class PermissionBroker {
         'stale_generation',
         `It was asked at generation ${pending.generation}; the session is at generation ${session.generation}.`,
       );
+    // Asked by a process of this device that is gone (a restart): nobody would read the answer; the restart ends it.
+    if (!this.asks.has(pending.id)) return fail('not_waiting', 'The agent no longer waits for this answer: its turn ended.');
     await this.settle(pending, answer, { via: 'user', byDeviceId: answer.byDeviceId });
     return ok(undefined);
   }

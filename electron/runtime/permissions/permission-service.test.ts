@@ -197,7 +197,15 @@ describe('permission requests across devices', () => {
     await crashed.sessions.detach(third.id);
     expect(crashed.state.session(third.id)?.permissions.pending).toHaveLength(1);
     await crashed.state.settled(true);
+    // An answer posted meanwhile finds nobody waiting for it: it is refused, not "allowed" into the void.
+    const other = await device(desktop);
+    await follow(other, third.id);
+    expect((await other.sessions.answerPermission(third.id, third.request.id, 1, { decision: 'allow' })).ok).toBe(true);
     const restarted = await device(laptop, 'crash-state');
+    await restarted.sessions.pullAnswers(third.id);
+    expect(texts(restarted, third.id)).toContain(
+      'An answer from desktop was refused: the agent no longer waits for this answer: its turn ended.',
+    );
     await restarted.sessions.resumeOwned();
     // (The resumed agent may ask again, from the continuation prompt: that is a new request.)
     const pending: PermissionRequestView[] = restarted.state.session(third.id)?.permissions.pending ?? [];

@@ -128,8 +128,10 @@ export class EventPuller {
           for (const event of page.value) s.eventCursor = Math.max(s.eventCursor, event.seq);
           for (const data of opened) {
             if (data.type === 'agents') s.agents = data.agents;
-            if (data.type === 'permission-request') asked.push(data.request);
-            if (data.type === 'permission-request') recordAsked(s, data.request);
+            if (data.type === 'permission-request') {
+              asked.push(data.request);
+              recordAsked(s, data.request);
+            }
             if (data.type === 'permission-settled') recordSettled(s, data.outcome);
             for (const entry of entriesOf(data)) {
               if (known.has(entry.id)) continue;

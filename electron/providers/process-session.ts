@@ -6,6 +6,7 @@
  */
 import type { AgentView, TranscriptEntry } from '../../shared/agents.ts';
 import type {
+  ImportOutcome,
   ProviderCapabilities,
   ProviderEventListener,
   ProviderId,
@@ -101,7 +102,7 @@ export abstract class ProcessSession implements ProviderSession {
   }
 
   abstract exportResumeData(): Promise<ProviderResult<ResumeData>>;
-  abstract resumeFromImport(data: ResumeData, workspace: string): Promise<ProviderResult>;
+  abstract resumeFromImport(data: ResumeData, workspace: string): Promise<ProviderResult<ImportOutcome | void>>;
 
   async resumeFromSummary(prompt: string, workspace: string): Promise<ProviderResult> {
     return this.start(workspace, prompt);

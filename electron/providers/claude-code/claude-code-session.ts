@@ -22,6 +22,7 @@ import {
   DEFAULT_PERMISSION_LEVEL,
   PERMISSION_LABELS,
   PROVIDER_CAPABILITIES,
+  type ImportOutcome,
   type ImportProgress,
   type PartStager,
   type PermissionLevel,
@@ -36,6 +37,7 @@ import { MessageFolder } from './message-folder.ts';
 import { controlErrorLine, controlResponseLine, permissionRequestOf } from './permission-prompts.ts';
 import { CLAUDE_FORMAT, CLAUDE_INLINE_FORMAT, exportClaudeSession, importClaudeSession, stageClaudeFile } from './session-export.ts';
 import { findClaudeSession } from './session-list.ts';
+import { futureRealpath } from './staged-part.ts';
 import { readTranscriptFile } from './transcript-file.ts';
 
 export interface ClaudeCodeOptions extends Partial<ProcessSessionOptions> {
@@ -88,6 +90,8 @@ export class ClaudeCodeSession extends ProcessSession {
   private readonly folder: MessageFolder;
   private readonly extraArgs: readonly string[];
   private readonly permission: PermissionLevel;
+  /** The workspace parts are staged for, resolved once for all of a checkpoint's parts. */
+  private stagingFor: { workspace: string; to: Promise<string> } | null = null;
   /** Set when this turn's stream reported its error (so the exit is not reported twice). */
   private turnError = false;
   /** This turn's permission requests awaiting an answer: the control request's tool input, and its tool use. */
@@ -221,9 +225,11 @@ export class ClaudeCodeSession extends ProcessSession {
 
   /**
    * Writes the transcript under this workspace's project folder (read line by line, cwd rewritten,
-   * resumability checked); the next turn resumes it. The history itself stays with the runtime.
+   * resumability checked); the next turn resumes it. A session of that id already here that is not
+   * an earlier state of it is kept, and this one imported as a fork (a new id), which the transcript
+   * and the outcome's note say. The history itself stays with the runtime.
    */
-  async resumeFromImport(data: ResumeData, workspace: string, progress?: ImportProgress): Promise<ProviderResult> {
+  async resumeFromImport(data: ResumeData, workspace: string, progress?: ImportProgress): Promise<ProviderResult<ImportOutcome | void>> {
     const refused = this.refuseStart();
     if (refused) return refused;
     const known = data.format === CLAUDE_FORMAT || data.format === CLAUDE_INLINE_FORMAT;
@@ -236,16 +242,22 @@ export class ClaudeCodeSession extends ProcessSession {
     }
     const imported = await importClaudeSession(this.env, workspace, data.sessionId, data, progress);
     if (!imported.ok) return imported;
-    this.sessionId = data.sessionId;
-    this.state.restore(imported.value.agents, [], 0);
+    const { agents, sessionId, forkNote } = imported.value;
+    this.sessionId = sessionId;
+    this.state.restore(agents, [], 0);
     this.open(workspace);
-    this.state.addEntry('system', MAIN_AGENT, `Claude Code session ${data.sessionId} was imported here; the next message resumes it.`);
-    return { ok: true, value: undefined };
+    this.state.addEntry(
+      'system',
+      MAIN_AGENT,
+      forkNote ?? `Claude Code session ${sessionId} was imported here; the next message resumes it.`,
+    );
+    return { ok: true, value: forkNote === null ? {} : { note: forkNote } };
   }
 
   /** The transcript and side `.jsonl` files are checked and moved to `workspace` as they are staged; the import then renames them. */
   stagePart(data: ResumeData, file: ResumeFile, workspace: string): Promise<PartStager | null> {
-    return stageClaudeFile(data, file, workspace);
+    if (this.stagingFor?.workspace !== workspace) this.stagingFor = { workspace, to: futureRealpath(workspace) };
+    return stageClaudeFile(data, file, this.stagingFor.to);
   }
 
   /** Adopts Claude session `sessionId` of `workspace` on this machine: its history from its transcript; the next message resumes it. */

@@ -9,7 +9,8 @@ import type { DeviceStatus } from './api/devices.ts';
 import type { CancelReason, DriftWarning, ResumePath } from './api/handoffs.ts';
 import type { ActionResult, CodedMessage, Failure, Result } from './errors.ts';
 import type { HandoffState } from './handoff-states.ts';
-import { AnswerPermissionInput, type PermissionOutcomeView, type PermissionRequestView } from './permission-views.ts';
+import type { MoveNoticeView } from './desktop-notices.ts';
+import { AnswerPermissionInput, InterruptTurnInput, type SessionPermissionsView } from './permission-views.ts';
 import { PermissionLevel, type ExistingSession } from './provider.ts';
 import type { Blocker, ReadinessReport } from './readiness.ts';
 import { BackendUrls } from './backend-addresses.ts';
@@ -147,7 +148,7 @@ export const TRANSCRIPT_WINDOW = 200;
 /** The most entries one readTranscript page holds. */
 export const TRANSCRIPT_PAGE_MAX = 1000;
 
-export interface SessionDetail extends SessionView {
+export interface SessionDetail extends SessionView, SessionPermissionsView {
   agents: AgentView[];
   /** The newest window of the transcript: entries `transcriptFrom` … `transcriptTotal - 1`. */
   transcript: TranscriptEntry[];
@@ -155,9 +156,6 @@ export interface SessionDetail extends SessionView {
   transcriptFrom: number;
   /** How many entries the whole transcript holds. */
   transcriptTotal: number;
-  /** The agent's pending permission requests, oldest first, and how the latest ones ended (shared/permission-views.ts). */
-  permissionRequests: PermissionRequestView[];
-  permissionOutcomes: PermissionOutcomeView[];
 }
 
 /** Entries `from` … `from + entries.length - 1` of a session's transcript, of `total`. */
@@ -173,7 +171,7 @@ export type BlockedMove = Failure<'blocked'> & { report: ReadinessReport };
 
 export type MoveResult = Result<{ handoffId: string }> | BlockedMove;
 
-export type { ActionResult };
+export type { ActionResult, MoveNoticeView };
 
 // ---------- inputs, validated at the bridge ----------
 
@@ -218,9 +216,8 @@ export const inputs = {
     permission: PermissionLevel.optional(),
   }),
   sendMessage: z.strictObject({ sessionId: SessionId, text: z.string().min(1).max(100_000) }),
-  /** Answers a permission request, from this device or relayed sealed to the owner; `interruptTurn` stops the turn (denying what it asks). */
   answerPermission: AnswerPermissionInput,
-  interruptTurn: z.strictObject({ sessionId: SessionId }),
+  interruptTurn: InterruptTurnInput,
   listDevices: z.strictObject({}),
   moveEligibility: z.strictObject({ sessionId: SessionId }),
   checkReadiness: z.strictObject({ sessionId: SessionId, targetDeviceId: DeviceId }),
@@ -313,20 +310,6 @@ export interface HandoffProgressView {
   totalBytes: number | null;
   /** 0–100 when known. */
   percent: number | null;
-  at: number;
-}
-
-/**
- * What a desktop notification says: a move completed, was blocked, or left the session needing
- * attention; or an agent asks permission. `body` names the session or the device; clicking opens the session's run view.
- */
-export interface MoveNoticeView {
-  kind: 'completed' | 'blocked' | 'attention' | 'permission';
-  sessionId: string;
-  handoffId: string | null;
-  /** "Move completed", "Move blocked", "Needs attention", "Permission request". */
-  title: string;
-  body: string;
   at: number;
 }
 

@@ -67,14 +67,28 @@ export const PermissionOutcomeViewSchema = z.strictObject({
 });
 export type PermissionOutcomeView = z.infer<typeof PermissionOutcomeViewSchema>;
 
-/** The device API's answerPermission input: the answer to request `requestId` of the session, asked at `generation`. */
+/** What a session's detail carries of its permission requests: the pending ones, oldest first, and how the latest ended. */
+export interface SessionPermissionsView {
+  permissionRequests: PermissionRequestView[];
+  permissionOutcomes: PermissionOutcomeView[];
+}
+
+const SessionId = z.string().min(1).max(64);
+
+/**
+ * The device API's answerPermission input: the answer to request `requestId` of the session, asked
+ * at `generation` — applied on the owner, or relayed sealed and signed to it from another device.
+ */
 export const AnswerPermissionInput = z.strictObject({
-  sessionId: z.string().min(1).max(64),
+  sessionId: SessionId,
   requestId: Id,
   generation: z.number().int().positive(),
   decision: PermissionDecision,
   message: Text.optional(),
 });
+
+/** The device API's interruptTurn input: the owner stops the session's turn, denying what it asks first. */
+export const InterruptTurnInput = z.strictObject({ sessionId: SessionId });
 
 /** What a request asks, in words: "run `npm test`", "Edit /ws/notes.md", "WebFetch". */
 export function describeAsk(request: Pick<PermissionRequest, 'tool' | 'command' | 'path'>): string {

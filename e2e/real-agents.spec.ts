@@ -96,8 +96,9 @@ for (const agent of AGENTS) {
     await expect(laptop.blocked).not.toContainText('dirty_tree');
     await expect(laptop.blocked).toContainText('unpushed_commits');
     await laptop.blocked.getByRole('button', { name: 'Push' }).click();
-    await expect(laptop.blocked).not.toContainText('unpushed_commits');
-    await laptop.blocked.getByRole('button', { name: 'Check again' }).click();
+    await expect(laptop.readyToMove).toBeVisible();
+    await laptop.readyToMove.getByRole('button', { name: 'Move now' }).click();
+    await expect(laptop.readyToMove).toBeHidden();
     await expect(laptop.blocked).toBeHidden();
 
     await openSession(desktopPage, title);

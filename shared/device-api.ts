@@ -9,12 +9,14 @@ import type { DeviceStatus } from './api/devices.ts';
 import type { CancelReason, DriftWarning, ResumePath } from './api/handoffs.ts';
 import type { ActionResult, CodedMessage, Failure, Result } from './errors.ts';
 import type { HandoffState } from './handoff-states.ts';
-import type { MoveNoticeView } from './desktop-notices.ts';
 import { AnswerPermissionInput, InterruptTurnInput, type SessionPermissionsView } from './permission-views.ts';
 import { PermissionLevel, type ExistingSession } from './provider.ts';
+import type { HandoffProgressView, MoveBlockView, MoveNoticeView } from './move-views.ts';
 import type { Blocker, ReadinessReport } from './readiness.ts';
 import { BackendUrls } from './backend-addresses.ts';
 import { BackendPins, type BackendKeyProbe, type BackendKeyView } from './backend-keys.ts';
+
+export type { HandoffProgressView, MoveBlockView, MoveNoticeView, ProgressStep } from './move-views.ts';
 
 // ---------- views the runtime returns ----------
 
@@ -32,6 +34,8 @@ export interface DeviceStatusView {
   backendKey: BackendKeyView | null;
   /** Set while a join waits for the inviting device. */
   joining: boolean;
+  /** When this device learnt it was revoked (the backend refused it as `device_revoked`), else null: it no longer syncs or acts. */
+  revokedAt: number | null;
 }
 
 /**
@@ -140,6 +144,8 @@ export interface SessionView {
   inputBlock: InputBlock;
   activeHandoff: HandoffView | null;
   lastHandoff: HandoffView | null;
+  /** A move readiness refused, until a check passes or a move starts (null: none). */
+  blocked: MoveBlockView | null;
   updatedAt: number;
 }
 
@@ -171,7 +177,7 @@ export type BlockedMove = Failure<'blocked'> & { report: ReadinessReport };
 
 export type MoveResult = Result<{ handoffId: string }> | BlockedMove;
 
-export type { ActionResult, MoveNoticeView };
+export type { ActionResult };
 
 // ---------- inputs, validated at the bridge ----------
 
@@ -220,7 +226,8 @@ export const inputs = {
   interruptTurn: InterruptTurnInput,
   listDevices: z.strictObject({}),
   moveEligibility: z.strictObject({ sessionId: SessionId }),
-  checkReadiness: z.strictObject({ sessionId: SessionId, targetDeviceId: DeviceId }),
+  /** Without a target, this device's side only (the Move dialog asks as it opens). */
+  checkReadiness: z.strictObject({ sessionId: SessionId, targetDeviceId: DeviceId.optional() }),
   startMove: z.strictObject({ sessionId: SessionId, targetDeviceId: DeviceId }),
   cancelMove: z.strictObject({ sessionId: SessionId }),
   pushRepo: z.strictObject({ sessionId: SessionId, repo: z.string().min(1).max(4096) }),
@@ -291,26 +298,6 @@ export interface SessionActivity {
   transcriptFrom: number;
   transcript: TranscriptEntry[];
   agents: AgentView[];
-}
-
-/** The long steps of a move whose progress the stepper and the device log show. */
-export type ProgressStep = 'fetch' | 'clone' | 'upload' | 'download' | 'import';
-
-/**
- * How far one long step of a move has got: git's own progress for a fetch or clone on the target,
- * the bytes of the checkpoint upload or download, the provider import. Unknown figures are null.
- */
-export interface HandoffProgressView {
-  handoffId: string;
-  sessionId: string;
-  step: ProgressStep;
-  /** What the step works on, in words (a repository's folder, "checkpoint"); never a credential. */
-  label: string;
-  doneBytes: number | null;
-  totalBytes: number | null;
-  /** 0–100 when known. */
-  percent: number | null;
-  at: number;
 }
 
 export interface DeviceApiEvents {

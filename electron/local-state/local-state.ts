@@ -53,6 +53,17 @@ export const LocalSessionSchema = z.object({
     .object({ handoffId: z.string().nullable(), code: z.string(), message: z.string(), fix: z.string().optional() })
     .nullable(),
   agents: z.array(z.custom<AgentView>()),
+  /** A move readiness refused, kept until a check passes or a move starts (absent or null: none). */
+  blockedMove: z
+    .object({
+      targetDeviceId: z.string(),
+      blockers: z.array(z.custom<Blocker>()),
+      foundBy: z.enum(['readiness', 'checkpoint', 'target']),
+      handoffId: z.string().nullable(),
+      at: z.number(),
+    })
+    .nullable()
+    .optional(),
   /** How the provider was last resumed after this device restarted (absent: never). */
   restartResume: z.object({ path: ResumePath, reason: z.string().nullable(), at: z.number() }).nullable().optional(),
   /** The last backend event seq applied to transcript/agents. */

@@ -111,6 +111,7 @@ export function composeDeviceRuntime(options: ComposeOptions): DeviceRuntime {
     reachability: null,
     backendKey: null,
     joining: false,
+    revokedAt: null,
   };
   return wireDeviceRuntime({
     identity,

@@ -76,6 +76,7 @@ export function createEnrollingDevice(options: EnrollingDeviceOptions): Enrollin
     reachability: null,
     backendKey: null,
     joining: false,
+    revokedAt: null,
   };
 
   async function run(profile: Profile): Promise<DeviceStatusView> {

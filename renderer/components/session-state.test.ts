@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { HandoffView, SessionDetail } from '../../shared/device-api.ts';
 import type { Blocker } from '../../shared/readiness.ts';
 import {
+  handoffCodes,
   handoffOutcome,
   moveBlockReason,
   remediationOf,
@@ -43,6 +44,8 @@ describe('session state in the run view', () => {
       'Moving: input is paused.',
     );
     expect(sendBlockReason(session({ isOwner: false, ownerName: 'desktop' }))).toContain('desktop owns this session');
+    const failed = { code: 'needs_attention' as const, message: 'Activation failed (digest_mismatch): the body does not match.' };
+    expect(sendBlockReason(session({ inputBlock: failed }))).toBe('Activation failed: the body does not match.');
   });
 
   it('offers commit for a dirty tree and push for unpushed commits or a missing upstream, and nothing for target blockers', () => {
@@ -66,9 +69,10 @@ describe('session state in the run view', () => {
     expect(withHandoff(session({ id: 'other' }), handoff())).toEqual(session({ id: 'other' }));
   });
 
-  it('words how a move ended: completed with its resume path, moved with a failed activation, or cancelled before anything moved', () => {
+  it('words how a move ended — completed, moved with a failed activation, or cancelled — and keeps its codes for Details', () => {
     const at = (...states: HandoffView['state'][]) => states.map((state, i) => ({ state, at: i, deviceId: null }));
-    expect(handoffOutcome(handoff({ state: 'completed', resumePath: 'checkpoint-import' }))).toBe('completed · checkpoint-import');
+    expect(handoffOutcome(handoff({ state: 'completed', resumePath: 'checkpoint-import' }))).toBe('completed');
+    expect(handoffCodes(handoff({ state: 'completed', resumePath: 'checkpoint-import' }))).toEqual(['completed', 'checkpoint-import']);
     const reason = { code: 'digest_mismatch', message: 'The body does not match.' };
     expect(
       handoffOutcome(
@@ -86,13 +90,19 @@ describe('session state in the run view', () => {
           ),
         }),
       ),
-    ).toBe('moved · activation failed · digest_mismatch');
+    ).toBe('moved · activation failed');
     expect(
       handoffOutcome(
         handoff({ state: 'cancelled', cancelReason: { code: 'target_timeout', message: '' }, history: at('requested', 'cancelled') }),
       ),
-    ).toBe('cancelled · target_timeout');
-    expect(handoffOutcome(handoff({ state: 'source-quiescing' }))).toBe('source-quiescing');
+    ).toBe('cancelled');
+    const timedOut = handoff({
+      state: 'cancelled',
+      cancelReason: { code: 'target_timeout', message: '' },
+      history: at('requested', 'cancelled'),
+    });
+    expect(handoffCodes(timedOut)).toEqual(['cancelled', 'target_timeout']);
+    expect(handoffOutcome(handoff({ state: 'source-quiescing' }))).toBe('in progress');
   });
 
   it('folds newer session views into loaded details, keeping their transcript and agents', () => {

@@ -9,6 +9,7 @@ import type { DeviceStatus } from './api/devices.ts';
 import type { CancelReason, DriftWarning, ResumePath } from './api/handoffs.ts';
 import type { ActionResult, CodedMessage, Failure, Result } from './errors.ts';
 import type { HandoffState } from './handoff-states.ts';
+import { AnswerPermissionInput, InterruptTurnInput, type SessionPermissionsView } from './permission-views.ts';
 import { PermissionLevel, type ExistingSession } from './provider.ts';
 import type { HandoffProgressView, MoveBlockView, MoveNoticeView } from './move-views.ts';
 import type { Blocker, ReadinessReport } from './readiness.ts';
@@ -153,7 +154,7 @@ export const TRANSCRIPT_WINDOW = 200;
 /** The most entries one readTranscript page holds. */
 export const TRANSCRIPT_PAGE_MAX = 1000;
 
-export interface SessionDetail extends SessionView {
+export interface SessionDetail extends SessionView, SessionPermissionsView {
   agents: AgentView[];
   /** The newest window of the transcript: entries `transcriptFrom` … `transcriptTotal - 1`. */
   transcript: TranscriptEntry[];
@@ -221,6 +222,8 @@ export const inputs = {
     permission: PermissionLevel.optional(),
   }),
   sendMessage: z.strictObject({ sessionId: SessionId, text: z.string().min(1).max(100_000) }),
+  answerPermission: AnswerPermissionInput,
+  interruptTurn: InterruptTurnInput,
   listDevices: z.strictObject({}),
   moveEligibility: z.strictObject({ sessionId: SessionId }),
   /** Without a target, this device's side only (the Move dialog asks as it opens). */
@@ -260,6 +263,8 @@ export interface DeviceApiOutputs {
   /** Makes a Baton session (owned here) of one of them; its provider resumes that very session. */
   adoptSession: Result<SessionView>;
   sendMessage: ActionResult;
+  answerPermission: ActionResult;
+  interruptTurn: ActionResult;
   listDevices: DeviceView[];
   moveEligibility: EligibilityView[];
   checkReadiness: ReadinessReport;

@@ -17,6 +17,7 @@
 import { createHash } from 'node:crypto';
 import { z } from 'zod';
 import { TranscriptEntrySchema, type AgentView } from '../../shared/agents.ts';
+import { PermissionRuleSchema, type PermissionRule } from '../../shared/permission-request.ts';
 import { PermissionLevel, PROVIDER_IDS, RESUME_FILES_MAX, type ResumeData } from '../../shared/provider.ts';
 import type { PinnedRepo } from '../ports/git.ts';
 import type { CheckpointTranscript } from './checkpoint-transcript.ts';
@@ -79,6 +80,8 @@ export const HeadSchema = z.object({
     permission: PermissionLevel.optional(),
     /** The source's CLI version of the provider (e.g. "2.1.332"), null when it has none (absent in older checkpoints). */
     providerVersion: z.string().max(40).nullable().optional(),
+    /** The session's "Allow for this session" rules: the target keeps them (absent in older checkpoints). */
+    permissionRules: z.array(PermissionRuleSchema).max(200).optional(),
   }),
   repos: z.array(
     z.object({
@@ -107,7 +110,14 @@ export interface Checkpoint {
   createdAt: number;
   sourceDeviceId: string;
   sourceDeviceName: string | null;
-  meta: { title: string; provider: string; prompt: string; permission?: PermissionLevel; providerVersion?: string | null };
+  meta: {
+    title: string;
+    provider: string;
+    prompt: string;
+    permission?: PermissionLevel;
+    providerVersion?: string | null;
+    permissionRules?: PermissionRule[];
+  };
   repos: PinnedRepo[];
   /** The provider's export; each of its files is one part of the body. */
   providerResume: ResumeData | null;

@@ -18,6 +18,7 @@ import { DEFAULT_PERMISSION_LEVEL, PermissionLevel } from '../../shared/provider
 import type { Blocker } from '../../shared/readiness.ts';
 import { RepoRef } from '../ports/repo-ref.ts';
 import { migrateInlineTranscripts } from './inline-transcripts.ts';
+import { noPermissions, SessionPermissionsSchema } from './session-permissions.ts';
 import { RecordFolder } from './record-folder.ts';
 import { TranscriptLogs } from './transcript-log.ts';
 
@@ -67,6 +68,8 @@ export const LocalSessionSchema = z.object({
   restartResume: z.object({ path: ResumePath, reason: z.string().nullable(), at: z.number() }).nullable().optional(),
   /** The last backend event seq applied to transcript/agents. */
   eventCursor: z.number().int().nonnegative(),
+  /** Its permission requests, their outcomes and its "Allow for this session" rules (older records: none). */
+  permissions: SessionPermissionsSchema.default(noPermissions),
   createdAt: z.number(),
   updatedAt: z.number(),
 });

@@ -9,7 +9,9 @@ import { useEffect, useId, useState, type FormEvent } from 'react';
 import type { DeviceView, EligibilityView } from '../../shared/device-api.ts';
 import { errorMessage } from '../api/device-api.ts';
 import { useDevicesStore } from '../stores/devices-store.ts';
+import { describeAsk } from '../../shared/permission-views.ts';
 import { useHandoffsStore } from '../stores/handoffs-store.ts';
+import { useSessionsStore } from '../stores/sessions-store.ts';
 import { useStatusStore } from '../stores/status-store.ts';
 import { needsBackendReason } from './backend-reach.ts';
 import { BlockerItem } from './blocker-item.tsx';
@@ -75,6 +77,7 @@ export function MoveDialog({ sessionId, sessionTitle, onClose }: MoveDialogProps
   const [pending, setPending] = useState(false);
   const [error, setError] = useState<string | null>(null);
   const backendReason = useStatusStore((state) => needsBackendReason(state.status));
+  const asking = useSessionsStore((state) => state.details[sessionId]?.permissionRequests[0]);
 
   useEffect(() => {
     loadEligibility(sessionId).catch((failure: unknown) => setError(errorMessage(failure)));
@@ -138,6 +141,12 @@ export function MoveDialog({ sessionId, sessionTitle, onClose }: MoveDialogProps
               );
             })}
           </fieldset>
+          {asking && (
+            <p className="notice">
+              The agent is waiting for an answer: it wants to {describeAsk(asking)}. Moving denies that, telling the agent the session
+              moves; ask again on the other device.
+            </p>
+          )}
           {(error ?? backendReason) && (
             <p className="form-error" role="alert">
               {error ?? backendReason}

@@ -15,6 +15,9 @@ import {
 } from './session-state.ts';
 import { handoffView as handoff, sessionView as session } from '../test-support/views.ts';
 
+/** A detail's permission fields when nothing is asked. */
+const noRequests = { permissionRequests: [], permissionOutcomes: [] };
+
 describe('session state in the run view', () => {
   it('colours a session by what matters most: needs attention, then moving, then blocked, then owner or elsewhere', () => {
     expect(sessionTone(session({ condition: 'needs-attention', activeHandoff: handoff() }), true)).toBe('attention');
@@ -105,7 +108,7 @@ describe('session state in the run view', () => {
   it('folds newer session views into loaded details, keeping their transcript and agents', () => {
     const transcript: SessionDetail['transcript'] = [{ id: 'e1', role: 'user', text: 'hi', at: 1 } as SessionDetail['transcript'][number]];
     const details: Record<string, SessionDetail | null> = {
-      s1: { ...session(), agents: [], transcript, transcriptFrom: 0, transcriptTotal: 1 },
+      s1: { ...session(), agents: [], transcript, transcriptFrom: 0, transcriptTotal: 1, ...noRequests },
       s2: null,
     };
     const moved = session({ ownerDeviceId: 'd2', ownerName: 'desktop', generation: 2, isOwner: false, condition: 'remote' });
@@ -122,7 +125,14 @@ describe('session state in the run view', () => {
     const agents = [
       { id: 'main', name: 'Demo agent', role: 'main', status: 'running', parentId: null },
     ] as unknown as SessionDetail['agents'];
-    const detail: SessionDetail = { ...session(), agents: [], transcript: [entry('a'), entry('b')], transcriptFrom: 0, transcriptTotal: 2 };
+    const detail: SessionDetail = {
+      ...session(),
+      agents: [],
+      transcript: [entry('a'), entry('b')],
+      transcriptFrom: 0,
+      transcriptTotal: 2,
+      ...noRequests,
+    };
     const appended = withActivity(detail, { sessionId: 's1', transcriptFrom: 2, transcript: [entry('c')], agents });
     expect(appended !== 'reload' && appended.transcript.map((e) => e.id)).toEqual(['a', 'b', 'c']);
     expect(appended !== 'reload' && appended.transcript[0]).toBe(detail.transcript[0]);
@@ -146,6 +156,7 @@ describe('session state in the run view', () => {
       transcript: Array.from({ length: 200 }, (_, i) => entry(1000 + i)),
       transcriptFrom: 1000,
       transcriptTotal: 1200,
+      ...noRequests,
     };
     const next = withActivity(window, { sessionId: 's1', transcriptFrom: 1200, transcript: [entry(1200)], agents });
     expect(next !== 'reload' && [next.transcriptFrom, next.transcriptTotal, next.transcript.length, next.transcript.at(-1)?.id]).toEqual([

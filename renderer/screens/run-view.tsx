@@ -8,6 +8,7 @@ import { HandoffHistory } from '../components/handoff-history.tsx';
 import { MessageBox } from '../components/message-box.tsx';
 import { MoveDialog } from '../components/move-dialog.tsx';
 import { OwnershipStrip } from '../components/ownership-strip.tsx';
+import { PermissionRequest } from '../components/permission-request.tsx';
 import { sessionTone } from '../components/session-state.ts';
 import { Transcript } from '../components/transcript.tsx';
 import { useBlockedMove } from '../stores/handoffs-store.ts';
@@ -38,6 +39,7 @@ function RunViewBody({ session }: { session: SessionDetail }) {
         <div className="run-main">
           {blocked && <BlockedAlert sessionId={session.id} blocked={blocked} />}
           <Transcript session={session} />
+          <PermissionRequest session={session} />
           <MessageBox session={session} />
         </div>
       </div>

@@ -73,7 +73,7 @@ describe('Codex adapter (the real codex)', () => {
     expect(existsSync(join(workspace, 'refused.txt'))).toBe(false);
     expect(turnMetadata()).toMatchObject({ sandbox_mode: 'read-only' });
     expect(texts(ask)).toContain(
-      "system: Codex was refused a tool call: patch rejected: writing is blocked by read-only sandbox; rejected by user approval settings (this session's permissions: Ask before editing).",
+      "system: Codex was refused a tool call: patch rejected: writing is blocked by read-only sandbox; rejected by user approval settings (this session's permissions: Ask before edits and commands).",
     );
     await turn(ask, 'write file refused.txt with no');
     expect(turnMetadata()).toMatchObject({ sandbox_mode: 'read-only', history_initialization: 'cold_resume' });

@@ -248,6 +248,11 @@ const MIGRATIONS: readonly Migration[] = [
       );
     `,
   },
+  {
+    version: 5,
+    name: 'handoffs say which device asked for the move (as SQLite version 6)',
+    sql: `ALTER TABLE handoffs ADD COLUMN initiator_device_id TEXT;`,
+  },
 ];
 
 /** The newest schema version this code knows. */

@@ -70,6 +70,7 @@ describe.each(STORE_KINDS)('the %s store', (kind: StoreKindName) => {
       sessionId: SESSION,
       sourceDeviceId: SRC,
       targetDeviceId: TGT,
+      initiatorDeviceId: SRC,
       generation,
       keyVersion: 1,
       at,

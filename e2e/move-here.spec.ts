@@ -1,6 +1,6 @@
 /**
  * Move here through the UI, against a real backend and two headless devices on real repos: the
- * desktop pulls the laptop's session to itself; then the laptop pulls it back, is blocked by a
+ * desktop pulls the laptop's session to itself, and its agent is told it moved; then the laptop pulls it back, is blocked by a
  * dirty tree on the desktop — the alert on both, the fixes on the desktop, Check again on the
  * laptop asking again — and moves it once nothing blocks.
  */
@@ -33,6 +33,14 @@ test('Move here on the desktop moves the laptop session to it: both show the des
   const [move] = await desktop.device.client.call('handoffHistory', { sessionId });
   const desktopId = (await desktop.device.client.call('getStatus', {})).deviceId;
   expect(move).toMatchObject({ state: 'completed', initiatorDeviceId: desktopId, targetDeviceId: desktopId });
+
+  // The agent is told it moved, with the first message there: from which device to which, and its workspace now.
+  await here.message.fill('Carry on here.');
+  await here.message.press('Enter');
+  const transcript = desktop.page.getByRole('log', { name: 'Transcript' });
+  await expect(transcript).toContainText('Baton told me: "Baton: this session just moved from the device "laptop" to "desktop"');
+  const workspace = (await desktop.device.client.call('getSession', { sessionId }))!.workspace;
+  await expect(transcript).toContainText(`Your workspace is now ${workspace}`);
 });
 
 test('a blocked Move here shows the alert on both devices; the fixes run on the owner and Check again asks again', async () => {

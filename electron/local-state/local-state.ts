@@ -64,6 +64,8 @@ export const LocalSessionSchema = z.object({
   agents: z.array(z.custom<AgentView>()),
   /** A move readiness refused, kept until a check passes or a move starts (absent or null: none); off the owner, as it published it. */
   blockedMove: BlockedMoveSchema.nullable().optional(),
+  /** What the agent is told with the next input (after a move it resumed by import: where it now runs); absent or null: nothing. */
+  agentNote: z.string().nullable().optional(),
   /** How the provider was last resumed after this device restarted (absent: never). */
   restartResume: z.object({ path: ResumePath, reason: z.string().nullable(), at: z.number() }).nullable().optional(),
   /** The last backend event seq applied to transcript/agents. */

@@ -35,7 +35,8 @@ export abstract class ProcessSession implements ProviderSession {
   protected readonly command: string;
   protected workspace: string | null = null;
   private stopped = false;
-  private queue: string[] = [];
+  /** Input waiting for its turn, each with what Baton tells the agent first (after a move). */
+  private queue: { text: string; note?: string }[] = [];
   private current: TurnProcess | null = null;
   private interrupting = false;
 
@@ -71,10 +72,10 @@ export abstract class ProcessSession implements ProviderSession {
     return this.send(prompt);
   }
 
-  async send(text: string): Promise<ProviderResult> {
+  async send(text: string, agentNote?: string): Promise<ProviderResult> {
     if (this.stopped) return { ok: false, code: 'stopped', message: `${this.mainAgentName()} was stopped.` };
     if (this.workspace === null) return { ok: false, code: 'not_started', message: `Start ${this.mainAgentName()} first.` };
-    this.queue.push(text);
+    this.queue.push(agentNote === undefined ? { text } : { text, note: agentNote });
     if (this.current !== null) return { ok: true, value: undefined };
     return this.runNext();
   }
@@ -154,12 +155,14 @@ export abstract class ProcessSession implements ProviderSession {
   }
 
   private async runNext(): Promise<ProviderResult> {
-    const text = this.queue.shift();
-    if (text === undefined || this.stopped || this.workspace === null) return { ok: true, value: undefined };
+    const next = this.queue.shift();
+    if (next === undefined || this.stopped || this.workspace === null) return { ok: true, value: undefined };
+    const { text, note } = next;
     this.state.beginTurn();
     this.state.addEntry('user', MAIN_AGENT, text);
     this.state.setStatus(MAIN_AGENT, 'running');
-    const { args, stdin, env, keepStdinOpen } = this.invocation(text);
+    // The transcript shows what the person typed; the agent reads Baton's note before it.
+    const { args, stdin, env, keepStdinOpen } = this.invocation(note === undefined ? text : `${note}\n\n${text}`);
     const onStderrLine = this.handleStderrLine ? (line: string) => this.safeHandle(line, 'stderr') : undefined;
     const spec = { command: this.command, args, cwd: this.workspace, env: env ?? this.env, stdin, keepStdinOpen, onStderrLine };
     const turn = startTurnProcess(spec, (line) => this.safeHandle(line, 'stdout'));

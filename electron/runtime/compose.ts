@@ -205,7 +205,21 @@ export function wireDeviceRuntime(parts: DeviceParts): DeviceRuntime {
   });
   // Long steps (fetch, clone, checkpoint transfer, import) report here: the stepper and the log.
   const progress = progressSink({ emit: (view) => views.progress(view), log, clock });
-  const activation: ActivationDeps = { selfId, state, backend, seal, git, packets, providers, sessions, config, clock, log, progress };
+  const activation: ActivationDeps = {
+    selfId,
+    selfName,
+    state,
+    backend,
+    seal,
+    git,
+    packets,
+    providers,
+    sessions,
+    config,
+    clock,
+    log,
+    progress,
+  };
   const coordinator = new Coordinator(
     {
       selfId,

@@ -48,6 +48,20 @@ describe('Move here', () => {
     expect(arrived.lastHandoff?.initiatorDeviceId).toBe(desktopId);
     const history = await world.laptop.client.call('handoffHistory', { sessionId });
     expect(history.map((h) => [h.state, h.initiatorDeviceId])).toEqual([['completed', desktopId]]);
+
+    // The agent is told it moved, with its first input there (once): from which device to which, and where.
+    const reply = async (text: string) => {
+      expect(await world.desktop.client.call('sendMessage', { sessionId, text })).toEqual({ ok: true, value: undefined });
+      const done = await waitSession(world.desktop, sessionId, 'the reply', (d) => {
+        const last = d.transcript.at(-1);
+        return last?.role === 'assistant' && last.text.includes(`("${text}")`);
+      });
+      return done.transcript.at(-1)!.text;
+    };
+    const first = await reply('carry on');
+    expect(first).toContain('Baton told me: "Baton: this session just moved from the device "laptop" to "desktop"');
+    expect(first).toContain(`Your workspace is now ${arrived.workspace}`);
+    expect(await reply('and then')).not.toContain('Baton told me');
   });
 
   it(

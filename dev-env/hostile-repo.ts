@@ -12,12 +12,22 @@
  */
 import { appendFileSync, chmodSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
+import type { GitSandbox } from './git-sandbox.ts';
 
 /** The attributes that send every file through the hostile drivers, `notes.txt` through the included one. */
 export const HOSTILE_ATTRIBUTES = '* filter=baton-hostile diff=baton-hostile merge=baton-hostile\nnotes.txt filter=baton-included\n';
 
 /** The attributes a submodule commits to send its files through its own config's drivers. */
 export const SUBMODULE_ATTRIBUTES = '* filter=baton-sub diff=baton-sub\n';
+
+/** A bare origin made in `box` whose one commit carries SUBMODULE_ATTRIBUTES: a submodule for `armSubmodule`. */
+export function submoduleOrigin(box: GitSandbox, name: string): string {
+  const origin = box.makeOrigin(name);
+  const seed = box.clone(origin, `${name}-seed`);
+  box.commitFile(seed, '.gitattributes', SUBMODULE_ATTRIBUTES);
+  box.push(seed);
+  return origin;
+}
 
 /** What the clone around an armed submodule sets so that git, left to itself, goes into it. */
 const RECURSE_CONFIG = [

@@ -2,7 +2,7 @@ import { utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createGitSandbox, type GitSandbox } from '../../dev-env/git-sandbox.ts';
-import { hostileKit, SUBMODULE_ATTRIBUTES, type HostileKit } from '../../dev-env/hostile-repo.ts';
+import { hostileKit, submoduleOrigin, type HostileKit } from '../../dev-env/hostile-repo.ts';
 import { createGitRunner, type GitRunner } from './git-runner.ts';
 import { evaluateSourceReadiness } from './readiness.ts';
 import { readStatus } from './submodule-status.ts';
@@ -12,15 +12,6 @@ let kit: HostileKit;
 let repo: string;
 let guarded: GitRunner;
 let asUser: GitRunner;
-
-/** A bare origin whose one commit also carries the attributes that send its files through a submodule's drivers. */
-function libraryOrigin(name: string): string {
-  const origin = box.makeOrigin(name);
-  const seed = box.clone(origin, `${name}-seed`);
-  box.commitFile(seed, '.gitattributes', SUBMODULE_ATTRIBUTES);
-  box.push(seed);
-  return origin;
-}
 
 /** Makes each file's stat differ from the index, so a status read inside must pass it through the filter. */
 function unsettle(dir: string, files: string[]): void {
@@ -33,11 +24,11 @@ beforeEach(() => {
   kit = hostileKit(box.root);
   repo = box.clone(box.makeOrigin('app'), 'app');
   // A submodule listed in .gitmodules, one only in the index (an embedded clone), and one inside the first.
-  const lib = box.addSubmodule(repo, 'vendor/lib', libraryOrigin('lib'));
-  box.addSubmodule(lib, 'deep', libraryOrigin('deep'), false);
+  const lib = box.addSubmodule(repo, 'vendor/lib', submoduleOrigin(box, 'lib'));
+  box.addSubmodule(lib, 'deep', submoduleOrigin(box, 'deep'), false);
   box.git(repo, ['add', 'vendor/lib']);
   box.git(repo, ['commit', '-q', '-m', 'Take the nested submodule']);
-  box.addSubmodule(repo, 'tools/embedded', libraryOrigin('tool'), false);
+  box.addSubmodule(repo, 'tools/embedded', submoduleOrigin(box, 'tool'), false);
   for (const path of ['vendor/lib', 'vendor/lib/deep', 'tools/embedded']) kit.armSubmodule(repo, path);
   for (const path of ['vendor/lib', 'vendor/lib/deep', 'tools/embedded']) unsettle(join(repo, path), ['README.md', '.gitattributes']);
   kit.clear();

@@ -1,4 +1,4 @@
-import { utimesSync, writeFileSync } from 'node:fs';
+import { mkdirSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createGitSandbox, type GitSandbox } from '../../dev-env/git-sandbox.ts';
@@ -102,6 +102,21 @@ describe('a status read with submodules', () => {
     // The user's own fetch goes into the listed submodule, as its config asks, and runs its upload-pack.
     await asUser(['fetch', '-q', 'origin'], { cwd: repo });
     expect(kit.fired()).toContain('submodule-upload-pack');
+  });
+
+  it('fails, rather than call them clean, on submodules nested deeper than it reads', async () => {
+    const chain = Array.from({ length: 10 }, (_, depth) => join(box.root, 'nested', ...Array<string>(depth).fill('s')));
+    for (const dir of chain) {
+      mkdirSync(dir, { recursive: true });
+      box.git(dir, ['init', '-q', '-b', 'main']);
+    }
+    box.commitFile(chain[9]!, 'deepest.txt', 'deep\n');
+    for (const dir of chain.slice(0, 9).reverse()) {
+      box.git(dir, ['add', 's']);
+      box.git(dir, ['commit', '-q', '-m', 'Nest']);
+    }
+    const read = await readStatus(guarded, chain[0]!);
+    expect(read).toMatchObject({ ok: false, where: chain[8], result: { stderr: expect.stringMatching(/nested more than 8 deep/) } });
   });
 
   it('costs one status read in a repository without submodules', async () => {

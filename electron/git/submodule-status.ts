@@ -35,7 +35,7 @@ export const READ_ONLY_ENV = { GIT_OPTIONAL_LOCKS: '0' } as const;
 /** The status, or the failed git call and the folder it ran in (the repository or one of its submodules). */
 export type StatusRead = { ok: true; status: ParsedStatus } | { ok: false; result: GitResult; where: string };
 
-/** How deep submodules are followed, and how many statuses of one level run at a time. */
+/** How deep submodules are followed (a deeper one makes the read fail), and how many statuses of one level run at a time. */
 const MAX_DEPTH = 8;
 const AT_ONCE = 4;
 
@@ -109,10 +109,15 @@ function mergeSubmodule(into: ParsedStatus, path: string, inner: ParsedStatus): 
 async function readAt(run: GitRunner, repo: string, options: StatusReadOptions, depth: number): Promise<StatusRead> {
   const [statusResult, submodules] = await Promise.all([
     run([...STATUS_ARGS, ...(options.args ?? [])], { cwd: repo, env: READ_ONLY_ENV }),
-    depth < MAX_DEPTH ? populatedSubmodules(run, repo) : [],
+    populatedSubmodules(run, repo),
   ]);
   if (statusResult.code !== 0) return { ok: false, result: statusResult, where: repo };
   if (!Array.isArray(submodules)) return { ok: false, result: submodules, where: repo };
+  // Deeper than that is not read, so it is not said to be clean either.
+  if (depth >= MAX_DEPTH && submodules.length > 0) {
+    const stderr = `submodules are nested more than ${MAX_DEPTH} deep here, which Baton does not read`;
+    return { ok: false, result: { code: -1, stdout: '', stderr }, where: repo };
+  }
   const status = parseStatus(statusResult.stdout);
   for (let i = 0; i < submodules.length; i += AT_ONCE) {
     const batch = submodules.slice(i, i + AT_ONCE);
@@ -127,7 +132,8 @@ async function readAt(run: GitRunner, repo: string, options: StatusReadOptions, 
 
 /**
  * Reads `git status --porcelain=v2 --branch -z` (and `options.args`) of `repo` through the guarded
- * `run`, without the index lock (READ_ONLY_ENV), with what each populated submodule, recursively, holds uncommitted added under its path.
+ * `run`, without the index lock (READ_ONLY_ENV), with what each populated submodule, recursively,
+ * holds uncommitted added under its path; a failure names the folder whose read failed.
  */
 export function readStatus(run: GitRunner, repo: string, options: StatusReadOptions = {}): Promise<StatusRead> {
   return readAt(run, repo, options, 0);

@@ -121,11 +121,12 @@ describe('guarded git', () => {
       ['fetch', '-q', 'origin'],
       ['ls-remote', 'origin'],
       ['ls-remote', '--', `evil::${origin}`],
+      ['ls-remote', '--', `ext::sh -c touch% ${kit.markers}/ext`],
       ['clone', '-q', '--no-checkout', '--', `evil::${origin}`, join(box.root, 'cloned')],
     ]) {
       const result = await run(args, { cwd: repo });
       expect(result).toMatchObject({ error: 'transport_refused' });
-      expect(gitFailureText(result)).toMatch(/^The remote's URL asks for the transport "evil" \(a program git-remote-evil/);
+      expect(gitFailureText(result)).toMatch(/^The remote's URL asks for the transport "(evil|ext)" \(a program git-remote-\1/);
     }
     expect(kit.fired()).toEqual([]);
     await createGitRunner({ env, asUser: true })(['fetch', '-q', 'origin'], { cwd: repo });

@@ -7,6 +7,7 @@ import { z } from 'zod';
 import type { AgentView, TranscriptEntry } from './agents.ts';
 import type { DriftWarning, ResumePath } from './api/handoffs.ts';
 import type { Result } from './errors.ts';
+import type { PermissionAnswer, PermissionRequest } from './permission-request.ts';
 
 export const PROVIDER_IDS = ['demo', 'claude-code', 'codex', 'command'] as const;
 export type ProviderId = (typeof PROVIDER_IDS)[number];
@@ -37,9 +38,11 @@ export const PROVIDER_CAPABILITIES: Readonly<Record<ProviderId, ProviderCapabili
 };
 
 /**
- * How much a session's agent may do without asking: `ask` (ask before editing), `workspace` (edit
- * files in the workspace) or `full` (full access). Each adapter maps it to its CLI's own flags; it
- * is chosen at New session and travels sealed with the session, so a target runs with the same.
+ * How much a session's agent may do without asking: `ask` (asks before every edit and command),
+ * `workspace` (edits files in the workspace, asks before commands) or `full` (never asks). Each
+ * adapter maps it to its CLI's own settings so that what the level does not allow outright is
+ * asked (a `permission-request` event), not refused. Chosen at New session, it travels sealed with
+ * the session, so a target runs with the same; the ids are stored, so they never change.
  */
 export const PermissionLevel = z.enum(['ask', 'workspace', 'full']);
 export type PermissionLevel = z.infer<typeof PermissionLevel>;
@@ -50,7 +53,7 @@ export const PERMISSION_LABELS: Readonly<Record<PermissionLevel, string>> = {
   full: 'Full access',
 };
 
-/** What a session starts with unless the user chooses otherwise: the agent edits inside the workspace. */
+/** What a session starts with unless the user chooses otherwise: edits in the workspace, commands asked. */
 export const DEFAULT_PERMISSION_LEVEL: PermissionLevel = 'workspace';
 
 /** What a provider session is made with, per session (device-wide settings are the adapters' options). */
@@ -84,6 +87,13 @@ export type ProviderEvent =
   | { type: 'transcript'; entry: TranscriptEntry }
   | { type: 'turn-started'; at: number }
   | { type: 'turn-ended'; at: number; interrupted: boolean }
+  /**
+   * An agent asks before a tool use (shared/permission-request.ts has the whole flow); the CLI waits
+   * until answerPermission(request.id, …) or until the adapter reports `permission-cancelled`.
+   */
+  | { type: 'permission-request'; request: PermissionRequest }
+  /** The adapter stopped waiting for an answer to `requestId` (the CLI withdrew it, the turn ended): it is no longer pending. */
+  | { type: 'permission-cancelled'; requestId: string; reason: string }
   /** The session can no longer take input; `error` is null on a clean stop. */
   | { type: 'exited'; at: number; error: string | null };
 
@@ -221,7 +231,9 @@ export type ProviderFailureCode =
   /** The session was stopped. */
   | 'stopped'
   /** The CLI session to adopt is not on this machine (or not in that workspace). */
-  | 'session_not_found';
+  | 'session_not_found'
+  /** answerPermission for a request that is not pending (unknown, already answered or cancelled). */
+  | 'request_not_pending';
 
 export type ProviderResult<T = void> = Result<T, ProviderFailureCode>;
 
@@ -269,6 +281,14 @@ export interface ProviderSession {
    * very session; fails with `session_not_found` when the CLI has no such session for the workspace.
    */
   adoptExisting?(sessionId: string, workspace: string): Promise<ProviderResult>;
+  /**
+   * Answers pending permission request `requestId` (providers whose CLI asks: every session that
+   * emits `permission-request` implements it). Writes the CLI's own answer — allow, or deny with
+   * `answer.message` for the agent; `allow-session` is an allow here (the runtime keeps the rule) —
+   * and the request is no longer pending. Fails with `request_not_pending` for an id that is not
+   * pending (unknown, answered, cancelled), changing nothing. Resolves once the answer is written.
+   */
+  answerPermission?(requestId: string, answer: PermissionAnswer): Promise<ProviderResult>;
   /** Ends the session and any process it runs; no further events after `exited`. */
   stop(): Promise<void>;
 }

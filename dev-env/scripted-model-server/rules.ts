@@ -7,6 +7,7 @@
  *   write file NAME with TEXT      → Write (Claude) / apply_patch (Codex), then "Wrote NAME."
  *   … using shell                  → Codex: the shell tool instead of apply_patch
  *   run command CMD                → Bash (Claude) / the shell tool (Codex), then "Command output: …"
+ *   run command twice CMD          → the same call again after its result, then "Command output: …"
  *   use a subagent                 → Claude's Agent (older: Task) tool; the subagent is told "subagent: say hello"
  *   subagent: …                    → "Hello from the subagent."
  *   slow                           → a long text streamed in small delayed chunks (to interrupt)
@@ -76,20 +77,23 @@ function subagentCall(conv: Conversation): Reply {
 
 const WRITE = /^write file (\S+) with ([\s\S]+?)( using shell)?$/i;
 const RUN = /^run command ([\s\S]+)$/i;
+const RUN_TWICE = /^run command twice ([\s\S]+)$/i;
 
 /** The reply to a conversation (see the table at the top of this file). */
 export function decide(conv: Conversation): Reply {
   const prompt = conv.userTexts.at(-1) ?? '';
   const write = WRITE.exec(prompt);
+  const twice = RUN_TWICE.exec(prompt);
   if (conv.toolResult !== null) {
     const result = conv.toolResult.text.trim();
     if (conv.toolResult.isError) return { kind: 'text', text: `The tool call failed: ${result}` };
+    if (twice && conv.toolRounds < 2) return shellCall(conv, twice[1] ?? 'true');
     if (write) return { kind: 'text', text: `Wrote ${write[1]}.` };
     if (/^use a subagent/i.test(prompt)) return { kind: 'text', text: `The subagent answered: ${result}` };
     return { kind: 'text', text: `Command output: ${result}` };
   }
   if (write) return writeCall(conv, write[1] ?? 'out.txt', write[2] ?? '', write[3] !== undefined);
-  const run = RUN.exec(prompt);
+  const run = twice ?? RUN.exec(prompt);
   if (run) return shellCall(conv, run[1] ?? 'true');
   if (/^say hello/i.test(prompt)) return { kind: 'text', text: 'Hello from the scripted model.' };
   if (/^use a subagent/i.test(prompt)) return subagentCall(conv);

@@ -48,8 +48,8 @@ export const PermissionLevel = z.enum(['ask', 'workspace', 'full']);
 export type PermissionLevel = z.infer<typeof PermissionLevel>;
 
 export const PERMISSION_LABELS: Readonly<Record<PermissionLevel, string>> = {
-  ask: 'Ask before editing',
-  workspace: 'Edit files in the workspace',
+  ask: 'Ask before edits and commands',
+  workspace: 'Edit files, ask before commands',
   full: 'Full access',
 };
 
@@ -180,6 +180,8 @@ export type ImportProgress = (doneBytes: number, totalBytes: number) => void;
 export interface PartStager {
   /** What to write for one line (`bytes` without its newline, valid during the call): the pieces of one line, none to drop it. */
   line(bytes: Uint8Array): (string | Uint8Array)[];
+  /** The part cannot be read line by line (`reason`: e.g. a line over the line limit): no more lines come, and the file is damaged. */
+  refuse(reason: string): void;
   /** Every line is in and written: records, beside the staged file, what the import needs to know of it. */
   end(): Promise<void>;
 }
@@ -206,10 +208,18 @@ export interface ContinuationInput {
   transcriptTail: TranscriptEntry[];
 }
 
+/**
+ * What an import may say of itself: `note`, e.g. that the CLI's session already here went on
+ * without the moved one, was kept, and the moved one was imported as a fork under a new id.
+ */
+export interface ImportOutcome {
+  note?: string;
+}
+
 /** Which resume path a handoff took, and why (recorded on the handoff). */
 export interface ResumeOutcome {
   path: ResumePath;
-  /** Why this path: e.g. "Codex import failed its check: …" or "Command-line agent cannot import". */
+  /** Why this path: e.g. "Codex import failed its check: …" or "Command-line agent cannot import"; for an import, its note. */
   reason?: string;
 }
 
@@ -264,7 +274,7 @@ export interface ProviderSession {
    * (nothing changed). On success snapshot() holds the restored agents; the history stays with the
    * runtime (it came in the checkpoint), and events report only the entries added from then on.
    */
-  resumeFromImport(data: ResumeData, workspace: string, progress?: ImportProgress): Promise<ProviderResult>;
+  resumeFromImport(data: ResumeData, workspace: string, progress?: ImportProgress): Promise<ProviderResult<ImportOutcome | void>>;
   /**
    * Optional, on a session never started: how export file `file` of `data` (its bytes going to
    * `file.path` in a private staging folder) is rewritten as the checkpoint is read, for an import into

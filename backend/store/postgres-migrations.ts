@@ -220,6 +220,34 @@ const MIGRATIONS: readonly Migration[] = [
       INSERT INTO push_log_horizon (log_id, below) SELECT gen_random_uuid()::text, coalesce(max(id), 0) FROM push_log;
     `,
   },
+  {
+    version: 3,
+    name: 'the TLS key of --tls self-signed, one for every instance on the database',
+    sql: `
+      CREATE TABLE tls_key (
+        id SMALLINT PRIMARY KEY CHECK (id = 1),
+        private_key TEXT NOT NULL,
+        created_at BIGINT NOT NULL
+      );
+    `,
+  },
+  {
+    version: 4,
+    name: "devices' sealed answers to a session's permission requests",
+    sql: `
+      CREATE TABLE session_answers (
+        account_id TEXT NOT NULL,
+        session_id TEXT NOT NULL,
+        seq INTEGER NOT NULL,
+        generation INTEGER NOT NULL,
+        device_id TEXT NOT NULL,
+        sealed_body TEXT NOT NULL,
+        created_at BIGINT NOT NULL,
+        PRIMARY KEY (account_id, session_id, seq),
+        FOREIGN KEY (account_id, session_id) REFERENCES sessions(account_id, id)
+      );
+    `,
+  },
 ];
 
 /** The newest schema version this code knows. */

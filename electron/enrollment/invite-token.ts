@@ -6,6 +6,7 @@ import { createHmac, timingSafeEqual } from 'node:crypto';
 import { z } from 'zod';
 import { Id } from '../../shared/api/common.ts';
 import { BackendUrls } from '../../shared/backend-addresses.ts';
+import { BackendPins } from '../../shared/backend-keys.ts';
 import type { Failure, Result } from '../../shared/errors.ts';
 import { fromBase64url, toBase64url } from '../crypto/base64url.ts';
 import type { DevicePublicKeys } from '../crypto/device-identity.ts';
@@ -20,6 +21,8 @@ export const InviteToken = z.strictObject({
   backendUrl: z.string().url(),
   /** Every backend address of the inviter, in order: the joiner's default when it is given none. */
   backendUrls: BackendUrls.optional(),
+  /** The backend keys the inviter pinned: the joiner pins them before it sends anything (absent: none, as before). */
+  backendPins: BackendPins.optional(),
   accountId: Id,
   inviteId: Id,
   /** 32 random bytes, base64url. */
@@ -39,19 +42,27 @@ export function inviteBackendUrls(token: InviteToken): string[] {
   return token.backendUrls ?? [token.backendUrl];
 }
 
+/** The backend keys an invite carries (none in an invite made before invites carried them). */
+export function inviteBackendPins(token: InviteToken): string[] {
+  return token.backendPins ?? [];
+}
+
 /** Encodes an invite as one line. */
 export function encodeInvite(token: InviteToken): string {
   return INVITE_PREFIX + toBase64url(Buffer.from(JSON.stringify(InviteToken.parse(token)), 'utf8'));
 }
 
-/** Decodes an invite line; anything else is `invite_malformed`. */
+/**
+ * Decodes an invite line, whatever whitespace a mail or terminal wrapped it with (none belongs to
+ * it); anything else is `invite_malformed`.
+ */
 export function decodeInvite(line: string): Result<InviteToken, 'invite_malformed'> {
   const malformed: Failure<'invite_malformed'> = {
     ok: false,
     code: 'invite_malformed',
     message: `not a Baton invite (expected one line starting with ${INVITE_PREFIX})`,
   };
-  const text = line.trim();
+  const text = line.replace(/\s+/g, '');
   if (!text.startsWith(INVITE_PREFIX)) return malformed;
   const bytes = fromBase64url(text.slice(INVITE_PREFIX.length));
   if (bytes === null) return malformed;

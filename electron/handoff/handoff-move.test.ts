@@ -1,6 +1,7 @@
 /**
  * Integration: a real backend process and two real device processes move a demo-agent session
- * over real git (bare origin). One backend and one pair of devices for the whole file.
+ * over real git (bare origin). One backend and one pair of devices for the whole file, over HTTPS
+ * with the backend's own self-signed key, pinned by both devices (the desktop from its invite).
  */
 import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, readdirSync, rmSync, statSync } from 'node:fs';
@@ -10,6 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadProfile } from '../enrollment/profile.ts';
 import { DEMO_EDIT_PATH } from '../providers/demo-agent.ts';
 import { createBackendClient } from '../sync/backend-client.ts';
+import { BackendTrust } from '../sync/backend-trust.ts';
 import type { SessionDetail } from '../../shared/device-api.ts';
 import { FORWARD_STATES, type HandoffState } from '../../shared/handoff-states.ts';
 import { deviceId, startDemoSession, startTwoDevices, waitEligible, waitSession, type TwoDevices } from '../../dev-env/two-devices.ts';
@@ -33,7 +35,7 @@ const MARK = {
 };
 
 beforeAll(async () => {
-  world = await startTwoDevices({ env: { BATON_PREPARE_TIMEOUT_MS: '15000', BATON_DEMO_TURN_MS: '200' } });
+  world = await startTwoDevices({ tls: true, env: { BATON_PREPARE_TIMEOUT_MS: '15000', BATON_DEMO_TURN_MS: '200' } });
 }, 90_000);
 
 afterAll(async () => {
@@ -104,6 +106,14 @@ describe('a complete Move between two device processes', () => {
     expect(onDesktop.transcript.some((e) => e.text.includes('Look around the repository'))).toBe(true);
   });
 
+  it("ran over HTTPS, both devices pinning the backend's self-signed key (the desktop from its invite), none refused", async () => {
+    expect(world.backendUrl).toMatch(/^https:\/\/127\.0\.0\.1:\d+$/);
+    expect(world.backendPins).toEqual([expect.stringMatching(/^sha256:[0-9a-f]{64}$/)]);
+    for (const device of [world.laptop, world.desktop]) {
+      expect((await device.client.call('getStatus', {})).backendKey).toEqual({ pinned: world.backendPins, refused: null });
+    }
+  });
+
   it('goes through every state in order, each entered by its own side; the desktop claims and activates in one commit', () => {
     expect(onDesktop.lastHandoff?.history.map((h) => h.state)).toEqual([
       'requested',
@@ -159,7 +169,8 @@ describe('a complete Move between two device processes', () => {
   it("has the backend refuse an append signed by the laptop at its old generation, and take the resumed agent's only after the move's last commit", async () => {
     const profile = loadProfile(world.laptop.profile);
     if (!profile.ok) throw new Error(profile.message);
-    const client = createBackendClient({ baseUrl: world.backendUrl, signer: profile.value.identity });
+    const trust = new BackendTrust(profile.value.info.backendPins);
+    const client = createBackendClient({ baseUrl: world.backendUrl, signer: profile.value.identity, trust });
     const stale = await client.call('appendEvent', { params: { sessionId }, body: { generation: 1, sealedBody: 'AAAA' } });
     expect(stale).toMatchObject({ ok: false, code: 'stale_generation' });
     const listed = await client.call('listEvents', { params: { sessionId }, query: { after: 0, limit: 1000 } });
@@ -239,9 +250,9 @@ describe('cancelled and blocked moves', () => {
   );
 });
 
-describe('a session moved at "Ask before editing"', () => {
+describe('a session moved at "Ask before edits and commands" while its agent asks', () => {
   it(
-    "runs on the target at the source's level: the target's agent refuses the edit it is asked for",
+    'denies the request as the move quiesces it, saying why on the target; there the agent asks at the same level, another device answers it, and an answer bound to the old generation is refused',
     async () => {
       const { laptop, desktop } = world;
       const session = await laptop.client.take('startSession', {
@@ -253,6 +264,14 @@ describe('a session moved at "Ask before editing"', () => {
       });
       expect(session.permission).toBe('ask');
       await waitSession(laptop, session.id, 'the first turn', (d) => d.transcript.some((e) => e.role === 'assistant'));
+      expect(await laptop.client.call('sendMessage', { sessionId: session.id, text: 'Now edit a file' })).toEqual({ ok: true });
+      const asked = await waitSession(laptop, session.id, 'the request to edit', (d) => d.permissionRequests.length === 1);
+      const first = asked.permissionRequests[0]!;
+      expect(first).toMatchObject({ tool: 'Edit', generation: 1, path: join(world.repo, DEMO_EDIT_PATH) });
+      expect(asked.agents.find((a) => a.id === 'main')?.status).toBe('asking');
+      // The other device shows the same request, learned from the sealed event stream.
+      await waitSession(desktop, session.id, 'the request on the desktop', (d) => d.permissionRequests[0]?.id === first.id);
+
       await waitEligible(laptop, session.id, 'desktop');
       expect((await laptop.client.call('startMove', { sessionId: session.id, targetDeviceId: await deviceId(desktop) })).ok).toBe(true);
       const onDesktop = await waitSession(
@@ -262,11 +281,32 @@ describe('a session moved at "Ask before editing"', () => {
         (d) => d.isOwner && d.lastHandoff?.state === 'completed' && d.inputBlock === null,
       );
       expect(onDesktop.permission).toBe('ask');
+      expect(onDesktop.permissionRequests).toEqual([]);
+      const denied = `Permission to Edit ${first.path}: denied by Baton: “The session is moving to desktop; ask again there.”`;
+      expect(onDesktop.transcript.map((e) => e.text)).toContain(denied);
+      expect(existsSync(join(world.repo, DEMO_EDIT_PATH))).toBe(false);
+
+      // The laptop no longer runs the session: its answer to the old request, bound to generation 1, is refused.
+      const stale = await laptop.client.call('answerPermission', {
+        sessionId: session.id,
+        requestId: first.id,
+        generation: 1,
+        decision: 'allow',
+      });
+      expect(stale).toMatchObject({ ok: false, code: 'stale_generation' });
+
+      // The target's agent runs at the same level: it asks, and the laptop answers it from afar.
       expect(await desktop.client.call('sendMessage', { sessionId: session.id, text: 'Now edit a file' })).toEqual({ ok: true });
-      const answered = await waitSession(desktop, session.id, 'the refused edit on the desktop', (d) =>
-        d.transcript.some((e) => e.role === 'assistant' && e.text.includes('Now edit a file')),
+      const again = await waitSession(desktop, session.id, 'the request on the desktop', (d) => d.permissionRequests.length === 1);
+      const second = again.permissionRequests[0]!;
+      expect(second).toMatchObject({ generation: 2, deviceId: await deviceId(desktop) });
+      await waitSession(laptop, session.id, 'the new request on the laptop', (d) => d.permissionRequests[0]?.id === second.id);
+      const answer = { sessionId: session.id, requestId: second.id, generation: 2, decision: 'deny' as const, message: 'keep the notes' };
+      expect(await laptop.client.call('answerPermission', answer)).toEqual({ ok: true });
+      const answered = await waitSession(desktop, session.id, 'the denied edit on the desktop', (d) =>
+        d.transcript.some((e) => e.text.includes('you said no ("keep the notes")')),
       );
-      expect(answered.transcript.some((e) => e.role === 'system' && e.text.startsWith('Permission refused'))).toBe(true);
+      expect(answered.transcript.map((e) => e.text)).toContain(`Permission to Edit ${second.path}: denied on laptop: “keep the notes”.`);
       expect(existsSync(join(onDesktop.workspace, DEMO_EDIT_PATH))).toBe(false);
     },
     TEST_TIMEOUT_MS,
@@ -301,6 +341,10 @@ describe('what the backend stored', () => {
         MARK.file,
         MARK.shortCommit,
         'uncommitted',
+        // A permission request (the file it would edit) and the answer's message to the agent.
+        DEMO_EDIT_PATH,
+        'keep the notes',
+        'moving to desktop',
       ];
       expect(secrets.every((s) => s.length >= 7)).toBe(true);
 

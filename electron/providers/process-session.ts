@@ -10,8 +10,14 @@ export { MAIN_AGENT };
 export type ProcessSessionOptions = TurnSessionOptions;
 
 export abstract class ProcessSession extends TurnSession {
-  /** The argv (after the command), stdin and (when it differs from the session's) environment of a turn that sends `text`. */
-  protected abstract invocation(text: string): { args: string[]; stdin: string; env?: NodeJS.ProcessEnv };
+  /** The running turn's process (null between turns), for writeInput() and endInput(). */
+  private process: TurnProcess | null = null;
+
+  /**
+   * The argv (after the command), stdin and (when it differs from the session's) environment of a
+   * turn that sends `text`; `keepStdinOpen` leaves stdin open for writeInput() until endInput().
+   */
+  protected abstract invocation(text: string): { args: string[]; stdin: string; env?: NodeJS.ProcessEnv; keepStdinOpen?: boolean };
   /** Folds one stdout line of the running turn into the session. */
   protected abstract handleLine(line: string): void;
   /** Reads one stderr line of the running turn; adapters whose CLI reports there override it. */
@@ -19,10 +25,26 @@ export abstract class ProcessSession extends TurnSession {
 
   /** One process per turn (turn-process.ts): SIGINT, then SIGKILL after 2 s, interrupts it. */
   protected startTurn(text: string): TurnProcess {
-    const { args, stdin, env } = this.invocation(text);
+    const { args, stdin, env, keepStdinOpen } = this.invocation(text);
     const onStderrLine = this.handleStderrLine ? (line: string) => this.safeHandle(line, 'stderr') : undefined;
-    const spec = { command: this.command, args, cwd: this.workspace ?? '.', env: env ?? this.env, stdin, onStderrLine };
-    return startTurnProcess(spec, (line) => this.safeHandle(line, 'stdout'));
+    const cwd = this.workspace ?? '.';
+    const spec = { command: this.command, args, cwd, env: env ?? this.env, stdin, keepStdinOpen, onStderrLine };
+    const turn = startTurnProcess(spec, (line) => this.safeHandle(line, 'stdout'));
+    this.process = turn;
+    void turn.exited.then(() => {
+      if (this.process === turn) this.process = null;
+    });
+    return turn;
+  }
+
+  /** Writes to the running turn's open stdin; false when there is none. */
+  protected writeInput(text: string): boolean {
+    return this.process?.write(text) ?? false;
+  }
+
+  /** Closes the running turn's stdin (its CLI then finishes). */
+  protected endInput(): void {
+    this.process?.endInput();
   }
 
   private safeHandle(line: string, stream: 'stdout' | 'stderr'): void {

@@ -7,6 +7,7 @@
  */
 import type { AgentView, TranscriptEntry } from '../../shared/agents.ts';
 import type {
+  ImportOutcome,
   ProviderCapabilities,
   ProviderEventListener,
   ProviderId,
@@ -18,6 +19,9 @@ import { SessionState, type Clock } from './session-state.ts';
 import { describeExit, type TurnExit, type TurnProcess } from './turn-process.ts';
 
 export const MAIN_AGENT = 'main';
+
+/** What the lifecycle needs of a running turn: whether it started, its exit, and how to interrupt it. */
+export type RunningTurn = Pick<TurnProcess, 'started' | 'exited' | 'interrupt'>;
 
 export interface TurnSessionOptions {
   /** The executable (name on PATH or absolute path). */
@@ -36,7 +40,7 @@ export abstract class TurnSession implements ProviderSession {
   protected workspace: string | null = null;
   private stopped = false;
   private queue: string[] = [];
-  private current: TurnProcess | null = null;
+  private current: RunningTurn | null = null;
   private interrupting = false;
 
   constructor(options: TurnSessionOptions, entryPrefix: string) {
@@ -46,7 +50,7 @@ export abstract class TurnSession implements ProviderSession {
   }
 
   /** Starts the turn that sends `text` (its process, and what reads its output). */
-  protected abstract startTurn(text: string): TurnProcess;
+  protected abstract startTurn(text: string): RunningTurn;
   /** The main agent's name in the agent map. */
   protected abstract mainAgentName(): string;
 
@@ -95,7 +99,7 @@ export abstract class TurnSession implements ProviderSession {
   }
 
   abstract exportResumeData(): Promise<ProviderResult<ResumeData>>;
-  abstract resumeFromImport(data: ResumeData, workspace: string): Promise<ProviderResult>;
+  abstract resumeFromImport(data: ResumeData, workspace: string): Promise<ProviderResult<ImportOutcome | void>>;
 
   async resumeFromSummary(prompt: string, workspace: string): Promise<ProviderResult> {
     return this.start(workspace, prompt);

@@ -10,7 +10,7 @@
 import type { PushMessage } from '../../shared/api/push.ts';
 import type { ProviderId, SessionSettings } from '../../shared/provider.ts';
 import { redactCredentials } from '../../shared/url-credentials.ts';
-import { setBackendUrls, type Profile } from '../enrollment/profile.ts';
+import { setBackendPins, setBackendUrls, type Profile } from '../enrollment/profile.ts';
 import { createGitRunner } from '../git/git-runner.ts';
 import type { ActivationDeps } from '../handoff/activation.ts';
 import { Coordinator } from '../handoff/coordinator.ts';
@@ -34,6 +34,7 @@ import { detectProviders } from '../providers/detect.ts';
 import { listExistingSessions } from '../providers/existing-sessions.ts';
 import { createProvider, type ProviderOptions } from '../providers/registry.ts';
 import { createBackendClient } from '../sync/backend-client.ts';
+import { BackendTrust } from '../sync/backend-trust.ts';
 import { openPushStream } from '../sync/push-stream.ts';
 import { accountPort } from './adapters/account-port.ts';
 import { backendPort } from './adapters/backend-port.ts';
@@ -70,6 +71,8 @@ export interface ComposeOptions {
 /** The real parts a device runtime is wired from, each behind its port. */
 export interface DeviceParts extends Pick<ComposeOptions, 'gate' | 'observeTurn'> {
   identity: DeviceIdentity;
+  /** The device's signing key (its answers to other devices' permission requests are signed with it). */
+  signer?: { sign(data: Uint8Array): Uint8Array };
   state: LocalState;
   backend: BackendPort;
   seal: SealPort;
@@ -94,7 +97,9 @@ export function composeDeviceRuntime(options: ComposeOptions): DeviceRuntime {
   const { profile } = options;
   // Every line the runtime logs can quote a remote URL or a git error: none carries credentials.
   const log = (message: string) => options.log(redactCredentials(message));
-  const client = createBackendClient({ baseUrl: profile.info.backendUrls, signer: profile.identity });
+  const trust = new BackendTrust(profile.info.backendPins);
+  const client = createBackendClient({ baseUrl: profile.info.backendUrls, signer: profile.identity, trust });
+  // Git the device runs on its own is guarded; only the remediation's acts run as the user's git.
   const run = createGitRunner();
   const providerOptions = options.providers ?? {};
   const identity: DeviceIdentity = {
@@ -104,15 +109,18 @@ export function composeDeviceRuntime(options: ComposeOptions): DeviceRuntime {
     accountId: profile.info.accountId ?? '',
     backendUrls: [...profile.info.backendUrls],
     reachability: null,
+    backendKey: null,
     joining: false,
+    revokedAt: null,
   };
   return wireDeviceRuntime({
     identity,
+    signer: profile.identity,
     state: new LocalState(profile.dir),
     backend: backendPort(client),
     seal: profileSeal(profile),
     git: gitPort(run),
-    remediation: remediationPort(run),
+    remediation: remediationPort(run, createGitRunner({ asUser: true })),
     packets: createCheckpointPacketPort(),
     providers: providerPort({
       detect: () => detectProviders({ env: providerOptions.env ?? process.env, commandArgv: providerOptions.command?.argv ?? null }),
@@ -134,7 +142,18 @@ export function composeDeviceRuntime(options: ComposeOptions): DeviceRuntime {
       },
       reachability: () => client.reachability.view(),
       longestWait: () => client.reachability.longestWait(),
-      subscribe: (listener) => client.reachability.subscribe(listener),
+      subscribe: (listener) => {
+        const reach = client.reachability.subscribe(listener);
+        const keys = trust.onChange(() => listener(client.reachability.view()));
+        return () => [reach, keys].forEach((stop) => stop());
+      },
+      key: () => trust.view(),
+      setPins(pins) {
+        setBackendPins(profile, pins);
+        trust.setPins(pins);
+        // The push stream, maybe backing off after refusals, reconnects at once.
+        client.addresses.replace(client.addresses.urls);
+      },
     },
     openStream: (onMessage, onOpen) => {
       const close = openPushStream(
@@ -177,6 +196,9 @@ export function wireDeviceRuntime(parts: DeviceParts): DeviceRuntime {
     activity: (id, from) => views.sessionActivity(id, from),
     log,
     observeTurn: parts.observeTurn,
+    signer: parts.signer,
+    devices,
+    notice: (notice) => events.emit('moveNotice', notice),
   });
   // Long steps (fetch, clone, checkpoint transfer, import) report here: the stepper and the log.
   const progress = progressSink({ emit: (view) => views.progress(view), log, clock });

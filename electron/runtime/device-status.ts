@@ -16,9 +16,17 @@ export class DeviceStatus {
     private readonly events: Pick<DeviceEvents, 'emit'>,
   ) {}
 
-  /** The device's status now: who it is, its backend addresses and whether it reaches them. */
+  /** The device's status now: who it is, its backend addresses and whether it reaches them, the keys it accepts. */
   view(): DeviceStatusView {
-    return { ...this.identity, backendUrls: this.link.addresses(), reachability: this.link.reachability() };
+    return { ...this.identity, backendUrls: this.link.addresses(), reachability: this.link.reachability(), backendKey: this.link.key() };
+  }
+
+  /** Accepts the backend keys `pins` from now on (kept in the profile) and tells the UI; resolves to the status with them. */
+  pinBackendKeys(pins: readonly string[]): DeviceStatusView {
+    this.link.setPins(pins);
+    const status = this.view();
+    this.events.emit('statusChanged', status);
+    return status;
   }
 
   /** Uses `urls` from now on (kept in the profile) and tells the UI; resolves to the status with them. */

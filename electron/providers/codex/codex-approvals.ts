@@ -20,7 +20,9 @@ import {
   type PermissionDecision,
   type PermissionRequest,
 } from '../../../shared/permission-request.ts';
-import type { PermissionLevel, ProviderEvent, ProviderResult } from '../../../shared/provider.ts';
+import type { PermissionLevel, ProviderResult } from '../../../shared/provider.ts';
+import { PendingAsks } from '../permissions/pending-asks.ts';
+import type { SessionState } from '../session-state.ts';
 import { MAIN_AGENT } from '../turn-session.ts';
 import type { CommandDecision, ServerRequests, ThreadItem } from './app-server-protocol.ts';
 import { changedPaths, changesDiff, commandLine } from './codex-items.ts';
@@ -59,12 +61,14 @@ function insideWorkspace(paths: readonly string[], roots: readonly string[]): bo
 }
 
 export class CodexApprovals {
-  private readonly pending = new Map<string, { request: PermissionRequest; reply: CodexReply }>();
+  private readonly pending: PendingAsks<{ request: PermissionRequest; reply: CodexReply }>;
 
   constructor(
     private readonly level: PermissionLevel,
-    private readonly emit: (event: ProviderEvent) => void,
-  ) {}
+    state: SessionState,
+  ) {
+    this.pending = new PendingAsks(state);
+  }
 
   /** True while any request waits for its answer. */
   get waiting(): boolean {
@@ -83,15 +87,13 @@ export class CodexApprovals {
       this.level === 'full' ||
       (this.level === 'workspace' && request.tool === 'fileChange' && insideWorkspace(changedPaths(changes), roots));
     if (allowed) return reply('accept');
-    this.pending.set(id, { request, reply });
-    this.emit({ type: 'permission-request', request });
+    this.pending.add(request, { request, reply });
   }
 
   /** Answers pending request `id` (shared/provider.ts answerPermission); `request_not_pending` for any other id. */
   async answer(id: string, answer: PermissionAnswer): Promise<ProviderResult> {
-    const pending = this.pending.get(id);
+    const pending = this.pending.take(id);
     if (pending === undefined) return { ok: false, code: 'request_not_pending', message: `Codex is not waiting for an answer to ${id}.` };
-    this.pending.delete(id);
     const message = answer.message?.trim();
     const steer = answer.decision === 'deny' && message ? denialInput(pending.request, message) : undefined;
     await pending.reply(DECISIONS[answer.decision], steer);
@@ -100,17 +102,12 @@ export class CodexApprovals {
 
   /** Codex no longer waits for `id` (it withdrew the request): it is cancelled. */
   withdrawn(id: string): void {
-    if (this.pending.delete(id)) this.emit({ type: 'permission-cancelled', requestId: id, reason: 'Codex withdrew the request.' });
+    this.pending.cancel(id, 'Codex withdrew the request.');
   }
 
   /** Declines every pending request (an interrupt, a stop, the turn's end) and reports each cancelled with `reason`. */
   async cancelAll(reason: string): Promise<void> {
-    const all = [...this.pending.entries()];
-    this.pending.clear();
-    for (const [id, { reply }] of all) {
-      this.emit({ type: 'permission-cancelled', requestId: id, reason });
-      await reply('decline');
-    }
+    for (const { reply } of this.pending.cancelAll(reason)) await reply('decline');
   }
 
   private requestOf(id: string, ask: CodexAsk, item: ThreadItem | undefined): PermissionRequest {

@@ -95,7 +95,7 @@ describe('Codex adapter (the real codex)', () => {
     const payload = { relativePath, sourceCwd: FIXTURES.workspace, encoding: 'utf8', content };
     const data: ResumeData = { provider: 'codex', format: 'codex/rollout@1', sessionId: 'my-thread', payload };
     const session = codex(home);
-    expect(await session.resumeFromImport(data, workspace)).toEqual({ ok: true, value: undefined });
+    expect(await session.resumeFromImport(data, workspace)).toEqual({ ok: true, value: {} });
     await turn(session, 'say hello');
     const started = session.codexThreadId;
     expect(started).not.toBe('my-thread');

@@ -14,12 +14,12 @@ import {
   checkResumeData,
   DEFAULT_PERMISSION_LEVEL,
   PROVIDER_CAPABILITIES,
+  type ImportOutcome,
   type PermissionLevel,
   type ProviderResult,
   type ResumeData,
 } from '../../../shared/provider.ts';
-import type { TurnProcess } from '../turn-process.ts';
-import { MAIN_AGENT, TurnSession, type TurnSessionOptions } from '../turn-session.ts';
+import { MAIN_AGENT, TurnSession, type RunningTurn, type TurnSessionOptions } from '../turn-session.ts';
 import type { AskForApproval, SandboxMode, ThreadItem } from './app-server-protocol.ts';
 import { CodexApprovals } from './codex-approvals.ts';
 import { itemEntry } from './codex-items.ts';
@@ -66,7 +66,7 @@ export class CodexSession extends TurnSession {
     super({ command: options.command ?? 'codex', env: options.env, clock: options.clock }, 'codex');
     this.extraArgs = options.extraArgs ?? [];
     this.permission = options.permission ?? DEFAULT_PERMISSION_LEVEL;
-    this.approvals = new CodexApprovals(this.permission, (event) => this.state.emit(event));
+    this.approvals = new CodexApprovals(this.permission, this.state);
   }
 
   /** The Codex thread (session) id, known once the first turn has opened its thread, or after an import. */
@@ -78,7 +78,7 @@ export class CodexSession extends TurnSession {
     return 'Codex';
   }
 
-  protected startTurn(text: string): TurnProcess {
+  protected startTurn(text: string): RunningTurn {
     const cwd = this.workspace ?? '.';
     this.items.clear();
     this.settleReason = 'The turn ended before an answer.';
@@ -163,9 +163,11 @@ export class CodexSession extends TurnSession {
 
   /**
    * Writes the rollout under this device's CODEX_HOME as it came (checked line by line); the next
-   * turn resumes the thread in `workspace`. The history itself stays with the runtime.
+   * turn resumes the thread in `workspace`. A rollout of the thread already here that is not an
+   * earlier state of it is kept, and this one imported as a fork (a new thread id), which the
+   * transcript and the outcome's note say. The history itself stays with the runtime.
    */
-  async resumeFromImport(data: ResumeData, workspace: string): Promise<ProviderResult> {
+  async resumeFromImport(data: ResumeData, workspace: string): Promise<ProviderResult<ImportOutcome | void>> {
     const refused = this.refuseStart();
     if (refused) return refused;
     const known = data.format === CODEX_FORMAT || data.format === CODEX_INLINE_FORMAT;
@@ -179,11 +181,12 @@ export class CodexSession extends TurnSession {
     }
     const imported = await importRollout(codexHome(this.env), data.sessionId, data);
     if (!imported.ok) return imported;
-    this.threadId = data.sessionId;
+    const { threadId, forkNote } = imported.value;
+    this.threadId = threadId;
     this.state.restore([], [], 0);
     this.open(workspace);
-    this.state.addEntry('system', MAIN_AGENT, `Codex session ${data.sessionId} was imported here; the next message resumes it.`);
-    return { ok: true, value: undefined };
+    this.state.addEntry('system', MAIN_AGENT, forkNote ?? `Codex session ${threadId} was imported here; the next message resumes it.`);
+    return { ok: true, value: forkNote === null ? {} : { note: forkNote } };
   }
 
   /** Adopts Codex thread `threadId` of `workspace` on this machine: its history from its rollout; the next message resumes it. */

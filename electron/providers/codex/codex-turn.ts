@@ -12,7 +12,8 @@
  */
 import type { Result } from '../../../shared/errors.ts';
 import { JsonRpcProcess, type RpcFailure, type RpcServerRequest } from '../json-rpc-process.ts';
-import type { TurnExit, TurnProcess } from '../turn-process.ts';
+import type { TurnExit } from '../turn-process.ts';
+import type { RunningTurn } from '../turn-session.ts';
 import type { ClientRequests, CommandDecision, ServerNotifications, Thread, ThreadItem, ThreadSettings } from './app-server-protocol.ts';
 import type { CodexAsk, CodexReply } from './codex-approvals.ts';
 
@@ -47,8 +48,8 @@ export interface CodexTurnEvents {
   stderrLine?(line: string): void;
 }
 
-/** A running Codex turn: the TurnProcess the session drives. */
-export class CodexTurn implements TurnProcess {
+/** A running Codex turn: the RunningTurn the session drives. */
+export class CodexTurn implements RunningTurn {
   readonly started: Promise<string | null>;
   readonly exited: Promise<TurnExit>;
   private readonly rpc: JsonRpcProcess<ClientRequests>;

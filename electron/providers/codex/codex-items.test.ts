@@ -19,14 +19,18 @@ describe('Codex items as Baton shows them', () => {
     expect(commandLine('/bin/bash -lc "$(curl x)"')).toBe('/bin/bash -lc "$(curl x)"');
   });
 
-  it("shows one change's diff as it is, several under their names, and cuts a long one saying so", () => {
+  it('shows each change as a unified diff with its paths: a new file as added lines, an update as its hunks', () => {
     const add = { path: '/ws/a.txt', kind: { type: 'add' as const }, diff: 'hello\n' };
+    const gone = { path: '/ws/d.txt', kind: { type: 'delete' as const }, diff: 'bye\n' };
     const move = { path: '/ws/b.ts', kind: { type: 'update' as const, move_path: '/ws/c.ts' }, diff: '@@ -1 +1 @@\n-x\n+y\n' };
-    expect(changesDiff([add])).toBe('hello\n');
-    expect(changesDiff([add, move])).toBe('*** add /ws/a.txt\nhello\n\n*** update /ws/b.ts → /ws/c.ts\n@@ -1 +1 @@\n-x\n+y\n');
-    const long = changesDiff([{ ...add, diff: 'x'.repeat(PERMISSION_DIFF_MAX * 2) }]);
+    const header = (path: string) => `Index: ${path}\n${'='.repeat(67)}\n--- ${path}\n+++ ${path}\n`;
+    expect(changesDiff([add])).toBe(`${header('/ws/a.txt')}@@ -0,0 +1,1 @@\n+hello\n`);
+    expect(changesDiff([gone, move])).toBe(
+      `${header('/ws/d.txt')}@@ -1,1 +0,0 @@\n-bye\n--- /ws/b.ts\n+++ /ws/c.ts\n@@ -1 +1 @@\n-x\n+y\n`,
+    );
+    const long = changesDiff([{ ...move, diff: `@@ -1 +1 @@\n+${'x'.repeat(PERMISSION_DIFF_MAX * 2)}` }]);
     expect(long.length).toBeLessThanOrEqual(PERMISSION_DIFF_MAX);
-    expect(long).toMatch(/… \(the diff is 128000 characters; the first 63900 are shown\)$/);
+    expect(long).toMatch(/… \(the diff is 128040 characters; the first 63900 are shown\)$/);
   });
 
   it('writes a finished command with its exit and the end of its output, a declined one as declined', () => {

@@ -6,6 +6,7 @@
  */
 import { basename } from 'node:path';
 import { PERMISSION_DIFF_MAX } from '../../../shared/permission-request.ts';
+import { textDiff } from '../permissions/file-change-diff.ts';
 import type { FileUpdateChange, ThreadItem } from './app-server-protocol.ts';
 
 /** The most of a command's output a transcript entry keeps (its end). */
@@ -65,9 +66,20 @@ export function changedPaths(changes: readonly FileUpdateChange[]): string[] {
   return changes.flatMap((c) => (c.kind.type === 'update' && c.kind.move_path ? [c.path, c.kind.move_path] : [c.path]));
 }
 
-/** The diff a request shows: one change's own (a new file's content), several each under its name; cut at PERMISSION_DIFF_MAX. */
+/**
+ * One change as a unified diff with its paths in the headers: a new file's content or a deleted
+ * file's as added or removed lines, an update as Codex's own hunks (it gives no headers).
+ */
+function changeDiff(change: FileUpdateChange): string {
+  const { path, kind, diff } = change;
+  if (kind.type === 'add') return textDiff(path, '', diff);
+  if (kind.type === 'delete') return textDiff(path, diff, '');
+  return `--- ${path}\n+++ ${kind.move_path ?? path}\n${diff}${diff.endsWith('\n') ? '' : '\n'}`;
+}
+
+/** The diff a request shows: every change's, one after the other; cut at PERMISSION_DIFF_MAX, saying so. */
 export function changesDiff(changes: readonly FileUpdateChange[]): string {
-  const whole = changes.length === 1 ? (changes[0]?.diff ?? '') : changes.map((c) => `*** ${changeName(c)}\n${c.diff}`).join('\n');
+  const whole = changes.map(changeDiff).join('');
   if (whole.length <= PERMISSION_DIFF_MAX) return whole;
   const note = `\n… (the diff is ${whole.length} characters; the first ${PERMISSION_DIFF_MAX - 100} are shown)`;
   return whole.slice(0, PERMISSION_DIFF_MAX - 100) + note;

@@ -89,7 +89,7 @@ describe('Codex asks before what its level does not allow (the real codex app-se
     await settled(session);
   });
 
-  it('"Ask before edits and commands" asks before a file change with its diff; Allow writes it, Deny does not', async () => {
+  it('"Ask before edits and commands" asks before a file change with its diff; Allow writes it, Deny does not; an edit shows its hunk', async () => {
     const { session, workspace, request } = await asking('edits', 'ask');
     await session.start(workspace, 'write file asked.txt with Hello');
     const asked = await request(1);
@@ -98,7 +98,7 @@ describe('Codex asks before what its level does not allow (the real codex app-se
       agent: 'main',
       tool: 'fileChange',
       path: join(workspace, 'asked.txt'),
-      diff: 'Hello\n',
+      diff: expect.stringMatching(/^Index: .*asked\.txt\n=+\n--- .*asked\.txt\n\+\+\+ .*asked\.txt\n@@ -0,0 \+1,1 @@\n\+Hello\n$/),
     });
     await session.answerPermission(asked.id, { decision: 'allow' });
     await settled(session);
@@ -110,13 +110,21 @@ describe('Codex asks before what its level does not allow (the real codex app-se
     await settled(session);
     expect(existsSync(join(workspace, 'refused.txt'))).toBe(false);
     expect(bench.texts(session)).toContain(`tool: Declined file changes: add ${join(workspace, 'refused.txt')}`);
+
+    await session.send('edit file asked.txt replacing Hello with Howdy');
+    const edit = await request(3);
+    const file = join(workspace, 'asked.txt');
+    expect(edit).toMatchObject({ tool: 'fileChange', path: file, diff: `--- ${file}\n+++ ${file}\n@@ -1 +1 @@\n-Hello\n+Howdy\n` });
+    await session.answerPermission(edit.id, { decision: 'allow' });
+    await settled(session);
+    expect(readFileSync(join(workspace, 'asked.txt'), 'utf8')).toBe('Howdy\n');
   });
 
   it('"Edit files, ask before commands" asks before a change outside the workspace', async () => {
     const { session, workspace, home, request } = await asking('outside', 'workspace');
     const outside = join(home.home, 'outside.txt');
     await session.start(workspace, `write file ${outside} with away`);
-    expect(await request(1)).toMatchObject({ tool: 'fileChange', path: outside, diff: 'away\n' });
+    expect(await request(1)).toMatchObject({ tool: 'fileChange', path: outside, diff: expect.stringContaining('\n+away\n') });
     await session.answerPermission((await request(1)).id, { decision: 'deny' });
     await settled(session);
     expect(existsSync(outside)).toBe(false);

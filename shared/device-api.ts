@@ -114,6 +114,7 @@ export interface HandoffView {
   driftWarnings: DriftWarning[];
   /** Remediation when a re-check at the checkpoint cancelled the move. */
   blockers: Blocker[];
+  checkpointKept: boolean; // the backend still keeps its checkpoint (Handoff.checkpointKept): Fork from here needs it
 }
 
 /** Why this device may not send input to the session, or null when it may. */

@@ -10,6 +10,7 @@
  * each version and the others find it applied.
  */
 import type { Pool } from 'pg';
+import { POSTGRES_RETENTION_MIGRATION } from './retention-migrations.ts';
 
 interface Migration {
   version: number;
@@ -248,9 +249,10 @@ const MIGRATIONS: readonly Migration[] = [
       );
     `,
   },
+  POSTGRES_RETENTION_MIGRATION,
   {
-    version: 5,
-    name: 'handoffs say which device asked for the move (as SQLite version 6)',
+    version: 6,
+    name: 'handoffs say which device asked for the move (as SQLite version 7)',
     sql: `ALTER TABLE handoffs ADD COLUMN initiator_device_id TEXT;`,
   },
 ];

@@ -1,5 +1,6 @@
 /** Versioned schema migrations of the SQLite store, applied in order inside one transaction each. */
 import type Database from 'better-sqlite3';
+import { SQLITE_RETENTION_MIGRATION } from './retention-migrations.ts';
 
 interface Migration {
   version: number;
@@ -295,8 +296,9 @@ const MIGRATIONS: readonly Migration[] = [
       );
     `,
   },
+  SQLITE_RETENTION_MIGRATION,
   {
-    version: 6,
+    version: 7,
     name: 'handoffs say which device asked for the move (the source, or the target with Move here)',
     sql: `ALTER TABLE handoffs ADD COLUMN initiator_device_id TEXT;`,
   },

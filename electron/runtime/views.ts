@@ -63,6 +63,7 @@ export function handoffView(deps: ViewDeps, handoff: Handoff): HandoffView {
     resumeNote: resumeNote === null ? null : redactCredentials(resumeNote),
     driftWarnings,
     blockers: (progress?.blockers ?? []).map(redactedBlocker),
+    checkpointKept: handoff.checkpointKept,
   };
 }
 

@@ -50,6 +50,7 @@ export function handoffView(over: Partial<HandoffView> = {}): HandoffView {
     resumeNote: null,
     driftWarnings: [],
     blockers: [],
+    checkpointKept: false,
     ...over,
   };
 }

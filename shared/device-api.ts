@@ -100,6 +100,8 @@ export interface HandoffView {
   sourceName: string;
   targetDeviceId: string;
   targetName: string;
+  /** The device that asked for the move: the source (Move), or the target (Move here). */
+  initiatorDeviceId: string;
   state: HandoffState;
   generation: number;
   /** Each reached state with its time. */
@@ -230,6 +232,8 @@ export const inputs = {
   /** Without a target, this device's side only (the Move dialog asks as it opens). */
   checkReadiness: z.strictObject({ sessionId: SessionId, targetDeviceId: DeviceId.optional() }),
   startMove: z.strictObject({ sessionId: SessionId, targetDeviceId: DeviceId }),
+  /** Off the owner: asks the owner to move the session to this device (it runs readiness first). */
+  moveHere: z.strictObject({ sessionId: SessionId }),
   cancelMove: z.strictObject({ sessionId: SessionId }),
   pushRepo: z.strictObject({ sessionId: SessionId, repo: z.string().min(1).max(4096) }),
   commitAll: z.strictObject({ sessionId: SessionId, repo: z.string().min(1).max(4096), message: z.string().trim().min(1).max(10_000) }),
@@ -270,6 +274,8 @@ export interface DeviceApiOutputs {
   moveEligibility: EligibilityView[];
   checkReadiness: ReadinessReport;
   startMove: MoveResult;
+  /** The request reached the backend for the owner (refused at once when the owner is offline). */
+  moveHere: ActionResult;
   cancelMove: ActionResult;
   /** Each remediation is followed by a fresh evaluation. */
   pushRepo: { result: ActionResult; report: ReadinessReport };

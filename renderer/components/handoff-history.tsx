@@ -1,7 +1,11 @@
-/** The session's handoff history: every move, newest first, how it ended, when, and whether its checkpoint is kept; codes in Details. */
+/**
+ * The session's handoff history: every move, newest first, how it ended, when, and whether its
+ * checkpoint is kept; codes in Details; Fork from here on each completed move.
+ */
 import { useEffect, useId } from 'react';
 import type { HandoffView } from '../../shared/device-api.ts';
 import { useHandoffsStore } from '../stores/handoffs-store.ts';
+import { ForkButton } from './fork-button.tsx';
 import { formatDay } from './format.ts';
 import { handoffCodes, handoffOutcome } from './session-state.ts';
 
@@ -10,8 +14,8 @@ function newestFirst(history: HandoffView[]): HandoffView[] {
   return [...history].sort((a, b) => (b.history[0]?.at ?? 0) - (a.history[0]?.at ?? 0));
 }
 
-/** Renders the history region of one session, loaded once and kept live by handoff events. */
-export function HandoffHistory({ sessionId }: { sessionId: string }) {
+/** Renders the history region of one session run by `provider`, loaded once and kept live by handoff events. */
+export function HandoffHistory({ sessionId, provider }: { sessionId: string; provider: string }) {
   const headingId = useId();
   const history = useHandoffsStore((state) => state.history[sessionId]);
   const loadHistory = useHandoffsStore((state) => state.loadHistory);
@@ -44,6 +48,7 @@ export function HandoffHistory({ sessionId }: { sessionId: string }) {
                     {formatDay(at)}
                   </time>
                 )}
+                {handoff.state === 'completed' && <ForkButton handoff={handoff} provider={provider} />}
                 <details className="move-details history-details">
                   <summary>Details</summary>
                   {handoffCodes(handoff).map((code) => (

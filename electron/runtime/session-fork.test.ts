@@ -76,8 +76,15 @@ describe('Fork from here', () => {
       expect(git(before.workspace, 'branch', '--show-current')).toBe(originalBranch);
       expect(git(before.workspace, 'rev-parse', 'HEAD')).toBe(originalHead);
 
-      // The laptop learns of the fork as of any session; the fork moves there, ready as it is (its branch pushed).
-      await waitSession(world.laptop, forkId, 'the laptop to know the fork', (d) => d.ownerDeviceId === desktopId);
+      // The fork moves there, ready as it is (its branch pushed).
+      // The laptop learns of the fork as of any session, with its history: the original's entries, then the note.
+      const seen = await waitSession(world.laptop, forkId, 'the laptop to show the fork with its history', (d) =>
+        d.transcript.some((e) => e.text.startsWith('Forked from')),
+      );
+      expect(seen.ownerDeviceId).toBe(desktopId);
+      const noteAt = seen.transcript.findIndex((e) => e.text.startsWith('Forked from'));
+      expect(seen.transcript.slice(0, noteAt).map((e) => e.text)).toEqual(before.transcript.slice(0, noteAt).map((e) => e.text));
+      expect(seen.transcript.slice(0, noteAt).some((e) => e.role === 'assistant')).toBe(true);
       await waitEligible(world.desktop, forkId, 'laptop');
       const readiness = await world.desktop.client.call('checkReadiness', { sessionId: forkId, targetDeviceId: laptopId });
       expect(readiness.blockers).toEqual([]);

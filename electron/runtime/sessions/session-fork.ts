@@ -18,6 +18,7 @@ import type { LocalSession, LocalState } from '../../local-state/local-state.ts'
 import type { BackendPort } from '../../ports/backend.ts';
 import type { RemediationPort } from '../../ports/git.ts';
 import { newId } from '../../ports/new-id.ts';
+import { appendHistory } from './history-append.ts';
 import type { SessionService } from './session-service.ts';
 
 /** What a fork uses: activation's checkpoint opening, the user's git for its branch, the session service for its record. */
@@ -25,7 +26,7 @@ export interface ForkDeps extends Omit<ActivationDeps, 'state' | 'backend' | 'se
   state: Pick<LocalState, 'updateSession' | 'rewriteTranscript' | 'exportsDir' | 'session'>;
   backend: Pick<BackendPort, 'getBlobTo' | 'getHandoff'>;
   remediation: Pick<RemediationPort, 'forkBranch'>;
-  sessions: Pick<SessionService, 'checkNew' | 'createRecord' | 'attach' | 'detach' | 'saveResumeData' | 'note'>;
+  sessions: Pick<SessionService, 'checkNew' | 'createRecord' | 'attach' | 'detach' | 'saveResumeData' | 'note' | 'append'>;
   /** Called once the fork's view may have changed. */
   changed(sessionId: string): void;
 }
@@ -40,13 +41,15 @@ export function forkBranchName(branch: string | null, forkId: string): string {
   return `${branch ?? 'session'}-fork-${forkId.slice(0, 8)}`;
 }
 
+const collected = () => fail('checkpoint_collected', 'The checkpoint of this move was collected, so it can no longer be forked from.');
+
 /** The completed handoff of `sessionId` named `handoffId`, whose checkpoint a fork is made from. */
 async function forkPoint(deps: Pick<ForkDeps, 'backend'>, sessionId: string, handoffId: string): Promise<Result<Handoff>> {
   const got = await deps.backend.getHandoff(handoffId);
   if (!got.ok) return got;
   if (got.value.sessionId !== sessionId) return fail('invalid_argument', 'That handoff is not one of this session.');
-  if (got.value.state !== 'completed' || !got.value.checkpoint)
-    return fail('not_forkable', 'Only a completed move, whose checkpoint is kept, can be forked from.');
+  if (got.value.state !== 'completed' || !got.value.checkpoint) return fail('not_forkable', 'Only a completed move can be forked from.');
+  if (!got.value.checkpointKept) return collected();
   return got;
 }
 
@@ -97,12 +100,10 @@ export async function forkFromHandoff(deps: ForkDeps, sessionId: string, handoff
     await rm(root, { recursive: true, force: true });
     await rm(deps.state.exportsDir(forkId, handoffId), { recursive: true, force: true });
   };
-  const opened = await openForFork(deps, handoff, forkId, root);
+  const opened = await openForFork(deps, handoff, forkId, root).catch((error: Error) => fail('fork_failed', error.message));
   if (!opened.ok) {
     await leave();
-    return opened.code === 'checkpoint_missing'
-      ? fail('checkpoint_collected', 'The checkpoint of this move was collected, so it can no longer be forked from.')
-      : opened;
+    return opened.code === 'checkpoint_missing' ? collected() : opened;
   }
   const { checkpoint, pinned, drift } = opened.value;
   const provider = checkpoint.meta.provider;
@@ -124,6 +125,9 @@ export async function forkFromHandoff(deps: ForkDeps, sessionId: string, handoff
     return branches;
   }
   await deps.state.rewriteTranscript(forkId, (mine) => mergeEntries(mine, checkpoint.transcript));
+  // Every device shows the fork's history: it reaches the backend first, in order, then the agent map.
+  await appendHistory(deps.sessions, forkId, checkpoint.transcript.entries());
+  await deps.sessions.append(forkId, { type: 'agents', agents: checkpoint.agents });
   await checkpoint.transcript.discard();
   deps.state.updateSession(forkId, (s) => {
     s.permissions = { ...s.permissions, rules: checkpoint.meta.permissionRules ?? s.permissions.rules };

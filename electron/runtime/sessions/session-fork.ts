@@ -108,7 +108,8 @@ export async function forkFromHandoff(deps: ForkDeps, sessionId: string, handoff
   const { checkpoint, pinned, drift } = opened.value;
   const provider = checkpoint.meta.provider;
   const levels = isProviderId(provider) && PROVIDER_CAPABILITIES[provider].permissions;
-  const made = async (): Promise<Result<{ notes: string[] }>> => {
+  // The branch first (a fork that cannot have one is not made), then the record.
+  const branchAndRecord = async (): Promise<Result<{ notes: string[] }>> => {
     const branches = await branchOff(deps, opened.value, forkId);
     if (!branches.ok) return branches;
     const permission = levels ? { permission: checkpoint.meta.permission } : {};
@@ -118,11 +119,11 @@ export async function forkFromHandoff(deps: ForkDeps, sessionId: string, handoff
     const created = await deps.sessions.createRecord(checked.value, title, { agents: checkpoint.agents, transcript: [] }, forkId);
     return created.ok ? ok({ notes: branches.value }) : created;
   };
-  const branches = await made();
-  if (!branches.ok) {
+  const recorded = await branchAndRecord();
+  if (!recorded.ok) {
     await checkpoint.transcript.discard();
     await leave();
-    return branches;
+    return recorded;
   }
   await deps.state.rewriteTranscript(forkId, (mine) => mergeEntries(mine, checkpoint.transcript));
   // Every device shows the fork's history: it reaches the backend first, in order, then the agent map.
@@ -136,7 +137,7 @@ export async function forkFromHandoff(deps: ForkDeps, sessionId: string, handoff
   deps.sessions.note(
     forkId,
     `Forked from "${checkpoint.meta.title}" (session ${sessionId}) at the checkpoint of its move from ${checkpoint.sourceDeviceName} ` +
-      `(handoff ${handoffId}, ${at}). ${branches.value.notes.join(' ')} The original session is unchanged.`,
+      `(handoff ${handoffId}, ${at}). ${recorded.value.notes.join(' ')} The original session is unchanged.`,
   );
   const agent = deps.sessions.attach(forkId, provider);
   const next = 'This is a fork of the session: continue from here in another direction when asked.';

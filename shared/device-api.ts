@@ -10,7 +10,8 @@ import type { CancelReason, DriftWarning, ResumePath } from './api/handoffs.ts';
 import type { ActionResult, CodedMessage, Failure, Result } from './errors.ts';
 import type { HandoffState } from './handoff-states.ts';
 import { AnswerPermissionInput, InterruptTurnInput, type SessionPermissionsView } from './permission-views.ts';
-import { PermissionLevel, type ExistingSession } from './provider.ts';
+import type { ProviderChange } from './agent-switch.ts';
+import { PermissionLevel, PROVIDER_IDS, type ExistingSession, type ProviderId } from './provider.ts';
 import type { HandoffProgressView, MoveBlockView, MoveNoticeView } from './move-views.ts';
 import type { Blocker, ReadinessReport } from './readiness.ts';
 import { BackendUrls } from './backend-addresses.ts';
@@ -91,6 +92,8 @@ export interface EligibilityView {
   reason: CodedMessage | null;
   /** What an eligible device will do differently (e.g. its CLI is older: summary continuation), or null. */
   warning: CodedMessage | null;
+  /** It lacks the session's agent and continues with this one instead, by summary continuation (null: the same agent). */
+  continueWith: ProviderId | null;
 }
 
 export interface HandoffView {
@@ -112,6 +115,8 @@ export interface HandoffView {
   driftWarnings: DriftWarning[];
   /** Remediation when a re-check at the checkpoint cancelled the move. */
   blockers: Blocker[];
+  /** The move continued the session with another agent (when known to this device), else null. */
+  providerChange: { from: string; to: string } | null;
 }
 
 /** Why this device may not send input to the session, or null when it may. */
@@ -162,6 +167,8 @@ export interface SessionDetail extends SessionView, SessionPermissionsView {
   transcriptFrom: number;
   /** How many entries the whole transcript holds. */
   transcriptTotal: number;
+  /** Where the session's agent changed (a move to another agent, Switch agent), oldest first (shared/agent-switch.ts). */
+  providerChanges: ProviderChange[];
 }
 
 /** Entries `from` … `from + entries.length - 1` of a session's transcript, of `total`. */
@@ -228,7 +235,8 @@ export const inputs = {
   moveEligibility: z.strictObject({ sessionId: SessionId }),
   /** Without a target, this device's side only (the Move dialog asks as it opens). */
   checkReadiness: z.strictObject({ sessionId: SessionId, targetDeviceId: DeviceId.optional() }),
-  startMove: z.strictObject({ sessionId: SessionId, targetDeviceId: DeviceId }),
+  /** `provider`: the agent the target continues with, when not the session's own (a summary continuation). */
+  startMove: z.strictObject({ sessionId: SessionId, targetDeviceId: DeviceId, provider: z.enum(PROVIDER_IDS).optional() }),
   cancelMove: z.strictObject({ sessionId: SessionId }),
   pushRepo: z.strictObject({ sessionId: SessionId, repo: z.string().min(1).max(4096) }),
   commitAll: z.strictObject({ sessionId: SessionId, repo: z.string().min(1).max(4096), message: z.string().trim().min(1).max(10_000) }),

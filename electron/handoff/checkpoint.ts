@@ -18,7 +18,7 @@ import { createHash } from 'node:crypto';
 import { z } from 'zod';
 import { TranscriptEntrySchema, type AgentView } from '../../shared/agents.ts';
 import { PermissionRuleSchema, type PermissionRule } from '../../shared/permission-request.ts';
-import { PermissionLevel, PROVIDER_IDS, RESUME_FILES_MAX, type ResumeData } from '../../shared/provider.ts';
+import { PermissionLevel, PROVIDER_IDS, RESUME_FILES_MAX, type ProviderId, type ResumeData } from '../../shared/provider.ts';
 import type { PinnedRepo } from '../ports/git.ts';
 import type { CheckpointTranscript } from './checkpoint-transcript.ts';
 
@@ -82,6 +82,8 @@ export const HeadSchema = z.object({
     providerVersion: z.string().max(40).nullable().optional(),
     /** The session's "Allow for this session" rules: the target keeps them (absent in older checkpoints). */
     permissionRules: z.array(PermissionRuleSchema).max(200).optional(),
+    /** The agent the target continues with instead of `provider`, by summary continuation (absent: the same). */
+    continueWith: z.enum(PROVIDER_IDS).optional(),
   }),
   repos: z.array(
     z.object({
@@ -117,6 +119,7 @@ export interface Checkpoint {
     permission?: PermissionLevel;
     providerVersion?: string | null;
     permissionRules?: PermissionRule[];
+    continueWith?: ProviderId;
   };
   repos: PinnedRepo[];
   /** The provider's export; each of its files is one part of the body. */

@@ -6,6 +6,7 @@
 import { detectedVersion } from '../../shared/cli-version.ts';
 import type { EligibilityView, HandoffView, MoveResult } from '../../shared/device-api.ts';
 import { fail, ok, type ActionResult } from '../../shared/errors.ts';
+import type { ProviderId } from '../../shared/provider.ts';
 import type { ReadinessReport } from '../../shared/readiness.ts';
 import { activateCheckpoint, type ActivationDeps } from '../handoff/activation.ts';
 import type { Coordinator } from '../handoff/coordinator.ts';
@@ -66,8 +67,8 @@ export class MoveService {
    * Starts the move when ready; a blocked one is kept with the session (the run view shows it after
    * a reload) and told as a desktop notice, and a started one clears what was kept.
    */
-  async start(sessionId: string, targetDeviceId: string): Promise<MoveResult> {
-    const started = await this.deps.requests.start(sessionId, targetDeviceId);
+  async start(sessionId: string, targetDeviceId: string, provider?: ProviderId): Promise<MoveResult> {
+    const started = await this.deps.requests.start(sessionId, targetDeviceId, provider);
     const blocked = !started.ok && 'report' in started;
     const found = blocked
       ? {

@@ -237,6 +237,8 @@ export const inputs = {
   checkReadiness: z.strictObject({ sessionId: SessionId, targetDeviceId: DeviceId.optional() }),
   /** `provider`: the agent the target continues with, when not the session's own (a summary continuation). */
   startMove: z.strictObject({ sessionId: SessionId, targetDeviceId: DeviceId, provider: z.enum(PROVIDER_IDS).optional() }),
+  /** Continues an owned session here with another agent, from a summary (recorded in its history like a move). */
+  switchAgent: z.strictObject({ sessionId: SessionId, provider: z.enum(PROVIDER_IDS) }),
   cancelMove: z.strictObject({ sessionId: SessionId }),
   pushRepo: z.strictObject({ sessionId: SessionId, repo: z.string().min(1).max(4096) }),
   commitAll: z.strictObject({ sessionId: SessionId, repo: z.string().min(1).max(4096), message: z.string().trim().min(1).max(10_000) }),
@@ -278,6 +280,7 @@ export interface DeviceApiOutputs {
   checkReadiness: ReadinessReport;
   startMove: MoveResult;
   cancelMove: ActionResult;
+  switchAgent: ActionResult;
   /** Each remediation is followed by a fresh evaluation. */
   pushRepo: { result: ActionResult; report: ReadinessReport };
   commitAll: { result: ActionResult; report: ReadinessReport };

@@ -147,4 +147,35 @@ describe('continuing a session with another agent, with the real CLIs', () => {
     },
     TEST_TIMEOUT_MS,
   );
+
+  it(
+    'switches the agent on one device, Claude Code → Codex → Claude Code, each continuing from a summary',
+    async () => {
+      const { laptop } = world;
+      const toCodex = lastSeq();
+      await laptop.client.take('switchAgent', { sessionId, provider: 'codex' });
+      const codex = await settled(laptop, 'Codex after the switch', (d) => d.provider === 'codex' && d.providerChanges.length === 3);
+      expect(codex.providerChanges.at(-1)).toEqual(expect.objectContaining({ from: 'claude-code', to: 'codex', handoffId: null }));
+      expect(codex.transcript.some((e) => e.role === 'system' && e.text.startsWith('Switched from Claude Code to Codex on laptop.'))).toBe(
+        true,
+      );
+      expect(continuationRequest('openai-responses', toCodex)?.lastUserText).toContain('run by another agent, Claude Code');
+
+      const toClaude = lastSeq();
+      await laptop.client.take('switchAgent', { sessionId, provider: 'claude-code' });
+      const claude = await settled(
+        laptop,
+        'Claude Code after switching back',
+        (d) => d.provider === 'claude-code' && d.providerChanges.length === 4,
+      );
+      expect(claude.generation).toBe(3);
+      expect(continuationRequest('anthropic-messages', toClaude)?.lastUserText).toContain('run by another agent, Codex');
+      // The same agent again is refused, with the reason.
+      const same = await laptop.client.call('switchAgent', { sessionId, provider: 'claude-code' });
+      expect(same).toMatchObject({ ok: false, code: 'same_agent' });
+      // The desktop, which does not run it, sees the switches in the session's history.
+      await waitSession(world.desktop, sessionId, 'the desktop following the switches', (d) => d.providerChanges.length === 4);
+    },
+    TEST_TIMEOUT_MS,
+  );
 });

@@ -6,6 +6,7 @@
 import { detectedVersion } from '../../shared/cli-version.ts';
 import type { EligibilityView, HandoffView, MoveResult } from '../../shared/device-api.ts';
 import { fail, ok, type ActionResult } from '../../shared/errors.ts';
+import { isTerminal } from '../../shared/handoff-states.ts';
 import type { ProviderId } from '../../shared/provider.ts';
 import type { ReadinessReport } from '../../shared/readiness.ts';
 import { activateCheckpoint, type ActivationDeps } from '../handoff/activation.ts';
@@ -34,7 +35,7 @@ export interface MoveServiceDeps {
   targetCheck: TargetCheck;
   requests: MoveRequests;
   handoffs: Pick<Coordinator, 'observe' | 'forSession' | 'cancelByUser'>;
-  sessions: Pick<SessionService, 'clearAttention' | 'publishMeta' | 'note' | 'provider' | 'saveResumeData'>;
+  sessions: Pick<SessionService, 'clearAttention' | 'publishMeta' | 'note' | 'provider' | 'saveResumeData' | 'switchAgent'>;
   /** What activating a checkpoint again uses (the target's own activation). */
   activation: ActivationDeps;
   views: Pick<DeviceViews, 'handoff' | 'titleOf' | 'sessionChanged'>;
@@ -56,6 +57,13 @@ export class MoveService {
     const session = state.session(sessionId);
     if (!session) return [];
     return devices.eligibility(session, this.deps.targetCheck, detectedVersion(await providers.list(), session.provider));
+  }
+
+  /** Continues the session here with agent `to` (Switch agent), unless a move of it is under way. */
+  switchAgent(sessionId: string, to: ProviderId): Promise<ActionResult> {
+    if (this.deps.handoffs.forSession(sessionId).some((h) => !isTerminal(h.state)))
+      return Promise.resolve(fail('handoff_in_progress', 'A move of this session is in progress; switch once it has ended.'));
+    return this.deps.sessions.switchAgent(sessionId, to);
   }
 
   /** The whole readiness report for moving the session to `targetDeviceId`; with none, this device's side only. */

@@ -8,6 +8,7 @@ import { HandoffHistory } from '../components/handoff-history.tsx';
 import { MessageBox } from '../components/message-box.tsx';
 import { MoveDialog } from '../components/move-dialog.tsx';
 import { OwnershipStrip } from '../components/ownership-strip.tsx';
+import { SwitchAgentDialog } from '../components/switch-agent-dialog.tsx';
 import { PermissionRequest } from '../components/permission-request.tsx';
 import { sessionTone } from '../components/session-state.ts';
 import { Transcript } from '../components/transcript.tsx';
@@ -16,6 +17,7 @@ import { useSessionsStore } from '../stores/sessions-store.ts';
 
 function RunViewBody({ session }: { session: SessionDetail }) {
   const [moving, setMoving] = useState(false);
+  const [switching, setSwitching] = useState(false);
   const blocked = useBlockedMove(session);
   const providers = useSessionsStore((state) => state.providers);
   const providerLabel = providers.find((p) => p.id === session.provider)?.label ?? session.provider;
@@ -28,6 +30,17 @@ function RunViewBody({ session }: { session: SessionDetail }) {
           {session.workspace && <span className="run-meta-item mono">{session.workspace}</span>}
           <span className="run-meta-item">{providerLabel}</span>
           {session.permission && <span className="run-meta-item">Permissions: {PERMISSION_LABELS[session.permission]}</span>}
+          {session.isOwner && (
+            <button
+              type="button"
+              className="button button--quiet run-meta-item"
+              disabled={session.condition !== 'owned' || session.inputBlock !== null}
+              title={session.condition === 'owned' ? undefined : 'Switch the agent once the session runs here.'}
+              onClick={() => setSwitching(true)}
+            >
+              Switch agent
+            </button>
+          )}
         </p>
       </header>
       <div className="run-grid">
@@ -43,6 +56,7 @@ function RunViewBody({ session }: { session: SessionDetail }) {
           <MessageBox session={session} />
         </div>
       </div>
+      {switching && <SwitchAgentDialog session={session} onClose={() => setSwitching(false)} />}
       {moving && <MoveDialog sessionId={session.id} sessionTitle={session.title} onClose={() => setMoving(false)} />}
     </div>
   );

@@ -3,7 +3,15 @@ import type { DeviceApiHandlers } from '../../../shared/device-api.ts';
 import type { MoveService } from '../move-service.ts';
 
 type MoveMethods =
-  'moveEligibility' | 'checkReadiness' | 'startMove' | 'cancelMove' | 'pushRepo' | 'commitAll' | 'retryActivation' | 'handoffHistory';
+  | 'moveEligibility'
+  | 'checkReadiness'
+  | 'startMove'
+  | 'cancelMove'
+  | 'pushRepo'
+  | 'commitAll'
+  | 'retryActivation'
+  | 'handoffHistory'
+  | 'switchAgent';
 
 /** Eligibility, readiness, starting and cancelling a move, remediation, a retried activation, the handoff history. */
 export function moveHandlers(moves: MoveService): Pick<DeviceApiHandlers, MoveMethods> {
@@ -16,5 +24,6 @@ export function moveHandlers(moves: MoveService): Pick<DeviceApiHandlers, MoveMe
     commitAll: async ({ sessionId, repo, message }) => moves.commitAll(sessionId, repo, message),
     retryActivation: async ({ sessionId }) => moves.retryActivation(sessionId),
     handoffHistory: async ({ sessionId }) => moves.history(sessionId),
+    switchAgent: async ({ sessionId, provider }) => moves.switchAgent(sessionId, provider),
   };
 }

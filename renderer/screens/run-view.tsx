@@ -25,15 +25,12 @@ function RunViewBody({ session }: { session: SessionDetail }) {
   return (
     <div className={`run-view tone--${tone}`}>
       <header className="run-header">
-        <h1>{session.title}</h1>
-        <p className="run-meta">
-          {session.workspace && <span className="run-meta-item mono">{session.workspace}</span>}
-          <span className="run-meta-item">{providerLabel}</span>
-          {session.permission && <span className="run-meta-item">Permissions: {PERMISSION_LABELS[session.permission]}</span>}
+        <div className="run-title-row">
+          <h1>{session.title}</h1>
           {session.isOwner && (
             <button
               type="button"
-              className="button button--quiet run-meta-item"
+              className="button button--quiet run-switch"
               disabled={session.condition !== 'owned' || session.inputBlock !== null}
               title={session.condition === 'owned' ? undefined : 'Switch the agent once the session runs here.'}
               onClick={() => setSwitching(true)}
@@ -41,6 +38,11 @@ function RunViewBody({ session }: { session: SessionDetail }) {
               Switch agent
             </button>
           )}
+        </div>
+        <p className="run-meta">
+          {session.workspace && <span className="run-meta-item mono">{session.workspace}</span>}
+          <span className="run-meta-item">{providerLabel}</span>
+          {session.permission && <span className="run-meta-item">Permissions: {PERMISSION_LABELS[session.permission]}</span>}
         </p>
       </header>
       <div className="run-grid">

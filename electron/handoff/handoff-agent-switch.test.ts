@@ -6,7 +6,7 @@
  * carries the continuation prompt rendered from the checkpoint (or the session) with the earlier
  * agent's history, and the session records where its agent changed.
  */
-import { mkdirSync, symlinkSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync, statSync, symlinkSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ModelApi } from '../../dev-env/scripted-model-server/server.ts';
@@ -28,6 +28,11 @@ function continuationRequest(api: ModelApi, since: number) {
   return lab.server.requests.find(
     (r) => r.seq > since && r.api === api && (r.lastUserText ?? '').includes(`continuation of the session "${TITLE}"`),
   );
+}
+
+/** Every file under `dir` (the backend's data folder: database, WAL, blobs). */
+function filesUnder(dir: string): string[] {
+  return readdirSync(dir).flatMap((name) => (statSync(join(dir, name)).isDirectory() ? filesUnder(join(dir, name)) : [join(dir, name)]));
 }
 
 const lastSeq = () => lab.server.requests.at(-1)?.seq ?? 0;
@@ -125,6 +130,16 @@ describe('continuing a session with another agent, with the real CLIs', () => {
         'the laptop following the agent',
         (d) => d.provider === 'codex' && d.providerChanges.length === 1,
       );
+      // The laptop reads the change from the handoff's sealed outcome; the backend holds no agent, title or prompt in clear.
+      const seen = (await laptop.client.call('handoffHistory', { sessionId })).find((h) => h.id === there.lastHandoff!.id);
+      expect(seen?.providerChange).toEqual({ from: 'claude-code', to: 'codex' });
+      const files = filesUnder(world.backendData);
+      expect(files.some((f) => /^[0-9a-f]{64}$/.test(f.split('/').pop()!))).toBe(true);
+      for (const file of files) {
+        const bytes = readFileSync(file).toString('latin1');
+        for (const clear of ['claude-code', 'Claude Code', TITLE, 'continuation of the session'])
+          expect(bytes.includes(clear), `${clear} in ${file}`).toBe(false);
+      }
 
       // Codex answers the next message on the desktop.
       await desktop.client.take('sendMessage', { sessionId, text: 'what did I say first?' });

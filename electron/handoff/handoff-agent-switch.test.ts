@@ -84,6 +84,7 @@ describe('continuing a session with another agent, with the real CLIs', () => {
         provider: 'claude-code',
         prompt: FIRST,
         title: TITLE,
+        permission: 'ask',
       });
       sessionId = started.id;
       await settled(laptop, 'the first Claude Code turn', (d) =>
@@ -109,6 +110,8 @@ describe('continuing a session with another agent, with the real CLIs', () => {
         (d) => d.lastHandoff?.state === 'completed' && d.isOwner,
       );
       expect(there.provider).toBe('codex');
+      // The session's level carries over: Codex runs it with its own settings for "Ask before edits and commands".
+      expect(there.permission).toBe('ask');
       expect(there.lastHandoff?.resumePath).toBe('summary-continuation');
       expect(there.lastHandoff?.providerChange).toEqual({ from: 'claude-code', to: 'codex' });
       expect(there.lastHandoff?.resumeNote).toContain('Continued with Codex instead of Claude Code');

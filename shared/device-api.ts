@@ -103,6 +103,8 @@ export interface HandoffView {
   sourceName: string;
   targetDeviceId: string;
   targetName: string;
+  /** The device that asked for the move: the source (Move), or the target (Move here). */
+  initiatorDeviceId: string;
   state: HandoffState;
   generation: number;
   /** Each reached state with its time. */
@@ -117,6 +119,7 @@ export interface HandoffView {
   blockers: Blocker[];
   /** The move continued the session with another agent (when known to this device), else null. */
   providerChange: { from: string; to: string } | null;
+  checkpointKept: boolean; // the backend still keeps its checkpoint (Handoff.checkpointKept): Fork from here needs it
 }
 
 /** Why this device may not send input to the session, or null when it may. */
@@ -239,6 +242,8 @@ export const inputs = {
   startMove: z.strictObject({ sessionId: SessionId, targetDeviceId: DeviceId, provider: z.enum(PROVIDER_IDS).optional() }),
   /** Continues an owned session here with another agent, from a summary (recorded in its history like a move). */
   switchAgent: z.strictObject({ sessionId: SessionId, provider: z.enum(PROVIDER_IDS) }),
+  /** Off the owner: asks the owner to move the session to this device (it runs readiness first). */
+  moveHere: z.strictObject({ sessionId: SessionId }),
   cancelMove: z.strictObject({ sessionId: SessionId }),
   pushRepo: z.strictObject({ sessionId: SessionId, repo: z.string().min(1).max(4096) }),
   commitAll: z.strictObject({ sessionId: SessionId, repo: z.string().min(1).max(4096), message: z.string().trim().min(1).max(10_000) }),
@@ -279,6 +284,8 @@ export interface DeviceApiOutputs {
   moveEligibility: EligibilityView[];
   checkReadiness: ReadinessReport;
   startMove: MoveResult;
+  /** The request reached the backend for the owner (refused at once when the owner is offline). */
+  moveHere: ActionResult;
   cancelMove: ActionResult;
   switchAgent: ActionResult;
   /** Each remediation is followed by a fresh evaluation. */

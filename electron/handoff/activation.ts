@@ -22,6 +22,7 @@ import type { SessionsPort } from '../ports/sessions.ts';
 import type { Checkpoint } from './checkpoint.ts';
 import { receiveCheckpoint, type ReceiveCode, type ReceivedCheckpoint } from './checkpoint-transfer.ts';
 import { continuationInput } from '../providers/continuation-input.ts';
+import { cloneRemoteUrl, moveNote } from './move-note.ts';
 import { mergeEntries } from './transcript-merge.ts';
 import { providerStaging } from './part-staging.ts';
 import { agentChangeOf, checkpointAgent, importRefusedFor, recordAgentChange, summaryFacts } from './agent-change.ts';
@@ -40,6 +41,8 @@ export type ActivationResult = Result<Activated>;
 /** What activation uses, and nothing more. */
 export interface ActivationDeps {
   selfId: string;
+  /** This device's name, as the agent is told where it now runs. */
+  selfName?: string;
   /** Activation's session write is not durable: its caller's next durable write of the session settles it. */
   state: Pick<LocalState, 'updateSession' | 'rewriteTranscript' | 'exportsDir'>;
   backend: Pick<BackendPort, 'getBlobTo'>;
@@ -196,6 +199,24 @@ export async function activateCheckpoint(
   // session's own, or the one the move asked for, which continues from a summary.
   const agent = checkpointAgent(checkpoint);
   const provider = sessions.attach(handoff.sessionId, agent);
+  const providerId = isProviderId(checkpoint.meta.provider) ? checkpoint.meta.provider : null;
+  const version = providerId ? detectedVersion(await providers.list(), providerId) : null;
+  const note = moveNote({
+    from: {
+      name: checkpoint.sourceDeviceName,
+      platform: checkpoint.meta.sourcePlatform ?? null,
+      workspace: checkpoint.meta.sourceWorkspace ?? null,
+      cliVersion: checkpoint.meta.providerVersion ?? null,
+    },
+    to: { name: deps.selfName ?? null, platform: process.platform, workspace, cliVersion: version },
+    // Another agent: the CLI versions of two agents are not compared.
+    cliLabel: change === null && (providerId === 'claude-code' || providerId === 'codex') ? PROVIDER_LABELS[providerId] : null,
+    remotes: checkpoint.repos.map((r, i) => ({
+      relPath: r.relPath,
+      source: r.remoteUrl,
+      target: pinned.repoPaths[i] === undefined ? null : cloneRemoteUrl(pinned.repoPaths[i], r.branch),
+    })),
+  });
   const continuation = continuationInput({
     ...summaryFacts(checkpoint),
     title: checkpoint.meta.title,
@@ -205,14 +226,11 @@ export async function activateCheckpoint(
     repos: checkpoint.repos,
     drift,
     nextAction: 'Continue where the session left off.',
+    moveNote: note,
   });
   const older =
     isProviderId(checkpoint.meta.provider) && change === null
-      ? olderCliReason(
-          checkpoint.meta.provider,
-          { name: 'The target device', version: detectedVersion(await providers.list(), checkpoint.meta.provider) },
-          checkpoint.meta.providerVersion ?? null,
-        )
+      ? olderCliReason(checkpoint.meta.provider, { name: 'The target device', version }, checkpoint.meta.providerVersion ?? null)
       : null;
   const label = isProviderId(agent) ? `${PROVIDER_LABELS[agent]} session` : 'session';
   report('import', label, null, null, 0);
@@ -226,6 +244,11 @@ export async function activateCheckpoint(
     return fail('resume_failed', resumed.message);
   }
   mark('resumed');
+  // A summary continuation's prompt told the agent already; an imported session reads it with the next input.
+  if (resumed.value.path === 'checkpoint-import')
+    state.updateSession(handoff.sessionId, (s) => {
+      s.agentNote = note;
+    });
   deps.log(
     `activated ${handoff.id}: ${marks
       .slice(1)

@@ -110,6 +110,8 @@ export async function buildCheckpoint(
       permission: session.permission,
       providerVersion: detectedVersion(detected, session.provider),
       permissionRules: session.permissions.rules,
+      sourcePlatform: process.platform,
+      sourceWorkspace: session.workspace,
       // The move asked the target for another agent (move-request.ts): it continues from a summary.
       ...(session.continueWith?.handoffId === handoff.id && { continueWith: session.continueWith.provider }),
     },

@@ -84,6 +84,9 @@ export const HeadSchema = z.object({
     permissionRules: z.array(PermissionRuleSchema).max(200).optional(),
     /** The agent the target continues with instead of `provider`, by summary continuation (absent: the same). */
     continueWith: z.enum(PROVIDER_IDS).optional(),
+    /** The source's `process.platform` and workspace path: what the agent is told differs (absent in older checkpoints). */
+    sourcePlatform: z.string().max(40).optional(),
+    sourceWorkspace: z.string().max(4096).optional(),
   }),
   repos: z.array(
     z.object({
@@ -120,6 +123,8 @@ export interface Checkpoint {
     providerVersion?: string | null;
     permissionRules?: PermissionRule[];
     continueWith?: ProviderId;
+    sourcePlatform?: string;
+    sourceWorkspace?: string;
   };
   repos: PinnedRepo[];
   /** The provider's export; each of its files is one part of the body. */

@@ -38,10 +38,11 @@ export interface MoveRequests {
   evaluate(sessionId: string, targetDeviceId?: string): Promise<ReadinessReport>;
   /**
    * Evaluates readiness and, only when ready, creates the handoff at the session's generation;
-   * `provider`: the agent the target continues with (default: the session's own, or the one a target
-   * without it continues with: DevicesPort.continuationFor).
+   * `initiatorDeviceId`: the device that asked (the target, by Move here), else this one; `provider`: the agent the
+   * target continues with (default: the session's own, or the one a target without it continues with:
+   * DevicesPort.continuationFor).
    */
-  start(sessionId: string, targetDeviceId: string, provider?: ProviderId): Promise<MoveResult>;
+  start(sessionId: string, targetDeviceId: string, initiatorDeviceId?: string, provider?: ProviderId): Promise<MoveResult>;
 }
 
 /**
@@ -98,7 +99,7 @@ export function moveRequests(deps: MoveRequestDeps): MoveRequests {
     return { ready: blockers.length === 0, blockers, repos: source.repos, evaluatedAt: clock() };
   }
 
-  async function start(sessionId: string, targetDeviceId: string, provider?: ProviderId): Promise<MoveResult> {
+  async function start(sessionId: string, targetDeviceId: string, initiatorDeviceId?: string, provider?: ProviderId): Promise<MoveResult> {
     // A move this device has not heard of yet is refused by the backend (handoff_in_progress, below).
     const report = await evaluate(sessionId, targetDeviceId, provider);
     if (!report.ready)
@@ -130,7 +131,7 @@ export function moveRequests(deps: MoveRequestDeps): MoveRequests {
     state.ensureProgress(handoffId, sessionId, 'source', clock(), false);
     // The target checks it holds this version before anything changes hands (target-steps.ts prepare).
     const keyVersion = Math.max(...deps.seal.keyVersions());
-    const created = await backend.createHandoff(handoffId, sessionId, targetDeviceId, session.generation, keyVersion);
+    const created = await backend.createHandoff(handoffId, sessionId, targetDeviceId, session.generation, keyVersion, initiatorDeviceId);
     if (!created.ok) {
       state.updateProgress(handoffId, (p) => {
         p.finished = true;

@@ -25,6 +25,8 @@ export interface ContinuationFacts {
   packet?: { goal?: string; acceptance_criteria?: string; current_state?: string; next_action?: string } | null;
   /** The agent that ran the session until now, when another one continues it (its label). */
   previousAgent?: string | null;
+  /** After a move, what the agent is told of it. */
+  moveNote?: string;
 }
 
 /** The continuation input for `facts`: packet, facts verified here, drift, and the transcript tail. */
@@ -43,5 +45,6 @@ export function continuationInput(facts: ContinuationFacts): ContinuationInput {
     verifiedFacts: facts.repos.map((r) => `${r.relPath} is on ${r.branch ?? '(detached)'} at ${r.commit ?? '(no commit)'}`),
     driftWarnings: facts.drift,
     transcriptTail: facts.newest.slice(-CONTINUATION_TAIL_ENTRIES),
+    ...(facts.moveNote !== undefined && { moveNote: facts.moveNote }),
   };
 }

@@ -140,6 +140,7 @@ export function createEnrollingDevice(options: EnrollingDeviceOptions): Enrollin
     pushRepo: refuseWithReport,
     commitAll: refuseWithReport,
     retryActivation: refuse,
+    moveHere: refuse,
     handoffHistory: async () => [],
     createInvite: refuse,
     revokeDevice: refuse,

@@ -1,7 +1,7 @@
 /**
- * The session's handoff history: every move, newest first, how it ended, and when; its codes in
- * Details. A move that continued with another agent says so, and a Switch agent on one device is
- * listed among the moves.
+ * The session's handoff history: every move, newest first, how it ended, when, and whether its
+ * checkpoint is kept; codes in Details. A move that continued with another agent says so, and a
+ * Switch agent on one device is listed among the moves.
  */
 import { useEffect, useId } from 'react';
 import { describeProviderChange, type ProviderChange } from '../../shared/agent-switch.ts';
@@ -67,6 +67,9 @@ export function HandoffHistory({ sessionId }: { sessionId: string }) {
                 <span className="history-outcome">{handoffOutcome(handoff)}</span>
                 {handoff.providerChange && (
                   <span className="history-agent">Continued with another agent: {describeProviderChange(handoff.providerChange)}</span>
+                )}
+                {handoff.state === 'completed' && !handoff.checkpointKept && (
+                  <span className="muted history-collected">checkpoint no longer kept</span>
                 )}
                 {at !== undefined && (
                   <time className="muted" dateTime={new Date(at).toISOString()}>

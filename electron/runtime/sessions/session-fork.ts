@@ -13,6 +13,7 @@ import type { Handoff } from '../../../shared/api/handoffs.ts';
 import { fail, ok, type Result } from '../../../shared/errors.ts';
 import { isProviderId, PROVIDER_CAPABILITIES } from '../../../shared/provider.ts';
 import { checkpointContinuation, openCheckpoint, type ActivationDeps, type Opened } from '../../handoff/activation.ts';
+import { checkpointAgent, importRefusedFor } from '../../handoff/agent-change.ts';
 import { mergeEntries } from '../../handoff/transcript-merge.ts';
 import type { LocalSession, LocalState } from '../../local-state/local-state.ts';
 import type { BackendPort } from '../../ports/backend.ts';
@@ -106,7 +107,8 @@ export async function forkFromHandoff(deps: ForkDeps, sessionId: string, handoff
     return opened.code === 'checkpoint_missing' ? collected() : opened;
   }
   const { checkpoint, pinned, drift } = opened.value;
-  const provider = checkpoint.meta.provider;
+  // The agent the move continued with (another one, for a move that changed agent), as activation runs it.
+  const provider = checkpointAgent(checkpoint);
   const levels = isProviderId(provider) && PROVIDER_CAPABILITIES[provider].permissions;
   // The branch first (a fork that cannot have one is not made), then the record.
   const branchAndRecord = async (): Promise<Result<{ notes: string[] }>> => {
@@ -142,7 +144,8 @@ export async function forkFromHandoff(deps: ForkDeps, sessionId: string, handoff
   const agent = deps.sessions.attach(forkId, provider);
   const next = 'This is a fork of the session: continue from here in another direction when asked.';
   const continuation = checkpointContinuation(checkpoint, drift, next);
-  const resumed = await deps.providers.resume(agent, checkpoint.providerResume, continuation, pinned.workspace, undefined, undefined, true);
+  const refused = importRefusedFor(checkpoint);
+  const resumed = await deps.providers.resume(agent, checkpoint.providerResume, continuation, pinned.workspace, refused, undefined, true);
   if (!resumed.ok) {
     await deps.sessions.detach(forkId);
     deps.sessions.note(forkId, `The fork's agent could not be started: ${resumed.message}`);

@@ -9,10 +9,14 @@ import type { DeviceStatus } from './api/devices.ts';
 import type { CancelReason, DriftWarning, ResumePath } from './api/handoffs.ts';
 import type { ActionResult, CodedMessage, Failure, Result } from './errors.ts';
 import type { HandoffState } from './handoff-states.ts';
+import { AnswerPermissionInput, InterruptTurnInput, type SessionPermissionsView } from './permission-views.ts';
 import { PermissionLevel, type ExistingSession } from './provider.ts';
+import type { HandoffProgressView, MoveBlockView, MoveNoticeView } from './move-views.ts';
 import type { Blocker, ReadinessReport } from './readiness.ts';
 import { BackendUrls } from './backend-addresses.ts';
 import { BackendPins, type BackendKeyProbe, type BackendKeyView } from './backend-keys.ts';
+
+export type { HandoffProgressView, MoveBlockView, MoveNoticeView, ProgressStep } from './move-views.ts';
 
 // ---------- views the runtime returns ----------
 
@@ -30,6 +34,8 @@ export interface DeviceStatusView {
   backendKey: BackendKeyView | null;
   /** Set while a join waits for the inviting device. */
   joining: boolean;
+  /** When this device learnt it was revoked (the backend refused it as `device_revoked`), else null: it no longer syncs or acts. */
+  revokedAt: number | null;
 }
 
 /**
@@ -138,6 +144,8 @@ export interface SessionView {
   inputBlock: InputBlock;
   activeHandoff: HandoffView | null;
   lastHandoff: HandoffView | null;
+  /** A move readiness refused, until a check passes or a move starts (null: none). */
+  blocked: MoveBlockView | null;
   updatedAt: number;
 }
 
@@ -146,7 +154,7 @@ export const TRANSCRIPT_WINDOW = 200;
 /** The most entries one readTranscript page holds. */
 export const TRANSCRIPT_PAGE_MAX = 1000;
 
-export interface SessionDetail extends SessionView {
+export interface SessionDetail extends SessionView, SessionPermissionsView {
   agents: AgentView[];
   /** The newest window of the transcript: entries `transcriptFrom` … `transcriptTotal - 1`. */
   transcript: TranscriptEntry[];
@@ -214,9 +222,12 @@ export const inputs = {
     permission: PermissionLevel.optional(),
   }),
   sendMessage: z.strictObject({ sessionId: SessionId, text: z.string().min(1).max(100_000) }),
+  answerPermission: AnswerPermissionInput,
+  interruptTurn: InterruptTurnInput,
   listDevices: z.strictObject({}),
   moveEligibility: z.strictObject({ sessionId: SessionId }),
-  checkReadiness: z.strictObject({ sessionId: SessionId, targetDeviceId: DeviceId }),
+  /** Without a target, this device's side only (the Move dialog asks as it opens). */
+  checkReadiness: z.strictObject({ sessionId: SessionId, targetDeviceId: DeviceId.optional() }),
   startMove: z.strictObject({ sessionId: SessionId, targetDeviceId: DeviceId }),
   cancelMove: z.strictObject({ sessionId: SessionId }),
   pushRepo: z.strictObject({ sessionId: SessionId, repo: z.string().min(1).max(4096) }),
@@ -252,6 +263,8 @@ export interface DeviceApiOutputs {
   /** Makes a Baton session (owned here) of one of them; its provider resumes that very session. */
   adoptSession: Result<SessionView>;
   sendMessage: ActionResult;
+  answerPermission: ActionResult;
+  interruptTurn: ActionResult;
   listDevices: DeviceView[];
   moveEligibility: EligibilityView[];
   checkReadiness: ReadinessReport;
@@ -285,40 +298,6 @@ export interface SessionActivity {
   transcriptFrom: number;
   transcript: TranscriptEntry[];
   agents: AgentView[];
-}
-
-/** The long steps of a move whose progress the stepper and the device log show. */
-export type ProgressStep = 'fetch' | 'clone' | 'upload' | 'download' | 'import';
-
-/**
- * How far one long step of a move has got: git's own progress for a fetch or clone on the target,
- * the bytes of the checkpoint upload or download, the provider import. Unknown figures are null.
- */
-export interface HandoffProgressView {
-  handoffId: string;
-  sessionId: string;
-  step: ProgressStep;
-  /** What the step works on, in words (a repository's folder, "checkpoint"); never a credential. */
-  label: string;
-  doneBytes: number | null;
-  totalBytes: number | null;
-  /** 0–100 when known. */
-  percent: number | null;
-  at: number;
-}
-
-/**
- * What the desktop notification of a move says: it completed, was blocked, or left the session
- * needing attention. `body` names the session and the device; clicking opens the session's run view.
- */
-export interface MoveNoticeView {
-  kind: 'completed' | 'blocked' | 'attention';
-  sessionId: string;
-  handoffId: string | null;
-  /** "Move completed", "Move blocked", "Needs attention". */
-  title: string;
-  body: string;
-  at: number;
 }
 
 export interface DeviceApiEvents {

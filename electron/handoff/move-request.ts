@@ -33,8 +33,8 @@ export interface MoveRequestDeps {
 }
 
 export interface MoveRequests {
-  /** The whole readiness report for moving `sessionId` to `targetDeviceId`. */
-  evaluate(sessionId: string, targetDeviceId: string): Promise<ReadinessReport>;
+  /** The whole readiness report for moving `sessionId` to `targetDeviceId`; with none, this device's side only. */
+  evaluate(sessionId: string, targetDeviceId?: string): Promise<ReadinessReport>;
   /** Evaluates readiness and, only when ready, creates the handoff at the session's generation. */
   start(sessionId: string, targetDeviceId: string): Promise<MoveResult>;
 }
@@ -54,7 +54,7 @@ const IN_PROGRESS: Blocker = {
 export function moveRequests(deps: MoveRequestDeps): MoveRequests {
   const { state, backend, devices, sessions, handoffs, clock } = deps;
 
-  async function evaluate(sessionId: string, targetDeviceId: string): Promise<ReadinessReport> {
+  async function evaluate(sessionId: string, targetDeviceId?: string): Promise<ReadinessReport> {
     const session = state.readSession(sessionId);
     const sessionBlockers: Blocker[] = [];
     if (!session || session.ownerDeviceId !== deps.selfId || session.inputBlock?.code === 'moved') {
@@ -73,7 +73,7 @@ export function moveRequests(deps: MoveRequestDeps): MoveRequests {
     const [source, tooLarge] = await Promise.all([
       deps.git.sourceReadiness(session),
       checkpointSizeBlocker(deps, session),
-      devices.listedWithin(DEVICE_LIST_FRESH_MS)
+      targetDeviceId === undefined || devices.listedWithin(DEVICE_LIST_FRESH_MS)
         ? null
         : backend.listDevices().then((listed) => listed.ok && devices.replaceAll(listed.value)),
     ]);
@@ -81,7 +81,7 @@ export function moveRequests(deps: MoveRequestDeps): MoveRequests {
       ...sessionBlockers,
       ...source.blockers,
       ...(tooLarge ? [tooLarge] : []),
-      ...devices.targetBlockers(session, targetDeviceId, deps.targetCheck),
+      ...(targetDeviceId === undefined ? [] : devices.targetBlockers(session, targetDeviceId, deps.targetCheck)),
     ];
     return { ready: blockers.length === 0, blockers, repos: source.repos, evaluatedAt: clock() };
   }

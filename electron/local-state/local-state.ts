@@ -18,6 +18,7 @@ import { DEFAULT_PERMISSION_LEVEL, PermissionLevel } from '../../shared/provider
 import type { Blocker } from '../../shared/readiness.ts';
 import { RepoRef } from '../ports/repo-ref.ts';
 import { migrateInlineTranscripts } from './inline-transcripts.ts';
+import { noPermissions, SessionPermissionsSchema } from './session-permissions.ts';
 import { RecordFolder } from './record-folder.ts';
 import { TranscriptLogs } from './transcript-log.ts';
 
@@ -52,10 +53,23 @@ export const LocalSessionSchema = z.object({
     .object({ handoffId: z.string().nullable(), code: z.string(), message: z.string(), fix: z.string().optional() })
     .nullable(),
   agents: z.array(z.custom<AgentView>()),
+  /** A move readiness refused, kept until a check passes or a move starts (absent or null: none). */
+  blockedMove: z
+    .object({
+      targetDeviceId: z.string(),
+      blockers: z.array(z.custom<Blocker>()),
+      foundBy: z.enum(['readiness', 'checkpoint', 'target']),
+      handoffId: z.string().nullable(),
+      at: z.number(),
+    })
+    .nullable()
+    .optional(),
   /** How the provider was last resumed after this device restarted (absent: never). */
   restartResume: z.object({ path: ResumePath, reason: z.string().nullable(), at: z.number() }).nullable().optional(),
   /** The last backend event seq applied to transcript/agents. */
   eventCursor: z.number().int().nonnegative(),
+  /** Its permission requests, their outcomes and its "Allow for this session" rules (older records: none). */
+  permissions: SessionPermissionsSchema.default(noPermissions),
   createdAt: z.number(),
   updatedAt: z.number(),
 });

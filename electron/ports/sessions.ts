@@ -39,4 +39,9 @@ export interface SessionsPort {
   saveResumeData(sessionId: string, provider: ProviderSession): Promise<void>;
   /** Applies a backend session record: learns unknown sessions, follows owner and generation. */
   applyRemote(record: Session): Promise<void>;
+  /**
+   * Denies the session's pending permission requests because it moves to `targetDeviceId` (the agent
+   * reads that, the transcript records it); resolves once the agent has the answers.
+   */
+  denyPermissionsForMove(sessionId: string, targetDeviceId: string): Promise<void>;
 }

@@ -76,6 +76,7 @@ export function createEnrollingDevice(options: EnrollingDeviceOptions): Enrollin
     reachability: null,
     backendKey: null,
     joining: false,
+    revokedAt: null,
   };
 
   async function run(profile: Profile): Promise<DeviceStatusView> {
@@ -125,6 +126,8 @@ export function createEnrollingDevice(options: EnrollingDeviceOptions): Enrollin
     getSession: async () => null,
     readTranscript: async () => null,
     startSession: refuse,
+    answerPermission: refuse,
+    interruptTurn: refuse,
     listAgentSessions: refuse,
     adoptSession: refuse,
     sendMessage: refuse,

@@ -10,7 +10,7 @@ import type { ReadinessReport } from '../../shared/readiness.ts';
 import { activateCheckpoint, type ActivationDeps } from '../handoff/activation.ts';
 import type { Coordinator } from '../handoff/coordinator.ts';
 import type { MoveRequests } from '../handoff/move-request.ts';
-import type { LocalState } from '../local-state/local-state.ts';
+import type { LocalSession, LocalState } from '../local-state/local-state.ts';
 import type { BackendPort } from '../ports/backend.ts';
 import type { Clock } from '../ports/clock.ts';
 import type { TargetCheck } from '../ports/devices.ts';
@@ -57,14 +57,28 @@ export class MoveService {
     return devices.eligibility(session, this.deps.targetCheck, detectedVersion(await providers.list(), session.provider));
   }
 
-  /** The whole readiness report for moving the session to `targetDeviceId`. */
-  readiness(sessionId: string, targetDeviceId: string): Promise<ReadinessReport> {
+  /** The whole readiness report for moving the session to `targetDeviceId`; with none, this device's side only. */
+  readiness(sessionId: string, targetDeviceId?: string): Promise<ReadinessReport> {
     return this.deps.requests.evaluate(sessionId, targetDeviceId);
   }
 
-  /** Starts the move when ready; a blocked one is also told as a desktop notice. */
+  /**
+   * Starts the move when ready; a blocked one is kept with the session (the run view shows it after
+   * a reload) and told as a desktop notice, and a started one clears what was kept.
+   */
   async start(sessionId: string, targetDeviceId: string): Promise<MoveResult> {
     const started = await this.deps.requests.start(sessionId, targetDeviceId);
+    const blocked = !started.ok && 'report' in started;
+    const found = blocked
+      ? {
+          targetDeviceId,
+          blockers: started.report.blockers,
+          foundBy: 'readiness' as const,
+          handoffId: null,
+          at: started.report.evaluatedAt,
+        }
+      : null;
+    this.keepBlocked(sessionId, blocked ? found : started.ok ? null : undefined);
     if (!started.ok && 'report' in started) {
       const move = { sessionId, title: this.deps.views.titleOf(sessionId), sourceName: this.deps.selfName };
       const targetName = this.deps.devices.nameOf(targetDeviceId);
@@ -129,6 +143,20 @@ export class MoveService {
     const repos = await git.repos(session);
     const target = repos.find((r) => r.path === repo || r.relPath === repo);
     const result = target ? await act(target.path) : fail('not_found', 'That repository is not part of the session.');
-    return { result, report: await git.sourceReadiness(session) };
+    const report = await git.sourceReadiness(session);
+    const kept = state.session(sessionId)?.blockedMove;
+    if (kept) this.keepBlocked(sessionId, report.ready ? null : { ...kept, blockers: report.blockers, at: report.evaluatedAt });
+    return { result, report };
+  }
+
+  /** Keeps (or with null clears) the session's blocked move and tells the UI; undefined changes nothing. */
+  private keepBlocked(sessionId: string, blocked: LocalSession['blockedMove']): void {
+    if (blocked === undefined) return;
+    const session = this.deps.state.session(sessionId);
+    if (!session || (blocked === null && !session.blockedMove)) return;
+    this.deps.state.updateSession(sessionId, (s) => {
+      s.blockedMove = blocked;
+    });
+    this.deps.views.sessionChanged(sessionId);
   }
 }

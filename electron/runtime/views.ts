@@ -9,6 +9,7 @@ import {
   type SessionView,
   type TranscriptPage,
 } from '../../shared/device-api.ts';
+import type { Blocker } from '../../shared/readiness.ts';
 import { redactCredentials } from '../../shared/url-credentials.ts';
 import { isTerminal } from '../../shared/handoff-states.ts';
 import { isProviderId, PROVIDER_CAPABILITIES } from '../../shared/provider.ts';
@@ -16,6 +17,7 @@ import type { DeviceDirectory } from './device-directory.ts';
 import type { LocalSession, LocalState } from '../local-state/local-state.ts';
 import type { SealPort } from '../ports/seal.ts';
 import { openCancelReason } from '../handoff/cancel-reason.ts';
+import { agentsShown, latestOutcomes, pendingNow } from './permissions/permission-book.ts';
 import type { SessionService } from './sessions/session-service.ts';
 
 export interface ViewDeps {
@@ -24,6 +26,11 @@ export interface ViewDeps {
   seal: SealPort;
   devices: Pick<DeviceDirectory, 'nameOf'>;
   sessions: Pick<SessionService, 'inputBlock'>;
+}
+
+/** A blocker whose sentence and fix carry no credential (they can quote a remote URL). */
+function redactedBlocker(blocker: Blocker): Blocker {
+  return { ...blocker, message: redactCredentials(blocker.message), fix: redactCredentials(blocker.fix) };
 }
 
 /** A handoff record as the UI shows it (outcome unsealed when this device can). */
@@ -54,7 +61,7 @@ export function handoffView(deps: ViewDeps, handoff: Handoff): HandoffView {
     resumePath: handoff.resumePath,
     resumeNote: resumeNote === null ? null : redactCredentials(resumeNote),
     driftWarnings,
-    blockers: (progress?.blockers ?? []).map((b) => ({ ...b, message: redactCredentials(b.message), fix: redactCredentials(b.fix) })),
+    blockers: (progress?.blockers ?? []).map(redactedBlocker),
   };
 }
 
@@ -74,6 +81,13 @@ function attentionOf(deps: ViewDeps, session: Readonly<LocalSession>): Attention
     fix: redactCredentials(needs.fix ?? (retryActivation ? 'Retry activation once the cause is fixed.' : 'Restart Baton on this device.')),
     retryActivation,
   };
+}
+
+/** The move readiness refused, as the UI shows it (the blockers' sentences without credentials). */
+function blockedOf(deps: ViewDeps, session: Readonly<LocalSession>): SessionView['blocked'] {
+  const blocked = session.blockedMove;
+  if (!blocked) return null;
+  return { ...blocked, targetName: deps.devices.nameOf(blocked.targetDeviceId), blockers: blocked.blockers.map(redactedBlocker) };
 }
 
 function condition(deps: ViewDeps, session: Readonly<LocalSession>, active: Handoff | undefined): SessionView['condition'] {
@@ -103,6 +117,7 @@ export function sessionView(deps: ViewDeps, session: Readonly<LocalSession>, han
     inputBlock: redactedBlock(deps.sessions.inputBlock(session)),
     activeHandoff: active ? handoffView(deps, active) : null,
     lastHandoff: last ? handoffView(deps, last) : null,
+    blocked: blockedOf(deps, session),
     updatedAt: session.updatedAt,
   };
 }
@@ -117,10 +132,12 @@ export function sessionDetail(deps: ViewDeps, session: Readonly<LocalSession>, h
   const from = Math.max(0, total - TRANSCRIPT_WINDOW);
   return {
     ...sessionView(deps, session, handoffs),
-    agents: session.agents,
+    agents: agentsShown(session),
     transcript: deps.state.transcriptPage(session.id, from, TRANSCRIPT_WINDOW),
     transcriptFrom: from,
     transcriptTotal: total,
+    permissionRequests: pendingNow(session),
+    permissionOutcomes: latestOutcomes(session),
   };
 }
 

@@ -12,6 +12,7 @@ const status = (reachability: BackendReachabilityView | null): DeviceStatusView 
   reachability,
   backendKey: null,
   joining: false,
+  revokedAt: null,
 });
 const view = (state: BackendReachabilityView['state'], tried: string[] = []): BackendReachabilityView => ({
   state,

@@ -18,8 +18,9 @@ export function unreachableNotice(status: DeviceStatusView | null): string | nul
   return `Can't reach the sync backend (tried ${tried.join(', ')}) — showing what this device last knew.`;
 }
 
-/** Why an act that needs the backend is disabled now, or null when the backend is not known to be unreachable. */
+/** Why an act that needs the backend is disabled now (this device was revoked, or cannot reach it), or null when it may act. */
 export function needsBackendReason(status: DeviceStatusView | null): string | null {
+  if (status?.revokedAt) return 'This device was removed from the account, so it can no longer do this.';
   if (!isUnreachable(status?.reachability)) return null;
   return "Can't reach the sync backend, which this needs; it is enabled again as soon as the backend answers.";
 }

@@ -26,6 +26,7 @@ export function sessionView(over: Partial<SessionView> = {}): SessionView {
     inputBlock: null,
     activeHandoff: null,
     lastHandoff: null,
+    blocked: null,
     updatedAt: 0,
     ...over,
   };
@@ -74,6 +75,7 @@ export function deviceStatus(over: Partial<DeviceStatusView> = {}): DeviceStatus
     reachability: { state: 'reachable', current: 'http://127.0.0.1:7070', tried: [], since: 1, lastError: null },
     backendKey: { pinned: [], refused: null },
     joining: false,
+    revokedAt: null,
     ...over,
   };
 }

@@ -9,14 +9,20 @@ import { accountHandlers, type AccountHandlerDeps } from './account.ts';
 import { backendKeyHandlers, type BackendKeyHandlerDeps } from './backend-keys.ts';
 import { deviceHandlers, type DeviceHandlerDeps } from './devices.ts';
 import { moveHandlers } from './moves.ts';
+import { permissionHandlers, type PermissionHandlerDeps } from './permissions.ts';
 import { sessionHandlers, type SessionHandlerDeps } from './sessions.ts';
 
-export type DeviceApiDeps = SessionHandlerDeps & DeviceHandlerDeps & AccountHandlerDeps & BackendKeyHandlerDeps & { moves: MoveService };
+export type DeviceApiDeps = SessionHandlerDeps &
+  PermissionHandlerDeps &
+  DeviceHandlerDeps &
+  AccountHandlerDeps &
+  BackendKeyHandlerDeps & { moves: MoveService };
 
 /** Every handler of the device API. */
 export function deviceApiHandlers(deps: DeviceApiDeps): DeviceApiHandlers {
   return {
     ...sessionHandlers(deps),
+    ...permissionHandlers(deps),
     ...moveHandlers(deps.moves),
     ...deviceHandlers(deps),
     ...accountHandlers(deps),

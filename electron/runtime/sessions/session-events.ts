@@ -1,16 +1,20 @@
 /**
  * What a session's event stream on the backend carries, sealed to the session: one transcript
- * entry, the history an adopted session brought, or the agent map. The owner sends them
- * (event-sender.ts); every other device pulls them in (event-puller.ts).
+ * entry, the history an adopted session brought, the agent map, or a permission request asked or
+ * ended (runtime/permissions/). The owner sends them (event-sender.ts); every other device pulls
+ * them in (event-puller.ts).
  */
 import { z } from 'zod';
 import type { AgentView, TranscriptEntry } from '../../../shared/agents.ts';
+import { PermissionOutcomeViewSchema, PermissionRequestViewSchema } from '../../../shared/permission-views.ts';
 
 export const EventSchema = z.discriminatedUnion('type', [
   z.object({ type: z.literal('transcript'), entry: z.custom<TranscriptEntry>() }),
   /** Many entries at once: the history an adopted session brought with it. */
   z.object({ type: z.literal('history'), entries: z.array(z.custom<TranscriptEntry>()) }),
   z.object({ type: z.literal('agents'), agents: z.array(z.custom<AgentView>()) }),
+  z.object({ type: z.literal('permission-request'), request: PermissionRequestViewSchema }),
+  z.object({ type: z.literal('permission-settled'), outcome: PermissionOutcomeViewSchema }),
 ]);
 
 /** One event of a session's stream, opened. */

@@ -1,13 +1,14 @@
 /**
  * The fault matrix (dev-env/fault-matrix/): the backend, the source and the target killed and
- * paused, and the network between one device and the backend cut, while a Move is held in each of
+ * paused, and the network between one device and the backend cut, slowed by 1.5 s each way or made
+ * 30 % lossy (the move going on through it: it completes, or a deadline cancels it), while a Move is held in each of
  * the seven states with the session's turn running, and again on the fast path of an idle session
  * (speculative checkpoint, quiescing and relinquish in one commit, the checkpoint opened before the
  * resume). Moves are held by the devices' gates, so each takes the commits a shipped device takes.
  * After each: the move ended completed or cancelled, exactly one owner both devices agree on, no
  * generation went back, every transcript entry kept, and no turn ran on a device that did not own
  * the session. `npm test` runs one case per role; `npm run test:faults` (BATON_FAULTS=all) runs all
- * 88 and prints the table.
+ * 132 and prints the table.
  *
  * Last full run (2026-12-01, 2 shared cores, network namespaces; 830 s): 88 of 88 held. 74 moves
  * completed; 14 were cancelled as `target_timeout` with the source owning the session at its

@@ -100,6 +100,8 @@ export interface HandoffView {
   sourceName: string;
   targetDeviceId: string;
   targetName: string;
+  /** The device that asked for the move: the source (Move), or the target (Move here). */
+  initiatorDeviceId: string;
   state: HandoffState;
   generation: number;
   /** Each reached state with its time. */
@@ -112,6 +114,7 @@ export interface HandoffView {
   driftWarnings: DriftWarning[];
   /** Remediation when a re-check at the checkpoint cancelled the move. */
   blockers: Blocker[];
+  checkpointKept: boolean; // the backend still keeps its checkpoint (Handoff.checkpointKept): Fork from here needs it
 }
 
 /** Why this device may not send input to the session, or null when it may. */
@@ -229,6 +232,8 @@ export const inputs = {
   /** Without a target, this device's side only (the Move dialog asks as it opens). */
   checkReadiness: z.strictObject({ sessionId: SessionId, targetDeviceId: DeviceId.optional() }),
   startMove: z.strictObject({ sessionId: SessionId, targetDeviceId: DeviceId }),
+  /** Off the owner: asks the owner to move the session to this device (it runs readiness first). */
+  moveHere: z.strictObject({ sessionId: SessionId }),
   cancelMove: z.strictObject({ sessionId: SessionId }),
   pushRepo: z.strictObject({ sessionId: SessionId, repo: z.string().min(1).max(4096) }),
   commitAll: z.strictObject({ sessionId: SessionId, repo: z.string().min(1).max(4096), message: z.string().trim().min(1).max(10_000) }),
@@ -269,6 +274,8 @@ export interface DeviceApiOutputs {
   moveEligibility: EligibilityView[];
   checkReadiness: ReadinessReport;
   startMove: MoveResult;
+  /** The request reached the backend for the owner (refused at once when the owner is offline). */
+  moveHere: ActionResult;
   cancelMove: ActionResult;
   /** Each remediation is followed by a fresh evaluation. */
   pushRepo: { result: ActionResult; report: ReadinessReport };

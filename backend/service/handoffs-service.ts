@@ -32,6 +32,10 @@ export async function createHandoff(deps: Deps, { caller, body, idem }: Call<'cr
   if (target.status !== 'enrolled') return fail('forbidden', `the target device is ${target.status}`);
   if (body.keyVersion !== undefined && body.keyVersion > (await deps.store.currentKeyVersion(caller.accountId)))
     return fail('validation_failed', 'the account has no such key version', { field: 'keyVersion' });
+  // Who asked: the owner itself, or the target that asked it with Move here (the owner ran readiness either way).
+  const initiator = body.initiatorDeviceId ?? caller.id;
+  if (initiator !== caller.id && initiator !== target.id)
+    return fail('validation_failed', 'the initiator must be the source or the target', { field: 'initiatorDeviceId' });
   const wrap = (handoff: Handoff) => ({ handoff });
   const input = {
     id: body.handoffId,
@@ -39,6 +43,7 @@ export async function createHandoff(deps: Deps, { caller, body, idem }: Call<'cr
     sessionId: body.sessionId,
     sourceDeviceId: caller.id,
     targetDeviceId: target.id,
+    initiatorDeviceId: initiator,
     generation: body.generation,
     keyVersion: body.keyVersion ?? null,
     at: deps.clock(),
@@ -60,11 +65,8 @@ export async function getHandoff(deps: Deps, { caller, params }: Call<'getHandof
   return handoff ? ok({ handoff }) : fail('not_found', 'no such handoff');
 }
 
-/** Whether the transition enters source-relinquished-and-checkpointed, the one that carries a checkpoint (checkFields says the rest). */
-const mayEnterWithCheckpoint = (body: TransitionRequest) => (body.continueTo ?? body.to) === 'source-relinquished-and-checkpointed';
-
 /** Refuses fields that do not belong to the state finally entered (`continueTo`, else `to`), and requires the ones that do. */
-async function checkFields(deps: Deps, accountId: string, body: TransitionRequest): Promise<Failure<ApiErrorCode> | undefined> {
+function checkFields(body: TransitionRequest): Failure<ApiErrorCode> | undefined {
   const entered = body.continueTo ?? body.to;
   const need = (field: keyof TransitionRequest, when: boolean) => (when ? body[field] === undefined : body[field] !== undefined);
   if (need('checkpoint', entered === 'source-relinquished-and-checkpointed')) {
@@ -83,18 +85,13 @@ async function checkFields(deps: Deps, accountId: string, body: TransitionReques
   if (body.sealedOutcome !== undefined && entered !== 'completed' && entered !== 'cancelled') {
     return fail('validation_failed', 'a sealed outcome is given only when the handoff ends', { field: 'sealedOutcome' });
   }
-  if (body.checkpoint) {
-    const blob = await deps.store.getBlob(accountId, body.checkpoint.digest);
-    if (!blob) return fail('validation_failed', 'the checkpoint body has not been uploaded', { field: 'checkpoint' });
-    if (blob.size !== body.checkpoint.size)
-      return fail('validation_failed', 'the checkpoint size does not match the uploaded body', { field: 'checkpoint' });
-  }
+  // The checkpoint's body is checked by the store, in the transaction that names it (a collection may be deleting it).
   return undefined;
 }
 
 /**
- * Stores a checkpoint that travels in its transition (`checkpointBody`) under its reference, as a
- * blob put would; refuses a body that is not the one the reference names. A store that already has
+ * Stores a checkpoint that travels in its transition (`checkpointBody`, checkFields allowed it) under
+ * its reference, as a blob put would; refuses a body that is not the one the reference names. A store that already has
  * it (a retried request) is told again: the same body under the same digest.
  */
 async function storeInlineCheckpoint(deps: Deps, accountId: string, body: TransitionRequest): Promise<Failure<ApiErrorCode> | undefined> {
@@ -143,10 +140,7 @@ export async function transitionHandoff(
       role,
     });
   }
-  const refused =
-    refuseContinuation(body, role) ??
-    (mayEnterWithCheckpoint(body) ? await storeInlineCheckpoint(deps, caller.accountId, body) : undefined) ??
-    (await checkFields(deps, caller.accountId, body));
+  const refused = refuseContinuation(body, role) ?? checkFields(body) ?? (await storeInlineCheckpoint(deps, caller.accountId, body));
   if (refused) return refused;
   const wrap = (value: { handoff: Handoff; session: Session }) => ({ handoff: value.handoff });
   const result = await deps.store.transitionHandoff(
@@ -163,6 +157,7 @@ export async function transitionHandoff(
       resumePath: body.resumePath,
       sealedOutcome: body.sealedOutcome,
       continueTo: body.continueTo,
+      keepCompleted: deps.retention.keepCompleted,
     },
     idemWrite(idem, wrap),
   );

@@ -10,6 +10,7 @@
  * each version and the others find it applied.
  */
 import type { Pool } from 'pg';
+import { POSTGRES_RETENTION_MIGRATION } from './retention-migrations.ts';
 
 interface Migration {
   version: number;
@@ -247,6 +248,12 @@ const MIGRATIONS: readonly Migration[] = [
         FOREIGN KEY (account_id, session_id) REFERENCES sessions(account_id, id)
       );
     `,
+  },
+  POSTGRES_RETENTION_MIGRATION,
+  {
+    version: 6,
+    name: 'handoffs say which device asked for the move (as SQLite version 7)',
+    sql: `ALTER TABLE handoffs ADD COLUMN initiator_device_id TEXT;`,
   },
 ];
 

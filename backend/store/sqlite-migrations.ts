@@ -1,5 +1,6 @@
 /** Versioned schema migrations of the SQLite store, applied in order inside one transaction each. */
 import type Database from 'better-sqlite3';
+import { SQLITE_RETENTION_MIGRATION } from './retention-migrations.ts';
 
 interface Migration {
   version: number;
@@ -294,6 +295,12 @@ const MIGRATIONS: readonly Migration[] = [
         FOREIGN KEY (account_id, session_id) REFERENCES sessions(account_id, id)
       );
     `,
+  },
+  SQLITE_RETENTION_MIGRATION,
+  {
+    version: 7,
+    name: 'handoffs say which device asked for the move (the source, or the target with Move here)',
+    sql: `ALTER TABLE handoffs ADD COLUMN initiator_device_id TEXT;`,
   },
 ];
 

@@ -144,10 +144,13 @@ export interface HandoffRow {
   session_id: string;
   source_device_id: string;
   target_device_id: string;
+  /** Null on rows made before it was kept: the source asked. */
+  initiator_device_id: string | null;
   state: HandoffState;
   generation: number;
   checkpoint_digest: string | null;
   checkpoint_size: number | null;
+  checkpoint_released_at: number | null;
   cancel_code: string | null;
   sealed_reason: string | null;
   key_version: number | null;
@@ -165,9 +168,11 @@ export function toHandoff(r: HandoffRow, history: Handoff['history']): Handoff {
     sessionId: r.session_id,
     sourceDeviceId: r.source_device_id,
     targetDeviceId: r.target_device_id,
+    initiatorDeviceId: r.initiator_device_id ?? r.source_device_id,
     state: r.state,
     generation: r.generation,
     checkpoint: r.checkpoint_digest === null ? null : { digest: r.checkpoint_digest, size: r.checkpoint_size ?? 0 },
+    checkpointKept: r.checkpoint_digest !== null && r.checkpoint_released_at === null,
     keyVersion: r.key_version,
     cancelReason: r.cancel_code === null ? null : { code: r.cancel_code, sealed: r.sealed_reason },
     resumePath: r.resume_path,

@@ -35,8 +35,11 @@ export interface MoveRequestDeps {
 export interface MoveRequests {
   /** The whole readiness report for moving `sessionId` to `targetDeviceId`; with none, this device's side only. */
   evaluate(sessionId: string, targetDeviceId?: string): Promise<ReadinessReport>;
-  /** Evaluates readiness and, only when ready, creates the handoff at the session's generation. */
-  start(sessionId: string, targetDeviceId: string): Promise<MoveResult>;
+  /**
+   * Evaluates readiness and, only when ready, creates the handoff at the session's generation;
+   * `initiatorDeviceId`: the device that asked (the target, by Move here), else this one.
+   */
+  start(sessionId: string, targetDeviceId: string, initiatorDeviceId?: string): Promise<MoveResult>;
 }
 
 /**
@@ -86,7 +89,7 @@ export function moveRequests(deps: MoveRequestDeps): MoveRequests {
     return { ready: blockers.length === 0, blockers, repos: source.repos, evaluatedAt: clock() };
   }
 
-  async function start(sessionId: string, targetDeviceId: string): Promise<MoveResult> {
+  async function start(sessionId: string, targetDeviceId: string, initiatorDeviceId?: string): Promise<MoveResult> {
     // A move this device has not heard of yet is refused by the backend (handoff_in_progress, below).
     const report = await evaluate(sessionId, targetDeviceId);
     if (!report.ready)
@@ -114,7 +117,7 @@ export function moveRequests(deps: MoveRequestDeps): MoveRequests {
     state.ensureProgress(handoffId, sessionId, 'source', clock(), false);
     // The target checks it holds this version before anything changes hands (target-steps.ts prepare).
     const keyVersion = Math.max(...deps.seal.keyVersions());
-    const created = await backend.createHandoff(handoffId, sessionId, targetDeviceId, session.generation, keyVersion);
+    const created = await backend.createHandoff(handoffId, sessionId, targetDeviceId, session.generation, keyVersion, initiatorDeviceId);
     if (!created.ok) {
       state.updateProgress(handoffId, (p) => {
         p.finished = true;

@@ -22,6 +22,15 @@ import { noPermissions, SessionPermissionsSchema } from './session-permissions.t
 import { RecordFolder } from './record-folder.ts';
 import { TranscriptLogs } from './transcript-log.ts';
 
+/** A move readiness refused: to which device, what blocks it, found when and by what. */
+export const BlockedMoveSchema = z.object({
+  targetDeviceId: z.string(),
+  blockers: z.array(z.custom<Blocker>()),
+  foundBy: z.enum(['readiness', 'checkpoint', 'target']),
+  handoffId: z.string().nullable(),
+  at: z.number(),
+});
+
 const Block = z.object({ code: z.enum(['not_owner', 'quiescing', 'moved', 'needs_attention', 'not_running']), message: z.string() });
 
 export const LocalSessionSchema = z.object({
@@ -53,17 +62,10 @@ export const LocalSessionSchema = z.object({
     .object({ handoffId: z.string().nullable(), code: z.string(), message: z.string(), fix: z.string().optional() })
     .nullable(),
   agents: z.array(z.custom<AgentView>()),
-  /** A move readiness refused, kept until a check passes or a move starts (absent or null: none). */
-  blockedMove: z
-    .object({
-      targetDeviceId: z.string(),
-      blockers: z.array(z.custom<Blocker>()),
-      foundBy: z.enum(['readiness', 'checkpoint', 'target']),
-      handoffId: z.string().nullable(),
-      at: z.number(),
-    })
-    .nullable()
-    .optional(),
+  /** A move readiness refused, kept until a check passes or a move starts (absent or null: none); off the owner, as it published it. */
+  blockedMove: BlockedMoveSchema.nullable().optional(),
+  /** What the agent is told with the next input (after a move it resumed by import: where it now runs); absent or null: nothing. */
+  agentNote: z.string().nullable().optional(),
   /** How the provider was last resumed after this device restarted (absent: never). */
   restartResume: z.object({ path: ResumePath, reason: z.string().nullable(), at: z.number() }).nullable().optional(),
   /** The last backend event seq applied to transcript/agents. */

@@ -143,7 +143,9 @@ describe('baton mcp over stdio, through the SDK client', () => {
     expect((await client.callTool({ name: 'handoff_resume', arguments: {} })).isError).toBe(false);
     expect(kit.fired()).toEqual([]);
     // The same status read as the user's own git fires the markers, so the check above can fail.
-    utimesSync(join(repo, 'README.md'), past, past);
+    // Git compares whole seconds, so this touch goes further back than the first one.
+    const earlier = new Date(Date.now() - 7200_000);
+    utimesSync(join(repo, 'README.md'), earlier, earlier);
     sandbox.git(repo, ['status', '--porcelain']);
     expect(kit.fired()).toEqual(expect.arrayContaining(['clean', 'fsmonitor', 'submodule-fsmonitor']));
   });

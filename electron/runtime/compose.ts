@@ -50,6 +50,7 @@ import { DeviceRuntime } from './device-runtime.ts';
 import { DeviceStatus, type DeviceIdentity } from './device-status.ts';
 import { DeviceViews } from './device-views.ts';
 import { endedNotice } from './move-notices.ts';
+import { MoveHere } from './move-here.ts';
 import { MoveService } from './move-service.ts';
 import { SessionService } from './sessions/session-service.ts';
 
@@ -183,7 +184,7 @@ export function wireDeviceRuntime(parts: DeviceParts): DeviceRuntime {
   const events = new DeviceEvents();
   const devices = new DeviceDirectory(selfId, seal, clock);
   // The views are made once the coordinator is (they read its handoffs); nothing calls them before.
-  const sessions = new SessionService({
+  const sessions: SessionService = new SessionService({
     selfId,
     selfName,
     state,
@@ -199,10 +200,26 @@ export function wireDeviceRuntime(parts: DeviceParts): DeviceRuntime {
     signer: parts.signer,
     devices,
     notice: (notice) => events.emit('moveNotice', notice),
+    // A Move here request of another device (posted as answers are) is the move service's, made below.
+    otherPost: (sessionId, posted) => moveHere.apply(sessionId, posted),
   });
   // Long steps (fetch, clone, checkpoint transfer, import) report here: the stepper and the log.
   const progress = progressSink({ emit: (view) => views.progress(view), log, clock });
-  const activation: ActivationDeps = { selfId, state, backend, seal, git, packets, providers, sessions, config, clock, log, progress };
+  const activation: ActivationDeps = {
+    selfId,
+    selfName,
+    state,
+    backend,
+    seal,
+    git,
+    packets,
+    providers,
+    sessions,
+    config,
+    clock,
+    log,
+    progress,
+  };
   const coordinator = new Coordinator(
     {
       selfId,
@@ -238,6 +255,7 @@ export function wireDeviceRuntime(parts: DeviceParts): DeviceRuntime {
     clock,
   });
   const moves = new MoveService({
+    selfId,
     selfName,
     state,
     backend,
@@ -254,9 +272,21 @@ export function wireDeviceRuntime(parts: DeviceParts): DeviceRuntime {
     events,
     clock,
   });
+  const moveHere: MoveHere = new MoveHere({
+    selfId,
+    state,
+    backend,
+    seal,
+    signer: parts.signer,
+    devices,
+    handoffs: coordinator,
+    start: (sessionId, target, initiator) => moves.start(sessionId, target, initiator),
+    clock,
+    log,
+  });
   const status = new DeviceStatus(identity, link, events);
   const adoption = { selfId, state, sessions, providers, changed: (id: string) => views.sessionChanged(id) };
-  const api = deviceApiHandlers({ sessions, adoption, providers, views, moves, status, devices, backend, account });
+  const api = deviceApiHandlers({ sessions, adoption, providers, views, moves, moveHere, status, devices, backend, account });
   const { openStream, heartbeatMs } = parts;
   return new DeviceRuntime({
     state,

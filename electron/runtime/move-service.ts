@@ -23,6 +23,7 @@ import { blockedNotice } from './move-notices.ts';
 import type { SessionService } from './sessions/session-service.ts';
 
 export interface MoveServiceDeps {
+  selfId: string;
   selfName: string;
   state: Pick<LocalState, 'session' | 'updateSession'>;
   backend: Pick<BackendPort, 'listDevices' | 'blobLimit' | 'getHandoff' | 'listHandoffs'>;
@@ -33,7 +34,7 @@ export interface MoveServiceDeps {
   targetCheck: TargetCheck;
   requests: MoveRequests;
   handoffs: Pick<Coordinator, 'observe' | 'forSession' | 'cancelByUser'>;
-  sessions: Pick<SessionService, 'clearAttention' | 'publishMeta' | 'note' | 'provider' | 'saveResumeData'>;
+  sessions: Pick<SessionService, 'clearAttention' | 'publishMeta' | 'publishBlocked' | 'note' | 'provider' | 'saveResumeData'>;
   /** What activating a checkpoint again uses (the target's own activation). */
   activation: ActivationDeps;
   views: Pick<DeviceViews, 'handoff' | 'titleOf' | 'sessionChanged'>;
@@ -63,11 +64,12 @@ export class MoveService {
   }
 
   /**
-   * Starts the move when ready; a blocked one is kept with the session (the run view shows it after
-   * a reload) and told as a desktop notice, and a started one clears what was kept.
+   * Starts the move when ready; a blocked one is kept with the session (the run view of every
+   * device shows it, after a reload too) and told as a desktop notice, and a started one clears
+   * what was kept. `initiatorDeviceId`: the target, when it asked (Move here).
    */
-  async start(sessionId: string, targetDeviceId: string): Promise<MoveResult> {
-    const started = await this.deps.requests.start(sessionId, targetDeviceId);
+  async start(sessionId: string, targetDeviceId: string, initiatorDeviceId?: string): Promise<MoveResult> {
+    const started = await this.deps.requests.start(sessionId, targetDeviceId, initiatorDeviceId);
     const blocked = !started.ok && 'report' in started;
     const found = blocked
       ? {
@@ -158,5 +160,6 @@ export class MoveService {
       s.blockedMove = blocked;
     });
     this.deps.views.sessionChanged(sessionId);
+    if (session.ownerDeviceId === this.deps.selfId) void this.deps.sessions.publishBlocked(sessionId, blocked);
   }
 }

@@ -54,6 +54,7 @@ export function handoffView(deps: ViewDeps, handoff: Handoff): HandoffView {
     sourceName: deps.devices.nameOf(handoff.sourceDeviceId),
     targetDeviceId: handoff.targetDeviceId,
     targetName: deps.devices.nameOf(handoff.targetDeviceId),
+    initiatorDeviceId: handoff.initiatorDeviceId ?? handoff.sourceDeviceId,
     state: handoff.state,
     generation: handoff.generation,
     history: handoff.history,
@@ -62,6 +63,7 @@ export function handoffView(deps: ViewDeps, handoff: Handoff): HandoffView {
     resumeNote: resumeNote === null ? null : redactCredentials(resumeNote),
     driftWarnings,
     blockers: (progress?.blockers ?? []).map(redactedBlocker),
+    checkpointKept: handoff.checkpointKept,
   };
 }
 

@@ -44,10 +44,22 @@ export const Handoff = z.strictObject({
   sessionId: Id,
   sourceDeviceId: Id,
   targetDeviceId: Id,
+  /**
+   * The device that asked for the move: the source (Move) or the target (Move here). Either way the
+   * source ran readiness and created the record. Absent from older backends: the source.
+   */
+  initiatorDeviceId: Id.optional(),
   state: HandoffStateSchema,
   /** The session generation the handoff was created at. */
   generation: Generation,
   checkpoint: CheckpointRef.nullable(),
+  /**
+   * Whether the backend keeps the checkpoint body for this handoff: from the transition that names it
+   * until the handoff no longer needs it (cancelled before the transfer; completed and beyond its
+   * session's newest N; cancelled after the transfer and followed by a newer handoff). False without one.
+   * Absent from older backends, which keep every body: read as kept.
+   */
+  checkpointKept: z.boolean().default(true),
   /**
    * The account key version the checkpoint is sealed under (the source's newest when it asked): the
    * target checks it holds it before anything changes hands. A number, not content; null on records
@@ -64,11 +76,15 @@ export const Handoff = z.strictObject({
 });
 export type Handoff = z.infer<typeof Handoff>;
 
-/** POST /v1/handoffs — by the session owner, at its current generation. */
+/**
+ * POST /v1/handoffs — by the session owner, at its current generation. `initiatorDeviceId`: the
+ * device that asked (the caller, or the target when it asked with Move here); absent, the caller.
+ */
 export const CreateHandoffRequest = z.strictObject({
   handoffId: Id,
   sessionId: Id,
   targetDeviceId: Id,
+  initiatorDeviceId: Id.optional(),
   generation: Generation,
   /** The key version the checkpoint will be sealed under (devices always send it). */
   keyVersion: z.number().int().positive().optional(),

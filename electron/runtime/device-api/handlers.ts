@@ -4,6 +4,7 @@
  * only delegates to the part that does the work, as the backend's http/handlers.ts does to service/.
  */
 import type { DeviceApiHandlers } from '../../../shared/device-api.ts';
+import type { MoveHere } from '../move-here.ts';
 import type { MoveService } from '../move-service.ts';
 import { accountHandlers, type AccountHandlerDeps } from './account.ts';
 import { backendKeyHandlers, type BackendKeyHandlerDeps } from './backend-keys.ts';
@@ -16,14 +17,14 @@ export type DeviceApiDeps = SessionHandlerDeps &
   PermissionHandlerDeps &
   DeviceHandlerDeps &
   AccountHandlerDeps &
-  BackendKeyHandlerDeps & { moves: MoveService };
+  BackendKeyHandlerDeps & { moves: MoveService; moveHere: MoveHere };
 
 /** Every handler of the device API. */
 export function deviceApiHandlers(deps: DeviceApiDeps): DeviceApiHandlers {
   return {
     ...sessionHandlers(deps),
     ...permissionHandlers(deps),
-    ...moveHandlers(deps.moves),
+    ...moveHandlers(deps.moves, deps.moveHere),
     ...deviceHandlers(deps),
     ...accountHandlers(deps),
     ...backendKeyHandlers(deps),

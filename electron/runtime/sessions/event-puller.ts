@@ -144,6 +144,7 @@ export class EventPuller {
               recordAsked(s, data.request);
             }
             if (data.type === 'permission-settled') recordSettled(s, data.outcome);
+            if (data.type === 'move-blocked') s.blockedMove = data.blocked;
             for (const entry of entriesOf(data)) {
               if (known.has(entry.id)) continue;
               known.add(entry.id);
@@ -156,7 +157,8 @@ export class EventPuller {
       this.deps.state.appendTranscript(sessionId, added);
       this.deps.activity(sessionId, from);
       const pending = this.deps.state.readSession(sessionId)?.permissions.pending ?? [];
-      if (asked.length > 0 || opened.some((data) => data.type === 'permission-settled')) this.deps.changed(sessionId);
+      if (asked.length > 0 || opened.some((data) => data.type === 'permission-settled' || data.type === 'move-blocked'))
+        this.deps.changed(sessionId);
       for (const request of asked) if (pending.some((p) => p.id === request.id)) this.deps.asked?.(request);
       // A page shorter than the most asked for is the last: nothing is asked again to learn so.
       if (page.value.length < EVENT_PAGE_SIZE) return;

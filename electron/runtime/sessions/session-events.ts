@@ -1,11 +1,12 @@
 /**
  * What a session's event stream on the backend carries, sealed to the session: one transcript
- * entry, the history an adopted session brought, the agent map, or a permission request asked or
- * ended (runtime/permissions/). The owner sends them (event-sender.ts); every other device pulls
+ * entry, the history an adopted session brought, the agent map, a permission request asked or
+ * ended (runtime/permissions/), or the move readiness refused (runtime/move-here.ts). The owner sends them (event-sender.ts); every other device pulls
  * them in (event-puller.ts).
  */
 import { z } from 'zod';
 import type { AgentView, TranscriptEntry } from '../../../shared/agents.ts';
+import { BlockedMoveSchema } from '../../local-state/local-state.ts';
 import { PermissionOutcomeViewSchema, PermissionRequestViewSchema } from '../../../shared/permission-views.ts';
 
 export const EventSchema = z.discriminatedUnion('type', [
@@ -15,6 +16,8 @@ export const EventSchema = z.discriminatedUnion('type', [
   z.object({ type: z.literal('agents'), agents: z.array(z.custom<AgentView>()) }),
   z.object({ type: z.literal('permission-request'), request: PermissionRequestViewSchema }),
   z.object({ type: z.literal('permission-settled'), outcome: PermissionOutcomeViewSchema }),
+  /** The move readiness refused (null: none any more), kept by the owner: every device shows it. */
+  z.object({ type: z.literal('move-blocked'), blocked: BlockedMoveSchema.nullable() }),
 ]);
 
 /** One event of a session's stream, opened. */

@@ -10,7 +10,7 @@
  * steps see as SessionsPort.
  */
 import type { Device } from '../../../shared/api/devices.ts';
-import type { Session } from '../../../shared/api/sessions.ts';
+import type { Session, SessionAnswer } from '../../../shared/api/sessions.ts';
 import type { InputBlock, MoveNoticeView } from '../../../shared/device-api.ts';
 import type { ActionResult, Result } from '../../../shared/errors.ts';
 import type { PermissionAnswer } from '../../../shared/permission-request.ts';
@@ -63,6 +63,8 @@ export interface SessionServiceDeps {
   devices?: { get(id: string): Device | undefined; nameOf(id: string): string };
   /** Shows a desktop notification (a permission request). */
   notice?(notice: MoveNoticeView): void;
+  /** Offered each post of another device that is not a permission answer (a Move here request); true when it took it. */
+  otherPost?(sessionId: string, posted: SessionAnswer): Promise<boolean>;
 }
 
 export class SessionService implements SessionsPort {
@@ -107,6 +109,7 @@ export class SessionService implements SessionsPort {
       changed,
       log,
       notice,
+      otherPost: deps.otherPost,
     });
     const permissions = this.permissions;
     this.driver = new ProviderDriver({
@@ -226,6 +229,11 @@ export class SessionService implements SessionsPort {
   /** Re-seals and stores the session metadata (owner only, fenced by generation), unless already published as it is. */
   publishMeta(sessionId: string): Promise<ActionResult> {
     return this.events.publishMeta(sessionId);
+  }
+
+  /** Tells every device the move readiness refused (null: none any more), as an event of the session (owner only). */
+  publishBlocked(sessionId: string, blocked: LocalSession['blockedMove']): Promise<ActionResult> {
+    return this.events.append(sessionId, { type: 'move-blocked', blocked: blocked ?? null });
   }
 
   /** Resumes every session this device owns after a restart, as a target would (restart-resume.ts); what it asked before is ended. */

@@ -10,7 +10,8 @@ import type { CancelReason, DriftWarning, ResumePath } from './api/handoffs.ts';
 import type { ActionResult, CodedMessage, Failure, Result } from './errors.ts';
 import type { HandoffState } from './handoff-states.ts';
 import { AnswerPermissionInput, InterruptTurnInput, type SessionPermissionsView } from './permission-views.ts';
-import { PermissionLevel, type ExistingSession } from './provider.ts';
+import type { ProviderChange } from './agent-switch.ts';
+import { PermissionLevel, PROVIDER_IDS, type ExistingSession, type ProviderId } from './provider.ts';
 import type { HandoffProgressView, MoveBlockView, MoveNoticeView } from './move-views.ts';
 import type { Blocker, ReadinessReport } from './readiness.ts';
 import { BackendUrls } from './backend-addresses.ts';
@@ -91,6 +92,8 @@ export interface EligibilityView {
   reason: CodedMessage | null;
   /** What an eligible device will do differently (e.g. its CLI is older: summary continuation), or null. */
   warning: CodedMessage | null;
+  /** It lacks the session's agent and continues with this one instead, by summary continuation (null: the same agent). */
+  continueWith: ProviderId | null;
 }
 
 export interface HandoffView {
@@ -114,6 +117,8 @@ export interface HandoffView {
   driftWarnings: DriftWarning[];
   /** Remediation when a re-check at the checkpoint cancelled the move. */
   blockers: Blocker[];
+  /** The move continued the session with another agent (when known to this device), else null. */
+  providerChange: { from: string; to: string } | null;
   checkpointKept: boolean; // the backend still keeps its checkpoint (Handoff.checkpointKept): Fork from here needs it
 }
 
@@ -165,6 +170,8 @@ export interface SessionDetail extends SessionView, SessionPermissionsView {
   transcriptFrom: number;
   /** How many entries the whole transcript holds. */
   transcriptTotal: number;
+  /** Where the session's agent changed (a move to another agent, Switch agent), oldest first (shared/agent-switch.ts). */
+  providerChanges: ProviderChange[];
 }
 
 /** Entries `from` … `from + entries.length - 1` of a session's transcript, of `total`. */
@@ -231,7 +238,10 @@ export const inputs = {
   moveEligibility: z.strictObject({ sessionId: SessionId }),
   /** Without a target, this device's side only (the Move dialog asks as it opens). */
   checkReadiness: z.strictObject({ sessionId: SessionId, targetDeviceId: DeviceId.optional() }),
-  startMove: z.strictObject({ sessionId: SessionId, targetDeviceId: DeviceId }),
+  /** `provider`: the agent the target continues with, when not the session's own (a summary continuation). */
+  startMove: z.strictObject({ sessionId: SessionId, targetDeviceId: DeviceId, provider: z.enum(PROVIDER_IDS).optional() }),
+  /** Continues an owned session here with another agent, from a summary (recorded in its history like a move). */
+  switchAgent: z.strictObject({ sessionId: SessionId, provider: z.enum(PROVIDER_IDS) }),
   /** Off the owner: asks the owner to move the session to this device (it runs readiness first). */
   moveHere: z.strictObject({ sessionId: SessionId }),
   cancelMove: z.strictObject({ sessionId: SessionId }),
@@ -277,6 +287,7 @@ export interface DeviceApiOutputs {
   /** The request reached the backend for the owner (refused at once when the owner is offline). */
   moveHere: ActionResult;
   cancelMove: ActionResult;
+  switchAgent: ActionResult;
   /** Each remediation is followed by a fresh evaluation. */
   pushRepo: { result: ActionResult; report: ReadinessReport };
   commitAll: { result: ActionResult; report: ReadinessReport };

@@ -6,6 +6,8 @@
 import { detectedVersion } from '../../shared/cli-version.ts';
 import type { EligibilityView, HandoffView, MoveResult } from '../../shared/device-api.ts';
 import { fail, ok, type ActionResult } from '../../shared/errors.ts';
+import { isTerminal } from '../../shared/handoff-states.ts';
+import type { ProviderId } from '../../shared/provider.ts';
 import type { ReadinessReport } from '../../shared/readiness.ts';
 import { activateCheckpoint, type ActivationDeps } from '../handoff/activation.ts';
 import type { Coordinator } from '../handoff/coordinator.ts';
@@ -34,7 +36,10 @@ export interface MoveServiceDeps {
   targetCheck: TargetCheck;
   requests: MoveRequests;
   handoffs: Pick<Coordinator, 'observe' | 'forSession' | 'cancelByUser'>;
-  sessions: Pick<SessionService, 'clearAttention' | 'publishMeta' | 'publishBlocked' | 'note' | 'provider' | 'saveResumeData'>;
+  sessions: Pick<
+    SessionService,
+    'clearAttention' | 'publishMeta' | 'publishBlocked' | 'note' | 'provider' | 'saveResumeData' | 'switchAgent'
+  >;
   /** What activating a checkpoint again uses (the target's own activation). */
   activation: ActivationDeps;
   views: Pick<DeviceViews, 'handoff' | 'titleOf' | 'sessionChanged'>;
@@ -58,6 +63,13 @@ export class MoveService {
     return devices.eligibility(session, this.deps.targetCheck, detectedVersion(await providers.list(), session.provider));
   }
 
+  /** Continues the session here with agent `to` (Switch agent), unless a move of it is under way. */
+  switchAgent(sessionId: string, to: ProviderId): Promise<ActionResult> {
+    if (this.deps.handoffs.forSession(sessionId).some((h) => !isTerminal(h.state)))
+      return Promise.resolve(fail('handoff_in_progress', 'A move of this session is in progress; switch once it has ended.'));
+    return this.deps.sessions.switchAgent(sessionId, to);
+  }
+
   /** The whole readiness report for moving the session to `targetDeviceId`; with none, this device's side only. */
   readiness(sessionId: string, targetDeviceId?: string): Promise<ReadinessReport> {
     return this.deps.requests.evaluate(sessionId, targetDeviceId);
@@ -68,8 +80,8 @@ export class MoveService {
    * device shows it, after a reload too) and told as a desktop notice, and a started one clears
    * what was kept. `initiatorDeviceId`: the target, when it asked (Move here).
    */
-  async start(sessionId: string, targetDeviceId: string, initiatorDeviceId?: string): Promise<MoveResult> {
-    const started = await this.deps.requests.start(sessionId, targetDeviceId, initiatorDeviceId);
+  async start(sessionId: string, targetDeviceId: string, initiatorDeviceId?: string, provider?: ProviderId): Promise<MoveResult> {
+    const started = await this.deps.requests.start(sessionId, targetDeviceId, initiatorDeviceId, provider);
     const blocked = !started.ok && 'report' in started;
     const found = blocked
       ? {

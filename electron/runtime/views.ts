@@ -38,14 +38,18 @@ export function handoffView(deps: ViewDeps, handoff: Handoff): HandoffView {
   const progress = deps.state.progress(handoff.id);
   let resumeNote = progress?.resumeNote ?? null;
   let driftWarnings = progress?.driftWarnings ?? [];
-  if (handoff.sealedOutcome && resumeNote === null && driftWarnings.length === 0) {
+  let providerChange = progress?.providerChange ?? null;
+  if (handoff.sealedOutcome && resumeNote === null && driftWarnings.length === 0 && providerChange === null) {
     const opened = deps.seal.openJson(handoff.sealedOutcome, {
       kind: 'handoff-outcome',
       sessionId: handoff.sessionId,
       handoffId: handoff.id,
     });
     const parsed = opened.ok ? HandoffOutcome.safeParse(opened.value) : null;
-    if (parsed?.success) ({ resumeNote, driftWarnings } = parsed.data);
+    if (parsed?.success) {
+      ({ resumeNote, driftWarnings } = parsed.data);
+      providerChange = parsed.data.providerChange ?? null;
+    }
   }
   return {
     id: handoff.id,
@@ -63,6 +67,7 @@ export function handoffView(deps: ViewDeps, handoff: Handoff): HandoffView {
     resumeNote: resumeNote === null ? null : redactCredentials(resumeNote),
     driftWarnings,
     blockers: (progress?.blockers ?? []).map(redactedBlocker),
+    providerChange,
     checkpointKept: handoff.checkpointKept,
   };
 }
@@ -140,6 +145,7 @@ export function sessionDetail(deps: ViewDeps, session: Readonly<LocalSession>, h
     transcriptTotal: total,
     permissionRequests: pendingNow(session),
     permissionOutcomes: latestOutcomes(session),
+    providerChanges: session.providerChanges,
   };
 }
 

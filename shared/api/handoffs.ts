@@ -34,8 +34,18 @@ export type ResumePath = z.infer<typeof ResumePath>;
 export const DriftWarning = z.object({ code: z.string(), detail: z.string() });
 export type DriftWarning = z.infer<typeof DriftWarning>;
 
-/** What the target learned at activation, sealed on the record (never in clear on the backend). */
-export const HandoffOutcome = z.object({ resumeNote: z.string().nullable(), driftWarnings: z.array(DriftWarning) });
+/**
+ * What the target learned at activation, sealed on the record (never in clear on the backend):
+ * `providerChange` when the target continued with another agent (absent on older records).
+ */
+export const HandoffOutcome = z.object({
+  resumeNote: z.string().nullable(),
+  driftWarnings: z.array(DriftWarning),
+  providerChange: z
+    .object({ from: z.string().max(64), to: z.string().max(64) })
+    .nullable()
+    .optional(),
+});
 export type HandoffOutcome = z.infer<typeof HandoffOutcome>;
 
 export const Handoff = z.strictObject({

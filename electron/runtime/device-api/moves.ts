@@ -12,7 +12,8 @@ type MoveMethods =
   | 'pushRepo'
   | 'commitAll'
   | 'retryActivation'
-  | 'handoffHistory';
+  | 'handoffHistory'
+  | 'switchAgent';
 
 /** Eligibility, readiness, starting (or, off the owner, asking for) and cancelling a move, remediation, a retried activation, the history. */
 export function moveHandlers(moves: MoveService, moveHere: MoveHere): Pick<DeviceApiHandlers, MoveMethods> {
@@ -20,11 +21,12 @@ export function moveHandlers(moves: MoveService, moveHere: MoveHere): Pick<Devic
     moveHere: async ({ sessionId }) => moveHere.ask(sessionId),
     moveEligibility: async ({ sessionId }) => moves.eligibility(sessionId),
     checkReadiness: async ({ sessionId, targetDeviceId }) => moves.readiness(sessionId, targetDeviceId),
-    startMove: async ({ sessionId, targetDeviceId }) => moves.start(sessionId, targetDeviceId),
+    startMove: async ({ sessionId, targetDeviceId, provider }) => moves.start(sessionId, targetDeviceId, undefined, provider),
     cancelMove: async ({ sessionId }) => moves.cancel(sessionId),
     pushRepo: async ({ sessionId, repo }) => moves.push(sessionId, repo),
     commitAll: async ({ sessionId, repo, message }) => moves.commitAll(sessionId, repo, message),
     retryActivation: async ({ sessionId }) => moves.retryActivation(sessionId),
     handoffHistory: async ({ sessionId }) => moves.history(sessionId),
+    switchAgent: async ({ sessionId, provider }) => moves.switchAgent(sessionId, provider),
   };
 }

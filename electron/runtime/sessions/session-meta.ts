@@ -6,6 +6,7 @@
 import { z } from 'zod';
 import type { Session } from '../../../shared/api/sessions.ts';
 import type { Result } from '../../../shared/errors.ts';
+import { ContinueWithSchema, PROVIDER_CHANGES_MAX, ProviderChangeSchema } from '../../../shared/agent-switch.ts';
 import { PermissionRuleSchema } from '../../../shared/permission-request.ts';
 import { DEFAULT_PERMISSION_LEVEL, PermissionLevel } from '../../../shared/provider.ts';
 import type { LocalSession } from '../../local-state/local-state.ts';
@@ -22,15 +23,22 @@ const MetaSchema = z.object({
   /** The owner's workspace path (on the device that published it). */
   workspace: z.string(),
   repos: z.array(RepoRef),
+  /** The agent the owner's move asked its target to continue with (older metadata: none). */
+  continueWith: ContinueWithSchema.nullable().default(null),
+  /** Where the session's agent changed, oldest first (older metadata: none). */
+  providerChanges: z.array(ProviderChangeSchema).max(PROVIDER_CHANGES_MAX).default([]),
 });
 export type SessionMeta = z.infer<typeof MetaSchema>;
 
 /** The sealed metadata of a session record (a record not yet made has no rules). */
 export function metaOf(
-  s: Pick<LocalSession, 'title' | 'provider' | 'permission' | 'workspace' | 'repos'> & Partial<Pick<LocalSession, 'permissions'>>,
+  s: Pick<LocalSession, 'title' | 'provider' | 'permission' | 'workspace' | 'repos'> &
+    Partial<Pick<LocalSession, 'permissions' | 'continueWith' | 'providerChanges'>>,
 ): SessionMeta {
   const permissionRules = s.permissions?.rules ?? [];
-  return { title: s.title, provider: s.provider, permission: s.permission, permissionRules, workspace: s.workspace, repos: s.repos };
+  const { title, provider, permission, workspace, repos } = s;
+  const agents = { continueWith: s.continueWith ?? null, providerChanges: s.providerChanges ?? [] };
+  return { title, provider, permission, permissionRules, workspace, repos, ...agents };
 }
 
 /** Seals `meta` for the session. */

@@ -170,6 +170,7 @@ export async function importClaudeSession(
   sessionId: string,
   data: { format?: string; payload: unknown; files?: ResumeFile[] },
   progress?: ImportProgress,
+  fork = false,
 ): Promise<Result<ClaudeImport, 'import_check_failed'>> {
   const refuse = (message: string): Result<ClaudeImport, 'import_check_failed'> => fail('import_check_failed', message);
   const payload = data.files ? filesPayloadSchema.safeParse(data.payload) : inlinePayloadSchema.safeParse(data.payload);
@@ -204,17 +205,19 @@ export async function importClaudeSession(
     if (error instanceof LineTooLong) return refuse(damagedMessage(error.message));
     throw error;
   }
-  const id = diverged === null ? sessionId : randomUUID();
-  if (diverged !== null) files = await sessionFiles(env, workspace, id);
-  const written = await writeSession(files, sourceCwd, transcript, side, diverged === null ? undefined : { from: sessionId, to: id });
+  // A fork, or a copy here that went on without the incoming one: written under a new id, every copy kept.
+  const id = diverged === null && !fork ? sessionId : randomUUID();
+  if (id !== sessionId) files = await sessionFiles(env, workspace, id);
+  const written = await writeSession(files, sourceCwd, transcript, side, id === sessionId ? undefined : { from: sessionId, to: id });
   if (!written.ok) {
     if (written.code === 'damaged') return refuse(written.message);
     return refuse(`The Claude session could not be written here: ${written.message}.`);
   }
-  if (diverged === null) await removeCopies(copies, sessionId, files.projectDir);
+  if (id === sessionId) await removeCopies(copies, sessionId, files.projectDir);
   progress?.(total, total);
-  const forkNote =
-    diverged === null
+  const forkNote = fork
+    ? `Claude Code session ${sessionId} was forked here as session ${id}; the files of ${sessionId} are left as they are.`
+    : diverged === null
       ? null
       : `This device already had Claude Code session ${sessionId}, which is not an earlier state of the one that moved here: it went on ` +
         `without it (for example with claude --resume in a terminal here) or is another session. It was kept as it is, and the moved ` +

@@ -16,6 +16,9 @@
  *   error NNN                      → an HTTP NNN error in the API's own error format
  *   a failed tool result           → "The tool call failed: <result>"
  *   anything else                  → "Scripted reply to: <text>"
+ *
+ * A paragraph Baton puts ahead of the person's words (its note after a move, "Baton: …") is not
+ * part of what the rules match; the "anything else" reply still quotes the whole text.
  */
 import { isAbsolute, join } from 'node:path';
 import type { Conversation, Json } from './conversation.ts';
@@ -94,9 +97,16 @@ const RUN = /^run command ([\s\S]+)$/i;
 const RUN_TWICE = /^run command twice ([\s\S]+)$/i;
 const EDIT = /^edit file (\S+) replacing (.+?) with (.+)$/i;
 
+/** The person's words of a user text: without the note paragraph Baton may put ahead of them. */
+function personsWords(text: string): string {
+  const noteEnd = text.indexOf('\n\n');
+  return text.startsWith('Baton: ') && noteEnd > 0 ? text.slice(noteEnd + 2).trimStart() : text;
+}
+
 /** The reply to a conversation (see the table at the top of this file). */
 export function decide(conv: Conversation): Reply {
-  const prompt = conv.userTexts.at(-1) ?? '';
+  const text = conv.userTexts.at(-1) ?? '';
+  const prompt = personsWords(text);
   const write = WRITE.exec(prompt);
   const twice = RUN_TWICE.exec(prompt);
   if (conv.toolResult !== null) {
@@ -121,7 +131,7 @@ export function decide(conv: Conversation): Reply {
   if (/^what did i say first\??$/i.test(prompt)) return { kind: 'text', text: `I remember: ${conv.userTexts[0] ?? '(nothing)'}` };
   const error = /^error (\d{3})$/i.exec(prompt);
   if (error) return { kind: 'error', status: Number(error[1]), message: `Scripted error ${error[1]}` };
-  return { kind: 'text', text: `Scripted reply to: ${prompt}` };
+  return { kind: 'text', text: `Scripted reply to: ${text}` };
 }
 
 /** A short description of a reply for the request record, e.g. "text", "tool Write", "http 400". */

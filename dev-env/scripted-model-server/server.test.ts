@@ -49,6 +49,17 @@ describe('scripted model server', () => {
     });
   });
 
+  it("matches its rules on the person's words after Baton's note, and quotes the whole text otherwise", async () => {
+    const note = 'Baton: this session just moved from the device "laptop" to "desktop"; you now run on desktop.';
+    const reply = async (text: string) =>
+      (await events(await post('/v1/messages', { model: 'm', stream: true, messages: [user('first'), user(text)] })))
+        .flatMap((e) => (e.type === 'content_block_delta' ? [(e.delta as { text: string }).text] : []))
+        .join('');
+    expect(await reply(`${note}\n\nwhat did I say first?`)).toBe('I remember: first');
+    expect(await reply(`${note}\n\nwhere were we?`)).toBe(`Scripted reply to: ${note}\n\nwhere were we?`);
+    expect(await reply('Baton: say hello')).toBe('Scripted reply to: Baton: say hello');
+  });
+
   it("writes a file with Claude's Write in the new working directory of a moved session, then closes the turn", async () => {
     const system = [{ type: 'text', text: 'Primary working directory: /new/ws (was /old/ws)\nmore' }];
     const tools = [{ name: 'Write' }, { name: 'Bash' }];

@@ -58,7 +58,7 @@ describe('Claude Code session moved between devices (the real claude)', () => {
         .filter((t) => t.startsWith('user:'))
         .at(-1),
     ).toBe('user: say hello');
-    expect(bench.texts(target).at(-1)).toBe(`assistant: Scripted reply to: ${MOVE_NOTE}\n\nsay hello`);
+    expect(bench.texts(target).at(-1)).toBe('assistant: Hello from the scripted model.');
   });
 
   it('continues the same session id on the other device, in a workspace at another path, with its history', async () => {

@@ -83,7 +83,9 @@ for (const agent of AGENTS) {
     await world().desktop.page.getByRole('navigation', { name: 'Sessions' }).getByRole('link', { name: title, exact: true }).click();
     await world().desktop.page.getByRole('heading', { level: 1, name: title, exact: true }).waitFor();
     await sendMessage(world().desktop.page, 'where were we?');
-    await expect(runView(world().desktop.page).transcript).toContainText(/Scripted reply to: Baton: this session just moved[^]*where were we\?/);
+    await expect(runView(world().desktop.page).transcript).toContainText(
+      /Scripted reply to: Baton: this session just moved[^]*where were we\?/,
+    );
     const back = lastRequestFor(agent.api, 'where were we?');
     expect(back?.headers[agent.sessionHeader]).toBe(originalId);
     expect(back?.userTexts).not.toContain('what did I say first?');

@@ -6,12 +6,21 @@
 import { z } from 'zod';
 import type { AgentView, TranscriptEntry } from './agents.ts';
 import type { DeviceStatus } from './api/devices.ts';
-import type { CancelReason, DriftWarning, ResumePath } from './api/handoffs.ts';
-import type { ActionResult, CodedMessage, Failure, Result } from './errors.ts';
-import type { HandoffState } from './handoff-states.ts';
+import type { ActionResult, Failure, Result } from './errors.ts';
+import type { EligibilityView, HandoffProgressView, HandoffView, MoveBlockView, MoveNoticeView } from './move-views.ts';
 import { PermissionLevel, type ExistingSession } from './provider.ts';
-import type { Blocker, ReadinessReport } from './readiness.ts';
+import type { ReadinessReport } from './readiness.ts';
 import { BackendUrls } from './backend-addresses.ts';
+
+export type {
+  EligibilityView,
+  HandoffProgressView,
+  HandoffView,
+  MoveBlockView,
+  MoveNoticeView,
+  ProgressStep,
+  TargetFolderView,
+} from './move-views.ts';
 
 // ---------- views the runtime returns ----------
 
@@ -27,6 +36,11 @@ export interface DeviceStatusView {
   reachability: BackendReachabilityView | null;
   /** Set while a join waits for the inviting device. */
   joining: boolean;
+  /**
+   * When this device learnt it was revoked (the backend refused it as `device_revoked`), else null.
+   * A revoked device stops heartbeating and acting; only a new profile joins the account again.
+   */
+  revokedAt: number | null;
 }
 
 /**
@@ -69,44 +83,25 @@ export interface DeviceView {
   id: string;
   name: string;
   status: DeviceStatus;
+  /** True only when known now: a recent heartbeat, seen through a backend this device reaches. */
   online: boolean;
+  /**
+   * 'online' as above; 'offline' when it stopped (said so on its way out) or its heartbeats stopped;
+   * 'unknown' while this device cannot reach the backend (it shows what it last knew) or the device
+   * never sent one.
+   */
+  presence: 'online' | 'offline' | 'unknown';
+  /** Since when it is offline (its last heartbeat, or when it stopped), when it is. */
+  offlineSince: number | null;
   lastSeenAt: number | null;
   isThisDevice: boolean;
 }
 
-export interface EligibilityView {
-  deviceId: string;
-  name: string;
-  eligible: boolean;
-  /** Why not, when not eligible. */
-  reason: CodedMessage | null;
-  /** What an eligible device will do differently (e.g. its CLI is older: summary continuation), or null. */
-  warning: CodedMessage | null;
-}
-
-export interface HandoffView {
-  id: string;
-  sessionId: string;
-  sourceDeviceId: string;
-  sourceName: string;
-  targetDeviceId: string;
-  targetName: string;
-  state: HandoffState;
-  generation: number;
-  /** Each reached state with its time. */
-  history: { state: HandoffState; at: number; deviceId: string | null }[];
-  cancelReason: CancelReason | null;
-  resumePath: ResumePath | null;
-  /** Why that resume path (e.g. the import check that failed), when known to this device. */
-  resumeNote: string | null;
-  /** Drift warnings recorded at activation, when known to this device. */
-  driftWarnings: DriftWarning[];
-  /** Remediation when a re-check at the checkpoint cancelled the move. */
-  blockers: Blocker[];
-}
-
 /** Why this device may not send input to the session, or null when it may. */
-export type InputBlock = { code: 'not_owner' | 'quiescing' | 'moved' | 'needs_attention' | 'not_running'; message: string } | null;
+export type InputBlock = {
+  code: 'not_owner' | 'quiescing' | 'moved' | 'needs_attention' | 'not_running' | 'revoked';
+  message: string;
+} | null;
 
 /** Why this device cannot run a session it owns, and the concrete fix. */
 export interface AttentionView {
@@ -135,6 +130,8 @@ export interface SessionView {
   inputBlock: InputBlock;
   activeHandoff: HandoffView | null;
   lastHandoff: HandoffView | null;
+  /** A blocked move of the session (on every device, across reloads), until a re-check passes or a move starts. */
+  blocked: MoveBlockView | null;
   updatedAt: number;
 }
 
@@ -212,8 +209,10 @@ export const inputs = {
   sendMessage: z.strictObject({ sessionId: SessionId, text: z.string().min(1).max(100_000) }),
   listDevices: z.strictObject({}),
   moveEligibility: z.strictObject({ sessionId: SessionId }),
-  checkReadiness: z.strictObject({ sessionId: SessionId, targetDeviceId: DeviceId }),
-  startMove: z.strictObject({ sessionId: SessionId, targetDeviceId: DeviceId }),
+  /** Without a target: this device's side only (the Move dialog asks as it opens, before a device is picked). */
+  checkReadiness: z.strictObject({ sessionId: SessionId, targetDeviceId: DeviceId.optional() }),
+  /** `freshClone`: the target clones the repositories afresh instead of using its checkout of them (which blocked the move). */
+  startMove: z.strictObject({ sessionId: SessionId, targetDeviceId: DeviceId, freshClone: z.boolean().optional() }),
   cancelMove: z.strictObject({ sessionId: SessionId }),
   pushRepo: z.strictObject({ sessionId: SessionId, repo: z.string().min(1).max(4096) }),
   commitAll: z.strictObject({ sessionId: SessionId, repo: z.string().min(1).max(4096), message: z.string().trim().min(1).max(10_000) }),
@@ -275,40 +274,6 @@ export interface SessionActivity {
   transcriptFrom: number;
   transcript: TranscriptEntry[];
   agents: AgentView[];
-}
-
-/** The long steps of a move whose progress the stepper and the device log show. */
-export type ProgressStep = 'fetch' | 'clone' | 'upload' | 'download' | 'import';
-
-/**
- * How far one long step of a move has got: git's own progress for a fetch or clone on the target,
- * the bytes of the checkpoint upload or download, the provider import. Unknown figures are null.
- */
-export interface HandoffProgressView {
-  handoffId: string;
-  sessionId: string;
-  step: ProgressStep;
-  /** What the step works on, in words (a repository's folder, "checkpoint"); never a credential. */
-  label: string;
-  doneBytes: number | null;
-  totalBytes: number | null;
-  /** 0–100 when known. */
-  percent: number | null;
-  at: number;
-}
-
-/**
- * What the desktop notification of a move says: it completed, was blocked, or left the session
- * needing attention. `body` names the session and the device; clicking opens the session's run view.
- */
-export interface MoveNoticeView {
-  kind: 'completed' | 'blocked' | 'attention';
-  sessionId: string;
-  handoffId: string | null;
-  /** "Move completed", "Move blocked", "Needs attention". */
-  title: string;
-  body: string;
-  at: number;
 }
 
 export interface DeviceApiEvents {

@@ -54,10 +54,10 @@ export interface PinDeps extends CloneSearch {
 /** Where a repository is: an existing clone (and its remote's name), or the folder to clone it to. */
 export type Located = { kind: 'clone'; path: string; remoteName: string } | { kind: 'clone-to'; path: string };
 
-/** Matches each pin to a clone, or reserves a distinct clone folder for it under the workspace root. */
+/** Matches each pin to a clone (none when `fresh`), or reserves a distinct clone folder for it under the workspace root. */
 export async function locate(pins: { remote: string }[], deps: PinDeps): Promise<Located[]> {
   mkdirSync(deps.workspaceRoot, { recursive: true });
-  const clones = await listClones(deps);
+  const clones = deps.fresh ? [] : await listClones(deps);
   const taken = new Set<string>();
   const located: Located[] = [];
   for (const pin of pins) {

@@ -8,6 +8,7 @@
  */
 import { rm } from 'node:fs/promises';
 import type { DriftWarning, Handoff, ResumePath } from '../../shared/api/handoffs.ts';
+import type { TargetFolderView } from '../../shared/move-views.ts';
 import { detectedVersion, olderCliReason } from '../../shared/cli-version.ts';
 import { fail, ok, type Result } from '../../shared/errors.ts';
 import { isProviderId, PROVIDER_LABELS } from '../../shared/provider.ts';
@@ -25,26 +26,31 @@ import { continuationInput } from '../providers/continuation-input.ts';
 import { mergeEntries } from './transcript-merge.ts';
 import { providerStaging } from './part-staging.ts';
 import type { HandoffConfig } from './handoff-config.ts';
+import { checkoutPlaces } from './checkout-places.ts';
+import { folderChange } from './folder-change.ts';
 
-/** How the provider resumed, why that way (when it fell back), and the drift found on the pinned tree. */
+/** How the provider resumed, why that way (when it fell back), the drift found on the pinned tree, and the folder it runs in. */
 export interface Activated {
   resumePath: ResumePath;
   note: string | null;
   drift: DriftWarning[];
+  folder: TargetFolderView;
 }
 export type ActivationResult = Result<Activated>;
 
 /** What activation uses, and nothing more. */
 export interface ActivationDeps {
   selfId: string;
+  /** This device's name, as the transcript and the move's outcome name it. */
+  selfName: string;
   /** Activation's session write is not durable: its caller's next durable write of the session settles it. */
-  state: Pick<LocalState, 'updateSession' | 'rewriteTranscript' | 'exportsDir'>;
+  state: Pick<LocalState, 'readSession' | 'readSessions' | 'updateSession' | 'rewriteTranscript' | 'exportsDir'>;
   backend: Pick<BackendPort, 'getBlobTo'>;
   seal: Pick<SealPort, 'startCheckpointOpen'>;
   git: Pick<GitPort, 'pin' | 'locate'>;
   packets: Pick<PacketPort, 'drift'>;
   providers: Pick<ProviderPort, 'list' | 'resume' | 'create'>;
-  sessions: Pick<SessionsPort, 'attach' | 'detach'>;
+  sessions: Pick<SessionsPort, 'attach' | 'detach' | 'note'>;
   config: Pick<HandoffConfig, 'workspaceRoot'>;
   clock: Clock;
   log(message: string): void;
@@ -84,7 +90,7 @@ function reporter(deps: Pick<ActivationDeps, 'progress'>, handoff: Handoff): Rep
  * the session is this device's; a failure is returned with its code.
  */
 export async function receiveStaged(
-  deps: Pick<ActivationDeps, 'backend' | 'seal' | 'state' | 'progress' | 'git' | 'providers' | 'config' | 'log'>,
+  deps: Pick<ActivationDeps, 'selfId' | 'backend' | 'seal' | 'state' | 'progress' | 'git' | 'providers' | 'config' | 'log'>,
   handoff: Handoff,
 ): Promise<Result<ReceivedCheckpoint, ReceiveCode>> {
   if (!handoff.checkpoint) return fail('checkpoint_missing', 'The handoff carries no checkpoint.');
@@ -95,7 +101,7 @@ export async function receiveStaged(
     handoff,
     deps.state.exportsDir(handoff.sessionId, handoff.id),
     (done, total) => report('download', 'checkpoint', done, total),
-    providerStaging(deps),
+    providerStaging(deps, handoff.sessionId),
   );
 }
 
@@ -116,7 +122,7 @@ export async function openCheckpoint(
   if (!got.ok) return fail(got.code, got.message);
   const { checkpoint, stagingDir } = got.value;
   mark('verified');
-  const pinned = await git.pin(checkpoint.repos, deps.config.workspaceRoot, (progress) =>
+  const pinned = await git.pin(checkpoint.repos, checkoutPlaces(deps, handoff.sessionId), (progress) =>
     deps.progress({ handoffId: handoff.id, sessionId: handoff.sessionId, ...progress }),
   );
   if (!pinned.ok) {
@@ -156,6 +162,13 @@ export async function activateCheckpoint(
   const mark = (phase: string) => marks.push([phase, clock()]);
   const report = reporter(deps, handoff);
   const workspace = pinned.workspace;
+  // Read before the record names the new folder: a session back on a device it ran on says when its folder changed.
+  const folder = folderChange({
+    deviceName: deps.selfName,
+    previous: state.readSession(handoff.sessionId)?.workspace ?? '',
+    now: workspace,
+    places: checkoutPlaces(deps, handoff.sessionId),
+  });
   report('import', 'transcript', null, null, 0);
   // Merged by entry identity: whatever this device had (its own notes, entries it pulled) stays.
   // Streamed from the log and the staged entry lines: appended to the log when the merge only adds
@@ -172,6 +185,7 @@ export async function activateCheckpoint(
     (s) => {
       s.workspace = workspace;
       s.repoPaths = pinned.repoPaths;
+      s.freshCloneOn = null;
       s.ownerDeviceId = selfId;
       s.generation = Math.max(s.generation, handoff.generation + 1);
       s.agents = checkpoint.agents;
@@ -213,11 +227,12 @@ export async function activateCheckpoint(
     return fail('resume_failed', resumed.message);
   }
   mark('resumed');
+  if (folder.changeNote) sessions.note(handoff.sessionId, folder.changeNote);
   deps.log(
     `activated ${handoff.id}: ${marks
       .slice(1)
       .map(([phase, at], i) => `${phase} +${at - marks[i]![1]} ms`)
       .join(', ')}`,
   );
-  return ok({ resumePath: resumed.value.path, note: resumed.value.reason ?? null, drift });
+  return ok({ resumePath: resumed.value.path, note: resumed.value.reason ?? null, drift, folder });
 }

@@ -140,7 +140,8 @@ describe('moves that stop before ownership moves', () => {
   it(
     'cancels as target_timeout when the target never prepares, and the source keeps the session',
     async () => {
-      await world.desktop.process.stop();
+      // Online but never preparing (held before its step) until the file's end.
+      holdAt(world.desktop, 'target-step-at-requested');
       const moved = await world.laptop.client.call('startMove', { sessionId: session.id, targetDeviceId: desktopId });
       expect(moved.ok).toBe(true);
       const handoffId = moved.ok ? moved.value.handoffId : '';
@@ -171,6 +172,25 @@ describe('moves that stop before ownership moves', () => {
         /^The target did not prepare within 6 s\. The sync backend has not answered a call of this device for \d+ s either/,
       );
       expect(detail).toMatchObject({ isOwner: true, generation: 1, condition: 'owned', inputBlock: null });
+    },
+    TEST_TIMEOUT_MS,
+  );
+
+  it(
+    'does not offer a target that was shut down, from the moment it stopped, and says since when',
+    async () => {
+      await waitEligible(world.laptop, session.id, 'desktop');
+      const stoppedAt = Date.now();
+      await world.desktop.process.stop();
+      const [desktop] = await world.laptop.client.call('moveEligibility', { sessionId: session.id });
+      expect(desktop).toMatchObject({
+        name: 'desktop',
+        eligible: false,
+        reason: { code: 'target_offline', message: 'Baton on desktop was stopped.' },
+      });
+      expect(desktop!.since).toBeGreaterThanOrEqual(stoppedAt - 1000);
+      const listed = await world.laptop.client.call('listDevices', {});
+      expect(listed.find((d) => d.name === 'desktop')).toMatchObject({ online: false, presence: 'offline' });
     },
     TEST_TIMEOUT_MS,
   );

@@ -33,10 +33,13 @@ export interface MoveRequestDeps {
 }
 
 export interface MoveRequests {
-  /** The whole readiness report for moving `sessionId` to `targetDeviceId`. */
-  evaluate(sessionId: string, targetDeviceId: string): Promise<ReadinessReport>;
-  /** Evaluates readiness and, only when ready, creates the handoff at the session's generation. */
-  start(sessionId: string, targetDeviceId: string): Promise<MoveResult>;
+  /** The whole readiness report for moving `sessionId` to `targetDeviceId`; without a target, this device's side only. */
+  evaluate(sessionId: string, targetDeviceId?: string): Promise<ReadinessReport>;
+  /**
+   * Evaluates readiness and, only when ready, creates the handoff at the session's generation;
+   * `freshClone`: the target clones the repositories afresh rather than using its checkouts.
+   */
+  start(sessionId: string, targetDeviceId: string, options?: { freshClone?: boolean }): Promise<MoveResult>;
 }
 
 /**
@@ -54,7 +57,7 @@ const IN_PROGRESS: Blocker = {
 export function moveRequests(deps: MoveRequestDeps): MoveRequests {
   const { state, backend, devices, sessions, handoffs, clock } = deps;
 
-  async function evaluate(sessionId: string, targetDeviceId: string): Promise<ReadinessReport> {
+  async function evaluate(sessionId: string, targetDeviceId?: string): Promise<ReadinessReport> {
     const session = state.readSession(sessionId);
     const sessionBlockers: Blocker[] = [];
     if (!session || session.ownerDeviceId !== deps.selfId || session.inputBlock?.code === 'moved') {
@@ -73,7 +76,7 @@ export function moveRequests(deps: MoveRequestDeps): MoveRequests {
     const [source, tooLarge] = await Promise.all([
       deps.git.sourceReadiness(session),
       checkpointSizeBlocker(deps, session),
-      devices.listedWithin(DEVICE_LIST_FRESH_MS)
+      targetDeviceId === undefined || devices.listedWithin(DEVICE_LIST_FRESH_MS)
         ? null
         : backend.listDevices().then((listed) => listed.ok && devices.replaceAll(listed.value)),
     ]);
@@ -81,12 +84,12 @@ export function moveRequests(deps: MoveRequestDeps): MoveRequests {
       ...sessionBlockers,
       ...source.blockers,
       ...(tooLarge ? [tooLarge] : []),
-      ...devices.targetBlockers(session, targetDeviceId, deps.targetCheck),
+      ...(targetDeviceId === undefined ? [] : devices.targetBlockers(session, targetDeviceId, deps.targetCheck)),
     ];
     return { ready: blockers.length === 0, blockers, repos: source.repos, evaluatedAt: clock() };
   }
 
-  async function start(sessionId: string, targetDeviceId: string): Promise<MoveResult> {
+  async function start(sessionId: string, targetDeviceId: string, options: { freshClone?: boolean } = {}): Promise<MoveResult> {
     // A move this device has not heard of yet is refused by the backend (handoff_in_progress, below).
     const report = await evaluate(sessionId, targetDeviceId);
     if (!report.ready)
@@ -98,13 +101,16 @@ export function moveRequests(deps: MoveRequestDeps): MoveRequests {
       remoteUrl: r.remoteUrl,
       branch: r.branch,
     }));
+    // The target learns a fresh-clone choice from the metadata published here, before the handoff exists.
+    const freshCloneOn = options.freshClone ? targetDeviceId : null;
     // Neither record below has to be on disk before the handoff exists: after a crash, the backend's
     // list of active handoffs brings the move back (coordinator.ts reconcile) and readiness reads the repos again.
-    if (JSON.stringify(repos) !== JSON.stringify(session.repos))
+    if (JSON.stringify(repos) !== JSON.stringify(session.repos) || session.freshCloneOn !== freshCloneOn)
       state.updateSession(
         sessionId,
         (s) => {
           s.repos = repos;
+          s.freshCloneOn = freshCloneOn;
         },
         false,
       );

@@ -70,11 +70,16 @@ async function sealedClaudeCheckpoint() {
   const targetEnv = { CLAUDE_CONFIG_DIR: join(root, 'cfg-target') };
   const staging = join(root, 'staging');
   const stagedFiles: string[] = [];
-  const stage = providerStaging({
-    git: { locate: async () => target },
-    providers: { create: () => new ClaudeCodeSession({ env: targetEnv }) },
-    config: { workspaceRoot: root },
-  });
+  const stage = providerStaging(
+    {
+      selfId: 'desktop',
+      state: { readSession: () => undefined, readSessions: () => [] },
+      git: { locate: async () => target },
+      providers: { create: () => new ClaudeCodeSession({ env: targetEnv }) },
+      config: { workspaceRoot: root },
+    },
+    'session-1',
+  );
   /** Receives `bytes` as the handoff's body (its digest theirs), served in 64 KiB chunks. */
   const receive = (bytes: Buffer) => {
     const handoff = {

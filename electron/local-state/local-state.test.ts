@@ -21,6 +21,8 @@ function session(id: string): LocalSession {
     inputBlock: null,
     providerResume: { turns: 2 },
     needsAttention: null,
+    freshCloneOn: null,
+    moveBlock: null,
     agents: [],
     eventCursor: 0,
     createdAt: 1,

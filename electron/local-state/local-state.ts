@@ -13,15 +13,19 @@ import { z } from 'zod';
 import { mkdirSync, rmSync } from 'node:fs';
 import { readdir, rm } from 'node:fs/promises';
 import type { AgentView, TranscriptEntry } from '../../shared/agents.ts';
-import { DriftWarning, ResumePath } from '../../shared/api/handoffs.ts';
+import { DriftWarning, ResumePath, TargetFolder } from '../../shared/api/handoffs.ts';
 import { DEFAULT_PERMISSION_LEVEL, PermissionLevel } from '../../shared/provider.ts';
 import type { Blocker } from '../../shared/readiness.ts';
+import { MoveBlock } from '../ports/move-block.ts';
 import { RepoRef } from '../ports/repo-ref.ts';
 import { migrateInlineTranscripts } from './inline-transcripts.ts';
 import { RecordFolder } from './record-folder.ts';
 import { TranscriptLogs } from './transcript-log.ts';
 
-const Block = z.object({ code: z.enum(['not_owner', 'quiescing', 'moved', 'needs_attention', 'not_running']), message: z.string() });
+const Block = z.object({
+  code: z.enum(['not_owner', 'quiescing', 'moved', 'needs_attention', 'not_running', 'revoked']),
+  message: z.string(),
+});
 
 export const LocalSessionSchema = z.object({
   id: z.string(),
@@ -52,6 +56,10 @@ export const LocalSessionSchema = z.object({
     .object({ handoffId: z.string().nullable(), code: z.string(), message: z.string(), fix: z.string().optional() })
     .nullable(),
   agents: z.array(z.custom<AgentView>()),
+  /** The device the owner asked to clone the repositories afresh on, for the move to it (null: it uses its checkouts). */
+  freshCloneOn: z.string().nullable().default(null),
+  /** A blocked move of the session (ports/move-block.ts), null when none; on every device through the sealed event stream. */
+  moveBlock: MoveBlock.nullable().default(null),
   /** How the provider was last resumed after this device restarted (absent: never). */
   restartResume: z.object({ path: ResumePath, reason: z.string().nullable(), at: z.number() }).nullable().optional(),
   /** The last backend event seq applied to transcript/agents. */
@@ -75,6 +83,8 @@ export const HandoffProgressSchema = z.object({
   blockers: z.array(z.custom<Blocker>()),
   resumeNote: z.string().nullable(),
   driftWarnings: z.array(DriftWarning),
+  /** On the target, once activated: the folder the session runs in (and the one it used here before). */
+  targetFolder: TargetFolder.nullable().default(null),
   /** Terminal: this device has nothing more to do for the handoff. */
   finished: z.boolean(),
 });
@@ -266,6 +276,7 @@ export class LocalState {
       blockers: [],
       resumeNote: null,
       driftWarnings: [],
+      targetFolder: null,
       finished: false,
     };
     this.saveProgress(created, durable);

@@ -39,4 +39,6 @@ export interface SessionsPort {
   saveResumeData(sessionId: string, provider: ProviderSession): Promise<void>;
   /** Applies a backend session record: learns unknown sessions, follows owner and generation. */
   applyRemote(record: Session): Promise<void>;
+  /** Adds a Baton note (a system entry of the main agent) to the transcript and appends it (owner only). */
+  note(sessionId: string, text: string): void;
 }

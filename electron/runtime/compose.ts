@@ -34,6 +34,7 @@ import { detectProviders } from '../providers/detect.ts';
 import { listExistingSessions } from '../providers/existing-sessions.ts';
 import { createProvider, type ProviderOptions } from '../providers/registry.ts';
 import { createBackendClient } from '../sync/backend-client.ts';
+import { probeAddresses } from '../sync/address-probe.ts';
 import { openPushStream } from '../sync/push-stream.ts';
 import { accountPort } from './adapters/account-port.ts';
 import { backendPort } from './adapters/backend-port.ts';
@@ -48,6 +49,7 @@ import { DeviceEvents } from './device-events.ts';
 import { DeviceRuntime } from './device-runtime.ts';
 import { DeviceStatus, type DeviceIdentity } from './device-status.ts';
 import { DeviceViews } from './device-views.ts';
+import { MoveBlocks } from './move-blocks.ts';
 import { endedNotice } from './move-notices.ts';
 import { MoveService } from './move-service.ts';
 import { SessionService } from './sessions/session-service.ts';
@@ -105,6 +107,7 @@ export function composeDeviceRuntime(options: ComposeOptions): DeviceRuntime {
     backendUrls: [...profile.info.backendUrls],
     reachability: null,
     joining: false,
+    revokedAt: null,
   };
   return wireDeviceRuntime({
     identity,
@@ -132,7 +135,9 @@ export function composeDeviceRuntime(options: ComposeOptions): DeviceRuntime {
         client.addresses.replace(urls);
         options.onBackendUrlsChanged?.(urls);
       },
+      probe: (urls) => probeAddresses(urls, { signer: profile.identity }),
       reachability: () => client.reachability.view(),
+      revokedAt: () => client.reachability.revokedAt(),
       longestWait: () => client.reachability.longestWait(),
       subscribe: (listener) => client.reachability.subscribe(listener),
     },
@@ -162,7 +167,11 @@ export function wireDeviceRuntime(parts: DeviceParts): DeviceRuntime {
   const selfId = identity.deviceId;
   const selfName = identity.deviceName;
   const events = new DeviceEvents();
-  const devices = new DeviceDirectory(selfId, seal, clock);
+  // Presence is only what is known now: through a backend this device reaches.
+  const devices = new DeviceDirectory(selfId, seal, clock, () => {
+    const reach = link.reachability();
+    return { reached: reach.state === 'reachable', since: reach.state === 'unreachable' ? reach.since : null };
+  });
   // The views are made once the coordinator is (they read its handoffs); nothing calls them before.
   const sessions = new SessionService({
     selfId,
@@ -180,7 +189,22 @@ export function wireDeviceRuntime(parts: DeviceParts): DeviceRuntime {
   });
   // Long steps (fetch, clone, checkpoint transfer, import) report here: the stepper and the log.
   const progress = progressSink({ emit: (view) => views.progress(view), log, clock });
-  const activation: ActivationDeps = { selfId, state, backend, seal, git, packets, providers, sessions, config, clock, log, progress };
+  const activation: ActivationDeps = {
+    selfId,
+    selfName,
+    state,
+    backend,
+    seal,
+    git,
+    packets,
+    providers,
+    sessions,
+    config,
+    clock,
+    log,
+    progress,
+  };
+  const blocks = new MoveBlocks({ selfId, state, sessions, clock, changed: (id) => views.sessionChanged(id), log });
   const coordinator = new Coordinator(
     {
       selfId,
@@ -193,7 +217,9 @@ export function wireDeviceRuntime(parts: DeviceParts): DeviceRuntime {
       gate: parts.gate,
       handoffChanged: (h) => views.handoffChanged(h.id),
       ended: (h, role) => {
-        const notice = endedNotice(views.handoff(h), role, views.titleOf(h.sessionId), clock());
+        const view = views.handoff(h);
+        if (role === 'source') blocks.fromCancelled(view);
+        const notice = endedNotice(view, role, views.titleOf(h.sessionId), clock());
         if (notice) events.emit('moveNotice', notice);
       },
     },
@@ -202,7 +228,8 @@ export function wireDeviceRuntime(parts: DeviceParts): DeviceRuntime {
       target: targetStep({ ...activation, state, backend, seal, keys: account, git, providers, sessions, config }),
     },
   );
-  const views = new DeviceViews({ selfId, state, seal, devices, sessions, handoffs: coordinator, events });
+  const revoked = () => link.revokedAt() !== null;
+  const views = new DeviceViews({ selfId, state, seal, devices, sessions, handoffs: coordinator, events, revoked });
   const requests = moveRequests({
     selfId,
     state,
@@ -229,6 +256,7 @@ export function wireDeviceRuntime(parts: DeviceParts): DeviceRuntime {
     sessions,
     activation,
     views,
+    blocks,
     events,
     clock,
   });
@@ -248,6 +276,7 @@ export function wireDeviceRuntime(parts: DeviceParts): DeviceRuntime {
     coordinator,
     events,
     status,
+    link,
     api,
     openStream,
     heartbeatMs,

@@ -74,6 +74,7 @@ export function createEnrollingDevice(options: EnrollingDeviceOptions): Enrollin
     backendUrls: [...(options.backendUrls ?? [])],
     reachability: null,
     joining: false,
+    revokedAt: null,
   };
 
   async function run(profile: Profile): Promise<DeviceStatusView> {

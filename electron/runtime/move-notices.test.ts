@@ -21,6 +21,7 @@ function handoff(states: HandoffState[], extra: Partial<HandoffView> = {}): Hand
     resumeNote: null,
     driftWarnings: [],
     blockers: [],
+    targetFolder: null,
     ...extra,
   };
 }

@@ -19,6 +19,7 @@ import type { ProviderPort } from '../ports/providers.ts';
 import type { DeviceDirectory } from './device-directory.ts';
 import type { DeviceEvents } from './device-events.ts';
 import type { DeviceViews } from './device-views.ts';
+import type { MoveBlocks } from './move-blocks.ts';
 import { blockedNotice } from './move-notices.ts';
 import type { SessionService } from './sessions/session-service.ts';
 
@@ -37,6 +38,8 @@ export interface MoveServiceDeps {
   /** What activating a checkpoint again uses (the target's own activation). */
   activation: ActivationDeps;
   views: Pick<DeviceViews, 'handoff' | 'titleOf' | 'sessionChanged'>;
+  /** The session's blocked move (part of its state): recorded when readiness refuses, cleared when it passes or a move starts. */
+  blocks: Pick<MoveBlocks, 'of' | 'fromReport' | 'clear'>;
   events: Pick<DeviceEvents, 'emit'>;
   clock: Clock;
 }
@@ -57,15 +60,25 @@ export class MoveService {
     return devices.eligibility(session, this.deps.targetCheck, detectedVersion(await providers.list(), session.provider));
   }
 
-  /** The whole readiness report for moving the session to `targetDeviceId`. */
-  readiness(sessionId: string, targetDeviceId: string): Promise<ReadinessReport> {
-    return this.deps.requests.evaluate(sessionId, targetDeviceId);
+  /**
+   * The whole readiness report for moving the session to `targetDeviceId`, or to the device its
+   * blocked move was for; with neither, this device's side only. A re-check of a blocked move
+   * records what it found: still blocked, or cleared.
+   */
+  async readiness(sessionId: string, targetDeviceId?: string): Promise<ReadinessReport> {
+    const block = this.deps.blocks.of(sessionId);
+    const target = targetDeviceId ?? block?.targetDeviceId;
+    const report = await this.deps.requests.evaluate(sessionId, target);
+    if (block && target === block.targetDeviceId) this.deps.blocks.fromReport(sessionId, target, report);
+    return report;
   }
 
-  /** Starts the move when ready; a blocked one is also told as a desktop notice. */
-  async start(sessionId: string, targetDeviceId: string): Promise<MoveResult> {
-    const started = await this.deps.requests.start(sessionId, targetDeviceId);
+  /** Starts the move when ready (clearing a blocked one); a blocked one is recorded on the session and told as a desktop notice. */
+  async start(sessionId: string, targetDeviceId: string, freshClone = false): Promise<MoveResult> {
+    const started = await this.deps.requests.start(sessionId, targetDeviceId, { freshClone });
+    if (started.ok) this.deps.blocks.clear(sessionId);
     if (!started.ok && 'report' in started) {
+      this.deps.blocks.fromReport(sessionId, targetDeviceId, started.report);
       const move = { sessionId, title: this.deps.views.titleOf(sessionId), sourceName: this.deps.selfName };
       const targetName = this.deps.devices.nameOf(targetDeviceId);
       this.deps.events.emit('moveNotice', blockedNotice({ ...move, targetName, blockers: started.report.blockers }, this.deps.clock()));
@@ -129,6 +142,6 @@ export class MoveService {
     const repos = await git.repos(session);
     const target = repos.find((r) => r.path === repo || r.relPath === repo);
     const result = target ? await act(target.path) : fail('not_found', 'That repository is not part of the session.');
-    return { result, report: await git.sourceReadiness(session) };
+    return { result, report: await this.readiness(sessionId) };
   }
 }

@@ -5,10 +5,12 @@ import {
   type AttentionView,
   type HandoffView,
   type InputBlock,
+  type MoveBlockView,
   type SessionDetail,
   type SessionView,
   type TranscriptPage,
 } from '../../shared/device-api.ts';
+import type { Blocker } from '../../shared/readiness.ts';
 import { redactCredentials } from '../../shared/url-credentials.ts';
 import { isTerminal } from '../../shared/handoff-states.ts';
 import { isProviderId, PROVIDER_CAPABILITIES } from '../../shared/provider.ts';
@@ -24,6 +26,8 @@ export interface ViewDeps {
   seal: SealPort;
   devices: Pick<DeviceDirectory, 'nameOf'>;
   sessions: Pick<SessionService, 'inputBlock'>;
+  /** Whether the backend refused this device as revoked (it takes no input then). */
+  revoked?(): boolean;
 }
 
 /** A handoff record as the UI shows it (outcome unsealed when this device can). */
@@ -31,15 +35,21 @@ export function handoffView(deps: ViewDeps, handoff: Handoff): HandoffView {
   const progress = deps.state.progress(handoff.id);
   let resumeNote = progress?.resumeNote ?? null;
   let driftWarnings = progress?.driftWarnings ?? [];
-  if (handoff.sealedOutcome && resumeNote === null && driftWarnings.length === 0) {
+  let targetFolder = progress?.targetFolder ?? null;
+  if (handoff.sealedOutcome && targetFolder === null) {
     const opened = deps.seal.openJson(handoff.sealedOutcome, {
       kind: 'handoff-outcome',
       sessionId: handoff.sessionId,
       handoffId: handoff.id,
     });
     const parsed = opened.ok ? HandoffOutcome.safeParse(opened.value) : null;
-    if (parsed?.success) ({ resumeNote, driftWarnings } = parsed.data);
+    if (parsed?.success) {
+      ({ resumeNote, driftWarnings } = parsed.data);
+      targetFolder = parsed.data.targetFolder ?? null;
+    }
   }
+  const cancelReason = openCancelReason(deps.seal, handoff);
+  const blockers = progress?.blockers.length ? progress.blockers : (cancelReason?.blockers ?? []);
   return {
     id: handoff.id,
     sessionId: handoff.sessionId,
@@ -50,13 +60,28 @@ export function handoffView(deps: ViewDeps, handoff: Handoff): HandoffView {
     state: handoff.state,
     generation: handoff.generation,
     history: handoff.history,
-    cancelReason: openCancelReason(deps.seal, handoff),
+    cancelReason,
     resumePath: handoff.resumePath,
     resumeNote: resumeNote === null ? null : redactCredentials(resumeNote),
     driftWarnings,
-    blockers: (progress?.blockers ?? []).map((b) => ({ ...b, message: redactCredentials(b.message), fix: redactCredentials(b.fix) })),
+    blockers: redactedBlockers(blockers),
+    targetFolder,
   };
 }
+
+/** Blockers with no credential in their sentences (they can quote a remote or a git error). */
+function redactedBlockers(blockers: readonly Blocker[]): Blocker[] {
+  return blockers.map((b) => ({ ...b, message: redactCredentials(b.message), fix: redactCredentials(b.fix) }));
+}
+
+/** The session's blocked move as the UI shows it (the target named), or null. */
+function blockedView(deps: ViewDeps, session: Readonly<LocalSession>): MoveBlockView | null {
+  const block = session.moveBlock;
+  if (!block) return null;
+  return { ...block, targetName: deps.devices.nameOf(block.targetDeviceId), blockers: redactedBlockers(block.blockers) };
+}
+
+const REVOKED_BLOCK: InputBlock = { code: 'revoked', message: 'This device was revoked from the account: it takes no input.' };
 
 /** An input block with no credential in its sentence (it can quote an activation failure). */
 function redactedBlock(block: InputBlock): InputBlock {
@@ -100,9 +125,10 @@ export function sessionView(deps: ViewDeps, session: Readonly<LocalSession>, han
     isOwner: session.ownerDeviceId === deps.selfId,
     condition: condition(deps, session, active),
     attention: attentionOf(deps, session),
-    inputBlock: redactedBlock(deps.sessions.inputBlock(session)),
+    inputBlock: deps.revoked?.() ? REVOKED_BLOCK : redactedBlock(deps.sessions.inputBlock(session)),
     activeHandoff: active ? handoffView(deps, active) : null,
     lastHandoff: last ? handoffView(deps, last) : null,
+    blocked: blockedView(deps, session),
     updatedAt: session.updatedAt,
   };
 }

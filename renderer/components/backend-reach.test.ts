@@ -11,6 +11,7 @@ const status = (reachability: BackendReachabilityView | null): DeviceStatusView 
   backendUrls: ['http://a:1', 'http://b:2'],
   reachability,
   joining: false,
+  revokedAt: null,
 });
 const view = (state: BackendReachabilityView['state'], tried: string[] = []): BackendReachabilityView => ({
   state,

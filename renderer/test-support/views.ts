@@ -26,6 +26,7 @@ export function sessionView(over: Partial<SessionView> = {}): SessionView {
     inputBlock: null,
     activeHandoff: null,
     lastHandoff: null,
+    blocked: null,
     updatedAt: 0,
     ...over,
   };
@@ -48,6 +49,7 @@ export function handoffView(over: Partial<HandoffView> = {}): HandoffView {
     resumeNote: null,
     driftWarnings: [],
     blockers: [],
+    targetFolder: null,
     ...over,
   };
 }
@@ -73,6 +75,7 @@ export function deviceStatus(over: Partial<DeviceStatusView> = {}): DeviceStatus
     backendUrls: ['http://127.0.0.1:7070'],
     reachability: { state: 'reachable', current: 'http://127.0.0.1:7070', tried: [], since: 1, lastError: null },
     joining: false,
+    revokedAt: null,
     ...over,
   };
 }
@@ -85,12 +88,12 @@ export function backendUnreachable(): DeviceStatusView {
 
 /** A device that may receive the session. */
 export function eligible(deviceId: string, name: string, warning: EligibilityView['warning'] = null): EligibilityView {
-  return { deviceId, name, eligible: true, reason: null, warning };
+  return { deviceId, name, eligible: true, reason: null, since: null, checkedAt: REQUESTED_AT, warning };
 }
 
 /** A device that may not, and why. */
 export function ineligible(deviceId: string, name: string, code: string, message: string): EligibilityView {
-  return { deviceId, name, eligible: false, reason: { code, message }, warning: null };
+  return { deviceId, name, eligible: false, reason: { code, message }, since: REQUESTED_AT, checkedAt: REQUESTED_AT, warning: null };
 }
 
 /** A readiness report: blocked by `blockers`, ready when there are none. */

@@ -10,7 +10,7 @@ export function moveHandlers(moves: MoveService): Pick<DeviceApiHandlers, MoveMe
   return {
     moveEligibility: async ({ sessionId }) => moves.eligibility(sessionId),
     checkReadiness: async ({ sessionId, targetDeviceId }) => moves.readiness(sessionId, targetDeviceId),
-    startMove: async ({ sessionId, targetDeviceId }) => moves.start(sessionId, targetDeviceId),
+    startMove: async ({ sessionId, targetDeviceId, freshClone }) => moves.start(sessionId, targetDeviceId, freshClone === true),
     cancelMove: async ({ sessionId }) => moves.cancel(sessionId),
     pushRepo: async ({ sessionId, repo }) => moves.push(sessionId, repo),
     commitAll: async ({ sessionId, repo, message }) => moves.commitAll(sessionId, repo, message),

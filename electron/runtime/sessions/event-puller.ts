@@ -47,7 +47,8 @@ export class EventPuller {
       return;
     }
     if (record.generation < local.generation) return;
-    // Known sessions follow only owner and generation; a record that changes neither changes nothing here.
+    if (record.ownerDeviceId !== this.deps.selfId) this.followFreshClone(record, local.freshCloneOn);
+    // Known sessions follow only owner and generation (and the fresh-clone choice); a record that changes neither changes nothing here.
     if (record.generation === local.generation && record.ownerDeviceId === local.ownerDeviceId) return;
     const wasOwner = local.ownerDeviceId === this.deps.selfId;
     // Not waited onto the disk: the backend's record is the truth and is applied again at start
@@ -63,6 +64,22 @@ export class EventPuller {
     );
     if (wasOwner && record.ownerDeviceId !== this.deps.selfId) await this.deps.markMoved(record.id);
     this.deps.changed(record.id);
+  }
+
+  /**
+   * Follows the owner's choice of a fresh clone on a device for the next move (sealed in the
+   * metadata, republished before the move is asked for): the target reads it as it prepares.
+   */
+  private followFreshClone(record: Session, known: string | null): void {
+    const meta = openSessionMeta(this.deps.seal, record);
+    if (!meta.ok || meta.value.freshCloneOn === known) return;
+    this.deps.state.updateSession(
+      record.id,
+      (s) => {
+        s.freshCloneOn = meta.value.freshCloneOn;
+      },
+      false,
+    );
   }
 
   /**
@@ -117,12 +134,14 @@ export class EventPuller {
       );
       const from = this.deps.state.transcriptCount(sessionId);
       const added: TranscriptEntry[] = [];
+      const blockChanged = opened.some((data) => data.type === 'move-block');
       this.deps.state.updateSession(
         sessionId,
         (s) => {
           for (const event of page.value) s.eventCursor = Math.max(s.eventCursor, event.seq);
           for (const data of opened) {
             if (data.type === 'agents') s.agents = data.agents;
+            if (data.type === 'move-block') s.moveBlock = data.block;
             for (const entry of entriesOf(data)) {
               if (known.has(entry.id)) continue;
               known.add(entry.id);
@@ -133,7 +152,9 @@ export class EventPuller {
         false,
       );
       this.deps.state.appendTranscript(sessionId, added);
-      this.deps.activity(sessionId, from);
+      // A blocked move is part of the session's view, not only of its activity.
+      if (blockChanged) this.deps.changed(sessionId);
+      else this.deps.activity(sessionId, from);
       // A page shorter than the most asked for is the last: nothing is asked again to learn so.
       if (page.value.length < EVENT_PAGE_SIZE) return;
     }

@@ -1,16 +1,19 @@
 /**
  * What a session's event stream on the backend carries, sealed to the session: one transcript
- * entry, the history an adopted session brought, or the agent map. The owner sends them
+ * entry, the history an adopted session brought, the agent map, or its blocked move. The owner sends them
  * (event-sender.ts); every other device pulls them in (event-puller.ts).
  */
 import { z } from 'zod';
 import type { AgentView, TranscriptEntry } from '../../../shared/agents.ts';
+import { MoveBlock } from '../../ports/move-block.ts';
 
 export const EventSchema = z.discriminatedUnion('type', [
   z.object({ type: z.literal('transcript'), entry: z.custom<TranscriptEntry>() }),
   /** Many entries at once: the history an adopted session brought with it. */
   z.object({ type: z.literal('history'), entries: z.array(z.custom<TranscriptEntry>()) }),
   z.object({ type: z.literal('agents'), agents: z.array(z.custom<AgentView>()) }),
+  /** The session's blocked move as the owner found it, or null once nothing blocks it (runtime/move-blocks.ts). */
+  z.object({ type: z.literal('move-block'), block: MoveBlock.nullable() }),
 ]);
 
 /** One event of a session's stream, opened. */

@@ -19,12 +19,23 @@ const MetaSchema = z.object({
   /** The owner's workspace path (on the device that published it). */
   workspace: z.string(),
   repos: z.array(RepoRef),
+  /** The device asked to clone the repositories afresh on the move to it (absent: none). */
+  freshCloneOn: z.string().nullable().default(null),
 });
 export type SessionMeta = z.infer<typeof MetaSchema>;
 
 /** The sealed metadata of a session record. */
-export function metaOf(s: Pick<LocalSession, 'title' | 'provider' | 'permission' | 'workspace' | 'repos'>): SessionMeta {
-  return { title: s.title, provider: s.provider, permission: s.permission, workspace: s.workspace, repos: s.repos };
+export function metaOf(
+  s: Pick<LocalSession, 'title' | 'provider' | 'permission' | 'workspace' | 'repos'> & Partial<Pick<LocalSession, 'freshCloneOn'>>,
+): SessionMeta {
+  return {
+    title: s.title,
+    provider: s.provider,
+    permission: s.permission,
+    workspace: s.workspace,
+    repos: s.repos,
+    freshCloneOn: s.freshCloneOn ?? null,
+  };
 }
 
 /** Seals `meta` for the session. */

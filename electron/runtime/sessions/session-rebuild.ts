@@ -61,6 +61,8 @@ export function learnedRecord(record: Session, meta: SessionMeta | null): LocalS
     inputBlock: null,
     providerResume: null,
     needsAttention: null,
+    freshCloneOn: meta?.freshCloneOn ?? null,
+    moveBlock: null,
     agents: [],
     eventCursor: 0,
     createdAt: record.createdAt,

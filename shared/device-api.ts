@@ -169,17 +169,23 @@ export type { ActionResult };
 
 const SessionId = z.string().min(1).max(64);
 const DeviceId = z.string().min(1).max(64);
-const Workspace = z.string().min(1).max(4096);
+const Workspace = z.string().trim().min(1, 'Give the folder of the session: a git repository on this device, e.g. ~/src/app.').max(4096);
+/** A device's name as a person types it: trimmed, and said in words when it is empty or too long. */
+const DeviceName = z
+  .string()
+  .trim()
+  .min(1, 'Give this device a name, e.g. "laptop": the other devices show it by that name.')
+  .max(100, 'A device name is at most 100 characters.');
 /** A CLI's own session id (a UUID for Claude Code and Codex): no path separators or dots. */
 const CliSessionId = z.string().regex(/^[A-Za-z0-9][A-Za-z0-9-]{0,127}$/, 'not a CLI session id');
 
 export const inputs = {
   getStatus: z.strictObject({}),
-  createAccount: z.strictObject({ backendUrls: BackendUrls, deviceName: z.string().min(1).max(100) }),
+  createAccount: z.strictObject({ backendUrls: BackendUrls, deviceName: DeviceName }),
   /** `backendUrls`: addresses to use instead of the invite's. */
   joinAccount: z.strictObject({
-    invite: z.string().min(1).max(4000),
-    deviceName: z.string().min(1).max(100),
+    invite: z.string().trim().min(1, 'Paste the invite made on a device already in the account.').max(8000),
+    deviceName: DeviceName,
     backendUrls: BackendUrls.optional(),
   }),
   listProviders: z.strictObject({}),
@@ -253,7 +259,8 @@ export interface DeviceApiOutputs {
   commitAll: { result: ActionResult; report: ReadinessReport };
   retryActivation: ActionResult;
   handoffHistory: HandoffView[];
-  createInvite: Result<{ invite: string; expiresAt: number }>;
+  /** `inviteId` names it in the `inviteUsed` event that says a device joined with it. */
+  createInvite: Result<{ invite: string; inviteId: string; expiresAt: number }>;
   revokeDevice: ActionResult;
   rotateKeys: Result<{ keyVersion: number }>;
   setBackendUrls: Result<DeviceStatusView>;
@@ -285,6 +292,8 @@ export interface DeviceApiEvents {
   devicesChanged: DeviceView[];
   handoffProgress: HandoffProgressView;
   moveNotice: MoveNoticeView;
+  /** A device joined the account with an invite this device made (it approved the join): the invite is used up. */
+  inviteUsed: { inviteId: string; deviceName: string; at: number };
   /** Sent by the Electron shell (not the runtime) when its notification about a session was clicked. */
   noticeClicked: { sessionId: string };
 }
@@ -299,5 +308,6 @@ export const EVENT_NAMES: readonly DeviceApiEvent[] = [
   'devicesChanged',
   'handoffProgress',
   'moveNotice',
+  'inviteUsed',
   'noticeClicked',
 ];

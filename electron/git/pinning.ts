@@ -11,6 +11,7 @@ import { operationInProgress, resolveGitDirs } from './git-dir.ts';
 import { gitFailureText, type GitRunner } from './git-runner.ts';
 import { parseStatus, STATUS_ARGS, type ParsedStatus } from './status-parser.ts';
 import { runTransfer, transferFailureText, type GitTransferListener } from './transfer-progress.ts';
+import { counted } from '../../shared/plural.ts';
 
 export interface PinTarget {
   remote: string;
@@ -165,7 +166,7 @@ export async function readCleanClone(
   if (files.length === 0) return parsed;
   return refuse(
     'target_workspace_dirty',
-    `The clone at ${path} on this device has ${files.length} uncommitted change${files.length === 1 ? '' : 's'}; nothing was touched.`,
+    `The clone at ${path} on this device has ${counted(files.length, 'uncommitted change')}; nothing was touched.`,
     `Commit or stash them in ${path} (git -C ${path} stash -u), then retry.`,
     { ...at, details: { files: files.slice(0, 20), fileCount: files.length } },
   );
@@ -187,7 +188,7 @@ export async function refuseLocalCommits(
   const target = b.pinned ? b.pinned.slice(0, 7) : `${b.remoteName}/${b.branch}`;
   return refuse(
     'target_branch_diverged',
-    `${b.branch} in ${b.path} holds ${count || 'some'} local commit${count === 1 ? '' : 's'} that ${b.pinned ? 'the pinned commit does not contain' : 'are not on the remote'}.`,
+    `${b.branch} in ${b.path} holds ${count ? counted(count, 'local commit') : 'some local commits'} that ${b.pinned ? 'the pinned commit does not contain' : 'are not on the remote'}.`,
     `Keep them on another branch (git -C ${b.path} branch keep/${b.branch} ${b.branch}), then move ${b.branch} to ${target} (git -C ${b.path} reset --keep ${target}) and retry.`,
     { ...at, details: { localCommits: count } },
   );

@@ -7,13 +7,9 @@
  */
 import type { Failure } from '../../shared/errors.ts';
 import type { Blocker } from '../../shared/readiness.ts';
+import { counted } from '../../shared/plural.ts';
 
 const CHECKOUT_CODES = new Set(['target_workspace_dirty', 'target_branch_diverged']);
-
-/** `n thing` or `n things`. */
-function counted(n: number, thing: string): string {
-  return `${n} ${thing}${n === 1 ? '' : 's'}`;
-}
 
 function text(details: Record<string, unknown>, key: string): string | null {
   const value = details[key];

@@ -7,6 +7,7 @@ import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { handoffCreateShape, handoffResumeShape } from '../packet/handoff-args.ts';
 import { handoffCreate, type HandoffCreateResult, type HandoffDeps } from '../packet/handoff-create.ts';
 import { handoffResume, type HandoffResumeResult } from '../packet/handoff-resume.ts';
+import { counted } from '../../shared/plural.ts';
 
 export interface HandoffServerOptions {
   /** The repository (or a folder inside it) the tools work on. */
@@ -35,7 +36,7 @@ const RESUME_DESCRIPTION = [
 export function summarizeCreate(result: HandoffCreateResult): string {
   if (!result.ok) return `handoff_create refused (${result.reason}): ${result.message}`;
   const facts = result.packet.verified;
-  return `Wrote ${result.path} for ${facts.branch} at ${facts.head_sha.slice(0, 12)} (${facts.changed_files.length} changed files; memory ${memoryWord(result.memory)}).`;
+  return `Wrote ${result.path} for ${facts.branch} at ${facts.head_sha.slice(0, 12)} (${counted(facts.changed_files.length, 'changed file')}; memory ${memoryWord(result.memory)}).`;
 }
 
 /** One line for people reading the transcript. */

@@ -33,6 +33,8 @@ export interface DemoAgentOptions {
   timers?: Timers;
   /** The session's permission level: at `ask` the agent refuses to edit (default: edit in the workspace). */
   permission?: PermissionLevel;
+  /** The device's name, as the agent's notes in the transcript (seen on every device) name it. */
+  deviceName?: string;
 }
 
 const agentSchema = z.object({
@@ -64,6 +66,7 @@ export class DemoAgent implements ProviderSession {
   private readonly turnTimers: TimerGroup;
   private readonly turnMs: number;
   private readonly permission: PermissionLevel;
+  private readonly deviceName: string;
   private workspace: string | null = null;
   private stopped = false;
   private turn = 0;
@@ -72,6 +75,7 @@ export class DemoAgent implements ProviderSession {
   constructor(options: DemoAgentOptions = {}) {
     this.turnMs = options.turnMs ?? 300;
     this.permission = options.permission ?? DEFAULT_PERMISSION_LEVEL;
+    this.deviceName = options.deviceName ?? 'this device';
     this.state = new SessionState(options.clock ?? Date.now, 'demo');
     this.turnTimers = new TimerGroup(options.timers ?? realTimers);
   }
@@ -153,7 +157,7 @@ export class DemoAgent implements ProviderSession {
     this.state.restore(agents, saved.transcript, saved.entrySeq);
     if (!this.state.agent(MAIN)) this.state.upsertAgent({ id: MAIN, parentId: null, name: 'Demo agent', role: 'main', status: 'waiting' });
     this.state.setStatus(MAIN, 'waiting');
-    this.state.addEntry('system', MAIN, 'The demo agent resumed on this device from the checkpoint (its full state was imported).');
+    this.state.addEntry('system', MAIN, `The demo agent resumed on ${this.deviceName} from the checkpoint (its full state was imported).`);
     this.queue = [...saved.queue];
     if (this.queue.length > 0) this.runNextTurn();
     return { ok: true, value: undefined };

@@ -24,6 +24,8 @@ export interface ProcessSessionOptions {
   /** The environment for every turn (default process.env). */
   env?: NodeJS.ProcessEnv;
   clock?: Clock;
+  /** The device's name, as the adapter's notes in the transcript (seen on every device) name it. */
+  deviceName?: string;
 }
 
 export abstract class ProcessSession implements ProviderSession {
@@ -32,6 +34,8 @@ export abstract class ProcessSession implements ProviderSession {
   protected readonly state: SessionState;
   protected readonly env: NodeJS.ProcessEnv;
   protected readonly command: string;
+  /** This device, as the transcript's notes name it. */
+  protected readonly deviceName: string;
   protected workspace: string | null = null;
   private stopped = false;
   private queue: string[] = [];
@@ -41,6 +45,7 @@ export abstract class ProcessSession implements ProviderSession {
   constructor(options: ProcessSessionOptions, entryPrefix: string) {
     this.command = options.command;
     this.env = options.env ?? process.env;
+    this.deviceName = options.deviceName ?? 'this device';
     this.state = new SessionState(options.clock ?? Date.now, entryPrefix);
   }
 

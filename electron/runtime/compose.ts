@@ -98,7 +98,8 @@ export function composeDeviceRuntime(options: ComposeOptions): DeviceRuntime {
   const log = (message: string) => options.log(redactCredentials(message));
   const client = createBackendClient({ baseUrl: profile.info.backendUrls, signer: profile.identity });
   const run = createGitRunner();
-  const providerOptions = options.providers ?? {};
+  // The providers' notes in the transcript name this device: every device of the account reads them.
+  const providerOptions: ProviderOptions = { deviceName: profile.info.name, ...options.providers };
   const identity: DeviceIdentity = {
     enrolled: true,
     deviceId: profile.identity.deviceId,
@@ -261,7 +262,7 @@ export function wireDeviceRuntime(parts: DeviceParts): DeviceRuntime {
     clock,
   });
   const status = new DeviceStatus(identity, link, events);
-  const adoption = { selfId, state, sessions, providers, changed: (id: string) => views.sessionChanged(id) };
+  const adoption = { selfId, selfName, state, sessions, providers, changed: (id: string) => views.sessionChanged(id) };
   const api = deviceApiHandlers({ sessions, adoption, providers, views, moves, status, devices, backend, account });
   const { openStream, heartbeatMs } = parts;
   return new DeviceRuntime({

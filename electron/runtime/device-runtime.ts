@@ -114,7 +114,7 @@ export class DeviceRuntime {
         }
       }
       await this.deps.coordinator.reconcile();
-      await this.deps.account.approvePendingJoins().catch(() => undefined);
+      await this.approveJoins();
     } catch (error) {
       this.deps.log(`reconcile failed: ${(error as Error).message}`);
     }
@@ -140,7 +140,7 @@ export class DeviceRuntime {
           break;
         case 'join-request':
           if (message.joinRequest.inviterDeviceId === this.deps.status.identity.deviceId && message.joinRequest.status === 'pending')
-            await this.deps.account.approvePendingJoins();
+            await this.approveJoins();
           break;
         case 'keys':
           await this.deps.account.refreshKeyRing();
@@ -151,6 +151,12 @@ export class DeviceRuntime {
     } catch (error) {
       this.deps.log(`push ${message.type} failed: ${(error as Error).message}`);
     }
+  }
+
+  /** Approves the joins made with this device's invites, and tells the UI each invite used up. */
+  private async approveJoins(): Promise<void> {
+    const used = await this.deps.account.approvePendingJoins().catch(() => []);
+    for (const { inviteId, deviceName } of used) this.deps.events.emit('inviteUsed', { inviteId, deviceName, at: Date.now() });
   }
 
   /** Tells the UI the device list, and wakes up again when some device's presence changes by time alone. */

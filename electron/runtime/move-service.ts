@@ -128,8 +128,10 @@ export class MoveService {
     sessions.clearAttention(sessionId);
     await sessions.publishMeta(sessionId);
     const { resumePath, note, drift } = result.value;
-    const found = drift.length === 0 ? 'no drift' : `drift: ${drift.map((d) => d.code).join(', ')}`;
-    sessions.note(sessionId, `Activation retried and succeeded: the session resumed by ${resumePath} (${found}).${note ? ` ${note}` : ''}`);
+    const found = drift.length === 0 ? 'no drift' : `drift: ${drift.map((d) => d.detail).join('; ')}`;
+    const how = resumePath === 'checkpoint-import' ? 'by importing its checkpoint' : 'from a summary of its checkpoint';
+    const said = `Activation retried on ${this.deps.selfName} and succeeded: the session resumed ${how} (${found}).`;
+    sessions.note(sessionId, `${said}${note ? ` ${note}` : ''}`);
     const provider = sessions.provider(sessionId);
     if (provider) await sessions.saveResumeData(sessionId, provider);
     return ok(undefined);

@@ -167,7 +167,11 @@ export class ClaudeCodeSession extends ProcessSession {
     this.sessionId = data.sessionId;
     this.state.restore(imported.value.agents, [], 0);
     this.open(workspace);
-    this.state.addEntry('system', MAIN_AGENT, `Claude Code session ${data.sessionId} was imported here; the next message resumes it.`);
+    this.state.addEntry(
+      'system',
+      MAIN_AGENT,
+      `Claude Code session ${data.sessionId} was imported on ${this.deviceName}; the next message resumes it.`,
+    );
     return { ok: true, value: undefined };
   }
 

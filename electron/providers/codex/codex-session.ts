@@ -178,7 +178,11 @@ export class CodexSession extends ProcessSession {
     this.threadId = data.sessionId;
     this.state.restore([], [], 0);
     this.open(workspace);
-    this.state.addEntry('system', MAIN_AGENT, `Codex session ${data.sessionId} was imported here; the next message resumes it.`);
+    this.state.addEntry(
+      'system',
+      MAIN_AGENT,
+      `Codex session ${data.sessionId} was imported on ${this.deviceName}; the next message resumes it.`,
+    );
     return { ok: true, value: undefined };
   }
 

@@ -122,6 +122,8 @@ export async function workspaceBack(deps: RebuildDeps, session: Readonly<LocalSe
 }
 
 export interface SessionRebuildDeps extends RebuildDeps {
+  /** This device's name, as the note in the transcript (seen on every device) names it. */
+  selfName?: string;
   /** Reads the session's event stream into its transcript and agent map (event-puller.ts). */
   pullEvents(sessionId: string): Promise<void>;
   /** Adds a Baton note to the session's transcript and appends it (event-sender.ts). */
@@ -147,7 +149,7 @@ export async function rebuildSession(deps: SessionRebuildDeps, record: Session, 
     const state = session.needsAttention ? `; it needs attention: ${session.needsAttention.fix ?? ''}` : '';
     deps.note(
       record.id,
-      `This device's record of the session could not be read (${why}); it was rebuilt from the account's sealed session metadata and event stream${state}`,
+      `${deps.selfName ?? 'This device'}'s record of the session could not be read (${why}); it was rebuilt from the account's sealed session metadata and event stream${state}`,
     );
   }
   deps.changed(record.id);

@@ -82,7 +82,7 @@ export class SessionService implements SessionsPort {
     this.restart = new RestartResume({ selfId, ...selfName, state, seal, git, providers, driver, events, clock, changed, log });
     this.starting = { state, backend, seal, git, events, driver, clock, changed, log };
     const note = (id: string, text: string) => events.note(id, text);
-    this.rebuilding = { selfId, state, seal, git, pullEvents: (id) => this.pullEvents(id), note, changed, log };
+    this.rebuilding = { selfId, ...selfName, state, seal, git, pullEvents: (id) => this.pullEvents(id), note, changed, log };
   }
 
   /** The running provider of an owned session, if any. */

@@ -1,6 +1,7 @@
 /** `baton mcp`: the stdio MCP server with handoff_create and handoff_resume. Only protocol goes to stdout. */
 import { resolve } from 'node:path';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
+import { CallQueue } from '../electron/mcp/call-queue.ts';
 import { createHandoffServer } from '../electron/mcp/handoff-server.ts';
 import { openMemoryLink } from '../electron/packet/account-memory.ts';
 import { parseFlags, untilStopped, type Command } from './command.ts';
@@ -24,11 +25,13 @@ export const command: Command = {
     const root = resolve(typeof values.root === 'string' ? values.root : process.cwd());
     const profile = typeof values.profile === 'string' ? values.profile : process.env.BATON_PROFILE || undefined;
     const memory = await openMemoryLink(profile ? resolve(profile) : undefined);
-    const server = createHandoffServer({ root, deps: { memory } });
+    const queue = new CallQueue();
+    const server = createHandoffServer({ root, deps: { memory }, queue });
     const transport = new StdioServerTransport();
     const closed = new Promise<void>((done) => {
       transport.onclose = () => done();
-      process.stdin.once('end', () => done());
+      // Calls sent just before stdin closed are answered first, in order.
+      process.stdin.once('end', () => void queue.idle().then(done));
     });
     const stopped = untilStopped();
     await server.connect(transport);

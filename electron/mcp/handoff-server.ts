@@ -8,6 +8,7 @@ import { handoffCreateShape, handoffResumeShape } from '../packet/handoff-args.t
 import { handoffCreate, type HandoffCreateResult, type HandoffDeps } from '../packet/handoff-create.ts';
 import { handoffResume, type HandoffResumeResult } from '../packet/handoff-resume.ts';
 import { counted } from '../../shared/plural.ts';
+import { CallQueue } from './call-queue.ts';
 
 export interface HandoffServerOptions {
   /** The repository (or a folder inside it) the tools work on. */
@@ -15,6 +16,8 @@ export interface HandoffServerOptions {
   /** Git executor, clock and memory link handed to the packet functions. */
   deps?: HandoffDeps;
   version?: string;
+  /** Where tool calls wait their turn (the command waits on it before closing); one of its own by default. */
+  queue?: CallQueue;
 }
 
 const CREATE_DESCRIPTION = [
@@ -45,7 +48,7 @@ export function summarizeResume(result: HandoffResumeResult): string {
   const drift =
     result.warnings.length === 0
       ? 'no drift'
-      : `${result.warnings.length} drift warning(s): ${result.warnings.map((w) => w.code).join(', ')}`;
+      : `${counted(result.warnings.length, 'drift warning')}: ${result.warnings.map((w) => w.code).join(', ')}`;
   return `Resumed ${result.path} (${result.verified.branch}): ${drift}; memory ${memoryWord(result.memory)}.`;
 }
 
@@ -66,6 +69,7 @@ function toolResult(structured: HandoffCreateResult | HandoffResumeResult, summa
 /** Builds the MCP server with both tools bound to `options.root`; connect it to a transport to serve. */
 export function createHandoffServer(options: HandoffServerOptions): McpServer {
   const server = new McpServer({ name: 'baton', version: options.version ?? '0.1.0' });
+  const queue = options.queue ?? new CallQueue();
   server.registerTool(
     'handoff_create',
     {
@@ -74,10 +78,11 @@ export function createHandoffServer(options: HandoffServerOptions): McpServer {
       inputSchema: handoffCreateShape,
       annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
     },
-    async (args) => {
-      const result = await handoffCreate(options.root, args, options.deps);
-      return toolResult(result, summarizeCreate(result));
-    },
+    (args) =>
+      queue.run(async () => {
+        const result = await handoffCreate(options.root, args, options.deps);
+        return toolResult(result, summarizeCreate(result));
+      }),
   );
   server.registerTool(
     'handoff_resume',
@@ -87,10 +92,11 @@ export function createHandoffServer(options: HandoffServerOptions): McpServer {
       inputSchema: handoffResumeShape,
       annotations: { readOnlyHint: true, openWorldHint: false },
     },
-    async (args) => {
-      const result = await handoffResume(options.root, args, options.deps);
-      return toolResult(result, summarizeResume(result));
-    },
+    (args) =>
+      queue.run(async () => {
+        const result = await handoffResume(options.root, args, options.deps);
+        return toolResult(result, summarizeResume(result));
+      }),
   );
   return server;
 }

@@ -53,7 +53,17 @@ describe('moves that stop before ownership moves', () => {
       expect(dirty?.fix).toMatch(/commit/i);
       expect(JSON.stringify(dirty?.details)).toContain('scratch.txt');
       expect(await world.laptop.client.call('handoffHistory', { sessionId: session.id })).toEqual([]);
+      // The blocked move is the session's: the laptop keeps it, the desktop reads it from the sealed events.
+      for (const device of [world.laptop, world.desktop]) {
+        const seen = await waitSession(device, session.id, `${device.name} to show the blocked move`, (d) => d.blocked !== null);
+        expect(seen.blocked).toMatchObject({ targetDeviceId: desktopId, targetName: 'desktop', foundBy: 'readiness', handoffId: null });
+        expect(seen.blocked?.blockers.map((b) => b.code)).toContain('dirty_tree');
+      }
       rmSync(join(world.repo, 'scratch.txt'));
+      // A re-check that passes clears it, everywhere (asked without a target: the blocked move's own is used).
+      expect(await world.laptop.client.call('checkReadiness', { sessionId: session.id })).toMatchObject({ ready: true, blockers: [] });
+      for (const device of [world.laptop, world.desktop])
+        await waitSession(device, session.id, `${device.name} to clear the blocked move`, (d) => d.blocked === null);
     },
     TEST_TIMEOUT_MS,
   );

@@ -40,17 +40,19 @@ export function prepareBlocker(failure: Failure, self: { id: string; name: strin
   const fix = text(details, 'fix');
   const sentence = text(details, 'sentence') ?? failure.message;
   if (path === null || !CHECKOUT_CODES.has(failure.code)) {
+    // Read on the source too: the target's "this device" is named.
+    const named = (text: string) => text.replace(/\bthis device\b/gi, self.name);
     return {
       code: 'target_cannot_open_workspace',
-      message: `${self.name} cannot get the session's repositories: ${sentence}`,
-      fix: fix ?? `Check that ${self.name} can reach the repositories' remotes, then try again.`,
+      message: named(sentence),
+      fix: named(fix ?? `Check that ${self.name} can reach the repositories' remotes, then try again.`),
     };
   }
   const files = Array.isArray(details['files']) ? details['files'].filter((f): f is string => typeof f === 'string') : [];
   const there =
     failure.code === 'target_workspace_dirty' && text(details, 'operation') === null
       ? `Commit or stash them in ${path} on ${self.name} (git -C ${path} stash -u)`
-      : (fix?.replace(/,? then retry\.?$/, '') ?? `Fix ${path} on ${self.name}`);
+      : (fix?.replace(/,? (?:and|then) retry\.?$/, '') ?? `Fix ${path} on ${self.name}`);
   return {
     code: failure.code as Blocker['code'],
     repo: path,

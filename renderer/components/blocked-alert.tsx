@@ -43,8 +43,9 @@ function CommitForm({ sessionId, repo }: { sessionId: string; repo: string }) {
   );
 }
 
-function BlockerItem({ sessionId, blocker }: { sessionId: string; blocker: Blocker }) {
+function BlockerItem({ sessionId, blocker, blocked }: { sessionId: string; blocker: Blocker; blocked: BlockedMove }) {
   const push = useHandoffsStore((state) => state.push);
+  const startMove = useHandoffsStore((state) => state.startMove);
   const pending = useHandoffsStore((state) => state.pending[sessionId]);
   const action = remediationOf(blocker);
   const files = fileList(blocker);
@@ -70,6 +71,16 @@ function BlockerItem({ sessionId, blocker }: { sessionId: string; blocker: Block
         <span className="fix-label">Fix</span> <code>{blocker.fix}</code>
       </p>
       {action?.kind === 'commit' && <CommitForm sessionId={sessionId} repo={action.repo} />}
+      {blocker.action?.kind === 'fresh-clone' && (
+        <button
+          type="button"
+          className="button"
+          disabled={pending !== undefined}
+          onClick={() => void startMove(sessionId, blocked.targetDeviceId, blocked.targetName, true)}
+        >
+          Move into a fresh clone on {blocked.targetName}
+        </button>
+      )}
       {action?.kind === 'push' && (
         <button type="button" className="button" disabled={pending !== undefined} onClick={() => void push(sessionId, action.repo)}>
           {pending === 'push' ? 'Pushing…' : 'Push'}
@@ -100,7 +111,7 @@ export function BlockedAlert({ sessionId, blocked }: { sessionId: string; blocke
       {blockers.length > 0 && (
         <ul className="blocker-list">
           {blockers.map((blocker, index) => (
-            <BlockerItem key={`${blocker.code}-${blocker.repo ?? ''}-${index}`} sessionId={sessionId} blocker={blocker} />
+            <BlockerItem key={`${blocker.code}-${blocker.repo ?? ''}-${index}`} sessionId={sessionId} blocker={blocker} blocked={blocked} />
           ))}
         </ul>
       )}
@@ -110,7 +121,7 @@ export function BlockedAlert({ sessionId, blocked }: { sessionId: string; blocke
           type="button"
           className="button button--primary"
           disabled={pending !== undefined}
-          onClick={() => void checkAgain(sessionId)}
+          onClick={() => void checkAgain(sessionId, blocked)}
         >
           {pending === 'move' ? 'Checking…' : 'Check again'}
         </button>

@@ -12,6 +12,12 @@ function Reachability({ device }: { device: DeviceView }) {
   if (device.status === 'revoked') return <span className="reach reach--revoked">Revoked</span>;
   if (device.status === 'pending') return <span className="reach reach--pending">Waiting to join</span>;
   if (device.online) return <span className="reach reach--online">Online</span>;
+  if (device.presence === 'unknown')
+    return (
+      <span className="reach reach--offline">
+        Not known (no backend){device.lastSeenAt ? ` · seen ${formatAgo(device.lastSeenAt, Date.now())}` : ''}
+      </span>
+    );
   return (
     <span className="reach reach--offline">Offline{device.lastSeenAt ? ` · seen ${formatAgo(device.lastSeenAt, Date.now())}` : ''}</span>
   );
@@ -68,7 +74,11 @@ function InvitePanel() {
               Copy
             </button>
             <span className="muted" aria-live="polite">
-              {copied ? 'Copied.' : `Works once, until ${formatDay(invite.expiresAt)}.`}
+              {invite.usedBy
+                ? `Used: ${invite.usedBy} joined with it. Make a new invite for another device.`
+                : copied
+                  ? 'Copied.'
+                  : `Works once, until ${formatDay(invite.expiresAt)}.`}
             </span>
           </div>
         </div>

@@ -10,12 +10,14 @@ import { MoveDialog } from '../components/move-dialog.tsx';
 import { OwnershipStrip } from '../components/ownership-strip.tsx';
 import { sessionTone } from '../components/session-state.ts';
 import { Transcript } from '../components/transcript.tsx';
-import { useHandoffsStore } from '../stores/handoffs-store.ts';
+import { blockedOfSession, useHandoffsStore } from '../stores/handoffs-store.ts';
 import { useSessionsStore } from '../stores/sessions-store.ts';
 
 function RunViewBody({ session }: { session: SessionDetail }) {
   const [moving, setMoving] = useState(false);
-  const blocked = useHandoffsStore((state) => state.blocked[session.id]);
+  const asked = useHandoffsStore((state) => state.blocked[session.id]);
+  // What this page just asked for, else the session's own blocked move (kept across reloads, on every device).
+  const blocked = asked ?? (session.blocked ? blockedOfSession(session.blocked) : undefined);
   const providers = useSessionsStore((state) => state.providers);
   const providerLabel = providers.find((p) => p.id === session.provider)?.label ?? session.provider;
   const tone = sessionTone(session, blocked !== undefined);

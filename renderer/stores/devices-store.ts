@@ -7,7 +7,8 @@ import { api, errorMessage } from '../api/device-api.ts';
 interface DevicesState {
   devices: DeviceView[];
   loaded: boolean;
-  invite: { invite: string; expiresAt: number } | null;
+  /** The invite shown; `usedBy` once a device joined with it. */
+  invite: { invite: string; inviteId: string; expiresAt: number; usedBy?: string } | null;
   busy: boolean;
   error: string | null;
   notice: string | null;
@@ -16,6 +17,8 @@ interface DevicesState {
   revoke(deviceId: string): Promise<void>;
   rotateKeys(): Promise<void>;
   setDevices(devices: DeviceView[]): void;
+  /** A device joined with invite `inviteId` (this device approved it). */
+  inviteUsed(inviteId: string, deviceName: string): void;
 }
 
 export const useDevicesStore = create<DevicesState>()((set) => {
@@ -63,5 +66,7 @@ export const useDevicesStore = create<DevicesState>()((set) => {
         ({ keyVersion }) => `Keys rotated to version ${keyVersion}. New checkpoints use the new key.`,
       ),
     setDevices: (devices) => set({ devices, loaded: true }),
+    inviteUsed: (inviteId, deviceName) =>
+      set((state) => (state.invite?.inviteId === inviteId ? { invite: { ...state.invite, usedBy: deviceName } } : {})),
   };
 });

@@ -1,6 +1,6 @@
 /** Moves: eligibility for the Move dialog, blocked readiness with its remediation, and history. */
 import { create } from 'zustand';
-import type { ActionResult, EligibilityView, HandoffView } from '../../shared/device-api.ts';
+import type { ActionResult, EligibilityView, HandoffView, MoveBlockView } from '../../shared/device-api.ts';
 import type { ReadinessReport } from '../../shared/readiness.ts';
 import { api, errorMessage } from '../api/device-api.ts';
 
@@ -14,14 +14,24 @@ export interface BlockedMove {
 
 export type MoveOutcome = { kind: 'started' } | { kind: 'blocked' } | { kind: 'refused'; message: string };
 
+/** The session's own blocked move (kept by the device, on every device) as the alert shows it. */
+export function blockedOfSession(block: MoveBlockView): BlockedMove {
+  return {
+    targetDeviceId: block.targetDeviceId,
+    targetName: block.targetName,
+    report: { ready: false, blockers: block.blockers, repos: [], evaluatedAt: block.at },
+    actionError: null,
+  };
+}
+
 interface HandoffsState {
   eligibility: Record<string, EligibilityView[] | undefined>;
   blocked: Record<string, BlockedMove | undefined>;
   history: Record<string, HandoffView[] | undefined>;
   pending: Record<string, string | undefined>;
   loadEligibility(sessionId: string): Promise<void>;
-  startMove(sessionId: string, targetDeviceId: string, targetName: string): Promise<MoveOutcome>;
-  checkAgain(sessionId: string): Promise<MoveOutcome>;
+  startMove(sessionId: string, targetDeviceId: string, targetName: string, freshClone?: boolean): Promise<MoveOutcome>;
+  checkAgain(sessionId: string, fallback?: BlockedMove): Promise<MoveOutcome>;
   cancelMove(sessionId: string): Promise<ActionResult>;
   push(sessionId: string, repo: string): Promise<void>;
   commit(sessionId: string, repo: string, message: string): Promise<boolean>;
@@ -66,10 +76,10 @@ export const useHandoffsStore = create<HandoffsState>()((set, get) => {
       const list = await api.moveEligibility({ sessionId });
       set((state) => ({ eligibility: { ...state.eligibility, [sessionId]: list } }));
     },
-    startMove: async (sessionId, targetDeviceId, targetName) => {
+    startMove: async (sessionId, targetDeviceId, targetName, freshClone = false) => {
       setPending(sessionId, 'move');
       try {
-        const result = await api.startMove({ sessionId, targetDeviceId });
+        const result = await api.startMove({ sessionId, targetDeviceId, ...(freshClone ? { freshClone } : {}) });
         if (result.ok) {
           setBlocked(sessionId, undefined);
           return { kind: 'started' };
@@ -85,8 +95,8 @@ export const useHandoffsStore = create<HandoffsState>()((set, get) => {
         setPending(sessionId, undefined);
       }
     },
-    checkAgain: async (sessionId) => {
-      const current = get().blocked[sessionId];
+    checkAgain: async (sessionId, fallback) => {
+      const current = get().blocked[sessionId] ?? fallback;
       if (!current) return { kind: 'refused', message: 'No blocked move to check.' };
       const outcome = await get().startMove(sessionId, current.targetDeviceId, current.targetName);
       if (outcome.kind === 'refused') setBlocked(sessionId, { ...current, actionError: outcome.message });

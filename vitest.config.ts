@@ -12,7 +12,7 @@ const ALL = ['shared', 'dev-env', 'electron', 'backend', 'cli', 'renderer'].map(
  */
 const AREAS = {
   /** The sync backend on SQLite and PostgreSQL, and `baton backend`. */
-  backend: [testsIn('backend'), 'cli/backend-command.test.ts', 'dev-env/postgres-server.test.ts'],
+  backend: [testsIn('backend'), 'cli/backend-command.test.ts', 'cli/backend-tls.test.ts', 'dev-env/postgres-server.test.ts'],
   /** A Move between devices: the coordinator and its steps, checkpoint packets, the fault matrix's checks. */
   handoff: [testsIn('electron/handoff'), testsIn('electron/packet'), testsIn('dev-env/fault-matrix')],
   /** The UI (with its component tests, below), and the two hosts that show it: the Electron shell and the headless web host. */

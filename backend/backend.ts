@@ -1,10 +1,12 @@
 /**
  * Starts the sync backend on its storage (storage.ts: a SQLite data folder, or a PostgreSQL database
- * shared with other instances, push linked between them), served over node:http with
- * bounded header, idle and keep-alive times (limits.ts); request bodies are held to a minimum pace
+ * shared with other instances, push linked between them), served over node:http — or node:https
+ * given a TLS identity (tls/tls-identity.ts), which can be replaced while it serves — with bounded
+ * handshake, header, idle and keep-alive times (limits.ts); request bodies are held to a minimum pace
  * instead of a total time (http/body-reader.ts), and a malformed or timed-out client is cut off.
  */
 import { createServer, type Server } from 'node:http';
+import { createServer as createTlsServer, type Server as TlsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { redactCredentials } from '../shared/url-credentials.ts';
 import { SignatureVerifier } from './auth/signature.ts';
@@ -15,6 +17,7 @@ import { randomId, type Deps } from './service/context.ts';
 import { resolveLimits, type BackendLimits } from './limits.ts';
 import type { Store } from './store/store.ts';
 import { openStorage, type Storage } from './storage.ts';
+import type { TlsIdentity } from './tls/tls-identity.ts';
 
 export interface BackendOptions {
   /** The SQLite data folder (one instance)… */
@@ -33,6 +36,8 @@ export interface BackendOptions {
   log?: (line: string) => void;
   /** Use this storage instead of opening `dataDir` or `database` (which throw their one-line refusal). */
   storage?: Storage;
+  /** Serve HTTPS with this certificate and key (default: plain HTTP). */
+  tls?: TlsIdentity;
 }
 
 export interface RunningBackend {
@@ -41,6 +46,13 @@ export interface RunningBackend {
   port: number;
   store: Store;
   push: PushHub;
+  /** The fingerprint of the key it serves with (null over plain HTTP). */
+  readonly fingerprint: string | null;
+  /**
+   * Serves with `identity` from the next handshake on, on the same listener; kept-alive connections
+   * and push streams are closed, so every device meets the new key at once (HTTPS only).
+   */
+  replaceTls(identity: TlsIdentity): void;
   /** Closes push streams, the server and the store. */
   close(): Promise<void>;
 }
@@ -72,16 +84,18 @@ export async function startBackend(options: BackendOptions): Promise<RunningBack
     streamHeartbeatMs: options.streamHeartbeatMs ?? 15_000,
     log,
   };
-  const server: Server = createServer(
-    {
-      keepAliveTimeout: limits.keepAliveTimeoutMs,
-      headersTimeout: limits.headersTimeoutMs,
-      // No total time for a request: bodies are held to a minimum pace instead (a slow, steady upload goes through).
-      requestTimeout: 0,
-      connectionsCheckingInterval: Math.max(10, Math.min(1000, limits.headersTimeoutMs / 4)),
-    },
-    (req, res) => void handleRequest(app, req, res),
-  );
+  const serverOptions = {
+    keepAliveTimeout: limits.keepAliveTimeoutMs,
+    headersTimeout: limits.headersTimeoutMs,
+    // No total time for a request: bodies are held to a minimum pace instead (a slow, steady upload goes through).
+    requestTimeout: 0,
+    connectionsCheckingInterval: Math.max(10, Math.min(1000, limits.headersTimeoutMs / 4)),
+  };
+  const serve = (req: Parameters<typeof handleRequest>[1], res: Parameters<typeof handleRequest>[2]) => void handleRequest(app, req, res);
+  let tls = options.tls;
+  const server: Server | TlsServer = tls
+    ? createTlsServer({ ...serverOptions, cert: tls.cert, key: tls.key, handshakeTimeout: limits.headersTimeoutMs }, serve)
+    : createServer(serverOptions, serve);
   server.setTimeout(limits.idleTimeoutMs);
   // A malformed request or one whose headers took too long: answer if possible, then cut the socket (never leave it half-open).
   server.on('clientError', (error: NodeJS.ErrnoException, socket) => {
@@ -108,11 +122,21 @@ export async function startBackend(options: BackendOptions): Promise<RunningBack
   const { port } = server.address() as AddressInfo;
   let closing: Promise<void> | undefined;
   return {
-    url: `http://${host.includes(':') ? `[${host}]` : host}:${port}`,
+    url: `${tls ? 'https' : 'http'}://${host.includes(':') ? `[${host}]` : host}:${port}`,
     host,
     port,
     store,
     push,
+    get fingerprint() {
+      return tls?.fingerprint ?? null;
+    },
+    replaceTls(identity) {
+      if (!tls || !('setSecureContext' in server)) throw new Error('the backend serves plain HTTP: start it with TLS to replace its key');
+      server.setSecureContext({ cert: identity.cert, key: identity.key });
+      tls = identity;
+      server.closeIdleConnections();
+      push.closeAll();
+    },
     close() {
       closing ??= (async () => {
         clearInterval(pruner);

@@ -15,6 +15,7 @@ import { MemoryPushLog, type PushLog } from './push/push-log.ts';
 import { openDataFolder, type DataFolderCode } from './store/data-folder.ts';
 import { openPostgresStore, type PostgresStoreCode } from './store/postgres-store.ts';
 import type { Store } from './store/store.ts';
+import { keepKeyInDatabase, keepKeyInFolder } from './tls/kept-key.ts';
 
 export type StorageChoice = { dataDir: string; init?: boolean } | { database: string };
 
@@ -26,6 +27,8 @@ export interface Storage {
    * database; for the data folder (one instance) a bounded log in memory.
    */
   linkPush(hub: PushHub, log: (line: string) => void): Promise<PushLog>;
+  /** The private key `--tls self-signed` serves with: the one kept here, or `make()`'s, kept from now on (tls/kept-key.ts). */
+  keepTlsKey(make: () => string): Promise<string>;
   close(): Promise<void>;
 }
 
@@ -54,6 +57,7 @@ export async function openStorage(
         hub.attachLog(pushLog);
         return pushLog;
       },
+      keepTlsKey: async (make) => keepKeyInFolder(choice.dataDir, make),
       close: async () => store.close(),
     });
   }
@@ -77,6 +81,7 @@ export async function openStorage(
       await relay.start();
       return relay;
     },
+    keepTlsKey: (make) => keepKeyInDatabase(store.pool, make, clock()),
     close: async () => store.close(),
   });
 }

@@ -6,6 +6,7 @@ import { startBackend } from '../backend/backend.ts';
 import { DEFAULT_MAX_BLOB_MIB } from '../backend/limits.ts';
 import { backupDataFolder } from '../backend/store/backup.ts';
 import { openStorage, type StorageChoice } from '../backend/storage.ts';
+import { plainHttpWarning, reloadOnHangUp, TLS_USAGE, tlsChoice, tlsIdentity } from './backend-tls.ts';
 import { parseFlags, portFlag, required, untilStopped, UsageError, type Command } from './command.ts';
 
 /** The environment variable that names the database when --database is not given. */
@@ -14,15 +15,17 @@ export const DATABASE_ENV = 'BATON_DATABASE_URL';
 export const command: Command = {
   summary: 'run the sync backend, or back up its data folder',
   usage: [
-    'Usage: baton backend --data DIR [--host 127.0.0.1] [--port N] [--max-blob-mib N] [--init]',
-    '       baton backend --database postgres://USER:PASSWORD@HOST:PORT/DB [--host 127.0.0.1] [--port N] [--max-blob-mib N]',
+    'Usage: baton backend --data DIR [--host 127.0.0.1] [--port N] [TLS] [--max-blob-mib N] [--init]',
+    '       baton backend --database postgres://USER:PASSWORD@HOST:PORT/DB [--host 127.0.0.1] [--port N] [TLS] [--max-blob-mib N]',
     '       baton backend backup --data DIR --to FILE',
     '',
     'Runs the sync backend: the embedded SQLite store and blobs in DIR, or everything in a PostgreSQL',
     `database (--database, or ${DATABASE_ENV} when neither --data nor --database is given), which several`,
     'instances may share: start each with the same database behind one load balancer. Migrations run',
-    'at start under a lock. Prints `backend: http://HOST:PORT` once listening; --port 0 (the default)',
-    'picks a free port. SIGTERM stops it cleanly. GET /healthz says the store kind and whether it answers.',
+    'at start under a lock. Prints `backend: http://HOST:PORT` once listening (https with TLS, after a',
+    '`backend key: sha256:…` line: the fingerprint devices pin); --port 0 (the default) picks a free port.',
+    'SIGTERM stops it cleanly. GET /healthz says the store kind and whether it answers. TLS is one of',
+    '--tls-cert/--tls-key, --tls self-signed or --tls proxy (below); plain HTTP beyond 127.0.0.1 warns.',
     'It refuses to start, with one line and exit code 1, when the database fails its integrity check,',
     'or when DIR held a store (it is marked) whose database is gone: restore a backup, or pass --init',
     'to begin an empty store there. An empty folder starts a fresh store.',
@@ -35,6 +38,7 @@ export const command: Command = {
     '  --database URL PostgreSQL connection string (back it up with pg_dump or pg_basebackup)',
     '  --host HOST    address to listen on (default 127.0.0.1)',
     '  --port N       port to listen on (default 0: a free port)',
+    ...TLS_USAGE,
     `  --max-blob-mib N  largest sealed checkpoint accepted, in MiB (default ${DEFAULT_MAX_BLOB_MIB}); /healthz`,
     '                 publishes it and devices refuse a move whose checkpoint would not fit',
     '  --init         start an empty store in a folder whose database is gone',
@@ -49,8 +53,12 @@ export const command: Command = {
       port: { type: 'string' },
       'max-blob-mib': { type: 'string' },
       init: { type: 'boolean' },
+      tls: { type: 'string' },
+      'tls-cert': { type: 'string' },
+      'tls-key': { type: 'string' },
     });
     const choice = storageChoice(values);
+    const tls = tlsChoice(values);
     const host = typeof values.host === 'string' ? values.host : '127.0.0.1';
     const port = portFlag(values.port, 0);
     const maxBlobMib = maxBlobMibFlag(values['max-blob-mib']);
@@ -59,12 +67,29 @@ export const command: Command = {
       console.error(`baton backend: ${storage.message}`);
       return 1;
     }
-    const backend = await startBackend({ host, port, storage: storage.value, limits: { maxBlobBytes: maxBlobMib * 1024 * 1024 } });
+    const identity = await tlsIdentity(tls, storage.value, host);
+    if (!identity.ok) {
+      console.error(`baton backend: ${identity.message}`);
+      await storage.value.close();
+      return 1;
+    }
+    const backend = await startBackend({
+      host,
+      port,
+      storage: storage.value,
+      limits: { maxBlobBytes: maxBlobMib * 1024 * 1024 },
+      ...(identity.value ? { tls: identity.value } : {}),
+    });
     // Last line of defence: a stray failure is noted on one line and the backend keeps serving.
     process.on('uncaughtException', (error) => console.error(`baton backend: unexpected failure: ${error.message}`));
     const stopped = untilStopped();
+    const stopReloading = reloadOnHangUp(tls, backend, (line) => console.error(line));
+    const warning = plainHttpWarning(tls, host);
+    if (warning) console.error(warning);
+    if (backend.fingerprint) console.log(`backend key: ${backend.fingerprint}`);
     console.log(`backend: ${backend.url}`);
     await stopped;
+    stopReloading();
     await backend.close();
     return 0;
   },

@@ -13,12 +13,13 @@ import { fileSecretStore } from '../electron/crypto/secret-store.ts';
 import { createEnrollingDevice, DEFAULT_RUNTIME_TIMING } from '../electron/runtime/enrolling-device.ts';
 import type { ComposeOptions } from '../electron/runtime/compose.ts';
 import { enrollAtStartup } from '../electron/runtime/device-startup.ts';
-import { parseBackendList } from '../shared/backend-addresses.ts';
+import { parseBackendList, plainHttpBeyondLoopback } from '../shared/backend-addresses.ts';
+import { parseKeyFingerprints } from '../shared/backend-keys.ts';
 import { parseFlags, portFlag, required, untilStopped, UsageError, type Command } from './command.ts';
 import { ensureRendererBuilt, RENDERER_DIR } from './project-files.ts';
 
-const USAGE = `Usage: baton device --profile DIR --backend URL[,URL…] [--name NAME] [--workspace-root DIR] [--port N]
-                    [--create-account | --join INVITE]
+const USAGE = `Usage: baton device --profile DIR --backend URL[,URL…] [--backend-pin KEY[,KEY…]] [--name NAME]
+                    [--workspace-root DIR] [--port N] [--create-account | --join INVITE]
 
 Runs a device headless. Once its UI and API are served it prints one line:
   ui: http://127.0.0.1:PORT/?token=TOKEN
@@ -35,6 +36,11 @@ SIGTERM stops it cleanly; starting it again on the same profile resumes everythi
                          cannot be reached, times out or answers 5xx. Saved in the profile: the
                          addresses given are the ones used. Optional with --join (default: the
                          invite's) and for an enrolled profile (default: the saved ones)
+  --backend-pin KEY[,KEY…]  the backend keys to accept over https (sha256:…, as \`baton backend\`
+                         prints them); nothing is sent to a backend presenting another. Needed to
+                         create an account on a self-signed backend; a join takes the invite's;
+                         for an enrolled profile it replaces the saved ones (a re-pin). Without
+                         pins the system's trust store decides (a public CA's certificate)
   --name NAME            the device name (default: this host's name)
   --workspace-root DIR   where repositories are found and cloned (default: DIR/workspaces)
   --port N               the UI port on 127.0.0.1 (default: the one kept in the profile, else a free
@@ -88,6 +94,14 @@ async function startKeptHost(profileDir: string, keptPort: boolean, options: Web
   return host;
 }
 
+/** The --backend-pin fingerprints, or null when the flag is absent; a malformed one is a usage error. */
+function pinFlag(value: string | boolean | undefined): string[] | null {
+  if (value === undefined) return null;
+  const parsed = parseKeyFingerprints(typeof value === 'string' ? value : '');
+  if (!parsed.ok) throw new UsageError(`--backend-pin takes the backend key's fingerprint(s), separated by commas: ${parsed.message}`);
+  return parsed.value;
+}
+
 /** What a device may be built with beyond its flags: nothing for `baton device`; the test harness's device entry (dev-env/gated-device.ts) hands in its gate and turn observer. */
 export type DeviceSeam = Pick<ComposeOptions, 'gate' | 'observeTurn'>;
 
@@ -99,6 +113,7 @@ export async function runDevice(argv: string[], seam: DeviceSeam = {}): Promise<
   const { values } = parseFlags(argv, {
     profile: { type: 'string' },
     backend: { type: 'string' },
+    'backend-pin': { type: 'string' },
     name: { type: 'string' },
     'workspace-root': { type: 'string' },
     port: { type: 'string' },
@@ -107,6 +122,7 @@ export async function runDevice(argv: string[], seam: DeviceSeam = {}): Promise<
   });
   const profileDir = resolve(required(values, 'profile'));
   const backendUrls = backendFlag(values.backend);
+  const backendPins = pinFlag(values['backend-pin']);
   if (values['create-account'] && values.join !== undefined) throw new UsageError('--create-account and --join cannot be used together');
   if (values['create-account'] && backendUrls === null) throw new UsageError('--create-account needs --backend URL[,URL…]');
   const kept = loadUiAddress(profileDir);
@@ -130,6 +146,7 @@ export async function runDevice(argv: string[], seam: DeviceSeam = {}): Promise<
     {
       profileDir,
       backendUrls,
+      backendPins,
       name,
       createAccount: values['create-account'] === true,
       join: typeof values.join === 'string' ? values.join : null,
@@ -145,6 +162,12 @@ export async function runDevice(argv: string[], seam: DeviceSeam = {}): Promise<
   }
   const deviceName = enrolled.ok ? enrolled.value.info.name : name;
   const log = (message: string) => console.error(`${new Date().toISOString().slice(11, 23)} [${deviceName}] ${message}`);
+  const plain = plainHttpBeyondLoopback(enrolled.ok ? enrolled.value.info.backendUrls : (backendUrls ?? []));
+  if (plain.length > 0)
+    console.error(
+      `baton device: warning: ${plain.join(', ')} is plain HTTP beyond this machine: ids, states and sizes cross the network ` +
+        "readable; use the backend's https address (baton backend --tls …), or a proxy in front that terminates TLS",
+    );
   const device = createEnrollingDevice({
     profileDir,
     secretStore: fileSecretStore,

@@ -32,9 +32,13 @@ export const command: Command = {
       return 1;
     }
     const profile = loaded.value;
-    const invite = await createInvite(profile, syncEnrollmentBackendFactory(profile.info.backendUrls, profile.identity), {
-      ttlMs: ttlMinutes * 60_000,
-    });
+    const invite = await createInvite(
+      profile,
+      syncEnrollmentBackendFactory(profile.info.backendUrls, profile.identity, profile.info.backendPins),
+      {
+        ttlMs: ttlMinutes * 60_000,
+      },
+    );
     if (!invite.ok) {
       console.error(`baton invite: ${invite.message}`);
       return 1;

@@ -4,6 +4,8 @@ import { fileURLToPath } from 'node:url';
 
 export interface BackendProcess {
   url: string;
+  /** The fingerprint of the key it serves with (`backend key:`), null over plain HTTP. */
+  fingerprint: string | null;
   child: ChildProcess;
   /** SIGTERM (or `signal`), then resolves with the exit code once the process is gone. */
   stop(signal?: NodeJS.Signals): Promise<number | null>;
@@ -13,7 +15,8 @@ const BATON = fileURLToPath(new URL('../bin/baton.js', import.meta.url));
 
 /**
  * Starts `node bin/baton.js backend --data DIR --port 0 [ARGS]` (or, given storage arguments such as
- * `['--database', URL]`, on those) and resolves once it prints `backend: URL`.
+ * `['--database', URL]`, on those) and resolves once it prints `backend: URL` (with TLS, after its
+ * `backend key:` line).
  */
 export function startBackendProcess(
   storage: string | string[],
@@ -40,10 +43,11 @@ export function startBackendProcess(
     child.stderr!.on('data', (chunk: Buffer) => (err += chunk.toString()));
     child.stdout!.on('data', (chunk: Buffer) => {
       out += chunk.toString();
-      const match = /^backend: (http:\/\/\S+)$/m.exec(out);
+      const match = /^backend: (https?:\/\/\S+)$/m.exec(out);
       if (match) {
         clearTimeout(timer);
-        resolve({ url: match[1]!, child, stop });
+        const fingerprint = /^backend key: (sha256:[0-9a-f]{64})$/m.exec(out)?.[1] ?? null;
+        resolve({ url: match[1]!, fingerprint, child, stop });
       }
     });
     void exited.then((code) => {

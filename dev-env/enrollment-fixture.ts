@@ -6,7 +6,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Result } from '../shared/errors.ts';
-import { startBaton, type RunningProcess } from './process-harness.ts';
+import { announcedKey, startBaton, type RunningProcess } from './process-harness.ts';
 import { createAccount, type EnrollmentDeps } from '../electron/enrollment/account.ts';
 import type { EnrollmentBackend } from '../electron/enrollment/enrollment-backend.ts';
 import { approvePendingJoins, createInvite } from '../electron/enrollment/invites.ts';
@@ -16,6 +16,8 @@ import { syncEnrollmentBackendFactory } from '../electron/enrollment/sync-backen
 
 export interface EnrollmentWorld {
   backendUrl: string;
+  /** The key the backend presents (with `tls`), which the first device pins; else none. */
+  backendPins: string[];
   root: string;
   deps: EnrollmentDeps;
   /** A fresh profile folder path (not created). */
@@ -24,24 +26,27 @@ export interface EnrollmentWorld {
   close(): Promise<void>;
 }
 
-/** Starts a real backend on a temp data folder, with a temp root for profiles. */
-export async function startEnrollmentWorld(): Promise<EnrollmentWorld> {
+/** Starts a real backend on a temp data folder (over HTTPS with its own key, with `tls`), with a temp root for profiles. */
+export async function startEnrollmentWorld(options: { tls?: boolean } = {}): Promise<EnrollmentWorld> {
   const root = mkdtempSync(join(tmpdir(), 'baton-enroll-'));
   let backend: RunningProcess | undefined;
   try {
-    backend = await startBaton(['backend', '--data', join(root, 'backend'), '--port', '0'], 'backend: ');
+    const tls = options.tls ? ['--tls', 'self-signed'] : [];
+    backend = await startBaton(['backend', '--data', join(root, 'backend'), '--port', '0', ...tls], 'backend: ');
   } catch (error) {
     rmSync(root, { recursive: true, force: true });
     throw error;
   }
   const running = backend;
+  const key = announcedKey(running);
   let n = 0;
   return {
     backendUrl: running.url,
+    backendPins: key === null ? [] : [key],
     root,
     deps: { backend: syncEnrollmentBackendFactory },
     dir: (name) => join(root, `${name}-${++n}`),
-    backendOf: (profile) => syncEnrollmentBackendFactory(profile.info.backendUrls, profile.identity),
+    backendOf: (profile) => syncEnrollmentBackendFactory(profile.info.backendUrls, profile.identity, profile.info.backendPins),
     async close() {
       await running.stop();
       rmSync(root, { recursive: true, force: true });
@@ -55,9 +60,9 @@ export function must<T>(result: Result<T>): T {
   return result.value;
 }
 
-/** The first device of a new account. */
+/** The first device of a new account (pinning the world's backend key, if it has one). */
 export async function firstDevice(world: EnrollmentWorld, name = 'laptop'): Promise<Profile> {
-  return must(await createAccount(world.dir(name), [world.backendUrl], name, world.deps));
+  return must(await createAccount(world.dir(name), [world.backendUrl], name, world.deps, world.backendPins));
 }
 
 /** Runs a join with `line` while the inviter approves pending joins, until the join settles. */

@@ -114,6 +114,11 @@ export function startScript(
   });
 }
 
+/** The key fingerprint a `baton backend` process printed (`backend key: sha256:…`, with TLS), or null. */
+export function announcedKey(backend: RunningProcess): string | null {
+  return /^backend key: (sha256:[0-9a-f]{64})$/m.exec(backend.stdout())?.[1] ?? null;
+}
+
 type Pending = { resolve(value: unknown): void; reject(error: Error): void };
 
 /** The device API methods that answer a Result, and the value of a success. */

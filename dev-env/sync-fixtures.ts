@@ -6,6 +6,7 @@ import { generateKeyPairSync, randomBytes } from 'node:crypto';
 import type { Device } from '../shared/api/devices.ts';
 import type { HandoffState } from '../shared/handoff-states.ts';
 import { createBackendClient, type BackendClient } from '../electron/sync/backend-client.ts';
+import { BackendTrust } from '../electron/sync/backend-trust.ts';
 import { keyObjectSigner, type RequestSigner } from '../electron/sync/request-signer.ts';
 
 export interface TestDevice {
@@ -27,14 +28,15 @@ export function opaque(size = 48): string {
   return randomBytes(size).toString('base64url');
 }
 
-/** A new Ed25519 identity with a client for `baseUrl`. */
-export function newTestDevice(baseUrl: string, name: string, clock?: () => number): TestDevice {
+/** A new Ed25519 identity with a client for `baseUrl` (accepting the backend keys `pins`, over TLS). */
+export function newTestDevice(baseUrl: string, name: string, clock?: () => number, pins: readonly string[] = []): TestDevice {
   const { publicKey, privateKey } = generateKeyPairSync('ed25519');
   const id = newId();
   const signer = keyObjectSigner(id, privateKey);
   const signingPublicKey = publicKey.export({ format: 'jwk' }).x!;
   const agreementPublicKey = generateKeyPairSync('x25519').publicKey.export({ format: 'jwk' }).x!;
-  return { id, name, signer, signingPublicKey, agreementPublicKey, client: createBackendClient({ baseUrl, signer, clock }) };
+  const client = createBackendClient({ baseUrl, signer, clock, trust: new BackendTrust(pins) });
+  return { id, name, signer, signingPublicKey, agreementPublicKey, client };
 }
 
 /** Creates an account whose first device is `device`. */

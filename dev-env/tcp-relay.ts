@@ -9,7 +9,7 @@
 import { createServer, connect, type Server, type Socket } from 'node:net';
 
 export interface TcpRelay {
-  /** `http://127.0.0.1:PORT`, the address devices are given. */
+  /** `http://127.0.0.1:PORT` (https for an https target: TLS passes through untouched), the address devices are given. */
   readonly url: string;
   readonly port: number;
   /** Connections accepted so far. */
@@ -25,9 +25,9 @@ export interface TcpRelay {
   up(): Promise<void>;
 }
 
-/** Starts a relay to `target` (`http://HOST:PORT`) on a free port of 127.0.0.1. */
+/** Starts a relay to `target` (`http(s)://HOST:PORT`) on a free port of 127.0.0.1. */
 export async function startTcpRelay(target: string): Promise<TcpRelay> {
-  const { hostname, port: targetPort } = new URL(target);
+  const { hostname, port: targetPort, protocol } = new URL(target);
   const sockets = new Set<Socket>();
   let accepted = 0;
   let server: Server | null = null;
@@ -81,7 +81,7 @@ export async function startTcpRelay(target: string): Promise<TcpRelay> {
   await listen();
   const handle: TcpRelay = {
     get url() {
-      return `http://127.0.0.1:${port}`;
+      return `${protocol}//127.0.0.1:${port}`;
     },
     get port() {
       return port;

@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import type { TranscriptEntry } from '../shared/agents.ts';
 import { TRANSCRIPT_PAGE_MAX, type SessionDetail, type SessionView } from '../shared/device-api.ts';
 import { createGitSandbox, type GitSandbox } from './git-sandbox.ts';
-import { DeviceClient, PROJECT_ROOT, startBaton, startScript, waitFor, type RunningProcess } from './process-harness.ts';
+import { announcedKey, DeviceClient, PROJECT_ROOT, startBaton, startScript, waitFor, type RunningProcess } from './process-harness.ts';
 
 /** The harness's device entry. */
 const GATED_DEVICE = join(PROJECT_ROOT, 'dev-env', 'gated-device.ts');
@@ -39,6 +39,8 @@ export interface TwoDevices {
   backendUrl: string;
   /** The addresses both devices are given (`--backend`): the backend's own unless `backendAddresses` made others. */
   deviceBackends: string[];
+  /** The backend key the devices pinned (`tls`: the laptop at account creation, the desktop from the invite); else none. */
+  backendPins: string[];
   laptop: DeviceHandle;
   desktop: DeviceHandle;
   /** The laptop's clone of the origin (the session workspace). */
@@ -73,6 +75,8 @@ export interface TwoDevicesOptions {
   instances?: number;
   /** Run the shipped `baton device` rather than the harness's gated device (benchmarks: the product as shipped). */
   shipped?: boolean;
+  /** Serve the backend over HTTPS with a key of its own (`--tls self-signed`), which the devices pin. */
+  tls?: boolean;
 }
 
 /** Starts the backend and both devices, the desktop joined by an invite the laptop made. */
@@ -86,12 +90,18 @@ export async function startTwoDevices(options: TwoDevicesOptions = {}): Promise<
   mkdirSync(desktopRoot, { recursive: true });
   const repo = sandbox.clone(origin, join(laptopRoot, 'app'));
   const backendData = join(sandbox.root, 'backend-data');
-  const storageArgs = [...(options.database ? ['--database', options.database] : ['--data', backendData]), ...(options.backendArgs ?? [])];
+  const storageArgs = [
+    ...(options.database ? ['--database', options.database] : ['--data', backendData]),
+    ...(options.tls ? ['--tls', 'self-signed'] : []),
+    ...(options.backendArgs ?? []),
+  ];
   const backendArgs = (port: string) => ['backend', ...storageArgs, '--host', options.backendHost ?? '127.0.0.1', '--port', port];
   const startBackend = (port: string) => startBaton(backendArgs(port), 'backend: ', env, undefined, options.backendLauncher);
   const backends = await Promise.all(Array.from({ length: options.database ? (options.instances ?? 2) : 1 }, () => startBackend('0')));
   let backend = backends[0]!;
   const backendUrl = backend.url;
+  const key = announcedKey(backend);
+  const backendPins = key === null ? [] : [key];
   const deviceBackends = options.backendAddresses ? await options.backendAddresses(backendUrl) : backends.map((b) => b.url);
   const perDevice = options.backendAddressesPerDevice ? await options.backendAddressesPerDevice(backendUrl) : null;
   const processes = new Set<RunningProcess>(backends);
@@ -136,7 +146,9 @@ export async function startTwoDevices(options: TwoDevicesOptions = {}): Promise<
     workspaceRoot: desktopRoot,
     env: options.desktopEnv ?? {},
   };
-  const laptop = await startDevice(laptopSpec, ['--create-account']);
+  // The laptop pins the key its backend printed; the desktop takes it from the invite.
+  const pinArgs = backendPins.length > 0 ? ['--backend-pin', backendPins.join(',')] : [];
+  const laptop = await startDevice(laptopSpec, ['--create-account', ...pinArgs]);
   const { invite } = await laptop.client.take('createInvite', {});
   const desktop = await startDevice(desktopSpec, ['--join', invite]);
 
@@ -148,6 +160,7 @@ export async function startTwoDevices(options: TwoDevicesOptions = {}): Promise<
     backends,
     backendUrl,
     deviceBackends,
+    backendPins,
     laptop,
     desktop,
     repo,

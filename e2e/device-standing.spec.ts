@@ -69,11 +69,10 @@ test('a revoked device says so on its screens within seconds, stops heartbeating
   console.log(`the desktop said it was revoked ${Date.now() - revokedAt} ms after the click`);
   await expect(desktop.getByRole('button', { name: 'New session' })).toBeDisabled();
   await screenshots(desktop, (n) => testInfo.outputPath(n), 'device-revoked');
-  const refusedSoFar = (world.devices.desktop.process.stderr().match(/heartbeat refused: device_revoked/g) ?? []).length;
-  // Stopped heartbeating: no further refusals come in (the interval is 1 s here).
+  // Stopped heartbeating: the refusal that told it, then no more (the interval is 1 s here).
   await new Promise((resolve) => setTimeout(resolve, 4000));
   const log = world.devices.desktop.process.stderr();
-  expect((log.match(/heartbeat refused: device_revoked/g) ?? []).length).toBe(refusedSoFar);
+  expect((log.match(/heartbeat refused: device_revoked/g) ?? []).length).toBeLessThanOrEqual(1);
   expect(log).toContain('this device was revoked: it stops heartbeating and acting');
   await expect(row).toContainText('Revoked');
 });

@@ -77,3 +77,16 @@ export const BackendUrls = z
     ctx.addIssue({ code: 'custom', message: parsed.message });
     return z.NEVER;
   });
+
+/** Whether `host` (a name or an address, IPv6 with or without brackets) is this machine only. */
+export function isLoopbackHost(host: string): boolean {
+  return host === 'localhost' || host === '::1' || host === '[::1]' || /^127\./.test(host);
+}
+
+/** The addresses that speak plain HTTP beyond this machine (a device warns of them: nothing on them is private). */
+export function plainHttpBeyondLoopback(urls: readonly string[]): string[] {
+  return urls.filter((url) => {
+    const match = /^http:\/\/(\[[^\]]+\]|[^:/]+)/i.exec(url);
+    return match !== null && !isLoopbackHost(match[1]!.toLowerCase());
+  });
+}

@@ -11,6 +11,7 @@ import type { EligibilityView, HandoffProgressView, HandoffView, MoveBlockView, 
 import { PermissionLevel, type ExistingSession } from './provider.ts';
 import type { ReadinessReport } from './readiness.ts';
 import { BackendUrls } from './backend-addresses.ts';
+import { BackendPins, type BackendKeyProbe, type BackendKeyView } from './backend-keys.ts';
 
 export type {
   EligibilityView,
@@ -34,6 +35,8 @@ export interface DeviceStatusView {
   backendUrls: string[];
   /** Whether the device reaches its backend (null before enrollment). */
   reachability: BackendReachabilityView | null;
+  /** The backend keys it accepts and the last one it refused (null before enrollment). */
+  backendKey: BackendKeyView | null;
   /** Set while a join waits for the inviting device. */
   joining: boolean;
   /**
@@ -181,7 +184,8 @@ const CliSessionId = z.string().regex(/^[A-Za-z0-9][A-Za-z0-9-]{0,127}$/, 'not a
 
 export const inputs = {
   getStatus: z.strictObject({}),
-  createAccount: z.strictObject({ backendUrls: BackendUrls, deviceName: DeviceName }),
+  /** `backendPins`: the keys first contact found (checkBackendKeys) and the person confirmed. */
+  createAccount: z.strictObject({ backendUrls: BackendUrls, deviceName: DeviceName, backendPins: BackendPins.optional() }),
   /** `backendUrls`: addresses to use instead of the invite's. */
   joinAccount: z.strictObject({
     invite: z.string().trim().min(1, 'Paste the invite made on a device already in the account.').max(8000),
@@ -229,6 +233,10 @@ export const inputs = {
   rotateKeys: z.strictObject({}),
   /** The backend addresses this device uses from now on (saved in its profile). */
   setBackendUrls: z.strictObject({ backendUrls: BackendUrls }),
+  /** First contact: the key each address presents, nothing sent (shown before an account is made). */
+  checkBackendKeys: z.strictObject({ backendUrls: BackendUrls }),
+  /** The backend keys this device accepts from now on (the re-pin under Devices → Sync backend; none: the system's trust store). */
+  pinBackendKeys: z.strictObject({ backendPins: BackendPins }),
 } as const;
 
 export type DeviceApiMethod = keyof typeof inputs;
@@ -264,6 +272,8 @@ export interface DeviceApiOutputs {
   revokeDevice: ActionResult;
   rotateKeys: Result<{ keyVersion: number }>;
   setBackendUrls: Result<DeviceStatusView>;
+  checkBackendKeys: BackendKeyProbe[];
+  pinBackendKeys: Result<DeviceStatusView>;
 }
 
 /** The device runtime side of the API: one async function per method. */

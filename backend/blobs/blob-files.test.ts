@@ -90,7 +90,9 @@ describe.each(STORE_KINDS)('the %s blob store', (kind) => {
     } finally {
       await close();
     }
-  });
+    // Two bodies of three chunks, each written through the store's durable path in 64 KiB pieces:
+    // about 10 s on an idle machine, and more than the default 30 s on a busy one.
+  }, 120_000);
 
   it('refuses to commit bytes that do not hash to the digest, keeping nothing', async () => {
     const { blobs, storage, close } = await blobStore(kind);

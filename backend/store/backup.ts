@@ -3,8 +3,8 @@
  * The databases are copied with SQLite's backup API (better-sqlite3), all pages in one step, so each
  * copy is one consistent snapshot; the blob files are added after the snapshot, and since a blob's
  * file is committed before its row and never removed, every blob the snapshot names is in the archive.
- * The archive holds the folder as it would be laid out (marker, baton.sqlite, nonces.sqlite,
- * blobs/<digest>): restoring is `tar -xf FILE -C EMPTY_FOLDER`, then starting the backend on it.
+ * The archive holds the folder as it would be laid out (marker, baton.sqlite, nonces.sqlite, the
+ * TLS key of `--tls self-signed` when there is one, blobs/<digest>): restoring is `tar -xf FILE -C EMPTY_FOLDER`, then starting the backend on it.
  */
 import Database from 'better-sqlite3';
 import { existsSync, mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
@@ -12,6 +12,7 @@ import { copyFile, open, rename } from 'node:fs/promises';
 import { basename, dirname, join, resolve } from 'node:path';
 import * as tar from 'tar';
 import { fail, ok, type Result } from '../../shared/errors.ts';
+import { TLS_KEY_FILE } from '../tls/kept-key.ts';
 import { DATA_MARKER, DATABASE_FILE, markDataFolder, NONCES_FILE } from './data-folder.ts';
 
 export interface BackupSummary {
@@ -52,6 +53,11 @@ export async function backupDataFolder(dataDir: string, file: string): Promise<R
     if (existsSync(join(dataDir, DATA_MARKER))) await copyFile(join(dataDir, DATA_MARKER), join(staging, DATA_MARKER));
     else markDataFolder(staging, Date.now());
     top.push(DATA_MARKER);
+    // The key of --tls self-signed: a restored backend presents the key its devices pinned (its mode, 0600, kept).
+    if (existsSync(join(dataDir, TLS_KEY_FILE))) {
+      await copyFile(join(dataDir, TLS_KEY_FILE), join(staging, TLS_KEY_FILE));
+      top.push(TLS_KEY_FILE);
+    }
     // After the snapshot: every blob it names was committed before its row, so its file is listed here.
     const blobsDir = join(dataDir, 'blobs');
     const blobs = existsSync(blobsDir) ? readdirSync(blobsDir).filter((name) => DIGEST_FILE.test(name)) : [];

@@ -7,7 +7,7 @@
  */
 import Database from 'better-sqlite3';
 import { closeSync, existsSync, fsyncSync, mkdirSync, openSync, renameSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { fail, ok, type Result } from '../../shared/errors.ts';
 import { openSqliteStore } from './sqlite-store.ts';
 import type { Store } from './store.ts';
@@ -72,13 +72,18 @@ export function integrityProblem(file: string): string | undefined {
 export function markDataFolder(dataDir: string, now: number): void {
   const marker = join(dataDir, DATA_MARKER);
   if (existsSync(marker)) return;
-  const temp = `${marker}.tmp`;
-  writeFileSync(temp, `${JSON.stringify({ format: 'baton-backend-data', version: 1, createdAt: new Date(now).toISOString() })}\n`);
+  writeFileDurably(marker, `${JSON.stringify({ format: 'baton-backend-data', version: 1, createdAt: new Date(now).toISOString() })}\n`);
+}
+
+/** Writes `file` whole or not at all (a temp file synced, renamed into place, the folder synced), with `mode`. */
+export function writeFileDurably(file: string, text: string, mode = 0o644): void {
+  const temp = `${file}.tmp`;
+  writeFileSync(temp, text, { mode });
   const fd = openSync(temp, 'r');
   fsyncSync(fd);
   closeSync(fd);
-  renameSync(temp, marker);
-  const dir = openSync(dataDir, 'r');
+  renameSync(temp, file);
+  const dir = openSync(dirname(file), 'r');
   fsyncSync(dir);
   closeSync(dir);
 }

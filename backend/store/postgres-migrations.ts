@@ -220,6 +220,17 @@ const MIGRATIONS: readonly Migration[] = [
       INSERT INTO push_log_horizon (log_id, below) SELECT gen_random_uuid()::text, coalesce(max(id), 0) FROM push_log;
     `,
   },
+  {
+    version: 3,
+    name: 'the TLS key of --tls self-signed, one for every instance on the database',
+    sql: `
+      CREATE TABLE tls_key (
+        id SMALLINT PRIMARY KEY CHECK (id = 1),
+        private_key TEXT NOT NULL,
+        created_at BIGINT NOT NULL
+      );
+    `,
+  },
 ];
 
 /** The newest schema version this code knows. */

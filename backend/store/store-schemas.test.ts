@@ -20,6 +20,7 @@ const POSTGRES_ONLY_TABLES: Record<string, string> = {
   blob_bodies: 'blob bodies are files in the SQLite data folder (blobs/)',
   push_log: 'pushes cross instances through it; a SQLite backend is one instance and pushes in memory',
   push_log_horizon: 'pushes cross instances through it; a SQLite backend is one instance and pushes in memory',
+  tls_key: 'the key of --tls self-signed, shared by the instances; a SQLite backend keeps it in its data folder (tls-key.pem)',
 };
 
 /** Tables read in insertion order: by rowid in SQLite, by an identity column `seq` in PostgreSQL. */

@@ -54,15 +54,17 @@ export async function clickNotice(page: Page, index: number): Promise<void> {
 
 /**
  * Starts the processes and opens each device's UI in its own context; with `notifications`, each
- * context has the permission granted and records the notifications its page raises.
+ * context has the permission granted and records the notifications its page raises; with `tls`, the
+ * backend serves HTTPS with its own key, which the devices pin.
  */
 export async function openWorld(
   browser: Browser,
   env: { desktop?: NodeJS.ProcessEnv; laptop?: NodeJS.ProcessEnv } = {},
-  options: { notifications?: boolean } = {},
+  options: { notifications?: boolean; tls?: boolean } = {},
 ): Promise<World> {
   const devices = await startTwoDevices({
     prefix: 'baton-e2e-',
+    tls: options.tls ?? false,
     env: { BATON_DEMO_TURN_MS: '200', BATON_PREPARE_TIMEOUT_MS: '20000' },
     ...(env.laptop ? { laptopEnv: env.laptop } : {}),
     ...(env.desktop ? { desktopEnv: env.desktop } : {}),

@@ -16,17 +16,19 @@ export interface EnrollmentDeps {
 
 /**
  * Creates the account from the profile in `profileDir` (made if missing) on the backend at
- * `backendUrls` (tried in order): this device is enrolled, holds ADK v1 and keeps the addresses.
+ * `backendUrls` (tried in order), accepting the keys `backendPins` over TLS (none: the system's
+ * trust store decides): this device is enrolled, holds ADK v1 and keeps the addresses and pins.
  */
 export async function createAccount(
   profileDir: string,
   backendUrls: readonly string[],
   deviceName: string,
   deps: EnrollmentDeps,
+  backendPins: readonly string[] = [],
 ): Promise<Result<Profile>> {
   const opened = openOrCreateProfile(
     profileDir,
-    { name: deviceName, backendUrls: [...backendUrls] },
+    { name: deviceName, backendUrls: [...backendUrls], backendPins: [...backendPins] },
     (deps.secretStore ?? fileSecretStore)(profileDir),
   );
   if (!opened.ok) return opened;
@@ -40,7 +42,7 @@ export async function createAccount(
   }
   const identity = profile.identity;
   const adk = generateAdk();
-  const created = await deps.backend(backendUrls, identity).createAccount({
+  const created = await deps.backend(backendUrls, identity, backendPins).createAccount({
     deviceId: identity.deviceId,
     name: deviceName,
     keys: identity.keys,
@@ -58,6 +60,7 @@ export async function createAccount(
     ...profile.info,
     name: deviceName,
     backendUrls: [...backendUrls],
+    backendPins: [...backendPins],
     accountId: created.value.accountId,
     status: 'enrolled',
   };

@@ -39,5 +39,9 @@ export interface EnrollmentBackend {
   rotateKeys(keyVersion: number, wrappedKeys: WrappedKey[]): Promise<Result<z.infer<typeof KeysResponse>>>;
 }
 
-/** Makes a backend port for the backend's addresses (tried in order), signing as `signer`. */
-export type EnrollmentBackendFactory = (backendUrls: readonly string[], signer: EnrollmentSigner) => EnrollmentBackend;
+/** Makes a backend port for the backend's addresses (tried in order) and the keys it may present (`pins`), signing as `signer`. */
+export type EnrollmentBackendFactory = (
+  backendUrls: readonly string[],
+  signer: EnrollmentSigner,
+  pins?: readonly string[],
+) => EnrollmentBackend;

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { loadOrCreateIdentity } from '../crypto/device-identity.ts';
 import { memorySecretStore } from '../crypto/secret-store.ts';
-import { decodeInvite, encodeInvite, INVITE_PREFIX, joinProof, proofMatches, type InviteToken } from './invite-token.ts';
+import { decodeInvite, encodeInvite, INVITE_PREFIX, inviteBackendPins, joinProof, proofMatches, type InviteToken } from './invite-token.ts';
 
 const inviter = loadOrCreateIdentity(memorySecretStore());
 const newcomer = loadOrCreateIdentity(memorySecretStore());
@@ -39,6 +39,22 @@ describe('invite line', () => {
       expect(decoded).toMatchObject({ ok: false, code: 'invite_truncated' });
       expect(!decoded.ok && decoded.message).toMatch(/^This invite is cut short: .* Make a new invite on a device already in the account/);
     }
+  });
+
+  it("survives copy-paste: line breaks and spaces anywhere in it, with the backend key's fingerprint intact", () => {
+    const pin = `sha256:${'c3'.repeat(32)}`;
+    const line = encodeInvite({ ...token, backendPins: [pin] });
+    // As a mail wraps it at 60 columns, and a terminal indents the continuation lines.
+    const wrapped = line.replace(/(.{60})/g, '$1\r\n    ').replace(/(.{7})(.{5})/, '$1 $2');
+    expect(wrapped).toMatch(/\n/);
+    const decoded = decodeInvite(wrapped);
+    expect(decoded).toEqual({ ok: true, value: { ...token, backendPins: [pin] } });
+    expect(decoded.ok && inviteBackendPins(decoded.value)).toEqual([pin]);
+  });
+
+  it('reads an invite made before invites carried a key as one without a pin', () => {
+    const decoded = decodeInvite(encodeInvite(token));
+    expect(decoded.ok && inviteBackendPins(decoded.value)).toEqual([]);
   });
 
   it('refuses anything that is not an invite as such, saying what an invite looks like and where to get one', () => {

@@ -6,6 +6,7 @@ import { createHmac, timingSafeEqual } from 'node:crypto';
 import { z } from 'zod';
 import { Id } from '../../shared/api/common.ts';
 import { BackendUrls } from '../../shared/backend-addresses.ts';
+import { BackendPins } from '../../shared/backend-keys.ts';
 import type { Failure, Result } from '../../shared/errors.ts';
 import { fromBase64url, toBase64url } from '../crypto/base64url.ts';
 import type { DevicePublicKeys } from '../crypto/device-identity.ts';
@@ -20,6 +21,8 @@ export const InviteToken = z.strictObject({
   backendUrl: z.string().url(),
   /** Every backend address of the inviter, in order: the joiner's default when it is given none. */
   backendUrls: BackendUrls.optional(),
+  /** The backend keys the inviter pinned: the joiner pins them before it sends anything (absent: none, as before). */
+  backendPins: BackendPins.optional(),
   accountId: Id,
   inviteId: Id,
   /** 32 random bytes, base64url. */
@@ -37,6 +40,11 @@ export type InviteToken = z.infer<typeof InviteToken>;
 /** The backend addresses an invite offers, in order. */
 export function inviteBackendUrls(token: InviteToken): string[] {
   return token.backendUrls ?? [token.backendUrl];
+}
+
+/** The backend keys an invite carries (none in an invite made before invites carried them). */
+export function inviteBackendPins(token: InviteToken): string[] {
+  return token.backendPins ?? [];
 }
 
 /** Encodes an invite as one line. */

@@ -43,6 +43,8 @@ export async function createInvite(
     v: 1,
     backendUrl: profile.info.backendUrls[0]!,
     backendUrls: profile.info.backendUrls,
+    // Only when there are pins: an invite without them reads exactly as before.
+    ...(profile.info.backendPins.length > 0 ? { backendPins: profile.info.backendPins } : {}),
     accountId: account.value,
     inviteId: invite.inviteId,
     secret: invite.secret,

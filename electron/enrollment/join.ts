@@ -8,9 +8,9 @@ import type { Failure, Result } from '../../shared/errors.ts';
 import { fileSecretStore } from '../crypto/secret-store.ts';
 import type { EnrollmentDeps } from './account.ts';
 import type { EnrollmentBackend } from './enrollment-backend.ts';
-import { decodeInvite, inviteBackendUrls, joinProof, NEW_INVITE_HINT, type InviteToken } from './invite-token.ts';
+import { decodeInvite, inviteBackendPins, inviteBackendUrls, joinProof, NEW_INVITE_HINT, type InviteToken } from './invite-token.ts';
 import { refreshKeyRing, unwrapInto } from './key-distribution.ts';
-import { openOrCreateProfile, restartAsNewDevice, saveProfile, setBackendUrls, type Profile } from './profile.ts';
+import { openOrCreateProfile, restartAsNewDevice, saveProfile, setBackendPins, setBackendUrls, type Profile } from './profile.ts';
 
 export interface JoinOptions {
   /** How often to ask whether the join was decided (default 500 ms). */
@@ -20,6 +20,8 @@ export interface JoinOptions {
   signal?: AbortSignal;
   /** The backend addresses to join through and keep, instead of the invite's. */
   backendUrls?: readonly string[];
+  /** The backend keys to accept, instead of the invite's. */
+  backendPins?: readonly string[];
 }
 
 const fail = <C extends string>(code: C, message: string): Failure<C> => ({ ok: false, code, message });
@@ -126,7 +128,8 @@ async function acceptKeys(profile: Profile, backend: EnrollmentBackend): Promise
 
 /**
  * Joins the account of `inviteLine` from the profile in `profileDir` (made if missing), through the
- * addresses given in `options.backendUrls`, else the invite's; the profile keeps the ones used.
+ * addresses given in `options.backendUrls`, else the invite's, accepting only the backend keys the
+ * invite pins (or `options.backendPins`) before anything is sent; the profile keeps both.
  * Resumes a pending join after a restart. Resolves once enrolled with every ADK version, or with why not.
  */
 export async function requestJoin(
@@ -141,6 +144,7 @@ export async function requestJoin(
   if (!decoded.ok) return decoded;
   const token = decoded.value;
   const backendUrls = [...(options.backendUrls ?? inviteBackendUrls(token))];
+  const backendPins = [...(options.backendPins ?? inviteBackendPins(token))];
   const opened = openOrCreateProfile(profileDir, { name: deviceName, backendUrls }, (deps.secretStore ?? fileSecretStore)(profileDir));
   if (!opened.ok) return opened;
   // A device refused before, or pending in another account, is known to the backend under its old id: it asks again as a new device.
@@ -151,7 +155,8 @@ export async function requestJoin(
     return fail('already_enrolled', `the device profile in ${profileDir} is already enrolled in account ${profile.info.accountId ?? ''}`);
   if (profile.info.status === 'revoked') return fail('device_revoked', 'this device was revoked; start a new profile to join again');
   setBackendUrls(profile, backendUrls);
-  const backend = deps.backend(backendUrls, profile.identity);
+  setBackendPins(profile, backendPins);
+  const backend = deps.backend(backendUrls, profile.identity, backendPins);
   let joinRequestId = profile.info.status === 'pending' ? profile.info.joinRequestId : null;
   if (joinRequestId === null) {
     if (token.expiresAt <= now()) return inviteRefused('invite_expired', '', token);

@@ -1,6 +1,6 @@
 /**
  * A device profile folder:
- *   profile.json            device id, name, backend addresses, account id, enrollment status (no secrets)
+ *   profile.json            device id, name, backend addresses and pinned key, account id, enrollment status (no secrets)
  *   identity-*.key          the device's private keys (SecretStore, 0600)
  *   adk.keyring             the cached ADK key ring (SecretStore, 0600; the wrapped keys on the backend are the source of truth)
  *   invites.secret          invites this device made and their secrets, until used or expired (SecretStore, 0600)
@@ -10,6 +10,7 @@ import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { z } from 'zod';
 import { BackendUrls } from '../../shared/backend-addresses.ts';
+import { BackendPins } from '../../shared/backend-keys.ts';
 import { loadIdentity, loadOrCreateIdentity, replaceIdentity, type DeviceIdentity } from '../crypto/device-identity.ts';
 import { KeyRing } from '../crypto/key-ring.ts';
 import { fileSecretStore, readFileOrNull, writeFileAtomic600, type SecretStore } from '../crypto/secret-store.ts';
@@ -28,6 +29,8 @@ const ProfileInfoShape = z.strictObject({
   name: z.string().min(1).max(100),
   /** The backend's addresses, tried in order (shared/backend-addresses.ts). */
   backendUrls: BackendUrls,
+  /** The backend keys accepted over TLS (shared/backend-keys.ts); none: the system's trust store decides. */
+  backendPins: BackendPins.default([]),
   accountId: z.string().nullable(),
   status: EnrollmentStatus,
   /** The join request this device is waiting on (status pending). */
@@ -112,7 +115,7 @@ export function loadProfile(dir: string, store: SecretStore = fileSecretStore(di
 /** Loads the profile in `dir`, or starts a new one (fresh identity, status "new") when there is none. */
 export function openOrCreateProfile(
   dir: string,
-  init: { name: string; backendUrls: string[] },
+  init: { name: string; backendUrls: string[]; backendPins?: string[] },
   store: SecretStore = fileSecretStore(dir),
 ): Result<Profile, ProfileError['code']> {
   const loaded = loadProfile(dir, store);
@@ -124,6 +127,7 @@ export function openOrCreateProfile(
     deviceId: identity.deviceId,
     name: init.name,
     backendUrls: init.backendUrls,
+    backendPins: init.backendPins ?? [],
     accountId: null,
     status: 'new',
     joinRequestId: null,
@@ -139,6 +143,14 @@ export function openOrCreateProfile(
 export function setBackendUrls(profile: Profile, urls: readonly string[]): boolean {
   if (profile.info.backendUrls.join(',') === urls.join(',')) return false;
   profile.info = { ...profile.info, backendUrls: [...urls] };
+  saveProfile(profile);
+  return true;
+}
+
+/** Makes `pins` the backend keys the profile accepts (saved when they differ); true when they changed. */
+export function setBackendPins(profile: Profile, pins: readonly string[]): boolean {
+  if (profile.info.backendPins.join(',') === pins.join(',')) return false;
+  profile.info = { ...profile.info, backendPins: [...pins] };
   saveProfile(profile);
   return true;
 }

@@ -1,5 +1,6 @@
 /** The enrollment port over the signed sync client (electron/sync). */
 import { createBackendClient, type BackendClient } from '../sync/backend-client.ts';
+import { BackendTrust } from '../sync/backend-trust.ts';
 import type { CallResult } from '../sync/call-result.ts';
 import type { Result } from '../../shared/errors.ts';
 import type { EnrollmentBackend, EnrollmentBackendFactory } from './enrollment-backend.ts';
@@ -37,6 +38,6 @@ export function syncEnrollmentBackend(client: BackendClient): EnrollmentBackend 
   };
 }
 
-/** The default factory: a signed sync client per address list and signer. */
-export const syncEnrollmentBackendFactory: EnrollmentBackendFactory = (backendUrls, signer) =>
-  syncEnrollmentBackend(createBackendClient({ baseUrl: backendUrls, signer }));
+/** The default factory: a signed sync client per address list, pinned keys and signer. */
+export const syncEnrollmentBackendFactory: EnrollmentBackendFactory = (backendUrls, signer, pins = []) =>
+  syncEnrollmentBackend(createBackendClient({ baseUrl: backendUrls, signer, trust: new BackendTrust(pins) }));

@@ -70,20 +70,24 @@ describe('git runner', () => {
     const marker = join(box.root, 'ran');
     const pager = await run(['-c', `core.pager=touch ${marker}`, '-p', 'log', '-1'], { cwd: repo });
     expect(pager).toMatchObject({ code: -1, error: 'invalid_argument' });
-    expect(pager.stderr).toMatch(/allowUnsafePager/);
+    expect(pager.stderr).toMatch(/core.pager is refused/);
+    // What the guard does not set itself simple-git still refuses.
+    const alias = await run(['-c', `alias.x=!touch ${marker}`, 'x'], { cwd: repo });
+    expect(alias).toMatchObject({ code: -1, error: 'invalid_argument' });
+    expect(alias.stderr).toMatch(/allowUnsafeAlias/);
     const pack = await run(['fetch', `--upload-pack=touch ${marker}`, 'origin'], { cwd: repo });
     expect(pack).toMatchObject({ code: -1, error: 'invalid_argument' });
     expect(existsSync(marker)).toBe(false);
   });
 
   it('passes its own -c settings, opening only the capabilities it is given', async () => {
-    const settings = ['core.fsmonitor=false', 'core.untrackedCache=false'];
+    const settings = ['alias.st=status', 'core.untrackedCache=false'];
     const refused = createGitRunner({ env: box.env, config: settings });
     expect(await refused(['config', '--get', 'core.untrackedCache'], { cwd: box.root })).toMatchObject({
       code: -1,
       error: 'invalid_argument',
     });
-    const run = createGitRunner({ env: box.env, config: settings, unsafe: { allowUnsafeFsMonitor: true } });
+    const run = createGitRunner({ env: box.env, config: settings, unsafe: { allowUnsafeAlias: true } });
     expect(await run(['config', '--get', 'core.untrackedCache'], { cwd: box.root })).toEqual({ code: 0, stdout: 'false\n', stderr: '' });
   });
 

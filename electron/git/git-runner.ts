@@ -3,10 +3,15 @@
  * string), with a validated working directory, a deadline, bounded output and an injected
  * environment. Every call resolves with a typed result that carries git's exit code; none rejects.
  *
+ * A runner is guarded unless it is made `asUser`: every call runs with the settings of
+ * repo-config-guard.ts, so no hook, monitor, filter, external diff or other program the
+ * repository's config names runs, and a call that may read the working tree or a remote lists
+ * the config first (one more short git process) to take back what the repository set.
+ *
  * What simple-git does and how it is set here:
  * - It refuses arguments that make git run another program (`--upload-pack`, `-c core.pager=…`,
  *   `-c core.fsmonitor=…`); a refused call is `invalid_argument`. A runner opens a capability only
- *   through `unsafe` (the read-only packet runner opens `allowUnsafeFsMonitor` to switch it off).
+ *   through `unsafe`, and the guard opens those its own settings need, call by call.
  * - It resolves a failed call with its stdout when git wrote nothing to stderr, so the exit code
  *   and output are taken from its `errors` hook, which sees every finished process.
  * - Its environment guard drops or refuses `GIT_*` keys unless they are allowed, and refuses keys
@@ -20,6 +25,15 @@ import { statSync } from 'node:fs';
 import { isAbsolute } from 'node:path';
 import { GitConstructError, GitPluginError, simpleGit, type SimpleGitOptions } from 'simple-git';
 import { redactCredentials } from '../../shared/url-credentials.ts';
+import {
+  CONFIG_SCAN_ARGS,
+  guardCall,
+  guardRefusal,
+  needsConfigScan,
+  parseConfigList,
+  plainRepoConfig,
+  type ConfigEntry,
+} from './repo-config-guard.ts';
 
 export interface GitResult {
   /** Exit code; -1 when git did not run to completion (see `error`). */
@@ -59,6 +73,12 @@ export interface GitRunnerConfig {
   config?: readonly string[];
   /** Capabilities simple-git refuses by default that this runner's own `config` needs. */
   unsafe?: GitUnsafe;
+  /**
+   * Run as the user's own git would: hooks, filters and every program the repository's config
+   * names. Only for what the user asked for (Commit, Push); every other runner is guarded
+   * (repo-config-guard.ts) and runs none of them.
+   */
+  asUser?: boolean;
 }
 
 const DEFAULT_TIMEOUT_MS = 120_000;
@@ -140,49 +160,73 @@ export function createGitRunner(config: GitRunnerConfig = {}): GitRunner {
     if (args.length === 0 || args.some((a) => typeof a !== 'string' || a.includes('\0'))) {
       return { code: -1, stdout: '', stderr: 'A git argument is missing or contains a NUL character.', error: 'invalid_argument' };
     }
-    const child = childEnvironment({ ...baseEnv, GIT_TERMINAL_PROMPT: '0', ...options.env });
-    const timeout = options.timeoutMs ?? config.timeoutMs ?? DEFAULT_TIMEOUT_MS;
-    const maxBytes = options.maxOutputBytes ?? config.maxOutputBytes ?? DEFAULT_MAX_OUTPUT;
-    const overLimit = new AbortController();
-    let finished: Finished | undefined;
-    try {
-      const git = simpleGit({
-        baseDir: options.cwd,
-        ...(config.gitPath ? { binary: config.gitPath } : {}),
-        maxConcurrentProcesses: 1,
-        config: [...(config.config ?? [])],
-        timeout: { block: timeout, stdOut: false, stdErr: false },
-        abort: overLimit.signal,
-        allowEnvironment: child.allowEnvironment,
-        unsafe: { ...child.unsafe, ...config.unsafe },
-        errors(error, result) {
-          finished = {
-            exitCode: result.exitCode,
-            stdout: text(result.stdOut),
-            stderr: text(result.stdErr),
-            ...(error instanceof GitPluginError && error.plugin ? { stoppedBy: error.plugin } : {}),
-          };
-          return undefined;
-        },
-      });
-      git.env(child.env).outputHandler((_command, stdout, stderr) => {
-        boundOutput(stdout, maxBytes, overLimit);
-        boundOutput(stderr, maxBytes, overLimit);
-        const onStderr = options.onStderr;
-        if (onStderr) stderr.on('data', (chunk: Buffer) => onStderr(chunk.toString('utf8')));
-        // simple-git waits 50 ms more after a process that wrote nothing closes; both streams
-        // have ended by then, so stdout's end counts as output seen.
-        stdout.once('end', () => stdout.emit('data', Buffer.alloc(0)));
-      });
-      await git.raw([...args]);
-    } catch (error) {
-      // Refused before a process started: the directory went away since it was checked, or
-      // simple-git's argument or environment guard refused the call.
-      const message = error instanceof Error ? error.message : String(error);
-      return { code: -1, stdout: '', stderr: message, error: error instanceof GitConstructError ? 'invalid_path' : 'invalid_argument' };
+    const env = { ...baseEnv, GIT_TERMINAL_PROMPT: '0', ...options.env };
+    if (config.asUser) return spawnGit(config, args, options, env, {});
+    const refused = guardRefusal(args, config.config);
+    if (refused) return { code: -1, stdout: '', stderr: refused, error: 'invalid_argument' };
+    let scanned: ConfigEntry[] | null = null;
+    if (needsConfigScan(args) && !plainRepoConfig(options.cwd, env)) {
+      // The config as git will read it for this call, listed first; listing it runs nothing.
+      const listed = await spawnGit(config, CONFIG_SCAN_ARGS, { cwd: options.cwd }, env, {}, []);
+      if (listed.code !== 0) return listed;
+      scanned = parseConfigList(listed.stdout);
     }
-    return toResult(finished, args, timeout);
+    const guarded = guardCall(args, env, scanned);
+    return spawnGit(config, guarded.args, options, { ...env, ...guarded.env }, guarded.unsafe);
   };
+}
+
+/** Starts one git process through simple-git and waits for it (the runner's checks already passed). */
+async function spawnGit(
+  config: GitRunnerConfig,
+  args: readonly string[],
+  options: GitRunOptions,
+  env: NodeJS.ProcessEnv,
+  unsafe: GitUnsafe,
+  settings: readonly string[] = config.config ?? [],
+): Promise<GitResult> {
+  const child = childEnvironment(env);
+  const timeout = options.timeoutMs ?? config.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+  const maxBytes = options.maxOutputBytes ?? config.maxOutputBytes ?? DEFAULT_MAX_OUTPUT;
+  const overLimit = new AbortController();
+  let finished: Finished | undefined;
+  try {
+    const git = simpleGit({
+      baseDir: options.cwd,
+      ...(config.gitPath ? { binary: config.gitPath } : {}),
+      maxConcurrentProcesses: 1,
+      config: [...settings],
+      timeout: { block: timeout, stdOut: false, stdErr: false },
+      abort: overLimit.signal,
+      allowEnvironment: child.allowEnvironment,
+      unsafe: { ...child.unsafe, ...unsafe, ...config.unsafe },
+      errors(error, result) {
+        finished = {
+          exitCode: result.exitCode,
+          stdout: text(result.stdOut),
+          stderr: text(result.stdErr),
+          ...(error instanceof GitPluginError && error.plugin ? { stoppedBy: error.plugin } : {}),
+        };
+        return undefined;
+      },
+    });
+    git.env(child.env).outputHandler((_command, stdout, stderr) => {
+      boundOutput(stdout, maxBytes, overLimit);
+      boundOutput(stderr, maxBytes, overLimit);
+      const onStderr = options.onStderr;
+      if (onStderr) stderr.on('data', (chunk: Buffer) => onStderr(chunk.toString('utf8')));
+      // simple-git waits 50 ms more after a process that wrote nothing closes; both streams
+      // have ended by then, so stdout's end counts as output seen.
+      stdout.once('end', () => stdout.emit('data', Buffer.alloc(0)));
+    });
+    await git.raw([...args]);
+  } catch (error) {
+    // Refused before a process started: the directory went away since it was checked, or
+    // simple-git's argument or environment guard refused the call.
+    const message = error instanceof Error ? error.message : String(error);
+    return { code: -1, stdout: '', stderr: message, error: error instanceof GitConstructError ? 'invalid_path' : 'invalid_argument' };
+  }
+  return toResult(finished, args, timeout);
 }
 
 /** Aborts the call once `stream` has carried more than `maxBytes`. */

@@ -2,20 +2,20 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createGitSandbox, type GitSandbox } from '../../dev-env/git-sandbox.ts';
+import { HOSTILE_ATTRIBUTES, hostileKit } from '../../dev-env/hostile-repo.ts';
 import { createGitRunner } from './git-runner.ts';
-import type { ReadinessDeps } from './readiness.ts';
-import { commitAll, pushRepo } from './remediation.ts';
+import { commitAll, pushRepo, type RemediationDeps } from './remediation.ts';
 
 let box: GitSandbox;
 let origin: string;
 let repo: string;
-let deps: ReadinessDeps;
+let deps: RemediationDeps;
 
 beforeEach(() => {
   box = createGitSandbox();
   origin = box.makeOrigin('app');
   repo = box.clone(origin, 'app');
-  deps = { run: createGitRunner({ env: box.env }) };
+  deps = { run: createGitRunner({ env: box.env }), asUser: createGitRunner({ env: box.env, asUser: true }) };
 });
 afterEach(() => box.cleanup());
 
@@ -46,6 +46,24 @@ describe('remediation', () => {
     expect(box.git(repo, ['status', '--porcelain'])).toBe('');
     expect(committed.report.blockers.map((b) => b.code)).toEqual(['unpushed_commits']);
     expect((await pushRepo(repo, deps)).report.ready).toBe(true);
+  });
+
+  it("commits and pushes as the user's own git would, the repository's hooks and filters included", async () => {
+    const kit = hostileKit(box.root);
+    box.commitFile(repo, '.gitattributes', HOSTILE_ATTRIBUTES);
+    box.push(repo);
+    kit.arm(repo);
+    box.writeFile(repo, 'a.txt', 'a\n');
+    expect((await commitAll(repo, 'Save', deps)).result).toMatchObject({ ok: true });
+    expect((await pushRepo(repo, deps)).result).toMatchObject({ ok: true });
+    expect(kit.fired()).toEqual(
+      expect.arrayContaining(['clean', 'hook-commit-msg', 'hook-post-commit', 'hook-pre-commit', 'hook-pre-push']),
+    );
+    // The reads before and after the acts are Baton's own: the monitor and filters stay off for them.
+    kit.clear();
+    box.writeFile(repo, 'b.txt', 'b\n');
+    expect((await pushRepo(repo, deps)).report.blockers.map((b) => b.code)).toEqual(['dirty_tree']);
+    expect(kit.fired().filter((m) => !m.startsWith('hook-'))).toEqual([]);
   });
 
   it('refuses an empty message and changes nothing', async () => {

@@ -1,7 +1,9 @@
 /**
  * Remediation the user asks for explicitly (never run automatically): push the branch (setting
  * the upstream when missing) and commit every change with the message the user typed. Each
- * returns the action's result and a fresh readiness evaluation.
+ * returns the action's result and a fresh readiness evaluation. The acts themselves (`add`,
+ * `commit`, `push`) run through `asUser`, as the user's own git would: hooks, filters, signing.
+ * What is read before and after them goes through the guarded `run`.
  */
 import type { Result } from '../../shared/errors.ts';
 import { fail, ok } from '../../shared/errors.ts';
@@ -20,6 +22,11 @@ export type RemediationFailureCode =
   | 'operation_in_progress'
   | 'nothing_to_commit'
   | 'commit_failed';
+
+export interface RemediationDeps extends ReadinessDeps {
+  /** The runner of the acts the user asked for: not guarded (git-runner.ts `asUser`). */
+  asUser: GitRunner;
+}
 
 export interface RemediationOutcome<T> {
   result: Result<T, RemediationFailureCode>;
@@ -59,7 +66,7 @@ async function withReport<T>(
   return { result, report: await evaluateSourceReadiness(repos, deps) };
 }
 
-async function push(repo: string, run: GitRunner): Promise<Result<PushDone, RemediationFailureCode>> {
+async function push(repo: string, { run, asUser }: RemediationDeps): Promise<Result<PushDone, RemediationFailureCode>> {
   const read = await readRepo(repo, run);
   if (!read.ok) return read;
   const { status, commonDir } = read.value;
@@ -70,7 +77,7 @@ async function push(repo: string, run: GitRunner): Promise<Result<PushDone, Reme
   const prefix = `${remote}/`;
   const target = !setUpstream && status.upstream?.startsWith(prefix) ? status.upstream.slice(prefix.length) : status.branch;
   const args = setUpstream ? ['push', '-u', remote, status.branch] : ['push', remote, `HEAD:refs/heads/${target}`];
-  const pushed = await run(args, { cwd: repo });
+  const pushed = await asUser(args, { cwd: repo });
   if (pushed.code !== 0) return fail('push_failed', gitFailureText(pushed), { stderr: pushed.stderr.slice(0, 2000) });
   return ok({ remote, branch: status.branch, setUpstream });
 }
@@ -78,13 +85,17 @@ async function push(repo: string, run: GitRunner): Promise<Result<PushDone, Reme
 /** Pushes the current branch of `repo` (`git push -u <remote> <branch>` when it has no upstream), then re-evaluates. */
 export async function pushRepo(
   repo: string,
-  deps: ReadinessDeps,
+  deps: RemediationDeps,
   workspaceRepos: string[] = [repo],
 ): Promise<RemediationOutcome<PushDone>> {
-  return withReport(await push(repo, deps.run), workspaceRepos, deps);
+  return withReport(await push(repo, deps), workspaceRepos, deps);
 }
 
-async function commit(repo: string, message: string, run: GitRunner): Promise<Result<CommitDone, RemediationFailureCode>> {
+async function commit(
+  repo: string,
+  message: string,
+  { run, asUser }: RemediationDeps,
+): Promise<Result<CommitDone, RemediationFailureCode>> {
   if (message.trim().length === 0) return fail('empty_message', 'Type a commit message first.');
   const read = await readRepo(repo, run);
   if (!read.ok) return read;
@@ -95,9 +106,9 @@ async function commit(repo: string, message: string, run: GitRunner): Promise<Re
   }
   const fileCount = status.changed.length + status.untracked.length;
   if (fileCount === 0) return fail('nothing_to_commit', 'There are no changes to commit.');
-  const added = await run(['add', '-A'], { cwd: repo });
+  const added = await asUser(['add', '-A'], { cwd: repo });
   if (added.code !== 0) return fail('commit_failed', gitFailureText(added));
-  const committed = await run(['commit', '-q', '-m', message], { cwd: repo });
+  const committed = await asUser(['commit', '-q', '-m', message], { cwd: repo });
   if (committed.code !== 0) return fail('commit_failed', gitFailureText(committed), { stderr: committed.stderr.slice(0, 2000) });
   const head = await run(['rev-parse', 'HEAD'], { cwd: repo });
   return ok({ commit: head.stdout.trim(), fileCount });
@@ -107,8 +118,8 @@ async function commit(repo: string, message: string, run: GitRunner): Promise<Re
 export async function commitAll(
   repo: string,
   message: string,
-  deps: ReadinessDeps,
+  deps: RemediationDeps,
   workspaceRepos: string[] = [repo],
 ): Promise<RemediationOutcome<CommitDone>> {
-  return withReport(await commit(repo, message, deps.run), workspaceRepos, deps);
+  return withReport(await commit(repo, message, deps), workspaceRepos, deps);
 }

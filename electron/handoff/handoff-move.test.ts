@@ -1,6 +1,7 @@
 /**
  * Integration: a real backend process and two real device processes move a demo-agent session
- * over real git (bare origin). One backend and one pair of devices for the whole file.
+ * over real git (bare origin). One backend and one pair of devices for the whole file, over HTTPS
+ * with the backend's own self-signed key, pinned by both devices (the desktop from its invite).
  */
 import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, readdirSync, rmSync, statSync } from 'node:fs';
@@ -10,6 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadProfile } from '../enrollment/profile.ts';
 import { DEMO_EDIT_PATH } from '../providers/demo-agent.ts';
 import { createBackendClient } from '../sync/backend-client.ts';
+import { BackendTrust } from '../sync/backend-trust.ts';
 import type { SessionDetail } from '../../shared/device-api.ts';
 import { FORWARD_STATES, type HandoffState } from '../../shared/handoff-states.ts';
 import { deviceId, startDemoSession, startTwoDevices, waitEligible, waitSession, type TwoDevices } from '../../dev-env/two-devices.ts';
@@ -33,7 +35,7 @@ const MARK = {
 };
 
 beforeAll(async () => {
-  world = await startTwoDevices({ env: { BATON_PREPARE_TIMEOUT_MS: '15000', BATON_DEMO_TURN_MS: '200' } });
+  world = await startTwoDevices({ tls: true, env: { BATON_PREPARE_TIMEOUT_MS: '15000', BATON_DEMO_TURN_MS: '200' } });
 }, 90_000);
 
 afterAll(async () => {
@@ -104,6 +106,14 @@ describe('a complete Move between two device processes', () => {
     expect(onDesktop.transcript.some((e) => e.text.includes('Look around the repository'))).toBe(true);
   });
 
+  it("ran over HTTPS, both devices pinning the backend's self-signed key (the desktop from its invite), none refused", async () => {
+    expect(world.backendUrl).toMatch(/^https:\/\/127\.0\.0\.1:\d+$/);
+    expect(world.backendPins).toEqual([expect.stringMatching(/^sha256:[0-9a-f]{64}$/)]);
+    for (const device of [world.laptop, world.desktop]) {
+      expect((await device.client.call('getStatus', {})).backendKey).toEqual({ pinned: world.backendPins, refused: null });
+    }
+  });
+
   it('goes through every state in order, each entered by its own side; the desktop claims and activates in one commit', () => {
     expect(onDesktop.lastHandoff?.history.map((h) => h.state)).toEqual([
       'requested',
@@ -159,7 +169,8 @@ describe('a complete Move between two device processes', () => {
   it("has the backend refuse an append signed by the laptop at its old generation, and take the resumed agent's only after the move's last commit", async () => {
     const profile = loadProfile(world.laptop.profile);
     if (!profile.ok) throw new Error(profile.message);
-    const client = createBackendClient({ baseUrl: world.backendUrl, signer: profile.value.identity });
+    const trust = new BackendTrust(profile.value.info.backendPins);
+    const client = createBackendClient({ baseUrl: world.backendUrl, signer: profile.value.identity, trust });
     const stale = await client.call('appendEvent', { params: { sessionId }, body: { generation: 1, sealedBody: 'AAAA' } });
     expect(stale).toMatchObject({ ok: false, code: 'stale_generation' });
     const listed = await client.call('listEvents', { params: { sessionId }, query: { after: 0, limit: 1000 } });

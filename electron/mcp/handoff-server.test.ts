@@ -1,10 +1,11 @@
 import { spawn } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { existsSync, utimesSync } from 'node:fs';
 import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createGitSandbox, type GitSandbox } from '../../dev-env/git-sandbox.ts';
+import { HOSTILE_ATTRIBUTES, hostileKit, type HostileKit } from '../../dev-env/hostile-repo.ts';
 import type { HandoffCreateResult } from '../packet/handoff-create.ts';
 import type { HandoffResumeReport } from '../packet/handoff-resume.ts';
 
@@ -13,13 +14,30 @@ let sandbox: GitSandbox;
 let repo: string;
 let client: Client;
 let transport: StdioClientTransport;
+let kit: HostileKit;
 const protocolErrors: Error[] = [];
+
+/** `baton mcp` on the test repository as a plain child process, for what the SDK client would not send. */
+function rawServer() {
+  const child = spawn(process.execPath, [BIN, 'mcp', '--root', repo], { stdio: ['pipe', 'pipe', 'pipe'], env: sandbox.env });
+  let stdout = '';
+  let stderr = '';
+  child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+  child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+  const exited = new Promise<number | null>((done) => child.once('exit', (code) => done(code)));
+  const lines = () => stdout.split('\n').filter(Boolean);
+  return { child, exited, lines, stderr: () => stderr, stdout: () => stdout };
+}
 
 beforeAll(async () => {
   sandbox = createGitSandbox('baton-mcp-');
+  kit = hostileKit(sandbox.root);
   repo = sandbox.clone(sandbox.makeOrigin('app'), 'repo');
   sandbox.branchWithUpstream(repo, 'feature/mcp');
+  sandbox.commitFile(repo, '.gitattributes', HOSTILE_ATTRIBUTES);
   sandbox.commitFile(repo, 'src/tool.ts', 'export {};\n');
+  // Every git read the tools make meets a config whose programs each leave a marker.
+  kit.arm(repo);
   const env = Object.fromEntries(Object.entries(sandbox.env).filter((e): e is [string, string] => e[1] !== undefined));
   transport = new StdioClientTransport({ command: process.execPath, args: [BIN, 'mcp', '--root', repo], env, stderr: 'pipe' });
   client = new Client({ name: 'baton-test', version: '1.0.0' });
@@ -30,6 +48,14 @@ afterAll(async () => {
   await client?.close();
   sandbox.cleanup();
 });
+
+async function waitUntil(done: () => boolean, ms = 20_000): Promise<void> {
+  const until = Date.now() + ms;
+  while (!done()) {
+    if (Date.now() > until) throw new Error('timed out waiting for the server');
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}
 
 describe('baton mcp over stdio, through the SDK client', () => {
   it('lists handoff_create and handoff_resume with descriptions and input schemas', async () => {
@@ -72,7 +98,7 @@ describe('baton mcp over stdio, through the SDK client', () => {
       branch: 'feature/mcp',
       head_sha: sandbox.head(repo),
       provider: 'claude-code',
-      changed_files: ['src/tool.ts'],
+      changed_files: ['.gitattributes', 'src/tool.ts'],
     });
     expect(structured.packet.asserted.verification).toEqual([{ claim: 'tests pass', probe: 'npm test', result: 'not run' }]);
     const text = (result.content as Array<{ type: string; text: string }>)[0]!;
@@ -99,6 +125,44 @@ describe('baton mcp over stdio, through the SDK client', () => {
     expect(bad.structuredContent).toMatchObject({ ok: false, reason: 'invalid_slug' });
     const big = await client.callTool({ name: 'handoff_create', arguments: { goal: 'x'.repeat(2049) } });
     expect(big.structuredContent).toMatchObject({ ok: false, reason: 'field_over_cap', field: 'goal', limit: 2048 });
+  });
+
+  it("runs nothing the repository's config names (monitor, filters, diff programs, hooks)", async () => {
+    const past = new Date(Date.now() - 3600_000);
+    for (const file of ['README.md', 'src/tool.ts', '.gitattributes']) utimesSync(join(repo, file), past, past);
+    kit.clear();
+    expect((await client.callTool({ name: 'handoff_create', arguments: { goal: 'Guarded reads' } })).isError).toBe(false);
+    expect((await client.callTool({ name: 'handoff_resume', arguments: {} })).isError).toBe(false);
+    expect(kit.fired()).toEqual([]);
+    // The same status read as the user's own git fires the markers, so the check above can fail.
+    utimesSync(join(repo, 'README.md'), past, past);
+    sandbox.git(repo, ['status', '--porcelain']);
+    expect(kit.fired()).toEqual(expect.arrayContaining(['clean', 'fsmonitor']));
+  });
+
+  it('answers an over-limit or malformed message with a JSON-RPC error and goes on serving', async () => {
+    const server = rawServer();
+    const huge = `{"method":"ping","params":{"pad":"${'x'.repeat(11 * 1024 * 1024)}"},"jsonrpc":"2.0","id":1}\n`;
+    server.child.stdin.write(huge);
+    server.child.stdin.write('not json\n');
+    server.child.stdin.write('{"jsonrpc":"2.0","id":3,"method":"ping"}\n');
+    await waitUntil(() => server.lines().length >= 3);
+    const [tooBig, parse, pong] = server.lines().map((l) => JSON.parse(l) as Record<string, unknown>);
+    expect(tooBig).toMatchObject({ id: 1, error: { code: -32600, message: expect.stringContaining('10485760-byte limit') } });
+    expect(parse).toMatchObject({ id: null, error: { code: -32700 } });
+    expect(pong).toEqual({ jsonrpc: '2.0', id: 3, result: {} });
+    server.child.stdin.end();
+    expect(await server.exited).toBe(0);
+  });
+
+  it('exits 1 with one line on stderr naming the limit when the input ends inside an over-limit message', async () => {
+    const server = rawServer();
+    server.child.stdin.end(`{"method":"ping","params":{"pad":"${'x'.repeat(11 * 1024 * 1024)}`);
+    expect(await server.exited).toBe(1);
+    const lines = server.stderr().trim().split('\n');
+    expect(lines.at(-1)).toBe('baton mcp: the input ended inside a message over the 10485760-byte limit');
+    expect(lines.filter((l) => l.includes('limit'))).toHaveLength(1);
+    expect(server.stdout()).toBe('');
   });
 
   it('writes nothing but protocol to stdout', () => {

@@ -11,6 +11,7 @@ import { sealJson, unsealJson } from '../crypto/sealed-json.ts';
 import type { SealContext } from '../crypto/envelope.ts';
 import { loadProfile } from '../enrollment/profile.ts';
 import { createBackendClient } from '../sync/backend-client.ts';
+import { BackendTrust } from '../sync/backend-trust.ts';
 import { guardMemoryLink, noBackend, noBackendLink, type MemoryLink, type MemoryPointer } from './memory-link.ts';
 
 /** The two backend routes the link uses (putMemory, listMemory), as a narrow port. */
@@ -88,6 +89,7 @@ export async function openMemoryLink(
   const client = createBackendClient({
     baseUrl: info.backendUrls,
     signer: identity,
+    trust: new BackendTrust(info.backendPins),
     attempts: 1,
     timeoutMs: options.timeoutMs ?? 5000,
     ...(options.fetch ? { fetch: options.fetch } : {}),

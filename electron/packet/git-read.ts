@@ -60,8 +60,11 @@ const ALLOWED: Record<string, { flags: readonly string[]; operands: boolean; exa
   log: { flags: ['-1', '--format=%H', '--format=%cI', '--no-color'], operands: true },
 };
 
-/** Config and environment that keep a read from writing (no optional index refresh) or running hooks/monitors. */
-const READ_CONFIG = ['core.fsmonitor=false', 'core.untrackedCache=false'];
+/**
+ * Config and environment that keep a read from writing (no optional index refresh, no untracked
+ * cache). That it runs nothing the repository's config names is the shared runner's guard.
+ */
+const READ_CONFIG = ['core.untrackedCache=false'];
 const FIXED_PREFIX = ['--no-pager'];
 const READ_ENV = { GIT_OPTIONAL_LOCKS: '0', GIT_TERMINAL_PROMPT: '0', LC_ALL: 'C' };
 
@@ -93,12 +96,11 @@ export function refusalOf(args: readonly string[]): string | undefined {
 }
 
 /**
- * Makes an executor over the shared git runner with `env` (default process.env) plus the read-only
- * settings. simple-git refuses any `core.fsmonitor` setting unless allowed; here it only turns the
- * monitor off, and packet arguments never carry `-c` (the allow-list refuses it).
+ * Makes an executor over the shared (guarded) git runner with `env` (default process.env) plus the
+ * read-only settings; packet arguments never carry `-c` (the allow-list refuses it).
  */
 export function createExecGit(env: NodeJS.ProcessEnv = process.env): GitExec {
-  const run = createGitRunner({ env: { ...env, ...READ_ENV }, config: READ_CONFIG, unsafe: { allowUnsafeFsMonitor: true } });
+  const run = createGitRunner({ env: { ...env, ...READ_ENV }, config: READ_CONFIG });
   return async (args, cwd) => {
     const result = await run(args, { cwd });
     return { exitCode: result.code, stdout: result.stdout, stderr: result.stderr };

@@ -1,4 +1,4 @@
-import { existsSync, mkdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse as parseYaml } from 'yaml';
@@ -270,6 +270,29 @@ describe('handoffCreate', () => {
     symlinkSync(outside, join(other, 'docs/handoffs'));
     expect(await handoffCreate(other, { goal: 'x' }, deps())).toMatchObject({ ok: false, reason: 'write_denied' });
     expect(existsSync(join(outside, 'feature-login.md'))).toBe(false);
+  });
+
+  it('creates nothing outside the repository when docs/ leads out of it, and follows a link that stays inside', async () => {
+    const linked = featureRepo();
+    const outside = join(sandbox.root, `outside-${count}`);
+    mkdirSync(outside);
+    symlinkSync(outside, join(linked, 'docs'));
+    expect(await handoffCreate(linked, { goal: 'x' }, deps())).toMatchObject({
+      ok: false,
+      reason: 'write_denied',
+      message: 'docs points outside the repository',
+    });
+    expect(readdirSync(outside)).toEqual([]);
+    const dangling = featureRepo();
+    const gone = join(sandbox.root, `gone-${count}`);
+    symlinkSync(gone, join(dangling, 'docs'));
+    expect(await handoffCreate(dangling, { goal: 'x' }, deps())).toMatchObject({ ok: false, reason: 'write_denied' });
+    expect(existsSync(gone)).toBe(false);
+    const within = featureRepo();
+    mkdirSync(join(within, 'notes'));
+    symlinkSync(join(within, 'notes'), join(within, 'docs'));
+    expect(await handoffCreate(within, { goal: 'x' }, deps())).toMatchObject({ ok: true });
+    expect(existsSync(join(within, 'notes/handoffs/feature-login.md'))).toBe(true);
   });
 
   it('refuses malformed arguments as invalid_arguments', async () => {

@@ -1,8 +1,9 @@
 /**
- * Reading and writing a packet file under `<repo>/docs/handoffs/`, confined to the repository
- * (a symlinked folder pointing elsewhere is refused). Failures are values.
+ * Reading and writing a packet file under `<repo>/docs/handoffs/`, confined to the repository:
+ * a symlinked folder pointing elsewhere is refused, and checked before anything is created, so a
+ * refused write leaves nothing behind outside the repository. Failures are values.
  */
-import { lstat, mkdir, readFile, realpath, rename, rm, writeFile } from 'node:fs/promises';
+import { lstat, mkdir, readFile, realpath, rename, rm, stat, writeFile } from 'node:fs/promises';
 import { dirname, join, relative, isAbsolute } from 'node:path';
 import { packetPath, parsePacket, type Packet } from './packet-format.ts';
 
@@ -40,15 +41,35 @@ export async function readPacketFile(toplevel: string, slug: string): Promise<Pa
 
 export type PacketWrite = { ok: true } | { ok: false; reason: 'write_denied'; message: string };
 
+/**
+ * Makes the folder `rel` (relative, `/`-separated) under `toplevel` one part at a time: a part that
+ * exists must be a folder inside the repository once links are followed, and is checked before
+ * the next part is made in it. Undefined when the folder is there; else why not.
+ */
+async function folderInside(toplevel: string, rel: string): Promise<string | undefined> {
+  const realRoot = await realpath(toplevel);
+  let dir = toplevel;
+  for (const part of rel.split('/')) {
+    dir = join(dir, part);
+    if ((await lstat(dir).catch(() => undefined)) === undefined) {
+      // Not there: made here, inside what was checked (a part that appeared since fails as EEXIST).
+      await mkdir(dir);
+      continue;
+    }
+    const real = await realpath(dir).catch(() => undefined);
+    if (real === undefined || !inside(realRoot, real)) return `${relative(toplevel, dir)} points outside the repository`;
+    if (!(await stat(real)).isDirectory()) return `${relative(toplevel, dir)} is not a folder`;
+  }
+  return undefined;
+}
+
 /** Writes `text` as the packet of `slug`, atomically (temp file + rename), only inside the repository. */
 export async function writePacketFile(toplevel: string, slug: string, text: string): Promise<PacketWrite> {
   const file = join(toplevel, packetPath(slug));
   const temp = join(dirname(file), `.${slug}.md.${process.pid}.${Date.now()}.tmp`);
   try {
-    await mkdir(dirname(file), { recursive: true });
-    const [realRoot, realDir] = await Promise.all([realpath(toplevel), realpath(dirname(file))]);
-    if (!inside(realRoot, realDir))
-      return { ok: false, reason: 'write_denied', message: `${dirname(packetPath(slug))} points outside the repository` };
+    const refused = await folderInside(toplevel, dirname(packetPath(slug)));
+    if (refused) return { ok: false, reason: 'write_denied', message: refused };
     const existing = await lstat(file).catch(() => undefined);
     if (existing && !existing.isFile())
       return { ok: false, reason: 'write_denied', message: `${packetPath(slug)} exists and is not a regular file` };

@@ -6,6 +6,7 @@
 import type { Device, JoinRequest } from '../../shared/api/devices.ts';
 import type { CheckpointRef, Handoff, TransitionRequest } from '../../shared/api/handoffs.ts';
 import type { Session, SessionEvent } from '../../shared/api/sessions.ts';
+import type { BackendKeyView } from '../../shared/backend-keys.ts';
 import type { BackendReachabilityView } from '../../shared/device-api.ts';
 import type { ActionResult, Result } from '../../shared/errors.ts';
 
@@ -75,6 +76,10 @@ export interface BackendLinkPort {
   revokedAt(): number | null;
   /** How long the call waiting longest for the backend's answer has waited, in ms (0 with none waiting). */
   longestWait(): number;
-  /** Calls `listener` when reachability changes; returns its unsubscribe. */
+  /** Calls `listener` when reachability (or the key view) changes; returns its unsubscribe. */
   subscribe(listener: (view: BackendReachabilityView) => void): () => void;
+  /** The backend keys accepted over TLS, and the last one refused. */
+  key(): BackendKeyView;
+  /** Accepts the keys `pins` from now on (kept in the profile), reconnecting at once. */
+  setPins(pins: readonly string[]): void;
 }

@@ -10,7 +10,7 @@
 import type { PushMessage } from '../../shared/api/push.ts';
 import type { ProviderId, SessionSettings } from '../../shared/provider.ts';
 import { redactCredentials } from '../../shared/url-credentials.ts';
-import { setBackendUrls, type Profile } from '../enrollment/profile.ts';
+import { setBackendPins, setBackendUrls, type Profile } from '../enrollment/profile.ts';
 import { createGitRunner } from '../git/git-runner.ts';
 import type { ActivationDeps } from '../handoff/activation.ts';
 import { Coordinator } from '../handoff/coordinator.ts';
@@ -35,6 +35,7 @@ import { listExistingSessions } from '../providers/existing-sessions.ts';
 import { createProvider, type ProviderOptions } from '../providers/registry.ts';
 import { createBackendClient } from '../sync/backend-client.ts';
 import { probeAddresses } from '../sync/address-probe.ts';
+import { BackendTrust } from '../sync/backend-trust.ts';
 import { openPushStream } from '../sync/push-stream.ts';
 import { accountPort } from './adapters/account-port.ts';
 import { backendPort } from './adapters/backend-port.ts';
@@ -96,7 +97,9 @@ export function composeDeviceRuntime(options: ComposeOptions): DeviceRuntime {
   const { profile } = options;
   // Every line the runtime logs can quote a remote URL or a git error: none carries credentials.
   const log = (message: string) => options.log(redactCredentials(message));
-  const client = createBackendClient({ baseUrl: profile.info.backendUrls, signer: profile.identity });
+  const trust = new BackendTrust(profile.info.backendPins);
+  const client = createBackendClient({ baseUrl: profile.info.backendUrls, signer: profile.identity, trust });
+  // Git the device runs on its own is guarded; only the remediation's acts run as the user's git.
   const run = createGitRunner();
   // The providers' notes in the transcript name this device: every device of the account reads them.
   const providerOptions: ProviderOptions = { deviceName: profile.info.name, ...options.providers };
@@ -107,6 +110,7 @@ export function composeDeviceRuntime(options: ComposeOptions): DeviceRuntime {
     accountId: profile.info.accountId ?? '',
     backendUrls: [...profile.info.backendUrls],
     reachability: null,
+    backendKey: null,
     joining: false,
     revokedAt: null,
   };
@@ -116,7 +120,7 @@ export function composeDeviceRuntime(options: ComposeOptions): DeviceRuntime {
     backend: backendPort(client),
     seal: profileSeal(profile),
     git: gitPort(run),
-    remediation: remediationPort(run),
+    remediation: remediationPort(run, createGitRunner({ asUser: true })),
     packets: createCheckpointPacketPort(),
     providers: providerPort({
       detect: () => detectProviders({ env: providerOptions.env ?? process.env, commandArgv: providerOptions.command?.argv ?? null }),
@@ -136,11 +140,22 @@ export function composeDeviceRuntime(options: ComposeOptions): DeviceRuntime {
         client.addresses.replace(urls);
         options.onBackendUrlsChanged?.(urls);
       },
-      probe: (urls) => probeAddresses(urls, { signer: profile.identity }),
+      probe: (urls) => probeAddresses(urls, { signer: profile.identity, trust }),
       reachability: () => client.reachability.view(),
       revokedAt: () => client.reachability.revokedAt(),
       longestWait: () => client.reachability.longestWait(),
-      subscribe: (listener) => client.reachability.subscribe(listener),
+      subscribe: (listener) => {
+        const reach = client.reachability.subscribe(listener);
+        const keys = trust.onChange(() => listener(client.reachability.view()));
+        return () => [reach, keys].forEach((stop) => stop());
+      },
+      key: () => trust.view(),
+      setPins(pins) {
+        setBackendPins(profile, pins);
+        trust.setPins(pins);
+        // The push stream, maybe backing off after refusals, reconnects at once.
+        client.addresses.replace(client.addresses.urls);
+      },
     },
     openStream: (onMessage, onOpen) => {
       const close = openPushStream(

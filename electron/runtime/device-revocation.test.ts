@@ -28,10 +28,9 @@ describe('a revoked device', () => {
       100,
     );
     expect(status.revokedAt).toBeGreaterThanOrEqual(before - 1000);
-    const refusals = () => (desktop.process.stderr().match(/heartbeat refused: device_revoked/g) ?? []).length;
-    const counted = refusals();
+    // Heartbeating every second here: one refusal (the one that told it), then none.
     await new Promise((resolve) => setTimeout(resolve, 3000));
-    expect(refusals()).toBe(counted);
+    expect((desktop.process.stderr().match(/heartbeat refused: device_revoked/g) ?? []).length).toBeLessThanOrEqual(1);
 
     expect(await desktop.client.call('startSession', { workspace: repo, provider: 'demo', prompt: 'p' })).toMatchObject({
       ok: false,

@@ -17,14 +17,23 @@ export class DeviceStatus {
     private readonly events: Pick<DeviceEvents, 'emit'>,
   ) {}
 
-  /** The device's status now: who it is, its backend addresses, whether it reaches them and whether it was revoked. */
+  /** The device's status now: who it is, its backend addresses, whether it reaches them, the keys it accepts, whether it was revoked. */
   view(): DeviceStatusView {
     return {
       ...this.identity,
       backendUrls: this.link.addresses(),
       reachability: this.link.reachability(),
+      backendKey: this.link.key(),
       revokedAt: this.link.revokedAt(),
     };
+  }
+
+  /** Accepts the backend keys `pins` from now on (kept in the profile) and tells the UI; resolves to the status with them. */
+  pinBackendKeys(pins: readonly string[]): DeviceStatusView {
+    this.link.setPins(pins);
+    const status = this.view();
+    this.events.emit('statusChanged', status);
+    return status;
   }
 
   /** Whether the backend refused this device as revoked. */

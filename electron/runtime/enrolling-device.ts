@@ -13,6 +13,7 @@ import { loadProfile, setBackendUrls, type Profile } from '../enrollment/profile
 import { syncEnrollmentBackendFactory } from '../enrollment/sync-backend.ts';
 import type { SecretStore } from '../crypto/secret-store.ts';
 import { composeDeviceRuntime, type ComposeOptions } from './compose.ts';
+import { checkBackendKeys } from './device-api/backend-keys.ts';
 import type { DeviceRuntime } from './device-runtime.ts';
 
 type Listener = (event: DeviceApiEvent, payload: unknown) => void;
@@ -73,6 +74,7 @@ export function createEnrollingDevice(options: EnrollingDeviceOptions): Enrollin
     accountId: null,
     backendUrls: [...(options.backendUrls ?? [])],
     reachability: null,
+    backendKey: null,
     joining: false,
     revokedAt: null,
   };
@@ -111,8 +113,8 @@ export function createEnrollingDevice(options: EnrollingDeviceOptions): Enrollin
   const refuseWithReport = async () => ({ result: notEnrolled, report: notEnrolledReport() });
   const firstRun: DeviceApiHandlers = {
     getStatus: async () => status,
-    createAccount: ({ backendUrls, deviceName }) =>
-      enroll(() => createAccount(options.profileDir, backendUrls, deviceName, deps), false).then(kept),
+    createAccount: ({ backendUrls, deviceName, backendPins }) =>
+      enroll(() => createAccount(options.profileDir, backendUrls, deviceName, deps, backendPins), false).then(kept),
     joinAccount: ({ invite, deviceName, backendUrls }) =>
       enroll(
         () =>
@@ -145,6 +147,9 @@ export function createEnrollingDevice(options: EnrollingDeviceOptions): Enrollin
       emit('statusChanged', status);
       return ok(status);
     },
+    // First contact: the set-up screen shows each address's key before the account is made on it.
+    checkBackendKeys: ({ backendUrls }) => checkBackendKeys(backendUrls),
+    pinBackendKeys: refuse,
   };
 
   return {

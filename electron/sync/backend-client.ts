@@ -8,7 +8,8 @@ import { routePath, routes, type RouteName, type RouteResponse, type RouteBody }
 import { ErrorBody } from '../../shared/api/common.ts';
 import { SIGNATURE_HEADERS } from '../../shared/request-signing.ts';
 import { signatureHeaders, type RequestSigner } from './request-signer.ts';
-import { fetchExchanger, nodeHttpExchange, nodeHttpFetch, type Exchange } from './http-transport.ts';
+import { fetchExchanger, nodeHttpExchange, nodeHttpFetch, type Exchange, type Exchanger } from './http-transport.ts';
+import { admittedAttempt, BackendTrust, keyFailure } from './backend-trust.ts';
 import { AddressRing } from './address-ring.ts';
 import { backoffPause, tryInTurn } from './failover.ts';
 import { ReachabilityTracker } from './reachability.ts';
@@ -36,6 +37,8 @@ export interface BackendClientOptions {
   signer: RequestSigner;
   /** The transport (default: keep-alive node:http, see http-transport.ts). */
   fetch?: typeof fetch;
+  /** The backend keys accepted over TLS (backend-trust.ts; default: pinned none, the system's trust store decides). */
+  trust?: BackendTrust;
   clock?: () => number;
   /** Rounds over every address for a call no address answered below 500 (default 3). */
   attempts?: number;
@@ -50,6 +53,8 @@ export interface BackendClient {
   readonly addresses: AddressRing;
   /** Whether the backend answers, from every call and the push stream. */
   readonly reachability: ReachabilityTracker;
+  /** The backend keys it accepts, and the last one it refused. */
+  readonly trust: BackendTrust;
   readonly deviceId: string;
   /** Calls a JSON route by name; never throws for network or API failures. */
   call<N extends JsonRouteName>(name: N, options?: CallOptions<N>): Promise<CallResult<RouteResponse<N>>>;
@@ -118,19 +123,23 @@ function parseOrUndefined(bytes: Buffer): unknown {
 export function createBackendClient(options: BackendClientOptions): BackendClient {
   const ring = new AddressRing(typeof options.baseUrl === 'string' ? [options.baseUrl] : options.baseUrl);
   const reachability = new ReachabilityTracker(options.clock);
-  const doFetch = options.fetch ?? (nodeHttpFetch as typeof fetch);
-  const exchange = options.fetch ? fetchExchanger(options.fetch) : nodeHttpExchange;
   const clock = options.clock ?? Date.now;
+  const trust = options.trust ?? new BackendTrust([], clock);
+  const doFetch = options.fetch ?? ((input: string, init?: RequestInit) => nodeHttpFetch(input, init, trust.agents));
+  const exchange: Exchanger = options.fetch ? fetchExchanger(options.fetch) : (url, init) => nodeHttpExchange(url, init, trust.agents);
   const attempts = options.attempts ?? 3;
   const timeoutMs = options.timeoutMs ?? 30_000;
 
-  const signedFetch: BackendClient['signedFetch'] = (method, pathAndQuery, init = {}) => {
+  const signedFetch: BackendClient['signedFetch'] = async (method, pathAndQuery, init = {}) => {
+    const at = init.at ?? ring.current;
+    // Nothing is signed for an address before it presented an accepted key.
+    await trust.admit(at, timeoutMs);
     const headers: Record<string, string> = {
       ...init.headers,
       ...signatureHeaders(options.signer, method, pathAndQuery, init.body, clock()),
     };
     if (init.body) headers['content-type'] ??= 'application/json';
-    return doFetch(`${init.at ?? ring.current}${pathAndQuery}`, {
+    return doFetch(`${at}${pathAndQuery}`, {
       method,
       headers,
       body: init.body,
@@ -149,13 +158,16 @@ export function createBackendClient(options: BackendClientOptions): BackendClien
     headers: Record<string, string>,
   ): Promise<Exchange | CallFailure> {
     const ended = reachability.sent();
-    const outcome = await tryInTurn({ ring, reachability, rounds: attempts, pause: backoffPause }, (url) => {
+    const admitted = admittedAttempt(trust, timeoutMs, (url) => {
       const signed: Record<string, string> = { ...headers, ...signatureHeaders(options.signer, method, pathAndQuery, body, clock()) };
       if (body) signed['content-type'] ??= 'application/json';
       return exchange(`${url}${pathAndQuery}`, { method, headers: signed, body, timeoutMs });
-    }).finally(ended);
+    });
+    const outcome = await tryInTurn({ ring, reachability, rounds: attempts, pause: backoffPause }, admitted.attempt).finally(ended);
     if (outcome.kind === 'answered') return outcome.answer;
     if (outcome.last) return outcome.last;
+    const refused = admitted.refused();
+    if (refused) return keyFailure(refused);
     const where = outcome.tried.length === 1 ? `at ${outcome.tried[0]}` : `at every address (${outcome.tried.join(', ')})`;
     return { ok: false, status: 0, code: 'unreachable', message: `the backend ${where} is unreachable: ${outcome.lastError}` };
   }
@@ -170,6 +182,7 @@ export function createBackendClient(options: BackendClientOptions): BackendClien
   const transfers: TransferContext = {
     ring,
     reachability,
+    trust,
     signer: options.signer,
     clock,
     attempts,
@@ -187,6 +200,7 @@ export function createBackendClient(options: BackendClientOptions): BackendClien
     },
     addresses: ring,
     reachability,
+    trust,
     deviceId: options.signer.deviceId,
     async call(name, callOptions = {}) {
       const spec = routes[name];

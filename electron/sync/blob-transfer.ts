@@ -8,6 +8,7 @@
 import { readFile } from 'node:fs/promises';
 import { routePath, routes, type RouteResponse } from '../../shared/api/routes.ts';
 import type { AddressRing } from './address-ring.ts';
+import { admittedAttempt, keyFailure, type BackendKeyRefused, type BackendTrust } from './backend-trust.ts';
 import type { CallFailure, CallResult } from './call-result.ts';
 import { backoffPause, tryInTurn } from './failover.ts';
 import type { Exchange } from './http-transport.ts';
@@ -19,6 +20,8 @@ import { nodeHttpDownload, nodeHttpUpload, pump, type ChunkSink, type Download, 
 export interface TransferContext {
   ring: AddressRing;
   reachability: ReachabilityTracker;
+  /** The keys accepted over TLS, and the agents that check them. */
+  trust: BackendTrust;
   signer: RequestSigner;
   clock: () => number;
   /** Rounds over every address. */
@@ -38,9 +41,15 @@ export interface BlobFile {
   sha256: string;
 }
 
-function unreachable(tried: string[], lastError: string): CallFailure {
+function unreachable(tried: string[], lastError: string, refused: BackendKeyRefused | null): CallFailure {
+  if (refused) return keyFailure(refused);
   const where = tried.length === 1 ? `at ${tried[0]}` : `at every address (${tried.join(', ')})`;
   return { ok: false, status: 0, code: 'unreachable', message: `the backend ${where} is unreachable: ${lastError}` };
+}
+
+/** The failover plan of a transfer: every address, `attempts` rounds. */
+function plan(ctx: TransferContext) {
+  return { ring: ctx.ring, reachability: ctx.reachability, rounds: ctx.attempts, pause: backoffPause };
 }
 
 /**
@@ -53,15 +62,18 @@ export async function putBlobFile(
   onProgress?: TransferProgress,
 ): Promise<CallResult<RouteResponse<'putBlob'>>> {
   const path = routePath(routes.putBlob.path, { digest: file.sha256 });
-  const outcome = await tryInTurn({ ring: ctx.ring, reachability: ctx.reachability, rounds: ctx.attempts, pause: backoffPause }, (url) => {
+  const admitted = admittedAttempt(ctx.trust, ctx.idleTimeoutMs, (url) => {
     const headers = {
       ...declaredSignatureHeaders(ctx.signer, 'PUT', path, { size: file.size, sha256: file.sha256 }, ctx.clock()),
       'content-type': 'application/octet-stream',
     };
     if (ctx.fetch) return fetchUpload(ctx.fetch, `${url}${path}`, headers, file, ctx.idleTimeoutMs);
-    return nodeHttpUpload(`${url}${path}`, { method: 'PUT', headers, file, idleTimeoutMs: ctx.idleTimeoutMs, onProgress });
+    const init = { method: 'PUT' as const, headers, file, idleTimeoutMs: ctx.idleTimeoutMs, onProgress, agents: ctx.trust.agents };
+    return nodeHttpUpload(`${url}${path}`, init);
   });
-  if (outcome.kind === 'unavailable') return outcome.last ? ctx.failureOf(outcome.last) : unreachable(outcome.tried, outcome.lastError);
+  const outcome = await tryInTurn(plan(ctx), admitted.attempt);
+  if (outcome.kind === 'unavailable')
+    return outcome.last ? ctx.failureOf(outcome.last) : unreachable(outcome.tried, outcome.lastError, admitted.refused());
   const answer = outcome.answer;
   if (answer.status < 200 || answer.status >= 300) return ctx.failureOf(answer);
   let json: unknown;
@@ -87,14 +99,16 @@ export async function getBlobTo(
   onProgress?: (doneBytes: number, totalBytes: number | null) => void,
 ): Promise<CallResult<{ size: number }>> {
   const path = routePath(routes.getBlob.path, { digest });
-  const outcome = await tryInTurn({ ring: ctx.ring, reachability: ctx.reachability, rounds: ctx.attempts, pause: backoffPause }, (url) => {
+  const admitted = admittedAttempt(ctx.trust, ctx.idleTimeoutMs, (url) => {
     const headers = signatureHeaders(ctx.signer, 'GET', path, undefined, ctx.clock());
     if (ctx.fetch) return fetchDownload(ctx.fetch, `${url}${path}`, headers, ctx.idleTimeoutMs);
-    return nodeHttpDownload(`${url}${path}`, { headers, idleTimeoutMs: ctx.idleTimeoutMs });
+    return nodeHttpDownload(`${url}${path}`, { headers, idleTimeoutMs: ctx.idleTimeoutMs, agents: ctx.trust.agents });
   });
+  const outcome = await tryInTurn(plan(ctx), admitted.attempt);
   if (outcome.kind === 'unavailable') {
     const last = outcome.last;
-    return last?.body ? ctx.failureOf({ status: last.status, body: last.body }) : unreachable(outcome.tried, outcome.lastError);
+    if (last?.body) return ctx.failureOf({ status: last.status, body: last.body });
+    return unreachable(outcome.tried, outcome.lastError, admitted.refused());
   }
   const answer = outcome.answer;
   if (answer.body !== undefined) return ctx.failureOf({ status: answer.status, body: answer.body });

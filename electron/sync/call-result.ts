@@ -6,7 +6,7 @@
 import type { ApiErrorCode, Success } from '../../shared/errors.ts';
 
 /** Codes a call can fail with: the API's, or the client's own. */
-export type ClientErrorCode = ApiErrorCode | 'unreachable' | 'bad_response';
+export type ClientErrorCode = ApiErrorCode | 'unreachable' | 'bad_response' | 'backend_key_mismatch' | 'backend_key_untrusted';
 
 export interface CallFailure {
   ok: false;

@@ -13,10 +13,17 @@ const agents = { http: new HttpAgent({ keepAlive: true, maxSockets: 64 }), https
 // request pool, so open streams never leave calls queued behind them.
 const streamAgents = { http: new HttpAgent({ keepAlive: false }), https: new HttpsAgent({ keepAlive: false }) };
 
-/** The keep-alive agent every request of the client to `url` shares. */
-export function agentFor(url: URL): HttpAgent {
-  return url.protocol === 'https:' ? agents.https : agents.http;
+/** The agents a client's requests go through: `request` (kept alive, pooled) for calls and blobs, `stream` for event streams. */
+export interface AgentPair {
+  request(url: URL): HttpAgent;
+  stream(url: URL): HttpAgent;
 }
+
+/** Node's own agents: https checked against the system's trust store (a client with pins uses backend-trust.ts's). */
+export const DEFAULT_AGENTS: AgentPair = {
+  request: (url) => (url.protocol === 'https:' ? agents.https : agents.http),
+  stream: (url) => (url.protocol === 'https:' ? streamAgents.https : streamAgents.http),
+};
 
 function headersOf(res: IncomingMessage): Headers {
   const headers = new Headers();
@@ -46,10 +53,11 @@ export interface ExchangeInit {
 export type Exchanger = (url: string, init: ExchangeInit) => Promise<Exchange>;
 
 /**
- * The client's lean path for buffered calls: node:http(s) with the keep-alive agents and no WHATWG
- * Request/Response/Headers/AbortSignal objects, which cost more CPU than the request itself.
+ * The client's lean path for buffered calls: node:http(s) with `pool`'s keep-alive agents and no
+ * WHATWG Request/Response/Headers/AbortSignal objects, which cost more CPU than the request itself
+ * (an Exchanger, over Node's own agents unless given others).
  */
-export const nodeHttpExchange: Exchanger = (input, init) => {
+export function nodeHttpExchange(input: string, init: ExchangeInit, pool: AgentPair = DEFAULT_AGENTS): Promise<Exchange> {
   const url = new URL(input);
   const secure = url.protocol === 'https:';
   const headers: Record<string, string> = { ...init.headers };
@@ -64,7 +72,7 @@ export const nodeHttpExchange: Exchanger = (input, init) => {
         path: `${url.pathname}${url.search}`,
         method: init.method,
         headers,
-        agent: secure ? agents.https : agents.http,
+        agent: pool.request(url),
       },
       (res) => {
         const chunks: Buffer[] = [];
@@ -80,12 +88,12 @@ export const nodeHttpExchange: Exchanger = (input, init) => {
     const timer = setTimeout(() => req.destroy(new Error(`no answer within ${init.timeoutMs} ms`)), init.timeoutMs);
     req.on('error', (error) => {
       clearTimeout(timer);
-      reject(new TypeError(`fetch failed: ${error.message}`));
+      reject(new TypeError(`fetch failed: ${error.message}`, { cause: error }));
     });
     for (const chunk of chunks) req.write(chunk);
     req.end();
   });
-};
+}
 
 /** An Exchanger over any fetch (an injected transport in tests, or the global one); a chunked body is joined for it. */
 export function fetchExchanger(doFetch: typeof fetch): Exchanger {
@@ -97,16 +105,21 @@ export function fetchExchanger(doFetch: typeof fetch): Exchanger {
 }
 
 /**
- * Sends one request; resolves to a WHATWG Response (buffered, or streaming for text/event-stream). A
- * request that accepts `text/event-stream` goes on a socket of its own, never one of the pooled ones.
+ * Sends one request over `agents` (default Node's own); resolves to a WHATWG Response (buffered, or
+ * streaming for text/event-stream). A request that accepts `text/event-stream` goes on a socket of
+ * its own, never one of the pooled ones.
  */
-export function nodeHttpFetch(input: string | URL | Request, init: RequestInit = {}): Promise<Response> {
+export function nodeHttpFetch(
+  input: string | URL | Request,
+  init: RequestInit = {},
+  agents: AgentPair = DEFAULT_AGENTS,
+): Promise<Response> {
   const url = new URL(typeof input === 'string' || input instanceof URL ? input : input.url);
   const secure = url.protocol === 'https:';
   const body = init.body as Uint8Array | string | undefined | null;
   const headers = new Headers(init.headers);
   if (body != null) headers.set('content-length', String(typeof body === 'string' ? Buffer.byteLength(body) : body.byteLength));
-  const pool = (headers.get('accept') ?? '').includes('text/event-stream') ? streamAgents : agents;
+  const streaming = (headers.get('accept') ?? '').includes('text/event-stream');
   return new Promise((resolve, reject) => {
     const signal = init.signal ?? undefined;
     if (signal?.aborted) return reject(signal.reason);
@@ -118,7 +131,7 @@ export function nodeHttpFetch(input: string | URL | Request, init: RequestInit =
         path: `${url.pathname}${url.search}`,
         method: init.method ?? 'GET',
         headers: Object.fromEntries(headers),
-        agent: secure ? pool.https : pool.http,
+        agent: streaming ? agents.stream(url) : agents.request(url),
       },
       (res) => {
         const status = res.statusCode ?? 0;
@@ -138,7 +151,7 @@ export function nodeHttpFetch(input: string | URL | Request, init: RequestInit =
     );
     const abort = () => req.destroy(signal?.reason instanceof Error ? signal.reason : new Error('aborted'));
     signal?.addEventListener('abort', abort, { once: true });
-    req.on('error', (error) => reject(new TypeError(`fetch failed: ${error.message}`)));
+    req.on('error', (error) => reject(new TypeError(`fetch failed: ${error.message}`, { cause: error })));
     req.on('close', () => signal?.removeEventListener('abort', abort));
     req.end(body ?? undefined);
   });

@@ -12,6 +12,7 @@ import { routes } from '../../shared/api/routes.ts';
 import type { CodedMessage } from '../../shared/errors.ts';
 import { networkErrorText } from './network-error-text.ts';
 import type { BackendClient } from './backend-client.ts';
+import { keyRefusalOf } from './backend-trust.ts';
 import { isGatewayFailure } from './failover.ts';
 
 /** How a (re)opened stream caught up. */
@@ -153,9 +154,11 @@ export function openPushStream(
     const tried = client.addresses.order();
     let lastError = 'no attempt made';
     let failedButAnswered: string | null = null;
+    let refusedKey: string | null = null;
     for (const url of tried) {
       if (closed) return 'stop';
       const response = await request(url);
+      if (response instanceof Error) refusedKey = keyRefusalOf(response)?.code ?? refusedKey;
       if (response instanceof Error || response.status >= 500) {
         lastError = response instanceof Error ? networkErrorText(response.message) : `${url} answered HTTP ${response.status}`;
         if (response instanceof Response) {
@@ -184,7 +187,7 @@ export function openPushStream(
     if (closed) return 'stop';
     if (failedButAnswered) client.reachability.reached(failedButAnswered);
     else client.reachability.unreachable(tried, lastError);
-    report('unreachable', `no backend address opened the push stream (${tried.join(', ')}): ${lastError}`);
+    report(refusedKey ?? 'unreachable', `no backend address opened the push stream (${tried.join(', ')}): ${lastError}`);
     return 'retry';
   };
 

@@ -8,7 +8,7 @@ import { open as openFile } from 'node:fs/promises';
 import { request as httpRequest, type ClientRequest, type IncomingMessage } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import { readRange } from '../io/file-chunks.ts';
-import { agentFor, type Exchange } from './http-transport.ts';
+import { DEFAULT_AGENTS, type AgentPair, type Exchange } from './http-transport.ts';
 
 /** Called with the bytes moved so far. */
 export type TransferProgress = (doneBytes: number) => void;
@@ -23,11 +23,15 @@ export interface UploadInit {
   file: { path: string; size: number };
   idleTimeoutMs: number;
   onProgress?: TransferProgress;
+  /** The agents to go through (default Node's own). */
+  agents?: AgentPair;
 }
 
 export interface DownloadInit {
   headers: Record<string, string>;
   idleTimeoutMs: number;
+  /** The agents to go through (default Node's own). */
+  agents?: AgentPair;
 }
 
 /** A 2xx answer whose body is still to come: read it with `pump`. */
@@ -48,7 +52,12 @@ export interface BodyStream {
 /** A download whose answer has begun: a 2xx body to read with `pump`, or any other status with its (small) body read. */
 export type Download = (BodyStream & { body?: undefined }) | { status: number; body: Buffer };
 
-function open(url: URL, method: string, headers: Record<string, string>, onResponse: (res: IncomingMessage) => void): ClientRequest {
+function open(
+  url: URL,
+  method: string,
+  init: { headers: Record<string, string>; agents?: AgentPair },
+  onResponse: (res: IncomingMessage) => void,
+): ClientRequest {
   const secure = url.protocol === 'https:';
   return (secure ? httpsRequest : httpRequest)(
     {
@@ -57,8 +66,8 @@ function open(url: URL, method: string, headers: Record<string, string>, onRespo
       port: url.port,
       path: `${url.pathname}${url.search}`,
       method,
-      headers,
-      agent: agentFor(url),
+      headers: init.headers,
+      agent: (init.agents ?? DEFAULT_AGENTS).request(url),
     },
     onResponse,
   );
@@ -87,7 +96,8 @@ export function nodeHttpUpload(input: string, init: UploadInit): Promise<Exchang
   return new Promise((resolve, reject) => {
     let answered = false;
     let failed: Error | null = null;
-    const req = open(url, init.method, { ...init.headers, 'content-length': String(init.file.size) }, (res) => {
+    const headers = { ...init.headers, 'content-length': String(init.file.size) };
+    const req = open(url, init.method, { headers, ...(init.agents ? { agents: init.agents } : {}) }, (res) => {
       answered = true;
       readAll(res).then((body) => {
         // Answered before the whole body went (a refusal from the headers): this request is over.
@@ -98,7 +108,7 @@ export function nodeHttpUpload(input: string, init: UploadInit): Promise<Exchang
     req.setTimeout(init.idleTimeoutMs, () => req.destroy(new Error(`no progress for ${init.idleTimeoutMs} ms`)));
     req.on('error', (error) => {
       failed = error;
-      if (!answered) reject(new TypeError(`fetch failed: ${error.message}`));
+      if (!answered) reject(new TypeError(`fetch failed: ${error.message}`, { cause: error }));
     });
     const sent = (chunk: Buffer) =>
       new Promise<void>((done, stop) => {
@@ -128,7 +138,7 @@ export function nodeHttpUpload(input: string, init: UploadInit): Promise<Exchang
 export function nodeHttpDownload(input: string, init: DownloadInit): Promise<Download> {
   const url = new URL(input);
   return new Promise((resolve, reject) => {
-    const req = open(url, 'GET', init.headers, (res) => {
+    const req = open(url, 'GET', init, (res) => {
       const status = res.statusCode ?? 0;
       if (status >= 200 && status < 300) {
         const length = Number(res.headers['content-length']);
@@ -143,7 +153,7 @@ export function nodeHttpDownload(input: string, init: DownloadInit): Promise<Dow
       readAll(res).then((body) => resolve({ status, body }), reject);
     });
     req.setTimeout(init.idleTimeoutMs, () => req.destroy(new Error(`no progress for ${init.idleTimeoutMs} ms`)));
-    req.on('error', (error) => reject(new TypeError(`fetch failed: ${error.message}`)));
+    req.on('error', (error) => reject(new TypeError(`fetch failed: ${error.message}`, { cause: error })));
     req.end();
   });
 }

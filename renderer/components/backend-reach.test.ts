@@ -10,6 +10,7 @@ const status = (reachability: BackendReachabilityView | null): DeviceStatusView 
   accountId: 'a1',
   backendUrls: ['http://a:1', 'http://b:2'],
   reachability,
+  backendKey: null,
   joining: false,
   revokedAt: null,
 });

@@ -73,6 +73,14 @@ describe('the blocked alert', () => {
     expect(within(blockerItem(alert, OFFLINE.message)).queryAllByRole('button')).toEqual([]);
   });
 
+  it("says beside Commit and Push that they run as the user's own git, hooks included", async () => {
+    const alert = await renderBlocked([DIRTY, UNPUSHED]);
+    const commit = within(blockerItem(alert, DIRTY.message)).getByRole('button', { name: 'Commit' });
+    expect(commit).toHaveAccessibleDescription(/as your own git would: this repository's hooks \(pre-commit…\) and filters run/);
+    const push = within(blockerItem(alert, UNPUSHED.message)).getByRole('button', { name: 'Push' });
+    expect(push).toHaveAccessibleDescription(/as your own git would: this repository's pre-push hook/);
+  });
+
   it('keeps Commit disabled until a message is typed', async () => {
     const user = userEvent.setup();
     const dirty = within(blockerItem(await renderBlocked([DIRTY]), DIRTY.message));

@@ -1,6 +1,8 @@
 /**
  * The "Handoff blocked" alert: each blocker's code, sentence and fix, the explicit remediation
- * actions (Push; Commit with a typed message), and "Check again", which retries the move.
+ * actions (Push; Commit with a typed message), and "Check again", which retries the move. Each
+ * action says beside it that it runs as the user's own git: the repository's hooks and filters
+ * run, unlike the git Baton runs on its own (electron/git/repo-config-guard.ts).
  */
 import { useId, useState, type FormEvent } from 'react';
 import type { Blocker } from '../../shared/readiness.ts';
@@ -12,8 +14,15 @@ function fileList(blocker: Blocker): string[] {
   return Array.isArray(files) ? files.filter((file): file is string => typeof file === 'string').slice(0, 8) : [];
 }
 
+/** What an action's note says: it is the user's own git, hooks included. */
+const AS_YOUR_GIT = {
+  commit: "Runs git add -A and git commit as your own git would: this repository's hooks (pre-commit…) and filters run.",
+  push: "Runs git push as your own git would: this repository's pre-push hook and your credentials are used.",
+} as const;
+
 function CommitForm({ sessionId, repo }: { sessionId: string; repo: string }) {
   const inputId = useId();
+  const noteId = useId();
   const [message, setMessage] = useState('');
   const commit = useHandoffsStore((state) => state.commit);
   const pending = useHandoffsStore((state) => state.pending[sessionId]);
@@ -35,10 +44,13 @@ function CommitForm({ sessionId, repo }: { sessionId: string; repo: string }) {
           onChange={(event) => setMessage(event.target.value)}
           placeholder="Describe the change"
         />
-        <button type="submit" className="button" disabled={message.trim() === '' || pending !== undefined}>
+        <button type="submit" className="button" aria-describedby={noteId} disabled={message.trim() === '' || pending !== undefined}>
           {pending === 'commit' ? 'Committing…' : 'Commit'}
         </button>
       </div>
+      <p id={noteId} className="remediation-note">
+        {AS_YOUR_GIT.commit}
+      </p>
     </form>
   );
 }
@@ -47,6 +59,7 @@ function BlockerItem({ sessionId, blocker, blocked }: { sessionId: string; block
   const push = useHandoffsStore((state) => state.push);
   const startMove = useHandoffsStore((state) => state.startMove);
   const pending = useHandoffsStore((state) => state.pending[sessionId]);
+  const pushNoteId = useId();
   const action = remediationOf(blocker);
   const files = fileList(blocker);
   const more = typeof blocker.details?.['fileCount'] === 'number' ? (blocker.details['fileCount'] as number) - files.length : 0;
@@ -82,9 +95,20 @@ function BlockerItem({ sessionId, blocker, blocked }: { sessionId: string; block
         </button>
       )}
       {action?.kind === 'push' && (
-        <button type="button" className="button" disabled={pending !== undefined} onClick={() => void push(sessionId, action.repo)}>
-          {pending === 'push' ? 'Pushing…' : 'Push'}
-        </button>
+        <div className="remediation">
+          <button
+            type="button"
+            className="button"
+            aria-describedby={pushNoteId}
+            disabled={pending !== undefined}
+            onClick={() => void push(sessionId, action.repo)}
+          >
+            {pending === 'push' ? 'Pushing…' : 'Push'}
+          </button>
+          <p id={pushNoteId} className="remediation-note">
+            {AS_YOUR_GIT.push}
+          </p>
+        </div>
       )}
     </li>
   );

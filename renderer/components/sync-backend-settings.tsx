@@ -7,6 +7,7 @@ import { useId, useState, type FormEvent } from 'react';
 import { formatBackendList, parseBackendList } from '../../shared/backend-addresses.ts';
 import { useStatusStore } from '../stores/status-store.ts';
 import { BackendAddressesField } from './backend-addresses-field.tsx';
+import { BackendKeyPins } from './backend-key.tsx';
 import { formatTime } from './format.ts';
 
 /** One line on how this device reaches its backend now. */
@@ -25,6 +26,7 @@ export function SyncBackendSettings() {
   const busy = useStatusStore((state) => state.busy);
   const failed = useStatusStore((state) => state.error);
   const setBackendUrls = useStatusStore((state) => state.setBackendUrls);
+  const pinBackendKeys = useStatusStore((state) => state.pinBackendKeys);
   const addresses = status?.backendUrls ?? [];
   const [text, setText] = useState(formatBackendList(addresses));
   const [invalid, setInvalid] = useState<string | null>(null);
@@ -73,6 +75,7 @@ export function SyncBackendSettings() {
           </span>
         </div>
       </form>
+      {status?.backendKey && <BackendKeyPins view={status.backendKey} busy={busy} onPin={(pins) => void pinBackendKeys(pins)} />}
     </section>
   );
 }

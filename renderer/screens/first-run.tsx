@@ -1,7 +1,9 @@
 /** First run: create an account on a backend address, or join an existing one with an invite. */
 import { useId, useState, type FormEvent } from 'react';
 import { formatBackendList, parseBackendList } from '../../shared/backend-addresses.ts';
+import type { BackendKeyProbe } from '../../shared/backend-keys.ts';
 import { BackendAddressesField } from '../components/backend-addresses-field.tsx';
+import { BackendKeyConfirm, keysToConfirm } from '../components/backend-key.tsx';
 import { useStatusStore } from '../stores/status-store.ts';
 
 const ADDRESS_HINT = 'One address, or several instances of one backend separated by commas; tried in order.';
@@ -11,20 +13,33 @@ function CreateAccount() {
   const status = useStatusStore((state) => state.status);
   const busy = useStatusStore((state) => state.busy);
   const createAccount = useStatusStore((state) => state.createAccount);
+  const checkBackendKeys = useStatusStore((state) => state.checkBackendKeys);
   const [backendUrls, setBackendUrls] = useState(formatBackendList(status?.backendUrls ?? []));
   const [deviceName, setDeviceName] = useState(status?.deviceName ?? '');
   const [invalid, setInvalid] = useState<string | null>(null);
-  const submit = (event: FormEvent) => {
+  /** First contact's keys that await the person's word, for the addresses they were found at. */
+  const [toConfirm, setToConfirm] = useState<{ urls: string[]; probes: BackendKeyProbe[] } | null>(null);
+  const submit = async (event: FormEvent) => {
     event.preventDefault();
+    setToConfirm(null);
     const parsed = parseBackendList(backendUrls);
     setInvalid(parsed.ok ? null : parsed.message);
-    if (parsed.ok) void createAccount(parsed.value, deviceName.trim());
+    if (!parsed.ok) return;
+    // First contact: a key no trusted authority vouches for is shown to be confirmed before the account is made.
+    const probes = keysToConfirm((await checkBackendKeys(parsed.value)) ?? []);
+    if (probes.length > 0) setToConfirm({ urls: parsed.value, probes });
+    else void createAccount(parsed.value, deviceName.trim());
+  };
+  const confirm = () => {
+    if (!toConfirm) return;
+    const pins = toConfirm.probes.map((probe) => probe.presented!);
+    void createAccount(toConfirm.urls, deviceName.trim(), [...new Set(pins)]);
   };
   return (
     <section className="card setup-card" aria-labelledby={ids.heading}>
       <h2 id={ids.heading}>Create an account</h2>
       <p className="muted">Start fresh. This device becomes the first one of a new account and holds its first key.</p>
-      <form className="stack" onSubmit={submit}>
+      <form className="stack" onSubmit={(event) => void submit(event)}>
         <BackendAddressesField
           label="Backend addresses"
           required
@@ -32,7 +47,10 @@ function CreateAccount() {
           hint={ADDRESS_HINT}
           invalid={invalid}
           value={backendUrls}
-          onChange={setBackendUrls}
+          onChange={(value) => {
+            setBackendUrls(value);
+            setToConfirm(null);
+          }}
         />
         <label className="field">
           <span className="field-label">Device name</span>
@@ -46,9 +64,13 @@ function CreateAccount() {
             onChange={(event) => setDeviceName(event.target.value)}
           />
         </label>
-        <button type="submit" className="button button--primary" disabled={busy}>
-          Create account
-        </button>
+        {toConfirm ? (
+          <BackendKeyConfirm probes={toConfirm.probes} busy={busy} onConfirm={confirm} onCancel={() => setToConfirm(null)} />
+        ) : (
+          <button type="submit" className="button button--primary" disabled={busy}>
+            Create account
+          </button>
+        )}
       </form>
     </section>
   );

@@ -1,5 +1,6 @@
 /** This device's enrollment and the page's connection to it. */
 import { create } from 'zustand';
+import type { BackendKeyProbe } from '../../shared/backend-keys.ts';
 import type { DeviceStatusView } from '../../shared/device-api.ts';
 import type { Result } from '../../shared/errors.ts';
 import { api, errorMessage } from '../api/device-api.ts';
@@ -11,7 +12,12 @@ interface StatusState {
   busy: boolean;
   error: string | null;
   load(): Promise<void>;
-  createAccount(backendUrls: string[], deviceName: string): Promise<void>;
+  /** `backendPins`: the keys first contact found and the person confirmed (none: a public CA's certificate, or http). */
+  createAccount(backendUrls: string[], deviceName: string, backendPins?: string[]): Promise<void>;
+  /** First contact with each address: the key it presents and whether the system trusts it (null: the device did not answer). */
+  checkBackendKeys(backendUrls: string[]): Promise<BackendKeyProbe[] | null>;
+  /** Accepts these backend keys from now on (the re-pin). */
+  pinBackendKeys(backendPins: string[]): Promise<void>;
   /** `backendUrls`: addresses to use instead of the invite's (none: the invite's). */
   joinAccount(invite: string, deviceName: string, backendUrls?: string[]): Promise<void>;
   /** Points this device at other backend addresses (kept in its profile). */
@@ -43,7 +49,22 @@ export const useStatusStore = create<StatusState>()((set) => {
         set({ error: errorMessage(error) });
       }
     },
-    createAccount: (backendUrls, deviceName) => enroll(() => api.createAccount({ backendUrls, deviceName })),
+    createAccount: (backendUrls, deviceName, backendPins) =>
+      enroll(() =>
+        api.createAccount(backendPins && backendPins.length > 0 ? { backendUrls, deviceName, backendPins } : { backendUrls, deviceName }),
+      ),
+    checkBackendKeys: async (backendUrls) => {
+      set({ busy: true, error: null });
+      try {
+        const probes = await api.checkBackendKeys({ backendUrls });
+        set({ busy: false });
+        return probes;
+      } catch (error) {
+        set({ busy: false, error: errorMessage(error) });
+        return null;
+      }
+    },
+    pinBackendKeys: (backendPins) => enroll(() => api.pinBackendKeys({ backendPins })),
     joinAccount: (invite, deviceName, backendUrls) =>
       enroll(() => api.joinAccount(backendUrls && backendUrls.length > 0 ? { invite, deviceName, backendUrls } : { invite, deviceName })),
     setBackendUrls: (backendUrls) => enroll(() => api.setBackendUrls({ backendUrls })),

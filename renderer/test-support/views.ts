@@ -74,6 +74,7 @@ export function deviceStatus(over: Partial<DeviceStatusView> = {}): DeviceStatus
     accountId: 'a1',
     backendUrls: ['http://127.0.0.1:7070'],
     reachability: { state: 'reachable', current: 'http://127.0.0.1:7070', tried: [], since: 1, lastError: null },
+    backendKey: { pinned: [], refused: null },
     joining: false,
     revokedAt: null,
     ...over,

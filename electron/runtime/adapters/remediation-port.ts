@@ -9,10 +9,10 @@ function done(outcome: { result: Result<unknown> }): ActionResult {
   return outcome.result.ok ? ok(undefined) : fail(outcome.result.code, outcome.result.message);
 }
 
-/** Remediation acts the user asks for, every git call through `run`. */
-export function remediationPort(run: GitRunner): RemediationPort {
+/** Remediation acts the user asks for: reads through the guarded `run`, the acts through `asUser` (the user's own git). */
+export function remediationPort(run: GitRunner, asUser: GitRunner): RemediationPort {
   return {
-    push: async (repo) => done(await pushRepo(repo, { run })),
-    commitAll: async (repo, message) => done(await commitAll(repo, message, { run })),
+    push: async (repo) => done(await pushRepo(repo, { run, asUser })),
+    commitAll: async (repo, message) => done(await commitAll(repo, message, { run, asUser })),
   };
 }

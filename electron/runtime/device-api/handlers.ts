@@ -8,13 +8,15 @@ import { fail } from '../../../shared/errors.ts';
 import type { DeviceStatus } from '../device-status.ts';
 import type { MoveService } from '../move-service.ts';
 import { accountHandlers, type AccountHandlerDeps } from './account.ts';
+import { backendKeyHandlers, type BackendKeyHandlerDeps } from './backend-keys.ts';
 import { deviceHandlers, type DeviceHandlerDeps } from './devices.ts';
 import { moveHandlers } from './moves.ts';
 import { sessionHandlers, type SessionHandlerDeps } from './sessions.ts';
 
 export type DeviceApiDeps = SessionHandlerDeps &
   DeviceHandlerDeps &
-  AccountHandlerDeps & { moves: MoveService; status: Pick<DeviceStatus, 'view' | 'setBackendUrls' | 'revoked'> };
+  AccountHandlerDeps &
+  BackendKeyHandlerDeps & { moves: MoveService; status: Pick<DeviceStatus, 'view' | 'setBackendUrls' | 'revoked'> };
 
 /** The acts a revoked device refuses (the backend would refuse each of them anyway); reads still answer what it last knew. */
 const ACTS = [
@@ -39,6 +41,7 @@ export function deviceApiHandlers(deps: DeviceApiDeps): DeviceApiHandlers {
     ...moveHandlers(deps.moves),
     ...deviceHandlers(deps),
     ...accountHandlers(deps),
+    ...backendKeyHandlers(deps),
   };
   const guarded = { ...handlers } as Record<string, (input: never) => Promise<unknown>>;
   for (const method of ACTS) {

@@ -153,13 +153,18 @@ describe('what is known now of another device', () => {
   const directoryAt = (clock: () => number, reached = true) =>
     new DeviceDirectory('self-aaaaaaaaaaaaaa', seal, clock, () => ({ reached, since: reached ? null : NOW - 5_000 }));
 
-  it('counts a device online for three of its published heartbeat intervals, then offline since its last one', () => {
+  it('counts a device online for three of its published heartbeat intervals (5 s at least), then offline since its last one', () => {
     let now = NOW;
     const directory = directoryAt(() => now);
-    directory.replaceAll([device('desk-aaaaaaaaaaaaaa', 'desktop', { lastSeenAt: NOW }, beating)]);
+    directory.replaceAll([
+      device('desk-aaaaaaaaaaaaaa', 'desktop', { lastSeenAt: NOW }, beating),
+      device('slow-aaaaaaaaaaaaaa', 'slow', { lastSeenAt: NOW }, { ...capable, heartbeatMs: 4_000 }),
+    ]);
     expect(directory.views()[0]).toMatchObject({ online: true, presence: 'online', offlineSince: null });
-    expect(directory.nextPresenceChange()).toBe(NOW + 3_001);
-    now = NOW + 3_001;
+    expect(directory.nextPresenceChange()).toBe(NOW + 5_001);
+    now = NOW + 5_001;
+    expect(directory.views()[1]).toMatchObject({ presence: 'online' });
+    expect(directory.nextPresenceChange()).toBe(NOW + 12_001);
     expect(directory.views()[0]).toMatchObject({ online: false, presence: 'offline', offlineSince: NOW });
     const [desktop] = directory.eligibility(session, targetCheck);
     expect(desktop).toMatchObject({ eligible: false, since: NOW, checkedAt: now });

@@ -12,7 +12,7 @@ import type { DeviceCapabilities } from '../ports/devices.ts';
 /** A device that publishes its heartbeat interval is offline after this many of them without one. */
 const MISSED_HEARTBEATS = 3;
 /** Never sooner than this, however short its interval (a busy machine or a slow link delays a beat). */
-const OFFLINE_AFTER_MIN_MS = 2_500;
+const OFFLINE_AFTER_MIN_MS = 5_000;
 
 export interface Presence {
   state: 'online' | 'offline' | 'unknown';

@@ -246,6 +246,12 @@ export function wireDeviceRuntime(parts: DeviceParts): DeviceRuntime {
   );
   const revoked = () => link.revokedAt() !== null;
   const views = new DeviceViews({ selfId, state, seal, devices, sessions, handoffs: coordinator, events, revoked });
+  // Revoked, every session's view changes (it takes no input here any more): the UI is told each.
+  const unwatchRevoked = link.subscribe(() => {
+    if (!revoked()) return;
+    unwatchRevoked();
+    for (const session of state.readSessions()) views.sessionChanged(session.id);
+  });
   const requests = moveRequests({
     selfId,
     state,

@@ -15,6 +15,8 @@ describe('a revoked device', () => {
     const { laptop, desktop, repo } = world();
     const session = await startDemoSession(laptop, repo);
     await waitSession(desktop, session.id, 'the desktop to know the session', (d) => d.transcript.length > 0);
+    const told: string[] = [];
+    desktop.client.on('sessionChanged', (d) => told.push(d.inputBlock?.code ?? 'none'));
     const before = Date.now();
     expect(await laptop.client.call('revokeDevice', { deviceId: await deviceId(desktop) })).toEqual({ ok: true });
 
@@ -39,6 +41,8 @@ describe('a revoked device', () => {
     });
     const [seen] = await desktop.client.call('listSessions', {});
     expect(seen).toMatchObject({ id: session.id, inputBlock: { code: 'revoked' } });
+    // Its UI was told, without asking again.
+    expect(told).toContain('revoked');
     expect(await laptop.client.call('moveEligibility', { sessionId: session.id })).toEqual([]);
   }, 60_000);
 });

@@ -193,6 +193,28 @@ describe.each(STORE_KINDS)('on the %s store', (kind) => {
       expect(handoff.ok && handoff.value.handoff.state).toBe('ownership-transferred');
     });
 
+    it("takes an answer to the owner's permission request from any device of the account, fenced by generation only", async () => {
+      const sessionId = await newSession();
+      const answer = (from: typeof source, generation: number) =>
+        from.client.call('postAnswer', { params: { sessionId }, body: { generation, sealedBody: opaque() } });
+      const first = await answer(target, 1);
+      expect(first.ok && [first.value.answer.seq, first.value.answer.deviceId, first.value.answer.generation]).toEqual([1, target.id, 1]);
+      expect((await answer(source, 1)).ok).toBe(true);
+      const handoffId = await newHandoff(sessionId);
+      await walkToCheckpoint(handoffId);
+      expect((await move(target, handoffId, 'source-relinquished-and-checkpointed', 'ownership-transferred', 1)).ok).toBe(true);
+      const stale = await answer(third, 1);
+      expect(!stale.ok && [stale.status, stale.code, stale.details?.currentGeneration]).toEqual([409, 'stale_generation', 2]);
+      expect((await answer(source, 2)).ok).toBe(true);
+      const listed = await target.client.call('listAnswers', { params: { sessionId }, query: { after: 1 } });
+      expect(listed.ok && listed.value.answers.map((a) => [a.seq, a.deviceId, a.generation])).toEqual([
+        [2, source.id, 1],
+        [3, source.id, 2],
+      ]);
+      const events = await target.client.call('listEvents', { params: { sessionId } });
+      expect(events.ok && events.value.events).toEqual([]);
+    });
+
     it('refuses a cancel after the transfer by the source or another device, and keeps the record', async () => {
       const sessionId = await newSession();
       const handoffId = await newHandoff(sessionId);

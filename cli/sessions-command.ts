@@ -24,7 +24,8 @@ adopt   asks the running device at URL (the ui: address \`baton device\` printed
         session, its history shows in the run view, and it can be moved like any other. Prints the
         new Baton session as JSON; exits 1 when the device refuses (e.g. already adopted).
 
-  --permission LEVEL   what the agent may do (default: workspace, edit files in the workspace)`;
+  --permission LEVEL   what the agent may do without asking: ask (asks before edits and commands),
+                       workspace (edit files, ask before commands; the default) or full (never asks)`;
 
 function line(session: ExistingSession): string {
   const when = new Date(session.updatedAt).toISOString().slice(0, 16).replace('T', ' ');

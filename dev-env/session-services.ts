@@ -7,6 +7,7 @@ import type { Profile } from '../electron/enrollment/profile.ts';
 import { createGitRunner } from '../electron/git/git-runner.ts';
 import { LocalState } from '../electron/local-state/local-state.ts';
 import { backendPort } from '../electron/runtime/adapters/backend-port.ts';
+import { DeviceDirectory } from '../electron/runtime/device-directory.ts';
 import { gitPort } from '../electron/runtime/adapters/git-port.ts';
 import { profileSeal } from '../electron/runtime/adapters/seal-port.ts';
 import type { ProviderPort } from '../electron/ports/providers.ts';
@@ -17,6 +18,10 @@ export interface SessionServiceParts {
   sessions: SessionService;
   state: LocalState;
   client: BackendClient;
+  /** The account's devices as this service knows them (refresh() reads them; relayed answers are checked against them). */
+  devices: DeviceDirectory;
+  /** Reads the account's devices from the backend. */
+  refreshDevices(): Promise<void>;
 }
 
 /** A session service of `profile` on the backend at `backendUrl`, keeping its records in `stateDir`. */
@@ -26,18 +31,26 @@ export function sessionServiceOf(
 ): SessionServiceParts {
   const state = new LocalState(options.stateDir);
   const client = createBackendClient({ baseUrl: options.backendUrl, signer: profile.identity });
+  const seal = profileSeal(profile);
+  const backend = backendPort(client);
+  const devices = new DeviceDirectory(profile.identity.deviceId, seal, Date.now);
   const sessions = new SessionService({
     selfId: profile.identity.deviceId,
     selfName: profile.info.name,
     state,
-    backend: backendPort(client),
-    seal: profileSeal(profile),
+    backend,
+    seal,
     git: gitPort(createGitRunner({ env: options.gitEnv })),
     clock: Date.now,
     changed: () => undefined,
     activity: () => undefined,
     log: () => undefined,
     providers: options.providers,
+    signer: profile.identity,
+    devices,
   });
-  return { sessions, state, client };
+  const refreshDevices = async () => {
+    await devices.refresh(backend);
+  };
+  return { sessions, state, client, devices, refreshDevices };
 }

@@ -37,16 +37,20 @@ async function moveTo(page: Page, target: string): Promise<void> {
   await expect(dialog).toBeHidden();
 }
 
-test('New session offers Permissions (default: edit in the workspace); the run view shows the choice and the target keeps it after a Move', async () => {
+test('New session offers Permissions (default: edit files, ask before commands); the run view shows the choice and the target keeps it after a Move', async () => {
   const { page } = world.laptop;
   await page.getByRole('button', { name: 'New session' }).click();
   const dialog = page.getByRole('dialog', { name: 'New session' });
   await dialog.getByLabel('Provider').selectOption({ label: 'Demo agent' });
   const permissions = dialog.getByLabel('Permissions');
   await expect(permissions).toHaveValue('workspace');
-  await expect(permissions.locator('option:checked')).toHaveText('Edit files in the workspace');
-  await expect(permissions.locator('option')).toHaveText(['Ask before editing', 'Edit files in the workspace', 'Full access']);
-  await permissions.selectOption({ label: 'Ask before editing' });
+  await expect(permissions.locator('option:checked')).toHaveText('Edit files, ask before commands');
+  await expect(permissions.locator('option')).toHaveText([
+    'Ask before edits and commands',
+    'Edit files, ask before commands',
+    'Full access',
+  ]);
+  await permissions.selectOption({ label: 'Ask before edits and commands' });
   await dialog.getByLabel('Workspace').fill(world.devices.repo);
   await dialog.getByLabel('Title').fill('Careful session');
   await dialog.getByLabel('Prompt').fill('Please edit a file');
@@ -55,16 +59,20 @@ test('New session offers Permissions (default: edit in the workspace); the run v
 
   const laptop = runView(page);
   await expect(page.getByRole('heading', { level: 1 })).toHaveText('Careful session');
-  await expect(page.getByText('Permissions: Ask before editing')).toBeVisible();
-  await expect(page.getByRole('log', { name: 'Transcript' })).toContainText('Permission refused');
+  await expect(page.getByText('Permissions: Ask before edits and commands')).toBeVisible();
+  // The agent asks before the edit, and is told no.
+  const asking = page.getByRole('region', { name: 'Permission request' });
+  await expect(asking).toContainText('Demo agent wants to Edit');
   await screenshots(page, (n) => test.info().outputPath(n), 'permissions-run-view');
+  await asking.getByRole('button', { name: 'Deny' }).click();
+  await expect(page.getByRole('log', { name: 'Transcript' })).toContainText('you said no');
 
   await moveTo(page, 'desktop');
   await expect(laptop.ownership).toContainText('generation 2');
   const desktopPage = world.desktop.page;
   await openSession(desktopPage, 'Careful session');
   await expect(runView(desktopPage).ownership).toContainText('checkpoint-import');
-  await expect(desktopPage.getByText('Permissions: Ask before editing')).toBeVisible();
+  await expect(desktopPage.getByText('Permissions: Ask before edits and commands')).toBeVisible();
 });
 
 test('adopts an existing Claude Code session from the New session dialog: its history is in the run view and the next message resumes it', async () => {

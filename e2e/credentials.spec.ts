@@ -42,7 +42,7 @@ test('a refused Move names the remote with its password redacted on both devices
   await dialog.getByRole('button', { name: 'Start move' }).click();
 
   for (const view of [laptop, desktop]) {
-    await expect(view.ownership).toContainText('Move to desktop cancelled.');
+    await expect(view.ownership).toContainText('desktop could not take the session');
     await expect(view.ownership).toContainText('target_cannot_open_workspace');
     await expect(view.ownership).toContainText(REDACTED);
   }

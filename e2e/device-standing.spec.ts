@@ -65,7 +65,7 @@ test('a revoked device says so on its screens within seconds, stops heartbeating
   const revokedAt = Date.now();
   await laptop.getByRole('dialog', { name: 'Revoke device' }).getByRole('button', { name: 'Revoke desktop' }).click();
 
-  await expect(desktop.getByRole('alert').filter({ hasText: 'This device was revoked from the account' })).toBeVisible({ timeout: 10_000 });
+  await expect(desktop.getByRole('alert').filter({ hasText: 'This device was removed from the account' })).toBeVisible({ timeout: 10_000 });
   console.log(`the desktop said it was revoked ${Date.now() - revokedAt} ms after the click`);
   await expect(desktop.getByRole('button', { name: 'New session' })).toBeDisabled();
   await screenshots(desktop, (n) => testInfo.outputPath(n), 'device-revoked');

@@ -181,9 +181,10 @@ test('a dirty tree on the desktop blocks the move back with dirty_tree and its f
   await expect(desktop.blocked).not.toContainText('dirty_tree');
   await expect(desktop.blocked).toContainText('unpushed_commits');
   await desktop.blocked.getByRole('button', { name: 'Push' }).click();
-  await expect(desktop.blocked).not.toContainText('unpushed_commits');
-  await desktop.blocked.getByRole('button', { name: 'Check again' }).click();
+  await expect(desktop.readyToMove).toContainText('Nothing blocks moving it to laptop now.');
+  await desktop.readyToMove.getByRole('button', { name: 'Move now' }).click();
 
+  await expect(desktop.readyToMove).toBeHidden();
   await expect(desktop.blocked).toBeHidden();
   for (const view of [desktop, laptop]) {
     await expect(view.ownership).toContainText('laptop');
@@ -204,7 +205,8 @@ test('cancelling a move while the target prepares leaves the session with the so
   await dialog.getByRole('radio', { name: 'desktop' }).check();
   await dialog.getByRole('button', { name: 'Start move' }).click();
 
-  await expect(laptop.currentStep).toContainText('requested');
+  await expect(laptop.currentStep).toHaveAttribute('data-state', 'requested');
+  await expect(laptop.currentStep).toContainText('Preparing desktop');
   // A step that waits (the target is held in prepare) starts to breathe after a second.
   await expect(laptop.currentStep).toHaveClass(/step--waiting/);
   await expectMoveWatchable(world.laptop.page);
@@ -212,7 +214,8 @@ test('cancelling a move while the target prepares leaves the session with the so
   await laptop.cancelMove.click();
 
   await expect(laptop.currentStep).toHaveCount(0);
-  await expect(laptop.ownership).toContainText(/cancelled/i);
+  await expect(laptop.ownership).toContainText('The move to desktop was cancelled.');
+  await expect(laptop.ownership).toContainText('The session stays on laptop; nothing was lost.');
   await screenshots(world.laptop.page, (n) => test.info().outputPath(n), 'cancelled');
   // Released after the cancel, the target's prepare finds the move cancelled and leaves it so.
   release();

@@ -71,7 +71,7 @@ test('the target’s fetch of a large push shows its progress under the current 
   const release = holdAt(world.devices.desktop, 'sending-target-prepared');
   await startMoveInUi(laptopPage, 'desktop');
   const desktop = runView(desktopPage);
-  await expect(desktop.currentStep).toContainText('requested');
+  await expect(desktop.currentStep).toHaveAttribute('data-state', 'requested');
   const bar = desktop.currentStep.getByRole('progressbar', { name: 'Fetching app' });
   await expect(bar).toHaveAttribute('aria-valuenow', '100');
   await expect(bar).toHaveAttribute('aria-valuetext', /^Fetching app — 2\d\.\d MiB, 100%$/);
@@ -123,7 +123,7 @@ test('while a move runs the owner, generation, current step, Move and Cancel sta
   const release = holdAt(world.devices.laptop, 'target-step-at-requested');
   rmSync(join(world.devices.desktop.workspaceRoot, 'app', 'scratch.txt'));
   await startMoveInUi(page, 'laptop');
-  await expect(runView(page).currentStep).toContainText('requested');
+  await expect(runView(page).currentStep).toHaveAttribute('data-state', 'requested');
   await expectMoveWatchable(page);
   release();
   await expect(runView(page).ownership).toContainText('generation 3');

@@ -77,7 +77,7 @@ for (const agent of AGENTS) {
     const laptop = runView(laptopPage);
     const transcript = laptopPage.getByRole('log', { name: 'Transcript' });
     await expect(laptopPage.getByRole('heading', { level: 1 })).toHaveText(title);
-    await expect(laptopPage.getByText('Permissions: Edit files in the workspace')).toBeVisible();
+    await expect(laptopPage.getByText('Permissions: Edit files, ask before commands')).toBeVisible();
     await expect(transcript).toContainText(agent.toolCall(join(repo, agent.file)));
     await expect(transcript).toContainText(`Wrote ${agent.file}.`);
     await expect(laptop.agentMap.getByRole('listitem').first()).toContainText(agent.label);
@@ -96,15 +96,16 @@ for (const agent of AGENTS) {
     await expect(laptop.blocked).not.toContainText('dirty_tree');
     await expect(laptop.blocked).toContainText('unpushed_commits');
     await laptop.blocked.getByRole('button', { name: 'Push' }).click();
-    await expect(laptop.blocked).not.toContainText('unpushed_commits');
-    await laptop.blocked.getByRole('button', { name: 'Check again' }).click();
+    await expect(laptop.readyToMove).toBeVisible();
+    await laptop.readyToMove.getByRole('button', { name: 'Move now' }).click();
+    await expect(laptop.readyToMove).toBeHidden();
     await expect(laptop.blocked).toBeHidden();
 
     await openSession(desktopPage, title);
     const desktop = runView(desktopPage);
     for (const view of [laptop, desktop]) await expect(view.ownership).toContainText('generation 2');
     await expect(desktop.ownership).toContainText('checkpoint-import');
-    await expect(desktopPage.getByText('Permissions: Edit files in the workspace')).toBeVisible();
+    await expect(desktopPage.getByText('Permissions: Edit files, ask before commands')).toBeVisible();
     const workspaceThere = (await world.desktop.device.client.call('listSessions', {})).find((s) => s.title === title)!.workspace;
     expect(existsSync(join(workspaceThere, agent.file))).toBe(true);
 

@@ -17,6 +17,7 @@ import './styles/dialogs.css';
 import './styles/screens.css';
 import './styles/narrow-windows.css';
 import './styles/backend-notice.css';
+import './styles/permission-request.css';
 
 const root = document.getElementById('root');
 if (root)

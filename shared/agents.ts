@@ -1,7 +1,8 @@
 /** What a running session shows: its agents (the agent map) and its transcript. */
 import { z } from 'zod';
 
-export type AgentStatus = 'starting' | 'running' | 'waiting' | 'done' | 'failed' | 'interrupted';
+/** `asking`: the agent waits for an answer to its permission request (shown as "waiting for you"). */
+export type AgentStatus = 'starting' | 'running' | 'asking' | 'waiting' | 'done' | 'failed' | 'interrupted';
 
 export interface AgentView {
   id: string;

@@ -7,6 +7,7 @@ import { z } from 'zod';
 import type { AgentView, TranscriptEntry } from './agents.ts';
 import type { DeviceStatus } from './api/devices.ts';
 import type { ActionResult, Failure, Result } from './errors.ts';
+import { AnswerPermissionInput, InterruptTurnInput, type SessionPermissionsView } from './permission-views.ts';
 import type { EligibilityView, HandoffProgressView, HandoffView, MoveBlockView, MoveNoticeView } from './move-views.ts';
 import { PermissionLevel, type ExistingSession } from './provider.ts';
 import type { ReadinessReport } from './readiness.ts';
@@ -143,7 +144,7 @@ export const TRANSCRIPT_WINDOW = 200;
 /** The most entries one readTranscript page holds. */
 export const TRANSCRIPT_PAGE_MAX = 1000;
 
-export interface SessionDetail extends SessionView {
+export interface SessionDetail extends SessionView, SessionPermissionsView {
   agents: AgentView[];
   /** The newest window of the transcript: entries `transcriptFrom` … `transcriptTotal - 1`. */
   transcript: TranscriptEntry[];
@@ -217,6 +218,8 @@ export const inputs = {
     permission: PermissionLevel.optional(),
   }),
   sendMessage: z.strictObject({ sessionId: SessionId, text: z.string().min(1).max(100_000) }),
+  answerPermission: AnswerPermissionInput,
+  interruptTurn: InterruptTurnInput,
   listDevices: z.strictObject({}),
   moveEligibility: z.strictObject({ sessionId: SessionId }),
   /** Without a target: this device's side only (the Move dialog asks as it opens, before a device is picked). */
@@ -257,6 +260,8 @@ export interface DeviceApiOutputs {
   /** Makes a Baton session (owned here) of one of them; its provider resumes that very session. */
   adoptSession: Result<SessionView>;
   sendMessage: ActionResult;
+  answerPermission: ActionResult;
+  interruptTurn: ActionResult;
   listDevices: DeviceView[];
   moveEligibility: EligibilityView[];
   checkReadiness: ReadinessReport;

@@ -96,14 +96,15 @@ export interface HandoffProgressView {
 }
 
 /**
- * What the desktop notification of a move says: it completed, was blocked, or left the session
- * needing attention. `body` names the session and the device; clicking opens the session's run view.
+ * What a desktop notification says: a move completed, was blocked, or left the session needing
+ * attention; or an agent asks permission (shared/permission-views.ts). `body` names the session or
+ * the device; clicking opens the session's run view.
  */
 export interface MoveNoticeView {
-  kind: 'completed' | 'blocked' | 'attention';
+  kind: 'completed' | 'blocked' | 'attention' | 'permission';
   sessionId: string;
   handoffId: string | null;
-  /** "Move completed", "Move blocked", "Needs attention". */
+  /** "Move completed", "Move blocked", "Needs attention", "Permission request". */
   title: string;
   body: string;
   at: number;

@@ -7,6 +7,7 @@ import { z } from 'zod';
 import type { AgentView, TranscriptEntry } from './agents.ts';
 import type { DriftWarning, ResumePath } from './api/handoffs.ts';
 import type { Result } from './errors.ts';
+import type { PermissionAnswer, PermissionRequest } from './permission-request.ts';
 
 export const PROVIDER_IDS = ['demo', 'claude-code', 'codex', 'command'] as const;
 export type ProviderId = (typeof PROVIDER_IDS)[number];
@@ -37,20 +38,22 @@ export const PROVIDER_CAPABILITIES: Readonly<Record<ProviderId, ProviderCapabili
 };
 
 /**
- * How much a session's agent may do without asking: `ask` (ask before editing), `workspace` (edit
- * files in the workspace) or `full` (full access). Each adapter maps it to its CLI's own flags; it
- * is chosen at New session and travels sealed with the session, so a target runs with the same.
+ * How much a session's agent may do without asking: `ask` (asks before every edit and command),
+ * `workspace` (edits files in the workspace, asks before commands) or `full` (never asks). Each
+ * adapter maps it to its CLI's own settings so that what the level does not allow outright is
+ * asked (a `permission-request` event), not refused. Chosen at New session, it travels sealed with
+ * the session, so a target runs with the same; the ids are stored, so they never change.
  */
 export const PermissionLevel = z.enum(['ask', 'workspace', 'full']);
 export type PermissionLevel = z.infer<typeof PermissionLevel>;
 
 export const PERMISSION_LABELS: Readonly<Record<PermissionLevel, string>> = {
-  ask: 'Ask before editing',
-  workspace: 'Edit files in the workspace',
+  ask: 'Ask before edits and commands',
+  workspace: 'Edit files, ask before commands',
   full: 'Full access',
 };
 
-/** What a session starts with unless the user chooses otherwise: the agent edits inside the workspace. */
+/** What a session starts with unless the user chooses otherwise: edits in the workspace, commands asked. */
 export const DEFAULT_PERMISSION_LEVEL: PermissionLevel = 'workspace';
 
 /** What a provider session is made with, per session (device-wide settings are the adapters' options). */
@@ -84,6 +87,13 @@ export type ProviderEvent =
   | { type: 'transcript'; entry: TranscriptEntry }
   | { type: 'turn-started'; at: number }
   | { type: 'turn-ended'; at: number; interrupted: boolean }
+  /**
+   * An agent asks before a tool use (shared/permission-request.ts has the whole flow); the CLI waits
+   * until answerPermission(request.id, …) or until the adapter reports `permission-cancelled`.
+   */
+  | { type: 'permission-request'; request: PermissionRequest }
+  /** The adapter stopped waiting for an answer to `requestId` (the CLI withdrew it, the turn ended): it is no longer pending. */
+  | { type: 'permission-cancelled'; requestId: string; reason: string }
   /** The session can no longer take input; `error` is null on a clean stop. */
   | { type: 'exited'; at: number; error: string | null };
 
@@ -170,6 +180,8 @@ export type ImportProgress = (doneBytes: number, totalBytes: number) => void;
 export interface PartStager {
   /** What to write for one line (`bytes` without its newline, valid during the call): the pieces of one line, none to drop it. */
   line(bytes: Uint8Array): (string | Uint8Array)[];
+  /** The part cannot be read line by line (`reason`: e.g. a line over the line limit): no more lines come, and the file is damaged. */
+  refuse(reason: string): void;
   /** Every line is in and written: records, beside the staged file, what the import needs to know of it. */
   end(): Promise<void>;
 }
@@ -196,10 +208,18 @@ export interface ContinuationInput {
   transcriptTail: TranscriptEntry[];
 }
 
+/**
+ * What an import may say of itself: `note`, e.g. that the CLI's session already here went on
+ * without the moved one, was kept, and the moved one was imported as a fork under a new id.
+ */
+export interface ImportOutcome {
+  note?: string;
+}
+
 /** Which resume path a handoff took, and why (recorded on the handoff). */
 export interface ResumeOutcome {
   path: ResumePath;
-  /** Why this path: e.g. "Codex import failed its check: …" or "Command-line agent cannot import". */
+  /** Why this path: e.g. "Codex import failed its check: …" or "Command-line agent cannot import"; for an import, its note. */
   reason?: string;
 }
 
@@ -221,7 +241,9 @@ export type ProviderFailureCode =
   /** The session was stopped. */
   | 'stopped'
   /** The CLI session to adopt is not on this machine (or not in that workspace). */
-  | 'session_not_found';
+  | 'session_not_found'
+  /** answerPermission for a request that is not pending (unknown, already answered or cancelled). */
+  | 'request_not_pending';
 
 export type ProviderResult<T = void> = Result<T, ProviderFailureCode>;
 
@@ -252,7 +274,7 @@ export interface ProviderSession {
    * (nothing changed). On success snapshot() holds the restored agents; the history stays with the
    * runtime (it came in the checkpoint), and events report only the entries added from then on.
    */
-  resumeFromImport(data: ResumeData, workspace: string, progress?: ImportProgress): Promise<ProviderResult>;
+  resumeFromImport(data: ResumeData, workspace: string, progress?: ImportProgress): Promise<ProviderResult<ImportOutcome | void>>;
   /**
    * Optional, on a session never started: how export file `file` of `data` (its bytes going to
    * `file.path` in a private staging folder) is rewritten as the checkpoint is read, for an import into
@@ -269,6 +291,14 @@ export interface ProviderSession {
    * very session; fails with `session_not_found` when the CLI has no such session for the workspace.
    */
   adoptExisting?(sessionId: string, workspace: string): Promise<ProviderResult>;
+  /**
+   * Answers pending permission request `requestId` (providers whose CLI asks: every session that
+   * emits `permission-request` implements it). Writes the CLI's own answer — allow, or deny with
+   * `answer.message` for the agent; `allow-session` is an allow here (the runtime keeps the rule) —
+   * and the request is no longer pending. Fails with `request_not_pending` for an id that is not
+   * pending (unknown, answered, cancelled), changing nothing. Resolves once the answer is written.
+   */
+  answerPermission?(requestId: string, answer: PermissionAnswer): Promise<ProviderResult>;
   /** Ends the session and any process it runs; no further events after `exited`. */
   stop(): Promise<void>;
 }

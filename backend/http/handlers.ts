@@ -34,6 +34,8 @@ export const deviceHandlers: { [N in DeviceRoute]: (deps: Deps, call: Call<N>) =
   updateSessionMeta: sessions.updateSessionMeta,
   appendEvent: sessions.appendEvent,
   listEvents: sessions.listEvents,
+  postAnswer: sessions.postAnswer,
+  listAnswers: sessions.listAnswers,
   createHandoff: handoffs.createHandoff,
   listHandoffs: handoffs.listHandoffs,
   getHandoff: handoffs.getHandoff,

@@ -121,6 +121,8 @@ describe.each(STORE_KINDS)('on the %s store', (kind) => {
         await bob.client.call('getSession', { params: { sessionId } }),
         await bob.client.call('listEvents', { params: { sessionId } }),
         await bob.client.call('appendEvent', { params: { sessionId }, body: { generation: 1, sealedBody: opaque() } }),
+        await bob.client.call('postAnswer', { params: { sessionId }, body: { generation: 1, sealedBody: opaque() } }),
+        await bob.client.call('listAnswers', { params: { sessionId } }),
         await bob.client.call('getHandoff', { params: { handoffId } }),
         await bob.client.call('transitionHandoff', {
           params: { handoffId },

@@ -93,6 +93,8 @@ describe.each(STORE_KINDS)('on the %s store', (kind) => {
         raw(bob, 'GET', `/v1/sessions/${ids.sessionId}/events`),
         raw(bob, 'PUT', `/v1/sessions/${ids.sessionId}/meta`, { generation: 1, sealedMeta: 'AA' }),
         raw(bob, 'POST', `/v1/sessions/${ids.sessionId}/events`, { generation: 1, sealedBody: 'AA' }),
+        raw(bob, 'POST', `/v1/sessions/${ids.sessionId}/answers`, { generation: 1, sealedBody: 'AA' }),
+        raw(bob, 'GET', `/v1/sessions/${ids.sessionId}/answers`),
         raw(bob, 'GET', `/v1/handoffs/${ids.handoffId}`),
         raw(bob, 'POST', `/v1/handoffs/${ids.handoffId}/transitions`, { from: 'requested', to: 'target-prepared', generation: 1 }),
         raw(bob, 'POST', '/v1/handoffs', { handoffId: newId(), sessionId: ids.sessionId, targetDeviceId: bobDesk.id, generation: 1 }),
@@ -100,7 +102,7 @@ describe.each(STORE_KINDS)('on the %s store', (kind) => {
       const used = await Promise.all(probes({ sessionId, handoffId }));
       const fresh = await Promise.all(probes(unused));
       expect(used).toEqual(fresh);
-      expect(used.map((r) => r.status)).toEqual([404, 404, 404, 404, 404, 404, 404]);
+      expect(used.map((r) => r.status)).toEqual([404, 404, 404, 404, 404, 404, 404, 404, 404]);
       // Creating with the other account's ids succeeds, as with unused ones.
       const mine = await raw(bob, 'POST', '/v1/sessions', { sessionId, sealedMeta: 'AA' });
       expect(mine.status).toBe(200);

@@ -1,6 +1,6 @@
 /** Sessions and their sealed event log; every write is fenced by owner and generation. */
 import { fail, ok } from '../../shared/errors.ts';
-import type { Session, SessionEvent } from '../../shared/api/sessions.ts';
+import type { Session, SessionAnswer, SessionEvent } from '../../shared/api/sessions.ts';
 import { answer, idemWrite, type Answer, type Call, type Deps } from './context.ts';
 
 /** Loads a session of the caller's account, or undefined (another account's session does not exist). */
@@ -59,11 +59,10 @@ export async function updateSessionMeta(
   return answer(result, wrap);
 }
 
-/** Appends a sealed event; only the owner at the current generation may. */
-export async function appendEvent(deps: Deps, { caller, params, body, idem }: Call<'appendEvent'>): Answer<'appendEvent'> {
-  if (!(await ownSession(deps, caller.accountId, params.sessionId!))) return notFound();
-  const wrap = (event: SessionEvent) => ({ event });
-  const input = {
+/** What a sealed-log append (an event, an answer) gives the store: the caller, the session, the generation it claims, the body. */
+function logInput(deps: Deps, call: Call<'appendEvent'> | Call<'postAnswer'>) {
+  const { caller, params, body } = call;
+  return {
     accountId: caller.accountId,
     sessionId: params.sessionId!,
     deviceId: caller.id,
@@ -71,8 +70,15 @@ export async function appendEvent(deps: Deps, { caller, params, body, idem }: Ca
     sealedBody: body.sealedBody,
     at: deps.clock(),
   };
-  const result = await deps.store.appendEvent(input, idemWrite(idem, wrap));
-  if (result.ok) deps.push.publish(caller.accountId, { type: 'session-event', sessionId: result.value.sessionId, seq: result.value.seq });
+}
+
+/** Appends a sealed event; only the owner at the current generation may. */
+export async function appendEvent(deps: Deps, call: Call<'appendEvent'>): Answer<'appendEvent'> {
+  if (!(await ownSession(deps, call.caller.accountId, call.params.sessionId!))) return notFound();
+  const wrap = (event: SessionEvent) => ({ event });
+  const result = await deps.store.appendEvent(logInput(deps, call), idemWrite(call.idem, wrap));
+  if (result.ok)
+    deps.push.publish(call.caller.accountId, { type: 'session-event', sessionId: result.value.sessionId, seq: result.value.seq });
   return answer(result, wrap);
 }
 
@@ -82,4 +88,22 @@ export async function listEvents(deps: Deps, { caller, params, query }: Call<'li
   const after = query.after ?? 0;
   const events = await deps.store.listEvents(caller.accountId, params.sessionId!, after, query.limit ?? 100);
   return ok({ events, nextCursor: events.at(-1)?.seq ?? after });
+}
+
+/** Stores a sealed answer to a permission request; any device of the account may, at the session's current generation. */
+export async function postAnswer(deps: Deps, call: Call<'postAnswer'>): Answer<'postAnswer'> {
+  if (!(await ownSession(deps, call.caller.accountId, call.params.sessionId!))) return notFound();
+  const wrap = (value: SessionAnswer) => ({ answer: value });
+  const result = await deps.store.appendAnswer(logInput(deps, call), idemWrite(call.idem, wrap));
+  if (result.ok)
+    deps.push.publish(call.caller.accountId, { type: 'session-answer', sessionId: result.value.sessionId, seq: result.value.seq });
+  return answer(result, wrap);
+}
+
+/** Answers after a cursor, oldest first; `nextCursor` is the last seq returned (or the given cursor). */
+export async function listAnswers(deps: Deps, { caller, params, query }: Call<'listAnswers'>): Answer<'listAnswers'> {
+  if (!(await ownSession(deps, caller.accountId, params.sessionId!))) return notFound();
+  const after = query.after ?? 0;
+  const answers = await deps.store.listAnswers(caller.accountId, params.sessionId!, after, query.limit ?? 100);
+  return ok({ answers, nextCursor: answers.at(-1)?.seq ?? after });
 }

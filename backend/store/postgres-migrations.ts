@@ -231,6 +231,23 @@ const MIGRATIONS: readonly Migration[] = [
       );
     `,
   },
+  {
+    version: 4,
+    name: "devices' sealed answers to a session's permission requests",
+    sql: `
+      CREATE TABLE session_answers (
+        account_id TEXT NOT NULL,
+        session_id TEXT NOT NULL,
+        seq INTEGER NOT NULL,
+        generation INTEGER NOT NULL,
+        device_id TEXT NOT NULL,
+        sealed_body TEXT NOT NULL,
+        created_at BIGINT NOT NULL,
+        PRIMARY KEY (account_id, session_id, seq),
+        FOREIGN KEY (account_id, session_id) REFERENCES sessions(account_id, id)
+      );
+    `,
+  },
 ];
 
 /** The newest schema version this code knows. */

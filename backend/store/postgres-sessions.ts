@@ -16,6 +16,30 @@ export function sessionRow(sql: Sql, accountId: string, id: string, lock = false
   ]);
 }
 
+type LogTable = 'session_events' | 'session_answers';
+type LogEntry = { sessionId: string; seq: number; generation: number; deviceId: string; sealedBody: string; createdAt: number };
+
+/** Inserts one entry of a session's sealed log (its seq already taken) and returns it. */
+async function insertLogEntry(sql: Sql, table: LogTable, accountId: string, entry: LogEntry): Promise<LogEntry> {
+  const { sessionId, seq, generation, deviceId, sealedBody, createdAt } = entry;
+  await sql.query(
+    `INSERT INTO ${table} (account_id, session_id, seq, generation, device_id, sealed_body, created_at) VALUES ($1, $2, $3, $4, $5, $6, $7)`,
+    [accountId, sessionId, seq, generation, deviceId, sealedBody, createdAt],
+  );
+  return entry;
+}
+
+/** A page of a session's sealed log after `after`, oldest first. */
+async function listLog(pool: pg.Pool, table: LogTable, accountId: string, sessionId: string, after: number, limit: number) {
+  const found = await rows<EventRow>(
+    pool,
+    `SELECT session_id, seq, generation, device_id, sealed_body, created_at FROM ${table}
+     WHERE account_id = $1 AND session_id = $2 AND seq > $3 ORDER BY seq LIMIT $4`,
+    [accountId, sessionId, after, limit],
+  );
+  return found.map(toEvent);
+}
+
 /** The session half of the PostgreSQL store. */
 export function postgresSessionStore(pool: pg.Pool, mutate: PgMutator): SessionStore {
   return {
@@ -60,22 +84,22 @@ export function postgresSessionStore(pool: pg.Pool, mutate: PgMutator): SessionS
           'UPDATE sessions SET last_seq = last_seq + 1 WHERE account_id = $1 AND id = $2 RETURNING last_seq',
           [accountId, sessionId],
         ))!;
-        await sql.query(
-          `INSERT INTO session_events (account_id, session_id, seq, generation, device_id, sealed_body, created_at)
-           VALUES ($1, $2, $3, $4, $5, $6, $7)`,
-          [accountId, sessionId, seq, generation, deviceId, sealedBody, at],
-        );
-        return { sessionId, seq, generation, deviceId, sealedBody, createdAt: at };
+        return insertLogEntry(sql, 'session_events', accountId, { sessionId, seq, generation, deviceId, sealedBody, createdAt: at });
       });
     },
-    async listEvents(accountId, sessionId, after, limit) {
-      const found = await rows<EventRow>(
-        pool,
-        `SELECT session_id, seq, generation, device_id, sealed_body, created_at FROM session_events
-         WHERE account_id = $1 AND session_id = $2 AND seq > $3 ORDER BY seq LIMIT $4`,
-        [accountId, sessionId, after, limit],
-      );
-      return found.map(toEvent);
+    listEvents: (accountId, sessionId, after, limit) => listLog(pool, 'session_events', accountId, sessionId, after, limit),
+    appendAnswer({ accountId, sessionId, deviceId, generation, sealedBody, at }, idem) {
+      return mutate(idem, async (sql) => {
+        // The session row's lock orders the answers of one session, so the next seq is the largest plus one.
+        fence(await sessionRow(sql, accountId, sessionId, true), null, generation);
+        const { seq } = (await row<{ seq: number }>(
+          sql,
+          'SELECT COALESCE(MAX(seq), 0) + 1 AS seq FROM session_answers WHERE account_id = $1 AND session_id = $2',
+          [accountId, sessionId],
+        ))!;
+        return insertLogEntry(sql, 'session_answers', accountId, { sessionId, seq, generation, deviceId, sealedBody, createdAt: at });
+      });
     },
+    listAnswers: (accountId, sessionId, after, limit) => listLog(pool, 'session_answers', accountId, sessionId, after, limit),
   };
 }

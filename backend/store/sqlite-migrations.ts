@@ -278,7 +278,27 @@ const MIGRATIONS: readonly Migration[] = [
       ALTER TABLE handoffs ADD COLUMN key_version INTEGER;
     `,
   },
+  {
+    version: 5,
+    name: "devices' sealed answers to a session's permission requests",
+    sql: `
+      CREATE TABLE session_answers (
+        account_id TEXT NOT NULL,
+        session_id TEXT NOT NULL,
+        seq INTEGER NOT NULL,
+        generation INTEGER NOT NULL,
+        device_id TEXT NOT NULL,
+        sealed_body TEXT NOT NULL,
+        created_at INTEGER NOT NULL,
+        PRIMARY KEY (account_id, session_id, seq),
+        FOREIGN KEY (account_id, session_id) REFERENCES sessions(account_id, id)
+      );
+    `,
+  },
 ];
+
+/** The version the newest SQLite migration brings a store to. */
+export const LATEST_SQLITE_VERSION = MIGRATIONS.at(-1)!.version;
 
 /**
  * Brings the database to the newest schema version; each migration commits with its version row.

@@ -3,13 +3,14 @@ import type Database from 'better-sqlite3';
 import type { SessionStore } from './store.ts';
 import { refuse, toEvent, toSession, type EventRow, type Mutator, type SessionRow } from './sqlite-rows.ts';
 
-/** Refuses unless `deviceId` owns the session at exactly `generation` (stale generation first). */
-export function fence(row: SessionRow | undefined, deviceId: string, generation: number): SessionRow {
+/** Refuses unless `deviceId` owns the session at exactly `generation` (stale generation first); `deviceId` null: any device. */
+export function fence(row: SessionRow | undefined, deviceId: string | null, generation: number): SessionRow {
   if (!row) return refuse('not_found', 'no such session');
   if (row.generation !== generation) {
     refuse('stale_generation', `the session is at generation ${row.generation}, not ${generation}`, { currentGeneration: row.generation });
   }
-  if (row.owner_device_id !== deviceId) refuse('not_owner', 'this device does not own the session', { ownerDeviceId: row.owner_device_id });
+  if (deviceId !== null && row.owner_device_id !== deviceId)
+    refuse('not_owner', 'this device does not own the session', { ownerDeviceId: row.owner_device_id });
   return row;
 }
 
@@ -32,6 +33,12 @@ export function sqliteSessionStore(db: Database.Database, mutate: Mutator): Sess
        VALUES (?, ?, ?, ?, ?, ?, ?)`,
     ),
     events: db.prepare('SELECT * FROM session_events WHERE account_id = ? AND session_id = ? AND seq > ? ORDER BY seq LIMIT ?'),
+    nextAnswer: db.prepare('SELECT COALESCE(MAX(seq), 0) + 1 AS seq FROM session_answers WHERE account_id = ? AND session_id = ?'),
+    insertAnswer: db.prepare(
+      `INSERT INTO session_answers (account_id, session_id, seq, generation, device_id, sealed_body, created_at)
+       VALUES (?, ?, ?, ?, ?, ?, ?)`,
+    ),
+    answers: db.prepare('SELECT * FROM session_answers WHERE account_id = ? AND session_id = ? AND seq > ? ORDER BY seq LIMIT ?'),
   };
   const session = (accountId: string, id: string) => q.session.get(accountId, id) as SessionRow | undefined;
 
@@ -67,6 +74,17 @@ export function sqliteSessionStore(db: Database.Database, mutate: Mutator): Sess
     },
     async listEvents(accountId, sessionId, after, limit) {
       return (q.events.all(accountId, sessionId, after, limit) as EventRow[]).map(toEvent);
+    },
+    async appendAnswer({ accountId, sessionId, deviceId, generation, sealedBody, at }, idem) {
+      return mutate(idem, () => {
+        fence(session(accountId, sessionId), null, generation);
+        const { seq } = q.nextAnswer.get(accountId, sessionId) as { seq: number };
+        q.insertAnswer.run(accountId, sessionId, seq, generation, deviceId, sealedBody, at);
+        return { sessionId, seq, generation, deviceId, sealedBody, createdAt: at };
+      });
+    },
+    async listAnswers(accountId, sessionId, after, limit) {
+      return (q.answers.all(accountId, sessionId, after, limit) as EventRow[]).map(toEvent);
     },
   };
 }

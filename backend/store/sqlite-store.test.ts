@@ -9,6 +9,8 @@ import type { Device } from '../../shared/api/devices.ts';
 import { STORE_KINDS, testStorage, type StoreKindName, type TestStorage } from '../../dev-env/store-kinds.ts';
 import { openSqliteStore } from './sqlite-store.ts';
 import { openPostgresStore } from './postgres-store.ts';
+import { LATEST_POSTGRES_VERSION } from './postgres-migrations.ts';
+import { LATEST_SQLITE_VERSION } from './sqlite-migrations.ts';
 import type { IdempotencyWrite, Store } from './store.ts';
 
 let storage: TestStorage;
@@ -150,12 +152,32 @@ describe.each(STORE_KINDS)('the %s store', (kind: StoreKindName) => {
     expect((await store.listEvents(ACCOUNT, SESSION, 0, 10)).map((e) => e.seq)).toEqual([1, 2]);
   });
 
+  it("fences answers by generation only: the owner's or another device's, numbered 1, 2 apart from the events", async () => {
+    const answer = (deviceId: string, generation: number) =>
+      store.appendAnswer({ accountId: ACCOUNT, sessionId: SESSION, deviceId, generation, sealedBody: `a-${deviceId}`, at });
+    expect(
+      (await store.appendEvent({ accountId: ACCOUNT, sessionId: SESSION, deviceId: SRC, generation: 1, sealedBody: 'e', at })).ok,
+    ).toBe(true);
+    expect(await answer(TGT, 1)).toMatchObject({ ok: true, value: { seq: 1, deviceId: TGT, generation: 1 } });
+    expect(await answer(SRC, 1)).toMatchObject({ ok: true, value: { seq: 2 } });
+    expect(await answer(TGT, 2)).toMatchObject({ ok: false, code: 'stale_generation' });
+    expect(
+      await store.appendAnswer({ accountId: 'account_0000000002', sessionId: SESSION, deviceId: TGT, generation: 1, sealedBody: 'x', at }),
+    ).toMatchObject({
+      ok: false,
+      code: 'not_found',
+    });
+    expect((await store.listAnswers(ACCOUNT, SESSION, 1, 10)).map((a) => [a.seq, a.sealedBody])).toEqual([[2, `a-${SRC}`]]);
+    expect((await store.listEvents(ACCOUNT, SESSION, 0, 10)).map((e) => e.seq)).toEqual([1]);
+  });
+
   it('applies migrations once and reopens durable data (SQLite: in WAL with synchronous FULL)', async () => {
     await store.close();
     store = await open();
     expect((await store.getSession(ACCOUNT, SESSION))?.ownerDeviceId).toBe(SRC);
     const versions = (await storage.rows('SELECT version FROM schema_migrations ORDER BY version')).map((r) => r.version);
-    expect(versions).toEqual(kind === 'sqlite' ? [1, 2, 3, 4] : [1, 2]);
+    const latest = kind === 'sqlite' ? LATEST_SQLITE_VERSION : LATEST_POSTGRES_VERSION;
+    expect(versions).toEqual(Array.from({ length: latest }, (_, i) => i + 1));
     if ('dataDir' in storage.options) {
       const raw = new Database(join(storage.options.dataDir, 'baton.sqlite'), { readonly: true });
       expect(raw.pragma('journal_mode', { simple: true })).toBe('wal');

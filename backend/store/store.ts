@@ -10,7 +10,7 @@
 import type { ApiErrorCode, Result } from '../../shared/errors.ts';
 import type { Device, JoinRequest, WrappedKey } from '../../shared/api/devices.ts';
 import type { CheckpointRef, Handoff, SealedCancelReason } from '../../shared/api/handoffs.ts';
-import type { Session, SessionEvent } from '../../shared/api/sessions.ts';
+import type { Session, SessionAnswer, SessionEvent } from '../../shared/api/sessions.ts';
 import type { HandoffState } from '../../shared/handoff-states.ts';
 import type { z } from 'zod';
 import type { Invite } from '../../shared/api/devices.ts';
@@ -136,6 +136,12 @@ export interface SessionStore {
     idem?: IdempotencyWrite<SessionEvent>,
   ): Promise<StoreResult<SessionEvent>>;
   listEvents(accountId: string, sessionId: string, after: number, limit: number): Promise<SessionEvent[]>;
+  /** Fenced by generation only (any device of the account may answer the owner's permission request); assigns the next answer seq. */
+  appendAnswer(
+    input: { accountId: string; sessionId: string; deviceId: string; generation: number; sealedBody: string; at: number },
+    idem?: IdempotencyWrite<SessionAnswer>,
+  ): Promise<StoreResult<SessionAnswer>>;
+  listAnswers(accountId: string, sessionId: string, after: number, limit: number): Promise<SessionAnswer[]>;
 }
 
 export interface HandoffStore {

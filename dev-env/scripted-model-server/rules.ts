@@ -6,6 +6,7 @@
  *   say hello                      → "Hello from the scripted model."
  *   write file NAME with TEXT      → Write (Claude) / apply_patch (Codex), then "Wrote NAME."
  *   … using shell                  → Codex: the shell tool instead of apply_patch
+ *   edit file NAME replacing A with B → Edit (Claude) / apply_patch's Update File (Codex), then "Edited NAME."
  *   run command CMD                → Bash (Claude) / the shell tool (Codex), then "Command output: …"
  *   use a subagent                 → Claude's Agent (older: Task) tool; the subagent is told "subagent: say hello"
  *   subagent: …                    → "Hello from the subagent."
@@ -61,6 +62,19 @@ function writeCall(conv: Conversation, name: string, text: string, forceShell: b
   return shellCall(conv, `printf '%s\\n' ${shellQuote(text)} > ${shellQuote(name)}`);
 }
 
+/** A call that replaces `before` by `after` in `name`: Claude's Edit, Codex's apply_patch (an Update File hunk). */
+function editCall(conv: Conversation, name: string, before: string, after: string): Reply {
+  if (conv.tools.includes('Edit')) {
+    const path = isAbsolute(name) || conv.cwd === null ? name : join(conv.cwd, name);
+    return { kind: 'tool', name: 'Edit', input: { file_path: path, old_string: before, new_string: after } };
+  }
+  if (conv.tools.includes('apply_patch')) {
+    const patch = `*** Begin Patch\n*** Update File: ${name}\n@@\n-${before}\n+${after}\n*** End Patch\n`;
+    return { kind: 'tool', name: 'apply_patch', input: patch, custom: true };
+  }
+  return { kind: 'text', text: `No edit tool was offered (tools: ${conv.tools.join(', ')}).` };
+}
+
 /** A subagent call: Claude's Agent tool (Task in older releases), run in the foreground. */
 function subagentCall(conv: Conversation): Reply {
   const name = offered(conv, ['Agent', 'Task']);
@@ -76,6 +90,7 @@ function subagentCall(conv: Conversation): Reply {
 
 const WRITE = /^write file (\S+) with ([\s\S]+?)( using shell)?$/i;
 const RUN = /^run command ([\s\S]+)$/i;
+const EDIT = /^edit file (\S+) replacing (.+?) with (.+)$/i;
 
 /** The reply to a conversation (see the table at the top of this file). */
 export function decide(conv: Conversation): Reply {
@@ -85,12 +100,16 @@ export function decide(conv: Conversation): Reply {
     const result = conv.toolResult.text.trim();
     if (conv.toolResult.isError) return { kind: 'text', text: `The tool call failed: ${result}` };
     if (write) return { kind: 'text', text: `Wrote ${write[1]}.` };
+    const edited = EDIT.exec(prompt);
+    if (edited) return { kind: 'text', text: `Edited ${edited[1]}.` };
     if (/^use a subagent/i.test(prompt)) return { kind: 'text', text: `The subagent answered: ${result}` };
     return { kind: 'text', text: `Command output: ${result}` };
   }
   if (write) return writeCall(conv, write[1] ?? 'out.txt', write[2] ?? '', write[3] !== undefined);
   const run = RUN.exec(prompt);
   if (run) return shellCall(conv, run[1] ?? 'true');
+  const edit = EDIT.exec(prompt);
+  if (edit) return editCall(conv, edit[1] ?? 'out.txt', edit[2] ?? '', edit[3] ?? '');
   if (/^say hello/i.test(prompt)) return { kind: 'text', text: 'Hello from the scripted model.' };
   if (/^use a subagent/i.test(prompt)) return subagentCall(conv);
   if (/^subagent:/i.test(prompt)) return { kind: 'text', text: 'Hello from the subagent.' };

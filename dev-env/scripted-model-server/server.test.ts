@@ -61,6 +61,28 @@ describe('scripted model server', () => {
     expect(done.content).toEqual([{ type: 'text', text: 'Wrote a.txt.' }]);
   });
 
+  it("edits a file with Claude's Edit (what it replaces, with what), or Codex's apply_patch Update File, then closes the turn", async () => {
+    const system = [{ type: 'text', text: 'Primary working directory: /ws\nmore' }];
+    const ask = user('edit file notes.txt replacing beta with BETA');
+    const call = (await (await post('/v1/messages', { system, tools: [{ name: 'Edit' }], messages: [ask] })).json()) as Message;
+    expect(call.content).toEqual([
+      {
+        type: 'tool_use',
+        id: expect.any(String),
+        name: 'Edit',
+        input: { file_path: '/ws/notes.txt', old_string: 'beta', new_string: 'BETA' },
+      },
+    ]);
+    const result = { role: 'user', content: [{ type: 'tool_result', tool_use_id: call.content[0]?.id, content: 'ok' }] };
+    const done = (await (await post('/v1/messages', { tools: [{ name: 'Edit' }], messages: [ask, result] })).json()) as Message;
+    expect(done.content).toEqual([{ type: 'text', text: 'Edited notes.txt.' }]);
+    const tools = [{ type: 'custom', name: 'apply_patch' }];
+    const patch = (
+      await events(await post('/v1/responses', { stream: true, tools, input: [responsesUser('edit file n.txt replacing a with b')] }))
+    ).find((e) => e.type === 'response.output_item.done');
+    expect(patch?.item).toMatchObject({ name: 'apply_patch', input: expect.stringContaining('*** Update File: n.txt\n@@\n-a\n+b\n') });
+  });
+
   it("answers Codex's Responses calls: apply_patch when offered, the shell on request, a failed call's output", async () => {
     const tools = [
       { type: 'function', name: 'exec_command' },

@@ -27,15 +27,20 @@ function deviceEnv(lab: AgentCliLab, home: AgentHome, versions: Versions): NodeJ
   return { ...home.env, PATH: `${bin}:${home.env.PATH ?? ''}` };
 }
 
-/** Starts the lab and the two devices (each with its own CLI homes) and opens both UIs. */
-export async function openAgentWorld(browser: Browser, versions: { laptop?: Versions; desktop?: Versions } = {}): Promise<AgentWorld> {
+/** Starts the lab and the two devices (each with its own CLI homes) and opens both UIs (`notifications`: as openWorld's). */
+export async function openAgentWorld(
+  browser: Browser,
+  versions: { laptop?: Versions; desktop?: Versions } = {},
+  options: { notifications?: boolean } = {},
+): Promise<AgentWorld> {
   const lab = await AgentCliLab.start();
   try {
     const homes = { laptop: await lab.home('laptop'), desktop: await lab.home('desktop') };
-    const world = await openWorld(browser, {
-      laptop: deviceEnv(lab, homes.laptop, versions.laptop ?? {}),
-      desktop: deviceEnv(lab, homes.desktop, versions.desktop ?? {}),
-    });
+    const world = await openWorld(
+      browser,
+      { laptop: deviceEnv(lab, homes.laptop, versions.laptop ?? {}), desktop: deviceEnv(lab, homes.desktop, versions.desktop ?? {}) },
+      options,
+    );
     return {
       ...world,
       lab,

@@ -132,6 +132,8 @@ export function runView(page: Page) {
     cancelMove: ownership.getByRole('button', { name: 'Cancel move' }),
     currentStep: ownership.locator('[aria-current="step"]'),
     blocked: main.getByRole('alert', { name: 'Handoff blocked' }),
+    /** The blocked alert once nothing blocks the move any more. */
+    readyToMove: main.getByRole('alert', { name: 'Ready to move' }),
   };
 }
 
@@ -155,9 +157,9 @@ export async function description(locator: Locator): Promise<string> {
 }
 
 /**
- * Records, in the page, when each new current step of the ownership stepper is rendered, and when the
- * completed move is, next to the backend's commit time of that state (the `data-at` of its time
- * element); returns a reader.
+ * Records, in the page, when each new state of a move is rendered (the current step's `data-state`),
+ * and when the completed move is, next to the backend's commit time of that state (the step's
+ * `data-at`, the completion time element's); returns a reader.
  */
 export async function watchStepper(page: Page): Promise<() => Promise<{ state: string; latencyMs: number }[]>> {
   await page.evaluate(() => {
@@ -169,7 +171,7 @@ export async function watchStepper(page: Page): Promise<() => Promise<{ state: s
       const step = document.querySelector('[aria-current="step"]');
       // While moving: the current step and its commit time; once completed: the last move's completion time.
       const marks = [
-        { state: step?.getAttribute('data-state'), at: step?.querySelector('time')?.getAttribute('data-at') },
+        { state: step?.getAttribute('data-state'), at: step?.getAttribute('data-at') },
         { state: 'completed', at: document.querySelector('time[data-state="completed"]')?.getAttribute('data-at') },
       ];
       for (const { state, at } of marks) {

@@ -23,7 +23,14 @@ export const ENVELOPE_OVERHEAD = HEADER_BYTES + NONCE_BYTES + TAG_BYTES;
 export const ENVELOPE_HEAD_BYTES = HEADER_BYTES + NONCE_BYTES;
 
 export type SealPurpose =
-  'checkpoint' | 'handoff-outcome' | 'handoff-reason' | 'session-meta' | 'session-event' | 'device-capabilities' | 'memory-pointer';
+  | 'checkpoint'
+  | 'handoff-outcome'
+  | 'handoff-reason'
+  | 'session-meta'
+  | 'session-event'
+  | 'permission-answer'
+  | 'device-capabilities'
+  | 'memory-pointer';
 
 /** What a sealed body is bound to. A body opens only under exactly the context it was sealed for. */
 export interface SealContext {

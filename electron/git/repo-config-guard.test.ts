@@ -16,9 +16,12 @@ let repo: string;
 let guarded: GitRunner;
 let asUser: GitRunner;
 
-/** Makes every tracked file's stat differ from the index, so status must read it through its filter. */
-function touchAll(dir: string, files: string[]): void {
-  const past = new Date(Date.now() - 3600_000);
+/**
+ * Makes every tracked file's stat differ from the index, so status must read it through its filter.
+ * Git compares whole seconds, so each call goes `hoursAgo` back: two calls within one second differ.
+ */
+function touchAll(dir: string, files: string[], hoursAgo = 1): void {
+  const past = new Date(Date.now() - hoursAgo * 3600_000);
   for (const f of files) utimesSync(join(dir, f), past, past);
 }
 
@@ -49,7 +52,7 @@ describe('guarded git', () => {
     expect((await guarded(['show', 'HEAD'], { cwd: repo })).stdout).toContain('+one');
     expect(kit.fired()).toEqual([]);
     // The same calls as the user's own git: the markers can fire.
-    touchAll(repo, ['notes.txt']);
+    touchAll(repo, ['notes.txt'], 2);
     await asUser(['status', '--porcelain=v2'], { cwd: repo });
     await asUser(['diff'], { cwd: repo });
     expect(kit.fired()).toEqual(expect.arrayContaining(['clean', 'diff-driver', 'fsmonitor', 'included-clean']));

@@ -192,6 +192,8 @@ export async function activateCheckpoint(
       s.providerResume = checkpoint.providerResume;
       // The target's provider is made (attach, below) with the level the session ran with on the source.
       if (checkpoint.meta.permission !== undefined) s.permission = checkpoint.meta.permission;
+      // "Allow for this session" rules came with it; a request of the source's run waits for nobody here.
+      s.permissions = { ...s.permissions, rules: checkpoint.meta.permissionRules ?? s.permissions.rules, pending: [] };
       s.repos = checkpoint.repos.map(({ relPath, remoteUrl, branch }) => ({ relPath, remoteUrl, branch }));
       // Written behind: what settles the record before `completed` is the caller's next durable write
       // (clearing the input block); a restart before it activates this checkpoint again.

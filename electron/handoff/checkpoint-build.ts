@@ -109,6 +109,7 @@ export async function buildCheckpoint(
       prompt: firstPrompt,
       permission: session.permission,
       providerVersion: detectedVersion(detected, session.provider),
+      permissionRules: session.permissions.rules,
     },
     repos: repos.map((r) => ({
       relPath: r.relPath,

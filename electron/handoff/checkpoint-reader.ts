@@ -23,6 +23,7 @@ import {
   type CheckpointHead,
 } from './checkpoint.ts';
 import { NEWEST_ENTRIES, NewestEntries, transcriptFile, transcriptOf } from './checkpoint-transcript.ts';
+import { SMALL_PART_BYTES, SmallParts } from './small-parts.ts';
 import { StagedLines } from './staged-lines.ts';
 
 export type CheckpointReadCode = 'malformed_checkpoint' | 'checkpoint_rejected';
@@ -50,6 +51,8 @@ export class CheckpointReader {
   private readonly pending: Buffer[] = [];
   private pendingBytes = 0;
   private head: CheckpointHead | null = null;
+  /** The head's provider data with each file's staged path, made once (not once per part). */
+  private resume: ResumeData | null = null;
   /** Entry lines are staged to a file as they arrive (checked one by one), the newest kept at hand. */
   private entries = 0;
   private readonly newest = new NewestEntries();
@@ -60,6 +63,8 @@ export class CheckpointReader {
   private lengthFilled = 0;
   private part: PartInProgress | null = null;
   private partsDone = 0;
+  /** Small parts being written while the next are read (small-parts.ts). */
+  private readonly smallParts = new SmallParts();
   private failure: Failure<CheckpointReadCode> | null = null;
 
   /** `stagingDir` is where provider files are written (made on first use; removed by `discard`); `stagePart`: how each is rewritten there. */
@@ -94,11 +99,16 @@ export class CheckpointReader {
         : malformed(`The checkpoint holds ${this.entries} transcript entries, not ${this.expectedEntries}.`);
     }
     if (this.stage === 'parts') return malformed('The checkpoint ends before its last provider file.');
+    try {
+      await this.smallParts.settle();
+    } catch (error) {
+      return malformed(`The checkpoint's provider files could not be staged: ${(error as Error).message}`);
+    }
     const { transcriptEntries: _count, transcriptTail, providerResume, ...head } = this.head!;
     if (head.sessionId !== this.sessionId || head.handoffId !== this.handoffId) {
       return fail('checkpoint_rejected', 'The checkpoint belongs to another session or handoff.');
     }
-    const resume = providerResume ? this.stagedResume(providerResume) : null;
+    const resume = providerResume ? this.resume : null;
     await this.staged?.close();
     this.staged = null;
     const transcript =
@@ -119,6 +129,7 @@ export class CheckpointReader {
   async discard(): Promise<void> {
     await this.part?.writer.close().catch(() => undefined);
     this.part = null;
+    await this.smallParts.settle().catch(() => undefined);
     await this.staged?.close().catch(() => undefined);
     this.staged = null;
     await rm(this.stagingDir, { recursive: true, force: true });
@@ -187,6 +198,7 @@ export class CheckpointReader {
       return;
     }
     this.head = parsed.data;
+    this.resume = parsed.data.providerResume ? this.stagedResume(parsed.data.providerResume) : null;
     this.expectedEntries = parsed.data.format === TAIL_FORMAT ? 0 : (parsed.data.transcriptEntries ?? 0);
     // A transcript short enough to be kept whole among the newest entries is not staged to a file.
     if (this.expectedEntries > NEWEST_ENTRIES) {
@@ -244,8 +256,9 @@ export class CheckpointReader {
         return chunk.length;
       }
       if (this.partsDone === 0) mkdirSync(this.stagingDir, { recursive: true, mode: 0o700 });
-      this.part = { index: this.partsDone, size, received: 0, writer: await this.partWriter() };
       at += take;
+      if (size <= SMALL_PART_BYTES && chunk.length - at >= size) return this.takeSmallPart(chunk, at, size);
+      this.part = { index: this.partsDone, size, received: 0, writer: await this.partWriter() };
     }
     const part = this.part;
     const take = Math.min(part.size - part.received, chunk.length - at);
@@ -254,17 +267,34 @@ export class CheckpointReader {
     if (part.received === part.size) {
       await (part.writer instanceof StagedLines ? part.writer.finish() : part.writer.close());
       this.part = null;
-      this.partsDone += 1;
-      if (this.partsDone === files.length) this.stage = 'done';
+      this.partDone();
     }
     return at + take;
   }
 
+  /** A small part whole in `chunk` from `at`: copied and written while the next parts are read. */
+  private async takeSmallPart(chunk: Buffer, at: number, size: number): Promise<number> {
+    const file = this.resume!.files![this.partsDone]!;
+    const stager = await this.stagerOf(file);
+    await this.smallParts.add(file.path, Buffer.from(chunk.subarray(at, at + size)), stager);
+    this.partDone();
+    return at + size;
+  }
+
+  private partDone(): void {
+    this.partsDone += 1;
+    if (this.partsDone === this.resume!.files!.length) this.stage = 'done';
+  }
+
+  /** How part `file` is rewritten as it is staged (its provider's stager), or null to stage it as it is. */
+  private async stagerOf(file: ResumeFile): Promise<PartStager | null> {
+    return this.stagePart ? this.stagePart(this.head!, this.resume!, file) : null;
+  }
+
   /** Where the next part goes: through its provider's stager when it has one, else as it is. */
   private async partWriter(): Promise<ChunkWriter | StagedLines> {
-    const path = this.partPath(this.partsDone);
-    const resume = this.stagedResume(this.head!.providerResume!);
-    const stager = this.stagePart ? await this.stagePart(this.head!, resume, resume.files![this.partsDone]!) : null;
-    return stager ? StagedLines.create(path, stager) : ChunkWriter.create(path);
+    const file = this.resume!.files![this.partsDone]!;
+    const stager = await this.stagerOf(file);
+    return stager ? StagedLines.create(file.path, file.size, stager) : ChunkWriter.create(file.path);
   }
 }

@@ -250,9 +250,9 @@ describe('cancelled and blocked moves', () => {
   );
 });
 
-describe('a session moved at "Ask before editing"', () => {
+describe('a session moved at "Ask before edits and commands" while its agent asks', () => {
   it(
-    "runs on the target at the source's level: the target's agent refuses the edit it is asked for",
+    'denies the request as the move quiesces it, saying why on the target; there the agent asks at the same level, another device answers it, and an answer bound to the old generation is refused',
     async () => {
       const { laptop, desktop } = world;
       const session = await laptop.client.take('startSession', {
@@ -264,6 +264,14 @@ describe('a session moved at "Ask before editing"', () => {
       });
       expect(session.permission).toBe('ask');
       await waitSession(laptop, session.id, 'the first turn', (d) => d.transcript.some((e) => e.role === 'assistant'));
+      expect(await laptop.client.call('sendMessage', { sessionId: session.id, text: 'Now edit a file' })).toEqual({ ok: true });
+      const asked = await waitSession(laptop, session.id, 'the request to edit', (d) => d.permissionRequests.length === 1);
+      const first = asked.permissionRequests[0]!;
+      expect(first).toMatchObject({ tool: 'Edit', generation: 1, path: join(world.repo, DEMO_EDIT_PATH) });
+      expect(asked.agents.find((a) => a.id === 'main')?.status).toBe('asking');
+      // The other device shows the same request, learned from the sealed event stream.
+      await waitSession(desktop, session.id, 'the request on the desktop', (d) => d.permissionRequests[0]?.id === first.id);
+
       await waitEligible(laptop, session.id, 'desktop');
       expect((await laptop.client.call('startMove', { sessionId: session.id, targetDeviceId: await deviceId(desktop) })).ok).toBe(true);
       const onDesktop = await waitSession(
@@ -273,11 +281,32 @@ describe('a session moved at "Ask before editing"', () => {
         (d) => d.isOwner && d.lastHandoff?.state === 'completed' && d.inputBlock === null,
       );
       expect(onDesktop.permission).toBe('ask');
+      expect(onDesktop.permissionRequests).toEqual([]);
+      const denied = `Permission to Edit ${first.path}: denied by Baton: “The session is moving to desktop; ask again there.”`;
+      expect(onDesktop.transcript.map((e) => e.text)).toContain(denied);
+      expect(existsSync(join(world.repo, DEMO_EDIT_PATH))).toBe(false);
+
+      // The laptop no longer runs the session: its answer to the old request, bound to generation 1, is refused.
+      const stale = await laptop.client.call('answerPermission', {
+        sessionId: session.id,
+        requestId: first.id,
+        generation: 1,
+        decision: 'allow',
+      });
+      expect(stale).toMatchObject({ ok: false, code: 'stale_generation' });
+
+      // The target's agent runs at the same level: it asks, and the laptop answers it from afar.
       expect(await desktop.client.call('sendMessage', { sessionId: session.id, text: 'Now edit a file' })).toEqual({ ok: true });
-      const answered = await waitSession(desktop, session.id, 'the refused edit on the desktop', (d) =>
-        d.transcript.some((e) => e.role === 'assistant' && e.text.includes('Now edit a file')),
+      const again = await waitSession(desktop, session.id, 'the request on the desktop', (d) => d.permissionRequests.length === 1);
+      const second = again.permissionRequests[0]!;
+      expect(second).toMatchObject({ generation: 2, deviceId: await deviceId(desktop) });
+      await waitSession(laptop, session.id, 'the new request on the laptop', (d) => d.permissionRequests[0]?.id === second.id);
+      const answer = { sessionId: session.id, requestId: second.id, generation: 2, decision: 'deny' as const, message: 'keep the notes' };
+      expect(await laptop.client.call('answerPermission', answer)).toEqual({ ok: true });
+      const answered = await waitSession(desktop, session.id, 'the denied edit on the desktop', (d) =>
+        d.transcript.some((e) => e.text.includes('you said no ("keep the notes")')),
       );
-      expect(answered.transcript.some((e) => e.role === 'system' && e.text.startsWith('Permission refused'))).toBe(true);
+      expect(answered.transcript.map((e) => e.text)).toContain(`Permission to Edit ${second.path}: denied on laptop: “keep the notes”.`);
       expect(existsSync(join(onDesktop.workspace, DEMO_EDIT_PATH))).toBe(false);
     },
     TEST_TIMEOUT_MS,
@@ -312,6 +341,10 @@ describe('what the backend stored', () => {
         MARK.file,
         MARK.shortCommit,
         'uncommitted',
+        // A permission request (the file it would edit) and the answer's message to the agent.
+        DEMO_EDIT_PATH,
+        'keep the notes',
+        'moving to desktop',
       ];
       expect(secrets.every((s) => s.length >= 7)).toBe(true);
 

@@ -40,7 +40,7 @@ export interface SourceStepDeps {
     | 'scratchFile'
     | 'settled'
   >;
-  sessions: Pick<SessionsPort, 'provider' | 'setInputBlock' | 'markMoved' | 'resumeOwned'>;
+  sessions: Pick<SessionsPort, 'provider' | 'setInputBlock' | 'markMoved' | 'resumeOwned' | 'denyPermissionsForMove'>;
   git: Pick<GitPort, 'checkpointRead' | 'checkpointReadOnRecentReadiness'>;
   packets: Pick<PacketPort, 'build'>;
   seal: Pick<SealPort, 'startCheckpointSeal'>;
@@ -128,6 +128,8 @@ async function takeCheckpoint(
   const moving = () => ['target-prepared', 'source-quiescing'].includes(driver.get(handoff.id)?.state ?? '');
   try {
     const provider = sessions.provider(session.id);
+    // What the agent asks is denied (it reads that the session moves; the transcript keeps it), so its turn can end.
+    await sessions.denyPermissionsForMove(session.id, handoff.targetDeviceId);
     if (provider) await settleTurn(provider, deps.config.turnWaitMs);
     // The move may have been cancelled while the turn ran: then no checkpoint is taken.
     if (!moving()) return { ok: 'ended' };

@@ -3,41 +3,43 @@
  * receives its part: the bytes are split into lines as they arrive (a line split across chunks is
  * carried), and what the stager gives for each line is written through a LineWriter, so the import
  * finds the file already rewritten. Lines end as forEachLine reads them: at each newline, and a last
- * line without one.
+ * line without one. A line longer than LINE_MAX_BYTES (the checkpoint's own limit) is never gathered:
+ * the stager is told the file is damaged there, and the rest of the part is not written.
  */
 import type { PartStager } from '../../shared/provider.ts';
+import { LineSplitter, LineTooLong } from '../io/line-reader.ts';
 import { LineWriter } from '../io/line-writer.ts';
 
-const NEWLINE = 0x0a;
-
 export class StagedLines {
-  /** The start of a line split across chunks, each piece copied (joined once, at its end). */
-  private readonly carry: Buffer[] = [];
+  private readonly lines: LineSplitter;
+  /** Set once a line was over the limit: nothing more is written. */
+  private refused = false;
 
   private constructor(
     private readonly out: LineWriter,
     private readonly stager: PartStager,
-  ) {}
+    maxLineBytes?: number,
+  ) {
+    this.lines = new LineSplitter((bytes) => {
+      const parts = this.stager.line(bytes);
+      return parts.length > 0 ? this.out.writeParts(parts) : undefined;
+    }, maxLineBytes);
+  }
 
-  /** Creates (or truncates) `path` for the part's rewritten lines. */
-  static async create(path: string, stager: PartStager): Promise<StagedLines> {
-    return new StagedLines(await LineWriter.create(path), stager);
+  /** Creates (or truncates) `path` for the part's `size` bytes of lines; `maxLineBytes` bounds a line (default LINE_MAX_BYTES). */
+  static async create(path: string, size: number, stager: PartStager, maxLineBytes?: number): Promise<StagedLines> {
+    return new StagedLines(await LineWriter.create(path, size), stager, maxLineBytes);
   }
 
   /** Takes the part's next bytes (the chunk may be reused once this resolves). */
   async write(chunk: Buffer): Promise<void> {
-    let start = 0;
-    for (let end = chunk.indexOf(NEWLINE); end >= 0; end = chunk.indexOf(NEWLINE, start)) {
-      const writing = this.put(this.carried(chunk.subarray(start, end)));
-      if (writing) await writing;
-      start = end + 1;
-    }
-    if (start < chunk.length) this.carry.push(Buffer.from(chunk.subarray(start)));
+    if (this.refused) return;
+    await this.guarded(() => this.lines.push(chunk));
   }
 
   /** The part is complete: its last line, the file closed, then the stager told. */
   async finish(): Promise<void> {
-    if (this.carry.length > 0) await this.put(this.carried(Buffer.alloc(0)));
+    if (!this.refused) await this.guarded(() => this.lines.end());
     await this.out.close();
     await this.stager.end();
   }
@@ -47,16 +49,13 @@ export class StagedLines {
     await this.out.close();
   }
 
-  /** The line ending with `tail`: what was carried joined with it. */
-  private carried(tail: Buffer): Buffer {
-    if (this.carry.length === 0) return tail;
-    const line = Buffer.concat([...this.carry, tail]);
-    this.carry.length = 0;
-    return line;
-  }
-
-  private put(bytes: Buffer): Promise<void> | undefined {
-    const parts = this.stager.line(bytes);
-    return parts.length > 0 ? this.out.writeParts(parts) : undefined;
+  private async guarded(work: () => Promise<unknown>): Promise<void> {
+    try {
+      await work();
+    } catch (error) {
+      if (!(error instanceof LineTooLong)) throw error;
+      this.refused = true;
+      this.stager.refuse(error.message);
+    }
   }
 }

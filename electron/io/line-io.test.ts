@@ -1,8 +1,8 @@
-import { readFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { tempFolders } from '../../dev-env/temp-folders.ts';
-import { forEachLine, LINE_CHUNK_BYTES } from './line-reader.ts';
+import { forEachLine, LINE_CHUNK_BYTES, LineTooLong } from './line-reader.ts';
 import { LineWriter } from './line-writer.ts';
 
 const tempFolder = tempFolders('baton-lines-');
@@ -39,5 +39,18 @@ describe('line files', () => {
     });
     expect(lines).toBe(expected.length);
     expect(read).toEqual(expected);
+  });
+});
+
+describe('a line over the limit', () => {
+  it('stops the read at that line, before the line is gathered, naming it', async () => {
+    const dir = tempFolder();
+    const path = join(dir, 'long.jsonl');
+    writeFileSync(path, `{"a":1}\n{"b":"${'x'.repeat(3 * LINE_CHUNK_BYTES)}"}\n{"c":3}\n`);
+    const read: number[] = [];
+    const reading = forEachLine(path, (_line, number) => void read.push(number), undefined, LINE_CHUNK_BYTES + 10);
+    await expect(reading).rejects.toThrow(new LineTooLong(2, LINE_CHUNK_BYTES + 10));
+    expect(read).toEqual([1]);
+    expect(await forEachLine(path, () => undefined, undefined, 4 * LINE_CHUNK_BYTES)).toBe(3);
   });
 });

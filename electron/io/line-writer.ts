@@ -3,7 +3,8 @@
  * encoded (or copied, when given as bytes) straight into one of two reused buffers of
  * LINE_CHUNK_BYTES, and a full buffer is written while the other fills — so a file of hundreds of
  * MiB takes a few hundred writes, nothing holds more than two chunks of it, and no line is joined
- * into a larger string first.
+ * into a larger string first. A file known to be small gets small buffers (a checkpoint's thousands
+ * of small side files would otherwise allocate 2 MiB each).
  */
 import { ChunkWriter } from './file-chunks.ts';
 import { LINE_CHUNK_BYTES } from './line-reader.ts';
@@ -14,17 +15,27 @@ export type LinePart = string | Uint8Array;
 const NEWLINE = 0x0a;
 const partBytes = (part: LinePart) => (typeof part === 'string' ? Buffer.byteLength(part) : part.byteLength);
 
+/** The smallest buffer a writer sized for a small file gets. */
+const SMALL_CHUNK_BYTES = 16 * 1024;
+
 export class LineWriter {
-  private readonly buffers = [Buffer.allocUnsafe(LINE_CHUNK_BYTES), Buffer.allocUnsafe(LINE_CHUNK_BYTES)] as const;
+  private readonly buffers: readonly [Buffer, Buffer];
+  private readonly chunkBytes: number;
   private turn = 0;
   private used = 0;
   private writing: Promise<void> | null = null;
 
-  private constructor(private readonly file: ChunkWriter) {}
+  private constructor(
+    private readonly file: ChunkWriter,
+    sizeHint: number,
+  ) {
+    this.chunkBytes = Math.min(LINE_CHUNK_BYTES, Math.max(SMALL_CHUNK_BYTES, Math.ceil(sizeHint * 1.25)));
+    this.buffers = [Buffer.allocUnsafe(this.chunkBytes), Buffer.allocUnsafe(this.chunkBytes)];
+  }
 
-  /** Creates (or truncates) `path`, private to this user. */
-  static async create(path: string): Promise<LineWriter> {
-    return new LineWriter(await ChunkWriter.create(path));
+  /** Creates (or truncates) `path`, private to this user; `sizeHint`: about how many bytes it will hold, when known. */
+  static async create(path: string, sizeHint = LINE_CHUNK_BYTES): Promise<LineWriter> {
+    return new LineWriter(await ChunkWriter.create(path), sizeHint);
   }
 
   /** Adds `line` and a newline (`line` must hold none); returns a promise only when a chunk is written (await it). */
@@ -39,14 +50,14 @@ export class LineWriter {
   writeParts(parts: readonly LinePart[]): Promise<void> | undefined {
     let size = 1;
     for (const part of parts) size += partBytes(part);
-    if (this.used + size > LINE_CHUNK_BYTES) return this.flushThen(parts, size);
+    if (this.used + size > this.chunkBytes) return this.flushThen(parts, size);
     this.put(parts);
     return undefined;
   }
 
   private async flushThen(parts: readonly LinePart[], size: number): Promise<void> {
     await this.flush();
-    if (size <= LINE_CHUNK_BYTES) this.put(parts);
+    if (size <= this.chunkBytes) this.put(parts);
     else {
       // A line longer than a chunk is written on its own.
       await this.settle();

@@ -38,6 +38,8 @@ function recordingBackend(dir: string, seen: string[]): BackendPort {
     listJoinRequests: unused,
     blobLimit: unused,
     listEvents: unused,
+    postAnswer: unused,
+    listAnswers: unused,
     getHandoff: async () => {
       look('getHandoff');
       return ok({} as never);

@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { tempFolders } from '../../dev-env/temp-folders.ts';
 import { LocalState, type LocalSession } from './local-state.ts';
+import { noPermissions } from './session-permissions.ts';
 
 const profile = tempFolders('baton-local-state-');
 
@@ -25,6 +26,7 @@ function session(id: string): LocalSession {
     moveBlock: null,
     agents: [],
     eventCursor: 0,
+    permissions: noPermissions(),
     createdAt: 1,
     updatedAt: 1,
   };

@@ -19,6 +19,7 @@ import type { Blocker } from '../../shared/readiness.ts';
 import { MoveBlock } from '../ports/move-block.ts';
 import { RepoRef } from '../ports/repo-ref.ts';
 import { migrateInlineTranscripts } from './inline-transcripts.ts';
+import { noPermissions, SessionPermissionsSchema } from './session-permissions.ts';
 import { RecordFolder } from './record-folder.ts';
 import { TranscriptLogs } from './transcript-log.ts';
 
@@ -64,6 +65,8 @@ export const LocalSessionSchema = z.object({
   restartResume: z.object({ path: ResumePath, reason: z.string().nullable(), at: z.number() }).nullable().optional(),
   /** The last backend event seq applied to transcript/agents. */
   eventCursor: z.number().int().nonnegative(),
+  /** Its permission requests, their outcomes and its "Allow for this session" rules (older records: none). */
+  permissions: SessionPermissionsSchema.default(noPermissions),
   createdAt: z.number(),
   updatedAt: z.number(),
 });

@@ -5,7 +5,7 @@
  */
 import type { Device, JoinRequest } from '../../shared/api/devices.ts';
 import type { CheckpointRef, Handoff, TransitionRequest } from '../../shared/api/handoffs.ts';
-import type { Session, SessionEvent } from '../../shared/api/sessions.ts';
+import type { Session, SessionAnswer, SessionEvent } from '../../shared/api/sessions.ts';
 import type { BackendKeyView } from '../../shared/backend-keys.ts';
 import type { BackendReachabilityView } from '../../shared/device-api.ts';
 import type { ActionResult, Result } from '../../shared/errors.ts';
@@ -24,6 +24,10 @@ export interface BackendPort {
   appendEvent(sessionId: string, generation: number, sealedBody: string): Promise<Result<SessionEvent>>;
   /** The session's events after `after`, oldest first: at most EVENT_PAGE_SIZE, so a shorter page is the last. */
   listEvents(sessionId: string, after: number): Promise<Result<SessionEvent[]>>;
+  /** Posts a sealed answer to the session's permission request (any device of the account, at the session's generation). */
+  postAnswer(sessionId: string, generation: number, sealedBody: string, idempotencyKey: string): Promise<Result<SessionAnswer>>;
+  /** The session's answers after `after`, oldest first: at most EVENT_PAGE_SIZE, so a shorter page is the last. */
+  listAnswers(sessionId: string, after: number): Promise<Result<SessionAnswer[]>>;
   /** `keyVersion`: the account key version the checkpoint will be sealed under (carried in clear on the record). */
   createHandoff(
     handoffId: string,

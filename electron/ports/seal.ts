@@ -6,6 +6,7 @@ import type { StreamOpener, StreamSealer } from '../crypto/envelope-stream.ts';
 export type SealContext =
   | { kind: 'session-meta'; sessionId: string }
   | { kind: 'session-event'; sessionId: string }
+  | { kind: 'permission-answer'; sessionId: string }
   | { kind: 'capabilities'; deviceId: string }
   | { kind: 'handoff-outcome'; sessionId: string; handoffId: string }
   | { kind: 'handoff-reason'; sessionId: string; handoffId: string };

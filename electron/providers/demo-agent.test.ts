@@ -4,7 +4,8 @@ import { join, relative } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { PermissionLevel, ProviderEvent } from '../../shared/provider.ts';
 import { checkResumeData } from '../../shared/provider.ts';
-import { DEMO_EDIT_PATH, DemoAgent } from './demo-agent.ts';
+import type { PermissionRequest } from '../../shared/permission-request.ts';
+import { DEMO_COMMAND, DEMO_EDIT_PATH, DemoAgent } from './demo-agent.ts';
 import type { Timers } from './timers.ts';
 import { waitForIdle } from './wait-idle.ts';
 
@@ -37,6 +38,23 @@ class ManualTimers implements Timers {
 
 let dir: string;
 const agents: DemoAgent[] = [];
+
+/** The permission requests `agent` reports, as they come. */
+function requests(agent: DemoAgent): PermissionRequest[] {
+  const asked: PermissionRequest[] = [];
+  agent.onEvent((event) => {
+    if (event.type === 'permission-request') asked.push(event.request);
+  });
+  return asked;
+}
+
+/** Resolves once `done()` holds (checked every 5 ms, for 2 s at most). */
+async function until(done: () => boolean): Promise<void> {
+  for (let waited = 0; !done(); waited += 5) {
+    if (waited > 2000) throw new Error('timed out');
+    await new Promise((resolve) => setTimeout(resolve, 5));
+  }
+}
 
 function demo(permission?: PermissionLevel, deviceName?: string): DemoAgent {
   const agent = new DemoAgent({ turnMs: 40, permission, ...(deviceName ? { deviceName } : {}) });
@@ -127,16 +145,59 @@ describe('demo agent', () => {
     expect(agent.snapshot().transcript.at(-1)?.text).toContain(DEMO_EDIT_PATH);
   });
 
-  it('refuses to edit at "Ask before editing" and says so in the transcript, touching nothing', async () => {
+  it('asks before editing at "Ask before edits and commands", with the file and its diff; a deny touches nothing', async () => {
     const agent = demo('ask');
+    const asked = requests(agent);
     await agent.start(dir, 'Please edit a file for me');
+    await until(() => asked.length === 1);
+    const path = join(dir, DEMO_EDIT_PATH);
+    expect(asked[0]).toMatchObject({ id: 'demo-ask-1', agent: 'main', tool: 'Edit', path });
+    expect(asked[0]?.diff).toContain('+- Turn 1: Please edit a file for me');
+    expect(agent.isTurnActive()).toBe(true);
+    expect(await agent.answerPermission('demo-ask-1', { decision: 'deny', message: 'not yet' })).toEqual({ ok: true, value: undefined });
     await waitForIdle(agent, 2000);
     expect(await listFiles(dir)).toEqual([]);
-    const { transcript } = agent.snapshot();
-    expect(transcript.find((e) => e.role === 'system')?.text).toBe(
-      'Permission refused: the demo agent may not edit files in this session ("Ask before editing") and cannot ask.',
-    );
-    expect(transcript.at(-1)?.text).toContain(`I did not edit ${DEMO_EDIT_PATH}: editing was refused.`);
+    expect(agent.snapshot().transcript.at(-1)?.text).toContain(`I did not edit ${DEMO_EDIT_PATH}: you said no ("not yet").`);
+    expect(await agent.answerPermission('demo-ask-1', { decision: 'allow' })).toMatchObject({ ok: false, code: 'request_not_pending' });
+
+    await agent.send('edit a file again');
+    await until(() => asked.length === 2);
+    await agent.answerPermission(asked[1]!.id, { decision: 'allow' });
+    await waitForIdle(agent, 2000);
+    expect(await listFiles(dir)).toEqual([DEMO_EDIT_PATH]);
+  });
+
+  it('asks before running a command below Full access, never at Full access', async () => {
+    const agent = demo('workspace');
+    const asked = requests(agent);
+    await agent.start(dir, 'run a command');
+    await until(() => asked.length === 1);
+    expect(asked[0]).toMatchObject({ tool: 'Bash', command: DEMO_COMMAND });
+    await agent.answerPermission(asked[0]!.id, { decision: 'allow' });
+    await waitForIdle(agent, 2000);
+    expect(agent.snapshot().transcript.at(-1)?.text).toContain(`I ran \`${DEMO_COMMAND}\``);
+
+    const full = demo('full');
+    const none = requests(full);
+    await full.start(dir, 'run a command');
+    await waitForIdle(full, 2000);
+    expect(none).toEqual([]);
+  });
+
+  it('an interrupt while it asks denies the request and ends the turn', async () => {
+    const agent = demo('ask');
+    const events: ProviderEvent[] = [];
+    agent.onEvent((event) => events.push(event));
+    await agent.start(dir, 'edit a file');
+    await until(() => events.some((e) => e.type === 'permission-request'));
+    await agent.interrupt();
+    expect(agent.isTurnActive()).toBe(false);
+    expect(events.find((e) => e.type === 'permission-cancelled')).toEqual({
+      type: 'permission-cancelled',
+      requestId: 'demo-ask-1',
+      reason: 'The turn was interrupted.',
+    });
+    expect(await listFiles(dir)).toEqual([]);
   });
 
   it('edits at "Full access" as at the default level', async () => {

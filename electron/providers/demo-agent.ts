@@ -1,17 +1,18 @@
 /**
  * The built-in demo agent: offline, no account. Each prompt is a short real turn in which two
  * subagents run and finish; the answer names what it did. It writes to the workspace only when a
- * message asks it to "edit a file" (one file: notes/demo-agent.md), and only when the session's
- * permission level lets it edit: at "Ask before editing" it cannot ask, so it refuses and says so.
- * Its whole state travels in exportResumeData, so it supports checkpoint import.
+ * message asks it to "edit a file" (one file: notes/demo-agent.md), and asks first at "Ask before
+ * edits and commands"; a message that asks it to "run a command" makes it ask to run `npm test`
+ * (at every level but Full access) — which it only pretends to run — so the offline demo shows a
+ * permission request. Its whole state travels in exportResumeData, so it supports checkpoint import.
  */
 import { mkdir, appendFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { z } from 'zod';
 import { TranscriptEntrySchema, type AgentView, type TranscriptEntry } from '../../shared/agents.ts';
+import type { PermissionAnswer, PermissionRequest } from '../../shared/permission-request.ts';
 import {
   DEFAULT_PERMISSION_LEVEL,
-  PERMISSION_LABELS,
   PROVIDER_CAPABILITIES,
   type PermissionLevel,
   type ProviderEventListener,
@@ -19,11 +20,15 @@ import {
   type ProviderSession,
   type ResumeData,
 } from '../../shared/provider.ts';
+import { writeDiff, currentText } from './permissions/file-change-diff.ts';
+import { PendingAsks } from './permissions/pending-asks.ts';
 import { SessionState, type Clock } from './session-state.ts';
 import { realTimers, TimerGroup, type Timers } from './timers.ts';
 
 export const DEMO_FORMAT = 'demo/state@1';
 export const DEMO_EDIT_PATH = 'notes/demo-agent.md';
+/** The command the demo agent asks to run (and only pretends to). */
+export const DEMO_COMMAND = 'npm test';
 const MAIN = 'main';
 
 export interface DemoAgentOptions {
@@ -31,7 +36,7 @@ export interface DemoAgentOptions {
   turnMs?: number;
   clock?: Clock;
   timers?: Timers;
-  /** The session's permission level: at `ask` the agent refuses to edit (default: edit in the workspace). */
+  /** The session's permission level: at `ask` it asks before editing; below Full access, before a command. */
   permission?: PermissionLevel;
   /** The device's name, as the agent's notes in the transcript (seen on every device) name it. */
   deviceName?: string;
@@ -42,7 +47,7 @@ const agentSchema = z.object({
   parentId: z.string().nullable(),
   name: z.string(),
   role: z.string(),
-  status: z.enum(['starting', 'running', 'waiting', 'done', 'failed', 'interrupted']),
+  status: z.enum(['starting', 'running', 'asking', 'waiting', 'done', 'failed', 'interrupted']),
   lastActivityAt: z.number(),
 });
 const payloadSchema = z.object({
@@ -59,6 +64,11 @@ export function asksForEdit(text: string): boolean {
   return /edit a file/i.test(text);
 }
 
+/** True when a message asks the demo agent to run a command. */
+export function asksForCommand(text: string): boolean {
+  return /run a command/i.test(text);
+}
+
 export class DemoAgent implements ProviderSession {
   readonly provider = 'demo' as const;
   readonly capabilities = PROVIDER_CAPABILITIES.demo;
@@ -71,6 +81,8 @@ export class DemoAgent implements ProviderSession {
   private stopped = false;
   private turn = 0;
   private queue: string[] = [];
+  private readonly asks: PendingAsks<(answer: PermissionAnswer) => void>;
+  private askSeq = 0;
 
   constructor(options: DemoAgentOptions = {}) {
     this.turnMs = options.turnMs ?? 300;
@@ -78,6 +90,15 @@ export class DemoAgent implements ProviderSession {
     this.deviceName = options.deviceName ?? 'this device';
     this.state = new SessionState(options.clock ?? Date.now, 'demo');
     this.turnTimers = new TimerGroup(options.timers ?? realTimers);
+    this.asks = new PendingAsks(this.state);
+  }
+
+  /** Answers the demo agent's pending request `requestId`; its turn goes on with the answer. */
+  async answerPermission(requestId: string, answer: PermissionAnswer): Promise<ProviderResult> {
+    const resume = this.asks.take(requestId);
+    if (resume === undefined) return { ok: false, code: 'request_not_pending', message: `The demo agent is not waiting for ${requestId}.` };
+    resume(answer);
+    return { ok: true, value: undefined };
   }
 
   /** Starts the session in `workspace`: the main agent appears and the first turn runs. */
@@ -103,6 +124,7 @@ export class DemoAgent implements ProviderSession {
     if (!this.state.turnActive) return;
     this.turnTimers.clear();
     this.queue = [];
+    this.dropAsks('The turn was interrupted.');
     this.state.settleRunning('interrupted', MAIN);
     this.state.setStatus(MAIN, 'waiting');
     this.state.addEntry('system', MAIN, 'Interrupted: the demo agent stopped this turn.');
@@ -152,7 +174,7 @@ export class DemoAgent implements ProviderSession {
     this.workspace = workspace;
     this.turn = saved.turn;
     const agents = saved.agents.map((a) =>
-      a.status === 'running' || a.status === 'starting' ? { ...a, status: 'interrupted' as const } : a,
+      a.status === 'running' || a.status === 'starting' || a.status === 'asking' ? { ...a, status: 'interrupted' as const } : a,
     );
     this.state.restore(agents, saved.transcript, saved.entrySeq);
     if (!this.state.agent(MAIN)) this.state.upsertAgent({ id: MAIN, parentId: null, name: 'Demo agent', role: 'main', status: 'waiting' });
@@ -172,6 +194,7 @@ export class DemoAgent implements ProviderSession {
     if (this.stopped) return;
     this.turnTimers.clear();
     this.queue = [];
+    this.dropAsks('The demo agent was stopped.');
     if (this.state.turnActive) {
       this.state.settleRunning('interrupted');
       this.finishTurn(true);
@@ -200,34 +223,64 @@ export class DemoAgent implements ProviderSession {
   }
 
   private async completeTurn(text: string, turn: number): Promise<void> {
-    let edit = 'I did not touch the repository.';
-    if (asksForEdit(text) && this.permission === 'ask') {
-      edit = `I did not edit ${DEMO_EDIT_PATH}: editing was refused.`;
-      this.state.addEntry(
-        'system',
-        MAIN,
-        `Permission refused: the demo agent may not edit files in this session ("${PERMISSION_LABELS.ask}") and cannot ask.`,
-      );
-    } else if (asksForEdit(text) && this.workspace !== null) {
-      edit = await this.editFile(this.workspace, text, turn);
-    }
-    if (this.stopped || this.turn !== turn || !this.state.turnActive) return;
+    const did: string[] = [];
+    if (asksForEdit(text) && this.workspace !== null) did.push(await this.maybeEdit(this.workspace, text, turn));
+    if (asksForCommand(text) && this.current(turn)) did.push(await this.maybeRun());
+    if (!this.current(turn)) return;
+    if (did.length === 0) did.push('I did not touch the repository.');
     const quoted = text.length > 120 ? `${text.slice(0, 117)}...` : text;
     this.state.addEntry(
       'assistant',
       MAIN,
       `Demo agent, turn ${turn}: I read your message ("${quoted.replace(/\s+/g, ' ')}"). ` +
-        `Reader ${turn} and Checker ${turn} ran and finished. ${edit}`,
+        `Reader ${turn} and Checker ${turn} ran and finished. ${did.join(' ')}`,
     );
     this.state.setStatus(MAIN, 'waiting');
     this.finishTurn(false);
   }
 
-  private async editFile(workspace: string, text: string, turn: number): Promise<string> {
+  /** Whether turn `turn` still runs (not interrupted, stopped or overtaken). */
+  private current(turn: number): boolean {
+    return !this.stopped && this.turn === turn && this.state.turnActive;
+  }
+
+  /** Asks the user (the turn waits for the answer); an interrupt or a stop answers deny. */
+  private ask(request: Omit<PermissionRequest, 'id' | 'agent'>): Promise<PermissionAnswer> {
+    this.askSeq += 1;
+    const id = `demo-ask-${this.askSeq}`;
+    return new Promise((resolve) => this.asks.add({ ...request, id, agent: MAIN }, resolve));
+  }
+
+  private dropAsks(reason: string): void {
+    for (const resume of this.asks.cancelAll(reason)) resume({ decision: 'deny', message: reason });
+  }
+
+  /** Edits the notes file, asking first at `ask`. */
+  private async maybeEdit(workspace: string, text: string, turn: number): Promise<string> {
+    const path = join(workspace, DEMO_EDIT_PATH);
+    const line = `- Turn ${turn}: ${text.split('\n')[0]?.slice(0, 200) ?? ''}\n`;
+    if (this.permission === 'ask') {
+      const diff = await writeDiff(path, `${(await currentText(path)) ?? ''}${line}`);
+      const answer = await this.ask({ tool: 'Edit', path, diff });
+      if (answer.decision === 'deny') return `I did not edit ${DEMO_EDIT_PATH}: you said no${said(answer)}.`;
+    }
+    if (!this.current(turn)) return '';
+    return this.editFile(workspace, line);
+  }
+
+  /** "Runs" the demo command, asking first below Full access; nothing really runs. */
+  private async maybeRun(): Promise<string> {
+    if (this.permission !== 'full') {
+      const answer = await this.ask({ tool: 'Bash', command: DEMO_COMMAND, reason: 'The demo agent asks before every command.' });
+      if (answer.decision === 'deny') return `I did not run \`${DEMO_COMMAND}\`: you said no${said(answer)}.`;
+    }
+    return `I ran \`${DEMO_COMMAND}\` (the demo agent only pretends: nothing ran).`;
+  }
+
+  private async editFile(workspace: string, line: string): Promise<string> {
     try {
       await mkdir(join(workspace, 'notes'), { recursive: true });
-      const line = text.split('\n')[0]?.slice(0, 200) ?? '';
-      await appendFile(join(workspace, DEMO_EDIT_PATH), `- Turn ${turn}: ${line}\n`);
+      await appendFile(join(workspace, DEMO_EDIT_PATH), line);
       return `As asked, I edited one file: ${DEMO_EDIT_PATH}.`;
     } catch (error) {
       return `I tried to edit ${DEMO_EDIT_PATH} but could not: ${(error as Error).message}.`;
@@ -238,4 +291,10 @@ export class DemoAgent implements ProviderSession {
     this.state.endTurn(interrupted);
     if (!interrupted && this.queue.length > 0) this.runNextTurn();
   }
+}
+
+/** ` ("message")` when a deny carried a message, else nothing. */
+function said(answer: PermissionAnswer): string {
+  const message = answer.message?.trim() ?? '';
+  return message === '' ? '' : ` ("${message}")`;
 }

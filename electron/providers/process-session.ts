@@ -6,6 +6,7 @@
  */
 import type { AgentView, TranscriptEntry } from '../../shared/agents.ts';
 import type {
+  ImportOutcome,
   ProviderCapabilities,
   ProviderEventListener,
   ProviderId,
@@ -49,8 +50,11 @@ export abstract class ProcessSession implements ProviderSession {
     this.state = new SessionState(options.clock ?? Date.now, entryPrefix);
   }
 
-  /** The argv (after the command), stdin and (when it differs from the session's) environment of a turn that sends `text`. */
-  protected abstract invocation(text: string): { args: string[]; stdin: string; env?: NodeJS.ProcessEnv };
+  /**
+   * The argv (after the command), stdin and (when it differs from the session's) environment of a
+   * turn that sends `text`; `keepStdinOpen` leaves stdin open for writeInput() until endInput().
+   */
+  protected abstract invocation(text: string): { args: string[]; stdin: string; env?: NodeJS.ProcessEnv; keepStdinOpen?: boolean };
   /** Folds one stdout line of the running turn into the session. */
   protected abstract handleLine(line: string): void;
   /** Reads one stderr line of the running turn; adapters whose CLI reports there override it. */
@@ -103,7 +107,7 @@ export abstract class ProcessSession implements ProviderSession {
   }
 
   abstract exportResumeData(): Promise<ProviderResult<ResumeData>>;
-  abstract resumeFromImport(data: ResumeData, workspace: string): Promise<ProviderResult>;
+  abstract resumeFromImport(data: ResumeData, workspace: string): Promise<ProviderResult<ImportOutcome | void>>;
 
   async resumeFromSummary(prompt: string, workspace: string): Promise<ProviderResult> {
     return this.start(workspace, prompt);
@@ -121,6 +125,16 @@ export abstract class ProcessSession implements ProviderSession {
     if (this.stopped) return { ok: false, code: 'stopped', message: `${this.mainAgentName()} was stopped.` };
     if (this.workspace !== null) return { ok: false, code: 'already_started', message: `${this.mainAgentName()} is already running.` };
     return null;
+  }
+
+  /** Writes to the running turn's open stdin; false when there is none. */
+  protected writeInput(text: string): boolean {
+    return this.current?.write(text) ?? false;
+  }
+
+  /** Closes the running turn's stdin (its CLI then finishes). */
+  protected endInput(): void {
+    this.current?.endInput();
   }
 
   /** Binds the session to `workspace` and shows its main agent. */
@@ -150,9 +164,9 @@ export abstract class ProcessSession implements ProviderSession {
     this.state.beginTurn();
     this.state.addEntry('user', MAIN_AGENT, text);
     this.state.setStatus(MAIN_AGENT, 'running');
-    const { args, stdin, env } = this.invocation(text);
+    const { args, stdin, env, keepStdinOpen } = this.invocation(text);
     const onStderrLine = this.handleStderrLine ? (line: string) => this.safeHandle(line, 'stderr') : undefined;
-    const spec = { command: this.command, args, cwd: this.workspace, env: env ?? this.env, stdin, onStderrLine };
+    const spec = { command: this.command, args, cwd: this.workspace, env: env ?? this.env, stdin, keepStdinOpen, onStderrLine };
     const turn = startTurnProcess(spec, (line) => this.safeHandle(line, 'stdout'));
     this.current = turn;
     void turn.exited.then((exit) => this.finishTurn(exit));

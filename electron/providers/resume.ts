@@ -7,6 +7,7 @@ import {
   checkResumeData,
   PROVIDER_LABELS,
   type ContinuationInput,
+  type ImportOutcome,
   type ImportProgress,
   type ProviderResult,
   type ProviderSession,
@@ -55,12 +56,13 @@ export async function resumeProvider(session: ProviderSession, request: ResumeRe
   if ('data' in candidate) {
     const imported = await session
       .resumeFromImport(candidate.data, request.workspace, request.progress)
-      .catch((error: unknown): ProviderResult => ({
+      .catch((error: unknown): ProviderResult<ImportOutcome | void> => ({
         ok: false,
         code: 'import_check_failed',
         message: `the import failed: ${String(error)}`,
       }));
-    if (imported.ok) return { ok: true, value: { path: 'checkpoint-import' } };
+    const note = imported.ok ? imported.value?.note : undefined;
+    if (imported.ok) return { ok: true, value: { path: 'checkpoint-import', ...(note !== undefined && { reason: note }) } };
     if (imported.code !== 'import_check_failed') return imported;
     reason = `Import failed its check, so the session continues from a summary: ${imported.message}`;
   } else {

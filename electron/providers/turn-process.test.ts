@@ -22,6 +22,19 @@ describe('turn process', () => {
     expect(lines).toEqual(['a:in', 'b']);
   });
 
+  it('keeps stdin open for answers until the input is ended, and refuses writes after', async () => {
+    const lines: string[] = [];
+    const script = `require('readline').createInterface({input:process.stdin}).on('line',l=>console.log('got:'+l)).on('close',()=>console.log('closed'))`;
+    const turn = startTurnProcess({ ...node(script, 'first\n'), keepStdinOpen: true }, (line) => {
+      lines.push(line);
+      if (line === 'got:first') expect(turn.write('second\n')).toBe(true);
+      if (line === 'got:second') turn.endInput();
+    });
+    expect(await turn.exited).toMatchObject({ code: 0 });
+    expect(lines).toEqual(['got:first', 'got:second', 'closed']);
+    expect(turn.write('late\n')).toBe(false);
+  });
+
   it('keeps the end of stderr for the error message', async () => {
     const turn = startTurnProcess(node(`process.stderr.write('x'.repeat(10000)+'the end');process.exit(4)`), () => undefined);
     const exit = await turn.exited;

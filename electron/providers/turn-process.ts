@@ -11,8 +11,10 @@ export interface TurnSpec {
   args: readonly string[];
   cwd: string;
   env: NodeJS.ProcessEnv;
-  /** Written to stdin, which is then closed. */
+  /** Written to stdin, which is then closed — unless `keepStdinOpen`. */
   stdin: string;
+  /** Leaves stdin open after `stdin` (a CLI that reads answers there, e.g. Claude's control responses) until `endInput()`. */
+  keepStdinOpen?: boolean;
   /** Receives each stderr line as it arrives (the tail is kept either way). */
   onStderrLine?: (line: string) => void;
 }
@@ -34,6 +36,10 @@ export interface TurnProcess {
   exited: Promise<TurnExit>;
   /** SIGINT now, SIGKILL after `graceMs` if it is still running; resolves when it has exited. */
   interrupt(graceMs?: number): Promise<TurnExit>;
+  /** Writes `text` to an open stdin; false when stdin is closed (the input ended, or the process is gone). */
+  write(text: string): boolean;
+  /** Closes stdin (once); the process reads to its end. */
+  endInput(): void;
 }
 
 const STDERR_TAIL_BYTES = 4096;
@@ -72,7 +78,9 @@ export function startTurnProcess(spec: TurnSpec, onLine: (line: string) => void)
     });
     child.once('close', finish);
   });
-  child.stdin.end(spec.stdin);
+  if (spec.keepStdinOpen === true) child.stdin.write(spec.stdin);
+  else child.stdin.end(spec.stdin);
+  const writable = () => child.stdin.writable && !child.stdin.writableEnded && child.exitCode === null && child.signalCode === null;
   return {
     started,
     exited,
@@ -84,6 +92,14 @@ export function startTurnProcess(spec: TurnSpec, onLine: (line: string) => void)
       const exit = await exited;
       clearTimeout(timer);
       return exit;
+    },
+    write(text) {
+      if (!writable()) return false;
+      child.stdin.write(text);
+      return true;
+    },
+    endInput() {
+      if (!child.stdin.writableEnded) child.stdin.end();
     },
   };
 }

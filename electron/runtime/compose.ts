@@ -73,6 +73,8 @@ export interface ComposeOptions {
 /** The real parts a device runtime is wired from, each behind its port. */
 export interface DeviceParts extends Pick<ComposeOptions, 'gate' | 'observeTurn'> {
   identity: DeviceIdentity;
+  /** The device's signing key (its answers to other devices' permission requests are signed with it). */
+  signer?: { sign(data: Uint8Array): Uint8Array };
   state: LocalState;
   backend: BackendPort;
   seal: SealPort;
@@ -116,6 +118,7 @@ export function composeDeviceRuntime(options: ComposeOptions): DeviceRuntime {
   };
   return wireDeviceRuntime({
     identity,
+    signer: profile.identity,
     state: new LocalState(profile.dir),
     backend: backendPort(client),
     seal: profileSeal(profile),
@@ -202,6 +205,9 @@ export function wireDeviceRuntime(parts: DeviceParts): DeviceRuntime {
     activity: (id, from) => views.sessionActivity(id, from),
     log,
     observeTurn: parts.observeTurn,
+    signer: parts.signer,
+    devices,
+    notice: (notice) => events.emit('moveNotice', notice),
   });
   // Long steps (fetch, clone, checkpoint transfer, import) report here: the stepper and the log.
   const progress = progressSink({ emit: (view) => views.progress(view), log, clock });

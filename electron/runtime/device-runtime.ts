@@ -26,7 +26,7 @@ export interface DeviceRuntimeDeps {
   git: Pick<GitPort, 'available' | 'remotesUnder'>;
   providers: Pick<ProviderPort, 'list'>;
   account: Pick<AccountPort, 'approvePendingJoins' | 'refreshKeyRing'>;
-  sessions: Pick<SessionService, 'resumeOwned' | 'rebuild' | 'applyRemote' | 'pullEvents' | 'stopAll'>;
+  sessions: Pick<SessionService, 'resumeOwned' | 'rebuild' | 'applyRemote' | 'pullEvents' | 'pullAnswers' | 'stopAll'>;
   devices: Pick<DeviceDirectory, 'refresh' | 'upsert' | 'views' | 'nextPresenceChange'>;
   coordinator: Pick<Coordinator, 'reconcile' | 'observe' | 'stop'>;
   events: DeviceEvents;
@@ -111,6 +111,9 @@ export class DeviceRuntime {
           const why = unreadable.get(record.id);
           if (why !== undefined && !state.readSession(record.id)) await sessions.rebuild(record, why);
           else await sessions.applyRemote(record);
+          // Answers to this device's pending permission requests posted while the stream was down.
+          const asking = (state.readSession(record.id)?.permissions.pending.length ?? 0) > 0;
+          if (asking && record.ownerDeviceId === this.deps.status.identity.deviceId) await sessions.pullAnswers(record.id);
         }
       }
       await this.deps.coordinator.reconcile();
@@ -131,6 +134,9 @@ export class DeviceRuntime {
           break;
         case 'session-event':
           await this.deps.sessions.pullEvents(message.sessionId, message.seq);
+          break;
+        case 'session-answer':
+          await this.deps.sessions.pullAnswers(message.sessionId);
           break;
         case 'device':
           this.deps.devices.upsert(message.device);

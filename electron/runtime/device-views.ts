@@ -11,6 +11,7 @@ import type { Coordinator } from '../handoff/coordinator.ts';
 import type { LocalSession } from '../local-state/local-state.ts';
 import type { DeviceEvents } from './device-events.ts';
 import type { SessionService } from './sessions/session-service.ts';
+import { agentsShown } from './permissions/permission-book.ts';
 import { ViewBatch, type ViewChanges } from './view-batch.ts';
 import { handoffView, sessionDetail, sessionView, transcriptPage, type ViewDeps } from './views.ts';
 
@@ -72,7 +73,7 @@ export class DeviceViews {
       sessionId,
       transcriptFrom,
       transcript: this.deps.state.transcriptPage(sessionId, transcriptFrom, Infinity),
-      agents: session.agents,
+      agents: agentsShown(session),
     });
   }
 

@@ -126,6 +126,8 @@ export function createEnrollingDevice(options: EnrollingDeviceOptions): Enrollin
     getSession: async () => null,
     readTranscript: async () => null,
     startSession: refuse,
+    answerPermission: refuse,
+    interruptTurn: refuse,
     listAgentSessions: refuse,
     adoptSession: refuse,
     sendMessage: refuse,

@@ -18,6 +18,7 @@ import type { DeviceDirectory } from './device-directory.ts';
 import type { LocalSession, LocalState } from '../local-state/local-state.ts';
 import type { SealPort } from '../ports/seal.ts';
 import { openCancelReason } from '../handoff/cancel-reason.ts';
+import { agentsShown, latestOutcomes, pendingNow } from './permissions/permission-book.ts';
 import type { SessionService } from './sessions/session-service.ts';
 
 export interface ViewDeps {
@@ -143,10 +144,12 @@ export function sessionDetail(deps: ViewDeps, session: Readonly<LocalSession>, h
   const from = Math.max(0, total - TRANSCRIPT_WINDOW);
   return {
     ...sessionView(deps, session, handoffs),
-    agents: session.agents,
+    agents: agentsShown(session),
     transcript: deps.state.transcriptPage(session.id, from, TRANSCRIPT_WINDOW),
     transcriptFrom: from,
     transcriptTotal: total,
+    permissionRequests: pendingNow(session),
+    permissionOutcomes: latestOutcomes(session),
   };
 }
 

@@ -3,7 +3,8 @@
  * otherwise the WebSocket bridge of the headless host this page was served from. One type for both.
  */
 import type { api as preloadApi } from '../../electron/preload';
-import { DEVICE_API_PATH, TOKEN_PARAM } from '../../shared/device-bridge.ts';
+import type { CodedMessage } from '../../shared/errors.ts';
+import { DEVICE_API_PATH, DeviceApiError, TOKEN_PARAM } from '../../shared/device-bridge.ts';
 import { createWebSocketClient, type ConnectionState } from './websocket-client.ts';
 
 export type BatonApi = typeof preloadApi;
@@ -24,6 +25,11 @@ export function bridgeUrl(location: Location): string {
   const token = new URLSearchParams(location.search).get(TOKEN_PARAM) ?? '';
   const scheme = location.protocol === 'https:' ? 'wss:' : 'ws:';
   return `${scheme}//${location.host}${DEVICE_API_PATH}?${TOKEN_PARAM}=${encodeURIComponent(token)}`;
+}
+
+/** Whether the page was opened with a token for the headless host (Electron needs none). */
+export function hasBridgeToken(location: Location): boolean {
+  return window.baton !== undefined || (new URLSearchParams(location.search).get(TOKEN_PARAM) ?? '') !== '';
 }
 
 function connect(): Connection {
@@ -52,4 +58,9 @@ export const onConnection = connection.onConnection;
 /** The message of a failed call, for display. */
 export function errorMessage(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
+}
+
+/** A failed call as a code and its message (a bridge refusal keeps its code; anything else is `internal`). */
+export function failureOf(error: unknown): CodedMessage {
+  return { code: error instanceof DeviceApiError ? error.code : 'internal', message: errorMessage(error) };
 }

@@ -5,6 +5,7 @@ import type { AgentStatus, AgentView } from '../../shared/agents.ts';
 const STATUS_LABEL: Record<AgentStatus, string> = {
   starting: 'starting',
   running: 'running',
+  asking: 'waiting for you',
   waiting: 'waiting',
   done: 'done',
   failed: 'failed',

@@ -1,18 +1,27 @@
-/** The notice over every screen while this device cannot reach its sync backend (gone once it answers). */
+/**
+ * The notice above every screen while this device cannot act with its sync backend: it was revoked
+ * from the account, or it cannot reach the backend (gone once it answers). It takes its own room
+ * above the screen, never covering a title.
+ */
 import { useStatusStore } from '../stores/status-store.ts';
-import { revokedNotice, unreachableNotice } from './backend-reach.ts';
+import { unreachableNotice } from './backend-reach.ts';
+import { plainMessage } from './error-words.ts';
 import { formatTime } from './format.ts';
 
 /** Renders the notice, or nothing while the backend answers. */
 export function BackendNotice() {
   const status = useStatusStore((state) => state.status);
-  const revoked = revokedNotice(status);
-  if (revoked !== null)
+  if (status?.revokedAt) {
     return (
-      <div className="backend-notice" role="alert">
-        <p className="backend-notice-title">{revoked}</p>
+      <div className="backend-notice backend-notice--revoked" role="alert">
+        <p className="backend-notice-title">This device was removed from the account.</p>
+        <p className="backend-notice-detail">
+          It no longer syncs, moves or starts sessions; what it shows is what it last knew. To use it again, make an invite on a device in
+          the account (Devices → Add a device) and join with it from a new profile here.
+        </p>
       </div>
     );
+  }
   const notice = unreachableNotice(status);
   const reachability = status?.reachability;
   if (notice === null || !reachability) return null;
@@ -22,7 +31,7 @@ export function BackendNotice() {
       <p className="backend-notice-detail">
         {reachability.since !== null && <>Since {formatTime(reachability.since)}. </>}
         Moves and other acts that need the backend are disabled until it answers; this device keeps retrying.
-        {reachability.lastError && <span className="mono"> Last error: {reachability.lastError}</span>}
+        {reachability.lastError && <> {plainMessage({ message: reachability.lastError })}</>}
       </p>
     </div>
   );

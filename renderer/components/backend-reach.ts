@@ -18,15 +18,9 @@ export function unreachableNotice(status: DeviceStatusView | null): string | nul
   return `Can't reach the sync backend (tried ${tried.join(', ')}) — showing what this device last knew.`;
 }
 
-/** The notice over every screen of a device the backend refused as revoked; else null. */
-export function revokedNotice(status: DeviceStatusView | null): string | null {
-  if (status?.revokedAt == null) return null;
-  return 'This device was revoked from the account: it no longer runs, moves or changes sessions, and shows what it last knew. To use it again, join the account anew from a device in it.';
-}
-
-/** Why an act that needs the backend is disabled now (it is unreachable, or refused this device as revoked), or null. */
+/** Why an act that needs the backend is disabled now (this device was revoked, or cannot reach it), or null when it may act. */
 export function needsBackendReason(status: DeviceStatusView | null): string | null {
-  if (status?.revokedAt != null) return 'This device was revoked from the account, so it can no longer do this.';
+  if (status?.revokedAt) return 'This device was removed from the account, so it can no longer do this.';
   if (!isUnreachable(status?.reachability)) return null;
   return "Can't reach the sync backend, which this needs; it is enabled again as soon as the backend answers.";
 }

@@ -1,14 +1,19 @@
-/** The "Handoff blocked" alert: each blocker with its fix and in-place action, Check again, Dismiss. */
+/**
+ * The blocked move's alert: each blocker in words with its fix and in-place action (its code in
+ * Details), Check again, Dismiss; once nothing blocks, "Ready to move" with Move now; and the blocked
+ * move the session keeps, shown after a reload.
+ */
 import { act, render, screen, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { describe, expect, it } from 'vitest';
-import type { MoveResult } from '../../shared/device-api.ts';
+import type { MoveBlockView, MoveResult, SessionView } from '../../shared/device-api.ts';
 import type { Blocker } from '../../shared/readiness.ts';
 import { useDeviceEvents } from '../hooks/use-device-events.ts';
-import { useHandoffsStore } from '../stores/handoffs-store.ts';
+import { useBlockedMove, useHandoffsStore } from '../stores/handoffs-store.ts';
 import { useStatusStore } from '../stores/status-store.ts';
 import { fakeDevice, heldAnswer } from '../test-support/fake-device-api.ts';
-import { deviceStatus, handoffIn, historyTo, readinessReport } from '../test-support/views.ts';
+import { visibleText } from '../test-support/visible-text.ts';
+import { deviceStatus, handoffIn, historyTo, readinessReport, REQUESTED_AT, sessionView } from '../test-support/views.ts';
 import { BlockedAlert } from './blocked-alert.tsx';
 
 const DIRTY: Blocker = {
@@ -28,9 +33,19 @@ const blockedBy = (blockers: Blocker[]): MoveResult => ({
   report: readinessReport(blockers),
 });
 
-/** The alert as the run view shows it: while the session's move is blocked. */
-function AlertOfSession() {
-  const blocked = useHandoffsStore((state) => state.blocked['s1']);
+/** A blocked move the session keeps (its view's `blocked`), found by readiness at REQUESTED_AT. */
+const keptBlock = (blockers: Blocker[]): MoveBlockView => ({
+  targetDeviceId: 'd2',
+  targetName: 'desktop',
+  blockers,
+  foundBy: 'readiness',
+  handoffId: null,
+  at: REQUESTED_AT,
+});
+
+/** The alert as the run view shows it: while the session's move is blocked (`session`: its view, with any kept blocked move). */
+function AlertOfSession({ session = sessionView() }: { session?: SessionView }) {
+  const blocked = useBlockedMove(session);
   return blocked ? <BlockedAlert sessionId="s1" blocked={blocked} /> : null;
 }
 
@@ -54,13 +69,15 @@ describe('the blocked alert', () => {
     expect(alert).toHaveTextContent('desktop');
   });
 
-  it("shows each of several blockers with its sentence, its fix and its code, and a dirty tree's files", async () => {
+  it("shows each of several blockers with its sentence and its fix, its code only in Details, and a dirty tree's files", async () => {
     const alert = await renderBlocked([DIRTY, UNPUSHED, OFFLINE]);
     for (const blocker of [DIRTY, UNPUSHED, OFFLINE]) {
       const item = blockerItem(alert, blocker.message);
       expect(item).toHaveTextContent(blocker.fix);
-      expect(item).toHaveTextContent(blocker.code);
+      expect(visibleText(item)).not.toContain(blocker.code);
+      expect(item.querySelector('details')).toHaveTextContent(blocker.code);
     }
+    expect(alert).toHaveTextContent('2 uncommitted files · 1 unpushed commit');
     for (const file of ['src/app.ts', 'src/parser.ts']) expect(blockerItem(alert, DIRTY.message)).toHaveTextContent(file);
   });
 
@@ -150,16 +167,18 @@ describe('the blocked alert', () => {
     expect(screen.queryByRole('alert')).toBeNull();
   });
 
-  it('once a fix leaves nothing blocking, lists no blocker and its button starts the move', async () => {
+  it('once a fix leaves nothing blocking, turns into a plain "Ready to move" whose Move now starts the move', async () => {
     const user = userEvent.setup();
     fakeDevice.answer('pushRepo', { result: { ok: true, value: undefined }, report: readinessReport([]) });
     const alert = await renderBlocked([UNPUSHED]);
     await user.click(within(alert).getByRole('button', { name: 'Push' }));
     expect(alert).not.toHaveTextContent(UNPUSHED.message);
     expect(within(alert).queryAllByRole('listitem')).toEqual([]);
+    expect(screen.getByRole('alert', { name: 'Ready to move' })).toBe(alert);
+    expect(alert).toHaveTextContent('Nothing blocks moving it to desktop now.');
+    expect(within(alert).queryByRole('button', { name: 'Check again' })).toBeNull();
     fakeDevice.answer('startMove', { ok: true, value: { handoffId: 'h1' } });
-    // DESIGN.md names this button "Move now"; the alert calls it "Check again" today. Either starts the move.
-    await user.click(within(alert).getByRole('button', { name: /^(Move now|Check again)$/ }));
+    await user.click(within(alert).getByRole('button', { name: 'Move now' }));
     expect(fakeDevice.callsOf('startMove')).toHaveLength(2);
     expect(screen.queryByRole('alert')).toBeNull();
   });
@@ -190,5 +209,35 @@ describe('the blocked alert', () => {
     const alert = screen.getByRole('alert', { name: 'Handoff blocked' });
     expect(alert).toHaveTextContent(DIRTY.message);
     expect(within(alert).getByRole('button', { name: 'Commit' })).toBeInTheDocument();
+  });
+
+  it('shows the blocked move the session keeps, as after a reload, and acts on it', async () => {
+    const user = userEvent.setup();
+    const kept = keptBlock([DIRTY]);
+    fakeDevice.answer('commitAll', { result: { ok: true, value: undefined }, report: readinessReport([]) });
+    render(<AlertOfSession session={sessionView({ blocked: kept })} />);
+    const alert = screen.getByRole('alert', { name: 'Handoff blocked' });
+    expect(alert).toHaveTextContent(DIRTY.message);
+    const dirty = within(blockerItem(alert, DIRTY.message));
+    await user.type(dirty.getByRole('textbox', { name: 'Commit message' }), 'Parser: handle tabs');
+    await user.click(dirty.getByRole('button', { name: 'Commit' }));
+    expect(screen.getByRole('alert', { name: 'Ready to move' })).toBeInTheDocument();
+  });
+
+  it('stays away once dismissed, until a newer evaluation blocks again', async () => {
+    const user = userEvent.setup();
+    const kept = keptBlock([DIRTY]);
+    const { rerender } = render(<AlertOfSession session={sessionView({ blocked: kept })} />);
+    await user.click(screen.getByRole('button', { name: 'Dismiss' }));
+    expect(screen.queryByRole('alert')).toBeNull();
+    const later = { ...kept, at: kept.at + 1000 };
+    rerender(<AlertOfSession session={sessionView({ blocked: later })} />);
+    expect(screen.getByRole('alert', { name: 'Handoff blocked' })).toBeInTheDocument();
+  });
+
+  it('is not shown while a move of the session runs', () => {
+    const kept = keptBlock([DIRTY]);
+    render(<AlertOfSession session={sessionView({ blocked: kept, activeHandoff: handoffIn('requested') })} />);
+    expect(screen.queryByRole('alert')).toBeNull();
   });
 });

@@ -1,8 +1,14 @@
-/** The session's handoff history: every move, how it ended, and when. */
+/** The session's handoff history: every move, newest first, how it ended, and when; its codes in Details. */
 import { useEffect, useId } from 'react';
+import type { HandoffView } from '../../shared/device-api.ts';
 import { useHandoffsStore } from '../stores/handoffs-store.ts';
 import { formatDay } from './format.ts';
-import { handoffOutcome } from './session-state.ts';
+import { handoffCodes, handoffOutcome } from './session-state.ts';
+
+/** The moves newest first, by when each was requested. */
+function newestFirst(history: HandoffView[]): HandoffView[] {
+  return [...history].sort((a, b) => (b.history[0]?.at ?? 0) - (a.history[0]?.at ?? 0));
+}
 
 /** Renders the history region of one session, loaded once and kept live by handoff events. */
 export function HandoffHistory({ sessionId }: { sessionId: string }) {
@@ -22,7 +28,7 @@ export function HandoffHistory({ sessionId }: { sessionId: string }) {
       {history?.length === 0 && <p className="muted empty">This session has not moved yet.</p>}
       {history && history.length > 0 && (
         <ol className="history-list">
-          {history.map((handoff) => {
+          {newestFirst(history).map((handoff) => {
             const at = handoff.history[0]?.at;
             return (
               <li key={handoff.id} className={`history-item history-item--${handoff.state}`}>
@@ -35,6 +41,12 @@ export function HandoffHistory({ sessionId }: { sessionId: string }) {
                     {formatDay(at)}
                   </time>
                 )}
+                <details className="move-details history-details">
+                  <summary>Details</summary>
+                  {handoffCodes(handoff).map((code) => (
+                    <code key={code}>{code} </code>
+                  ))}
+                </details>
               </li>
             );
           })}

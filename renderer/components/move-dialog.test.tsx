@@ -1,8 +1,12 @@
-/** The Move dialog: one radio per other device, ineligible ones disabled with why, and Start move. */
+/**
+ * The Move dialog: this device's readiness as it opens (with Commit and Push in place), one radio per
+ * other device, ineligible ones disabled with why and since when, and Start move.
+ */
 import { act, render, screen, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { describe, expect, it, vi } from 'vitest';
-import type { MoveResult } from '../../shared/device-api.ts';
+import type { DeviceView, MoveResult } from '../../shared/device-api.ts';
+import type { Blocker, ReadinessReport } from '../../shared/readiness.ts';
 import { useDevicesStore } from '../stores/devices-store.ts';
 import { useHandoffsStore } from '../stores/handoffs-store.ts';
 import { useStatusStore } from '../stores/status-store.ts';
@@ -15,9 +19,25 @@ const OLDER_CLI = { code: 'older_cli', message: 'Its Claude Code is older: the a
 const OFFLINE = 'desktop has been offline since 14:02.';
 const DEVICES = [eligible('d2', 'desktop'), eligible('d3', 'studio', OLDER_CLI), ineligible('d4', 'nas', 'target_offline', OFFLINE)];
 
-/** Opens the dialog for session s1 with the device answering `devices` for eligibility. */
-async function openDialog(devices = DEVICES) {
+const DIRTY: Blocker = {
+  code: 'dirty_tree',
+  repo: '/w',
+  message: 'app has 1 uncommitted file; commit them so the checkpoint can pin them.',
+  fix: 'git add -A && git commit',
+  details: { files: ['notes.md'], fileCount: 1 },
+};
+const UNPUSHED: Blocker = {
+  code: 'unpushed_commits',
+  repo: '/w',
+  message: 'main in app has 1 commit not pushed.',
+  fix: 'git push',
+  details: { ahead: 1 },
+};
+
+/** Opens the dialog for session s1 with the device answering `devices` for eligibility and `readiness` for this device. */
+async function openDialog(devices = DEVICES, readiness: ReadinessReport = readinessReport([])) {
   fakeDevice.answer('moveEligibility', devices);
+  fakeDevice.answer('checkReadiness', readiness);
   const onClose = vi.fn();
   render(<MoveDialog sessionId="s1" sessionTitle="Parser" onClose={onClose} />);
   const dialog = screen.getByRole('dialog', { name: 'Move session' });
@@ -29,6 +49,72 @@ describe('the Move dialog', () => {
   it("asks the device which of the account's devices may receive the session when it opens", async () => {
     await openDialog();
     expect(fakeDevice.callsOf('moveEligibility')).toEqual([{ sessionId: 's1' }]);
+  });
+
+  it("checks this device's readiness as it opens, and says when it is ready to move", async () => {
+    const { dialog } = await openDialog();
+    expect(fakeDevice.callsOf('checkReadiness')).toEqual([{ sessionId: 's1' }]);
+    const readiness = within(dialog).getByRole('region', { name: /this device/ });
+    await within(readiness).findByText('Ready to move');
+  });
+
+  it('says what keeps this device from moving in counted words, with Commit and Push in place', async () => {
+    const { dialog } = await openDialog(DEVICES, readinessReport([DIRTY, UNPUSHED]));
+    const readiness = within(dialog).getByRole('region', { name: /this device/ });
+    await within(readiness).findByText('1 uncommitted file · 1 unpushed commit');
+    expect(within(readiness).getByRole('button', { name: 'Commit' })).toBeInTheDocument();
+    expect(within(readiness).getByRole('button', { name: 'Push' })).toBeInTheDocument();
+    expect(readiness).not.toHaveTextContent('Ready to move');
+  });
+
+  it('shows the fresh readiness after a fix made in the dialog', async () => {
+    const user = userEvent.setup();
+    fakeDevice.answer('pushRepo', { result: { ok: true, value: undefined }, report: readinessReport([]) });
+    const { dialog } = await openDialog(DEVICES, readinessReport([UNPUSHED]));
+    const readiness = within(dialog).getByRole('region', { name: /this device/ });
+    await user.click(await within(readiness).findByRole('button', { name: 'Push' }));
+    expect(fakeDevice.callsOf('pushRepo')).toEqual([{ sessionId: 's1', repo: '/w' }]);
+    await within(readiness).findByText('Ready to move');
+  });
+
+  it('a commit made in the dialog keeps it open and shows the fresh readiness', async () => {
+    const user = userEvent.setup();
+    fakeDevice.answer('commitAll', { result: { ok: true, value: undefined }, report: readinessReport([UNPUSHED]) });
+    const { dialog, onClose } = await openDialog(DEVICES, readinessReport([DIRTY, UNPUSHED]));
+    const readiness = within(dialog).getByRole('region', { name: /this device/ });
+    await user.type(await within(readiness).findByRole('textbox', { name: 'Commit message' }), 'Note it');
+    await user.click(within(readiness).getByRole('button', { name: 'Commit' }));
+    expect(fakeDevice.callsOf('commitAll')).toEqual([{ sessionId: 's1', repo: '/w', message: 'Note it' }]);
+    await within(readiness).findByText('1 unpushed commit', { selector: '.readiness-summary' });
+    expect(onClose).not.toHaveBeenCalled();
+  });
+
+  it('leaves what only the target can fix to its row, not to this device', async () => {
+    const offline: Blocker = { code: 'target_offline', message: 'desktop is offline.', fix: 'Start Baton there.' };
+    const { dialog } = await openDialog(DEVICES, readinessReport([offline]));
+    await within(within(dialog).getByRole('region', { name: /this device/ })).findByText('Ready to move');
+  });
+
+  it('says since when a device that is offline was last seen', async () => {
+    useDevicesStore.getState().setDevices([
+      {
+        id: 'd4',
+        name: 'nas',
+        status: 'enrolled',
+        online: false,
+        lastSeenAt: Date.now() - 3 * 60_000,
+        presence: 'offline',
+        offlineSince: Date.now() - 3 * 60_000,
+        isThisDevice: false,
+      } satisfies DeviceView,
+    ]);
+    const { dialog } = await openDialog();
+    expect(within(dialog).getByRole('radio', { name: 'nas' })).toHaveAccessibleDescription(`${OFFLINE} Last seen 3 min ago.`);
+  });
+
+  it('says a device that may receive can receive it now', async () => {
+    const { dialog } = await openDialog();
+    expect(dialog).toHaveTextContent('Online now and ready to receive it.');
   });
 
   it('offers one radio per device, named by the device name', async () => {
@@ -45,7 +131,7 @@ describe('the Move dialog', () => {
     const { dialog } = await openDialog();
     const nas = within(dialog).getByRole('radio', { name: 'nas' });
     expect(nas).toBeDisabled();
-    expect(nas).toHaveAccessibleDescription(OFFLINE);
+    expect(nas).toHaveAccessibleDescription(`${OFFLINE} Never seen online.`);
     expect(within(dialog).getByRole('radio', { name: 'desktop' })).toBeEnabled();
   });
 
@@ -131,6 +217,7 @@ describe('the Move dialog', () => {
 
   it('says why when the device cannot tell which devices may receive', async () => {
     fakeDevice.answer('moveEligibility', () => Promise.reject(new Error('The device runtime is not running.')));
+    fakeDevice.answer('checkReadiness', readinessReport([]));
     render(<MoveDialog sessionId="s1" sessionTitle="Parser" onClose={() => undefined} />);
     const dialog = screen.getByRole('dialog', { name: 'Move session' });
     await within(dialog).findByText('The device runtime is not running.');

@@ -1,14 +1,23 @@
 /**
- * The `dialog` "Move session": one radio per other device; ineligible ones disabled with the reason,
- * eligible ones that will resume differently (an older CLI) with the warning.
+ * The `dialog` "Move session": this device's readiness, checked as it opens ("Ready to move", or
+ * "1 uncommitted file · 1 unpushed commit" with Commit and Push in place), then one radio per other
+ * device: one that can receive the session now says so, one that cannot is disabled with why and
+ * since when, one that will resume differently (an older CLI) carries the warning. Its buttons stay
+ * in view while the rest scrolls.
  */
 import { useEffect, useId, useState, type FormEvent } from 'react';
+import type { DeviceView, EligibilityView } from '../../shared/device-api.ts';
 import { errorMessage } from '../api/device-api.ts';
 import { useDevicesStore } from '../stores/devices-store.ts';
+import { describeAsk } from '../../shared/permission-views.ts';
 import { useHandoffsStore } from '../stores/handoffs-store.ts';
+import { useSessionsStore } from '../stores/sessions-store.ts';
 import { useStatusStore } from '../stores/status-store.ts';
 import { needsBackendReason } from './backend-reach.ts';
+import { BlockerItem } from './blocker-item.tsx';
+import { formatAgo } from './format.ts';
 import { Modal } from './modal.tsx';
+import { blockerSummary, sourceBlockers } from './readiness-words.ts';
 
 interface MoveDialogProps {
   sessionId: string;
@@ -16,7 +25,48 @@ interface MoveDialogProps {
   onClose(): void;
 }
 
-/** Renders the Move dialog for one session; "Start move" runs readiness first. */
+/** This device's side of the move, as evaluated when the dialog opened and after each fix. */
+function ThisDeviceReadiness({ sessionId }: { sessionId: string }) {
+  const headingId = useId();
+  const report = useHandoffsStore((state) => state.readiness[sessionId]);
+  const loadReadiness = useHandoffsStore((state) => state.loadReadiness);
+  const selfName = useStatusStore((state) => state.status?.deviceName ?? 'This device');
+  const [failed, setFailed] = useState<string | null>(null);
+  useEffect(() => {
+    loadReadiness(sessionId).catch((failure: unknown) => setFailed(errorMessage(failure)));
+  }, [sessionId, loadReadiness]);
+  const blockers = report ? sourceBlockers(report.blockers) : [];
+  return (
+    <section className="readiness" aria-labelledby={headingId}>
+      <h3 id={headingId} className="field-label">
+        {selfName} (this device)
+      </h3>
+      {failed !== null && report === undefined && <p className="form-error">Could not check this device: {failed}</p>}
+      {failed === null && report === undefined && <p className="muted">Checking this device…</p>}
+      {report && blockers.length === 0 && <p className="readiness-ok">Ready to move</p>}
+      {blockers.length > 0 && (
+        <>
+          <p className="readiness-summary">{blockerSummary(blockers)}</p>
+          <ul className="blocker-list blocker-list--compact">
+            {blockers.map((blocker, index) => (
+              <BlockerItem key={`${blocker.code}-${blocker.repo ?? ''}-${index}`} sessionId={sessionId} blocker={blocker} />
+            ))}
+          </ul>
+        </>
+      )}
+    </section>
+  );
+}
+
+/** What a device's row says: it can receive now, or why not and since when. */
+function rowText(entry: EligibilityView, device: DeviceView | undefined, now: number): string {
+  if (entry.eligible) return entry.warning?.message ?? 'Online now and ready to receive it.';
+  const why = entry.reason?.message ?? 'It cannot receive this session now.';
+  if (entry.reason?.code !== 'target_offline') return why;
+  return device?.lastSeenAt ? `${why} Last seen ${formatAgo(device.lastSeenAt, now)}.` : `${why} Never seen online.`;
+}
+
+/** Renders the Move dialog for one session; "Start move" runs readiness again first. */
 export function MoveDialog({ sessionId, sessionTitle, onClose }: MoveDialogProps) {
   const groupId = useId();
   const eligibility = useHandoffsStore((state) => state.eligibility[sessionId]);
@@ -27,12 +77,14 @@ export function MoveDialog({ sessionId, sessionTitle, onClose }: MoveDialogProps
   const [pending, setPending] = useState(false);
   const [error, setError] = useState<string | null>(null);
   const backendReason = useStatusStore((state) => needsBackendReason(state.status));
+  const asking = useSessionsStore((state) => state.details[sessionId]?.permissionRequests[0]);
 
   useEffect(() => {
     loadEligibility(sessionId).catch((failure: unknown) => setError(errorMessage(failure)));
   }, [sessionId, devices, loadEligibility]);
 
   const chosen = eligibility?.find((entry) => entry.deviceId === selected && entry.eligible) ?? null;
+  const now = Date.now();
 
   async function submit(event: FormEvent) {
     event.preventDefault();
@@ -48,44 +100,59 @@ export function MoveDialog({ sessionId, sessionTitle, onClose }: MoveDialogProps
   return (
     <Modal
       title="Move session"
-      description={`Choose the device that continues “${sessionTitle}”. Readiness is checked before anything moves.`}
+      description={`Choose the device that continues “${sessionTitle}”. Nothing moves until both sides are ready.`}
       onClose={onClose}
     >
-      <form className="modal-body" onSubmit={submit}>
-        <fieldset className="device-choices" aria-labelledby={groupId}>
-          <legend id={groupId} className="field-label">
-            Target device
-          </legend>
-          {eligibility === undefined && <p className="muted">Checking your devices…</p>}
-          {eligibility?.length === 0 && <p className="muted">No other devices yet. Add one from Devices.</p>}
-          {eligibility?.map((entry) => {
-            const inputId = `${groupId}-${entry.deviceId}`;
-            const reasonId = `${inputId}-reason`;
-            return (
-              <div key={entry.deviceId} className={`device-choice ${entry.eligible ? '' : 'device-choice--disabled'}`}>
-                <input
-                  type="radio"
-                  id={inputId}
-                  name="target"
-                  value={entry.deviceId}
-                  disabled={!entry.eligible}
-                  checked={selected === entry.deviceId}
-                  aria-describedby={entry.eligible && !entry.warning ? undefined : reasonId}
-                  onChange={() => setSelected(entry.deviceId)}
-                />
-                <label htmlFor={inputId} className="device-choice-name">
-                  {entry.name}
-                </label>
-                <span id={reasonId} className={`device-choice-reason ${entry.warning ? 'device-choice-reason--warning' : ''}`}>
-                  {entry.eligible ? (entry.warning?.message ?? 'Ready to receive') : (entry.reason?.message ?? 'Not eligible.')}
-                </span>
-              </div>
-            );
-          })}
-        </fieldset>
-        <p className="form-error" aria-live="polite">
-          {error ?? backendReason ?? ''}
-        </p>
+      <form className="modal-form" onSubmit={submit}>
+        <div className="modal-body stack">
+          <ThisDeviceReadiness sessionId={sessionId} />
+          <fieldset className="device-choices" aria-labelledby={groupId}>
+            <legend id={groupId} className="field-label">
+              Target device
+            </legend>
+            {eligibility === undefined && <p className="muted">Checking your devices…</p>}
+            {eligibility?.length === 0 && <p className="muted">No other devices yet. Add one from Devices.</p>}
+            {eligibility?.map((entry) => {
+              const inputId = `${groupId}-${entry.deviceId}`;
+              const reasonId = `${inputId}-reason`;
+              return (
+                <div key={entry.deviceId} className={`device-choice ${entry.eligible ? '' : 'device-choice--disabled'}`}>
+                  <input
+                    type="radio"
+                    id={inputId}
+                    name="target"
+                    value={entry.deviceId}
+                    disabled={!entry.eligible}
+                    checked={selected === entry.deviceId}
+                    aria-describedby={reasonId}
+                    onChange={() => setSelected(entry.deviceId)}
+                  />
+                  <label htmlFor={inputId} className="device-choice-name">
+                    {entry.name}
+                  </label>
+                  <span id={reasonId} className={`device-choice-reason ${entry.warning ? 'device-choice-reason--warning' : ''}`}>
+                    {rowText(
+                      entry,
+                      devices.find((device) => device.id === entry.deviceId),
+                      now,
+                    )}
+                  </span>
+                </div>
+              );
+            })}
+          </fieldset>
+          {asking && (
+            <p className="notice">
+              The agent is waiting for an answer: it wants to {describeAsk(asking)}. Moving denies that, telling the agent the session
+              moves; ask again on the other device.
+            </p>
+          )}
+          {(error ?? backendReason) && (
+            <p className="form-error" role="alert">
+              {error ?? backendReason}
+            </p>
+          )}
+        </div>
         <div className="modal-actions">
           <button type="button" className="button" onClick={onClose}>
             Cancel

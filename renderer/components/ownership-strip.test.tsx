@@ -1,6 +1,7 @@
 /**
- * The ownership strip: where the session runs and at which generation, the stepper while it moves,
- * Move and Cancel move (each disabled with why), and how the last move ended.
+ * The ownership strip: where the session runs, in words, and at which generation; off the owner how
+ * to continue; the steps while it moves; Move and Cancel move (each disabled with why); how the last
+ * move ended, with Try again after a cancel.
  */
 import { act, render, screen, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
@@ -9,6 +10,7 @@ import type { ActionResult, SessionView } from '../../shared/device-api.ts';
 import type { HandoffState } from '../../shared/handoff-states.ts';
 import { useStatusStore } from '../stores/status-store.ts';
 import { fakeDevice, heldAnswer } from '../test-support/fake-device-api.ts';
+import { visibleText } from '../test-support/visible-text.ts';
 import { backendUnreachable, deviceStatus, handoffIn, historyTo, sessionView } from '../test-support/views.ts';
 import { needsBackendReason } from './backend-reach.ts';
 import { OwnershipStrip } from './ownership-strip.tsx';
@@ -30,23 +32,32 @@ const arrived = (over: Partial<SessionView>) =>
   sessionView({ ownerDeviceId: 'd2', ownerName: 'desktop', generation: 2, isOwner: true, condition: 'owned', ...over });
 
 describe('the ownership strip', () => {
-  it('says which device runs the session, that it is this one, and its generation', () => {
+  it('says in words where the session runs, that it is this device, with the generation beside it', () => {
     const { strip } = renderStrip(sessionView());
-    expect(strip).toHaveTextContent('laptop');
-    expect(strip).toHaveTextContent('this device');
-    expect(strip).toHaveTextContent('generation 1');
+    expect(strip).toHaveTextContent('Running on laptop — this device');
+    expect(within(strip).getByText('generation 1')).toBeInTheDocument();
+    expect(strip).toHaveTextContent('never moved');
   });
 
-  it('does not call another device "this device"', () => {
+  it('counts the moves in words: one time, then times', () => {
+    const once = renderStrip(sessionView({ generation: 2 }));
+    expect(once.strip).toHaveTextContent('moved 1 time');
+    once.unmount();
+    expect(renderStrip(sessionView({ generation: 4 })).strip).toHaveTextContent('moved 3 times');
+  });
+
+  it('off the owner, says where it runs without calling it this device, and how to continue here', () => {
     const { strip } = renderStrip(sessionView({ ownerDeviceId: 'd2', ownerName: 'desktop', isOwner: false, condition: 'remote' }));
-    expect(strip).toHaveTextContent('desktop');
+    expect(strip).toHaveTextContent('Running on desktop');
     expect(strip).not.toHaveTextContent('this device');
+    expect(strip).toHaveTextContent('To continue on laptop, open Baton on desktop and move the session here');
   });
 
-  it('shows no step and offers no Cancel move while no move runs', () => {
+  it('shows no step, no skeleton of one and no Cancel move while no move runs', () => {
     const { strip } = renderStrip(sessionView());
     expect(strip.querySelector('[aria-current="step"]')).toBeNull();
     expect(within(strip).queryByRole('list')).toBeNull();
+    expect(within(strip).queryByRole('img')).toBeNull();
     expect(cancelButton(strip)).toBeNull();
   });
 
@@ -69,10 +80,12 @@ describe('the ownership strip', () => {
     expect(move).toHaveAccessibleDescription(/.+/);
   });
 
-  it('shows the stepper with the current step while the session moves', () => {
+  it('shows the two devices and the steps, the current one marked, while the session moves', () => {
     const { strip } = renderStrip(moving('source-quiescing'));
     const stepper = within(strip).getByRole('list', { name: /desktop/ });
     expect(stepper.querySelectorAll('[aria-current="step"]')).toHaveLength(1);
+    expect(within(strip).getByRole('img', { name: /from laptop to desktop/ })).toBeInTheDocument();
+    expect(strip).toHaveTextContent('generation 1');
   });
 
   it('offers Cancel move only while cancellable: before ownership is transferred', () => {
@@ -104,30 +117,61 @@ describe('the ownership strip', () => {
     expect(strip).toHaveTextContent('Ownership has already moved to desktop.');
   });
 
-  it('after a cancel, says why, with the reason code, and offers Move again', () => {
-    const cancelled = handoffIn('target-prepared', {
+  const cancelledBy = (code: string, message: string, last: HandoffState = 'target-prepared') =>
+    handoffIn(last, {
       state: 'cancelled',
-      history: [...historyTo('target-prepared'), { state: 'cancelled', at: historyTo('source-quiescing').at(-1)!.at, deviceId: 'd1' }],
-      cancelReason: { code: 'user_cancelled', message: 'The move was cancelled on laptop.' },
+      history: [...historyTo(last), { state: 'cancelled', at: historyTo('completed').at(-1)!.at, deviceId: 'd1' }],
+      cancelReason: { code, message },
     });
-    const { strip, move } = renderStrip(sessionView({ lastHandoff: cancelled }));
-    expect(strip).toHaveTextContent('The move was cancelled on laptop.');
-    expect(strip).toHaveTextContent('user_cancelled');
+
+  it('after a cancel, says why in a sentence and what was kept, the code only in Details, and offers Try again', () => {
+    const { strip, move } = renderStrip(sessionView({ lastHandoff: cancelledBy('user_cancelled', 'The move was cancelled.') }));
+    expect(strip).toHaveTextContent('The move to desktop was cancelled.');
+    expect(strip).toHaveTextContent('The session stays on laptop; nothing was lost.');
+    expect(visibleText(strip)).not.toContain('user_cancelled');
+    expect(strip.querySelector('details')).toHaveTextContent('user_cancelled');
     expect(strip.querySelector('[aria-current="step"]')).toBeNull();
+    expect(within(strip).getByRole('button', { name: 'Try again' })).toBeEnabled();
     expect(move).toBeEnabled();
   });
 
-  it('after completion on the target, says where it came from, how it resumed and when it completed', () => {
+  it('after a timeout, says the target did not get ready in time and what to check', () => {
+    const timedOut = cancelledBy('target_timeout', 'The target did not prepare within 30 s.', 'requested');
+    const { strip } = renderStrip(sessionView({ lastHandoff: timedOut }));
+    expect(strip).toHaveTextContent('desktop did not get ready in time — check that Baton is running there and online, then try again.');
+    expect(visibleText(strip)).not.toContain('target_timeout');
+  });
+
+  it('Try again asks the device for the same move, and says why when it is refused', async () => {
+    fakeDevice.answer('startMove', { ok: false, code: 'handoff_in_progress', message: 'Another move of this session is under way.' });
+    const { strip } = renderStrip(sessionView({ lastHandoff: cancelledBy('target_timeout', 'The target did not prepare.', 'requested') }));
+    await userEvent.click(within(strip).getByRole('button', { name: 'Try again' }));
+    expect(fakeDevice.callsOf('startMove')).toEqual([{ sessionId: 's1', targetDeviceId: 'd2' }]);
+    expect(strip).toHaveTextContent('Another move of this session is under way.');
+  });
+
+  it('offers no Try again on a device that does not hold the session', () => {
+    const session = sessionView({ ownerDeviceId: 'd1', ownerName: 'laptop', isOwner: false, condition: 'remote' });
+    const { strip } = renderStrip({ ...session, lastHandoff: cancelledBy('user_cancelled', 'The move was cancelled.') }, 'd2');
+    expect(strip).toHaveTextContent('The session stays on laptop');
+    expect(within(strip).queryByRole('button', { name: 'Try again' })).toBeNull();
+  });
+
+  it('after completion on the target, says where it came from, how the agent continued, in which folder and when', () => {
     const completed = handoffIn('completed', { targetDeviceId: 'd2', resumePath: 'checkpoint-import' });
-    const { strip } = renderStrip(arrived({ lastHandoff: completed }), 'd2');
+    const { strip } = renderStrip(arrived({ lastHandoff: completed, workspace: '/home/me/src/app' }), 'd2');
+    expect(strip).toHaveTextContent('Running on desktop — this device');
     expect(strip).toHaveTextContent('generation 2');
-    expect(strip).toHaveTextContent('laptop');
-    expect(strip).toHaveTextContent('checkpoint-import');
+    expect(strip).toHaveTextContent('Moved here from laptop.');
+    expect(strip).toHaveTextContent('The agent continued with its full state.');
+    expect(strip).toHaveTextContent('It runs in /home/me/src/app on this device.');
+    expect(visibleText(strip)).not.toContain('checkpoint-import');
+    expect(strip.querySelector('details')).toHaveTextContent('checkpoint-import');
     const completedAt = historyTo('completed').at(-1)!.at;
     expect(strip.querySelector(`time[datetime="${new Date(completedAt).toISOString()}"]`)).not.toBeNull();
   });
 
-  it('lists each drift the target found, with its code', () => {
+  it('lists each drift the target found in words, its code in Details', () => {
     const driftWarnings = [
       { code: 'head_moved', detail: 'HEAD is 2 commits past the checkpoint.' },
       { code: 'dirty_tree', detail: 'src/app.ts changed since the checkpoint.' },
@@ -135,10 +179,10 @@ describe('the ownership strip', () => {
     const completed = handoffIn('completed', { resumePath: 'summary-continuation', driftWarnings });
     const { strip } = renderStrip(arrived({ lastHandoff: completed }), 'd2');
     for (const warning of driftWarnings) {
-      expect(strip).toHaveTextContent(warning.code);
-      expect(strip).toHaveTextContent(warning.detail);
+      expect(visibleText(strip)).toContain(warning.detail);
+      expect(strip.querySelector('details')).toHaveTextContent(warning.code);
     }
-    expect(strip).toHaveTextContent('summary-continuation');
+    expect(strip).toHaveTextContent('The agent continued from a summary of what happened before.');
   });
 
   it('on the source after completion, names both devices and leaves Move to the new owner', () => {
@@ -159,8 +203,9 @@ describe('the ownership strip', () => {
     });
     const attention = { code: 'activation_failed', message: 'Activation failed.', fix: 'Retry.', retryActivation: true };
     const { strip } = renderStrip(arrived({ condition: 'needs-attention', attention, lastHandoff: failed }), 'd2');
-    expect(strip).toHaveTextContent('digest_mismatch');
-    expect(strip).not.toHaveTextContent(/cancelled/i);
+    expect(strip).toHaveTextContent('Moved here from laptop; activation failed.');
+    expect(strip.querySelector('details')).toHaveTextContent('digest_mismatch');
+    expect(visibleText(strip)).not.toMatch(/cancelled|digest_mismatch/i);
   });
 
   it('Retry activation asks the device to activate again, and says why when it is refused', async () => {

@@ -1,101 +1,63 @@
 /**
- * The ownership strip under the agent map: owner device, generation, the handoff stepper while a
- * move runs (space reserved so nothing jumps), Move / Cancel move, and how the last move ended.
+ * The `region` "Ownership": where the session runs, in words ("Running on desktop — this device"),
+ * its generation as secondary text, and off the owner how to continue; while it moves, the two
+ * devices and the steps of the move; after, how the last move ended; Move / Cancel move, each
+ * disabled with why.
  */
 import { useId, useState } from 'react';
-import type { HandoffView, SessionView } from '../../shared/device-api.ts';
-import { FORWARD_STATES, isCancellable, reachedAt } from '../../shared/handoff-states.ts';
+import type { SessionView } from '../../shared/device-api.ts';
+import { isCancellable } from '../../shared/handoff-states.ts';
 import { api, errorMessage } from '../api/device-api.ts';
-import { useHandoffsStore } from '../stores/handoffs-store.ts';
+import { useBlockedMove, useHandoffsStore } from '../stores/handoffs-store.ts';
 import { useStatusStore } from '../stores/status-store.ts';
-import { formatDuration, formatTime, resumePathText } from './format.ts';
 import { needsBackendReason } from './backend-reach.ts';
 import { HandoffStepper } from './handoff-stepper.tsx';
-import { failedAfterTransfer, moveBlockReason, sessionTone, TONE_LABEL } from './session-state.ts';
+import { LastMove } from './last-move.tsx';
+import { counted } from './readiness-words.ts';
+import { moveBlockReason, sessionTone, TONE_LABEL } from './session-state.ts';
 
-function cancelledTitle(handoff: HandoffView, arrivedHere: boolean, attention: boolean): string {
-  if (!failedAfterTransfer(handoff)) return `Move to ${handoff.targetName} cancelled.`;
-  if (!arrivedHere) return `Moved to ${handoff.targetName}, whose activation failed.`;
-  return attention
-    ? `Moved here from ${handoff.sourceName}; activation failed.`
-    : `Moved here from ${handoff.sourceName}; activation failed, then succeeded on retry.`;
+/** How to carry on with a session this device does not hold, or null on the owner. */
+function continueHint(session: SessionView, selfName: string | null): string | null {
+  if (session.isOwner || session.activeHandoff) return null;
+  const here = selfName ?? 'this device';
+  return `To continue on ${here}, open Baton on ${session.ownerName} and move the session here — or carry on there.`;
 }
 
-function LastMove({ handoff, thisDeviceId, attention }: { handoff: HandoffView; thisDeviceId: string | null; attention: boolean }) {
-  const arrivedHere = handoff.targetDeviceId === thisDeviceId;
-  if (handoff.state === 'cancelled') {
+function NeedsAttention({ session, backendReason }: { session: SessionView; backendReason: string | null }) {
+  const [retrying, setRetrying] = useState(false);
+  const [refused, setRefused] = useState<string | null>(null);
+  async function retryActivation() {
+    setRetrying(true);
+    setRefused(null);
+    try {
+      const result = await api.retryActivation({ sessionId: session.id });
+      if (!result.ok) setRefused(result.message);
+    } catch (error) {
+      setRefused(errorMessage(error));
+    } finally {
+      setRetrying(false);
+    }
+  }
+  if (session.attention?.retryActivation === false) {
     return (
-      <div className="last-move last-move--cancelled">
+      <div className="attention-note" role="status">
+        <p>{session.attention.message}</p>
         <p>
-          <strong>{cancelledTitle(handoff, arrivedHere, attention)}</strong> {handoff.cancelReason?.message ?? ''}
+          <strong>Fix:</strong> {session.attention.fix}
         </p>
-        {handoff.cancelReason && (
-          <p className="muted">
-            Reason: <code>{handoff.cancelReason.code}</code>
-          </p>
-        )}
       </div>
     );
   }
-  const requested = reachedAt(handoff.history, 'requested');
-  const completed = reachedAt(handoff.history, 'completed');
   return (
-    <div className="last-move last-move--completed" role="status">
+    <div className="attention-note">
       <p>
-        <strong>
-          {arrivedHere ? `Moved here from ${handoff.sourceName}.` : `Moved from ${handoff.sourceName} to ${handoff.targetName}.`}
-        </strong>
-        {completed !== undefined && (
-          <>
-            {' '}
-            <span className="muted">
-              Completed at{' '}
-              <time dateTime={new Date(completed).toISOString()} data-at={completed} data-state="completed">
-                {formatTime(completed)}
-              </time>
-              {requested !== undefined && `, ${formatDuration(completed - requested)} after the request`}.
-            </span>
-          </>
-        )}
+        The session arrived here, but the agent could not start. This device holds it at generation {session.generation}; retry once the
+        cause is fixed.
       </p>
-      <p>
-        Resume path: <code>{handoff.resumePath ?? 'unknown'}</code> — {resumePathText(handoff.resumePath)}.
-      </p>
-      {handoff.resumeNote && <p className="muted">{handoff.resumeNote}</p>}
-      {handoff.driftWarnings.length > 0 ? (
-        <div className="drift">
-          <p className="drift-title">Drift warnings</p>
-          <ul>
-            {handoff.driftWarnings.map((warning) => (
-              <li key={warning.code + warning.detail}>
-                <code>{warning.code}</code> {warning.detail}
-              </li>
-            ))}
-          </ul>
-        </div>
-      ) : (
-        arrivedHere && <p className="muted">No drift: the workspace matches the checkpoint.</p>
-      )}
-    </div>
-  );
-}
-
-/** The resting strip: the seven rows kept (same height as a live stepper), only their ghosted rail drawn, under a caption; hidden from assistive tech. */
-function IdleStepper() {
-  return (
-    <div className="idle">
-      <p className="idle-note">
-        <span>No move in progress</span>
-      </p>
-      <ol className="stepper stepper--idle" aria-hidden="true">
-        {FORWARD_STATES.map((state) => (
-          <li key={state} className="step step--pending">
-            <span className="step-marker" />
-            <span className="step-name">{state}</span>
-            <span className="step-time" />
-          </li>
-        ))}
-      </ol>
+      <button type="button" className="button" disabled={retrying || backendReason !== null} onClick={() => void retryActivation()}>
+        Retry activation
+      </button>
+      {refused && <p className="form-error">{refused}</p>}
     </div>
   );
 }
@@ -106,18 +68,21 @@ export function OwnershipStrip({ session, onMove }: { session: SessionView; onMo
   const moveReasonId = useId();
   const cancelReasonId = useId();
   const thisDeviceId = useStatusStore((state) => state.status?.deviceId ?? null);
+  const selfName = useStatusStore((state) => state.status?.deviceName ?? null);
   const backendReason = useStatusStore((state) => needsBackendReason(state.status));
-  const blocked = useHandoffsStore((state) => state.blocked[session.id] !== undefined);
+  const shownBlocked = useBlockedMove(session);
+  const blocked = shownBlocked !== undefined && !shownBlocked.report.ready;
   const cancelMove = useHandoffsStore((state) => state.cancelMove);
   const [actionError, setActionError] = useState<string | null>(null);
   const [cancelling, setCancelling] = useState(false);
-  const [retrying, setRetrying] = useState(false);
   const tone = sessionTone(session, blocked);
   const moveReason = moveBlockReason(session) ?? backendReason;
   const active = session.activeHandoff;
   const canCancel = active !== null && isCancellable(active.state);
   // Cancel move has its own reason: Move's, during a move, is that a move is in progress.
   const cancelReason = canCancel ? backendReason : null;
+  const hint = continueHint(session, selfName);
+  const reasonText = actionError ?? moveReason;
 
   async function cancel() {
     setCancelling(true);
@@ -132,19 +97,6 @@ export function OwnershipStrip({ session, onMove }: { session: SessionView; onMo
     }
   }
 
-  async function retryActivation() {
-    setRetrying(true);
-    setActionError(null);
-    try {
-      const result = await api.retryActivation({ sessionId: session.id });
-      if (!result.ok) setActionError(result.message);
-    } catch (error) {
-      setActionError(errorMessage(error));
-    } finally {
-      setRetrying(false);
-    }
-  }
-
   return (
     <section className={`panel ownership tone--${tone}`} aria-labelledby={headingId}>
       <div className="ownership-head">
@@ -153,46 +105,25 @@ export function OwnershipStrip({ session, onMove }: { session: SessionView; onMo
         </h2>
         <span className={`badge badge--${tone}`}>{TONE_LABEL[tone]}</span>
       </div>
-      <div className="owner-line">
-        <span className="owner-label">Owner</span>
+      <p className="where">
+        {session.condition === 'needs-attention' ? 'Stopped on ' : 'Running on '}
         <strong className="owner-name">{session.ownerName}</strong>
-        {session.isOwner && <span className="tag">this device</span>}
-      </div>
+        {session.isOwner && <span className="where-here"> — this device</span>}
+      </p>
       <p className="generation-line">
         <span className="generation">generation {session.generation}</span>
-        <span className="muted">
-          {session.generation === 1 ? 'never moved' : `moved ${session.generation - 1} time${session.generation === 2 ? '' : 's'}`}
-        </span>
+        <span className="muted">{session.generation === 1 ? 'never moved' : `moved ${counted(session.generation - 1, 'time')}`}</span>
       </p>
+      {hint && <p className="continue-hint">{hint}</p>}
 
-      <div className="ownership-body">
-        {active ? (
-          <HandoffStepper handoff={active} />
-        ) : session.lastHandoff ? (
-          <LastMove handoff={session.lastHandoff} thisDeviceId={thisDeviceId} attention={session.condition === 'needs-attention'} />
-        ) : (
-          <IdleStepper />
-        )}
-        {session.condition === 'needs-attention' &&
-          (session.attention?.retryActivation === false ? (
-            <div className="attention-note" role="status">
-              <p>{session.attention.message}</p>
-              <p>
-                <strong>Fix:</strong> {session.attention.fix}
-              </p>
-            </div>
-          ) : (
-            <div className="attention-note">
-              <p>
-                Activation failed after the transfer. This device owns the session at generation {session.generation}; retry when the cause
-                is fixed.
-              </p>
-              <button type="button" className="button" disabled={retrying || backendReason !== null} onClick={() => void retryActivation()}>
-                Retry activation
-              </button>
-            </div>
-          ))}
-      </div>
+      {active ? (
+        <HandoffStepper handoff={active} />
+      ) : (
+        session.lastHandoff && (
+          <LastMove session={session} handoff={session.lastHandoff} thisDeviceId={thisDeviceId} backendReason={backendReason} />
+        )
+      )}
+      {session.condition === 'needs-attention' && <NeedsAttention session={session} backendReason={backendReason} />}
 
       <div className="ownership-actions">
         <button
@@ -216,8 +147,8 @@ export function OwnershipStrip({ session, onMove }: { session: SessionView; onMo
           </button>
         )}
       </div>
-      <p id={moveReasonId} className="action-reason">
-        {actionError ?? moveReason ?? ''}
+      <p id={moveReasonId} className={reasonText || cancelReason ? 'action-reason' : 'action-reason action-reason--empty'}>
+        {reasonText ?? ''}
         {cancelReason && <span id={cancelReasonId}> {cancelReason}</span>}
       </p>
     </section>

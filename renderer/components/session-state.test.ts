@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { HandoffView, SessionDetail } from '../../shared/device-api.ts';
 import type { Blocker } from '../../shared/readiness.ts';
 import {
+  handoffCodes,
   handoffOutcome,
   moveBlockReason,
   remediationOf,
@@ -13,6 +14,9 @@ import {
   withViews,
 } from './session-state.ts';
 import { handoffView as handoff, sessionView as session } from '../test-support/views.ts';
+
+/** A detail's permission fields when nothing is asked. */
+const noRequests = { permissionRequests: [], permissionOutcomes: [] };
 
 describe('session state in the run view', () => {
   it('colours a session by what matters most: needs attention, then moving, then blocked, then owner or elsewhere', () => {
@@ -40,6 +44,8 @@ describe('session state in the run view', () => {
       'Moving: input is paused.',
     );
     expect(sendBlockReason(session({ isOwner: false, ownerName: 'desktop' }))).toContain('desktop owns this session');
+    const failed = { code: 'needs_attention' as const, message: 'Activation failed (digest_mismatch): the body does not match.' };
+    expect(sendBlockReason(session({ inputBlock: failed }))).toBe('Activation failed: the body does not match.');
   });
 
   it('offers commit for a dirty tree and push for unpushed commits or a missing upstream, and nothing for target blockers', () => {
@@ -63,9 +69,10 @@ describe('session state in the run view', () => {
     expect(withHandoff(session({ id: 'other' }), handoff())).toEqual(session({ id: 'other' }));
   });
 
-  it('words how a move ended: completed with its resume path, moved with a failed activation, or cancelled before anything moved', () => {
+  it('words how a move ended — completed, moved with a failed activation, or cancelled — and keeps its codes for Details', () => {
     const at = (...states: HandoffView['state'][]) => states.map((state, i) => ({ state, at: i, deviceId: null }));
-    expect(handoffOutcome(handoff({ state: 'completed', resumePath: 'checkpoint-import' }))).toBe('completed · checkpoint-import');
+    expect(handoffOutcome(handoff({ state: 'completed', resumePath: 'checkpoint-import' }))).toBe('completed');
+    expect(handoffCodes(handoff({ state: 'completed', resumePath: 'checkpoint-import' }))).toEqual(['completed', 'checkpoint-import']);
     const reason = { code: 'digest_mismatch', message: 'The body does not match.' };
     expect(
       handoffOutcome(
@@ -83,19 +90,25 @@ describe('session state in the run view', () => {
           ),
         }),
       ),
-    ).toBe('moved · activation failed · digest_mismatch');
+    ).toBe('moved · activation failed');
     expect(
       handoffOutcome(
         handoff({ state: 'cancelled', cancelReason: { code: 'target_timeout', message: '' }, history: at('requested', 'cancelled') }),
       ),
-    ).toBe('cancelled · target_timeout');
-    expect(handoffOutcome(handoff({ state: 'source-quiescing' }))).toBe('source-quiescing');
+    ).toBe('cancelled');
+    const timedOut = handoff({
+      state: 'cancelled',
+      cancelReason: { code: 'target_timeout', message: '' },
+      history: at('requested', 'cancelled'),
+    });
+    expect(handoffCodes(timedOut)).toEqual(['cancelled', 'target_timeout']);
+    expect(handoffOutcome(handoff({ state: 'source-quiescing' }))).toBe('in progress');
   });
 
   it('folds newer session views into loaded details, keeping their transcript and agents', () => {
     const transcript: SessionDetail['transcript'] = [{ id: 'e1', role: 'user', text: 'hi', at: 1 } as SessionDetail['transcript'][number]];
     const details: Record<string, SessionDetail | null> = {
-      s1: { ...session(), agents: [], transcript, transcriptFrom: 0, transcriptTotal: 1 },
+      s1: { ...session(), agents: [], transcript, transcriptFrom: 0, transcriptTotal: 1, ...noRequests },
       s2: null,
     };
     const moved = session({ ownerDeviceId: 'd2', ownerName: 'desktop', generation: 2, isOwner: false, condition: 'remote' });
@@ -112,7 +125,14 @@ describe('session state in the run view', () => {
     const agents = [
       { id: 'main', name: 'Demo agent', role: 'main', status: 'running', parentId: null },
     ] as unknown as SessionDetail['agents'];
-    const detail: SessionDetail = { ...session(), agents: [], transcript: [entry('a'), entry('b')], transcriptFrom: 0, transcriptTotal: 2 };
+    const detail: SessionDetail = {
+      ...session(),
+      agents: [],
+      transcript: [entry('a'), entry('b')],
+      transcriptFrom: 0,
+      transcriptTotal: 2,
+      ...noRequests,
+    };
     const appended = withActivity(detail, { sessionId: 's1', transcriptFrom: 2, transcript: [entry('c')], agents });
     expect(appended !== 'reload' && appended.transcript.map((e) => e.id)).toEqual(['a', 'b', 'c']);
     expect(appended !== 'reload' && appended.transcript[0]).toBe(detail.transcript[0]);
@@ -136,6 +156,7 @@ describe('session state in the run view', () => {
       transcript: Array.from({ length: 200 }, (_, i) => entry(1000 + i)),
       transcriptFrom: 1000,
       transcriptTotal: 1200,
+      ...noRequests,
     };
     const next = withActivity(window, { sessionId: 's1', transcriptFrom: 1200, transcript: [entry(1200)], agents });
     expect(next !== 'reload' && [next.transcriptFrom, next.transcriptTotal, next.transcript.length, next.transcript.at(-1)?.id]).toEqual([

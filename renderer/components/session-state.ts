@@ -36,9 +36,14 @@ export function moveBlockReason(session: SessionView): string | null {
   return null;
 }
 
+/** A sentence with any code in parentheses left out ("Activation failed (digest_mismatch): …"): codes belong in Details. */
+export function withoutCodes(sentence: string): string {
+  return sentence.replace(/\s*\([a-z]+(?:_[a-z0-9]+)+\)/g, '');
+}
+
 /** Why this device may not send, or null when it may. */
 export function sendBlockReason(session: SessionView): string | null {
-  if (session.inputBlock) return session.inputBlock.message;
+  if (session.inputBlock) return withoutCodes(session.inputBlock.message);
   if (!session.isOwner) return `${session.ownerName} owns this session; only the owning device can send messages.`;
   return null;
 }
@@ -57,14 +62,18 @@ export function failedAfterTransfer(handoff: HandoffView): boolean {
   return handoff.state === 'cancelled' && reachedAt(handoff.history, 'ownership-transferred') !== undefined;
 }
 
-/** How a move ended, in a few words for the history list. */
+/** How a move ended, in a few words for the history list (its codes are in the item's Details). */
 export function handoffOutcome(handoff: HandoffView): string {
-  const reason = handoff.cancelReason ? ` · ${handoff.cancelReason.code}` : '';
-  if (handoff.state === 'completed') return handoff.resumePath ? `completed · ${handoff.resumePath}` : 'completed';
+  if (handoff.state === 'completed') return 'completed';
   // Ownership did move: calling it "cancelled" would say the session stayed where it was.
-  if (failedAfterTransfer(handoff)) return `moved · activation failed${reason}`;
-  if (handoff.state === 'cancelled') return `cancelled${reason}`;
-  return handoff.state;
+  if (failedAfterTransfer(handoff)) return 'moved · activation failed';
+  if (handoff.state === 'cancelled') return 'cancelled';
+  return 'in progress';
+}
+
+/** The codes of a move for the history item's Details: its state, its cancel code, its resume path. */
+export function handoffCodes(handoff: HandoffView): string[] {
+  return [handoff.state, handoff.cancelReason?.code, handoff.resumePath].filter((code): code is NonNullable<typeof code> => Boolean(code));
 }
 
 /** Loaded session details with the newest views folded in (their transcript and agents kept). */

@@ -2,16 +2,25 @@
 import { useId } from 'react';
 import type { SessionView } from '../../shared/device-api.ts';
 import { routeHref, type Route } from '../hooks/use-route.ts';
-import { useHandoffsStore } from '../stores/handoffs-store.ts';
+import { useBlockedMove } from '../stores/handoffs-store.ts';
 import { useSessionsStore } from '../stores/sessions-store.ts';
 import { useStatusStore } from '../stores/status-store.ts';
 import { needsBackendReason } from './backend-reach.ts';
 import { NotificationsSwitch } from './notifications-switch.tsx';
 import { sessionTone } from './session-state.ts';
 
+/** What the sidebar adds to where a session runs. */
+const TONE_NOTE: Record<ReturnType<typeof sessionTone>, string> = {
+  owner: '',
+  remote: '',
+  moving: ' · moving',
+  blocked: ' · move blocked',
+  attention: ' · needs attention',
+};
+
 function SessionLink({ session, current }: { session: SessionView; current: boolean }) {
-  const blocked = useHandoffsStore((state) => state.blocked[session.id] !== undefined);
-  const tone = sessionTone(session, blocked);
+  const blocked = useBlockedMove(session);
+  const tone = sessionTone(session, blocked !== undefined && !blocked.report.ready);
   return (
     <a
       href={routeHref({ screen: 'session', sessionId: session.id })}
@@ -21,7 +30,8 @@ function SessionLink({ session, current }: { session: SessionView; current: bool
       <span className="session-link-title">{session.title}</span>
       <span className="session-link-meta" aria-hidden="true">
         <span className={`tone-dot tone-dot--${tone}`} />
-        {session.isOwner ? 'here' : session.ownerName} · gen {session.generation}
+        {session.isOwner ? 'on this device' : `on ${session.ownerName}`}
+        {TONE_NOTE[tone]}
       </span>
     </a>
   );
@@ -41,10 +51,14 @@ export function Sidebar({ route, onNewSession }: { route: Route; onNewSession():
         <span className="brand-name">Baton</span>
       </div>
       <div className="this-device">
-        <span className={`reach-dot ${connection === 'open' ? 'reach-dot--online' : ''}`} aria-hidden="true" />
+        <span
+          className={`reach-dot ${status?.revokedAt ? 'reach-dot--revoked' : connection === 'open' && !backendReason ? 'reach-dot--online' : ''}`}
+          aria-hidden="true"
+        />
         <span>{status?.deviceName ?? 'This device'}</span>
         {connection !== 'open' && <span className="muted">· {connection === 'closed' ? 'reconnecting…' : 'connecting…'}</span>}
-        {connection === 'open' && backendReason && <span className="muted">· backend unreachable</span>}
+        {connection === 'open' && status?.revokedAt && <span className="muted">· revoked</span>}
+        {connection === 'open' && backendReason && !status?.revokedAt && <span className="muted">· backend unreachable</span>}
       </div>
       <button
         type="button"

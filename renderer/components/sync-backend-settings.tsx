@@ -8,6 +8,7 @@ import { formatBackendList, parseBackendList } from '../../shared/backend-addres
 import { useStatusStore } from '../stores/status-store.ts';
 import { BackendAddressesField } from './backend-addresses-field.tsx';
 import { BackendKeyPins } from './backend-key.tsx';
+import { plainMessage } from './error-words.ts';
 import { formatTime } from './format.ts';
 
 /** One line on how this device reaches its backend now. */
@@ -16,7 +17,8 @@ function reachText(status: ReturnType<typeof useStatusStore.getState>['status'])
   if (!reachability || reachability.state === 'unknown') return 'Not contacted yet.';
   if (reachability.state === 'reachable') return `Connected through ${reachability.current ?? 'the first address'}.`;
   const since = reachability.since === null ? '' : ` since ${formatTime(reachability.since)}`;
-  return `Unreachable${since}: every address failed (${reachability.lastError ?? 'no answer'}).`;
+  const why = reachability.lastError ? ` ${plainMessage({ message: reachability.lastError })}` : '';
+  return `Unreachable${since}: no address answered.${why}`;
 }
 
 /** Renders the settings card. */
@@ -24,7 +26,6 @@ export function SyncBackendSettings() {
   const heading = useId();
   const status = useStatusStore((state) => state.status);
   const busy = useStatusStore((state) => state.busy);
-  const failed = useStatusStore((state) => state.error);
   const setBackendUrls = useStatusStore((state) => state.setBackendUrls);
   const pinBackendKeys = useStatusStore((state) => state.pinBackendKeys);
   const addresses = status?.backendUrls ?? [];
@@ -38,9 +39,13 @@ export function SyncBackendSettings() {
     const parsed = parseBackendList(text);
     setInvalid(parsed.ok ? null : parsed.message);
     if (!parsed.ok) return;
-    await setBackendUrls(parsed.value);
+    const refused = await setBackendUrls(parsed.value);
+    if (refused) {
+      setInvalid(`${plainMessage(refused)} This device keeps using ${formatBackendList(addresses)}.`);
+      return;
+    }
     setText(formatBackendList(parsed.value));
-    setSaved(useStatusStore.getState().error === null);
+    setSaved(true);
   }
 
   return (
@@ -70,8 +75,8 @@ export function SyncBackendSettings() {
           <button type="submit" className="button" disabled={busy}>
             Save addresses
           </button>
-          <span className={failed && !saved ? 'form-error' : 'muted'} aria-live="polite">
-            {saved ? 'Saved; in use now.' : (failed ?? '')}
+          <span className="muted" aria-live="polite">
+            {saved ? 'Saved; in use now.' : ''}
           </span>
         </div>
       </form>

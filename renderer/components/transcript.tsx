@@ -27,7 +27,7 @@ const Entry = memo(function Entry({ entry, who }: { entry: TranscriptEntry; who:
 export function Transcript({ session }: { session: SessionDetail }) {
   const { transcript: entries, agents, transcriptFrom: earlier } = session;
   const headingId = useId();
-  const listRef = useRef<HTMLOListElement>(null);
+  const listRef = useRef<HTMLDivElement>(null);
   const pinned = useRef(true);
   const names = new Map(agents.map((agent) => [agent.id, agent.name]));
   const loadEarlier = useSessionsStore((state) => state.loadEarlier);
@@ -43,7 +43,7 @@ export function Transcript({ session }: { session: SessionDetail }) {
       <h2 id={headingId} className="panel-title">
         Transcript
       </h2>
-      <ol
+      <div
         ref={listRef}
         className="transcript-list"
         role="log"
@@ -54,30 +54,32 @@ export function Transcript({ session }: { session: SessionDetail }) {
           pinned.current = list.scrollHeight - list.scrollTop - list.clientHeight < 40;
         }}
       >
-        {earlier > 0 && (
-          <li className="transcript-earlier">
-            <button
-              type="button"
-              className="button button--quiet"
-              disabled={loading}
-              onClick={() => {
-                setLoading(true);
-                void loadEarlier(session.id).finally(() => setLoading(false));
-              }}
-            >
-              {loading ? 'Loading earlier entries…' : `Show earlier entries (${earlier} more)`}
-            </button>
-          </li>
-        )}
-        {entries.length === 0 && earlier === 0 && <li className="muted empty">Nothing yet.</li>}
-        {entries.map((entry) => (
-          <Entry
-            key={entry.id}
-            entry={entry}
-            who={entry.role === 'assistant' ? (names.get(entry.agentId) ?? ROLE_LABEL.assistant) : ROLE_LABEL[entry.role]}
-          />
-        ))}
-      </ol>
+        <ol className="transcript-entries">
+          {earlier > 0 && (
+            <li className="transcript-earlier">
+              <button
+                type="button"
+                className="button button--quiet"
+                disabled={loading}
+                onClick={() => {
+                  setLoading(true);
+                  void loadEarlier(session.id).finally(() => setLoading(false));
+                }}
+              >
+                {loading ? 'Loading earlier entries…' : `Show earlier entries (${earlier} more)`}
+              </button>
+            </li>
+          )}
+          {entries.length === 0 && earlier === 0 && <li className="muted empty">Nothing yet.</li>}
+          {entries.map((entry) => (
+            <Entry
+              key={entry.id}
+              entry={entry}
+              who={entry.role === 'assistant' ? (names.get(entry.agentId) ?? ROLE_LABEL.assistant) : ROLE_LABEL[entry.role]}
+            />
+          ))}
+        </ol>
+      </div>
     </section>
   );
 }

@@ -31,7 +31,6 @@ export function useDeviceEvents(): void {
       api.onSessionChanged((detail) => useSessionsStore.getState().setDetail(detail)),
       api.onSessionActivity((activity) => useSessionsStore.getState().applyActivity(activity)),
       api.onDevicesChanged((devices) => useDevicesStore.getState().setDevices(devices)),
-      api.onInviteUsed(({ inviteId, deviceName }) => useDevicesStore.getState().inviteUsed(inviteId, deviceName)),
       api.onHandoffChanged((handoff) => {
         useProgressStore.getState().handoffChanged(handoff);
         useSessionsStore.getState().applyHandoff(handoff);

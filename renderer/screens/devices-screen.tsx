@@ -8,19 +8,24 @@ import { SyncBackendSettings } from '../components/sync-backend-settings.tsx';
 import { useDevicesStore } from '../stores/devices-store.ts';
 import { useStatusStore } from '../stores/status-store.ts';
 
-function Reachability({ device }: { device: DeviceView }) {
+/** Whether the device list is current: not while this device cannot reach the backend, which tells who is online. */
+function useListCurrent(): boolean {
+  return useStatusStore((state) => needsBackendReason(state.status) === null && !state.status?.revokedAt);
+}
+
+function Reachability({ device, current }: { device: DeviceView; current: boolean }) {
   if (device.status === 'revoked') return <span className="reach reach--revoked">Revoked</span>;
   if (device.status === 'pending') return <span className="reach reach--pending">Waiting to join</span>;
-  if (device.online) return <span className="reach reach--online">Online</span>;
-  if (device.presence === 'unknown')
-    return (
-      <span className="reach reach--offline">
-        Not known (no backend){device.lastSeenAt ? ` · seen ${formatAgo(device.lastSeenAt, Date.now())}` : ''}
-      </span>
+  const seen = device.lastSeenAt ? `last seen ${formatAgo(device.lastSeenAt, Date.now())}` : 'never seen';
+  if (device.isThisDevice)
+    return current ? (
+      <span className="reach reach--online">Online</span>
+    ) : (
+      <span className="reach reach--unknown">Cannot reach the backend</span>
     );
-  return (
-    <span className="reach reach--offline">Offline{device.lastSeenAt ? ` · seen ${formatAgo(device.lastSeenAt, Date.now())}` : ''}</span>
-  );
+  if (!current) return <span className="reach reach--unknown">Not known now · {seen}</span>;
+  if (device.online) return <span className="reach reach--online">Online</span>;
+  return <span className="reach reach--offline">Offline · {seen}</span>;
 }
 
 function InvitePanel() {
@@ -29,7 +34,9 @@ function InvitePanel() {
   const createInvite = useDevicesStore((state) => state.createInvite);
   const busy = useDevicesStore((state) => state.busy);
   const backendReason = useStatusStore((state) => needsBackendReason(state.status));
+  const devices = useDevicesStore((state) => state.devices);
   const [copied, setCopied] = useState(false);
+  const joined = invite ? devices.find((device) => !invite.knownDeviceIds.includes(device.id)) : undefined;
   async function copy() {
     if (!invite) return;
     await navigator.clipboard.writeText(invite.invite).then(
@@ -74,8 +81,8 @@ function InvitePanel() {
               Copy
             </button>
             <span className="muted" aria-live="polite">
-              {invite.usedBy
-                ? `Used: ${invite.usedBy} joined with it. Make a new invite for another device.`
+              {joined
+                ? `Used: ${joined.name} ${joined.status === 'pending' ? 'is joining' : 'joined'}. Make another for the next device.`
                 : copied
                   ? 'Copied.'
                   : `Works once, until ${formatDay(invite.expiresAt)}.`}
@@ -99,6 +106,7 @@ export function DevicesScreen() {
   const backendReason = useStatusStore((state) => needsBackendReason(state.status));
   const [revoking, setRevoking] = useState<DeviceView | null>(null);
   const listId = useId();
+  const current = useListCurrent();
 
   return (
     <div className="page-pad devices-screen">
@@ -118,12 +126,12 @@ export function DevicesScreen() {
           {devices.map((device) => (
             <li key={device.id} className={`device-row device-row--${device.status}`}>
               <span
-                className={`reach-dot ${device.online && device.status === 'enrolled' ? 'reach-dot--online' : ''}`}
+                className={`reach-dot ${current && (device.online || device.isThisDevice) && device.status === 'enrolled' ? 'reach-dot--online' : ''}`}
                 aria-hidden="true"
               />
               <span className="device-name">{device.name}</span>
               {device.isThisDevice && <span className="tag">this device</span>}
-              <Reachability device={device} />
+              <Reachability device={device} current={current} />
               <span className="device-actions">
                 {!device.isThisDevice && device.status !== 'revoked' && (
                   <button

@@ -1,69 +1,128 @@
-/** First run: create an account on a backend address, or join an existing one with an invite. */
-import { useId, useState, type FormEvent } from 'react';
+/**
+ * First run: create an account on a backend address, or join an existing one with an invite. Every
+ * refusal is a sentence with the next step, shown next to the field it is about.
+ */
+import { useId, useState, type FormEvent, type ReactNode } from 'react';
 import { formatBackendList, parseBackendList } from '../../shared/backend-addresses.ts';
 import type { BackendKeyProbe } from '../../shared/backend-keys.ts';
 import { BackendAddressesField } from '../components/backend-addresses-field.tsx';
 import { BackendKeyConfirm, keysToConfirm } from '../components/backend-key.tsx';
+import { enrollmentField, enrollmentWords, plainMessage, type EnrollmentField } from '../components/error-words.ts';
 import { useStatusStore } from '../stores/status-store.ts';
 
 const ADDRESS_HINT = 'One address, or several instances of one backend separated by commas; tried in order.';
+const NAME_REQUIRED = 'Give this device a name, such as “Work laptop”: the other devices show it.';
+
+type Errors = Partial<Record<EnrollmentField, string>>;
+
+/** An invite as pasted from a wrapped terminal or a mail: its spaces and line breaks are not part of it. */
+export function cleanInvite(text: string): string {
+  return text.replace(/\s+/g, '');
+}
+
+/** A labelled field with its hint, or the refusal about it, as its description. */
+function Field(props: {
+  label: string;
+  error: string | undefined;
+  hint?: string;
+  children: (ids: { id: string; describedBy: string }) => ReactNode;
+}) {
+  const id = useId();
+  return (
+    <div className="field">
+      <label className="field-label" htmlFor={id}>
+        {props.label}
+      </label>
+      {props.children({ id, describedBy: `${id}-note` })}
+      <span id={`${id}-note`} className={props.error ? 'form-error' : 'field-hint'}>
+        {props.error ?? props.hint ?? ''}
+      </span>
+    </div>
+  );
+}
+
+/** The "Device name" field of either form. */
+function DeviceNameField(props: { value: string; onChange(value: string): void; error: string | undefined; placeholder: string }) {
+  return (
+    <Field label="Device name" error={props.error}>
+      {({ id, describedBy }) => (
+        <input
+          id={id}
+          type="text"
+          maxLength={100}
+          placeholder={props.placeholder}
+          aria-invalid={props.error !== undefined}
+          aria-describedby={describedBy}
+          value={props.value}
+          onChange={(event) => props.onChange(event.target.value)}
+        />
+      )}
+    </Field>
+  );
+}
 
 function CreateAccount() {
-  const ids = { name: useId(), heading: useId() };
+  const heading = useId();
   const status = useStatusStore((state) => state.status);
   const busy = useStatusStore((state) => state.busy);
   const createAccount = useStatusStore((state) => state.createAccount);
   const checkBackendKeys = useStatusStore((state) => state.checkBackendKeys);
   const [backendUrls, setBackendUrls] = useState(formatBackendList(status?.backendUrls ?? []));
   const [deviceName, setDeviceName] = useState(status?.deviceName ?? '');
-  const [invalid, setInvalid] = useState<string | null>(null);
+  const [errors, setErrors] = useState<Errors>({});
   /** First contact's keys that await the person's word, for the addresses they were found at. */
   const [toConfirm, setToConfirm] = useState<{ urls: string[]; probes: BackendKeyProbe[] } | null>(null);
+  const create = async (urls: string[], pins?: string[]) => {
+    const refused = await createAccount(urls, deviceName.trim(), pins);
+    if (refused) setErrors({ [enrollmentField(refused)]: enrollmentWords(refused) });
+  };
   const submit = async (event: FormEvent) => {
     event.preventDefault();
     setToConfirm(null);
     const parsed = parseBackendList(backendUrls);
-    setInvalid(parsed.ok ? null : parsed.message);
-    if (!parsed.ok) return;
+    const found: Errors = {};
+    if (!parsed.ok) found.backend = parsed.message;
+    if (deviceName.trim() === '') found.name = NAME_REQUIRED;
+    setErrors(found);
+    if (!parsed.ok || found.name) return;
     // First contact: a key no trusted authority vouches for is shown to be confirmed before the account is made.
-    const probes = keysToConfirm((await checkBackendKeys(parsed.value)) ?? []);
+    const probed = await checkBackendKeys(parsed.value);
+    if (probed === null) {
+      setErrors({ backend: plainMessage({ message: useStatusStore.getState().error ?? 'The backend could not be reached.' }) });
+      return;
+    }
+    const probes = keysToConfirm(probed);
     if (probes.length > 0) setToConfirm({ urls: parsed.value, probes });
-    else void createAccount(parsed.value, deviceName.trim());
+    else await create(parsed.value);
   };
   const confirm = () => {
     if (!toConfirm) return;
     const pins = toConfirm.probes.map((probe) => probe.presented!);
-    void createAccount(toConfirm.urls, deviceName.trim(), [...new Set(pins)]);
+    void create(toConfirm.urls, [...new Set(pins)]);
   };
   return (
-    <section className="card setup-card" aria-labelledby={ids.heading}>
-      <h2 id={ids.heading}>Create an account</h2>
+    <section className="card setup-card" aria-labelledby={heading}>
+      <h2 id={heading}>Create an account</h2>
       <p className="muted">Start fresh. This device becomes the first one of a new account and holds its first key.</p>
-      <form className="stack" onSubmit={(event) => void submit(event)}>
+      <form className="stack" onSubmit={(event) => void submit(event)} noValidate>
         <BackendAddressesField
           label="Backend addresses"
           required
           placeholder="http://127.0.0.1:8787"
           hint={ADDRESS_HINT}
-          invalid={invalid}
+          invalid={errors.backend ?? null}
           value={backendUrls}
           onChange={(value) => {
             setBackendUrls(value);
             setToConfirm(null);
           }}
         />
-        <label className="field">
-          <span className="field-label">Device name</span>
-          <input
-            id={ids.name}
-            type="text"
-            required
-            maxLength={100}
-            placeholder="e.g. Work laptop"
-            value={deviceName}
-            onChange={(event) => setDeviceName(event.target.value)}
-          />
-        </label>
+        <DeviceNameField value={deviceName} onChange={setDeviceName} error={errors.name} placeholder="e.g. Work laptop" />
+        {errors.form && (
+          <p className="form-error" role="alert">
+            {errors.form}
+          </p>
+        )}
         {toConfirm ? (
           <BackendKeyConfirm probes={toConfirm.probes} busy={busy} onConfirm={confirm} onCancel={() => setToConfirm(null)} />
         ) : (
@@ -85,43 +144,52 @@ function JoinAccount() {
   const [invite, setInvite] = useState('');
   const [deviceName, setDeviceName] = useState(suggestedName);
   const [backendUrls, setBackendUrls] = useState('');
-  const [invalid, setInvalid] = useState<string | null>(null);
-  const submit = (event: FormEvent) => {
+  const [errors, setErrors] = useState<Errors>({});
+  const submit = async (event: FormEvent) => {
     event.preventDefault();
     // Empty: the addresses the invite carries.
     const parsed = backendUrls.trim() === '' ? null : parseBackendList(backendUrls);
-    setInvalid(parsed && !parsed.ok ? parsed.message : null);
-    if (parsed && !parsed.ok) return;
-    void joinAccount(invite.trim(), deviceName.trim(), parsed?.value);
+    const found: Errors = {};
+    if (parsed && !parsed.ok) found.backend = parsed.message;
+    if (cleanInvite(invite) === '') found.invite = 'Paste the invite made on a device already in the account (Devices → Add a device).';
+    if (deviceName.trim() === '') found.name = NAME_REQUIRED;
+    setErrors(found);
+    if (Object.keys(found).length > 0) return;
+    const refused = await joinAccount(cleanInvite(invite), deviceName.trim(), parsed?.ok ? parsed.value : undefined);
+    if (refused) setErrors({ [enrollmentField(refused)]: enrollmentWords(refused) });
   };
   return (
     <section className="card setup-card" aria-labelledby={heading}>
       <h2 id={heading}>Join with an invite</h2>
       <p className="muted">Already use Baton elsewhere? On an enrolled device open Devices → Add a device, then paste the invite here.</p>
-      <form className="stack" onSubmit={submit}>
-        <label className="field">
-          <span className="field-label">Invite</span>
-          <textarea required rows={3} value={invite} onChange={(event) => setInvite(event.target.value)} />
-        </label>
-        <label className="field">
-          <span className="field-label">Device name</span>
-          <input
-            type="text"
-            required
-            maxLength={100}
-            placeholder="e.g. Home desktop"
-            value={deviceName}
-            onChange={(event) => setDeviceName(event.target.value)}
-          />
-        </label>
+      <form className="stack" onSubmit={(event) => void submit(event)} noValidate>
+        <Field label="Invite" error={errors.invite}>
+          {({ id, describedBy }) => (
+            <textarea
+              id={id}
+              rows={3}
+              spellCheck={false}
+              aria-invalid={errors.invite !== undefined}
+              aria-describedby={describedBy}
+              value={invite}
+              onChange={(event) => setInvite(event.target.value)}
+            />
+          )}
+        </Field>
+        <DeviceNameField value={deviceName} onChange={setDeviceName} error={errors.name} placeholder="e.g. Home desktop" />
         <BackendAddressesField
           label="Backend addresses (optional)"
           placeholder="the invite's"
           hint="Leave empty to use the addresses the invite carries."
-          invalid={invalid}
+          invalid={errors.backend ?? null}
           value={backendUrls}
           onChange={setBackendUrls}
         />
+        {errors.form && (
+          <p className="form-error" role="alert">
+            {errors.form}
+          </p>
+        )}
         <button type="submit" className="button" disabled={busy || joining}>
           {joining ? 'Waiting for approval…' : 'Join'}
         </button>
@@ -132,7 +200,6 @@ function JoinAccount() {
 
 /** Renders the first-run screen inside `main`. */
 export function FirstRun() {
-  const error = useStatusStore((state) => state.error);
   const joining = useStatusStore((state) => state.status?.joining ?? false);
   return (
     <div className="first-run">
@@ -146,11 +213,6 @@ export function FirstRun() {
       {joining && (
         <p className="notice" role="status">
           Join requested. The inviting device approves it and shares the account keys; this screen updates on its own.
-        </p>
-      )}
-      {error && (
-        <p className="form-error" role="status">
-          {error}
         </p>
       )}
       <div className="setup-grid">

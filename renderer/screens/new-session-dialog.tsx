@@ -5,7 +5,8 @@
  */
 import { useEffect, useId, useState, type FormEvent } from 'react';
 import { DEFAULT_PERMISSION_LEVEL, PERMISSION_LABELS, PermissionLevel } from '../../shared/provider.ts';
-import { errorMessage } from '../api/device-api.ts';
+import { failureOf } from '../api/device-api.ts';
+import { newSessionField, newSessionWords, plainMessage, type WorkspaceField } from '../components/error-words.ts';
 import { ExistingSessions } from '../components/existing-sessions.tsx';
 import { Modal } from '../components/modal.tsx';
 import { navigate } from '../hooks/use-route.ts';
@@ -24,10 +25,10 @@ export function NewSessionDialog({ onClose }: { onClose(): void }) {
   const [permission, setPermission] = useState<PermissionLevel>(DEFAULT_PERMISSION_LEVEL);
   const chosen = providers.find((p) => p.id === provider);
   const [pending, setPending] = useState(false);
-  const [error, setError] = useState<string | null>(null);
+  const [errors, setErrors] = useState<Partial<Record<WorkspaceField, string>>>({});
 
   useEffect(() => {
-    loadProviders().catch((failure: unknown) => setError(errorMessage(failure)));
+    loadProviders().catch((failure: unknown) => setErrors({ provider: plainMessage(failureOf(failure)) }));
   }, [loadProviders]);
   useEffect(() => {
     if (provider === '') setProvider(providers.find((p) => p.available)?.id ?? '');
@@ -36,7 +37,7 @@ export function NewSessionDialog({ onClose }: { onClose(): void }) {
   async function submit(event: FormEvent) {
     event.preventDefault();
     setPending(true);
-    setError(null);
+    setErrors({});
     try {
       const started = await startSession({
         workspace: workspace.trim(),
@@ -46,91 +47,116 @@ export function NewSessionDialog({ onClose }: { onClose(): void }) {
         ...(chosen?.permissions ? { permission } : {}),
       });
       if (!started.ok) {
-        setError(started.message);
+        setErrors({ [newSessionField(started)]: newSessionWords(started) });
         setPending(false);
         return;
       }
       onClose();
       navigate({ screen: 'session', sessionId: started.value.id });
     } catch (failure) {
-      setError(errorMessage(failure));
+      setErrors({ form: plainMessage(failureOf(failure)) });
       setPending(false);
     }
   }
 
   return (
     <Modal title="New session" description="Runs an agent in a git workspace on this device." onClose={onClose}>
-      <form className="modal-body stack" onSubmit={submit}>
-        <label className="field">
-          <span className="field-label">Workspace</span>
-          <input
-            type="text"
-            required
-            value={workspace}
-            placeholder="/home/you/src/project"
-            spellCheck={false}
-            onChange={(event) => setWorkspace(event.target.value)}
-          />
-          <span className="field-hint">A folder that is a git repository, or holds several.</span>
-        </label>
-        <label className="field">
-          <span className="field-label">Provider</span>
-          <select required value={provider} onChange={(event) => setProvider(event.target.value)}>
-            {providers.length === 0 && <option value="">Loading providers…</option>}
-            {providers.map((p) => (
-              <option key={p.id} value={p.id} disabled={!p.available}>
-                {p.available ? p.label : `${p.label} (not installed)`}
-              </option>
-            ))}
-          </select>
-        </label>
-        {chosen?.permissions && (
+      <form className="modal-form" onSubmit={submit}>
+        <div className="modal-body stack">
           <div className="field">
-            {/* Named by its label alone: a wrapping label would fold the chosen level into the name. */}
-            <label className="field-label" htmlFor={`${fieldId}-permissions`}>
-              Permissions
+            <label className="field-label" htmlFor={`${fieldId}-workspace`}>
+              Workspace
+            </label>
+            <input
+              id={`${fieldId}-workspace`}
+              type="text"
+              required
+              value={workspace}
+              placeholder="/home/you/src/project"
+              spellCheck={false}
+              aria-invalid={errors.workspace !== undefined}
+              aria-describedby={`${fieldId}-workspace-note`}
+              onChange={(event) => setWorkspace(event.target.value)}
+            />
+            <span id={`${fieldId}-workspace-note`} className={errors.workspace ? 'form-error' : 'field-hint'}>
+              {errors.workspace ?? 'A folder that is a git repository, or holds several.'}
+            </span>
+          </div>
+          <div className="field">
+            <label className="field-label" htmlFor={`${fieldId}-provider`}>
+              Provider
             </label>
             <select
-              id={`${fieldId}-permissions`}
-              aria-describedby={`${fieldId}-permissions-hint`}
-              value={permission}
-              onChange={(event) => setPermission(PermissionLevel.parse(event.target.value))}
+              id={`${fieldId}-provider`}
+              required
+              value={provider}
+              aria-invalid={errors.provider !== undefined}
+              aria-describedby={errors.provider ? `${fieldId}-provider-note` : undefined}
+              onChange={(event) => setProvider(event.target.value)}
             >
-              {PermissionLevel.options.map((level) => (
-                <option key={level} value={level}>
-                  {PERMISSION_LABELS[level]}
+              {providers.length === 0 && <option value="">Loading providers…</option>}
+              {providers.map((p) => (
+                <option key={p.id} value={p.id} disabled={!p.available}>
+                  {p.available ? p.label : `${p.label} (not installed)`}
                 </option>
               ))}
             </select>
-            <span id={`${fieldId}-permissions-hint`} className="field-hint">
-              What the agent may do without asking; a move keeps it.
-            </span>
+            {errors.provider && (
+              <span id={`${fieldId}-provider-note`} className="form-error">
+                {errors.provider}
+              </span>
+            )}
           </div>
-        )}
-        <label className="field">
-          <span className="field-label">
-            Title <span className="muted">(optional)</span>
-          </span>
-          <input type="text" maxLength={200} value={title} onChange={(event) => setTitle(event.target.value)} />
-        </label>
-        <label className="field">
-          <span className="field-label">Prompt</span>
-          <textarea rows={5} value={prompt} onChange={(event) => setPrompt(event.target.value)} placeholder="What should the agent do?" />
-        </label>
-        {chosen?.adoption && (
-          <ExistingSessions
-            workspace={workspace.trim()}
-            provider={chosen}
-            permission={permission}
-            onAdopted={(sessionId) => {
-              onClose();
-              navigate({ screen: 'session', sessionId });
-            }}
-          />
-        )}
-        <p className="form-error" aria-live="polite">
-          {error ?? ''}
-        </p>
+          {chosen?.permissions && (
+            <div className="field">
+              {/* Named by its label alone: a wrapping label would fold the chosen level into the name. */}
+              <label className="field-label" htmlFor={`${fieldId}-permissions`}>
+                Permissions
+              </label>
+              <select
+                id={`${fieldId}-permissions`}
+                aria-describedby={`${fieldId}-permissions-hint`}
+                value={permission}
+                onChange={(event) => setPermission(PermissionLevel.parse(event.target.value))}
+              >
+                {PermissionLevel.options.map((level) => (
+                  <option key={level} value={level}>
+                    {PERMISSION_LABELS[level]}
+                  </option>
+                ))}
+              </select>
+              <span id={`${fieldId}-permissions-hint`} className="field-hint">
+                What the agent may do without asking; a move keeps it.
+              </span>
+            </div>
+          )}
+          <label className="field">
+            <span className="field-label">
+              Title <span className="muted">(optional)</span>
+            </span>
+            <input type="text" maxLength={200} value={title} onChange={(event) => setTitle(event.target.value)} />
+          </label>
+          <label className="field">
+            <span className="field-label">Prompt</span>
+            <textarea rows={5} value={prompt} onChange={(event) => setPrompt(event.target.value)} placeholder="What should the agent do?" />
+          </label>
+          {chosen?.adoption && (
+            <ExistingSessions
+              workspace={workspace.trim()}
+              provider={chosen}
+              permission={permission}
+              onAdopted={(sessionId) => {
+                onClose();
+                navigate({ screen: 'session', sessionId });
+              }}
+            />
+          )}
+          {errors.form && (
+            <p className="form-error" role="alert">
+              {errors.form}
+            </p>
+          )}
+        </div>
         <div className="modal-actions">
           <button type="button" className="button" onClick={onClose}>
             Cancel

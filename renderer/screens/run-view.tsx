@@ -1,4 +1,4 @@
-/** The run view: header, blocked alert, agent map + ownership strip + history, transcript + message box. */
+/** The run view: header; ownership strip, agent map and history beside the blocked alert, transcript and message box. */
 import { useEffect, useState } from 'react';
 import type { SessionDetail } from '../../shared/device-api.ts';
 import { PERMISSION_LABELS } from '../../shared/provider.ts';
@@ -8,19 +8,18 @@ import { HandoffHistory } from '../components/handoff-history.tsx';
 import { MessageBox } from '../components/message-box.tsx';
 import { MoveDialog } from '../components/move-dialog.tsx';
 import { OwnershipStrip } from '../components/ownership-strip.tsx';
+import { PermissionRequest } from '../components/permission-request.tsx';
 import { sessionTone } from '../components/session-state.ts';
 import { Transcript } from '../components/transcript.tsx';
-import { blockedOfSession, useHandoffsStore } from '../stores/handoffs-store.ts';
+import { useBlockedMove } from '../stores/handoffs-store.ts';
 import { useSessionsStore } from '../stores/sessions-store.ts';
 
 function RunViewBody({ session }: { session: SessionDetail }) {
   const [moving, setMoving] = useState(false);
-  const asked = useHandoffsStore((state) => state.blocked[session.id]);
-  // What this page just asked for, else the session's own blocked move (kept across reloads, on every device).
-  const blocked = asked ?? (session.blocked ? blockedOfSession(session.blocked) : undefined);
+  const blocked = useBlockedMove(session);
   const providers = useSessionsStore((state) => state.providers);
   const providerLabel = providers.find((p) => p.id === session.provider)?.label ?? session.provider;
-  const tone = sessionTone(session, blocked !== undefined);
+  const tone = sessionTone(session, blocked !== undefined && !blocked.report.ready);
   return (
     <div className={`run-view tone--${tone}`}>
       <header className="run-header">
@@ -33,13 +32,14 @@ function RunViewBody({ session }: { session: SessionDetail }) {
       </header>
       <div className="run-grid">
         <div className="run-side">
-          <AgentMap agents={session.agents} />
           <OwnershipStrip session={session} onMove={() => setMoving(true)} />
+          <AgentMap agents={session.agents} />
           <HandoffHistory sessionId={session.id} />
         </div>
         <div className="run-main">
           {blocked && <BlockedAlert sessionId={session.id} blocked={blocked} />}
           <Transcript session={session} />
+          <PermissionRequest session={session} />
           <MessageBox session={session} />
         </div>
       </div>

@@ -2,13 +2,14 @@
 import { create } from 'zustand';
 import type { DeviceView } from '../../shared/device-api.ts';
 import type { Result } from '../../shared/errors.ts';
-import { api, errorMessage } from '../api/device-api.ts';
+import { api, failureOf } from '../api/device-api.ts';
+import { plainMessage } from '../components/error-words.ts';
 
 interface DevicesState {
   devices: DeviceView[];
   loaded: boolean;
-  /** The invite shown; `usedBy` once a device joined with it. */
-  invite: { invite: string; inviteId: string; expiresAt: number; usedBy?: string } | null;
+  /** The invite made last, with the devices the account had then (a new one is whoever used it). */
+  invite: { invite: string; expiresAt: number; knownDeviceIds: string[] } | null;
   busy: boolean;
   error: string | null;
   notice: string | null;
@@ -17,19 +18,17 @@ interface DevicesState {
   revoke(deviceId: string): Promise<void>;
   rotateKeys(): Promise<void>;
   setDevices(devices: DeviceView[]): void;
-  /** A device joined with invite `inviteId` (this device approved it). */
-  inviteUsed(inviteId: string, deviceName: string): void;
 }
 
-export const useDevicesStore = create<DevicesState>()((set) => {
+export const useDevicesStore = create<DevicesState>()((set, get) => {
   /** Runs one device action, reporting its refusal or its notice. */
   async function act<T>(run: () => Promise<Result<T>>, success: (value: T) => string): Promise<void> {
     set({ busy: true, error: null, notice: null });
     try {
       const result = await run();
-      set(result.ok ? { busy: false, notice: success(result.value) } : { busy: false, error: result.message });
+      set(result.ok ? { busy: false, notice: success(result.value) } : { busy: false, error: plainMessage(result) });
     } catch (error) {
-      set({ busy: false, error: errorMessage(error) });
+      set({ busy: false, error: plainMessage(failureOf(error)) });
     }
   }
   return {
@@ -43,16 +42,17 @@ export const useDevicesStore = create<DevicesState>()((set) => {
       try {
         set({ devices: await api.listDevices({}), loaded: true });
       } catch (error) {
-        set({ error: errorMessage(error), loaded: true });
+        set({ error: plainMessage(failureOf(error)), loaded: true });
       }
     },
     createInvite: async () => {
       set({ busy: true, error: null, notice: null });
       try {
         const made = await api.createInvite({});
-        set(made.ok ? { invite: made.value, busy: false } : { busy: false, error: made.message });
+        const knownDeviceIds = get().devices.map((device) => device.id);
+        set(made.ok ? { invite: { ...made.value, knownDeviceIds }, busy: false } : { busy: false, error: plainMessage(made) });
       } catch (error) {
-        set({ busy: false, error: errorMessage(error) });
+        set({ busy: false, error: plainMessage(failureOf(error)) });
       }
     },
     revoke: (deviceId) =>
@@ -66,7 +66,5 @@ export const useDevicesStore = create<DevicesState>()((set) => {
         ({ keyVersion }) => `Keys rotated to version ${keyVersion}. New checkpoints use the new key.`,
       ),
     setDevices: (devices) => set({ devices, loaded: true }),
-    inviteUsed: (inviteId, deviceName) =>
-      set((state) => (state.invite?.inviteId === inviteId ? { invite: { ...state.invite, usedBy: deviceName } } : {})),
   };
 });

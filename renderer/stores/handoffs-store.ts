@@ -1,12 +1,18 @@
-/** Moves: eligibility for the Move dialog, blocked readiness with its remediation, and history. */
+/**
+ * Moves: eligibility and this device's readiness for the Move dialog, a blocked move with its
+ * remediation (what this page learnt; the session's own kept one comes with its view), and history.
+ */
 import { create } from 'zustand';
-import type { ActionResult, EligibilityView, HandoffView, MoveBlockView } from '../../shared/device-api.ts';
+import type { ActionResult, EligibilityView, HandoffView, MoveBlockView, SessionView } from '../../shared/device-api.ts';
 import type { ReadinessReport } from '../../shared/readiness.ts';
 import { api, errorMessage } from '../api/device-api.ts';
+import { isTargetBlocker } from '../components/readiness-words.ts';
 
+/** A blocked move as the run view shows it: the target, the last evaluation, and the last remediation's refusal. */
 export interface BlockedMove {
   targetDeviceId: string;
   targetName: string;
+  /** The last evaluation (its `ready` turns true once every item is fixed). */
   report: ReadinessReport;
   /** The last remediation's refusal, if any. */
   actionError: string | null;
@@ -14,28 +20,26 @@ export interface BlockedMove {
 
 export type MoveOutcome = { kind: 'started' } | { kind: 'blocked' } | { kind: 'refused'; message: string };
 
-/** The session's own blocked move (kept by the device, on every device) as the alert shows it. */
-export function blockedOfSession(block: MoveBlockView): BlockedMove {
-  return {
-    targetDeviceId: block.targetDeviceId,
-    targetName: block.targetName,
-    report: { ready: false, blockers: block.blockers, repos: [], evaluatedAt: block.at },
-    actionError: null,
-  };
-}
-
 interface HandoffsState {
   eligibility: Record<string, EligibilityView[] | undefined>;
+  /** This device's side of moving each session, as last evaluated (the Move dialog asks as it opens). */
+  readiness: Record<string, ReadinessReport | undefined>;
   blocked: Record<string, BlockedMove | undefined>;
+  /** When the blocked move the user put away was evaluated: an alert no newer stays away. */
+  dismissed: Record<string, number | undefined>;
   history: Record<string, HandoffView[] | undefined>;
   pending: Record<string, string | undefined>;
   loadEligibility(sessionId: string): Promise<void>;
+  loadReadiness(sessionId: string): Promise<void>;
+  /** `freshClone`: the target clones the repositories afresh rather than using its checkout of them (which blocked the move). */
   startMove(sessionId: string, targetDeviceId: string, targetName: string, freshClone?: boolean): Promise<MoveOutcome>;
-  checkAgain(sessionId: string, fallback?: BlockedMove): Promise<MoveOutcome>;
+  /** Runs the blocked move `shown` again: it starts when nothing blocks it any more. */
+  checkAgain(sessionId: string, shown: BlockedMove): Promise<MoveOutcome>;
   cancelMove(sessionId: string): Promise<ActionResult>;
-  push(sessionId: string, repo: string): Promise<void>;
-  commit(sessionId: string, repo: string, message: string): Promise<boolean>;
-  dismissBlocked(sessionId: string): void;
+  /** Pushes one repository; `shown` is the blocked move on screen, if any, which the fresh evaluation updates. */
+  push(sessionId: string, repo: string, shown?: BlockedMove): Promise<void>;
+  commit(sessionId: string, repo: string, message: string, shown?: BlockedMove): Promise<boolean>;
+  dismissBlocked(sessionId: string, shown: BlockedMove): void;
   loadHistory(sessionId: string): Promise<void>;
   applyHandoff(handoff: HandoffView, thisDeviceId: string | null): void;
 }
@@ -45,22 +49,26 @@ export const useHandoffsStore = create<HandoffsState>()((set, get) => {
     set((state) => ({ blocked: { ...state.blocked, [sessionId]: blocked } }));
   const setPending = (sessionId: string, what: string | undefined) =>
     set((state) => ({ pending: { ...state.pending, [sessionId]: what } }));
+  const setReadiness = (sessionId: string, report: ReadinessReport) =>
+    set((state) => ({ readiness: { ...state.readiness, [sessionId]: report } }));
 
-  /** Runs one remediation and replaces the report with the fresh evaluation it returns. */
+  /** Runs one remediation; the fresh evaluation it returns replaces this device's readiness and the blocked move's report. */
   async function remediate(
     sessionId: string,
     label: string,
+    shown: BlockedMove | undefined,
     run: () => Promise<{ result: ActionResult; report: ReadinessReport }>,
   ): Promise<boolean> {
-    const current = get().blocked[sessionId];
-    if (!current) return false;
+    const base = get().blocked[sessionId] ?? shown;
     setPending(sessionId, label);
     try {
       const { result, report } = await run();
-      setBlocked(sessionId, { ...current, report, actionError: result.ok ? null : result.message });
+      setReadiness(sessionId, report);
+      if (base)
+        setBlocked(sessionId, { ...base, report: withTargetBlockers(report, base.report), actionError: result.ok ? null : result.message });
       return result.ok;
     } catch (error) {
-      setBlocked(sessionId, { ...current, actionError: errorMessage(error) });
+      if (base) setBlocked(sessionId, { ...base, actionError: errorMessage(error) });
       return false;
     } finally {
       setPending(sessionId, undefined);
@@ -69,13 +77,16 @@ export const useHandoffsStore = create<HandoffsState>()((set, get) => {
 
   return {
     eligibility: {},
+    readiness: {},
     blocked: {},
+    dismissed: {},
     history: {},
     pending: {},
     loadEligibility: async (sessionId) => {
       const list = await api.moveEligibility({ sessionId });
       set((state) => ({ eligibility: { ...state.eligibility, [sessionId]: list } }));
     },
+    loadReadiness: async (sessionId) => setReadiness(sessionId, await api.checkReadiness({ sessionId })),
     startMove: async (sessionId, targetDeviceId, targetName, freshClone = false) => {
       setPending(sessionId, 'move');
       try {
@@ -95,19 +106,21 @@ export const useHandoffsStore = create<HandoffsState>()((set, get) => {
         setPending(sessionId, undefined);
       }
     },
-    checkAgain: async (sessionId, fallback) => {
-      const current = get().blocked[sessionId] ?? fallback;
-      if (!current) return { kind: 'refused', message: 'No blocked move to check.' };
-      const outcome = await get().startMove(sessionId, current.targetDeviceId, current.targetName);
-      if (outcome.kind === 'refused') setBlocked(sessionId, { ...current, actionError: outcome.message });
+    checkAgain: async (sessionId, shown) => {
+      const outcome = await get().startMove(sessionId, shown.targetDeviceId, shown.targetName);
+      if (outcome.kind === 'refused') setBlocked(sessionId, { ...shown, actionError: outcome.message });
       return outcome;
     },
     cancelMove: (sessionId) => api.cancelMove({ sessionId }),
-    push: async (sessionId, repo) => {
-      await remediate(sessionId, 'push', () => api.pushRepo({ sessionId, repo }));
+    push: async (sessionId, repo, shown) => {
+      await remediate(sessionId, 'push', shown, () => api.pushRepo({ sessionId, repo }));
     },
-    commit: (sessionId, repo, message) => remediate(sessionId, 'commit', () => api.commitAll({ sessionId, repo, message })),
-    dismissBlocked: (sessionId) => setBlocked(sessionId, undefined),
+    commit: (sessionId, repo, message, shown) => remediate(sessionId, 'commit', shown, () => api.commitAll({ sessionId, repo, message })),
+    dismissBlocked: (sessionId, shown) =>
+      set((state) => ({
+        blocked: { ...state.blocked, [sessionId]: undefined },
+        dismissed: { ...state.dismissed, [sessionId]: shown.report.evaluatedAt },
+      })),
     loadHistory: async (sessionId) => {
       const list = await api.handoffHistory({ sessionId });
       set((state) => ({ history: { ...state.history, [sessionId]: list } }));
@@ -132,3 +145,44 @@ export const useHandoffsStore = create<HandoffsState>()((set, get) => {
     },
   };
 });
+
+/**
+ * A remediation's fresh evaluation is of this device's side only: the target's blockers of the
+ * report it replaces still stand until a check says otherwise.
+ */
+function withTargetBlockers(fresh: ReadinessReport, before: ReadinessReport): ReadinessReport {
+  const sourceCodes = new Set(fresh.blockers.map((b) => b.code));
+  const target = before.blockers.filter((b) => isTargetBlocker(b) && !sourceCodes.has(b.code));
+  const blockers = [...fresh.blockers, ...target];
+  return { ...fresh, blockers, ready: blockers.length === 0 };
+}
+
+/** The session's kept blocked move as the alert shows it: its blockers as an evaluation made when they were found. */
+function fromKept(kept: MoveBlockView): BlockedMove {
+  const report = { ready: kept.blockers.length === 0, blockers: kept.blockers, repos: [], evaluatedAt: kept.at };
+  return { targetDeviceId: kept.targetDeviceId, targetName: kept.targetName, report, actionError: null };
+}
+
+/**
+ * The blocked move to show for a session: what this page learnt or the one the session keeps,
+ * whichever was evaluated later; none while a move runs or once the user put that one away.
+ */
+export function shownBlocked(
+  local: BlockedMove | undefined,
+  kept: MoveBlockView | null,
+  dismissedAt: number | undefined,
+  moving: boolean,
+): BlockedMove | undefined {
+  if (moving) return undefined;
+  const fromSession = kept ? fromKept(kept) : undefined;
+  const newest = !local ? fromSession : !fromSession || local.report.evaluatedAt >= fromSession.report.evaluatedAt ? local : fromSession;
+  if (!newest || (dismissedAt !== undefined && newest.report.evaluatedAt <= dismissedAt)) return undefined;
+  return newest;
+}
+
+/** The blocked move the run view of `session` shows (shownBlocked), kept current. */
+export function useBlockedMove(session: SessionView): BlockedMove | undefined {
+  const local = useHandoffsStore((state) => state.blocked[session.id]);
+  const dismissedAt = useHandoffsStore((state) => state.dismissed[session.id]);
+  return shownBlocked(local, session.blocked, dismissedAt, session.activeHandoff !== null);
+}

@@ -114,6 +114,7 @@ export const useSessionsStore = create<SessionsState>()((set, get) => ({
 }));
 
 function stripDetail(detail: SessionDetail): SessionView {
-  const { agents: _agents, transcript: _transcript, transcriptFrom: _from, transcriptTotal: _total, ...view } = detail;
+  const { agents: _agents, transcript: _transcript, transcriptFrom: _from, transcriptTotal: _total, ...rest } = detail;
+  const { permissionRequests: _requests, permissionOutcomes: _outcomes, ...view } = rest;
   return view;
 }

@@ -2,8 +2,8 @@
 import { create } from 'zustand';
 import type { BackendKeyProbe } from '../../shared/backend-keys.ts';
 import type { DeviceStatusView } from '../../shared/device-api.ts';
-import type { Result } from '../../shared/errors.ts';
-import { api, errorMessage } from '../api/device-api.ts';
+import type { CodedMessage, Result } from '../../shared/errors.ts';
+import { api, errorMessage, failureOf } from '../api/device-api.ts';
 import type { ConnectionState } from '../api/websocket-client.ts';
 
 interface StatusState {
@@ -13,28 +13,31 @@ interface StatusState {
   error: string | null;
   load(): Promise<void>;
   /** `backendPins`: the keys first contact found and the person confirmed (none: a public CA's certificate, or http). */
-  createAccount(backendUrls: string[], deviceName: string, backendPins?: string[]): Promise<void>;
+  /** Each enrollment call resolves to its refusal (code and message), or null once done. */
+  createAccount(backendUrls: string[], deviceName: string, backendPins?: string[]): Promise<CodedMessage | null>;
   /** First contact with each address: the key it presents and whether the system trusts it (null: the device did not answer). */
   checkBackendKeys(backendUrls: string[]): Promise<BackendKeyProbe[] | null>;
   /** Accepts these backend keys from now on (the re-pin). */
-  pinBackendKeys(backendPins: string[]): Promise<void>;
+  pinBackendKeys(backendPins: string[]): Promise<CodedMessage | null>;
   /** `backendUrls`: addresses to use instead of the invite's (none: the invite's). */
-  joinAccount(invite: string, deviceName: string, backendUrls?: string[]): Promise<void>;
+  joinAccount(invite: string, deviceName: string, backendUrls?: string[]): Promise<CodedMessage | null>;
   /** Points this device at other backend addresses (kept in its profile). */
-  setBackendUrls(backendUrls: string[]): Promise<void>;
+  setBackendUrls(backendUrls: string[]): Promise<CodedMessage | null>;
   setStatus(status: DeviceStatusView): void;
   setConnection(connection: ConnectionState): void;
 }
 
 export const useStatusStore = create<StatusState>()((set) => {
   /** Runs one enrollment call, keeping busy and error in step. */
-  async function enroll(run: () => Promise<Result<DeviceStatusView>>): Promise<void> {
+  async function enroll(run: () => Promise<Result<DeviceStatusView>>): Promise<CodedMessage | null> {
     set({ busy: true, error: null });
     try {
       const enrolled = await run();
       set(enrolled.ok ? { status: enrolled.value, busy: false } : { busy: false, error: enrolled.message });
+      return enrolled.ok ? null : { code: enrolled.code, message: enrolled.message };
     } catch (error) {
       set({ busy: false, error: errorMessage(error) });
+      return failureOf(error);
     }
   }
   return {

@@ -13,6 +13,8 @@ export const PushMessage = z.discriminatedUnion('type', [
   z.strictObject({ type: z.literal('handoff'), handoff: Handoff }),
   z.strictObject({ type: z.literal('session'), session: Session }),
   z.strictObject({ type: z.literal('session-event'), sessionId: Id, seq: z.number().int().positive() }),
+  /** A device answered a permission request of the session (the owner reads it: listAnswers). */
+  z.strictObject({ type: z.literal('session-answer'), sessionId: Id, seq: z.number().int().positive() }),
   z.strictObject({ type: z.literal('device'), device: Device }),
   z.strictObject({ type: z.literal('join-request'), joinRequest: JoinRequest }),
   z.strictObject({ type: z.literal('keys'), currentVersion: z.number().int().positive() }),

@@ -31,9 +31,12 @@ import {
 import { CreateHandoffRequest, HandoffListResponse, HandoffResponse, TransitionRequest } from './handoffs.ts';
 import { MemoryListResponse, PutMemoryRequest, MemoryItem } from './memory.ts';
 import {
+  AnswerPage,
   AppendEventRequest,
   CreateSessionRequest,
   EventPage,
+  PostAnswerRequest,
+  SessionAnswer,
   Session,
   SessionListResponse,
   UpdateSessionMetaRequest,
@@ -163,6 +166,24 @@ export const routes = {
       limit: z.coerce.number().int().min(1).max(1000).optional(),
     }),
     response: EventPage,
+  },
+  /** Any device of the account, at the session's generation: a sealed answer to a permission request, for the owner. */
+  postAnswer: {
+    method: 'POST',
+    path: '/v1/sessions/:sessionId/answers',
+    auth: 'device',
+    body: PostAnswerRequest,
+    response: z.strictObject({ answer: SessionAnswer }),
+  },
+  listAnswers: {
+    method: 'GET',
+    path: '/v1/sessions/:sessionId/answers',
+    auth: 'device',
+    query: z.strictObject({
+      after: z.coerce.number().int().nonnegative().optional(),
+      limit: z.coerce.number().int().min(1).max(1000).optional(),
+    }),
+    response: AnswerPage,
   },
 
   createHandoff: { method: 'POST', path: '/v1/handoffs', auth: 'device', body: CreateHandoffRequest, response: HandoffResponse },

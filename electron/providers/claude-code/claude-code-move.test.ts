@@ -87,6 +87,52 @@ describe('Claude Code session moved between devices (the real claude)', () => {
     expect(lastRequest()?.userTexts[0]).toMatch(/^This is a continuation of the session "Plan the release"/);
   });
 
+  it('moved away and back, replaces its earlier copy here and keeps the session id', async () => {
+    const [desktop, laptop] = [await bench.device('desktop'), await bench.device('laptop')];
+    const { id, data } = await exportedSession(desktop.home, desktop.workspace, 'my secret word is apple');
+    const away = await continueOn(laptop.home, laptop.workspace, data);
+    const back = await away.exportResumeData();
+    if (!back.ok) throw new Error(back.message);
+    const home = await continueOn(desktop.home, desktop.workspace, JSON.parse(JSON.stringify(back.value)) as ResumeData);
+    expect(home.claudeSessionId).toBe(id);
+    expect(lastRequest()).toMatchObject({ userTexts: ['my secret word is apple', 'what did I say first?', 'what did I say first?'] });
+  });
+
+  it('keeps the session continued here in the terminal while it was away, and imports the moved one as a fork', async () => {
+    const [desktop, laptop] = [await bench.device('desktop'), await bench.device('laptop')];
+    const { id, data } = await exportedSession(desktop.home, desktop.workspace, 'my secret word is apple');
+    const away = claude(laptop.home);
+    expect((await resumeProvider(away, { workspace: laptop.workspace, resumeData: data, continuation })).ok).toBe(true);
+    await bench.turn(away, 'say hello');
+    // Meanwhile the user goes on with the session on the desktop, in a terminal.
+    const run = (prompt: string) =>
+      bench.lab.run('claude', ['-p', '--resume', id, prompt], { cwd: desktop.workspace, env: desktop.home.env });
+    expect(await run('my terminal word is pear')).toMatchObject({ code: 0 });
+    const desktopCopy = join(desktop.home.claudeConfigDir, 'projects', projectSlug(desktop.workspace), `${id}.jsonl`);
+    const continued = await readFile(desktopCopy);
+
+    // Then the session moves back from the laptop.
+    const back = await away.exportResumeData();
+    if (!back.ok) throw new Error(back.message);
+    const home = claude(desktop.home);
+    const resumed = await resumeProvider(home, { workspace: desktop.workspace, resumeData: back.value, continuation });
+    expect(resumed).toMatchObject({
+      ok: true,
+      value: { path: 'checkpoint-import', reason: expect.stringContaining('imported as a fork') },
+    });
+    const fork = home.claudeSessionId!;
+    expect(fork).not.toBe(id);
+    expect(bench.texts(home).at(-1)).toContain(`imported as a fork, session ${fork}.`);
+    expect(await readFile(desktopCopy)).toEqual(continued);
+    await bench.turn(home, 'what did I say first?');
+    expect(bench.texts(home).at(-1)).toBe('assistant: I remember: my secret word is apple');
+    expect(lastRequest()).toMatchObject({ userTexts: ['my secret word is apple', 'say hello', 'what did I say first?'] });
+    expect(lastRequest()?.headers['x-claude-code-session-id']).toBe(fork);
+    // The terminal's own continuation is still there, and still resumes.
+    expect(await run('what did I say first?')).toMatchObject({ code: 0 });
+    expect(lastRequest()).toMatchObject({ userTexts: ['my secret word is apple', 'my terminal word is pear', 'what did I say first?'] });
+  });
+
   it("never carries Claude's credentials or the API key: the export holds the session only", async () => {
     const laptop = await bench.device('laptop');
     const secret = 'sk-ant-oat01-credential-that-must-stay';

@@ -1,23 +1,28 @@
 /**
  * The Claude Code adapter. Each turn is one headless process in the workspace:
- *   claude -p --output-format stream-json --input-format stream-json --verbose --permission-mode <mode> [--resume <id>]
- * with the user message written to stdin as one stream-json line, then stdin closed. Later turns
- * (and the first turn after an import) add `--resume <id>`, the session id taken from the stream's
+ *   claude -p --output-format stream-json --input-format stream-json --verbose --permission-mode <mode>
+ *     [--permission-prompt-tool stdio] [--resume <id>]
+ * with the user message written to stdin as one stream-json line; stdin stays open for the turn, for
+ * the answers to its permission requests, and is closed at the turn's `result`. Later turns (and the
+ * first turn after an import) add `--resume <id>`, the session id taken from the stream's
  * `system`/`init` event. Why per turn rather than one long-lived process: nothing runs between
  * turns, so quiescing waits only for the running turn, an interrupt is a signal to one process, and
  * every turn reads the on-disk transcript — the same thing a checkpoint carries.
  *
- * Permission levels are Claude's own modes (CLAUDE_PERMISSION_MODES). In -p mode nobody can answer a
- * prompt, so "ask" refuses every edit; a refused call is listed in the result event's
+ * Permission levels are Claude's own modes (CLAUDE_PERMISSION_MODES), and what a mode does not allow
+ * outright is asked: with `--permission-prompt-tool stdio` the CLI sends a `can_use_tool` control
+ * request, reported as a `permission-request` event and answered by answerPermission
+ * (permission-prompts.ts). A call Claude refused by itself is listed in the result event's
  * `permission_denials`, and the turn says so in the transcript. Claude refuses bypassPermissions to
  * root unless told it runs in a sandbox: for Full access, which the user chose, a root device adds
- * IS_SANDBOX=1 to that turn's environment.
- */
+ * IS_SANDBOX=1 to that turn's environment. */
+import type { PermissionAnswer } from '../../../shared/permission-request.ts';
 import {
   checkResumeData,
   DEFAULT_PERMISSION_LEVEL,
   PERMISSION_LABELS,
   PROVIDER_CAPABILITIES,
+  type ImportOutcome,
   type ImportProgress,
   type PartStager,
   type PermissionLevel,
@@ -25,11 +30,14 @@ import {
   type ResumeData,
   type ResumeFile,
 } from '../../../shared/provider.ts';
+import { PendingAsks } from '../permissions/pending-asks.ts';
 import { MAIN_AGENT, ProcessSession, type ProcessSessionOptions } from '../process-session.ts';
 import type { TurnExit } from '../turn-process.ts';
 import { MessageFolder } from './message-folder.ts';
+import { controlErrorLine, controlResponseLine, permissionRequestOf } from './permission-prompts.ts';
 import { CLAUDE_FORMAT, CLAUDE_INLINE_FORMAT, exportClaudeSession, importClaudeSession, stageClaudeFile } from './session-export.ts';
 import { findClaudeSession } from './session-list.ts';
+import { futureRealpath } from './staged-part.ts';
 import { readTranscriptFile } from './transcript-file.ts';
 
 export interface ClaudeCodeOptions extends Partial<ProcessSessionOptions> {
@@ -39,7 +47,12 @@ export interface ClaudeCodeOptions extends Partial<ProcessSessionOptions> {
   extraArgs?: readonly string[];
 }
 
-/** Claude's `--permission-mode` for each permission level. */
+/**
+ * Claude's `--permission-mode` for each permission level: `default` asks before edits and commands
+ * (reads and read-only commands run), `acceptEdits` edits files and runs simple file commands and
+ * asks before other commands, `bypassPermissions` never asks. Every level but Full access adds
+ * `--permission-prompt-tool stdio`, so what the mode does not allow is asked, not refused.
+ */
 export const CLAUDE_PERMISSION_MODES: Readonly<Record<PermissionLevel, string>> = {
   ask: 'default',
   workspace: 'acceptEdits',
@@ -47,6 +60,12 @@ export const CLAUDE_PERMISSION_MODES: Readonly<Record<PermissionLevel, string>> 
 };
 
 type StreamEvent = Record<string, unknown>;
+
+/** The `tool_use_id` of a `permission_denials` item, if it has one. */
+function deniedUseId(denial: unknown): string | null {
+  const id = ((denial ?? {}) as { tool_use_id?: unknown }).tool_use_id;
+  return typeof id === 'string' ? id : null;
+}
 
 /** A refused call from the result event's `permission_denials`, e.g. "Write /ws/hello.txt". */
 function deniedCall(denial: unknown): string {
@@ -71,8 +90,16 @@ export class ClaudeCodeSession extends ProcessSession {
   private readonly folder: MessageFolder;
   private readonly extraArgs: readonly string[];
   private readonly permission: PermissionLevel;
+  /** The workspace parts are staged for, resolved once for all of a checkpoint's parts. */
+  private stagingFor: { workspace: string; to: Promise<string> } | null = null;
   /** Set when this turn's stream reported its error (so the exit is not reported twice). */
   private turnError = false;
+  /** This turn's permission requests awaiting an answer: the control request's tool input, and its tool use. */
+  private readonly asks = new PendingAsks<{ input: unknown; toolUseId: string | null }>(this.state);
+  /** The agent that made each tool call of this turn (a control request names only the call). */
+  private readonly callers = new Map<string, string>();
+  /** Tool uses the user denied this turn: the result's `permission_denials` lists them too, and they are not reported again. */
+  private readonly userDenied = new Set<string>();
 
   constructor(options: ClaudeCodeOptions = {}) {
     super({ command: options.command ?? 'claude', env: options.env, clock: options.clock }, 'claude');
@@ -90,19 +117,34 @@ export class ClaudeCodeSession extends ProcessSession {
     return 'Claude Code';
   }
 
-  protected invocation(text: string): { args: string[]; stdin: string; env?: NodeJS.ProcessEnv } {
+  protected invocation(text: string): { args: string[]; stdin: string; env?: NodeJS.ProcessEnv; keepStdinOpen: boolean } {
     this.turnError = false;
     const args = ['-p', '--output-format', 'stream-json', '--input-format', 'stream-json', '--verbose'];
     args.push('--permission-mode', CLAUDE_PERMISSION_MODES[this.permission]);
+    if (this.permission !== 'full') args.push('--permission-prompt-tool', 'stdio');
     if (this.sessionId !== null) args.push('--resume', this.sessionId);
     const message = { type: 'user', message: { role: 'user', content: [{ type: 'text', text }] } };
     const root = process.getuid?.() === 0;
     const env = this.permission === 'full' && root ? { ...this.env, IS_SANDBOX: '1' } : undefined;
-    return { args: [...args, ...this.extraArgs], stdin: `${JSON.stringify(message)}\n`, env };
+    this.callers.clear();
+    this.userDenied.clear();
+    return { args: [...args, ...this.extraArgs], stdin: `${JSON.stringify(message)}\n`, env, keepStdinOpen: true };
+  }
+
+  /** Writes the CLI's answer to pending request `requestId` (a control response on the turn's stdin). */
+  async answerPermission(requestId: string, answer: PermissionAnswer): Promise<ProviderResult> {
+    const ask = this.asks.take(requestId);
+    if (ask === undefined)
+      return { ok: false, code: 'request_not_pending', message: `Claude Code is not waiting for an answer to ${requestId}.` };
+    if (answer.decision === 'deny' && ask.toolUseId !== null) this.userDenied.add(ask.toolUseId);
+    if (!this.writeInput(controlResponseLine(requestId, ask.input, answer)))
+      return { ok: false, code: 'request_not_pending', message: "Claude Code's turn ended before the answer reached it." };
+    return { ok: true, value: undefined };
   }
 
   /** Reports a failed exit unless the stream already said why (Claude's error result repeats its stderr). */
   protected override afterTurn(exit: TurnExit, interrupted: boolean): void {
+    this.asks.cancelAll(interrupted ? 'The turn was interrupted.' : 'The turn ended.');
     if (!this.turnError || exit.spawnError !== null) super.afterTurn(exit, interrupted);
   }
 
@@ -116,13 +158,47 @@ export class ClaudeCodeSession extends ProcessSession {
     if (typeof event.session_id === 'string' && (event.type === 'system' || event.type === 'result')) this.sessionId = event.session_id;
     const parent = typeof event.parent_tool_use_id === 'string' ? event.parent_tool_use_id : null;
     const message = event.message as Record<string, unknown> | undefined;
+    if (event.type === 'assistant') this.noteCallers(message?.content, parent);
     if (event.type === 'assistant' || event.type === 'user') this.folder.fold(event.type, message?.content, parent);
-    if (event.type === 'result') this.result(event);
+    if (event.type === 'control_request') this.controlRequest(event);
+    if (event.type === 'control_cancel_request' && typeof event.request_id === 'string')
+      this.asks.cancel(event.request_id, 'Claude Code withdrew the request.');
+    if (event.type === 'result') {
+      this.result(event);
+      this.endInput();
+    }
+  }
+
+  /** Remembers which agent made each tool call of an assistant message. */
+  private noteCallers(content: unknown, parent: string | null): void {
+    if (!Array.isArray(content)) return;
+    const author = parent !== null && this.state.agent(parent) ? parent : MAIN_AGENT;
+    for (const block of content as Record<string, unknown>[]) {
+      if (block?.type === 'tool_use' && typeof block.id === 'string') this.callers.set(block.id, author);
+    }
+  }
+
+  /** A `can_use_tool` request becomes a permission request; any other control request is refused at once. */
+  private controlRequest(event: StreamEvent): void {
+    const requestId = typeof event.request_id === 'string' ? event.request_id : null;
+    const request = (event.request ?? {}) as Record<string, unknown>;
+    if (requestId === null) return;
+    if (request.subtype !== 'can_use_tool') {
+      this.writeInput(controlErrorLine(requestId, `Baton does not serve "${String(request.subtype)}" control requests.`));
+      return;
+    }
+    const toolUseId = typeof request.tool_use_id === 'string' ? request.tool_use_id : null;
+    const agent = (toolUseId !== null ? this.callers.get(toolUseId) : undefined) ?? MAIN_AGENT;
+    void permissionRequestOf(requestId, request, agent).then(
+      (asked) => this.asks.add(asked, { input: request.input, toolUseId }),
+      (error: unknown) => this.writeInput(controlErrorLine(requestId, `Baton could not read the request: ${String(error)}`)),
+    );
   }
 
   /** The turn's end: an error (unless it was interrupted), and any permission Claude was refused. */
   private result(event: StreamEvent): void {
-    const denials = Array.isArray(event.permission_denials) ? event.permission_denials : [];
+    const all = Array.isArray(event.permission_denials) ? event.permission_denials : [];
+    const denials = all.filter((denial) => !this.userDenied.has(deniedUseId(denial) ?? ''));
     if (denials.length > 0) {
       const calls = denials.map(deniedCall).join(', ');
       const level = PERMISSION_LABELS[this.permission];
@@ -149,9 +225,11 @@ export class ClaudeCodeSession extends ProcessSession {
 
   /**
    * Writes the transcript under this workspace's project folder (read line by line, cwd rewritten,
-   * resumability checked); the next turn resumes it. The history itself stays with the runtime.
+   * resumability checked); the next turn resumes it. A session of that id already here that is not
+   * an earlier state of it is kept, and this one imported as a fork (a new id), which the transcript
+   * and the outcome's note say. The history itself stays with the runtime.
    */
-  async resumeFromImport(data: ResumeData, workspace: string, progress?: ImportProgress): Promise<ProviderResult> {
+  async resumeFromImport(data: ResumeData, workspace: string, progress?: ImportProgress): Promise<ProviderResult<ImportOutcome | void>> {
     const refused = this.refuseStart();
     if (refused) return refused;
     const known = data.format === CLAUDE_FORMAT || data.format === CLAUDE_INLINE_FORMAT;
@@ -164,20 +242,22 @@ export class ClaudeCodeSession extends ProcessSession {
     }
     const imported = await importClaudeSession(this.env, workspace, data.sessionId, data, progress);
     if (!imported.ok) return imported;
-    this.sessionId = data.sessionId;
-    this.state.restore(imported.value.agents, [], 0);
+    const { agents, sessionId, forkNote } = imported.value;
+    this.sessionId = sessionId;
+    this.state.restore(agents, [], 0);
     this.open(workspace);
     this.state.addEntry(
       'system',
       MAIN_AGENT,
-      `Claude Code session ${data.sessionId} was imported on ${this.deviceName}; the next message resumes it.`,
+      forkNote ?? `Claude Code session ${sessionId} was imported on ${this.deviceName}; the next message resumes it.`,
     );
-    return { ok: true, value: undefined };
+    return { ok: true, value: forkNote === null ? {} : { note: forkNote } };
   }
 
   /** The transcript and side `.jsonl` files are checked and moved to `workspace` as they are staged; the import then renames them. */
   stagePart(data: ResumeData, file: ResumeFile, workspace: string): Promise<PartStager | null> {
-    return stageClaudeFile(data, file, workspace);
+    if (this.stagingFor?.workspace !== workspace) this.stagingFor = { workspace, to: futureRealpath(workspace) };
+    return stageClaudeFile(data, file, this.stagingFor.to);
   }
 
   /** Adopts Claude session `sessionId` of `workspace` on this machine: its history from its transcript; the next message resumes it. */

@@ -67,7 +67,8 @@ describe('Claude session export and import', () => {
     const { dst, dstEnv } = await folders();
     const stale = join(root, 'cfg-b', 'projects', 'old-place');
     await mkdir(join(stale, 's1'), { recursive: true });
-    await writeFile(join(stale, 's1.jsonl'), 'stale\n');
+    // An earlier stay of the session in another workspace: its first line, with that workspace's cwd.
+    await writeFile(join(stale, 's1.jsonl'), `${JSON.stringify({ uuid: 'u', cwd: '/old-place' })}\n`);
     await writeFile(join(stale, 'other.jsonl'), 'another session\n');
     // Data of the earlier format (everything inline) is still imported.
     const payload = { sourceCwd: '/s', transcript: `${JSON.stringify({ uuid: 'u', cwd: '/s' })}\n`, sideFiles: [] };
@@ -160,5 +161,65 @@ describe('Claude session export and import', () => {
     });
     expect(await readFile(files.transcript, 'utf8')).toBe('the earlier state\n');
     expect(await readdir(files.projectDir)).toEqual(['s1.jsonl']);
+  });
+
+  it('keeps a copy that went on without the moved session untouched, and imports the moved one as a fork under a new id', async () => {
+    const { src, dst, srcEnv, dstEnv } = await folders();
+    const line = (uuid: string, cwd: string, sessionId = 's1') => JSON.stringify({ type: 'user', uuid, sessionId, cwd });
+    // The session as it left this device, then continued here in a terminal while it was away.
+    const here = await sessionFiles(dstEnv, dst, 's1');
+    await mkdir(join(here.sideFolder, 'subagents'), { recursive: true });
+    const continued = [line('u1', dst), line('u2', dst), line('here-1', dst)].join('\n') + '\n';
+    await writeFile(here.transcript, continued);
+    await writeFile(join(here.sideFolder, 'subagents', 'agent-1.jsonl'), 'kept\n');
+    // An earlier copy in another project folder: kept too while the session is forked (it is this session's, not the fork's).
+    const other = join(root, 'cfg-b', 'projects', 'other-place');
+    await mkdir(other, { recursive: true });
+    await writeFile(join(other, 's1.jsonl'), `${line('u1', '/other-place')}\n`);
+    // What came back from the other device: the first two lines, then its own.
+    const source = await sessionFiles(srcEnv, src, 's1');
+    await mkdir(join(source.sideFolder, 'subagents'), { recursive: true });
+    await writeFile(source.transcript, [line('u1', src), line('u2', src), line('away-1', src)].join('\n') + '\n');
+    await writeFile(join(source.sideFolder, 'subagents', 'agent-9.jsonl'), `${line('a9', src)}\n`);
+    const exported = await exportClaudeSession(srcEnv, src, 's1');
+    if (!exported.ok) throw new Error(exported.message);
+
+    const imported = await importClaudeSession(dstEnv, dst, 's1', exported.value);
+    if (!imported.ok) throw new Error(imported.message);
+    const fork = imported.value.sessionId;
+    expect(fork).toMatch(/^[0-9a-f-]{36}$/);
+    expect(imported.value.forkNote).toContain(`imported as a fork, session ${fork}`);
+    expect(await readFile(here.transcript, 'utf8')).toBe(continued);
+    expect(await readFile(join(here.sideFolder, 'subagents', 'agent-1.jsonl'), 'utf8')).toBe('kept\n');
+    expect(await readdir(other)).toEqual(['s1.jsonl']);
+    // The fork: every line as it came but for its cwd and its sessionId, as claude --fork-session writes it.
+    const forked = await sessionFiles(dstEnv, dst, fork);
+    expect(await readFile(forked.transcript, 'utf8')).toBe(
+      [line('u1', dst, fork), line('u2', dst, fork), line('away-1', dst, fork)].join('\n') + '\n',
+    );
+    expect(await readFile(join(forked.sideFolder, 'subagents', 'agent-9.jsonl'), 'utf8')).toBe(`${line('a9', dst, fork)}\n`);
+
+    // Brought back again once the copy here is an earlier state of it: replaced in place, no fork.
+    await writeFile(source.transcript, continued.replaceAll(dst, src) + `${line('away-2', src)}\n`);
+    const again = await exportClaudeSession(srcEnv, src, 's1');
+    if (!again.ok) throw new Error(again.message);
+    expect(await importClaudeSession(dstEnv, dst, 's1', again.value)).toMatchObject({
+      ok: true,
+      value: { sessionId: 's1', forkNote: null },
+    });
+    expect(await readFile(here.transcript, 'utf8')).toBe(`${continued}${line('away-2', dst)}\n`);
+    expect(await readdir(other)).toEqual([]);
+  });
+
+  it('refuses a transcript with a line over 16 MiB as damaged, without gathering the line', async () => {
+    const { dst, dstEnv } = await folders();
+    const long = join(root, 'long.jsonl');
+    await writeFile(long, `${JSON.stringify({ uuid: 'u', cwd: '/s', text: 'x'.repeat(17 * 1024 * 1024) })}\n`);
+    const files = [{ name: 'transcript', path: long, size: 0 }];
+    expect(await importClaudeSession(dstEnv, dst, 's1', { payload: { sourceCwd: '/s' }, files })).toMatchObject({
+      ok: false,
+      code: 'import_check_failed',
+      message: 'The Claude transcript is damaged: line 1 is longer than 16777216 bytes.',
+    });
   });
 });

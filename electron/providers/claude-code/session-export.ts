@@ -8,16 +8,18 @@
  * reads them line by line, so a transcript of hundreds of megabytes is never one string. Data of the
  * earlier format (@1, everything inline in the payload) is still imported.
  */
-import { randomBytes } from 'node:crypto';
+import { randomBytes, randomUUID } from 'node:crypto';
 import { copyFile, mkdir, readdir, rename, rm, stat, writeFile } from 'node:fs/promises';
 import { dirname, isAbsolute, join, posix, relative, sep } from 'node:path';
 import { z } from 'zod';
 import type { AgentView } from '../../../shared/agents.ts';
 import { fail, ok, type Result } from '../../../shared/errors.ts';
 import type { ImportProgress, PartStager, ResumeData, ResumeFile } from '../../../shared/provider.ts';
-import { forEachLine, forEachTextLine, type LineHandler } from '../../io/line-reader.ts';
+import { forEachLine, forEachTextLine, LineTooLong, type LineHandler } from '../../io/line-reader.ts';
 import { LineWriter } from '../../io/line-writer.ts';
+import type { LineSource } from '../earlier-state.ts';
 import { findSessionFiles, isSafeSessionId, sessionFiles, type SessionFiles } from './paths.ts';
+import { divergedCopy, removeCopies, sessionCopies } from './session-copies.ts';
 import { claudePartStager, moveStaged, stagedNote, type StagedNote } from './staged-part.ts';
 import { TranscriptFold, TranscriptMove } from './transcript-file.ts';
 
@@ -129,22 +131,38 @@ async function incoming(
 }
 
 /**
- * The rewriter that stages export file `file` of `data` for an import into `workspace`
- * (ProviderSession.stagePart): the transcript and the side folder's `.jsonl` files; null for any
- * other file or data, which is staged as it is.
+ * The rewriter that stages export file `file` of `data` for an import into the workspace that
+ * resolves to `to` (ProviderSession.stagePart; futureRealpath): the transcript and the side folder's
+ * `.jsonl` files; null for any other file or data, which is staged as it is.
  */
-export async function stageClaudeFile(data: ResumeData, file: ResumeFile, workspace: string): Promise<PartStager | null> {
+export async function stageClaudeFile(data: ResumeData, file: ResumeFile, to: Promise<string>): Promise<PartStager | null> {
   const payload = filesPayloadSchema.safeParse(data.payload);
   if (data.format !== CLAUDE_FORMAT || !payload.success) return null;
   const transcript = file.name === TRANSCRIPT;
   if (!transcript && !(file.name.startsWith(SIDE) && file.name.endsWith('.jsonl'))) return null;
-  return claudePartStager(file.path, payload.data.sourceCwd, workspace, transcript);
+  return claudePartStager(file.path, payload.data.sourceCwd, await to, transcript);
+}
+
+/** What an import wrote: the session's agent map, the id it is under, and — for a fork — why. */
+export interface ClaudeImport {
+  agents: AgentView[];
+  /** The session's id here: the moved one's, or a fork's. */
+  sessionId: string;
+  /** Set when it was imported as a fork: what was kept and why, in words. */
+  forkNote: string | null;
+}
+
+/** The lines of a transcript to import, to compare with a copy already here. */
+function incomingLines(source: Lines): LineSource {
+  return 'staged' in source ? (each) => forEachLine(source.staged.file, each) : source.lines;
 }
 
 /**
  * Writes `data` (either format) as session `sessionId` of `workspace` (the target) with every cwd
  * rewritten, reading its files line by line, once the transcript passes its resumability check;
- * nothing is written in place when a check fails. Resolves to the session's agent map.
+ * nothing is written in place when a check fails. A copy of the session already here that is not
+ * an earlier state of it is kept untouched, and the session is written as a fork under a new id
+ * (session-copies.ts). Resolves to the session's agent map and id.
  */
 export async function importClaudeSession(
   env: NodeJS.ProcessEnv,
@@ -152,8 +170,8 @@ export async function importClaudeSession(
   sessionId: string,
   data: { format?: string; payload: unknown; files?: ResumeFile[] },
   progress?: ImportProgress,
-): Promise<Result<{ agents: AgentView[] }, 'import_check_failed'>> {
-  const refuse = (message: string): Result<{ agents: AgentView[] }, 'import_check_failed'> => fail('import_check_failed', message);
+): Promise<Result<ClaudeImport, 'import_check_failed'>> {
+  const refuse = (message: string): Result<ClaudeImport, 'import_check_failed'> => fail('import_check_failed', message);
   const payload = data.files ? filesPayloadSchema.safeParse(data.payload) : inlinePayloadSchema.safeParse(data.payload);
   if (!payload.success) return refuse(`The Claude session data is malformed: ${payload.error.issues[0]?.message ?? 'unknown'}.`);
   const total = (data.files ?? []).reduce((sum, f) => sum + f.size, 0);
@@ -170,39 +188,47 @@ export async function importClaudeSession(
   if (!isSafeSessionId(sessionId)) return refuse(`"${sessionId}" is not a Claude session id.`);
   const unsafe = sources.value.side.find((f) => !isSafeRelative(f.path));
   if (unsafe) return refuse(`The Claude session data names a file outside its folder: ${unsafe.path}.`);
+  const { transcript, side, sourceCwd } = sources.value;
+  if ('staged' in transcript && transcript.staged.note.damaged !== null) return refuse(damagedMessage(transcript.staged.note.damaged));
   let files: SessionFiles;
   try {
     files = await sessionFiles(env, workspace, sessionId);
   } catch (error) {
     return refuse(`The target workspace cannot be opened: ${(error as Error).message}.`);
   }
-  const written = await writeSession(files, sources.value.sourceCwd, sources.value.transcript, sources.value.side);
+  const copies = await sessionCopies(env, sessionId);
+  let diverged;
+  try {
+    diverged = await divergedCopy(copies, incomingLines(transcript));
+  } catch (error) {
+    if (error instanceof LineTooLong) return refuse(damagedMessage(error.message));
+    throw error;
+  }
+  const id = diverged === null ? sessionId : randomUUID();
+  if (diverged !== null) files = await sessionFiles(env, workspace, id);
+  const written = await writeSession(files, sourceCwd, transcript, side, diverged === null ? undefined : { from: sessionId, to: id });
   if (!written.ok) {
     if (written.code === 'damaged') return refuse(written.message);
     return refuse(`The Claude session could not be written here: ${written.message}.`);
   }
-  await removeOlderCopies(files, sessionId);
+  if (diverged === null) await removeCopies(copies, sessionId, files.projectDir);
   progress?.(total, total);
-  return ok({ agents: written.value });
-}
-
-/**
- * Removes copies of the session kept under other project folders (an earlier stay on this device in
- * another workspace): they are older states of it, and with two copies Claude resumes it from
- * neither folder's cwd ("No conversation found").
- */
-async function removeOlderCopies(files: SessionFiles, sessionId: string): Promise<void> {
-  const projects = dirname(files.projectDir);
-  for (const folder of await readdir(projects, { withFileTypes: true }).catch(() => [])) {
-    const dir = join(projects, folder.name);
-    if (!folder.isDirectory() || dir === files.projectDir) continue;
-    await rm(join(dir, `${sessionId}.jsonl`), { force: true }).catch(() => undefined);
-    await rm(join(dir, sessionId), { recursive: true, force: true }).catch(() => undefined);
-  }
+  const forkNote =
+    diverged === null
+      ? null
+      : `This device already had Claude Code session ${sessionId}, which is not an earlier state of the one that moved here: it went on ` +
+        `without it (for example with claude --resume in a terminal here) or is another session. It was kept as it is, and the moved ` +
+        `session was imported as a fork, session ${id}.`;
+  return ok({ agents: written.value, sessionId: id, forkNote });
 }
 
 /** A damaged line: thrown out of a line handler, so reading stops there. */
 class Damaged extends Error {}
+
+/** The message of a damaged transcript, from what was found (a side file's message names it already). */
+function damagedMessage(found: string): string {
+  return found.startsWith('The Claude') ? found : `The Claude transcript is damaged: ${found}.`;
+}
 
 /** Writes `lines` moved from `from` to `to` into `path` through `move`; a damaged line stops it. */
 async function writeLines(path: string, lines: (each: LineHandler) => Promise<number>, move: TranscriptMove): Promise<void> {
@@ -224,18 +250,26 @@ async function writeLines(path: string, lines: (each: LineHandler) => Promise<nu
 }
 
 /**
- * Writes `source` with its cwd moved from `from` to `to` into `target`; with `fold`, checks it is a
- * resumable transcript and resolves to its agent map. A file staged already moved to `to` is only
- * renamed into place, one staged for another workspace is moved on from there, one staged damaged is
- * refused with what its staging found; a damaged line stops it.
+ * Writes `source` with its cwd moved from `from` to `to` (and, for a fork, its session id renamed)
+ * into `target`; with `fold`, checks it is a resumable transcript and resolves to its agent map. A
+ * file staged already moved to `to` is only renamed into place, one staged for another workspace (or
+ * forked) is moved on from there, one staged damaged is refused with what its staging found; a
+ * damaged line stops it.
  */
-async function writeMoved(target: string, source: Lines, from: string, to: string, fold?: TranscriptFold): Promise<AgentView[]> {
+async function writeMoved(
+  target: string,
+  source: Lines,
+  from: string,
+  to: string,
+  fold?: TranscriptFold,
+  fork?: { from: string; to: string },
+): Promise<AgentView[]> {
   let lines: (each: LineHandler) => Promise<number>;
   if ('staged' in source) {
     const { file, note, done } = source.staged;
     if (note.damaged !== null) throw new Damaged(note.damaged);
     if (note.from !== from) throw new Damaged('it was staged for another source workspace');
-    if (note.to === to) {
+    if (note.to === to && fork === undefined) {
       await moveStaged(file, target);
       done();
       return note.agents;
@@ -243,7 +277,7 @@ async function writeMoved(target: string, source: Lines, from: string, to: strin
     lines = (each) => forEachLine(file, each).finally(done);
     from = note.to;
   } else lines = source.lines;
-  const move = new TranscriptMove(from, to, fold);
+  const move = new TranscriptMove(from, to, fold, fork);
   await writeLines(target, lines, move);
   if (!fold) return [];
   const resumable = move.finish();
@@ -261,19 +295,21 @@ async function writeSession(
   from: string,
   transcript: Lines,
   side: Incoming[],
+  fork?: { from: string; to: string },
 ): Promise<Result<AgentView[], 'damaged' | 'write_failed'>> {
   const stage = `.baton-import-${randomBytes(4).toString('hex')}`;
   const stagedTranscript = join(files.projectDir, `${stage}.jsonl`);
   const stagedSide = join(files.projectDir, stage);
   try {
     await mkdir(files.projectDir, { recursive: true });
-    const agents = await writeMoved(stagedTranscript, transcript, from, files.cwd, new TranscriptFold(false));
+    const agents = await writeMoved(stagedTranscript, transcript, from, files.cwd, new TranscriptFold(false), fork);
     for (const file of side) {
       const target = join(stagedSide, ...file.path.split('/'));
       await mkdir(dirname(target), { recursive: true });
       if ('lines' in file || 'staged' in file) {
-        await writeMoved(target, file, from, files.cwd).catch((error: Error) => {
-          throw error instanceof Damaged ? new Damaged(`The Claude side file ${file.path} is damaged: ${error.message}.`) : error;
+        await writeMoved(target, file, from, files.cwd, undefined, fork).catch((error: Error) => {
+          const damaged = error instanceof Damaged || error instanceof LineTooLong;
+          throw damaged ? new Damaged(`The Claude side file ${file.path} is damaged: ${error.message}.`) : error;
         });
       } else if ('copy' in file) await copyFile(file.copy, target);
       else await writeFile(target, file.bytes);
@@ -287,10 +323,7 @@ async function writeSession(
   } catch (error) {
     await rm(stagedTranscript, { force: true }).catch(() => undefined);
     await rm(stagedSide, { recursive: true, force: true }).catch(() => undefined);
-    if (error instanceof Damaged) {
-      const message = error.message.startsWith('The Claude') ? error.message : `The Claude transcript is damaged: ${error.message}.`;
-      return fail('damaged', message);
-    }
+    if (error instanceof Damaged || error instanceof LineTooLong) return fail('damaged', damagedMessage(error.message));
     return fail('write_failed', (error as Error).message);
   }
 }

@@ -16,6 +16,7 @@ import { transcriptOf } from '../../handoff/checkpoint-transcript.ts';
 import { writeCheckpoint } from '../../handoff/checkpoint-writer.ts';
 import { sessionFiles } from './paths.ts';
 import { CLAUDE_FORMAT, exportClaudeSession, importClaudeSession, stageClaudeFile } from './session-export.ts';
+import { futureRealpath } from './staged-part.ts';
 
 const SESSION = 'c0ffee00-1111-2222-3333-444455556666';
 let root: string;
@@ -63,7 +64,7 @@ async function staged(data: ResumeData, workspace: string, piece: number): Promi
   const body = Buffer.concat(chunks);
   const staging = join(root, `staging-${piece}`);
   const reader = new CheckpointReader(staging, checkpoint.sessionId, checkpoint.handoffId, (_head, resume, file) =>
-    stageClaudeFile(resume, file, workspace),
+    stageClaudeFile(resume, file, futureRealpath(workspace)),
   );
   for (let at = 0; at < body.length; at += piece) await reader.push(body.subarray(at, at + piece));
   const read = await reader.end();

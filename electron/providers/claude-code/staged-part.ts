@@ -26,7 +26,7 @@ export type StagedNote = z.infer<typeof noteSchema>;
 const notePath = (path: string) => `${path}.staged.json`;
 
 /** `path` resolved through symlinks as realpath will resolve it once made: its nearest existing folder resolved, the rest as it is. */
-async function futureRealpath(path: string): Promise<string> {
+export async function futureRealpath(path: string): Promise<string> {
   try {
     return await realpath(path);
   } catch (error) {
@@ -37,12 +37,11 @@ async function futureRealpath(path: string): Promise<string> {
 }
 
 /**
- * The rewriter of the file staged at `path`: lines moved from `from` to `workspace` (resolved as the
- * import will resolve it, even before the pin clones it); `transcript`: also checked resumable and
- * folded into the agent map.
+ * The rewriter of the file staged at `path`: lines moved from `from` to `to` (the workspace resolved
+ * as the import will resolve it, even before the pin clones it: futureRealpath); `transcript`: also
+ * checked resumable and folded into the agent map.
  */
-export async function claudePartStager(path: string, from: string, workspace: string, transcript: boolean): Promise<PartStager> {
-  const to = await futureRealpath(workspace);
+export function claudePartStager(path: string, from: string, to: string, transcript: boolean): PartStager {
   const fold = transcript ? new TranscriptFold(false) : undefined;
   const move = new TranscriptMove(from, to, fold);
   let damaged: string | null = null;
@@ -56,6 +55,9 @@ export async function claudePartStager(path: string, from: string, workspace: st
       if (parts.ok) return parts.value;
       damaged = parts.message;
       return [];
+    },
+    refuse(reason) {
+      damaged ??= reason;
     },
     async end() {
       if (damaged === null && transcript) {

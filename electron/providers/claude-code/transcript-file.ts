@@ -73,6 +73,7 @@ export async function readTranscriptFile(
 }
 
 const CWD_KEY = '"cwd":';
+const SESSION_KEY = '"sessionId":';
 const CWD_KEY_BYTES = Buffer.from(CWD_KEY);
 const QUOTE = 0x22;
 const BACKSLASH = 0x5c;
@@ -105,20 +106,25 @@ function atTopLevel(codeAt: (i: number) => number, at: number): boolean {
  * near the start of the line, so the check reads only a short prefix.
  */
 export function spliceCwd(raw: string, from: string, to: string): string | null {
-  const value = cwdValueAt(raw, from);
+  return spliceField(raw, CWD_KEY, from, to);
+}
+
+/** spliceCwd for any top-level string field: `key` is its `"name":`. */
+function spliceField(raw: string, key: string, from: string, to: string): string | null {
+  const value = fieldValueAt(raw, key, from);
   if (value === null) return null;
   return `${raw.slice(0, value)}${JSON.stringify(to)}${raw.slice(value + JSON.stringify(from).length)}`;
 }
 
-/** Where `from`'s JSON starts as the value of `raw`'s plainly written top-level `"cwd":` (see spliceCwd), or null. */
-function cwdValueAt(raw: string, from: string): number | null {
-  const at = raw.indexOf(CWD_KEY);
-  if (at < 0 || raw.indexOf(CWD_KEY, at + CWD_KEY.length) >= 0 || !atTopLevel((i) => raw.charCodeAt(i), at)) return null;
-  const value = at + CWD_KEY.length;
+/** Where `from`'s JSON starts as the value of `raw`'s plainly written top-level `key` (see spliceCwd), or null. */
+function fieldValueAt(raw: string, key: string, from: string): number | null {
+  const at = raw.indexOf(key);
+  if (at < 0 || raw.indexOf(key, at + key.length) >= 0 || !atTopLevel((i) => raw.charCodeAt(i), at)) return null;
+  const value = at + key.length;
   return raw.startsWith(JSON.stringify(from), value) ? value : null;
 }
 
-/** cwdValueAt over the line's UTF-8 `bytes`, `fromJson` being JSON.stringify(from)'s: the byte offset of the value, or null. */
+/** fieldValueAt for `cwd` over the line's UTF-8 `bytes`, `fromJson` being JSON.stringify(from)'s: the byte offset of the value, or null. */
 function cwdValueAtBytes(bytes: Buffer, fromJson: Buffer): number | null {
   const at = bytes.indexOf(CWD_KEY_BYTES);
   if (at < 0 || bytes.indexOf(CWD_KEY_BYTES, at + CWD_KEY_BYTES.length) >= 0 || !atTopLevel((i) => bytes[i]!, at)) return null;
@@ -130,8 +136,9 @@ function cwdValueAtBytes(bytes: Buffer, fromJson: Buffer): number | null {
  * A transcript moving to another workspace, checked and rewritten one line at a time. A transcript
  * is resumable when every line is a JSON object, at least one line has a `uuid`, and every
  * `leafUuid` (summary lines) points at a line's `uuid`. Each line keeps its bytes except its `cwd`,
- * moved from `from` to `to` (subfolders kept); only a line whose field cannot be found exactly
- * once in its text is written anew.
+ * moved from `from` to `to` (subfolders kept), and — for a fork — its `sessionId`, renamed as
+ * `claude --fork-session` renames it; only a line whose field cannot be found exactly once in its
+ * text is written anew.
  */
 export class TranscriptMove {
   private readonly uuids = new Set<string>();
@@ -139,11 +146,12 @@ export class TranscriptMove {
   private lines = 0;
   private lastCwd: { cwd: string; json: Buffer } | null = null;
 
-  /** `fold`: also fold each line into it (the agent map of the moved session). */
+  /** `fold`: also fold each line into it (the agent map of the moved session); `rename`: the session id lines of `rename.from` get. */
   constructor(
     private readonly from: string,
     private readonly to: string,
     private readonly fold?: TranscriptFold,
+    private readonly rename?: { from: string; to: string },
   ) {}
 
   /** The line as it goes to the target ('' for a blank line, which is dropped), or why the file is damaged. */
@@ -152,8 +160,22 @@ export class TranscriptMove {
     if (!read.ok) return read;
     if (read.value === null) return ok('');
     const { line, moved } = read.value;
-    if (moved === null) return ok(raw);
-    return ok(spliceCwd(raw, line.cwd as string, moved) ?? JSON.stringify({ ...line, cwd: moved }));
+    return ok(this.rewritten(raw, line, moved));
+  }
+
+  /** The session id `line` gets (a fork's), or null when it keeps its own. */
+  private renamed(line: JsonLine): string | null {
+    return this.rename !== undefined && line.sessionId === this.rename.from ? this.rename.to : null;
+  }
+
+  /** `raw` with its cwd moved (`moved`, null: it stays) and its session id renamed, spliced where the fields show plainly. */
+  private rewritten(raw: string, line: JsonLine, moved: string | null): string {
+    const renamed = this.renamed(line);
+    if (moved === null && renamed === null) return raw;
+    let text: string | null = raw;
+    if (moved !== null) text = spliceCwd(raw, line.cwd as string, moved);
+    if (text !== null && renamed !== null) text = spliceField(text, SESSION_KEY, line.sessionId as string, renamed);
+    return text ?? JSON.stringify({ ...line, ...(moved !== null && { cwd: moved }), ...(renamed !== null && { sessionId: renamed }) });
   }
 
   /**
@@ -165,6 +187,8 @@ export class TranscriptMove {
     if (!read.ok) return read;
     if (read.value === null) return ok([]);
     const { line, moved } = read.value;
+    // A fork's line (rare: only an import that must not replace what is here) is spliced as text.
+    if (this.renamed(line) !== null) return ok([this.rewritten(raw, line, moved)]);
     if (moved === null) return ok([bytes]);
     // Looked for in the bytes (the string's search would read the line a second time).
     const fromJson = this.jsonOf(line.cwd as string);

@@ -94,6 +94,59 @@ describe('Codex session moved between devices (the real codex)', () => {
     expect(bench.texts(target).at(-1)).toBe('assistant: I remember: write file hello.txt with Hello from Codex');
   });
 
+  it('moved away and back, replaces its earlier rollout here and keeps the thread id', async () => {
+    const [desktop, laptop] = [await bench.device('desktop'), await bench.device('laptop')];
+    const source = codex(desktop.home);
+    await bench.turn(source, 'my secret word is apple', desktop.workspace);
+    const away = await imported(laptop.home, laptop.workspace, await exportOf(source));
+    await bench.turn(away, 'say hello');
+    const home = await imported(desktop.home, desktop.workspace, await exportOf(away));
+    await bench.turn(home, 'what did I say first?');
+    expect(home.codexThreadId).toBe(source.codexThreadId);
+    expect(bench.texts(home).at(-1)).toBe('assistant: I remember: my secret word is apple');
+  });
+
+  it('keeps the thread continued here in the terminal while it was away, and imports the moved one as a fork', async () => {
+    const [desktop, laptop] = [await bench.device('desktop'), await bench.device('laptop')];
+    const source = codex(desktop.home);
+    await bench.turn(source, 'my secret word is apple', desktop.workspace);
+    const id = source.codexThreadId!;
+    const away = await imported(laptop.home, laptop.workspace, await exportOf(source));
+    await bench.turn(away, 'say hello');
+    // Meanwhile the user goes on with the thread on the desktop, in a terminal.
+    const run = (prompt: string) =>
+      bench.lab.run('codex', ['exec', '--json', '--skip-git-repo-check', 'resume', id, '-'], {
+        cwd: desktop.workspace,
+        env: desktop.home.env,
+        stdin: prompt,
+      });
+    expect(await run('my terminal word is pear')).toMatchObject({ code: 0 });
+    const rollout = join(desktop.home.codexHome, (await findRollout(desktop.home.codexHome, id))!);
+    const continued = readFileSync(rollout);
+
+    // Then the thread moves back from the laptop.
+    const home = codex(desktop.home);
+    const resumed = await resumeProvider(home, { workspace: desktop.workspace, resumeData: await exportOf(away), continuation });
+    expect(resumed).toMatchObject({
+      ok: true,
+      value: { path: 'checkpoint-import', reason: expect.stringContaining('imported as a fork') },
+    });
+    const fork = home.codexThreadId!;
+    expect(fork).not.toBe(id);
+    expect(bench.texts(home).at(-1)).toContain(`imported as a fork, thread ${fork}.`);
+    expect(readFileSync(rollout)).toEqual(continued);
+    await bench.turn(home, 'what did I say first?');
+    expect(home.codexThreadId).toBe(fork);
+    expect(bench.texts(home).at(-1)).toBe('assistant: I remember: my secret word is apple');
+    expect(turnMetadata()).toMatchObject({ thread_id: fork });
+    expect(lastRequest()?.userTexts).toContain('say hello');
+    expect(lastRequest()?.userTexts).not.toContain('my terminal word is pear');
+    // The terminal's own continuation is still there, and still resumes.
+    expect(await run('what did I say first?')).toMatchObject({ code: 0 });
+    expect(turnMetadata()).toMatchObject({ thread_id: id });
+    expect(lastRequest()?.userTexts).toContain('my terminal word is pear');
+  });
+
   it("never carries Codex's credentials or the API key: the export holds the rollout only", async () => {
     const laptop = await bench.device('laptop');
     const secret = 'sk-proj-credential-that-must-stay';

@@ -73,7 +73,7 @@ describe('Codex adapter (the real codex)', () => {
     expect(existsSync(join(workspace, 'refused.txt'))).toBe(false);
     expect(turnMetadata()).toMatchObject({ sandbox_mode: 'read-only' });
     expect(texts(ask)).toContain(
-      "system: Codex was refused a tool call: patch rejected: writing is blocked by read-only sandbox; rejected by user approval settings (this session's permissions: Ask before editing).",
+      "system: Codex was refused a tool call: patch rejected: writing is blocked by read-only sandbox; rejected by user approval settings (this session's permissions: Ask before edits and commands).",
     );
     await turn(ask, 'write file refused.txt with no');
     expect(turnMetadata()).toMatchObject({ sandbox_mode: 'read-only', history_initialization: 'cold_resume' });
@@ -99,7 +99,7 @@ describe('Codex adapter (the real codex)', () => {
     const payload = { relativePath, sourceCwd: FIXTURES.workspace, encoding: 'utf8', content };
     const data: ResumeData = { provider: 'codex', format: 'codex/rollout@1', sessionId: 'my-thread', payload };
     const session = codex(home);
-    expect(await session.resumeFromImport(data, workspace)).toEqual({ ok: true, value: undefined });
+    expect(await session.resumeFromImport(data, workspace)).toEqual({ ok: true, value: {} });
     await turn(session, 'say hello');
     const started = session.codexThreadId;
     expect(started).not.toBe('my-thread');

@@ -17,6 +17,7 @@ import {
   DEFAULT_PERMISSION_LEVEL,
   PERMISSION_LABELS,
   PROVIDER_CAPABILITIES,
+  type ImportOutcome,
   type PermissionLevel,
   type ProviderResult,
   type ResumeData,
@@ -159,9 +160,11 @@ export class CodexSession extends ProcessSession {
 
   /**
    * Writes the rollout under this device's CODEX_HOME as it came (checked line by line); the next
-   * turn runs `exec resume` in `workspace`. The history itself stays with the runtime.
+   * turn runs `exec resume` in `workspace`. A rollout of the thread already here that is not an
+   * earlier state of it is kept, and this one imported as a fork (a new thread id), which the
+   * transcript and the outcome's note say. The history itself stays with the runtime.
    */
-  async resumeFromImport(data: ResumeData, workspace: string): Promise<ProviderResult> {
+  async resumeFromImport(data: ResumeData, workspace: string): Promise<ProviderResult<ImportOutcome | void>> {
     const refused = this.refuseStart();
     if (refused) return refused;
     const known = data.format === CODEX_FORMAT || data.format === CODEX_INLINE_FORMAT;
@@ -175,15 +178,16 @@ export class CodexSession extends ProcessSession {
     }
     const imported = await importRollout(codexHome(this.env), data.sessionId, data);
     if (!imported.ok) return imported;
-    this.threadId = data.sessionId;
+    const { threadId, forkNote } = imported.value;
+    this.threadId = threadId;
     this.state.restore([], [], 0);
     this.open(workspace);
     this.state.addEntry(
       'system',
       MAIN_AGENT,
-      `Codex session ${data.sessionId} was imported on ${this.deviceName}; the next message resumes it.`,
+      forkNote ?? `Codex session ${threadId} was imported on ${this.deviceName}; the next message resumes it.`,
     );
-    return { ok: true, value: undefined };
+    return { ok: true, value: forkNote === null ? {} : { note: forkNote } };
   }
 
   /** Adopts Codex thread `threadId` of `workspace` on this machine: its history from its rollout; the next message runs `exec resume`. */

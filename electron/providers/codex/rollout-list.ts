@@ -3,7 +3,8 @@
  * `$CODEX_HOME/sessions/YYYY/MM/DD/rollout-<time>-<thread id>.jsonl` whose first line, `session_meta`,
  * names the thread and the cwd it started in; a thread counts when that cwd is the workspace. Its
  * title is the first message the user typed (injected context blocks such as <environment_context>
- * are skipped). Compressed rollouts (`.jsonl.zst`) are read where node:zlib has zstd, else skipped.
+ * are skipped). Compressed rollouts (`.jsonl.zst`) are read where node:zlib has zstd (as a stream,
+ * a line at a time), else skipped.
  */
 import { readdir, readFile, realpath } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -12,6 +13,7 @@ import type { ExistingSession } from '../../../shared/provider.ts';
 import { readableLines, type JsonLine } from '../json-lines.ts';
 import { newestFiles, scanLines, titleOf } from '../session-scan.ts';
 import { codexHome } from './rollout.ts';
+import { DEFAULT_ZSTD, rolloutLines } from './rollout-lines.ts';
 
 /** How many rollout files (newest first) a listing opens at most. */
 const SCAN_MAX_FILES = 1000;
@@ -40,12 +42,25 @@ function typedText(line: JsonLine): string | null {
   return null;
 }
 
-/** Visits a rollout's lines (decompressing a `.zst` one where this Node can); false when it cannot be read. */
+/** Stops a scan of a compressed rollout once its visitor is done. */
+const DONE = Symbol('done');
+
+/**
+ * Visits a rollout's lines until `visit` says it is done (a `.zst` one decoded as a stream where this
+ * Node can, never whole); false when it cannot be read.
+ */
 async function visitRollout(path: string, visit: (line: JsonLine) => boolean): Promise<boolean> {
   if (!path.endsWith('.zst')) return scanLines(path, visit);
-  const text = await rolloutFileText(path);
-  if (text === null) return false;
-  readableLines(text).some((line) => visit(line));
+  const lines = rolloutLines({ path }, true, DEFAULT_ZSTD);
+  if (lines === null) return false;
+  try {
+    await lines((raw) => {
+      const [line] = readableLines(raw);
+      if (line && visit(line)) throw DONE;
+    });
+  } catch (error) {
+    if (error !== DONE) return false;
+  }
   return true;
 }
 

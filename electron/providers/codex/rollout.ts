@@ -6,19 +6,24 @@
  * The import writes the rollout's bytes as they came: Codex finds a rollout by scanning `sessions/`,
  * runs in the process's cwd and tells the model the new one, so nothing in the file needs rewriting —
  * and a compressed `.jsonl.zst` rollout (Codex reads those itself) is carried byte for byte, whether
- * or not this Node can decompress zstd (node:zlib has it from 22.15).
+ * or not this Node can decompress zstd (node:zlib has it from 22.15; where it has, the lines are
+ * checked as they stream out of the decoder, held to the size the export declared). A rollout of the
+ * thread already here is replaced only when it is an earlier state of the incoming one; otherwise
+ * the import is a fork (rollout-fork.ts).
  */
-import { randomBytes } from 'node:crypto';
-import { copyFile, mkdir, readdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
+import { createHash, randomBytes } from 'node:crypto';
+import { copyFile, mkdir, open, readdir, rename, rm, stat, writeFile } from 'node:fs/promises';
 import { dirname, join, relative, sep } from 'node:path';
-import * as zlib from 'node:zlib';
 import { z } from 'zod';
 import type { TranscriptEntry } from '../../../shared/agents.ts';
 import { fail, ok, type Result } from '../../../shared/errors.ts';
 import type { ResumeFile } from '../../../shared/provider.ts';
-import { forEachLine, forEachTextLine, type LineHandler } from '../../io/line-reader.ts';
+import type { ZstdDecoder } from '../../io/zstd-stream.ts';
+import type { LineSource } from '../earlier-state.ts';
 import { readableLines } from '../json-lines.ts';
 import { SessionState } from '../session-state.ts';
+import { divergedRollout, fileDigest, forkRollout, type RolloutImport } from './rollout-fork.ts';
+import { checkRollout, decodedSize, DEFAULT_ZSTD, rolloutLines } from './rollout-lines.ts';
 
 export const CODEX_FORMAT = 'codex/rollout@2';
 /** The earlier format: the rollout inline in the payload (base64 when compressed). */
@@ -32,6 +37,8 @@ export const codexPayloadSchema = z.strictObject({
   /** The workspace the session ran in on the source (for the record; the import does not need it). */
   sourceCwd: z.string().min(1),
   encoding: z.enum(['utf8', 'zstd']),
+  /** A compressed rollout's decoded size, when the source could count it: the target decodes no further, and refuses another size. */
+  decodedSize: z.number().int().nonnegative().optional(),
 });
 const inlinePayloadSchema = z.strictObject({
   relativePath: z.string().min(1).max(300),
@@ -59,7 +66,7 @@ export function isRolloutPath(path: string, id: string): boolean {
 }
 
 /** Every rollout file of thread `id` under `home`, as paths relative to it, sorted. */
-async function rolloutsOf(home: string, id: string): Promise<string[]> {
+export async function rolloutsOf(home: string, id: string): Promise<string[]> {
   const entries = await readdir(join(home, 'sessions'), { recursive: true, withFileTypes: true }).catch(() => []);
   return entries
     .filter((e) => e.isFile() && (e.name.endsWith(`-${id}.jsonl`) || e.name.endsWith(`-${id}.jsonl.zst`)))
@@ -73,11 +80,16 @@ export async function findRollout(home: string, id: string): Promise<string | nu
   return (await rolloutsOf(home, id)).at(-1) ?? null;
 }
 
-/** Names thread `id`'s rollout under `home` for the checkpoint (nothing is read); `sourceCwd` is the workspace it ran in. */
+/**
+ * Names thread `id`'s rollout under `home` for the checkpoint (nothing is read but, for a compressed
+ * one, its decoded size, counted as it streams through this Node's decoder where it has one, which the
+ * target holds it to); `sourceCwd` is the workspace it ran in.
+ */
 export async function exportRollout(
   home: string,
   id: string,
   sourceCwd: string,
+  zstd: ZstdDecoder | null = DEFAULT_ZSTD,
 ): Promise<Result<{ payload: CodexPayload; files: ResumeFile[] }, 'export_failed'>> {
   const relativePath = await findRollout(home, id);
   const size =
@@ -88,122 +100,97 @@ export async function exportRollout(
           () => null,
         );
   if (relativePath === null || size === null) return fail('export_failed', `No Codex rollout for session ${id} under ${home}.`);
-  const encoding = relativePath.endsWith('.zst') ? 'zstd' : 'utf8';
-  return ok({ payload: { relativePath, sourceCwd, encoding }, files: [{ name: ROLLOUT, path: join(home, relativePath), size }] });
+  const path = join(home, relativePath);
+  if (!relativePath.endsWith('.zst'))
+    return ok({ payload: { relativePath, sourceCwd, encoding: 'utf8' }, files: [{ name: ROLLOUT, path, size }] });
+  const decoded = await decodedSize(path, zstd);
+  const payload: CodexPayload = { relativePath, sourceCwd, encoding: 'zstd', ...(decoded !== null && { decodedSize: decoded }) };
+  return ok({ payload, files: [{ name: ROLLOUT, path, size }] });
 }
 
 const ZSTD_MAGIC = Buffer.from([0x28, 0xb5, 0x2f, 0xfd]);
-type Zstd = { zstdDecompressSync?: (data: Buffer) => Buffer };
 
-/** A rollout's lines checked one at a time: JSON objects, `session_meta` first naming thread `id`. */
-class RolloutCheck {
-  private first = true;
-
-  constructor(private readonly id: string) {}
-
-  take(raw: string, lineNumber: number): string | null {
-    if (raw.trim() === '') return null;
-    let value: unknown;
-    try {
-      value = JSON.parse(raw);
-    } catch {
-      return `The Codex rollout is damaged: line ${lineNumber} is not JSON.`;
-    }
-    if (!value || typeof value !== 'object' || Array.isArray(value))
-      return `The Codex rollout is damaged: line ${lineNumber} is not a JSON object.`;
-    if (this.first) {
-      this.first = false;
-      const line = value as Record<string, unknown>;
-      if (line.type !== 'session_meta' || (line.payload as Record<string, unknown> | undefined)?.id !== this.id)
-        return `The Codex rollout does not start with the session_meta of session ${this.id}.`;
-    }
-    return null;
-  }
-
-  finish(): string | null {
-    return this.first ? `The Codex rollout does not start with the session_meta of session ${this.id}.` : null;
-  }
+/** The import's rollout from either format: where it goes, its lines (null: compressed, and no decoder here), how to write its bytes. */
+interface Incoming {
+  relativePath: string;
+  compressed: boolean;
+  lines: LineSource | null;
+  /** Its first bytes (to tell zstd data where it cannot be decoded). */
+  head(): Promise<Buffer>;
+  /** SHA-256 of its bytes as they came. */
+  digest(): Promise<string>;
+  write(to: string): Promise<void>;
 }
 
-/** A refusal raised from a line handler, so reading stops there. */
-class Refused extends Error {}
-
-/** Checks a rollout's lines from `lines` (where this Node can read them); resolves to the reason it is refused, or null. */
-async function checkLines(id: string, lines: (each: LineHandler) => Promise<number>): Promise<string | null> {
-  const check = new RolloutCheck(id);
-  try {
-    await lines((raw, number) => {
-      const refused = check.take(raw, number);
-      if (refused !== null) throw new Refused(refused);
-    });
-  } catch (error) {
-    if (error instanceof Refused) return error.message;
-    throw error;
-  }
-  return check.finish();
-}
-
-/** Checks compressed rollout bytes: zstd, and — where node:zlib has zstd — their lines. */
-async function checkCompressed(id: string, bytes: Buffer): Promise<string | null> {
-  if (!bytes.subarray(0, 4).equals(ZSTD_MAGIC)) return 'The Codex rollout is marked zstd but is not zstd data.';
-  const decompress = (zlib as unknown as Zstd).zstdDecompressSync;
-  if (typeof decompress !== 'function') return null;
-  let text: string;
-  try {
-    text = decompress(bytes).toString('utf8');
-  } catch (error) {
-    return `The Codex rollout does not decompress: ${(error as Error).message}.`;
-  }
-  return checkLines(id, (each) => forEachTextLine(text, each));
-}
-
-/** The import's rollout from either format: where it goes, and how to check and write it. */
-function incoming(data: {
-  payload: unknown;
-  files?: ResumeFile[];
-}): Result<{ relativePath: string; check(id: string): Promise<string | null>; write(to: string): Promise<void> }, 'malformed'> {
+function incoming(data: { payload: unknown; files?: ResumeFile[] }, zstd: ZstdDecoder | null): Result<Incoming, 'malformed'> {
   if (data.files) {
     const payload = codexPayloadSchema.safeParse(data.payload);
     if (!payload.success) return fail('malformed', payload.error.issues[0]?.message ?? 'unknown');
     const file = data.files.find((f) => f.name === ROLLOUT);
     if (!file || data.files.length !== 1) return fail('malformed', 'it does not carry exactly its rollout');
-    const { relativePath, encoding } = payload.data;
+    const { relativePath, encoding, decodedSize: declared } = payload.data;
+    const compressed = encoding === 'zstd';
     return ok({
       relativePath,
-      check: async (id) =>
-        encoding === 'utf8' ? checkLines(id, (each) => forEachLine(file.path, each)) : checkCompressed(id, await readFile(file.path)),
+      compressed,
+      lines: rolloutLines({ path: file.path }, compressed, zstd, declared),
+      head: () => readHead(file.path),
+      digest: () => fileDigest(file.path),
       write: (to) => copyFile(file.path, to),
     });
   }
   const inline = inlinePayloadSchema.safeParse(data.payload);
   if (!inline.success) return fail('malformed', inline.error.issues[0]?.message ?? 'unknown');
   const { relativePath, encoding, content } = inline.data;
-  const bytes = encoding === 'utf8' ? Buffer.from(content, 'utf8') : Buffer.from(content, 'base64');
+  const compressed = encoding !== 'utf8';
+  const bytes = compressed ? Buffer.from(content, 'base64') : Buffer.from(content, 'utf8');
   return ok({
     relativePath,
-    check: (id) => (encoding === 'utf8' ? checkLines(id, (each) => forEachTextLine(content, each)) : checkCompressed(id, bytes)),
+    compressed,
+    lines: compressed ? rolloutLines({ bytes }, true, zstd) : rolloutLines({ text: content }, false, zstd),
+    head: async () => bytes.subarray(0, 4),
+    digest: async () => createHash('sha256').update(bytes).digest('hex'),
     write: (to) => writeFile(to, bytes),
   });
+}
+
+async function readHead(path: string): Promise<Buffer> {
+  const file = await open(path, 'r');
+  try {
+    const head = Buffer.alloc(4);
+    const { bytesRead } = await file.read(head, 0, 4, 0);
+    return head.subarray(0, bytesRead);
+  } finally {
+    await file.close();
+  }
 }
 
 /**
  * Writes the rollout of thread `id` under `home` (the target's CODEX_HOME) as its bytes came (either
  * format), after checking it: a rollout path for that id, and — where it can be read here — JSON
- * lines with `session_meta` first naming the same id, read one line at a time. Other copies of the
- * thread there (an earlier stay) are replaced. Nothing changes when a check or the write fails.
+ * lines with `session_meta` first naming the same id, read one line at a time (a compressed one
+ * decoded as a stream, to its declared size). Other copies of the thread there are replaced only
+ * when each is an earlier state of it (an earlier stay); otherwise they are kept untouched and it is
+ * written as a fork under a new thread id (rollout-fork.ts). Nothing changes when a check or the write fails.
  */
 export async function importRollout(
   home: string,
   id: string,
   data: { payload: unknown; files?: ResumeFile[] },
-): Promise<Result<void, 'import_check_failed'>> {
-  const rollout = incoming(data);
+  zstd: ZstdDecoder | null = DEFAULT_ZSTD,
+): Promise<Result<RolloutImport, 'import_check_failed'>> {
+  const rollout = incoming(data, zstd);
   if (!rollout.ok) return fail('import_check_failed', `The Codex session data is malformed: ${rollout.message}.`);
-  const { relativePath } = rollout.value;
+  const { relativePath, compressed, lines } = rollout.value;
   if (!isRolloutPath(relativePath, id)) return fail('import_check_failed', `"${relativePath}" is not a rollout path for session ${id}.`);
-  const refused = await rollout.value.check(id);
+  if (compressed && !(await rollout.value.head()).equals(ZSTD_MAGIC))
+    return fail('import_check_failed', 'The Codex rollout is marked zstd but is not zstd data.');
+  // A compressed rollout this Node cannot decode is carried unchecked: Codex reads it itself.
+  const refused = lines === null ? null : await checkRollout(id, lines);
   if (refused !== null) return fail('import_check_failed', refused);
-  const older = (await rolloutsOf(home, id)).filter((path) => path !== relativePath);
+  const copies = await rolloutsOf(home, id);
+  const diverged = await divergedRollout(home, copies, rollout.value, zstd);
+  if (diverged !== null) return forkRollout(home, id, relativePath, lines);
   const target = join(home, relativePath);
   const staged = `${target}.baton-import-${randomBytes(4).toString('hex')}`;
   try {
@@ -214,8 +201,8 @@ export async function importRollout(
     await rm(staged, { force: true }).catch(() => undefined);
     return fail('import_check_failed', `The Codex rollout could not be written here: ${(error as Error).message}.`);
   }
-  for (const path of older) await rm(join(home, path), { force: true }).catch(() => undefined);
-  return ok(undefined);
+  for (const path of copies.filter((p) => p !== relativePath)) await rm(join(home, path), { force: true }).catch(() => undefined);
+  return ok({ threadId: id, forkNote: null });
 }
 
 function contentText(content: unknown): string {

@@ -33,6 +33,10 @@ export function backendPort(client: BackendClient): BackendPort {
       plain(await client.call('appendEvent', { params: { sessionId }, body: { generation, sealedBody } }), (v) => v.event),
     listEvents: async (sessionId, after) =>
       plain(await client.call('listEvents', { params: { sessionId }, query: { after, limit: EVENT_PAGE_SIZE } }), (v) => v.events),
+    postAnswer: async (sessionId, generation, sealedBody, idempotencyKey) =>
+      plain(await client.call('postAnswer', { params: { sessionId }, body: { generation, sealedBody }, idempotencyKey }), (v) => v.answer),
+    listAnswers: async (sessionId, after) =>
+      plain(await client.call('listAnswers', { params: { sessionId }, query: { after, limit: EVENT_PAGE_SIZE } }), (v) => v.answers),
     createHandoff: async (handoffId, sessionId, targetDeviceId, generation, keyVersion) =>
       plain(
         await client.call('createHandoff', {

@@ -11,9 +11,11 @@ import { accountHandlers, type AccountHandlerDeps } from './account.ts';
 import { backendKeyHandlers, type BackendKeyHandlerDeps } from './backend-keys.ts';
 import { deviceHandlers, type DeviceHandlerDeps } from './devices.ts';
 import { moveHandlers } from './moves.ts';
+import { permissionHandlers, type PermissionHandlerDeps } from './permissions.ts';
 import { sessionHandlers, type SessionHandlerDeps } from './sessions.ts';
 
 export type DeviceApiDeps = SessionHandlerDeps &
+  PermissionHandlerDeps &
   DeviceHandlerDeps &
   AccountHandlerDeps &
   BackendKeyHandlerDeps & { moves: MoveService; status: Pick<DeviceStatus, 'view' | 'setBackendUrls' | 'revoked'> };
@@ -23,6 +25,8 @@ const ACTS = [
   'startSession',
   'adoptSession',
   'sendMessage',
+  'answerPermission',
+  'interruptTurn',
   'startMove',
   'cancelMove',
   'retryActivation',
@@ -38,6 +42,7 @@ export const REVOKED_MESSAGE =
 export function deviceApiHandlers(deps: DeviceApiDeps): DeviceApiHandlers {
   const handlers: DeviceApiHandlers = {
     ...sessionHandlers(deps),
+    ...permissionHandlers(deps),
     ...moveHandlers(deps.moves),
     ...deviceHandlers(deps),
     ...accountHandlers(deps),

@@ -6,9 +6,11 @@
  */
 import type { TranscriptEntry } from '../../../shared/agents.ts';
 import type { Session } from '../../../shared/api/sessions.ts';
+import type { PermissionRequestView } from '../../../shared/permission-views.ts';
 import type { LocalState } from '../../local-state/local-state.ts';
 import { EVENT_PAGE_SIZE, type BackendPort } from '../../ports/backend.ts';
 import type { SealPort } from '../../ports/seal.ts';
+import { recordAsked, recordSettled } from '../permissions/permission-book.ts';
 import { entriesOf, EventSchema, type SessionEventBody } from './session-events.ts';
 import { openSessionMeta } from './session-meta.ts';
 import { learnedRecord } from './session-rebuild.ts';
@@ -26,6 +28,8 @@ export interface EventPullerDeps {
   changed(sessionId: string): void;
   /** Called when only the transcript (from index `transcriptFrom` on) and the agent map changed. */
   activity(sessionId: string, transcriptFrom: number): void;
+  /** A permission request of the owner's agent that still waits after a page was read (the desktop notice). */
+  asked?(request: PermissionRequestView): void;
 }
 
 export class EventPuller {
@@ -135,6 +139,7 @@ export class EventPuller {
       const from = this.deps.state.transcriptCount(sessionId);
       const added: TranscriptEntry[] = [];
       const blockChanged = opened.some((data) => data.type === 'move-block');
+      const asked: PermissionRequestView[] = [];
       this.deps.state.updateSession(
         sessionId,
         (s) => {
@@ -142,6 +147,11 @@ export class EventPuller {
           for (const data of opened) {
             if (data.type === 'agents') s.agents = data.agents;
             if (data.type === 'move-block') s.moveBlock = data.block;
+            if (data.type === 'permission-request') {
+              asked.push(data.request);
+              recordAsked(s, data.request);
+            }
+            if (data.type === 'permission-settled') recordSettled(s, data.outcome);
             for (const entry of entriesOf(data)) {
               if (known.has(entry.id)) continue;
               known.add(entry.id);
@@ -152,9 +162,12 @@ export class EventPuller {
         false,
       );
       this.deps.state.appendTranscript(sessionId, added);
-      // A blocked move is part of the session's view, not only of its activity.
-      if (blockChanged) this.deps.changed(sessionId);
+      // A blocked move or a permission request is part of the session's view, not only of its activity.
+      const settled = opened.some((data) => data.type === 'permission-settled');
+      if (blockChanged || asked.length > 0 || settled) this.deps.changed(sessionId);
       else this.deps.activity(sessionId, from);
+      const pending = this.deps.state.readSession(sessionId)?.permissions.pending ?? [];
+      for (const request of asked) if (pending.some((p) => p.id === request.id)) this.deps.asked?.(request);
       // A page shorter than the most asked for is the last: nothing is asked again to learn so.
       if (page.value.length < EVENT_PAGE_SIZE) return;
     }

@@ -16,6 +16,8 @@ export interface ProviderDriverDeps {
   state: Pick<LocalState, 'readSession' | 'updateSession' | 'transcriptCount' | 'settled' | 'pruneExports'>;
   providers: Pick<ProviderPort, 'create'>;
   events: Pick<EventSender, 'append' | 'appendEntry'>;
+  /** Told of every event of a running provider: its permission requests are asked here (runtime/permissions/). */
+  permissions?: { onProviderEvent(sessionId: string, provider: ProviderSession, event: ProviderEvent): void };
   clock: Clock;
   /** Called when only the transcript (from index `transcriptFrom` on) and the agent map changed. */
   activity(sessionId: string, transcriptFrom: number): void;
@@ -104,6 +106,7 @@ export class ProviderDriver {
   }
 
   private onProviderEvent(sessionId: string, provider: ProviderSession, event: ProviderEvent): void {
+    this.deps.permissions?.onProviderEvent(sessionId, provider, event);
     if (event.type === 'turn-started' || event.type === 'turn-ended') {
       this.tellTurn(
         sessionId,

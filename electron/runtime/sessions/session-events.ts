@@ -1,10 +1,12 @@
 /**
  * What a session's event stream on the backend carries, sealed to the session: one transcript
- * entry, the history an adopted session brought, the agent map, or its blocked move. The owner sends them
- * (event-sender.ts); every other device pulls them in (event-puller.ts).
+ * entry, the history an adopted session brought, the agent map, its blocked move, or a permission
+ * request asked or ended (runtime/permissions/). The owner sends them (event-sender.ts); every
+ * other device pulls them in (event-puller.ts).
  */
 import { z } from 'zod';
 import type { AgentView, TranscriptEntry } from '../../../shared/agents.ts';
+import { PermissionOutcomeViewSchema, PermissionRequestViewSchema } from '../../../shared/permission-views.ts';
 import { MoveBlock } from '../../ports/move-block.ts';
 
 export const EventSchema = z.discriminatedUnion('type', [
@@ -14,6 +16,8 @@ export const EventSchema = z.discriminatedUnion('type', [
   z.object({ type: z.literal('agents'), agents: z.array(z.custom<AgentView>()) }),
   /** The session's blocked move as the owner found it, or null once nothing blocks it (runtime/move-blocks.ts). */
   z.object({ type: z.literal('move-block'), block: MoveBlock.nullable() }),
+  z.object({ type: z.literal('permission-request'), request: PermissionRequestViewSchema }),
+  z.object({ type: z.literal('permission-settled'), outcome: PermissionOutcomeViewSchema }),
 ]);
 
 /** One event of a session's stream, opened. */

@@ -1,11 +1,12 @@
 /**
  * A session's metadata as the owner seals it on the backend (never in clear there): title,
- * provider, permission level, the owner's workspace path and its repositories. Another device learns the session
- * from it; the owner rebuilds a lost local record from it.
+ * provider, permission level and "Allow for this session" rules, the owner's workspace path and its
+ * repositories. Another device learns the session from it; the owner rebuilds a lost local record from it.
  */
 import { z } from 'zod';
 import type { Session } from '../../../shared/api/sessions.ts';
 import type { Result } from '../../../shared/errors.ts';
+import { PermissionRuleSchema } from '../../../shared/permission-request.ts';
 import { DEFAULT_PERMISSION_LEVEL, PermissionLevel } from '../../../shared/provider.ts';
 import type { LocalSession } from '../../local-state/local-state.ts';
 import { RepoRef } from '../../ports/repo-ref.ts';
@@ -16,6 +17,8 @@ const MetaSchema = z.object({
   provider: z.string(),
   /** Older metadata has none: the default level. */
   permission: PermissionLevel.default(DEFAULT_PERMISSION_LEVEL),
+  /** The session's "Allow for this session" rules (older metadata: none). */
+  permissionRules: z.array(PermissionRuleSchema).max(200).default([]),
   /** The owner's workspace path (on the device that published it). */
   workspace: z.string(),
   repos: z.array(RepoRef),
@@ -24,14 +27,16 @@ const MetaSchema = z.object({
 });
 export type SessionMeta = z.infer<typeof MetaSchema>;
 
-/** The sealed metadata of a session record. */
+/** The sealed metadata of a session record (a record not yet made has no rules). */
 export function metaOf(
-  s: Pick<LocalSession, 'title' | 'provider' | 'permission' | 'workspace' | 'repos'> & Partial<Pick<LocalSession, 'freshCloneOn'>>,
+  s: Pick<LocalSession, 'title' | 'provider' | 'permission' | 'workspace' | 'repos'> &
+    Partial<Pick<LocalSession, 'permissions' | 'freshCloneOn'>>,
 ): SessionMeta {
   return {
     title: s.title,
     provider: s.provider,
     permission: s.permission,
+    permissionRules: s.permissions?.rules ?? [],
     workspace: s.workspace,
     repos: s.repos,
     freshCloneOn: s.freshCloneOn ?? null,

@@ -8,6 +8,7 @@
  */
 import type { Session } from '../../../shared/api/sessions.ts';
 import { DEFAULT_PERMISSION_LEVEL } from '../../../shared/provider.ts';
+import { noPermissions } from '../../local-state/session-permissions.ts';
 import type { LocalSession, LocalState } from '../../local-state/local-state.ts';
 import type { GitPort } from '../../ports/git.ts';
 import type { SealPort } from '../../ports/seal.ts';
@@ -65,6 +66,7 @@ export function learnedRecord(record: Session, meta: SessionMeta | null): LocalS
     moveBlock: null,
     agents: [],
     eventCursor: 0,
+    permissions: { ...noPermissions(), rules: meta?.permissionRules ?? [] },
     createdAt: record.createdAt,
     updatedAt: record.updatedAt,
   };

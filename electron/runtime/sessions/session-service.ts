@@ -9,9 +9,11 @@
  * (restart-resume.ts). This class is what the device runtime and its API call, and what the handoff
  * steps see as SessionsPort.
  */
+import type { Device } from '../../../shared/api/devices.ts';
 import type { Session } from '../../../shared/api/sessions.ts';
-import type { InputBlock } from '../../../shared/device-api.ts';
+import type { InputBlock, MoveNoticeView } from '../../../shared/device-api.ts';
 import type { ActionResult, Result } from '../../../shared/errors.ts';
+import type { PermissionAnswer } from '../../../shared/permission-request.ts';
 import type { ProviderSession } from '../../../shared/provider.ts';
 import type { LocalSession, LocalState } from '../../local-state/local-state.ts';
 import type { BackendPort } from '../../ports/backend.ts';
@@ -21,6 +23,7 @@ import type { ProviderPort } from '../../ports/providers.ts';
 import type { SealPort } from '../../ports/seal.ts';
 import type { SessionContent, SessionsPort } from '../../ports/sessions.ts';
 import type { TurnObserver } from '../../handoff/test-seam.ts';
+import { PermissionService } from '../permissions/permission-service.ts';
 import { EventPuller } from './event-puller.ts';
 import { EventSender } from './event-sender.ts';
 import { ProviderDriver } from './provider-driver.ts';
@@ -54,6 +57,12 @@ export interface SessionServiceDeps {
   log(message: string): void;
   /** Told of every provider turn that starts or ends here, with the generation and owner known then. */
   observeTurn?: TurnObserver;
+  /** This device's signing key: answers to other devices' permission requests are signed with it. */
+  signer?: { sign(data: Uint8Array): Uint8Array };
+  /** The account's devices (names, and the signing keys relayed answers are checked against). */
+  devices?: { get(id: string): Device | undefined; nameOf(id: string): string };
+  /** Shows a desktop notification (a permission request). */
+  notice?(notice: MoveNoticeView): void;
 }
 
 export class SessionService implements SessionsPort {
@@ -62,27 +71,66 @@ export class SessionService implements SessionsPort {
   private readonly input: SessionInput;
   private readonly puller: EventPuller;
   private readonly restart: RestartResume;
+  private readonly permissions: PermissionService;
   private readonly starting: SessionStartDeps;
   private readonly rebuilding: SessionRebuildDeps;
 
+  private readonly selfId: string;
+  private readonly stateOf: LocalState;
+  private readonly devicesOf: SessionServiceDeps['devices'];
+
   constructor(deps: SessionServiceDeps) {
     const { selfId, state, backend, seal, git, providers, clock } = deps;
+    this.selfId = selfId;
+    this.stateOf = state;
+    this.devicesOf = deps.devices;
     const changed = (sessionId: string) => deps.changed(sessionId);
     const activity = (sessionId: string, from: number) => deps.activity(sessionId, from);
     const log = (message: string) => deps.log(message);
     const observeTurn = deps.observeTurn;
     this.events = new EventSender({ selfId, state, backend, seal, clock, activity, moved: (id) => this.markMoved(id) });
     const events = this.events;
-    this.driver = new ProviderDriver({ selfId, state, providers, events, clock, activity, log, ...(observeTurn ? { observeTurn } : {}) });
+    const { signer, devices, notice } = deps;
+    const selfName = deps.selfName ?? selfId;
+    const provider = (id: string) => this.driver.provider(id);
+    this.permissions = new PermissionService({
+      selfId,
+      selfName,
+      state,
+      backend,
+      seal,
+      events,
+      provider,
+      signer,
+      devices,
+      clock,
+      changed,
+      log,
+      notice,
+    });
+    const permissions = this.permissions;
+    this.driver = new ProviderDriver({
+      selfId,
+      state,
+      providers,
+      events,
+      permissions,
+      clock,
+      activity,
+      log,
+      ...(observeTurn ? { observeTurn } : {}),
+    });
     const driver = this.driver;
     this.input = new SessionInput({ selfId, state, driver, changed });
     const markMoved = (id: string) => this.markMoved(id);
-    this.puller = new EventPuller({ selfId, state, backend, seal, isRunning: (id) => driver.isRunning(id), markMoved, changed, activity });
-    const selfName = deps.selfName === undefined ? {} : { selfName: deps.selfName };
-    this.restart = new RestartResume({ selfId, ...selfName, state, seal, git, providers, driver, events, clock, changed, log });
+    const isRunning = (id: string) => driver.isRunning(id);
+    const asked = permissions.asked.bind(permissions);
+    this.puller = new EventPuller({ selfId, state, backend, seal, isRunning, markMoved, changed, activity, asked });
+    const named = deps.selfName === undefined ? {} : { selfName: deps.selfName };
+    this.restart = new RestartResume({ selfId, ...named, state, seal, git, providers, driver, events, clock, changed, log });
     this.starting = { state, backend, seal, git, events, driver, clock, changed, log };
     const note = (id: string, text: string) => events.note(id, text);
-    this.rebuilding = { selfId, ...selfName, state, seal, git, pullEvents: (id) => this.pullEvents(id), note, changed, log };
+    this.rebuilding = { selfId, ...named, state, seal, git, pullEvents: (id) => this.pullEvents(id), note, changed, log };
   }
 
   /** The running provider of an owned session, if any. */
@@ -180,9 +228,32 @@ export class SessionService implements SessionsPort {
     return this.events.publishMeta(sessionId);
   }
 
-  /** Resumes every session this device owns after a restart, as a target would (restart-resume.ts). */
+  /** Resumes every session this device owns after a restart, as a target would (restart-resume.ts); what it asked before is ended. */
   resumeOwned(): Promise<void> {
+    for (const s of this.stateOf.listSessions()) {
+      if (s.ownerDeviceId === this.selfId && !this.driver.isRunning(s.id)) this.permissions.endLeftOver(s.id);
+    }
     return this.restart.resumeOwned();
+  }
+
+  /** Answers a permission request of the session: here on the owner, else relayed sealed and signed to it. */
+  answerPermission(sessionId: string, requestId: string, generation: number, answer: PermissionAnswer): Promise<ActionResult> {
+    return this.permissions.answer(sessionId, requestId, generation, answer);
+  }
+
+  /** Stops the running turn of an owned session, denying what it asks first. */
+  interruptTurn(sessionId: string): Promise<ActionResult> {
+    return this.permissions.interrupt(sessionId);
+  }
+
+  /** Denies the session's pending permission requests: it moves to `targetDeviceId` (quiescing). */
+  denyPermissionsForMove(sessionId: string, targetDeviceId: string): Promise<void> {
+    return this.permissions.denyForMove(sessionId, this.nameOf(targetDeviceId));
+  }
+
+  /** Reads the answers other devices posted to the session's permission requests (owner only). */
+  pullAnswers(sessionId: string): Promise<void> {
+    return this.permissions.pullAnswers(sessionId);
   }
 
   /** Adds a Baton note (a system entry of the main agent) to the transcript and appends it. */
@@ -190,8 +261,13 @@ export class SessionService implements SessionsPort {
     this.events.note(sessionId, text);
   }
 
-  /** Stops every provider (device shutdown); local state stays as it is. */
-  stopAll(): Promise<void> {
-    return this.driver.stopAll();
+  /** Stops every provider (device shutdown), denying what their agents ask first; local state stays as it is. */
+  async stopAll(): Promise<void> {
+    await this.permissions.denyAllForStop();
+    await this.driver.stopAll();
+  }
+
+  private nameOf(deviceId: string): string {
+    return this.devicesOf?.nameOf(deviceId) ?? deviceId.slice(0, 8);
   }
 }

@@ -1,0 +1,126 @@
+/**
+ * Claude Code asking, end to end through the UI with the real `claude` (the agent-CLI lab): at the
+ * default level a command is asked in the region "Permission request" on both devices, with a
+ * desktop notification; the device that does not own the session answers "Allow for this session"
+ * and the command runs (its output in the transcript), and the same command is not asked again; a
+ * deny's message reaches the agent; a Move with a request pending denies it, the target says why,
+ * the rule is there after the move, and an answer bound to the old generation is refused.
+ */
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { expect, test, type Page } from '@playwright/test';
+import { openAgentWorld, type AgentWorld } from './support/agent-world.ts';
+import { noticesOf, openSession, runView, screenshots, startMoveInUi, startSessionInUi } from './support/devices.ts';
+
+let world: AgentWorld;
+
+test.describe.configure({ mode: 'serial' });
+
+test.beforeAll(async ({ browser }) => {
+  test.setTimeout(120_000);
+  world = await openAgentWorld(browser, {}, { notifications: true });
+});
+
+test.afterAll(async () => {
+  await world?.close();
+});
+
+const TITLE = 'Answer from anywhere';
+const SUM = `node -e "console.log('sum ' + 6 * 7)"`;
+const WRITE = `node -e "require('fs').writeFileSync('denied.txt', 'x')"`;
+
+const region = (page: Page) => runView(page).main.getByRole('region', { name: 'Permission request' });
+const transcript = (page: Page) => page.getByRole('log', { name: 'Transcript' });
+
+async function send(page: Page, text: string): Promise<void> {
+  const { message } = runView(page);
+  await expect(message).toBeEnabled();
+  await message.fill(text);
+  await message.press('Enter');
+}
+
+test('asks on both devices; the other device answers "Allow for this session", the command runs, and the same command is not asked again', async () => {
+  const laptopPage = world.laptop.page;
+  const desktopPage = world.desktop.page;
+  await startSessionInUi(laptopPage, {
+    provider: 'Claude Code',
+    workspace: world.devices.repo,
+    title: TITLE,
+    prompt: `run command ${SUM}`,
+  });
+  await expect(laptopPage.getByText('Permissions: Edit files, ask before commands')).toBeVisible();
+  const asked = region(laptopPage);
+  await expect(asked).toContainText(`Claude Code wants to run \`${SUM}\`.`);
+  await expect(asked.getByLabel('Command')).toHaveText(SUM);
+  await expect(runView(laptopPage).agentMap.getByRole('listitem').first()).toContainText('waiting for you');
+  await expect
+    .poll(() => noticesOf(laptopPage))
+    .toContainEqual({ title: 'Permission request', body: `laptop: Claude Code wants to run \`${SUM}\`` });
+  await screenshots(laptopPage, (n) => test.info().outputPath(n), 'permission-request');
+
+  // The desktop shows the same request (learned sealed through the backend) and answers it.
+  await openSession(desktopPage, TITLE);
+  const there = region(desktopPage);
+  await expect(there).toContainText(`Claude Code wants to run \`${SUM}\` on laptop.`);
+  await expect(there).toContainText(
+    `“Allow for this session” also allows \`${SUM}\` (with any plain arguments) from now on, on any device.`,
+  );
+  await there.getByRole('button', { name: 'Allow for this session' }).click();
+  for (const page of [laptopPage, desktopPage]) {
+    await expect(transcript(page)).toContainText('Command output: sum 42');
+    await expect(transcript(page)).toContainText('allowed for this session on desktop');
+    await expect(region(page)).toBeHidden();
+  }
+  await expect(desktopPage.getByRole('status').filter({ hasText: 'Your answer reached the agent' })).toBeVisible();
+
+  // The same command again: allowed by the session's rule, nobody is asked.
+  await send(laptopPage, `run command ${SUM}`);
+  await expect(transcript(laptopPage)).toContainText("allowed by this session's rule");
+  await expect(transcript(laptopPage).getByText('Command output: sum 42')).toHaveCount(2);
+  await expect(region(laptopPage)).toBeHidden();
+});
+
+test("a deny's message reaches the agent, and the command does not run", async () => {
+  const laptopPage = world.laptop.page;
+  await send(laptopPage, `run command ${WRITE}`);
+  const asked = region(laptopPage);
+  await expect(asked).toContainText(`wants to run \`${WRITE}\``);
+  await asked.getByLabel('Message to the agent with a deny (optional)').fill('Do not write files; print instead');
+  await asked.getByRole('button', { name: 'Deny' }).click();
+  await expect(transcript(laptopPage)).toContainText('The tool call failed: Do not write files; print instead');
+  await expect(transcript(laptopPage)).toContainText('denied on laptop: “Do not write files; print instead”');
+  expect(existsSync(join(world.devices.repo, 'denied.txt'))).toBe(false);
+});
+
+test('a Move with a request pending denies it, saying why on the target; the rule came along, and an answer for the old generation is refused', async () => {
+  const laptopPage = world.laptop.page;
+  const desktopPage = world.desktop.page;
+  await send(laptopPage, `run command ${WRITE}`);
+  await expect(region(laptopPage)).toBeVisible();
+  const pending = (await world.laptop.device.client.call('listSessions', {})).find((s) => s.title === TITLE)!;
+  const detail = await world.laptop.device.client.call('getSession', { sessionId: pending.id });
+  const request = detail!.permissionRequests[0]!;
+
+  await runView(laptopPage).move.click();
+  const dialog = laptopPage.getByRole('dialog', { name: 'Move session' });
+  await expect(dialog).toContainText(`The agent is waiting for an answer: it wants to run \`${WRITE}\`.`);
+  await dialog.getByRole('button', { name: 'Cancel' }).click();
+  await startMoveInUi(laptopPage, 'desktop');
+  for (const page of [laptopPage, desktopPage]) await expect(runView(page).ownership).toContainText('generation 2');
+  await expect(transcript(desktopPage)).toContainText('denied by Baton: “The session is moving to desktop; ask again there.”');
+  await expect(transcript(desktopPage)).toContainText('The tool call failed: The session is moving to desktop; ask again there.');
+  await expect(region(desktopPage)).toBeHidden();
+
+  const stale = await world.laptop.device.client.call('answerPermission', {
+    sessionId: pending.id,
+    requestId: request.id,
+    generation: 1,
+    decision: 'allow',
+  });
+  expect(stale).toMatchObject({ ok: false, code: 'stale_generation' });
+
+  // On the desktop the rule allowed on it before the move still holds: the command runs, unasked.
+  await send(desktopPage, `run command ${SUM}`);
+  await expect(transcript(desktopPage).getByText('Command output: sum 42')).toHaveCount(3);
+  await expect(region(desktopPage)).toBeHidden();
+});

@@ -1,0 +1,145 @@
+/**
+ * Answers that cross devices. A device that does not own the session seals its answer to the
+ * session (AES-GCM under the account key, bound to the session) and signs it with its own device
+ * key — answer id, session, generation, request, decision, message, device, time — and posts it to
+ * the backend, which keeps it only at the session's current generation. The owner reads each new
+ * answer once and applies it only when it opens for this session, names the device the backend says
+ * sent it, carries a valid signature of that enrolled device, is not a replay and is bound to the
+ * generation it was posted at; the broker then applies it only to a request still pending at that
+ * generation. Every refusal is recorded: in the device log and as a transcript note.
+ */
+import { z } from 'zod';
+import type { Device } from '../../../shared/api/devices.ts';
+import type { SessionAnswer } from '../../../shared/api/sessions.ts';
+import { fail, ok, type ActionResult } from '../../../shared/errors.ts';
+import { PermissionAnswerSchema, type PermissionAnswer } from '../../../shared/permission-request.ts';
+import { fromBase64url, toBase64url } from '../../crypto/base64url.ts';
+import { verifySignature } from '../../crypto/raw-keys.ts';
+import type { LocalState } from '../../local-state/local-state.ts';
+import { ANSWER_IDS_KEPT } from '../../local-state/session-permissions.ts';
+import { EVENT_PAGE_SIZE, type BackendPort } from '../../ports/backend.ts';
+import type { Clock } from '../../ports/clock.ts';
+import { newId } from '../../ports/new-id.ts';
+import type { SealPort } from '../../ports/seal.ts';
+import type { EventSender } from '../sessions/event-sender.ts';
+import type { PermissionBroker } from './permission-broker.ts';
+
+const SignedAnswerSchema = z.strictObject({
+  answerId: z.string().min(1).max(64),
+  sessionId: z.string().min(1).max(64),
+  generation: z.number().int().positive(),
+  requestId: z.string().min(1).max(200),
+  answer: PermissionAnswerSchema,
+  deviceId: z.string().min(1).max(64),
+  at: z.number(),
+  signature: z.string().max(200),
+});
+type SignedAnswer = z.infer<typeof SignedAnswerSchema>;
+
+/** The bytes a device signs for an answer: every field but the signature, in a fixed order. */
+function signedBytes(body: Omit<SignedAnswer, 'signature'>): Uint8Array {
+  const fields = ['baton-permission-answer/1', body.answerId, body.sessionId, body.generation, body.requestId];
+  fields.push(body.answer.decision, body.answer.message ?? '', body.deviceId, body.at);
+  return new TextEncoder().encode(JSON.stringify(fields));
+}
+
+export interface AnswerRelayDeps {
+  selfId: string;
+  state: Pick<LocalState, 'readSession' | 'updateSession'>;
+  backend: Pick<BackendPort, 'postAnswer' | 'listAnswers'>;
+  seal: Pick<SealPort, 'sealJson' | 'openJson'>;
+  /** This device's signing key. */
+  signer: { sign(data: Uint8Array): Uint8Array };
+  /** The account's devices as this device knows them (their signing keys and status). */
+  device(deviceId: string): Device | undefined;
+  broker: Pick<PermissionBroker, 'answer'>;
+  events: Pick<EventSender, 'note'>;
+  nameOf(deviceId: string): string;
+  clock: Clock;
+  log(message: string): void;
+}
+
+export class AnswerRelay {
+  private readonly pulling = new Map<string, Promise<void>>();
+
+  constructor(private readonly deps: AnswerRelayDeps) {}
+
+  /** Sends this device's answer to request `requestId` (asked at `generation`) to the session's owner through the backend. */
+  async send(sessionId: string, requestId: string, generation: number, answer: PermissionAnswer): Promise<ActionResult> {
+    const body = { answerId: newId(), sessionId, generation, requestId, answer, deviceId: this.deps.selfId, at: this.deps.clock() };
+    const signed: SignedAnswer = { ...body, signature: toBase64url(this.deps.signer.sign(signedBytes(body))) };
+    const sealed = this.deps.seal.sealJson(signed, { kind: 'permission-answer', sessionId });
+    const posted = await this.deps.backend.postAnswer(sessionId, generation, sealed, `answer-${body.answerId}`);
+    if (posted.ok) return ok(undefined);
+    this.deps.log(`session ${sessionId}: the answer to ${requestId} was refused: ${posted.code} ${posted.message}`);
+    if (posted.code === 'stale_generation')
+      return fail(
+        'stale_generation',
+        'The session moved since this was asked, so the answer was not used; the request there is a new one.',
+      );
+    return fail(posted.code, posted.message);
+  }
+
+  /** Reads and applies the session's new answers (owner only; one read per session at a time, again if asked meanwhile). */
+  pull(sessionId: string): Promise<void> {
+    const running = this.pulling.get(sessionId);
+    if (running) return running.then(() => this.pull(sessionId));
+    const pull = this.pullPages(sessionId).finally(() => this.pulling.delete(sessionId));
+    this.pulling.set(sessionId, pull);
+    return pull;
+  }
+
+  private async pullPages(sessionId: string): Promise<void> {
+    for (;;) {
+      const session = this.deps.state.readSession(sessionId);
+      if (!session || session.ownerDeviceId !== this.deps.selfId) return;
+      const page = await this.deps.backend.listAnswers(sessionId, session.permissions.answerCursor);
+      if (!page.ok || page.value.length === 0) return;
+      for (const posted of page.value) {
+        await this.apply(sessionId, posted);
+        this.deps.state.updateSession(sessionId, (s) => {
+          s.permissions.answerCursor = Math.max(s.permissions.answerCursor, posted.seq);
+        });
+      }
+      if (page.value.length < EVENT_PAGE_SIZE) return;
+    }
+  }
+
+  /** Applies one posted answer, or records why it was refused. */
+  private async apply(sessionId: string, posted: SessionAnswer): Promise<void> {
+    const checked = this.check(sessionId, posted);
+    if (!checked.ok) return this.refused(sessionId, posted.deviceId, checked.message);
+    const body = checked.value;
+    this.deps.state.updateSession(sessionId, (s) => {
+      s.permissions.seenAnswers = [...s.permissions.seenAnswers, body.answerId].slice(-ANSWER_IDS_KEPT);
+    });
+    const { requestId, generation, deviceId } = body;
+    const applied = await this.deps.broker.answer(sessionId, { ...body.answer, requestId, generation, byDeviceId: deviceId });
+    if (!applied.ok) this.refused(sessionId, deviceId, applied.message);
+  }
+
+  /** The answer as its device signed it, once every check passed; else why not. */
+  private check(sessionId: string, posted: SessionAnswer): { ok: true; value: SignedAnswer } | { ok: false; message: string } {
+    const opened = this.deps.seal.openJson(posted.sealedBody, { kind: 'permission-answer', sessionId });
+    const parsed = opened.ok ? SignedAnswerSchema.safeParse(opened.value) : null;
+    if (!parsed?.success) return { ok: false, message: 'it does not open as an answer for this session' };
+    const body = parsed.data;
+    if (body.sessionId !== sessionId) return { ok: false, message: 'it answers another session' };
+    if (body.deviceId !== posted.deviceId) return { ok: false, message: 'it names another device than the one that sent it' };
+    if (body.generation !== posted.generation) return { ok: false, message: 'it was posted at another generation than it names' };
+    const device = this.deps.device(body.deviceId);
+    const { signature, ...signed } = body;
+    const bytes = fromBase64url(signature);
+    if (device?.status !== 'enrolled' || bytes === null || !verifySignature(device.signingPublicKey, signedBytes(signed), bytes))
+      return { ok: false, message: 'it is not signed by an enrolled device of the account' };
+    if (this.deps.state.readSession(sessionId)?.permissions.seenAnswers.includes(body.answerId))
+      return { ok: false, message: 'it is a replay of an answer already seen' };
+    return { ok: true, value: body };
+  }
+
+  private refused(sessionId: string, deviceId: string, why: string): void {
+    const reason = why.charAt(0).toLowerCase() + why.slice(1).replace(/\.$/, '');
+    this.deps.log(`session ${sessionId}: refused an answer from ${deviceId}: ${reason}`);
+    this.deps.events.note(sessionId, `An answer from ${this.deps.nameOf(deviceId)} was refused: ${reason}.`);
+  }
+}

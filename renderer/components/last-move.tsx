@@ -1,0 +1,132 @@
+/**
+ * How the session's last move ended, under the ownership headline: completed (from where, when, how
+ * the agent continued, in which folder, any drift), cancelled before the transfer (why, what was
+ * kept, and Try again on the device that still holds it), or moved with its activation failed.
+ * Codes and the seven states are in Details.
+ */
+import { useState } from 'react';
+import type { HandoffView, SessionView } from '../../shared/device-api.ts';
+import { reachedAt } from '../../shared/handoff-states.ts';
+import { errorMessage } from '../api/device-api.ts';
+import { useHandoffsStore } from '../stores/handoffs-store.ts';
+import { formatDuration, formatTime } from './format.ts';
+import { MoveDetails } from './move-details.tsx';
+import { cancelSentence, keptSentence, resumeSentence } from './move-words.ts';
+import { failedAfterTransfer } from './session-state.ts';
+
+interface LastMoveProps {
+  session: SessionView;
+  handoff: HandoffView;
+  thisDeviceId: string | null;
+  /** Why acts that need the backend are disabled now, or null. */
+  backendReason: string | null;
+}
+
+function failedTitle(handoff: HandoffView, arrivedHere: boolean, attention: boolean): string {
+  if (!arrivedHere) return `Moved to ${handoff.targetName}, whose activation failed.`;
+  return attention
+    ? `Moved here from ${handoff.sourceName}; activation failed.`
+    : `Moved here from ${handoff.sourceName}; activation failed, then succeeded on retry.`;
+}
+
+/** Try again: the same move, from the device that still holds the session. */
+function TryAgain({ session, handoff, backendReason }: Omit<LastMoveProps, 'thisDeviceId'>) {
+  const startMove = useHandoffsStore((state) => state.startMove);
+  const [pending, setPending] = useState(false);
+  const [refused, setRefused] = useState<string | null>(null);
+  async function retry() {
+    setPending(true);
+    setRefused(null);
+    try {
+      const outcome = await startMove(session.id, handoff.targetDeviceId, handoff.targetName);
+      if (outcome.kind === 'refused') setRefused(outcome.message);
+    } catch (error) {
+      setRefused(errorMessage(error));
+    } finally {
+      setPending(false);
+    }
+  }
+  return (
+    <div className="try-again">
+      <button type="button" className="button" disabled={pending || backendReason !== null} onClick={() => void retry()}>
+        {pending ? 'Checking…' : 'Try again'}
+      </button>
+      {(refused ?? backendReason) && <p className="form-error">{refused ?? backendReason}</p>}
+    </div>
+  );
+}
+
+function Completed({ session, handoff, arrivedHere }: { session: SessionView; handoff: HandoffView; arrivedHere: boolean }) {
+  const requested = reachedAt(handoff.history, 'requested');
+  const completed = reachedAt(handoff.history, 'completed');
+  return (
+    <div className="last-move last-move--completed" role="status">
+      <p>
+        <strong>
+          {arrivedHere ? `Moved here from ${handoff.sourceName}.` : `Moved from ${handoff.sourceName} to ${handoff.targetName}.`}
+        </strong>
+        {completed !== undefined && (
+          <>
+            {' '}
+            <span className="muted">
+              Completed at{' '}
+              <time dateTime={new Date(completed).toISOString()} data-at={completed} data-state="completed">
+                {formatTime(completed)}
+              </time>
+              {requested !== undefined && `, ${formatDuration(completed - requested)} after the request`}.
+            </span>
+          </>
+        )}
+      </p>
+      <p>{resumeSentence(handoff.resumePath)}</p>
+      {arrivedHere && session.workspace && (
+        <p>
+          It runs in <code className="folder">{session.workspace}</code> on this device.
+        </p>
+      )}
+      {handoff.resumeNote && <p className="muted">{handoff.resumeNote}</p>}
+      {handoff.driftWarnings.length > 0 ? (
+        <div className="drift">
+          <p className="drift-title">The workspace differs from the checkpoint:</p>
+          <ul>
+            {handoff.driftWarnings.map((warning) => (
+              <li key={warning.code + warning.detail}>{warning.detail}</li>
+            ))}
+          </ul>
+        </div>
+      ) : (
+        arrivedHere && <p className="muted">The workspace matches the checkpoint.</p>
+      )}
+      <MoveDetails handoff={handoff} />
+    </div>
+  );
+}
+
+/** Renders how the last move of `session` ended. */
+export function LastMove({ session, handoff, thisDeviceId, backendReason }: LastMoveProps) {
+  const arrivedHere = handoff.targetDeviceId === thisDeviceId;
+  if (handoff.state === 'completed') return <Completed session={session} handoff={handoff} arrivedHere={arrivedHere} />;
+  if (failedAfterTransfer(handoff)) {
+    return (
+      <div className="last-move last-move--cancelled">
+        <p>
+          <strong>{failedTitle(handoff, arrivedHere, session.condition === 'needs-attention')}</strong>
+        </p>
+        {handoff.cancelReason && <p>{handoff.cancelReason.message}</p>}
+        <MoveDetails handoff={handoff} />
+      </div>
+    );
+  }
+  // Cancelled before the transfer: the source kept the session; it may try the same move again.
+  const canRetry = session.isOwner && session.condition === 'owned' && session.activeHandoff === null;
+  return (
+    <div className="last-move last-move--cancelled" role="status">
+      <p>
+        <strong>{cancelSentence(handoff)}</strong>
+      </p>
+      <p>{keptSentence(handoff)}</p>
+      {canRetry && <TryAgain session={session} handoff={handoff} backendReason={backendReason} />}
+      <MoveDetails handoff={handoff} />
+    </div>
+  );
+}

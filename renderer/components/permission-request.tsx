@@ -1,0 +1,159 @@
+/**
+ * The `region` "Permission request", above the composer, on every device that shows the session:
+ * the first pending request of the queue — which agent asks, the tool, the exact command or the
+ * file and its diff — with `button`s "Allow", "Allow for this session" and "Deny" (and an optional
+ * message back to the agent), and "Stop the turn" on the device where the agent runs. An answer
+ * from another device travels to the owner; once the request has ended, this device says how, and
+ * by whom when it was not this device's answer that counted.
+ */
+import { useEffect, useId, useState } from 'react';
+import type { SessionDetail } from '../../shared/device-api.ts';
+import type { PermissionDecision } from '../../shared/permission-request.ts';
+import { describeAsk, describeRule, type PermissionOutcomeView, type PermissionRequestView } from '../../shared/permission-views.ts';
+import { api, errorMessage } from '../api/device-api.ts';
+import { useStatusStore } from '../stores/status-store.ts';
+
+const DECIDED: Record<PermissionOutcomeView['decision'], string> = {
+  allow: 'allowed',
+  'allow-session': 'allowed for this session',
+  deny: 'denied',
+  cancelled: 'no longer asked',
+};
+
+/** What this device says of an ended request it answered: how it ended, and whose answer counted. */
+function endedText(outcome: PermissionOutcomeView, selfId: string | null): string {
+  const how = DECIDED[outcome.decision];
+  if (outcome.via === 'user' && outcome.byDeviceId === selfId) return `Your answer reached the agent: ${outcome.asked} was ${how}.`;
+  if (outcome.via === 'user')
+    return `Already answered on ${outcome.byName ?? 'another device'}: ${outcome.asked} was ${how}; your answer was not used.`;
+  const why = outcome.message ? ` (${outcome.message.replace(/\.$/, '')})` : '';
+  return `${outcome.asked[0]?.toUpperCase() ?? ''}${outcome.asked.slice(1)} was ${how} by Baton${why}; your answer was not used.`;
+}
+
+/** Who asks, in words: "Claude Code" for the main agent, else "the subagent “Scripted subagent” of Claude Code". */
+function asker(request: PermissionRequestView): string {
+  return request.agent === 'main' ? request.providerLabel : `the subagent “${request.agentName}” of ${request.providerLabel}`;
+}
+
+function RequestBody({ request, elsewhere }: { request: PermissionRequestView; elsewhere: string | null }) {
+  return (
+    <>
+      <p className="permission-ask">
+        <strong>{asker(request)}</strong> wants to {describeAsk(request)}
+        {elsewhere === null ? '' : ` on ${elsewhere}`}.
+      </p>
+      {request.command !== undefined && (
+        <pre className="permission-command mono" aria-label="Command">
+          {request.command}
+        </pre>
+      )}
+      {request.path !== undefined && (
+        <p className="permission-file">
+          File: <code className="mono">{request.path}</code>
+        </p>
+      )}
+      {request.diff !== undefined && (
+        <pre className="permission-diff mono" aria-label="Diff of the change">
+          {request.diff}
+        </pre>
+      )}
+      {request.detail !== undefined && <pre className="permission-command mono">{request.detail}</pre>}
+      {request.reason !== undefined && <p className="muted">{request.reason}</p>}
+    </>
+  );
+}
+
+/** Renders the first pending request of `session` with its answers, or what became of this device's last answer. */
+export function PermissionRequest({ session }: { session: SessionDetail }) {
+  const headingId = useId();
+  const messageId = useId();
+  const selfId = useStatusStore((state) => state.status?.deviceId ?? null);
+  const [message, setMessage] = useState('');
+  const [busy, setBusy] = useState(false);
+  const [said, setSaid] = useState<string | null>(null);
+  const [answered, setAnswered] = useState<string | null>(null);
+  const request = session.permissionRequests[0];
+  // What was said about one request (sent, refused) is not said about the next.
+  useEffect(() => setSaid(null), [request?.id]);
+  const ended = answered === null ? undefined : session.permissionOutcomes.find((o) => o.requestId === answered);
+
+  async function answer(decision: PermissionDecision) {
+    if (!request || busy) return;
+    setBusy(true);
+    setSaid(null);
+    const text = message.trim();
+    try {
+      const input = { sessionId: session.id, requestId: request.id, generation: request.generation, decision };
+      const result = await api.answerPermission(decision === 'deny' && text !== '' ? { ...input, message: text } : input);
+      if (result.ok) {
+        setAnswered(request.id);
+        setMessage('');
+        if (!session.isOwner) setSaid(`Answer sent to ${session.ownerName}…`);
+      } else setSaid(result.message);
+    } catch (failure) {
+      setSaid(errorMessage(failure));
+    } finally {
+      setBusy(false);
+    }
+  }
+
+  async function stopTurn() {
+    setBusy(true);
+    const result = await api
+      .interruptTurn({ sessionId: session.id })
+      .catch((failure: unknown) => ({ ok: false as const, message: errorMessage(failure) }));
+    setBusy(false);
+    setSaid(result.ok ? null : result.message);
+  }
+
+  if (!request) {
+    if (!ended) return null;
+    return (
+      <p className="permission-ended" role="status">
+        {endedText(ended, selfId)}
+      </p>
+    );
+  }
+  const more = session.permissionRequests.length - 1;
+  return (
+    <section className="permission-request" aria-labelledby={headingId}>
+      <h2 id={headingId} className="permission-title">
+        Permission request
+      </h2>
+      <RequestBody request={request} elsewhere={session.isOwner ? null : session.ownerName} />
+      <label htmlFor={messageId} className="field-label">
+        Message to the agent with a deny (optional)
+      </label>
+      <input id={messageId} type="text" value={message} maxLength={4000} onChange={(event) => setMessage(event.target.value)} />
+      <div className="permission-actions">
+        <button type="button" className="button button--primary" disabled={busy} onClick={() => void answer('allow')}>
+          Allow
+        </button>
+        <button type="button" className="button" disabled={busy} onClick={() => void answer('allow-session')}>
+          Allow for this session
+        </button>
+        <button type="button" className="button button--danger" disabled={busy} onClick={() => void answer('deny')}>
+          Deny
+        </button>
+        {session.isOwner && (
+          <button type="button" className="button button--quiet" disabled={busy} onClick={() => void stopTurn()}>
+            Stop the turn
+          </button>
+        )}
+      </div>
+      <p className="muted permission-rule">
+        “Allow for this session” also allows {describeRule(request.sessionRule)} from now on, on any device.
+      </p>
+      {more > 0 && <p className="muted">{more === 1 ? 'One more request waits' : `${more} more requests wait`} after this one.</p>}
+      <p className="permission-said" role="status">
+        {said ?? ''}
+      </p>
+      <details className="permission-details">
+        <summary>Details</summary>
+        <p className="mono">
+          tool {request.tool} · request {request.id} · generation {request.generation}
+        </p>
+      </details>
+    </section>
+  );
+}

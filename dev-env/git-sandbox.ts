@@ -42,6 +42,12 @@ export interface GitSandbox {
   makeOrigin(name: string): string;
   /** Clones `origin` to `<root>/<name>` (or an absolute path) and returns the clone's path. */
   clone(origin: string, name: string): string;
+  /**
+   * Checks out `origin` at `path` inside `repo` and commits it there as a submodule: listed in
+   * `.gitmodules` (`git submodule add`) or, with `listed` false, a gitlink in the index only (an
+   * embedded clone). Returns the submodule's folder.
+   */
+  addSubmodule(repo: string, path: string, origin: string, listed?: boolean): string;
   /** Writes `file` (relative, parent dirs created) in `repo`, commits it, returns the new HEAD sha. */
   commitFile(repo: string, file: string, content: string, message?: string): string;
   /** Writes `file` in `repo` without staging or committing it. */
@@ -101,6 +107,15 @@ export function createGitSandbox(prefix = 'baton-git-'): GitSandbox {
       mkdirSync(dirname(dest), { recursive: true });
       git(root, ['clone', '-q', origin, dest]);
       return dest;
+    },
+    addSubmodule(repo, path, origin, listed = true) {
+      if (listed) git(repo, ['-c', 'protocol.file.allow=always', 'submodule', 'add', '-q', origin, path]);
+      else {
+        git(repo, ['clone', '-q', origin, path]);
+        git(repo, ['add', path]);
+      }
+      git(repo, ['commit', '-q', '-m', `Add the submodule ${path}`]);
+      return join(repo, path);
     },
     commitFile,
     writeFile,

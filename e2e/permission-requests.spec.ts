@@ -8,9 +8,9 @@
  */
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { expect, test, type Page } from '@playwright/test';
+import { expect, test } from '@playwright/test';
 import { openAgentWorld, type AgentWorld } from './support/agent-world.ts';
-import { noticesOf, openSession, runView, screenshots, startMoveInUi, startSessionInUi } from './support/devices.ts';
+import { noticesOf, openSession, runView, sendMessage, screenshots, startMoveInUi, startSessionInUi } from './support/devices.ts';
 
 let world: AgentWorld;
 
@@ -29,16 +29,6 @@ const TITLE = 'Answer from anywhere';
 const SUM = `node -e "console.log('sum ' + 6 * 7)"`;
 const WRITE = `node -e "require('fs').writeFileSync('denied.txt', 'x')"`;
 
-const region = (page: Page) => runView(page).main.getByRole('region', { name: 'Permission request' });
-const transcript = (page: Page) => page.getByRole('log', { name: 'Transcript' });
-
-async function send(page: Page, text: string): Promise<void> {
-  const { message } = runView(page);
-  await expect(message).toBeEnabled();
-  await message.fill(text);
-  await message.press('Enter');
-}
-
 test('asks on both devices; the other device answers "Allow for this session", the command runs, and the same command is not asked again', async () => {
   const laptopPage = world.laptop.page;
   const desktopPage = world.desktop.page;
@@ -49,7 +39,7 @@ test('asks on both devices; the other device answers "Allow for this session", t
     prompt: `run command ${SUM}`,
   });
   await expect(laptopPage.getByText('Permissions: Edit files, ask before commands')).toBeVisible();
-  const asked = region(laptopPage);
+  const asked = runView(laptopPage).permissionRequest;
   await expect(asked).toContainText(`Claude Code wants to run \`${SUM}\`.`);
   await expect(asked.getByLabel('Command')).toHaveText(SUM);
   await expect(runView(laptopPage).agentMap.getByRole('listitem').first()).toContainText('waiting for you');
@@ -60,43 +50,43 @@ test('asks on both devices; the other device answers "Allow for this session", t
 
   // The desktop shows the same request (learned sealed through the backend) and answers it.
   await openSession(desktopPage, TITLE);
-  const there = region(desktopPage);
+  const there = runView(desktopPage).permissionRequest;
   await expect(there).toContainText(`Claude Code wants to run \`${SUM}\` on laptop.`);
   await expect(there).toContainText(
     `“Allow for this session” also allows \`${SUM}\` (with any plain arguments) from now on, on any device.`,
   );
   await there.getByRole('button', { name: 'Allow for this session' }).click();
   for (const page of [laptopPage, desktopPage]) {
-    await expect(transcript(page)).toContainText('Command output: sum 42');
-    await expect(transcript(page)).toContainText('allowed for this session on desktop');
-    await expect(region(page)).toBeHidden();
+    await expect(runView(page).transcript).toContainText('Command output: sum 42');
+    await expect(runView(page).transcript).toContainText('allowed for this session on desktop');
+    await expect(runView(page).permissionRequest).toBeHidden();
   }
   await expect(desktopPage.getByRole('status').filter({ hasText: 'Your answer reached the agent' })).toBeVisible();
 
   // The same command again: allowed by the session's rule, nobody is asked.
-  await send(laptopPage, `run command ${SUM}`);
-  await expect(transcript(laptopPage)).toContainText("allowed by this session's rule");
-  await expect(transcript(laptopPage).getByText('Command output: sum 42')).toHaveCount(2);
-  await expect(region(laptopPage)).toBeHidden();
+  await sendMessage(laptopPage, `run command ${SUM}`);
+  await expect(runView(laptopPage).transcript).toContainText("allowed by this session's rule");
+  await expect(runView(laptopPage).transcript.getByText('Command output: sum 42')).toHaveCount(2);
+  await expect(runView(laptopPage).permissionRequest).toBeHidden();
 });
 
 test("a deny's message reaches the agent, and the command does not run", async () => {
   const laptopPage = world.laptop.page;
-  await send(laptopPage, `run command ${WRITE}`);
-  const asked = region(laptopPage);
+  await sendMessage(laptopPage, `run command ${WRITE}`);
+  const asked = runView(laptopPage).permissionRequest;
   await expect(asked).toContainText(`wants to run \`${WRITE}\``);
   await asked.getByLabel('Message to the agent with a deny (optional)').fill('Do not write files; print instead');
   await asked.getByRole('button', { name: 'Deny' }).click();
-  await expect(transcript(laptopPage)).toContainText('The tool call failed: Do not write files; print instead');
-  await expect(transcript(laptopPage)).toContainText('denied on laptop: “Do not write files; print instead”');
+  await expect(runView(laptopPage).transcript).toContainText('The tool call failed: Do not write files; print instead');
+  await expect(runView(laptopPage).transcript).toContainText('denied on laptop: “Do not write files; print instead”');
   expect(existsSync(join(world.devices.repo, 'denied.txt'))).toBe(false);
 });
 
 test('a Move with a request pending denies it, saying why on the target; the rule came along, and an answer for the old generation is refused', async () => {
   const laptopPage = world.laptop.page;
   const desktopPage = world.desktop.page;
-  await send(laptopPage, `run command ${WRITE}`);
-  await expect(region(laptopPage)).toBeVisible();
+  await sendMessage(laptopPage, `run command ${WRITE}`);
+  await expect(runView(laptopPage).permissionRequest).toBeVisible();
   const pending = (await world.laptop.device.client.call('listSessions', {})).find((s) => s.title === TITLE)!;
   const detail = await world.laptop.device.client.call('getSession', { sessionId: pending.id });
   const request = detail!.permissionRequests[0]!;
@@ -107,9 +97,9 @@ test('a Move with a request pending denies it, saying why on the target; the rul
   await dialog.getByRole('button', { name: 'Cancel' }).click();
   await startMoveInUi(laptopPage, 'desktop');
   for (const page of [laptopPage, desktopPage]) await expect(runView(page).ownership).toContainText('generation 2');
-  await expect(transcript(desktopPage)).toContainText('denied by Baton: “The session is moving to desktop; ask again there.”');
-  await expect(transcript(desktopPage)).toContainText('The tool call failed: The session is moving to desktop; ask again there.');
-  await expect(region(desktopPage)).toBeHidden();
+  await expect(runView(desktopPage).transcript).toContainText('denied by Baton: “The session is moving to desktop; ask again there.”');
+  await expect(runView(desktopPage).transcript).toContainText('The tool call failed: The session is moving to desktop; ask again there.');
+  await expect(runView(desktopPage).permissionRequest).toBeHidden();
 
   const stale = await world.laptop.device.client.call('answerPermission', {
     sessionId: pending.id,
@@ -120,7 +110,7 @@ test('a Move with a request pending denies it, saying why on the target; the rul
   expect(stale).toMatchObject({ ok: false, code: 'stale_generation' });
 
   // On the desktop the rule allowed on it before the move still holds: the command runs, unasked.
-  await send(desktopPage, `run command ${SUM}`);
-  await expect(transcript(desktopPage).getByText('Command output: sum 42')).toHaveCount(3);
-  await expect(region(desktopPage)).toBeHidden();
+  await sendMessage(desktopPage, `run command ${SUM}`);
+  await expect(runView(desktopPage).transcript.getByText('Command output: sum 42')).toHaveCount(3);
+  await expect(runView(desktopPage).permissionRequest).toBeHidden();
 });

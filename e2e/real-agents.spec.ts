@@ -8,10 +8,10 @@
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { expect, test, type Page } from '@playwright/test';
+import { expect, test } from '@playwright/test';
 import type { ModelApi } from '../dev-env/scripted-model-server/server.ts';
 import { openAgentWorld, type AgentWorld } from './support/agent-world.ts';
-import { openSession, runView, screenshots, startMoveInUi, startSessionInUi } from './support/devices.ts';
+import { openSession, runView, sendMessage, screenshots, startMoveInUi, startSessionInUi } from './support/devices.ts';
 
 let world: AgentWorld;
 
@@ -56,13 +56,6 @@ const AGENTS: Agent[] = [
 /** The model calls the scripted server received for `api` whose newest user text is `text`. */
 function requestsFor(api: ModelApi, text: string) {
   return world.lab.server.requests.filter((r) => r.api === api && r.lastUserText === text);
-}
-
-async function send(page: Page, text: string): Promise<void> {
-  const { message } = runView(page);
-  await expect(message).toBeEnabled();
-  await message.fill(text);
-  await message.press('Enter');
 }
 
 for (const agent of AGENTS) {
@@ -110,7 +103,7 @@ for (const agent of AGENTS) {
     expect(existsSync(join(workspaceThere, agent.file))).toBe(true);
 
     // The next turn on the desktop continues the same CLI session, and the server received its history.
-    await send(desktopPage, 'what did I say first?');
+    await sendMessage(desktopPage, 'what did I say first?');
     await expect(desktopPage.getByRole('log', { name: 'Transcript' })).toContainText(`I remember: ${first}`);
     const there = requestsFor(agent.api, 'what did I say first?').at(-1);
     expect(there?.headers[agent.sessionHeader]).toBe(sessionId);
@@ -121,7 +114,7 @@ for (const agent of AGENTS) {
     await startMoveInUi(desktopPage, 'laptop');
     for (const view of [laptop, desktop]) await expect(view.ownership).toContainText('generation 3');
     await expect(laptop.ownership).toContainText('checkpoint-import');
-    await send(laptopPage, 'say hello');
+    await sendMessage(laptopPage, 'say hello');
     await expect(transcript).toContainText('Hello from the scripted model.');
     const back = requestsFor(agent.api, 'say hello').at(-1);
     expect(back?.headers[agent.sessionHeader]).toBe(sessionId);

@@ -90,11 +90,14 @@ export const AnswerPermissionInput = z.strictObject({
 /** The device API's interruptTurn input: the owner stops the session's turn, denying what it asks first. */
 export const InterruptTurnInput = z.strictObject({ sessionId: SessionId });
 
-/** What a request asks, in words: "run `npm test`", "Edit /ws/notes.md", "WebFetch". */
+/** Tools whose name is not a verb, in words (Codex's file change). */
+const TOOL_VERBS: ReadonlyMap<string, string> = new Map([['fileChange', 'change']]);
+
+/** What a request asks, in words: "run `npm test`", "Edit /ws/notes.md", Codex's "change /ws/notes.md", "WebFetch". */
 export function describeAsk(request: Pick<PermissionRequest, 'tool' | 'command' | 'path'>): string {
   const clip = (text: string) => (text.length > 200 ? `${text.slice(0, 199)}…` : text);
   if (request.command !== undefined) return `run \`${clip(request.command.replace(/\s+/g, ' '))}\``;
-  if (request.path !== undefined) return `${request.tool} ${clip(request.path)}`;
+  if (request.path !== undefined) return `${TOOL_VERBS.get(request.tool) ?? request.tool} ${clip(request.path)}`;
   return request.tool;
 }
 

@@ -10,6 +10,8 @@ export interface Conversation {
   userTexts: string[];
   /** Set when the newest input is a tool result rather than user text. */
   toolResult: { text: string; isError: boolean } | null;
+  /** How many tool results came after the newest user text (the calls the model made in this turn so far). */
+  toolRounds: number;
   /** Names of the tools offered in the request (namespaced ones as `namespace.name`). */
   tools: string[];
   /** The agent's working directory, when the request mentions it. */
@@ -56,18 +58,25 @@ export function anthropicConversation(body: Json): Conversation {
   const messages = Array.isArray(body.messages) ? body.messages.filter(isObject) : [];
   const userTexts: string[] = [];
   let toolResult: Conversation['toolResult'] = null;
+  let toolRounds = 0;
   for (const message of messages) {
     if (message.role !== 'user') continue;
     const blocks = typeof message.content === 'string' ? [{ type: 'text', text: message.content }] : message.content;
     toolResult = null; // only a tool result in the newest user message counts
     for (const block of Array.isArray(blocks) ? blocks.filter(isObject) : []) {
       const text = str(block.text).trim();
-      if (block.type === 'text' && text !== '' && !isInjected(text)) userTexts.push(text);
-      if (block.type === 'tool_result') toolResult = { text: partsText(block.content), isError: block.is_error === true };
+      if (block.type === 'text' && text !== '' && !isInjected(text)) {
+        userTexts.push(text);
+        toolRounds = 0;
+      }
+      if (block.type === 'tool_result') {
+        toolResult = { text: partsText(block.content), isError: block.is_error === true };
+        toolRounds += 1;
+      }
     }
   }
   const tools = Array.isArray(body.tools) ? body.tools.filter(isObject).map((tool) => str(tool.name)) : [];
-  return { userTexts, toolResult, tools, cwd: cwdFrom(body.system) ?? cwdFrom(body.messages) };
+  return { userTexts, toolResult, toolRounds, tools, cwd: cwdFrom(body.system) ?? cwdFrom(body.messages) };
 }
 
 /** Tool names of a Responses request; namespaced tools are listed as `namespace.name`. */
@@ -88,21 +97,26 @@ export function responsesConversation(body: Json): Conversation {
   const items = typeof body.input === 'string' ? [{ type: 'message', role: 'user', content: body.input }] : body.input;
   const userTexts: string[] = [];
   let toolResult: Conversation['toolResult'] = null;
+  let toolRounds = 0;
   for (const item of Array.isArray(items) ? items.filter(isObject) : []) {
     if ((item.type === 'message' || item.type === undefined) && item.role === 'user') {
       toolResult = null;
       const parts = typeof item.content === 'string' ? [{ text: item.content }] : item.content;
       for (const part of Array.isArray(parts) ? parts.filter(isObject) : []) {
         const text = str(part.text).trim();
-        if (text !== '' && !isInjected(text)) userTexts.push(text);
+        if (text !== '' && !isInjected(text)) {
+          userTexts.push(text);
+          toolRounds = 0;
+        }
       }
     } else if (item.type === 'function_call_output' || item.type === 'custom_tool_call_output') {
       const text = partsText(item.output);
       const failed = (isObject(item.output) && item.output.success === false) || CODEX_FAILURE.test(text);
       toolResult = { text, isError: failed };
+      toolRounds += 1;
     } else if (item.type === 'message' && item.role === 'assistant') {
       toolResult = null; // the model already answered after the last tool result
     }
   }
-  return { userTexts, toolResult, tools: responsesTools(body.tools), cwd: cwdFrom(body.input) };
+  return { userTexts, toolResult, toolRounds, tools: responsesTools(body.tools), cwd: cwdFrom(body.input) };
 }

@@ -8,6 +8,7 @@
  *   … using shell                  → Codex: the shell tool instead of apply_patch
  *   edit file NAME replacing A with B → Edit (Claude) / apply_patch's Update File (Codex), then "Edited NAME."
  *   run command CMD                → Bash (Claude) / the shell tool (Codex), then "Command output: …"
+ *   run command twice CMD          → the same call again after its result, then "Command output: …"
  *   use a subagent                 → Claude's Agent (older: Task) tool; the subagent is told "subagent: say hello"
  *   subagent: …                    → "Hello from the subagent."
  *   slow                           → a long text streamed in small delayed chunks (to interrupt)
@@ -90,15 +91,18 @@ function subagentCall(conv: Conversation): Reply {
 
 const WRITE = /^write file (\S+) with ([\s\S]+?)( using shell)?$/i;
 const RUN = /^run command ([\s\S]+)$/i;
+const RUN_TWICE = /^run command twice ([\s\S]+)$/i;
 const EDIT = /^edit file (\S+) replacing (.+?) with (.+)$/i;
 
 /** The reply to a conversation (see the table at the top of this file). */
 export function decide(conv: Conversation): Reply {
   const prompt = conv.userTexts.at(-1) ?? '';
   const write = WRITE.exec(prompt);
+  const twice = RUN_TWICE.exec(prompt);
   if (conv.toolResult !== null) {
     const result = conv.toolResult.text.trim();
     if (conv.toolResult.isError) return { kind: 'text', text: `The tool call failed: ${result}` };
+    if (twice && conv.toolRounds < 2) return shellCall(conv, twice[1] ?? 'true');
     if (write) return { kind: 'text', text: `Wrote ${write[1]}.` };
     const edited = EDIT.exec(prompt);
     if (edited) return { kind: 'text', text: `Edited ${edited[1]}.` };
@@ -106,7 +110,7 @@ export function decide(conv: Conversation): Reply {
     return { kind: 'text', text: `Command output: ${result}` };
   }
   if (write) return writeCall(conv, write[1] ?? 'out.txt', write[2] ?? '', write[3] !== undefined);
-  const run = RUN.exec(prompt);
+  const run = twice ?? RUN.exec(prompt);
   if (run) return shellCall(conv, run[1] ?? 'true');
   const edit = EDIT.exec(prompt);
   if (edit) return editCall(conv, edit[1] ?? 'out.txt', edit[2] ?? '', edit[3] ?? '');

@@ -107,6 +107,18 @@ describe('scripted model server', () => {
     expect(answer?.text).toBe('The tool call failed: Process exited with code 1');
   });
 
+  it('runs "run command twice" twice in one turn, then closes it; a new user text starts the count again', async () => {
+    const tools = [{ type: 'function', name: 'exec_command' }];
+    const output = (n: number) => ({ type: 'function_call_output', call_id: `c${n}`, output: `Process exited with code 0\nrun ${n}` });
+    const reply = async (input: unknown[]) =>
+      (await events(await post('/v1/responses', { tools, input }))).find((e) => e.type === 'response.output_item.done')?.item;
+    const ask = responsesUser('run command twice echo hi');
+    expect(await reply([ask])).toMatchObject({ type: 'function_call', arguments: JSON.stringify({ cmd: 'echo hi' }) });
+    expect(await reply([ask, output(1)])).toMatchObject({ type: 'function_call', arguments: JSON.stringify({ cmd: 'echo hi' }) });
+    expect(await reply([ask, output(1), output(2)])).toMatchObject({ type: 'message' });
+    expect(await reply([ask, output(1), output(2), ask])).toMatchObject({ type: 'function_call' });
+  });
+
   it('answers "error NNN" in each API\'s error format and records an unknown route as a 404', async () => {
     const anthropic = await post('/v1/messages', { messages: [user('error 429')] });
     expect([anthropic.status, await anthropic.json()]).toEqual([

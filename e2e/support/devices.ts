@@ -134,7 +134,18 @@ export function runView(page: Page) {
     blocked: main.getByRole('alert', { name: 'Handoff blocked' }),
     /** The blocked alert once nothing blocks the move any more. */
     readyToMove: main.getByRole('alert', { name: 'Ready to move' }),
+    transcript: page.getByRole('log', { name: 'Transcript' }),
+    /** The first pending permission request, above the composer. */
+    permissionRequest: main.getByRole('region', { name: 'Permission request' }),
   };
+}
+
+/** Sends `text` from the run view's message box once it takes input. */
+export async function sendMessage(page: Page, text: string): Promise<void> {
+  const { message } = runView(page);
+  await expect(message).toBeEnabled();
+  await message.fill(text);
+  await message.press('Enter');
 }
 
 /** Opens a session from the Sessions navigation by its title. */
@@ -242,15 +253,19 @@ export async function startMoveInUi(page: Page, target: string): Promise<void> {
   await expect(dialog).toBeHidden();
 }
 
-/** Starts a session of `provider` (its label) from the "New session" dialog and waits for the dialog to close. */
+/**
+ * Starts a session of `provider` (its label) from the "New session" dialog, at permission level
+ * `permission` (its label) when given, and waits for the dialog to close.
+ */
 export async function startSessionInUi(
   page: Page,
-  input: { provider: string; workspace: string; title: string; prompt: string },
+  input: { provider: string; workspace: string; title: string; prompt: string; permission?: string },
 ): Promise<void> {
   await page.getByRole('button', { name: 'New session' }).click();
   const dialog = page.getByRole('dialog', { name: 'New session' });
   await dialog.getByLabel('Workspace').fill(input.workspace);
   await dialog.getByLabel('Provider').selectOption({ label: input.provider });
+  if (input.permission !== undefined) await dialog.getByLabel('Permissions').selectOption({ label: input.permission });
   await dialog.getByLabel('Title').fill(input.title);
   await dialog.getByLabel('Prompt').fill(input.prompt);
   await dialog.getByRole('button', { name: 'Start', exact: true }).click();

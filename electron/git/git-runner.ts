@@ -32,6 +32,7 @@ import {
   needsConfigScan,
   parseConfigList,
   plainRepoConfig,
+  transportRefusal,
   type ConfigEntry,
 } from './repo-config-guard.ts';
 
@@ -40,8 +41,11 @@ export interface GitResult {
   code: number;
   stdout: string;
   stderr: string;
-  /** Why git did not run to completion, when it did not. */
-  error?: 'invalid_path' | 'invalid_argument' | 'timeout' | 'output_limit' | 'spawn_failed';
+  /**
+   * Why git did not run to completion, when it did not; `transport_refused`: a guarded call's
+   * remote named a transport outside the guard's (stderr then starts with a sentence saying which).
+   */
+  error?: 'invalid_path' | 'invalid_argument' | 'timeout' | 'output_limit' | 'spawn_failed' | 'transport_refused';
 }
 
 export interface GitRunOptions {
@@ -172,7 +176,9 @@ export function createGitRunner(config: GitRunnerConfig = {}): GitRunner {
       scanned = parseConfigList(listed.stdout);
     }
     const guarded = guardCall(args, env, scanned);
-    return spawnGit(config, guarded.args, options, { ...env, ...guarded.env }, guarded.unsafe);
+    const result = await spawnGit(config, guarded.args, options, { ...env, ...guarded.env }, guarded.unsafe);
+    const refusal = result.code === 0 ? undefined : transportRefusal(result.stderr);
+    return refusal === undefined ? result : { ...result, stderr: `${refusal}\n${result.stderr}`, error: 'transport_refused' };
   };
 }
 

@@ -9,7 +9,8 @@ import { redactCredentials, withoutRedactedCredentials } from '../../shared/url-
 import { type CloneSearch, cloneDestination, listClones, matchClone } from './clone-finder.ts';
 import { operationInProgress, resolveGitDirs } from './git-dir.ts';
 import { gitFailureText, type GitRunner } from './git-runner.ts';
-import { parseStatus, STATUS_ARGS, type ParsedStatus } from './status-parser.ts';
+import type { ParsedStatus } from './status-parser.ts';
+import { readStatus } from './submodule-status.ts';
 import { runTransfer, transferFailureText, type GitTransferListener } from './transfer-progress.ts';
 import { counted } from '../../shared/plural.ts';
 
@@ -148,10 +149,10 @@ export async function readCleanClone(
   path: string,
   at: { remote: string; path: string },
 ): Promise<ParsedStatus | PinFailure> {
-  const status = await run(STATUS_ARGS, { cwd: path, env: { GIT_OPTIONAL_LOCKS: '0' } });
-  if (status.code !== 0)
-    return refuse('pin_failed', `Reading the clone at ${path} failed: ${gitFailureText(status)}`, `git -C ${path} status`, at);
-  const parsed = parseStatus(status.stdout);
+  const status = await readStatus(run, path);
+  if (!status.ok)
+    return refuse('pin_failed', `Reading ${status.where} failed: ${gitFailureText(status.result)}`, `git -C ${status.where} status`, at);
+  const parsed = status.status;
   const files = [...parsed.conflicted, ...parsed.changed, ...parsed.untracked];
   const dirs = await resolveGitDirs(path, run);
   const operation = dirs ? operationInProgress(dirs.gitDir) : null;
@@ -269,7 +270,7 @@ async function checkRepo(pin: PinTarget, found: Located, deps: PinDeps): Promise
 }
 
 /** The status read that verifies a pin: every untracked file listed, renames as a delete and an add. */
-const VERIFY_ARGS = [...STATUS_ARGS, '--untracked-files=all', '--no-renames'];
+const VERIFY_ARGS = ['--untracked-files=all', '--no-renames'];
 
 /** Moves the checked repository's working tree to its pinned branch at the commit, then verifies HEAD. */
 async function checkOutPin(p: CheckedRepo, run: GitRunner): Promise<PinnedRepoResult | PinFailure> {
@@ -299,8 +300,8 @@ async function checkOutPin(p: CheckedRepo, run: GitRunner): Promise<PinnedRepoRe
   if (steps.length === 0 && p.alreadyThere)
     return { remote: p.remote, branch: p.branch, commit: p.commit, path: p.path, cloned: false, tracking, dirty: [] };
   // One status read verifies HEAD and its branch, and tells the drift check what is uncommitted.
-  const verify = await run(VERIFY_ARGS, { cwd: p.path, env: { GIT_OPTIONAL_LOCKS: '0' } });
-  const after = verify.code === 0 ? parseStatus(verify.stdout) : null;
+  const verify = await readStatus(run, p.path, { args: VERIFY_ARGS });
+  const after = verify.ok ? verify.status : null;
   if (after === null || after.head !== p.commit || after.branch !== p.branch) {
     return refuse(
       'pin_failed',

@@ -4,6 +4,7 @@ import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createGitSandbox, type GitSandbox } from '../../dev-env/git-sandbox.ts';
+import { hostileKit } from '../../dev-env/hostile-repo.ts';
 import { createGitRunner, type GitRunner } from './git-runner.ts';
 import type { PinDeps } from './pinning.ts';
 import { prepareCheck } from './prepare-check.ts';
@@ -57,6 +58,20 @@ describe('target prepare check', () => {
       ok: false,
       code: 'target_cannot_open_workspace',
     });
+  });
+
+  it('refuses a clone whose config sends the remote to a transport helper, naming it, and runs no helper', async () => {
+    const kit = hostileKit(box.root);
+    const target = box.clone(origin, join(root, 'app'));
+    kit.armRemoteHelper(target, origin);
+    const run = createGitRunner({ env: { ...box.env, PATH: `${kit.bin}:${box.env.PATH ?? ''}` } });
+    const outcome = await prepareCheck([{ remote: origin, branch: 'feature/x' }], { ...deps, run });
+    expect(outcome).toMatchObject({
+      ok: false,
+      code: 'target_cannot_open_workspace',
+      message: expect.stringContaining('transport "evil"'),
+    });
+    expect(kit.fired()).toEqual([]);
   });
 
   it('reports a dirty clone and a branch with unpushed local commits early', async () => {

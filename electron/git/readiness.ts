@@ -1,14 +1,15 @@
 /**
- * Source-side readiness: per repository one `git status --porcelain=v2 --branch` plus file reads of
- * the git dir (operation in progress, remote URL). Repositories are evaluated concurrently.
+ * Source-side readiness: per repository one `git status --porcelain=v2 --branch` (and one in each
+ * populated submodule, submodule-status.ts) plus file reads of the git dir (operation in progress,
+ * remote URL). Repositories are evaluated concurrently.
  */
-import { basename } from 'node:path';
+import { basename, relative } from 'node:path';
 import type { Blocker, ReadinessReport, RepoState } from '../../shared/readiness.ts';
 import { redactCredentials, redactUrl } from '../../shared/url-credentials.ts';
 import { operationInProgress, readRemoteConfig, remoteForBranch, resolveGitDirs, type RemoteConfig } from './git-dir.ts';
 import { checkDirectory, gitFailureText, type GitRunner } from './git-runner.ts';
 import { sourceBlockers } from './source-blockers.ts';
-import { parseStatus, STATUS_ARGS } from './status-parser.ts';
+import { READ_ONLY_ENV, readStatus, type StatusRead } from './submodule-status.ts';
 
 export interface ReadinessDeps {
   run: GitRunner;
@@ -22,9 +23,6 @@ export interface RepoEvaluation {
   state: RepoState;
   blockers: Blocker[];
 }
-
-/** Background reads must not take the index lock the user's own git commands need. */
-const READ_ONLY_ENV = { GIT_OPTIONAL_LOCKS: '0' };
 
 function unreadable(repo: string, reason: string): RepoEvaluation {
   return {
@@ -51,18 +49,25 @@ async function remoteUrl(repo: string, run: GitRunner, config: RemoteConfig, rem
   return redactUrl(result.code === 0 ? result.stdout.trim() : (url ?? null));
 }
 
+/** Why a status read failed, naming the submodule it failed in when it was not the repository itself. */
+function statusReadFailure(repo: string, failed: Extract<StatusRead, { ok: false }>): string {
+  const where = failed.where === repo ? '' : `in its submodule ${relative(repo, failed.where)}: `;
+  return where + gitFailureText(failed.result);
+}
+
 /** Reads one repository's state and its blockers; a missing or non-git path yields `not_a_repository`. */
 export async function evaluateRepo(repo: string, deps: ReadinessDeps): Promise<RepoEvaluation> {
   const pathCheck = checkDirectory(repo);
   if (!pathCheck.ok) return unreadable(repo, pathCheck.message);
   // The git dir's files (an operation in progress, the remotes) are read while the status runs.
-  const statusRun = deps.run(STATUS_ARGS, { cwd: repo, env: READ_ONLY_ENV });
+  const statusRun = readStatus(deps.run, repo);
   const dirsRead = resolveGitDirs(repo, deps.run).then((dirs) =>
     dirs === null ? null : ([operationInProgress(dirs.gitDir), readRemoteConfig(dirs.commonDir)] as const),
   );
-  const [statusResult, read] = await Promise.all([statusRun, dirsRead]);
-  if (statusResult.code !== 0 || read === null) return unreadable(repo, gitFailureText(statusResult));
-  const status = parseStatus(statusResult.stdout);
+  const [statusRead, read] = await Promise.all([statusRun, dirsRead]);
+  if (!statusRead.ok) return unreadable(repo, statusReadFailure(repo, statusRead));
+  if (read === null) return unreadable(repo, 'its git folder cannot be found');
+  const { status } = statusRead;
   const [operation, config] = read;
   const pushRemote = remoteForBranch(config, status.branch);
   const state: RepoState = {

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createGitSandbox, type GitSandbox } from '../../dev-env/git-sandbox.ts';
 import { HOSTILE_ATTRIBUTES, hostileKit, type HostileKit } from '../../dev-env/hostile-repo.ts';
-import { createGitRunner, type GitRunner } from './git-runner.ts';
+import { createGitRunner, gitFailureText, type GitRunner } from './git-runner.ts';
 import { evaluateSourceReadiness } from './readiness.ts';
 import { guardCall, guardRefusal, needsConfigScan, parseConfigList, plainRepoConfig } from './repo-config-guard.ts';
 
@@ -113,6 +113,26 @@ describe('guarded git', () => {
     }
   });
 
+  it('reaches no remote helper a url.insteadOf or a URL names, and says which transport it refused', async () => {
+    kit.armRemoteHelper(repo, origin);
+    const env = { ...box.env, PATH: `${kit.bin}:${box.env.PATH ?? ''}` };
+    const run = createGitRunner({ env });
+    for (const args of [
+      ['fetch', '-q', 'origin'],
+      ['ls-remote', 'origin'],
+      ['ls-remote', '--', `evil::${origin}`],
+      ['ls-remote', '--', `ext::sh -c touch% ${kit.markers}/ext`],
+      ['clone', '-q', '--no-checkout', '--', `evil::${origin}`, join(box.root, 'cloned')],
+    ]) {
+      const result = await run(args, { cwd: repo });
+      expect(result).toMatchObject({ error: 'transport_refused' });
+      expect(gitFailureText(result)).toMatch(/^The remote's URL asks for the transport "(evil|ext)" \(a program git-remote-\1/);
+    }
+    expect(kit.fired()).toEqual([]);
+    await createGitRunner({ env, asUser: true })(['fetch', '-q', 'origin'], { cwd: repo });
+    expect(kit.fired()).toContain('remote-helper');
+  });
+
   it('refuses a call that would set a guarded key or name an upload program itself', async () => {
     for (const args of [
       ['-c', 'core.hooksPath=/tmp', 'status'],
@@ -122,6 +142,17 @@ describe('guarded git', () => {
       expect(await guarded(args, { cwd: repo })).toMatchObject({ code: -1, error: 'invalid_argument' });
     }
     expect(guardRefusal(['-c', 'fetch.unpackLimit=1', 'fetch', 'origin'])).toBeUndefined();
+    for (const args of [
+      ['submodule', 'update', '--init'],
+      ['fetch', '--recurse-submodules', 'origin'],
+      ['checkout', '--recurse-submodules=yes', 'main'],
+      ['status', '--ignore-submodules=none'],
+      ['diff', '--submodule=diff'],
+      ['ls-files', '--recurse-submodules'],
+    ])
+      expect(guardRefusal(args)).toMatch(/never enters a submodule/);
+    expect(guardRefusal(['fetch', '--no-recurse-submodules', 'origin'])).toBeUndefined();
+    expect(guardRefusal(['diff', '--', '--recursive'])).toBeUndefined();
     expect(guardRefusal(['status'], ['core.fsmonitor=true'])).toMatch(/core.fsmonitor/);
   });
 });
@@ -160,7 +191,7 @@ describe('the guard', () => {
     );
     expect(listed[0]).toEqual({ scope: 'global', key: 'filter.lfs.process', value: 'git-lfs filter-process' });
     const call = guardCall(['fetch', 'origin'], { GIT_CONFIG_COUNT: '1' }, listed);
-    expect(call.args).toEqual(['fetch', '--upload-pack=git-upload-pack', 'origin']);
+    expect(call.args).toEqual(['fetch', '--no-recurse-submodules', '--upload-pack=git-upload-pack', 'origin']);
     const settings = Array.from({ length: Number(call.env.GIT_CONFIG_COUNT) - 1 }, (_, i) => {
       return `${call.env[`GIT_CONFIG_KEY_${i + 1}`]}=${call.env[`GIT_CONFIG_VALUE_${i + 1}`]}`;
     });
@@ -176,9 +207,18 @@ describe('the guard', () => {
       ]),
     );
     expect(call.env.GIT_CONFIG_KEY_0).toBeUndefined();
-    expect(guardCall(['diff', '--quiet'], {}, null).args).toEqual(['diff', '--no-ext-diff', '--no-textconv', '--quiet']);
+    expect(guardCall(['diff', '--quiet'], {}, null).args).toEqual([
+      'diff',
+      '--no-ext-diff',
+      '--no-textconv',
+      '--ignore-submodules=dirty',
+      '--submodule=short',
+      '--quiet',
+    ]);
     const receive = [{ scope: 'local', key: 'remote.origin.receivepack', value: 'evil' }];
     expect(guardCall(['push', 'origin', 'main'], {}, receive).args).toEqual(['push', '--receive-pack=git-receive-pack', 'origin', 'main']);
-    expect(guardCall(['fetch', 'origin'], {}, receive).args).toEqual(['fetch', 'origin']);
+    expect(guardCall(['fetch', 'origin'], {}, receive).args).toEqual(['fetch', '--no-recurse-submodules', 'origin']);
+    expect(guardCall(['status'], { GIT_ALLOW_PROTOCOL: 'file:ext' }, null).env.GIT_ALLOW_PROTOCOL).toBe('file:ext');
+    expect(guardCall(['status'], {}, null).env.GIT_ALLOW_PROTOCOL).toBe('file:git:http:https:ssh');
   });
 });

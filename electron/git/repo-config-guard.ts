@@ -8,9 +8,23 @@
  * Every guarded call, whatever it runs:
  * - `core.fsmonitor=false`, `core.hooksPath=<the null device>` (no hook, global ones included),
  *   `core.pager=cat`, `core.editor=:`, `sequence.editor=:`, no gpg program and no signature check
- *   in `log`, `protocol.ext.allow=never`, and no recursion into submodules (whose config is not read here);
+ *   in `log`, and only the transports git carries itself (GIT_ALLOW_PROTOCOL, below);
+ * - no descent into a submodule, whose own config the listing below does not see:
+ *   `submodule.recurse` and `fetch.recurseSubmodules` off; `status`, `diff`, `log` and `show` get
+ *   `--ignore-submodules=dirty` (the submodule's commit is still compared, from its refs, but no
+ *   git runs inside it) and the last three `--submodule=short`; `fetch`, `pull`, `clone`,
+ *   `checkout`, `switch` and `reset` get `--no-recurse-submodules` (which also beats a
+ *   `submodule.<name>.fetchRecurseSubmodules` of the config or `.gitmodules`); a call may not ask
+ *   for recursion, nor run `git submodule`. Readiness looks inside each submodule itself, with a
+ *   guarded call there (submodule-status.ts);
  * - `diff`, `log` and `show` get `--no-ext-diff --no-textconv` (`diff.external`,
  *   `diff.<driver>.command` and `.textconv` cannot be switched off by a setting).
+ *
+ * Transports: GIT_ALLOW_PROTOCOL is `file:git:http:https:ssh` (the user's own GIT_ALLOW_PROTOCOL,
+ * when set, is kept as their choice). Any other transport a remote's URL names — `name::address`,
+ * `name://`, or one a `url.*.insteadOf` of the repository rewrites to — would start the program
+ * `git-remote-<name>` found on the machine; git refuses it instead ("transport 'name' not
+ * allowed"), which the runner reports as `transport_refused` (transportRefusal).
  *
  * A call that may read the working tree or a remote (anything but the object reads in
  * OBJECT_READS) first lists the config as git sees it there (`git config --list --show-scope`,
@@ -27,7 +41,8 @@
  * Settings go to git as GIT_CONFIG_COUNT pairs, so a key holding `=` (a credential URL) passes whole.
  *
  * Not reached by any command Baton runs on its own, so not listed: `alias.*` (never replaces a
- * built-in), `pager.<cmd>` (pagers need a terminal), `submodule.<name>.update`, `difftool`,
+ * built-in), `pager.<cmd>` (pagers need a terminal), `submodule.<name>.update`, `status.submoduleSummary`
+ * (long format only), `push.recurseSubmodules` (a guarded call never pushes), `difftool`,
  * `mergetool`, `trailer.*`, `tar.*.command`, `sendemail`, browsers. `uploadpack.packObjectsHook`
  * git itself reads only from the user's config.
  */
@@ -94,10 +109,30 @@ const ALWAYS: readonly Setting[] = [
   { key: 'gpg.ssh.program', value: '', needs: 'allowUnsafeGpgProgram' },
   { key: 'gpg.x509.program', value: '', needs: 'allowUnsafeGpgProgram' },
   { key: 'log.showSignature', value: 'false' },
-  { key: 'protocol.ext.allow', value: 'never', needs: 'allowUnsafeProtocolOverride' },
   { key: 'submodule.recurse', value: 'false' },
   { key: 'fetch.recurseSubmodules', value: 'false' },
 ];
+
+/** The transports git carries itself: local paths and file://, git://, http(s)://, ssh. */
+export const ALLOWED_TRANSPORTS = 'file:git:http:https:ssh';
+
+/** Flags that keep a subcommand out of submodules (see the header), put right after it. */
+const NO_RECURSION = ['--no-recurse-submodules'] as const;
+const NO_DESCENT: Record<string, readonly string[]> = {
+  status: ['--ignore-submodules=dirty'],
+  diff: ['--ignore-submodules=dirty', '--submodule=short'],
+  log: ['--ignore-submodules=dirty', '--submodule=short'],
+  show: ['--ignore-submodules=dirty', '--submodule=short'],
+  fetch: NO_RECURSION,
+  pull: NO_RECURSION,
+  clone: NO_RECURSION,
+  checkout: NO_RECURSION,
+  switch: NO_RECURSION,
+  reset: NO_RECURSION,
+};
+
+/** A flag that would send git into a submodule: recursion, or a descent the NO_DESCENT flags keep out. */
+const DESCENDS = /^--(?:recursive|recurse-submodules(?:=(?!no$).*)?|ignore-submodules=(?!dirty$|all$).*|submodule(?:=(?!short$).*)?)$/;
 
 /**
  * Keys the guard sets or takes back. A `-c` in the call beats the guard's settings (which come
@@ -125,7 +160,25 @@ export function guardRefusal(args: readonly string[], settings: readonly string[
   const key = keys.find((k) => GUARDED_KEY.test(k));
   if (key !== undefined) return `Setting ${key} is refused: git started by Baton on its own keeps it.`;
   const pack = args.find((a) => /^--(?:upload|receive)-pack/.test(a));
-  return pack === undefined ? undefined : `${pack.split('=')[0]} is refused: git started by Baton on its own runs no other program.`;
+  if (pack !== undefined) return `${pack.split('=')[0]} is refused: git started by Baton on its own runs no other program.`;
+  // Options only: after `--` come paths.
+  const options = at < 0 ? [] : args.slice(at + 1);
+  const end = options.indexOf('--');
+  const descent = args[at] === 'submodule' ? 'git submodule' : (end < 0 ? options : options.slice(0, end)).find((a) => DESCENDS.test(a));
+  return descent === undefined ? undefined : `${descent} is refused: git started by Baton on its own never enters a submodule.`;
+}
+
+/**
+ * The clear sentence for git's refusal of a transport outside ALLOWED_TRANSPORTS, from a failed
+ * call's stderr; undefined when git refused none.
+ */
+export function transportRefusal(stderr: string): string | undefined {
+  const name = /transport '([^']+)' not allowed/.exec(stderr)?.[1];
+  if (name === undefined) return undefined;
+  return (
+    `The remote's URL asks for the transport "${name}" (a program git-remote-${name} on this device), which git started by ` +
+    `Baton on its own does not run: it uses file, git, http, https and ssh only (GIT_ALLOW_PROTOCOL in Baton's environment allows more).`
+  );
 }
 
 /** Whether `args` may read the working tree or a remote, so the config must be listed before it runs. */
@@ -237,7 +290,11 @@ export function guardCall(args: readonly string[], env: NodeJS.ProcessEnv, scann
   const sub = at < 0 ? '' : args[at]!;
   const pack = Object.hasOwn(PACK_PROGRAMS, sub) ? PACK_PROGRAMS[sub]! : undefined;
   const namesPack = pack !== undefined && fromRepo.keys.some((k) => pack.key.test(k));
-  const flags = [...(DIFF_FAMILY.has(sub) ? ['--no-ext-diff', '--no-textconv'] : []), ...(namesPack ? [pack.flag] : [])];
+  const flags = [
+    ...(DIFF_FAMILY.has(sub) ? ['--no-ext-diff', '--no-textconv'] : []),
+    ...(Object.hasOwn(NO_DESCENT, sub) ? NO_DESCENT[sub]! : []),
+    ...(namesPack ? [pack.flag] : []),
+  ];
   const unsafe: GuardedCall['unsafe'] = { allowUnsafeConfigEnvCount: true };
   for (const s of settings) if (s.needs) unsafe[s.needs] = true;
   if (namesPack) unsafe.allowUnsafePack = true;
@@ -251,7 +308,7 @@ export function guardCall(args: readonly string[], env: NodeJS.ProcessEnv, scann
   });
   return {
     args: at < 0 ? [...args] : [...args.slice(0, at + 1), ...flags, ...args.slice(at + 1)],
-    env: { ...fromRepo.env, ...pairs },
+    env: { ...fromRepo.env, ...pairs, GIT_ALLOW_PROTOCOL: env.GIT_ALLOW_PROTOCOL ?? ALLOWED_TRANSPORTS },
     unsafe,
   };
 }

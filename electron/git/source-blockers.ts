@@ -21,6 +21,8 @@ export interface RepoFacts {
 }
 
 const COMMIT_FIX = 'git add -A && git commit -m "Describe your change"';
+/** The commit fix run inside the submodule at `path`. */
+const commitInside = (path: string) => `git -C ${path} add -A && git -C ${path} commit -m "Describe your change"`;
 
 function operationBlocker(repo: string, name: string, operation: GitOperation): Blocker {
   return {
@@ -37,21 +39,30 @@ function dirtyBlocker(facts: RepoFacts, name: string): Blocker | null {
   const all = [...status.conflicted, ...status.changed, ...status.untracked];
   if (all.length === 0) return null;
   const limit = facts.maxListedFiles ?? MAX_LISTED_FILES;
+  // Changes inside a submodule are committed there, then the submodule's new commit here.
+  const inside = status.dirtySubmodules;
+  const them = themOrIt(all.length);
   const blocker: Blocker = {
     code: 'dirty_tree',
     repo,
-    message: `${name} has ${counted(all.length, 'uncommitted file')}; commit ${themOrIt(all.length)} so the checkpoint can pin ${themOrIt(all.length)}.`,
-    fix: COMMIT_FIX,
+    message:
+      `${name} has ${counted(all.length, 'uncommitted file')}` +
+      (inside.length > 0 ? `, some inside its submodule${inside.length === 1 ? '' : 's'} ${inside.join(', ')}` : '') +
+      `; commit ${them} so the checkpoint can pin ${them}.`,
+    // Deepest first: a submodule's commit is what the one around it then commits.
+    fix: [...inside.toReversed().map(commitInside), COMMIT_FIX].join(' && '),
     details: {
       files: all.slice(0, limit),
       fileCount: all.length,
       changed: status.changed.length,
       untracked: status.untracked.length,
       conflicted: status.conflicted.length,
+      ...(inside.length > 0 ? { submodules: inside } : {}),
     },
   };
-  // Committing everything in the middle of a merge or with conflicts would seal conflict markers.
-  if (facts.operation === null && status.conflicted.length === 0) blocker.action = { kind: 'commit', repo };
+  // Committing everything in the middle of a merge or with conflicts would seal conflict markers;
+  // the Commit offered commits in the repository itself, not inside its submodules.
+  if (facts.operation === null && status.conflicted.length === 0 && inside.length === 0) blocker.action = { kind: 'commit', repo };
   return blocker;
 }
 

@@ -20,6 +20,11 @@ export interface ParsedStatus {
   untracked: string[];
   /** Paths with unresolved merge conflicts. */
   conflicted: string[];
+  /**
+   * Submodules holding changes of their own, whose paths the lists above then include under the
+   * submodule's (submodule-status.ts adds them; a status read alone never looks inside one).
+   */
+  dirtySubmodules: string[];
 }
 
 /** Args for the one status call whose output `parseStatus` reads. */
@@ -75,6 +80,7 @@ export function parseStatus(output: string): ParsedStatus {
     changed: [],
     untracked: [],
     conflicted: [],
+    dirtySubmodules: [],
   };
   const entries = output.split('\0');
   for (let i = 0; i < entries.length; i++) {

@@ -5,7 +5,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createGitSandbox, type GitSandbox } from '../../dev-env/git-sandbox.ts';
-import { HOSTILE_ATTRIBUTES, hostileKit, type HostileKit } from '../../dev-env/hostile-repo.ts';
+import { HOSTILE_ATTRIBUTES, hostileKit, submoduleOrigin, type HostileKit } from '../../dev-env/hostile-repo.ts';
 import type { HandoffCreateResult } from '../packet/handoff-create.ts';
 import type { HandoffResumeReport } from '../packet/handoff-resume.ts';
 
@@ -32,13 +32,20 @@ function rawServer() {
 beforeAll(async () => {
   sandbox = createGitSandbox('baton-mcp-');
   kit = hostileKit(sandbox.root);
-  repo = sandbox.clone(sandbox.makeOrigin('app'), 'repo');
+  const origin = sandbox.makeOrigin('app');
+  repo = sandbox.clone(origin, 'repo');
+  // A submodule on main, whose own config and hooks are armed too.
+  sandbox.addSubmodule(repo, 'vendor/lib', submoduleOrigin(sandbox, 'lib'));
+  sandbox.push(repo);
   sandbox.branchWithUpstream(repo, 'feature/mcp');
   sandbox.commitFile(repo, '.gitattributes', HOSTILE_ATTRIBUTES);
   sandbox.commitFile(repo, 'src/tool.ts', 'export {};\n');
   // Every git read the tools make meets a config whose programs each leave a marker.
   kit.arm(repo);
+  kit.armSubmodule(repo, 'vendor/lib');
+  kit.armRemoteHelper(repo, origin);
   const env = Object.fromEntries(Object.entries(sandbox.env).filter((e): e is [string, string] => e[1] !== undefined));
+  env.PATH = `${kit.bin}:${env.PATH ?? ''}`;
   transport = new StdioClientTransport({ command: process.execPath, args: [BIN, 'mcp', '--root', repo], env, stderr: 'pipe' });
   client = new Client({ name: 'baton-test', version: '1.0.0' });
   client.onerror = (error) => protocolErrors.push(error);
@@ -129,15 +136,18 @@ describe('baton mcp over stdio, through the SDK client', () => {
 
   it("runs nothing the repository's config names (monitor, filters, diff programs, hooks)", async () => {
     const past = new Date(Date.now() - 3600_000);
-    for (const file of ['README.md', 'src/tool.ts', '.gitattributes']) utimesSync(join(repo, file), past, past);
+    for (const file of ['README.md', 'src/tool.ts', '.gitattributes', 'vendor/lib/README.md', 'vendor/lib/.gitattributes'])
+      utimesSync(join(repo, file), past, past);
     kit.clear();
     expect((await client.callTool({ name: 'handoff_create', arguments: { goal: 'Guarded reads' } })).isError).toBe(false);
     expect((await client.callTool({ name: 'handoff_resume', arguments: {} })).isError).toBe(false);
     expect(kit.fired()).toEqual([]);
     // The same status read as the user's own git fires the markers, so the check above can fail.
-    utimesSync(join(repo, 'README.md'), past, past);
+    // Git compares whole seconds, so this touch goes further back than the first one.
+    const earlier = new Date(Date.now() - 7200_000);
+    utimesSync(join(repo, 'README.md'), earlier, earlier);
     sandbox.git(repo, ['status', '--porcelain']);
-    expect(kit.fired()).toEqual(expect.arrayContaining(['clean', 'fsmonitor']));
+    expect(kit.fired()).toEqual(expect.arrayContaining(['clean', 'fsmonitor', 'submodule-fsmonitor']));
   });
 
   it('answers an over-limit or malformed message with a JSON-RPC error and goes on serving', async () => {

@@ -16,6 +16,7 @@ export interface ProviderOptions {
   clock?: Clock;
   demo?: DemoAgentOptions;
   claude?: { command?: string; extraArgs?: readonly string[] };
+  /** `extraArgs`: options of `codex app-server` for every turn, e.g. ['-c', 'model="gpt-5-codex"']. */
   codex?: { command?: string; extraArgs?: readonly string[] };
   /** The command agent configured on this device: argv, no shell; the prompt goes to stdin. */
   command?: { argv: readonly string[] } | null;

@@ -16,7 +16,8 @@ import { projectSlug } from './paths.ts';
 
 const bench = useCliBench();
 
-const claude = (home: AgentHome): ClaudeCodeSession => bench.track(new ClaudeCodeSession({ env: home.env }));
+const claude = (home: AgentHome, deviceName?: string): ClaudeCodeSession =>
+  bench.track(new ClaudeCodeSession({ env: home.env, ...(deviceName ? { deviceName } : {}) }));
 const lastRequest = () => bench.lastRequest('anthropic-messages');
 
 /** Runs a first turn on `home` in `workspace` and exports the session as a checkpoint would carry it. */
@@ -29,8 +30,8 @@ async function exportedSession(home: AgentHome, workspace: string, prompt: strin
 }
 
 /** Imports `data` on `home` in `workspace`, then asks what was said first. */
-async function continueOn(home: AgentHome, workspace: string, data: ResumeData): Promise<ClaudeCodeSession> {
-  const target = claude(home);
+async function continueOn(home: AgentHome, workspace: string, data: ResumeData, deviceName?: string): Promise<ClaudeCodeSession> {
+  const target = claude(home, deviceName);
   expect(await resumeProvider(target, { workspace, resumeData: data, continuation })).toEqual({
     ok: true,
     value: { path: 'checkpoint-import' },
@@ -47,8 +48,10 @@ describe('Claude Code session moved between devices (the real claude)', () => {
     expect(data).toMatchObject({ provider: 'claude-code', format: 'claude-code/transcript@2', sessionId: id });
     expect(data.files?.[0]).toMatchObject({ name: 'transcript', path: expect.stringContaining(laptop.home.claudeConfigDir) });
 
-    const target = await continueOn(desktop.home, desktop.workspace, data);
+    const target = await continueOn(desktop.home, desktop.workspace, data, 'desktop');
     expect(target.claudeSessionId).toBe(id);
+    // The note is read on every device: it names the one the session was imported on.
+    expect(bench.texts(target)).toContain(`system: Claude Code session ${id} was imported on desktop; the next message resumes it.`);
     expect(bench.texts(target).at(-1)).toBe('assistant: I remember: write file notes.txt with the plan');
     expect(lastRequest()).toMatchObject({ userTexts: ['write file notes.txt with the plan', 'what did I say first?'] });
     expect(lastRequest()?.headers['x-claude-code-session-id']).toBe(id);

@@ -102,7 +102,7 @@ export class ClaudeCodeSession extends ProcessSession {
   private readonly userDenied = new Set<string>();
 
   constructor(options: ClaudeCodeOptions = {}) {
-    super({ command: options.command ?? 'claude', env: options.env, clock: options.clock }, 'claude');
+    super({ command: options.command ?? 'claude', env: options.env, clock: options.clock, deviceName: options.deviceName }, 'claude');
     this.extraArgs = options.extraArgs ?? [];
     this.permission = options.permission ?? DEFAULT_PERMISSION_LEVEL;
     this.folder = new MessageFolder(this.state, { userText: false });

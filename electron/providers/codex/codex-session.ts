@@ -1,70 +1,75 @@
 /**
- * The Codex adapter. Each turn is one `codex exec` process in the workspace, prompt on stdin:
- *   codex exec --json --skip-git-repo-check <sandbox flags> -                      (first turn)
- *   codex exec --json --skip-git-repo-check <sandbox flags> resume <thread id> -   (later turns, and after an import)
- * Exec options go before `resume` (which refuses `--sandbox`) and apply to the resumed turn. Without
- * `--skip-git-repo-check` Codex refuses a workspace that is not a git repository.
- * Its JSONL events (thread.started, turn.*, item.*, error) become the transcript; the agent map is
- * the main agent. Export carries the session's rollout file.
+ * The Codex adapter. Each turn is one `codex app-server` process in the workspace, spoken to over
+ * JSON-RPC (codex-turn.ts): the first turn starts a thread, later turns (and the first after an
+ * import or an adoption) resume it by id. Its items become the transcript; the agent map is the
+ * main agent. Export carries the thread's rollout file.
  *
- * Permission levels are Codex's sandbox (CODEX_PERMISSION_FLAGS); `codex exec` cannot ask, so the
- * read-only sandbox refuses every write. Codex shows a refused patch only as an `ERROR` log line on
- * stderr, which the turn reports in the transcript.
+ * Permission levels are Codex's approval policy and sandbox for the thread (CODEX_THREAD_SETTINGS),
+ * given again with every resume. Codex asks before what the level does not allow outright, and the
+ * ask becomes a `permission-request` event (codex-approvals.ts) answered with answerPermission.
  */
 import { realpath } from 'node:fs/promises';
+import type { PermissionAnswer } from '../../../shared/permission-request.ts';
 import {
   checkResumeData,
   DEFAULT_PERMISSION_LEVEL,
-  PERMISSION_LABELS,
   PROVIDER_CAPABILITIES,
   type ImportOutcome,
   type PermissionLevel,
   type ProviderResult,
   type ResumeData,
 } from '../../../shared/provider.ts';
-import { MAIN_AGENT, ProcessSession, type ProcessSessionOptions } from '../process-session.ts';
+import { MAIN_AGENT, TurnSession, type RunningTurn, type TurnSessionOptions } from '../turn-session.ts';
+import type { AskForApproval, SandboxMode, ThreadItem } from './app-server-protocol.ts';
+import { CodexApprovals } from './codex-approvals.ts';
+import { itemEntry } from './codex-items.ts';
+import { CodexTurn, type CodexTurnEvents } from './codex-turn.ts';
 import { CODEX_FORMAT, CODEX_INLINE_FORMAT, codexHome, exportRollout, importRollout, readRollout } from './rollout.ts';
 import { findCodexSession, rolloutFileText } from './rollout-list.ts';
 
-export interface CodexOptions extends Partial<ProcessSessionOptions> {
-  /** The session's permission level (mapped to Codex's sandbox settings). */
+export interface CodexOptions extends Partial<TurnSessionOptions> {
+  /** The session's permission level (mapped to Codex's approval policy and sandbox). */
   permission?: PermissionLevel;
-  /** Extra `codex exec` options for every turn (placed before `resume`), e.g. ['-m', 'gpt-5-codex']. */
+  /** Extra `codex app-server` options for every turn, e.g. ['-c', 'model="gpt-5-codex"']. */
   extraArgs?: readonly string[];
 }
 
-/** The `codex exec` flags for each permission level. */
-export const CODEX_PERMISSION_FLAGS: Readonly<Record<PermissionLevel, readonly string[]>> = {
-  ask: ['--sandbox', 'read-only'],
-  workspace: ['--sandbox', 'workspace-write'],
-  full: ['--dangerously-bypass-approvals-and-sandbox'],
+/**
+ * Codex's thread settings for each level. `untrusted` asks before every command but the reads
+ * Codex knows are safe (ls, cat, rg, git status …) and before every file change; at "workspace" the
+ * adapter itself accepts the changes to files inside the workspace. An accepted command runs in the
+ * workspace-write sandbox (it may write the workspace and the temp folder; no network). `never`
+ * never asks; at Full access nothing is sandboxed.
+ */
+export const CODEX_THREAD_SETTINGS: Readonly<Record<PermissionLevel, { approvalPolicy: AskForApproval; sandbox: SandboxMode }>> = {
+  ask: { approvalPolicy: 'untrusted', sandbox: 'workspace-write' },
+  workspace: { approvalPolicy: 'untrusted', sandbox: 'workspace-write' },
+  full: { approvalPolicy: 'never', sandbox: 'danger-full-access' },
 };
 
-/** Codex's log line for a tool call it refused, e.g. `… ERROR codex_core::tools::router: error=patch rejected: …`. */
-const REFUSED_CALL = /\sERROR\s+codex_core::tools::router: error=(.*)$/;
-
-type Item = Record<string, unknown>;
-
-function text(value: unknown): string {
-  return typeof value === 'string' ? value : '';
-}
-
-export class CodexSession extends ProcessSession {
+export class CodexSession extends TurnSession {
   readonly provider = 'codex' as const;
   readonly capabilities = PROVIDER_CAPABILITIES.codex;
   private threadId: string | null = null;
-  /** The thread this turn asked to resume (null on a first turn). */
-  private resuming: string | null = null;
   private readonly extraArgs: readonly string[];
   private readonly permission: PermissionLevel;
+  private readonly approvals: CodexApprovals;
+  /** The running turn's items by id, from item/started (a file change request names its item). */
+  private readonly items = new Map<string, ThreadItem>();
+  /** The workspace as given and as resolved: where "workspace" accepts file changes. */
+  private roots: string[] = [];
+  /** Why what is pending is cancelled when the turn settles. */
+  private settleReason = 'The turn ended before an answer.';
+  private stopping = false;
 
   constructor(options: CodexOptions = {}) {
-    super({ command: options.command ?? 'codex', env: options.env, clock: options.clock }, 'codex');
+    super({ command: options.command ?? 'codex', env: options.env, clock: options.clock, deviceName: options.deviceName }, 'codex');
     this.extraArgs = options.extraArgs ?? [];
     this.permission = options.permission ?? DEFAULT_PERMISSION_LEVEL;
+    this.approvals = new CodexApprovals(this.permission, this.state);
   }
 
-  /** The Codex thread (session) id, known after the first turn's thread.started or an import. */
+  /** The Codex thread (session) id, known once the first turn has opened its thread, or after an import. */
   get codexThreadId(): string | null {
     return this.threadId;
   }
@@ -73,78 +78,76 @@ export class CodexSession extends ProcessSession {
     return 'Codex';
   }
 
-  protected invocation(prompt: string): { args: string[]; stdin: string } {
-    this.resuming = this.threadId;
-    const resume = this.threadId !== null ? ['resume', this.threadId] : [];
-    const options = ['--skip-git-repo-check', ...CODEX_PERMISSION_FLAGS[this.permission], ...this.extraArgs];
-    return { args: ['exec', '--json', ...options, ...resume, '-'], stdin: prompt };
+  protected startTurn(text: string): RunningTurn {
+    const cwd = this.workspace ?? '.';
+    this.items.clear();
+    this.settleReason = 'The turn ended before an answer.';
+    const settings = { cwd, ...CODEX_THREAD_SETTINGS[this.permission] };
+    const spec = {
+      command: this.command,
+      args: ['app-server', ...this.extraArgs],
+      cwd,
+      env: this.env,
+      threadId: this.threadId,
+      settings,
+      text,
+    };
+    return new CodexTurn(spec, this.turnEvents());
   }
 
-  /** A refused tool call (logged on stderr only) becomes a transcript entry. */
-  protected override handleStderrLine(line: string): void {
-    const refused = REFUSED_CALL.exec(line);
-    if (refused === null) return;
-    const level = PERMISSION_LABELS[this.permission];
-    this.state.addEntry('system', MAIN_AGENT, `Codex was refused a tool call: ${refused[1]} (this session's permissions: ${level}).`);
+  /** Answers a pending request: accept, acceptForSession, or decline (its message added to the turn first). */
+  answerPermission(requestId: string, answer: PermissionAnswer): Promise<ProviderResult> {
+    return this.approvals.answer(requestId, answer);
   }
 
-  /** The thread id; a resumed turn that started another thread (Codex does for an unknown name) says so. */
-  private threadStarted(id: string): void {
-    if (this.resuming !== null && id !== this.resuming) {
-      this.state.addEntry(
-        'system',
-        MAIN_AGENT,
-        `Codex did not resume session ${this.resuming}: it started a new session ${id}, without the earlier history.`,
-      );
-    }
-    this.threadId = id;
+  /** Ends the running turn, declining what it asked first. */
+  override async interrupt(): Promise<void> {
+    if (this.isTurnActive() && !this.stopping) this.settleReason = 'The turn was interrupted.';
+    await super.interrupt();
   }
 
-  protected handleLine(line: string): void {
-    let event: Record<string, unknown>;
-    try {
-      event = JSON.parse(line) as Record<string, unknown>;
-    } catch {
-      return; // progress text that is not an event
-    }
-    if (event.type === 'thread.started' && typeof event.thread_id === 'string') this.threadStarted(event.thread_id);
-    else if (event.type === 'item.completed' && event.item && typeof event.item === 'object') this.item(event.item as Item);
-    else if (event.type === 'turn.failed')
-      this.state.addEntry('system', MAIN_AGENT, `Codex turn failed: ${text((event.error as Item | undefined)?.message)}`);
-    else if (event.type === 'error') this.state.addEntry('system', MAIN_AGENT, `Codex error: ${text(event.message)}`);
+  /** Ends the session; what the turn asked is declined as "Codex was stopped." */
+  override async stop(): Promise<void> {
+    this.stopping = true;
+    this.settleReason = 'Codex was stopped.';
+    await super.stop();
   }
 
-  private item(item: Item): void {
-    switch (item.type) {
-      case 'agent_message':
-        this.state.addEntry('assistant', MAIN_AGENT, text(item.text));
-        break;
-      case 'command_execution':
-        this.state.addEntry(
-          'tool',
-          MAIN_AGENT,
-          `$ ${text(item.command)}${typeof item.exit_code === 'number' ? ` (exit ${item.exit_code})` : ''}`,
-        );
-        break;
-      case 'file_change': {
-        const changes = Array.isArray(item.changes)
-          ? item.changes.map((c) => `${text((c as Item).kind)} ${text((c as Item).path)}`.trim())
-          : [];
-        this.state.addEntry('tool', MAIN_AGENT, `Changed files: ${changes.join(', ')}`);
-        break;
-      }
-      case 'mcp_tool_call':
-        this.state.addEntry('tool', MAIN_AGENT, `${text(item.server)}.${text(item.tool)}`);
-        break;
-      case 'web_search':
-        this.state.addEntry('tool', MAIN_AGENT, `Searched the web: ${text(item.query)}`);
-        break;
-      case 'error':
-        this.state.addEntry('system', MAIN_AGENT, `Codex error: ${text(item.message)}`);
-        break;
-      default:
-        this.state.touch(MAIN_AGENT); // reasoning, todo lists: activity, not transcript
-    }
+  private turnEvents(): CodexTurnEvents {
+    const say = (text: string): void => void this.state.addEntry('system', MAIN_AGENT, text);
+    return {
+      thread: (thread, notResumed) => {
+        if (this.threadId !== null && thread.id !== this.threadId) {
+          say(
+            `Codex did not resume session ${this.threadId} (${notResumed ?? 'another thread was opened'}): it started a new session ${thread.id}, without the earlier history.`,
+          );
+        }
+        this.threadId = thread.id;
+      },
+      itemStarted: (item) => {
+        this.items.set(item.id, item);
+        this.state.touch(MAIN_AGENT);
+      },
+      itemCompleted: (item) => {
+        const entry = itemEntry(item);
+        if (entry === null) this.state.touch(MAIN_AGENT);
+        else this.state.addEntry(entry.role, MAIN_AGENT, entry.text);
+      },
+      problem: say,
+      approval: (id, ask, reply) => void this.approvals.ask(id, ask, this.items.get(ask.params.itemId), this.roots, reply),
+      withdrawn: (id) => this.approvals.withdrawn(id),
+      settling: () => this.approvals.cancelAll(this.settleReason),
+    };
+  }
+
+  /** Binds to `workspace`, remembering its resolved path too (Codex reports resolved paths). */
+  protected override open(workspace: string): void {
+    super.open(workspace);
+    this.roots = [workspace];
+    void realpath(workspace).then(
+      (resolved) => (this.roots = [...new Set([workspace, resolved])]),
+      () => undefined,
+    );
   }
 
   /** Exports the session's rollout by name (format codex/rollout@2): the checkpoint streams it. */
@@ -160,7 +163,7 @@ export class CodexSession extends ProcessSession {
 
   /**
    * Writes the rollout under this device's CODEX_HOME as it came (checked line by line); the next
-   * turn runs `exec resume` in `workspace`. A rollout of the thread already here that is not an
+   * turn resumes the thread in `workspace`. A rollout of the thread already here that is not an
    * earlier state of it is kept, and this one imported as a fork (a new thread id), which the
    * transcript and the outcome's note say. The history itself stays with the runtime.
    */
@@ -190,7 +193,7 @@ export class CodexSession extends ProcessSession {
     return { ok: true, value: forkNote === null ? {} : { note: forkNote } };
   }
 
-  /** Adopts Codex thread `threadId` of `workspace` on this machine: its history from its rollout; the next message runs `exec resume`. */
+  /** Adopts Codex thread `threadId` of `workspace` on this machine: its history from its rollout; the next message resumes it. */
   async adoptExisting(threadId: string, workspace: string): Promise<ProviderResult> {
     const refused = this.refuseStart();
     if (refused) return refused;

@@ -42,10 +42,15 @@ function fragments(path: string, removed: string, added: string): string {
   return bounded([`--- ${path}`, `+++ ${path}`, ...lines(removed, '-'), ...lines(added, '+')].join('\n') + '\n');
 }
 
+/** The diff of `path` from `before` to `after` (unified; its bare fragments when jsdiff gives up), bounded. */
+export function textDiff(path: string, before: string, after: string): string {
+  return unified(path, before, after) ?? fragments(path, before, after);
+}
+
 /** The diff of writing `content` to `path` (a new file, or the whole of an existing one). */
 export async function writeDiff(path: string, content: string): Promise<string> {
   const before = await currentText(path);
-  return (before === null ? null : unified(path, before, content)) ?? fragments(path, '', content);
+  return before === null ? fragments(path, '', content) : textDiff(path, before, content);
 }
 
 /** The diff of replacing `oldText` by `newText` in `path` (every occurrence when `all`, else the first). */

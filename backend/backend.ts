@@ -15,6 +15,8 @@ import { UploadSlots } from './http/upload-slots.ts';
 import { PushHub } from './push/push-hub.ts';
 import { randomId, type Deps } from './service/context.ts';
 import { resolveLimits, type BackendLimits } from './limits.ts';
+import { resolveRetention, type RetentionSettings } from './retention.ts';
+import { Collector, type CollectionReport } from './service/collector.ts';
 import type { Store } from './store/store.ts';
 import { openStorage, type Storage } from './storage.ts';
 import type { TlsIdentity } from './tls/tls-identity.ts';
@@ -30,6 +32,8 @@ export interface BackendOptions {
   clock?: () => number;
   /** Limits against hostile clients (defaults in limits.ts). */
   limits?: Partial<BackendLimits>;
+  /** Which checkpoint bodies are kept, and how collection runs (defaults in retention.ts). */
+  retention?: Partial<RetentionSettings>;
   /** Push-stream keep-alive interval (default 15 s). */
   streamHeartbeatMs?: number;
   /** Where one-line failure notes go (default stderr). */
@@ -46,6 +50,8 @@ export interface RunningBackend {
   port: number;
   store: Store;
   push: PushHub;
+  /** Runs a collection pass now (one also runs every `retention.intervalMs`). */
+  collect(): Promise<CollectionReport>;
   /** The fingerprint of the key it serves with (null over plain HTTP). */
   readonly fingerprint: string | null;
   /**
@@ -61,6 +67,7 @@ export interface RunningBackend {
 export async function startBackend(options: BackendOptions): Promise<RunningBackend> {
   const clock = options.clock ?? Date.now;
   const limits = resolveLimits(options.limits);
+  const retention = resolveRetention(options.retention);
   const sink = options.log ?? ((line: string) => process.stderr.write(`${line}\n`));
   // A failure note can quote a request's error; no credential in a URL reaches the log.
   const log = (line: string) => sink(redactCredentials(line));
@@ -75,6 +82,7 @@ export async function startBackend(options: BackendOptions): Promise<RunningBack
     blobs: storage.blobs,
     newId: randomId,
     limits,
+    retention,
   };
   const app: HttpApp = {
     deps,
@@ -111,6 +119,8 @@ export async function startBackend(options: BackendOptions): Promise<RunningBack
     60_000,
   );
   pruner.unref();
+  const collector = new Collector({ store, blobs: storage.blobs, clock, log }, retention);
+  collector.start();
   const host = options.host ?? '127.0.0.1';
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
@@ -127,6 +137,7 @@ export async function startBackend(options: BackendOptions): Promise<RunningBack
     port,
     store,
     push,
+    collect: () => collector.collect(),
     get fingerprint() {
       return tls?.fingerprint ?? null;
     },
@@ -140,6 +151,7 @@ export async function startBackend(options: BackendOptions): Promise<RunningBack
     close() {
       closing ??= (async () => {
         clearInterval(pruner);
+        await collector.stop();
         push.closeAll();
         await link.stop();
         // Stop accepting, let requests in flight finish (their commits included), then cut the rest.

@@ -43,6 +43,12 @@ const BENCHES: Bench[] = [
     reads: 'transition → device UI event ÷ raw backend push to a subscriber (lower is better)',
     aim: 'report',
   },
+  {
+    name: 'retention',
+    file: 'retention.ts',
+    reads: 'one collection pass over 100,000 bodies ÷ a plain batched delete of the same rows and bodies, worst store (lower is better)',
+    aim: '≤ 3',
+  },
 ];
 
 const root = fileURLToPath(new URL('..', import.meta.url));

@@ -31,6 +31,7 @@ it('prints exactly one line `backend: http://HOST:PORT`, serves /healthz and exi
       ok: true,
       store: { kind: 'sqlite', reachable: true },
       maxBlobBytes: 1024 * 1024 * 1024,
+      keepCheckpoints: 10,
     });
     backend.child.kill('SIGTERM');
     expect(await backend.exited).toBe(0);
@@ -47,13 +48,13 @@ it('refuses to start without --data, with its usage', async () => {
   expect(backend.err()).toContain('Usage: baton backend');
 });
 
-it('takes its blob limit from --max-blob-mib and publishes it on /healthz', async () => {
+it('takes its blob limit from --max-blob-mib and the checkpoints it keeps from --keep-checkpoints, and publishes both on /healthz', async () => {
   const dir = mkdtempSync(join(tmpdir(), 'baton-cli-backend-'));
   try {
-    const backend = run(['backend', '--data', dir, '--port', '0', '--max-blob-mib', '3']);
+    const backend = run(['backend', '--data', dir, '--port', '0', '--max-blob-mib', '3', '--keep-checkpoints', '3']);
     await expect.poll(backend.out, { timeout: 20_000 }).toMatch(/\n$/);
     const url = /^backend: (\S+)\n$/.exec(backend.out())![1]!;
-    expect(await (await fetch(`${url}/healthz`)).json()).toMatchObject({ ok: true, maxBlobBytes: 3 * 1024 * 1024 });
+    expect(await (await fetch(`${url}/healthz`)).json()).toMatchObject({ ok: true, maxBlobBytes: 3 * 1024 * 1024, keepCheckpoints: 3 });
     backend.child.kill('SIGTERM');
     expect(await backend.exited).toBe(0);
   } finally {
@@ -65,6 +66,14 @@ it('refuses a --max-blob-mib that is not a whole positive number of MiB, with it
   const backend = run(['backend', '--data', '/nonexistent-baton', '--max-blob-mib', '0.5']);
   expect(await backend.exited).toBe(2);
   expect(backend.err()).toContain('--max-blob-mib must be a whole number of MiB');
+});
+
+it('refuses a --keep-checkpoints that is not a whole number from 0 to 1000, with its usage', async () => {
+  for (const keep of ['2.5', '1001', 'ten']) {
+    const backend = run(['backend', '--data', '/nonexistent-baton', '--keep-checkpoints', keep]);
+    expect(await backend.exited).toBe(2);
+    expect(backend.err()).toContain('--keep-checkpoints must be a whole number from 0 to 1000');
+  }
 });
 
 it('runs on PostgreSQL from --database or BATON_DATABASE_URL, and /healthz says so without the connection string', async () => {
@@ -80,7 +89,12 @@ it('runs on PostgreSQL from --database or BATON_DATABASE_URL, and /healthz says 
     await expect.poll(backend.out, { timeout: 20_000 }).toMatch(/\n$/);
     const url = /^backend: (http:\/\/\S+)$/m.exec(backend.out())![1]!;
     const health = await (await fetch(`${url}/healthz`)).text();
-    expect(JSON.parse(health)).toEqual({ ok: true, store: { kind: 'postgres', reachable: true }, maxBlobBytes: 1024 * 1024 * 1024 });
+    expect(JSON.parse(health)).toEqual({
+      ok: true,
+      store: { kind: 'postgres', reachable: true },
+      maxBlobBytes: 1024 * 1024 * 1024,
+      keepCheckpoints: 10,
+    });
     backend.child.kill('SIGTERM');
     expect(await backend.exited).toBe(0);
     expect(health + backend.out() + backend.err()).not.toMatch(/s3cret-pw|127\.0\.0\.1:\d+\/baton_cli/);

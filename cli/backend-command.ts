@@ -4,6 +4,7 @@
  */
 import { startBackend } from '../backend/backend.ts';
 import { DEFAULT_MAX_BLOB_MIB } from '../backend/limits.ts';
+import { DEFAULT_KEEP_COMPLETED } from '../backend/retention.ts';
 import { backupDataFolder } from '../backend/store/backup.ts';
 import { openStorage, type StorageChoice } from '../backend/storage.ts';
 import { plainHttpWarning, reloadOnHangUp, TLS_USAGE, tlsChoice, tlsIdentity } from './backend-tls.ts';
@@ -15,8 +16,9 @@ export const DATABASE_ENV = 'BATON_DATABASE_URL';
 export const command: Command = {
   summary: 'run the sync backend, or back up its data folder',
   usage: [
-    'Usage: baton backend --data DIR [--host 127.0.0.1] [--port N] [TLS] [--max-blob-mib N] [--init]',
+    'Usage: baton backend --data DIR [--host 127.0.0.1] [--port N] [TLS] [--max-blob-mib N] [--keep-checkpoints N] [--init]',
     '       baton backend --database postgres://USER:PASSWORD@HOST:PORT/DB [--host 127.0.0.1] [--port N] [TLS] [--max-blob-mib N]',
+    '                     [--keep-checkpoints N]',
     '       baton backend backup --data DIR --to FILE',
     '',
     'Runs the sync backend: the embedded SQLite store and blobs in DIR, or everything in a PostgreSQL',
@@ -41,6 +43,8 @@ export const command: Command = {
     ...TLS_USAGE,
     `  --max-blob-mib N  largest sealed checkpoint accepted, in MiB (default ${DEFAULT_MAX_BLOB_MIB}); /healthz`,
     '                 publishes it and devices refuse a move whose checkpoint would not fit',
+    `  --keep-checkpoints N  keep the checkpoints of each session's newest N completed moves (default ${DEFAULT_KEEP_COMPLETED}; 0-1000),`,
+    '                 besides those of moves in progress; the rest are collected (give every instance the same N)',
     '  --init         start an empty store in a folder whose database is gone',
     '  --to FILE      (backup) the archive to write; replaced only once complete',
   ].join('\n'),
@@ -52,6 +56,7 @@ export const command: Command = {
       host: { type: 'string' },
       port: { type: 'string' },
       'max-blob-mib': { type: 'string' },
+      'keep-checkpoints': { type: 'string' },
       init: { type: 'boolean' },
       tls: { type: 'string' },
       'tls-cert': { type: 'string' },
@@ -62,6 +67,7 @@ export const command: Command = {
     const host = typeof values.host === 'string' ? values.host : '127.0.0.1';
     const port = portFlag(values.port, 0);
     const maxBlobMib = maxBlobMibFlag(values['max-blob-mib']);
+    const keepCompleted = keepCheckpointsFlag(values['keep-checkpoints']);
     const storage = await openStorage(choice);
     if (!storage.ok) {
       console.error(`baton backend: ${storage.message}`);
@@ -78,6 +84,7 @@ export const command: Command = {
       port,
       storage: storage.value,
       limits: { maxBlobBytes: maxBlobMib * 1024 * 1024 },
+      retention: { keepCompleted },
       ...(identity.value ? { tls: identity.value } : {}),
     });
     // Last line of defence: a stray failure is noted on one line and the backend keeps serving.
@@ -102,6 +109,15 @@ function maxBlobMibFlag(value: unknown): number {
   if (!Number.isInteger(mib) || mib < 1 || mib > 1024 * 1024)
     throw new UsageError(`--max-blob-mib must be a whole number of MiB from 1 to 1048576, got ${String(value)}`);
   return mib;
+}
+
+/** Parses --keep-checkpoints: a whole number of completed moves per session, from 0 to 1000. */
+function keepCheckpointsFlag(value: unknown): number {
+  if (value === undefined) return DEFAULT_KEEP_COMPLETED;
+  const keep = Number(value);
+  if (!/^\d+$/.test(String(value)) || keep > 1000)
+    throw new UsageError(`--keep-checkpoints must be a whole number from 0 to 1000, got ${String(value)}`);
+  return keep;
 }
 
 /** --data DIR or --database URL (or the environment's URL when neither is given); both is a usage error. */

@@ -12,6 +12,7 @@ export function handoffRecord(parties: { source: string; target: string }, histo
     state: history.at(-1)!.state,
     generation: 1,
     checkpoint: null,
+    checkpointKept: false,
     keyVersion: 1,
     cancelReason: null,
     resumePath: null,

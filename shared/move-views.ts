@@ -43,6 +43,8 @@ export interface HandoffView {
   blockers: Blocker[];
   /** Where the session runs on the target after the move, when this device knows it. */
   targetFolder: TargetFolderView | null;
+  /** The backend still keeps its checkpoint (Handoff.checkpointKept): Fork from here needs it. */
+  checkpointKept: boolean;
 }
 
 /** Where a move put the session on its target, and whether that is not the folder it used there last. */

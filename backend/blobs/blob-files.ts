@@ -2,7 +2,9 @@
  * Content-addressed blob bodies as files: streamed to a temp file, fsynced, then renamed under their
  * digest. Opening, closing and renaming are done on this thread (metadata work of microseconds); the
  * writes and the fsyncs go through the thread pool. A round trip there costs two thread wake-ups, and
- * a small body's upload, which a move waits for, was a chain of ten of them.
+ * a small body's upload, which a move waits for, was a chain of ten of them. An upload's rename and
+ * its record, and a removal's check and unlink, each hold their digest, so a removal never takes a
+ * body an upload is recording (collection: service/collector.ts).
  */
 import { randomBytes } from 'node:crypto';
 import {
@@ -18,11 +20,11 @@ import {
   rmSync,
   type ReadStream,
 } from 'node:fs';
-import { open, rm } from 'node:fs/promises';
+import { open, opendir, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import { promisify } from 'node:util';
-import { hashedUpload, type BlobStore, type BlobUpload } from './blob-store.ts';
+import { hashedUpload, type BlobStore, type BlobUpload, type RemovalCheck } from './blob-store.ts';
 
 /** A body received whole into a temp file, already checked against its digest. */
 export interface ReceivedBlob {
@@ -45,12 +47,17 @@ export interface TempBlob {
 const fsyncFd = promisify(fsync);
 const writeFd = promisify(write);
 
+/** A stored body's file name: its digest. */
+const DIGEST_FILE = /^[0-9a-f]{64}$/;
+
 /** Bodies up to this size are read whole on the calling thread (see `open`). */
 export const SMALL_BODY_BYTES = 256 * 1024;
 
 /** Blob bodies under `dir` (one file per digest; bodies in progress under `dir/tmp`). */
 export class BlobFiles implements BlobStore {
   private readonly tmpDir: string;
+  /** Per digest, the work holding it last: an upload's rename and record, or a removal. */
+  private readonly held = new Map<string, Promise<void>>();
 
   constructor(private readonly dir: string) {
     this.tmpDir = join(dir, 'tmp');
@@ -111,6 +118,51 @@ export class BlobFiles implements BlobStore {
   /** Keeps a received body (closed, so fsynced) under its digest: renamed, then the folder fsynced. */
   async commit(received: ReceivedBlob): Promise<void> {
     renameSync(received.tempPath, this.path(received.sha256));
+    await this.syncFolder();
+  }
+
+  /** Removes the bodies of `digests` that `check` finds unrecorded, holding each digest from the check to the unlink. */
+  async remove(digests: string[], check: RemovalCheck): Promise<string[]> {
+    return this.holding(digests, async () => {
+      const unrecorded = await check.unrecorded(digests);
+      await Promise.all(unrecorded.map((digest) => rm(this.path(digest), { force: true })));
+      // On disk before their queue entries go: a removal lost in a crash is looked at again.
+      if (unrecorded.length > 0) await this.syncFolder();
+      return digests;
+    });
+  }
+
+  /** The digests of the bodies in the folder, 500 at a time. */
+  async *stored(): AsyncIterable<string[]> {
+    const batch: string[] = [];
+    for await (const entry of await opendir(this.dir)) {
+      if (!entry.isFile() || !DIGEST_FILE.test(entry.name)) continue;
+      batch.push(entry.name);
+      if (batch.length === 500) yield batch.splice(0);
+    }
+    if (batch.length > 0) yield batch;
+  }
+
+  /** Runs `work` once no other work holds any of `digests`, holding them until it ends. */
+  private async holding<T>(digests: string[], work: () => Promise<T>): Promise<T> {
+    let release!: () => void;
+    const mine = new Promise<void>((resolve) => (release = resolve));
+    // Taken all at once, on this thread: every holder queues behind the ones before it, so none waits in a circle.
+    const before = [...new Set(digests)].map((digest) => {
+      const last = this.held.get(digest);
+      this.held.set(digest, mine);
+      return last;
+    });
+    try {
+      await Promise.all(before);
+      return await work();
+    } finally {
+      release();
+      for (const digest of digests) if (this.held.get(digest) === mine) this.held.delete(digest);
+    }
+  }
+
+  private async syncFolder(): Promise<void> {
     const dir = openSync(this.dir, 'r');
     try {
       await fsyncFd(dir);
@@ -129,9 +181,12 @@ export class BlobFiles implements BlobStore {
     const temp = this.createTemp();
     return hashedUpload({
       write: (chunk) => temp.write(chunk),
-      commit: async (sha256, size) => {
+      commit: async (sha256, size, record) => {
         await temp.close();
-        await this.commit({ tempPath: temp.tempPath, sha256, size });
+        await this.holding([sha256], async () => {
+          await this.commit({ tempPath: temp.tempPath, sha256, size });
+          await record?.();
+        });
       },
       discard: () => temp.discard(),
     });

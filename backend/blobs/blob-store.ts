@@ -12,10 +12,21 @@ import { Transform, type Readable } from 'node:stream';
 export interface BlobUpload {
   /** Writes a chunk; resolves once more can be taken (undefined when it can now). */
   write(chunk: Buffer): Promise<void> | undefined;
-  /** Makes the body durable under `digest`; throws, keeping nothing, when the bytes written do not hash to it. */
-  commit(digest: string, size: number): Promise<void>;
+  /**
+   * Makes the body durable under `digest`, then runs `record` (which puts its record) before any removal
+   * of that digest can look at it; throws, keeping nothing, when the bytes written do not hash to it.
+   */
+  commit(digest: string, size: number, record?: () => Promise<unknown>): Promise<void>;
   /** Drops what was written (a refused or cut-off body). */
   discard(): Promise<void>;
+}
+
+/** What a removal asks before it removes a body. */
+export interface RemovalCheck {
+  /** Which of the digests no account has a record of (the store's answer). */
+  unrecorded(digests: string[]): Promise<string[]>;
+  /** A body put at or after this time is left for a later look (PostgreSQL). */
+  putBefore: number;
 }
 
 export interface BlobStore {
@@ -25,6 +36,18 @@ export interface BlobStore {
   open(digest: string, size: number): Promise<Readable | undefined>;
   /** Drops uploads that were cut off and never committed (their process died). */
   prune(now: number): Promise<void>;
+  /**
+   * Removes the bodies among `digests` that no record names, the check and the removal one step against
+   * an upload of the same digest committing and recording it meanwhile. The digests settled (removed,
+   * recorded again, or with no body); the others are to be looked at again later. 'busy' when another
+   * instance is removing bodies.
+   */
+  remove(digests: string[], check: RemovalCheck): Promise<string[] | 'busy'>;
+  /**
+   * The digests of the bodies stored when this process began, in batches, for a sweep after a crash
+   * between a body and its record (files); none where every upload queues itself (PostgreSQL).
+   */
+  stored(): AsyncIterable<string[]>;
 }
 
 /** Wraps an upload so that its bytes are hashed as written and `commit` refuses another digest or size. */
@@ -37,13 +60,13 @@ export function hashedUpload(upload: BlobUpload): BlobUpload {
       size += chunk.length;
       return upload.write(chunk);
     },
-    async commit(digest, declared) {
+    async commit(digest, declared, record) {
       const actual = hash.digest('hex');
       if (actual !== digest || size !== declared) {
         await upload.discard();
         throw new Error(`the blob body hashes to ${actual} (${size} bytes), not ${digest} (${declared} bytes)`);
       }
-      await upload.commit(digest, declared);
+      await upload.commit(digest, declared, record);
     },
     discard: () => upload.discard(),
   };

@@ -5,16 +5,53 @@
  * so every chunk written before it). That commit makes the upload the body of its digest, or drops it
  * when the digest is already stored. Reading streams one chunk at a time and checks the digest.
  * Uploads whose instance died mid-body are pruned once untouched for `abandonAfterMs`.
+ *
+ * Every committed body is queued for collection at once, in its commit: should its record never follow
+ * (the instance died between the two), collection finds it with no record and removes it. A removal
+ * deletes only bodies no record names and last put (committed, or recorded: postgres-blob-records.ts)
+ * before its cutoff, and re-checks that on the row it deletes: a body being recorded meanwhile is newer
+ * and stays, or was removed first and its record is refused.
  */
 import { randomBytes } from 'node:crypto';
 import { Readable } from 'node:stream';
 import type pg from 'pg';
-import { checkedBody, hashedUpload, type BlobStore, type BlobUpload } from './blob-store.ts';
+import { collectionLock } from '../store/postgres-retention.ts';
+import { checkedBody, hashedUpload, type BlobStore, type BlobUpload, type RemovalCheck } from './blob-store.ts';
 
 /** Chunks are written once this much has arrived. */
 export const BLOB_CHUNK_BYTES = 1024 * 1024;
 /** A chunk is also written once this long has passed since the last one (a slow upload keeps its upload row fresh). */
 const FLUSH_EVERY_MS = 30_000;
+
+/** Bodies removed in one transaction, in bytes at most (always at least one body). */
+const REMOVAL_BYTES = 64 * 1024 * 1024;
+
+/**
+ * Deletes the bodies of `$1` that no record names and were last put before `$2`, and their chunks;
+ * returns the digests settled: removed, or named by a record.
+ */
+const REMOVE = `WITH gone AS (
+    DELETE FROM blob_bodies b WHERE b.digest = ANY($1::text[]) AND b.put_at < $2
+      AND NOT EXISTS (SELECT 1 FROM blobs r WHERE r.digest = b.digest)
+    RETURNING b.digest, b.upload_id),
+  chunks AS (DELETE FROM blob_chunks c USING gone g WHERE c.upload_id = g.upload_id)
+  SELECT digest FROM gone
+  UNION SELECT d FROM unnest($1::text[]) d WHERE EXISTS (SELECT 1 FROM blobs r WHERE r.digest = d)`;
+
+/** `sizes` (digest → bytes) in groups of at most `limit` bytes (one body alone when larger). */
+function bySize(sizes: Map<string, number>, limit: number): string[][] {
+  const groups: string[][] = [];
+  let bytes = Infinity;
+  for (const [digest, size] of sizes) {
+    if (bytes + size > limit) {
+      groups.push([]);
+      bytes = 0;
+    }
+    groups.at(-1)!.push(digest);
+    bytes += size;
+  }
+  return groups;
+}
 
 export interface PostgresBlobOptions {
   /** The store's pool (synchronous commits). */
@@ -63,7 +100,7 @@ export class PostgresBlobs implements BlobStore {
         pendingBytes += chunk.length;
         return pendingBytes >= BLOB_CHUNK_BYTES || clock() - lastFlush >= FLUSH_EVERY_MS ? flush() : undefined;
       },
-      async commit(digest, size) {
+      async commit(digest, size, record) {
         const client = await pool.connect();
         let broken: Error | undefined;
         try {
@@ -71,11 +108,16 @@ export class PostgresBlobs implements BlobStore {
           if (pendingBytes > 0 || seq === 0) {
             await client.query('INSERT INTO blob_chunks (upload_id, seq, data) VALUES ($1, $2, $3)', [id, seq++, take()]);
           }
-          const kept = await client.query(
-            'INSERT INTO blob_bodies (digest, upload_id, size, chunks, created_at) VALUES ($1, $2, $3, $4, $5) ON CONFLICT (digest) DO NOTHING',
+          // The body stored before stands, made fresh; else this upload's chunks become it. Queued either way.
+          const kept = await client.query<{ upload_id: string }>(
+            `WITH kept AS (
+               INSERT INTO blob_bodies (digest, upload_id, size, chunks, created_at, put_at) VALUES ($1, $2, $3, $4, $5, $5)
+               ON CONFLICT (digest) DO UPDATE SET put_at = greatest(blob_bodies.put_at, excluded.put_at) RETURNING upload_id),
+             queued AS (INSERT INTO blob_garbage (digest, due_at) VALUES ($1, $5) ON CONFLICT (digest) DO NOTHING)
+             SELECT upload_id FROM kept`,
             [digest, id, size, seq, clock()],
           );
-          if (kept.rowCount === 0) await dropChunks(client);
+          if (kept.rows[0]?.upload_id !== id) await dropChunks(client);
           await client.query('DELETE FROM blob_uploads WHERE id = $1', [id]);
           await client.query('COMMIT');
         } catch (error) {
@@ -84,6 +126,9 @@ export class PostgresBlobs implements BlobStore {
         } finally {
           client.release(broken);
         }
+        // Its chunks are a stored body now, or gone: a failure recording it leaves them to collection.
+        started = false;
+        await record?.();
       },
       async discard() {
         pending = [];
@@ -121,6 +166,43 @@ export class PostgresBlobs implements BlobStore {
     });
     return checkedBody(chunks, digest);
   }
+
+  /**
+   * Removes the bodies among `digests` that no record names and were last put before `putBefore`, with
+   * their chunks: up to REMOVAL_BYTES of bodies per transaction, each under the collection lock.
+   */
+  async remove(digests: string[], check: Pick<RemovalCheck, 'putBefore'>): Promise<string[] | 'busy'> {
+    const { pool } = this.options;
+    const sizes = await pool.query<{ digest: string; size: number }>(
+      'SELECT digest, size FROM blob_bodies WHERE digest = ANY($1::text[])',
+      [digests],
+    );
+    const stored = new Map(sizes.rows.map((r) => [r.digest, r.size]));
+    const settled = digests.filter((digest) => !stored.has(digest));
+    for (const group of bySize(stored, REMOVAL_BYTES)) {
+      const client = await pool.connect();
+      let broken: Error | undefined;
+      try {
+        await client.query('BEGIN');
+        if (!(await collectionLock(client))) {
+          await client.query('ROLLBACK');
+          return settled.length > 0 ? settled : 'busy';
+        }
+        const done = await client.query<{ digest: string }>(REMOVE, [group, check.putBefore]);
+        await client.query('COMMIT');
+        settled.push(...done.rows.map((r) => r.digest));
+      } catch (error) {
+        await client.query('ROLLBACK').catch((rollbackError: Error) => (broken = rollbackError));
+        throw error;
+      } finally {
+        client.release(broken);
+      }
+    }
+    return settled;
+  }
+
+  /** None: every upload queues itself in its commit. */
+  async *stored(): AsyncIterable<string[]> {}
 
   /** Drops uploads untouched for `abandonAfterMs` (their instance died or the client left mid-body). */
   async prune(now: number): Promise<void> {

@@ -6,6 +6,7 @@ import { Sha256Hex } from '../../shared/api/common.ts';
 import { fail, type ApiErrorCode, type Failure } from '../../shared/errors.ts';
 import type { DeclaredBody } from '../auth/signature.ts';
 import type { Deps } from '../service/context.ts';
+import type { BlobRecord } from '../store/store.ts';
 import { readDeclaredBody, type BodyCode, type BodyPace } from './body-reader.ts';
 import type { UploadSlots } from './upload-slots.ts';
 import { sendError, sendJson } from './respond.ts';
@@ -36,21 +37,24 @@ export async function putBlob(
     });
   }
   const upload = deps.blobs.begin();
+  let record: BlobRecord | undefined;
   try {
     const read = await readDeclaredBody(req, declared, pace, (chunk) => upload.write(chunk));
     if (!read.ok) {
       await upload.discard();
       return read;
     }
-    await upload.commit(digest, declared.size);
+    // Recorded as part of the commit: a collection never removes the body between the two.
+    await upload.commit(digest, declared.size, async () => {
+      record = await deps.store.putBlob({ accountId: caller.accountId, digest, size: declared.size, createdAt: deps.clock() });
+    });
   } catch (error) {
     await upload.discard().catch(() => undefined);
     throw error;
   } finally {
     release();
   }
-  const record = await deps.store.putBlob({ accountId: caller.accountId, digest, size: declared.size, createdAt: deps.clock() });
-  sendJson(res, 200, { digest: record.digest, size: record.size });
+  sendJson(res, 200, { digest: record!.digest, size: record!.size });
   return undefined;
 }
 

@@ -88,6 +88,7 @@ async function route(app: HttpApp, req: IncomingMessage, res: ServerResponse): P
       ok: reachable,
       store: { kind: deps.store.kind, reachable },
       maxBlobBytes: deps.limits.maxBlobBytes,
+      keepCheckpoints: deps.retention.keepCompleted,
     });
   }
 

@@ -1,4 +1,4 @@
-/** What every backend service receives: the store, the clock, the push hub, the blob store, an id maker, the limits. */
+/** What every backend service receives: the store, the clock, the push hub, the blob store, an id maker, the limits, retention. */
 import { randomBytes } from 'node:crypto';
 import type { z } from 'zod';
 import type { Device } from '../../shared/api/devices.ts';
@@ -6,6 +6,7 @@ import { API_ERROR_STATUS, ok, type ApiErrorCode, type Result } from '../../shar
 import type { RouteName, RouteResponse, routes } from '../../shared/api/routes.ts';
 import type { BlobStore } from '../blobs/blob-store.ts';
 import type { BackendLimits } from '../limits.ts';
+import type { RetentionSettings } from '../retention.ts';
 import type { PushHub } from '../push/push-hub.ts';
 import type { IdempotencyWrite, Store, StoreResult, StoredResponse } from '../store/store.ts';
 
@@ -17,6 +18,7 @@ export interface Deps {
   /** A fresh random id (accounts, join requests). */
   newId: () => string;
   limits: BackendLimits;
+  retention: RetentionSettings;
 }
 
 /** A random 128-bit url-safe id. */

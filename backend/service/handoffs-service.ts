@@ -60,7 +60,7 @@ export async function getHandoff(deps: Deps, { caller, params }: Call<'getHandof
 }
 
 /** Refuses fields that do not belong to the state finally entered (`continueTo`, else `to`), and requires the ones that do. */
-async function checkFields(deps: Deps, accountId: string, body: TransitionRequest): Promise<Failure<ApiErrorCode> | undefined> {
+function checkFields(body: TransitionRequest): Failure<ApiErrorCode> | undefined {
   const entered = body.continueTo ?? body.to;
   const need = (field: keyof TransitionRequest, when: boolean) => (when ? body[field] === undefined : body[field] !== undefined);
   if (need('checkpoint', entered === 'source-relinquished-and-checkpointed')) {
@@ -75,12 +75,7 @@ async function checkFields(deps: Deps, accountId: string, body: TransitionReques
   if (body.sealedOutcome !== undefined && entered !== 'completed' && entered !== 'cancelled') {
     return fail('validation_failed', 'a sealed outcome is given only when the handoff ends', { field: 'sealedOutcome' });
   }
-  if (body.checkpoint) {
-    const blob = await deps.store.getBlob(accountId, body.checkpoint.digest);
-    if (!blob) return fail('validation_failed', 'the checkpoint body has not been uploaded', { field: 'checkpoint' });
-    if (blob.size !== body.checkpoint.size)
-      return fail('validation_failed', 'the checkpoint size does not match the uploaded body', { field: 'checkpoint' });
-  }
+  // The checkpoint's body is checked by the store, in the transaction that names it (a collection may be deleting it).
   return undefined;
 }
 
@@ -113,7 +108,7 @@ export async function transitionHandoff(
       role,
     });
   }
-  const refused = refuseContinuation(body, role) ?? (await checkFields(deps, caller.accountId, body));
+  const refused = refuseContinuation(body, role) ?? checkFields(body);
   if (refused) return refused;
   const wrap = (value: { handoff: Handoff; session: Session }) => ({ handoff: value.handoff });
   const result = await deps.store.transitionHandoff(
@@ -130,6 +125,7 @@ export async function transitionHandoff(
       resumePath: body.resumePath,
       sealedOutcome: body.sealedOutcome,
       continueTo: body.continueTo,
+      keepCompleted: deps.retention.keepCompleted,
     },
     idemWrite(idem, wrap),
   );

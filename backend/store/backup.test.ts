@@ -5,7 +5,8 @@
  */
 import { execFile } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import Database from 'better-sqlite3';
+import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -13,6 +14,10 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import { startBackendProcess, type BackendProcess } from '../../dev-env/backend-process.ts';
 import { createTestAccount, joinTestDevice, newId, newTestDevice, opaque, type TestDevice } from '../../dev-env/sync-fixtures.ts';
 import { createBackendClient } from '../../electron/sync/backend-client.ts';
+import { startBackend } from '../backend.ts';
+import { DEFAULT_RETENTION } from '../retention.ts';
+import { backupDataFolder } from './backup.ts';
+import { DATABASE_FILE } from './data-folder.ts';
 
 const run = promisify(execFile);
 const BATON = join(import.meta.dirname, '..', '..', 'bin', 'baton.js');
@@ -87,6 +92,43 @@ it('backs up a running backend mid-traffic into one archive that restores into a
     expect(next.ok && next.value.event.seq).toBe(seqs.length + 1);
   } finally {
     expect(await restored.stop()).toBe(0);
+  }
+});
+
+it('holds the removal of blob bodies off while it runs, archives only the blobs its snapshot names, and lifts its hold', async () => {
+  const dataDir = join(root, 'held');
+  let now = Date.now();
+  const backend = await startBackend({ dataDir, clock: () => now, retention: { intervalMs: 24 * 3_600_000 } });
+  try {
+    const device = newTestDevice(backend.url, 'laptop', () => now);
+    await createTestAccount(device);
+    const bodies = [Buffer.from(opaque(100)), Buffer.from(opaque(100))];
+    for (const body of bodies) expect((await device.client.putBlob(sha(body), body)).ok).toBe(true);
+    now += DEFAULT_RETENTION.unnamedGraceMs + 1;
+    const files = () => bodies.filter((body) => existsSync(join(dataDir, 'blobs', sha(body)))).length;
+    // Another backup in progress: the records go, the bodies stay until it ends.
+    const db = new Database(join(dataDir, DATABASE_FILE));
+    db.prepare('INSERT INTO backup_holds (id, until) VALUES (?, ?)').run('other', now + 60_000);
+    await backend.collect();
+    expect([(await device.client.getBlob(sha(bodies[0]!))).ok, files()]).toEqual([false, 2]);
+    const archive = join(root, 'held.tar');
+    expect((await backupDataFolder(dataDir, archive)).ok).toBe(true);
+    const listed = (await run('tar', ['-tf', archive])).stdout;
+    expect(listed).not.toContain('blobs/');
+    const restored = join(root, 'held-restored');
+    mkdirSync(restored);
+    await run('tar', ['-xf', archive, '-C', restored]);
+    const copy = new Database(join(restored, DATABASE_FILE), { readonly: true });
+    expect(copy.prepare('SELECT count(*) FROM backup_holds').pluck().get()).toBe(0);
+    copy.close();
+    // Its own hold lifted, the other's kept.
+    expect(db.prepare('SELECT id FROM backup_holds').pluck().all()).toEqual(['other']);
+    db.prepare('DELETE FROM backup_holds').run();
+    db.close();
+    await backend.collect();
+    expect(files()).toBe(0);
+  } finally {
+    await backend.close();
   }
 });
 

@@ -2,7 +2,8 @@
  * Handoff records in PostgreSQL: creation and every transition as a compare-and-set in one
  * transaction (the same rules as sqlite-handoffs.ts). Locks are taken session first, then handoff,
  * so a create and a transition of one session queue rather than deadlock; the partial unique index
- * keeps one active handoff per session whatever runs concurrently.
+ * keeps one active handoff per session whatever runs concurrently. The checkpoint bodies a handoff
+ * names and releases are counted on their records in the same transaction (sqlite-retention.ts).
  */
 import type pg from 'pg';
 import type { Handoff } from '../../shared/api/handoffs.ts';
@@ -10,6 +11,8 @@ import type { HandoffState } from '../../shared/handoff-states.ts';
 import type { HandoffStore, TransitionInput } from './store.ts';
 import { fence } from './sqlite-sessions.ts';
 import { refuse, toHandoff, toSession, type HandoffRow, type SessionRow } from './sqlite-rows.ts';
+import { refuseUnnamable, releaseOnEntering } from './sqlite-retention.ts';
+import { DEFAULT_KEEP_COMPLETED } from '../retention.ts';
 import { row, rows, type PgMutator, type Sql } from './postgres-tx.ts';
 import { SESSION_COLUMNS, sessionRow } from './postgres-sessions.ts';
 
@@ -18,7 +21,7 @@ type HandoffRowWithHistory = HandoffRow & { history: Handoff['history'] };
 
 /** Every column of a handoff and its history (as JSON, in order) in one read. */
 const SELECT_HANDOFF = `SELECT h.id, h.account_id, h.session_id, h.source_device_id, h.target_device_id, h.state, h.generation,
-    h.checkpoint_digest, h.checkpoint_size, h.cancel_code, h.sealed_reason, h.key_version, h.resume_path, h.sealed_outcome,
+    h.checkpoint_digest, h.checkpoint_size, h.checkpoint_released_at, h.cancel_code, h.sealed_reason, h.key_version, h.resume_path, h.sealed_outcome,
     h.created_at, h.updated_at,
     (SELECT coalesce(json_agg(json_build_object('state', x.state, 'at', x.at, 'deviceId', x.device_id) ORDER BY x.seq), '[]'::json)
        FROM handoff_history x WHERE x.account_id = h.account_id AND x.handoff_id = h.id) AS history
@@ -31,7 +34,7 @@ const handoffRow = (sql: Sql, accountId: string, id: string) =>
 
 /** The handoff's columns as `moved` returns them, its history (the rows before plus `added`) as JSON, in order. */
 const RETURN_HANDOFF = `m.id, m.account_id, m.session_id, m.source_device_id, m.target_device_id, m.state, m.generation,
-    m.checkpoint_digest, m.checkpoint_size, m.cancel_code, m.sealed_reason, m.key_version, m.resume_path, m.sealed_outcome,
+    m.checkpoint_digest, m.checkpoint_size, m.checkpoint_released_at, m.cancel_code, m.sealed_reason, m.key_version, m.resume_path, m.sealed_outcome,
     m.created_at, m.updated_at,
     (SELECT json_agg(json_build_object('state', x.state, 'at', x.at, 'deviceId', x.device_id) ORDER BY x.seq)
        FROM (SELECT seq, state, at, device_id FROM handoff_history WHERE account_id = m.account_id AND handoff_id = m.id
@@ -56,8 +59,11 @@ const CREATE = `WITH moved AS (
 
 /**
  * One statement: the compare-and-set on the handoff's state (`$11`; `$12` says the session's
- * generation matched), its history row, and at ownership-transferred the session's generation and
- * owner; returns the record as it now reads and the session row it changed, or no row when refused.
+ * generation matched), its history row, at ownership-transferred the session's generation and
+ * owner, and the checkpoint it names (`$5`) held by its record; returns the record as it now reads,
+ * the session row it changed and the size of the record named, or no row when refused. The record's
+ * row is updated, so a collection deleting it at the same time either goes first (no record: the
+ * transition is refused) or sees it held and leaves it (postgres-retention.ts).
  */
 const TRANSITION = `WITH moved AS (
     UPDATE handoffs SET state = $3, updated_at = $4,
@@ -69,8 +75,32 @@ const TRANSITION = `WITH moved AS (
   owner AS (
     UPDATE sessions s SET generation = s.generation + 1, owner_device_id = m.target_device_id, updated_at = m.updated_at
     FROM moved m WHERE m.state = 'ownership-transferred' AND s.account_id = m.account_id AND s.id = m.session_id
-    RETURNING s.id, s.account_id, s.owner_device_id, s.generation, s.sealed_meta, s.last_seq, s.created_at, s.updated_at)
-  SELECT ${RETURN_HANDOFF}, (SELECT row_to_json(o) FROM owner o) AS owner FROM moved m`;
+    RETURNING s.id, s.account_id, s.owner_device_id, s.generation, s.sealed_meta, s.last_seq, s.created_at, s.updated_at),
+  named AS (
+    UPDATE blobs b SET named = b.named + 1, holds = b.holds + 1 FROM moved m
+    WHERE $5::text IS NOT NULL AND b.account_id = m.account_id AND b.digest = $5 RETURNING b.size)
+  SELECT ${RETURN_HANDOFF}, (SELECT row_to_json(o) FROM owner o) AS owner, (SELECT size FROM named) AS named_size FROM moved m`;
+
+/**
+ * Releases the checkpoints the handoffs `which` selects still hold (`$1` account, `$2` the time, `$3` a
+ * handoff or session id, `$4` how many completed stay kept), one hold fewer on each record; the ids released.
+ */
+const release = (which: string) => `WITH released AS (
+    UPDATE handoffs SET checkpoint_released_at = $2
+    WHERE account_id = $1 AND checkpoint_digest IS NOT NULL AND checkpoint_released_at IS NULL AND ${which}
+    RETURNING id, account_id, checkpoint_digest),
+  unheld AS (
+    UPDATE blobs b SET holds = greatest(b.holds - r.n, 0)
+    FROM (SELECT account_id, checkpoint_digest AS digest, count(*)::int AS n FROM released GROUP BY account_id, checkpoint_digest) r
+    WHERE b.account_id = r.account_id AND b.digest = r.digest)
+  SELECT id FROM released`;
+
+const RELEASE = {
+  own: release('id = $3'),
+  'beyond-kept': release(`id IN (SELECT id FROM handoffs WHERE account_id = $1 AND session_id = $3 AND state = 'completed'
+      AND checkpoint_digest IS NOT NULL AND checkpoint_released_at IS NULL ORDER BY updated_at DESC, seq DESC OFFSET $4::int)`),
+  cancelled: release(`session_id = $3 AND state = 'cancelled'`),
+};
 
 /**
  * Runs TRANSITION for `input`'s handoff from `from` to `to` with `fields`, when `generationMatched`;
@@ -84,7 +114,7 @@ function transition(
   generationMatched: boolean,
   fields: Pick<TransitionInput, 'checkpoint' | 'reason' | 'resumePath' | 'sealedOutcome'>,
 ) {
-  return row<HandoffRowWithHistory & { owner: SessionRow | null }>(sql, TRANSITION, [
+  return row<HandoffRowWithHistory & { owner: SessionRow | null; named_size: number | null }>(sql, TRANSITION, [
     input.accountId,
     input.handoffId,
     to,
@@ -101,6 +131,17 @@ function transition(
   ]);
 }
 
+/** Runs the release ending a handoff calls for (releaseOnEntering), in `sessionId`; the ids of the handoffs released. */
+async function releaseFor(sql: Sql, input: TransitionInput, sessionId: string): Promise<string[]> {
+  const kind = releaseOnEntering(input);
+  if (!kind) return [];
+  const values =
+    kind === 'own'
+      ? [input.accountId, input.at, input.handoffId]
+      : [input.accountId, input.at, sessionId, input.keepCompleted ?? DEFAULT_KEEP_COMPLETED];
+  return (await rows<{ id: string }>(sql, RELEASE[kind], values)).map((r) => r.id);
+}
+
 /** The handoff part of the PostgreSQL store. */
 export function postgresHandoffStore(pool: pg.Pool, mutate: PgMutator): HandoffStore {
   return {
@@ -115,6 +156,7 @@ export function postgresHandoffStore(pool: pg.Pool, mutate: PgMutator): HandoffS
         );
         if (taken!.active) refuse('handoff_in_progress', 'the session already has an active handoff', { handoffId: taken!.active });
         if (taken!.exists) refuse('already_exists', 'this account already has a handoff with this id');
+        await rows(sql, RELEASE.cancelled, [input.accountId, input.at, input.sessionId]);
         const created = await row<HandoffRowWithHistory>(sql, CREATE, [
           input.id,
           input.accountId,
@@ -167,9 +209,12 @@ export function postgresHandoffStore(pool: pg.Pool, mutate: PgMutator): HandoffS
             currentGeneration: s.generation,
           });
         }
+        if (input.checkpoint) refuseUnnamable(moved.named_size ?? undefined, input.checkpoint);
         // On in the same transaction: the fields went with the first step (the caller checked they belong to this state).
         const last = input.continueTo ? await transition(sql, input, input.to, input.continueTo, true, {}) : moved;
+        const released = await releaseFor(sql, input, s.id);
         const { owner, ...handoff } = last!;
+        if (released.includes(handoff.id)) handoff.checkpoint_released_at = input.at;
         return { handoff: withHistory(handoff), session: toSession(moved.owner ?? owner ?? s) };
       });
     },

@@ -10,6 +10,7 @@
  * each version and the others find it applied.
  */
 import type { Pool } from 'pg';
+import { POSTGRES_RETENTION_MIGRATION } from './retention-migrations.ts';
 
 interface Migration {
   version: number;
@@ -248,6 +249,7 @@ const MIGRATIONS: readonly Migration[] = [
       );
     `,
   },
+  POSTGRES_RETENTION_MIGRATION,
 ];
 
 /** The newest schema version this code knows. */

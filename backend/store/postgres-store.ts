@@ -12,6 +12,7 @@ import { postgresAccountStore } from './postgres-accounts.ts';
 import { postgresSessionStore } from './postgres-sessions.ts';
 import { postgresHandoffStore } from './postgres-handoffs.ts';
 import { postgresBlobRecordStore } from './postgres-blob-records.ts';
+import { postgresRetentionStore } from './postgres-retention.ts';
 import { postgresMemoryItemStore } from './postgres-memory-items.ts';
 import { postgresRequestRecordStore } from './postgres-request-records.ts';
 
@@ -89,6 +90,7 @@ export async function openPostgresStore(
     ...postgresSessionStore(pool, mutate),
     ...postgresHandoffStore(pool, mutate),
     ...postgresBlobRecordStore(pool),
+    ...postgresRetentionStore(pool, mutate),
     ...postgresMemoryItemStore(pool, mutate),
     ...postgresRequestRecordStore(pool, quick),
     close: () => (closing ??= close()),

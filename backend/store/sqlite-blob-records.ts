@@ -3,10 +3,13 @@ import type Database from 'better-sqlite3';
 import type { BlobRecord, BlobRecordStore } from './store.ts';
 import type { Mutator } from './sqlite-rows.ts';
 
-/** Blob records: kept once per (account, digest), the first record standing. */
+/** Blob records: kept once per (account, digest), the first record standing; a second put refreshes its time. */
 export function sqliteBlobRecordStore(db: Database.Database, mutate: Mutator): BlobRecordStore {
   const q = {
-    putBlob: db.prepare('INSERT OR IGNORE INTO blobs (account_id, digest, size, created_at) VALUES (?, ?, ?, ?)'),
+    putBlob: db.prepare(
+      `INSERT INTO blobs (account_id, digest, size, created_at) VALUES (?, ?, ?, ?)
+       ON CONFLICT (account_id, digest) DO UPDATE SET created_at = max(created_at, excluded.created_at)`,
+    ),
     blob: db.prepare(
       'SELECT account_id AS accountId, digest, size, created_at AS createdAt FROM blobs WHERE account_id = ? AND digest = ?',
     ),

@@ -1,9 +1,14 @@
-/** Handoff records in SQLite: creation and every transition as a compare-and-set in one transaction. */
+/**
+ * Handoff records in SQLite: creation and every transition as a compare-and-set in one transaction, with
+ * the checkpoint body it names or releases (sqlite-retention.ts) in the same one.
+ */
 import type Database from 'better-sqlite3';
 import type { Handoff } from '../../shared/api/handoffs.ts';
 import type { HandoffState } from '../../shared/handoff-states.ts';
+import { DEFAULT_KEEP_COMPLETED } from '../retention.ts';
 import type { HandoffStore } from './store.ts';
 import { fence } from './sqlite-sessions.ts';
+import { releaseOnEntering, sqliteCheckpointHolds } from './sqlite-retention.ts';
 import { refuse, toHandoff, toSession, type HandoffRow, type Mutator, type SessionRow } from './sqlite-rows.ts';
 
 interface HistoryRow {
@@ -38,6 +43,7 @@ export function sqliteHandoffStore(db: Database.Database, mutate: Mutator): Hand
       WHERE account_id = ? AND id = ? AND generation = ?`),
   };
 
+  const holds = sqliteCheckpointHolds(db);
   const withHistory = (r: HandoffRow): Handoff =>
     toHandoff(
       r,
@@ -55,6 +61,7 @@ export function sqliteHandoffStore(db: Database.Database, mutate: Mutator): Hand
         const active = q.active.get(input.accountId, input.sessionId) as { id: string } | undefined;
         if (active) refuse('handoff_in_progress', 'the session already has an active handoff', { handoffId: active.id });
         if (row(input.accountId, input.id)) refuse('already_exists', 'this account already has a handoff with this id');
+        holds.releaseCancelled(input.accountId, input.sessionId, input.at);
         q.insert.run(input);
         q.insertHistory.run({ accountId: input.accountId, id: input.id, state: 'requested', at: input.at, deviceId: input.sourceDeviceId });
         return withHistory(row(input.accountId, input.id)!);
@@ -94,6 +101,7 @@ export function sqliteHandoffStore(db: Database.Database, mutate: Mutator): Hand
           sealedOutcome: input.sealedOutcome ?? null,
         });
         if (moved.changes !== 1) refuse('state_mismatch', 'the handoff moved meanwhile');
+        if (input.checkpoint) holds.name(h.account_id, input.checkpoint);
         if (input.to === 'ownership-transferred') {
           if (q.transfer.run(h.target_device_id, input.at, h.account_id, s.id, input.generation).changes !== 1)
             refuse('stale_generation', 'the session moved meanwhile');
@@ -103,6 +111,11 @@ export function sqliteHandoffStore(db: Database.Database, mutate: Mutator): Hand
           // On in the same transaction: the fields went with the first step (the caller checked they belong to this state).
           q.move.run({ ...noFields, accountId: h.account_id, id: h.id, from: input.to, to: input.continueTo, at: input.at });
           q.insertHistory.run({ accountId: h.account_id, id: h.id, state: input.continueTo, at: input.at, deviceId: input.deviceId });
+        }
+        const release = releaseOnEntering(input);
+        if (release) {
+          const keep = input.keepCompleted ?? DEFAULT_KEEP_COMPLETED;
+          holds.release(release, { accountId: h.account_id, sessionId: s.id, handoffId: h.id, keep, at: input.at });
         }
         return { handoff: withHistory(row(h.account_id, h.id)!), session: toSession(session(h.account_id, s.id)!) };
       });

@@ -1,5 +1,6 @@
 /** Versioned schema migrations of the SQLite store, applied in order inside one transaction each. */
 import type Database from 'better-sqlite3';
+import { SQLITE_RETENTION_MIGRATION } from './retention-migrations.ts';
 
 interface Migration {
   version: number;
@@ -295,6 +296,7 @@ const MIGRATIONS: readonly Migration[] = [
       );
     `,
   },
+  SQLITE_RETENTION_MIGRATION,
 ];
 
 /** The version the newest SQLite migration brings a store to. */

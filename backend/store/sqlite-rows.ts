@@ -148,6 +148,7 @@ export interface HandoffRow {
   generation: number;
   checkpoint_digest: string | null;
   checkpoint_size: number | null;
+  checkpoint_released_at: number | null;
   cancel_code: string | null;
   sealed_reason: string | null;
   key_version: number | null;
@@ -168,6 +169,7 @@ export function toHandoff(r: HandoffRow, history: Handoff['history']): Handoff {
     state: r.state,
     generation: r.generation,
     checkpoint: r.checkpoint_digest === null ? null : { digest: r.checkpoint_digest, size: r.checkpoint_size ?? 0 },
+    checkpointKept: r.checkpoint_digest !== null && r.checkpoint_released_at === null,
     keyVersion: r.key_version,
     cancelReason: r.cancel_code === null ? null : { code: r.cancel_code, sealed: r.sealed_reason },
     resumePath: r.resume_path,

@@ -1,6 +1,6 @@
 /**
- * The store's compare-and-set transactions, migrations and idempotency records: one suite, run against
- * the SQLite store on a real file and the PostgreSQL store on a real database.
+ * The store's compare-and-set transactions, checkpoint retention, migrations and idempotency records:
+ * one suite, run against the SQLite store on a real file and the PostgreSQL store on a real database.
  */
 import Database from 'better-sqlite3';
 import { join } from 'node:path';
@@ -208,6 +208,101 @@ describe.each(STORE_KINDS)('the %s store', (kind: StoreKindName) => {
     ).map((c) => c.name);
     expect(columns).toEqual(expect.arrayContaining(['cancel_code', 'sealed_reason', 'key_version']));
     expect(columns).not.toContain('cancel_message');
+  });
+
+  it('names a checkpoint only with its record, releases completed ones beyond the newest N, and collects only unheld records', async () => {
+    const digest = (n: number) => String(n).repeat(64);
+    const walk = async (id: string, generation: number, body: string, [source, target] = [SRC, TGT]) => {
+      const steps = [
+        ['requested', 'target-prepared', generation],
+        ['target-prepared', 'source-quiescing', generation],
+        ['source-quiescing', 'source-relinquished-and-checkpointed', generation],
+        ['source-relinquished-and-checkpointed', 'ownership-transferred', generation],
+        ['ownership-transferred', 'target-activating', generation + 1],
+        ['target-activating', 'completed', generation + 1],
+      ] as const;
+      const created = await store.createHandoff({
+        id,
+        accountId: ACCOUNT,
+        sessionId: SESSION,
+        sourceDeviceId: source,
+        targetDeviceId: target,
+        generation,
+        keyVersion: 1,
+        at,
+      });
+      expect(created.ok, created.ok ? '' : created.message).toBe(true);
+      for (const [from, to, gen] of steps) {
+        const checkpoint = to === 'source-relinquished-and-checkpointed' ? { digest: body, size: 10 } : undefined;
+        const moved = await store.transitionHandoff({
+          accountId: ACCOUNT,
+          handoffId: id,
+          from,
+          to,
+          generation: gen,
+          deviceId: TGT,
+          at,
+          checkpoint,
+          keepCompleted: 1,
+        });
+        expect(moved.ok, `${from} → ${to}: ${moved.ok ? '' : moved.message}`).toBe(true);
+      }
+    };
+    // No record of the body: refused, and the handoff stays where it was.
+    expect((await create('handoff_00000000a')).ok).toBe(true);
+    for (const [from, to] of [
+      ['requested', 'target-prepared'],
+      ['target-prepared', 'source-quiescing'],
+    ] as const)
+      await move('handoff_00000000a', from, to, 1);
+    const unrecorded = await store.transitionHandoff({
+      accountId: ACCOUNT,
+      handoffId: 'handoff_00000000a',
+      from: 'source-quiescing',
+      to: 'source-relinquished-and-checkpointed',
+      generation: 1,
+      deviceId: SRC,
+      at,
+      checkpoint: { digest: digest(1), size: 10 },
+    });
+    expect(!unrecorded.ok && [unrecorded.code, unrecorded.details?.field]).toEqual(['validation_failed', 'checkpoint']);
+    expect((await store.getHandoff(ACCOUNT, 'handoff_00000000a'))?.state).toBe('source-quiescing');
+    await store.transitionHandoff({
+      accountId: ACCOUNT,
+      handoffId: 'handoff_00000000a',
+      from: 'source-quiescing',
+      to: 'cancelled',
+      generation: 1,
+      deviceId: SRC,
+      at,
+      reason: { code: 'user_cancelled', sealed: null },
+    });
+    for (const n of [1, 2, 3]) {
+      // PostgreSQL records only a body it holds (the blob store's commit puts it there first).
+      if (kind === 'postgres')
+        await storage.rows(`INSERT INTO blob_bodies (digest, upload_id, size, chunks, created_at, put_at) VALUES (?, ?, 10, 1, ?, ?)`, [
+          digest(n),
+          `u${n}`,
+          at,
+          at,
+        ]);
+      await store.putBlob({ accountId: ACCOUNT, digest: digest(n), size: 10, createdAt: at });
+    }
+    await walk('handoff_00000000b', 1, digest(1));
+    await walk('handoff_00000000c', 2, digest(2), [TGT, SRC]);
+    expect([
+      (await store.getHandoff(ACCOUNT, 'handoff_00000000b'))?.checkpointKept,
+      (await store.getHandoff(ACCOUNT, 'handoff_00000000c'))?.checkpointKept,
+    ]).toEqual([false, true]);
+    // The released record goes at once; the unnamed one only once its grace (here: created before `unnamedBefore`) is over.
+    expect(await store.collectBlobRecords({ unnamedBefore: at, limit: 10, at })).toBe(1);
+    expect(await store.unrecordedDigests([digest(1), digest(2), digest(3)])).toEqual([digest(1)]);
+    expect(await store.collectBlobRecords({ unnamedBefore: at + 1, limit: 10, at })).toBe(1);
+    expect(await store.collectBlobRecords({ unnamedBefore: at + 1, limit: 10, at })).toBe(0);
+    expect((await store.dueBodies(at, 10)).sort()).toEqual([digest(1), digest(3)]);
+    await store.settleBodies([digest(1), digest(3)], [digest(1)], at + 5);
+    expect(await store.dueBodies(at, 10)).toEqual([]);
+    expect(await store.dueBodies(at + 5, 10)).toEqual([digest(3)]);
   });
 
   it('spends a nonce once', async () => {

@@ -9,6 +9,7 @@ import { sqliteAccountStore } from './sqlite-accounts.ts';
 import { sqliteSessionStore } from './sqlite-sessions.ts';
 import { sqliteHandoffStore } from './sqlite-handoffs.ts';
 import { sqliteBlobRecordStore } from './sqlite-blob-records.ts';
+import { sqliteRetentionStore } from './sqlite-retention.ts';
 import { sqliteMemoryItemStore } from './sqlite-memory-items.ts';
 import { sqliteRequestRecordStore } from './sqlite-request-records.ts';
 
@@ -43,6 +44,7 @@ export function openSqliteStore(dataDir: string, clock: () => number = Date.now)
     ...sqliteSessionStore(db, mutate),
     ...sqliteHandoffStore(db, mutate),
     ...sqliteBlobRecordStore(db, mutate),
+    ...sqliteRetentionStore(db, mutate),
     ...sqliteMemoryItemStore(db, mutate),
     ...sqliteRequestRecordStore(db, nonceDb, mutate),
     close() {

@@ -23,6 +23,11 @@ const POSTGRES_ONLY_TABLES: Record<string, string> = {
   tls_key: 'the key of --tls self-signed, shared by the instances; a SQLite backend keeps it in its data folder (tls-key.pem)',
 };
 
+/** Tables only SQLite has. */
+const SQLITE_ONLY_TABLES: Record<string, string> = {
+  backup_holds: 'a `baton backend backup` of the data folder holds body removal off meanwhile; PostgreSQL is backed up with its own tools',
+};
+
 /** Tables read in insertion order: by rowid in SQLite, by an identity column `seq` in PostgreSQL. */
 const ROWID_ORDERED = ['devices', 'handoffs', 'join_requests', 'memory_items', 'sessions'];
 
@@ -46,7 +51,8 @@ afterAll(() => storages.forEach((s) => s.cleanup()));
 
 describe('the SQLite and PostgreSQL schemas', () => {
   it('have the same tables, but for those PostgreSQL keeps what SQLite keeps in files or in memory', () => {
-    expect(Object.keys(postgres).sort()).toEqual([...Object.keys(sqlite), ...Object.keys(POSTGRES_ONLY_TABLES)].sort());
+    const sqliteShared = Object.keys(sqlite).filter((table) => !(table in SQLITE_ONLY_TABLES));
+    expect(Object.keys(postgres).sort()).toEqual([...sqliteShared, ...Object.keys(POSTGRES_ONLY_TABLES)].sort());
   });
 
   it('define the same columns and constraints in every table they share, PostgreSQL numbering in `seq` what SQLite orders by rowid', () => {
@@ -60,7 +66,7 @@ describe('the SQLite and PostgreSQL schemas', () => {
           return [table, { columns: rest, ...constraints }];
         }),
     );
-    expect(shared).toEqual(sqlite);
+    expect(shared).toEqual(Object.fromEntries(Object.entries(sqlite).filter(([table]) => !(table in SQLITE_ONLY_TABLES))));
   });
 
   it('are read with the constraints the stores rely on, on both sides', () => {

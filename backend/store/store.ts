@@ -48,6 +48,7 @@ export interface BlobRecord {
   accountId: string;
   digest: string;
   size: number;
+  /** When it was last put (a second upload of the same body refreshes it): an unnamed body's grace runs from here. */
   createdAt: number;
 }
 
@@ -67,6 +68,8 @@ export interface TransitionInput {
   sealedOutcome?: string;
   /** A further state entered in the same transaction, by the same device at the same time (checked by the caller). */
   continueTo?: HandoffState;
+  /** Completing a handoff releases the bodies of its session's completed handoffs beyond the newest this many (default 10). */
+  keepCompleted?: number;
 }
 
 export interface CreateHandoffInput {
@@ -152,7 +155,10 @@ export interface HandoffStore {
   /**
    * Compare-and-set on (handoff, expected state, session generation) in one transaction; entering
    * `ownership-transferred` also increments the session generation and sets its owner to the target.
-   * With `continueTo`, the handoff then moves on to that state in the same transaction.
+   * With `continueTo`, the handoff then moves on to that state in the same transaction. A checkpoint
+   * is named in the same transaction: refused (`validation_failed`) unless the account's record of
+   * that body is there with that size, so a committed transition never names a collected body. Ending
+   * a handoff releases the bodies no longer needed (see Handoff.checkpointKept).
    */
   transitionHandoff(
     input: TransitionInput,
@@ -162,6 +168,7 @@ export interface HandoffStore {
 
 /** The records of the account's blobs (the bodies themselves are in the blob store, blobs/). */
 export interface BlobRecordStore {
+  /** Records a body just committed (on PostgreSQL, refreshing the body's time; throws when it was removed meanwhile). */
   putBlob(record: BlobRecord): Promise<BlobRecord>;
   getBlob(accountId: string, digest: string): Promise<BlobRecord | undefined>;
 }
@@ -183,9 +190,30 @@ export interface RequestRecordStore {
   prune(now: number): Promise<void>;
 }
 
+/**
+ * What checkpoint retention collects by (service/collector.ts): records nothing holds, and the queue
+ * of digests whose bodies go once no record names them. 'busy': another instance is collecting.
+ */
+export interface RetentionStore {
+  /**
+   * Deletes, in one transaction, up to `limit` records no handoff holds: named only by handoffs that
+   * released them, or never named and last put before `unnamedBefore`; queues their digests. How many.
+   */
+  collectBlobRecords(input: { unnamedBefore: number; limit: number; at: number }): Promise<number | 'busy'>;
+  /** Which of `digests` no account has a record of. */
+  unrecordedDigests(digests: string[]): Promise<string[]>;
+  /** Queues `digests` for body removal (files a sweep found with no record). */
+  queueBodies(digests: string[], at: number): Promise<void>;
+  /** Up to `limit` queued digests due by `now`, oldest first; none while a backup holds the bodies. */
+  dueBodies(now: number, limit: number): Promise<string[]>;
+  /** Drops `settled` from the queue and puts the rest of `taken` off until `later`. */
+  settleBodies(taken: string[], settled: string[], later: number): Promise<void>;
+}
+
 export type StoreKind = 'sqlite' | 'postgres';
 
-export interface Store extends AccountStore, SessionStore, HandoffStore, BlobRecordStore, MemoryItemStore, RequestRecordStore {
+export interface Store
+  extends AccountStore, SessionStore, HandoffStore, BlobRecordStore, RetentionStore, MemoryItemStore, RequestRecordStore {
   readonly kind: StoreKind;
   /** Whether the store answers a trivial read now. Never throws. */
   reachable(): Promise<boolean>;

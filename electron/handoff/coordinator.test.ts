@@ -229,3 +229,18 @@ describe('the gate', () => {
     expect(passed.filter((name) => name.includes('ownership'))).toEqual([sending, committed]);
   });
 });
+
+describe('a record released by a later move', () => {
+  it('replaces the kept one though nothing else changed, and a kept one never replaces it again', () => {
+    const { coordinator } = coordinatorWithHeldAnswers();
+    const completed = record([
+      ['requested', OTHER],
+      ['completed', SELF],
+    ]);
+    coordinator.observe({ ...completed, checkpointKept: true });
+    coordinator.observe({ ...completed, checkpointKept: false });
+    expect(coordinator.forSession(completed.sessionId).map((h) => h.checkpointKept)).toEqual([false]);
+    coordinator.observe({ ...completed, checkpointKept: true });
+    expect(coordinator.forSession(completed.sessionId).map((h) => h.checkpointKept)).toEqual([false]);
+  });
+});

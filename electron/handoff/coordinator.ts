@@ -46,7 +46,8 @@ export type Step = (handoff: Handoff, driver: HandoffDriver) => Promise<void>;
 function isNewer(next: Handoff, known: Handoff | undefined): boolean {
   if (!known) return true;
   if (next.history.length !== known.history.length) return next.history.length > known.history.length;
-  return next.updatedAt > known.updatedAt || next.state !== known.state;
+  // A checkpoint released by a later move changes no time: once released it stays so.
+  return next.updatedAt > known.updatedAt || next.state !== known.state || (known.checkpointKept && !next.checkpointKept);
 }
 
 /** How soon a step that failed unexpectedly is tried again. */

@@ -22,6 +22,7 @@ function handoff(states: HandoffState[], extra: Partial<HandoffView> = {}): Hand
     driftWarnings: [],
     blockers: [],
     targetFolder: null,
+    checkpointKept: false,
     ...extra,
   };
 }

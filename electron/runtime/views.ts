@@ -67,6 +67,7 @@ export function handoffView(deps: ViewDeps, handoff: Handoff): HandoffView {
     driftWarnings,
     blockers: redactedBlockers(blockers),
     targetFolder,
+    checkpointKept: handoff.checkpointKept,
   };
 }
 

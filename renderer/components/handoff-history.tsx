@@ -1,4 +1,4 @@
-/** The session's handoff history: every move, newest first, how it ended, and when; its codes in Details. */
+/** The session's handoff history: every move, newest first, how it ended, when, and whether its checkpoint is kept; codes in Details. */
 import { useEffect, useId } from 'react';
 import type { HandoffView } from '../../shared/device-api.ts';
 import { useHandoffsStore } from '../stores/handoffs-store.ts';
@@ -36,6 +36,9 @@ export function HandoffHistory({ sessionId }: { sessionId: string }) {
                   {handoff.sourceName} → {handoff.targetName}
                 </span>
                 <span className="history-outcome">{handoffOutcome(handoff)}</span>
+                {handoff.state === 'completed' && !handoff.checkpointKept && (
+                  <span className="muted history-collected">checkpoint no longer kept</span>
+                )}
                 {at !== undefined && (
                   <time className="muted" dateTime={new Date(at).toISOString()}>
                     {formatDay(at)}

@@ -50,6 +50,7 @@ export function handoffView(over: Partial<HandoffView> = {}): HandoffView {
     driftWarnings: [],
     blockers: [],
     targetFolder: null,
+    checkpointKept: false,
     ...over,
   };
 }

@@ -66,6 +66,13 @@ export const Handoff = z.strictObject({
   generation: Generation,
   checkpoint: CheckpointRef.nullable(),
   /**
+   * Whether the backend keeps the checkpoint body for this handoff: from the transition that names it
+   * until the handoff no longer needs it (cancelled before the transfer; completed and beyond its
+   * session's newest N; cancelled after the transfer and followed by a newer handoff). False without one.
+   * Absent from older backends, which keep every body: read as kept.
+   */
+  checkpointKept: z.boolean().default(true),
+  /**
    * The account key version the checkpoint is sealed under (the source's newest when it asked): the
    * target checks it holds it before anything changes hands. A number, not content; null on records
    * made before it was carried.

@@ -63,7 +63,10 @@ const Empty = z.strictObject({});
 const BlobRef = z.strictObject({ digest: z.string(), size: z.number().int().nonnegative() });
 
 export const routes = {
-  /** Open: the backend answers, and the largest blob (sealed checkpoint) it takes (absent from older backends). */
+  /**
+   * Open: the backend answers, the largest blob (sealed checkpoint) it takes, and how many completed moves
+   * of each session keep their checkpoint (both absent from older backends).
+   */
   health: {
     method: 'GET',
     path: '/healthz',
@@ -73,6 +76,7 @@ export const routes = {
       ok: z.boolean(),
       store: z.strictObject({ kind: z.enum(['sqlite', 'postgres']), reachable: z.boolean() }),
       maxBlobBytes: z.number().int().positive().optional(),
+      keepCheckpoints: z.number().int().nonnegative().optional(),
     }),
   },
 

@@ -117,7 +117,7 @@ describe('Claude Code session moved between devices (the real claude)', () => {
     // Then the session moves back from the laptop.
     const back = await away.exportResumeData();
     if (!back.ok) throw new Error(back.message);
-    const home = claude(desktop.home);
+    const home = claude(desktop.home, 'desktop');
     const resumed = await resumeProvider(home, { workspace: desktop.workspace, resumeData: back.value, continuation });
     expect(resumed).toMatchObject({
       ok: true,
@@ -126,6 +126,9 @@ describe('Claude Code session moved between devices (the real claude)', () => {
     const fork = home.claudeSessionId!;
     expect(fork).not.toBe(id);
     expect(bench.texts(home).at(-1)).toContain(`imported as a fork, session ${fork}.`);
+    // Read on every device, the note names the one that forked.
+    expect(bench.texts(home).at(-1)).toContain(`system: Desktop already had Claude Code session ${id},`);
+    expect(bench.texts(home).at(-1)).toContain('in a terminal on desktop');
     expect(await readFile(desktopCopy)).toEqual(continued);
     await bench.turn(home, 'what did I say first?');
     expect(bench.texts(home).at(-1)).toBe('assistant: I remember: my secret word is apple');

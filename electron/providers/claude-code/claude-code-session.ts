@@ -240,7 +240,7 @@ export class ClaudeCodeSession extends ProcessSession {
         message: `Claude Code cannot import "${data.provider}" data of format "${data.format}".`,
       };
     }
-    const imported = await importClaudeSession(this.env, workspace, data.sessionId, data, progress);
+    const imported = await importClaudeSession(this.env, workspace, data.sessionId, data, progress, this.deviceName);
     if (!imported.ok) return imported;
     const { agents, sessionId, forkNote } = imported.value;
     this.sessionId = sessionId;

@@ -179,7 +179,7 @@ export class CodexSession extends TurnSession {
     } catch (error) {
       return { ok: false, code: 'import_check_failed', message: `The target workspace cannot be opened: ${(error as Error).message}.` };
     }
-    const imported = await importRollout(codexHome(this.env), data.sessionId, data);
+    const imported = await importRollout(codexHome(this.env), data.sessionId, data, undefined, this.deviceName);
     if (!imported.ok) return imported;
     const { threadId, forkNote } = imported.value;
     this.threadId = threadId;

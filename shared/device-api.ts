@@ -226,6 +226,8 @@ export const inputs = {
   checkReadiness: z.strictObject({ sessionId: SessionId, targetDeviceId: DeviceId.optional() }),
   /** `freshClone`: the target clones the repositories afresh instead of using its checkout of them (which blocked the move). */
   startMove: z.strictObject({ sessionId: SessionId, targetDeviceId: DeviceId, freshClone: z.boolean().optional() }),
+  /** Off the owner: asks the owner to move the session to this device (it runs readiness first). */
+  moveHere: z.strictObject({ sessionId: SessionId }),
   cancelMove: z.strictObject({ sessionId: SessionId }),
   pushRepo: z.strictObject({ sessionId: SessionId, repo: z.string().min(1).max(4096) }),
   commitAll: z.strictObject({ sessionId: SessionId, repo: z.string().min(1).max(4096), message: z.string().trim().min(1).max(10_000) }),
@@ -266,6 +268,8 @@ export interface DeviceApiOutputs {
   moveEligibility: EligibilityView[];
   checkReadiness: ReadinessReport;
   startMove: MoveResult;
+  /** The request reached the backend for the owner (refused at once when the owner is offline). */
+  moveHere: ActionResult;
   cancelMove: ActionResult;
   /** Each remediation is followed by a fresh evaluation. */
   pushRepo: { result: ActionResult; report: ReadinessReport };

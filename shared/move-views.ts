@@ -29,6 +29,8 @@ export interface HandoffView {
   sourceName: string;
   targetDeviceId: string;
   targetName: string;
+  /** The device that asked for the move: the source (Move), or the target (Move here). */
+  initiatorDeviceId: string;
   state: HandoffState;
   generation: number;
   /** Each reached state with its time. */

@@ -206,6 +206,8 @@ export interface ContinuationInput {
   driftWarnings: DriftWarning[];
   /** The last transcript entries, oldest first. */
   transcriptTail: TranscriptEntry[];
+  /** After a move, what the agent is told of it (electron/handoff/move-note.ts); absent after a restart. */
+  moveNote?: string;
 }
 
 /**
@@ -253,8 +255,11 @@ export interface ProviderSession {
   readonly capabilities: ProviderCapabilities;
   /** Starts a new session in `workspace` with its first prompt (the first turn begins). */
   start(workspace: string, prompt: string): Promise<ProviderResult>;
-  /** Sends user input; queued behind a running turn, it starts the next turn. */
-  send(text: string): Promise<ProviderResult>;
+  /**
+   * Sends user input; queued behind a running turn, it starts the next turn. `agentNote`: what Baton
+   * tells the agent first (after a move, where it now runs), read by the agent with the input.
+   */
+  send(text: string, agentNote?: string): Promise<ProviderResult>;
   /** Ends the running turn now (no-op when idle); resolves when the turn has ended. */
   interrupt(): Promise<void>;
   /** Subscribes to events; returns the unsubscribe function. */

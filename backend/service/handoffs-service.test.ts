@@ -170,4 +170,21 @@ describe.each(STORE_KINDS)('on the %s store', (kind) => {
       expect(session.ok && session.value.session.generation).toBe(1);
     }
   });
+
+  it('records who asked for the move: the source by default, the target when it asked, never a third device', async () => {
+    const create = async (initiatorDeviceId?: string) => {
+      const sessionId = newId();
+      expect((await roles.source.client.call('createSession', { body: { sessionId, sealedMeta: opaque() } })).ok).toBe(true);
+      const body = { handoffId: newId(), sessionId, targetDeviceId: roles.target.id, generation: 1, initiatorDeviceId };
+      return roles.source.client.call('createHandoff', { body });
+    };
+    const byOwner = await create();
+    expect(byOwner.ok && byOwner.value.handoff.initiatorDeviceId).toBe(roles.source.id);
+    const byTarget = await create(roles.target.id);
+    expect(byTarget.ok && byTarget.value.handoff.initiatorDeviceId).toBe(roles.target.id);
+    const read = byTarget.ok && (await roles.target.client.call('getHandoff', { params: { handoffId: byTarget.value.handoff.id } }));
+    expect(read && read.ok && read.value.handoff.initiatorDeviceId).toBe(roles.target.id);
+    const byOther = await create(roles.user.id);
+    expect(byOther.ok ? 'accepted' : byOther.code).toBe('validation_failed');
+  });
 });

@@ -31,6 +31,10 @@ export async function createHandoff(deps: Deps, { caller, body, idem }: Call<'cr
   if (target.status !== 'enrolled') return fail('forbidden', `the target device is ${target.status}`);
   if (body.keyVersion !== undefined && body.keyVersion > (await deps.store.currentKeyVersion(caller.accountId)))
     return fail('validation_failed', 'the account has no such key version', { field: 'keyVersion' });
+  // Who asked: the owner itself, or the target that asked it with Move here (the owner ran readiness either way).
+  const initiator = body.initiatorDeviceId ?? caller.id;
+  if (initiator !== caller.id && initiator !== target.id)
+    return fail('validation_failed', 'the initiator must be the source or the target', { field: 'initiatorDeviceId' });
   const wrap = (handoff: Handoff) => ({ handoff });
   const input = {
     id: body.handoffId,
@@ -38,6 +42,7 @@ export async function createHandoff(deps: Deps, { caller, body, idem }: Call<'cr
     sessionId: body.sessionId,
     sourceDeviceId: caller.id,
     targetDeviceId: target.id,
+    initiatorDeviceId: initiator,
     generation: body.generation,
     keyVersion: body.keyVersion ?? null,
     at: deps.clock(),

@@ -250,6 +250,11 @@ const MIGRATIONS: readonly Migration[] = [
     `,
   },
   POSTGRES_RETENTION_MIGRATION,
+  {
+    version: 6,
+    name: 'handoffs say which device asked for the move (as SQLite version 7)',
+    sql: `ALTER TABLE handoffs ADD COLUMN initiator_device_id TEXT;`,
+  },
 ];
 
 /** The newest schema version this code knows. */

@@ -297,6 +297,11 @@ const MIGRATIONS: readonly Migration[] = [
     `,
   },
   SQLITE_RETENTION_MIGRATION,
+  {
+    version: 7,
+    name: 'handoffs say which device asked for the move (the source, or the target with Move here)',
+    sql: `ALTER TABLE handoffs ADD COLUMN initiator_device_id TEXT;`,
+  },
 ];
 
 /** The version the newest SQLite migration brings a store to. */

@@ -144,6 +144,8 @@ export interface HandoffRow {
   session_id: string;
   source_device_id: string;
   target_device_id: string;
+  /** Null on rows made before it was kept: the source asked. */
+  initiator_device_id: string | null;
   state: HandoffState;
   generation: number;
   checkpoint_digest: string | null;
@@ -166,6 +168,7 @@ export function toHandoff(r: HandoffRow, history: Handoff['history']): Handoff {
     sessionId: r.session_id,
     sourceDeviceId: r.source_device_id,
     targetDeviceId: r.target_device_id,
+    initiatorDeviceId: r.initiator_device_id ?? r.source_device_id,
     state: r.state,
     generation: r.generation,
     checkpoint: r.checkpoint_digest === null ? null : { digest: r.checkpoint_digest, size: r.checkpoint_size ?? 0 },

@@ -78,6 +78,8 @@ export interface CreateHandoffInput {
   sessionId: string;
   sourceDeviceId: string;
   targetDeviceId: string;
+  /** The device that asked for the move (the source or the target). */
+  initiatorDeviceId: string;
   generation: number;
   /** The key version the checkpoint will be sealed under; null when the caller did not say. */
   keyVersion: number | null;

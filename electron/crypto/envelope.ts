@@ -29,6 +29,7 @@ export type SealPurpose =
   | 'session-meta'
   | 'session-event'
   | 'permission-answer'
+  | 'move-here-request'
   | 'device-capabilities'
   | 'memory-pointer';
 

@@ -23,6 +23,7 @@ import type { SessionsPort } from '../ports/sessions.ts';
 import type { Checkpoint } from './checkpoint.ts';
 import { receiveCheckpoint, type ReceiveCode, type ReceivedCheckpoint } from './checkpoint-transfer.ts';
 import { continuationInput } from '../providers/continuation-input.ts';
+import { cloneRemoteUrl, moveNote } from './move-note.ts';
 import { mergeEntries } from './transcript-merge.ts';
 import { providerStaging } from './part-staging.ts';
 import type { HandoffConfig } from './handoff-config.ts';
@@ -41,7 +42,7 @@ export type ActivationResult = Result<Activated>;
 /** What activation uses, and nothing more. */
 export interface ActivationDeps {
   selfId: string;
-  /** This device's name, as the transcript and the move's outcome name it. */
+  /** This device's name, as the transcript, the move's outcome and the agent's note of where it now runs name it. */
   selfName: string;
   /** Activation's session write is not durable: its caller's next durable write of the session settles it. */
   state: Pick<LocalState, 'readSession' | 'readSessions' | 'updateSession' | 'rewriteTranscript' | 'exportsDir'>;
@@ -202,6 +203,23 @@ export async function activateCheckpoint(
   );
   // Only now, with the checkpoint verified and the workspace pinned, does a provider start.
   const provider = sessions.attach(handoff.sessionId, checkpoint.meta.provider);
+  const providerId = isProviderId(checkpoint.meta.provider) ? checkpoint.meta.provider : null;
+  const version = providerId ? detectedVersion(await providers.list(), providerId) : null;
+  const note = moveNote({
+    from: {
+      name: checkpoint.sourceDeviceName,
+      platform: checkpoint.meta.sourcePlatform ?? null,
+      workspace: checkpoint.meta.sourceWorkspace ?? null,
+      cliVersion: checkpoint.meta.providerVersion ?? null,
+    },
+    to: { name: deps.selfName, platform: process.platform, workspace, cliVersion: version },
+    cliLabel: providerId === 'claude-code' || providerId === 'codex' ? PROVIDER_LABELS[providerId] : null,
+    remotes: checkpoint.repos.map((r, i) => ({
+      relPath: r.relPath,
+      source: r.remoteUrl,
+      target: pinned.repoPaths[i] === undefined ? null : cloneRemoteUrl(pinned.repoPaths[i], r.branch),
+    })),
+  });
   const continuation = continuationInput({
     title: checkpoint.meta.title,
     ranOn: checkpoint.sourceDeviceName,
@@ -210,13 +228,10 @@ export async function activateCheckpoint(
     repos: checkpoint.repos,
     drift,
     nextAction: 'Continue where the session left off.',
+    moveNote: note,
   });
   const older = isProviderId(checkpoint.meta.provider)
-    ? olderCliReason(
-        checkpoint.meta.provider,
-        { name: 'The target device', version: detectedVersion(await providers.list(), checkpoint.meta.provider) },
-        checkpoint.meta.providerVersion ?? null,
-      )
+    ? olderCliReason(checkpoint.meta.provider, { name: 'The target device', version }, checkpoint.meta.providerVersion ?? null)
     : null;
   const label = isProviderId(checkpoint.meta.provider) ? `${PROVIDER_LABELS[checkpoint.meta.provider]} session` : 'session';
   report('import', label, null, null, 0);
@@ -230,6 +245,11 @@ export async function activateCheckpoint(
   }
   mark('resumed');
   if (folder.changeNote) sessions.note(handoff.sessionId, folder.changeNote);
+  // A summary continuation's prompt told the agent already; an imported session reads it with the next input.
+  if (resumed.value.path === 'checkpoint-import')
+    state.updateSession(handoff.sessionId, (s) => {
+      s.agentNote = note;
+    });
   deps.log(
     `activated ${handoff.id}: ${marks
       .slice(1)

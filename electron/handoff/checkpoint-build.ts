@@ -110,6 +110,8 @@ export async function buildCheckpoint(
       permission: session.permission,
       providerVersion: detectedVersion(detected, session.provider),
       permissionRules: session.permissions.rules,
+      sourcePlatform: process.platform,
+      sourceWorkspace: session.workspace,
     },
     repos: repos.map((r) => ({
       relPath: r.relPath,

@@ -82,6 +82,9 @@ export const HeadSchema = z.object({
     providerVersion: z.string().max(40).nullable().optional(),
     /** The session's "Allow for this session" rules: the target keeps them (absent in older checkpoints). */
     permissionRules: z.array(PermissionRuleSchema).max(200).optional(),
+    /** The source's `process.platform` and workspace path: what the agent is told differs (absent in older checkpoints). */
+    sourcePlatform: z.string().max(40).optional(),
+    sourceWorkspace: z.string().max(4096).optional(),
   }),
   repos: z.array(
     z.object({
@@ -117,6 +120,8 @@ export interface Checkpoint {
     permission?: PermissionLevel;
     providerVersion?: string | null;
     permissionRules?: PermissionRule[];
+    sourcePlatform?: string;
+    sourceWorkspace?: string;
   };
   repos: PinnedRepo[];
   /** The provider's export; each of its files is one part of the body. */

@@ -32,14 +32,23 @@ export interface MoveRequestDeps {
   clock: Clock;
 }
 
+/** How a move is started: into a fresh clone on the target, and who asked for it. */
+export interface MoveOptions {
+  /** The target clones the repositories afresh rather than using its checkout of them (which blocked the move). */
+  freshClone?: boolean;
+  /** The device that asked (the target, by Move here); absent: this one. */
+  initiatorDeviceId?: string;
+}
+
 export interface MoveRequests {
   /** The whole readiness report for moving `sessionId` to `targetDeviceId`; without a target, this device's side only. */
   evaluate(sessionId: string, targetDeviceId?: string): Promise<ReadinessReport>;
   /**
    * Evaluates readiness and, only when ready, creates the handoff at the session's generation;
-   * `freshClone`: the target clones the repositories afresh rather than using its checkouts.
+   * `freshClone`: the target clones the repositories afresh rather than using its checkouts;
+   * `initiatorDeviceId`: the device that asked (the target, by Move here), else this one.
    */
-  start(sessionId: string, targetDeviceId: string, options?: { freshClone?: boolean }): Promise<MoveResult>;
+  start(sessionId: string, targetDeviceId: string, options?: MoveOptions): Promise<MoveResult>;
 }
 
 /**
@@ -89,7 +98,7 @@ export function moveRequests(deps: MoveRequestDeps): MoveRequests {
     return { ready: blockers.length === 0, blockers, repos: source.repos, evaluatedAt: clock() };
   }
 
-  async function start(sessionId: string, targetDeviceId: string, options: { freshClone?: boolean } = {}): Promise<MoveResult> {
+  async function start(sessionId: string, targetDeviceId: string, options: MoveOptions = {}): Promise<MoveResult> {
     // A move this device has not heard of yet is refused by the backend (handoff_in_progress, below).
     const report = await evaluate(sessionId, targetDeviceId);
     if (!report.ready)
@@ -120,7 +129,14 @@ export function moveRequests(deps: MoveRequestDeps): MoveRequests {
     state.ensureProgress(handoffId, sessionId, 'source', clock(), false);
     // The target checks it holds this version before anything changes hands (target-steps.ts prepare).
     const keyVersion = Math.max(...deps.seal.keyVersions());
-    const created = await backend.createHandoff(handoffId, sessionId, targetDeviceId, session.generation, keyVersion);
+    const created = await backend.createHandoff(
+      handoffId,
+      sessionId,
+      targetDeviceId,
+      session.generation,
+      keyVersion,
+      options.initiatorDeviceId,
+    );
     if (!created.ok) {
       state.updateProgress(handoffId, (p) => {
         p.finished = true;

@@ -61,6 +61,8 @@ export const LocalSessionSchema = z.object({
   freshCloneOn: z.string().nullable().default(null),
   /** A blocked move of the session (ports/move-block.ts), null when none; on every device through the sealed event stream. */
   moveBlock: MoveBlock.nullable().default(null),
+  /** What the agent is told with the next input (after a move it resumed by import: where it now runs); absent or null: nothing. */
+  agentNote: z.string().nullable().optional(),
   /** How the provider was last resumed after this device restarted (absent: never). */
   restartResume: z.object({ path: ResumePath, reason: z.string().nullable(), at: z.number() }).nullable().optional(),
   /** The last backend event seq applied to transcript/agents. */

@@ -28,13 +28,17 @@ export interface BackendPort {
   postAnswer(sessionId: string, generation: number, sealedBody: string, idempotencyKey: string): Promise<Result<SessionAnswer>>;
   /** The session's answers after `after`, oldest first: at most EVENT_PAGE_SIZE, so a shorter page is the last. */
   listAnswers(sessionId: string, after: number): Promise<Result<SessionAnswer[]>>;
-  /** `keyVersion`: the account key version the checkpoint will be sealed under (carried in clear on the record). */
+  /**
+   * `keyVersion`: the account key version the checkpoint will be sealed under (carried in clear on the
+   * record); `initiatorDeviceId`: the device that asked (this one, or the target by Move here).
+   */
   createHandoff(
     handoffId: string,
     sessionId: string,
     targetDeviceId: string,
     generation: number,
     keyVersion: number,
+    initiatorDeviceId?: string,
   ): Promise<Result<Handoff>>;
   getHandoff(handoffId: string): Promise<Result<Handoff>>;
   listHandoffs(query: { sessionId?: string; active?: boolean }): Promise<Result<Handoff[]>>;

@@ -7,6 +7,7 @@ export type SealContext =
   | { kind: 'session-meta'; sessionId: string }
   | { kind: 'session-event'; sessionId: string }
   | { kind: 'permission-answer'; sessionId: string }
+  | { kind: 'move-here-request'; sessionId: string }
   | { kind: 'capabilities'; deviceId: string }
   | { kind: 'handoff-outcome'; sessionId: string; handoffId: string }
   | { kind: 'handoff-reason'; sessionId: string; handoffId: string };

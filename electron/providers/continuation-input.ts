@@ -21,6 +21,8 @@ export interface ContinuationFacts {
   repos: { relPath: string; branch: string | null; commit: string | null }[];
   drift: DriftWarning[];
   nextAction: string;
+  /** After a move, what the agent is told of it. */
+  moveNote?: string;
 }
 
 /** The continuation input for `facts`: packet, facts verified here, drift, and the transcript tail. */
@@ -32,5 +34,6 @@ export function continuationInput(facts: ContinuationFacts): ContinuationInput {
     verifiedFacts: facts.repos.map((r) => `${r.relPath} is on ${r.branch ?? '(detached)'} at ${r.commit ?? '(no commit)'}`),
     driftWarnings: facts.drift,
     transcriptTail: facts.newest.slice(-CONTINUATION_TAIL_ENTRIES),
+    ...(facts.moveNote !== undefined && { moveNote: facts.moveNote }),
   };
 }

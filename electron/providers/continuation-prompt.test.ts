@@ -36,6 +36,14 @@ describe('renderContinuationPrompt', () => {
     expect(prompt).toMatch(/^This is a continuation of the session "Fix the login race", which ran on the device "laptop"/);
   });
 
+  it('after a move, tells the agent where it now runs and that its memory is only this summary', () => {
+    const moveNote = 'Baton: this session just moved from the device "laptop" to "desktop"; you now run on desktop.';
+    const prompt = renderContinuationPrompt(input({ moveNote }));
+    expect(prompt).toContain(moveNote);
+    expect(prompt).toContain('Your memory of the earlier conversation is only this summary, not the conversation itself');
+    expect(renderContinuationPrompt(input())).not.toContain('Your memory of the earlier conversation');
+  });
+
   it('carries the packet, the verified facts, the drift report and the tail', () => {
     const prompt = renderContinuationPrompt(input());
     for (const text of [

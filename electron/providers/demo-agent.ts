@@ -81,6 +81,8 @@ export class DemoAgent implements ProviderSession {
   private stopped = false;
   private turn = 0;
   private queue: string[] = [];
+  /** Baton's notes, by the index in `queue` of the input they come with. */
+  private notes = new Map<number, string>();
   private readonly asks: PendingAsks<(answer: PermissionAnswer) => void>;
   private askSeq = 0;
 
@@ -111,9 +113,11 @@ export class DemoAgent implements ProviderSession {
   }
 
   /** Queues the message; it runs now when no turn is active. */
-  async send(text: string): Promise<ProviderResult> {
+  async send(text: string, agentNote?: string): Promise<ProviderResult> {
     if (this.stopped) return { ok: false, code: 'stopped', message: 'The demo agent was stopped.' };
     if (this.workspace === null) return { ok: false, code: 'not_started', message: 'Start the demo agent first.' };
+    // Baton's note (after a move) is read with the next message: the reply says what it was told.
+    if (agentNote !== undefined) this.notes.set(this.queue.length, agentNote);
     this.queue.push(text);
     if (!this.state.turnActive) this.runNextTurn();
     return { ok: true, value: undefined };
@@ -124,6 +128,7 @@ export class DemoAgent implements ProviderSession {
     if (!this.state.turnActive) return;
     this.turnTimers.clear();
     this.queue = [];
+    this.notes.clear();
     this.dropAsks('The turn was interrupted.');
     this.state.settleRunning('interrupted', MAIN);
     this.state.setStatus(MAIN, 'waiting');
@@ -206,6 +211,8 @@ export class DemoAgent implements ProviderSession {
   private runNextTurn(): void {
     const text = this.queue.shift();
     if (text === undefined || this.stopped) return;
+    const note = this.notes.get(0);
+    this.notes = new Map([...this.notes].filter(([i]) => i > 0).map(([i, n]) => [i - 1, n]));
     this.turn += 1;
     const turn = this.turn;
     this.state.beginTurn();
@@ -219,10 +226,10 @@ export class DemoAgent implements ProviderSession {
       this.state.upsertAgent({ id: helper.id, parentId: MAIN, name: helper.name, role: 'subagent', status: 'running' });
       this.turnTimers.after(Math.round(this.turnMs * helper.at), () => this.state.setStatus(helper.id, 'done'));
     }
-    this.turnTimers.after(this.turnMs, () => void this.completeTurn(text, turn));
+    this.turnTimers.after(this.turnMs, () => void this.completeTurn(text, turn, note));
   }
 
-  private async completeTurn(text: string, turn: number): Promise<void> {
+  private async completeTurn(text: string, turn: number, note?: string): Promise<void> {
     const did: string[] = [];
     if (asksForEdit(text) && this.workspace !== null) did.push(await this.maybeEdit(this.workspace, text, turn));
     if (asksForCommand(text) && this.current(turn)) did.push(await this.maybeRun());
@@ -233,7 +240,8 @@ export class DemoAgent implements ProviderSession {
       'assistant',
       MAIN,
       `Demo agent, turn ${turn}: I read your message ("${quoted.replace(/\s+/g, ' ')}"). ` +
-        `Reader ${turn} and Checker ${turn} ran and finished. ${did.join(' ')}`,
+        `Reader ${turn} and Checker ${turn} ran and finished. ${did.join(' ')}` +
+        (note === undefined ? '' : ` Baton told me: "${note}"`),
     );
     this.state.setStatus(MAIN, 'waiting');
     this.finishTurn(false);

@@ -43,7 +43,8 @@ export abstract class TurnSession implements ProviderSession {
   protected readonly deviceName: string;
   protected workspace: string | null = null;
   private stopped = false;
-  private queue: string[] = [];
+  /** Input waiting for its turn, each with what Baton tells the agent first (after a move). */
+  private queue: { text: string; note?: string }[] = [];
   private current: RunningTurn | null = null;
   private interrupting = false;
 
@@ -73,10 +74,10 @@ export abstract class TurnSession implements ProviderSession {
     return this.send(prompt);
   }
 
-  async send(text: string): Promise<ProviderResult> {
+  async send(text: string, agentNote?: string): Promise<ProviderResult> {
     if (this.stopped) return { ok: false, code: 'stopped', message: `${this.mainAgentName()} was stopped.` };
     if (this.workspace === null) return { ok: false, code: 'not_started', message: `Start ${this.mainAgentName()} first.` };
-    this.queue.push(text);
+    this.queue.push(agentNote === undefined ? { text } : { text, note: agentNote });
     if (this.current !== null) return { ok: true, value: undefined };
     return this.runNext();
   }
@@ -146,12 +147,14 @@ export abstract class TurnSession implements ProviderSession {
   }
 
   private async runNext(): Promise<ProviderResult> {
-    const text = this.queue.shift();
-    if (text === undefined || this.stopped || this.workspace === null) return { ok: true, value: undefined };
+    const next = this.queue.shift();
+    if (next === undefined || this.stopped || this.workspace === null) return { ok: true, value: undefined };
+    const { text, note } = next;
     this.state.beginTurn();
     this.state.addEntry('user', MAIN_AGENT, text);
     this.state.setStatus(MAIN_AGENT, 'running');
-    const turn = this.startTurn(text);
+    // The transcript shows what the person typed; the agent reads Baton's note before it.
+    const turn = this.startTurn(note === undefined ? text : `${note}\n\n${text}`);
     this.current = turn;
     void turn.exited.then((exit) => this.finishTurn(exit));
     const spawnError = await turn.started;

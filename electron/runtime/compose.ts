@@ -52,6 +52,7 @@ import { DeviceStatus, type DeviceIdentity } from './device-status.ts';
 import { DeviceViews } from './device-views.ts';
 import { MoveBlocks } from './move-blocks.ts';
 import { endedNotice } from './move-notices.ts';
+import { MoveHere } from './move-here.ts';
 import { MoveService } from './move-service.ts';
 import { SessionService } from './sessions/session-service.ts';
 
@@ -192,7 +193,7 @@ export function wireDeviceRuntime(parts: DeviceParts): DeviceRuntime {
     return { reached: reach.state === 'reachable', since: reach.state === 'unreachable' ? reach.since : null };
   });
   // The views are made once the coordinator is (they read its handoffs); nothing calls them before.
-  const sessions = new SessionService({
+  const sessions: SessionService = new SessionService({
     selfId,
     selfName,
     state,
@@ -208,6 +209,8 @@ export function wireDeviceRuntime(parts: DeviceParts): DeviceRuntime {
     signer: parts.signer,
     devices,
     notice: (notice) => events.emit('moveNotice', notice),
+    // A Move here request of another device (posted as answers are) is the move service's, made below.
+    otherPost: (sessionId, posted) => moveHere.apply(sessionId, posted),
   });
   // Long steps (fetch, clone, checkpoint transfer, import) report here: the stepper and the log.
   const progress = progressSink({ emit: (view) => views.progress(view), log, clock });
@@ -271,6 +274,7 @@ export function wireDeviceRuntime(parts: DeviceParts): DeviceRuntime {
     clock,
   });
   const moves = new MoveService({
+    selfId,
     selfName,
     state,
     backend,
@@ -288,9 +292,21 @@ export function wireDeviceRuntime(parts: DeviceParts): DeviceRuntime {
     events,
     clock,
   });
+  const moveHere: MoveHere = new MoveHere({
+    selfId,
+    state,
+    backend,
+    seal,
+    signer: parts.signer,
+    devices,
+    handoffs: coordinator,
+    start: (sessionId, target, initiator) => moves.start(sessionId, target, { initiatorDeviceId: initiator }),
+    clock,
+    log,
+  });
   const status = new DeviceStatus(identity, link, events);
   const adoption = { selfId, selfName, state, sessions, providers, changed: (id: string) => views.sessionChanged(id) };
-  const api = deviceApiHandlers({ sessions, adoption, providers, views, moves, status, devices, backend, account });
+  const api = deviceApiHandlers({ sessions, adoption, providers, views, moves, moveHere, status, devices, backend, account });
   const { openStream, heartbeatMs } = parts;
   return new DeviceRuntime({
     state,

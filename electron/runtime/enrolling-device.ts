@@ -139,6 +139,7 @@ export function createEnrollingDevice(options: EnrollingDeviceOptions): Enrollin
     pushRepo: refuseWithReport,
     commitAll: refuseWithReport,
     retryActivation: refuse,
+    moveHere: refuse,
     handoffHistory: async () => [],
     createInvite: refuse,
     revokeDevice: refuse,

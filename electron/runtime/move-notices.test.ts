@@ -13,6 +13,7 @@ function handoff(states: HandoffState[], extra: Partial<HandoffView> = {}): Hand
     sourceName: 'laptop',
     targetDeviceId: 'desktop-id',
     targetName: 'desktop',
+    initiatorDeviceId: 'laptop-id',
     state: states.at(-1)!,
     generation: 1,
     history: states.map((state, i) => ({ state, at: AT + i, deviceId: null })),

@@ -9,7 +9,7 @@ import { fail, ok, type ActionResult } from '../../shared/errors.ts';
 import type { ReadinessReport } from '../../shared/readiness.ts';
 import { activateCheckpoint, type ActivationDeps } from '../handoff/activation.ts';
 import type { Coordinator } from '../handoff/coordinator.ts';
-import type { MoveRequests } from '../handoff/move-request.ts';
+import type { MoveOptions, MoveRequests } from '../handoff/move-request.ts';
 import type { LocalState } from '../local-state/local-state.ts';
 import type { BackendPort } from '../ports/backend.ts';
 import type { Clock } from '../ports/clock.ts';
@@ -24,6 +24,7 @@ import { blockedNotice } from './move-notices.ts';
 import type { SessionService } from './sessions/session-service.ts';
 
 export interface MoveServiceDeps {
+  selfId: string;
   selfName: string;
   state: Pick<LocalState, 'session' | 'updateSession'>;
   backend: Pick<BackendPort, 'listDevices' | 'blobLimit' | 'getHandoff' | 'listHandoffs'>;
@@ -73,9 +74,13 @@ export class MoveService {
     return report;
   }
 
-  /** Starts the move when ready (clearing a blocked one); a blocked one is recorded on the session and told as a desktop notice. */
-  async start(sessionId: string, targetDeviceId: string, freshClone = false): Promise<MoveResult> {
-    const started = await this.deps.requests.start(sessionId, targetDeviceId, { freshClone });
+  /**
+   * Starts the move when ready (clearing a blocked one); a blocked one is recorded on the session
+   * (every device shows it, after a reload too) and told as a desktop notice. `options`: into a
+   * fresh clone on the target, and the device that asked (the target, by Move here).
+   */
+  async start(sessionId: string, targetDeviceId: string, options: MoveOptions = {}): Promise<MoveResult> {
+    const started = await this.deps.requests.start(sessionId, targetDeviceId, options);
     if (started.ok) this.deps.blocks.clear(sessionId);
     if (!started.ok && 'report' in started) {
       this.deps.blocks.fromReport(sessionId, targetDeviceId, started.report);

@@ -58,6 +58,7 @@ export function handoffView(deps: ViewDeps, handoff: Handoff): HandoffView {
     sourceName: deps.devices.nameOf(handoff.sourceDeviceId),
     targetDeviceId: handoff.targetDeviceId,
     targetName: deps.devices.nameOf(handoff.targetDeviceId),
+    initiatorDeviceId: handoff.initiatorDeviceId ?? handoff.sourceDeviceId,
     state: handoff.state,
     generation: handoff.generation,
     history: handoff.history,

@@ -2,15 +2,26 @@
  * The blocked move's `alert`: headed "Handoff blocked" with each blocker (its sentence, fix and
  * action in place) and "Check again", which tries the move again; once nothing blocks it, a plain
  * "Ready to move" with "Move now". Each action says beside it that it runs as the user's own git
- * (blocker-item.tsx).
+ * (blocker-item.tsx). Off the owner the fixes are named for the owner, where they run.
  */
 import { useId } from 'react';
 import { useHandoffsStore, type BlockedMove } from '../stores/handoffs-store.ts';
 import { BlockerItem } from './blocker-item.tsx';
 import { blockerSummary } from './readiness-words.ts';
 
-/** Renders the alert for the blocked move `blocked` of `sessionId`. */
-export function BlockedAlert({ sessionId, blocked }: { sessionId: string; blocked: BlockedMove }) {
+/**
+ * Renders the alert for the blocked move `blocked` of `sessionId`. `ownerName`: set off the owner
+ * (a Move here it refused), where each fix is done on the owner and Check again asks it again.
+ */
+export function BlockedAlert({
+  sessionId,
+  blocked,
+  ownerName = null,
+}: {
+  sessionId: string;
+  blocked: BlockedMove;
+  ownerName?: string | null;
+}) {
   const headingId = useId();
   const checkAgain = useHandoffsStore((state) => state.checkAgain);
   const dismiss = useHandoffsStore((state) => state.dismissBlocked);
@@ -30,6 +41,12 @@ export function BlockedAlert({ sessionId, blocked }: { sessionId: string; blocke
             <>
               Moving it to <strong>{blocked.targetName}</strong> stopped before anything moved: {blockerSummary(blockers)}. Fix each item,
               then check again.
+              {ownerName !== null && (
+                <>
+                  {' '}
+                  The session runs on <strong>{ownerName}</strong>: make each fix there, where its files are.
+                </>
+              )}
             </>
           )}
         </p>
@@ -37,7 +54,13 @@ export function BlockedAlert({ sessionId, blocked }: { sessionId: string; blocke
       {!ready && (
         <ul className="blocker-list">
           {blockers.map((blocker, index) => (
-            <BlockerItem key={`${blocker.code}-${blocker.repo ?? ''}-${index}`} sessionId={sessionId} blocker={blocker} shown={blocked} />
+            <BlockerItem
+              key={`${blocker.code}-${blocker.repo ?? ''}-${index}`}
+              sessionId={sessionId}
+              blocker={blocker}
+              shown={blocked}
+              actsOn={ownerName}
+            />
           ))}
         </ul>
       )}
@@ -47,7 +70,7 @@ export function BlockedAlert({ sessionId, blocked }: { sessionId: string; blocke
           type="button"
           className="button button--primary"
           disabled={pending !== undefined}
-          onClick={() => void checkAgain(sessionId, blocked)}
+          onClick={() => void checkAgain(sessionId, blocked, ownerName === null)}
         >
           {pending === 'move' ? 'Checking…' : ready ? 'Move now' : 'Check again'}
         </button>

@@ -27,6 +27,8 @@ interface BlockerProps {
   blocker: Blocker;
   /** The blocked move on screen, whose report a remediation's fresh evaluation replaces (none in the Move dialog). */
   shown?: BlockedMove;
+  /** Off the owner, the owner's name: the fix is done there, so no action is offered here. */
+  actsOn?: string | null;
 }
 
 /** Commit with a typed message. Not a <form>: the Move dialog, itself a form, shows it too, and forms do not nest. */
@@ -76,12 +78,12 @@ function CommitForm({ sessionId, repo, shown }: { sessionId: string; repo: strin
 }
 
 /** Renders one blocker as a list item. */
-export function BlockerItem({ sessionId, blocker, shown }: BlockerProps) {
+export function BlockerItem({ sessionId, blocker, shown, actsOn = null }: BlockerProps) {
   const push = useHandoffsStore((state) => state.push);
   const startMove = useHandoffsStore((state) => state.startMove);
   const pending = useHandoffsStore((state) => state.pending[sessionId]);
   const pushNoteId = useId();
-  const action = remediationOf(blocker);
+  const action = actsOn === null ? remediationOf(blocker) : null;
   const files = fileList(blocker);
   const more = typeof blocker.details?.['fileCount'] === 'number' ? (blocker.details['fileCount'] as number) - files.length : 0;
   return (
@@ -103,6 +105,7 @@ export function BlockerItem({ sessionId, blocker, shown }: BlockerProps) {
       )}
       <p className="blocker-fix">
         <span className="fix-label">Fix</span> <code>{blocker.fix}</code>
+        {actsOn !== null && remediationOf(blocker) && <span className="muted"> — on {actsOn}</span>}
       </p>
       {action?.kind === 'commit' && <CommitForm sessionId={sessionId} repo={action.repo} shown={shown} />}
       {blocker.action?.kind === 'fresh-clone' && shown && (

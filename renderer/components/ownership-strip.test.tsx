@@ -50,7 +50,7 @@ describe('the ownership strip', () => {
     const { strip } = renderStrip(sessionView({ ownerDeviceId: 'd2', ownerName: 'desktop', isOwner: false, condition: 'remote' }));
     expect(strip).toHaveTextContent('Running on desktop');
     expect(strip).not.toHaveTextContent('this device');
-    expect(strip).toHaveTextContent('To continue on laptop, open Baton on desktop and move the session here');
+    expect(strip).toHaveTextContent('To continue on laptop, use Move here: desktop checks that nothing is left behind');
   });
 
   it('shows no step, no skeleton of one and no Cancel move while no move runs', () => {

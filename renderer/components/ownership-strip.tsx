@@ -2,7 +2,7 @@
  * The `region` "Ownership": where the session runs, in words ("Running on desktop — this device"),
  * its generation as secondary text, and off the owner how to continue; while it moves, the two
  * devices and the steps of the move; after, how the last move ended; Move / Cancel move, each
- * disabled with why.
+ * disabled with why; off the owner, Move here (move-here-button.tsx).
  */
 import { useId, useState } from 'react';
 import type { SessionView } from '../../shared/device-api.ts';
@@ -13,6 +13,7 @@ import { useStatusStore } from '../stores/status-store.ts';
 import { needsBackendReason } from './backend-reach.ts';
 import { HandoffStepper } from './handoff-stepper.tsx';
 import { LastMove } from './last-move.tsx';
+import { mayMoveHere, MoveHereButton } from './move-here-button.tsx';
 import { counted } from './readiness-words.ts';
 import { moveBlockReason, sessionTone, TONE_LABEL } from './session-state.ts';
 
@@ -20,7 +21,7 @@ import { moveBlockReason, sessionTone, TONE_LABEL } from './session-state.ts';
 function continueHint(session: SessionView, selfName: string | null): string | null {
   if (session.isOwner || session.activeHandoff) return null;
   const here = selfName ?? 'this device';
-  return `To continue on ${here}, open Baton on ${session.ownerName} and move the session here — or carry on there.`;
+  return `To continue on ${here}, use Move here: ${session.ownerName} checks that nothing is left behind, then hands it over.`;
 }
 
 function NeedsAttention({ session, backendReason }: { session: SessionView; backendReason: string | null }) {
@@ -126,9 +127,10 @@ export function OwnershipStrip({ session, onMove }: { session: SessionView; onMo
       {session.condition === 'needs-attention' && <NeedsAttention session={session} backendReason={backendReason} />}
 
       <div className="ownership-actions">
+        {mayMoveHere(session) && <MoveHereButton session={session} disabledReason={backendReason} />}
         <button
           type="button"
-          className="button button--primary"
+          className={mayMoveHere(session) ? 'button' : 'button button--primary'}
           disabled={moveReason !== null}
           aria-describedby={moveReason ? moveReasonId : undefined}
           onClick={onMove}

@@ -37,7 +37,7 @@ function RunViewBody({ session }: { session: SessionDetail }) {
           <HandoffHistory sessionId={session.id} />
         </div>
         <div className="run-main">
-          {blocked && <BlockedAlert sessionId={session.id} blocked={blocked} />}
+          {blocked && <BlockedAlert sessionId={session.id} blocked={blocked} ownerName={session.isOwner ? null : session.ownerName} />}
           <Transcript session={session} />
           <PermissionRequest session={session} />
           <MessageBox session={session} />

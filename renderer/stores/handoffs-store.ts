@@ -33,8 +33,15 @@ interface HandoffsState {
   loadReadiness(sessionId: string): Promise<void>;
   /** `freshClone`: the target clones the repositories afresh rather than using its checkout of them (which blocked the move). */
   startMove(sessionId: string, targetDeviceId: string, targetName: string, freshClone?: boolean): Promise<MoveOutcome>;
-  /** Runs the blocked move `shown` again: it starts when nothing blocks it any more. */
-  checkAgain(sessionId: string, shown: BlockedMove): Promise<MoveOutcome>;
+  /**
+   * Runs the blocked move `shown` again: it starts when nothing blocks it any more. Off the owner
+   * (`ownedHere` false) it asks the owner again, which checks and starts it there.
+   */
+  checkAgain(sessionId: string, shown: BlockedMove, ownedHere?: boolean): Promise<MoveOutcome>;
+  /** When this device last asked the owner to move each session here (Move here), until a move or a block shows. */
+  asked: Record<string, number | undefined>;
+  /** Off the owner: asks the owner to move the session here (refused at once when it is offline). */
+  moveHere(sessionId: string): Promise<ActionResult>;
   cancelMove(sessionId: string): Promise<ActionResult>;
   /** Pushes one repository; `shown` is the blocked move on screen, if any, which the fresh evaluation updates. */
   push(sessionId: string, repo: string, shown?: BlockedMove): Promise<void>;
@@ -106,7 +113,25 @@ export const useHandoffsStore = create<HandoffsState>()((set, get) => {
         setPending(sessionId, undefined);
       }
     },
-    checkAgain: async (sessionId, shown) => {
+    asked: {},
+    moveHere: async (sessionId) => {
+      setPending(sessionId, 'move');
+      try {
+        const result = await api.moveHere({ sessionId });
+        if (result.ok) set((state) => ({ asked: { ...state.asked, [sessionId]: Date.now() } }));
+        return result;
+      } catch (error) {
+        return { ok: false, code: 'failed', message: errorMessage(error) };
+      } finally {
+        setPending(sessionId, undefined);
+      }
+    },
+    checkAgain: async (sessionId, shown, ownedHere = true) => {
+      if (!ownedHere) {
+        const asked = await get().moveHere(sessionId);
+        if (!asked.ok) setBlocked(sessionId, { ...shown, actionError: asked.message });
+        return asked.ok ? { kind: 'started' } : { kind: 'refused', message: asked.message };
+      }
       const outcome = await get().startMove(sessionId, shown.targetDeviceId, shown.targetName);
       if (outcome.kind === 'refused') setBlocked(sessionId, { ...shown, actionError: outcome.message });
       return outcome;

@@ -41,6 +41,7 @@ export function handoffView(over: Partial<HandoffView> = {}): HandoffView {
     sourceName: 'laptop',
     targetDeviceId: 'd2',
     targetName: 'desktop',
+    initiatorDeviceId: 'd1',
     state: 'requested',
     generation: 1,
     history: [{ state: 'requested', at: 1, deviceId: 'd1' }],

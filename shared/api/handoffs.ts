@@ -61,6 +61,11 @@ export const Handoff = z.strictObject({
   sessionId: Id,
   sourceDeviceId: Id,
   targetDeviceId: Id,
+  /**
+   * The device that asked for the move: the source (Move) or the target (Move here). Either way the
+   * source ran readiness and created the record. Absent from older backends: the source.
+   */
+  initiatorDeviceId: Id.optional(),
   state: HandoffStateSchema,
   /** The session generation the handoff was created at. */
   generation: Generation,
@@ -88,11 +93,15 @@ export const Handoff = z.strictObject({
 });
 export type Handoff = z.infer<typeof Handoff>;
 
-/** POST /v1/handoffs — by the session owner, at its current generation. */
+/**
+ * POST /v1/handoffs — by the session owner, at its current generation. `initiatorDeviceId`: the
+ * device that asked (the caller, or the target when it asked with Move here); absent, the caller.
+ */
 export const CreateHandoffRequest = z.strictObject({
   handoffId: Id,
   sessionId: Id,
   targetDeviceId: Id,
+  initiatorDeviceId: Id.optional(),
   generation: Generation,
   /** The key version the checkpoint will be sealed under (devices always send it). */
   keyVersion: z.number().int().positive().optional(),

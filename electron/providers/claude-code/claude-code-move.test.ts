@@ -12,7 +12,10 @@ import { DUMMY_ANTHROPIC_KEY, type AgentHome } from '../../../dev-env/agent-clis
 import { SAMPLE_CONTINUATION as continuation, useCliBench } from '../../../dev-env/agent-clis/cli-bench.ts';
 import { resumeProvider } from '../resume.ts';
 import { ClaudeCodeSession } from './claude-code-session.ts';
+import { waitForIdle } from '../wait-idle.ts';
 import { projectSlug } from './paths.ts';
+
+const MOVE_NOTE = 'Baton: this session just moved from the device "laptop" to "desktop"; you now run on desktop.';
 
 const bench = useCliBench();
 
@@ -41,6 +44,24 @@ async function continueOn(home: AgentHome, workspace: string, data: ResumeData, 
 }
 
 describe('Claude Code session moved between devices (the real claude)', () => {
+  it("reads Baton's note with the first input after the move: the model is sent it, the transcript keeps the person's words", async () => {
+    const laptop = await bench.device('laptop');
+    const desktop = await bench.device('desktop', 'elsewhere/deeper');
+    const { data } = await exportedSession(laptop.home, laptop.workspace, 'say hello');
+    const target = claude(desktop.home);
+    expect((await resumeProvider(target, { workspace: desktop.workspace, resumeData: data, continuation })).ok).toBe(true);
+    expect((await target.send('say hello', MOVE_NOTE)).ok).toBe(true);
+    expect(await waitForIdle(target, 30_000)).toBe(true);
+    expect(lastRequest()?.lastUserText).toBe(`${MOVE_NOTE}\n\nsay hello`);
+    expect(
+      bench
+        .texts(target)
+        .filter((t) => t.startsWith('user:'))
+        .at(-1),
+    ).toBe('user: say hello');
+    expect(bench.texts(target).at(-1)).toBe(`assistant: Scripted reply to: ${MOVE_NOTE}\n\nsay hello`);
+  });
+
   it('continues the same session id on the other device, in a workspace at another path, with its history', async () => {
     const laptop = await bench.device('laptop');
     const desktop = await bench.device('desktop', 'elsewhere/deeper');

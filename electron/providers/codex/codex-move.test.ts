@@ -13,7 +13,10 @@ import { SAMPLE_CONTINUATION as continuation, useCliBench } from '../../../dev-e
 import { FIXTURES, fixtureBytes, fixtureText } from '../../../dev-env/fixtures/fixtures.ts';
 import { resumeProvider } from '../resume.ts';
 import { CodexSession } from './codex-session.ts';
+import { waitForIdle } from '../wait-idle.ts';
 import { findRollout } from './rollout.ts';
+
+const MOVE_NOTE = 'Baton: this session just moved from the device "laptop" to "desktop"; you now run on desktop.';
 
 const bench = useCliBench();
 
@@ -41,6 +44,23 @@ async function imported(home: AgentHome, workspace: string, data: ResumeData): P
 }
 
 describe('Codex session moved between devices (the real codex)', () => {
+  it("reads Baton's note with the first input after the move: the model is sent it, the transcript keeps the person's words", async () => {
+    const laptop = await bench.device('laptop');
+    const desktop = await bench.device('desktop', 'elsewhere/deeper');
+    const source = codex(laptop.home);
+    await bench.turn(source, 'say hello', laptop.workspace);
+    const target = await imported(desktop.home, desktop.workspace, await exportOf(source));
+    expect((await target.send('say hello', MOVE_NOTE)).ok).toBe(true);
+    expect(await waitForIdle(target, 30_000)).toBe(true);
+    expect(lastRequest()?.lastUserText).toBe(`${MOVE_NOTE}\n\nsay hello`);
+    expect(
+      bench
+        .texts(target)
+        .filter((t) => t.startsWith('user:'))
+        .at(-1),
+    ).toBe('user: say hello');
+  });
+
   it('continues the same thread on the other device, in a workspace at another path, with its history', async () => {
     const laptop = await bench.device('laptop');
     const desktop = await bench.device('desktop', 'elsewhere/deeper');

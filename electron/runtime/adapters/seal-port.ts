@@ -15,6 +15,8 @@ function envelopeContext(accountId: string, context: SealContext): EnvelopeConte
       return { purpose: 'session-event', accountId, sessionId: context.sessionId };
     case 'permission-answer':
       return { purpose: 'permission-answer', accountId, sessionId: context.sessionId };
+    case 'move-here-request':
+      return { purpose: 'move-here-request', accountId, sessionId: context.sessionId };
     case 'capabilities':
       return { purpose: 'device-capabilities', accountId, subject: context.deviceId };
     case 'handoff-outcome':

@@ -6,6 +6,7 @@
 import type { DeviceApiHandlers } from '../../../shared/device-api.ts';
 import { fail } from '../../../shared/errors.ts';
 import type { DeviceStatus } from '../device-status.ts';
+import type { MoveHere } from '../move-here.ts';
 import type { MoveService } from '../move-service.ts';
 import { accountHandlers, type AccountHandlerDeps } from './account.ts';
 import { backendKeyHandlers, type BackendKeyHandlerDeps } from './backend-keys.ts';
@@ -18,7 +19,7 @@ export type DeviceApiDeps = SessionHandlerDeps &
   PermissionHandlerDeps &
   DeviceHandlerDeps &
   AccountHandlerDeps &
-  BackendKeyHandlerDeps & { moves: MoveService; status: Pick<DeviceStatus, 'view' | 'setBackendUrls' | 'revoked'> };
+  BackendKeyHandlerDeps & { moves: MoveService; moveHere: MoveHere; status: Pick<DeviceStatus, 'view' | 'setBackendUrls' | 'revoked'> };
 
 /** The acts a revoked device refuses (the backend would refuse each of them anyway); reads still answer what it last knew. */
 const ACTS = [
@@ -28,6 +29,7 @@ const ACTS = [
   'answerPermission',
   'interruptTurn',
   'startMove',
+  'moveHere',
   'cancelMove',
   'retryActivation',
   'createInvite',
@@ -43,7 +45,7 @@ export function deviceApiHandlers(deps: DeviceApiDeps): DeviceApiHandlers {
   const handlers: DeviceApiHandlers = {
     ...sessionHandlers(deps),
     ...permissionHandlers(deps),
-    ...moveHandlers(deps.moves),
+    ...moveHandlers(deps.moves, deps.moveHere),
     ...deviceHandlers(deps),
     ...accountHandlers(deps),
     ...backendKeyHandlers(deps),

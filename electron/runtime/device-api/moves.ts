@@ -1,16 +1,27 @@
 /** The device API's move handlers: each delegates to the move service (runtime/move-service.ts). */
 import type { DeviceApiHandlers } from '../../../shared/device-api.ts';
+import type { MoveHere } from '../move-here.ts';
 import type { MoveService } from '../move-service.ts';
 
 type MoveMethods =
-  'moveEligibility' | 'checkReadiness' | 'startMove' | 'cancelMove' | 'pushRepo' | 'commitAll' | 'retryActivation' | 'handoffHistory';
+  | 'moveEligibility'
+  | 'checkReadiness'
+  | 'startMove'
+  | 'moveHere'
+  | 'cancelMove'
+  | 'pushRepo'
+  | 'commitAll'
+  | 'retryActivation'
+  | 'handoffHistory';
 
-/** Eligibility, readiness, starting and cancelling a move, remediation, a retried activation, the handoff history. */
-export function moveHandlers(moves: MoveService): Pick<DeviceApiHandlers, MoveMethods> {
+/** Eligibility, readiness, starting (or, off the owner, asking for) and cancelling a move, remediation, a retried activation, the history. */
+export function moveHandlers(moves: MoveService, moveHere: MoveHere): Pick<DeviceApiHandlers, MoveMethods> {
   return {
+    moveHere: async ({ sessionId }) => moveHere.ask(sessionId),
     moveEligibility: async ({ sessionId }) => moves.eligibility(sessionId),
     checkReadiness: async ({ sessionId, targetDeviceId }) => moves.readiness(sessionId, targetDeviceId),
-    startMove: async ({ sessionId, targetDeviceId, freshClone }) => moves.start(sessionId, targetDeviceId, freshClone === true),
+    startMove: async ({ sessionId, targetDeviceId, freshClone }) =>
+      moves.start(sessionId, targetDeviceId, { freshClone: freshClone === true }),
     cancelMove: async ({ sessionId }) => moves.cancel(sessionId),
     pushRepo: async ({ sessionId, repo }) => moves.push(sessionId, repo),
     commitAll: async ({ sessionId, repo, message }) => moves.commitAll(sessionId, repo, message),

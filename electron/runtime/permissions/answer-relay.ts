@@ -13,8 +13,6 @@ import type { Device } from '../../../shared/api/devices.ts';
 import type { SessionAnswer } from '../../../shared/api/sessions.ts';
 import { fail, ok, type ActionResult } from '../../../shared/errors.ts';
 import { PermissionAnswerSchema, type PermissionAnswer } from '../../../shared/permission-request.ts';
-import { fromBase64url, toBase64url } from '../../crypto/base64url.ts';
-import { verifySignature } from '../../crypto/raw-keys.ts';
 import type { LocalState } from '../../local-state/local-state.ts';
 import { ANSWER_IDS_KEPT } from '../../local-state/session-permissions.ts';
 import { EVENT_PAGE_SIZE, type BackendPort } from '../../ports/backend.ts';
@@ -22,6 +20,7 @@ import type { Clock } from '../../ports/clock.ts';
 import { newId } from '../../ports/new-id.ts';
 import type { SealPort } from '../../ports/seal.ts';
 import type { EventSender } from '../sessions/event-sender.ts';
+import { signPost, verifyPost } from '../signed-posts.ts';
 import type { PermissionBroker } from './permission-broker.ts';
 
 const SignedAnswerSchema = z.strictObject({
@@ -36,11 +35,11 @@ const SignedAnswerSchema = z.strictObject({
 });
 type SignedAnswer = z.infer<typeof SignedAnswerSchema>;
 
-/** The bytes a device signs for an answer: every field but the signature, in a fixed order. */
-function signedBytes(body: Omit<SignedAnswer, 'signature'>): Uint8Array {
+/** The fields a device signs for an answer: every one but the signature, in a fixed order. */
+function signedFields(body: Omit<SignedAnswer, 'signature'>): (string | number)[] {
   const fields = ['baton-permission-answer/1', body.answerId, body.sessionId, body.generation, body.requestId];
   fields.push(body.answer.decision, body.answer.message ?? '', body.deviceId, body.at);
-  return new TextEncoder().encode(JSON.stringify(fields));
+  return fields;
 }
 
 export interface AnswerRelayDeps {
@@ -53,6 +52,8 @@ export interface AnswerRelayDeps {
   /** The account's devices as this device knows them (their signing keys and status). */
   device(deviceId: string): Device | undefined;
   broker: Pick<PermissionBroker, 'answer'>;
+  /** Offered each post that does not open as an answer (a Move here request); true when it took it. */
+  otherPost?(sessionId: string, posted: SessionAnswer): Promise<boolean>;
   events: Pick<EventSender, 'note'>;
   nameOf(deviceId: string): string;
   clock: Clock;
@@ -67,7 +68,7 @@ export class AnswerRelay {
   /** Sends this device's answer to request `requestId` (asked at `generation`) to the session's owner through the backend. */
   async send(sessionId: string, requestId: string, generation: number, answer: PermissionAnswer): Promise<ActionResult> {
     const body = { answerId: newId(), sessionId, generation, requestId, answer, deviceId: this.deps.selfId, at: this.deps.clock() };
-    const signed: SignedAnswer = { ...body, signature: toBase64url(this.deps.signer.sign(signedBytes(body))) };
+    const signed: SignedAnswer = { ...body, signature: signPost(this.deps.signer, signedFields(body)) };
     const sealed = this.deps.seal.sealJson(signed, { kind: 'permission-answer', sessionId });
     const posted = await this.deps.backend.postAnswer(sessionId, generation, sealed, `answer-${body.answerId}`);
     if (posted.ok) return ok(undefined);
@@ -108,6 +109,7 @@ export class AnswerRelay {
   /** Applies one posted answer, or records why it was refused. */
   private async apply(sessionId: string, posted: SessionAnswer): Promise<void> {
     const checked = this.check(sessionId, posted);
+    if (!checked.ok && checked.unopened && (await this.deps.otherPost?.(sessionId, posted))) return;
     if (!checked.ok) return this.refused(sessionId, posted.deviceId, checked.message);
     const body = checked.value;
     this.deps.state.updateSession(sessionId, (s) => {
@@ -119,18 +121,19 @@ export class AnswerRelay {
   }
 
   /** The answer as its device signed it, once every check passed; else why not. */
-  private check(sessionId: string, posted: SessionAnswer): { ok: true; value: SignedAnswer } | { ok: false; message: string } {
+  private check(
+    sessionId: string,
+    posted: SessionAnswer,
+  ): { ok: true; value: SignedAnswer } | { ok: false; message: string; unopened?: boolean } {
     const opened = this.deps.seal.openJson(posted.sealedBody, { kind: 'permission-answer', sessionId });
     const parsed = opened.ok ? SignedAnswerSchema.safeParse(opened.value) : null;
-    if (!parsed?.success) return { ok: false, message: 'it does not open as an answer for this session' };
+    if (!parsed?.success) return { ok: false, message: 'it does not open as an answer for this session', unopened: true };
     const body = parsed.data;
     if (body.sessionId !== sessionId) return { ok: false, message: 'it answers another session' };
     if (body.deviceId !== posted.deviceId) return { ok: false, message: 'it names another device than the one that sent it' };
     if (body.generation !== posted.generation) return { ok: false, message: 'it was posted at another generation than it names' };
-    const device = this.deps.device(body.deviceId);
     const { signature, ...signed } = body;
-    const bytes = fromBase64url(signature);
-    if (device?.status !== 'enrolled' || bytes === null || !verifySignature(device.signingPublicKey, signedBytes(signed), bytes))
+    if (!verifyPost(this.deps.device(body.deviceId), signedFields(signed), signature))
       return { ok: false, message: 'it is not signed by an enrolled device of the account' };
     if (this.deps.state.readSession(sessionId)?.permissions.seenAnswers.includes(body.answerId))
       return { ok: false, message: 'it is a replay of an answer already seen' };

@@ -6,6 +6,7 @@
  * (answer-relay.ts) do the work; the desktop notice of a new request is made here.
  */
 import type { Device } from '../../../shared/api/devices.ts';
+import type { SessionAnswer } from '../../../shared/api/sessions.ts';
 import type { MoveNoticeView } from '../../../shared/device-api.ts';
 import { fail, type ActionResult } from '../../../shared/errors.ts';
 import type { PermissionAnswer } from '../../../shared/permission-request.ts';
@@ -37,6 +38,8 @@ export interface PermissionServiceDeps {
   log(message: string): void;
   /** Shows a desktop notification. */
   notice?(notice: MoveNoticeView): void;
+  /** Offered each post of another device that is not an answer (a Move here request); true when it took it. */
+  otherPost?(sessionId: string, posted: SessionAnswer): Promise<boolean>;
 }
 
 /** The desktop notification of a request: "laptop: Claude Code wants to run `npm test`". */

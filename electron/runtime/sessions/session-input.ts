@@ -34,7 +34,13 @@ export class SessionInput {
     if (!session) return fail('not_found', 'No such session.');
     const block = this.inputBlock(session);
     if (block) return fail(block.code, block.message);
-    const result = await this.deps.driver.provider(sessionId)!.send(text);
+    // After a move, the first input carries the note of where the agent now runs (once).
+    const note = session.agentNote ?? undefined;
+    const result = await this.deps.driver.provider(sessionId)!.send(text, note);
+    if (result.ok && note !== undefined)
+      this.deps.state.updateSession(sessionId, (s) => {
+        s.agentNote = null;
+      });
     return result.ok ? ok(undefined) : fail(result.code, result.message);
   }
 

@@ -10,7 +10,7 @@
  * steps see as SessionsPort.
  */
 import type { Device } from '../../../shared/api/devices.ts';
-import type { Session } from '../../../shared/api/sessions.ts';
+import type { Session, SessionAnswer } from '../../../shared/api/sessions.ts';
 import type { InputBlock, MoveNoticeView } from '../../../shared/device-api.ts';
 import type { ActionResult, Result } from '../../../shared/errors.ts';
 import type { PermissionAnswer } from '../../../shared/permission-request.ts';
@@ -63,6 +63,8 @@ export interface SessionServiceDeps {
   devices?: { get(id: string): Device | undefined; nameOf(id: string): string };
   /** Shows a desktop notification (a permission request). */
   notice?(notice: MoveNoticeView): void;
+  /** Offered each post of another device that is not a permission answer (a Move here request); true when it took it. */
+  otherPost?(sessionId: string, posted: SessionAnswer): Promise<boolean>;
 }
 
 export class SessionService implements SessionsPort {
@@ -107,6 +109,7 @@ export class SessionService implements SessionsPort {
       changed,
       log,
       notice,
+      otherPost: deps.otherPost,
     });
     const permissions = this.permissions;
     this.driver = new ProviderDriver({

@@ -1,0 +1,123 @@
+/**
+ * Move here: a device that does not own a session asks its owner to move it to itself. Devices
+ * never talk to each other, so the request goes as the owner's other inputs do — sealed to the
+ * session, signed by the asking device's own key, posted to the backend's log of the session at
+ * its generation (which the backend accepts only from an enrolled device of the account, for a
+ * session of that account, at the current generation). The owner applies it only when it opens for
+ * this session, is signed by the enrolled device the backend says sent it, is bound to the
+ * session's generation now, is recent and not a replay; then it starts the very Move its own
+ * button starts — readiness first, then the record, which names the asking device as initiator.
+ * A blocked readiness is kept with the session and published to every device (move-service.ts),
+ * where the asking device shows it and checks again by asking again. The fixes run on the owner,
+ * by the person there: a Commit or Push runs the repository's hooks as the user's own git, which
+ * no other device should set off unseen.
+ */
+import { z } from 'zod';
+import type { SessionAnswer } from '../../shared/api/sessions.ts';
+import type { MoveResult } from '../../shared/device-api.ts';
+import { fail, ok, type ActionResult } from '../../shared/errors.ts';
+import type { Coordinator } from '../handoff/coordinator.ts';
+import type { LocalState } from '../local-state/local-state.ts';
+import type { BackendPort } from '../ports/backend.ts';
+import type { Clock } from '../ports/clock.ts';
+import { newId } from '../ports/new-id.ts';
+import type { SealPort } from '../ports/seal.ts';
+import type { DeviceDirectory } from './device-directory.ts';
+import { signPost, verifyPost, type PostSigner } from './signed-posts.ts';
+
+/** A request older than this is not acted on (the person who asked has long stopped waiting). */
+export const MOVE_HERE_MAX_AGE_MS = 2 * 60_000;
+
+const SignedRequestSchema = z.strictObject({
+  requestId: z.string().min(1).max(64),
+  sessionId: z.string().min(1).max(64),
+  generation: z.number().int().positive(),
+  deviceId: z.string().min(1).max(64),
+  at: z.number(),
+  signature: z.string().max(200),
+});
+type SignedRequest = z.infer<typeof SignedRequestSchema>;
+
+function signedFields(r: Omit<SignedRequest, 'signature'>): (string | number)[] {
+  return ['baton-move-here/1', r.requestId, r.sessionId, r.generation, r.deviceId, r.at];
+}
+
+export interface MoveHereDeps {
+  selfId: string;
+  state: Pick<LocalState, 'readSession'>;
+  backend: Pick<BackendPort, 'postAnswer'>;
+  seal: Pick<SealPort, 'sealJson' | 'openJson'>;
+  /** This device's signing key; without one it cannot ask. */
+  signer?: PostSigner;
+  devices: Pick<DeviceDirectory, 'get' | 'isOnline' | 'nameOf'>;
+  handoffs: Pick<Coordinator, 'active'>;
+  /** Starts the move asked for, as the owner's Move does, naming the asking device as initiator. */
+  start(sessionId: string, targetDeviceId: string, initiatorDeviceId: string): Promise<MoveResult>;
+  clock: Clock;
+  log(message: string): void;
+}
+
+export class MoveHere {
+  private readonly seen = new Set<string>();
+
+  constructor(private readonly deps: MoveHereDeps) {}
+
+  /** Asks the owner of `sessionId` to move it to this device; refused at once when the owner is offline. */
+  async ask(sessionId: string): Promise<ActionResult> {
+    const { state, devices, selfId } = this.deps;
+    const session = state.readSession(sessionId);
+    if (!session) return fail('not_found', 'No such session.');
+    if (session.ownerDeviceId === selfId) return fail('already_here', 'The session already runs on this device.');
+    if (this.deps.handoffs.active(sessionId)) return fail('handoff_in_progress', 'A move of this session is already in progress.');
+    const owner = devices.get(session.ownerDeviceId);
+    const name = devices.nameOf(session.ownerDeviceId);
+    if (!owner || owner.status !== 'enrolled' || !devices.isOnline(owner))
+      return fail(
+        'source_offline',
+        `${name} is offline, so it cannot move the session here. Open Baton on ${name}, or wait until it is back online, then try again.`,
+      );
+    if (!this.deps.signer) return fail('unsupported', 'This device cannot ask for a move: it has no signing key.');
+    const body = { requestId: newId(), sessionId, generation: session.generation, deviceId: selfId, at: this.deps.clock() };
+    const signed: SignedRequest = { ...body, signature: signPost(this.deps.signer, signedFields(body)) };
+    const sealed = this.deps.seal.sealJson(signed, { kind: 'move-here-request', sessionId });
+    const posted = await this.deps.backend.postAnswer(sessionId, session.generation, sealed, `move-here-${body.requestId}`);
+    if (posted.ok) return ok(undefined);
+    if (posted.code === 'stale_generation')
+      return fail('stale_generation', 'The session moved meanwhile; see where it runs now, then try again.');
+    return fail(posted.code, posted.message);
+  }
+
+  /** The owner's side: takes a posted Move here request (false when `posted` is not one) and starts the move it asks for. */
+  async apply(sessionId: string, posted: SessionAnswer): Promise<boolean> {
+    const opened = this.deps.seal.openJson(posted.sealedBody, { kind: 'move-here-request', sessionId });
+    if (!opened.ok) return false;
+    const parsed = SignedRequestSchema.safeParse(opened.value);
+    const refusal = parsed.success ? this.refusal(sessionId, posted, parsed.data) : 'it does not have the shape of a request';
+    if (refusal !== null) {
+      this.deps.log(`session ${sessionId}: refused a Move here from ${posted.deviceId}: ${refusal}`);
+      return true;
+    }
+    const asker = posted.deviceId;
+    this.seen.add(parsed.data!.requestId);
+    this.deps.log(`session ${sessionId}: ${this.deps.devices.nameOf(asker)} asked to move it there (Move here)`);
+    const started = await this.deps.start(sessionId, asker, asker);
+    if (!started.ok) this.deps.log(`session ${sessionId}: the Move here of ${asker} did not start: ${started.code} ${started.message}`);
+    return true;
+  }
+
+  /** Why the request may not be acted on, or null. */
+  private refusal(sessionId: string, posted: SessionAnswer, body: SignedRequest): string | null {
+    const session = this.deps.state.readSession(sessionId);
+    if (!session || session.ownerDeviceId !== this.deps.selfId) return 'this device does not own the session';
+    if (body.sessionId !== sessionId) return 'it asks for another session';
+    if (body.deviceId !== posted.deviceId) return 'it names another device than the one that sent it';
+    if (body.generation !== posted.generation || body.generation !== session.generation)
+      return 'it was asked at another generation of the session';
+    const { signature, ...signed } = body;
+    if (!verifyPost(this.deps.devices.get(body.deviceId), signedFields(signed), signature))
+      return 'it is not signed by an enrolled device of the account';
+    if (this.seen.has(body.requestId)) return 'it is a replay of a request already seen';
+    if (Math.abs(this.deps.clock() - body.at) > MOVE_HERE_MAX_AGE_MS) return 'it is too old';
+    return null;
+  }
+}

@@ -48,6 +48,8 @@ const LAST_HEARTBEAT_MS = 1_500;
 
 export class DeviceRuntime {
   private heartbeatTimer: ReturnType<typeof setInterval> | null = null;
+  /** The heartbeat on its way, if any. */
+  private beating: Promise<void> | null = null;
   private stream: { close(): void } | null = null;
   private unwatchLink: (() => void) | null = null;
   private unwatchPresence: (() => void) | null = null;
@@ -175,8 +177,21 @@ export class DeviceRuntime {
     this.presenceTimer.unref?.();
   }
 
-  /** Publishes reachability and sealed capabilities; `stoppedAt`: the last one, as the device stops. */
-  private async heartbeat(stoppedAt?: number): Promise<void> {
+  /**
+   * Publishes reachability and sealed capabilities; `stoppedAt`: the last one, as the device stops.
+   * One at a time: a beat asked for while one is on its way is that one (a revoked device is told
+   * once, not by two refusals).
+   */
+  private heartbeat(stoppedAt?: number): Promise<void> {
+    if (stoppedAt === undefined && this.beating) return this.beating;
+    const beat = this.beat(stoppedAt).finally(() => {
+      if (this.beating === beat) this.beating = null;
+    });
+    if (stoppedAt === undefined) this.beating = beat;
+    return beat;
+  }
+
+  private async beat(stoppedAt?: number): Promise<void> {
     if (this.retired) return;
     try {
       const { git, providers, seal } = this.deps;
@@ -191,6 +206,7 @@ export class DeviceRuntime {
         ...(stoppedAt === undefined ? {} : { stoppedAt }),
       };
       const sealed = seal.sealJson(capabilities, { kind: 'capabilities', deviceId: this.deps.status.identity.deviceId });
+      if (this.retired) return;
       const result = await this.deps.backend.heartbeat(sealed, capabilities.keyVersions);
       if (!result.ok) this.deps.log(`heartbeat refused: ${result.code}`);
     } catch (error) {

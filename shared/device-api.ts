@@ -8,8 +8,9 @@ import type { AgentView, TranscriptEntry } from './agents.ts';
 import type { DeviceStatus } from './api/devices.ts';
 import type { ActionResult, Failure, Result } from './errors.ts';
 import { AnswerPermissionInput, InterruptTurnInput, type SessionPermissionsView } from './permission-views.ts';
+import type { ProviderChange } from './agent-switch.ts';
 import type { EligibilityView, HandoffProgressView, HandoffView, MoveBlockView, MoveNoticeView } from './move-views.ts';
-import { PermissionLevel, type ExistingSession } from './provider.ts';
+import { PermissionLevel, PROVIDER_IDS, type ExistingSession } from './provider.ts';
 import type { ReadinessReport } from './readiness.ts';
 import { BackendUrls } from './backend-addresses.ts';
 import { BackendPins, type BackendKeyProbe, type BackendKeyView } from './backend-keys.ts';
@@ -152,6 +153,8 @@ export interface SessionDetail extends SessionView, SessionPermissionsView {
   transcriptFrom: number;
   /** How many entries the whole transcript holds. */
   transcriptTotal: number;
+  /** Where the session's agent changed (a move to another agent, Switch agent), oldest first (shared/agent-switch.ts). */
+  providerChanges: ProviderChange[];
 }
 
 /** Entries `from` … `from + entries.length - 1` of a session's transcript, of `total`. */
@@ -224,8 +227,15 @@ export const inputs = {
   moveEligibility: z.strictObject({ sessionId: SessionId }),
   /** Without a target: this device's side only (the Move dialog asks as it opens, before a device is picked). */
   checkReadiness: z.strictObject({ sessionId: SessionId, targetDeviceId: DeviceId.optional() }),
-  /** `freshClone`: the target clones the repositories afresh instead of using its checkout of them (which blocked the move). */
-  startMove: z.strictObject({ sessionId: SessionId, targetDeviceId: DeviceId, freshClone: z.boolean().optional() }),
+  /** `freshClone`: the target clones the repositories afresh instead of using its checkout of them (which blocked the move); `provider`: the agent the target continues with, when not the session's own (a summary continuation). */
+  startMove: z.strictObject({
+    sessionId: SessionId,
+    targetDeviceId: DeviceId,
+    freshClone: z.boolean().optional(),
+    provider: z.enum(PROVIDER_IDS).optional(),
+  }),
+  /** Continues an owned session here with another agent, from a summary (recorded in its history like a move). */
+  switchAgent: z.strictObject({ sessionId: SessionId, provider: z.enum(PROVIDER_IDS) }),
   /** Off the owner: asks the owner to move the session to this device (it runs readiness first). */
   moveHere: z.strictObject({ sessionId: SessionId }),
   cancelMove: z.strictObject({ sessionId: SessionId }),
@@ -271,6 +281,7 @@ export interface DeviceApiOutputs {
   /** The request reached the backend for the owner (refused at once when the owner is offline). */
   moveHere: ActionResult;
   cancelMove: ActionResult;
+  switchAgent: ActionResult;
   /** Each remediation is followed by a fresh evaluation. */
   pushRepo: { result: ActionResult; report: ReadinessReport };
   commitAll: { result: ActionResult; report: ReadinessReport };

@@ -6,6 +6,7 @@
 import type { CancelReason, DriftWarning, ResumePath } from './api/handoffs.ts';
 import type { CodedMessage } from './errors.ts';
 import type { HandoffState } from './handoff-states.ts';
+import type { ProviderId } from './provider.ts';
 import type { Blocker } from './readiness.ts';
 
 export interface EligibilityView {
@@ -20,6 +21,8 @@ export interface EligibilityView {
   checkedAt: number;
   /** What an eligible device will do differently (e.g. its CLI is older: summary continuation), or null. */
   warning: CodedMessage | null;
+  /** It lacks the session's agent and continues with this one instead, by summary continuation (null: the same agent). */
+  continueWith: ProviderId | null;
 }
 
 export interface HandoffView {
@@ -45,6 +48,8 @@ export interface HandoffView {
   blockers: Blocker[];
   /** Where the session runs on the target after the move, when this device knows it. */
   targetFolder: TargetFolderView | null;
+  /** The move continued the session with another agent (when known to this device), else null. */
+  providerChange: { from: string; to: string } | null;
   /** The backend still keeps its checkpoint (Handoff.checkpointKept): Fork from here needs it. */
   checkpointKept: boolean;
 }

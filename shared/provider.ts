@@ -194,6 +194,11 @@ export interface ContinuationInput {
   sessionTitle: string;
   /** The device the session moved from, when known. */
   sourceDeviceName: string | null;
+  /**
+   * The agent that ran the session until now, when another one continues it (its label, e.g.
+   * "Claude Code"): the prompt then says the new agent's memory of the session is this summary.
+   */
+  previousAgent?: string | null;
   packet: {
     goal: string;
     acceptanceCriteria: string;

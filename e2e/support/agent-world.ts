@@ -2,8 +2,9 @@
  * The e2e world with the real agent CLIs: an AgentCliLab (the scripted model server, the pinned
  * `claude` and `codex`, a loopback-only namespace where the machine allows) and the two device
  * processes, each with its own throwaway CLI homes and a PATH to the lab's CLIs. `versions` makes a
- * device's CLIs report other versions (the real CLIs still run).
+ * device's CLIs report other versions (the real CLIs still run); `only` gives a device just some of them.
  */
+import { mkdirSync, symlinkSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Browser } from '@playwright/test';
 import { AgentCliLab } from '../../dev-env/agent-clis/agent-cli-lab.ts';
@@ -17,10 +18,18 @@ export interface AgentWorld extends World {
 }
 
 type Versions = Partial<Record<'claude' | 'codex', string>>;
+type Cli = 'claude' | 'codex';
 
-/** A device's CLI env: its homes, with `claude`/`codex` reporting `versions` where given. */
-function deviceEnv(lab: AgentCliLab, home: AgentHome, versions: Versions): NodeJS.ProcessEnv {
+/** A device's CLI env: its homes, with `claude`/`codex` reporting `versions` where given, and only the CLIs `only` names. */
+function deviceEnv(lab: AgentCliLab, home: AgentHome, versions: Versions, only?: Cli[]): NodeJS.ProcessEnv {
   const entries = Object.entries(versions) as ['claude' | 'codex', string][];
+  if (only) {
+    const bin = join(home.root, 'only-bin');
+    mkdirSync(bin, { recursive: true });
+    for (const cli of only) symlinkSync(join(lab.binDir, cli), join(bin, cli));
+    const path = (home.env.PATH ?? '').split(':').map((dir) => (dir === lab.binDir ? bin : dir));
+    return { ...home.env, PATH: path.join(':') };
+  }
   if (entries.length === 0) return home.env;
   const bin = join(home.root, 'versioned-bin');
   for (const [tool, line] of entries) cliReporting(bin, tool, line, join(lab.binDir, tool));
@@ -31,14 +40,17 @@ function deviceEnv(lab: AgentCliLab, home: AgentHome, versions: Versions): NodeJ
 export async function openAgentWorld(
   browser: Browser,
   versions: { laptop?: Versions; desktop?: Versions } = {},
-  options: { notifications?: boolean } = {},
+  options: { notifications?: boolean; only?: { laptop?: Cli[]; desktop?: Cli[] } } = {},
 ): Promise<AgentWorld> {
   const lab = await AgentCliLab.start();
   try {
     const homes = { laptop: await lab.home('laptop'), desktop: await lab.home('desktop') };
     const world = await openWorld(
       browser,
-      { laptop: deviceEnv(lab, homes.laptop, versions.laptop ?? {}), desktop: deviceEnv(lab, homes.desktop, versions.desktop ?? {}) },
+      {
+        laptop: deviceEnv(lab, homes.laptop, versions.laptop ?? {}, options.only?.laptop),
+        desktop: deviceEnv(lab, homes.desktop, versions.desktop ?? {}, options.only?.desktop),
+      },
       options,
     );
     return {

@@ -26,6 +26,7 @@ import { continuationInput } from '../providers/continuation-input.ts';
 import { cloneRemoteUrl, moveNote } from './move-note.ts';
 import { mergeEntries } from './transcript-merge.ts';
 import { providerStaging } from './part-staging.ts';
+import { agentChangeOf, checkpointAgent, importRefusedFor, recordAgentChange, summaryFacts } from './agent-change.ts';
 import type { HandoffConfig } from './handoff-config.ts';
 import { checkoutPlaces } from './checkout-places.ts';
 import { folderChange } from './folder-change.ts';
@@ -36,6 +37,8 @@ export interface Activated {
   note: string | null;
   drift: DriftWarning[];
   folder: TargetFolderView;
+  /** The move continued the session with another agent (agent-change.ts), else null. */
+  providerChange: { from: string; to: string } | null;
 }
 export type ActivationResult = Result<Activated>;
 
@@ -181,6 +184,8 @@ export async function activateCheckpoint(
   }
   await checkpoint.transcript.discard();
   report('import', 'transcript', null, null, 100);
+  const change = agentChangeOf(checkpoint);
+  const afterEntryId = checkpoint.transcript.newest.at(-1)?.id ?? null;
   state.updateSession(
     handoff.sessionId,
     (s) => {
@@ -196,13 +201,16 @@ export async function activateCheckpoint(
       // "Allow for this session" rules came with it; a request of the source's run waits for nobody here.
       s.permissions = { ...s.permissions, rules: checkpoint.meta.permissionRules ?? s.permissions.rules, pending: [] };
       s.repos = checkpoint.repos.map(({ relPath, remoteUrl, branch }) => ({ relPath, remoteUrl, branch }));
+      if (change) recordAgentChange(s, change, { handoffId: handoff.id, deviceId: selfId, afterEntryId, time: clock() });
       // Written behind: what settles the record before `completed` is the caller's next durable write
       // (clearing the input block); a restart before it activates this checkpoint again.
     },
     false,
   );
-  // Only now, with the checkpoint verified and the workspace pinned, does a provider start.
-  const provider = sessions.attach(handoff.sessionId, checkpoint.meta.provider);
+  // Only now, with the checkpoint verified and the workspace pinned, does a provider start: the
+  // session's own, or the one the move asked for, which continues from a summary.
+  const agent = checkpointAgent(checkpoint);
+  const provider = sessions.attach(handoff.sessionId, agent);
   const providerId = isProviderId(checkpoint.meta.provider) ? checkpoint.meta.provider : null;
   const version = providerId ? detectedVersion(await providers.list(), providerId) : null;
   const note = moveNote({
@@ -213,7 +221,8 @@ export async function activateCheckpoint(
       cliVersion: checkpoint.meta.providerVersion ?? null,
     },
     to: { name: deps.selfName, platform: process.platform, workspace, cliVersion: version },
-    cliLabel: providerId === 'claude-code' || providerId === 'codex' ? PROVIDER_LABELS[providerId] : null,
+    // Another agent: the CLI versions of two agents are not compared.
+    cliLabel: change === null && (providerId === 'claude-code' || providerId === 'codex') ? PROVIDER_LABELS[providerId] : null,
     remotes: checkpoint.repos.map((r, i) => ({
       relPath: r.relPath,
       source: r.remoteUrl,
@@ -221,6 +230,7 @@ export async function activateCheckpoint(
     })),
   });
   const continuation = continuationInput({
+    ...summaryFacts(checkpoint),
     title: checkpoint.meta.title,
     ranOn: checkpoint.sourceDeviceName,
     goal: checkpoint.meta.prompt,
@@ -230,12 +240,14 @@ export async function activateCheckpoint(
     nextAction: 'Continue where the session left off.',
     moveNote: note,
   });
-  const older = isProviderId(checkpoint.meta.provider)
-    ? olderCliReason(checkpoint.meta.provider, { name: 'The target device', version }, checkpoint.meta.providerVersion ?? null)
-    : null;
-  const label = isProviderId(checkpoint.meta.provider) ? `${PROVIDER_LABELS[checkpoint.meta.provider]} session` : 'session';
+  const older =
+    isProviderId(checkpoint.meta.provider) && change === null
+      ? olderCliReason(checkpoint.meta.provider, { name: 'The target device', version }, checkpoint.meta.providerVersion ?? null)
+      : null;
+  const label = isProviderId(agent) ? `${PROVIDER_LABELS[agent]} session` : 'session';
   report('import', label, null, null, 0);
-  const resumed = await providers.resume(provider, checkpoint.providerResume, continuation, workspace, older?.message, (done, total) =>
+  const refused = importRefusedFor(checkpoint) ?? older?.message;
+  const resumed = await providers.resume(provider, checkpoint.providerResume, continuation, workspace, refused, (done, total) =>
     report('import', label, done, total),
   );
   report('import', label, null, null, 100);
@@ -256,5 +268,5 @@ export async function activateCheckpoint(
       .map(([phase, at], i) => `${phase} +${at - marks[i]![1]} ms`)
       .join(', ')}`,
   );
-  return ok({ resumePath: resumed.value.path, note: resumed.value.reason ?? null, drift, folder });
+  return ok({ resumePath: resumed.value.path, note: resumed.value.reason ?? null, drift, folder, providerChange: change });
 }

@@ -112,6 +112,8 @@ export async function buildCheckpoint(
       permissionRules: session.permissions.rules,
       sourcePlatform: process.platform,
       sourceWorkspace: session.workspace,
+      // The move asked the target for another agent (move-request.ts): it continues from a summary.
+      ...(session.continueWith?.handoffId === handoff.id && { continueWith: session.continueWith.provider }),
     },
     repos: repos.map((r) => ({
       relPath: r.relPath,

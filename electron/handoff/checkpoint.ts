@@ -18,7 +18,7 @@ import { createHash } from 'node:crypto';
 import { z } from 'zod';
 import { TranscriptEntrySchema, type AgentView } from '../../shared/agents.ts';
 import { PermissionRuleSchema, type PermissionRule } from '../../shared/permission-request.ts';
-import { PermissionLevel, PROVIDER_IDS, RESUME_FILES_MAX, type ResumeData } from '../../shared/provider.ts';
+import { PermissionLevel, PROVIDER_IDS, RESUME_FILES_MAX, type ProviderId, type ResumeData } from '../../shared/provider.ts';
 import type { PinnedRepo } from '../ports/git.ts';
 import type { CheckpointTranscript } from './checkpoint-transcript.ts';
 
@@ -82,6 +82,8 @@ export const HeadSchema = z.object({
     providerVersion: z.string().max(40).nullable().optional(),
     /** The session's "Allow for this session" rules: the target keeps them (absent in older checkpoints). */
     permissionRules: z.array(PermissionRuleSchema).max(200).optional(),
+    /** The agent the target continues with instead of `provider`, by summary continuation (absent: the same). */
+    continueWith: z.enum(PROVIDER_IDS).optional(),
     /** The source's `process.platform` and workspace path: what the agent is told differs (absent in older checkpoints). */
     sourcePlatform: z.string().max(40).optional(),
     sourceWorkspace: z.string().max(4096).optional(),
@@ -120,6 +122,7 @@ export interface Checkpoint {
     permission?: PermissionLevel;
     providerVersion?: string | null;
     permissionRules?: PermissionRule[];
+    continueWith?: ProviderId;
     sourcePlatform?: string;
     sourceWorkspace?: string;
   };

@@ -6,7 +6,8 @@ import { relative } from 'node:path';
 import type { MoveResult } from '../../shared/device-api.ts';
 import { ok } from '../../shared/errors.ts';
 import type { Blocker, ReadinessReport } from '../../shared/readiness.ts';
-import type { LocalState } from '../local-state/local-state.ts';
+import { isProviderId, type ProviderId } from '../../shared/provider.ts';
+import type { LocalSession, LocalState } from '../local-state/local-state.ts';
 import type { BackendPort } from '../ports/backend.ts';
 import type { Clock } from '../ports/clock.ts';
 import type { DevicesPort, TargetCheck } from '../ports/devices.ts';
@@ -38,6 +39,8 @@ export interface MoveOptions {
   freshClone?: boolean;
   /** The device that asked (the target, by Move here); absent: this one. */
   initiatorDeviceId?: string;
+  /** The agent the target continues with (default: the session's own, or DevicesPort.continuationFor's). */
+  provider?: ProviderId;
 }
 
 export interface MoveRequests {
@@ -46,7 +49,9 @@ export interface MoveRequests {
   /**
    * Evaluates readiness and, only when ready, creates the handoff at the session's generation;
    * `freshClone`: the target clones the repositories afresh rather than using its checkouts;
-   * `initiatorDeviceId`: the device that asked (the target, by Move here), else this one.
+   * `initiatorDeviceId`: the device that asked (the target, by Move here), else this one; `provider`: the agent the
+   * target continues with (default: the session's own, or the one a target without it continues with:
+   * DevicesPort.continuationFor).
    */
   start(sessionId: string, targetDeviceId: string, options?: MoveOptions): Promise<MoveResult>;
 }
@@ -66,7 +71,12 @@ const IN_PROGRESS: Blocker = {
 export function moveRequests(deps: MoveRequestDeps): MoveRequests {
   const { state, backend, devices, sessions, handoffs, clock } = deps;
 
-  async function evaluate(sessionId: string, targetDeviceId?: string): Promise<ReadinessReport> {
+  /** The agent the target continues `session` with. */
+  function agentFor(session: LocalSession, targetDeviceId: string, provider?: ProviderId): string {
+    return provider ?? devices.continuationFor(session, targetDeviceId) ?? session.provider;
+  }
+
+  async function evaluate(sessionId: string, targetDeviceId?: string, provider?: ProviderId): Promise<ReadinessReport> {
     const session = state.readSession(sessionId);
     const sessionBlockers: Blocker[] = [];
     if (!session || session.ownerDeviceId !== deps.selfId || session.inputBlock?.code === 'moved') {
@@ -93,14 +103,17 @@ export function moveRequests(deps: MoveRequestDeps): MoveRequests {
       ...sessionBlockers,
       ...source.blockers,
       ...(tooLarge ? [tooLarge] : []),
-      ...(targetDeviceId === undefined ? [] : devices.targetBlockers(session, targetDeviceId, deps.targetCheck)),
+      ...(targetDeviceId === undefined
+        ? []
+        : devices.targetBlockers({ ...session, provider: agentFor(session, targetDeviceId, provider) }, targetDeviceId, deps.targetCheck)),
     ];
     return { ready: blockers.length === 0, blockers, repos: source.repos, evaluatedAt: clock() };
   }
 
   async function start(sessionId: string, targetDeviceId: string, options: MoveOptions = {}): Promise<MoveResult> {
+    const { provider } = options;
     // A move this device has not heard of yet is refused by the backend (handoff_in_progress, below).
-    const report = await evaluate(sessionId, targetDeviceId);
+    const report = await evaluate(sessionId, targetDeviceId, provider);
     if (!report.ready)
       return { ok: false, code: 'blocked', message: `The move is blocked: ${report.blockers.map((b) => b.code).join(', ')}.`, report };
     const session = state.readSession(sessionId)!;
@@ -110,22 +123,27 @@ export function moveRequests(deps: MoveRequestDeps): MoveRequests {
       remoteUrl: r.remoteUrl,
       branch: r.branch,
     }));
+    const handoffId = newId();
+    // Another agent on the target: the sealed metadata says which, for this handoff (target-steps.ts prepare).
+    const agent = agentFor(session, targetDeviceId, provider);
+    const continueWith = agent === session.provider || !isProviderId(agent) ? null : { handoffId, provider: agent };
     // The target learns a fresh-clone choice from the metadata published here, before the handoff exists.
     const freshCloneOn = options.freshClone ? targetDeviceId : null;
     // Neither record below has to be on disk before the handoff exists: after a crash, the backend's
     // list of active handoffs brings the move back (coordinator.ts reconcile) and readiness reads the repos again.
-    if (JSON.stringify(repos) !== JSON.stringify(session.repos) || session.freshCloneOn !== freshCloneOn)
+    const changed = continueWith !== (session.continueWith ?? null) || session.freshCloneOn !== freshCloneOn;
+    if (JSON.stringify(repos) !== JSON.stringify(session.repos) || changed)
       state.updateSession(
         sessionId,
         (s) => {
           s.repos = repos;
           s.freshCloneOn = freshCloneOn;
+          s.continueWith = continueWith;
         },
         false,
       );
     const published = await sessions.publishMeta(sessionId);
     if (!published.ok) return published;
-    const handoffId = newId();
     state.ensureProgress(handoffId, sessionId, 'source', clock(), false);
     // The target checks it holds this version before anything changes hands (target-steps.ts prepare).
     const keyVersion = Math.max(...deps.seal.keyVersions());

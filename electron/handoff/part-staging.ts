@@ -31,6 +31,8 @@ export function providerStaging(
   let session: ProviderSession | null = null;
   return async (head, resume, file) => {
     if (!isProviderId(head.meta.provider) || resume.provider !== head.meta.provider) return null;
+    // Another agent continues from a summary: this export is never imported here.
+    if (head.meta.continueWith !== undefined && head.meta.continueWith !== head.meta.provider) return null;
     workspace ??= deps.git.locate(head.repos, checkoutPlaces(deps, sessionId)).catch(() => null);
     const where = await workspace;
     if (where === null) return null;

@@ -75,7 +75,7 @@ async function prepare(deps: TargetStepDeps, driver: HandoffDriver, handoff: Han
     });
     return;
   }
-  const session = await knownSession(deps, handoff.sessionId);
+  let session = await knownSession(deps, handoff.sessionId);
   if (!session) {
     await driver.cancel(handoff, {
       code: 'target_missing_key_version',
@@ -83,11 +83,21 @@ async function prepare(deps: TargetStepDeps, driver: HandoffDriver, handoff: Han
     });
     return;
   }
-  const available = (await providers.list()).some((p) => p.id === session.provider && p.available);
-  if (!available) {
+  const listed = await providers.list();
+  const has = (agent: string) => listed.some((p) => p.id === agent && p.available);
+  const agentOf = (s: typeof session) => (s?.continueWith?.handoffId === handoff.id ? s.continueWith.provider : (s?.provider ?? ''));
+  // The agent this move continues with is named in the session's sealed metadata, which the push
+  // brought before the handoff; if it has not been applied yet, the record is read afresh.
+  if (!has(agentOf(session))) {
+    const record = await deps.backend.getSession(handoff.sessionId);
+    if (record.ok) await deps.sessions.applyRemote(record.value);
+    session = deps.state.session(handoff.sessionId) ?? session;
+  }
+  const agent = agentOf(session);
+  if (!has(agent)) {
     await driver.cancel(handoff, {
       code: 'target_missing_provider',
-      message: `The target does not have the ${session.provider} provider.`,
+      message: `The target does not have the ${agent} provider.`,
     });
     return;
   }
@@ -148,14 +158,15 @@ async function activate(
     await driver.cancel(handoff, { code: result.code.slice(0, 63), message: result.message.slice(0, 2000) });
     return;
   }
-  const { resumePath, note, drift, folder } = result.value;
+  const { resumePath, note, drift, folder, providerChange } = result.value;
   deps.state.updateProgress(handoff.id, (p) => {
     p.resumeNote = note;
     p.driftWarnings = drift;
     p.targetFolder = folder;
+    p.providerChange = providerChange;
   });
   deps.sessions.clearAttention(handoff.sessionId);
-  const outcome: HandoffOutcome = { resumeNote: note, driftWarnings: drift, targetFolder: folder };
+  const outcome: HandoffOutcome = { resumeNote: note, driftWarnings: drift, targetFolder: folder, providerChange };
   const sealedOutcome = deps.seal.sealJson(outcome, { kind: 'handoff-outcome', sessionId: handoff.sessionId, handoffId: handoff.id });
   await driver.transition(handoff, 'completed', { resumePath, sealedOutcome });
   // The sealed metadata names the owner's workspace: this device's now (a lost local record is rebuilt from it).

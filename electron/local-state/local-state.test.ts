@@ -27,6 +27,7 @@ function session(id: string): LocalSession {
     agents: [],
     eventCursor: 0,
     permissions: noPermissions(),
+    providerChanges: [],
     createdAt: 1,
     updatedAt: 1,
   };

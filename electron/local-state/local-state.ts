@@ -14,6 +14,7 @@ import { mkdirSync, rmSync } from 'node:fs';
 import { readdir, rm } from 'node:fs/promises';
 import type { AgentView, TranscriptEntry } from '../../shared/agents.ts';
 import { DriftWarning, ResumePath, TargetFolder } from '../../shared/api/handoffs.ts';
+import { ContinueWithSchema, PROVIDER_CHANGES_MAX, ProviderChangeSchema } from '../../shared/agent-switch.ts';
 import { DEFAULT_PERMISSION_LEVEL, PermissionLevel } from '../../shared/provider.ts';
 import type { Blocker } from '../../shared/readiness.ts';
 import { MoveBlock } from '../ports/move-block.ts';
@@ -69,6 +70,10 @@ export const LocalSessionSchema = z.object({
   eventCursor: z.number().int().nonnegative(),
   /** Its permission requests, their outcomes and its "Allow for this session" rules (older records: none). */
   permissions: SessionPermissionsSchema.default(noPermissions),
+  /** The agent a move of it asked its target to continue with (shared/agent-switch.ts); absent or null: none. */
+  continueWith: ContinueWithSchema.nullable().optional(),
+  /** Where its agent changed, oldest first (older records: none). */
+  providerChanges: z.array(ProviderChangeSchema).max(PROVIDER_CHANGES_MAX).default([]),
   createdAt: z.number(),
   updatedAt: z.number(),
 });
@@ -90,6 +95,8 @@ export const HandoffProgressSchema = z.object({
   driftWarnings: z.array(DriftWarning),
   /** On the target, once activated: the folder the session runs in (and the one it used here before). */
   targetFolder: TargetFolder.nullable().default(null),
+  /** The agent change the target made (absent: none, or not known here). */
+  providerChange: z.object({ from: z.string(), to: z.string() }).nullable().optional(),
   /** Terminal: this device has nothing more to do for the handoff. */
   finished: z.boolean(),
 });

@@ -4,6 +4,7 @@
  * device directory (runtime/device-directory.ts).
  */
 import type { Device } from '../../shared/api/devices.ts';
+import type { ProviderId } from '../../shared/provider.ts';
 import type { Blocker } from '../../shared/readiness.ts';
 import type { RepoRef } from './repo-ref.ts';
 
@@ -48,4 +49,6 @@ export interface DevicesPort {
   listedWithin(ms: number): boolean;
   /** The target-side blockers of moving `session` to `targetId` (empty when eligible). */
   targetBlockers(session: SessionToPlace, targetId: string, check: TargetCheck): Blocker[];
+  /** The agent `targetId` would continue `session` with, when it lacks the session's own but has another; else null. */
+  continuationFor(session: SessionToPlace, targetId: string): ProviderId | null;
 }

@@ -21,16 +21,27 @@ export interface ContinuationFacts {
   repos: { relPath: string; branch: string | null; commit: string | null }[];
   drift: DriftWarning[];
   nextAction: string;
+  /** The branch's handoff packet prose, when the checkpoint carries one: it is used over what the session alone says. */
+  packet?: { goal?: string; acceptance_criteria?: string; current_state?: string; next_action?: string } | null;
+  /** The agent that ran the session until now, when another one continues it (its label). */
+  previousAgent?: string | null;
   /** After a move, what the agent is told of it. */
   moveNote?: string;
 }
 
 /** The continuation input for `facts`: packet, facts verified here, drift, and the transcript tail. */
 export function continuationInput(facts: ContinuationFacts): ContinuationInput {
+  const prose = facts.packet ?? {};
   return {
     sessionTitle: facts.title,
     sourceDeviceName: facts.ranOn,
-    packet: { goal: facts.goal, acceptanceCriteria: '', currentState: facts.newest.at(-1)?.text ?? '', nextAction: facts.nextAction },
+    ...(facts.previousAgent && { previousAgent: facts.previousAgent }),
+    packet: {
+      goal: prose.goal || facts.goal,
+      acceptanceCriteria: prose.acceptance_criteria ?? '',
+      currentState: prose.current_state || (facts.newest.at(-1)?.text ?? ''),
+      nextAction: prose.next_action || facts.nextAction,
+    },
     verifiedFacts: facts.repos.map((r) => `${r.relPath} is on ${r.branch ?? '(detached)'} at ${r.commit ?? '(no commit)'}`),
     driftWarnings: facts.drift,
     transcriptTail: facts.newest.slice(-CONTINUATION_TAIL_ENTRIES),

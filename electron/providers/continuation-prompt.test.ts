@@ -36,6 +36,13 @@ describe('renderContinuationPrompt', () => {
     expect(prompt).toMatch(/^This is a continuation of the session "Fix the login race", which ran on the device "laptop"/);
   });
 
+  it('tells another agent that it continues in the place of the one named, its memory being this summary', () => {
+    const prompt = renderContinuationPrompt(input({ previousAgent: 'Claude Code' }));
+    expect(prompt).toContain('Until now the session was run by another agent, Claude Code; you continue it in its place.');
+    expect(prompt).toContain('beyond this summary');
+    expect(renderContinuationPrompt(input())).not.toContain('another agent');
+  });
+
   it('after a move, tells the agent where it now runs and that its memory is only this summary', () => {
     const moveNote = 'Baton: this session just moved from the device "laptop" to "desktop"; you now run on desktop.';
     const prompt = renderContinuationPrompt(input({ moveNote }));

@@ -35,10 +35,20 @@ function clipBytes(text: string, max: number): string {
   return `${out}…\n`;
 }
 
+/** What the prompt says when another agent continues the session: its memory is this summary. */
+function agentChange(input: ContinuationInput): string[] {
+  if (!input.previousAgent) return [];
+  return [
+    `Until now the session was run by another agent, ${input.previousAgent}; you continue it in its place. You have no`,
+    "memory of that agent's work beyond this summary: check the workspace before you rely on it.",
+  ];
+}
+
 function head(input: ContinuationInput): string {
   const from = input.sourceDeviceName ? ` on the device "${input.sourceDeviceName}"` : ' on another device';
   return [
     `This is a continuation of the session "${input.sessionTitle}", which ran${from}.`,
+    ...agentChange(input),
     'Baton moved the session here. The earlier agent process did not move: this prompt is rebuilt from the',
     "session's sealed checkpoint (its handoff packet, facts verified on this device, the drift report and the",
     'end of the transcript). The workspace is at the commits the checkpoint pinned. Read the state below,',

@@ -53,7 +53,7 @@ describe('eligibility of the other devices for a session', () => {
       reasons([
         device('off-aaaaaaaaaaaaaaa', 'offline', { lastSeenAt: NOW - 16_000 }),
         device('pend-aaaaaaaaaaaaaa', 'pending', { status: 'pending' }),
-        device('prov-aaaaaaaaaaaaaa', 'no provider', {}, { ...capable, providers: ['codex'] }),
+        device('prov-aaaaaaaaaaaaaa', 'no provider', {}, { ...capable, providers: [] }),
         device('git-aaaaaaaaaaaaaaa', 'no git', {}, { ...capable, git: false }),
         device('key-aaaaaaaaaaaaaaa', 'no key', { keyVersions: [] }, { ...capable, keyVersions: [] }),
       ]),
@@ -129,7 +129,29 @@ describe('CLI versions in the Move dialog', () => {
       eligible: false,
       reason: { code: 'target_missing_provider', message: 'desktop does not have Claude Code, which this session runs on.' },
       warning: null,
+      continueWith: null,
     });
+  });
+
+  it('offers a device with another agent but not the session\'s as "continue with" it, a summary continuation', () => {
+    const [other] = views(
+      [device('cdx-aaaaaaaaaaaaaaa', 'desktop', {}, { ...capable, providers: ['demo', 'command', 'codex'] })],
+      '2.1.332',
+    );
+    expect(other).toMatchObject({
+      eligible: true,
+      reason: null,
+      continueWith: 'codex',
+      warning: { code: 'summary_continuation', message: 'Continue with Codex: a summary continuation (desktop has no Claude Code).' },
+    });
+  });
+
+  it('still gives the device its other reasons when it could continue with another agent', () => {
+    const [offline] = views(
+      [device('cdx-aaaaaaaaaaaaaaa', 'desktop', { lastSeenAt: NOW - 60_000 }, { ...capable, providers: ['codex'] })],
+      null,
+    );
+    expect(offline).toMatchObject({ eligible: false, reason: { code: 'target_offline' } });
   });
 });
 
@@ -207,10 +229,11 @@ describe('what is known now of another device', () => {
   it('says since when another reason holds: when this device first saw it, not each time it looks', () => {
     let now = NOW;
     const directory = directoryAt(() => now);
-    directory.replaceAll([device('prov-aaaaaaaaaaaaaa', 'desktop', { lastSeenAt: NOW }, { ...beating, providers: ['codex'] })]);
-    expect(directory.eligibility(session, targetCheck)[0]).toMatchObject({ reason: { code: 'target_missing_provider' }, since: NOW });
+    const noGit = { ...beating, git: false };
+    directory.replaceAll([device('git-aaaaaaaaaaaaaaa', 'desktop', { lastSeenAt: NOW }, noGit)]);
+    expect(directory.eligibility(session, targetCheck)[0]).toMatchObject({ reason: { code: 'target_cannot_open_workspace' }, since: NOW });
     now += 500;
-    directory.upsert(device('prov-aaaaaaaaaaaaaa', 'desktop', { lastSeenAt: now }, { ...beating, providers: ['codex'] }));
+    directory.upsert(device('git-aaaaaaaaaaaaaaa', 'desktop', { lastSeenAt: now }, noGit));
     expect(directory.eligibility(session, targetCheck)[0]).toMatchObject({ since: NOW, checkedAt: NOW + 500 });
   });
 });

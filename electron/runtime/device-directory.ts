@@ -5,7 +5,8 @@
 import { z } from 'zod';
 import type { Device } from '../../shared/api/devices.ts';
 import type { DeviceView, EligibilityView } from '../../shared/device-api.ts';
-import { isProviderId } from '../../shared/provider.ts';
+import { agentLabel, continuationAgent } from '../../shared/agent-switch.ts';
+import { isProviderId, type ProviderId } from '../../shared/provider.ts';
 import type { Blocker } from '../../shared/readiness.ts';
 import { olderCliReason } from '../../shared/cli-version.ts';
 import type { LocalSession } from '../local-state/local-state.ts';
@@ -151,19 +152,36 @@ export class DeviceDirectory implements DevicesPort {
   }
 
   /**
+   * The agent `targetId` would continue `session` with instead of its own, when it lacks the
+   * session's agent but has another (shared/agent-switch.ts), else null.
+   */
+  continuationFor(session: SessionToPlace, targetId: string): ProviderId | null {
+    const device = this.devices.get(targetId);
+    const available = (device && this.capabilities(device)?.providers) ?? [];
+    return continuationAgent(available, session.provider);
+  }
+
+  /**
    * Eligibility of every other device for `session`, each with its first reason when not; an eligible
-   * device whose CLI is older than `sourceVersion` (this device's, which wrote the session) is warned.
+   * device whose CLI is older than `sourceVersion` (this device's, which wrote the session) is warned,
+   * and one without the session's agent but with another is offered as "continue with" that agent.
    */
   eligibility(session: LocalSession, check: TargetCheck, sourceVersion: string | null = null): EligibilityView[] {
     return [...this.devices.values()]
       .filter((device) => device.id !== this.selfId && device.status !== 'revoked')
       .map((device) => {
-        const first = this.targetBlockers(session, device.id, check)[0];
+        let first = this.targetBlockers(session, device.id, check)[0];
+        const continueWith = first?.code === 'target_missing_provider' ? this.continuationFor(session, device.id) : null;
+        if (continueWith) first = this.targetBlockers({ ...session, provider: continueWith }, device.id, check)[0];
         const version = this.capabilities(device)?.providerVersions?.[session.provider] ?? null;
-        const warning =
-          first === undefined && isProviderId(session.provider)
+        const older =
+          first === undefined && continueWith === null && isProviderId(session.provider)
             ? olderCliReason(session.provider, { name: device.name, version }, sourceVersion)
             : null;
+        const summary = continueWith && {
+          code: 'summary_continuation',
+          message: `Continue with ${agentLabel(continueWith)}: a summary continuation (${device.name} has no ${agentLabel(session.provider)}).`,
+        };
         return {
           deviceId: device.id,
           name: device.name,
@@ -171,7 +189,8 @@ export class DeviceDirectory implements DevicesPort {
           reason: first === undefined ? null : { code: first.code, message: first.message },
           since: first === undefined ? null : this.reasonSince(device, first),
           checkedAt: this.clock(),
-          warning,
+          warning: summary || older,
+          continueWith,
         };
       });
   }

@@ -136,6 +136,7 @@ export function createEnrollingDevice(options: EnrollingDeviceOptions): Enrollin
     checkReadiness: async () => notEnrolledReport(),
     startMove: refuse,
     cancelMove: refuse,
+    switchAgent: refuse,
     pushRepo: refuseWithReport,
     commitAll: refuseWithReport,
     retryActivation: refuse,

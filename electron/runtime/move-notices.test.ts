@@ -23,6 +23,7 @@ function handoff(states: HandoffState[], extra: Partial<HandoffView> = {}): Hand
     driftWarnings: [],
     blockers: [],
     targetFolder: null,
+    providerChange: null,
     checkpointKept: false,
     ...extra,
   };

@@ -6,6 +6,8 @@
 import { detectedVersion } from '../../shared/cli-version.ts';
 import type { EligibilityView, HandoffView, MoveResult } from '../../shared/device-api.ts';
 import { fail, ok, type ActionResult } from '../../shared/errors.ts';
+import { isTerminal } from '../../shared/handoff-states.ts';
+import type { ProviderId } from '../../shared/provider.ts';
 import type { ReadinessReport } from '../../shared/readiness.ts';
 import { activateCheckpoint, type ActivationDeps } from '../handoff/activation.ts';
 import type { Coordinator } from '../handoff/coordinator.ts';
@@ -35,7 +37,7 @@ export interface MoveServiceDeps {
   targetCheck: TargetCheck;
   requests: MoveRequests;
   handoffs: Pick<Coordinator, 'observe' | 'forSession' | 'cancelByUser'>;
-  sessions: Pick<SessionService, 'clearAttention' | 'publishMeta' | 'note' | 'provider' | 'saveResumeData'>;
+  sessions: Pick<SessionService, 'clearAttention' | 'publishMeta' | 'note' | 'provider' | 'saveResumeData' | 'switchAgent'>;
   /** What activating a checkpoint again uses (the target's own activation). */
   activation: ActivationDeps;
   views: Pick<DeviceViews, 'handoff' | 'titleOf' | 'sessionChanged'>;
@@ -61,6 +63,13 @@ export class MoveService {
     return devices.eligibility(session, this.deps.targetCheck, detectedVersion(await providers.list(), session.provider));
   }
 
+  /** Continues the session here with agent `to` (Switch agent), unless a move of it is under way. */
+  switchAgent(sessionId: string, to: ProviderId): Promise<ActionResult> {
+    if (this.deps.handoffs.forSession(sessionId).some((h) => !isTerminal(h.state)))
+      return Promise.resolve(fail('handoff_in_progress', 'A move of this session is in progress; switch once it has ended.'));
+    return this.deps.sessions.switchAgent(sessionId, to);
+  }
+
   /**
    * The whole readiness report for moving the session to `targetDeviceId`, or to the device its
    * blocked move was for; with neither, this device's side only. A re-check of a blocked move
@@ -77,7 +86,7 @@ export class MoveService {
   /**
    * Starts the move when ready (clearing a blocked one); a blocked one is recorded on the session
    * (every device shows it, after a reload too) and told as a desktop notice. `options`: into a
-   * fresh clone on the target, and the device that asked (the target, by Move here).
+   * fresh clone on the target, the device that asked (the target, by Move here) and the agent it continues with.
    */
   async start(sessionId: string, targetDeviceId: string, options: MoveOptions = {}): Promise<MoveResult> {
     const started = await this.deps.requests.start(sessionId, targetDeviceId, options);

@@ -37,6 +37,8 @@ export function handoffView(deps: ViewDeps, handoff: Handoff): HandoffView {
   let resumeNote = progress?.resumeNote ?? null;
   let driftWarnings = progress?.driftWarnings ?? [];
   let targetFolder = progress?.targetFolder ?? null;
+  let providerChange = progress?.providerChange ?? null;
+  // The target recorded its outcome as it activated; any other device reads it sealed on the record.
   if (handoff.sealedOutcome && targetFolder === null) {
     const opened = deps.seal.openJson(handoff.sealedOutcome, {
       kind: 'handoff-outcome',
@@ -47,6 +49,7 @@ export function handoffView(deps: ViewDeps, handoff: Handoff): HandoffView {
     if (parsed?.success) {
       ({ resumeNote, driftWarnings } = parsed.data);
       targetFolder = parsed.data.targetFolder ?? null;
+      providerChange = parsed.data.providerChange ?? null;
     }
   }
   const cancelReason = openCancelReason(deps.seal, handoff);
@@ -68,6 +71,7 @@ export function handoffView(deps: ViewDeps, handoff: Handoff): HandoffView {
     driftWarnings,
     blockers: redactedBlockers(blockers),
     targetFolder,
+    providerChange,
     checkpointKept: handoff.checkpointKept,
   };
 }
@@ -152,6 +156,7 @@ export function sessionDetail(deps: ViewDeps, session: Readonly<LocalSession>, h
     transcriptTotal: total,
     permissionRequests: pendingNow(session),
     permissionOutcomes: latestOutcomes(session),
+    providerChanges: session.providerChanges,
   };
 }
 

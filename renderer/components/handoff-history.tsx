@@ -1,13 +1,38 @@
-/** The session's handoff history: every move, newest first, how it ended, when, and whether its checkpoint is kept; codes in Details. */
+/**
+ * The session's handoff history: every move, newest first, how it ended, when, and whether its
+ * checkpoint is kept; codes in Details. A move that continued with another agent says so, and a
+ * Switch agent on one device is listed among the moves.
+ */
 import { useEffect, useId } from 'react';
+import { describeProviderChange, type ProviderChange } from '../../shared/agent-switch.ts';
 import type { HandoffView } from '../../shared/device-api.ts';
+import { useDevicesStore } from '../stores/devices-store.ts';
 import { useHandoffsStore } from '../stores/handoffs-store.ts';
+import { useSessionsStore } from '../stores/sessions-store.ts';
 import { formatDay } from './format.ts';
 import { handoffCodes, handoffOutcome } from './session-state.ts';
 
-/** The moves newest first, by when each was requested. */
-function newestFirst(history: HandoffView[]): HandoffView[] {
-  return [...history].sort((a, b) => (b.history[0]?.at ?? 0) - (a.history[0]?.at ?? 0));
+type Item = { kind: 'move'; at: number; handoff: HandoffView } | { kind: 'switch'; at: number; change: ProviderChange };
+
+/** The moves and the switches newest first, by when each was requested or made. */
+function newestFirst(history: HandoffView[], changes: readonly ProviderChange[]): Item[] {
+  const moves: Item[] = history.map((handoff) => ({ kind: 'move', at: handoff.history[0]?.at ?? 0, handoff }));
+  const switches: Item[] = changes.filter((c) => c.handoffId === null).map((change) => ({ kind: 'switch', at: change.at, change }));
+  return [...moves, ...switches].sort((a, b) => b.at - a.at);
+}
+
+/** One Switch agent on one device, in the history. */
+function SwitchItem({ change }: { change: ProviderChange }) {
+  const device = useDevicesStore((state) => state.devices.find((d) => d.id === change.deviceId)?.name ?? 'this device');
+  return (
+    <li className="history-item history-item--switch">
+      <span className="history-route">Switched agent on {device}</span>
+      <span className="history-outcome">{describeProviderChange(change)} · summary continuation</span>
+      <time className="muted" dateTime={new Date(change.at).toISOString()}>
+        {formatDay(change.at)}
+      </time>
+    </li>
+  );
 }
 
 /** Renders the history region of one session, loaded once and kept live by handoff events. */
@@ -15,6 +40,8 @@ export function HandoffHistory({ sessionId }: { sessionId: string }) {
   const headingId = useId();
   const history = useHandoffsStore((state) => state.history[sessionId]);
   const loadHistory = useHandoffsStore((state) => state.loadHistory);
+  const changes = useSessionsStore((state) => state.details[sessionId]?.providerChanges) ?? [];
+  const switched = changes.some((c) => c.handoffId === null);
   useEffect(() => {
     loadHistory(sessionId).catch(() => undefined);
   }, [sessionId, loadHistory]);
@@ -25,10 +52,12 @@ export function HandoffHistory({ sessionId }: { sessionId: string }) {
         Handoff history
       </h2>
       {history === undefined && <p className="muted">Loading…</p>}
-      {history?.length === 0 && <p className="muted empty">This session has not moved yet.</p>}
-      {history && history.length > 0 && (
+      {history?.length === 0 && !switched && <p className="muted empty">This session has not moved yet.</p>}
+      {history && (history.length > 0 || switched) && (
         <ol className="history-list">
-          {newestFirst(history).map((handoff) => {
+          {newestFirst(history, changes).map((item) => {
+            if (item.kind === 'switch') return <SwitchItem key={`switch-${item.at}`} change={item.change} />;
+            const { handoff } = item;
             const at = handoff.history[0]?.at;
             return (
               <li key={handoff.id} className={`history-item history-item--${handoff.state}`}>
@@ -36,6 +65,9 @@ export function HandoffHistory({ sessionId }: { sessionId: string }) {
                   {handoff.sourceName} → {handoff.targetName}
                 </span>
                 <span className="history-outcome">{handoffOutcome(handoff)}</span>
+                {handoff.providerChange && (
+                  <span className="history-agent">Continued with another agent: {describeProviderChange(handoff.providerChange)}</span>
+                )}
                 {handoff.state === 'completed' && !handoff.checkpointKept && (
                   <span className="muted history-collected">checkpoint no longer kept</span>
                 )}

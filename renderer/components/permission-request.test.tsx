@@ -39,7 +39,14 @@ function detail(
   outcomes: PermissionOutcomeView[] = [],
   over: Partial<SessionDetail> = {},
 ): SessionDetail {
-  const base = { ...sessionView({ generation: 3 }), agents: [], transcript: [], transcriptFrom: 0, transcriptTotal: 0 };
+  const base = {
+    ...sessionView({ generation: 3 }),
+    agents: [],
+    transcript: [],
+    transcriptFrom: 0,
+    transcriptTotal: 0,
+    providerChanges: [],
+  };
   return { ...base, permissionRequests: requests, permissionOutcomes: outcomes, ...over };
 }
 

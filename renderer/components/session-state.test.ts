@@ -16,7 +16,7 @@ import {
 import { handoffView as handoff, sessionView as session } from '../test-support/views.ts';
 
 /** A detail's permission fields when nothing is asked. */
-const noRequests = { permissionRequests: [], permissionOutcomes: [] };
+const noRequests = { permissionRequests: [], permissionOutcomes: [], providerChanges: [] };
 
 describe('session state in the run view', () => {
   it('colours a session by what matters most: needs attention, then moving, then blocked, then owner or elsewhere', () => {

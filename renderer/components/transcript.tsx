@@ -1,11 +1,16 @@
 /**
  * The session transcript, kept scrolled to the newest entry while the reader is at the bottom. A long
- * session shows its newest entries; "Show earlier entries" loads the page before them.
+ * session shows its newest entries; "Show earlier entries" loads the page before them. A session
+ * whose agent changed shows a line before each agent's part (agent-part.tsx), and the earlier
+ * agents' replies under their own names.
  */
-import { memo, useEffect, useId, useRef, useState } from 'react';
+import { Fragment, memo, useEffect, useId, useRef, useState } from 'react';
 import type { TranscriptEntry } from '../../shared/agents.ts';
+import { agentLabel, agentParts } from '../../shared/agent-switch.ts';
 import type { SessionDetail } from '../../shared/device-api.ts';
+import { useDevicesStore } from '../stores/devices-store.ts';
 import { useSessionsStore } from '../stores/sessions-store.ts';
+import { AgentPartLine, agentPartText } from './agent-part.tsx';
 import { formatClock } from './format.ts';
 
 const ROLE_LABEL: Record<TranscriptEntry['role'], string> = { user: 'You', assistant: 'Agent', tool: 'Tool', system: 'Baton' };
@@ -32,6 +37,11 @@ export function Transcript({ session }: { session: SessionDetail }) {
   const names = new Map(agents.map((agent) => [agent.id, agent.name]));
   const loadEarlier = useSessionsStore((state) => state.loadEarlier);
   const [loading, setLoading] = useState(false);
+  const devices = useDevicesStore((state) => state.devices);
+  const parts = agentParts(entries, session.providerChanges, session.provider);
+  const partAt = new Map(parts.map((part, i) => [part.from, i]));
+  const deviceName = (id: string | undefined) => devices.find((device) => device.id === id)?.name ?? null;
+  let part = 0;
 
   useEffect(() => {
     const list = listRef.current;
@@ -71,13 +81,21 @@ export function Transcript({ session }: { session: SessionDetail }) {
             </li>
           )}
           {entries.length === 0 && earlier === 0 && <li className="muted empty">Nothing yet.</li>}
-          {entries.map((entry) => (
-            <Entry
-              key={entry.id}
-              entry={entry}
-              who={entry.role === 'assistant' ? (names.get(entry.agentId) ?? ROLE_LABEL.assistant) : ROLE_LABEL[entry.role]}
-            />
-          ))}
+          {entries.map((entry, index) => {
+            const starts = parts.length > 1 ? partAt.get(index) : undefined;
+            if (starts !== undefined) part = starts;
+            const earlierPart = part < parts.length - 1 ? parts[part] : undefined;
+            const agent = earlierPart ? agentLabel(earlierPart.provider) : (names.get(entry.agentId) ?? ROLE_LABEL.assistant);
+            const line = starts === undefined ? null : parts[starts]!;
+            return (
+              <Fragment key={entry.id}>
+                {line && (
+                  <AgentPartLine text={agentPartText(line, parts[starts! - 1]?.provider ?? null, deviceName(line.change?.deviceId))} />
+                )}
+                <Entry entry={entry} who={entry.role === 'assistant' ? agent : ROLE_LABEL[entry.role]} />
+              </Fragment>
+            );
+          })}
         </ol>
       </div>
     </section>

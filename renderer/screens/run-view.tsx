@@ -8,6 +8,7 @@ import { HandoffHistory } from '../components/handoff-history.tsx';
 import { MessageBox } from '../components/message-box.tsx';
 import { MoveDialog } from '../components/move-dialog.tsx';
 import { OwnershipStrip } from '../components/ownership-strip.tsx';
+import { SwitchAgentDialog } from '../components/switch-agent-dialog.tsx';
 import { PermissionRequest } from '../components/permission-request.tsx';
 import { sessionTone } from '../components/session-state.ts';
 import { Transcript } from '../components/transcript.tsx';
@@ -16,6 +17,7 @@ import { useSessionsStore } from '../stores/sessions-store.ts';
 
 function RunViewBody({ session }: { session: SessionDetail }) {
   const [moving, setMoving] = useState(false);
+  const [switching, setSwitching] = useState(false);
   const blocked = useBlockedMove(session);
   const providers = useSessionsStore((state) => state.providers);
   const providerLabel = providers.find((p) => p.id === session.provider)?.label ?? session.provider;
@@ -23,7 +25,20 @@ function RunViewBody({ session }: { session: SessionDetail }) {
   return (
     <div className={`run-view tone--${tone}`}>
       <header className="run-header">
-        <h1>{session.title}</h1>
+        <div className="run-title-row">
+          <h1>{session.title}</h1>
+          {session.isOwner && (
+            <button
+              type="button"
+              className="button button--quiet run-switch"
+              disabled={session.condition !== 'owned' || session.inputBlock !== null}
+              title={session.condition === 'owned' ? undefined : 'Switch the agent once the session runs here.'}
+              onClick={() => setSwitching(true)}
+            >
+              Switch agent
+            </button>
+          )}
+        </div>
         <p className="run-meta">
           {session.workspace && <span className="run-meta-item mono">{session.workspace}</span>}
           <span className="run-meta-item">{providerLabel}</span>
@@ -43,6 +58,7 @@ function RunViewBody({ session }: { session: SessionDetail }) {
           <MessageBox session={session} />
         </div>
       </div>
+      {switching && <SwitchAgentDialog session={session} onClose={() => setSwitching(false)} />}
       {moving && <MoveDialog sessionId={session.id} sessionTitle={session.title} onClose={() => setMoving(false)} />}
     </div>
   );

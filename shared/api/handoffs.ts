@@ -46,12 +46,19 @@ export type DriftWarning = z.infer<typeof DriftWarning>;
 /** Where the session runs on the target after a move, and the folder it used there before when that was another one. */
 export const TargetFolder = z.object({ path: z.string(), previousPath: z.string().nullable(), changeNote: z.string().nullable() });
 
-/** What the target learned at activation, sealed on the record (never in clear on the backend). */
+/**
+ * What the target learned at activation, sealed on the record (never in clear on the backend):
+ * `providerChange` when the target continued with another agent (absent on older records).
+ */
 export const HandoffOutcome = z.object({
   resumeNote: z.string().nullable(),
   driftWarnings: z.array(DriftWarning),
   /** Absent from devices that did not say. */
   targetFolder: TargetFolder.optional(),
+  providerChange: z
+    .object({ from: z.string().max(64), to: z.string().max(64) })
+    .nullable()
+    .optional(),
 });
 export type HandoffOutcome = z.infer<typeof HandoffOutcome>;
 

@@ -12,7 +12,8 @@ type MoveMethods =
   | 'pushRepo'
   | 'commitAll'
   | 'retryActivation'
-  | 'handoffHistory';
+  | 'handoffHistory'
+  | 'switchAgent';
 
 /** Eligibility, readiness, starting (or, off the owner, asking for) and cancelling a move, remediation, a retried activation, the history. */
 export function moveHandlers(moves: MoveService, moveHere: MoveHere): Pick<DeviceApiHandlers, MoveMethods> {
@@ -20,12 +21,13 @@ export function moveHandlers(moves: MoveService, moveHere: MoveHere): Pick<Devic
     moveHere: async ({ sessionId }) => moveHere.ask(sessionId),
     moveEligibility: async ({ sessionId }) => moves.eligibility(sessionId),
     checkReadiness: async ({ sessionId, targetDeviceId }) => moves.readiness(sessionId, targetDeviceId),
-    startMove: async ({ sessionId, targetDeviceId, freshClone }) =>
-      moves.start(sessionId, targetDeviceId, { freshClone: freshClone === true }),
+    startMove: async ({ sessionId, targetDeviceId, freshClone, provider }) =>
+      moves.start(sessionId, targetDeviceId, { freshClone: freshClone === true, ...(provider ? { provider } : {}) }),
     cancelMove: async ({ sessionId }) => moves.cancel(sessionId),
     pushRepo: async ({ sessionId, repo }) => moves.push(sessionId, repo),
     commitAll: async ({ sessionId, repo, message }) => moves.commitAll(sessionId, repo, message),
     retryActivation: async ({ sessionId }) => moves.retryActivation(sessionId),
     handoffHistory: async ({ sessionId }) => moves.history(sessionId),
+    switchAgent: async ({ sessionId, provider }) => moves.switchAgent(sessionId, provider),
   };
 }

@@ -36,6 +36,8 @@ export class EventPuller {
   private readonly pulling = new Map<string, Promise<void>>();
   /** Per session, the newest event asked for while a pull ran (Infinity: not said); read again unless that pull reached it. */
   private readonly pullWanted = new Map<string, number>();
+  /** Per session another device owns, the sealed metadata last followed (followAgent). */
+  private readonly metaSeen = new Map<string, string>();
 
   constructor(private readonly deps: EventPullerDeps) {}
 
@@ -52,7 +54,8 @@ export class EventPuller {
     }
     if (record.generation < local.generation) return;
     if (record.ownerDeviceId !== this.deps.selfId) this.followFreshClone(record, local.freshCloneOn);
-    // Known sessions follow only owner and generation (and the fresh-clone choice); a record that changes neither changes nothing here.
+    if (local.ownerDeviceId !== this.deps.selfId && record.ownerDeviceId !== this.deps.selfId) this.followAgent(record);
+    // Known sessions follow only owner and generation (and the fresh-clone choice and, off the owner, its agent); a record that changes neither changes nothing here.
     if (record.generation === local.generation && record.ownerDeviceId === local.ownerDeviceId) return;
     const wasOwner = local.ownerDeviceId === this.deps.selfId;
     // Not waited onto the disk: the backend's record is the truth and is applied again at start
@@ -84,6 +87,32 @@ export class EventPuller {
       },
       false,
     );
+  }
+
+  /**
+   * Follows the agent of a session another device owns from its sealed metadata, when that changed:
+   * which agent runs it, where it changed (the run view's parts), and the agent a move asks this
+   * device to continue with (target-steps.ts prepare reads it).
+   */
+  private followAgent(record: Session): void {
+    if (this.metaSeen.get(record.id) === record.sealedMeta) return;
+    this.metaSeen.set(record.id, record.sealedMeta);
+    const meta = openSessionMeta(this.deps.seal, record);
+    if (!meta.ok) return;
+    const { provider, continueWith, providerChanges } = meta.value;
+    const local = this.deps.state.readSession(record.id);
+    const same = (a: unknown, b: unknown) => JSON.stringify(a) === JSON.stringify(b);
+    if (
+      !local ||
+      (local.provider === provider && same(local.continueWith ?? null, continueWith) && same(local.providerChanges, providerChanges))
+    )
+      return;
+    this.deps.state.updateSession(record.id, (s) => {
+      s.provider = provider;
+      s.continueWith = continueWith;
+      s.providerChanges = providerChanges;
+    });
+    this.deps.changed(record.id);
   }
 
   /**

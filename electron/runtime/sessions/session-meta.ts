@@ -6,6 +6,7 @@
 import { z } from 'zod';
 import type { Session } from '../../../shared/api/sessions.ts';
 import type { Result } from '../../../shared/errors.ts';
+import { ContinueWithSchema, PROVIDER_CHANGES_MAX, ProviderChangeSchema } from '../../../shared/agent-switch.ts';
 import { PermissionRuleSchema } from '../../../shared/permission-request.ts';
 import { DEFAULT_PERMISSION_LEVEL, PermissionLevel } from '../../../shared/provider.ts';
 import type { LocalSession } from '../../local-state/local-state.ts';
@@ -24,23 +25,22 @@ const MetaSchema = z.object({
   repos: z.array(RepoRef),
   /** The device asked to clone the repositories afresh on the move to it (absent: none). */
   freshCloneOn: z.string().nullable().default(null),
+  /** The agent the owner's move asked its target to continue with (older metadata: none). */
+  continueWith: ContinueWithSchema.nullable().default(null),
+  /** Where the session's agent changed, oldest first (older metadata: none). */
+  providerChanges: z.array(ProviderChangeSchema).max(PROVIDER_CHANGES_MAX).default([]),
 });
 export type SessionMeta = z.infer<typeof MetaSchema>;
 
 /** The sealed metadata of a session record (a record not yet made has no rules). */
 export function metaOf(
   s: Pick<LocalSession, 'title' | 'provider' | 'permission' | 'workspace' | 'repos'> &
-    Partial<Pick<LocalSession, 'permissions' | 'freshCloneOn'>>,
+    Partial<Pick<LocalSession, 'permissions' | 'freshCloneOn' | 'continueWith' | 'providerChanges'>>,
 ): SessionMeta {
-  return {
-    title: s.title,
-    provider: s.provider,
-    permission: s.permission,
-    permissionRules: s.permissions?.rules ?? [],
-    workspace: s.workspace,
-    repos: s.repos,
-    freshCloneOn: s.freshCloneOn ?? null,
-  };
+  const permissionRules = s.permissions?.rules ?? [];
+  const { title, provider, permission, workspace, repos } = s;
+  const agents = { continueWith: s.continueWith ?? null, providerChanges: s.providerChanges ?? [] };
+  return { title, provider, permission, permissionRules, workspace, repos, freshCloneOn: s.freshCloneOn ?? null, ...agents };
 }
 
 /** Seals `meta` for the session. */

@@ -67,6 +67,8 @@ export function learnedRecord(record: Session, meta: SessionMeta | null): LocalS
     agents: [],
     eventCursor: 0,
     permissions: { ...noPermissions(), rules: meta?.permissionRules ?? [] },
+    continueWith: meta?.continueWith ?? null,
+    providerChanges: meta?.providerChanges ?? [],
     createdAt: record.createdAt,
     updatedAt: record.updatedAt,
   };

@@ -14,7 +14,7 @@ import type { Session, SessionAnswer } from '../../../shared/api/sessions.ts';
 import type { InputBlock, MoveNoticeView } from '../../../shared/device-api.ts';
 import type { ActionResult, Result } from '../../../shared/errors.ts';
 import type { PermissionAnswer } from '../../../shared/permission-request.ts';
-import type { ProviderSession } from '../../../shared/provider.ts';
+import type { ProviderId, ProviderSession } from '../../../shared/provider.ts';
 import type { LocalSession, LocalState } from '../../local-state/local-state.ts';
 import type { BackendPort } from '../../ports/backend.ts';
 import type { Clock } from '../../ports/clock.ts';
@@ -24,6 +24,7 @@ import type { SealPort } from '../../ports/seal.ts';
 import type { SessionContent, SessionsPort } from '../../ports/sessions.ts';
 import type { TurnObserver } from '../../handoff/test-seam.ts';
 import { PermissionService } from '../permissions/permission-service.ts';
+import { switchAgent, type AgentSwitchDeps } from './agent-switch.ts';
 import { EventPuller } from './event-puller.ts';
 import { EventSender } from './event-sender.ts';
 import { ProviderDriver } from './provider-driver.ts';
@@ -76,6 +77,7 @@ export class SessionService implements SessionsPort {
   private readonly permissions: PermissionService;
   private readonly starting: SessionStartDeps;
   private readonly rebuilding: SessionRebuildDeps;
+  private readonly switching: AgentSwitchDeps;
 
   private readonly selfId: string;
   private readonly stateOf: LocalState;
@@ -134,6 +136,16 @@ export class SessionService implements SessionsPort {
     this.starting = { state, backend, seal, git, events, driver, clock, changed, log };
     const note = (id: string, text: string) => events.note(id, text);
     this.rebuilding = { selfId, ...named, state, seal, git, pullEvents: (id) => this.pullEvents(id), note, changed, log };
+    const interrupt = (id: string) => permissions.interrupt(id);
+    const setInputBlock = (id: string, block: InputBlock) => this.setInputBlock(id, block);
+    this.switching = { selfId, selfName, state, git, providers, driver, events, interrupt, setInputBlock, clock, changed, log };
+  }
+
+  /** Continues owned session `sessionId` here with agent `to`, from a summary (agent-switch.ts); a failed start resumes the old agent. */
+  async switchAgent(sessionId: string, to: ProviderId): Promise<ActionResult> {
+    const switched = await switchAgent(this.switching, sessionId, to);
+    if (!switched.ok && switched.code === 'switch_failed') await this.resumeOwned();
+    return switched;
   }
 
   /** The running provider of an owned session, if any. */

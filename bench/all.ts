@@ -32,6 +32,12 @@ const BENCHES: Bench[] = [
     aim: '≤ 1.5',
   },
   {
+    name: 'handoff-wan',
+    file: 'handoff-wan.ts',
+    reads: 'Move → completed over 50 ms, 20 Mbit/s links ÷ (raw git over them + 6 round trips) (lower is better)',
+    aim: '≤ 1',
+  },
+  {
     name: 'fleet',
     file: 'fleet.ts',
     reads: 'max transitions/s with two instances on one PostgreSQL ÷ one instance, 2,000 push streams (higher is better)',

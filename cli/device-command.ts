@@ -14,6 +14,7 @@ import { createEnrollingDevice, DEFAULT_RUNTIME_TIMING } from '../electron/runti
 import type { ComposeOptions } from '../electron/runtime/compose.ts';
 import { enrollAtStartup } from '../electron/runtime/device-startup.ts';
 import { parseBackendList, plainHttpBeyondLoopback } from '../shared/backend-addresses.ts';
+import { INLINE_CHECKPOINT_MAX_BYTES } from '../shared/api/handoffs.ts';
 import { parseKeyFingerprints } from '../shared/backend-keys.ts';
 import { parseFlags, portFlag, required, untilStopped, UsageError, type Command } from './command.ts';
 import { ensureRendererBuilt, RENDERER_DIR } from './project-files.ts';
@@ -54,14 +55,15 @@ Environment (tuning and tests):
   BATON_CLAIM_TIMEOUT_MS        target must claim the checkpoint within this (default 120000)
   BATON_TURN_WAIT_MS            how long the source waits for a running turn before interrupting (default 10000)
   BATON_DEMO_TURN_MS            length of one demo-agent turn (default 300)
+  BATON_INLINE_CHECKPOINT_BYTES the largest sealed checkpoint sent in its transition, not uploaded first (default 262144; 0: never)
   BATON_NO_UI_BUILD=1           do not build the user interface when it is missing (serve the API only)`;
 
-/** A non-negative integer from the environment, or the fallback. */
-function envMs(name: string, fallback: number): number {
+/** A non-negative integer (of `unit`) from the environment, or the fallback. */
+function envMs(name: string, fallback: number, unit = 'milliseconds'): number {
   const raw = process.env[name];
   if (raw === undefined || raw === '') return fallback;
   const value = Number(raw);
-  if (!Number.isInteger(value) || value < 0) throw new UsageError(`${name} must be a non-negative integer of milliseconds, got ${raw}`);
+  if (!Number.isInteger(value) || value < 0) throw new UsageError(`${name} must be a non-negative integer of ${unit}, got ${raw}`);
   return value;
 }
 
@@ -134,6 +136,7 @@ export async function runDevice(argv: string[], seam: DeviceSeam = {}): Promise<
     prepareTimeoutMs: envMs('BATON_PREPARE_TIMEOUT_MS', defaults.config.prepareTimeoutMs),
     claimTimeoutMs: envMs('BATON_CLAIM_TIMEOUT_MS', defaults.config.claimTimeoutMs),
     turnWaitMs: envMs('BATON_TURN_WAIT_MS', defaults.config.turnWaitMs),
+    inlineCheckpointBytes: envMs('BATON_INLINE_CHECKPOINT_BYTES', INLINE_CHECKPOINT_MAX_BYTES, 'bytes'),
   };
   const heartbeatMs = envMs('BATON_HEARTBEAT_MS', defaults.heartbeatMs) || defaults.heartbeatMs;
   const demoTurnMs = envMs('BATON_DEMO_TURN_MS', 300);

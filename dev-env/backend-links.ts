@@ -1,21 +1,24 @@
 /**
- * A link between each device and the backend that a test can cut, for the fault matrix.
+ * A link between each device and the backend that a test can cut, slow down or make lossy, for the
+ * fault matrix.
  *
  * Where the machine allows it (Linux, root, iproute2's `ip`), the backend runs in a network
  * namespace of its own (only `lo` and the links below; it listens on 0.0.0.0 there, so nothing
  * outside this machine reaches it) and each party reaches it over its own veth pair: the laptop,
  * the desktop and the test itself (the referee). A cut takes the backend's end of one pair down:
  * packets to and from that device are dropped, its connections hang and new ones get no answer, as
- * on a real partition; the restore brings the end up and TCP delivers what it was holding.
+ * on a real partition; the restore brings the end up and TCP delivers what it was holding. Each
+ * device reaches its pair through a relay of its own on 127.0.0.1 (tcp-relay.ts), which shapes it:
+ * a delay, or loss as the retransmission delays it causes (netem is not available in these kernels).
  *
- * Elsewhere each device reaches the backend on 127.0.0.1 through its own relay (tcp-relay.ts), and
- * a cut holds the relay's traffic both ways. `description` says which, and why.
+ * Elsewhere each device reaches the backend on 127.0.0.1 through its own relay alone, and a cut
+ * holds the relay's traffic both ways. `description` says which, and why.
  */
 import { execFile } from 'node:child_process';
 import { existsSync, readdirSync } from 'node:fs';
 import { promisify } from 'node:util';
 import { findOnPath } from '../electron/providers/detect.ts';
-import { startTcpRelay, type TcpRelay } from './tcp-relay.ts';
+import { startTcpRelay, type LinkConditions, type TcpRelay } from './tcp-relay.ts';
 
 const run = promisify(execFile);
 const SBIN_PATH = `${process.env.PATH ?? ''}:/usr/sbin:/sbin:/usr/bin:/bin`;
@@ -38,8 +41,18 @@ export interface BackendLinks {
   /** The address this process reaches the backend at (never cut). */
   refereeUrl(backendUrl: string): string;
   cut(device: LinkedDevice): Promise<void>;
+  /** Makes the device's link slow or lossy (slow-link.ts) until `restore`. */
+  shape(device: LinkedDevice, conditions: LinkConditions): void;
+  /** Undoes a cut and any shaping. */
   restore(device: LinkedDevice): Promise<void>;
   close(): Promise<void>;
+}
+
+/** One relay per device, in front of the address `toward` gives it. */
+async function deviceRelays(toward: (device: LinkedDevice) => string): Promise<Map<LinkedDevice, TcpRelay>> {
+  const relays = new Map<LinkedDevice, TcpRelay>();
+  for (const device of ['laptop', 'desktop'] as const) relays.set(device, await startTcpRelay(toward(device)));
+  return relays;
 }
 
 /** Why veth links cannot be made here, or null when they can. */
@@ -105,33 +118,48 @@ async function netnsLinks(): Promise<BackendLinks> {
   }
   const at = (i: number, backendUrl: string) => `http://${link(i).backendIp}:${new URL(backendUrl).port}`;
   const index = (device: LinkedDevice) => PARTIES.indexOf(device);
+  let relays = new Map<LinkedDevice, TcpRelay>();
   return {
     kind: 'netns',
-    description: `network namespace ${ns}: the backend behind one veth pair per device (${net}.0/24); a cut takes the backend's end down`,
+    description: `network namespace ${ns}: the backend behind one veth pair per device (${net}.0/24), reached through a relay that shapes it; a cut takes the backend's end down`,
     backendHost: '0.0.0.0',
     backendLauncher: ['ip', 'netns', 'exec', ns],
-    addresses: async (backendUrl) => ({ laptop: [at(0, backendUrl)], desktop: [at(1, backendUrl)] }),
+    async addresses(backendUrl) {
+      relays = await deviceRelays((device) => at(index(device), backendUrl));
+      return { laptop: [relays.get('laptop')!.url], desktop: [relays.get('desktop')!.url] };
+    },
     refereeUrl: (backendUrl) => at(2, backendUrl),
     cut: async (device) => void (await ip('-n', ns, 'link', 'set', link(index(device)).backend, 'down')),
-    restore: async (device) => void (await ip('-n', ns, 'link', 'set', link(index(device)).backend, 'up')),
-    close: async () => void (await ip('netns', 'del', ns).catch(() => '')),
+    shape: (device, conditions) => relays.get(device)?.shape(conditions),
+    async restore(device) {
+      relays.get(device)?.shape(null);
+      await ip('-n', ns, 'link', 'set', link(index(device)).backend, 'up');
+    },
+    async close() {
+      await Promise.all([...relays.values()].map((relay) => relay.down()));
+      await ip('netns', 'del', ns).catch(() => '');
+    },
   };
 }
 
 async function proxyLinks(why: string): Promise<BackendLinks> {
-  const relays = new Map<LinkedDevice, TcpRelay>();
+  let relays = new Map<LinkedDevice, TcpRelay>();
   return {
     kind: 'proxy',
-    description: `loopback proxy: one relay per device on 127.0.0.1 whose traffic a cut holds (no network namespaces: ${why})`,
+    description: `loopback proxy: one relay per device on 127.0.0.1 whose traffic a cut holds and which shapes it (no network namespaces: ${why})`,
     backendHost: '127.0.0.1',
     backendLauncher: [],
     async addresses(backendUrl) {
-      for (const device of ['laptop', 'desktop'] as const) relays.set(device, await startTcpRelay(backendUrl));
+      relays = await deviceRelays(() => backendUrl);
       return { laptop: [relays.get('laptop')!.url], desktop: [relays.get('desktop')!.url] };
     },
     refereeUrl: (backendUrl) => backendUrl,
     cut: async (device) => relays.get(device)?.hold(),
-    restore: async (device) => relays.get(device)?.release(),
+    shape: (device, conditions) => relays.get(device)?.shape(conditions),
+    async restore(device) {
+      relays.get(device)?.shape(null);
+      relays.get(device)?.release();
+    },
     close: async () => void (await Promise.all([...relays.values()].map((relay) => relay.down()))),
   };
 }

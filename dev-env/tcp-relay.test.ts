@@ -1,16 +1,18 @@
 /**
  * The relay's hold (the fault matrix's network cut where no network namespace can be made): while
  * held nothing passes either way and a new connection reaches nothing; on release everything held
- * is delivered, as TCP does once a partition heals.
+ * is delivered, as TCP does once a partition heals. And the relay as a slow link (slow-link.ts): the
+ * delay it adds each way and to a new connection's handshake, its bandwidth cap, and loss as the
+ * retransmission delays it causes, every byte still delivered in order — measured on an echo server.
  */
 import { createServer, connect, type Server, type Socket } from 'node:net';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { startTcpRelay, type TcpRelay } from './tcp-relay.ts';
 
 let echo: Server;
 let echoUrl: string;
 let reached = 0;
-let relay: TcpRelay;
+const relays: TcpRelay[] = [];
 const clients: Socket[] = [];
 
 beforeAll(async () => {
@@ -20,34 +22,54 @@ beforeAll(async () => {
   });
   await new Promise<void>((resolve) => echo.listen(0, '127.0.0.1', resolve));
   echoUrl = `http://127.0.0.1:${(echo.address() as { port: number }).port}`;
-  relay = await startTcpRelay(echoUrl);
+});
+
+afterEach(async () => {
+  for (const client of clients.splice(0)) client.destroy();
+  await Promise.all(relays.splice(0).map((relay) => relay.down()));
 });
 
 afterAll(async () => {
-  for (const client of clients) client.destroy();
-  await relay.down();
   await new Promise<void>((resolve) => echo.close(() => resolve()));
 });
 
+async function relayToEcho(): Promise<TcpRelay> {
+  const relay = await startTcpRelay(echoUrl);
+  relays.push(relay);
+  return relay;
+}
+
 /** A client of the relay and everything it has received so far. */
-async function client(): Promise<{ socket: Socket; received: () => string }> {
+async function client(relay: TcpRelay): Promise<{ socket: Socket; received: () => string; bytes: () => Buffer }> {
   const socket = connect({ host: '127.0.0.1', port: relay.port });
   clients.push(socket);
-  let got = '';
-  socket.on('data', (chunk: Buffer) => (got += chunk.toString()));
+  const got: Buffer[] = [];
+  socket.on('data', (chunk: Buffer) => got.push(chunk));
   await new Promise<void>((resolve) => socket.once('connect', () => resolve()));
-  return { socket, received: () => got };
+  const bytes = () => Buffer.concat(got);
+  return { socket, received: () => bytes().toString(), bytes };
 }
 
 const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-async function eventually(probe: () => boolean): Promise<void> {
-  for (let i = 0; i < 100 && !probe(); i++) await pause(20);
+async function eventually(probe: () => boolean, ms = 2000): Promise<void> {
+  for (const end = Date.now() + ms; !probe() && Date.now() < end;) await pause(5);
+}
+
+/** Milliseconds from writing `text` until the echo of all of it (and what came back) has arrived. */
+async function roundTrip(c: Awaited<ReturnType<typeof client>>, text: string, ms = 5000): Promise<number> {
+  const before = c.received().length;
+  const started = performance.now();
+  c.socket.write(text);
+  await eventually(() => c.received().length >= before + text.length, ms);
+  expect(c.received().slice(before)).toBe(text);
+  return performance.now() - started;
 }
 
 describe('a relay that holds its traffic', () => {
   it('passes nothing either way while held, and delivers it all on release', async () => {
-    const open = await client();
+    const relay = await relayToEcho();
+    const open = await client(relay);
     open.socket.write('before ');
     await eventually(() => open.received() === 'before ');
     expect(open.received()).toBe('before ');
@@ -55,7 +77,7 @@ describe('a relay that holds its traffic', () => {
     relay.hold();
     open.socket.write('during');
     const reachedBefore = reached;
-    const late = await client();
+    const late = await client(relay);
     late.socket.write('new connection');
     await pause(300);
     expect(open.received()).toBe('before ');
@@ -67,5 +89,69 @@ describe('a relay that holds its traffic', () => {
     expect(open.received()).toBe('before during');
     expect(late.received()).toBe('new connection');
     expect(reached).toBe(reachedBefore + 1);
+  });
+});
+
+describe('a relay shaped as a slow link', () => {
+  it('adds its delay each way to an open connection, and to a new one its handshake too', async () => {
+    const relay = await relayToEcho();
+    const open = await client(relay);
+    const plain = await roundTrip(open, 'warm');
+    relay.shape({ delayMs: 40 });
+    const slow = [await roundTrip(open, 'one'), await roundTrip(open, 'two'), await roundTrip(open, 'three')];
+    // Timers fire late on a busy machine, never early: the floor is exact, the ceiling has room.
+    for (const ms of slow) {
+      expect(ms).toBeGreaterThanOrEqual(79);
+      expect(ms).toBeLessThan(80 + 60);
+    }
+    expect(plain).toBeLessThan(40);
+    // A new connection: SYN and SYN-ACK, then the bytes there and back.
+    const fresh = await client(relay);
+    expect(await roundTrip(fresh, 'hello')).toBeGreaterThanOrEqual(159);
+    relay.shape(null);
+    expect(await roundTrip(open, 'again')).toBeLessThan(40);
+  });
+
+  it('caps the bandwidth each way, shared by its connections', async () => {
+    const relay = await relayToEcho();
+    relay.shape({ delayMs: 5, bitsPerSecond: 8_000_000 });
+    const [a, b] = [await client(relay), await client(relay)];
+    // 2 × 256 KiB up and back at 8 Mbit/s a direction: 0.52 s of wire each way, overlapping but for the last segment.
+    const body = (fill: string) => Buffer.alloc(256 * 1024, fill).toString();
+    const started = performance.now();
+    await Promise.all([roundTrip(a, body('a')), roundTrip(b, body('b'))]);
+    const ms = performance.now() - started;
+    expect(ms).toBeGreaterThanOrEqual(520);
+    expect(ms).toBeLessThan(900);
+    expect(relay.bytes).toEqual({ up: 512 * 1024, down: 512 * 1024 });
+  });
+
+  it('turns loss into retransmission delays and still delivers every byte in order', async () => {
+    const relay = await relayToEcho();
+    const open = await client(relay);
+    relay.shape({ delayMs: 10, loss: 0.3, rtoMs: 100, seed: 7 });
+    const times: number[] = [];
+    for (let i = 0; i < 40; i++) times.push(await roundTrip(open, `ping ${i};`));
+    // One segment each way: a round trip is 20 ms, or a retransmission timeout (or more) later.
+    const late = times.filter((ms) => ms >= 20 + 99).length;
+    expect(Math.min(...times)).toBeGreaterThanOrEqual(19);
+    // 1 − 0.7² = 51 % of round trips lose a segment: 20 of 40 expected.
+    expect(late).toBeGreaterThanOrEqual(10);
+    expect(late).toBeLessThanOrEqual(30);
+
+    // A large body through the same loss comes back whole, byte for byte.
+    relay.shape({ delayMs: 2, loss: 0.3, rtoMs: 20, seed: 11 });
+    const body = Buffer.from(Array.from({ length: 200_000 }, (_, i) => String.fromCharCode(97 + (i % 26))).join(''));
+    const before = open.bytes().length;
+    open.socket.write(body);
+    await eventually(() => open.bytes().length >= before + body.length, 20_000);
+    expect(open.bytes().subarray(before).equals(body)).toBe(true);
+  });
+
+  it('with no loss, no round trip is late', async () => {
+    const relay = await relayToEcho();
+    const open = await client(relay);
+    relay.shape({ delayMs: 10, loss: 0, rtoMs: 100 });
+    for (let i = 0; i < 10; i++) expect(await roundTrip(open, `ping ${i};`)).toBeLessThan(20 + 60);
   });
 });

@@ -243,6 +243,8 @@ export const inputs = {
   commitAll: z.strictObject({ sessionId: SessionId, repo: z.string().min(1).max(4096), message: z.string().trim().min(1).max(10_000) }),
   retryActivation: z.strictObject({ sessionId: SessionId }),
   handoffHistory: z.strictObject({ sessionId: SessionId }),
+  /** A new session owned here, continued from the checkpoint of the session's completed handoff `handoffId`. */
+  forkSession: z.strictObject({ sessionId: SessionId, handoffId: z.string().min(1).max(64) }),
   createInvite: z.strictObject({}),
   revokeDevice: z.strictObject({ deviceId: DeviceId }),
   rotateKeys: z.strictObject({}),
@@ -287,6 +289,7 @@ export interface DeviceApiOutputs {
   commitAll: { result: ActionResult; report: ReadinessReport };
   retryActivation: ActionResult;
   handoffHistory: HandoffView[];
+  forkSession: Result<SessionView>;
   /** `inviteId` names it in the `inviteUsed` event that says a device joined with it. */
   createInvite: Result<{ invite: string; inviteId: string; expiresAt: number }>;
   revokeDevice: ActionResult;

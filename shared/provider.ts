@@ -283,8 +283,14 @@ export interface ProviderSession {
    * how many of their bytes it has worked through; fails with `import_check_failed` and a reason
    * (nothing changed). On success snapshot() holds the restored agents; the history stays with the
    * runtime (it came in the checkpoint), and events report only the entries added from then on.
+   * `fork`: always under a new CLI session id, every file of the one it came from left as it is.
    */
-  resumeFromImport(data: ResumeData, workspace: string, progress?: ImportProgress): Promise<ProviderResult<ImportOutcome | void>>;
+  resumeFromImport(
+    data: ResumeData,
+    workspace: string,
+    progress?: ImportProgress,
+    fork?: boolean,
+  ): Promise<ProviderResult<ImportOutcome | void>>;
   /**
    * Optional, on a session never started: how export file `file` of `data` (its bytes going to
    * `file.path` in a private staging folder) is rewritten as the checkpoint is read, for an import into

@@ -1,6 +1,7 @@
 /** Every (from, to, role) triple over real HTTP: the backend accepts exactly what the state table allows. */
-import { createHash } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { INLINE_CHECKPOINT_MAX_BYTES } from '../../shared/api/handoffs.ts';
 import { FORWARD_STATES, HANDOFF_STATES, mayTransition, type HandoffState } from '../../shared/handoff-states.ts';
 import { startBackend, type RunningBackend } from '../backend.ts';
 import { createTestAccount, joinTestDevice, newId, newTestDevice, opaque, type TestDevice } from '../../dev-env/sync-fixtures.ts';
@@ -169,6 +170,60 @@ describe.each(STORE_KINDS)('on the %s store', (kind) => {
       const session = await roles.source.client.call('getSession', { params: { sessionId: at.sessionId } });
       expect(session.ok && session.value.session.generation).toBe(1);
     }
+  });
+
+  it('stores a checkpoint that travels in its transition, and refuses one that is not the body its reference names', async () => {
+    const body = randomBytes(40_000);
+    const inline = { digest: createHash('sha256').update(body).digest('hex'), size: body.length };
+    const enter = (handoffId: string, fields: Record<string, unknown>) =>
+      roles.source.client.call('transitionHandoff', {
+        params: { handoffId },
+        body: {
+          from: 'target-prepared',
+          to: 'source-quiescing',
+          continueTo: 'source-relinquished-and-checkpointed',
+          generation: 1,
+          ...fields,
+        },
+      });
+    // Not the body named: another digest, another size, a reference missing, a state that carries no checkpoint.
+    const wrong = await handoffAt('target-prepared');
+    const other = Buffer.from(body).fill(7, 0, 1);
+    for (const fields of [
+      { checkpoint: inline, checkpointBody: other.toString('base64url') },
+      { checkpoint: { ...inline, size: inline.size + 1 }, checkpointBody: body.toString('base64url') },
+      { checkpointBody: body.toString('base64url') },
+    ]) {
+      const refused = await enter(wrong.handoffId, fields);
+      expect(refused.ok ? 'accepted' : refused.code).toBe('validation_failed');
+    }
+    const early = await roles.source.client.call('transitionHandoff', {
+      params: { handoffId: (await handoffAt('requested')).handoffId },
+      body: { from: 'requested', to: 'cancelled', generation: 1, reason: { code: 'user_cancelled', sealed: null }, checkpointBody: 'AA' },
+    });
+    expect(early.ok ? 'accepted' : early.code).toBe('validation_failed');
+    expect((await roles.target.client.getBlob(inline.digest)).ok).toBe(false);
+    const unchanged = await roles.source.client.call('getHandoff', { params: { handoffId: wrong.handoffId } });
+    expect(unchanged.ok && unchanged.value.handoff.state).toBe('target-prepared');
+
+    // The body named: stored under its digest before the commit, which names it; the target downloads it as any blob.
+    const right = await handoffAt('target-prepared');
+    const moved = await enter(right.handoffId, { checkpoint: inline, checkpointBody: body.toString('base64url') });
+    expect(moved.ok && [moved.value.handoff.state, moved.value.handoff.checkpoint]).toEqual([
+      'source-relinquished-and-checkpointed',
+      inline,
+    ]);
+    const downloaded = await roles.target.client.getBlob(inline.digest);
+    expect(downloaded.ok && Buffer.from(downloaded.value).equals(body)).toBe(true);
+    // Over the limit: refused by its schema before anything is stored.
+    const big = randomBytes(INLINE_CHECKPOINT_MAX_BYTES + 1);
+    const bigRef = { digest: createHash('sha256').update(big).digest('hex'), size: big.length };
+    const tooBig = await enter((await handoffAt('target-prepared')).handoffId, {
+      checkpoint: bigRef,
+      checkpointBody: big.toString('base64url'),
+    });
+    expect(tooBig.ok ? 'accepted' : tooBig.code).toBe('validation_failed');
+    expect((await roles.target.client.getBlob(bigRef.digest)).ok).toBe(false);
   });
 
   it('records who asked for the move: the source by default, the target when it asked, never a third device', async () => {

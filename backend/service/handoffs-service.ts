@@ -2,8 +2,9 @@
  * Handoffs: the state machine's rules (roles, required fields) around the store's compare-and-set.
  * The caller's role is derived from the handoff: its source, its target, or another device (user).
  */
+import { createHash } from 'node:crypto';
 import { fail, ok, type ApiErrorCode, type Failure } from '../../shared/errors.ts';
-import type { Handoff, TransitionRequest } from '../../shared/api/handoffs.ts';
+import { INLINE_CHECKPOINT_MAX_BYTES, type Handoff, type TransitionRequest } from '../../shared/api/handoffs.ts';
 import type { Device } from '../../shared/api/devices.ts';
 import type { Session } from '../../shared/api/sessions.ts';
 import {
@@ -77,10 +78,36 @@ function checkFields(body: TransitionRequest): Failure<ApiErrorCode> | undefined
     return fail('validation_failed', 'a reason is given exactly when cancelling', { field: 'reason' });
   if (need('resumePath', entered === 'completed'))
     return fail('validation_failed', 'a resume path is given exactly when completing', { field: 'resumePath' });
+  if (body.checkpointBody !== undefined && entered !== 'source-relinquished-and-checkpointed')
+    return fail('validation_failed', 'a checkpoint body is given only entering source-relinquished-and-checkpointed', {
+      field: 'checkpointBody',
+    });
   if (body.sealedOutcome !== undefined && entered !== 'completed' && entered !== 'cancelled') {
     return fail('validation_failed', 'a sealed outcome is given only when the handoff ends', { field: 'sealedOutcome' });
   }
   // The checkpoint's body is checked by the store, in the transaction that names it (a collection may be deleting it).
+  return undefined;
+}
+
+/**
+ * Stores a checkpoint that travels in its transition (`checkpointBody`, checkFields allowed it) under
+ * its reference, as a blob put would; refuses a body that is not the one the reference names. A store that already has
+ * it (a retried request) is told again: the same body under the same digest.
+ */
+async function storeInlineCheckpoint(deps: Deps, accountId: string, body: TransitionRequest): Promise<Failure<ApiErrorCode> | undefined> {
+  if (body.checkpointBody === undefined) return undefined;
+  const field = { field: 'checkpointBody' };
+  if (!body.checkpoint) return fail('validation_failed', 'a checkpoint body comes with its checkpoint reference', field);
+  const bytes = Buffer.from(body.checkpointBody, 'base64url');
+  const { digest, size } = body.checkpoint;
+  if (bytes.length > Math.min(INLINE_CHECKPOINT_MAX_BYTES, deps.limits.maxBlobBytes))
+    return fail('validation_failed', `a checkpoint body in a transition is at most ${INLINE_CHECKPOINT_MAX_BYTES} bytes`, field);
+  if (bytes.length !== size || createHash('sha256').update(bytes).digest('hex') !== digest)
+    return fail('validation_failed', 'the checkpoint body is not the one its reference names (digest and size)', field);
+  const upload = deps.blobs.begin();
+  await upload.write(bytes);
+  await upload.commit(digest, size);
+  await deps.store.putBlob({ accountId, digest, size, createdAt: deps.clock() });
   return undefined;
 }
 
@@ -113,7 +140,7 @@ export async function transitionHandoff(
       role,
     });
   }
-  const refused = refuseContinuation(body, role) ?? checkFields(body);
+  const refused = refuseContinuation(body, role) ?? checkFields(body) ?? (await storeInlineCheckpoint(deps, caller.accountId, body));
   if (refused) return refused;
   const wrap = (value: { handoff: Handoff; session: Session }) => ({ handoff: value.handoff });
   const result = await deps.store.transitionHandoff(

@@ -1,7 +1,8 @@
 /**
  * The fault matrix as data: who is hit (the backend, the source or the target of a move), how
  * (SIGKILL then restart; SIGSTOP beyond the move's deadlines then SIGCONT; the network between that
- * device and the backend cut, then restored), in which of the seven states the move is held when it
+ * device and the backend cut, then restored; or made slow or lossy while the move goes on: 1.5 s
+ * added each way, or 30 % of its segments lost), in which of the seven states the move is held when it
  * happens, and how the session stood when the move began: its first turn still running (the source
  * quiesces and interrupts it, each state committed alone but the claim, which enters
  * target-activating in its commit) or idle with its speculative checkpoint sealed before the target
@@ -10,10 +11,22 @@
  */
 import { FORWARD_STATES } from '../../shared/handoff-states.ts';
 import type { GateName } from '../step-holds.ts';
+import type { LinkConditions } from '../tcp-relay.ts';
 
 export type ForwardState = (typeof FORWARD_STATES)[number];
 export type Party = 'backend' | 'source' | 'target';
-export type Fault = 'kill' | 'pause' | 'cut';
+export type Fault = 'kill' | 'pause' | 'cut' | 'delay' | 'loss';
+
+/** The faults that leave the link up but slow or lossy (slow-link.ts): the move goes on through them. */
+export const LINK_FAULTS: Readonly<Record<'delay' | 'loss', LinkConditions>> = {
+  /** 1.5 s added each way: a round trip takes 3 s longer, a new connection's handshake as much again. */
+  delay: { delayMs: 1500 },
+  /** 30 % of segments lost (each then 200 ms late, doubling while its retransmissions are lost too), a lost SYN 1 s. */
+  loss: { delayMs: 0, loss: 0.3 },
+};
+
+/** Whether `fault` slows the link rather than stopping a party or cutting it. */
+export const isLinkFault = (fault: Fault): fault is keyof typeof LINK_FAULTS => fault === 'delay' || fault === 'loss';
 /** How the session stood when the move began (see the file header). */
 export type Start = 'turn-running' | 'idle';
 
@@ -93,6 +106,10 @@ const FAULTS: readonly [Party, Fault][] = [
   ['target', 'pause'],
   ['source', 'cut'],
   ['target', 'cut'],
+  ['source', 'delay'],
+  ['target', 'delay'],
+  ['source', 'loss'],
+  ['target', 'loss'],
 ];
 
 /** The states each start is held in: every state with a turn running; with the fast path, those it changes. */
@@ -102,19 +119,20 @@ const STATES_OF: Record<Start, readonly ForwardState[]> = {
 };
 
 /**
- * Every case: each party killed and paused, and each device cut off, at each of the seven states
- * with a turn running (56), then at the four states the fast path changes (32).
+ * Every case: each party killed and paused, and each device cut off, slowed and made lossy, at each
+ * of the seven states with a turn running (84), then at the four states the fast path changes (48).
  */
 export const FAULT_MATRIX: readonly FaultCase[] = (['turn-running', 'idle'] as const).flatMap((start) =>
   FAULTS.flatMap(([party, fault]) => STATES_OF[start].map((state) => ({ party, fault, state, start }))),
 );
 
-/** One case per role (backend, source, target, network) for `npm test`. */
+/** One case per role (backend, source, target, network cut, slow network) for `npm test`. */
 export const SMOKE_CASES: readonly FaultCase[] = [
   { party: 'backend', fault: 'kill', state: 'source-relinquished-and-checkpointed', start: 'turn-running' },
   { party: 'source', fault: 'pause', state: 'source-quiescing', start: 'turn-running' },
   { party: 'target', fault: 'kill', state: 'ownership-transferred', start: 'turn-running' },
   { party: 'target', fault: 'cut', state: 'target-activating', start: 'turn-running' },
+  { party: 'source', fault: 'delay', state: 'target-prepared', start: 'idle' },
 ];
 
 /** "kill source at source-quiescing", "cut target at requested, session idle". */

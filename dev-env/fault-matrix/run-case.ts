@@ -11,7 +11,7 @@ import { isTerminal, reachedAt } from '../../shared/handoff-states.ts';
 import { waitFor } from '../process-harness.ts';
 import { hasPassed, holdAt, isHolding } from '../step-holds.ts';
 import { waitEligible } from '../two-devices.ts';
-import { FAULT_TIMING, HOLDS, type FaultCase, type GateHold } from './cases.ts';
+import { FAULT_TIMING, HOLDS, isLinkFault, LINK_FAULTS, type FaultCase, type GateHold } from './cases.ts';
 import { checkCase, type Sample } from './checks.ts';
 import { DEVICE_OF, type BackendView, type DeviceName, type FaultWorld } from './fault-world.ts';
 
@@ -25,7 +25,10 @@ export interface CaseRow {
   /** Transcript entries kept on the owner, of all either device (or the backend) had. */
   kept: number;
   of: number;
-  /** From the end of the fault (restart begun, SIGCONT, link restored) until both devices agreed on the ended move. */
+  /**
+   * From the end of the fault (restart begun, SIGCONT, link restored) until both devices agreed on the
+   * ended move; under a slow or lossy link, from the moment it became so (the move went on under it).
+   */
   settleMs: number | null;
   violations: string[];
 }
@@ -44,8 +47,14 @@ async function within<T>(promise: Promise<T>, ms: number): Promise<T | undefined
   }
 }
 
-const detailOf = (fw: FaultWorld, name: DeviceName, sessionId: string) =>
-  within(fw.world[name].client.call('getSession', { sessionId }), 1500).then((d) => d ?? undefined);
+/**
+ * A device that does not own the session reads the backend before it answers (its events first): over a
+ * slow link that is a round trip of 3 s or more, so the settle waits longer than the sampling does.
+ */
+const SETTLE_READ_MS = 8000;
+
+const detailOf = (fw: FaultWorld, name: DeviceName, sessionId: string, ms = 1500) =>
+  within(fw.world[name].client.call('getSession', { sessionId }), ms).then((d) => d ?? undefined);
 
 /** Looks at both devices' view of the session every 250 ms until stopped (the world's handles are read each time: restarts replace them). */
 function sample(fw: FaultWorld, sessionId: string): { samples: Sample[]; stop(): Promise<void> } {
@@ -73,7 +82,10 @@ function sample(fw: FaultWorld, sessionId: string): { samples: Sample[]; stop():
   };
 }
 
-/** Applies the fault and ends it; resolves with when it ended (the recovery began). */
+/**
+ * Applies the fault and ends it; resolves with when it ended (the recovery began). A slow or lossy
+ * link is not ended here: the move goes on through it, and runCase restores the link once it settled.
+ */
 async function applyFault(fw: FaultWorld, c: FaultCase, release: () => void): Promise<number> {
   const target = fw.process(c.party);
   if (c.fault === 'kill') {
@@ -93,6 +105,11 @@ async function applyFault(fw: FaultWorld, c: FaultCase, release: () => void): Pr
   }
   if (c.party === 'backend') throw new Error('a cut is between a device and the backend: name the source or the target');
   const device = DEVICE_OF[c.party];
+  if (isLinkFault(c.fault)) {
+    fw.links.shape(device, LINK_FAULTS[c.fault]);
+    release();
+    return Date.now();
+  }
   await fw.links.cut(device);
   release();
   await sleep(FAULT_TIMING.outageMs);
@@ -115,8 +132,8 @@ async function settled(fw: FaultWorld, sessionId: string, handoffId: string): Pr
       // The owner is read last: an entry it makes meanwhile may reach the other device through the backend,
       // and read in the other order the other device would show an entry the owner's (older) answer lacks.
       const laptopOwns = fw.ids.laptop === backend.session.ownerDeviceId;
-      const first = await detailOf(fw, laptopOwns ? 'desktop' : 'laptop', sessionId);
-      const last = await detailOf(fw, laptopOwns ? 'laptop' : 'desktop', sessionId);
+      const first = await detailOf(fw, laptopOwns ? 'desktop' : 'laptop', sessionId, SETTLE_READ_MS);
+      const last = await detailOf(fw, laptopOwns ? 'laptop' : 'desktop', sessionId, SETTLE_READ_MS);
       const [laptop, desktop] = laptopOwns ? [last, first] : [first, last];
       const agrees = (d: SessionDetail | undefined): d is SessionDetail =>
         ended(d) && d!.generation === backend.session.generation && d!.ownerDeviceId === backend.session.ownerDeviceId;
@@ -237,6 +254,8 @@ export async function runCase(fw: FaultWorld, c: FaultCase): Promise<CaseRow> {
     row.violations.push(...found);
     const recoveredAt = await applyFault(fw, c, release);
     const end = await settled(fw, session.id, handoffId);
+    // A slow or lossy link lasted until the move settled (or the settle ran out): the probe runs on a sound one.
+    if (isLinkFault(c.fault)) await fw.links.restore(DEVICE_OF[c.party as 'source' | 'target']);
     if (!end) {
       const view = await fw.backendView(session.id, handoffId);
       row.outcome = view ? `stuck: ${view.handoff.state}` : 'backend unreachable';
@@ -249,6 +268,9 @@ export async function runCase(fw: FaultWorld, c: FaultCase): Promise<CaseRow> {
     row.settleMs = Date.now() - recoveredAt;
     const { handoff, session: record } = end.backend;
     row.outcome = handoff.state === 'cancelled' ? `cancelled (${handoff.cancelReason?.code ?? '?'})` : handoff.state;
+    // A slow or lossy link stops nothing: the move completes, or a deadline it could not meet cancels it.
+    if (isLinkFault(c.fault) && handoff.state === 'cancelled' && handoff.cancelReason?.code !== 'target_timeout')
+      row.violations.push(`under a ${c.fault} link the move was cancelled (${handoff.cancelReason?.code ?? '?'}), not by a deadline`);
     row.owner = NAMES.find((name) => fw.ids[name] === record.ownerDeviceId) ?? null;
     row.generation = record.generation;
     if (row.owner) row.violations.push(...(await probe(fw, session.id, row.owner)));

@@ -3,6 +3,7 @@
  * owner, generation, entries kept, time to settle, whether every check held) and the settle times
  * per kind of fault.
  */
+import { isLinkFault } from './cases.ts';
 import type { CaseRow } from './run-case.ts';
 
 const HEADINGS = ['role', 'fault', 'state', 'session', 'outcome', 'owner', 'gen', 'entries kept', 'settle', 'checks'];
@@ -10,7 +11,7 @@ const HEADINGS = ['role', 'fault', 'state', 'session', 'outcome', 'owner', 'gen'
 function cells(row: CaseRow): string[] {
   const { party, fault, state, start } = row.case;
   return [
-    fault === 'cut' ? `network (${party})` : party,
+    fault === 'cut' || isLinkFault(fault) ? `network (${party})` : party,
     fault,
     state,
     start === 'idle' ? 'idle' : 'turn running',
@@ -41,17 +42,18 @@ export function formatMatrix(rows: readonly CaseRow[], linkDescription: string):
   ].join('\n');
 }
 
-/** Median and longest settle time per role and fault, in seconds. */
+/** Median and longest settle time per role and fault, in seconds (after the fault; under a slow or lossy link, from its start). */
 export function settleSummary(rows: readonly CaseRow[]): string[] {
   const groups = new Map<string, number[]>();
   for (const row of rows) {
     if (row.settleMs === null) continue;
-    const key = `${row.case.fault === 'cut' ? 'cut' : row.case.fault} ${row.case.party}`;
+    const key = `${row.case.fault} ${row.case.party}`;
     groups.set(key, [...(groups.get(key) ?? []), row.settleMs]);
   }
   return [...groups.entries()].map(([key, times]) => {
     const sorted = [...times].sort((a, b) => a - b);
     const median = sorted[Math.floor((sorted.length - 1) / 2)]!;
-    return `settle after ${key.padEnd(14)}: median ${(median / 1000).toFixed(1)} s, longest ${(sorted.at(-1)! / 1000).toFixed(1)} s (${times.length} cases)`;
+    const when = key.startsWith('delay') || key.startsWith('loss') ? 'under' : 'after';
+    return `settle ${when} ${key.padEnd(14)}: median ${(median / 1000).toFixed(1)} s, longest ${(sorted.at(-1)! / 1000).toFixed(1)} s (${times.length} cases)`;
   });
 }

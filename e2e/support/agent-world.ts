@@ -6,7 +6,7 @@
  */
 import { mkdirSync, symlinkSync } from 'node:fs';
 import { join } from 'node:path';
-import type { Browser } from '@playwright/test';
+import { test, type Browser } from '@playwright/test';
 import { AgentCliLab } from '../../dev-env/agent-clis/agent-cli-lab.ts';
 import type { AgentHome } from '../../dev-env/agent-clis/agent-homes.ts';
 import { cliReporting } from '../../dev-env/agent-clis/versioned-cli.ts';
@@ -66,4 +66,21 @@ export async function openAgentWorld(
     await lab.close();
     throw error;
   }
+}
+
+/** Opens the agent world once for the spec's tests (serial) and closes it after them; the getter returns it. */
+export function useAgentWorld(): () => AgentWorld {
+  let world: AgentWorld | undefined;
+  test.describe.configure({ mode: 'serial' });
+  test.beforeAll(async ({ browser }) => {
+    test.setTimeout(120_000);
+    world = await openAgentWorld(browser);
+  });
+  test.afterAll(async () => {
+    await world?.close();
+  });
+  return () => {
+    if (!world) throw new Error('the agent world is not open');
+    return world;
+  };
 }

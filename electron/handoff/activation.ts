@@ -71,6 +71,21 @@ export interface Opened {
   marks: [string, number][];
 }
 
+/** What a summary continuation of `checkpoint` is rendered from: its packet's facts, the drift found, the next action. */
+export function checkpointContinuation(checkpoint: Checkpoint, drift: DriftWarning[], nextAction: string, moveNote?: string) {
+  return continuationInput({
+    ...summaryFacts(checkpoint),
+    title: checkpoint.meta.title,
+    ranOn: checkpoint.sourceDeviceName,
+    goal: checkpoint.meta.prompt,
+    newest: checkpoint.transcript.newest,
+    repos: checkpoint.repos,
+    drift,
+    nextAction,
+    ...(moveNote !== undefined && { moveNote }),
+  });
+}
+
 type Report = (step: 'download' | 'import', label: string, done: number | null, total: number | null, percent?: number) => void;
 
 /** The progress of `handoff`'s download and import, in the sink's terms. */
@@ -229,17 +244,7 @@ export async function activateCheckpoint(
       target: pinned.repoPaths[i] === undefined ? null : cloneRemoteUrl(pinned.repoPaths[i], r.branch),
     })),
   });
-  const continuation = continuationInput({
-    ...summaryFacts(checkpoint),
-    title: checkpoint.meta.title,
-    ranOn: checkpoint.sourceDeviceName,
-    goal: checkpoint.meta.prompt,
-    newest: checkpoint.transcript.newest,
-    repos: checkpoint.repos,
-    drift,
-    nextAction: 'Continue where the session left off.',
-    moveNote: note,
-  });
+  const continuation = checkpointContinuation(checkpoint, drift, 'Continue where the session left off.', note);
   const older =
     isProviderId(checkpoint.meta.provider) && change === null
       ? olderCliReason(checkpoint.meta.provider, { name: 'The target device', version }, checkpoint.meta.providerVersion ?? null)

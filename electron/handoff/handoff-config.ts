@@ -7,6 +7,11 @@ export interface HandoffConfig {
   claimTimeoutMs: number;
   /** How long the source waits for a running provider turn before interrupting it. */
   turnWaitMs: number;
+  /**
+   * The largest sealed checkpoint the source sends in its relinquish rather than uploading it first
+   * (unset: INLINE_CHECKPOINT_MAX_BYTES, the most the backend takes; 0: every checkpoint is uploaded first).
+   */
+  inlineCheckpointBytes?: number;
   /** Where the target finds or clones repositories. */
   workspaceRoot: string;
 }

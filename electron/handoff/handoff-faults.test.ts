@@ -1,20 +1,22 @@
 /**
  * The fault matrix (dev-env/fault-matrix/): the backend, the source and the target killed and
- * paused, and the network between one device and the backend cut, while a Move is held in each of
+ * paused, and the network between one device and the backend cut, slowed by 1.5 s each way or made
+ * 30 % lossy (the move going on through it: it completes, or a deadline cancels it), while a Move is held in each of
  * the seven states with the session's turn running, and again on the fast path of an idle session
  * (speculative checkpoint, quiescing and relinquish in one commit, the checkpoint opened before the
  * resume). Moves are held by the devices' gates, so each takes the commits a shipped device takes.
  * After each: the move ended completed or cancelled, exactly one owner both devices agree on, no
  * generation went back, every transcript entry kept, and no turn ran on a device that did not own
  * the session. `npm test` runs one case per role; `npm run test:faults` (BATON_FAULTS=all) runs all
- * 88 and prints the table.
+ * 132 and prints the table.
  *
- * Last full run (2026-12-01, 2 shared cores, network namespaces; 830 s): 88 of 88 held. 74 moves
- * completed; 14 were cancelled as `target_timeout` with the source owning the session at its
- * generation: the target paused or cut off before its claim committed (8 with a turn running, 6
- * idle). Settle (fault's end to both devices agreeing), median / longest: backend killed 2.9 / 4.6 s,
- * paused 0.3 / 1.8 s; source killed 1.7 / 2.2 s, paused 0.1 / 1.7 s; target killed 2.9 / 4.1 s,
- * paused 0.1 / 0.2 s; source cut 0.4 / 1.9 s; target cut 0.4 / 3.4 s.
+ * Last full run (2026-12-01, 2 shared cores under load, network namespaces; 1215 s): 132 of 132 held.
+ * 115 moves completed; 17 were cancelled as `target_timeout` with the source owning the session at
+ * its generation: the target paused or cut off before its claim (7 each), its link 1.5 s slower at
+ * `requested` (2), killed at `requested` on an idle session (1). Settle, median / longest: backend
+ * killed 3.3 / 9.0 s, paused 0.4 / 2.5 s; source killed 2.6 / 3.7 s, paused 0.1 / 1.7 s; target
+ * killed 4.8 / 13.9 s, paused 0.1 / 0.3 s; cut source 0.5 / 2.3 s, target 0.3 / 2.9 s; under a 1.5 s
+ * slower link source 7.7 / 15.5 s, target 6.3 / 15.2 s; under 30 % loss 0.9 / 5.5 s and 0.4 / 2.7 s.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { caseName, selectCases } from '../../dev-env/fault-matrix/cases.ts';

@@ -1,33 +1,41 @@
 /**
  * Integration: a small checkpoint taken ahead while the target prepares (speculative-checkpoint.ts), with
  * real backend and device processes. Unchanged once input is refused, it is the move's checkpoint:
- * nothing is sealed or uploaded again. A message sent while the target prepares changes it: the
+ * nothing is sealed again, and it travels in the relinquish itself (no upload of its own). A message sent while the target prepares changes it: the
  * checkpoint is taken anew, and the target has the message and its reply.
  */
 import { describe, expect, it } from 'vitest';
 import { waitFor } from '../../dev-env/process-harness.ts';
 import { twoDevicesForSuite } from '../../dev-env/two-devices-suite.ts';
 import { backendBlobFiles, deviceId, startDemoSession, waitEligible, waitSession } from '../../dev-env/two-devices.ts';
-import { holdAt } from '../../dev-env/step-holds.ts';
+import { hasPassed, holdAt } from '../../dev-env/step-holds.ts';
 
 const twoDevices = twoDevicesForSuite({ env: { BATON_DEMO_TURN_MS: '20' } });
 
 describe('a checkpoint taken ahead', () => {
   let sessionId = '';
 
-  it('is the move’s checkpoint when nothing changed: one body uploaded, and the source says it was taken ahead', async () => {
+  it('is the move’s checkpoint when nothing changed: it travels in the relinquish, one body stored, and the source says so', async () => {
     const world = twoDevices();
     const { laptop, desktop } = world;
     sessionId = (await startDemoSession(laptop, world.repo)).id;
     await waitEligible(laptop, sessionId, 'desktop');
     const before = backendBlobFiles(world.backendData).length;
 
+    // The target prepares once the checkpoint is sealed ahead: the path an idle session takes when sealing wins its race.
+    const release = holdAt(desktop, 'target-step-at-requested');
     const moved = await laptop.client.call('startMove', { sessionId, targetDeviceId: await deviceId(desktop) });
     if (!moved.ok) throw new Error(JSON.stringify(moved));
+    await waitFor('the checkpoint sealed ahead', async () =>
+      hasPassed(laptop, 'speculative-checkpoint-sealed', moved.value.handoffId) ? true : undefined,
+    );
+    release();
     await waitSession(desktop, sessionId, 'the move', (d) => d.isOwner && d.lastHandoff?.state === 'completed');
 
     expect(laptop.process.stderr()).toMatch(
-      new RegExp(`checkpoint of ${moved.value.handoffId}: \\d+ bytes, taken ahead while the target prepared and unchanged since`),
+      new RegExp(
+        `checkpoint of ${moved.value.handoffId}: \\d+ bytes, taken ahead while the target prepared and unchanged since, sent in its transition`,
+      ),
     );
     expect(backendBlobFiles(world.backendData)).toHaveLength(before + 1);
   }, 60_000);

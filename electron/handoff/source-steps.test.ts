@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { tempFolders } from '../../dev-env/temp-folders.ts';
 import { DemoAgent } from '../providers/demo-agent.ts';
-import { BACKEND_STALL_MS, settleTurn, targetTimeout } from './source-steps.ts';
+import { BACKEND_STALL_MS, targetTimeout } from './source-steps.ts';
+import { settleTurn } from './turn-settle.ts';
 
 const tempFolder = tempFolders('baton-settle-');
 

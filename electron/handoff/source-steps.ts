@@ -4,8 +4,7 @@
  * and afterwards either give the session up (transfer) or take input again (cancelled before it).
  */
 import { rm } from 'node:fs/promises';
-import type { CancelReason, CheckpointRef, Handoff } from '../../shared/api/handoffs.ts';
-import type { ProviderSession } from '../../shared/provider.ts';
+import { INLINE_CHECKPOINT_MAX_BYTES, type CancelReason, type CheckpointRef, type Handoff } from '../../shared/api/handoffs.ts';
 import type { LocalSession, LocalState } from '../local-state/local-state.ts';
 import type { ReadinessReport } from '../../shared/readiness.ts';
 import type { BackendLinkPort, BackendPort } from '../ports/backend.ts';
@@ -20,6 +19,7 @@ import { buildCheckpoint } from './checkpoint-build.ts';
 import { CHECKPOINT_MEMORY_BYTES, sealCheckpoint, uploadSealed } from './checkpoint-transfer.ts';
 import { transferred, type HandoffDriver, type Step } from './coordinator.ts';
 import type { HandoffConfig } from './handoff-config.ts';
+import { settleTurn } from './turn-settle.ts';
 import { uploadProgress } from './upload-progress.ts';
 
 /** What the source's steps use, and nothing more. */
@@ -46,7 +46,7 @@ export interface SourceStepDeps {
   seal: Pick<SealPort, 'startCheckpointSeal'>;
   backend: Pick<BackendPort, 'putBlob' | 'putBlobFile'>;
   providers: Pick<ProviderPort, 'list'>;
-  config: Pick<HandoffConfig, 'prepareTimeoutMs' | 'claimTimeoutMs' | 'turnWaitMs'>;
+  config: Pick<HandoffConfig, 'prepareTimeoutMs' | 'claimTimeoutMs' | 'turnWaitMs' | 'inlineCheckpointBytes'>;
   /** Whether the backend answers this device's calls, for a timeout's reason. */
   link: Pick<BackendLinkPort, 'longestWait'>;
   clock: Clock;
@@ -71,43 +71,20 @@ export function targetTimeout(didNot: string, backendWaitMs: number): CancelReas
   return { code: 'target_timeout', message: `The target did not ${didNot}.${stalled}` };
 }
 
+/** The largest sealed checkpoint sent in its relinquish (handoff-config.ts). */
+const inlineMax = (config: Pick<HandoffConfig, 'inlineCheckpointBytes'>) => config.inlineCheckpointBytes ?? INLINE_CHECKPOINT_MAX_BYTES;
+
 /** Resolves once this turn of the event loop is over (what it began, such as a request, is on its way). */
 const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
 
 const QUIESCING = { code: 'quiescing', message: 'The session is moving to another device; input is paused.' } as const;
 
-/** Waits until the provider's turn ends or `ms` pass; interrupts it when still running. */
-export async function settleTurn(provider: ProviderSession, ms: number): Promise<'idle' | 'ended' | 'interrupted'> {
-  if (!provider.isTurnActive()) return 'idle';
-  const ended = await new Promise<boolean>((resolve) => {
-    const timer = setTimeout(() => {
-      unsubscribe();
-      resolve(false);
-    }, ms);
-    const unsubscribe = provider.onEvent((event) => {
-      if ((event.type === 'turn-ended' && !provider.isTurnActive()) || event.type === 'exited') {
-        clearTimeout(timer);
-        unsubscribe();
-        resolve(true);
-      }
-    });
-    if (!provider.isTurnActive()) {
-      clearTimeout(timer);
-      unsubscribe();
-      resolve(true);
-    }
-  });
-  if (ended) return 'ended';
-  await provider.interrupt();
-  return 'interrupted';
-}
-
 /**
- * A checkpoint taken, sealed and uploaded; the readiness report that refused it; a reason to cancel
- * (over the backend's limit); the move ended first; or what went wrong.
+ * A checkpoint taken, sealed and uploaded (or to travel in the relinquish: `inlineBody`); the readiness
+ * report that refused it; a reason to cancel (over the backend's limit); the move ended first; or what went wrong.
  */
 type CheckpointAttempt =
-  | { ok: true; checkpoint: CheckpointRef }
+  | { ok: true; checkpoint: CheckpointRef; inlineBody?: string }
   | { ok: false; report: ReadinessReport }
   | { ok: 'cancel'; reason: { code: string; message: string } }
   | { ok: 'ended' }
@@ -116,6 +93,7 @@ type CheckpointAttempt =
 /**
  * Waits for the provider's turn to end, re-checks readiness, then builds, seals and uploads the
  * checkpoint. Reads and a content-addressed upload only: nothing changes hands until its transition.
+ * A speculative checkpoint that stands, of at most `inlineBytes`, is not uploaded but handed back to travel in the relinquish.
  */
 async function takeCheckpoint(
   deps: SourceStepDeps,
@@ -123,6 +101,7 @@ async function takeCheckpoint(
   handoff: Handoff,
   session: Readonly<LocalSession>,
   speculative?: Promise<SpeculativeCheckpoint | null>,
+  inlineBytes = 0,
 ): Promise<CheckpointAttempt> {
   const { state, sessions, git, seal, backend } = deps;
   const moving = () => ['target-prepared', 'source-quiescing'].includes(driver.get(handoff.id)?.state ?? '');
@@ -141,12 +120,13 @@ async function takeCheckpoint(
     try {
       const built = await buildCheckpoint(deps, handoff, state.readSession(session.id)!, provider, repos, transcriptPath);
       // Sealed speculatively and unchanged since: that upload is this checkpoint (speculative-checkpoint.ts).
-      const sealedBefore = await speculative;
-      if (sealedBefore && sealedBefore.timelessSha256 === (await timelessDigest(built)) && (await sealedBefore.upload())) {
-        deps.log(
-          `checkpoint of ${handoff.id}: ${sealedBefore.checkpoint.size} bytes, taken ahead while the target prepared and unchanged since`,
-        );
-        return { ok: true, checkpoint: sealedBefore.checkpoint };
+      const before = await speculative;
+      const stands = before && before.timelessSha256 === (await timelessDigest(built)) ? before : null;
+      const inlineBody = stands?.inlineBody(inlineBytes);
+      if (stands && inlineBody) return { ok: true, checkpoint: stands.checkpoint, inlineBody };
+      if (stands && (await stands.upload())) {
+        deps.log(`checkpoint of ${handoff.id}: ${stands.checkpoint.size} bytes, taken ahead while the target prepared and unchanged since`);
+        return { ok: true, checkpoint: stands.checkpoint };
       }
       // Sealed as it is written and hashed on the way: a small checkpoint in memory, a large one into a
       // file streamed up from there (never held whole). Under the key version the handoff names (the
@@ -195,6 +175,7 @@ async function checkpointStep(
     return;
   }
   let checkpoint = state.progress(handoff.id)?.checkpoint ?? null;
+  let inlineBody: string | undefined;
   if (checkpoint === null) {
     const taken = await (attempt ?? takeCheckpoint(deps, driver, handoff, session));
     if (taken.ok === 'error') throw taken.error;
@@ -210,19 +191,23 @@ async function checkpointStep(
       return;
     }
     checkpoint = taken.checkpoint;
-    // Kept so a retried transition carries the same reference. It need not be on disk first: after a
-    // crash the backend either has the transition (nothing to retry) or not (a new checkpoint is taken).
-    state.updateProgress(
-      handoff.id,
-      (p) => {
-        p.checkpoint = checkpoint;
-      },
-      false,
-    );
+    inlineBody = taken.inlineBody;
+    // Kept so a retried transition carries the same reference (one uploaded: a retry of one that travels
+    // in its transition takes the checkpoint anew). It need not be on disk first: after a crash the
+    // backend either has the transition (nothing to retry) or not (a new checkpoint is taken).
+    if (inlineBody === undefined) state.updateProgress(handoff.id, (p) => void (p.checkpoint = checkpoint), false);
   }
+  const fields = { checkpoint, ...(inlineBody === undefined ? {} : { checkpointBody: inlineBody }) };
+  const reported = inlineBody === undefined ? undefined : uploadProgress(deps.progress, handoff, checkpoint.size);
+  reported?.(0);
   if (handoff.state === 'target-prepared')
-    await driver.transition(handoff, 'source-quiescing', { continueTo: 'source-relinquished-and-checkpointed', checkpoint });
-  else await driver.transition(handoff, 'source-relinquished-and-checkpointed', { checkpoint });
+    await driver.transition(handoff, 'source-quiescing', { continueTo: 'source-relinquished-and-checkpointed', ...fields });
+  else await driver.transition(handoff, 'source-relinquished-and-checkpointed', fields);
+  if (inlineBody !== undefined)
+    deps.log(
+      `checkpoint of ${handoff.id}: ${checkpoint.size} bytes, taken ahead while the target prepared and unchanged since, sent in its transition`,
+    );
+  reported?.(checkpoint.size);
 }
 
 /** The source resolves an ended handoff: moved away, or back to accepting input. */
@@ -280,17 +265,21 @@ export function sourceStep(deps: SourceStepDeps): Step {
         const begun = speculative.get(handoff.id);
         const taken = begun?.taking;
         speculative.delete(handoff.id);
-        // What was sealed while the target prepared goes up now, beside the quiescing.
-        void taken?.then((sealed) => sealed?.mayBeCurrent() && sealed.upload());
         // A small checkpoint sealed ahead and no turn to wait for: the quiescing is over as it begins, so
-        // it is recorded with the relinquish, in one commit (sent once the input block is on disk). The
-        // checkpoint's reads need not wait for that: input is refused already. A large one (not taken
-        // ahead), or one still being sealed, is taken with quiescing recorded first, as the stepper shows.
+        // it is recorded with the relinquish, in one commit (sent once the input block is on disk), which
+        // carries the checkpoint itself when it is small enough (else it goes up first). The checkpoint's
+        // reads need not wait for that: input is refused already. A large one (not taken ahead), or one
+        // still being sealed, is taken with quiescing recorded first, as the stepper shows.
         if (begun?.sealed && session && !sessions.provider(session.id)?.isTurnActive()) {
           const checkpointed = deps.state.progress(handoff.id)?.checkpoint;
-          await checkpointStep(deps, driver, handoff, checkpointed ? undefined : takeCheckpoint(deps, driver, handoff, session, taken));
+          // One too large to travel in the relinquish goes up now, while the checkpoint is re-checked.
+          void taken?.then((sealed) => sealed?.mayBeCurrent() && sealed.checkpoint.size > inlineMax(config) && sealed.upload());
+          const attempt = checkpointed ? undefined : takeCheckpoint(deps, driver, handoff, session, taken, inlineMax(config));
+          await checkpointStep(deps, driver, handoff, attempt);
           return;
         }
+        // What was sealed while the target prepared goes up now, beside the quiescing.
+        void taken?.then((sealed) => sealed?.mayBeCurrent() && sealed.upload());
         const quiescing = driver.transition(handoff, 'source-quiescing');
         // Begun once the transition is on its way (sent when the input block is on disk): starting git
         // holds this thread for a moment, which the request should not wait for.

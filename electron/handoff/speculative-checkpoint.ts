@@ -7,7 +7,8 @@
  * and readiness re-checked is used only through this one: when its body, times left out, has the
  * same digest, the blob uploaded is that very body sealed for this handoff, and nothing is sealed or
  * uploaded again. Anything that changed meanwhile (a message, a turn, a commit, a file) changes the
- * digest, and the checkpoint is taken anew.
+ * digest, and the checkpoint is taken anew. On the fast path (no turn to wait for) a small one is not
+ * uploaded at all: it travels in the relinquish itself (`checkpointBody`), one round trip fewer.
  *
  * Only a session with no turn running, whose sealed checkpoint stays within CHECKPOINT_MEMORY_BYTES, is
  * sealed speculatively: one with larger provider files or a long transcript is not even written, and a large
@@ -15,7 +16,7 @@
  */
 import { createHash } from 'node:crypto';
 import { rm } from 'node:fs/promises';
-import type { CheckpointRef, Handoff } from '../../shared/api/handoffs.ts';
+import { INLINE_CHECKPOINT_MAX_BYTES, type CheckpointRef, type Handoff } from '../../shared/api/handoffs.ts';
 import type { LocalState } from '../local-state/local-state.ts';
 import { isPacket } from '../packet/packet-format.ts';
 import type { BackendPort } from '../ports/backend.ts';
@@ -52,6 +53,8 @@ export interface SpeculativeCheckpoint {
   upload(): Promise<boolean>;
   /** Whether it may still be current: no turn running, and as many transcript entries as when it was taken. */
   mayBeCurrent(): boolean;
+  /** The sealed body as base64url, to travel in the relinquish instead of an upload; null when over `maxBytes` (or the backend's most). */
+  inlineBody(maxBytes: number): string | null;
 }
 
 /** SHA-256 of `checkpoint`'s plain body as written, its build times blanked (the checkpoint's and each packet's). */
@@ -94,7 +97,8 @@ export async function sealSpeculativeCheckpoint(
     const timelessSha256 = await timelessDigest(built);
     const sealer = deps.seal.startCheckpointSeal(session.id, handoff.id, handoff.keyVersion ?? undefined);
     const sealed = await sealCheckpoint(sealer, built, path, CHECKPOINT_MEMORY_BYTES);
-    if (sealed.chunks === null) return null;
+    const chunks = sealed.chunks;
+    if (chunks === null) return null;
     deps.log(`checkpoint of ${handoff.id}: ${sealed.size} bytes sealed ahead while the target prepares`);
     let uploaded: Promise<boolean> | null = null;
     const upload = async () => {
@@ -108,6 +112,8 @@ export async function sealSpeculativeCheckpoint(
       timelessSha256,
       upload: () => (uploaded ??= upload()),
       mayBeCurrent: () => !deps.sessions.provider(session.id)?.isTurnActive() && deps.state.transcriptCount(session.id) === entries,
+      inlineBody: (maxBytes) =>
+        sealed.size <= Math.min(maxBytes, INLINE_CHECKPOINT_MAX_BYTES) ? Buffer.concat(chunks).toString('base64url') : null,
     };
   } finally {
     await rm(path, { force: true });

@@ -100,4 +100,6 @@ export interface GitPort {
 export interface RemediationPort {
   push(repoPath: string): Promise<ActionResult>;
   commitAll(repoPath: string, message: string): Promise<ActionResult>;
+  /** A fork's own branch at the repository's HEAD, pushed with its upstream (`pushed` says why not, when not). */
+  forkBranch(repoPath: string, branch: string): Promise<Result<{ branch: string; pushed: Result<unknown> }>>;
 }

@@ -37,6 +37,8 @@ export interface ProviderPort {
     importRefused?: string,
     /** Hears how far the import got through the export's files (bytes done of the total). */
     progress?: ImportProgress,
+    /** A fork: imported under a new CLI session id, the one it came from untouched. */
+    fork?: boolean,
   ): Promise<Result<ResumeOutcome>>;
 }
 

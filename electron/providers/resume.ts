@@ -29,6 +29,8 @@ export interface ResumeRequest {
   importRefused?: string;
   /** Hears how far the import got through the export's files. */
   progress?: ImportProgress;
+  /** Imported as a fork: under a new CLI session id, the one it came from left as it is. */
+  fork?: boolean;
 }
 
 /** The data to import, or why import cannot even be tried. */
@@ -55,7 +57,7 @@ export async function resumeProvider(session: ProviderSession, request: ResumeRe
   let reason: string;
   if ('data' in candidate) {
     const imported = await session
-      .resumeFromImport(candidate.data, request.workspace, request.progress)
+      .resumeFromImport(candidate.data, request.workspace, request.progress, request.fork)
       .catch((error: unknown): ProviderResult<ImportOutcome | void> => ({
         ok: false,
         code: 'import_check_failed',

@@ -105,7 +105,12 @@ export abstract class TurnSession implements ProviderSession {
   }
 
   abstract exportResumeData(): Promise<ProviderResult<ResumeData>>;
-  abstract resumeFromImport(data: ResumeData, workspace: string): Promise<ProviderResult<ImportOutcome | void>>;
+  abstract resumeFromImport(
+    data: ResumeData,
+    workspace: string,
+    progress?: unknown,
+    fork?: boolean,
+  ): Promise<ProviderResult<ImportOutcome | void>>;
 
   async resumeFromSummary(prompt: string, workspace: string): Promise<ProviderResult> {
     return this.start(workspace, prompt);

@@ -45,6 +45,7 @@ import { remediationPort } from './adapters/remediation-port.ts';
 import { profileSeal } from './adapters/seal-port.ts';
 import { targetCheck } from './adapters/target-check.ts';
 import { deviceApiHandlers } from './device-api/handlers.ts';
+import { forkFromHandoff } from './sessions/session-fork.ts';
 import { DeviceDirectory } from './device-directory.ts';
 import { DeviceEvents } from './device-events.ts';
 import { DeviceRuntime } from './device-runtime.ts';
@@ -306,7 +307,9 @@ export function wireDeviceRuntime(parts: DeviceParts): DeviceRuntime {
   });
   const status = new DeviceStatus(identity, link, events);
   const adoption = { selfId, selfName, state, sessions, providers, changed: (id: string) => views.sessionChanged(id) };
-  const api = deviceApiHandlers({ sessions, adoption, providers, views, moves, moveHere, status, devices, backend, account });
+  const forks = { ...activation, state, backend, sessions, remediation: parts.remediation, changed: adoption.changed };
+  const fork = (sessionId: string, handoffId: string) => forkFromHandoff(forks, sessionId, handoffId);
+  const api = deviceApiHandlers({ sessions, adoption, providers, views, moves, moveHere, status, devices, backend, account, fork });
   const { openStream, heartbeatMs } = parts;
   return new DeviceRuntime({
     state,

@@ -142,6 +142,7 @@ export function createEnrollingDevice(options: EnrollingDeviceOptions): Enrollin
     retryActivation: refuse,
     moveHere: refuse,
     handoffHistory: async () => [],
+    forkSession: refuse,
     createInvite: refuse,
     revokeDevice: refuse,
     rotateKeys: refuse,

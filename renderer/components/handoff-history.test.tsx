@@ -1,8 +1,9 @@
-/** The handoff history: each move and how it ended, marking the completed ones whose checkpoint the backend no longer keeps. */
+/** The handoff history: each move and how it ended, marking the completed ones whose checkpoint the backend no longer keeps, and Fork from here. */
 import { render, screen, within } from '@testing-library/react';
+import userEvent from '@testing-library/user-event';
 import { describe, expect, it } from 'vitest';
 import { fakeDevice } from '../test-support/fake-device-api.ts';
-import { handoffView, historyTo } from '../test-support/views.ts';
+import { handoffView, historyTo, sessionView } from '../test-support/views.ts';
 import { HandoffHistory } from './handoff-history.tsx';
 
 const completed = (id: string, checkpointKept: boolean) =>
@@ -15,9 +16,44 @@ describe('the handoff history', () => {
       completed('h2', true),
       handoffView({ id: 'h3', state: 'cancelled', checkpointKept: false }),
     ]);
-    render(<HandoffHistory sessionId="s1" />);
+    render(<HandoffHistory sessionId="s1" provider="demo" />);
     const history = screen.getByRole('region', { name: 'Handoff history' });
     const items = await within(history).findAllByRole('listitem');
     expect(items.map((item) => item.textContent?.includes('checkpoint no longer kept'))).toEqual([true, false, false]);
+  });
+
+  it('offers Fork from here on each completed move, disabled with the reason where the checkpoint was collected', async () => {
+    fakeDevice.answer('handoffHistory', [
+      completed('h1', false),
+      completed('h2', true),
+      handoffView({ id: 'h3', state: 'cancelled', checkpointKept: true }),
+    ]);
+    render(<HandoffHistory sessionId="s1" provider="demo" />);
+    const items = await within(screen.getByRole('region', { name: 'Handoff history' })).findAllByRole('listitem');
+    const buttons = items.map((item) => within(item).queryByRole('button', { name: 'Fork from here' }));
+    expect(buttons.map((b) => (b === null ? 'none' : b.hasAttribute('disabled') ? 'disabled' : 'enabled'))).toEqual([
+      'disabled',
+      'enabled',
+      'none',
+    ]);
+    expect(buttons[0]).toHaveAccessibleDescription('Its checkpoint is no longer kept, so there is nothing to fork from.');
+  });
+
+  it('forks from the move it is on and opens the fork', async () => {
+    const handoff = completed('h2', true);
+    fakeDevice.answer('handoffHistory', [handoff]);
+    fakeDevice.answer('forkSession', { ok: true, value: sessionView({ id: 'fork-1', title: 'Plan (fork)' }) });
+    render(<HandoffHistory sessionId={handoff.sessionId} provider="demo" />);
+    await userEvent.click(await screen.findByRole('button', { name: 'Fork from here' }));
+    expect(fakeDevice.callsOf('forkSession')).toEqual([{ sessionId: handoff.sessionId, handoffId: 'h2' }]);
+    expect(window.location.hash).toContain('fork-1');
+  });
+
+  it('says why a fork failed, beside the button', async () => {
+    fakeDevice.answer('handoffHistory', [completed('h2', true)]);
+    fakeDevice.answer('forkSession', { ok: false, code: 'pin_failed', message: 'The origin cannot be reached.' });
+    render(<HandoffHistory sessionId="s1" provider="demo" />);
+    await userEvent.click(await screen.findByRole('button', { name: 'Fork from here' }));
+    expect(await screen.findByRole('alert')).toHaveTextContent('The origin cannot be reached.');
   });
 });

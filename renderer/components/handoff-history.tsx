@@ -1,7 +1,7 @@
 /**
  * The session's handoff history: every move, newest first, how it ended, when, and whether its
  * checkpoint is kept; codes in Details. A move that continued with another agent says so, and a
- * Switch agent on one device is listed among the moves.
+ * Switch agent on one device is listed among the moves. Each completed move offers Fork from here.
  */
 import { useEffect, useId } from 'react';
 import { describeProviderChange, type ProviderChange } from '../../shared/agent-switch.ts';
@@ -9,6 +9,7 @@ import type { HandoffView } from '../../shared/device-api.ts';
 import { useDevicesStore } from '../stores/devices-store.ts';
 import { useHandoffsStore } from '../stores/handoffs-store.ts';
 import { useSessionsStore } from '../stores/sessions-store.ts';
+import { ForkButton } from './fork-button.tsx';
 import { formatDay } from './format.ts';
 import { handoffCodes, handoffOutcome } from './session-state.ts';
 
@@ -35,8 +36,8 @@ function SwitchItem({ change }: { change: ProviderChange }) {
   );
 }
 
-/** Renders the history region of one session, loaded once and kept live by handoff events. */
-export function HandoffHistory({ sessionId }: { sessionId: string }) {
+/** Renders the history region of one session run by `provider`, loaded once and kept live by handoff events. */
+export function HandoffHistory({ sessionId, provider }: { sessionId: string; provider: string }) {
   const headingId = useId();
   const history = useHandoffsStore((state) => state.history[sessionId]);
   const loadHistory = useHandoffsStore((state) => state.loadHistory);
@@ -76,6 +77,7 @@ export function HandoffHistory({ sessionId }: { sessionId: string }) {
                     {formatDay(at)}
                   </time>
                 )}
+                {handoff.state === 'completed' && <ForkButton handoff={handoff} provider={provider} />}
                 <details className="move-details history-details">
                   <summary>Details</summary>
                   {handoffCodes(handoff).map((code) => (

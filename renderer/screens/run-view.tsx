@@ -49,7 +49,7 @@ function RunViewBody({ session }: { session: SessionDetail }) {
         <div className="run-side">
           <OwnershipStrip session={session} onMove={() => setMoving(true)} />
           <AgentMap agents={session.agents} />
-          <HandoffHistory sessionId={session.id} />
+          <HandoffHistory sessionId={session.id} provider={session.provider} />
         </div>
         <div className="run-main">
           {blocked && <BlockedAlert sessionId={session.id} blocked={blocked} ownerName={session.isOwner ? null : session.ownerName} />}

@@ -31,6 +31,8 @@ interface SessionsState {
   listAgentSessions(input: DeviceApiInput<'listAgentSessions'>): Promise<Result<ExistingSessionView[]>>;
   /** Adopts one of them as a Baton session owned here. */
   adoptSession(input: DeviceApiInput<'adoptSession'>): Promise<Result<SessionView>>;
+  /** Fork from here: a new session owned here, from a completed move's checkpoint. */
+  forkSession(input: DeviceApiInput<'forkSession'>): Promise<Result<SessionView>>;
   sendMessage(sessionId: string, text: string): Promise<ActionResult>;
   setSessions(sessions: SessionView[]): void;
   setDetail(detail: SessionDetail): void;
@@ -39,7 +41,7 @@ interface SessionsState {
   applyHandoff(handoff: HandoffView): void;
 }
 
-/** Lists a session just started or adopted here at the top (events bring the rest). */
+/** Lists a session just started, adopted or forked here at the top (events bring the rest). */
 function withNewSession(made: Result<SessionView>): Result<SessionView> {
   if (made.ok) {
     const session = made.value;
@@ -82,6 +84,7 @@ export const useSessionsStore = create<SessionsState>()((set, get) => ({
   startSession: async (input) => withNewSession(await api.startSession(input)),
   listAgentSessions: (input) => api.listAgentSessions(input),
   adoptSession: async (input) => withNewSession(await api.adoptSession(input)),
+  forkSession: async (input) => withNewSession(await api.forkSession(input)),
   sendMessage: (sessionId, text) => api.sendMessage({ sessionId, text }),
   setSessions: (sessions) => set((state) => ({ sessions, loaded: true, details: withViews(state.details, sessions) })),
   setDetail: (detail) =>

@@ -115,18 +115,27 @@ export const CreateHandoffRequest = z.strictObject({
 });
 
 /**
+ * The largest sealed checkpoint that may travel in its transition (`checkpointBody`) rather than
+ * being put as a blob first: a small one saves the upload's round trip.
+ */
+export const INLINE_CHECKPOINT_MAX_BYTES = 256 * 1024;
+
+/**
  * POST /v1/handoffs/:id/transitions — compare-and-set on (handoff, expected state, session generation).
  * `checkpoint` is required entering source-relinquished-and-checkpointed; `reason` entering cancelled;
  * `resumePath` entering completed. With `continueTo`, the caller enters `to` and then `continueTo` in
  * the same commit (both history entries at one time): `to` must be a state entered with nothing but
  * itself (PASSABLE_STATES), the caller must be allowed both steps, and the fields are those of
- * `continueTo`. The generation is the one `from` is at.
+ * `continueTo`. The generation is the one `from` is at. `checkpointBody` (base64url, at most
+ * INLINE_CHECKPOINT_MAX_BYTES decoded) is the sealed checkpoint itself, stored under `checkpoint`'s
+ * digest before the compare-and-set, instead of a blob put ahead.
  */
 export const TransitionRequest = z.strictObject({
   from: HandoffStateSchema,
   to: HandoffStateSchema,
   generation: Generation,
   checkpoint: CheckpointRef.optional(),
+  checkpointBody: B64(Math.ceil((INLINE_CHECKPOINT_MAX_BYTES * 4) / 3)).optional(),
   reason: SealedCancelReason.optional(),
   resumePath: ResumePath.optional(),
   sealedOutcome: B64().optional(),

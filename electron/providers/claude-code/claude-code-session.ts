@@ -229,7 +229,12 @@ export class ClaudeCodeSession extends ProcessSession {
    * an earlier state of it is kept, and this one imported as a fork (a new id), which the transcript
    * and the outcome's note say. The history itself stays with the runtime.
    */
-  async resumeFromImport(data: ResumeData, workspace: string, progress?: ImportProgress): Promise<ProviderResult<ImportOutcome | void>> {
+  async resumeFromImport(
+    data: ResumeData,
+    workspace: string,
+    progress?: ImportProgress,
+    fork = false,
+  ): Promise<ProviderResult<ImportOutcome | void>> {
     const refused = this.refuseStart();
     if (refused) return refused;
     const known = data.format === CLAUDE_FORMAT || data.format === CLAUDE_INLINE_FORMAT;
@@ -240,7 +245,7 @@ export class ClaudeCodeSession extends ProcessSession {
         message: `Claude Code cannot import "${data.provider}" data of format "${data.format}".`,
       };
     }
-    const imported = await importClaudeSession(this.env, workspace, data.sessionId, data, progress, this.deviceName);
+    const imported = await importClaudeSession(this.env, workspace, data.sessionId, data, progress, fork, this.deviceName);
     if (!imported.ok) return imported;
     const { agents, sessionId, forkNote } = imported.value;
     this.sessionId = sessionId;

@@ -171,6 +171,7 @@ export async function importClaudeSession(
   sessionId: string,
   data: { format?: string; payload: unknown; files?: ResumeFile[] },
   progress?: ImportProgress,
+  fork = false,
   /** The device importing, as the fork note (read on every device) names it. */
   device = 'this device',
 ): Promise<Result<ClaudeImport, 'import_check_failed'>> {
@@ -207,17 +208,19 @@ export async function importClaudeSession(
     if (error instanceof LineTooLong) return refuse(damagedMessage(error.message));
     throw error;
   }
-  const id = diverged === null ? sessionId : randomUUID();
-  if (diverged !== null) files = await sessionFiles(env, workspace, id);
-  const written = await writeSession(files, sourceCwd, transcript, side, diverged === null ? undefined : { from: sessionId, to: id });
+  // A fork, or a copy here that went on without the incoming one: written under a new id, every copy kept.
+  const id = diverged === null && !fork ? sessionId : randomUUID();
+  if (id !== sessionId) files = await sessionFiles(env, workspace, id);
+  const written = await writeSession(files, sourceCwd, transcript, side, id === sessionId ? undefined : { from: sessionId, to: id });
   if (!written.ok) {
     if (written.code === 'damaged') return refuse(written.message);
     return refuse(`The Claude session could not be written here: ${written.message}.`);
   }
-  if (diverged === null) await removeCopies(copies, sessionId, files.projectDir);
+  if (id === sessionId) await removeCopies(copies, sessionId, files.projectDir);
   progress?.(total, total);
-  const forkNote =
-    diverged === null
+  const forkNote = fork
+    ? `Claude Code session ${sessionId} was forked here as session ${id}; the files of ${sessionId} are left as they are.`
+    : diverged === null
       ? null
       : `${capitalized(device)} already had Claude Code session ${sessionId}, which is not an earlier state of the one that moved to it: it ` +
         `went on without it (for example with claude --resume in a terminal on ${device}) or is another session. It was kept as it is, and ` +

@@ -167,7 +167,12 @@ export class CodexSession extends TurnSession {
    * earlier state of it is kept, and this one imported as a fork (a new thread id), which the
    * transcript and the outcome's note say. The history itself stays with the runtime.
    */
-  async resumeFromImport(data: ResumeData, workspace: string): Promise<ProviderResult<ImportOutcome | void>> {
+  async resumeFromImport(
+    data: ResumeData,
+    workspace: string,
+    _progress?: unknown,
+    fork = false,
+  ): Promise<ProviderResult<ImportOutcome | void>> {
     const refused = this.refuseStart();
     if (refused) return refused;
     const known = data.format === CODEX_FORMAT || data.format === CODEX_INLINE_FORMAT;
@@ -179,7 +184,7 @@ export class CodexSession extends TurnSession {
     } catch (error) {
       return { ok: false, code: 'import_check_failed', message: `The target workspace cannot be opened: ${(error as Error).message}.` };
     }
-    const imported = await importRollout(codexHome(this.env), data.sessionId, data, undefined, this.deviceName);
+    const imported = await importRollout(codexHome(this.env), data.sessionId, data, undefined, fork, this.deviceName);
     if (!imported.ok) return imported;
     const { threadId, forkNote } = imported.value;
     this.threadId = threadId;

@@ -171,13 +171,14 @@ async function readHead(path: string): Promise<Buffer> {
  * lines with `session_meta` first naming the same id, read one line at a time (a compressed one
  * decoded as a stream, to its declared size). Other copies of the thread there are replaced only
  * when each is an earlier state of it (an earlier stay); otherwise they are kept untouched and it is
- * written as a fork under a new thread id (rollout-fork.ts). Nothing changes when a check or the write fails.
+ * written as a fork under a new thread id (rollout-fork.ts), as it always is for `fork`. Nothing changes when a check or the write fails.
  */
 export async function importRollout(
   home: string,
   id: string,
   data: { payload: unknown; files?: ResumeFile[] },
   zstd: ZstdDecoder | null = DEFAULT_ZSTD,
+  fork = false,
   /** The device importing, as a fork note names it. */
   device = 'this device',
 ): Promise<Result<RolloutImport, 'import_check_failed'>> {
@@ -190,6 +191,12 @@ export async function importRollout(
   // A compressed rollout this Node cannot decode is carried unchecked: Codex reads it itself.
   const refused = lines === null ? null : await checkRollout(id, lines);
   if (refused !== null) return fail('import_check_failed', refused);
+  if (fork) {
+    const forked = await forkRollout(home, id, relativePath, lines);
+    if (!forked.ok) return forked;
+    const { threadId } = forked.value;
+    return ok({ threadId, forkNote: `Codex thread ${id} was forked here as thread ${threadId}; the rollout of ${id} is left as it is.` });
+  }
   const copies = await rolloutsOf(home, id);
   const diverged = await divergedRollout(home, copies, rollout.value, zstd);
   if (diverged !== null) return forkRollout(home, id, relativePath, lines, device);

@@ -26,8 +26,8 @@ export function providerPort(options: ProviderPortOptions): ProviderPort {
     },
     create: (id, settings) => options.create(id, settings),
     existing: (id, workspace) => (options.existing ? options.existing(id, workspace) : Promise.resolve(ok([]))),
-    async resume(session, data, continuation, workspace, importRefused, progress) {
-      const resumed = await resumeProvider(session, { workspace, resumeData: data, continuation, importRefused, progress });
+    async resume(session, data, continuation, workspace, importRefused, progress, fork) {
+      const resumed = await resumeProvider(session, { workspace, resumeData: data, continuation, importRefused, progress, fork });
       return resumed.ok ? resumed : { ok: false, code: resumed.code, message: resumed.message };
     },
   };

@@ -1,6 +1,7 @@
 /** The runtime's RemediationPort over the git remediation module (push, commit everything). */
 import { fail, ok, type ActionResult, type Result } from '../../../shared/errors.ts';
 import type { GitRunner } from '../../git/git-runner.ts';
+import { forkBranch } from '../../git/fork-branch.ts';
 import { commitAll, pushRepo } from '../../git/remediation.ts';
 import type { RemediationPort } from '../../ports/git.ts';
 
@@ -14,5 +15,6 @@ export function remediationPort(run: GitRunner, asUser: GitRunner): RemediationP
   return {
     push: async (repo) => done(await pushRepo(repo, { run, asUser })),
     commitAll: async (repo, message) => done(await commitAll(repo, message, { run, asUser })),
+    forkBranch: (repo, branch) => forkBranch(repo, branch, { run, asUser }),
   };
 }

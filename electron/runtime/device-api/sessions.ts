@@ -1,5 +1,7 @@
 /** The device API's session handlers: each delegates to the session service, adoption or the views. */
 import type { DeviceApiHandlers } from '../../../shared/device-api.ts';
+import type { Result } from '../../../shared/errors.ts';
+import type { LocalSession } from '../../local-state/local-state.ts';
 import type { ProviderPort } from '../../ports/providers.ts';
 import type { DeviceViews } from '../device-views.ts';
 import { adoptSession, listAgentSessions, type AdoptionDeps } from '../sessions/session-adoption.ts';
@@ -10,6 +12,8 @@ export interface SessionHandlerDeps {
   adoption: AdoptionDeps;
   providers: Pick<ProviderPort, 'list'>;
   views: Pick<DeviceViews, 'sessions' | 'detail' | 'transcript' | 'newSession'>;
+  /** Fork from here (sessions/session-fork.ts). */
+  fork(sessionId: string, handoffId: string): Promise<Result<LocalSession>>;
 }
 
 type SessionMethods =
@@ -20,10 +24,17 @@ type SessionMethods =
   | 'startSession'
   | 'listAgentSessions'
   | 'adoptSession'
-  | 'sendMessage';
+  | 'sendMessage'
+  | 'forkSession';
 
-/** Providers, the session list and detail, a transcript page, a new or adopted session, a message. */
-export function sessionHandlers({ sessions, adoption, providers, views }: SessionHandlerDeps): Pick<DeviceApiHandlers, SessionMethods> {
+/** Providers, the session list and detail, a transcript page, a new, adopted or forked session, a message. */
+export function sessionHandlers({
+  sessions,
+  adoption,
+  providers,
+  views,
+  fork,
+}: SessionHandlerDeps): Pick<DeviceApiHandlers, SessionMethods> {
   return {
     listProviders: async () => providers.list(),
     listSessions: async () => views.sessions(),
@@ -33,5 +44,6 @@ export function sessionHandlers({ sessions, adoption, providers, views }: Sessio
     listAgentSessions: async ({ provider, workspace }) => listAgentSessions(adoption, provider, workspace),
     adoptSession: async (input) => views.newSession(await adoptSession(adoption, input)),
     sendMessage: async ({ sessionId, text }) => sessions.send(sessionId, text),
+    forkSession: async ({ sessionId, handoffId }) => views.newSession(await fork(sessionId, handoffId)),
   };
 }

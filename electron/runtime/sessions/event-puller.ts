@@ -32,10 +32,17 @@ export interface EventPullerDeps {
   asked?(request: PermissionRequestView): void;
 }
 
+/** A session's read of its events running, and the one more asked for meanwhile. */
+interface Pull {
+  current: Promise<void>;
+  /** The read after `current`, once one was asked for while it ran. */
+  next: Promise<void> | null;
+  /** The newest event asked for while `current` ran (Infinity: not said); read again unless `current` reached it. */
+  wanted: number;
+}
+
 export class EventPuller {
-  private readonly pulling = new Map<string, Promise<void>>();
-  /** Per session, the newest event asked for while a pull ran (Infinity: not said); read again unless that pull reached it. */
-  private readonly pullWanted = new Map<string, number>();
+  private readonly pulling = new Map<string, Pull>();
   /** Per session another device owns, the sealed metadata last followed (followAgent). */
   private readonly metaSeen = new Map<string, string>();
 
@@ -119,33 +126,37 @@ export class EventPuller {
    * Reads every event after the local cursor (sessions another device drives) into transcript and
    * agents, page by page. `seq`: the event a push announced; nothing is read when the cursor is
    * already there. One pull per session at a time: a pull asked for while one runs (a burst of
-   * pushes) makes the running one read again once, unless what it read reached the event asked for,
-   * and resolves with it.
+   * pushes, a view opened) is answered by one more read after it, unless what the running one read
+   * reached the event asked for. So no caller waits longer than the running read and one more, however
+   * often it is asked over a slow link (each waited for the end of every read asked for meanwhile).
    */
   pullEvents(sessionId: string, seq?: number): Promise<void> {
     const cursor = () => this.deps.state.readSession(sessionId)?.eventCursor ?? 0;
     const running = this.pulling.get(sessionId);
-    if (seq !== undefined && cursor() >= seq) return running ?? Promise.resolve();
-    if (running) {
-      this.pullWanted.set(sessionId, Math.max(this.pullWanted.get(sessionId) ?? 0, seq ?? Infinity));
-      return running;
-    }
-    const pull = (async () => {
+    if (seq !== undefined && cursor() >= seq) return running?.current ?? Promise.resolve();
+    if (!running) return this.startPull(sessionId);
+    running.wanted = Math.max(running.wanted, seq ?? Infinity);
+    running.next ??= running.current
+      .catch(() => undefined)
+      .then(() => {
+        if (cursor() < running.wanted) return this.startPull(sessionId);
+        if (this.pulling.get(sessionId) === running) this.pulling.delete(sessionId);
+      });
+    return running.next;
+  }
+
+  private startPull(sessionId: string): Promise<void> {
+    const pull: Pull = { current: Promise.resolve(), next: null, wanted: 0 };
+    pull.current = (async () => {
       try {
-        let wanted: number | undefined;
-        do {
-          this.pullWanted.delete(sessionId);
-          await this.pullPages(sessionId);
-          wanted = this.pullWanted.get(sessionId);
-        } while (wanted !== undefined && cursor() < wanted);
+        await this.pullPages(sessionId);
       } finally {
-        // In the same turn as the last check: a pull asked for from here on starts its own.
-        this.pulling.delete(sessionId);
-        this.pullWanted.delete(sessionId);
+        // A read asked for from here on starts its own, unless one follows this already.
+        if (pull.next === null && this.pulling.get(sessionId) === pull) this.pulling.delete(sessionId);
       }
     })();
     this.pulling.set(sessionId, pull);
-    return pull;
+    return pull.current;
   }
 
   private async pullPages(sessionId: string): Promise<void> {

@@ -12,10 +12,7 @@ import type { LocalSession, LocalState } from '../../local-state/local-state.ts'
 import type { ProviderPort } from '../../ports/providers.ts';
 import type { SessionService } from './session-service.ts';
 import type { NewSessionInput } from './session-start.ts';
-import type { TranscriptEntry } from '../../../shared/agents.ts';
-
-/** The most JSON (UTF-16 units, about bytes) one sealed history event carries; the backend takes 4 MiB sealed. */
-const HISTORY_CHUNK_CHARS = 1_000_000;
+import { appendHistory } from './history-append.ts';
 
 export interface AdoptionDeps {
   selfId: string;
@@ -47,25 +44,6 @@ export async function listAgentSessions(deps: AdoptionDeps, provider: string, wo
   const listed = await deps.providers.existing(provider, workspace);
   if (!listed.ok) return listed;
   return ok(listed.value.map((s: ExistingSession) => ({ ...s, batonSessionId: adoptedAs(deps, s.provider, s.sessionId) })));
-}
-
-/** The entries in sealed-event-sized chunks, in order. */
-function chunks(entries: TranscriptEntry[]): TranscriptEntry[][] {
-  const out: TranscriptEntry[][] = [];
-  let current: TranscriptEntry[] = [];
-  let size = 0;
-  for (const entry of entries) {
-    const length = JSON.stringify(entry).length;
-    if (current.length > 0 && size + length > HISTORY_CHUNK_CHARS) {
-      out.push(current);
-      current = [];
-      size = 0;
-    }
-    current.push(entry);
-    size += length;
-  }
-  if (current.length > 0) out.push(current);
-  return out;
 }
 
 /**
@@ -102,7 +80,7 @@ export async function adoptSession(deps: AdoptionDeps, input: NewSessionInput & 
   }
   const sessionId = created.value.id;
   // The history reaches the backend first and in order (a few large events), then the agent map.
-  for (const entries of chunks(history.transcript)) await deps.sessions.append(sessionId, { type: 'history', entries });
+  await appendHistory(deps.sessions, sessionId, history.transcript);
   await deps.sessions.append(sessionId, { type: 'agents', agents: history.agents });
   deps.sessions.run(sessionId, provider);
   await deps.sessions.saveResumeData(sessionId, provider);

@@ -163,9 +163,9 @@ export class SessionService implements SessionsPort {
     return checkNew(this.starting, input);
   }
 
-  /** Creates the session on the backend (generation 1, owned here) and its local record, with `content` as its history. */
-  createRecord(input: CheckedNewSession, title: string, content?: SessionContent): Promise<Result<LocalSession>> {
-    return createRecord(this.starting, input, title, content);
+  /** Creates the session (`id`, else a new one) on the backend (generation 1, owned here) and its local record, with `content` as its history. */
+  createRecord(input: CheckedNewSession, title: string, content?: SessionContent, id?: string): Promise<Result<LocalSession>> {
+    return createRecord(this.starting, input, title, content, id);
   }
 
   /** Why input is refused on this device right now, or null. */

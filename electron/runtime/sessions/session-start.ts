@@ -106,15 +106,15 @@ export async function checkNew(deps: Pick<SessionStartDeps, 'git'>, input: NewSe
   return ok({ workspace, provider, permission: input.permission ?? DEFAULT_PERMISSION_LEVEL, snapshots });
 }
 
-/** Creates the session on the backend (generation 1, owned here) and its local record, with `content` as its history. */
+/** Creates the session `id` on the backend (generation 1, owned here) and its local record, with `content` as its history. */
 export async function createRecord(
   deps: SessionStartDeps,
   input: CheckedNewSession,
   title: string,
   content: SessionContent = { agents: [], transcript: [] },
+  id: string = newId(),
 ): Promise<Result<LocalSession>> {
   const repos: RepoRef[] = input.snapshots.map(({ relPath, remoteUrl, branch }) => ({ relPath, remoteUrl, branch }));
-  const id = newId();
   const meta = metaOf({ title, provider: input.provider, permission: input.permission, workspace: input.workspace, repos });
   const created = await deps.backend.createSession(id, sealSessionMeta(deps.seal, id, meta));
   if (!created.ok) return created;

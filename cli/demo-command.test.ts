@@ -12,13 +12,10 @@ describe('baton demo', () => {
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     let out = '';
-    let err = '';
     child.stdout.on('data', (chunk: Buffer) => {
       out += chunk.toString();
     });
-    child.stderr.on('data', (chunk: Buffer) => {
-      err += chunk.toString();
-    });
+    child.stderr.resume();
     const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
     try {
       const lines = await waitFor(
@@ -40,7 +37,10 @@ describe('baton demo', () => {
       expect((await desktop.call('listDevices', {})).map((d) => d.name).sort()).toEqual(['desktop', 'laptop']);
       laptop.close();
       desktop.close();
-      const repo = /sample repository (\S+)/.exec(err)?.[1] ?? '';
+      // The instructions come after the addresses, so they are what is left on the screen.
+      expect(out.indexOf('Next:')).toBeGreaterThan(out.indexOf('desktop: http'));
+      expect(out).toContain('click Move');
+      const repo = /sample repository is (\S+)/.exec(out)?.[1] ?? '';
       expect(existsSync(repo)).toBe(true);
       child.kill('SIGTERM');
       expect(await exited).toBe(0);

@@ -2,7 +2,7 @@
  * `baton demo`: everything needed to try Move on one machine — a backend, a sample repository with
  * a bare origin, two devices ("laptop" creates the account, "desktop" joins by invite) on separate
  * profiles and workspace roots, and a demo-agent session on the laptop (composed in demo-world.ts).
- * Prints both UI addresses; SIGTERM (or Ctrl-C) stops everything and removes the temporary folder.
+ * Prints the addresses, then what to do with them; SIGTERM (or Ctrl-C) stops everything and removes the temporary folder.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -18,10 +18,21 @@ Starts a sync backend, a sample git repository with a bare origin, and two headl
   backend: URL
   laptop: http://127.0.0.1:PORT/?token=TOKEN
   desktop: http://127.0.0.1:PORT/?token=TOKEN
-Open both addresses, pick the session on the laptop and click Move. Everything lives in a temporary
+and then the steps to try it: open both addresses, pick the session on the laptop and click Move.
+Everything lives in a temporary
 folder that is removed when the demo stops (SIGTERM or Ctrl-C).
 
   --skip-build   do not build the renderer when it is missing (the addresses then serve the API only)`;
+
+/** What to do once the demo runs, in order. */
+function demoSteps(title: string): string[] {
+  return [
+    'Next:',
+    '  1. Open the laptop address in one browser window and the desktop address in another.',
+    `  2. On the laptop, open "${title}" and click Move; pick desktop and start the move.`,
+    '  3. Watch it move: the desktop now runs the session; type to it there.',
+  ];
+}
 
 export const command: Command = {
   summary: 'run a backend and two devices with a sample repo, to try Move',
@@ -36,11 +47,18 @@ export const command: Command = {
     try {
       const world = await startDemoWorld({ root, rendererDir: RENDERER_DIR, log });
       try {
-        console.error(`baton demo: the laptop owns "${world.session.title}"; open both addresses and Move it.`);
-        console.log(`backend: ${world.backendUrl}`);
-        console.log(`laptop: ${world.laptopUrl}`);
-        console.log(`desktop: ${world.desktopUrl}`);
-        console.error(`baton demo: sample repository ${world.repo} (origin ${world.origin}). Stop with Ctrl-C.`);
+        // The addresses first, then what to do with them: the last thing on the screen is the next step.
+        console.log(
+          [
+            `backend: ${world.backendUrl}`,
+            `laptop: ${world.laptopUrl}`,
+            `desktop: ${world.desktopUrl}`,
+            '',
+            ...demoSteps(world.session.title),
+            '',
+            `The sample repository is ${world.repo} (origin ${world.origin}). Stop the demo with Ctrl-C.`,
+          ].join('\n'),
+        );
         await stopped;
       } finally {
         await world.stop();

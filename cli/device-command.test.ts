@@ -1,5 +1,6 @@
 /** `baton device` as a process: its one stdout line, refusals, clean SIGTERM and restart on the same profile. */
 import { execFile } from 'node:child_process';
+import { createServer } from 'node:net';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -62,6 +63,41 @@ describe('baton device', () => {
     expect(await reconnected.call('getStatus', {})).toMatchObject({ enrolled: true, deviceId: created.deviceId });
     reconnected.close();
     expect(await again.stop()).toBe(0);
+  }, 60_000);
+
+  it('keeps its address across restarts, prints it with `baton open`, and takes --port over it', async () => {
+    const profile = join(root, 'stable');
+    const args = ['device', '--profile', profile, '--backend', backend.url, '--create-account'];
+    const first = await startBaton(args, 'ui: ');
+    const opened = await run(process.execPath, [BATON, 'open', '--profile', profile]);
+    expect(opened.stdout).toBe(`ui: ${first.url}\n`);
+    expect(await first.stop()).toBe(0);
+    const closed = await run(process.execPath, [BATON, 'open', '--profile', profile]).catch(
+      (error: { code: number; stderr: string }) => error,
+    );
+    expect(closed).toMatchObject({
+      code: 1,
+      stderr: expect.stringContaining(`does not answer at http://127.0.0.1:${new URL(first.url).port}`),
+    });
+
+    const again = await startBaton(['device', '--profile', profile], 'ui: ');
+    expect(again.url).toBe(first.url);
+    // The kept port taken by another process: the UI moves to a free one (and keeps that), the token stays.
+    expect(await again.stop()).toBe(0);
+    const squatter = createServer().listen(Number(new URL(first.url).port), '127.0.0.1');
+    await new Promise((resolve) => squatter.once('listening', resolve));
+    try {
+      const moved = await startBaton(['device', '--profile', profile], 'ui: ');
+      expect(new URL(moved.url).port).not.toBe(new URL(first.url).port);
+      expect(new URL(moved.url).searchParams.get('token')).toBe(new URL(first.url).searchParams.get('token'));
+      expect(moved.stderr()).toContain('is in use now; the UI moved to port');
+      expect(await moved.stop()).toBe(0);
+    } finally {
+      squatter.close();
+    }
+    const given = await startBaton(['device', '--profile', profile, '--port', '0'], 'ui: ');
+    expect(new URL(given.url).searchParams.get('token')).toBe(new URL(first.url).searchParams.get('token'));
+    expect(await given.stop()).toBe(0);
   }, 60_000);
 
   it('stops promptly on SIGTERM while a join from the set-up screen waits for an inviter that is not running', async () => {

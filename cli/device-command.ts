@@ -6,7 +6,8 @@
  */
 import { hostname } from 'node:os';
 import { join, resolve } from 'node:path';
-import { startWebHost } from '../electron/host/web-host.ts';
+import { loadUiAddress, saveUiAddress, uiToken } from '../electron/host/ui-address.ts';
+import { startWebHost, type WebHost, type WebHostOptions } from '../electron/host/web-host.ts';
 import { syncEnrollmentBackendFactory } from '../electron/enrollment/sync-backend.ts';
 import { fileSecretStore } from '../electron/crypto/secret-store.ts';
 import { createEnrollingDevice, DEFAULT_RUNTIME_TIMING } from '../electron/runtime/enrolling-device.ts';
@@ -23,6 +24,8 @@ const USAGE = `Usage: baton device --profile DIR --backend URL[,URL…] [--backe
 
 Runs a device headless. Once its UI and API are served it prints one line:
   ui: http://127.0.0.1:PORT/?token=TOKEN
+The port and token are kept in the profile, so the address stays the same across restarts (a
+bookmark of it keeps working); \`baton open --profile DIR\` prints it again.
 A profile that is not enrolled yet, started with neither --create-account nor --join, shows the
 first-run screen there: create an account (on the --backend addresses) or join with an invite.
 SIGTERM stops it cleanly; starting it again on the same profile resumes everything it was doing.
@@ -41,7 +44,8 @@ SIGTERM stops it cleanly; starting it again on the same profile resumes everythi
                          pins the system's trust store decides (a public CA's certificate)
   --name NAME            the device name (default: this host's name)
   --workspace-root DIR   where repositories are found and cloned (default: DIR/workspaces)
-  --port N               the UI port on 127.0.0.1 (default 0: a free port)
+  --port N               the UI port on 127.0.0.1 (default: the one kept in the profile, else a free
+                         one; 0 picks a free one)
   --create-account       create a new account with this device as its first device
   --join INVITE          join the account of an invite made with \`baton invite\` on an enrolled device
 
@@ -72,6 +76,24 @@ function backendFlag(value: string | boolean | undefined): string[] | null {
       `--backend takes one or more http(s) addresses separated by commas, e.g. http://10.0.0.5:8787,http://10.0.0.6:8787: ${parsed.message}`,
     );
   return parsed.value;
+}
+
+/**
+ * Starts the web host on the kept (or given) port and keeps the address it got in the profile. A
+ * kept port another process holds now gives way to a free one (`keptPort`: the port was not asked
+ * for with --port, which is used or refused as given).
+ */
+async function startKeptHost(profileDir: string, keptPort: boolean, options: WebHostOptions): Promise<WebHost> {
+  let host: WebHost;
+  try {
+    host = await startWebHost(options);
+  } catch (error) {
+    if (!keptPort || options.port === 0 || (error as NodeJS.ErrnoException).code !== 'EADDRINUSE') throw error;
+    host = await startWebHost({ ...options, port: 0 });
+    console.error(`baton device: port ${options.port}, kept from the last start, is in use now; the UI moved to port ${host.port}.`);
+  }
+  saveUiAddress(profileDir, { port: host.port, token: host.token });
+  return host;
 }
 
 /** The --backend-pin fingerprints, or null when the flag is absent; a malformed one is a usage error. */
@@ -105,7 +127,8 @@ export async function runDevice(argv: string[], seam: DeviceSeam = {}): Promise<
   const backendPins = pinFlag(values['backend-pin']);
   if (values['create-account'] && values.join !== undefined) throw new UsageError('--create-account and --join cannot be used together');
   if (values['create-account'] && backendUrls === null) throw new UsageError('--create-account needs --backend URL[,URL…]');
-  const port = portFlag(values.port, 0);
+  const kept = loadUiAddress(profileDir);
+  const port = portFlag(values.port, kept?.port ?? 0);
   const name = typeof values.name === 'string' && values.name !== '' ? values.name : hostname();
   const workspaceRoot = resolve(typeof values['workspace-root'] === 'string' ? values['workspace-root'] : join(profileDir, 'workspaces'));
   const defaults = DEFAULT_RUNTIME_TIMING;
@@ -158,8 +181,9 @@ export async function runDevice(argv: string[], seam: DeviceSeam = {}): Promise<
   await device.start();
   // A plain `npm install` does not build the UI: the first start does, unless told not to.
   if (process.env.BATON_NO_UI_BUILD !== '1') ensureRendererBuilt('baton device');
-  const host = await startWebHost({
+  const host = await startKeptHost(profileDir, values.port === undefined, {
     port,
+    token: uiToken(kept),
     rendererDir: RENDERER_DIR,
     handlers: () => device.handlers(),
     subscribe: (listener) => device.subscribe(listener),

@@ -7,6 +7,7 @@ const commands: Record<string, () => Promise<{ command: Command }>> = {
   device: () => import('./device-command.ts'),
   invite: () => import('./invite-command.ts'),
   mcp: () => import('./mcp-command.ts'),
+  open: () => import('./open-command.ts'),
   packet: () => import('./packet-command.ts'),
   sessions: () => import('./sessions-command.ts'),
 };

@@ -1,5 +1,6 @@
 /** `baton mcp`: the stdio MCP server with handoff_create and handoff_resume. Only protocol goes to stdout. */
 import { resolve } from 'node:path';
+import { CallQueue } from '../electron/mcp/call-queue.ts';
 import { createHandoffServer } from '../electron/mcp/handoff-server.ts';
 import { LineTransport, MAX_MESSAGE_BYTES } from '../electron/mcp/stdio-transport.ts';
 import { openMemoryLink } from '../electron/packet/account-memory.ts';
@@ -27,12 +28,14 @@ export const command: Command = {
     const root = resolve(typeof values.root === 'string' ? values.root : process.cwd());
     const profile = typeof values.profile === 'string' ? values.profile : process.env.BATON_PROFILE || undefined;
     const memory = await openMemoryLink(profile ? resolve(profile) : undefined);
-    const server = createHandoffServer({ root, deps: { memory } });
+    const queue = new CallQueue();
+    const server = createHandoffServer({ root, deps: { memory }, queue });
     const transport = new LineTransport(process.stdin, process.stdout, MAX_MESSAGE_BYTES, (line) => console.error(line));
     const closed = new Promise<void>((done) => {
       transport.onclose = () => done();
-      process.stdin.once('end', () => done());
     });
+    // Calls sent just before stdin closed are answered, in order, before the transport closes.
+    transport.beforeClose = () => queue.idle();
     const stopped = untilStopped();
     await server.connect(transport);
     console.error(`baton mcp: serving handoff tools for ${root} on stdio`);

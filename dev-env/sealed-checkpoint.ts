@@ -61,11 +61,16 @@ export async function sealedClaudeCheckpoint(root: string, shape: ClaudeSessionS
   const exported = await exportClaudeSession(sourceEnv, source, CLAUDE_SESSION);
   if (!exported.ok) throw new Error(exported.message);
   const targetEnv = { CLAUDE_CONFIG_DIR: join(root, 'cfg-target') };
-  const stage = providerStaging({
-    git: { locate: async () => target },
-    providers: { create: () => new ClaudeCodeSession({ env: targetEnv }) },
-    config: { workspaceRoot: root },
-  });
+  const stage = providerStaging(
+    {
+      selfId: 'desktop',
+      state: { readSession: () => undefined, readSessions: () => [] },
+      git: { locate: async () => target },
+      providers: { create: () => new ClaudeCodeSession({ env: targetEnv }) },
+      config: { workspaceRoot: root },
+    },
+    SESSION_ID,
+  );
   const resume: ResumeData = { provider: 'claude-code', format: 'claude-code/transcript@2', sessionId: CLAUDE_SESSION, ...exported.value };
   const sealed = await sealedCheckpoint(root, resume, stage);
   return { ...sealed, target, targetEnv, sourceCwd: files.cwd };

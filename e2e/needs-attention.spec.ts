@@ -112,7 +112,7 @@ test('an activation that fails after the transfer leaves the target owning the s
   await expect(desktop.ownership).toContainText('Owned here');
   await expect(desktop.ownership).toContainText('activation failed, then succeeded on retry');
   await expect(desktopPage.getByRole('log', { name: 'Transcript' })).toContainText(
-    'Activation retried and succeeded: the session resumed by checkpoint-import (no drift).',
+    'Activation retried on desktop and succeeded: the session resumed by importing its checkpoint (no drift).',
   );
   await expect(desktop.ownership).toContainText('generation 2');
   await expect(desktop.message).toBeEnabled();

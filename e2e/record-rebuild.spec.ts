@@ -59,5 +59,5 @@ test('a truncated record without its workspace shows why and the fix; with the w
   await restartLaptop(page, () => renameSync(`${repo}-away`, repo));
   await expect(view.ownership).toContainText('Owned here');
   await expect(view.message).toBeEnabled();
-  await expect(page.getByRole('log', { name: 'Transcript' })).toContainText("This device's record of the session could not be read");
+  await expect(page.getByRole('log', { name: 'Transcript' })).toContainText("laptop's record of the session could not be read");
 });

@@ -6,18 +6,24 @@
 import { z } from 'zod';
 import type { AgentView, TranscriptEntry } from './agents.ts';
 import type { DeviceStatus } from './api/devices.ts';
-import type { CancelReason, DriftWarning, ResumePath } from './api/handoffs.ts';
-import type { ActionResult, CodedMessage, Failure, Result } from './errors.ts';
-import type { HandoffState } from './handoff-states.ts';
+import type { ActionResult, Failure, Result } from './errors.ts';
 import { AnswerPermissionInput, InterruptTurnInput, type SessionPermissionsView } from './permission-views.ts';
 import type { ProviderChange } from './agent-switch.ts';
-import { PermissionLevel, PROVIDER_IDS, type ExistingSession, type ProviderId } from './provider.ts';
-import type { HandoffProgressView, MoveBlockView, MoveNoticeView } from './move-views.ts';
-import type { Blocker, ReadinessReport } from './readiness.ts';
+import type { EligibilityView, HandoffProgressView, HandoffView, MoveBlockView, MoveNoticeView } from './move-views.ts';
+import { PermissionLevel, PROVIDER_IDS, type ExistingSession } from './provider.ts';
+import type { ReadinessReport } from './readiness.ts';
 import { BackendUrls } from './backend-addresses.ts';
 import { BackendPins, type BackendKeyProbe, type BackendKeyView } from './backend-keys.ts';
 
-export type { HandoffProgressView, MoveBlockView, MoveNoticeView, ProgressStep } from './move-views.ts';
+export type {
+  EligibilityView,
+  HandoffProgressView,
+  HandoffView,
+  MoveBlockView,
+  MoveNoticeView,
+  ProgressStep,
+  TargetFolderView,
+} from './move-views.ts';
 
 // ---------- views the runtime returns ----------
 
@@ -35,7 +41,10 @@ export interface DeviceStatusView {
   backendKey: BackendKeyView | null;
   /** Set while a join waits for the inviting device. */
   joining: boolean;
-  /** When this device learnt it was revoked (the backend refused it as `device_revoked`), else null: it no longer syncs or acts. */
+  /**
+   * When this device learnt it was revoked (the backend refused it as `device_revoked`), else null.
+   * A revoked device stops heartbeating and acting; only a new profile joins the account again.
+   */
   revokedAt: number | null;
 }
 
@@ -79,51 +88,25 @@ export interface DeviceView {
   id: string;
   name: string;
   status: DeviceStatus;
+  /** True only when known now: a recent heartbeat, seen through a backend this device reaches. */
   online: boolean;
+  /**
+   * 'online' as above; 'offline' when it stopped (said so on its way out) or its heartbeats stopped;
+   * 'unknown' while this device cannot reach the backend (it shows what it last knew) or the device
+   * never sent one.
+   */
+  presence: 'online' | 'offline' | 'unknown';
+  /** Since when it is offline (its last heartbeat, or when it stopped), when it is. */
+  offlineSince: number | null;
   lastSeenAt: number | null;
   isThisDevice: boolean;
 }
 
-export interface EligibilityView {
-  deviceId: string;
-  name: string;
-  eligible: boolean;
-  /** Why not, when not eligible. */
-  reason: CodedMessage | null;
-  /** What an eligible device will do differently (e.g. its CLI is older: summary continuation), or null. */
-  warning: CodedMessage | null;
-  /** It lacks the session's agent and continues with this one instead, by summary continuation (null: the same agent). */
-  continueWith: ProviderId | null;
-}
-
-export interface HandoffView {
-  id: string;
-  sessionId: string;
-  sourceDeviceId: string;
-  sourceName: string;
-  targetDeviceId: string;
-  targetName: string;
-  /** The device that asked for the move: the source (Move), or the target (Move here). */
-  initiatorDeviceId: string;
-  state: HandoffState;
-  generation: number;
-  /** Each reached state with its time. */
-  history: { state: HandoffState; at: number; deviceId: string | null }[];
-  cancelReason: CancelReason | null;
-  resumePath: ResumePath | null;
-  /** Why that resume path (e.g. the import check that failed), when known to this device. */
-  resumeNote: string | null;
-  /** Drift warnings recorded at activation, when known to this device. */
-  driftWarnings: DriftWarning[];
-  /** Remediation when a re-check at the checkpoint cancelled the move. */
-  blockers: Blocker[];
-  /** The move continued the session with another agent (when known to this device), else null. */
-  providerChange: { from: string; to: string } | null;
-  checkpointKept: boolean; // the backend still keeps its checkpoint (Handoff.checkpointKept): Fork from here needs it
-}
-
 /** Why this device may not send input to the session, or null when it may. */
-export type InputBlock = { code: 'not_owner' | 'quiescing' | 'moved' | 'needs_attention' | 'not_running'; message: string } | null;
+export type InputBlock = {
+  code: 'not_owner' | 'quiescing' | 'moved' | 'needs_attention' | 'not_running' | 'revoked';
+  message: string;
+} | null;
 
 /** Why this device cannot run a session it owns, and the concrete fix. */
 export interface AttentionView {
@@ -152,7 +135,7 @@ export interface SessionView {
   inputBlock: InputBlock;
   activeHandoff: HandoffView | null;
   lastHandoff: HandoffView | null;
-  /** A move readiness refused, until a check passes or a move starts (null: none). */
+  /** A blocked move of the session (on every device, across reloads), until a re-check passes or a move starts. */
   blocked: MoveBlockView | null;
   updatedAt: number;
 }
@@ -193,18 +176,24 @@ export type { ActionResult };
 
 const SessionId = z.string().min(1).max(64);
 const DeviceId = z.string().min(1).max(64);
-const Workspace = z.string().min(1).max(4096);
+const Workspace = z.string().trim().min(1, 'Give the folder of the session: a git repository on this device, e.g. ~/src/app.').max(4096);
+/** A device's name as a person types it: trimmed, and said in words when it is empty or too long. */
+const DeviceName = z
+  .string()
+  .trim()
+  .min(1, 'Give this device a name, e.g. "laptop": the other devices show it by that name.')
+  .max(100, 'A device name is at most 100 characters.');
 /** A CLI's own session id (a UUID for Claude Code and Codex): no path separators or dots. */
 const CliSessionId = z.string().regex(/^[A-Za-z0-9][A-Za-z0-9-]{0,127}$/, 'not a CLI session id');
 
 export const inputs = {
   getStatus: z.strictObject({}),
   /** `backendPins`: the keys first contact found (checkBackendKeys) and the person confirmed. */
-  createAccount: z.strictObject({ backendUrls: BackendUrls, deviceName: z.string().min(1).max(100), backendPins: BackendPins.optional() }),
+  createAccount: z.strictObject({ backendUrls: BackendUrls, deviceName: DeviceName, backendPins: BackendPins.optional() }),
   /** `backendUrls`: addresses to use instead of the invite's. */
   joinAccount: z.strictObject({
-    invite: z.string().min(1).max(4000),
-    deviceName: z.string().min(1).max(100),
+    invite: z.string().trim().min(1, 'Paste the invite made on a device already in the account.').max(8000),
+    deviceName: DeviceName,
     backendUrls: BackendUrls.optional(),
   }),
   listProviders: z.strictObject({}),
@@ -236,10 +225,15 @@ export const inputs = {
   interruptTurn: InterruptTurnInput,
   listDevices: z.strictObject({}),
   moveEligibility: z.strictObject({ sessionId: SessionId }),
-  /** Without a target, this device's side only (the Move dialog asks as it opens). */
+  /** Without a target: this device's side only (the Move dialog asks as it opens, before a device is picked). */
   checkReadiness: z.strictObject({ sessionId: SessionId, targetDeviceId: DeviceId.optional() }),
-  /** `provider`: the agent the target continues with, when not the session's own (a summary continuation). */
-  startMove: z.strictObject({ sessionId: SessionId, targetDeviceId: DeviceId, provider: z.enum(PROVIDER_IDS).optional() }),
+  /** `freshClone`: the target clones the repositories afresh instead of using its checkout of them (which blocked the move); `provider`: the agent the target continues with, when not the session's own (a summary continuation). */
+  startMove: z.strictObject({
+    sessionId: SessionId,
+    targetDeviceId: DeviceId,
+    freshClone: z.boolean().optional(),
+    provider: z.enum(PROVIDER_IDS).optional(),
+  }),
   /** Continues an owned session here with another agent, from a summary (recorded in its history like a move). */
   switchAgent: z.strictObject({ sessionId: SessionId, provider: z.enum(PROVIDER_IDS) }),
   /** Off the owner: asks the owner to move the session to this device (it runs readiness first). */
@@ -296,7 +290,8 @@ export interface DeviceApiOutputs {
   retryActivation: ActionResult;
   handoffHistory: HandoffView[];
   forkSession: Result<SessionView>;
-  createInvite: Result<{ invite: string; expiresAt: number }>;
+  /** `inviteId` names it in the `inviteUsed` event that says a device joined with it. */
+  createInvite: Result<{ invite: string; inviteId: string; expiresAt: number }>;
   revokeDevice: ActionResult;
   rotateKeys: Result<{ keyVersion: number }>;
   setBackendUrls: Result<DeviceStatusView>;
@@ -330,6 +325,8 @@ export interface DeviceApiEvents {
   devicesChanged: DeviceView[];
   handoffProgress: HandoffProgressView;
   moveNotice: MoveNoticeView;
+  /** A device joined the account with an invite this device made (it approved the join): the invite is used up. */
+  inviteUsed: { inviteId: string; deviceName: string; at: number };
   /** Sent by the Electron shell (not the runtime) when its notification about a session was clicked. */
   noticeClicked: { sessionId: string };
 }
@@ -344,5 +341,6 @@ export const EVENT_NAMES: readonly DeviceApiEvent[] = [
   'devicesChanged',
   'handoffProgress',
   'moveNotice',
+  'inviteUsed',
   'noticeClicked',
 ];

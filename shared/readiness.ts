@@ -2,6 +2,7 @@
  * The readiness report: evaluated before anything moves (electron/git/readiness.ts, electron/handoff/move-request.ts).
  * Each blocker carries a code, one plain sentence and the exact fix.
  */
+import { z } from 'zod';
 
 export const SOURCE_BLOCKER_CODES = [
   'dirty_tree',
@@ -18,6 +19,10 @@ export const TARGET_BLOCKER_CODES = [
   'target_cannot_open_workspace',
   'target_missing_provider',
   'target_missing_key_version',
+  /** The target's checkout of a repository (where the session ran there, or one it was pointed at) has uncommitted work. */
+  'target_workspace_dirty',
+  /** The target's checkout is on local commits the pinned commit does not contain (it cannot fast-forward). */
+  'target_branch_diverged',
 ] as const;
 export const SESSION_BLOCKER_CODES = [
   'not_owner',
@@ -29,8 +34,12 @@ export const SESSION_BLOCKER_CODES = [
 export type BlockerCode =
   (typeof SOURCE_BLOCKER_CODES)[number] | (typeof TARGET_BLOCKER_CODES)[number] | (typeof SESSION_BLOCKER_CODES)[number];
 
-/** A remediation the UI may offer as an explicit user act (never run automatically). */
-export type RemediationAction = { kind: 'push'; repo: string } | { kind: 'commit'; repo: string };
+/**
+ * A remediation the UI may offer as an explicit user act (never run automatically): push or commit a
+ * repository here, or move into a fresh clone on the target instead of its checkout that blocked it.
+ */
+export type RemediationAction =
+  { kind: 'push'; repo: string } | { kind: 'commit'; repo: string } | { kind: 'fresh-clone'; deviceId: string };
 
 export interface Blocker {
   code: BlockerCode;
@@ -63,3 +72,18 @@ export interface ReadinessReport {
   repos: RepoState[];
   evaluatedAt: number;
 }
+
+/** A blocker as it travels sealed (in a cancel reason or a session's blocked state): read, never trusted for more than display. */
+export const BlockerSchema = z.object({
+  code: z.string().max(64) as z.ZodType<BlockerCode>,
+  repo: z.string().max(4096).optional(),
+  message: z.string().max(2000),
+  fix: z.string().max(2000),
+  action: z
+    .union([
+      z.object({ kind: z.enum(['push', 'commit']), repo: z.string().max(4096) }),
+      z.object({ kind: z.literal('fresh-clone'), deviceId: z.string().max(64) }),
+    ])
+    .optional(),
+  details: z.record(z.string(), z.unknown()).optional(),
+}) as z.ZodType<Blocker>;

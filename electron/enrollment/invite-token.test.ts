@@ -26,6 +26,21 @@ describe('invite line', () => {
     expect(decodeInvite(`  ${line}\n`)).toEqual({ ok: true, value: token });
   });
 
+  it('reads an invite pasted with spaces and line breaks, as a terminal wraps it', () => {
+    const line = encodeInvite(token);
+    const wrapped = `   ${line.slice(0, 60)}\n  ${line.slice(60, 140)}\r\n${line.slice(140)}  \n`;
+    expect(decodeInvite(wrapped)).toEqual({ ok: true, value: token });
+  });
+
+  it('says an invite cut short is cut short, and where to get a new one', () => {
+    const line = encodeInvite(token);
+    for (const cut of [line.slice(0, -25), line.slice(0, INVITE_PREFIX.length + 10), INVITE_PREFIX, 'baton-inv']) {
+      const decoded = decodeInvite(cut);
+      expect(decoded).toMatchObject({ ok: false, code: 'invite_truncated' });
+      expect(!decoded.ok && decoded.message).toMatch(/^This invite is cut short: .* Make a new invite on a device already in the account/);
+    }
+  });
+
   it("survives copy-paste: line breaks and spaces anywhere in it, with the backend key's fingerprint intact", () => {
     const pin = `sha256:${'c3'.repeat(32)}`;
     const line = encodeInvite({ ...token, backendPins: [pin] });
@@ -42,9 +57,17 @@ describe('invite line', () => {
     expect(decoded.ok && inviteBackendPins(decoded.value)).toEqual([]);
   });
 
-  it('refuses anything that is not an invite', () => {
-    for (const bad of ['', 'hello', `${INVITE_PREFIX}***`, `${INVITE_PREFIX}${Buffer.from('{"v":2}').toString('base64url')}`]) {
-      expect(decodeInvite(bad)).toMatchObject({ ok: false, code: 'invite_malformed' });
+  it('refuses anything that is not an invite as such, saying what an invite looks like and where to get one', () => {
+    for (const bad of [
+      '',
+      'hello',
+      `${INVITE_PREFIX}***`,
+      `${INVITE_PREFIX}${Buffer.from('{"v":2}').toString('base64url')}`,
+      'ssh-ed25519 AAAA',
+    ]) {
+      const decoded = decodeInvite(bad);
+      expect(decoded).toMatchObject({ ok: false, code: 'invite_malformed' });
+      expect(!decoded.ok && decoded.message).toContain('Devices → Add a device there, or `baton invite --profile DIR`');
     }
   });
 });

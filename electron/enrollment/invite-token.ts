@@ -52,26 +52,48 @@ export function encodeInvite(token: InviteToken): string {
   return INVITE_PREFIX + toBase64url(Buffer.from(JSON.stringify(InviteToken.parse(token)), 'utf8'));
 }
 
+/** Where a new invite comes from: every message about one that cannot be used ends with it. */
+export const NEW_INVITE_HINT =
+  'Make a new invite on a device already in the account (Devices → Add a device there, or `baton invite --profile DIR`) and paste the whole line.';
+
+export type InviteDecodeCode = 'invite_malformed' | 'invite_truncated';
+
 /**
- * Decodes an invite line, whatever whitespace a mail or terminal wrapped it with (none belongs to
- * it); anything else is `invite_malformed`.
+ * Decodes an invite as pasted: every space and line break is dropped first (a line copied from a
+ * wrapped terminal keeps its invite). A paste that starts like an invite but ends too soon is
+ * `invite_truncated`; anything else that is not one is `invite_malformed`. Each says where to get a new one.
  */
-export function decodeInvite(line: string): Result<InviteToken, 'invite_malformed'> {
-  const malformed: Failure<'invite_malformed'> = {
+export function decodeInvite(pasted: string): Result<InviteToken, InviteDecodeCode> {
+  const refuse = (code: InviteDecodeCode, why: string): Failure<InviteDecodeCode> => ({
     ok: false,
-    code: 'invite_malformed',
-    message: `not a Baton invite (expected one line starting with ${INVITE_PREFIX})`,
-  };
-  const text = line.replace(/\s+/g, '');
-  if (!text.startsWith(INVITE_PREFIX)) return malformed;
-  const bytes = fromBase64url(text.slice(INVITE_PREFIX.length));
-  if (bytes === null) return malformed;
+    code,
+    message: `${why} ${NEW_INVITE_HINT}`,
+  });
+  const truncated = () =>
+    refuse(
+      'invite_truncated',
+      'This invite is cut short: it starts like a Baton invite, but its end is missing (a copy from a terminal can lose it).',
+    );
+  const malformed = () => refuse('invite_malformed', `That is not a Baton invite: an invite is one line that starts with ${INVITE_PREFIX}`);
+  const text = pasted.replace(/\s+/g, '');
+  if (text === '') return refuse('invite_malformed', 'No invite was given.');
+  if (!text.startsWith(INVITE_PREFIX)) return INVITE_PREFIX.startsWith(text) ? truncated() : malformed();
+  const body = text.slice(INVITE_PREFIX.length);
+  if (body === '') return truncated();
+  if (!/^[A-Za-z0-9_-]+$/.test(body)) return malformed();
+  // A cut can leave a length no base64 has (one character past a group): what is before it is read.
+  const bytes = fromBase64url(body.length % 4 === 1 ? body.slice(0, -1) : body);
+  if (bytes === null) return malformed();
+  const json = bytes.toString('utf8');
+  let value: unknown;
   try {
-    const parsed = InviteToken.safeParse(JSON.parse(bytes.toString('utf8')));
-    return parsed.success ? { ok: true, value: parsed.data } : malformed;
+    value = JSON.parse(json);
   } catch {
-    return malformed;
+    // A JSON object that does not end: the line was cut. Anything else was never an invite.
+    return json.startsWith('{"v":') ? truncated() : malformed();
   }
+  const parsed = InviteToken.safeParse(value);
+  return parsed.success ? { ok: true, value: parsed.data } : malformed();
 }
 
 function proofMessage(inviteId: string, deviceId: string, keys: DevicePublicKeys): string {

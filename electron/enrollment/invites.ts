@@ -59,6 +59,8 @@ export async function createInvite(
 
 export interface JoinDecision {
   joinRequestId: string;
+  /** The invite the request was made with. */
+  inviteId: string;
   deviceId: string;
   deviceName: string;
   outcome: 'approved' | 'rejected' | 'failed';
@@ -108,7 +110,7 @@ async function decidePendingJoins(profile: Profile, backend: EnrollmentBackend, 
     const invites = loadInvites(profile);
     const invite = invites.find((i) => i.inviteId === request.inviteId);
     const reason = refusal(request, invite, now());
-    const base = { joinRequestId: request.id, deviceId: request.device.id, deviceName: request.device.name };
+    const base = { joinRequestId: request.id, inviteId: request.inviteId, deviceId: request.device.id, deviceName: request.device.name };
     if (reason !== null) {
       if (invite !== undefined && invite.expiresAt <= now())
         saveInvites(

@@ -94,7 +94,9 @@ describe('joining an account by invite (real backend)', () => {
     const laptop = await firstDevice(world);
     const invite = must(await createInvite(laptop, world.backendOf(laptop), { ttlMs: 300 }));
     await new Promise((resolve) => setTimeout(resolve, 400));
-    expect(await requestJoin(world.dir('late'), invite.line, 'late', world.deps)).toMatchObject({ ok: false, code: 'invite_expired' });
+    const late = await requestJoin(world.dir('late'), invite.line, 'late', world.deps);
+    expect(late).toMatchObject({ ok: false, code: 'invite_expired', message: expect.stringMatching(/^This invite expired at \d\d:\d\d/) });
+    expect(!late.ok && late.message).toContain('Make a new invite on a device already in the account');
     // A joiner whose clock lies still gets nowhere: the backend or the inviter refuses.
     const lying = await requestJoin(
       world.dir('late'),
@@ -121,7 +123,11 @@ describe('joining an account by invite (real backend)', () => {
     const invite = must(await createInvite(laptop, world.backendOf(laptop)));
     must(await joinWhileApproving(world, laptop, invite.line, 'first'));
     const again = await joinWhileApproving(world, laptop, invite.line, 'second', 3_000);
-    expect(again).toMatchObject({ ok: false, code: 'invite_used' });
+    expect(again).toMatchObject({
+      ok: false,
+      code: 'invite_used',
+      message: expect.stringMatching(/^This invite was already used to add a device; each invite adds one device\. Make a new invite/),
+    });
   });
 
   it('enrolls at most one of two devices racing with the same invite', async () => {

@@ -8,7 +8,7 @@ import type { Failure, Result } from '../../shared/errors.ts';
 import { fileSecretStore } from '../crypto/secret-store.ts';
 import type { EnrollmentDeps } from './account.ts';
 import type { EnrollmentBackend } from './enrollment-backend.ts';
-import { decodeInvite, inviteBackendPins, inviteBackendUrls, joinProof, type InviteToken } from './invite-token.ts';
+import { decodeInvite, inviteBackendPins, inviteBackendUrls, joinProof, NEW_INVITE_HINT, type InviteToken } from './invite-token.ts';
 import { refreshKeyRing, unwrapInto } from './key-distribution.ts';
 import { openOrCreateProfile, restartAsNewDevice, saveProfile, setBackendPins, setBackendUrls, type Profile } from './profile.ts';
 
@@ -25,6 +25,31 @@ export interface JoinOptions {
 }
 
 const fail = <C extends string>(code: C, message: string): Failure<C> => ({ ok: false, code, message });
+
+/** The clock time of `at` (hours and minutes), as a message names it. */
+function clockTime(at: number): string {
+  return new Date(at).toTimeString().slice(0, 5);
+}
+
+/** An invite the backend (or this device's clock) would not take, in words, with where to get a new one. */
+function inviteRefused(code: string, message: string, token: InviteToken): Failure {
+  switch (code) {
+    case 'invite_expired':
+      return fail(code, `This invite expired at ${clockTime(token.expiresAt)} (an invite lasts 15 minutes). ${NEW_INVITE_HINT}`);
+    case 'invite_used':
+      return fail(code, `This invite was already used to add a device; each invite adds one device. ${NEW_INVITE_HINT}`);
+    case 'join_pending':
+      return fail(code, `Another device is already joining with this invite; each invite adds one device. ${NEW_INVITE_HINT}`);
+    case 'invite_invalid':
+    case 'not_found':
+      return fail(
+        code,
+        `The account's sync backend does not know this invite (it was made for another backend, or withdrawn). ${NEW_INVITE_HINT}`,
+      );
+    default:
+      return fail(code, message);
+  }
+}
 
 async function postJoinRequest(
   profile: Profile,
@@ -134,9 +159,9 @@ export async function requestJoin(
   const backend = deps.backend(backendUrls, profile.identity, backendPins);
   let joinRequestId = profile.info.status === 'pending' ? profile.info.joinRequestId : null;
   if (joinRequestId === null) {
-    if (token.expiresAt <= now()) return fail('invite_expired', 'the invite has expired; ask for a new one');
+    if (token.expiresAt <= now()) return inviteRefused('invite_expired', '', token);
     const posted = await postJoinRequest(profile, backend, token, deviceName);
-    if (!posted.ok) return posted;
+    if (!posted.ok) return inviteRefused(posted.code, posted.message, token);
     joinRequestId = posted.value;
   }
   const decided = await waitForDecision(backend, joinRequestId, options, now);
@@ -144,7 +169,7 @@ export async function requestJoin(
   if (decided.value.status === 'rejected') {
     profile.info = { ...profile.info, status: 'rejected', joinRequestId: null };
     saveProfile(profile);
-    return fail('join_rejected', `the inviting device refused the join: ${decided.value.reason ?? 'no reason given'}`);
+    return fail('join_rejected', `The inviting device refused the join: ${decided.value.reason ?? 'no reason given'}. ${NEW_INVITE_HINT}`);
   }
   return acceptKeys(profile, backend);
 }

@@ -22,8 +22,12 @@ export interface CloneSearch {
   run: GitRunner;
   /** The device's workspace root: clones are looked for here and made here. */
   workspaceRoot: string;
-  /** Further clones the device knows of (absolute paths). */
-  knownRepos?: string[];
+  /** Further clones the device knows of (absolute paths), matched before those under the root, in order. */
+  knownRepos?: readonly string[];
+  /** Match no clone: every repository gets a fresh folder under the root. */
+  fresh?: boolean;
+  /** Clones never matched (in use by something else), wherever they are found. */
+  skip?: readonly string[];
 }
 
 function childDirs(dir: string): string[] {
@@ -42,7 +46,7 @@ async function readClone(path: string, run: GitRunner): Promise<LocalClone | nul
   return { path, remotes: readRemoteConfig(dirs.commonDir).remotes };
 }
 
-/** Every clone under the workspace root (depth 1 and 2) and among the known repositories. */
+/** Every clone among the known repositories and under the workspace root (depth 1 and 2), known ones first, none of `skip`. */
 export async function listClones(search: CloneSearch): Promise<LocalClone[]> {
   const level1 = childDirs(search.workspaceRoot);
   const candidates = new Set([...(search.knownRepos ?? []), ...level1]);
@@ -52,7 +56,8 @@ export async function listClones(search: CloneSearch): Promise<LocalClone[]> {
   const clonePaths = new Set(clones.map((c) => c.path));
   const level2 = level1.filter((p) => !clonePaths.has(p)).flatMap(childDirs);
   const deeper = await Promise.all(level2.map((p) => readClone(p, search.run)));
-  return [...clones, ...deeper.filter((c) => c !== null)];
+  const skip = new Set(search.skip ?? []);
+  return [...clones, ...deeper.filter((c) => c !== null)].filter((c) => !skip.has(c.path));
 }
 
 /** The first clone with a remote matching `remote` (any URL form), with that remote's name; null if none. */

@@ -12,6 +12,7 @@ import { gitFailureText, type GitRunner } from './git-runner.ts';
 import type { ParsedStatus } from './status-parser.ts';
 import { readStatus } from './submodule-status.ts';
 import { runTransfer, transferFailureText, type GitTransferListener } from './transfer-progress.ts';
+import { counted } from '../../shared/plural.ts';
 
 export interface PinTarget {
   remote: string;
@@ -55,10 +56,10 @@ export interface PinDeps extends CloneSearch {
 /** Where a repository is: an existing clone (and its remote's name), or the folder to clone it to. */
 export type Located = { kind: 'clone'; path: string; remoteName: string } | { kind: 'clone-to'; path: string };
 
-/** Matches each pin to a clone, or reserves a distinct clone folder for it under the workspace root. */
+/** Matches each pin to a clone (none when `fresh`), or reserves a distinct clone folder for it under the workspace root. */
 export async function locate(pins: { remote: string }[], deps: PinDeps): Promise<Located[]> {
   mkdirSync(deps.workspaceRoot, { recursive: true });
-  const clones = await listClones(deps);
+  const clones = deps.fresh ? [] : await listClones(deps);
   const taken = new Set<string>();
   const located: Located[] = [];
   for (const pin of pins) {
@@ -166,7 +167,7 @@ export async function readCleanClone(
   if (files.length === 0) return parsed;
   return refuse(
     'target_workspace_dirty',
-    `The clone at ${path} on this device has ${files.length} uncommitted change${files.length === 1 ? '' : 's'}; nothing was touched.`,
+    `The clone at ${path} on this device has ${counted(files.length, 'uncommitted change')}; nothing was touched.`,
     `Commit or stash them in ${path} (git -C ${path} stash -u), then retry.`,
     { ...at, details: { files: files.slice(0, 20), fileCount: files.length } },
   );
@@ -188,7 +189,7 @@ export async function refuseLocalCommits(
   const target = b.pinned ? b.pinned.slice(0, 7) : `${b.remoteName}/${b.branch}`;
   return refuse(
     'target_branch_diverged',
-    `${b.branch} in ${b.path} holds ${count || 'some'} local commit${count === 1 ? '' : 's'} that ${b.pinned ? 'the pinned commit does not contain' : 'are not on the remote'}.`,
+    `${b.branch} in ${b.path} holds ${count ? counted(count, 'local commit') : 'some local commits'} that ${b.pinned ? 'the pinned commit does not contain' : 'are not on the remote'}.`,
     `Keep them on another branch (git -C ${b.path} branch keep/${b.branch} ${b.branch}), then move ${b.branch} to ${target} (git -C ${b.path} reset --keep ${target}) and retry.`,
     { ...at, details: { localCommits: count } },
   );

@@ -6,6 +6,7 @@ import { basename } from 'node:path';
 import type { Blocker } from '../../shared/readiness.ts';
 import type { GitOperation } from './git-dir.ts';
 import type { ParsedStatus } from './status-parser.ts';
+import { counted, themOrIt } from '../../shared/plural.ts';
 
 /** How many dirty paths a `dirty_tree` blocker lists (the count is always complete). */
 export const MAX_LISTED_FILES = 20;
@@ -38,16 +39,16 @@ function dirtyBlocker(facts: RepoFacts, name: string): Blocker | null {
   const all = [...status.conflicted, ...status.changed, ...status.untracked];
   if (all.length === 0) return null;
   const limit = facts.maxListedFiles ?? MAX_LISTED_FILES;
-  const noun = all.length === 1 ? 'file' : 'files';
   // Changes inside a submodule are committed there, then the submodule's new commit here.
   const inside = status.dirtySubmodules;
+  const them = themOrIt(all.length);
   const blocker: Blocker = {
     code: 'dirty_tree',
     repo,
     message:
-      `${name} has ${all.length} uncommitted ${noun}` +
+      `${name} has ${counted(all.length, 'uncommitted file')}` +
       (inside.length > 0 ? `, some inside its submodule${inside.length === 1 ? '' : 's'} ${inside.join(', ')}` : '') +
-      '; commit them so the checkpoint can pin them.',
+      `; commit ${them} so the checkpoint can pin ${them}.`,
     // Deepest first: a submodule's commit is what the one around it then commits.
     fix: [...inside.toReversed().map(commitInside), COMMIT_FIX].join(' && '),
     details: {
@@ -107,14 +108,13 @@ function branchBlockers(facts: RepoFacts, name: string, branch: string): Blocker
     ];
   }
   if (status.ahead === 0) return [];
-  const commits = status.ahead === 1 ? 'commit' : 'commits';
   const diverged = status.behind > 0;
   const blocker: Blocker = {
     code: 'unpushed_commits',
     repo,
     message: diverged
-      ? `${branch} in ${name} has ${status.ahead} ${commits} not on ${status.upstream}, which has ${status.behind} new ones; integrate them and push.`
-      : `${branch} in ${name} has ${status.ahead} ${commits} not pushed to ${status.upstream}.`,
+      ? `${branch} in ${name} has ${counted(status.ahead, 'commit')} not on ${status.upstream}, which has ${counted(status.behind, 'new one')}; integrate them and push.`
+      : `${branch} in ${name} has ${counted(status.ahead, 'commit')} not pushed to ${status.upstream}.`,
     fix: diverged ? 'git pull --rebase && git push' : 'git push',
     details: { ahead: status.ahead, behind: status.behind, upstream: status.upstream, branch },
   };

@@ -7,6 +7,7 @@ import type { DeviceStatus } from '../../shared/api/devices.ts';
 import { isProviderId, PROVIDER_LABELS } from '../../shared/provider.ts';
 import type { Blocker, ReadinessReport } from '../../shared/readiness.ts';
 import { normalizeRemote } from './remote-url.ts';
+import { counted } from '../../shared/plural.ts';
 
 /** A provider's label ("Claude Code"), or its id when unknown. */
 function providerName(id: string): string {
@@ -97,7 +98,7 @@ function workspaceBlocker(input: TargetCheckInput, name: string): Blocker | null
       ? `${name} has not published what it can open yet.`
       : !caps.git
         ? `${name} cannot run git, so it cannot open the workspace.`
-        : `${name} cannot open ${missing.length === 1 ? 'one repository' : `${missing.length} repositories`} of the workspace.`;
+        : `${name} cannot open ${missing.length === 1 ? 'one repository' : counted(missing.length, 'repository', 'repositories')} of the workspace.`;
   const noRemote = missing.some((r) => r.remoteUrl === null);
   return {
     code: 'target_cannot_open_workspace',

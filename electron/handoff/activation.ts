@@ -8,6 +8,7 @@
  */
 import { rm } from 'node:fs/promises';
 import type { DriftWarning, Handoff, ResumePath } from '../../shared/api/handoffs.ts';
+import type { TargetFolderView } from '../../shared/move-views.ts';
 import { detectedVersion, olderCliReason } from '../../shared/cli-version.ts';
 import { fail, ok, type Result } from '../../shared/errors.ts';
 import { isProviderId, PROVIDER_LABELS } from '../../shared/provider.ts';
@@ -27,12 +28,15 @@ import { mergeEntries } from './transcript-merge.ts';
 import { providerStaging } from './part-staging.ts';
 import { agentChangeOf, checkpointAgent, importRefusedFor, recordAgentChange, summaryFacts } from './agent-change.ts';
 import type { HandoffConfig } from './handoff-config.ts';
+import { checkoutPlaces } from './checkout-places.ts';
+import { folderChange } from './folder-change.ts';
 
-/** How the provider resumed, why that way (when it fell back), and the drift found on the pinned tree. */
+/** How the provider resumed, why that way (when it fell back), the drift found on the pinned tree, and the folder it runs in. */
 export interface Activated {
   resumePath: ResumePath;
   note: string | null;
   drift: DriftWarning[];
+  folder: TargetFolderView;
   /** The move continued the session with another agent (agent-change.ts), else null. */
   providerChange: { from: string; to: string } | null;
 }
@@ -41,16 +45,16 @@ export type ActivationResult = Result<Activated>;
 /** What activation uses, and nothing more. */
 export interface ActivationDeps {
   selfId: string;
-  /** This device's name, as the agent is told where it now runs. */
-  selfName?: string;
+  /** This device's name, as the transcript, the move's outcome and the agent's note of where it now runs name it. */
+  selfName: string;
   /** Activation's session write is not durable: its caller's next durable write of the session settles it. */
-  state: Pick<LocalState, 'updateSession' | 'rewriteTranscript' | 'exportsDir'>;
+  state: Pick<LocalState, 'readSession' | 'readSessions' | 'updateSession' | 'rewriteTranscript' | 'exportsDir'>;
   backend: Pick<BackendPort, 'getBlobTo'>;
   seal: Pick<SealPort, 'startCheckpointOpen'>;
   git: Pick<GitPort, 'pin' | 'locate'>;
   packets: Pick<PacketPort, 'drift'>;
   providers: Pick<ProviderPort, 'list' | 'resume' | 'create'>;
-  sessions: Pick<SessionsPort, 'attach' | 'detach'>;
+  sessions: Pick<SessionsPort, 'attach' | 'detach' | 'note'>;
   config: Pick<HandoffConfig, 'workspaceRoot'>;
   clock: Clock;
   log(message: string): void;
@@ -105,7 +109,7 @@ function reporter(deps: Pick<ActivationDeps, 'progress'>, handoff: Handoff): Rep
  * the session is this device's; a failure is returned with its code.
  */
 export async function receiveStaged(
-  deps: Pick<ActivationDeps, 'backend' | 'seal' | 'state' | 'progress' | 'git' | 'providers' | 'config' | 'log'>,
+  deps: Pick<ActivationDeps, 'selfId' | 'backend' | 'seal' | 'state' | 'progress' | 'git' | 'providers' | 'config' | 'log'>,
   handoff: Handoff,
 ): Promise<Result<ReceivedCheckpoint, ReceiveCode>> {
   if (!handoff.checkpoint) return fail('checkpoint_missing', 'The handoff carries no checkpoint.');
@@ -116,7 +120,7 @@ export async function receiveStaged(
     handoff,
     deps.state.exportsDir(handoff.sessionId, handoff.id),
     (done, total) => report('download', 'checkpoint', done, total),
-    providerStaging(deps),
+    providerStaging(deps, handoff.sessionId),
   );
 }
 
@@ -137,7 +141,7 @@ export async function openCheckpoint(
   if (!got.ok) return fail(got.code, got.message);
   const { checkpoint, stagingDir } = got.value;
   mark('verified');
-  const pinned = await git.pin(checkpoint.repos, deps.config.workspaceRoot, (progress) =>
+  const pinned = await git.pin(checkpoint.repos, checkoutPlaces(deps, handoff.sessionId), (progress) =>
     deps.progress({ handoffId: handoff.id, sessionId: handoff.sessionId, ...progress }),
   );
   if (!pinned.ok) {
@@ -177,6 +181,13 @@ export async function activateCheckpoint(
   const mark = (phase: string) => marks.push([phase, clock()]);
   const report = reporter(deps, handoff);
   const workspace = pinned.workspace;
+  // Read before the record names the new folder: a session back on a device it ran on says when its folder changed.
+  const folder = folderChange({
+    deviceName: deps.selfName,
+    previous: state.readSession(handoff.sessionId)?.workspace ?? '',
+    now: workspace,
+    places: checkoutPlaces(deps, handoff.sessionId),
+  });
   report('import', 'transcript', null, null, 0);
   // Merged by entry identity: whatever this device had (its own notes, entries it pulled) stays.
   // Streamed from the log and the staged entry lines: appended to the log when the merge only adds
@@ -195,6 +206,7 @@ export async function activateCheckpoint(
     (s) => {
       s.workspace = workspace;
       s.repoPaths = pinned.repoPaths;
+      s.freshCloneOn = null;
       s.ownerDeviceId = selfId;
       s.generation = Math.max(s.generation, handoff.generation + 1);
       s.agents = checkpoint.agents;
@@ -223,7 +235,7 @@ export async function activateCheckpoint(
       workspace: checkpoint.meta.sourceWorkspace ?? null,
       cliVersion: checkpoint.meta.providerVersion ?? null,
     },
-    to: { name: deps.selfName ?? null, platform: process.platform, workspace, cliVersion: version },
+    to: { name: deps.selfName, platform: process.platform, workspace, cliVersion: version },
     // Another agent: the CLI versions of two agents are not compared.
     cliLabel: change === null && (providerId === 'claude-code' || providerId === 'codex') ? PROVIDER_LABELS[providerId] : null,
     remotes: checkpoint.repos.map((r, i) => ({
@@ -249,6 +261,7 @@ export async function activateCheckpoint(
     return fail('resume_failed', resumed.message);
   }
   mark('resumed');
+  if (folder.changeNote) sessions.note(handoff.sessionId, folder.changeNote);
   // A summary continuation's prompt told the agent already; an imported session reads it with the next input.
   if (resumed.value.path === 'checkpoint-import')
     state.updateSession(handoff.sessionId, (s) => {
@@ -260,5 +273,5 @@ export async function activateCheckpoint(
       .map(([phase, at], i) => `${phase} +${at - marks[i]![1]} ms`)
       .join(', ')}`,
   );
-  return ok({ resumePath: resumed.value.path, note: resumed.value.reason ?? null, drift, providerChange: change });
+  return ok({ resumePath: resumed.value.path, note: resumed.value.reason ?? null, drift, folder, providerChange: change });
 }

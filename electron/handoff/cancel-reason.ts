@@ -6,6 +6,7 @@
  * part and is worded here from its code.
  */
 import { CancelReason, type Handoff, type SealedCancelReason } from '../../shared/api/handoffs.ts';
+import type { Blocker } from '../../shared/readiness.ts';
 import { redactCredentials } from '../../shared/url-credentials.ts';
 import type { SealContext, SealPort } from '../ports/seal.ts';
 
@@ -18,13 +19,29 @@ function reasonContext(handoff: Pick<Handoff, 'id' | 'sessionId'>): SealContext 
   return { kind: 'handoff-reason', sessionId: handoff.sessionId, handoffId: handoff.id };
 }
 
-/** Seals `reason` to `handoff`: its code stays in clear, its sentence (credentials redacted) goes sealed. */
+/** The most of a reason's blockers sealed with it (the sealed part is bounded: 16 KiB). */
+const SEALED_BLOCKERS_MAX = 5;
+const SEALED_BLOCKERS_CHARS = 8000;
+
+/** At most SEALED_BLOCKERS_MAX blockers, credentials redacted, their details dropped from the last ones while too long. */
+function boundedBlockers(blockers: readonly Blocker[]): Blocker[] {
+  const kept = blockers.slice(0, SEALED_BLOCKERS_MAX).map((b) => ({
+    ...b,
+    message: redactCredentials(b.message).slice(0, 2000),
+    fix: redactCredentials(b.fix).slice(0, 2000),
+  }));
+  for (let i = kept.length - 1; i >= 0 && JSON.stringify(kept).length > SEALED_BLOCKERS_CHARS; i--) delete kept[i]!.details;
+  return kept;
+}
+
+/** Seals `reason` to `handoff`: its code stays in clear, its sentence and blockers (credentials redacted) go sealed. */
 export function sealCancelReason(
   seal: Pick<SealPort, 'sealJson'>,
   handoff: Pick<Handoff, 'id' | 'sessionId'>,
   reason: CancelReason,
 ): SealedCancelReason {
-  const sentence: CancelReason = { code: reason.code, message: redactCredentials(reason.message).slice(0, 2000) };
+  const blockers = reason.blockers && reason.blockers.length > 0 ? { blockers: boundedBlockers(reason.blockers) } : {};
+  const sentence: CancelReason = { code: reason.code, message: redactCredentials(reason.message).slice(0, 2000), ...blockers };
   return { code: reason.code, sealed: seal.sealJson(sentence, reasonContext(handoff)) };
 }
 
@@ -38,7 +55,10 @@ export function openCancelReason(seal: Pick<SealPort, 'openJson'>, handoff: Hand
   if (reason.sealed !== null) {
     const opened = seal.openJson(reason.sealed, reasonContext(handoff));
     const parsed = opened.ok ? CancelReason.safeParse(opened.value) : null;
-    if (parsed?.success && parsed.data.code === reason.code) return { code: reason.code, message: redactCredentials(parsed.data.message) };
+    if (parsed?.success && parsed.data.code === reason.code) {
+      const blockers = parsed.data.blockers ? { blockers: parsed.data.blockers } : {};
+      return { code: reason.code, message: redactCredentials(parsed.data.message), ...blockers };
+    }
   }
   return { code: reason.code, message: BACKEND_SENTENCES[reason.code] ?? `The move was cancelled (${reason.code}).` };
 }

@@ -255,13 +255,13 @@ export class Coordinator {
     };
   }
 
-  /** Cancels with a reason (sealed to the handoff; only its code in clear) and the remediation, kept locally for the UI. */
+  /** Cancels with a reason and the remediation (both sealed to the handoff; only the code in clear), the remediation also kept locally. */
   async cancel(handoff: Handoff, reason: CancelReason, blockers: Blocker[] = []): Promise<Handoff | null> {
     if (blockers.length > 0)
       this.deps.progress.updateProgress(handoff.id, (p) => {
         p.blockers = blockers;
       });
-    return this.transition(handoff, 'cancelled', { reason });
+    return this.transition(handoff, 'cancelled', { reason: blockers.length > 0 ? { ...reason, blockers } : reason });
   }
 
   /** Undefined when the gate lets this device go on past `point` in `handoff` at once (always on a shipped device); else resolves once it does. */

@@ -53,7 +53,17 @@ describe('moves that stop before ownership moves', () => {
       expect(dirty?.fix).toMatch(/commit/i);
       expect(JSON.stringify(dirty?.details)).toContain('scratch.txt');
       expect(await world.laptop.client.call('handoffHistory', { sessionId: session.id })).toEqual([]);
+      // The blocked move is the session's: the laptop keeps it, the desktop reads it from the sealed events.
+      for (const device of [world.laptop, world.desktop]) {
+        const seen = await waitSession(device, session.id, `${device.name} to show the blocked move`, (d) => d.blocked !== null);
+        expect(seen.blocked).toMatchObject({ targetDeviceId: desktopId, targetName: 'desktop', foundBy: 'readiness', handoffId: null });
+        expect(seen.blocked?.blockers.map((b) => b.code)).toContain('dirty_tree');
+      }
       rmSync(join(world.repo, 'scratch.txt'));
+      // A re-check that passes clears it, everywhere (asked without a target: the blocked move's own is used).
+      expect(await world.laptop.client.call('checkReadiness', { sessionId: session.id })).toMatchObject({ ready: true, blockers: [] });
+      for (const device of [world.laptop, world.desktop])
+        await waitSession(device, session.id, `${device.name} to clear the blocked move`, (d) => d.blocked === null);
     },
     TEST_TIMEOUT_MS,
   );
@@ -140,7 +150,8 @@ describe('moves that stop before ownership moves', () => {
   it(
     'cancels as target_timeout when the target never prepares, and the source keeps the session',
     async () => {
-      await world.desktop.process.stop();
+      // Online but never preparing (held before its step) until the file's end.
+      holdAt(world.desktop, 'target-step-at-requested');
       const moved = await world.laptop.client.call('startMove', { sessionId: session.id, targetDeviceId: desktopId });
       expect(moved.ok).toBe(true);
       const handoffId = moved.ok ? moved.value.handoffId : '';
@@ -171,6 +182,25 @@ describe('moves that stop before ownership moves', () => {
         /^The target did not prepare within 6 s\. The sync backend has not answered a call of this device for \d+ s either/,
       );
       expect(detail).toMatchObject({ isOwner: true, generation: 1, condition: 'owned', inputBlock: null });
+    },
+    TEST_TIMEOUT_MS,
+  );
+
+  it(
+    'does not offer a target that was shut down, from the moment it stopped, and says since when',
+    async () => {
+      await waitEligible(world.laptop, session.id, 'desktop');
+      const stoppedAt = Date.now();
+      await world.desktop.process.stop();
+      const [desktop] = await world.laptop.client.call('moveEligibility', { sessionId: session.id });
+      expect(desktop).toMatchObject({
+        name: 'desktop',
+        eligible: false,
+        reason: { code: 'target_offline', message: 'Baton on desktop was stopped.' },
+      });
+      expect(desktop!.since).toBeGreaterThanOrEqual(stoppedAt - 1000);
+      const listed = await world.laptop.client.call('listDevices', {});
+      expect(listed.find((d) => d.name === 'desktop')).toMatchObject({ online: false, presence: 'offline' });
     },
     TEST_TIMEOUT_MS,
   );

@@ -33,16 +33,27 @@ export interface MoveRequestDeps {
   clock: Clock;
 }
 
+/** How a move is started: into a fresh clone on the target, and who asked for it. */
+export interface MoveOptions {
+  /** The target clones the repositories afresh rather than using its checkout of them (which blocked the move). */
+  freshClone?: boolean;
+  /** The device that asked (the target, by Move here); absent: this one. */
+  initiatorDeviceId?: string;
+  /** The agent the target continues with (default: the session's own, or DevicesPort.continuationFor's). */
+  provider?: ProviderId;
+}
+
 export interface MoveRequests {
-  /** The whole readiness report for moving `sessionId` to `targetDeviceId`; with none, this device's side only. */
+  /** The whole readiness report for moving `sessionId` to `targetDeviceId`; without a target, this device's side only. */
   evaluate(sessionId: string, targetDeviceId?: string): Promise<ReadinessReport>;
   /**
    * Evaluates readiness and, only when ready, creates the handoff at the session's generation;
+   * `freshClone`: the target clones the repositories afresh rather than using its checkouts;
    * `initiatorDeviceId`: the device that asked (the target, by Move here), else this one; `provider`: the agent the
    * target continues with (default: the session's own, or the one a target without it continues with:
    * DevicesPort.continuationFor).
    */
-  start(sessionId: string, targetDeviceId: string, initiatorDeviceId?: string, provider?: ProviderId): Promise<MoveResult>;
+  start(sessionId: string, targetDeviceId: string, options?: MoveOptions): Promise<MoveResult>;
 }
 
 /**
@@ -99,7 +110,8 @@ export function moveRequests(deps: MoveRequestDeps): MoveRequests {
     return { ready: blockers.length === 0, blockers, repos: source.repos, evaluatedAt: clock() };
   }
 
-  async function start(sessionId: string, targetDeviceId: string, initiatorDeviceId?: string, provider?: ProviderId): Promise<MoveResult> {
+  async function start(sessionId: string, targetDeviceId: string, options: MoveOptions = {}): Promise<MoveResult> {
+    const { provider } = options;
     // A move this device has not heard of yet is refused by the backend (handoff_in_progress, below).
     const report = await evaluate(sessionId, targetDeviceId, provider);
     if (!report.ready)
@@ -115,13 +127,17 @@ export function moveRequests(deps: MoveRequestDeps): MoveRequests {
     // Another agent on the target: the sealed metadata says which, for this handoff (target-steps.ts prepare).
     const agent = agentFor(session, targetDeviceId, provider);
     const continueWith = agent === session.provider || !isProviderId(agent) ? null : { handoffId, provider: agent };
+    // The target learns a fresh-clone choice from the metadata published here, before the handoff exists.
+    const freshCloneOn = options.freshClone ? targetDeviceId : null;
     // Neither record below has to be on disk before the handoff exists: after a crash, the backend's
     // list of active handoffs brings the move back (coordinator.ts reconcile) and readiness reads the repos again.
-    if (JSON.stringify(repos) !== JSON.stringify(session.repos) || continueWith !== (session.continueWith ?? null))
+    const changed = continueWith !== (session.continueWith ?? null) || session.freshCloneOn !== freshCloneOn;
+    if (JSON.stringify(repos) !== JSON.stringify(session.repos) || changed)
       state.updateSession(
         sessionId,
         (s) => {
           s.repos = repos;
+          s.freshCloneOn = freshCloneOn;
           s.continueWith = continueWith;
         },
         false,
@@ -131,7 +147,14 @@ export function moveRequests(deps: MoveRequestDeps): MoveRequests {
     state.ensureProgress(handoffId, sessionId, 'source', clock(), false);
     // The target checks it holds this version before anything changes hands (target-steps.ts prepare).
     const keyVersion = Math.max(...deps.seal.keyVersions());
-    const created = await backend.createHandoff(handoffId, sessionId, targetDeviceId, session.generation, keyVersion, initiatorDeviceId);
+    const created = await backend.createHandoff(
+      handoffId,
+      sessionId,
+      targetDeviceId,
+      session.generation,
+      keyVersion,
+      options.initiatorDeviceId,
+    );
     if (!created.ok) {
       state.updateProgress(handoffId, (p) => {
         p.finished = true;

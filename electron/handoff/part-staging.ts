@@ -11,22 +11,29 @@ import { DEFAULT_PERMISSION_LEVEL, isProviderId, type ProviderSession } from '..
 import type { GitPort } from '../ports/git.ts';
 import type { ProviderPort } from '../ports/providers.ts';
 import type { StagePart } from './checkpoint-reader.ts';
+import type { LocalState } from '../local-state/local-state.ts';
+import { checkoutPlaces } from './checkout-places.ts';
 import type { HandoffConfig } from './handoff-config.ts';
 
-/** A StagePart over the device's git and providers; one per checkpoint read (it keeps the workspace it found). */
-export function providerStaging(deps: {
-  git: Pick<GitPort, 'locate'>;
-  providers: Pick<ProviderPort, 'create'>;
-  config: Pick<HandoffConfig, 'workspaceRoot'>;
-  log?(message: string): void;
-}): StagePart {
+/** A StagePart over the device's git and providers for session `sessionId`; one per checkpoint read (it keeps the workspace it found). */
+export function providerStaging(
+  deps: {
+    selfId: string;
+    state: Pick<LocalState, 'readSession' | 'readSessions'>;
+    git: Pick<GitPort, 'locate'>;
+    providers: Pick<ProviderPort, 'create'>;
+    config: Pick<HandoffConfig, 'workspaceRoot'>;
+    log?(message: string): void;
+  },
+  sessionId: string,
+): StagePart {
   let workspace: Promise<string | null> | null = null;
   let session: ProviderSession | null = null;
   return async (head, resume, file) => {
     if (!isProviderId(head.meta.provider) || resume.provider !== head.meta.provider) return null;
     // Another agent continues from a summary: this export is never imported here.
     if (head.meta.continueWith !== undefined && head.meta.continueWith !== head.meta.provider) return null;
-    workspace ??= deps.git.locate(head.repos, deps.config.workspaceRoot).catch(() => null);
+    workspace ??= deps.git.locate(head.repos, checkoutPlaces(deps, sessionId)).catch(() => null);
     const where = await workspace;
     if (where === null) return null;
     try {

@@ -15,12 +15,17 @@ import type { SessionsPort } from '../ports/sessions.ts';
 import { activateCheckpoint, type ActivationDeps, type ActivationResult } from './activation.ts';
 import { CheckpointOpenings } from './checkpoint-openings.ts';
 import { openCancelReason } from './cancel-reason.ts';
+import { checkoutPlaces } from './checkout-places.ts';
 import { transferred, type HandoffDriver, type Step } from './coordinator.ts';
 import type { HandoffConfig } from './handoff-config.ts';
+import { prepareBlocker } from './target-checkout-block.ts';
 
 /** What the target's steps use, and nothing more (activation's needs included). */
 export interface TargetStepDeps extends Omit<ActivationDeps, 'state' | 'backend' | 'seal' | 'git' | 'providers' | 'sessions' | 'config'> {
-  state: Pick<LocalState, 'session' | 'updateSession' | 'updateProgress' | 'rewriteTranscript' | 'exportsDir'>;
+  state: Pick<
+    LocalState,
+    'session' | 'readSession' | 'readSessions' | 'updateSession' | 'updateProgress' | 'rewriteTranscript' | 'exportsDir'
+  >;
   backend: Pick<BackendPort, 'getBlobTo' | 'getSession'>;
   seal: Pick<SealPort, 'startCheckpointOpen' | 'sealJson' | 'openJson' | 'keyVersions'>;
   /** Fetches key versions wrapped for this device since it last looked (a rotation it may have missed). */
@@ -29,7 +34,16 @@ export interface TargetStepDeps extends Omit<ActivationDeps, 'state' | 'backend'
   providers: Pick<ProviderPort, 'list' | 'resume' | 'create'>;
   sessions: Pick<
     SessionsPort,
-    'applyRemote' | 'attach' | 'detach' | 'setInputBlock' | 'clearAttention' | 'provider' | 'saveResumeData' | 'publishMeta' | 'holdAppends'
+    | 'applyRemote'
+    | 'attach'
+    | 'detach'
+    | 'note'
+    | 'setInputBlock'
+    | 'clearAttention'
+    | 'provider'
+    | 'saveResumeData'
+    | 'publishMeta'
+    | 'holdAppends'
   >;
   config: Pick<HandoffConfig, 'workspaceRoot'>;
 }
@@ -52,7 +66,7 @@ async function holdsKeyVersion(deps: TargetStepDeps, keyVersion: number | null):
 
 /** requested: the target checks it can take the session and fetches, then says so. */
 async function prepare(deps: TargetStepDeps, driver: HandoffDriver, handoff: Handoff): Promise<void> {
-  const { config, providers, git } = deps;
+  const { providers, git } = deps;
   // Before anything else: a checkpoint this device cannot open must never be transferred to it.
   if (!(await holdsKeyVersion(deps, handoff.keyVersion))) {
     await driver.cancel(handoff, {
@@ -87,11 +101,13 @@ async function prepare(deps: TargetStepDeps, driver: HandoffDriver, handoff: Han
     });
     return;
   }
-  const prepared = await git.prepare(session.repos, config.workspaceRoot, (report) =>
+  const prepared = await git.prepare(session.repos, checkoutPlaces(deps, handoff.sessionId), (report) =>
     deps.progress({ handoffId: handoff.id, sessionId: handoff.sessionId, ...report }),
   );
   if (!prepared.ok) {
-    await driver.cancel(handoff, { code: prepared.code.slice(0, 63), message: prepared.message.slice(0, 2000) });
+    // The move stops before anything moved; the source records it as the session's blocked state.
+    const blocker = prepareBlocker(prepared, { id: deps.selfId, name: deps.selfName });
+    await driver.cancel(handoff, { code: prepared.code.slice(0, 63), message: blocker.message.slice(0, 2000) }, [blocker]);
     return;
   }
   await driver.transition(handoff, 'target-prepared');
@@ -142,14 +158,15 @@ async function activate(
     await driver.cancel(handoff, { code: result.code.slice(0, 63), message: result.message.slice(0, 2000) });
     return;
   }
-  const { resumePath, note, drift, providerChange } = result.value;
+  const { resumePath, note, drift, folder, providerChange } = result.value;
   deps.state.updateProgress(handoff.id, (p) => {
     p.resumeNote = note;
     p.driftWarnings = drift;
+    p.targetFolder = folder;
     p.providerChange = providerChange;
   });
   deps.sessions.clearAttention(handoff.sessionId);
-  const outcome: HandoffOutcome = { resumeNote: note, driftWarnings: drift, providerChange };
+  const outcome: HandoffOutcome = { resumeNote: note, driftWarnings: drift, targetFolder: folder, providerChange };
   const sealedOutcome = deps.seal.sealJson(outcome, { kind: 'handoff-outcome', sessionId: handoff.sessionId, handoffId: handoff.id });
   await driver.transition(handoff, 'completed', { resumePath, sealedOutcome });
   // The sealed metadata names the owner's workspace: this device's now (a lost local record is rebuilt from it).
@@ -217,7 +234,7 @@ export function targetStep(deps: TargetStepDeps): Step {
         // The pin's clean-status read runs while the claim is recorded (read only; the pin takes it),
         // begun once the claim and the download are on their way: starting git holds this thread.
         const repos = deps.state.session(handoff.sessionId)?.repos ?? [];
-        setImmediate(() => deps.git.startCloneStatusReads(repos, deps.config.workspaceRoot));
+        setImmediate(() => deps.git.startCloneStatusReads(repos, checkoutPlaces(deps, handoff.sessionId)));
         await claimed;
         return;
       }

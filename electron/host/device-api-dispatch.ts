@@ -13,6 +13,12 @@ export function isDeviceApiMethod(method: unknown): method is DeviceApiMethod {
   return typeof method === 'string' && Object.prototype.hasOwnProperty.call(inputs, method);
 }
 
+/** What was wrong with a call's input, in words: its issues' own sentences (a schema's bare defaults name the field). */
+function inputMessage(method: string, issues: { path: string; message: string }[]): string {
+  const said = issues.map(({ path, message }) => (/[.!?]$/.test(message) ? message : `${path || 'The input'}: ${message}.`));
+  return said.length > 0 ? said.join(' ') : `Invalid input for ${method}.`;
+}
+
 /**
  * Validates `input` against `inputs[method]` and runs the handler; unknown methods and invalid
  * inputs are refused without calling anything, and a handler failure becomes an `internal` error.
@@ -23,8 +29,9 @@ export async function dispatchDeviceCall(handlers: DeviceApiHandlers, method: un
   }
   const parsed = inputs[method].safeParse(input ?? {});
   if (!parsed.success) {
+    // Each issue names its field (`details.issues[].path`), so the UI shows it beside that field.
     const issues = parsed.error.issues.map((issue) => ({ path: issue.path.join('.'), message: issue.message }));
-    return { ok: false, error: { code: 'validation_failed', message: `Invalid input for ${method}.`, details: { issues } } };
+    return { ok: false, error: { code: 'validation_failed', message: inputMessage(method, issues), details: { issues } } };
   }
   const handler = handlers[method] as (value: unknown) => Promise<unknown>;
   try {

@@ -26,6 +26,11 @@ function sameToken(given: string | null, expected: string): boolean {
   return a.length === b.length && timingSafeEqual(a, b);
 }
 
+/** Whether `url` carries the host's token. */
+export function carriesToken(url: URL, config: GuardConfig): boolean {
+  return sameToken(url.searchParams.get(TOKEN_PARAM), config.token);
+}
+
 /**
  * Checks Host (always), Origin (when present) and — when `needsToken` — the `token` query parameter.
  * Returns the parsed request URL when the request may proceed.
@@ -46,7 +51,7 @@ export function guardRequest(req: Pick<IncomingMessage, 'headers' | 'url'>, conf
   } catch {
     return { ok: false, status: 400, reason: 'bad_url' };
   }
-  if (needsToken && !sameToken(url.searchParams.get(TOKEN_PARAM), config.token)) {
+  if (needsToken && !carriesToken(url, config)) {
     return { ok: false, status: 401, reason: 'bad_token' };
   }
   return { ok: true, url };

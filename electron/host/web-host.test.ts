@@ -85,12 +85,29 @@ describe('web host', () => {
   const apiUrl = (token: string) => `ws://127.0.0.1:${host.port}/api?token=${encodeURIComponent(token)}`;
 
   it('serves the renderer page with a strict CSP', async () => {
-    const page = await rawGet(host.port, '/');
+    const page = await rawGet(host.port, `/?token=${host.token}`);
     expect(page.status).toBe(200);
     expect(page.body).toContain('<title>Baton</title>');
     expect(String(page.headers['content-security-policy'])).toContain("script-src 'self'");
     expect(String(page.headers['content-security-policy'])).not.toContain('unsafe');
     expect((await rawGet(host.port, '/assets/app.js')).status).toBe(200);
+  });
+
+  it('answers its page opened without the right token with how to get the link, and runs nothing there', async () => {
+    for (const [path, said] of [
+      ['/', 'opened without its token'],
+      ['/index.html?token=old', 'a token this device does not take'],
+    ] as const) {
+      const page = await rawGet(host.port, path);
+      expect(page.status, path).toBe(401);
+      expect(String(page.headers['content-type'])).toContain('text/html');
+      expect(page.body).toContain(said);
+      expect(page.body).toContain('baton open --profile DIR');
+      expect(page.body).toContain(`port ${host.port}`);
+      expect(page.body).not.toContain('<title>Baton</title>');
+      expect(page.body).not.toContain('<script');
+      expect(page.body).not.toContain(host.token);
+    }
   });
 
   it('refuses paths that leave the renderer folder', async () => {
@@ -103,7 +120,7 @@ describe('web host', () => {
 
   it('refuses HTTP requests whose Host is not this loopback host', async () => {
     expect((await rawGet(host.port, '/', { Host: `evil.example:${host.port}` })).status).toBe(403);
-    expect((await rawGet(host.port, '/', { Host: `localhost:${host.port}` })).status).toBe(200);
+    expect((await rawGet(host.port, `/?token=${host.token}`, { Host: `localhost:${host.port}` })).status).toBe(200);
   });
 
   it('refuses a socket with a bad or missing token', async () => {

@@ -3,15 +3,16 @@
  * WebSocket bridge at /api. Plain Node (no Electron). Every request passes `guardRequest` (Host,
  * Origin, token) and every call passes `dispatchDeviceCall` (method + input schema) before a handler runs.
  */
-import { randomBytes } from 'node:crypto';
 import { createServer, type IncomingMessage } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { WebSocketServer, type WebSocket } from 'ws';
 import type { DeviceApiEvent, DeviceApiHandlers } from '../../shared/device-api.ts';
 import { BridgeRequest, DEVICE_API_PATH, TOKEN_PARAM, type BridgeResponse } from '../../shared/device-bridge.ts';
 import { dispatchDeviceCall } from './device-api-dispatch.ts';
-import { guardRequest, type GuardConfig } from './request-guard.ts';
+import { carriesToken, guardRequest, type GuardConfig } from './request-guard.ts';
 import { securityHeaders, serveStatic } from './static-files.ts';
+import { tokenPage } from './token-page.ts';
+import { uiToken, uiUrl } from './ui-address.ts';
 
 export interface WebHostOptions {
   /** 0 picks a free port. */
@@ -23,7 +24,7 @@ export interface WebHostOptions {
   handlers(): DeviceApiHandlers;
   /** Registers a listener for device events; returns its unsubscribe. */
   subscribe(listener: (event: DeviceApiEvent, payload: unknown) => void): () => void;
-  /** Fixed token for tests; random per launch otherwise. */
+  /** The token the API takes (kept in the profile by `baton device`: host/ui-address.ts); random when none. */
   token?: string;
 }
 
@@ -72,7 +73,7 @@ async function answer(socket: WebSocket, handlers: DeviceApiHandlers, raw: strin
 
 /** Starts the headless host on 127.0.0.1; resolves once it listens, with its URL, token and close(). */
 export async function startWebHost(options: WebHostOptions): Promise<WebHost> {
-  const token = options.token ?? randomBytes(24).toString('base64url');
+  const token = options.token ?? uiToken(null);
   const config: GuardConfig = { port: -1, token };
   const sockets = new WebSocketServer({ noServer: true, maxPayload: MAX_MESSAGE_BYTES });
 
@@ -81,6 +82,14 @@ export async function startWebHost(options: WebHostOptions): Promise<WebHost> {
     const headers = securityHeaders();
     if (!verdict.ok) {
       res.writeHead(verdict.status, { ...headers, 'Content-Type': 'text/plain; charset=utf-8' }).end(`${verdict.reason}\n`);
+      return;
+    }
+    // The page itself only with its token: without, a page in words on how to get the link.
+    const { pathname } = verdict.url;
+    if ((pathname === '/' || pathname === '/index.html') && !carriesToken(verdict.url, config)) {
+      const given = verdict.url.searchParams.has(TOKEN_PARAM);
+      res.writeHead(401, { ...headers, 'Content-Type': 'text/html; charset=utf-8', 'Cache-Control': 'no-store' });
+      res.end(req.method === 'HEAD' ? undefined : tokenPage(config.port, given));
       return;
     }
     void serveStatic(options.rendererDir, verdict.url.pathname, req.method ?? 'GET', res, headers).catch(() => {
@@ -122,7 +131,7 @@ export async function startWebHost(options: WebHostOptions): Promise<WebHost> {
   config.port = address.port;
 
   return {
-    url: `http://127.0.0.1:${address.port}/?${TOKEN_PARAM}=${encodeURIComponent(token)}`,
+    url: uiUrl(address.port, token),
     token,
     port: address.port,
     close: async () => {

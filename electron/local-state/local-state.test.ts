@@ -22,6 +22,8 @@ function session(id: string): LocalSession {
     inputBlock: null,
     providerResume: { turns: 2 },
     needsAttention: null,
+    freshCloneOn: null,
+    moveBlock: null,
     agents: [],
     eventCursor: 0,
     permissions: noPermissions(),

@@ -13,26 +13,21 @@ import { z } from 'zod';
 import { mkdirSync, rmSync } from 'node:fs';
 import { readdir, rm } from 'node:fs/promises';
 import type { AgentView, TranscriptEntry } from '../../shared/agents.ts';
-import { DriftWarning, ResumePath } from '../../shared/api/handoffs.ts';
+import { DriftWarning, ResumePath, TargetFolder } from '../../shared/api/handoffs.ts';
 import { ContinueWithSchema, PROVIDER_CHANGES_MAX, ProviderChangeSchema } from '../../shared/agent-switch.ts';
 import { DEFAULT_PERMISSION_LEVEL, PermissionLevel } from '../../shared/provider.ts';
 import type { Blocker } from '../../shared/readiness.ts';
+import { MoveBlock } from '../ports/move-block.ts';
 import { RepoRef } from '../ports/repo-ref.ts';
 import { migrateInlineTranscripts } from './inline-transcripts.ts';
 import { noPermissions, SessionPermissionsSchema } from './session-permissions.ts';
 import { RecordFolder } from './record-folder.ts';
 import { TranscriptLogs } from './transcript-log.ts';
 
-/** A move readiness refused: to which device, what blocks it, found when and by what. */
-export const BlockedMoveSchema = z.object({
-  targetDeviceId: z.string(),
-  blockers: z.array(z.custom<Blocker>()),
-  foundBy: z.enum(['readiness', 'checkpoint', 'target']),
-  handoffId: z.string().nullable(),
-  at: z.number(),
+const Block = z.object({
+  code: z.enum(['not_owner', 'quiescing', 'moved', 'needs_attention', 'not_running', 'revoked']),
+  message: z.string(),
 });
-
-const Block = z.object({ code: z.enum(['not_owner', 'quiescing', 'moved', 'needs_attention', 'not_running']), message: z.string() });
 
 export const LocalSessionSchema = z.object({
   id: z.string(),
@@ -63,8 +58,10 @@ export const LocalSessionSchema = z.object({
     .object({ handoffId: z.string().nullable(), code: z.string(), message: z.string(), fix: z.string().optional() })
     .nullable(),
   agents: z.array(z.custom<AgentView>()),
-  /** A move readiness refused, kept until a check passes or a move starts (absent or null: none); off the owner, as it published it. */
-  blockedMove: BlockedMoveSchema.nullable().optional(),
+  /** The device the owner asked to clone the repositories afresh on, for the move to it (null: it uses its checkouts). */
+  freshCloneOn: z.string().nullable().default(null),
+  /** A blocked move of the session (ports/move-block.ts), null when none; on every device through the sealed event stream. */
+  moveBlock: MoveBlock.nullable().default(null),
   /** What the agent is told with the next input (after a move it resumed by import: where it now runs); absent or null: nothing. */
   agentNote: z.string().nullable().optional(),
   /** How the provider was last resumed after this device restarted (absent: never). */
@@ -96,6 +93,8 @@ export const HandoffProgressSchema = z.object({
   blockers: z.array(z.custom<Blocker>()),
   resumeNote: z.string().nullable(),
   driftWarnings: z.array(DriftWarning),
+  /** On the target, once activated: the folder the session runs in (and the one it used here before). */
+  targetFolder: TargetFolder.nullable().default(null),
   /** The agent change the target made (absent: none, or not known here). */
   providerChange: z.object({ from: z.string(), to: z.string() }).nullable().optional(),
   /** Terminal: this device has nothing more to do for the handoff. */
@@ -289,6 +288,7 @@ export class LocalState {
       blockers: [],
       resumeNote: null,
       driftWarnings: [],
+      targetFolder: null,
       finished: false,
     };
     this.saveProgress(created, durable);

@@ -123,7 +123,7 @@ describe('baton mcp over stdio, through the SDK client', () => {
     expect(Object.keys(structured)).toEqual(['ok', 'slug', 'path', 'verified', 'warnings', 'asserted', 'memory']);
     expect(structured.warnings.map((w) => w.code)).toEqual(['head_moved', 'files_diverged']);
     expect(structured.asserted).toMatchObject({ goal: 'Ship the MCP tools', next_action: 'Write the README' });
-    expect((result.content as Array<{ text: string }>)[0]!.text).toMatch(/2 drift warning\(s\): head_moved, files_diverged/);
+    expect((result.content as Array<{ text: string }>)[0]!.text).toMatch(/2 drift warnings: head_moved, files_diverged/);
   });
 
   it('returns refusals as structured values marked isError', async () => {
@@ -177,6 +177,39 @@ describe('baton mcp over stdio, through the SDK client', () => {
 
   it('writes nothing but protocol to stdout', () => {
     expect(protocolErrors).toEqual([]);
+  });
+
+  it('answers calls sent together on one stdin in order, the resume reading what the create wrote, before it closes', async () => {
+    const other = sandbox.clone(sandbox.makeOrigin('batch'), 'batch');
+    sandbox.branchWithUpstream(other, 'feature/batch');
+    const child = spawn(process.execPath, [BIN, 'mcp', '--root', other], { stdio: ['pipe', 'pipe', 'pipe'], env: sandbox.env });
+    let stdout = '';
+    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+    const exited = new Promise<number | null>((done) => child.once('exit', (code) => done(code)));
+    const call = (id: number, name: string, args: object) =>
+      JSON.stringify({ jsonrpc: '2.0', id, method: 'tools/call', params: { name, arguments: args } });
+    const init = { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 't', version: '1' } };
+    // One write, then stdin closes at once: as `printf … | baton mcp` does.
+    child.stdin.end(
+      [
+        JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: init }),
+        JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' }),
+        call(2, 'handoff_create', { goal: 'Batch the calls' }),
+        call(3, 'handoff_resume', {}),
+        call(4, 'handoff_resume', { slug: '../x' }),
+      ].join('\n') + '\n',
+    );
+    expect(await exited).toBe(0);
+    const answers = stdout
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line) as { id: number; result: { structuredContent?: { ok: boolean; reason?: string } } });
+    expect(answers.map((a) => a.id)).toEqual([1, 2, 3, 4]);
+    expect(answers.slice(1).map((a) => a.result.structuredContent)).toEqual([
+      expect.objectContaining({ ok: true, slug: 'feature-batch' }),
+      expect.objectContaining({ ok: true, slug: 'feature-batch' }),
+      expect.objectContaining({ ok: false, reason: 'invalid_slug' }),
+    ]);
   });
 
   it('stops cleanly on SIGTERM and when the client closes stdin, printing nothing', async () => {

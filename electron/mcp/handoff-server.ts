@@ -7,6 +7,8 @@ import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { handoffCreateShape, handoffResumeShape } from '../packet/handoff-args.ts';
 import { handoffCreate, type HandoffCreateResult, type HandoffDeps } from '../packet/handoff-create.ts';
 import { handoffResume, type HandoffResumeResult } from '../packet/handoff-resume.ts';
+import { counted } from '../../shared/plural.ts';
+import { CallQueue } from './call-queue.ts';
 
 export interface HandoffServerOptions {
   /** The repository (or a folder inside it) the tools work on. */
@@ -14,6 +16,8 @@ export interface HandoffServerOptions {
   /** Git executor, clock and memory link handed to the packet functions. */
   deps?: HandoffDeps;
   version?: string;
+  /** Where tool calls wait their turn (the command waits on it before closing); one of its own by default. */
+  queue?: CallQueue;
 }
 
 const CREATE_DESCRIPTION = [
@@ -35,7 +39,7 @@ const RESUME_DESCRIPTION = [
 export function summarizeCreate(result: HandoffCreateResult): string {
   if (!result.ok) return `handoff_create refused (${result.reason}): ${result.message}`;
   const facts = result.packet.verified;
-  return `Wrote ${result.path} for ${facts.branch} at ${facts.head_sha.slice(0, 12)} (${facts.changed_files.length} changed files; memory ${memoryWord(result.memory)}).`;
+  return `Wrote ${result.path} for ${facts.branch} at ${facts.head_sha.slice(0, 12)} (${counted(facts.changed_files.length, 'changed file')}; memory ${memoryWord(result.memory)}).`;
 }
 
 /** One line for people reading the transcript. */
@@ -44,7 +48,7 @@ export function summarizeResume(result: HandoffResumeResult): string {
   const drift =
     result.warnings.length === 0
       ? 'no drift'
-      : `${result.warnings.length} drift warning(s): ${result.warnings.map((w) => w.code).join(', ')}`;
+      : `${counted(result.warnings.length, 'drift warning')}: ${result.warnings.map((w) => w.code).join(', ')}`;
   return `Resumed ${result.path} (${result.verified.branch}): ${drift}; memory ${memoryWord(result.memory)}.`;
 }
 
@@ -65,6 +69,7 @@ function toolResult(structured: HandoffCreateResult | HandoffResumeResult, summa
 /** Builds the MCP server with both tools bound to `options.root`; connect it to a transport to serve. */
 export function createHandoffServer(options: HandoffServerOptions): McpServer {
   const server = new McpServer({ name: 'baton', version: options.version ?? '0.1.0' });
+  const queue = options.queue ?? new CallQueue();
   server.registerTool(
     'handoff_create',
     {
@@ -73,10 +78,11 @@ export function createHandoffServer(options: HandoffServerOptions): McpServer {
       inputSchema: handoffCreateShape,
       annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
     },
-    async (args) => {
-      const result = await handoffCreate(options.root, args, options.deps);
-      return toolResult(result, summarizeCreate(result));
-    },
+    (args) =>
+      queue.run(async () => {
+        const result = await handoffCreate(options.root, args, options.deps);
+        return toolResult(result, summarizeCreate(result));
+      }),
   );
   server.registerTool(
     'handoff_resume',
@@ -86,10 +92,11 @@ export function createHandoffServer(options: HandoffServerOptions): McpServer {
       inputSchema: handoffResumeShape,
       annotations: { readOnlyHint: true, openWorldHint: false },
     },
-    async (args) => {
-      const result = await handoffResume(options.root, args, options.deps);
-      return toolResult(result, summarizeResume(result));
-    },
+    (args) =>
+      queue.run(async () => {
+        const result = await handoffResume(options.root, args, options.deps);
+        return toolResult(result, summarizeResume(result));
+      }),
   );
   return server;
 }

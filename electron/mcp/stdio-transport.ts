@@ -43,6 +43,8 @@ export class LineTransport implements Transport {
   onmessage?: (message: JSONRPCMessage) => void;
   /** Why the input could not be served to its end (set before onclose); undefined when it could. */
   failure: string | undefined;
+  /** Waited for once the input ends, before the transport closes (the calls read last are answered first). */
+  beforeClose?: () => Promise<void>;
   private parts: Buffer[] = [];
   private size = 0;
   /** The end of the over-limit line being dropped; null when the line is being kept. */
@@ -92,7 +94,7 @@ export class LineTransport implements Transport {
   private readonly onEnd = (): void => {
     if (this.dropped) this.failure = `the input ended inside a message over the ${this.limit}-byte limit`;
     else if (this.size > 0) this.endLine();
-    void this.close();
+    void (this.beforeClose?.() ?? Promise.resolve()).then(() => this.close());
   };
 
   private readonly onInputError = (error: Error): void => {

@@ -3,9 +3,9 @@ import type { ActionResult, Result } from '../../shared/errors.ts';
 
 /** Account operations of an enrolled device (the enrollment modules). */
 export interface AccountPort {
-  createInvite(): Promise<Result<{ invite: string; expiresAt: number }>>;
-  /** Approves pending join requests made with this device's invites. */
-  approvePendingJoins(): Promise<void>;
+  createInvite(): Promise<Result<{ invite: string; inviteId: string; expiresAt: number }>>;
+  /** Approves pending join requests made with this device's invites; resolves to the invites used by an approved join. */
+  approvePendingJoins(): Promise<{ inviteId: string; deviceName: string }[]>;
   /** Fetches newly wrapped key versions (after a rotation). */
   refreshKeyRing(): Promise<void>;
   revokeDevice(deviceId: string): Promise<ActionResult>;

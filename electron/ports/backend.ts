@@ -8,7 +8,7 @@ import type { CheckpointRef, Handoff, TransitionRequest } from '../../shared/api
 import type { Session, SessionAnswer, SessionEvent } from '../../shared/api/sessions.ts';
 import type { BackendKeyView } from '../../shared/backend-keys.ts';
 import type { BackendReachabilityView } from '../../shared/device-api.ts';
-import type { Result } from '../../shared/errors.ts';
+import type { ActionResult, Result } from '../../shared/errors.ts';
 
 /** The most session events one page of listEvents holds (the backend's own bound). */
 export const EVENT_PAGE_SIZE = 1000;
@@ -77,7 +77,11 @@ export interface BackendLinkPort {
   addresses(): string[];
   /** Uses `urls` from now on (reconnecting the push stream) and keeps them in the profile. */
   setAddresses(urls: readonly string[]): void;
+  /** Tries `urls` without using them (health, then a signed call as this device): ok when one passes both, else why not. */
+  probe(urls: readonly string[]): Promise<ActionResult>;
   reachability(): BackendReachabilityView;
+  /** When the backend first refused this device as revoked (it stays so), else null. */
+  revokedAt(): number | null;
   /** How long the call waiting longest for the backend's answer has waited, in ms (0 with none waiting). */
   longestWait(): number;
   /** Calls `listener` when reachability (or the key view) changes; returns its unsubscribe. */

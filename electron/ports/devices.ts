@@ -27,6 +27,10 @@ export interface DeviceCapabilities {
   git: boolean;
   remotes: string[];
   keyVersions: number[];
+  /** How often it heartbeats (absent from older devices): it counts as offline after a few missed. */
+  heartbeatMs?: number;
+  /** Set on its last heartbeat as it stops (absent while it runs): offline from then on, without waiting. */
+  stoppedAt?: number;
 }
 
 export type TargetCheck = (input: EligibilityInput) => Blocker[];

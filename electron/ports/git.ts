@@ -40,6 +40,26 @@ export interface WorkspaceRef {
   repoPaths: string[];
 }
 
+/**
+ * Where this device looks for a session's repositories on a move here, and clones the ones it lacks
+ * (handoff/checkout-places.ts makes it for a session).
+ */
+export interface CheckoutPlaces {
+  /** The device's workspace root: searched two levels deep, and where missing repositories are cloned. */
+  workspaceRoot: string;
+  /** Checkouts looked at first, in order: where this device ran the session before, then folders sessions were started in here. */
+  homes: readonly string[];
+  /** Checkouts other sessions of this device run in: never matched, wherever they are. */
+  inUse: readonly string[];
+  /** Clone every repository afresh under the workspace root, whatever is found (chosen over a home checkout that blocked the move). */
+  fresh: boolean;
+}
+
+/** The places of a device that knows no checkout but its workspace root (nothing ran here before). */
+export function rootPlaces(workspaceRoot: string): CheckoutPlaces {
+  return { workspaceRoot, homes: [], inUse: [], fresh: false };
+}
+
 /** Git work of the runtime (git/readiness.ts, git/pinning.ts). */
 export interface GitPort {
   /** Whether git runs on this device. */
@@ -59,19 +79,19 @@ export interface GitPort {
   /** Remote URLs of the repositories this device can open under its workspace root. */
   remotesUnder(root: string): Promise<string[]>;
   /** Target prepare: can open or clone each repo and fetch its branch (progress to `progress`); a failure carries a code. */
-  prepare(repos: RepoRef[], workspaceRoot: string, progress?: GitTransferListener): Promise<Result<{ workspace: string }>>;
+  prepare(repos: RepoRef[], places: CheckoutPlaces, progress?: GitTransferListener): Promise<Result<{ workspace: string }>>;
   /** Read only: the workspace `pin` would give for `repos` (each a clone found here, or the folder it would be cloned to); null for none. */
-  locate(repos: PinnedRepo[], workspaceRoot: string): Promise<string | null>;
+  locate(repos: PinnedRepo[], places: CheckoutPlaces): Promise<string | null>;
   /**
    * Read only, as the target claims the session: begins the clean-status read of each of `repos`
    * already cloned here, for the `pin` asked for right after to take instead of reading again. Where
    * `prepare` found the clones moments ago, they are not looked for again (by this read or the pin).
    */
-  startCloneStatusReads(repos: RepoRef[], workspaceRoot: string): void;
+  startCloneStatusReads(repos: RepoRef[], places: CheckoutPlaces): void;
   /** Target activation: every repo at exactly its pinned commit (fetches and clones report to `progress`); the workspace path. */
   pin(
     repos: PinnedRepo[],
-    workspaceRoot: string,
+    places: CheckoutPlaces,
     progress?: GitTransferListener,
   ): Promise<Result<{ workspace: string; repoPaths: string[]; checkedOut: CheckedOutRepo[] }>>;
 }

@@ -39,6 +39,8 @@ export interface SessionsPort {
   saveResumeData(sessionId: string, provider: ProviderSession): Promise<void>;
   /** Applies a backend session record: learns unknown sessions, follows owner and generation. */
   applyRemote(record: Session): Promise<void>;
+  /** Adds a Baton note (a system entry of the main agent) to the transcript and appends it (owner only). */
+  note(sessionId: string, text: string): void;
   /**
    * Denies the session's pending permission requests because it moves to `targetDeviceId` (the agent
    * reads that, the transcript records it); resolves once the agent has the answers.

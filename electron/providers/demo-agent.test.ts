@@ -56,8 +56,8 @@ async function until(done: () => boolean): Promise<void> {
   }
 }
 
-function demo(permission?: PermissionLevel): DemoAgent {
-  const agent = new DemoAgent({ turnMs: 40, permission });
+function demo(permission?: PermissionLevel, deviceName?: string): DemoAgent {
+  const agent = new DemoAgent({ turnMs: 40, permission, ...(deviceName ? { deviceName } : {}) });
   agents.push(agent);
   return agent;
 }
@@ -245,7 +245,7 @@ describe('demo agent', () => {
     const carried = checkResumeData(JSON.parse(JSON.stringify(exported.value)));
     if (!carried.ok) throw new Error(carried.message);
 
-    const target = demo();
+    const target = demo(undefined, 'desktop');
     const other = await mkdtemp(join(tmpdir(), 'baton-demo-target-'));
     try {
       const events: ProviderEvent[] = [];
@@ -256,7 +256,7 @@ describe('demo agent', () => {
       const before = source.snapshot();
       const after = target.snapshot();
       expect(after.transcript.slice(0, before.transcript.length)).toEqual(before.transcript);
-      expect(after.transcript.at(-1)?.text).toContain('resumed on this device');
+      expect(after.transcript.at(-1)?.text).toBe('The demo agent resumed on desktop from the checkpoint (its full state was imported).');
       expect(after.agents.map((a) => a.id).sort()).toEqual(before.agents.map((a) => a.id).sort());
       await target.send('two');
       await waitForIdle(target, 2000);

@@ -38,6 +38,8 @@ export interface DemoAgentOptions {
   timers?: Timers;
   /** The session's permission level: at `ask` it asks before editing; below Full access, before a command. */
   permission?: PermissionLevel;
+  /** The device's name, as the agent's notes in the transcript (seen on every device) name it. */
+  deviceName?: string;
 }
 
 const agentSchema = z.object({
@@ -74,6 +76,7 @@ export class DemoAgent implements ProviderSession {
   private readonly turnTimers: TimerGroup;
   private readonly turnMs: number;
   private readonly permission: PermissionLevel;
+  private readonly deviceName: string;
   private workspace: string | null = null;
   private stopped = false;
   private turn = 0;
@@ -86,6 +89,7 @@ export class DemoAgent implements ProviderSession {
   constructor(options: DemoAgentOptions = {}) {
     this.turnMs = options.turnMs ?? 300;
     this.permission = options.permission ?? DEFAULT_PERMISSION_LEVEL;
+    this.deviceName = options.deviceName ?? 'this device';
     this.state = new SessionState(options.clock ?? Date.now, 'demo');
     this.turnTimers = new TimerGroup(options.timers ?? realTimers);
     this.asks = new PendingAsks(this.state);
@@ -180,7 +184,7 @@ export class DemoAgent implements ProviderSession {
     this.state.restore(agents, saved.transcript, saved.entrySeq);
     if (!this.state.agent(MAIN)) this.state.upsertAgent({ id: MAIN, parentId: null, name: 'Demo agent', role: 'main', status: 'waiting' });
     this.state.setStatus(MAIN, 'waiting');
-    this.state.addEntry('system', MAIN, 'The demo agent resumed on this device from the checkpoint (its full state was imported).');
+    this.state.addEntry('system', MAIN, `The demo agent resumed on ${this.deviceName} from the checkpoint (its full state was imported).`);
     this.queue = [...saved.queue];
     if (this.queue.length > 0) this.runNextTurn();
     return { ok: true, value: undefined };

@@ -20,6 +20,8 @@ export interface ProviderOptions {
   codex?: { command?: string; extraArgs?: readonly string[] };
   /** The command agent configured on this device: argv, no shell; the prompt goes to stdin. */
   command?: { argv: readonly string[] } | null;
+  /** This device's name, as the providers' notes in the transcript name it. */
+  deviceName?: string;
 }
 
 /**
@@ -31,10 +33,13 @@ export function createProvider(
   options: ProviderOptions = {},
   settings: SessionSettings = { permission: DEFAULT_PERMISSION_LEVEL },
 ): Result<ProviderSession, 'not_configured'> {
-  const common = { env: options.env, clock: options.clock, permission: settings.permission };
+  const common = { env: options.env, clock: options.clock, permission: settings.permission, deviceName: options.deviceName };
   switch (id) {
     case 'demo':
-      return { ok: true, value: new DemoAgent({ clock: options.clock, ...options.demo, permission: settings.permission }) };
+      return {
+        ok: true,
+        value: new DemoAgent({ clock: options.clock, deviceName: options.deviceName, ...options.demo, permission: settings.permission }),
+      };
     case 'claude-code':
       return { ok: true, value: new ClaudeCodeSession({ ...common, ...options.claude }) };
     case 'codex':

@@ -29,6 +29,8 @@ export interface TurnSessionOptions {
   /** The environment for every turn (default process.env). */
   env?: NodeJS.ProcessEnv;
   clock?: Clock;
+  /** The device's name, as the adapter's notes in the transcript (seen on every device) name it. */
+  deviceName?: string;
 }
 
 export abstract class TurnSession implements ProviderSession {
@@ -37,6 +39,8 @@ export abstract class TurnSession implements ProviderSession {
   protected readonly state: SessionState;
   protected readonly env: NodeJS.ProcessEnv;
   protected readonly command: string;
+  /** This device, as the transcript's notes name it. */
+  protected readonly deviceName: string;
   protected workspace: string | null = null;
   private stopped = false;
   /** Input waiting for its turn, each with what Baton tells the agent first (after a move). */
@@ -47,6 +51,7 @@ export abstract class TurnSession implements ProviderSession {
   constructor(options: TurnSessionOptions, entryPrefix: string) {
     this.command = options.command;
     this.env = options.env ?? process.env;
+    this.deviceName = options.deviceName ?? 'this device';
     this.state = new SessionState(options.clock ?? Date.now, entryPrefix);
   }
 

@@ -127,6 +127,6 @@ describe('a device on two addresses of one backend', () => {
     const saved = JSON.parse(readFileSync(join(laptop.profile, 'profile.json'), 'utf8')) as { backendUrls: string[] };
     expect(saved.backendUrls).toEqual([second.url]);
     const refused = await laptop.client.call('setBackendUrls', { backendUrls: ['ftp://nowhere'] }).catch((error: Error) => error.message);
-    expect(refused).toMatch(/Invalid input/);
+    expect(refused).toMatch(/"ftp:\/\/nowhere" is not an http:\/\/ or https:\/\/ address/);
   });
 });

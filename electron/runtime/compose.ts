@@ -34,6 +34,7 @@ import { detectProviders } from '../providers/detect.ts';
 import { listExistingSessions } from '../providers/existing-sessions.ts';
 import { createProvider, type ProviderOptions } from '../providers/registry.ts';
 import { createBackendClient } from '../sync/backend-client.ts';
+import { probeAddresses } from '../sync/address-probe.ts';
 import { BackendTrust } from '../sync/backend-trust.ts';
 import { openPushStream } from '../sync/push-stream.ts';
 import { accountPort } from './adapters/account-port.ts';
@@ -50,6 +51,7 @@ import { DeviceEvents } from './device-events.ts';
 import { DeviceRuntime } from './device-runtime.ts';
 import { DeviceStatus, type DeviceIdentity } from './device-status.ts';
 import { DeviceViews } from './device-views.ts';
+import { MoveBlocks } from './move-blocks.ts';
 import { endedNotice } from './move-notices.ts';
 import { MoveHere } from './move-here.ts';
 import { MoveService } from './move-service.ts';
@@ -103,7 +105,8 @@ export function composeDeviceRuntime(options: ComposeOptions): DeviceRuntime {
   const client = createBackendClient({ baseUrl: profile.info.backendUrls, signer: profile.identity, trust });
   // Git the device runs on its own is guarded; only the remediation's acts run as the user's git.
   const run = createGitRunner();
-  const providerOptions = options.providers ?? {};
+  // The providers' notes in the transcript name this device: every device of the account reads them.
+  const providerOptions: ProviderOptions = { deviceName: profile.info.name, ...options.providers };
   const identity: DeviceIdentity = {
     enrolled: true,
     deviceId: profile.identity.deviceId,
@@ -142,7 +145,9 @@ export function composeDeviceRuntime(options: ComposeOptions): DeviceRuntime {
         client.addresses.replace(urls);
         options.onBackendUrlsChanged?.(urls);
       },
+      probe: (urls) => probeAddresses(urls, { signer: profile.identity, trust }),
       reachability: () => client.reachability.view(),
+      revokedAt: () => client.reachability.revokedAt(),
       longestWait: () => client.reachability.longestWait(),
       subscribe: (listener) => {
         const reach = client.reachability.subscribe(listener);
@@ -183,7 +188,11 @@ export function wireDeviceRuntime(parts: DeviceParts): DeviceRuntime {
   const selfId = identity.deviceId;
   const selfName = identity.deviceName;
   const events = new DeviceEvents();
-  const devices = new DeviceDirectory(selfId, seal, clock);
+  // Presence is only what is known now: through a backend this device reaches.
+  const devices = new DeviceDirectory(selfId, seal, clock, () => {
+    const reach = link.reachability();
+    return { reached: reach.state === 'reachable', since: reach.state === 'unreachable' ? reach.since : null };
+  });
   // The views are made once the coordinator is (they read its handoffs); nothing calls them before.
   const sessions: SessionService = new SessionService({
     selfId,
@@ -221,6 +230,7 @@ export function wireDeviceRuntime(parts: DeviceParts): DeviceRuntime {
     log,
     progress,
   };
+  const blocks = new MoveBlocks({ selfId, state, sessions, clock, changed: (id) => views.sessionChanged(id), log });
   const coordinator = new Coordinator(
     {
       selfId,
@@ -233,7 +243,9 @@ export function wireDeviceRuntime(parts: DeviceParts): DeviceRuntime {
       gate: parts.gate,
       handoffChanged: (h) => views.handoffChanged(h.id),
       ended: (h, role) => {
-        const notice = endedNotice(views.handoff(h), role, views.titleOf(h.sessionId), clock());
+        const view = views.handoff(h);
+        if (role === 'source') blocks.fromCancelled(view);
+        const notice = endedNotice(view, role, views.titleOf(h.sessionId), clock());
         if (notice) events.emit('moveNotice', notice);
       },
     },
@@ -242,7 +254,14 @@ export function wireDeviceRuntime(parts: DeviceParts): DeviceRuntime {
       target: targetStep({ ...activation, state, backend, seal, keys: account, git, providers, sessions, config }),
     },
   );
-  const views = new DeviceViews({ selfId, state, seal, devices, sessions, handoffs: coordinator, events });
+  const revoked = () => link.revokedAt() !== null;
+  const views = new DeviceViews({ selfId, state, seal, devices, sessions, handoffs: coordinator, events, revoked });
+  // Revoked, every session's view changes (it takes no input here any more): the UI is told each.
+  const unwatchRevoked = link.subscribe(() => {
+    if (!revoked()) return;
+    unwatchRevoked();
+    for (const session of state.readSessions()) views.sessionChanged(session.id);
+  });
   const requests = moveRequests({
     selfId,
     state,
@@ -270,6 +289,7 @@ export function wireDeviceRuntime(parts: DeviceParts): DeviceRuntime {
     sessions,
     activation,
     views,
+    blocks,
     events,
     clock,
   });
@@ -281,12 +301,12 @@ export function wireDeviceRuntime(parts: DeviceParts): DeviceRuntime {
     signer: parts.signer,
     devices,
     handoffs: coordinator,
-    start: (sessionId, target, initiator) => moves.start(sessionId, target, initiator),
+    start: (sessionId, target, initiator) => moves.start(sessionId, target, { initiatorDeviceId: initiator }),
     clock,
     log,
   });
   const status = new DeviceStatus(identity, link, events);
-  const adoption = { selfId, state, sessions, providers, changed: (id: string) => views.sessionChanged(id) };
+  const adoption = { selfId, selfName, state, sessions, providers, changed: (id: string) => views.sessionChanged(id) };
   const forks = { ...activation, state, backend, sessions, remediation: parts.remediation, changed: adoption.changed };
   const fork = (sessionId: string, handoffId: string) => forkFromHandoff(forks, sessionId, handoffId);
   const api = deviceApiHandlers({ sessions, adoption, providers, views, moves, moveHere, status, devices, backend, account, fork });
@@ -303,6 +323,7 @@ export function wireDeviceRuntime(parts: DeviceParts): DeviceRuntime {
     coordinator,
     events,
     status,
+    link,
     api,
     openStream,
     heartbeatMs,

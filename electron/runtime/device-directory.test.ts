@@ -169,3 +169,71 @@ describe('how recent the device list is', () => {
     expect(directory.listedWithin(10_000)).toBe(false);
   });
 });
+
+describe('what is known now of another device', () => {
+  const beating = { ...capable, heartbeatMs: 1000 };
+  const directoryAt = (clock: () => number, reached = true) =>
+    new DeviceDirectory('self-aaaaaaaaaaaaaa', seal, clock, () => ({ reached, since: reached ? null : NOW - 5_000 }));
+
+  it('counts a device online for three of its published heartbeat intervals (5 s at least), then offline since its last one', () => {
+    let now = NOW;
+    const directory = directoryAt(() => now);
+    directory.replaceAll([
+      device('desk-aaaaaaaaaaaaaa', 'desktop', { lastSeenAt: NOW }, beating),
+      device('slow-aaaaaaaaaaaaaa', 'slow', { lastSeenAt: NOW }, { ...capable, heartbeatMs: 4_000 }),
+    ]);
+    expect(directory.views()[0]).toMatchObject({ online: true, presence: 'online', offlineSince: null });
+    expect(directory.nextPresenceChange()).toBe(NOW + 5_001);
+    now = NOW + 5_001;
+    expect(directory.views()[1]).toMatchObject({ presence: 'online' });
+    expect(directory.nextPresenceChange()).toBe(NOW + 12_001);
+    expect(directory.views()[0]).toMatchObject({ online: false, presence: 'offline', offlineSince: NOW });
+    const [desktop] = directory.eligibility(session, targetCheck);
+    expect(desktop).toMatchObject({ eligible: false, since: NOW, checkedAt: now });
+    expect(desktop?.reason).toEqual({
+      code: 'target_offline',
+      message: 'desktop stopped sending heartbeats, so it is taken to be offline.',
+    });
+  });
+
+  it('counts a device that said it stopped offline at once, since then', () => {
+    const stopped = device('desk-aaaaaaaaaaaaaa', 'desktop', { lastSeenAt: NOW - 100 }, { ...beating, stoppedAt: NOW - 100 });
+    const directory = directoryAt(() => NOW);
+    directory.replaceAll([stopped]);
+    expect(directory.views()[0]).toMatchObject({ online: false, presence: 'offline', offlineSince: NOW - 100 });
+    expect(directory.nextPresenceChange()).toBeNull();
+    expect(directory.eligibility(session, targetCheck)[0]).toMatchObject({
+      eligible: false,
+      reason: { code: 'target_offline', message: 'Baton on desktop was stopped.' },
+      since: NOW - 100,
+    });
+  });
+
+  it('claims nothing online while this device cannot reach the backend, and says why the move cannot be judged', () => {
+    const directory = directoryAt(() => NOW, false);
+    directory.replaceAll([
+      device('self-aaaaaaaaaaaaaa', 'this laptop'),
+      device('desk-aaaaaaaaaaaaaa', 'desktop', { lastSeenAt: NOW }, beating),
+    ]);
+    expect(directory.views().map((d) => [d.name, d.online, d.presence, d.lastSeenAt])).toEqual([
+      ['this laptop', false, 'unknown', NOW - 2_000],
+      ['desktop', false, 'unknown', NOW],
+    ]);
+    expect(directory.eligibility(session, targetCheck)[0]).toMatchObject({
+      eligible: false,
+      reason: { code: 'target_offline', message: 'Whether desktop is online is not known: this device cannot reach the sync backend.' },
+      since: NOW - 5_000,
+    });
+  });
+
+  it('says since when another reason holds: when this device first saw it, not each time it looks', () => {
+    let now = NOW;
+    const directory = directoryAt(() => now);
+    const noGit = { ...beating, git: false };
+    directory.replaceAll([device('git-aaaaaaaaaaaaaaa', 'desktop', { lastSeenAt: NOW }, noGit)]);
+    expect(directory.eligibility(session, targetCheck)[0]).toMatchObject({ reason: { code: 'target_cannot_open_workspace' }, since: NOW });
+    now += 500;
+    directory.upsert(device('git-aaaaaaaaaaaaaaa', 'desktop', { lastSeenAt: now }, noGit));
+    expect(directory.eligibility(session, targetCheck)[0]).toMatchObject({ since: NOW, checkedAt: NOW + 500 });
+  });
+});

@@ -9,12 +9,26 @@ import { agentLabel, continuationAgent } from '../../shared/agent-switch.ts';
 import { isProviderId, type ProviderId } from '../../shared/provider.ts';
 import type { Blocker } from '../../shared/readiness.ts';
 import { olderCliReason } from '../../shared/cli-version.ts';
-import { TARGET_OFFLINE_AFTER_MS } from '../git/target-checks.ts';
 import type { LocalSession } from '../local-state/local-state.ts';
 import type { Clock } from '../ports/clock.ts';
 import type { BackendPort } from '../ports/backend.ts';
 import type { DeviceCapabilities, DevicesPort, SessionToPlace, TargetCheck } from '../ports/devices.ts';
 import type { SealPort } from '../ports/seal.ts';
+import { presenceChangesAt, presenceOf, type Presence } from './device-presence.ts';
+
+/** An offline blocker worded for what is known: the device stopped, went silent, or cannot be told (no backend). */
+function offlineWorded(blocker: Blocker, name: string, presence: Presence): Blocker {
+  if (blocker.code !== 'target_offline') return blocker;
+  if (presence.state === 'unknown')
+    return {
+      ...blocker,
+      message: `Whether ${name} is online is not known: this device cannot reach the sync backend.`,
+      fix: "Check this device's network and the sync backend, then try again.",
+    };
+  if (presence.stopped) return { ...blocker, message: `Baton on ${name} was stopped.`, fix: `Start Baton on ${name}, then try again.` };
+  if (presence.since === null) return { ...blocker, message: `${name} has not come online yet.` };
+  return { ...blocker, message: `${name} stopped sending heartbeats, so it is taken to be offline.` };
+}
 
 const CapabilitiesSchema = z.object({
   providers: z.array(z.string()),
@@ -22,16 +36,26 @@ const CapabilitiesSchema = z.object({
   remotes: z.array(z.string()),
   keyVersions: z.array(z.number()),
   providerVersions: z.record(z.string(), z.string()).optional(),
+  heartbeatMs: z.number().int().positive().optional(),
+  stoppedAt: z.number().optional(),
 });
+
+/** Whether this device reaches its backend now, and since when it does not (what presence is judged through). */
+export type BackendReach = () => { reached: boolean; since: number | null };
+
+const ALWAYS_REACHED: BackendReach = () => ({ reached: true, since: null });
 
 export class DeviceDirectory implements DevicesPort {
   private readonly devices = new Map<string, Device>();
   private listedAt: number | null = null;
+  /** When this device first saw each device's current reason not to take a session (device id → code → when). */
+  private readonly reasonsSeen = new Map<string, Map<string, number>>();
 
   constructor(
     private readonly selfId: string,
     private readonly seal: SealPort,
     private readonly clock: Clock,
+    private readonly backend: BackendReach = ALWAYS_REACHED,
   ) {}
 
   /** Replaces the whole list (after a listDevices). */
@@ -67,10 +91,23 @@ export class DeviceDirectory implements DevicesPort {
     return this.devices.get(id)?.name ?? id.slice(0, 8);
   }
 
-  /** Whether the device sent a heartbeat within the last 15 s (git/target-checks.ts TARGET_OFFLINE_AFTER_MS). */
+  /** Whether the device is online, as far as is known now (device-presence.ts). */
+  presence(device: Device): Presence {
+    return presenceOf(device, this.capabilities(device), { selfId: this.selfId, now: this.clock(), backend: this.backend() });
+  }
+
+  /** Whether the device is known to be online now: a recent heartbeat, seen through a backend this device reaches. */
   isOnline(device: Device): boolean {
-    if (device.id === this.selfId) return true;
-    return device.lastSeenAt !== null && this.clock() - device.lastSeenAt <= TARGET_OFFLINE_AFTER_MS;
+    return this.presence(device).state === 'online';
+  }
+
+  /** When some device's presence changes next by time alone (its heartbeats stop counting), or null. */
+  nextPresenceChange(): number | null {
+    const times = [...this.devices.values()]
+      .filter((d) => d.id !== this.selfId && this.isOnline(d))
+      .map((d) => presenceChangesAt(d, this.capabilities(d)))
+      .filter((t) => t !== null);
+    return times.length === 0 ? null : Math.min(...times);
   }
 
   /** The device's published capabilities, unsealed; null when absent or unreadable. */
@@ -82,29 +119,36 @@ export class DeviceDirectory implements DevicesPort {
     return parsed.success ? parsed.data : null;
   }
 
-  /** Every device as the UI lists it. */
+  /** Every device as the UI lists it: online only when known now, else offline or unknown since when. */
   views(): DeviceView[] {
-    return [...this.devices.values()].map((device) => ({
-      id: device.id,
-      name: device.name,
-      status: device.status,
-      online: device.status === 'enrolled' && this.isOnline(device),
-      lastSeenAt: device.lastSeenAt,
-      isThisDevice: device.id === this.selfId,
-    }));
+    return [...this.devices.values()].map((device) => {
+      const presence = this.presence(device);
+      return {
+        id: device.id,
+        name: device.name,
+        status: device.status,
+        online: device.status === 'enrolled' && presence.state === 'online',
+        presence: presence.state,
+        offlineSince: presence.state === 'offline' ? presence.since : null,
+        lastSeenAt: device.lastSeenAt,
+        isThisDevice: device.id === this.selfId,
+      };
+    });
   }
 
   /** The target-side blockers of moving `session` to `targetId` (empty when eligible). */
   targetBlockers(session: SessionToPlace, targetId: string, check: TargetCheck): Blocker[] {
     const device = this.devices.get(targetId) ?? null;
-    return check({
+    const presence = device === null ? null : this.presence(device);
+    const blockers = check({
       device,
-      online: device !== null && this.isOnline(device),
+      online: presence?.state === 'online',
       capabilities: device === null ? null : this.capabilities(device),
       requiredProvider: session.provider,
       requiredKeyVersion: Math.max(0, ...this.seal.keyVersions()),
       repos: session.repos,
     });
+    return device === null || presence === null ? blockers : blockers.map((b) => offlineWorded(b, device.name, presence));
   }
 
   /**
@@ -143,9 +187,22 @@ export class DeviceDirectory implements DevicesPort {
           name: device.name,
           eligible: first === undefined,
           reason: first === undefined ? null : { code: first.code, message: first.message },
+          since: first === undefined ? null : this.reasonSince(device, first),
+          checkedAt: this.clock(),
           warning: summary || older,
           continueWith,
         };
       });
+  }
+
+  /** Since when `blocker` keeps `device` from taking a session: when it went offline, else when this device first saw it. */
+  private reasonSince(device: Device, blocker: Blocker): number | null {
+    if (blocker.code === 'target_offline') return this.presence(device).since;
+    if (blocker.code === 'target_not_enrolled' && device.revokedAt !== null) return device.revokedAt;
+    const seen = this.reasonsSeen.get(device.id) ?? new Map<string, number>();
+    this.reasonsSeen.set(device.id, seen);
+    for (const code of seen.keys()) if (code !== blocker.code) seen.delete(code);
+    if (!seen.has(blocker.code)) seen.set(blocker.code, this.clock());
+    return seen.get(blocker.code)!;
   }
 }

@@ -9,7 +9,7 @@ import type { DeviceApiHandlers, DeviceStatusView } from '../../shared/device-ap
 import type { Coordinator } from '../handoff/coordinator.ts';
 import type { LocalState } from '../local-state/local-state.ts';
 import type { AccountPort } from '../ports/account.ts';
-import type { BackendPort } from '../ports/backend.ts';
+import type { BackendLinkPort, BackendPort } from '../ports/backend.ts';
 import type { DeviceCapabilities } from '../ports/devices.ts';
 import type { GitPort } from '../ports/git.ts';
 import type { ProviderPort } from '../ports/providers.ts';
@@ -27,10 +27,12 @@ export interface DeviceRuntimeDeps {
   providers: Pick<ProviderPort, 'list'>;
   account: Pick<AccountPort, 'approvePendingJoins' | 'refreshKeyRing'>;
   sessions: Pick<SessionService, 'resumeOwned' | 'rebuild' | 'applyRemote' | 'pullEvents' | 'pullAnswers' | 'stopAll'>;
-  devices: Pick<DeviceDirectory, 'refresh' | 'upsert' | 'views'>;
+  devices: Pick<DeviceDirectory, 'refresh' | 'upsert' | 'views' | 'nextPresenceChange'>;
   coordinator: Pick<Coordinator, 'reconcile' | 'observe' | 'stop'>;
   events: DeviceEvents;
   status: DeviceStatus;
+  /** Whether the backend answers and takes this device: a change of either changes what the device views say. */
+  link: Pick<BackendLinkPort, 'subscribe' | 'revokedAt'>;
   /** The device API this runtime serves (device-api/handlers.ts). */
   api: DeviceApiHandlers;
   /** Opens the push stream; `onOpen` runs on every (re)connect, `replayed` when the backend replayed what was missed. */
@@ -41,10 +43,19 @@ export interface DeviceRuntimeDeps {
   log(message: string): void;
 }
 
+/** The longest a stopping device waits to say so with its last heartbeat. */
+const LAST_HEARTBEAT_MS = 1_500;
+
 export class DeviceRuntime {
   private heartbeatTimer: ReturnType<typeof setInterval> | null = null;
+  /** The heartbeat on its way, if any. */
+  private beating: Promise<void> | null = null;
   private stream: { close(): void } | null = null;
   private unwatchLink: (() => void) | null = null;
+  private unwatchPresence: (() => void) | null = null;
+  private presenceTimer: ReturnType<typeof setTimeout> | null = null;
+  /** Set once revoked: the device stops heartbeating and acting. */
+  private retired = false;
 
   constructor(private readonly deps: DeviceRuntimeDeps) {}
 
@@ -66,7 +77,13 @@ export class DeviceRuntime {
   /** Brings the device up: catch up with the backend, resume owned sessions, heartbeat, stream. */
   async start(): Promise<void> {
     this.unwatchLink = this.deps.status.watch();
+    // Reaching the backend or not, and being revoked, change every device's presence as this device shows it.
+    this.unwatchPresence = this.deps.link.subscribe(() => {
+      if (this.deps.link.revokedAt() !== null) void this.retire();
+      this.devicesChanged();
+    });
     await this.heartbeat();
+    if (this.retired) return;
     await this.catchUp();
     await this.deps.sessions.resumeOwned();
     this.heartbeatTimer = setInterval(() => {
@@ -85,9 +102,9 @@ export class DeviceRuntime {
 
   /** Reconcile: devices, sessions, handoffs this device should act on. */
   private async catchUp(): Promise<void> {
-    const { backend, state, sessions, devices, events } = this.deps;
+    const { backend, state, sessions, devices } = this.deps;
     try {
-      if (await devices.refresh(backend)) events.emit('devicesChanged', devices.views());
+      if (await devices.refresh(backend)) this.devicesChanged();
       const listed = await backend.listSessions();
       // A session whose local record could not be read is rebuilt from the backend, not re-learned as a stranger.
       const unreadable = state.unreadableSessions();
@@ -102,7 +119,7 @@ export class DeviceRuntime {
         }
       }
       await this.deps.coordinator.reconcile();
-      await this.deps.account.approvePendingJoins().catch(() => undefined);
+      await this.approveJoins();
     } catch (error) {
       this.deps.log(`reconcile failed: ${(error as Error).message}`);
     }
@@ -125,11 +142,13 @@ export class DeviceRuntime {
           break;
         case 'device':
           this.deps.devices.upsert(message.device);
-          this.deps.events.emit('devicesChanged', this.deps.devices.views());
+          this.devicesChanged();
+          // This device revoked: its next call is refused, which retires it at once.
+          if (message.device.id === this.deps.status.identity.deviceId && message.device.status === 'revoked') void this.heartbeat();
           break;
         case 'join-request':
           if (message.joinRequest.inviterDeviceId === this.deps.status.identity.deviceId && message.joinRequest.status === 'pending')
-            await this.deps.account.approvePendingJoins();
+            await this.approveJoins();
           break;
         case 'keys':
           await this.deps.account.refreshKeyRing();
@@ -142,8 +161,38 @@ export class DeviceRuntime {
     }
   }
 
-  /** Publishes reachability and sealed capabilities. */
-  private async heartbeat(): Promise<void> {
+  /** Approves the joins made with this device's invites, and tells the UI each invite used up. */
+  private async approveJoins(): Promise<void> {
+    const used = await this.deps.account.approvePendingJoins().catch(() => []);
+    for (const { inviteId, deviceName } of used) this.deps.events.emit('inviteUsed', { inviteId, deviceName, at: Date.now() });
+  }
+
+  /** Tells the UI the device list, and wakes up again when some device's presence changes by time alone. */
+  private devicesChanged(): void {
+    this.deps.events.emit('devicesChanged', this.deps.devices.views());
+    if (this.presenceTimer) clearTimeout(this.presenceTimer);
+    const next = this.deps.devices.nextPresenceChange();
+    if (next === null || this.retired) return;
+    this.presenceTimer = setTimeout(() => this.devicesChanged(), Math.max(0, next - Date.now()));
+    this.presenceTimer.unref?.();
+  }
+
+  /**
+   * Publishes reachability and sealed capabilities; `stoppedAt`: the last one, as the device stops.
+   * One at a time: a beat asked for while one is on its way is that one (a revoked device is told
+   * once, not by two refusals).
+   */
+  private heartbeat(stoppedAt?: number): Promise<void> {
+    if (stoppedAt === undefined && this.beating) return this.beating;
+    const beat = this.beat(stoppedAt).finally(() => {
+      if (this.beating === beat) this.beating = null;
+    });
+    if (stoppedAt === undefined) this.beating = beat;
+    return beat;
+  }
+
+  private async beat(stoppedAt?: number): Promise<void> {
+    if (this.retired) return;
     try {
       const { git, providers, seal } = this.deps;
       const [hasGit, available] = await Promise.all([git.available(), providers.list()]);
@@ -153,8 +202,11 @@ export class DeviceRuntime {
         remotes: hasGit ? await git.remotesUnder(this.deps.workspaceRoot) : [],
         keyVersions: seal.keyVersions(),
         providerVersions: publishedVersions(available),
+        heartbeatMs: this.deps.heartbeatMs,
+        ...(stoppedAt === undefined ? {} : { stoppedAt }),
       };
       const sealed = seal.sealJson(capabilities, { kind: 'capabilities', deviceId: this.deps.status.identity.deviceId });
+      if (this.retired) return;
       const result = await this.deps.backend.heartbeat(sealed, capabilities.keyVersions);
       if (!result.ok) this.deps.log(`heartbeat refused: ${result.code}`);
     } catch (error) {
@@ -162,12 +214,37 @@ export class DeviceRuntime {
     }
   }
 
-  /** Stops heartbeat, stream, timers and providers; local state stays for the next start. */
-  async stop(): Promise<void> {
-    if (this.heartbeatTimer) clearInterval(this.heartbeatTimer);
-    this.unwatchLink?.();
-    this.stream?.close();
+  /**
+   * The backend refused this device as revoked: it stops heartbeating, streaming, driving moves and
+   * running agents (its status says revoked; its views show what it last knew).
+   */
+  private async retire(): Promise<void> {
+    if (this.retired) return;
+    this.retired = true;
+    this.deps.log('this device was revoked: it stops heartbeating and acting');
+    this.stopTimers();
     this.deps.coordinator.stop();
+    await this.deps.sessions.stopAll();
+  }
+
+  private stopTimers(): void {
+    if (this.heartbeatTimer) clearInterval(this.heartbeatTimer);
+    if (this.presenceTimer) clearTimeout(this.presenceTimer);
+    this.heartbeatTimer = null;
+    this.presenceTimer = null;
+    this.stream?.close();
+    this.stream = null;
+  }
+
+  /** Stops heartbeat (saying so with a last one), stream, timers and providers; local state stays for the next start. */
+  async stop(): Promise<void> {
+    this.stopTimers();
+    this.unwatchLink?.();
+    this.unwatchPresence?.();
+    this.deps.coordinator.stop();
+    // The other devices see this one offline at once, not a heartbeat interval or three later.
+    const said = this.heartbeat(Date.now());
+    await Promise.race([said, new Promise((resolve) => setTimeout(resolve, LAST_HEARTBEAT_MS).unref?.())]);
     await this.deps.sessions.stopAll();
     await this.deps.state.close().catch((error: Error) => this.deps.log(error.message));
   }

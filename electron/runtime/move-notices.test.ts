@@ -22,6 +22,7 @@ function handoff(states: HandoffState[], extra: Partial<HandoffView> = {}): Hand
     resumeNote: null,
     driftWarnings: [],
     blockers: [],
+    targetFolder: null,
     providerChange: null,
     checkpointKept: false,
     ...extra,

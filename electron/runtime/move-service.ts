@@ -11,8 +11,8 @@ import type { ProviderId } from '../../shared/provider.ts';
 import type { ReadinessReport } from '../../shared/readiness.ts';
 import { activateCheckpoint, type ActivationDeps } from '../handoff/activation.ts';
 import type { Coordinator } from '../handoff/coordinator.ts';
-import type { MoveRequests } from '../handoff/move-request.ts';
-import type { LocalSession, LocalState } from '../local-state/local-state.ts';
+import type { MoveOptions, MoveRequests } from '../handoff/move-request.ts';
+import type { LocalState } from '../local-state/local-state.ts';
 import type { BackendPort } from '../ports/backend.ts';
 import type { Clock } from '../ports/clock.ts';
 import type { TargetCheck } from '../ports/devices.ts';
@@ -21,6 +21,7 @@ import type { ProviderPort } from '../ports/providers.ts';
 import type { DeviceDirectory } from './device-directory.ts';
 import type { DeviceEvents } from './device-events.ts';
 import type { DeviceViews } from './device-views.ts';
+import type { MoveBlocks } from './move-blocks.ts';
 import { blockedNotice } from './move-notices.ts';
 import type { SessionService } from './sessions/session-service.ts';
 
@@ -36,13 +37,12 @@ export interface MoveServiceDeps {
   targetCheck: TargetCheck;
   requests: MoveRequests;
   handoffs: Pick<Coordinator, 'observe' | 'forSession' | 'cancelByUser'>;
-  sessions: Pick<
-    SessionService,
-    'clearAttention' | 'publishMeta' | 'publishBlocked' | 'note' | 'provider' | 'saveResumeData' | 'switchAgent'
-  >;
+  sessions: Pick<SessionService, 'clearAttention' | 'publishMeta' | 'note' | 'provider' | 'saveResumeData' | 'switchAgent'>;
   /** What activating a checkpoint again uses (the target's own activation). */
   activation: ActivationDeps;
   views: Pick<DeviceViews, 'handoff' | 'titleOf' | 'sessionChanged'>;
+  /** The session's blocked move (part of its state): recorded when readiness refuses, cleared when it passes or a move starts. */
+  blocks: Pick<MoveBlocks, 'of' | 'fromReport' | 'clear'>;
   events: Pick<DeviceEvents, 'emit'>;
   clock: Clock;
 }
@@ -70,30 +70,29 @@ export class MoveService {
     return this.deps.sessions.switchAgent(sessionId, to);
   }
 
-  /** The whole readiness report for moving the session to `targetDeviceId`; with none, this device's side only. */
-  readiness(sessionId: string, targetDeviceId?: string): Promise<ReadinessReport> {
-    return this.deps.requests.evaluate(sessionId, targetDeviceId);
+  /**
+   * The whole readiness report for moving the session to `targetDeviceId`, or to the device its
+   * blocked move was for; with neither, this device's side only. A re-check of a blocked move
+   * records what it found: still blocked, or cleared.
+   */
+  async readiness(sessionId: string, targetDeviceId?: string): Promise<ReadinessReport> {
+    const block = this.deps.blocks.of(sessionId);
+    const target = targetDeviceId ?? block?.targetDeviceId;
+    const report = await this.deps.requests.evaluate(sessionId, target);
+    if (block && target === block.targetDeviceId) this.deps.blocks.fromReport(sessionId, target, report);
+    return report;
   }
 
   /**
-   * Starts the move when ready; a blocked one is kept with the session (the run view of every
-   * device shows it, after a reload too) and told as a desktop notice, and a started one clears
-   * what was kept. `initiatorDeviceId`: the target, when it asked (Move here).
+   * Starts the move when ready (clearing a blocked one); a blocked one is recorded on the session
+   * (every device shows it, after a reload too) and told as a desktop notice. `options`: into a
+   * fresh clone on the target, the device that asked (the target, by Move here) and the agent it continues with.
    */
-  async start(sessionId: string, targetDeviceId: string, initiatorDeviceId?: string, provider?: ProviderId): Promise<MoveResult> {
-    const started = await this.deps.requests.start(sessionId, targetDeviceId, initiatorDeviceId, provider);
-    const blocked = !started.ok && 'report' in started;
-    const found = blocked
-      ? {
-          targetDeviceId,
-          blockers: started.report.blockers,
-          foundBy: 'readiness' as const,
-          handoffId: null,
-          at: started.report.evaluatedAt,
-        }
-      : null;
-    this.keepBlocked(sessionId, blocked ? found : started.ok ? null : undefined);
+  async start(sessionId: string, targetDeviceId: string, options: MoveOptions = {}): Promise<MoveResult> {
+    const started = await this.deps.requests.start(sessionId, targetDeviceId, options);
+    if (started.ok) this.deps.blocks.clear(sessionId);
     if (!started.ok && 'report' in started) {
+      this.deps.blocks.fromReport(sessionId, targetDeviceId, started.report);
       const move = { sessionId, title: this.deps.views.titleOf(sessionId), sourceName: this.deps.selfName };
       const targetName = this.deps.devices.nameOf(targetDeviceId);
       this.deps.events.emit('moveNotice', blockedNotice({ ...move, targetName, blockers: started.report.blockers }, this.deps.clock()));
@@ -143,8 +142,10 @@ export class MoveService {
     sessions.clearAttention(sessionId);
     await sessions.publishMeta(sessionId);
     const { resumePath, note, drift } = result.value;
-    const found = drift.length === 0 ? 'no drift' : `drift: ${drift.map((d) => d.code).join(', ')}`;
-    sessions.note(sessionId, `Activation retried and succeeded: the session resumed by ${resumePath} (${found}).${note ? ` ${note}` : ''}`);
+    const found = drift.length === 0 ? 'no drift' : `drift: ${drift.map((d) => d.detail).join('; ')}`;
+    const how = resumePath === 'checkpoint-import' ? 'by importing its checkpoint' : 'from a summary of its checkpoint';
+    const said = `Activation retried on ${this.deps.selfName} and succeeded: the session resumed ${how} (${found}).`;
+    sessions.note(sessionId, `${said}${note ? ` ${note}` : ''}`);
     const provider = sessions.provider(sessionId);
     if (provider) await sessions.saveResumeData(sessionId, provider);
     return ok(undefined);
@@ -157,21 +158,6 @@ export class MoveService {
     const repos = await git.repos(session);
     const target = repos.find((r) => r.path === repo || r.relPath === repo);
     const result = target ? await act(target.path) : fail('not_found', 'That repository is not part of the session.');
-    const report = await git.sourceReadiness(session);
-    const kept = state.session(sessionId)?.blockedMove;
-    if (kept) this.keepBlocked(sessionId, report.ready ? null : { ...kept, blockers: report.blockers, at: report.evaluatedAt });
-    return { result, report };
-  }
-
-  /** Keeps (or with null clears) the session's blocked move and tells the UI; undefined changes nothing. */
-  private keepBlocked(sessionId: string, blocked: LocalSession['blockedMove']): void {
-    if (blocked === undefined) return;
-    const session = this.deps.state.session(sessionId);
-    if (!session || (blocked === null && !session.blockedMove)) return;
-    this.deps.state.updateSession(sessionId, (s) => {
-      s.blockedMove = blocked;
-    });
-    this.deps.views.sessionChanged(sessionId);
-    if (session.ownerDeviceId === this.deps.selfId) void this.deps.sessions.publishBlocked(sessionId, blocked);
+    return { result, report: await this.readiness(sessionId) };
   }
 }

@@ -5,6 +5,7 @@ import {
   type AttentionView,
   type HandoffView,
   type InputBlock,
+  type MoveBlockView,
   type SessionDetail,
   type SessionView,
   type TranscriptPage,
@@ -26,11 +27,8 @@ export interface ViewDeps {
   seal: SealPort;
   devices: Pick<DeviceDirectory, 'nameOf'>;
   sessions: Pick<SessionService, 'inputBlock'>;
-}
-
-/** A blocker whose sentence and fix carry no credential (they can quote a remote URL). */
-function redactedBlocker(blocker: Blocker): Blocker {
-  return { ...blocker, message: redactCredentials(blocker.message), fix: redactCredentials(blocker.fix) };
+  /** Whether the backend refused this device as revoked (it takes no input then). */
+  revoked?(): boolean;
 }
 
 /** A handoff record as the UI shows it (outcome unsealed when this device can). */
@@ -38,8 +36,10 @@ export function handoffView(deps: ViewDeps, handoff: Handoff): HandoffView {
   const progress = deps.state.progress(handoff.id);
   let resumeNote = progress?.resumeNote ?? null;
   let driftWarnings = progress?.driftWarnings ?? [];
+  let targetFolder = progress?.targetFolder ?? null;
   let providerChange = progress?.providerChange ?? null;
-  if (handoff.sealedOutcome && resumeNote === null && driftWarnings.length === 0 && providerChange === null) {
+  // The target recorded its outcome as it activated; any other device reads it sealed on the record.
+  if (handoff.sealedOutcome && targetFolder === null) {
     const opened = deps.seal.openJson(handoff.sealedOutcome, {
       kind: 'handoff-outcome',
       sessionId: handoff.sessionId,
@@ -48,9 +48,12 @@ export function handoffView(deps: ViewDeps, handoff: Handoff): HandoffView {
     const parsed = opened.ok ? HandoffOutcome.safeParse(opened.value) : null;
     if (parsed?.success) {
       ({ resumeNote, driftWarnings } = parsed.data);
+      targetFolder = parsed.data.targetFolder ?? null;
       providerChange = parsed.data.providerChange ?? null;
     }
   }
+  const cancelReason = openCancelReason(deps.seal, handoff);
+  const blockers = progress?.blockers.length ? progress.blockers : (cancelReason?.blockers ?? []);
   return {
     id: handoff.id,
     sessionId: handoff.sessionId,
@@ -62,15 +65,30 @@ export function handoffView(deps: ViewDeps, handoff: Handoff): HandoffView {
     state: handoff.state,
     generation: handoff.generation,
     history: handoff.history,
-    cancelReason: openCancelReason(deps.seal, handoff),
+    cancelReason,
     resumePath: handoff.resumePath,
     resumeNote: resumeNote === null ? null : redactCredentials(resumeNote),
     driftWarnings,
-    blockers: (progress?.blockers ?? []).map(redactedBlocker),
+    blockers: redactedBlockers(blockers),
+    targetFolder,
     providerChange,
     checkpointKept: handoff.checkpointKept,
   };
 }
+
+/** Blockers with no credential in their sentences (they can quote a remote or a git error). */
+function redactedBlockers(blockers: readonly Blocker[]): Blocker[] {
+  return blockers.map((b) => ({ ...b, message: redactCredentials(b.message), fix: redactCredentials(b.fix) }));
+}
+
+/** The session's blocked move as the UI shows it (the target named), or null. */
+function blockedView(deps: ViewDeps, session: Readonly<LocalSession>): MoveBlockView | null {
+  const block = session.moveBlock;
+  if (!block) return null;
+  return { ...block, targetName: deps.devices.nameOf(block.targetDeviceId), blockers: redactedBlockers(block.blockers) };
+}
+
+const REVOKED_BLOCK: InputBlock = { code: 'revoked', message: 'This device was revoked from the account: it takes no input.' };
 
 /** An input block with no credential in its sentence (it can quote an activation failure). */
 function redactedBlock(block: InputBlock): InputBlock {
@@ -88,13 +106,6 @@ function attentionOf(deps: ViewDeps, session: Readonly<LocalSession>): Attention
     fix: redactCredentials(needs.fix ?? (retryActivation ? 'Retry activation once the cause is fixed.' : 'Restart Baton on this device.')),
     retryActivation,
   };
-}
-
-/** The move readiness refused, as the UI shows it (the blockers' sentences without credentials). */
-function blockedOf(deps: ViewDeps, session: Readonly<LocalSession>): SessionView['blocked'] {
-  const blocked = session.blockedMove;
-  if (!blocked) return null;
-  return { ...blocked, targetName: deps.devices.nameOf(blocked.targetDeviceId), blockers: blocked.blockers.map(redactedBlocker) };
 }
 
 function condition(deps: ViewDeps, session: Readonly<LocalSession>, active: Handoff | undefined): SessionView['condition'] {
@@ -121,10 +132,10 @@ export function sessionView(deps: ViewDeps, session: Readonly<LocalSession>, han
     isOwner: session.ownerDeviceId === deps.selfId,
     condition: condition(deps, session, active),
     attention: attentionOf(deps, session),
-    inputBlock: redactedBlock(deps.sessions.inputBlock(session)),
+    inputBlock: deps.revoked?.() ? REVOKED_BLOCK : redactedBlock(deps.sessions.inputBlock(session)),
     activeHandoff: active ? handoffView(deps, active) : null,
     lastHandoff: last ? handoffView(deps, last) : null,
-    blocked: blockedOf(deps, session),
+    blocked: blockedView(deps, session),
     updatedAt: session.updatedAt,
   };
 }

@@ -172,6 +172,13 @@ export function createBackendClient(options: BackendClientOptions): BackendClien
     return { ok: false, status: 0, code: 'unreachable', message: `the backend ${where} is unreachable: ${outcome.lastError}` };
   }
 
+  /** An error answer as a failure value; a refusal as revoked is noted (the device stops acting on it). */
+  const refusalOf = (response: Exchange): CallFailure => {
+    const failure = failureOf(response);
+    if (failure.code === 'device_revoked') reachability.refusedAsRevoked();
+    return failure;
+  };
+
   const transfers: TransferContext = {
     ring,
     reachability,
@@ -181,7 +188,7 @@ export function createBackendClient(options: BackendClientOptions): BackendClien
     attempts,
     idleTimeoutMs: timeoutMs,
     ...(options.fetch ? { fetch: options.fetch } : {}),
-    failureOf,
+    failureOf: refusalOf,
   };
 
   const idempotencyHeaders = (method: string, key: string | undefined): Record<string, string> =>
@@ -201,7 +208,7 @@ export function createBackendClient(options: BackendClientOptions): BackendClien
       const body = spec.method === 'GET' ? undefined : Buffer.from(JSON.stringify(callOptions.body ?? {}), 'utf8');
       const response = await send(spec.method, pathAndQuery, body, idempotencyHeaders(spec.method, callOptions.idempotencyKey));
       if (!('body' in response)) return response;
-      if (!isOk(response)) return failureOf(response);
+      if (!isOk(response)) return refusalOf(response);
       let json: unknown;
       try {
         json = JSON.parse(response.body.toString('utf8'));
@@ -222,7 +229,7 @@ export function createBackendClient(options: BackendClientOptions): BackendClien
       const path = routePath(routes.putBlob.path, { digest });
       const response = await send('PUT', path, bytes, { 'content-type': 'application/octet-stream' });
       if (!('body' in response)) return response;
-      if (!isOk(response)) return failureOf(response);
+      if (!isOk(response)) return refusalOf(response);
       const parsed = routes.putBlob.response.safeParse(parseOrUndefined(response.body));
       return parsed.success
         ? { ok: true, value: parsed.data }
@@ -231,7 +238,7 @@ export function createBackendClient(options: BackendClientOptions): BackendClien
     async getBlob(digest) {
       const response = await send('GET', routePath(routes.getBlob.path, { digest }), undefined, {});
       if (!('body' in response)) return response;
-      if (!isOk(response)) return failureOf(response);
+      if (!isOk(response)) return refusalOf(response);
       return { ok: true, value: new Uint8Array(response.body.buffer, response.body.byteOffset, response.body.byteLength) };
     },
     putBlobFile: (file, onProgress) => putBlobFile(transfers, file, onProgress),

@@ -9,6 +9,7 @@
  * same across addresses and rounds (backend-client.ts), and blobs are content-addressed.
  */
 import type { AddressRing } from './address-ring.ts';
+import { networkErrorText } from './network-error-text.ts';
 import type { ReachabilityTracker } from './reachability.ts';
 
 export interface FailoverPlan {
@@ -60,7 +61,7 @@ export async function tryInTurn<T extends { status: number }>(
         if (!isGatewayFailure(answer.status)) failedButAnswered = url;
       } catch (error) {
         last = null;
-        lastError = (error as Error).message;
+        lastError = networkErrorText((error as Error).message);
       }
       plan.ring.failed(url);
     }

@@ -10,6 +10,7 @@
 import { PUSH_REPLAY_HEADER, PushMessage } from '../../shared/api/push.ts';
 import { routes } from '../../shared/api/routes.ts';
 import type { CodedMessage } from '../../shared/errors.ts';
+import { networkErrorText } from './network-error-text.ts';
 import type { BackendClient } from './backend-client.ts';
 import { keyRefusalOf } from './backend-trust.ts';
 import { isGatewayFailure } from './failover.ts';
@@ -159,7 +160,7 @@ export function openPushStream(
       const response = await request(url);
       if (response instanceof Error) refusedKey = keyRefusalOf(response)?.code ?? refusedKey;
       if (response instanceof Error || response.status >= 500) {
-        lastError = response instanceof Error ? response.message : `${url} answered HTTP ${response.status}`;
+        lastError = response instanceof Error ? networkErrorText(response.message) : `${url} answered HTTP ${response.status}`;
         if (response instanceof Response) {
           if (!isGatewayFailure(response.status)) failedButAnswered = url;
           await response.body?.cancel().catch(() => undefined);

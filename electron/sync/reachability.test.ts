@@ -44,4 +44,16 @@ describe('the reachability tracker', () => {
     second();
     expect(tracker.longestWait()).toBe(0);
   });
+
+  it('keeps a refusal as revoked, from its first, and tells listeners once', () => {
+    let now = 5_000;
+    const tracker = new ReachabilityTracker(() => now);
+    let heard = 0;
+    tracker.subscribe(() => (heard += 1));
+    expect(tracker.revokedAt()).toBeNull();
+    tracker.refusedAsRevoked();
+    now = 6_000;
+    tracker.refusedAsRevoked();
+    expect([tracker.revokedAt(), heard]).toEqual([5_000, 1]);
+  });
 });

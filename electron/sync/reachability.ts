@@ -2,7 +2,7 @@
  * Whether this device reaches its sync backend, from what its calls and its push stream see: any
  * answer from an address makes it reachable; a round in which every address failed without an
  * answer (no connection, a timeout, or a gateway's 502/503/504) makes it unreachable until an
- * address answers again (failover.ts). Listeners
+ * address answers again (failover.ts). A refusal as revoked is kept too: a revoked device stays so. Listeners
  * hear only changes, so the UI is not redrawn on every call.
  */
 import type { BackendReachabilityView } from '../../shared/device-api.ts';
@@ -12,6 +12,8 @@ export class ReachabilityTracker {
   private readonly listeners = new Set<(view: BackendReachabilityView) => void>();
   /** The calls waiting for an answer now, each by when it was sent. */
   private readonly waiting = new Set<{ sentAt: number }>();
+  /** When the backend first refused this device as revoked, else null. */
+  private revoked: number | null = null;
 
   constructor(private readonly clock: () => number = Date.now) {}
 
@@ -36,6 +38,18 @@ export class ReachabilityTracker {
     }
     const since = this.state.state === 'unreachable' ? this.state.since : this.clock();
     this.set({ state: 'unreachable', current: this.state.current, tried: [...tried], since, lastError });
+  }
+
+  /** The backend refused this device as revoked (`device_revoked`): it stays so, and listeners hear it once. */
+  refusedAsRevoked(): void {
+    if (this.revoked !== null) return;
+    this.revoked = this.clock();
+    this.set(this.state);
+  }
+
+  /** When the backend first refused this device as revoked, else null. */
+  revokedAt(): number | null {
+    return this.revoked;
   }
 
   /** Notes a call sent now; the function returned notes its end (answered, refused or given up). */

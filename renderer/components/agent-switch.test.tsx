@@ -65,7 +65,18 @@ describe('continuing with another agent', () => {
 
   it("shows a line before each agent's part of the transcript, and the earlier agent's replies under its name", () => {
     useDevicesStore.setState({
-      devices: [{ id: 'd2', name: 'desktop', status: 'enrolled', online: true, lastSeenAt: 1, isThisDevice: false }],
+      devices: [
+        {
+          id: 'd2',
+          name: 'desktop',
+          status: 'enrolled',
+          online: true,
+          presence: 'online',
+          offlineSince: null,
+          lastSeenAt: 1,
+          isThisDevice: false,
+        },
+      ],
     });
     const entry = (id: string, role: 'user' | 'assistant', text: string) => ({ id, at: 1, role, agentId: 'main', text });
     const change: ProviderChange = { from: 'claude-code', to: 'codex', at: 2, afterEntryId: 'e2', deviceId: 'd2', handoffId: 'h1' };

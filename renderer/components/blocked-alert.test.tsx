@@ -235,6 +235,22 @@ describe('the blocked alert', () => {
     expect(screen.getByRole('alert', { name: 'Handoff blocked' })).toBeInTheDocument();
   });
 
+  it("offers a move into a fresh clone when the target's own checkout blocked it, and asks for one", async () => {
+    const user = userEvent.setup();
+    const home: Blocker = {
+      code: 'target_workspace_dirty',
+      repo: '/home/me/src/app',
+      message: "desktop's checkout /home/me/src/app, which this session continues in there, has 1 uncommitted change.",
+      fix: 'Commit or stash them in /home/me/src/app on desktop, then try the move again — or move into a fresh clone on desktop.',
+      action: { kind: 'fresh-clone', deviceId: 'd2' },
+    };
+    fakeDevice.answer('startMove', { ok: true, value: { handoffId: 'h1' } });
+    render(<AlertOfSession session={sessionView({ blocked: { ...keptBlock([home]), foundBy: 'target' } })} />);
+    const alert = screen.getByRole('alert', { name: 'Handoff blocked' });
+    await user.click(within(alert).getByRole('button', { name: 'Move into a fresh clone on desktop' }));
+    expect(fakeDevice.callsOf('startMove')).toEqual([{ sessionId: 's1', targetDeviceId: 'd2', freshClone: true }]);
+  });
+
   it('is not shown while a move of the session runs', () => {
     const kept = keptBlock([DIRTY]);
     render(<AlertOfSession session={sessionView({ blocked: kept, activeHandoff: handoffIn('requested') })} />);

@@ -80,6 +80,7 @@ function CommitForm({ sessionId, repo, shown }: { sessionId: string; repo: strin
 /** Renders one blocker as a list item. */
 export function BlockerItem({ sessionId, blocker, shown, actsOn = null }: BlockerProps) {
   const push = useHandoffsStore((state) => state.push);
+  const startMove = useHandoffsStore((state) => state.startMove);
   const pending = useHandoffsStore((state) => state.pending[sessionId]);
   const pushNoteId = useId();
   const action = actsOn === null ? remediationOf(blocker) : null;
@@ -107,6 +108,16 @@ export function BlockerItem({ sessionId, blocker, shown, actsOn = null }: Blocke
         {actsOn !== null && remediationOf(blocker) && <span className="muted"> — on {actsOn}</span>}
       </p>
       {action?.kind === 'commit' && <CommitForm sessionId={sessionId} repo={action.repo} shown={shown} />}
+      {blocker.action?.kind === 'fresh-clone' && shown && (
+        <button
+          type="button"
+          className="button"
+          disabled={pending !== undefined}
+          onClick={() => void startMove(sessionId, shown.targetDeviceId, shown.targetName, true)}
+        >
+          Move into a fresh clone on {shown.targetName}
+        </button>
+      )}
       {action?.kind === 'push' && (
         <div className="remediation">
           <button

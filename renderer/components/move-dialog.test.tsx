@@ -103,6 +103,8 @@ describe('the Move dialog', () => {
         status: 'enrolled',
         online: false,
         lastSeenAt: Date.now() - 3 * 60_000,
+        presence: 'offline',
+        offlineSince: Date.now() - 3 * 60_000,
         isThisDevice: false,
       } satisfies DeviceView,
     ]);

@@ -31,7 +31,8 @@ interface HandoffsState {
   pending: Record<string, string | undefined>;
   loadEligibility(sessionId: string): Promise<void>;
   loadReadiness(sessionId: string): Promise<void>;
-  startMove(sessionId: string, targetDeviceId: string, targetName: string): Promise<MoveOutcome>;
+  /** `freshClone`: the target clones the repositories afresh rather than using its checkout of them (which blocked the move). */
+  startMove(sessionId: string, targetDeviceId: string, targetName: string, freshClone?: boolean): Promise<MoveOutcome>;
   /**
    * Runs the blocked move `shown` again: it starts when nothing blocks it any more. Off the owner
    * (`ownedHere` false) it asks the owner again, which checks and starts it there.
@@ -93,10 +94,10 @@ export const useHandoffsStore = create<HandoffsState>()((set, get) => {
       set((state) => ({ eligibility: { ...state.eligibility, [sessionId]: list } }));
     },
     loadReadiness: async (sessionId) => setReadiness(sessionId, await api.checkReadiness({ sessionId })),
-    startMove: async (sessionId, targetDeviceId, targetName) => {
+    startMove: async (sessionId, targetDeviceId, targetName, freshClone = false) => {
       setPending(sessionId, 'move');
       try {
-        const result = await api.startMove({ sessionId, targetDeviceId });
+        const result = await api.startMove({ sessionId, targetDeviceId, ...(freshClone ? { freshClone } : {}) });
         if (result.ok) {
           setBlocked(sessionId, undefined);
           return { kind: 'started' };

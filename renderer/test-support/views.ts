@@ -50,6 +50,7 @@ export function handoffView(over: Partial<HandoffView> = {}): HandoffView {
     resumeNote: null,
     driftWarnings: [],
     blockers: [],
+    targetFolder: null,
     providerChange: null,
     checkpointKept: false,
     ...over,
@@ -91,12 +92,21 @@ export function backendUnreachable(): DeviceStatusView {
 
 /** A device that may receive the session. */
 export function eligible(deviceId: string, name: string, warning: EligibilityView['warning'] = null): EligibilityView {
-  return { deviceId, name, eligible: true, reason: null, warning, continueWith: null };
+  return { deviceId, name, eligible: true, reason: null, since: null, checkedAt: REQUESTED_AT, warning, continueWith: null };
 }
 
 /** A device that may not, and why. */
 export function ineligible(deviceId: string, name: string, code: string, message: string): EligibilityView {
-  return { deviceId, name, eligible: false, reason: { code, message }, warning: null, continueWith: null };
+  return {
+    deviceId,
+    name,
+    eligible: false,
+    reason: { code, message },
+    since: REQUESTED_AT,
+    checkedAt: REQUESTED_AT,
+    warning: null,
+    continueWith: null,
+  };
 }
 
 /** A readiness report: blocked by `blockers`, ready when there are none. */

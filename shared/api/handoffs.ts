@@ -1,6 +1,7 @@
 /** Handoff records: the durable state machine (see shared/handoff-states.ts). */
 import { z } from 'zod';
 import { HANDOFF_STATES } from '../handoff-states.ts';
+import { BlockerSchema } from '../readiness.ts';
 import { B64, Generation, Id, Millis, Sha256Hex } from './common.ts';
 
 export const HandoffStateSchema = z.enum(HANDOFF_STATES);
@@ -12,8 +13,16 @@ export type CheckpointRef = z.infer<typeof CheckpointRef>;
 /** A cancel code: a readiness or activation code, `target_timeout`, `user_cancelled`… Clear: it names a kind, not content. */
 export const CancelCode = z.string().regex(/^[a-z][a-z0-9_]{1,63}$/);
 
-/** Why a handoff was cancelled, as devices show it: the code and one plain sentence (never in clear on the backend). */
-export const CancelReason = z.strictObject({ code: CancelCode, message: z.string().max(2000) });
+/**
+ * Why a handoff was cancelled, as devices show it: the code and one plain sentence (never in clear on
+ * the backend), and the blockers with their fixes when readiness stopped it (the checkpoint's re-check,
+ * or the target's checkout).
+ */
+export const CancelReason = z.strictObject({
+  code: CancelCode,
+  message: z.string().max(2000),
+  blockers: z.array(BlockerSchema).max(5).optional(),
+});
 export type CancelReason = z.infer<typeof CancelReason>;
 
 /**
@@ -34,6 +43,9 @@ export type ResumePath = z.infer<typeof ResumePath>;
 export const DriftWarning = z.object({ code: z.string(), detail: z.string() });
 export type DriftWarning = z.infer<typeof DriftWarning>;
 
+/** Where the session runs on the target after a move, and the folder it used there before when that was another one. */
+export const TargetFolder = z.object({ path: z.string(), previousPath: z.string().nullable(), changeNote: z.string().nullable() });
+
 /**
  * What the target learned at activation, sealed on the record (never in clear on the backend):
  * `providerChange` when the target continued with another agent (absent on older records).
@@ -41,6 +53,8 @@ export type DriftWarning = z.infer<typeof DriftWarning>;
 export const HandoffOutcome = z.object({
   resumeNote: z.string().nullable(),
   driftWarnings: z.array(DriftWarning),
+  /** Absent from devices that did not say. */
+  targetFolder: TargetFolder.optional(),
   providerChange: z
     .object({ from: z.string().max(64), to: z.string().max(64) })
     .nullable()

@@ -19,7 +19,8 @@ const MOVE_NOTE = 'Baton: this session just moved from the device "laptop" to "d
 
 const bench = useCliBench();
 
-const claude = (home: AgentHome): ClaudeCodeSession => bench.track(new ClaudeCodeSession({ env: home.env }));
+const claude = (home: AgentHome, deviceName?: string): ClaudeCodeSession =>
+  bench.track(new ClaudeCodeSession({ env: home.env, ...(deviceName ? { deviceName } : {}) }));
 const lastRequest = () => bench.lastRequest('anthropic-messages');
 
 /** Runs a first turn on `home` in `workspace` and exports the session as a checkpoint would carry it. */
@@ -32,8 +33,8 @@ async function exportedSession(home: AgentHome, workspace: string, prompt: strin
 }
 
 /** Imports `data` on `home` in `workspace`, then asks what was said first. */
-async function continueOn(home: AgentHome, workspace: string, data: ResumeData): Promise<ClaudeCodeSession> {
-  const target = claude(home);
+async function continueOn(home: AgentHome, workspace: string, data: ResumeData, deviceName?: string): Promise<ClaudeCodeSession> {
+  const target = claude(home, deviceName);
   expect(await resumeProvider(target, { workspace, resumeData: data, continuation })).toEqual({
     ok: true,
     value: { path: 'checkpoint-import' },
@@ -68,8 +69,10 @@ describe('Claude Code session moved between devices (the real claude)', () => {
     expect(data).toMatchObject({ provider: 'claude-code', format: 'claude-code/transcript@2', sessionId: id });
     expect(data.files?.[0]).toMatchObject({ name: 'transcript', path: expect.stringContaining(laptop.home.claudeConfigDir) });
 
-    const target = await continueOn(desktop.home, desktop.workspace, data);
+    const target = await continueOn(desktop.home, desktop.workspace, data, 'desktop');
     expect(target.claudeSessionId).toBe(id);
+    // The note is read on every device: it names the one the session was imported on.
+    expect(bench.texts(target)).toContain(`system: Claude Code session ${id} was imported on desktop; the next message resumes it.`);
     expect(bench.texts(target).at(-1)).toBe('assistant: I remember: write file notes.txt with the plan');
     expect(lastRequest()).toMatchObject({ userTexts: ['write file notes.txt with the plan', 'what did I say first?'] });
     expect(lastRequest()?.headers['x-claude-code-session-id']).toBe(id);
@@ -135,7 +138,7 @@ describe('Claude Code session moved between devices (the real claude)', () => {
     // Then the session moves back from the laptop.
     const back = await away.exportResumeData();
     if (!back.ok) throw new Error(back.message);
-    const home = claude(desktop.home);
+    const home = claude(desktop.home, 'desktop');
     const resumed = await resumeProvider(home, { workspace: desktop.workspace, resumeData: back.value, continuation });
     expect(resumed).toMatchObject({
       ok: true,
@@ -144,6 +147,9 @@ describe('Claude Code session moved between devices (the real claude)', () => {
     const fork = home.claudeSessionId!;
     expect(fork).not.toBe(id);
     expect(bench.texts(home).at(-1)).toContain(`imported as a fork, session ${fork}.`);
+    // Read on every device, the note names the one that forked.
+    expect(bench.texts(home).at(-1)).toContain(`system: Desktop already had Claude Code session ${id},`);
+    expect(bench.texts(home).at(-1)).toContain('in a terminal on desktop');
     expect(await readFile(desktopCopy)).toEqual(continued);
     await bench.turn(home, 'what did I say first?');
     expect(bench.texts(home).at(-1)).toBe('assistant: I remember: my secret word is apple');

@@ -102,7 +102,7 @@ export class ClaudeCodeSession extends ProcessSession {
   private readonly userDenied = new Set<string>();
 
   constructor(options: ClaudeCodeOptions = {}) {
-    super({ command: options.command ?? 'claude', env: options.env, clock: options.clock }, 'claude');
+    super({ command: options.command ?? 'claude', env: options.env, clock: options.clock, deviceName: options.deviceName }, 'claude');
     this.extraArgs = options.extraArgs ?? [];
     this.permission = options.permission ?? DEFAULT_PERMISSION_LEVEL;
     this.folder = new MessageFolder(this.state, { userText: false });
@@ -245,7 +245,7 @@ export class ClaudeCodeSession extends ProcessSession {
         message: `Claude Code cannot import "${data.provider}" data of format "${data.format}".`,
       };
     }
-    const imported = await importClaudeSession(this.env, workspace, data.sessionId, data, progress, fork);
+    const imported = await importClaudeSession(this.env, workspace, data.sessionId, data, progress, fork, this.deviceName);
     if (!imported.ok) return imported;
     const { agents, sessionId, forkNote } = imported.value;
     this.sessionId = sessionId;
@@ -254,7 +254,7 @@ export class ClaudeCodeSession extends ProcessSession {
     this.state.addEntry(
       'system',
       MAIN_AGENT,
-      forkNote ?? `Claude Code session ${sessionId} was imported here; the next message resumes it.`,
+      forkNote ?? `Claude Code session ${sessionId} was imported on ${this.deviceName}; the next message resumes it.`,
     );
     return { ok: true, value: forkNote === null ? {} : { note: forkNote } };
   }

@@ -9,6 +9,7 @@
  * earlier format (@1, everything inline in the payload) is still imported.
  */
 import { randomBytes, randomUUID } from 'node:crypto';
+import { capitalized } from '../../../shared/sentence-case.ts';
 import { copyFile, mkdir, readdir, rename, rm, stat, writeFile } from 'node:fs/promises';
 import { dirname, isAbsolute, join, posix, relative, sep } from 'node:path';
 import { z } from 'zod';
@@ -171,6 +172,8 @@ export async function importClaudeSession(
   data: { format?: string; payload: unknown; files?: ResumeFile[] },
   progress?: ImportProgress,
   fork = false,
+  /** The device importing, as the fork note (read on every device) names it. */
+  device = 'this device',
 ): Promise<Result<ClaudeImport, 'import_check_failed'>> {
   const refuse = (message: string): Result<ClaudeImport, 'import_check_failed'> => fail('import_check_failed', message);
   const payload = data.files ? filesPayloadSchema.safeParse(data.payload) : inlinePayloadSchema.safeParse(data.payload);
@@ -219,9 +222,9 @@ export async function importClaudeSession(
     ? `Claude Code session ${sessionId} was forked here as session ${id}; the files of ${sessionId} are left as they are.`
     : diverged === null
       ? null
-      : `This device already had Claude Code session ${sessionId}, which is not an earlier state of the one that moved here: it went on ` +
-        `without it (for example with claude --resume in a terminal here) or is another session. It was kept as it is, and the moved ` +
-        `session was imported as a fork, session ${id}.`;
+      : `${capitalized(device)} already had Claude Code session ${sessionId}, which is not an earlier state of the one that moved to it: it ` +
+        `went on without it (for example with claude --resume in a terminal on ${device}) or is another session. It was kept as it is, and ` +
+        `the moved session was imported as a fork, session ${id}.`;
   return ok({ agents: written.value, sessionId: id, forkNote });
 }
 

@@ -20,7 +20,8 @@ const MOVE_NOTE = 'Baton: this session just moved from the device "laptop" to "d
 
 const bench = useCliBench();
 
-const codex = (home: AgentHome): CodexSession => bench.track(new CodexSession({ env: home.env }));
+const codex = (home: AgentHome, deviceName?: string): CodexSession =>
+  bench.track(new CodexSession({ env: home.env, ...(deviceName ? { deviceName } : {}) }));
 const lastRequest = () => bench.lastRequest('openai-responses');
 const turnMetadata = (): Record<string, unknown> =>
   JSON.parse(lastRequest()?.headers['x-codex-turn-metadata'] ?? '{}') as Record<string, unknown>;
@@ -145,7 +146,7 @@ describe('Codex session moved between devices (the real codex)', () => {
     const continued = readFileSync(rollout);
 
     // Then the thread moves back from the laptop.
-    const home = codex(desktop.home);
+    const home = codex(desktop.home, 'desktop');
     const resumed = await resumeProvider(home, { workspace: desktop.workspace, resumeData: await exportOf(away), continuation });
     expect(resumed).toMatchObject({
       ok: true,
@@ -154,6 +155,9 @@ describe('Codex session moved between devices (the real codex)', () => {
     const fork = home.codexThreadId!;
     expect(fork).not.toBe(id);
     expect(bench.texts(home).at(-1)).toContain(`imported as a fork, thread ${fork}.`);
+    // Read on every device, the note names the one that forked.
+    expect(bench.texts(home).at(-1)).toContain(`system: Desktop already had Codex thread ${id},`);
+    expect(bench.texts(home).at(-1)).toContain('in a terminal on desktop');
     expect(readFileSync(rollout)).toEqual(continued);
     await bench.turn(home, 'what did I say first?');
     expect(home.codexThreadId).toBe(fork);

@@ -63,7 +63,7 @@ export class CodexSession extends TurnSession {
   private stopping = false;
 
   constructor(options: CodexOptions = {}) {
-    super({ command: options.command ?? 'codex', env: options.env, clock: options.clock }, 'codex');
+    super({ command: options.command ?? 'codex', env: options.env, clock: options.clock, deviceName: options.deviceName }, 'codex');
     this.extraArgs = options.extraArgs ?? [];
     this.permission = options.permission ?? DEFAULT_PERMISSION_LEVEL;
     this.approvals = new CodexApprovals(this.permission, this.state);
@@ -184,13 +184,17 @@ export class CodexSession extends TurnSession {
     } catch (error) {
       return { ok: false, code: 'import_check_failed', message: `The target workspace cannot be opened: ${(error as Error).message}.` };
     }
-    const imported = await importRollout(codexHome(this.env), data.sessionId, data, undefined, fork);
+    const imported = await importRollout(codexHome(this.env), data.sessionId, data, undefined, fork, this.deviceName);
     if (!imported.ok) return imported;
     const { threadId, forkNote } = imported.value;
     this.threadId = threadId;
     this.state.restore([], [], 0);
     this.open(workspace);
-    this.state.addEntry('system', MAIN_AGENT, forkNote ?? `Codex session ${threadId} was imported here; the next message resumes it.`);
+    this.state.addEntry(
+      'system',
+      MAIN_AGENT,
+      forkNote ?? `Codex session ${threadId} was imported on ${this.deviceName}; the next message resumes it.`,
+    );
     return { ok: true, value: forkNote === null ? {} : { note: forkNote } };
   }
 

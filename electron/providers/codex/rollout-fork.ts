@@ -10,6 +10,7 @@
  * branch. It is written plain (`.jsonl`), which Codex reads as it reads a compressed one.
  */
 import { createHash, randomBytes, randomUUID } from 'node:crypto';
+import { capitalized } from '../../../shared/sentence-case.ts';
 import { mkdir, rename, rm } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { fail, ok, type Result } from '../../../shared/errors.ts';
@@ -80,6 +81,8 @@ export async function forkRollout(
   id: string,
   relativePath: string,
   lines: LineSource | null,
+  /** The device importing, as the fork note (read on every device) names it. */
+  device = 'this device',
 ): Promise<Result<RolloutImport, 'import_check_failed'>> {
   if (lines === null) {
     return fail(
@@ -111,8 +114,8 @@ export async function forkRollout(
     return fail('import_check_failed', `The Codex rollout could not be written here: ${(error as Error).message}.`);
   }
   const forkNote =
-    `This device already had Codex thread ${id}, which is not an earlier state of the one that moved here: it went on without it ` +
-    `(for example with codex exec resume in a terminal here) or is another thread. It was kept as it is, and the moved thread was ` +
-    `imported as a fork, thread ${threadId}.`;
+    `${capitalized(device)} already had Codex thread ${id}, which is not an earlier state of the one that moved to it: it went on ` +
+    `without it (for example with codex exec resume in a terminal on ${device}) or is another thread. It was kept as it is, and the ` +
+    `moved thread was imported as a fork, thread ${threadId}.`;
   return ok({ threadId, forkNote });
 }

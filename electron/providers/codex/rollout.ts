@@ -179,6 +179,8 @@ export async function importRollout(
   data: { payload: unknown; files?: ResumeFile[] },
   zstd: ZstdDecoder | null = DEFAULT_ZSTD,
   fork = false,
+  /** The device importing, as a fork note names it. */
+  device = 'this device',
 ): Promise<Result<RolloutImport, 'import_check_failed'>> {
   const rollout = incoming(data, zstd);
   if (!rollout.ok) return fail('import_check_failed', `The Codex session data is malformed: ${rollout.message}.`);
@@ -197,7 +199,7 @@ export async function importRollout(
   }
   const copies = await rolloutsOf(home, id);
   const diverged = await divergedRollout(home, copies, rollout.value, zstd);
-  if (diverged !== null) return forkRollout(home, id, relativePath, lines);
+  if (diverged !== null) return forkRollout(home, id, relativePath, lines, device);
   const target = join(home, relativePath);
   const staged = `${target}.baton-import-${randomBytes(4).toString('hex')}`;
   try {

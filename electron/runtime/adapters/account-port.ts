@@ -13,12 +13,15 @@ export function accountPort(profile: Profile, client: BackendClient, log: (m: st
   return {
     async createInvite() {
       const made = await createInvite(profile, backend);
-      return made.ok ? ok({ invite: made.value.line, expiresAt: made.value.expiresAt }) : fail(made.code, made.message);
+      return made.ok
+        ? ok({ invite: made.value.line, inviteId: made.value.inviteId, expiresAt: made.value.expiresAt })
+        : fail(made.code, made.message);
     },
     async approvePendingJoins() {
       const decided = await approvePendingJoins(profile, backend);
-      if (decided.ok)
-        for (const d of decided.value) log(`join request of ${d.deviceName}: ${d.outcome}${d.reason ? ` (${d.reason})` : ''}`);
+      if (!decided.ok) return [];
+      for (const d of decided.value) log(`join request of ${d.deviceName}: ${d.outcome}${d.reason ? ` (${d.reason})` : ''}`);
+      return decided.value.filter((d) => d.outcome === 'approved').map(({ inviteId, deviceName }) => ({ inviteId, deviceName }));
     },
     async refreshKeyRing() {
       await refreshKeyRing(profile, backend);

@@ -3,6 +3,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { createGitSandbox, type GitSandbox } from '../../../dev-env/git-sandbox.ts';
 import { waitFor } from '../../../dev-env/process-harness.ts';
 import { createGitRunner, type GitRunner } from '../../git/git-runner.ts';
+import { rootPlaces } from '../../ports/git.ts';
 import { gitPort } from './git-port.ts';
 
 /** The real runner (git at `gitPath`, in `env`), counting the processes it runs, and the status reads among them. */
@@ -60,32 +61,32 @@ describe('gitPort.startCloneStatusReads', () => {
   it('gives the pin that follows its clean-status read, so the pin reads the clone no second time, and reads nothing it was not given', async () => {
     const { root, clone, statuses, git, repo, pinned } = cloneUnderRoot();
 
-    git.startCloneStatusReads([repo], root);
+    git.startCloneStatusReads([repo], rootPlaces(root));
     await waitFor('the read begun ahead', async () => (statuses() === 1 ? true : undefined));
-    expect(await git.pin([pinned], root)).toMatchObject({ ok: true, value: { workspace: clone } });
+    expect(await git.pin([pinned], rootPlaces(root))).toMatchObject({ ok: true, value: { workspace: clone } });
     expect(statuses()).toBe(1);
     // Taken once: the next pin reads for itself.
-    expect((await git.pin([pinned], root)).ok).toBe(true);
+    expect((await git.pin([pinned], rootPlaces(root))).ok).toBe(true);
     expect(statuses()).toBe(2);
   });
 
   it('reads the clone again after prepare read it, so the pin sees a change made since; the pin reads it no third time', async () => {
     const { root, clone, statuses, git, repo, pinned } = cloneUnderRoot();
-    expect((await git.prepare([repo], root)).ok).toBe(true);
+    expect((await git.prepare([repo], rootPlaces(root))).ok).toBe(true);
     expect(statuses()).toBe(1);
     sandbox!.writeFile(clone, 'README.md', 'changed after prepare\n');
-    git.startCloneStatusReads([repo], root);
+    git.startCloneStatusReads([repo], rootPlaces(root));
     await waitFor('the read begun at the claim', async () => (statuses() === 2 ? true : undefined));
-    expect(await git.pin([pinned], root)).toMatchObject({ ok: false, code: 'target_workspace_dirty' });
+    expect(await git.pin([pinned], rootPlaces(root))).toMatchObject({ ok: false, code: 'target_workspace_dirty' });
     expect(statuses()).toBe(2);
   });
 
   it('stands for the pin when it found the clone dirty: the pin refuses it', async () => {
     const { root, clone, statuses, git, repo, pinned } = cloneUnderRoot();
     sandbox!.writeFile(clone, 'README.md', 'changed here\n');
-    git.startCloneStatusReads([repo], root);
+    git.startCloneStatusReads([repo], rootPlaces(root));
     await waitFor('the read begun ahead', async () => (statuses() === 1 ? true : undefined));
-    expect(await git.pin([pinned], root)).toMatchObject({
+    expect(await git.pin([pinned], rootPlaces(root))).toMatchObject({
       ok: false,
       code: 'target_workspace_dirty',
     });

@@ -5,7 +5,7 @@ import { locate, pinWorkspace, readCleanClone, type Located, type PinFailure } f
 import type { ParsedStatus } from '../../git/status-parser.ts';
 import { prepareCheck } from '../../git/prepare-check.ts';
 import type { ReadinessReport } from '../../../shared/readiness.ts';
-import type { GitPort, PinnedRepo } from '../../ports/git.ts';
+import type { CheckoutPlaces, GitPort, PinnedRepo } from '../../ports/git.ts';
 import { checkpointRead } from './checkpoint-read.ts';
 import { gitAvailable, remotesUnder, workspaceReadiness, workspaceRepos } from './workspace-repos.ts';
 
@@ -16,8 +16,27 @@ function workspaceOf(paths: string[]): string {
   return parents.size === 1 ? [...parents][0]! : paths[0]!;
 }
 
+/** What the clone finder is given for `places`: the homes first, the root, the folders in use, and whether to match none. */
+function cloneSearch(run: GitRunner, places: CheckoutPlaces) {
+  return { run, workspaceRoot: places.workspaceRoot, knownRepos: places.homes, skip: places.inUse, fresh: places.fresh };
+}
+
 /** How long a clone's status read begun ahead (startCloneStatusReads), or where prepare found a clone, stands for the pin's own. */
 const REUSE_READ_MS = 2000;
+
+/**
+ * A pin or prepare refusal as the port answers it: the sentence and its fix, and in `details` what a
+ * blocker names (the checkout, its remote, the fix, the files it holds…).
+ */
+function refusal(failure: PinFailure): { ok: false; code: string; message: string; details: Record<string, unknown> } {
+  const where = { ...(failure.path ? { path: failure.path } : {}), ...(failure.remote ? { remote: failure.remote } : {}) };
+  return {
+    ok: false,
+    code: failure.code,
+    message: `${failure.message} ${failure.fix}`,
+    details: { ...failure.details, ...where, sentence: failure.message, fix: failure.fix },
+  };
+}
 
 /** Git work of the runtime, every call through `run`. */
 export function gitPort(run: GitRunner): GitPort {
@@ -38,10 +57,10 @@ export function gitPort(run: GitRunner): GitPort {
   // a process); while it has not, every ask looks again, so a git installed later is found.
   let found = false;
   /** Where each repository is here (a clone, or the folder it would be cloned to); read only. */
-  const locateRepos = (repos: readonly { remoteUrl: string | null }[], workspaceRoot: string) =>
+  const locateRepos = (repos: readonly { remoteUrl: string | null }[], places: CheckoutPlaces) =>
     locate(
       repos.map((r) => ({ remote: r.remoteUrl ?? '' })),
-      { run, workspaceRoot },
+      cloneSearch(run, places),
     );
   return {
     available: async () => (found ||= await gitAvailable(run)),
@@ -58,28 +77,28 @@ export function gitPort(run: GitRunner): GitPort {
       return report;
     },
     remotesUnder: (root) => remotesUnder(root, run),
-    async prepare(repos, workspaceRoot, progress) {
+    async prepare(repos, places, progress) {
       const prepared = await prepareCheck(
         repos.map((r) => ({ remote: r.remoteUrl ?? '', branch: r.branch ?? '' })),
-        { run, workspaceRoot, ...(progress ? { progress } : {}) },
+        { ...cloneSearch(run, places), ...(progress ? { progress } : {}) },
       );
-      if (!prepared.ok) return { ok: false, code: prepared.code, message: `${prepared.message} ${prepared.fix}` };
+      if (!prepared.ok) return refusal(prepared);
       for (const repo of prepared.value.repos) {
         if (repo.path === null) continue;
         fetched.set(repo.path, repo.tip);
         preparedIn.set(repo.remote, { place: { kind: 'clone', path: repo.path, remoteName: repo.remoteName! }, at: Date.now() });
       }
-      return { ok: true, value: { workspace: workspaceRoot } };
+      return { ok: true, value: { workspace: places.workspaceRoot } };
     },
-    async locate(repos, workspaceRoot) {
-      const located = await locateRepos(repos, workspaceRoot);
+    async locate(repos, places) {
+      const located = await locateRepos(repos, places);
       return located.length > 0 ? workspaceOf(located.map((l) => l.path)) : null;
     },
-    startCloneStatusReads(repos, workspaceRoot) {
+    startCloneStatusReads(repos, places) {
       // Read now, whatever prepare read (the clone may have changed since); looked for only when not prepared moments ago.
       const at = Date.now();
-      const prepared = preparedPlaces(repos);
-      void (prepared ? Promise.resolve(prepared) : locateRepos(repos, workspaceRoot)).then(
+      const prepared = places.fresh ? undefined : preparedPlaces(repos);
+      void (prepared ? Promise.resolve(prepared) : locateRepos(repos, places)).then(
         (located) => {
           for (const [i, place] of located.entries())
             if (place.kind === 'clone')
@@ -91,7 +110,7 @@ export function gitPort(run: GitRunner): GitPort {
         () => undefined,
       );
     },
-    async pin(repos: PinnedRepo[], workspaceRoot, progress) {
+    async pin(repos: PinnedRepo[], places, progress) {
       const taken = (path: string) => {
         const ahead = startedStatusReads.get(path);
         startedStatusReads.delete(path);
@@ -100,9 +119,15 @@ export function gitPort(run: GitRunner): GitPort {
       };
       const pinned = await pinWorkspace(
         repos.map((r) => ({ remote: r.remoteUrl ?? '', branch: r.branch ?? '', commit: r.commit })),
-        { run, workspaceRoot, fetched, startedStatusRead: taken, located: preparedPlaces(repos), ...(progress ? { progress } : {}) },
+        {
+          ...cloneSearch(run, places),
+          fetched,
+          startedStatusRead: taken,
+          located: places.fresh ? undefined : preparedPlaces(repos),
+          ...(progress ? { progress } : {}),
+        },
       );
-      if (!pinned.ok) return { ok: false, code: pinned.code, message: `${pinned.message} ${pinned.fix}` };
+      if (!pinned.ok) return refusal(pinned);
       const repoPaths = pinned.value.repos.map((r) => r.path);
       // Where prepare fetched the pinned commit, the branch's remote-tracking ref is known to point there (the drift check's base).
       const checkedOut = pinned.value.repos.map((r) => ({

@@ -1,6 +1,5 @@
 /** The device API's device handlers: this device's status and backend addresses, and the account's devices. */
 import type { DeviceApiHandlers } from '../../../shared/device-api.ts';
-import { ok } from '../../../shared/errors.ts';
 import type { BackendPort } from '../../ports/backend.ts';
 import type { DeviceDirectory } from '../device-directory.ts';
 import type { DeviceStatus } from '../device-status.ts';
@@ -23,6 +22,6 @@ export function deviceHandlers({
       await devices.refresh(backend);
       return devices.views();
     },
-    setBackendUrls: async ({ backendUrls }) => ok(status.setBackendUrls(backendUrls)),
+    setBackendUrls: ({ backendUrls }) => status.setBackendUrls(backendUrls),
   };
 }

@@ -21,7 +21,8 @@ export function moveHandlers(moves: MoveService, moveHere: MoveHere): Pick<Devic
     moveHere: async ({ sessionId }) => moveHere.ask(sessionId),
     moveEligibility: async ({ sessionId }) => moves.eligibility(sessionId),
     checkReadiness: async ({ sessionId, targetDeviceId }) => moves.readiness(sessionId, targetDeviceId),
-    startMove: async ({ sessionId, targetDeviceId, provider }) => moves.start(sessionId, targetDeviceId, undefined, provider),
+    startMove: async ({ sessionId, targetDeviceId, freshClone, provider }) =>
+      moves.start(sessionId, targetDeviceId, { freshClone: freshClone === true, ...(provider ? { provider } : {}) }),
     cancelMove: async ({ sessionId }) => moves.cancel(sessionId),
     pushRepo: async ({ sessionId, repo }) => moves.push(sessionId, repo),
     commitAll: async ({ sessionId, repo, message }) => moves.commitAll(sessionId, repo, message),

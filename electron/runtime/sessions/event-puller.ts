@@ -60,8 +60,9 @@ export class EventPuller {
       return;
     }
     if (record.generation < local.generation) return;
+    if (record.ownerDeviceId !== this.deps.selfId) this.followFreshClone(record, local.freshCloneOn);
     if (local.ownerDeviceId !== this.deps.selfId && record.ownerDeviceId !== this.deps.selfId) this.followAgent(record);
-    // Known sessions follow only owner and generation (and, off the owner, its agent); a record that changes neither changes nothing here.
+    // Known sessions follow only owner and generation (and the fresh-clone choice and, off the owner, its agent); a record that changes neither changes nothing here.
     if (record.generation === local.generation && record.ownerDeviceId === local.ownerDeviceId) return;
     const wasOwner = local.ownerDeviceId === this.deps.selfId;
     // Not waited onto the disk: the backend's record is the truth and is applied again at start
@@ -77,6 +78,22 @@ export class EventPuller {
     );
     if (wasOwner && record.ownerDeviceId !== this.deps.selfId) await this.deps.markMoved(record.id);
     this.deps.changed(record.id);
+  }
+
+  /**
+   * Follows the owner's choice of a fresh clone on a device for the next move (sealed in the
+   * metadata, republished before the move is asked for): the target reads it as it prepares.
+   */
+  private followFreshClone(record: Session, known: string | null): void {
+    const meta = openSessionMeta(this.deps.seal, record);
+    if (!meta.ok || meta.value.freshCloneOn === known) return;
+    this.deps.state.updateSession(
+      record.id,
+      (s) => {
+        s.freshCloneOn = meta.value.freshCloneOn;
+      },
+      false,
+    );
   }
 
   /**
@@ -161,6 +178,7 @@ export class EventPuller {
       );
       const from = this.deps.state.transcriptCount(sessionId);
       const added: TranscriptEntry[] = [];
+      const blockChanged = opened.some((data) => data.type === 'move-block');
       const asked: PermissionRequestView[] = [];
       this.deps.state.updateSession(
         sessionId,
@@ -168,12 +186,12 @@ export class EventPuller {
           for (const event of page.value) s.eventCursor = Math.max(s.eventCursor, event.seq);
           for (const data of opened) {
             if (data.type === 'agents') s.agents = data.agents;
+            if (data.type === 'move-block') s.moveBlock = data.block;
             if (data.type === 'permission-request') {
               asked.push(data.request);
               recordAsked(s, data.request);
             }
             if (data.type === 'permission-settled') recordSettled(s, data.outcome);
-            if (data.type === 'move-blocked') s.blockedMove = data.blocked;
             for (const entry of entriesOf(data)) {
               if (known.has(entry.id)) continue;
               known.add(entry.id);
@@ -184,10 +202,11 @@ export class EventPuller {
         false,
       );
       this.deps.state.appendTranscript(sessionId, added);
-      this.deps.activity(sessionId, from);
+      // A blocked move or a permission request is part of the session's view, not only of its activity.
+      const settled = opened.some((data) => data.type === 'permission-settled');
+      if (blockChanged || asked.length > 0 || settled) this.deps.changed(sessionId);
+      else this.deps.activity(sessionId, from);
       const pending = this.deps.state.readSession(sessionId)?.permissions.pending ?? [];
-      if (asked.length > 0 || opened.some((data) => data.type === 'permission-settled' || data.type === 'move-blocked'))
-        this.deps.changed(sessionId);
       for (const request of asked) if (pending.some((p) => p.id === request.id)) this.deps.asked?.(request);
       // A page shorter than the most asked for is the last: nothing is asked again to learn so.
       if (page.value.length < EVENT_PAGE_SIZE) return;

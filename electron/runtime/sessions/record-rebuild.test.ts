@@ -18,7 +18,8 @@ import {
 } from '../../../dev-env/two-devices.ts';
 
 const TEST_TIMEOUT_MS = 120_000;
-const REBUILT_NOTE = "This device's record of the session could not be read (it is not complete JSON (truncated?))";
+/** The note, after the device's name (every device reads it). */
+const REBUILT_NOTE = "'s record of the session could not be read (it is not complete JSON (truncated?))";
 
 let world: TwoDevices;
 
@@ -73,7 +74,7 @@ describe('a truncated session record', () => {
       });
       const ids = rebuilt.transcript.map((e) => e.id);
       expect(before.transcript.map((e) => e.id).every((id) => ids.includes(id))).toBe(true);
-      expect(rebuilt.transcript.some((e) => e.role === 'system' && e.text.startsWith(REBUILT_NOTE))).toBe(true);
+      expect(rebuilt.transcript.some((e) => e.role === 'system' && e.text.startsWith(`laptop${REBUILT_NOTE}`))).toBe(true);
       expect(await laptop.client.call('sendMessage', { sessionId: session.id, text: 'After the rebuild' })).toEqual({ ok: true });
       await waitSession(laptop, session.id, 'an answer after the rebuild', (d) =>
         d.transcript.some((e) => e.role === 'assistant' && e.text.includes('After the rebuild')),
@@ -132,7 +133,7 @@ describe('a truncated session record', () => {
       const desktop = await truncateAndRestart(session.id, undefined, 'desktop');
       const rebuilt = await waitSession(desktop, session.id, 'the rebuilt session to run on the desktop', (d) => d.inputBlock === null);
       expect(rebuilt).toMatchObject({ isOwner: true, generation: 2, condition: 'owned', workspace: arrived.workspace });
-      expect(rebuilt.transcript.some((e) => e.text.startsWith(REBUILT_NOTE))).toBe(true);
+      expect(rebuilt.transcript.some((e) => e.text.startsWith(`desktop${REBUILT_NOTE}`))).toBe(true);
     },
     TEST_TIMEOUT_MS,
   );

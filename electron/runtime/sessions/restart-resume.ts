@@ -88,7 +88,8 @@ export class RestartResume {
       s.restartResume = { path, reason: reason ?? null, at };
     });
     this.deps.log(`resumed session ${session.id} after a restart by ${path}${reason ? ` (${reason})` : ''}`);
-    const how = path === 'checkpoint-import' ? 'by importing the session it kept' : 'by summary continuation from its own transcript';
-    this.deps.events.note(session.id, `This device restarted; the session resumed ${how} (${path}).${reason ? ` ${reason}` : ''}`);
+    const how = path === 'checkpoint-import' ? 'by importing the session it kept' : 'from a summary of its own transcript';
+    const who = this.deps.selfName ?? 'This device';
+    this.deps.events.note(session.id, `${who} restarted; the session resumed ${how}.${reason ? ` ${reason}` : ''}`);
   }
 }

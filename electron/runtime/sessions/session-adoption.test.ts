@@ -56,7 +56,14 @@ function device(profile: Profile, stateDir: string) {
   });
   return {
     ...parts,
-    adoption: { selfId: profile.identity.deviceId, state: parts.state, sessions: parts.sessions, providers, changed: () => undefined },
+    adoption: {
+      selfId: profile.identity.deviceId,
+      selfName: profile.info.name,
+      state: parts.state,
+      sessions: parts.sessions,
+      providers,
+      changed: () => undefined,
+    },
   };
 }
 
@@ -98,7 +105,7 @@ describe('adopting a Claude Code session', () => {
       'Green.',
     ]);
     expect(texts.at(-1)).toBe(
-      `Adopted Claude Code session ${existing.sessionId} from this machine with 6 earlier entries; the next message resumes it.`,
+      `Adopted Claude Code session ${existing.sessionId} from laptop with 6 earlier entries; the next message resumes it.`,
     );
 
     // Another device of the account reads the same history, in order, from the sealed events.

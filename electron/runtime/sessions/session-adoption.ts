@@ -16,6 +16,8 @@ import { appendHistory } from './history-append.ts';
 
 export interface AdoptionDeps {
   selfId: string;
+  /** This device's name, as the adoption's note in the transcript (seen on every device) names it. */
+  selfName?: string;
   state: Pick<LocalState, 'readSessions' | 'session'>;
   sessions: Pick<SessionService, 'checkNew' | 'createRecord' | 'run' | 'append' | 'note' | 'saveResumeData'>;
   providers: Pick<ProviderPort, 'create' | 'existing'>;
@@ -84,7 +86,7 @@ export async function adoptSession(deps: AdoptionDeps, input: NewSessionInput & 
   await deps.sessions.saveResumeData(sessionId, provider);
   deps.sessions.note(
     sessionId,
-    `Adopted ${label} session ${input.sessionId} from this machine with ${history.transcript.length} earlier entries; the next message resumes it.`,
+    `Adopted ${label} session ${input.sessionId} from ${deps.selfName ?? 'this machine'} with ${history.transcript.length} earlier entries; the next message resumes it.`,
   );
   deps.changed(sessionId);
   return ok(deps.state.session(sessionId)!);

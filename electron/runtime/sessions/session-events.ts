@@ -1,23 +1,23 @@
 /**
  * What a session's event stream on the backend carries, sealed to the session: one transcript
- * entry, the history an adopted session brought, the agent map, a permission request asked or
- * ended (runtime/permissions/), or the move readiness refused (runtime/move-here.ts). The owner sends them (event-sender.ts); every other device pulls
- * them in (event-puller.ts).
+ * entry, the history an adopted session brought, the agent map, its blocked move, or a permission
+ * request asked or ended (runtime/permissions/). The owner sends them (event-sender.ts); every
+ * other device pulls them in (event-puller.ts).
  */
 import { z } from 'zod';
 import type { AgentView, TranscriptEntry } from '../../../shared/agents.ts';
-import { BlockedMoveSchema } from '../../local-state/local-state.ts';
 import { PermissionOutcomeViewSchema, PermissionRequestViewSchema } from '../../../shared/permission-views.ts';
+import { MoveBlock } from '../../ports/move-block.ts';
 
 export const EventSchema = z.discriminatedUnion('type', [
   z.object({ type: z.literal('transcript'), entry: z.custom<TranscriptEntry>() }),
   /** Many entries at once: the history an adopted session brought with it. */
   z.object({ type: z.literal('history'), entries: z.array(z.custom<TranscriptEntry>()) }),
   z.object({ type: z.literal('agents'), agents: z.array(z.custom<AgentView>()) }),
+  /** The session's blocked move as the owner found it, or null once nothing blocks it (runtime/move-blocks.ts). */
+  z.object({ type: z.literal('move-block'), block: MoveBlock.nullable() }),
   z.object({ type: z.literal('permission-request'), request: PermissionRequestViewSchema }),
   z.object({ type: z.literal('permission-settled'), outcome: PermissionOutcomeViewSchema }),
-  /** The move readiness refused (null: none any more), kept by the owner: every device shows it. */
-  z.object({ type: z.literal('move-blocked'), blocked: BlockedMoveSchema.nullable() }),
 ]);
 
 /** One event of a session's stream, opened. */

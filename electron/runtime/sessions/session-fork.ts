@@ -61,6 +61,9 @@ function openForFork(deps: ForkDeps, handoff: Handoff, forkId: string, root: str
     {
       ...deps,
       state: {
+        // A fork is cloned afresh under its own root: no checkout of another session is a place for it.
+        readSession: () => undefined,
+        readSessions: () => [],
         updateSession: (id, change, durable) => state.updateSession(id, change, durable),
         rewriteTranscript: (id, through, durable) => state.rewriteTranscript(id, through, durable),
         exportsDir: (_sessionId, handoffId) => state.exportsDir(forkId, handoffId),

@@ -23,6 +23,8 @@ const MetaSchema = z.object({
   /** The owner's workspace path (on the device that published it). */
   workspace: z.string(),
   repos: z.array(RepoRef),
+  /** The device asked to clone the repositories afresh on the move to it (absent: none). */
+  freshCloneOn: z.string().nullable().default(null),
   /** The agent the owner's move asked its target to continue with (older metadata: none). */
   continueWith: ContinueWithSchema.nullable().default(null),
   /** Where the session's agent changed, oldest first (older metadata: none). */
@@ -33,12 +35,12 @@ export type SessionMeta = z.infer<typeof MetaSchema>;
 /** The sealed metadata of a session record (a record not yet made has no rules). */
 export function metaOf(
   s: Pick<LocalSession, 'title' | 'provider' | 'permission' | 'workspace' | 'repos'> &
-    Partial<Pick<LocalSession, 'permissions' | 'continueWith' | 'providerChanges'>>,
+    Partial<Pick<LocalSession, 'permissions' | 'freshCloneOn' | 'continueWith' | 'providerChanges'>>,
 ): SessionMeta {
   const permissionRules = s.permissions?.rules ?? [];
   const { title, provider, permission, workspace, repos } = s;
   const agents = { continueWith: s.continueWith ?? null, providerChanges: s.providerChanges ?? [] };
-  return { title, provider, permission, permissionRules, workspace, repos, ...agents };
+  return { title, provider, permission, permissionRules, workspace, repos, freshCloneOn: s.freshCloneOn ?? null, ...agents };
 }
 
 /** Seals `meta` for the session. */

@@ -62,6 +62,8 @@ export function learnedRecord(record: Session, meta: SessionMeta | null): LocalS
     inputBlock: null,
     providerResume: null,
     needsAttention: null,
+    freshCloneOn: meta?.freshCloneOn ?? null,
+    moveBlock: null,
     agents: [],
     eventCursor: 0,
     permissions: { ...noPermissions(), rules: meta?.permissionRules ?? [] },
@@ -124,6 +126,8 @@ export async function workspaceBack(deps: RebuildDeps, session: Readonly<LocalSe
 }
 
 export interface SessionRebuildDeps extends RebuildDeps {
+  /** This device's name, as the note in the transcript (seen on every device) names it. */
+  selfName?: string;
   /** Reads the session's event stream into its transcript and agent map (event-puller.ts). */
   pullEvents(sessionId: string): Promise<void>;
   /** Adds a Baton note to the session's transcript and appends it (event-sender.ts). */
@@ -149,7 +153,7 @@ export async function rebuildSession(deps: SessionRebuildDeps, record: Session, 
     const state = session.needsAttention ? `; it needs attention: ${session.needsAttention.fix ?? ''}` : '';
     deps.note(
       record.id,
-      `This device's record of the session could not be read (${why}); it was rebuilt from the account's sealed session metadata and event stream${state}`,
+      `${deps.selfName ?? 'This device'}'s record of the session could not be read (${why}); it was rebuilt from the account's sealed session metadata and event stream${state}`,
     );
   }
   deps.changed(record.id);

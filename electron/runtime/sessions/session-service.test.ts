@@ -5,7 +5,7 @@
  */
 import { createHash, randomBytes } from 'node:crypto';
 import type { TranscriptEntry } from '../../../shared/agents.ts';
-import { writeFileSync } from 'node:fs';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createGitSandbox, type GitSandbox } from '../../../dev-env/git-sandbox.ts';
@@ -122,6 +122,26 @@ describe('the sealed checkpoint as a stream', () => {
 });
 
 describe('the session service', () => {
+  it('tells a folder that does not exist from one that is not a repository, with `git init` for the latter', async () => {
+    const sessions = laptopService(new LocalState(join(sandbox.root, 'laptop-folders')));
+    const missing = join(sandbox.root, 'no-such-folder');
+    expect(await sessions.start({ workspace: missing, provider: 'demo', prompt: 'hello' })).toEqual({
+      ok: false,
+      code: 'workspace_missing',
+      message: `There is no folder ${missing} on this device. Check the path, or clone the repository there first.`,
+      details: { field: 'workspace' },
+    });
+    const plain = join(sandbox.root, 'plain-folder');
+    mkdirSync(plain);
+    const refused = await sessions.start({ workspace: plain, provider: 'demo', prompt: 'hello' });
+    expect(refused).toMatchObject({ ok: false, code: 'not_a_repository', details: { field: 'workspace' } });
+    expect(!refused.ok && refused.message).toContain(`make this one a repository: git init ${plain}`);
+    expect(await sessions.start({ workspace: 'src/app', provider: 'demo', prompt: 'hello' })).toMatchObject({
+      ok: false,
+      code: 'workspace_not_absolute',
+    });
+  });
+
   it('stops driving a session at once when the backend refuses its append as stale, and refuses input as moved', async () => {
     const origin = sandbox.makeOrigin('app');
     const repo = sandbox.clone(origin, 'app');
@@ -272,9 +292,7 @@ describe('a restarted owner', () => {
     expect(
       state
         .transcriptPage(id, 0, Infinity)
-        .some(
-          (e) => e.role === 'system' && e.text.includes('resumed by summary continuation from its own transcript (summary-continuation)'),
-        ),
+        .some((e) => e.role === 'system' && e.text.includes('restarted; the session resumed from a summary of its own transcript.')),
     ).toBe(true);
     // `cat` answers with the prompt it got: the continuation of this session, carrying its own transcript.
     const answer = await waitFor('the continuation answer', async () => {
@@ -300,12 +318,12 @@ describe('a restarted owner', () => {
     await Promise.all([after.resumeOwned(), after.resumeOwned()]);
     expect(after.provider(id)).toBeDefined();
     expect(state.session(id)!.restartResume).toMatchObject({ path: 'checkpoint-import', reason: null });
-    expect(state.transcriptPage(id, 0, Infinity).filter((e) => e.text.includes('(checkpoint-import)'))).toHaveLength(1);
+    // Said once, naming the device (every device of the account reads the note).
     expect(
       state
         .transcriptPage(id, 0, Infinity)
-        .some((e) => e.role === 'system' && e.text.includes('resumed by importing the session it kept (checkpoint-import)')),
-    ).toBe(true);
+        .filter((e) => e.role === 'system' && e.text === 'laptop restarted; the session resumed by importing the session it kept.'),
+    ).toHaveLength(1);
     await waitFor('the imported state', async () =>
       state.transcriptPage(id, 0, Infinity).some((e) => e.text.includes('full state was imported')) ? true : undefined,
     );

@@ -135,7 +135,7 @@ export class SessionService implements SessionsPort {
     this.restart = new RestartResume({ selfId, ...named, state, seal, git, providers, driver, events, clock, changed, log });
     this.starting = { state, backend, seal, git, events, driver, clock, changed, log };
     const note = (id: string, text: string) => events.note(id, text);
-    this.rebuilding = { selfId, state, seal, git, pullEvents: (id) => this.pullEvents(id), note, changed, log };
+    this.rebuilding = { selfId, ...named, state, seal, git, pullEvents: (id) => this.pullEvents(id), note, changed, log };
     const interrupt = (id: string) => permissions.interrupt(id);
     const setInputBlock = (id: string, block: InputBlock) => this.setInputBlock(id, block);
     this.switching = { selfId, selfName, state, git, providers, driver, events, interrupt, setInputBlock, clock, changed, log };
@@ -241,11 +241,6 @@ export class SessionService implements SessionsPort {
   /** Re-seals and stores the session metadata (owner only, fenced by generation), unless already published as it is. */
   publishMeta(sessionId: string): Promise<ActionResult> {
     return this.events.publishMeta(sessionId);
-  }
-
-  /** Tells every device the move readiness refused (null: none any more), as an event of the session (owner only). */
-  publishBlocked(sessionId: string, blocked: LocalSession['blockedMove']): Promise<ActionResult> {
-    return this.events.append(sessionId, { type: 'move-blocked', blocked: blocked ?? null });
   }
 
   /** Resumes every session this device owns after a restart, as a target would (restart-resume.ts); what it asked before is ended. */

@@ -4,7 +4,10 @@
  * backend at generation 1 owned by this device with its sealed metadata, recorded locally, and
  * its provider started on the prompt. Adoption (session-adoption.ts) makes its record the same way.
  */
-import type { Result } from '../../../shared/errors.ts';
+import { statSync } from 'node:fs';
+import { homedir } from 'node:os';
+import { isAbsolute, join } from 'node:path';
+import type { Failure, Result } from '../../../shared/errors.ts';
 import { fail, ok } from '../../../shared/errors.ts';
 import {
   DEFAULT_PERMISSION_LEVEL,
@@ -56,6 +59,31 @@ export interface SessionStartDeps {
   log(message: string): void;
 }
 
+/** `~/x` as the folder in this user's home (the path a person types); any other path as it is. */
+function expandHome(path: string): string {
+  return path === '~' || path.startsWith('~/') ? join(homedir(), path.slice(1)) : path;
+}
+
+/** Why `path` cannot be a session's workspace before git is asked (nothing there, a file, not absolute), or null. */
+function missingFolder(path: string): Failure | null {
+  const field = { field: 'workspace' };
+  if (!isAbsolute(path))
+    return fail(
+      'workspace_not_absolute',
+      `${path} is not a full path: give the folder from the root, e.g. /home/you/src/app or ~/src/app.`,
+      field,
+    );
+  const kind = statSync(path, { throwIfNoEntry: false });
+  if (kind === undefined)
+    return fail(
+      'workspace_missing',
+      `There is no folder ${path} on this device. Check the path, or clone the repository there first.`,
+      field,
+    );
+  if (!kind.isDirectory()) return fail('workspace_not_a_folder', `${path} is a file, not a folder: give the repository's folder.`, field);
+  return null;
+}
+
 /**
  * Checks what a new session is made of: a known provider, a permission level only for a provider
  * that has levels, a workspace holding git repositories. Resolves to the input with its repositories.
@@ -64,10 +92,18 @@ export async function checkNew(deps: Pick<SessionStartDeps, 'git'>, input: NewSe
   if (!isProviderId(input.provider)) return fail('unknown_provider', `No provider named ${input.provider}.`);
   if (input.permission !== undefined && !PROVIDER_CAPABILITIES[input.provider].permissions)
     return fail('invalid_argument', `${PROVIDER_LABELS[input.provider]} has no permission levels.`);
-  const snapshots = await deps.git.repos({ workspace: input.workspace, repoPaths: [] });
-  if (snapshots.length === 0) return fail('not_a_repository', `${input.workspace} holds no git repository.`);
+  const workspace = expandHome(input.workspace);
+  const missing = missingFolder(workspace);
+  if (missing) return missing;
+  const snapshots = await deps.git.repos({ workspace, repoPaths: [] });
+  if (snapshots.length === 0)
+    return fail(
+      'not_a_repository',
+      `${workspace} is a folder, but not a git repository (nor does it hold one directly inside). Pick the folder of a clone, or make this one a repository: git init ${workspace} (then commit, and add a remote to move it).`,
+      { field: 'workspace' },
+    );
   const provider: ProviderId = input.provider;
-  return ok({ workspace: input.workspace, provider, permission: input.permission ?? DEFAULT_PERMISSION_LEVEL, snapshots });
+  return ok({ workspace, provider, permission: input.permission ?? DEFAULT_PERMISSION_LEVEL, snapshots });
 }
 
 /** Creates the session `id` on the backend (generation 1, owned here) and its local record, with `content` as its history. */

@@ -1,0 +1,81 @@
+/**
+ * A session's blocked move, kept as part of the session's state: the owner records it when
+ * readiness refuses a Move, when the re-check at the checkpoint cancels one, or when the target's
+ * prepare refuses its checkout; it keeps it in the session's record and appends it to the sealed
+ * event stream (the backend sees no content), so a reload keeps it and every device shows it. A
+ * re-check that passes or a move that starts clears it.
+ */
+import type { HandoffView } from '../../shared/device-api.ts';
+import type { ReadinessReport } from '../../shared/readiness.ts';
+import type { LocalState } from '../local-state/local-state.ts';
+import type { Clock } from '../ports/clock.ts';
+import type { MoveBlock } from '../ports/move-block.ts';
+import type { SessionService } from './sessions/session-service.ts';
+
+export interface MoveBlocksDeps {
+  selfId: string;
+  state: Pick<LocalState, 'readSession' | 'updateSession'>;
+  sessions: Pick<SessionService, 'append'>;
+  clock: Clock;
+  /** Called when a session's view changed. */
+  changed(sessionId: string): void;
+  log(message: string): void;
+}
+
+/** Whether two blocked moves say the same (when each was found aside). */
+function sameBlock(a: MoveBlock | null, b: MoveBlock | null): boolean {
+  const said = (block: MoveBlock | null) => (block === null ? null : { ...block, at: 0 });
+  return JSON.stringify(said(a)) === JSON.stringify(said(b));
+}
+
+export class MoveBlocks {
+  constructor(private readonly deps: MoveBlocksDeps) {}
+
+  /** The session's blocked move, or null. */
+  of(sessionId: string): MoveBlock | null {
+    return this.deps.state.readSession(sessionId)?.moveBlock ?? null;
+  }
+
+  /** What a readiness evaluation for moving to `targetDeviceId` says: blocked (recorded) or ready (cleared). */
+  fromReport(sessionId: string, targetDeviceId: string, report: ReadinessReport): void {
+    if (report.ready) this.clear(sessionId);
+    else
+      this.record(sessionId, { targetDeviceId, blockers: report.blockers, foundBy: 'readiness', handoffId: null, at: report.evaluatedAt });
+  }
+
+  /**
+   * A handoff this device was the source of ended cancelled with blockers (its own re-check at the
+   * checkpoint, or the target's refusal of its checkout): they are the session's blocked move now.
+   */
+  fromCancelled(handoff: HandoffView): void {
+    if (handoff.state !== 'cancelled' || handoff.blockers.length === 0 || handoff.sourceDeviceId !== this.deps.selfId) return;
+    const cancel = handoff.history.find((h) => h.state === 'cancelled');
+    const byTarget = cancel?.deviceId === handoff.targetDeviceId;
+    this.record(handoff.sessionId, {
+      targetDeviceId: handoff.targetDeviceId,
+      blockers: handoff.blockers,
+      foundBy: byTarget ? 'target' : 'checkpoint',
+      handoffId: handoff.id,
+      at: cancel?.at ?? this.deps.clock(),
+    });
+  }
+
+  /** A move started, or a re-check passed: nothing blocks the session's move any more. */
+  clear(sessionId: string): void {
+    if (this.of(sessionId) !== null) this.record(sessionId, null);
+  }
+
+  /** Keeps `block` (or none) as the session's blocked move and appends it, sealed, for every device. */
+  private record(sessionId: string, block: MoveBlock | null): void {
+    const session = this.deps.state.readSession(sessionId);
+    if (!session || session.ownerDeviceId !== this.deps.selfId) return;
+    if (sameBlock(session.moveBlock, block)) return;
+    this.deps.state.updateSession(sessionId, (s) => {
+      s.moveBlock = block;
+    });
+    this.deps.changed(sessionId);
+    void this.deps.sessions.append(sessionId, { type: 'move-block', block }).then((appended) => {
+      if (!appended.ok) this.deps.log(`session ${sessionId}: its blocked move was not shared: ${appended.code}`);
+    });
+  }
+}

@@ -12,7 +12,7 @@ import type { AgentHome } from '../dev-env/agent-clis/agent-homes.ts';
 import type { ModelApi } from '../dev-env/scripted-model-server/server.ts';
 import { projectSlug } from '../electron/providers/claude-code/paths.ts';
 import { findRollout } from '../electron/providers/codex/rollout.ts';
-import { useAgentWorld } from './support/agent-world.ts';
+import { requestsFor, useAgentWorld } from './support/agent-world.ts';
 import { openSession, runView, sendMessage, startMoveInUi, startSessionInUi } from './support/devices.ts';
 
 const world = useAgentWorld();
@@ -41,11 +41,8 @@ const AGENTS: Agent[] = [
   },
 ];
 
-/** The newest model call the scripted server received for `api` whose newest user text is `text` (after Baton's move note, if any). */
-const lastRequestFor = (api: ModelApi, text: string) =>
-  world()
-    .lab.server.requests.filter((r) => r.api === api && (r.lastUserText === text || r.lastUserText?.endsWith(`\n\n${text}`)))
-    .at(-1);
+/** The newest model call the scripted server received for `api` whose newest user text is `text`. */
+const lastRequestFor = (api: ModelApi, text: string) => requestsFor(world(), api, text).at(-1);
 
 for (const agent of AGENTS) {
   test(`${agent.label}: the fork runs under a new CLI session with the history, the original's file untouched`, async () => {

@@ -10,6 +10,7 @@ import { test, type Browser } from '@playwright/test';
 import { AgentCliLab } from '../../dev-env/agent-clis/agent-cli-lab.ts';
 import type { AgentHome } from '../../dev-env/agent-clis/agent-homes.ts';
 import { cliReporting } from '../../dev-env/agent-clis/versioned-cli.ts';
+import type { ModelApi, RecordedRequest } from '../../dev-env/scripted-model-server/server.ts';
 import { openWorld, type World } from './devices.ts';
 
 export interface AgentWorld extends World {
@@ -83,4 +84,9 @@ export function useAgentWorld(): () => AgentWorld {
     if (!world) throw new Error('the agent world is not open');
     return world;
   };
+}
+
+/** The model calls `world`'s scripted server received for `api` whose newest user text is `text` (after Baton's move note, if any). */
+export function requestsFor(world: AgentWorld, api: ModelApi, text: string): RecordedRequest[] {
+  return world.lab.server.requests.filter((r) => r.api === api && (r.lastUserText === text || r.lastUserText?.endsWith(`\n\n${text}`)));
 }

@@ -190,7 +190,7 @@ describe('the built main process on a stand-in Electron', () => {
     const [shellHeader] = (await app.ask<{ csp: string[] }>({ op: 'report' })).csp;
     const host = await startWebHost({ port: 0, rendererDir, handlers: () => ({}) as DeviceApiHandlers, subscribe: () => () => undefined });
     try {
-      const answer = await fetch(new URL('/', host.url), { headers: { Host: `127.0.0.1:${host.port}` } });
+      const answer = await fetch(host.url, { headers: { Host: `127.0.0.1:${host.port}` } });
       expect(answer.status).toBe(200);
       expect(await answer.text()).toContain(metas[0]);
       const hostHeader = answer.headers.get('content-security-policy') ?? '';

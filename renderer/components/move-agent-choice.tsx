@@ -26,10 +26,9 @@ interface AgentOption {
 
 /** The options for `entry`: its default, then its other agents. */
 function agentOptions(entry: EligibilityView, sessionAgent: string | undefined): AgentOption[] {
-  const from = sessionAgent ?? 'the session’s agent';
   const summary = (id: ProviderId) => ({
     label: `Continue with ${agentLabel(id)}: a summary continuation`,
-    why: agentChangeReason(from, id),
+    why: sessionAgent ? agentChangeReason(sessionAgent, id) : `${agentLabel(id)} starts from a summary of the session.`,
   });
   const first: AgentOption = entry.continueWith
     ? { id: null, ...summary(entry.continueWith) }

@@ -7,7 +7,7 @@
  */
 import { expect, test } from '@playwright/test';
 import { openAgentWorld, type AgentWorld } from './support/agent-world.ts';
-import { description, openSession, runView, screenshots, startSessionInUi } from './support/devices.ts';
+import { description, expectContinuedWith, openSession, runView, screenshots, startSessionInUi } from './support/devices.ts';
 
 let world: AgentWorld;
 
@@ -41,11 +41,7 @@ test('the Move dialog offers a device without Claude Code as "continue with Code
   await dialog.getByRole('button', { name: 'Start move' }).click();
   await expect(dialog).toBeHidden();
 
-  await openSession(desktopPage, title);
-  const desktop = runView(desktopPage);
-  await expect(desktop.ownership).toContainText('generation 2');
-  await expect(desktop.ownership).toContainText('summary-continuation');
-  await expect(desktopPage.locator('.run-meta')).toContainText('Codex');
+  const desktop = await expectContinuedWith(desktopPage, title, 'Codex');
   const log = desktopPage.getByRole('log', { name: 'Transcript' });
   await expect(log.getByRole('separator')).toHaveText([
     "Claude Code's part",

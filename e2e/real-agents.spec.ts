@@ -4,14 +4,15 @@
  * with a bare origin; a turn that edits a file (the file exists; the transcript and agent map show
  * the tool call); the blocked move and its remediation (commit, push); the Move to the other device,
  * whose next turn continues the same CLI session with its history (the scripted server says what it
- * received), the strip showing `checkpoint-import`; then the move back.
+ * received), the strip showing `checkpoint-import`; then the move back. And a Claude Code session
+ * continued with Codex on a desktop that has both, picked in the Move dialog (a summary continuation).
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { expect, test } from '@playwright/test';
 import type { ModelApi } from '../dev-env/scripted-model-server/server.ts';
 import { openAgentWorld, requestsFor as requestsOf, type AgentWorld } from './support/agent-world.ts';
-import { openSession, runView, sendMessage, screenshots, startMoveInUi, startSessionInUi } from './support/devices.ts';
+import { expectContinuedWith, openSession, runView, sendMessage, screenshots, startMoveInUi, startSessionInUi } from './support/devices.ts';
 
 let world: AgentWorld;
 
@@ -121,3 +122,22 @@ for (const agent of AGENTS) {
     expect(personsWords(back?.userTexts)).toEqual(expect.arrayContaining([first, 'what did I say first?', 'say hello']));
   });
 }
+
+test('a Claude Code session moved to a desktop that has Claude Code and Codex may go on with Codex, by summary', async () => {
+  const laptopPage = world.laptop.page;
+  const title = 'Pick Codex there';
+  await startSessionInUi(laptopPage, { provider: 'Claude Code', workspace: world.devices.repo, title, prompt: 'say hello' });
+  const laptop = runView(laptopPage);
+  await expect(laptopPage.getByRole('log', { name: 'Transcript' })).toContainText('Hello from the scripted model.');
+
+  await laptop.move.click();
+  const dialog = laptopPage.getByRole('dialog', { name: 'Move session' });
+  await dialog.getByRole('radio', { name: 'desktop' }).check();
+  const agents = dialog.getByRole('group', { name: 'Agent on desktop' });
+  await expect(agents.getByRole('radio', { name: 'Continue with Claude Code (the same session)' })).toBeChecked();
+  await agents.getByRole('radio', { name: 'Continue with Codex: a summary continuation' }).check();
+  await dialog.getByRole('button', { name: 'Start move' }).click();
+  await expect(dialog).toBeHidden();
+
+  await expectContinuedWith(world.desktop.page, title, 'Codex');
+});

@@ -41,6 +41,14 @@ export function continuationAgent(available: readonly string[], current: string)
   return CONTINUATION_ORDER.find((id) => id !== current && available.includes(id)) ?? null;
 }
 
+/**
+ * The other real agents a device that has `available` could continue a session of `current` with,
+ * besides `chosen` (the one it continues with by default), in the order offered: each a summary continuation.
+ */
+export function otherAgents(available: readonly string[], current: string, chosen: ProviderId | null): ProviderId[] {
+  return CONTINUATION_ORDER.filter((id) => id !== current && id !== chosen && available.includes(id));
+}
+
 /** A provider's label, or its id when it is not one Baton knows. */
 export function agentLabel(id: string): string {
   return isProviderId(id) ? PROVIDER_LABELS[id] : id;

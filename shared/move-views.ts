@@ -23,6 +23,8 @@ export interface EligibilityView {
   warning: CodedMessage | null;
   /** It lacks the session's agent and continues with this one instead, by summary continuation (null: the same agent). */
   continueWith: ProviderId | null;
+  /** The target's other real agents the person may continue with instead, each by summary continuation (empty: none). */
+  otherAgents: ProviderId[];
 }
 
 export interface HandoffView {

@@ -253,6 +253,16 @@ export async function startMoveInUi(page: Page, target: string): Promise<void> {
   await expect(dialog).toBeHidden();
 }
 
+/** Opens `title` on `page` and checks it went on there with `agent` (its label) by summary, at generation 2. */
+export async function expectContinuedWith(page: Page, title: string, agent: string): Promise<ReturnType<typeof runView>> {
+  await openSession(page, title);
+  const view = runView(page);
+  await expect(view.ownership).toContainText('generation 2');
+  await expect(view.ownership).toContainText('summary-continuation');
+  await expect(page.locator('.run-meta')).toContainText(agent);
+  return view;
+}
+
 /**
  * Starts a session of `provider` (its label) from the "New session" dialog, at permission level
  * `permission` (its label) when given, and waits for the dialog to close.

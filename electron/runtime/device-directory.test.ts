@@ -142,8 +142,19 @@ describe('CLI versions in the Move dialog', () => {
       eligible: true,
       reason: null,
       continueWith: 'codex',
+      otherAgents: ['command'],
       warning: { code: 'summary_continuation', message: 'Continue with Codex: a summary continuation (desktop has no Claude Code).' },
     });
+  });
+
+  it("lists a device's other real agents next to the session's own, never the demo agent, keeping the same agent the default", () => {
+    const [both] = views(
+      [device('both-aaaaaaaaaaaaaa', 'desktop', {}, { ...capable, providers: ['demo', 'command', 'codex', 'claude-code'] })],
+      null,
+    );
+    expect(both).toMatchObject({ eligible: true, continueWith: null, warning: null, otherAgents: ['codex', 'command'] });
+    const [only] = views([device('only-aaaaaaaaaaaaaa', 'desktop', {}, withClaude(null))], null);
+    expect(only?.otherAgents).toEqual([]);
   });
 
   it('still gives the device its other reasons when it could continue with another agent', () => {

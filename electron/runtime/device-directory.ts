@@ -5,7 +5,7 @@
 import { z } from 'zod';
 import type { Device } from '../../shared/api/devices.ts';
 import type { DeviceView, EligibilityView } from '../../shared/device-api.ts';
-import { agentLabel, continuationAgent } from '../../shared/agent-switch.ts';
+import { agentLabel, continuationAgent, otherAgents } from '../../shared/agent-switch.ts';
 import { isProviderId, type ProviderId } from '../../shared/provider.ts';
 import type { Blocker } from '../../shared/readiness.ts';
 import { olderCliReason } from '../../shared/cli-version.ts';
@@ -164,7 +164,8 @@ export class DeviceDirectory implements DevicesPort {
   /**
    * Eligibility of every other device for `session`, each with its first reason when not; an eligible
    * device whose CLI is older than `sourceVersion` (this device's, which wrote the session) is warned,
-   * and one without the session's agent but with another is offered as "continue with" that agent.
+   * one without the session's agent but with another is offered as "continue with" that agent, and
+   * each lists its other real agents, which the person may pick instead (a summary continuation).
    */
   eligibility(session: LocalSession, check: TargetCheck, sourceVersion: string | null = null): EligibilityView[] {
     return [...this.devices.values()]
@@ -191,6 +192,7 @@ export class DeviceDirectory implements DevicesPort {
           checkedAt: this.clock(),
           warning: summary || older,
           continueWith,
+          otherAgents: otherAgents(this.capabilities(device)?.providers ?? [], session.provider, continueWith),
         };
       });
   }

@@ -145,6 +145,19 @@ describe('the blocked alert', () => {
     expect(alert).toHaveTextContent(OFFLINE.message);
   });
 
+  it('Check again keeps the agent the move was started to continue with', async () => {
+    const user = userEvent.setup();
+    fakeDevice.answer('startMove', blockedBy([OFFLINE]));
+    await act(async () => void (await useHandoffsStore.getState().startMove('s1', 'd2', 'desktop', { provider: 'codex' })));
+    render(<AlertOfSession />);
+    const alert = screen.getByRole('alert', { name: 'Handoff blocked' });
+    await user.click(within(alert).getByRole('button', { name: 'Check again' }));
+    expect(fakeDevice.callsOf('startMove')).toEqual([
+      { sessionId: 's1', targetDeviceId: 'd2', provider: 'codex' },
+      { sessionId: 's1', targetDeviceId: 'd2', provider: 'codex' },
+    ]);
+  });
+
   it('cannot be checked again while a check is running', async () => {
     const user = userEvent.setup();
     const alert = await renderBlocked([OFFLINE]);

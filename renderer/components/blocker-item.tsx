@@ -113,7 +113,7 @@ export function BlockerItem({ sessionId, blocker, shown, actsOn = null }: Blocke
           type="button"
           className="button"
           disabled={pending !== undefined}
-          onClick={() => void startMove(sessionId, shown.targetDeviceId, shown.targetName, true)}
+          onClick={() => void startMove(sessionId, shown.targetDeviceId, shown.targetName, { freshClone: true, provider: shown.provider })}
         >
           Move into a fresh clone on {shown.targetName}
         </button>

@@ -2,11 +2,13 @@
  * The `dialog` "Move session": this device's readiness, checked as it opens ("Ready to move", or
  * "1 uncommitted file · 1 unpushed commit" with Commit and Push in place), then one radio per other
  * device: one that can receive the session now says so, one that cannot is disabled with why and
- * since when, one that will resume differently (an older CLI) carries the warning. Its buttons stay
+ * since when, one that will resume differently (an older CLI) carries the warning; a chosen one with
+ * other agents offers continuing with each (move-agent-choice.tsx). Its buttons stay
  * in view while the rest scrolls.
  */
 import { useEffect, useId, useState, type FormEvent } from 'react';
 import type { DeviceView, EligibilityView } from '../../shared/device-api.ts';
+import type { ProviderId } from '../../shared/provider.ts';
 import { errorMessage } from '../api/device-api.ts';
 import { useDevicesStore } from '../stores/devices-store.ts';
 import { describeAsk } from '../../shared/permission-views.ts';
@@ -17,6 +19,7 @@ import { needsBackendReason } from './backend-reach.ts';
 import { BlockerItem } from './blocker-item.tsx';
 import { formatAgo } from './format.ts';
 import { Modal } from './modal.tsx';
+import { MoveAgentChoice } from './move-agent-choice.tsx';
 import { blockerSummary, sourceBlockers } from './readiness-words.ts';
 
 interface MoveDialogProps {
@@ -74,6 +77,8 @@ export function MoveDialog({ sessionId, sessionTitle, onClose }: MoveDialogProps
   const startMove = useHandoffsStore((state) => state.startMove);
   const devices = useDevicesStore((state) => state.devices);
   const [selected, setSelected] = useState<string | null>(null);
+  const [agent, setAgent] = useState<ProviderId | null>(null);
+  const sessionAgent = useSessionsStore((state) => state.sessions.find((session) => session.id === sessionId)?.provider);
   const [pending, setPending] = useState(false);
   const [error, setError] = useState<string | null>(null);
   const backendReason = useStatusStore((state) => needsBackendReason(state.status));
@@ -91,7 +96,7 @@ export function MoveDialog({ sessionId, sessionTitle, onClose }: MoveDialogProps
     if (!chosen) return;
     setPending(true);
     setError(null);
-    const outcome = await startMove(sessionId, chosen.deviceId, chosen.name);
+    const outcome = await startMove(sessionId, chosen.deviceId, chosen.name, { provider: agent ?? undefined });
     setPending(false);
     if (outcome.kind === 'refused') setError(outcome.message);
     else onClose();
@@ -125,7 +130,10 @@ export function MoveDialog({ sessionId, sessionTitle, onClose }: MoveDialogProps
                     disabled={!entry.eligible}
                     checked={selected === entry.deviceId}
                     aria-describedby={reasonId}
-                    onChange={() => setSelected(entry.deviceId)}
+                    onChange={() => {
+                      setSelected(entry.deviceId);
+                      setAgent(null);
+                    }}
                   />
                   <label htmlFor={inputId} className="device-choice-name">
                     {entry.name}
@@ -141,6 +149,7 @@ export function MoveDialog({ sessionId, sessionTitle, onClose }: MoveDialogProps
               );
             })}
           </fieldset>
+          {chosen && <MoveAgentChoice entry={chosen} sessionAgent={sessionAgent} value={agent} onChange={setAgent} />}
           {asking && (
             <p className="notice">
               The agent is waiting for an answer: it wants to {describeAsk(asking)}. Moving denies that, telling the agent the session

@@ -4,6 +4,7 @@
  */
 import { create } from 'zustand';
 import type { ActionResult, EligibilityView, HandoffView, MoveBlockView, SessionView } from '../../shared/device-api.ts';
+import type { ProviderId } from '../../shared/provider.ts';
 import type { ReadinessReport } from '../../shared/readiness.ts';
 import { api, errorMessage } from '../api/device-api.ts';
 import { isTargetBlocker } from '../components/readiness-words.ts';
@@ -12,10 +13,18 @@ import { isTargetBlocker } from '../components/readiness-words.ts';
 export interface BlockedMove {
   targetDeviceId: string;
   targetName: string;
+  /** The agent the move chose to continue with, when the person picked one (a summary continuation). */
+  provider?: ProviderId;
   /** The last evaluation (its `ready` turns true once every item is fixed). */
   report: ReadinessReport;
   /** The last remediation's refusal, if any. */
   actionError: string | null;
+}
+
+/** How a move is to be made: into a fresh clone, and with which agent (undefined: the default one). */
+export interface MoveChoice {
+  freshClone?: boolean;
+  provider?: ProviderId | undefined;
 }
 
 export type MoveOutcome = { kind: 'started' } | { kind: 'blocked' } | { kind: 'refused'; message: string };
@@ -32,7 +41,8 @@ interface HandoffsState {
   loadEligibility(sessionId: string): Promise<void>;
   loadReadiness(sessionId: string): Promise<void>;
   /** `freshClone`: the target clones the repositories afresh rather than using its checkout of them (which blocked the move). */
-  startMove(sessionId: string, targetDeviceId: string, targetName: string, freshClone?: boolean): Promise<MoveOutcome>;
+  /** `options.provider`: the agent the target continues with, when the person picked one other than the default. */
+  startMove(sessionId: string, targetDeviceId: string, targetName: string, options?: MoveChoice): Promise<MoveOutcome>;
   /**
    * Runs the blocked move `shown` again: it starts when nothing blocks it any more. Off the owner
    * (`ownedHere` false) it asks the owner again, which checks and starts it there.
@@ -94,16 +104,23 @@ export const useHandoffsStore = create<HandoffsState>()((set, get) => {
       set((state) => ({ eligibility: { ...state.eligibility, [sessionId]: list } }));
     },
     loadReadiness: async (sessionId) => setReadiness(sessionId, await api.checkReadiness({ sessionId })),
-    startMove: async (sessionId, targetDeviceId, targetName, freshClone = false) => {
+    startMove: async (sessionId, targetDeviceId, targetName, { freshClone = false, provider } = {}) => {
       setPending(sessionId, 'move');
       try {
-        const result = await api.startMove({ sessionId, targetDeviceId, ...(freshClone ? { freshClone } : {}) });
+        const choice = { ...(freshClone ? { freshClone } : {}), ...(provider ? { provider } : {}) };
+        const result = await api.startMove({ sessionId, targetDeviceId, ...choice });
         if (result.ok) {
           setBlocked(sessionId, undefined);
           return { kind: 'started' };
         }
         if ('report' in result) {
-          setBlocked(sessionId, { targetDeviceId, targetName, report: result.report, actionError: null });
+          setBlocked(sessionId, {
+            targetDeviceId,
+            targetName,
+            ...(provider ? { provider } : {}),
+            report: result.report,
+            actionError: null,
+          });
           return { kind: 'blocked' };
         }
         return { kind: 'refused', message: result.message };
@@ -132,7 +149,7 @@ export const useHandoffsStore = create<HandoffsState>()((set, get) => {
         if (!asked.ok) setBlocked(sessionId, { ...shown, actionError: asked.message });
         return asked.ok ? { kind: 'started' } : { kind: 'refused', message: asked.message };
       }
-      const outcome = await get().startMove(sessionId, shown.targetDeviceId, shown.targetName);
+      const outcome = await get().startMove(sessionId, shown.targetDeviceId, shown.targetName, { provider: shown.provider });
       if (outcome.kind === 'refused') setBlocked(sessionId, { ...shown, actionError: outcome.message });
       return outcome;
     },

@@ -92,7 +92,17 @@ export function backendUnreachable(): DeviceStatusView {
 
 /** A device that may receive the session. */
 export function eligible(deviceId: string, name: string, warning: EligibilityView['warning'] = null): EligibilityView {
-  return { deviceId, name, eligible: true, reason: null, since: null, checkedAt: REQUESTED_AT, warning, continueWith: null };
+  return {
+    deviceId,
+    name,
+    eligible: true,
+    reason: null,
+    since: null,
+    checkedAt: REQUESTED_AT,
+    warning,
+    continueWith: null,
+    otherAgents: [],
+  };
 }
 
 /** A device that may not, and why. */
@@ -106,6 +116,7 @@ export function ineligible(deviceId: string, name: string, code: string, message
     checkedAt: REQUESTED_AT,
     warning: null,
     continueWith: null,
+    otherAgents: [],
   };
 }
 

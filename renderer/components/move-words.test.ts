@@ -64,6 +64,15 @@ describe('a move in plain words', () => {
     expect(keptSentence(cancelled('user_cancelled'))).toBe('The session stays on laptop; nothing was lost.');
   });
 
+  it('names the target, not the source, when the target refused with blockers of its own', () => {
+    const message = 'desktop cannot get main of http://builder:***@127.0.0.1:9/acme/app.git';
+    const blockers = [{ code: 'target_cannot_open_workspace' as const, message, fix: 'Check the remote.' }];
+    const refused = { ...cancelled('target_cannot_open_workspace', message), blockers };
+    expect(cancelSentence(refused)).toBe(`desktop could not take the session: ${message}`);
+    const changed = { ...cancelled('source_changed'), blockers: [{ code: 'dirty_tree' as const, message: 'x', fix: 'y' }] };
+    expect(cancelSentence(changed)).toMatch(/^Something changed on laptop while the move was prepared/);
+  });
+
   it('reads an elapsed time in tenths of a second, then seconds, then minutes', () => {
     expect(formatElapsedTime(420)).toBe('0.4 s');
     expect(formatElapsedTime(12_400)).toBe('12 s');

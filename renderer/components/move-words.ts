@@ -99,9 +99,10 @@ export function cancelSentence(handoff: HandoffView): string {
   if (code === 'device_revoked') return `A device of this move was removed from the account, so the move stopped.`;
   if (code === 'checkpoint_too_large')
     return `The session's checkpoint is larger than the sync backend accepts; ask whoever runs it to raise the limit.`;
+  // A target's refusal can carry blockers of its own (its checkout there): they are the target's, not the source's.
+  if (code.startsWith('target_') && cancelReason) return `${targetName} could not take the session: ${cancelReason.message}`;
   if (handoff.blockers.length > 0)
     return `Something changed on ${sourceName} while the move was prepared: ${blockerSummary(handoff.blockers)}.`;
-  if (code.startsWith('target_') && cancelReason) return `${targetName} could not take the session: ${cancelReason.message}`;
   return cancelReason?.message ? cancelReason.message : `The move to ${targetName} stopped.`;
 }
 

@@ -10,6 +10,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { expect, test } from '@playwright/test';
+import { personsWords } from '../dev-env/scripted-model-server/rules.ts';
 import type { ModelApi } from '../dev-env/scripted-model-server/server.ts';
 import { openAgentWorld, requestsFor as requestsOf, type AgentWorld } from './support/agent-world.ts';
 import { expectContinuedWith, openSession, runView, sendMessage, screenshots, startMoveInUi, startSessionInUi } from './support/devices.ts';
@@ -56,8 +57,6 @@ const AGENTS: Agent[] = [
 
 /** The model calls the scripted server received for `api` whose newest user text is `text`. */
 const requestsFor = (api: ModelApi, text: string) => requestsOf(world, api, text);
-/** The person's words of each user text a model call carried: without Baton's move note ahead of them. */
-const personsWords = (texts: string[] | undefined) => texts?.map((t) => t.replace(/^Baton: [^]*?\n\n/, ''));
 
 for (const agent of AGENTS) {
   test(`${agent.label}: edits a file, is blocked until committed and pushed, moves with the same CLI session and its history, and moves back`, async () => {
@@ -108,7 +107,7 @@ for (const agent of AGENTS) {
     await expect(desktopPage.getByRole('log', { name: 'Transcript' })).toContainText(`I remember: ${first}`);
     const there = requestsFor(agent.api, 'what did I say first?').at(-1);
     expect(there?.headers[agent.sessionHeader]).toBe(sessionId);
-    expect(personsWords(there?.userTexts)).toEqual(expect.arrayContaining([first, 'what did I say first?']));
+    expect(there?.userTexts.map(personsWords)).toEqual(expect.arrayContaining([first, 'what did I say first?']));
     await screenshots(desktopPage, (n) => test.info().outputPath(n), `${agent.label}-moved`);
 
     // And back to the laptop: imported again, the same session, its history now two turns long.
@@ -119,7 +118,7 @@ for (const agent of AGENTS) {
     await expect(transcript).toContainText('Hello from the scripted model.');
     const back = requestsFor(agent.api, 'say hello').at(-1);
     expect(back?.headers[agent.sessionHeader]).toBe(sessionId);
-    expect(personsWords(back?.userTexts)).toEqual(expect.arrayContaining([first, 'what did I say first?', 'say hello']));
+    expect(back?.userTexts.map(personsWords)).toEqual(expect.arrayContaining([first, 'what did I say first?', 'say hello']));
   });
 }
 

@@ -98,7 +98,7 @@ const RUN_TWICE = /^run command twice ([\s\S]+)$/i;
 const EDIT = /^edit file (\S+) replacing (.+?) with (.+)$/i;
 
 /** The person's words of a user text: without the note paragraph Baton may put ahead of them. */
-function personsWords(text: string): string {
+export function personsWords(text: string): string {
   const noteEnd = text.indexOf('\n\n');
   return text.startsWith('Baton: ') && noteEnd > 0 ? text.slice(noteEnd + 2).trimStart() : text;
 }

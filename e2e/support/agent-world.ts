@@ -10,6 +10,7 @@ import { test, type Browser } from '@playwright/test';
 import { AgentCliLab } from '../../dev-env/agent-clis/agent-cli-lab.ts';
 import type { AgentHome } from '../../dev-env/agent-clis/agent-homes.ts';
 import { cliReporting } from '../../dev-env/agent-clis/versioned-cli.ts';
+import { personsWords } from '../../dev-env/scripted-model-server/rules.ts';
 import type { ModelApi, RecordedRequest } from '../../dev-env/scripted-model-server/server.ts';
 import { openWorld, type World } from './devices.ts';
 
@@ -88,5 +89,5 @@ export function useAgentWorld(): () => AgentWorld {
 
 /** The model calls `world`'s scripted server received for `api` whose newest user text is `text` (after Baton's move note, if any). */
 export function requestsFor(world: AgentWorld, api: ModelApi, text: string): RecordedRequest[] {
-  return world.lab.server.requests.filter((r) => r.api === api && (r.lastUserText === text || r.lastUserText?.endsWith(`\n\n${text}`)));
+  return world.lab.server.requests.filter((r) => r.api === api && r.lastUserText !== null && personsWords(r.lastUserText) === text);
 }

@@ -12,14 +12,22 @@
  * with the connections each device opened and the exchanges it made per move (a TLS connection
  * costs two round trips before its first request). Aim: the demo move within raw git + 6 round trips;
  * the 32 MiB move within 1.2× its raw bytes + git. The JSON line's `ratio` is the demo move's time
- * over (its raw git time + 6 round trips). Last, both devices are restarted with
+ * over (its raw git time + 6 round trips).
+ *
+ * The rows: the demo row moves with no commit between moves, so the target's fetch and raw git's find
+ * nothing new (the least a move costs). The new-commit row (its own lines and `new_commit_*` keys)
+ * is the same moves and raw git, each preceded by a new commit (a line added to NOTES.md) in the
+ * source's checkout, pushed to origin over the source's own git link (shaped as for the move, before
+ * the clock starts): the target's fetch downloads a pack in both, as a move after an agent's turn
+ * does. The Claude row is the 32 MiB session. Last, both devices are restarted with
  * BATON_INLINE_CHECKPOINT_BYTES=0 and the demo row is run again: the moves as they were before a
  * small checkpoint travelled in its relinquish (uploaded first, one round trip more), in the same run.
  * One move and its raw git are measured in wan-moves.ts.
  *
  * Knobs: BENCH_WAN_RUNS demo moves per mode (default 8, there and back), BENCH_WAN_MIB (default 32;
- * 0 leaves out the Claude row), BENCH_WAN_ROUNDS (default 2), BENCH_WAN_RTT_MS (50), BENCH_WAN_MBIT (20),
- * BENCH_WAN_TRACE (1: every delivery of the demo row's last move printed).
+ * 0 leaves out the Claude row), BENCH_WAN_NEW_COMMIT (0 leaves out the new-commit row),
+ * BENCH_WAN_ROUNDS (default 2), BENCH_WAN_RTT_MS (50), BENCH_WAN_MBIT (20), BENCH_WAN_TRACE (1: every
+ * delivery of the demo row's last move printed).
  */
 import { createHash, randomBytes } from 'node:crypto';
 import { mkdirSync, readdirSync, statSync } from 'node:fs';
@@ -34,7 +42,7 @@ import { createTestAccount, newTestDevice } from '../dev-env/sync-fixtures.ts';
 import { startDemoSession, waitSession } from '../dev-env/two-devices.ts';
 import { startWanWorld, type WanDevice, type WanWorld } from '../dev-env/wan-world.ts';
 import { median } from './median.ts';
-import { nameOf, rawGit, stepMedians, timedMove, type TimedMove, type Workspaces } from './wan-moves.ts';
+import { nameOf, pushNewCommit, rawGit, stepMedians, timedMove, type TimedMove, type Workspaces } from './wan-moves.ts';
 
 const RTT_MS = Number(process.env.BENCH_WAN_RTT_MS ?? 50);
 const MBIT = Number(process.env.BENCH_WAN_MBIT ?? 20);
@@ -42,6 +50,7 @@ const RUNS = Number(process.env.BENCH_WAN_RUNS ?? 8);
 const MIB = Number(process.env.BENCH_WAN_MIB ?? 32);
 const ROUNDS = Number(process.env.BENCH_WAN_ROUNDS ?? 2);
 const TRACE = process.env.BENCH_WAN_TRACE === '1';
+const NEW_COMMIT = process.env.BENCH_WAN_NEW_COMMIT !== '0';
 /** The round trips the demo move may take beyond raw git (the issue's aim). */
 const BUDGET_RTTS = 6;
 const WAN = { delayMs: RTT_MS / 2, bitsPerSecond: MBIT * 1e6 };
@@ -86,9 +95,11 @@ async function rawBytes(
  * A demo row: RUNS moves over the slow links and RUNS over links of twice the round trip (the same
  * cap), interleaved two by two, each followed by its raw git. What a step takes longer at twice the
  * round trip, over the round trip, is the round trips on its critical path: work that overlaps a wait
- * on the link hides in both alike.
+ * on the link hides in both alike. With `newCommit`, before each move and again before its raw git
+ * the source's checkout gets a new commit pushed to origin (over its own link, shaped, before the
+ * clock starts), so the target's fetch downloads a pack in both, as after an agent's turn.
  */
-async function demoRow(ww: WanWorld) {
+async function demoRow(ww: WanWorld, newCommit = false) {
   const { world } = ww;
   const session = await startDemoSession(world.laptop, world.repo);
   // Warm-up, over plain relays: the desktop clones.
@@ -103,7 +114,9 @@ async function demoRow(ww: WanWorld) {
     const mode = Math.floor(i / 2) % 2 === 0 ? 'wan' : 'slower';
     const from = nameOf(ww, source);
     ww.shape(mode === 'wan' ? WAN : { ...WAN, delayMs: 2 * WAN.delayMs });
+    if (newCommit) await pushNewCommit(ww, from, workspaces, `Note before move ${i + 1}, on the ${from}`);
     runs[mode].push(await timedMove(ww, source, target, session.id, TRACE));
+    if (newCommit) await pushNewCommit(ww, from, workspaces, `Note before raw git ${i + 1}, on the ${from}`);
     raw[mode].push(await rawGit(ww, from, workspaces));
     ww.shape(null);
     [source, target] = [target, source];
@@ -240,6 +253,7 @@ async function main(): Promise<void> {
     await ww.git('laptop', world.repo, ['push', '-q', 'origin', 'main']);
 
     const demoRun = await demoRow(ww);
+    const newCommitRun = NEW_COMMIT ? await demoRow(ww, true) : null;
     const workspaces = { laptop: world.repo, desktop: join(world.desktop.workspaceRoot, 'app') };
     const big = MIB > 0 ? await claudeRow(ww, laptopHome.claudeConfigDir, workspaces) : null;
     // Before: every checkpoint uploaded first, as before it could travel in the relinquish (same run, same links).
@@ -247,6 +261,7 @@ async function main(): Promise<void> {
     const beforeRun = await demoRow(ww);
     const demo = summarize(demoRun);
     const before = summarize(beforeRun);
+    const newCommit = newCommitRun ? summarize(newCommitRun) : null;
 
     console.log(`bench:handoff-wan — two device processes, each behind its own ${RTT_MS} ms, ${MBIT} Mbit/s link (TLS, key pinned)`);
     printTable('  ', [
@@ -272,6 +287,12 @@ async function main(): Promise<void> {
           .trace.map((l) => `    ${l}`)
           .join('\n')}`,
       );
+    if (newCommit) {
+      console.log('  a new commit before each move and before its raw git (pushed from the source, before the clock starts):');
+      printTable('    ', headlineRows(newCommit, 'demo Move'));
+      console.log('    round trips on the critical path by step:');
+      printSteps('      ', newCommit);
+    }
     let bigJson = {};
     if (big) {
       const moveMs = median(big.moves.map((m) => m.ms));
@@ -308,6 +329,12 @@ async function main(): Promise<void> {
         before_ms: Number(before.ms.toFixed(1)),
         before_raw_git_ms: Number(before.rawGitMs.toFixed(1)),
         before_round_trips: trips(before.roundTrips),
+        ...(newCommit && {
+          new_commit_ms: Number(newCommit.ms.toFixed(1)),
+          new_commit_raw_git_ms: Number(newCommit.rawGitMs.toFixed(1)),
+          new_commit_ratio: Number((newCommit.ms / newCommit.budget).toFixed(3)),
+          new_commit_round_trips: trips(newCommit.roundTrips),
+        }),
         runs: RUNS,
         ...bigJson,
       }),

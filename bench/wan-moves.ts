@@ -1,8 +1,10 @@
 /**
  * One timed move over bench:handoff-wan's links and the raw git it is set against (status on the
- * source, fetch + checkout on the target, over each device's own git link), and each step's median
- * over a row's moves.
+ * source, fetch + checkout on the target, over each device's own git link), the agent's new commit
+ * pushed before either when a row asks for one, and each step's median over a row's moves.
  */
+import { appendFile } from 'node:fs/promises';
+import { join } from 'node:path';
 import type { DeviceApiEvents } from '../shared/device-api.ts';
 import { deviceId, waitEligible, type DeviceHandle } from '../dev-env/two-devices.ts';
 import type { WanDevice, WanWorld } from '../dev-env/wan-world.ts';
@@ -107,6 +109,19 @@ export async function rawGit(ww: WanWorld, source: WanDevice, workspaces: Worksp
   await ww.git(target, workspaces[target], ['fetch', '-q', 'origin', 'main']);
   await ww.git(target, workspaces[target], ['checkout', '-q', '-B', 'main', commit]);
   return performance.now() - started;
+}
+
+/**
+ * The agent's work before a move: a line added to NOTES.md in `device`'s checkout, committed and
+ * pushed to origin over the device's own git link (as shaped then), so the checkout is clean and
+ * pushed again and the other device's fetch downloads a pack.
+ */
+export async function pushNewCommit(ww: WanWorld, device: WanDevice, workspaces: Workspaces, line: string): Promise<void> {
+  const cwd = workspaces[device];
+  await appendFile(join(cwd, 'NOTES.md'), `${line}\n`);
+  await ww.git(device, cwd, ['add', 'NOTES.md']);
+  await ww.git(device, cwd, ['commit', '-q', '-m', line]);
+  await ww.git(device, cwd, ['push', '-q', 'origin', 'main']);
 }
 
 /** Median of each step's times, in the order the first move listed them. */

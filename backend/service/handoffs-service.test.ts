@@ -1,7 +1,7 @@
 /** Every (from, to, role) triple over real HTTP: the backend accepts exactly what the state table allows. */
 import { createHash, randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { INLINE_CHECKPOINT_MAX_BYTES } from '../../shared/api/handoffs.ts';
+import { INLINE_CHECKPOINT_MAX_BYTES, SEALED_COMMITS_MAX } from '../../shared/api/handoffs.ts';
 import { FORWARD_STATES, HANDOFF_STATES, mayTransition, type HandoffState } from '../../shared/handoff-states.ts';
 import { startBackend, type RunningBackend } from '../backend.ts';
 import { createTestAccount, joinTestDevice, newId, newTestDevice, opaque, type TestDevice } from '../../dev-env/sync-fixtures.ts';
@@ -226,13 +226,29 @@ describe.each(STORE_KINDS)('on the %s store', (kind) => {
     expect((await roles.target.client.getBlob(bigRef.digest)).ok).toBe(false);
   });
 
+  /** A new session of the source's, and a handoff of it to the target created with `fields`. */
+  const createWith = async (fields: { initiatorDeviceId?: string; sealedCommits?: string }) => {
+    const sessionId = newId();
+    expect((await roles.source.client.call('createSession', { body: { sessionId, sealedMeta: opaque() } })).ok).toBe(true);
+    const body = { handoffId: newId(), sessionId, targetDeviceId: roles.target.id, generation: 1, ...fields };
+    return roles.source.client.call('createHandoff', { body });
+  };
+
+  it('keeps the sealed commits a handoff is created with, as they came, and refuses them past their bound', async () => {
+    const create = (sealedCommits?: string) => createWith({ sealedCommits });
+    const sealed = opaque();
+    const created = await create(sealed);
+    expect(created.ok && created.value.handoff.sealedCommits).toBe(sealed);
+    const read = created.ok && (await roles.target.client.call('getHandoff', { params: { handoffId: created.value.handoff.id } }));
+    expect(read && read.ok && read.value.handoff.sealedCommits).toBe(sealed);
+    const without = await create();
+    expect(without.ok && without.value.handoff.sealedCommits).toBeNull();
+    const tooLong = await create('A'.repeat(SEALED_COMMITS_MAX + 4));
+    expect(tooLong.ok ? 'accepted' : tooLong.code).toBe('validation_failed');
+  });
+
   it('records who asked for the move: the source by default, the target when it asked, never a third device', async () => {
-    const create = async (initiatorDeviceId?: string) => {
-      const sessionId = newId();
-      expect((await roles.source.client.call('createSession', { body: { sessionId, sealedMeta: opaque() } })).ok).toBe(true);
-      const body = { handoffId: newId(), sessionId, targetDeviceId: roles.target.id, generation: 1, initiatorDeviceId };
-      return roles.source.client.call('createHandoff', { body });
-    };
+    const create = (initiatorDeviceId?: string) => createWith({ initiatorDeviceId });
     const byOwner = await create();
     expect(byOwner.ok && byOwner.value.handoff.initiatorDeviceId).toBe(roles.source.id);
     const byTarget = await create(roles.target.id);

@@ -44,6 +44,7 @@ export async function createHandoff(deps: Deps, { caller, body, idem }: Call<'cr
     sourceDeviceId: caller.id,
     targetDeviceId: target.id,
     initiatorDeviceId: initiator,
+    sealedCommits: body.sealedCommits ?? null,
     generation: body.generation,
     keyVersion: body.keyVersion ?? null,
     at: deps.clock(),

@@ -22,7 +22,7 @@ type HandoffRowWithHistory = HandoffRow & { history: Handoff['history'] };
 /** Every column of a handoff and its history (as JSON, in order) in one read. */
 const SELECT_HANDOFF = `SELECT h.id, h.account_id, h.session_id, h.source_device_id, h.target_device_id, h.initiator_device_id, h.state,
     h.generation, h.checkpoint_digest, h.checkpoint_size, h.checkpoint_released_at, h.cancel_code, h.sealed_reason, h.key_version,
-    h.resume_path, h.sealed_outcome,
+    h.resume_path, h.sealed_outcome, h.sealed_commits,
     h.created_at, h.updated_at,
     (SELECT coalesce(json_agg(json_build_object('state', x.state, 'at', x.at, 'deviceId', x.device_id) ORDER BY x.seq), '[]'::json)
        FROM handoff_history x WHERE x.account_id = h.account_id AND x.handoff_id = h.id) AS history
@@ -36,7 +36,7 @@ const handoffRow = (sql: Sql, accountId: string, id: string) =>
 /** The handoff's columns as `moved` returns them, its history (the rows before plus `added`) as JSON, in order. */
 const RETURN_HANDOFF = `m.id, m.account_id, m.session_id, m.source_device_id, m.target_device_id, m.initiator_device_id, m.state,
     m.generation, m.checkpoint_digest, m.checkpoint_size, m.checkpoint_released_at, m.cancel_code, m.sealed_reason, m.key_version,
-    m.resume_path, m.sealed_outcome,
+    m.resume_path, m.sealed_outcome, m.sealed_commits,
     m.created_at, m.updated_at,
     (SELECT json_agg(json_build_object('state', x.state, 'at', x.at, 'deviceId', x.device_id) ORDER BY x.seq)
        FROM (SELECT seq, state, at, device_id FROM handoff_history WHERE account_id = m.account_id AND handoff_id = m.id
@@ -55,8 +55,8 @@ const ADD_HISTORY = `added AS (
  */
 const CREATE = `WITH moved AS (
     INSERT INTO handoffs (id, account_id, session_id, source_device_id, target_device_id, initiator_device_id, state, generation,
-      key_version, created_at, updated_at)
-    VALUES ($1, $2, $3, $4, $5, $9, 'requested', $6, $7, $8, $8) RETURNING *),
+      key_version, sealed_commits, created_at, updated_at)
+    VALUES ($1, $2, $3, $4, $5, $9, 'requested', $6, $7, $10, $8, $8) RETURNING *),
   ${ADD_HISTORY.replace('$DEVICE', '$4')}
   SELECT ${RETURN_HANDOFF} FROM moved m`;
 
@@ -170,6 +170,7 @@ export function postgresHandoffStore(pool: pg.Pool, mutate: PgMutator): HandoffS
           input.keyVersion,
           input.at,
           input.initiatorDeviceId,
+          input.sealedCommits,
         ]);
         return withHistory(created!);
       });

@@ -255,6 +255,11 @@ const MIGRATIONS: readonly Migration[] = [
     name: 'handoffs say which device asked for the move (as SQLite version 7)',
     sql: `ALTER TABLE handoffs ADD COLUMN initiator_device_id TEXT;`,
   },
+  {
+    version: 7,
+    name: 'handoffs carry the commits the source was at, sealed (as SQLite version 8)',
+    sql: `ALTER TABLE handoffs ADD COLUMN sealed_commits TEXT;`,
+  },
 ];
 
 /** The newest schema version this code knows. */

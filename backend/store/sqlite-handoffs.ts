@@ -31,8 +31,9 @@ export function sqliteHandoffStore(db: Database.Database, mutate: Mutator): Hand
     session: db.prepare('SELECT * FROM sessions WHERE account_id = ? AND id = ?'),
     insert:
       db.prepare(`INSERT INTO handoffs (id, account_id, session_id, source_device_id, target_device_id, initiator_device_id, state, generation,
-      key_version, created_at, updated_at)
-      VALUES (@id, @accountId, @sessionId, @sourceDeviceId, @targetDeviceId, @initiatorDeviceId, 'requested', @generation, @keyVersion, @at, @at)`),
+      key_version, sealed_commits, created_at, updated_at)
+      VALUES (@id, @accountId, @sessionId, @sourceDeviceId, @targetDeviceId, @initiatorDeviceId, 'requested', @generation, @keyVersion,
+        @sealedCommits, @at, @at)`),
     insertHistory: db.prepare(`INSERT INTO handoff_history (account_id, handoff_id, seq, state, at, device_id)
       VALUES (@accountId, @id, (SELECT COUNT(*) + 1 FROM handoff_history WHERE account_id = @accountId AND handoff_id = @id), @state, @at, @deviceId)`),
     move: db.prepare(`UPDATE handoffs SET state = @to, updated_at = @at,

@@ -302,6 +302,11 @@ const MIGRATIONS: readonly Migration[] = [
     name: 'handoffs say which device asked for the move (the source, or the target with Move here)',
     sql: `ALTER TABLE handoffs ADD COLUMN initiator_device_id TEXT;`,
   },
+  {
+    version: 8,
+    name: 'handoffs carry the commits the source was at, sealed (the target fetches just those)',
+    sql: `ALTER TABLE handoffs ADD COLUMN sealed_commits TEXT;`,
+  },
 ];
 
 /** The version the newest SQLite migration brings a store to. */

@@ -156,6 +156,8 @@ export interface HandoffRow {
   key_version: number | null;
   resume_path: Handoff['resumePath'];
   sealed_outcome: string | null;
+  /** Null on rows made before it was kept, or when the source did not say. */
+  sealed_commits: string | null;
   created_at: number;
   updated_at: number;
 }
@@ -177,6 +179,7 @@ export function toHandoff(r: HandoffRow, history: Handoff['history']): Handoff {
     cancelReason: r.cancel_code === null ? null : { code: r.cancel_code, sealed: r.sealed_reason },
     resumePath: r.resume_path,
     sealedOutcome: r.sealed_outcome,
+    sealedCommits: r.sealed_commits ?? null,
     history,
     createdAt: r.created_at,
     updatedAt: r.updated_at,

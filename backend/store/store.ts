@@ -80,6 +80,8 @@ export interface CreateHandoffInput {
   targetDeviceId: string;
   /** The device that asked for the move (the source or the target). */
   initiatorDeviceId: string;
+  /** The commits the source is at, sealed (opaque here); null when it did not say. */
+  sealedCommits: string | null;
   generation: number;
   /** The key version the checkpoint will be sealed under; null when the caller did not say. */
   keyVersion: number | null;

@@ -26,6 +26,7 @@ export type SealPurpose =
   | 'checkpoint'
   | 'handoff-outcome'
   | 'handoff-reason'
+  | 'handoff-commits'
   | 'session-meta'
   | 'session-event'
   | 'permission-answer'

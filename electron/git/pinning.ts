@@ -124,9 +124,12 @@ export async function revParse(run: GitRunner, path: string, rev: string): Promi
 
 /**
  * Fetches `branch` into its remote-tracking ref, reporting git's progress to `progress`; null when
- * it worked, else why not. (An unpack limit of 1 makes git index the pack it receives, which is
- * what reports the bytes received. No automatic maintenance runs after it: a move does not wait for
- * the repository's housekeeping, which the user's own git commands still trigger.)
+ * it worked, else why not. With `commit`, that commit alone, into the remote-tracking ref only when
+ * that moves it forward: no refs are listed first (a round trip less), no tags follow, and nothing
+ * crosses the network when the commit is here already. (An unpack limit of 1 makes git index the
+ * pack it receives, which is what reports the bytes received. No automatic maintenance runs after
+ * it: a move does not wait for the repository's housekeeping, which the user's own git commands
+ * still trigger.)
  */
 export async function fetchBranch(
   run: GitRunner,
@@ -134,11 +137,13 @@ export async function fetchBranch(
   remoteName: string,
   branch: string,
   progress?: GitTransferListener,
+  commit?: string,
 ): Promise<string | null> {
-  const refspec = `+refs/heads/${branch}:refs/remotes/${remoteName}/${branch}`;
+  const tracking = `refs/remotes/${remoteName}/${branch}`;
+  const [refspec, tags] = commit ? [`${commit}:${tracking}`, ['--no-tags']] : [`+refs/heads/${branch}:${tracking}`, []];
   const args = progress
-    ? ['-c', 'fetch.unpackLimit=1', 'fetch', '--progress', '--no-auto-gc', remoteName, refspec]
-    : ['fetch', '-q', '--no-auto-gc', remoteName, refspec];
+    ? ['-c', 'fetch.unpackLimit=1', 'fetch', '--progress', '--no-auto-gc', ...tags, remoteName, refspec]
+    : ['fetch', '-q', '--no-auto-gc', ...tags, remoteName, refspec];
   const fetched = await runTransfer(run, args, { cwd: path, step: 'fetch', repoPath: path }, progress);
   return fetched.code === 0 ? null : transferFailureText(fetched);
 }

@@ -1,4 +1,4 @@
-import { mkdirSync, readdirSync } from 'node:fs';
+import { mkdirSync, readdirSync, renameSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
@@ -26,6 +26,19 @@ beforeEach(() => {
   deps = { run: createGitRunner({ env: box.env }), workspaceRoot: root };
 });
 afterEach(() => box.cleanup());
+
+/** A runner that records each git call's arguments (with `env` added, e.g. a global config of an older protocol). */
+function recording(env: NodeJS.ProcessEnv = {}): { run: GitRunner; calls: string[][] } {
+  const real = createGitRunner({ env: { ...box.env, ...env } });
+  const calls: string[][] = [];
+  return {
+    calls,
+    run: (args, options) => {
+      calls.push([...args]);
+      return real(args, options);
+    },
+  };
+}
 
 describe('target prepare check', () => {
   it('confirms a repository it can clone without cloning it', async () => {
@@ -126,5 +139,80 @@ describe('target prepare check', () => {
       ['fetch', 'app', null],
       ['fetch', 'app', 100],
     ]);
+  });
+});
+
+describe('target prepare with the commit the source named', () => {
+  let target: string;
+  beforeEach(() => {
+    target = box.clone(origin, join(root, 'app'));
+    box.git(source, ['checkout', '-q', 'main']);
+  });
+
+  it('fetches nothing when the commit is here: the remote need not even answer', async () => {
+    const commit = box.head(target);
+    // Gone from its place: any fetch would fail.
+    renameSync(origin, `${origin}.away`);
+    const { run } = recording();
+    const named = await prepareCheck([{ remote: origin, branch: 'main', commit }], { run, workspaceRoot: root });
+    expect(named).toMatchObject({ ok: true, value: { repos: [{ path: target, tip: commit }] } });
+    const unnamed = await prepareCheck([{ remote: origin, branch: 'main' }], { run, workspaceRoot: root });
+    expect(unnamed).toMatchObject({ ok: false, code: 'target_cannot_open_workspace' });
+  });
+
+  it('fetches just that commit, no tags with it, and moves the remote-tracking ref forward to it', async () => {
+    const commit = box.commitFile(source, 'new.txt', 'n');
+    box.git(source, ['tag', 'v1']);
+    box.git(source, ['push', '-q', 'origin', 'main', 'v1']);
+    const { run, calls } = recording();
+    const outcome = await prepareCheck([{ remote: origin, branch: 'main', commit }], { run, workspaceRoot: root });
+    expect(outcome).toMatchObject({ ok: true, value: { repos: [{ path: target, tip: commit }] } });
+    expect(box.git(target, ['rev-parse', 'origin/main'])).toBe(commit);
+    expect(box.git(target, ['tag', '--list'])).toBe('');
+    const fetches = calls.filter((args) => args.includes('fetch'));
+    expect(fetches).toEqual([expect.arrayContaining(['--no-tags', `${commit}:refs/remotes/origin/main`])]);
+  });
+
+  it('leaves a remote-tracking ref that is ahead of the commit where it is', async () => {
+    const commit = box.commitFile(source, 'a.txt', 'a');
+    box.push(source);
+    const ahead = box.commitFile(source, 'b.txt', 'b');
+    box.push(source);
+    box.git(target, ['fetch', '-q', 'origin']);
+    const { run } = recording();
+    const outcome = await prepareCheck([{ remote: origin, branch: 'main', commit }], { run, workspaceRoot: root });
+    expect(outcome).toMatchObject({ ok: true, value: { repos: [{ path: target, tip: ahead }] } });
+    expect(box.git(target, ['rev-parse', 'origin/main'])).toBe(ahead);
+  });
+
+  it('falls back to fetching the branch from a remote that serves no commit by its id', async () => {
+    const commit = box.commitFile(source, 'a.txt', 'a');
+    box.commitFile(source, 'b.txt', 'b');
+    box.push(source);
+    // Over protocol version 0 a remote serves only the commits its refs point at (uploadpack.allowAnySHA1InWant is off).
+    const gitconfig = join(box.root, 'protocol-v0.gitconfig');
+    writeFileSync(gitconfig, '[protocol]\n\tversion = 0\n');
+    const { run, calls } = recording({ GIT_CONFIG_GLOBAL: gitconfig });
+    const outcome = await prepareCheck([{ remote: origin, branch: 'main', commit }], { run, workspaceRoot: root });
+    expect(outcome).toMatchObject({ ok: true, value: { repos: [{ path: target, tip: box.head(source) }] } });
+    const fetches = calls.filter((args) => args.includes('fetch'));
+    expect(fetches.map((args) => args.at(-1))).toEqual([`${commit}:refs/remotes/origin/main`, '+refs/heads/main:refs/remotes/origin/main']);
+  });
+
+  it('says so when the commit the source named is not on the remote (the branch was rewritten)', async () => {
+    const commit = box.commitFile(source, 'lost.txt', 'l');
+    const outcome = await prepareCheck([{ remote: origin, branch: 'main', commit }], { ...recording(), workspaceRoot: root });
+    expect(outcome).toMatchObject({ ok: false, code: 'target_cannot_open_workspace' });
+    expect(!outcome.ok && outcome.message).toContain(`the commit ${commit.slice(0, 7)} the source is at is not on the remote`);
+  });
+
+  it('refuses a named commit that is no commit id before running git', async () => {
+    const { run, calls } = recording();
+    const outcome = await prepareCheck([{ remote: origin, branch: 'main', commit: '--upload-pack=touch /tmp/x' }], {
+      run,
+      workspaceRoot: root,
+    });
+    expect(outcome).toMatchObject({ ok: false, code: 'invalid_pin' });
+    expect(calls).toEqual([]);
   });
 });

@@ -1,7 +1,8 @@
 /**
  * The target-prepared step: for each repository, can this device open it (a clean local clone,
- * found by remote) or clone it (the remote answers), and does the branch exist there? Fetches the
- * branch into existing clones (reporting git's progress); never touches a working tree and never clones.
+ * found by remote) or clone it (the remote answers), and does the branch exist there? Fetches into
+ * existing clones (reporting git's progress) the commit the source said it is at — nothing when it
+ * is here — or, when it did not say, the branch; never touches a working tree and never clones.
  */
 import type { Success } from '../../shared/errors.ts';
 import { withoutRedactedCredentials } from '../../shared/url-credentials.ts';
@@ -23,6 +24,8 @@ import {
 export interface PrepareTarget {
   remote: string;
   branch: string;
+  /** The commit the source is at (its readiness read it as it asked), when it said. */
+  commit?: string;
 }
 
 export interface PreparedRepo extends PrepareTarget {
@@ -40,6 +43,28 @@ export type PrepareOutcome = Success<{ repos: PreparedRepo[] }> | PinFailure;
 async function remoteTip(run: PinDeps['run'], path: string, ref: string): Promise<string | null> {
   const dirs = await resolveGitDirs(path, run);
   return (dirs === null ? null : readRef(dirs.commonDir, ref)) ?? (await revParse(run, path, ref));
+}
+
+/**
+ * Fetches what the move needs into the clone at `path`: the commit the source named, alone (no
+ * refs listed first, nothing fetched when it is here), else — or when the remote does not serve a
+ * commit by its id — the branch. `error` says why the fetch failed; `missing`, that the named commit is not here after it.
+ */
+async function fetchForMove(
+  run: PinDeps['run'],
+  path: string,
+  remoteName: string,
+  repo: PrepareTarget,
+  progress: PinDeps['progress'],
+): Promise<{ error: string | null; missing: boolean }> {
+  const present = async () => (await revParse(run, path, `${repo.commit}^{commit}`)) !== null;
+  if (repo.commit) {
+    const byId = await fetchBranch(run, path, remoteName, repo.branch, progress, repo.commit);
+    // Refused as no forward move of the remote-tracking ref, the commit may be here all the same.
+    if (byId === null || (await present())) return { error: null, missing: false };
+  }
+  const error = await fetchBranch(run, path, remoteName, repo.branch, progress);
+  return { error, missing: repo.commit !== undefined && error === null && !(await present()) };
 }
 
 async function prepareOne(repo: PrepareTarget, found: Located, deps: PinDeps): Promise<PreparedRepo | PinFailure> {
@@ -62,20 +87,23 @@ async function prepareOne(repo: PrepareTarget, found: Located, deps: PinDeps): P
   const at = { remote: repo.remote, path: found.path };
   // Fetching only moves remote-tracking refs, so it runs alongside the status read; it is the longer
   // of the two, so it is started first (starting a process holds this thread for a moment).
-  const [fetchError, clean] = await Promise.all([
-    fetchBranch(run, found.path, found.remoteName, repo.branch, deps.progress),
+  const [fetched, clean] = await Promise.all([
+    fetchForMove(run, found.path, found.remoteName, repo, deps.progress),
     readCleanClone(run, found.path, at),
   ]);
   if ('ok' in clean) return clean;
-  if (fetchError) return cannotOpen(fetchError, found.path);
+  if (fetched.error) return cannotOpen(fetched.error, found.path);
+  if (fetched.missing) return cannotOpen(`the commit ${repo.commit!.slice(0, 7)} the source is at is not on the remote.`, found.path);
   const tip = await remoteTip(run, found.path, `refs/remotes/${found.remoteName}/${repo.branch}`);
   if (tip === null) return cannotOpen('the branch is not on the remote.', found.path);
-  // On the branch, the status read already said where it points; at the remote's tip it holds nothing the remote lacks.
+  // On the branch, the status read already said where it points; at the commit the move needs (or the
+  // remote's tip) it holds nothing that commit and the remote lack.
+  const needed = repo.commit ?? tip;
   const localTip = clean.branch === repo.branch ? clean.head : await revParse(run, found.path, `refs/heads/${repo.branch}`);
-  if (localTip !== null && localTip !== tip) {
+  if (localTip !== null && localTip !== needed) {
     const diverged = await refuseLocalCommits(
       run,
-      { path: found.path, remoteName: found.remoteName, branch: repo.branch, tip: localTip, pinned: null },
+      { path: found.path, remoteName: found.remoteName, branch: repo.branch, tip: localTip, pinned: repo.commit ?? null },
       at,
     );
     if (diverged) return diverged;

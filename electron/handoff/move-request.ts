@@ -16,6 +16,7 @@ import type { SealPort } from '../ports/seal.ts';
 import { newId } from '../ports/new-id.ts';
 import type { SessionsPort } from '../ports/sessions.ts';
 import { checkpointSizeBlocker } from './checkpoint-size.ts';
+import { sealMoveCommits } from './move-commits.ts';
 import type { Coordinator } from './coordinator.ts';
 
 /** What a move request uses, and nothing more. */
@@ -23,8 +24,8 @@ export interface MoveRequestDeps {
   selfId: string;
   state: Pick<LocalState, 'readSession' | 'updateSession' | 'ensureProgress' | 'updateProgress' | 'transcriptBytes'>;
   backend: Pick<BackendPort, 'listDevices' | 'getHandoff' | 'createHandoff' | 'blobLimit'>;
-  /** The key versions this device holds: the checkpoint is sealed under the newest, which the handoff names. */
-  seal: Pick<SealPort, 'keyVersions'>;
+  /** The key versions this device holds (the checkpoint is sealed under the newest, which the handoff names); seals the move's commits. */
+  seal: Pick<SealPort, 'keyVersions' | 'sealJson'>;
   git: Pick<GitPort, 'sourceReadiness'>;
   devices: DevicesPort;
   targetCheck: TargetCheck;
@@ -147,14 +148,15 @@ export function moveRequests(deps: MoveRequestDeps): MoveRequests {
     state.ensureProgress(handoffId, sessionId, 'source', clock(), false);
     // The target checks it holds this version before anything changes hands (target-steps.ts prepare).
     const keyVersion = Math.max(...deps.seal.keyVersions());
-    const created = await backend.createHandoff(
-      handoffId,
-      sessionId,
-      targetDeviceId,
-      session.generation,
-      keyVersion,
-      options.initiatorDeviceId,
-    );
+    // The commits readiness just read travel sealed on the record: the target fetches just those (move-commits.ts).
+    const commits = report.repos.map((r, i) => ({ relPath: repos[i]!.relPath, commit: r.head }));
+    const sealedCommits = sealMoveCommits(deps.seal, sessionId, handoffId, commits);
+    const { initiatorDeviceId } = options;
+    const request = { handoffId, sessionId, targetDeviceId, generation: session.generation, keyVersion, initiatorDeviceId, sealedCommits };
+    let created = await backend.createHandoff(request);
+    // A backend that does not know the field refuses it: asked again without (the target then fetches each branch).
+    if (!created.ok && created.code === 'validation_failed' && sealedCommits !== undefined)
+      created = await backend.createHandoff({ ...request, sealedCommits: undefined });
     if (!created.ok) {
       state.updateProgress(handoffId, (p) => {
         p.finished = true;

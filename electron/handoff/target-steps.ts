@@ -16,6 +16,7 @@ import { activateCheckpoint, type ActivationDeps, type ActivationResult } from '
 import { CheckpointOpenings } from './checkpoint-openings.ts';
 import { openCancelReason } from './cancel-reason.ts';
 import { checkoutPlaces } from './checkout-places.ts';
+import { openMoveCommits } from './move-commits.ts';
 import { transferred, type HandoffDriver, type Step } from './coordinator.ts';
 import type { HandoffConfig } from './handoff-config.ts';
 import { prepareBlocker } from './target-checkout-block.ts';
@@ -101,7 +102,11 @@ async function prepare(deps: TargetStepDeps, driver: HandoffDriver, handoff: Han
     });
     return;
   }
-  const prepared = await git.prepare(session.repos, checkoutPlaces(deps, handoff.sessionId), (report) =>
+  // The commits the source named on the record: just those are fetched, nothing where they are here.
+  const commits = openMoveCommits(deps.seal, handoff);
+  if (handoff.sealedCommits && commits.size === 0) deps.log(`handoff ${handoff.id}: its commits did not open; each branch is fetched`);
+  const repos = session.repos.map((r) => ({ ...r, ...(commits.has(r.relPath) ? { commit: commits.get(r.relPath)! } : {}) }));
+  const prepared = await git.prepare(repos, checkoutPlaces(deps, handoff.sessionId), (report) =>
     deps.progress({ handoffId: handoff.id, sessionId: handoff.sessionId, ...report }),
   );
   if (!prepared.ok) {

@@ -4,7 +4,7 @@
  * answers).
  */
 import type { Device, JoinRequest } from '../../shared/api/devices.ts';
-import type { CheckpointRef, Handoff, TransitionRequest } from '../../shared/api/handoffs.ts';
+import type { CheckpointRef, CreateHandoffRequest, Handoff, TransitionRequest } from '../../shared/api/handoffs.ts';
 import type { Session, SessionAnswer, SessionEvent } from '../../shared/api/sessions.ts';
 import type { BackendKeyView } from '../../shared/backend-keys.ts';
 import type { BackendReachabilityView } from '../../shared/device-api.ts';
@@ -32,14 +32,8 @@ export interface BackendPort {
    * `keyVersion`: the account key version the checkpoint will be sealed under (carried in clear on the
    * record); `initiatorDeviceId`: the device that asked (this one, or the target by Move here).
    */
-  createHandoff(
-    handoffId: string,
-    sessionId: string,
-    targetDeviceId: string,
-    generation: number,
-    keyVersion: number,
-    initiatorDeviceId?: string,
-  ): Promise<Result<Handoff>>;
+  /** Creates the `requested` record (CreateHandoffRequest: the session's generation, key version, who asked, the sealed commits). */
+  createHandoff(request: CreateHandoffRequest): Promise<Result<Handoff>>;
   getHandoff(handoffId: string): Promise<Result<Handoff>>;
   listHandoffs(query: { sessionId?: string; active?: boolean }): Promise<Result<Handoff[]>>;
   /** One compare-and-set; `idempotencyKey` makes a retry return the first answer. */

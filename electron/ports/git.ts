@@ -78,8 +78,15 @@ export interface GitPort {
   checkpointReadOnRecentReadiness(workspace: WorkspaceRef): Promise<{ report: ReadinessReport; repos: CheckpointRepo[] }>;
   /** Remote URLs of the repositories this device can open under its workspace root. */
   remotesUnder(root: string): Promise<string[]>;
-  /** Target prepare: can open or clone each repo and fetch its branch (progress to `progress`); a failure carries a code. */
-  prepare(repos: RepoRef[], places: CheckoutPlaces, progress?: GitTransferListener): Promise<Result<{ workspace: string }>>;
+  /**
+   * Target prepare: can open or clone each repo and fetch what the move needs — the commit the source
+   * named (nothing when it is here), else its branch (progress to `progress`); a failure carries a code.
+   */
+  prepare(
+    repos: (RepoRef & { commit?: string })[],
+    places: CheckoutPlaces,
+    progress?: GitTransferListener,
+  ): Promise<Result<{ workspace: string }>>;
   /** Read only: the workspace `pin` would give for `repos` (each a clone found here, or the folder it would be cloned to); null for none. */
   locate(repos: PinnedRepo[], places: CheckoutPlaces): Promise<string | null>;
   /**

@@ -10,7 +10,8 @@ export type SealContext =
   | { kind: 'move-here-request'; sessionId: string }
   | { kind: 'capabilities'; deviceId: string }
   | { kind: 'handoff-outcome'; sessionId: string; handoffId: string }
-  | { kind: 'handoff-reason'; sessionId: string; handoffId: string };
+  | { kind: 'handoff-reason'; sessionId: string; handoffId: string }
+  | { kind: 'handoff-commits'; sessionId: string; handoffId: string };
 
 export type UnsealFailureCode = 'checkpoint_rejected' | 'key_version_missing' | 'malformed_envelope' | 'unsupported_format';
 

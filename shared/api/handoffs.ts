@@ -62,6 +62,9 @@ export const HandoffOutcome = z.object({
 });
 export type HandoffOutcome = z.infer<typeof HandoffOutcome>;
 
+/** The longest sealed commit list a handoff carries (base64url characters): a few hundred repositories. */
+export const SEALED_COMMITS_MAX = 64 * 1024;
+
 export const Handoff = z.strictObject({
   id: Id,
   accountId: Id,
@@ -94,6 +97,12 @@ export const Handoff = z.strictObject({
   resumePath: ResumePath.nullable(),
   /** Drift report and resume notes, sealed. */
   sealedOutcome: B64().nullable(),
+  /**
+   * The commit of each repository the source was at when it asked (its readiness had just read them),
+   * sealed to the handoff: the target's prepare fetches just those, or nothing where it has them.
+   * Null when the source did not say; absent from older backends.
+   */
+  sealedCommits: B64(SEALED_COMMITS_MAX).nullable().optional(),
   history: z.array(HistoryEntry),
   createdAt: Millis,
   updatedAt: Millis,
@@ -112,7 +121,10 @@ export const CreateHandoffRequest = z.strictObject({
   generation: Generation,
   /** The key version the checkpoint will be sealed under (devices always send it). */
   keyVersion: z.number().int().positive().optional(),
+  /** The commits the source is at, sealed to the handoff (Handoff.sealedCommits). */
+  sealedCommits: B64(SEALED_COMMITS_MAX).optional(),
 });
+export type CreateHandoffRequest = z.infer<typeof CreateHandoffRequest>;
 
 /**
  * The largest sealed checkpoint that may travel in its transition (`checkpointBody`) rather than

@@ -37,14 +37,8 @@ export function backendPort(client: BackendClient): BackendPort {
       plain(await client.call('postAnswer', { params: { sessionId }, body: { generation, sealedBody }, idempotencyKey }), (v) => v.answer),
     listAnswers: async (sessionId, after) =>
       plain(await client.call('listAnswers', { params: { sessionId }, query: { after, limit: EVENT_PAGE_SIZE } }), (v) => v.answers),
-    createHandoff: async (handoffId, sessionId, targetDeviceId, generation, keyVersion, initiatorDeviceId) =>
-      plain(
-        await client.call('createHandoff', {
-          body: { handoffId, sessionId, targetDeviceId, generation, keyVersion, initiatorDeviceId },
-          idempotencyKey: `create-${handoffId}`,
-        }),
-        (v) => v.handoff,
-      ),
+    createHandoff: async (request) =>
+      plain(await client.call('createHandoff', { body: request, idempotencyKey: `create-${request.handoffId}` }), (v) => v.handoff),
     getHandoff: async (handoffId) => plain(await client.call('getHandoff', { params: { handoffId } }), (v) => v.handoff),
     listHandoffs: async ({ sessionId, active }) => {
       const query: { sessionId?: string; active?: 'true' | 'false' } = {};

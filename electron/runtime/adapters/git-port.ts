@@ -79,7 +79,7 @@ export function gitPort(run: GitRunner): GitPort {
     remotesUnder: (root) => remotesUnder(root, run),
     async prepare(repos, places, progress) {
       const prepared = await prepareCheck(
-        repos.map((r) => ({ remote: r.remoteUrl ?? '', branch: r.branch ?? '' })),
+        repos.map((r) => ({ remote: r.remoteUrl ?? '', branch: r.branch ?? '', ...(r.commit ? { commit: r.commit } : {}) })),
         { ...cloneSearch(run, places), ...(progress ? { progress } : {}) },
       );
       if (!prepared.ok) return refusal(prepared);

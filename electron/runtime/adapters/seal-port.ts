@@ -23,6 +23,8 @@ function envelopeContext(accountId: string, context: SealContext): EnvelopeConte
       return { purpose: 'handoff-outcome', accountId, sessionId: context.sessionId, subject: context.handoffId };
     case 'handoff-reason':
       return { purpose: 'handoff-reason', accountId, sessionId: context.sessionId, subject: context.handoffId };
+    case 'handoff-commits':
+      return { purpose: 'handoff-commits', accountId, sessionId: context.sessionId, subject: context.handoffId };
   }
 }
 

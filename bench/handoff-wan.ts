@@ -27,7 +27,7 @@
  * Knobs: BENCH_WAN_RUNS demo moves per mode (default 8, there and back), BENCH_WAN_MIB (default 32;
  * 0 leaves out the Claude row), BENCH_WAN_NEW_COMMIT (0 leaves out the new-commit row),
  * BENCH_WAN_ROUNDS (default 2), BENCH_WAN_RTT_MS (50), BENCH_WAN_MBIT (20), BENCH_WAN_TRACE (1: every
- * delivery of the demo row's last move printed).
+ * delivery on the links in each demo row's last move at the round trip, printed).
  */
 import { createHash, randomBytes } from 'node:crypto';
 import { mkdirSync, readdirSync, statSync } from 'node:fs';
@@ -223,6 +223,12 @@ function printSteps(indent: string, row: Summary, before?: Summary): void {
   }
 }
 
+/** Prints every delivery on the links during a demo row's last move at the round trip (BENCH_WAN_TRACE). */
+function printTrace(indent: string, demo: Awaited<ReturnType<typeof demoRow>>): void {
+  const lines = demo.runs.wan.at(-1)!.trace.map((l) => `${indent}  ${l}`);
+  console.log(`${indent}the last move at ${RTT_MS} ms, every delivery on the links:\n${lines.join('\n')}`);
+}
+
 /** Restarts both devices with `env` added (the profiles, ports and links stay). */
 async function restartDevices(ww: WanWorld, env: NodeJS.ProcessEnv): Promise<void> {
   for (const name of ['laptop', 'desktop'] as const) {
@@ -280,18 +286,13 @@ async function main(): Promise<void> {
       (d) => `${d} ${demo.traffic(d, 'connections')} new, ${demo.traffic(d, 'exchanges')} exchanges`,
     );
     console.log(`  connections per move (push stream and heartbeats included): ${traffic.join('; ')}`);
-    if (TRACE)
-      console.log(
-        `  the last move at ${RTT_MS} ms, every delivery on the links:\n${demoRun.runs.wan
-          .at(-1)!
-          .trace.map((l) => `    ${l}`)
-          .join('\n')}`,
-      );
-    if (newCommit) {
+    if (TRACE) printTrace('  ', demoRun);
+    if (newCommit && newCommitRun) {
       console.log('  a new commit before each move and before its raw git (pushed from the source, before the clock starts):');
       printTable('    ', headlineRows(newCommit, 'demo Move'));
       console.log('    round trips on the critical path by step:');
       printSteps('      ', newCommit);
+      if (TRACE) printTrace('    ', newCommitRun);
     }
     let bigJson = {};
     if (big) {

@@ -12,12 +12,22 @@
  * with the connections each device opened and the exchanges it made per move (a TLS connection
  * costs two round trips before its first request). Aim: the demo move within raw git + 6 round trips;
  * the 32 MiB move within 1.2× its raw bytes + git. The JSON line's `ratio` is the demo move's time
- * over (its raw git time + 6 round trips). Last, both devices are restarted with
+ * over (its raw git time + 6 round trips).
+ *
+ * The rows: the demo row moves with no commit between moves, so the target's fetch and raw git's find
+ * nothing new (the least a move costs). The new-commit row (its own lines and `new_commit_*` keys)
+ * is the same moves and raw git, each preceded by a new commit (a line added to NOTES.md) in the
+ * source's checkout, pushed to origin over the source's own git link (shaped as for the move, before
+ * the clock starts): the target's fetch downloads a pack in both, as a move after an agent's turn
+ * does. The Claude row is the 32 MiB session. Last, both devices are restarted with
  * BATON_INLINE_CHECKPOINT_BYTES=0 and the demo row is run again: the moves as they were before a
  * small checkpoint travelled in its relinquish (uploaded first, one round trip more), in the same run.
+ * One move and its raw git are measured in wan-moves.ts.
  *
  * Knobs: BENCH_WAN_RUNS demo moves per mode (default 8, there and back), BENCH_WAN_MIB (default 32;
- * 0 leaves out the Claude row), BENCH_WAN_ROUNDS (default 2), BENCH_WAN_RTT_MS (50), BENCH_WAN_MBIT (20).
+ * 0 leaves out the Claude row), BENCH_WAN_NEW_COMMIT (0 leaves out the new-commit row),
+ * BENCH_WAN_ROUNDS (default 2), BENCH_WAN_RTT_MS (50), BENCH_WAN_MBIT (20), BENCH_WAN_TRACE (1: every
+ * delivery on the links in each demo row's last move at the round trip, printed).
  */
 import { createHash, randomBytes } from 'node:crypto';
 import { mkdirSync, readdirSync, statSync } from 'node:fs';
@@ -26,13 +36,13 @@ import { join } from 'node:path';
 import { projectSlug } from '../electron/providers/claude-code/paths.ts';
 import { createBackendClient, type BackendClient } from '../electron/sync/backend-client.ts';
 import { BackendTrust } from '../electron/sync/backend-trust.ts';
-import type { DeviceApiEvents } from '../shared/device-api.ts';
 import { AgentCliLab } from '../dev-env/agent-clis/agent-cli-lab.ts';
 import { growClaudeTranscript } from '../dev-env/large-claude-transcript.ts';
 import { createTestAccount, newTestDevice } from '../dev-env/sync-fixtures.ts';
-import { deviceId, startDemoSession, waitEligible, waitSession, type DeviceHandle } from '../dev-env/two-devices.ts';
+import { startDemoSession, waitSession } from '../dev-env/two-devices.ts';
 import { startWanWorld, type WanDevice, type WanWorld } from '../dev-env/wan-world.ts';
 import { median } from './median.ts';
+import { nameOf, pushNewCommit, rawGit, stepMedians, timedMove, type TimedMove, type Workspaces } from './wan-moves.ts';
 
 const RTT_MS = Number(process.env.BENCH_WAN_RTT_MS ?? 50);
 const MBIT = Number(process.env.BENCH_WAN_MBIT ?? 20);
@@ -40,102 +50,11 @@ const RUNS = Number(process.env.BENCH_WAN_RUNS ?? 8);
 const MIB = Number(process.env.BENCH_WAN_MIB ?? 32);
 const ROUNDS = Number(process.env.BENCH_WAN_ROUNDS ?? 2);
 const TRACE = process.env.BENCH_WAN_TRACE === '1';
+const NEW_COMMIT = process.env.BENCH_WAN_NEW_COMMIT !== '0';
 /** The round trips the demo move may take beyond raw git (the issue's aim). */
 const BUDGET_RTTS = 6;
 const WAN = { delayMs: RTT_MS / 2, bitsPerSecond: MBIT * 1e6 };
 const ROOT = join(import.meta.dirname, '..');
-
-/** One timed move: its time, each step's time, and what each device's backend link carried. */
-interface TimedMove {
-  ms: number;
-  steps: [string, number][];
-  traffic: Record<WanDevice, { connections: number; exchanges: number }>;
-  checkpointBytes: number;
-  /** With BENCH_WAN_TRACE: every delivery on every link, ms from the click. */
-  trace: string[];
-}
-
-/** Records every link's deliveries (merged per connection and direction while they come within 3 ms), ms from `since`. */
-function traceLinks(ww: WanWorld, since: number, clickedWall: number): { stop(history: { state: string; at: number }[]): string[] } {
-  const lines: { at: number; text: string; key: string; bytes: number }[] = [];
-  for (const device of ['laptop', 'desktop'] as const)
-    for (const kind of ['backend', 'git'] as const) {
-      const relay = ww.links[device][kind];
-      relay.onDelivery = (d) => {
-        const key = `${device} ${kind} #${d.connection} ${d.direction}`;
-        const last = lines.at(-1);
-        if (last && last.key === key && d.at - last.at < 3) return void (last.bytes += d.bytes);
-        lines.push({ at: d.at, key, bytes: d.bytes, text: '' });
-      };
-    }
-  return {
-    stop(history) {
-      for (const device of ['laptop', 'desktop'] as const)
-        for (const kind of ['backend', 'git'] as const) ww.links[device][kind].onDelivery = null;
-      const marks = history.map((h) => ({ at: since + (h.at - clickedWall), key: `committed ${h.state}`, bytes: -1, text: '' }));
-      return [...lines, ...marks]
-        .sort((a, b) => a.at - b.at)
-        .map((l) => `${(l.at - since).toFixed(0).padStart(6)} ms  ${l.key}${l.bytes >= 0 ? ` ${l.bytes} B` : ''}`);
-    },
-  };
-}
-
-const nameOf = (ww: WanWorld, device: DeviceHandle): WanDevice => (device === ww.world.laptop ? 'laptop' : 'desktop');
-
-/** Moves the session from `source` to `target`; resolves once the target says completed. */
-async function timedMove(ww: WanWorld, source: DeviceHandle, target: DeviceHandle, sessionId: string): Promise<TimedMove> {
-  await waitEligible(source, sessionId, target.name);
-  const targetId = await deviceId(target);
-  const ended = new Map<string, DeviceApiEvents['handoffChanged']>();
-  let handoffId = '';
-  let endedAt = 0;
-  let settle = (): void => undefined;
-  const off = target.client.on('handoffChanged', (h: DeviceApiEvents['handoffChanged']) => {
-    if (h.state !== 'completed' && h.state !== 'cancelled') return;
-    if (!ended.has(h.id)) ended.set(h.id, h);
-    endedAt ||= Date.now();
-    if (h.id === handoffId) settle();
-  });
-  const counters = () =>
-    Object.fromEntries(
-      (['laptop', 'desktop'] as const).map((d) => [d, { c: ww.links[d].backend.accepted, e: ww.links[d].backend.exchanges }]),
-    );
-  const before = counters();
-  const clicked = Date.now();
-  const started = performance.now();
-  const tracing = TRACE ? traceLinks(ww, started, clicked) : null;
-  const result = await source.client.call('startMove', { sessionId, targetDeviceId: targetId });
-  if (!result.ok) throw new Error(`move refused: ${JSON.stringify(result)}`);
-  handoffId = result.value.handoffId;
-  if (!ended.has(handoffId)) await new Promise<void>((resolve) => (settle = resolve));
-  const ms = performance.now() - started;
-  const end = ended.get(handoffId)!;
-  off();
-  if (end.state === 'cancelled') throw new Error(`the move was cancelled: ${end.cancelReason?.code}`);
-  const after = counters();
-  const history = end.history;
-  const trace = tracing?.stop(history) ?? [];
-  const steps: [string, number][] = [[`Move → ${history[0]!.state}`, history[0]!.at - clicked]];
-  for (let i = 1; i < history.length; i++) steps.push([`→ ${history[i]!.state}`, history[i]!.at - history[i - 1]!.at]);
-  steps.push(['→ the target told', Math.max(0, endedAt - history.at(-1)!.at)]);
-  const traffic = Object.fromEntries(
-    (['laptop', 'desktop'] as const).map((d) => [d, { connections: after[d]!.c - before[d]!.c, exchanges: after[d]!.e - before[d]!.e }]),
-  ) as TimedMove['traffic'];
-  const logged = new RegExp(`checkpoint of ${handoffId}: (\\d+) bytes`).exec(source.process.stdout() + source.process.stderr());
-  return { ms, steps, traffic, checkpointBytes: logged ? Number(logged[1]) : 0, trace };
-}
-
-/** The raw git of a move from `source`: status there, fetch + checkout on the other device (over its git link). */
-async function rawGit(ww: WanWorld, source: WanDevice, desktopRepo: string): Promise<number> {
-  const target: WanDevice = source === 'laptop' ? 'desktop' : 'laptop';
-  const repo = (d: WanDevice) => (d === 'laptop' ? ww.world.repo : desktopRepo);
-  const commit = await ww.git(source, repo(source), ['rev-parse', 'HEAD']);
-  const started = performance.now();
-  await ww.git(source, repo(source), ['status', '--porcelain=v2', '--branch']);
-  await ww.git(target, repo(target), ['fetch', '-q', 'origin', 'main']);
-  await ww.git(target, repo(target), ['checkout', '-q', '-B', 'main', commit]);
-  return performance.now() - started;
-}
 
 /** A signed client of one account over each device's backend link, for the raw byte transfers. */
 async function rawClients(ww: WanWorld): Promise<Record<WanDevice, BackendClient>> {
@@ -172,34 +91,33 @@ async function rawBytes(
   return { up: t1 - t0, down: t2 - t1 };
 }
 
-/** Median of each step's times, in the order the first move listed them. */
-function stepMedians(moves: TimedMove[]): Map<string, number> {
-  const by = new Map<string, number[]>();
-  for (const move of moves) for (const [step, ms] of move.steps) by.set(step, [...(by.get(step) ?? []), ms]);
-  return new Map([...by].map(([step, times]) => [step, median(times)]));
-}
-
 /**
- * The demo row: RUNS moves over the slow links and RUNS over links of twice the round trip (the same
+ * A demo row: RUNS moves over the slow links and RUNS over links of twice the round trip (the same
  * cap), interleaved two by two, each followed by its raw git. What a step takes longer at twice the
  * round trip, over the round trip, is the round trips on its critical path: work that overlaps a wait
- * on the link hides in both alike.
+ * on the link hides in both alike. With `newCommit`, before each move and again before its raw git
+ * the source's checkout gets a new commit pushed to origin (over its own link, shaped, before the
+ * clock starts), so the target's fetch downloads a pack in both, as after an agent's turn.
  */
-async function demoRow(ww: WanWorld) {
+async function demoRow(ww: WanWorld, newCommit = false) {
   const { world } = ww;
   const session = await startDemoSession(world.laptop, world.repo);
   // Warm-up, over plain relays: the desktop clones.
   await timedMove(ww, world.laptop, world.desktop, session.id);
   const desktopRepo = (await world.desktop.client.call('getSession', { sessionId: session.id }))!.workspace;
   await timedMove(ww, world.desktop, world.laptop, session.id);
+  const workspaces: Workspaces = { laptop: world.repo, desktop: desktopRepo };
   const runs = { wan: [] as TimedMove[], slower: [] as TimedMove[] };
   const raw = { wan: [] as number[], slower: [] as number[] };
   let [source, target] = [world.laptop, world.desktop];
   for (let i = 0; i < 2 * RUNS; i++) {
     const mode = Math.floor(i / 2) % 2 === 0 ? 'wan' : 'slower';
+    const from = nameOf(ww, source);
     ww.shape(mode === 'wan' ? WAN : { ...WAN, delayMs: 2 * WAN.delayMs });
-    runs[mode].push(await timedMove(ww, source, target, session.id));
-    raw[mode].push(await rawGit(ww, nameOf(ww, source), desktopRepo));
+    if (newCommit) await pushNewCommit(ww, from, workspaces, `Note before move ${i + 1}, on the ${from}`);
+    runs[mode].push(await timedMove(ww, source, target, session.id, TRACE));
+    if (newCommit) await pushNewCommit(ww, from, workspaces, `Note before raw git ${i + 1}, on the ${from}`);
+    raw[mode].push(await rawGit(ww, from, workspaces));
     ww.shape(null);
     [source, target] = [target, source];
   }
@@ -218,7 +136,7 @@ function newestTranscript(configDir: string, workspace: string): { path: string;
 }
 
 /** The Claude row: a session moved there and back over plain relays, grown to MIB, then ROUNDS timed moves over slow links. */
-async function claudeRow(ww: WanWorld, laptopConfig: string, desktopRepo: string) {
+async function claudeRow(ww: WanWorld, laptopConfig: string, workspaces: Workspaces) {
   const { world } = ww;
   const { laptop, desktop } = world;
   const session = await laptop.client.take('startSession', {
@@ -247,7 +165,7 @@ async function claudeRow(ww: WanWorld, laptopConfig: string, desktopRepo: string
     const move = await timedMove(ww, from, to, session.id);
     moves.push(move);
     const bytes = await rawBytes(clients, move.checkpointBytes, nameOf(ww, from), nameOf(ww, to), scratch);
-    raws.push({ ...bytes, git: await rawGit(ww, nameOf(ww, from), desktopRepo) });
+    raws.push({ ...bytes, git: await rawGit(ww, nameOf(ww, from), workspaces) });
     ww.shape(null);
     console.log(
       `  ${MIB} MiB round ${round + 1} (${from.name} → ${to.name}): Move ${(move.ms / 1000).toFixed(2)} s; raw up ${(bytes.up / 1000).toFixed(2)} s, down ${(bytes.down / 1000).toFixed(2)} s`,
@@ -258,7 +176,7 @@ async function claudeRow(ww: WanWorld, laptopConfig: string, desktopRepo: string
 
 const fmt = (ms: number) => `${ms.toFixed(0)} ms`;
 
-/** A demo row's medians, and the round trips on its critical path (total and by step). */
+/** A demo row's medians, its aim (raw git + BUDGET_RTTS round trips), and the round trips on its critical path (total and by step). */
 function summarize(demo: Awaited<ReturnType<typeof demoRow>>) {
   const ms = median(demo.runs.wan.map((m) => m.ms));
   const slowerMs = median(demo.runs.slower.map((m) => m.ms));
@@ -269,11 +187,46 @@ function summarize(demo: Awaited<ReturnType<typeof demoRow>>) {
   return {
     ms,
     rawGitMs,
+    budget: rawGitMs + BUDGET_RTTS * RTT_MS,
     roundTrips: (slowerMs - ms) / RTT_MS,
     rawGitRoundTrips: (rawSlowerMs - rawGitMs) / RTT_MS,
     steps: [...steps].map(([step, at]) => ({ step, ms: at, roundTrips: ((slowerSteps.get(step) ?? 0) - at) / RTT_MS })),
     traffic: (d: WanDevice, key: 'connections' | 'exchanges') => median(demo.runs.wan.map((m) => m.traffic[d][key])),
   };
+}
+
+type Summary = ReturnType<typeof summarize>;
+
+/** The printed table's lines for a demo row: its medians, aim, ratio and round trips. */
+function headlineRows(row: Summary, move: string): [string, string][] {
+  return [
+    [`${move} → completed (median)`, fmt(row.ms)],
+    ['raw git over the same links (median)', fmt(row.rawGitMs)],
+    [`aim: raw git + ${BUDGET_RTTS} round trips`, fmt(row.budget)],
+    ['ratio (Move / aim)', (row.ms / row.budget).toFixed(2)],
+    ['round trips on the critical path', `${row.roundTrips.toFixed(1)} (raw git ${row.rawGitRoundTrips.toFixed(1)})`],
+  ];
+}
+
+/** Prints `rows` indented, their keys padded to one width. */
+function printTable(indent: string, rows: [string, string][]): void {
+  const width = Math.max(...rows.map(([k]) => k.length));
+  for (const [key, value] of rows) console.log(`${indent}${key.padEnd(width)}  ${value}`);
+}
+
+/** Prints each step's round trips on the critical path and median time, and `before`'s beside it where the steps match. */
+function printSteps(indent: string, row: Summary, before?: Summary): void {
+  for (const [i, { step, ms, roundTrips }] of row.steps.entries()) {
+    const was = before?.steps[i]?.step === step ? before.steps[i]! : null;
+    const then = was ? `   before ${was.roundTrips.toFixed(1).padStart(4)} (${fmt(was.ms)})` : '';
+    console.log(`${indent}${step.padEnd(44)} ${roundTrips.toFixed(1).padStart(5)} (${fmt(ms)})${then}`);
+  }
+}
+
+/** Prints every delivery on the links during a demo row's last move at the round trip (BENCH_WAN_TRACE). */
+function printTrace(indent: string, demo: Awaited<ReturnType<typeof demoRow>>): void {
+  const lines = demo.runs.wan.at(-1)!.trace.map((l) => `${indent}  ${l}`);
+  console.log(`${indent}the last move at ${RTT_MS} ms, every delivery on the links:\n${lines.join('\n')}`);
 }
 
 /** Restarts both devices with `env` added (the profiles, ports and links stay). */
@@ -306,49 +259,41 @@ async function main(): Promise<void> {
     await ww.git('laptop', world.repo, ['push', '-q', 'origin', 'main']);
 
     const demoRun = await demoRow(ww);
-    const desktopRepo = join(world.desktop.workspaceRoot, 'app');
-    const big = MIB > 0 ? await claudeRow(ww, laptopHome.claudeConfigDir, desktopRepo) : null;
+    const newCommitRun = NEW_COMMIT ? await demoRow(ww, true) : null;
+    const workspaces = { laptop: world.repo, desktop: join(world.desktop.workspaceRoot, 'app') };
+    const big = MIB > 0 ? await claudeRow(ww, laptopHome.claudeConfigDir, workspaces) : null;
     // Before: every checkpoint uploaded first, as before it could travel in the relinquish (same run, same links).
     await restartDevices(ww, { BATON_INLINE_CHECKPOINT_BYTES: '0' });
     const beforeRun = await demoRow(ww);
     const demo = summarize(demoRun);
     const before = summarize(beforeRun);
-    const budget = demo.rawGitMs + BUDGET_RTTS * RTT_MS;
+    const newCommit = newCommitRun ? summarize(newCommitRun) : null;
 
     console.log(`bench:handoff-wan — two device processes, each behind its own ${RTT_MS} ms, ${MBIT} Mbit/s link (TLS, key pinned)`);
-    const rows: [string, string][] = [
-      ['demo Move → completed (median)', fmt(demo.ms)],
-      ['raw git over the same links (median)', fmt(demo.rawGitMs)],
-      [`aim: raw git + ${BUDGET_RTTS} round trips`, fmt(budget)],
-      ['ratio (Move / aim)', (demo.ms / budget).toFixed(2)],
-      ['round trips on the critical path', `${demo.roundTrips.toFixed(1)} (raw git ${demo.rawGitRoundTrips.toFixed(1)})`],
+    printTable('  ', [
+      ...headlineRows(demo, 'demo Move'),
       [
         'before (each checkpoint uploaded first)',
         `${fmt(before.ms)}, ${before.roundTrips.toFixed(1)} round trips (raw git ${fmt(before.rawGitMs)})`,
       ],
       ['runs per mode', String(RUNS)],
-    ];
-    const width = Math.max(...rows.map(([k]) => k.length));
-    for (const [key, value] of rows) console.log(`  ${key.padEnd(width)}  ${value}`);
+    ]);
     console.log(
       `  round trips on the critical path by step (its median at ${2 * RTT_MS} ms less at ${RTT_MS} ms, over ${RTT_MS} ms), and before:`,
     );
-    for (const [i, { step, ms, roundTrips }] of demo.steps.entries()) {
-      const was = before.steps[i]?.step === step ? before.steps[i]! : null;
-      const then = was ? `   before ${was.roundTrips.toFixed(1).padStart(4)} (${fmt(was.ms)})` : '';
-      console.log(`    ${step.padEnd(44)} ${roundTrips.toFixed(1).padStart(5)} (${fmt(ms)})${then}`);
-    }
+    printSteps('    ', demo, before);
     const traffic = (['laptop', 'desktop'] as const).map(
       (d) => `${d} ${demo.traffic(d, 'connections')} new, ${demo.traffic(d, 'exchanges')} exchanges`,
     );
     console.log(`  connections per move (push stream and heartbeats included): ${traffic.join('; ')}`);
-    if (TRACE)
-      console.log(
-        `  the last move at ${RTT_MS} ms, every delivery on the links:\n${demoRun.runs.wan
-          .at(-1)!
-          .trace.map((l) => `    ${l}`)
-          .join('\n')}`,
-      );
+    if (TRACE) printTrace('  ', demoRun);
+    if (newCommit && newCommitRun) {
+      console.log('  a new commit before each move and before its raw git (pushed from the source, before the clock starts):');
+      printTable('    ', headlineRows(newCommit, 'demo Move'));
+      console.log('    round trips on the critical path by step:');
+      printSteps('      ', newCommit);
+      if (TRACE) printTrace('    ', newCommitRun);
+    }
     let bigJson = {};
     if (big) {
       const moveMs = median(big.moves.map((m) => m.ms));
@@ -372,10 +317,10 @@ async function main(): Promise<void> {
     console.log(
       JSON.stringify({
         bench: 'handoff-wan',
-        ratio: Number((demo.ms / budget).toFixed(3)),
+        ratio: Number((demo.ms / demo.budget).toFixed(3)),
         ours_ms: Number(demo.ms.toFixed(1)),
         raw_git_ms: Number(demo.rawGitMs.toFixed(1)),
-        budget_ms: Number(budget.toFixed(1)),
+        budget_ms: Number(demo.budget.toFixed(1)),
         rtt_ms: RTT_MS,
         mbit_per_s: MBIT,
         tls: true,
@@ -385,6 +330,12 @@ async function main(): Promise<void> {
         before_ms: Number(before.ms.toFixed(1)),
         before_raw_git_ms: Number(before.rawGitMs.toFixed(1)),
         before_round_trips: trips(before.roundTrips),
+        ...(newCommit && {
+          new_commit_ms: Number(newCommit.ms.toFixed(1)),
+          new_commit_raw_git_ms: Number(newCommit.rawGitMs.toFixed(1)),
+          new_commit_ratio: Number((newCommit.ms / newCommit.budget).toFixed(3)),
+          new_commit_round_trips: trips(newCommit.roundTrips),
+        }),
         runs: RUNS,
         ...bigJson,
       }),

@@ -3,7 +3,8 @@
  * held nothing passes either way and a new connection reaches nothing; on release everything held
  * is delivered, as TCP does once a partition heals. And the relay as a slow link (slow-link.ts): the
  * delay it adds each way and to a new connection's handshake, its bandwidth cap, and loss as the
- * retransmission delays it causes, every byte still delivered in order — measured on an echo server.
+ * retransmission delays it causes, every byte still delivered in order — measured on an echo server;
+ * and a many-segment body as fast as the wire carries it, no segment held back for an acknowledgement.
  */
 import { createServer, connect, type Server, type Socket } from 'node:net';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
@@ -153,5 +154,58 @@ describe('a relay shaped as a slow link', () => {
     const open = await client(relay);
     relay.shape({ delayMs: 10, loss: 0, rtoMs: 100 });
     for (let i = 0; i < 10; i++) expect(await roundTrip(open, `ping ${i};`)).toBeLessThan(20 + 60);
+  });
+});
+
+describe('a relay shaped as a slow link, like a wire', () => {
+  it('holds no segment of a many-segment write back for an acknowledgement, either way', async () => {
+    // A sink that answers each 12 KB request once it has all of it with a 12 KB reply, as an HTTP server answers a body.
+    const size = 12 * 1024;
+    let lastRequestAt = 0;
+    const accepted: Socket[] = [];
+    const sink = createServer((socket) => {
+      accepted.push(socket);
+      let received = 0;
+      socket.on('data', (chunk: Buffer) => {
+        received += chunk.length;
+        if (received % size !== 0) return;
+        lastRequestAt = performance.now();
+        socket.write(Buffer.alloc(size, 'r'));
+      });
+    });
+    await new Promise<void>((resolve) => sink.listen(0, '127.0.0.1', resolve));
+    try {
+      const relay = await startTcpRelay(`http://127.0.0.1:${(sink.address() as { port: number }).port}`);
+      relays.push(relay);
+      relay.shape({ delayMs: 25, bitsPerSecond: 20_000_000 });
+      const open = await client(relay);
+      // A connection accepted while the relay held its traffic is relayed on the release.
+      relay.hold();
+      const held = await client(relay);
+      relay.release();
+      for (const c of [open, held]) {
+        c.socket.setNoDelay(true);
+        let lastReplyAt = 0;
+        c.socket.on('data', () => (lastReplyAt = performance.now()));
+        const exchange = async () => {
+          const before = c.bytes().length;
+          const started = performance.now();
+          c.socket.write(Buffer.alloc(size, 'q'));
+          await eventually(() => c.bytes().length >= before + size);
+          return [lastRequestAt - started, lastReplyAt - lastRequestAt];
+        };
+        // Warm: after an exchange both ends acknowledge late (delayed ACKs), as on a connection in use.
+        await exchange();
+        // Nine 1448-byte segments 0.58 ms apart at 20 Mbit/s: 25 ms + 5 ms of wire each way, not ~40 ms more.
+        for (let i = 0; i < 3; i++)
+          for (const ms of await exchange()) {
+            expect(ms).toBeGreaterThanOrEqual(25 + 4);
+            expect(ms).toBeLessThan(25 + 5 + 15);
+          }
+      }
+    } finally {
+      for (const socket of accepted) socket.destroy();
+      await new Promise<void>((resolve) => sink.close(() => resolve()));
+    }
   });
 });

@@ -76,7 +76,11 @@ export async function startTcpRelay(target: string): Promise<TcpRelay> {
   };
 
   const relay = (client: Socket, openedAt: number, connection: number) => {
-    const upstream = connect({ host: hostname, port: Number(targetPort), allowHalfOpen: true });
+    // Nagle off both sides: the lane hands over a segment at a time as the wire delivers it, and with
+    // Nagle each one after the first would wait on loopback for the last one's delayed ACK (~40 ms),
+    // a stall a wire does not make. A held connection comes here too, on its release.
+    const upstream = connect({ host: hostname, port: Number(targetPort), allowHalfOpen: true, noDelay: true });
+    client.setNoDelay(true);
     sockets.add(client).add(upstream);
     // Reading stops while the link is held or a lane holds enough of this side's bytes.
     const stopped = new Map<Socket, boolean>([

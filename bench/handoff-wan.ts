@@ -42,7 +42,7 @@ import { createTestAccount, newTestDevice } from '../dev-env/sync-fixtures.ts';
 import { startDemoSession, waitSession } from '../dev-env/two-devices.ts';
 import { startWanWorld, type WanDevice, type WanWorld } from '../dev-env/wan-world.ts';
 import { median } from './median.ts';
-import { nameOf, pushNewCommit, rawGit, stepMedians, timedMove, type TimedMove, type Workspaces } from './wan-moves.ts';
+import { nameOf, pushNewCommit, rawGit, sessionWorkspaces, stepMedians, timedMove, type TimedMove } from './wan-moves.ts';
 
 const RTT_MS = Number(process.env.BENCH_WAN_RTT_MS ?? 50);
 const MBIT = Number(process.env.BENCH_WAN_MBIT ?? 20);
@@ -104,9 +104,8 @@ async function demoRow(ww: WanWorld, newCommit = false) {
   const session = await startDemoSession(world.laptop, world.repo);
   // Warm-up, over plain relays: the desktop clones.
   await timedMove(ww, world.laptop, world.desktop, session.id);
-  const desktopRepo = (await world.desktop.client.call('getSession', { sessionId: session.id }))!.workspace;
   await timedMove(ww, world.desktop, world.laptop, session.id);
-  const workspaces: Workspaces = { laptop: world.repo, desktop: desktopRepo };
+  const workspaces = await sessionWorkspaces(ww, session.id);
   const runs = { wan: [] as TimedMove[], slower: [] as TimedMove[] };
   const raw = { wan: [] as number[], slower: [] as number[] };
   let [source, target] = [world.laptop, world.desktop];
@@ -136,7 +135,7 @@ function newestTranscript(configDir: string, workspace: string): { path: string;
 }
 
 /** The Claude row: a session moved there and back over plain relays, grown to MIB, then ROUNDS timed moves over slow links. */
-async function claudeRow(ww: WanWorld, laptopConfig: string, workspaces: Workspaces) {
+async function claudeRow(ww: WanWorld, laptopConfig: string) {
   const { world } = ww;
   const { laptop, desktop } = world;
   const session = await laptop.client.take('startSession', {
@@ -148,10 +147,11 @@ async function claudeRow(ww: WanWorld, laptopConfig: string, workspaces: Workspa
   await waitSession(laptop, session.id, 'the first Claude turn', (d) => d.transcript.some((e) => e.role === 'assistant'), 120_000);
   await timedMove(ww, laptop, desktop, session.id);
   await timedMove(ww, desktop, laptop, session.id);
-  const transcript = newestTranscript(laptopConfig, world.repo);
+  const workspaces = await sessionWorkspaces(ww, session.id);
+  const transcript = newestTranscript(laptopConfig, workspaces.laptop);
   const transcriptBytes = await growClaudeTranscript(transcript.path, {
     sessionId: transcript.sessionId,
-    cwd: world.repo,
+    cwd: workspaces.laptop,
     bytes: MIB * 1024 * 1024,
   });
   const clients = await rawClients(ww);
@@ -260,8 +260,7 @@ async function main(): Promise<void> {
 
     const demoRun = await demoRow(ww);
     const newCommitRun = NEW_COMMIT ? await demoRow(ww, true) : null;
-    const workspaces = { laptop: world.repo, desktop: join(world.desktop.workspaceRoot, 'app') };
-    const big = MIB > 0 ? await claudeRow(ww, laptopHome.claudeConfigDir, workspaces) : null;
+    const big = MIB > 0 ? await claudeRow(ww, laptopHome.claudeConfigDir) : null;
     // Before: every checkpoint uploaded first, as before it could travel in the relinquish (same run, same links).
     await restartDevices(ww, { BATON_INLINE_CHECKPOINT_BYTES: '0' });
     const beforeRun = await demoRow(ww);

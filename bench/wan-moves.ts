@@ -10,8 +10,22 @@ import { deviceId, waitEligible, type DeviceHandle } from '../dev-env/two-device
 import type { WanDevice, WanWorld } from '../dev-env/wan-world.ts';
 import { median } from './median.ts';
 
-/** Each device's checkout of the session's repository (the laptop's is `world.repo`). */
+/** Each device's checkout of the session's repository. */
 export type Workspaces = Record<WanDevice, string>;
+
+/**
+ * Where each device runs (or last ran) the session, read from the devices once it has been on both:
+ * not assumed, since a device never runs two sessions in one folder, so a session moved back while
+ * another runs in its first folder there continues in another.
+ */
+export async function sessionWorkspaces(ww: WanWorld, sessionId: string): Promise<Workspaces> {
+  const where = async (device: DeviceHandle) => {
+    const view = await device.client.call('getSession', { sessionId });
+    if (!view) throw new Error(`${device.name} does not know the session ${sessionId}`);
+    return view.workspace;
+  };
+  return { laptop: await where(ww.world.laptop), desktop: await where(ww.world.desktop) };
+}
 
 /** One timed move: its time, each step's time, and what each device's backend link carried. */
 export interface TimedMove {

@@ -15,14 +15,16 @@
  * over (its raw git time + 6 round trips).
  *
  * The rows: the demo row moves with no commit between moves, so the target's fetch and raw git's find
- * nothing new (the least a move costs). The new-commit row (its own lines and `new_commit_*` keys)
+ * nothing new: the move's target has the commit and fetches nothing at all (the least a move costs). The new-commit row (its own lines and `new_commit_*` keys)
  * is the same moves and raw git, each preceded by a new commit (a line added to NOTES.md) in the
  * source's checkout, pushed to origin over the source's own git link (shaped as for the move, before
  * the clock starts): the target's fetch downloads a pack in both, as a move after an agent's turn
  * does. The Claude row is the 32 MiB session. Last, both devices are restarted with
  * BATON_INLINE_CHECKPOINT_BYTES=0 and the demo row is run again: the moves as they were before a
  * small checkpoint travelled in its relinquish (uploaded first, one round trip more), in the same run.
- * One move and its raw git are measured in wan-moves.ts.
+ * Each row's session has a repository of its own (the first the world's, the others made for it),
+ * so none finds its folder taken by another row's on a move back. One move and its raw git are
+ * measured in wan-moves.ts.
  *
  * Knobs: BENCH_WAN_RUNS demo moves per mode (default 8, there and back), BENCH_WAN_MIB (default 32;
  * 0 leaves out the Claude row), BENCH_WAN_NEW_COMMIT (0 leaves out the new-commit row),
@@ -42,7 +44,7 @@ import { createTestAccount, newTestDevice } from '../dev-env/sync-fixtures.ts';
 import { startDemoSession, waitSession } from '../dev-env/two-devices.ts';
 import { startWanWorld, type WanDevice, type WanWorld } from '../dev-env/wan-world.ts';
 import { median } from './median.ts';
-import { nameOf, pushNewCommit, rawGit, sessionWorkspaces, stepMedians, timedMove, type TimedMove } from './wan-moves.ts';
+import { nameOf, pushNewCommit, rawGit, rowRepository, sessionWorkspaces, stepMedians, timedMove, type TimedMove } from './wan-moves.ts';
 
 const RTT_MS = Number(process.env.BENCH_WAN_RTT_MS ?? 50);
 const MBIT = Number(process.env.BENCH_WAN_MBIT ?? 20);
@@ -99,9 +101,9 @@ async function rawBytes(
  * the source's checkout gets a new commit pushed to origin (over its own link, shaped, before the
  * clock starts), so the target's fetch downloads a pack in both, as after an agent's turn.
  */
-async function demoRow(ww: WanWorld, newCommit = false) {
+async function demoRow(ww: WanWorld, repo: string, newCommit = false) {
   const { world } = ww;
-  const session = await startDemoSession(world.laptop, world.repo);
+  const session = await startDemoSession(world.laptop, repo);
   // Warm-up, over plain relays: the desktop clones.
   await timedMove(ww, world.laptop, world.desktop, session.id);
   await timedMove(ww, world.desktop, world.laptop, session.id);
@@ -139,7 +141,7 @@ async function claudeRow(ww: WanWorld, laptopConfig: string) {
   const { world } = ww;
   const { laptop, desktop } = world;
   const session = await laptop.client.take('startSession', {
-    workspace: world.repo,
+    workspace: await rowRepository(ww, 'big'),
     provider: 'claude-code',
     prompt: 'say hello',
     title: 'big',
@@ -258,12 +260,12 @@ async function main(): Promise<void> {
     world.sandbox.commitFile(world.repo, 'src/parser.ts', 'export const parse = (s: string) => s.split(",");\n', 'Add the parser');
     await ww.git('laptop', world.repo, ['push', '-q', 'origin', 'main']);
 
-    const demoRun = await demoRow(ww);
-    const newCommitRun = NEW_COMMIT ? await demoRow(ww, true) : null;
+    const demoRun = await demoRow(ww, world.repo);
+    const newCommitRun = NEW_COMMIT ? await demoRow(ww, await rowRepository(ww, 'notes'), true) : null;
     const big = MIB > 0 ? await claudeRow(ww, laptopHome.claudeConfigDir) : null;
     // Before: every checkpoint uploaded first, as before it could travel in the relinquish (same run, same links).
     await restartDevices(ww, { BATON_INLINE_CHECKPOINT_BYTES: '0' });
-    const beforeRun = await demoRow(ww);
+    const beforeRun = await demoRow(ww, await rowRepository(ww, 'before'));
     const demo = summarize(demoRun);
     const before = summarize(beforeRun);
     const newCommit = newCommitRun ? summarize(newCommitRun) : null;

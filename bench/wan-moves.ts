@@ -7,11 +7,23 @@ import { appendFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { DeviceApiEvents } from '../shared/device-api.ts';
 import { deviceId, waitEligible, type DeviceHandle } from '../dev-env/two-devices.ts';
-import type { WanDevice, WanWorld } from '../dev-env/wan-world.ts';
+import { GIT_HOST, type WanDevice, type WanWorld } from '../dev-env/wan-world.ts';
 import { median } from './median.ts';
 
 /** Each device's checkout of the session's repository. */
 export type Workspaces = Record<WanDevice, string>;
+
+/**
+ * A repository of one row's own: its origin served by the git host, the laptop's clone of it under the
+ * laptop's workspace root naming GIT_HOST (as the world's first one does). Each row's session gets one,
+ * so no row's session finds its folder taken by another's (a device runs one session in a folder).
+ */
+export async function rowRepository(ww: WanWorld, name: string): Promise<string> {
+  const { sandbox, laptop } = ww.world;
+  const repo = sandbox.clone(sandbox.makeOrigin(name), join(laptop.workspaceRoot, name));
+  await ww.git('laptop', repo, ['remote', 'set-url', 'origin', `${GIT_HOST}/${name}.git`]);
+  return repo;
+}
 
 /**
  * Where each device runs (or last ran) the session, read from the devices once it has been on both:

@@ -70,7 +70,10 @@ for (const agent of AGENTS) {
     await expect(fork.transcript).toContainText('was forked here as');
     await sendMessage(world().desktop.page, 'what did I say first?');
     await expect(fork.transcript).toContainText(`I remember: ${first}`);
-    const forkId = lastRequestFor(agent.api, 'what did I say first?')?.headers[agent.sessionHeader];
+    const asked = lastRequestFor(agent.api, 'what did I say first?');
+    // Its agent read that it is a fork, ahead of the person's words.
+    expect(asked?.lastUserText).toMatch(/^Baton: this session is a fork of "[^"]+", made from the checkpoint of its move from laptop/);
+    const forkId = asked?.headers[agent.sessionHeader];
     expect(forkId).toMatch(/^[0-9a-f-]{36}$/);
     expect(forkId).not.toBe(originalId);
     expect(readFileSync(file)).toEqual(before);

@@ -69,6 +69,19 @@ describe('Fork from here', () => {
       expect(note?.text).toContain('from laptop');
       expect(fork.transcript.some((e) => e.role === 'assistant')).toBe(true);
 
+      // The fork's agent is told it is a fork, where it runs and on which branch, with the first input it reads.
+      expect(await world.desktop.client.call('sendMessage', { sessionId: forkId, text: 'go on in another direction' })).toEqual({
+        ok: true,
+        value: undefined,
+      });
+      const answered = await waitSession(world.desktop, forkId, "the fork's first turn", (d) =>
+        d.transcript.some((e) => e.role === 'assistant' && e.text.includes('go on in another direction')),
+      );
+      const reply = answered.transcript.findLast((e) => e.role === 'assistant')!.text;
+      expect(reply).toContain(`Baton told me: "Baton: this session is a fork of "Fix the flaky parser test"`);
+      expect(reply).toContain(`you now run in ${fork.workspace}, on the new branch ${branch}.`);
+      expect(reply).toContain('The original session goes on separately');
+
       // The original: the same record, generation, checkout and history.
       const after = (await world.desktop.client.call('getSession', { sessionId }))!;
       expect(after).toMatchObject({ generation: before.generation, ownerDeviceId: desktopId, workspace: before.workspace });

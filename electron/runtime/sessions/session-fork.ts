@@ -42,6 +42,20 @@ export function forkBranchName(branch: string | null, forkId: string): string {
   return `${branch ?? 'session'}-fork-${forkId.slice(0, 8)}`;
 }
 
+/**
+ * What the fork's agent is told ("Baton:" first, as after a move): that it is a fork, of what and from
+ * where, where it now runs and on which branch, and that the original goes on without it.
+ */
+export function forkNote(title: string, sourceDeviceName: string | null, workspace: string, branches: string[]): string {
+  const on =
+    branches.length === 1 ? `on the new branch ${branches[0]}` : `each repository on a new branch of its own (${branches.join(', ')})`;
+  return (
+    `Baton: this session is a fork of "${title}", made from the checkpoint of its move from ${sourceDeviceName ?? 'another device'}; ` +
+    `you now run in ${workspace}, ${on}. The original session goes on separately, in its own folder and branch: ` +
+    'nothing you do here changes it.'
+  );
+}
+
 const collected = () => fail('checkpoint_collected', 'The checkpoint of this move was collected, so it can no longer be forked from.');
 
 /** The completed handoff of `sessionId` named `handoffId`, whose checkpoint a fork is made from. */
@@ -145,8 +159,10 @@ export async function forkFromHandoff(deps: ForkDeps, sessionId: string, handoff
       `(handoff ${handoffId}, ${at}). ${recorded.value.notes.join(' ')} The original session is unchanged.`,
   );
   const agent = deps.sessions.attach(forkId, provider);
+  const branches = checkpoint.repos.map((r) => forkBranchName(r.branch, forkId));
+  const told = forkNote(checkpoint.meta.title, checkpoint.sourceDeviceName, pinned.workspace, branches);
   const next = 'This is a fork of the session: continue from here in another direction when asked.';
-  const continuation = checkpointContinuation(checkpoint, drift, next);
+  const continuation = checkpointContinuation(checkpoint, drift, next, told);
   const refused = importRefusedFor(checkpoint);
   const resumed = await deps.providers.resume(agent, checkpoint.providerResume, continuation, pinned.workspace, refused, undefined, true);
   if (!resumed.ok) {
@@ -155,8 +171,13 @@ export async function forkFromHandoff(deps: ForkDeps, sessionId: string, handoff
     deps.changed(forkId);
     return fail('resume_failed', resumed.message);
   }
-  // An import says itself that it forked; a summary continuation's reason is told here.
+  // An import says itself that it forked; a summary continuation's reason is told here. A summary
+  // continuation's prompt told the agent it is a fork; an imported session reads it with the next input.
   if (resumed.value.path === 'summary-continuation' && resumed.value.reason) deps.sessions.note(forkId, resumed.value.reason);
+  if (resumed.value.path === 'checkpoint-import')
+    deps.state.updateSession(forkId, (s) => {
+      s.agentNote = told;
+    });
   await deps.sessions.saveResumeData(forkId, agent);
   deps.changed(forkId);
   return ok(deps.state.session(forkId)!);

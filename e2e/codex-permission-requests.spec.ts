@@ -9,21 +9,10 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { expect, test } from '@playwright/test';
-import { openAgentWorld, type AgentWorld } from './support/agent-world.ts';
+import { useAgentWorld } from './support/agent-world.ts';
 import { openSession, runView, sendMessage, startMoveInUi, startSessionInUi } from './support/devices.ts';
 
-let world: AgentWorld;
-
-test.describe.configure({ mode: 'serial' });
-
-test.beforeAll(async ({ browser }) => {
-  test.setTimeout(120_000);
-  world = await openAgentWorld(browser);
-});
-
-test.afterAll(async () => {
-  await world?.close();
-});
+const world = useAgentWorld();
 
 const TITLE = 'Codex asks';
 const SUM = `node -e "console.log('sum ' + 6 * 7)"`;
@@ -31,9 +20,9 @@ const WRITE = `node -e "require('fs').writeFileSync('denied.txt', 'x')"`;
 const OUTPUT = /Command output: [\s\S]*sum 42/;
 
 test('asks on both devices; the other device answers "Allow for this session", Codex runs the command, and the same command is not asked again', async () => {
-  const laptopPage = world.laptop.page;
-  const desktopPage = world.desktop.page;
-  await startSessionInUi(laptopPage, { provider: 'Codex', workspace: world.devices.repo, title: TITLE, prompt: `run command ${SUM}` });
+  const laptopPage = world().laptop.page;
+  const desktopPage = world().desktop.page;
+  await startSessionInUi(laptopPage, { provider: 'Codex', workspace: world().devices.repo, title: TITLE, prompt: `run command ${SUM}` });
   await expect(laptopPage.getByText('Permissions: Edit files, ask before commands')).toBeVisible();
   const asked = runView(laptopPage).permissionRequest;
   await expect(asked).toContainText(`Codex wants to run \`${SUM}\`.`);
@@ -58,7 +47,7 @@ test('asks on both devices; the other device answers "Allow for this session", C
 });
 
 test("a deny's message reaches the model, and the command does not run", async () => {
-  const laptopPage = world.laptop.page;
+  const laptopPage = world().laptop.page;
   await sendMessage(laptopPage, `run command ${WRITE}`);
   const asked = runView(laptopPage).permissionRequest;
   await expect(asked).toContainText(`Codex wants to run \`${WRITE}\``);
@@ -68,12 +57,12 @@ test("a deny's message reaches the model, and the command does not run", async (
   await expect(runView(laptopPage).transcript).toContainText(
     `Scripted reply to: I denied your request to run \`${WRITE}\`: Do not write files; print instead`,
   );
-  expect(existsSync(join(world.devices.repo, 'denied.txt'))).toBe(false);
+  expect(existsSync(join(world().devices.repo, 'denied.txt'))).toBe(false);
 });
 
 test('a Move with a request pending denies it, and the thread goes on on the target, where the rule still holds', async () => {
-  const laptopPage = world.laptop.page;
-  const desktopPage = world.desktop.page;
+  const laptopPage = world().laptop.page;
+  const desktopPage = world().desktop.page;
   await sendMessage(laptopPage, `run command ${WRITE}`);
   await expect(runView(laptopPage).permissionRequest).toBeVisible();
   await startMoveInUi(laptopPage, 'desktop');
@@ -81,7 +70,7 @@ test('a Move with a request pending denies it, and the thread goes on on the tar
   await expect(runView(desktopPage).ownership).toContainText('checkpoint-import');
   await expect(runView(desktopPage).transcript).toContainText('denied by Baton: “The session is moving to desktop; ask again there.”');
   await expect(runView(desktopPage).permissionRequest).toBeHidden();
-  expect(existsSync(join(world.devices.repo, 'denied.txt'))).toBe(false);
+  expect(existsSync(join(world().devices.repo, 'denied.txt'))).toBe(false);
 
   await sendMessage(desktopPage, `run command ${SUM}`);
   await expect(runView(desktopPage).transcript.getByText(/^Command output:/)).toHaveCount(3);
@@ -89,11 +78,11 @@ test('a Move with a request pending denies it, and the thread goes on on the tar
 });
 
 test('"Ask before edits and commands" asks before a file change, with its diff; Allow writes it', async () => {
-  const laptopPage = world.laptop.page;
-  const file = join(world.devices.repo, 'careful.txt');
+  const laptopPage = world().laptop.page;
+  const file = join(world().devices.repo, 'careful.txt');
   await startSessionInUi(laptopPage, {
     provider: 'Codex',
-    workspace: world.devices.repo,
+    workspace: world().devices.repo,
     title: 'Codex asks before edits',
     prompt: 'write file careful.txt with checked',
     permission: 'Ask before edits and commands',

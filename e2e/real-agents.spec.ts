@@ -12,21 +12,10 @@ import { join } from 'node:path';
 import { expect, test } from '@playwright/test';
 import { personsWords } from '../dev-env/scripted-model-server/rules.ts';
 import type { ModelApi } from '../dev-env/scripted-model-server/server.ts';
-import { openAgentWorld, requestsFor as requestsOf, type AgentWorld } from './support/agent-world.ts';
+import { requestsFor as requestsOf, useAgentWorld } from './support/agent-world.ts';
 import { expectContinuedWith, openSession, runView, sendMessage, screenshots, startMoveInUi, startSessionInUi } from './support/devices.ts';
 
-let world: AgentWorld;
-
-test.describe.configure({ mode: 'serial' });
-
-test.beforeAll(async ({ browser }) => {
-  test.setTimeout(120_000);
-  world = await openAgentWorld(browser);
-});
-
-test.afterAll(async () => {
-  await world?.close();
-});
+const world = useAgentWorld();
 
 interface Agent {
   label: 'Claude Code' | 'Codex';
@@ -56,13 +45,13 @@ const AGENTS: Agent[] = [
 ];
 
 /** The model calls the scripted server received for `api` whose newest user text is `text`. */
-const requestsFor = (api: ModelApi, text: string) => requestsOf(world, api, text);
+const requestsFor = (api: ModelApi, text: string) => requestsOf(world(), api, text);
 
 for (const agent of AGENTS) {
   test(`${agent.label}: edits a file, is blocked until committed and pushed, moves with the same CLI session and its history, and moves back`, async () => {
-    const laptopPage = world.laptop.page;
-    const desktopPage = world.desktop.page;
-    const repo = world.devices.repo;
+    const laptopPage = world().laptop.page;
+    const desktopPage = world().desktop.page;
+    const repo = world().devices.repo;
     const title = `${agent.label} plan`;
     const first = `write file ${agent.file} with the plan`;
 
@@ -99,7 +88,7 @@ for (const agent of AGENTS) {
     for (const view of [laptop, desktop]) await expect(view.ownership).toContainText('generation 2');
     await expect(desktop.ownership).toContainText('checkpoint-import');
     await expect(desktopPage.getByText('Permissions: Edit files, ask before commands')).toBeVisible();
-    const workspaceThere = (await world.desktop.device.client.call('listSessions', {})).find((s) => s.title === title)!.workspace;
+    const workspaceThere = (await world().desktop.device.client.call('listSessions', {})).find((s) => s.title === title)!.workspace;
     expect(existsSync(join(workspaceThere, agent.file))).toBe(true);
 
     // The next turn on the desktop continues the same CLI session, and the server received its history.
@@ -123,9 +112,9 @@ for (const agent of AGENTS) {
 }
 
 test('a Claude Code session moved to a desktop that has Claude Code and Codex may go on with Codex, by summary', async () => {
-  const laptopPage = world.laptop.page;
+  const laptopPage = world().laptop.page;
   const title = 'Pick Codex there';
-  await startSessionInUi(laptopPage, { provider: 'Claude Code', workspace: world.devices.repo, title, prompt: 'say hello' });
+  await startSessionInUi(laptopPage, { provider: 'Claude Code', workspace: world().devices.repo, title, prompt: 'say hello' });
   const laptop = runView(laptopPage);
   await expect(laptopPage.getByRole('log', { name: 'Transcript' })).toContainText('Hello from the scripted model.');
 
@@ -138,5 +127,5 @@ test('a Claude Code session moved to a desktop that has Claude Code and Codex ma
   await dialog.getByRole('button', { name: 'Start move' }).click();
   await expect(dialog).toBeHidden();
 
-  await expectContinuedWith(world.desktop.page, title, 'Codex');
+  await expectContinuedWith(world().desktop.page, title, 'Codex');
 });

@@ -58,3 +58,27 @@ export function Modal({ title, onClose, children, description, className }: Moda
     </dialog>
   );
 }
+
+interface ModalActionsProps {
+  onCancel(): void;
+  /** The submit button's word, and what it says while the form is sent. */
+  submitLabel: string;
+  pendingLabel: string;
+  pending: boolean;
+  /** Whether the form cannot be sent yet (it also cannot while pending). */
+  disabled?: boolean;
+}
+
+/** A dialog form's footer: Cancel, and the button that submits the form. */
+export function ModalActions({ onCancel, submitLabel, pendingLabel, pending, disabled = false }: ModalActionsProps) {
+  return (
+    <div className="modal-actions">
+      <button type="button" className="button" onClick={onCancel}>
+        Cancel
+      </button>
+      <button type="submit" className="button button--primary" disabled={disabled || pending}>
+        {pending ? pendingLabel : submitLabel}
+      </button>
+    </div>
+  );
+}

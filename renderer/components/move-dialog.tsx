@@ -18,7 +18,8 @@ import { useStatusStore } from '../stores/status-store.ts';
 import { needsBackendReason } from './backend-reach.ts';
 import { BlockerItem } from './blocker-item.tsx';
 import { formatAgo } from './format.ts';
-import { Modal } from './modal.tsx';
+import { FormError } from './form-error.tsx';
+import { Modal, ModalActions } from './modal.tsx';
 import { MoveAgentChoice } from './move-agent-choice.tsx';
 import { blockerSummary, sourceBlockers } from './readiness-words.ts';
 
@@ -156,20 +157,15 @@ export function MoveDialog({ sessionId, sessionTitle, onClose }: MoveDialogProps
               moves; ask again on the other device.
             </p>
           )}
-          {(error ?? backendReason) && (
-            <p className="form-error" role="alert">
-              {error ?? backendReason}
-            </p>
-          )}
+          <FormError message={error ?? backendReason} />
         </div>
-        <div className="modal-actions">
-          <button type="button" className="button" onClick={onClose}>
-            Cancel
-          </button>
-          <button type="submit" className="button button--primary" disabled={chosen === null || pending || backendReason !== null}>
-            {pending ? 'Checking…' : 'Start move'}
-          </button>
-        </div>
+        <ModalActions
+          onCancel={onClose}
+          submitLabel="Start move"
+          pendingLabel="Checking…"
+          pending={pending}
+          disabled={chosen === null || backendReason !== null}
+        />
       </form>
     </Modal>
   );

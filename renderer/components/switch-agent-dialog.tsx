@@ -10,7 +10,8 @@ import { agentLabel } from '../../shared/agent-switch.ts';
 import { isProviderId, type ProviderId } from '../../shared/provider.ts';
 import { api, errorMessage } from '../api/device-api.ts';
 import { useSessionsStore } from '../stores/sessions-store.ts';
-import { Modal } from './modal.tsx';
+import { FormError } from './form-error.tsx';
+import { Modal, ModalActions } from './modal.tsx';
 
 /** Renders the dialog for one owned session; "Switch" starts the chosen agent and closes. */
 export function SwitchAgentDialog({ session, onClose }: { session: SessionView; onClose(): void }) {
@@ -73,20 +74,9 @@ export function SwitchAgentDialog({ session, onClose }: { session: SessionView; 
               );
             })}
           </fieldset>
-          {error && (
-            <p className="form-error" role="alert">
-              {error}
-            </p>
-          )}
+          <FormError message={error} />
         </div>
-        <div className="modal-actions">
-          <button type="button" className="button" onClick={onClose}>
-            Cancel
-          </button>
-          <button type="submit" className="button button--primary" disabled={selected === null || pending}>
-            {pending ? 'Switching…' : 'Switch'}
-          </button>
-        </div>
+        <ModalActions onCancel={onClose} submitLabel="Switch" pendingLabel="Switching…" pending={pending} disabled={selected === null} />
       </form>
     </Modal>
   );

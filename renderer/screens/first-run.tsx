@@ -8,6 +8,7 @@ import type { BackendKeyProbe } from '../../shared/backend-keys.ts';
 import { BackendAddressesField } from '../components/backend-addresses-field.tsx';
 import { BackendKeyConfirm, keysToConfirm } from '../components/backend-key.tsx';
 import { enrollmentField, enrollmentWords, plainMessage, type EnrollmentField } from '../components/error-words.ts';
+import { FormError } from '../components/form-error.tsx';
 import { useStatusStore } from '../stores/status-store.ts';
 
 const ADDRESS_HINT = 'One address, or several instances of one backend separated by commas; tried in order.';
@@ -118,11 +119,7 @@ function CreateAccount() {
           }}
         />
         <DeviceNameField value={deviceName} onChange={setDeviceName} error={errors.name} placeholder="e.g. Work laptop" />
-        {errors.form && (
-          <p className="form-error" role="alert">
-            {errors.form}
-          </p>
-        )}
+        <FormError message={errors.form} />
         {toConfirm ? (
           <BackendKeyConfirm probes={toConfirm.probes} busy={busy} onConfirm={confirm} onCancel={() => setToConfirm(null)} />
         ) : (
@@ -185,11 +182,7 @@ function JoinAccount() {
           value={backendUrls}
           onChange={setBackendUrls}
         />
-        {errors.form && (
-          <p className="form-error" role="alert">
-            {errors.form}
-          </p>
-        )}
+        <FormError message={errors.form} />
         <button type="submit" className="button" disabled={busy || joining}>
           {joining ? 'Waiting for approval…' : 'Join'}
         </button>

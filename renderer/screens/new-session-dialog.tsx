@@ -8,7 +8,8 @@ import { DEFAULT_PERMISSION_LEVEL, PERMISSION_LABELS, PermissionLevel } from '..
 import { failureOf } from '../api/device-api.ts';
 import { newSessionField, newSessionWords, plainMessage, type WorkspaceField } from '../components/error-words.ts';
 import { ExistingSessions } from '../components/existing-sessions.tsx';
-import { Modal } from '../components/modal.tsx';
+import { FormError } from '../components/form-error.tsx';
+import { Modal, ModalActions } from '../components/modal.tsx';
 import { navigate } from '../hooks/use-route.ts';
 import { useSessionsStore } from '../stores/sessions-store.ts';
 
@@ -151,20 +152,15 @@ export function NewSessionDialog({ onClose }: { onClose(): void }) {
               }}
             />
           )}
-          {errors.form && (
-            <p className="form-error" role="alert">
-              {errors.form}
-            </p>
-          )}
+          <FormError message={errors.form} />
         </div>
-        <div className="modal-actions">
-          <button type="button" className="button" onClick={onClose}>
-            Cancel
-          </button>
-          <button type="submit" className="button button--primary" disabled={pending || provider === '' || workspace.trim() === ''}>
-            {pending ? 'Starting…' : 'Start'}
-          </button>
-        </div>
+        <ModalActions
+          onCancel={onClose}
+          submitLabel="Start"
+          pendingLabel="Starting…"
+          pending={pending}
+          disabled={provider === '' || workspace.trim() === ''}
+        />
       </form>
     </Modal>
   );

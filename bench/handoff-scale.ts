@@ -27,7 +27,7 @@ import { generateAdk, KeyRing } from '../electron/crypto/key-ring.ts';
 import { ChunkWriter, forEachChunk } from '../electron/io/file-chunks.ts';
 import { projectSlug } from '../electron/providers/claude-code/paths.ts';
 import type { DeviceApiEvents } from '../shared/device-api.ts';
-import { AgentCliLab } from '../dev-env/agent-clis/agent-cli-lab.ts';
+import { startBenchAgentLab } from './agent-lab.ts';
 import { growClaudeTranscript } from '../dev-env/large-claude-transcript.ts';
 import { median } from './median.ts';
 import { memoryOf, resetPeak, sampleRss } from '../dev-env/process-memory.ts';
@@ -369,13 +369,9 @@ async function repositoryRows(
 }
 
 async function main(): Promise<void> {
-  // Everything this bench writes (repositories, CLI homes, device profiles) goes under .bench-tmp/.
-  process.env.TMPDIR = join(ROOT, '.bench-tmp');
-  mkdirSync(process.env.TMPDIR, { recursive: true });
-  const lab = await AgentCliLab.start();
+  const { lab, laptopHome, desktopHome } = await startBenchAgentLab();
   let world: TwoDevices | null = null;
   try {
-    const [laptopHome, desktopHome] = [await lab.home('laptop'), await lab.home('desktop')];
     world = await startTwoDevices({
       prefix: 'baton-scale-',
       shipped: true,

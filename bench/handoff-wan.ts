@@ -38,7 +38,7 @@ import { join } from 'node:path';
 import { projectSlug } from '../electron/providers/claude-code/paths.ts';
 import { createBackendClient, type BackendClient } from '../electron/sync/backend-client.ts';
 import { BackendTrust } from '../electron/sync/backend-trust.ts';
-import { AgentCliLab } from '../dev-env/agent-clis/agent-cli-lab.ts';
+import { startBenchAgentLab } from './agent-lab.ts';
 import { growClaudeTranscript } from '../dev-env/large-claude-transcript.ts';
 import { createTestAccount, newTestDevice } from '../dev-env/sync-fixtures.ts';
 import { startDemoSession, waitSession } from '../dev-env/two-devices.ts';
@@ -56,7 +56,6 @@ const NEW_COMMIT = process.env.BENCH_WAN_NEW_COMMIT !== '0';
 /** The round trips the demo move may take beyond raw git (the aim). */
 const BUDGET_RTTS = 6;
 const WAN = { delayMs: RTT_MS / 2, bitsPerSecond: MBIT * 1e6 };
-const ROOT = join(import.meta.dirname, '..');
 
 /** A signed client of one account over each device's backend link, for the raw byte transfers. */
 async function rawClients(ww: WanWorld): Promise<Record<WanDevice, BackendClient>> {
@@ -242,12 +241,9 @@ async function restartDevices(ww: WanWorld, env: NodeJS.ProcessEnv): Promise<voi
 }
 
 async function main(): Promise<void> {
-  process.env.TMPDIR = join(ROOT, '.bench-tmp');
-  mkdirSync(process.env.TMPDIR, { recursive: true });
-  const lab = await AgentCliLab.start();
+  const { lab, laptopHome, desktopHome } = await startBenchAgentLab();
   let ww: WanWorld | null = null;
   try {
-    const [laptopHome, desktopHome] = [await lab.home('laptop'), await lab.home('desktop')];
     ww = await startWanWorld({
       prefix: 'baton-wan-',
       shipped: true,

@@ -7,7 +7,7 @@
 import { useId } from 'react';
 import { useHandoffsStore, type BlockedMove } from '../stores/handoffs-store.ts';
 import { BlockerItem } from './blocker-item.tsx';
-import { blockerSummary } from './readiness-words.ts';
+import { blockerSummary } from '../model/readiness-words.ts';
 
 /**
  * Renders the alert for the blocked move `blocked` of `sessionId`. `ownerName`: set off the owner

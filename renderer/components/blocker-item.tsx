@@ -8,8 +8,8 @@
 import { useId, useState } from 'react';
 import type { Blocker } from '../../shared/readiness.ts';
 import { useHandoffsStore, type BlockedMove } from '../stores/handoffs-store.ts';
-import { blockerWords } from './readiness-words.ts';
-import { remediationOf } from './session-state.ts';
+import { blockerWords } from '../model/readiness-words.ts';
+import { remediationOf } from '../model/session-state.ts';
 
 /** What an action's note says: it is the user's own git, hooks included. */
 const AS_YOUR_GIT = {

@@ -10,8 +10,8 @@ import { useDevicesStore } from '../stores/devices-store.ts';
 import { useHandoffsStore } from '../stores/handoffs-store.ts';
 import { useSessionsStore } from '../stores/sessions-store.ts';
 import { ForkButton } from './fork-button.tsx';
-import { formatDay } from './format.ts';
-import { handoffCodes, handoffOutcome } from './session-state.ts';
+import { formatDay } from '../model/format.ts';
+import { handoffCodes, handoffOutcome } from '../model/session-state.ts';
 
 type Item = { kind: 'move'; at: number; handoff: HandoffView } | { kind: 'switch'; at: number; change: ProviderChange };
 

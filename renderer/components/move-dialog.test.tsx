@@ -12,7 +12,7 @@ import { useHandoffsStore } from '../stores/handoffs-store.ts';
 import { useStatusStore } from '../stores/status-store.ts';
 import { fakeDevice, heldAnswer } from '../test-support/fake-device-api.ts';
 import { backendUnreachable, eligible, ineligible, readinessReport } from '../test-support/views.ts';
-import { needsBackendReason } from './backend-reach.ts';
+import { needsBackendReason } from '../model/backend-reach.ts';
 import { MoveDialog } from './move-dialog.tsx';
 
 const OLDER_CLI = { code: 'older_cli', message: 'Its Claude Code is older: the agent continues from a rebuilt prompt.' };

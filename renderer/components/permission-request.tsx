@@ -10,7 +10,8 @@ import { useEffect, useId, useState } from 'react';
 import type { SessionDetail } from '../../shared/device-api.ts';
 import type { PermissionDecision } from '../../shared/permission-request.ts';
 import { describeAsk, describeRule, type PermissionOutcomeView, type PermissionRequestView } from '../../shared/permission-views.ts';
-import { api, errorMessage } from '../api/device-api.ts';
+import { errorMessage } from '../model/error-words.ts';
+import { api } from '../api/device-api.ts';
 import { useStatusStore } from '../stores/status-store.ts';
 
 const DECIDED: Record<PermissionOutcomeView['decision'], string> = {

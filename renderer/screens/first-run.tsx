@@ -7,7 +7,7 @@ import { formatBackendList, parseBackendList } from '../../shared/backend-addres
 import type { BackendKeyProbe } from '../../shared/backend-keys.ts';
 import { BackendAddressesField } from '../components/backend-addresses-field.tsx';
 import { BackendKeyConfirm, keysToConfirm } from '../components/backend-key.tsx';
-import { enrollmentField, enrollmentWords, plainMessage, type EnrollmentField } from '../components/error-words.ts';
+import { enrollmentField, enrollmentWords, plainMessage, type EnrollmentField } from '../model/error-words.ts';
 import { FormError } from '../components/form-error.tsx';
 import { useStatusStore } from '../stores/status-store.ts';
 

@@ -5,8 +5,7 @@
  */
 import { useEffect, useId, useState, type FormEvent } from 'react';
 import { DEFAULT_PERMISSION_LEVEL, PERMISSION_LABELS, PermissionLevel } from '../../shared/provider.ts';
-import { failureOf } from '../api/device-api.ts';
-import { newSessionField, newSessionWords, plainMessage, type WorkspaceField } from '../components/error-words.ts';
+import { failureOf, newSessionField, newSessionWords, plainMessage, type WorkspaceField } from '../model/error-words.ts';
 import { ExistingSessions } from '../components/existing-sessions.tsx';
 import { FormError } from '../components/form-error.tsx';
 import { Modal, ModalActions } from '../components/modal.tsx';

@@ -6,8 +6,9 @@ import { create } from 'zustand';
 import type { ActionResult, EligibilityView, HandoffView, MoveBlockView, SessionView } from '../../shared/device-api.ts';
 import type { ProviderId } from '../../shared/provider.ts';
 import type { ReadinessReport } from '../../shared/readiness.ts';
-import { api, errorMessage } from '../api/device-api.ts';
-import { isTargetBlocker } from '../components/readiness-words.ts';
+import { errorMessage } from '../model/error-words.ts';
+import { api } from '../api/device-api.ts';
+import { isTargetBlocker } from '../model/readiness-words.ts';
 
 /** A blocked move as the run view shows it: the target, the last evaluation, and the last remediation's refusal. */
 export interface BlockedMove {

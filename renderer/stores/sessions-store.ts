@@ -11,8 +11,9 @@ import type {
   SessionView,
 } from '../../shared/device-api.ts';
 import type { Result } from '../../shared/errors.ts';
-import { api, errorMessage } from '../api/device-api.ts';
-import { withActivity, withEarlier, withHandoff, withViews } from '../components/session-state.ts';
+import { errorMessage } from '../model/error-words.ts';
+import { api } from '../api/device-api.ts';
+import { withActivity, withEarlier, withHandoff, withViews } from '../model/session-state.ts';
 import { TRANSCRIPT_WINDOW } from '../../shared/device-api.ts';
 
 interface SessionsState {

@@ -25,7 +25,7 @@ export function BlockedAlert({
   const headingId = useId();
   const checkAgain = useHandoffsStore((state) => state.checkAgain);
   const dismiss = useHandoffsStore((state) => state.dismissBlocked);
-  const pending = useHandoffsStore((state) => state.pending[sessionId]);
+  const pending = useHandoffsStore((state) => state.sessions[sessionId]?.pending);
   const { blockers } = blocked.report;
   const ready = blockers.length === 0;
   return (

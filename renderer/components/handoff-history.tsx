@@ -39,7 +39,7 @@ function SwitchItem({ change }: { change: ProviderChange }) {
 /** Renders the history region of one session run by `provider`, loaded once and kept live by handoff events. */
 export function HandoffHistory({ sessionId, provider }: { sessionId: string; provider: string }) {
   const headingId = useId();
-  const history = useHandoffsStore((state) => state.history[sessionId]);
+  const history = useHandoffsStore((state) => state.sessions[sessionId]?.history);
   const loadHistory = useHandoffsStore((state) => state.loadHistory);
   const changes = useSessionsStore((state) => state.details[sessionId]?.providerChanges) ?? [];
   const switched = changes.some((c) => c.handoffId === null);

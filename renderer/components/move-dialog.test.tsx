@@ -185,7 +185,7 @@ describe('the Move dialog', () => {
     await user.click(within(dialog).getByRole('radio', { name: 'desktop' }));
     await user.click(startMove);
     expect(onClose).toHaveBeenCalledTimes(1);
-    expect(useHandoffsStore.getState().blocked['s1']).toMatchObject({ targetDeviceId: 'd2', targetName: 'desktop', report });
+    expect(useHandoffsStore.getState().sessions['s1']?.blocked).toMatchObject({ targetDeviceId: 'd2', targetName: 'desktop', report });
   });
 
   it('stays open on a refused start and says why', async () => {

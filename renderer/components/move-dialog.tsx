@@ -32,7 +32,7 @@ interface MoveDialogProps {
 /** This device's side of the move, as evaluated when the dialog opened and after each fix. */
 function ThisDeviceReadiness({ sessionId }: { sessionId: string }) {
   const headingId = useId();
-  const report = useHandoffsStore((state) => state.readiness[sessionId]);
+  const report = useHandoffsStore((state) => state.sessions[sessionId]?.readiness);
   const loadReadiness = useHandoffsStore((state) => state.loadReadiness);
   const selfName = useStatusStore((state) => state.status?.deviceName ?? 'This device');
   const [failed, setFailed] = useState<string | null>(null);
@@ -73,7 +73,7 @@ function rowText(entry: EligibilityView, device: DeviceView | undefined, now: nu
 /** Renders the Move dialog for one session; "Start move" runs readiness again first. */
 export function MoveDialog({ sessionId, sessionTitle, onClose }: MoveDialogProps) {
   const groupId = useId();
-  const eligibility = useHandoffsStore((state) => state.eligibility[sessionId]);
+  const eligibility = useHandoffsStore((state) => state.sessions[sessionId]?.eligibility);
   const loadEligibility = useHandoffsStore((state) => state.loadEligibility);
   const startMove = useHandoffsStore((state) => state.startMove);
   const devices = useDevicesStore((state) => state.devices);

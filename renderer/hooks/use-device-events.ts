@@ -44,6 +44,10 @@ export function useDeviceEvents(): void {
         useStatusStore.getState().setConnection(state);
         if (state === 'open') reloadAll();
       }),
+      // A session that left the device's list takes what this page held of its moves with it.
+      useSessionsStore.subscribe((state, before) => {
+        if (state.loaded && state.sessions !== before.sessions) useHandoffsStore.getState().keepSessions(state.sessions.map((s) => s.id));
+      }),
     ];
     return () => stops.forEach((stop) => stop());
   }, []);

@@ -8,7 +8,6 @@ import { useId, useState } from 'react';
 import type { SessionView } from '../../shared/device-api.ts';
 import { isCancellable } from '../../shared/handoff-states.ts';
 import { errorMessage } from '../model/error-words.ts';
-import { api } from '../api/device-api.ts';
 import { useBlockedMove, useHandoffsStore } from '../stores/handoffs-store.ts';
 import { useStatusStore } from '../stores/status-store.ts';
 import { needsBackendReason } from '../model/backend-reach.ts';
@@ -26,13 +25,14 @@ function continueHint(session: SessionView, selfName: string | null): string | n
 }
 
 function NeedsAttention({ session, backendReason }: { session: SessionView; backendReason: string | null }) {
+  const retry = useHandoffsStore((state) => state.retryActivation);
   const [retrying, setRetrying] = useState(false);
   const [refused, setRefused] = useState<string | null>(null);
   async function retryActivation() {
     setRetrying(true);
     setRefused(null);
     try {
-      const result = await api.retryActivation({ sessionId: session.id });
+      const result = await retry(session.id);
       if (!result.ok) setRefused(result.message);
     } catch (error) {
       setRefused(errorMessage(error));

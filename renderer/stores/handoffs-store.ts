@@ -71,6 +71,10 @@ interface HandoffsState {
   /** Off the owner: asks the owner to move the session here (refused at once when it is offline). */
   moveHere(sessionId: string): Promise<ActionResult>;
   cancelMove(sessionId: string): Promise<ActionResult>;
+  /** Continues an owned session here with another agent, from a summary. */
+  switchAgent(sessionId: string, provider: ProviderId): Promise<ActionResult>;
+  /** Runs the failed activation of a session that arrived here again. */
+  retryActivation(sessionId: string): Promise<ActionResult>;
   /** Pushes one repository; `shown` is the blocked move on screen, if any, which the fresh evaluation updates. */
   push(sessionId: string, repo: string, shown?: BlockedMove): Promise<void>;
   commit(sessionId: string, repo: string, message: string, shown?: BlockedMove): Promise<boolean>;
@@ -171,6 +175,8 @@ export const useHandoffsStore = create<HandoffsState>()((set, get) => {
       return outcome;
     },
     cancelMove: (sessionId) => api.cancelMove({ sessionId }),
+    switchAgent: (sessionId, provider) => api.switchAgent({ sessionId, provider }),
+    retryActivation: (sessionId) => api.retryActivation({ sessionId }),
     push: async (sessionId, repo, shown) => {
       await remediate(sessionId, 'push', shown, () => api.pushRepo({ sessionId, repo }));
     },

@@ -35,6 +35,10 @@ interface SessionsState {
   /** Fork from here: a new session owned here, from a completed move's checkpoint. */
   forkSession(input: DeviceApiInput<'forkSession'>): Promise<Result<SessionView>>;
   sendMessage(sessionId: string, text: string): Promise<ActionResult>;
+  /** Answers a permission request of the session (on the owner, or relayed to it). */
+  answerPermission(input: DeviceApiInput<'answerPermission'>): Promise<ActionResult>;
+  /** On the owner: stops the session's turn. */
+  interruptTurn(sessionId: string): Promise<ActionResult>;
   setSessions(sessions: SessionView[]): void;
   setDetail(detail: SessionDetail): void;
   /** Folds an agent's activity into the loaded detail (reloading it when entries were missed). */
@@ -87,6 +91,8 @@ export const useSessionsStore = create<SessionsState>()((set, get) => ({
   adoptSession: async (input) => withNewSession(await api.adoptSession(input)),
   forkSession: async (input) => withNewSession(await api.forkSession(input)),
   sendMessage: (sessionId, text) => api.sendMessage({ sessionId, text }),
+  answerPermission: (input) => api.answerPermission(input),
+  interruptTurn: (sessionId) => api.interruptTurn({ sessionId }),
   setSessions: (sessions) => set((state) => ({ sessions, loaded: true, details: withViews(state.details, sessions) })),
   setDetail: (detail) =>
     set((state) => ({

@@ -1,6 +1,8 @@
 // Lint: typescript-eslint's recommended rules plus the folder layering (each folder's README says what it may import).
 //   shared/   imports nothing of ours and no Node or Electron module (the renderer uses it too)
 //   renderer/ imports shared/ and, for types only, electron/preload — never electron or node:*
+//     inside it, model/ (pure) imports none of its other folders, stores/ never import components/ or screens/,
+//     and components/ and screens/ never import api/ (a device act is a store action)
 //   backend/  imports shared/ only
 //   electron/ imports shared/ only; only main.ts, preload.ts and shell/ may import 'electron'
 //     inside it, ports/ (the interfaces its parts meet at) sits below runtime/ and handoff/: ports/, handoff/,
@@ -38,6 +40,55 @@ const belowRuntime = {
   message: 'This folder sits below runtime/ (which composes it): what it needs of the runtime is an interface in electron/ports/.',
 };
 
+/** The renderer's rule: shared/ and types from electron/preload only; `within`: what it may not import of the renderer's own folders. */
+function rendererLayer(within) {
+  return {
+    '@typescript-eslint/no-restricted-imports': [
+      'error',
+      {
+        paths: [{ name: 'electron', message: 'The renderer never imports electron; use window.baton.' }],
+        patterns: [
+          { group: nodeBuiltins, message: 'The renderer runs in a sandboxed page: no Node modules.' },
+          { group: [...ours(['backend', 'cli', 'e2e', 'dev-env'])], message: 'The renderer may import shared/ only.' },
+          { group: ['**/electron/**', '!**/electron/preload'], message: 'The renderer may import only types from electron/preload.' },
+          { group: ['**/electron/preload'], allowTypeImports: true, message: 'Import only types from electron/preload.' },
+          ...within,
+        ],
+      },
+    ],
+  };
+}
+
+/** A renderer file importing one of `folders` (siblings of its own folder). */
+const rendererFolders = (folders) => `^\\.\\./(${folders.join('|')})/`;
+
+/** Folders of the renderer and what each may not import of the others (later entries override the renderer's rule). */
+const RENDERER_LAYERS = [
+  { folders: ['**'], within: [] },
+  {
+    folders: ['model'],
+    within: [
+      {
+        regex: rendererFolders(['api', 'stores', 'hooks', 'components', 'screens']),
+        message: 'renderer/model/ is pure: it imports shared/ only.',
+      },
+    ],
+  },
+  {
+    folders: ['stores'],
+    within: [
+      {
+        regex: rendererFolders(['components', 'screens']),
+        message: 'Stores never import components: what both use lives in renderer/model/.',
+      },
+    ],
+  },
+  {
+    folders: ['components', 'screens'],
+    within: [{ regex: rendererFolders(['api']), message: 'A component acts on the device through a store action, never renderer/api/.' }],
+  },
+];
+
 export default tseslint.config(
   { ignores: ['node_modules/', '.cache/', '.bench-tmp/', '.tsbuild/', '.vite/', 'dist/', 'out/', 'test-results/', 'playwright-report/'] },
   js.configs.recommended,
@@ -59,24 +110,11 @@ export default tseslint.config(
       nodeBuiltins,
     ]),
   },
-  {
-    files: ['renderer/**/*.ts', 'renderer/**/*.tsx'],
+  ...RENDERER_LAYERS.map(({ folders, within }) => ({
+    files: folders.flatMap((f) => [`renderer/${f}/*.ts`, `renderer/${f}/*.tsx`]),
     ignores: ['**/*.test.ts', '**/*.test.tsx'],
-    rules: {
-      '@typescript-eslint/no-restricted-imports': [
-        'error',
-        {
-          paths: [{ name: 'electron', message: 'The renderer never imports electron; use window.baton.' }],
-          patterns: [
-            { group: nodeBuiltins, message: 'The renderer runs in a sandboxed page: no Node modules.' },
-            { group: [...ours(['backend', 'cli', 'e2e', 'dev-env'])], message: 'The renderer may import shared/ only.' },
-            { group: ['**/electron/**', '!**/electron/preload'], message: 'The renderer may import only types from electron/preload.' },
-            { group: ['**/electron/preload'], allowTypeImports: true, message: 'Import only types from electron/preload.' },
-          ],
-        },
-      ],
-    },
-  },
+    rules: rendererLayer(within),
+  })),
   {
     files: ['backend/**/*.ts'],
     ignores: ['**/*.test.ts'],

@@ -73,23 +73,6 @@ export interface SessionPermissionsView {
   permissionOutcomes: PermissionOutcomeView[];
 }
 
-const SessionId = z.string().min(1).max(64);
-
-/**
- * The device API's answerPermission input: the answer to request `requestId` of the session, asked
- * at `generation` — applied on the owner, or relayed sealed and signed to it from another device.
- */
-export const AnswerPermissionInput = z.strictObject({
-  sessionId: SessionId,
-  requestId: Id,
-  generation: z.number().int().positive(),
-  decision: PermissionDecision,
-  message: Text.optional(),
-});
-
-/** The device API's interruptTurn input: the owner stops the session's turn, denying what it asks first. */
-export const InterruptTurnInput = z.strictObject({ sessionId: SessionId });
-
 /** Tools whose name is not a verb, in words (Codex's file change). */
 const TOOL_VERBS: ReadonlyMap<string, string> = new Map([['fileChange', 'change']]);
 

@@ -3,8 +3,7 @@
  * otherwise the WebSocket bridge of the headless host this page was served from. One type for both.
  */
 import type { api as preloadApi } from '../../electron/preload';
-import type { CodedMessage } from '../../shared/errors.ts';
-import { DEVICE_API_PATH, DeviceApiError, TOKEN_PARAM } from '../../shared/device-bridge.ts';
+import { DEVICE_API_PATH, TOKEN_PARAM } from '../../shared/device-bridge.ts';
 import { createWebSocketClient, type ConnectionState } from './websocket-client.ts';
 
 export type BatonApi = typeof preloadApi;
@@ -54,13 +53,3 @@ export const api: BatonApi = connection.api;
 
 /** Subscribes to the bridge's connection state (always open in Electron). */
 export const onConnection = connection.onConnection;
-
-/** The message of a failed call, for display. */
-export function errorMessage(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
-}
-
-/** A failed call as a code and its message (a bridge refusal keeps its code; anything else is `internal`). */
-export function failureOf(error: unknown): CodedMessage {
-  return { code: error instanceof DeviceApiError ? error.code : 'internal', message: errorMessage(error) };
-}

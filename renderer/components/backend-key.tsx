@@ -6,6 +6,7 @@
  */
 import { useId, useState, type FormEvent } from 'react';
 import { parseKeyFingerprints, type BackendKeyProbe, type BackendKeyView } from '../../shared/backend-keys.ts';
+import { Field } from './field.tsx';
 
 /** One fingerprint, whole and selectable (it breaks anywhere rather than overflow a narrow window). */
 export function Fingerprint({ value }: { value: string }) {
@@ -56,7 +57,7 @@ function refusalText(view: BackendKeyView): string {
 
 /** The backend keys this device accepts, a refused one with both fingerprints, and the re-pin. */
 export function BackendKeyPins(props: { view: BackendKeyView; busy: boolean; onPin(pins: string[]): void }) {
-  const ids = { heading: useId(), field: useId() };
+  const headingId = useId();
   const { view } = props;
   const [text, setText] = useState('');
   const [invalid, setInvalid] = useState<string | null>(null);
@@ -67,8 +68,8 @@ export function BackendKeyPins(props: { view: BackendKeyView; busy: boolean; onP
     if (parsed.ok) props.onPin(parsed.value);
   };
   return (
-    <div className="stack" role="group" aria-labelledby={ids.heading}>
-      <h3 id={ids.heading}>Backend key</h3>
+    <div className="stack" role="group" aria-labelledby={headingId}>
+      <h3 id={headingId}>Backend key</h3>
       {view.pinned.length > 0 ? (
         <ul className="key-list" aria-label="Pinned keys">
           {view.pinned.map((pin) => (
@@ -106,24 +107,23 @@ export function BackendKeyPins(props: { view: BackendKeyView; busy: boolean; onP
         </div>
       )}
       <form className="stack" onSubmit={submit}>
-        <div className="field">
-          <label className="field-label" htmlFor={ids.field}>
-            Keys to pin
-          </label>
-          <textarea
-            id={ids.field}
-            rows={2}
-            placeholder="sha256:…"
-            aria-describedby={`${ids.field}-hint`}
-            aria-invalid={invalid !== null}
-            value={text}
-            onChange={(event) => setText(event.target.value)}
-          />
-          <span id={`${ids.field}-hint`} className={invalid ? 'form-error' : 'field-hint'}>
-            {invalid ??
-              'As `baton backend` prints it; one per instance when they do not share a key, separated by commas. Empty: pin none.'}
-          </span>
-        </div>
+        <Field
+          label="Keys to pin"
+          error={invalid}
+          hint="As `baton backend` prints it; one per instance when they do not share a key, separated by commas. Empty: pin none."
+        >
+          {({ id, describedBy }) => (
+            <textarea
+              id={id}
+              rows={2}
+              placeholder="sha256:…"
+              aria-describedby={describedBy}
+              aria-invalid={invalid !== null}
+              value={text}
+              onChange={(event) => setText(event.target.value)}
+            />
+          )}
+        </Field>
         <div className="inline-field">
           <button type="submit" className="button" disabled={props.busy}>
             Pin these keys

@@ -4,9 +4,9 @@
  * above the screen, never covering a title.
  */
 import { useStatusStore } from '../stores/status-store.ts';
-import { unreachableNotice } from './backend-reach.ts';
-import { plainMessage } from './error-words.ts';
-import { formatTime } from './format.ts';
+import { unreachableNotice } from '../model/backend-reach.ts';
+import { plainMessage } from '../model/error-words.ts';
+import { formatTime } from '../model/format.ts';
 
 /** Renders the notice, or nothing while the backend answers. */
 export function BackendNotice() {

@@ -5,11 +5,12 @@
  */
 import { act, render, screen, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import type { MoveBlockView, MoveResult, SessionView } from '../../shared/device-api.ts';
 import type { Blocker } from '../../shared/readiness.ts';
 import { useDeviceEvents } from '../hooks/use-device-events.ts';
 import { useBlockedMove, useHandoffsStore } from '../stores/handoffs-store.ts';
+import { useSessionsStore } from '../stores/sessions-store.ts';
 import { useStatusStore } from '../stores/status-store.ts';
 import { fakeDevice, heldAnswer } from '../test-support/fake-device-api.ts';
 import { visibleText } from '../test-support/visible-text.ts';
@@ -61,6 +62,28 @@ async function renderBlocked(blockers: Blocker[]) {
 function blockerItem(alert: HTMLElement, message: string): HTMLElement {
   return within(alert).getByText(message).closest('li')!;
 }
+
+/** The alert of s1 with the page's event bridge on, once the first reload (status, s1 listed) is in. */
+async function renderLive() {
+  useStatusStore.getState().setStatus(deviceStatus());
+  fakeDevice.answerReload(deviceStatus());
+  fakeDevice.answer('listSessions', [sessionView()]);
+  function LiveAlert() {
+    useDeviceEvents();
+    return <AlertOfSession />;
+  }
+  render(<LiveAlert />);
+  await act(() => vi.waitFor(() => expect(useSessionsStore.getState().loaded).toBe(true)));
+}
+
+/** A move of s1 its source cancelled when readiness failed again at the checkpoint (the tree got dirty). */
+const cancelledAtCheckpoint = () =>
+  handoffIn('source-quiescing', {
+    state: 'cancelled',
+    history: [...historyTo('source-quiescing'), { state: 'cancelled', at: historyTo('completed').at(-1)!.at, deviceId: 'd1' }],
+    cancelReason: { code: 'dirty_tree', message: 'The workspace changed while the move was prepared.' },
+    blockers: [DIRTY],
+  });
 
 describe('the blocked alert', () => {
   it('is an alert headed "Handoff blocked" naming the device the move was for', async () => {
@@ -205,23 +228,20 @@ describe('the blocked alert', () => {
   });
 
   it('shows the blockers of a move its source cancelled when readiness failed again at the checkpoint', async () => {
-    useStatusStore.getState().setStatus(deviceStatus());
-    fakeDevice.answerReload(deviceStatus());
-    function LiveAlert() {
-      useDeviceEvents();
-      return <AlertOfSession />;
-    }
-    render(<LiveAlert />);
-    const cancelled = handoffIn('source-quiescing', {
-      state: 'cancelled',
-      history: [...historyTo('source-quiescing'), { state: 'cancelled', at: historyTo('completed').at(-1)!.at, deviceId: 'd1' }],
-      cancelReason: { code: 'dirty_tree', message: 'The workspace changed while the move was prepared.' },
-      blockers: [DIRTY],
-    });
-    await act(async () => fakeDevice.emit('handoffChanged', cancelled));
+    await renderLive();
+    await act(async () => fakeDevice.emit('handoffChanged', cancelledAtCheckpoint()));
     const alert = screen.getByRole('alert', { name: 'Handoff blocked' });
     expect(alert).toHaveTextContent(DIRTY.message);
     expect(within(alert).getByRole('button', { name: 'Commit' })).toBeInTheDocument();
+  });
+
+  it('forgets the blocked move once its session leaves the device’s list', async () => {
+    await renderLive();
+    await act(async () => fakeDevice.emit('handoffChanged', cancelledAtCheckpoint()));
+    expect(useHandoffsStore.getState().sessions['s1']?.blocked).toBeDefined();
+    await act(async () => fakeDevice.emit('sessionsChanged', [sessionView({ id: 's2' })]));
+    expect(useHandoffsStore.getState().sessions['s1']).toBeUndefined();
+    expect(screen.queryByRole('alert')).toBeNull();
   });
 
   it('shows the blocked move the session keeps, as after a reload, and acts on it', async () => {

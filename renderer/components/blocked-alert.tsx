@@ -7,7 +7,7 @@
 import { useId } from 'react';
 import { useHandoffsStore, type BlockedMove } from '../stores/handoffs-store.ts';
 import { BlockerItem } from './blocker-item.tsx';
-import { blockerSummary } from './readiness-words.ts';
+import { blockerSummary } from '../model/readiness-words.ts';
 
 /**
  * Renders the alert for the blocked move `blocked` of `sessionId`. `ownerName`: set off the owner
@@ -25,7 +25,7 @@ export function BlockedAlert({
   const headingId = useId();
   const checkAgain = useHandoffsStore((state) => state.checkAgain);
   const dismiss = useHandoffsStore((state) => state.dismissBlocked);
-  const pending = useHandoffsStore((state) => state.pending[sessionId]);
+  const pending = useHandoffsStore((state) => state.sessions[sessionId]?.pending);
   const { blockers } = blocked.report;
   const ready = blockers.length === 0;
   return (

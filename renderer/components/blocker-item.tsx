@@ -8,8 +8,8 @@
 import { useId, useState } from 'react';
 import type { Blocker } from '../../shared/readiness.ts';
 import { useHandoffsStore, type BlockedMove } from '../stores/handoffs-store.ts';
-import { blockerWords } from './readiness-words.ts';
-import { remediationOf } from './session-state.ts';
+import { blockerWords } from '../model/readiness-words.ts';
+import { remediationOf } from '../model/session-state.ts';
 
 /** What an action's note says: it is the user's own git, hooks included. */
 const AS_YOUR_GIT = {
@@ -37,7 +37,7 @@ function CommitForm({ sessionId, repo, shown }: { sessionId: string; repo: strin
   const noteId = useId();
   const [message, setMessage] = useState('');
   const commit = useHandoffsStore((state) => state.commit);
-  const pending = useHandoffsStore((state) => state.pending[sessionId]);
+  const pending = useHandoffsStore((state) => state.sessions[sessionId]?.pending);
   async function submit() {
     if (message.trim() === '' || pending !== undefined) return;
     if (await commit(sessionId, repo, message, shown)) setMessage('');
@@ -81,7 +81,7 @@ function CommitForm({ sessionId, repo, shown }: { sessionId: string; repo: strin
 export function BlockerItem({ sessionId, blocker, shown, actsOn = null }: BlockerProps) {
   const push = useHandoffsStore((state) => state.push);
   const startMove = useHandoffsStore((state) => state.startMove);
-  const pending = useHandoffsStore((state) => state.pending[sessionId]);
+  const pending = useHandoffsStore((state) => state.sessions[sessionId]?.pending);
   const pushNoteId = useId();
   const action = actsOn === null ? remediationOf(blocker) : null;
   const files = fileList(blocker);

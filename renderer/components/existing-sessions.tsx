@@ -6,9 +6,9 @@
 import { useEffect, useState } from 'react';
 import type { ExistingSessionView } from '../../shared/device-api.ts';
 import type { PermissionLevel } from '../../shared/provider.ts';
-import { errorMessage } from '../api/device-api.ts';
+import { errorMessage } from '../model/error-words.ts';
 import { useSessionsStore } from '../stores/sessions-store.ts';
-import { formatDay } from './format.ts';
+import { formatDay } from '../model/format.ts';
 
 /** How long the workspace field must stay unchanged before the list is asked for. */
 const SETTLE_MS = 350;

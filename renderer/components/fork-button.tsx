@@ -7,7 +7,7 @@
 import { useId, useState } from 'react';
 import type { HandoffView } from '../../shared/device-api.ts';
 import { navigate } from '../hooks/use-route.ts';
-import { errorMessage } from '../api/device-api.ts';
+import { errorMessage } from '../model/error-words.ts';
 import { useSessionsStore } from '../stores/sessions-store.ts';
 
 /** Why `handoff` cannot be forked from on this device, or null. */

@@ -10,8 +10,8 @@ import { useDevicesStore } from '../stores/devices-store.ts';
 import { useHandoffsStore } from '../stores/handoffs-store.ts';
 import { useSessionsStore } from '../stores/sessions-store.ts';
 import { ForkButton } from './fork-button.tsx';
-import { formatDay } from './format.ts';
-import { handoffCodes, handoffOutcome } from './session-state.ts';
+import { formatDay } from '../model/format.ts';
+import { handoffCodes, handoffOutcome } from '../model/session-state.ts';
 
 type Item = { kind: 'move'; at: number; handoff: HandoffView } | { kind: 'switch'; at: number; change: ProviderChange };
 
@@ -39,7 +39,7 @@ function SwitchItem({ change }: { change: ProviderChange }) {
 /** Renders the history region of one session run by `provider`, loaded once and kept live by handoff events. */
 export function HandoffHistory({ sessionId, provider }: { sessionId: string; provider: string }) {
   const headingId = useId();
-  const history = useHandoffsStore((state) => state.history[sessionId]);
+  const history = useHandoffsStore((state) => state.sessions[sessionId]?.history);
   const loadHistory = useHandoffsStore((state) => state.loadHistory);
   const changes = useSessionsStore((state) => state.details[sessionId]?.providerChanges) ?? [];
   const switched = changes.some((c) => c.handoffId === null);

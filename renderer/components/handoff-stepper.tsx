@@ -21,7 +21,7 @@ import {
   progressStepIndex,
   stepStarts,
   waitingFor,
-} from './move-words.ts';
+} from '../model/move-words.ts';
 
 /** A progress bar (indeterminate until a percent is known) and its words: "Fetching app — 12.0 MiB, 45%". */
 function StepProgress({ progress }: { progress: HandoffProgressView }) {

@@ -7,12 +7,12 @@
 import { useState } from 'react';
 import type { HandoffView, SessionView } from '../../shared/device-api.ts';
 import { reachedAt } from '../../shared/handoff-states.ts';
-import { errorMessage } from '../api/device-api.ts';
+import { errorMessage } from '../model/error-words.ts';
 import { useHandoffsStore } from '../stores/handoffs-store.ts';
-import { formatDuration, formatTime } from './format.ts';
+import { formatDuration, formatTime } from '../model/format.ts';
 import { MoveDetails } from './move-details.tsx';
-import { cancelSentence, keptSentence, resumeSentence } from './move-words.ts';
-import { failedAfterTransfer } from './session-state.ts';
+import { cancelSentence, keptSentence, resumeSentence } from '../model/move-words.ts';
+import { failedAfterTransfer } from '../model/session-state.ts';
 
 interface LastMoveProps {
   session: SessionView;

@@ -1,9 +1,9 @@
 /** The message box: enabled only on the owning device, otherwise disabled with the reason shown. */
 import { useId, useState, type FormEvent } from 'react';
 import type { SessionView } from '../../shared/device-api.ts';
-import { errorMessage } from '../api/device-api.ts';
+import { errorMessage } from '../model/error-words.ts';
 import { useSessionsStore } from '../stores/sessions-store.ts';
-import { sendBlockReason } from './session-state.ts';
+import { sendBlockReason } from '../model/session-state.ts';
 
 /** Renders the composer with its `textbox` "Message". */
 export function MessageBox({ session }: { session: SessionView }) {

@@ -5,8 +5,8 @@
  */
 import type { HandoffView } from '../../shared/device-api.ts';
 import { FORWARD_STATES, reachedAt, type HandoffState } from '../../shared/handoff-states.ts';
-import { formatTime } from './format.ts';
-import { formatElapsedTime } from './move-words.ts';
+import { formatTime } from '../model/format.ts';
+import { formatElapsedTime } from '../model/move-words.ts';
 
 /** Renders the Details disclosure of `handoff`. */
 export function MoveDetails({ handoff }: { handoff: HandoffView }) {

@@ -12,7 +12,7 @@ import { useHandoffsStore } from '../stores/handoffs-store.ts';
 import { useStatusStore } from '../stores/status-store.ts';
 import { fakeDevice, heldAnswer } from '../test-support/fake-device-api.ts';
 import { backendUnreachable, eligible, ineligible, readinessReport } from '../test-support/views.ts';
-import { needsBackendReason } from './backend-reach.ts';
+import { needsBackendReason } from '../model/backend-reach.ts';
 import { MoveDialog } from './move-dialog.tsx';
 
 const OLDER_CLI = { code: 'older_cli', message: 'Its Claude Code is older: the agent continues from a rebuilt prompt.' };
@@ -185,7 +185,7 @@ describe('the Move dialog', () => {
     await user.click(within(dialog).getByRole('radio', { name: 'desktop' }));
     await user.click(startMove);
     expect(onClose).toHaveBeenCalledTimes(1);
-    expect(useHandoffsStore.getState().blocked['s1']).toMatchObject({ targetDeviceId: 'd2', targetName: 'desktop', report });
+    expect(useHandoffsStore.getState().sessions['s1']?.blocked).toMatchObject({ targetDeviceId: 'd2', targetName: 'desktop', report });
   });
 
   it('stays open on a refused start and says why', async () => {

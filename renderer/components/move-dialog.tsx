@@ -9,19 +9,19 @@
 import { useEffect, useId, useState, type FormEvent } from 'react';
 import type { DeviceView, EligibilityView } from '../../shared/device-api.ts';
 import type { ProviderId } from '../../shared/provider.ts';
-import { errorMessage } from '../api/device-api.ts';
+import { errorMessage } from '../model/error-words.ts';
 import { useDevicesStore } from '../stores/devices-store.ts';
 import { describeAsk } from '../../shared/permission-views.ts';
 import { useHandoffsStore } from '../stores/handoffs-store.ts';
 import { useSessionsStore } from '../stores/sessions-store.ts';
 import { useStatusStore } from '../stores/status-store.ts';
-import { needsBackendReason } from './backend-reach.ts';
+import { needsBackendReason } from '../model/backend-reach.ts';
 import { BlockerItem } from './blocker-item.tsx';
-import { formatAgo } from './format.ts';
+import { formatAgo } from '../model/format.ts';
 import { FormError } from './form-error.tsx';
 import { Modal, ModalActions } from './modal.tsx';
 import { MoveAgentChoice } from './move-agent-choice.tsx';
-import { blockerSummary, sourceBlockers } from './readiness-words.ts';
+import { blockerSummary, sourceBlockers } from '../model/readiness-words.ts';
 
 interface MoveDialogProps {
   sessionId: string;
@@ -32,7 +32,7 @@ interface MoveDialogProps {
 /** This device's side of the move, as evaluated when the dialog opened and after each fix. */
 function ThisDeviceReadiness({ sessionId }: { sessionId: string }) {
   const headingId = useId();
-  const report = useHandoffsStore((state) => state.readiness[sessionId]);
+  const report = useHandoffsStore((state) => state.sessions[sessionId]?.readiness);
   const loadReadiness = useHandoffsStore((state) => state.loadReadiness);
   const selfName = useStatusStore((state) => state.status?.deviceName ?? 'This device');
   const [failed, setFailed] = useState<string | null>(null);
@@ -73,7 +73,7 @@ function rowText(entry: EligibilityView, device: DeviceView | undefined, now: nu
 /** Renders the Move dialog for one session; "Start move" runs readiness again first. */
 export function MoveDialog({ sessionId, sessionTitle, onClose }: MoveDialogProps) {
   const groupId = useId();
-  const eligibility = useHandoffsStore((state) => state.eligibility[sessionId]);
+  const eligibility = useHandoffsStore((state) => state.sessions[sessionId]?.eligibility);
   const loadEligibility = useHandoffsStore((state) => state.loadEligibility);
   const startMove = useHandoffsStore((state) => state.startMove);
   const devices = useDevicesStore((state) => state.devices);

@@ -17,8 +17,8 @@ export function mayMoveHere(session: SessionView): boolean {
 export function MoveHereButton({ session, disabledReason }: { session: SessionView; disabledReason: string | null }) {
   const noteId = useId();
   const moveHere = useHandoffsStore((state) => state.moveHere);
-  const pending = useHandoffsStore((state) => state.pending[session.id]);
-  const askedAt = useHandoffsStore((state) => state.asked[session.id]);
+  const pending = useHandoffsStore((state) => state.sessions[session.id]?.pending);
+  const askedAt = useHandoffsStore((state) => state.sessions[session.id]?.asked);
   const [refused, setRefused] = useState<string | null>(null);
   // What was asked is answered by a move (the button goes) or a block (the alert shows); the note stays until then.
   const waiting = askedAt !== undefined && session.blocked === null && refused === null;

@@ -3,7 +3,7 @@
  * when they are on or blocked. The desktop app needs none: its main process shows them.
  */
 import { useState } from 'react';
-import { browserNoticesApply } from './browser-notices.ts';
+import { browserNoticesApply } from '../model/browser-notices.ts';
 
 /** Renders the switch, or nothing where the page does not raise notices itself. */
 export function NotificationsSwitch() {

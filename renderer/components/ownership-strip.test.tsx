@@ -12,7 +12,7 @@ import { useStatusStore } from '../stores/status-store.ts';
 import { fakeDevice, heldAnswer } from '../test-support/fake-device-api.ts';
 import { visibleText } from '../test-support/visible-text.ts';
 import { backendUnreachable, deviceStatus, handoffIn, historyTo, sessionView } from '../test-support/views.ts';
-import { needsBackendReason } from './backend-reach.ts';
+import { needsBackendReason } from '../model/backend-reach.ts';
 import { OwnershipStrip } from './ownership-strip.tsx';
 
 /** The strip of `session` on this device (`deviceId`: the laptop unless told), found by its role and name. */

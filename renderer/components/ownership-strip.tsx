@@ -7,15 +7,15 @@
 import { useId, useState } from 'react';
 import type { SessionView } from '../../shared/device-api.ts';
 import { isCancellable } from '../../shared/handoff-states.ts';
-import { api, errorMessage } from '../api/device-api.ts';
+import { errorMessage } from '../model/error-words.ts';
 import { useBlockedMove, useHandoffsStore } from '../stores/handoffs-store.ts';
 import { useStatusStore } from '../stores/status-store.ts';
-import { needsBackendReason } from './backend-reach.ts';
+import { needsBackendReason } from '../model/backend-reach.ts';
 import { HandoffStepper } from './handoff-stepper.tsx';
 import { LastMove } from './last-move.tsx';
 import { mayMoveHere, MoveHereButton } from './move-here-button.tsx';
-import { counted } from './readiness-words.ts';
-import { moveBlockReason, sessionTone, TONE_LABEL } from './session-state.ts';
+import { counted } from '../model/readiness-words.ts';
+import { moveBlockReason, sessionTone, TONE_LABEL } from '../model/session-state.ts';
 
 /** How to carry on with a session this device does not hold, or null on the owner. */
 function continueHint(session: SessionView, selfName: string | null): string | null {
@@ -25,13 +25,14 @@ function continueHint(session: SessionView, selfName: string | null): string | n
 }
 
 function NeedsAttention({ session, backendReason }: { session: SessionView; backendReason: string | null }) {
+  const retry = useHandoffsStore((state) => state.retryActivation);
   const [retrying, setRetrying] = useState(false);
   const [refused, setRefused] = useState<string | null>(null);
   async function retryActivation() {
     setRetrying(true);
     setRefused(null);
     try {
-      const result = await api.retryActivation({ sessionId: session.id });
+      const result = await retry(session.id);
       if (!result.ok) setRefused(result.message);
     } catch (error) {
       setRefused(errorMessage(error));

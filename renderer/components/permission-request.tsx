@@ -10,7 +10,8 @@ import { useEffect, useId, useState } from 'react';
 import type { SessionDetail } from '../../shared/device-api.ts';
 import type { PermissionDecision } from '../../shared/permission-request.ts';
 import { describeAsk, describeRule, type PermissionOutcomeView, type PermissionRequestView } from '../../shared/permission-views.ts';
-import { api, errorMessage } from '../api/device-api.ts';
+import { errorMessage } from '../model/error-words.ts';
+import { useSessionsStore } from '../stores/sessions-store.ts';
 import { useStatusStore } from '../stores/status-store.ts';
 
 const DECIDED: Record<PermissionOutcomeView['decision'], string> = {
@@ -68,6 +69,8 @@ export function PermissionRequest({ session }: { session: SessionDetail }) {
   const headingId = useId();
   const messageId = useId();
   const selfId = useStatusStore((state) => state.status?.deviceId ?? null);
+  const answerPermission = useSessionsStore((state) => state.answerPermission);
+  const interruptTurn = useSessionsStore((state) => state.interruptTurn);
   const [message, setMessage] = useState('');
   const [busy, setBusy] = useState(false);
   const [said, setSaid] = useState<string | null>(null);
@@ -84,7 +87,7 @@ export function PermissionRequest({ session }: { session: SessionDetail }) {
     const text = message.trim();
     try {
       const input = { sessionId: session.id, requestId: request.id, generation: request.generation, decision };
-      const result = await api.answerPermission(decision === 'deny' && text !== '' ? { ...input, message: text } : input);
+      const result = await answerPermission(decision === 'deny' && text !== '' ? { ...input, message: text } : input);
       if (result.ok) {
         setAnswered(request.id);
         setMessage('');
@@ -99,9 +102,7 @@ export function PermissionRequest({ session }: { session: SessionDetail }) {
 
   async function stopTurn() {
     setBusy(true);
-    const result = await api
-      .interruptTurn({ sessionId: session.id })
-      .catch((failure: unknown) => ({ ok: false as const, message: errorMessage(failure) }));
+    const result = await interruptTurn(session.id).catch((failure: unknown) => ({ ok: false as const, message: errorMessage(failure) }));
     setBusy(false);
     setSaid(result.ok ? null : result.message);
   }

@@ -5,9 +5,9 @@ import { routeHref, type Route } from '../hooks/use-route.ts';
 import { useBlockedMove } from '../stores/handoffs-store.ts';
 import { useSessionsStore } from '../stores/sessions-store.ts';
 import { useStatusStore } from '../stores/status-store.ts';
-import { needsBackendReason } from './backend-reach.ts';
+import { needsBackendReason } from '../model/backend-reach.ts';
 import { NotificationsSwitch } from './notifications-switch.tsx';
-import { sessionTone } from './session-state.ts';
+import { sessionTone } from '../model/session-state.ts';
 
 /** What the sidebar adds to where a session runs. */
 const TONE_NOTE: Record<ReturnType<typeof sessionTone>, string> = {

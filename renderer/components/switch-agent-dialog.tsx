@@ -8,7 +8,8 @@ import { useId, useState, type FormEvent } from 'react';
 import type { SessionView } from '../../shared/device-api.ts';
 import { agentLabel } from '../../shared/agent-switch.ts';
 import { isProviderId, type ProviderId } from '../../shared/provider.ts';
-import { api, errorMessage } from '../api/device-api.ts';
+import { errorMessage } from '../model/error-words.ts';
+import { useHandoffsStore } from '../stores/handoffs-store.ts';
 import { useSessionsStore } from '../stores/sessions-store.ts';
 import { FormError } from './form-error.tsx';
 import { Modal, ModalActions } from './modal.tsx';
@@ -17,6 +18,7 @@ import { Modal, ModalActions } from './modal.tsx';
 export function SwitchAgentDialog({ session, onClose }: { session: SessionView; onClose(): void }) {
   const groupId = useId();
   const providers = useSessionsStore((state) => state.providers);
+  const switchAgent = useHandoffsStore((state) => state.switchAgent);
   const choices = providers.filter((p) => p.available && p.id !== session.provider && p.id !== 'demo');
   const [selected, setSelected] = useState<ProviderId | null>(null);
   const [pending, setPending] = useState(false);
@@ -28,7 +30,7 @@ export function SwitchAgentDialog({ session, onClose }: { session: SessionView; 
     setPending(true);
     setError(null);
     try {
-      const result = await api.switchAgent({ sessionId: session.id, provider: selected });
+      const result = await switchAgent(session.id, selected);
       if (result.ok) onClose();
       else setError(result.message);
     } catch (failure) {

@@ -8,8 +8,8 @@ import { formatBackendList, parseBackendList } from '../../shared/backend-addres
 import { useStatusStore } from '../stores/status-store.ts';
 import { BackendAddressesField } from './backend-addresses-field.tsx';
 import { BackendKeyPins } from './backend-key.tsx';
-import { plainMessage } from './error-words.ts';
-import { formatTime } from './format.ts';
+import { plainMessage } from '../model/error-words.ts';
+import { formatTime } from '../model/format.ts';
 
 /** One line on how this device reaches its backend now. */
 function reachText(status: ReturnType<typeof useStatusStore.getState>['status']): string {

@@ -11,7 +11,7 @@ import type { SessionDetail } from '../../shared/device-api.ts';
 import { useDevicesStore } from '../stores/devices-store.ts';
 import { useSessionsStore } from '../stores/sessions-store.ts';
 import { AgentPartLine, agentPartText } from './agent-part.tsx';
-import { formatClock } from './format.ts';
+import { formatClock } from '../model/format.ts';
 
 const ROLE_LABEL: Record<TranscriptEntry['role'], string> = { user: 'You', assistant: 'Agent', tool: 'Tool', system: 'Baton' };
 

@@ -6,7 +6,7 @@
 import { useEffect } from 'react';
 import { api, onConnection } from '../api/device-api.ts';
 import { useDevicesStore } from '../stores/devices-store.ts';
-import { showBrowserNotice } from '../components/browser-notices.ts';
+import { showBrowserNotice } from '../model/browser-notices.ts';
 import { useHandoffsStore } from '../stores/handoffs-store.ts';
 import { useProgressStore } from '../stores/progress-store.ts';
 import { useSessionsStore } from '../stores/sessions-store.ts';
@@ -25,6 +25,7 @@ function reloadAll(): void {
 /** Subscribes the stores to the device's events for the lifetime of the app. */
 export function useDeviceEvents(): void {
   useEffect(() => {
+    const openSession = (sessionId: string) => navigate({ screen: 'session', sessionId });
     const stops = [
       api.onStatusChanged((status) => useStatusStore.getState().setStatus(status)),
       api.onSessionsChanged((sessions) => useSessionsStore.getState().setSessions(sessions)),
@@ -37,11 +38,15 @@ export function useDeviceEvents(): void {
         useHandoffsStore.getState().applyHandoff(handoff, useStatusStore.getState().status?.deviceId ?? null);
       }),
       api.onHandoffProgress((report) => useProgressStore.getState().apply(report)),
-      api.onMoveNotice((notice) => showBrowserNotice(notice)),
-      api.onNoticeClicked(({ sessionId }) => navigate({ screen: 'session', sessionId })),
+      api.onMoveNotice((notice) => showBrowserNotice(notice, openSession)),
+      api.onNoticeClicked(({ sessionId }) => openSession(sessionId)),
       onConnection((state) => {
         useStatusStore.getState().setConnection(state);
         if (state === 'open') reloadAll();
+      }),
+      // A session that left the device's list takes what this page held of its moves with it.
+      useSessionsStore.subscribe((state, before) => {
+        if (state.loaded && state.sessions !== before.sessions) useHandoffsStore.getState().keepSessions(state.sessions.map((s) => s.id));
       }),
     ];
     return () => stops.forEach((stop) => stop());

@@ -1,8 +1,8 @@
 /** The devices screen: enrolled devices with reachability, add a device by invite, revoke, rotate keys. */
 import { useId, useState } from 'react';
 import type { DeviceView } from '../../shared/device-api.ts';
-import { needsBackendReason } from '../components/backend-reach.ts';
-import { formatAgo, formatDay } from '../components/format.ts';
+import { needsBackendReason } from '../model/backend-reach.ts';
+import { formatAgo, formatDay } from '../model/format.ts';
 import { Modal } from '../components/modal.tsx';
 import { SyncBackendSettings } from '../components/sync-backend-settings.tsx';
 import { useDevicesStore } from '../stores/devices-store.ts';

@@ -2,12 +2,13 @@
  * First run: create an account on a backend address, or join an existing one with an invite. Every
  * refusal is a sentence with the next step, shown next to the field it is about.
  */
-import { useId, useState, type FormEvent, type ReactNode } from 'react';
+import { useId, useState, type FormEvent } from 'react';
 import { formatBackendList, parseBackendList } from '../../shared/backend-addresses.ts';
 import type { BackendKeyProbe } from '../../shared/backend-keys.ts';
 import { BackendAddressesField } from '../components/backend-addresses-field.tsx';
 import { BackendKeyConfirm, keysToConfirm } from '../components/backend-key.tsx';
-import { enrollmentField, enrollmentWords, plainMessage, type EnrollmentField } from '../components/error-words.ts';
+import { enrollmentField, enrollmentWords, plainMessage, type EnrollmentField } from '../model/error-words.ts';
+import { Field } from '../components/field.tsx';
 import { FormError } from '../components/form-error.tsx';
 import { useStatusStore } from '../stores/status-store.ts';
 
@@ -19,27 +20,6 @@ type Errors = Partial<Record<EnrollmentField, string>>;
 /** An invite as pasted from a wrapped terminal or a mail: its spaces and line breaks are not part of it. */
 export function cleanInvite(text: string): string {
   return text.replace(/\s+/g, '');
-}
-
-/** A labelled field with its hint, or the refusal about it, as its description. */
-function Field(props: {
-  label: string;
-  error: string | undefined;
-  hint?: string;
-  children: (ids: { id: string; describedBy: string }) => ReactNode;
-}) {
-  const id = useId();
-  return (
-    <div className="field">
-      <label className="field-label" htmlFor={id}>
-        {props.label}
-      </label>
-      {props.children({ id, describedBy: `${id}-note` })}
-      <span id={`${id}-note`} className={props.error ? 'form-error' : 'field-hint'}>
-        {props.error ?? props.hint ?? ''}
-      </span>
-    </div>
-  );
 }
 
 /** The "Device name" field of either form. */

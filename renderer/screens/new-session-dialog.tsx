@@ -5,9 +5,9 @@
  */
 import { useEffect, useId, useState, type FormEvent } from 'react';
 import { DEFAULT_PERMISSION_LEVEL, PERMISSION_LABELS, PermissionLevel } from '../../shared/provider.ts';
-import { failureOf } from '../api/device-api.ts';
-import { newSessionField, newSessionWords, plainMessage, type WorkspaceField } from '../components/error-words.ts';
+import { failureOf, newSessionField, newSessionWords, plainMessage, type WorkspaceField } from '../model/error-words.ts';
 import { ExistingSessions } from '../components/existing-sessions.tsx';
+import { Field } from '../components/field.tsx';
 import { FormError } from '../components/form-error.tsx';
 import { Modal, ModalActions } from '../components/modal.tsx';
 import { navigate } from '../hooks/use-route.ts';
@@ -64,25 +64,21 @@ export function NewSessionDialog({ onClose }: { onClose(): void }) {
     <Modal title="New session" description="Runs an agent in a git workspace on this device." onClose={onClose}>
       <form className="modal-form" onSubmit={submit}>
         <div className="modal-body stack">
-          <div className="field">
-            <label className="field-label" htmlFor={`${fieldId}-workspace`}>
-              Workspace
-            </label>
-            <input
-              id={`${fieldId}-workspace`}
-              type="text"
-              required
-              value={workspace}
-              placeholder="/home/you/src/project"
-              spellCheck={false}
-              aria-invalid={errors.workspace !== undefined}
-              aria-describedby={`${fieldId}-workspace-note`}
-              onChange={(event) => setWorkspace(event.target.value)}
-            />
-            <span id={`${fieldId}-workspace-note`} className={errors.workspace ? 'form-error' : 'field-hint'}>
-              {errors.workspace ?? 'A folder that is a git repository, or holds several.'}
-            </span>
-          </div>
+          <Field label="Workspace" error={errors.workspace} hint="A folder that is a git repository, or holds several.">
+            {({ id, describedBy }) => (
+              <input
+                id={id}
+                type="text"
+                required
+                value={workspace}
+                placeholder="/home/you/src/project"
+                spellCheck={false}
+                aria-invalid={errors.workspace !== undefined}
+                aria-describedby={describedBy}
+                onChange={(event) => setWorkspace(event.target.value)}
+              />
+            )}
+          </Field>
           <div className="field">
             <label className="field-label" htmlFor={`${fieldId}-provider`}>
               Provider
@@ -109,27 +105,23 @@ export function NewSessionDialog({ onClose }: { onClose(): void }) {
             )}
           </div>
           {chosen?.permissions && (
-            <div className="field">
-              {/* Named by its label alone: a wrapping label would fold the chosen level into the name. */}
-              <label className="field-label" htmlFor={`${fieldId}-permissions`}>
-                Permissions
-              </label>
-              <select
-                id={`${fieldId}-permissions`}
-                aria-describedby={`${fieldId}-permissions-hint`}
-                value={permission}
-                onChange={(event) => setPermission(PermissionLevel.parse(event.target.value))}
-              >
-                {PermissionLevel.options.map((level) => (
-                  <option key={level} value={level}>
-                    {PERMISSION_LABELS[level]}
-                  </option>
-                ))}
-              </select>
-              <span id={`${fieldId}-permissions-hint`} className="field-hint">
-                What the agent may do without asking; a move keeps it.
-              </span>
-            </div>
+            // Named by its label alone: a wrapping label would fold the chosen level into the name.
+            <Field label="Permissions" hint="What the agent may do without asking; a move keeps it.">
+              {({ id, describedBy }) => (
+                <select
+                  id={id}
+                  aria-describedby={describedBy}
+                  value={permission}
+                  onChange={(event) => setPermission(PermissionLevel.parse(event.target.value))}
+                >
+                  {PermissionLevel.options.map((level) => (
+                    <option key={level} value={level}>
+                      {PERMISSION_LABELS[level]}
+                    </option>
+                  ))}
+                </select>
+              )}
+            </Field>
           )}
           <label className="field">
             <span className="field-label">

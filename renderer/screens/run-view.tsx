@@ -10,7 +10,7 @@ import { MoveDialog } from '../components/move-dialog.tsx';
 import { OwnershipStrip } from '../components/ownership-strip.tsx';
 import { SwitchAgentDialog } from '../components/switch-agent-dialog.tsx';
 import { PermissionRequest } from '../components/permission-request.tsx';
-import { sessionTone } from '../components/session-state.ts';
+import { sessionTone } from '../model/session-state.ts';
 import { Transcript } from '../components/transcript.tsx';
 import { useBlockedMove } from '../stores/handoffs-store.ts';
 import { useSessionsStore } from '../stores/sessions-store.ts';

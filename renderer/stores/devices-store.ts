@@ -2,8 +2,8 @@
 import { create } from 'zustand';
 import type { DeviceView } from '../../shared/device-api.ts';
 import type { Result } from '../../shared/errors.ts';
-import { api, failureOf } from '../api/device-api.ts';
-import { plainMessage } from '../components/error-words.ts';
+import { api } from '../api/device-api.ts';
+import { failureOf, plainMessage } from '../model/error-words.ts';
 
 interface DevicesState {
   devices: DeviceView[];

@@ -6,8 +6,9 @@ import { create } from 'zustand';
 import type { ActionResult, EligibilityView, HandoffView, MoveBlockView, SessionView } from '../../shared/device-api.ts';
 import type { ProviderId } from '../../shared/provider.ts';
 import type { ReadinessReport } from '../../shared/readiness.ts';
-import { api, errorMessage } from '../api/device-api.ts';
-import { isTargetBlocker } from '../components/readiness-words.ts';
+import { errorMessage } from '../model/error-words.ts';
+import { api } from '../api/device-api.ts';
+import { isTargetBlocker } from '../model/readiness-words.ts';
 
 /** A blocked move as the run view shows it: the target, the last evaluation, and the last remediation's refusal. */
 export interface BlockedMove {
@@ -29,15 +30,34 @@ export interface MoveChoice {
 
 export type MoveOutcome = { kind: 'started' } | { kind: 'blocked' } | { kind: 'refused'; message: string };
 
-interface HandoffsState {
-  eligibility: Record<string, EligibilityView[] | undefined>;
-  /** This device's side of moving each session, as last evaluated (the Move dialog asks as it opens). */
-  readiness: Record<string, ReadinessReport | undefined>;
-  blocked: Record<string, BlockedMove | undefined>;
+/** What this page holds of one session's moves; the whole record goes when the session leaves the device's list. */
+export interface SessionMoves {
+  eligibility: EligibilityView[] | undefined;
+  /** This device's side of moving the session, as last evaluated (the Move dialog asks as it opens). */
+  readiness: ReadinessReport | undefined;
+  blocked: BlockedMove | undefined;
   /** When the blocked move the user put away was evaluated: an alert no newer stays away. */
-  dismissed: Record<string, number | undefined>;
-  history: Record<string, HandoffView[] | undefined>;
-  pending: Record<string, string | undefined>;
+  dismissed: number | undefined;
+  history: HandoffView[] | undefined;
+  /** The act under way ('move', 'push', 'commit'), while one is. */
+  pending: string | undefined;
+  /** When this device last asked the owner to move the session here (Move here), until a move or a block shows. */
+  asked: number | undefined;
+}
+
+const NOTHING_YET: SessionMoves = {
+  eligibility: undefined,
+  readiness: undefined,
+  blocked: undefined,
+  dismissed: undefined,
+  history: undefined,
+  pending: undefined,
+  asked: undefined,
+};
+
+interface HandoffsState {
+  /** One record per session this page acted on or loaded moves of. */
+  sessions: Record<string, SessionMoves | undefined>;
   loadEligibility(sessionId: string): Promise<void>;
   loadReadiness(sessionId: string): Promise<void>;
   /** `freshClone`: the target clones the repositories afresh rather than using its checkout of them (which blocked the move). */
@@ -48,26 +68,33 @@ interface HandoffsState {
    * (`ownedHere` false) it asks the owner again, which checks and starts it there.
    */
   checkAgain(sessionId: string, shown: BlockedMove, ownedHere?: boolean): Promise<MoveOutcome>;
-  /** When this device last asked the owner to move each session here (Move here), until a move or a block shows. */
-  asked: Record<string, number | undefined>;
   /** Off the owner: asks the owner to move the session here (refused at once when it is offline). */
   moveHere(sessionId: string): Promise<ActionResult>;
   cancelMove(sessionId: string): Promise<ActionResult>;
+  /** Continues an owned session here with another agent, from a summary. */
+  switchAgent(sessionId: string, provider: ProviderId): Promise<ActionResult>;
+  /** Runs the failed activation of a session that arrived here again. */
+  retryActivation(sessionId: string): Promise<ActionResult>;
   /** Pushes one repository; `shown` is the blocked move on screen, if any, which the fresh evaluation updates. */
   push(sessionId: string, repo: string, shown?: BlockedMove): Promise<void>;
   commit(sessionId: string, repo: string, message: string, shown?: BlockedMove): Promise<boolean>;
   dismissBlocked(sessionId: string, shown: BlockedMove): void;
   loadHistory(sessionId: string): Promise<void>;
   applyHandoff(handoff: HandoffView, thisDeviceId: string | null): void;
+  /** Forgets the record of every session not in `sessionIds` (the device's list): those sessions went away. */
+  keepSessions(sessionIds: readonly string[]): void;
 }
 
 export const useHandoffsStore = create<HandoffsState>()((set, get) => {
-  const setBlocked = (sessionId: string, blocked: BlockedMove | undefined) =>
-    set((state) => ({ blocked: { ...state.blocked, [sessionId]: blocked } }));
-  const setPending = (sessionId: string, what: string | undefined) =>
-    set((state) => ({ pending: { ...state.pending, [sessionId]: what } }));
-  const setReadiness = (sessionId: string, report: ReadinessReport) =>
-    set((state) => ({ readiness: { ...state.readiness, [sessionId]: report } }));
+  /** Changes part of one session's record (made on first use). */
+  const update = (sessionId: string, change: (moves: SessionMoves) => Partial<SessionMoves>) =>
+    set((state) => {
+      const moves = state.sessions[sessionId] ?? NOTHING_YET;
+      return { sessions: { ...state.sessions, [sessionId]: { ...moves, ...change(moves) } } };
+    });
+  const setBlocked = (sessionId: string, blocked: BlockedMove | undefined) => update(sessionId, () => ({ blocked }));
+  const setPending = (sessionId: string, pending: string | undefined) => update(sessionId, () => ({ pending }));
+  const setReadiness = (sessionId: string, readiness: ReadinessReport) => update(sessionId, () => ({ readiness }));
 
   /** Runs one remediation; the fresh evaluation it returns replaces this device's readiness and the blocked move's report. */
   async function remediate(
@@ -76,7 +103,7 @@ export const useHandoffsStore = create<HandoffsState>()((set, get) => {
     shown: BlockedMove | undefined,
     run: () => Promise<{ result: ActionResult; report: ReadinessReport }>,
   ): Promise<boolean> {
-    const base = get().blocked[sessionId] ?? shown;
+    const base = get().sessions[sessionId]?.blocked ?? shown;
     setPending(sessionId, label);
     try {
       const { result, report } = await run();
@@ -93,15 +120,10 @@ export const useHandoffsStore = create<HandoffsState>()((set, get) => {
   }
 
   return {
-    eligibility: {},
-    readiness: {},
-    blocked: {},
-    dismissed: {},
-    history: {},
-    pending: {},
+    sessions: {},
     loadEligibility: async (sessionId) => {
-      const list = await api.moveEligibility({ sessionId });
-      set((state) => ({ eligibility: { ...state.eligibility, [sessionId]: list } }));
+      const eligibility = await api.moveEligibility({ sessionId });
+      update(sessionId, () => ({ eligibility }));
     },
     loadReadiness: async (sessionId) => setReadiness(sessionId, await api.checkReadiness({ sessionId })),
     startMove: async (sessionId, targetDeviceId, targetName, { freshClone = false, provider } = {}) => {
@@ -130,12 +152,11 @@ export const useHandoffsStore = create<HandoffsState>()((set, get) => {
         setPending(sessionId, undefined);
       }
     },
-    asked: {},
     moveHere: async (sessionId) => {
       setPending(sessionId, 'move');
       try {
         const result = await api.moveHere({ sessionId });
-        if (result.ok) set((state) => ({ asked: { ...state.asked, [sessionId]: Date.now() } }));
+        if (result.ok) update(sessionId, () => ({ asked: Date.now() }));
         return result;
       } catch (error) {
         return { ok: false, code: 'failed', message: errorMessage(error) };
@@ -154,25 +175,21 @@ export const useHandoffsStore = create<HandoffsState>()((set, get) => {
       return outcome;
     },
     cancelMove: (sessionId) => api.cancelMove({ sessionId }),
+    switchAgent: (sessionId, provider) => api.switchAgent({ sessionId, provider }),
+    retryActivation: (sessionId) => api.retryActivation({ sessionId }),
     push: async (sessionId, repo, shown) => {
       await remediate(sessionId, 'push', shown, () => api.pushRepo({ sessionId, repo }));
     },
     commit: (sessionId, repo, message, shown) => remediate(sessionId, 'commit', shown, () => api.commitAll({ sessionId, repo, message })),
-    dismissBlocked: (sessionId, shown) =>
-      set((state) => ({
-        blocked: { ...state.blocked, [sessionId]: undefined },
-        dismissed: { ...state.dismissed, [sessionId]: shown.report.evaluatedAt },
-      })),
+    dismissBlocked: (sessionId, shown) => update(sessionId, () => ({ blocked: undefined, dismissed: shown.report.evaluatedAt })),
     loadHistory: async (sessionId) => {
-      const list = await api.handoffHistory({ sessionId });
-      set((state) => ({ history: { ...state.history, [sessionId]: list } }));
+      const history = await api.handoffHistory({ sessionId });
+      update(sessionId, () => ({ history }));
     },
     applyHandoff: (handoff, thisDeviceId) => {
-      set((state) => {
-        const list = state.history[handoff.sessionId] ?? [];
+      update(handoff.sessionId, ({ history: list = [] }) => {
         const known = list.some((h) => h.id === handoff.id);
-        const history = known ? list.map((h) => (h.id === handoff.id ? handoff : h)) : [handoff, ...list];
-        return { history: { ...state.history, [handoff.sessionId]: history } };
+        return { history: known ? list.map((h) => (h.id === handoff.id ? handoff : h)) : [handoff, ...list] };
       });
       const recheckFailed = handoff.state === 'cancelled' && handoff.blockers.length > 0 && handoff.sourceDeviceId === thisDeviceId;
       if (recheckFailed) {
@@ -185,6 +202,13 @@ export const useHandoffsStore = create<HandoffsState>()((set, get) => {
         });
       }
     },
+    keepSessions: (sessionIds) =>
+      set((state) => {
+        const kept = new Set(sessionIds);
+        const gone = Object.keys(state.sessions).filter((sessionId) => !kept.has(sessionId));
+        if (gone.length === 0) return state;
+        return { sessions: Object.fromEntries(Object.entries(state.sessions).filter(([sessionId]) => kept.has(sessionId))) };
+      }),
   };
 });
 
@@ -224,7 +248,7 @@ export function shownBlocked(
 
 /** The blocked move the run view of `session` shows (shownBlocked), kept current. */
 export function useBlockedMove(session: SessionView): BlockedMove | undefined {
-  const local = useHandoffsStore((state) => state.blocked[session.id]);
-  const dismissedAt = useHandoffsStore((state) => state.dismissed[session.id]);
+  const local = useHandoffsStore((state) => state.sessions[session.id]?.blocked);
+  const dismissedAt = useHandoffsStore((state) => state.sessions[session.id]?.dismissed);
   return shownBlocked(local, session.blocked, dismissedAt, session.activeHandoff !== null);
 }

@@ -11,8 +11,9 @@ import type {
   SessionView,
 } from '../../shared/device-api.ts';
 import type { Result } from '../../shared/errors.ts';
-import { api, errorMessage } from '../api/device-api.ts';
-import { withActivity, withEarlier, withHandoff, withViews } from '../components/session-state.ts';
+import { errorMessage } from '../model/error-words.ts';
+import { api } from '../api/device-api.ts';
+import { withActivity, withEarlier, withHandoff, withViews } from '../model/session-state.ts';
 import { TRANSCRIPT_WINDOW } from '../../shared/device-api.ts';
 
 interface SessionsState {
@@ -34,6 +35,10 @@ interface SessionsState {
   /** Fork from here: a new session owned here, from a completed move's checkpoint. */
   forkSession(input: DeviceApiInput<'forkSession'>): Promise<Result<SessionView>>;
   sendMessage(sessionId: string, text: string): Promise<ActionResult>;
+  /** Answers a permission request of the session (on the owner, or relayed to it). */
+  answerPermission(input: DeviceApiInput<'answerPermission'>): Promise<ActionResult>;
+  /** On the owner: stops the session's turn. */
+  interruptTurn(sessionId: string): Promise<ActionResult>;
   setSessions(sessions: SessionView[]): void;
   setDetail(detail: SessionDetail): void;
   /** Folds an agent's activity into the loaded detail (reloading it when entries were missed). */
@@ -86,6 +91,8 @@ export const useSessionsStore = create<SessionsState>()((set, get) => ({
   adoptSession: async (input) => withNewSession(await api.adoptSession(input)),
   forkSession: async (input) => withNewSession(await api.forkSession(input)),
   sendMessage: (sessionId, text) => api.sendMessage({ sessionId, text }),
+  answerPermission: (input) => api.answerPermission(input),
+  interruptTurn: (sessionId) => api.interruptTurn({ sessionId }),
   setSessions: (sessions) => set((state) => ({ sessions, loaded: true, details: withViews(state.details, sessions) })),
   setDetail: (detail) =>
     set((state) => ({

@@ -3,7 +3,8 @@ import { create } from 'zustand';
 import type { BackendKeyProbe } from '../../shared/backend-keys.ts';
 import type { DeviceStatusView } from '../../shared/device-api.ts';
 import type { CodedMessage, Result } from '../../shared/errors.ts';
-import { api, errorMessage, failureOf } from '../api/device-api.ts';
+import { errorMessage, failureOf } from '../model/error-words.ts';
+import { api } from '../api/device-api.ts';
 import type { ConnectionState } from '../api/websocket-client.ts';
 
 interface StatusState {

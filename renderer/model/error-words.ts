@@ -3,6 +3,7 @@
  * internal ("fetch failed: connect ECONNREFUSED"), and which field of a form it is about, so the
  * form shows it next to that field.
  */
+import { DeviceApiError } from '../../shared/device-bridge.ts';
 import type { CodedMessage } from '../../shared/errors.ts';
 
 const NEW_INVITE = 'On a device already in the account open Devices → Add a device for a new one, and paste it here.';
@@ -26,6 +27,16 @@ export function asSentence(text: string): string {
   if (trimmed === '') return trimmed;
   const capital = trimmed[0]!.toUpperCase() + trimmed.slice(1);
   return /[.!?…]$/.test(capital) ? capital : `${capital}.`;
+}
+
+/** The message of a failed device call (a thrown error or anything else), as it came. */
+export function errorMessage(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
+
+/** A failed device call as a code and its message (a bridge refusal keeps its code; anything else is `internal`). */
+export function failureOf(error: unknown): CodedMessage {
+  return { code: error instanceof DeviceApiError ? error.code : 'internal', message: errorMessage(error) };
 }
 
 /** Any refusal in words: a network failure explained, else the device's sentence. */

@@ -1,0 +1,56 @@
+/**
+ * The device API for moving a session: which devices can take it and this device's readiness, a
+ * move started, asked for (Move here) or cancelled, remediation, a retried activation, continuing
+ * with another agent here (Switch agent), and the session's move history.
+ */
+import { z } from 'zod';
+import type { ActionResult, Failure, Result } from '../errors.ts';
+import type { EligibilityView, HandoffView } from '../move-views.ts';
+import { PROVIDER_IDS } from '../provider.ts';
+import type { ReadinessReport } from '../readiness.ts';
+import { DeviceId, SessionId } from './ids.ts';
+
+/** A Move refused by readiness: the whole report, with each blocker's fix. */
+export type BlockedMove = Failure<'blocked'> & { report: ReadinessReport };
+
+export type MoveResult = Result<{ handoffId: string }> | BlockedMove;
+
+const Repo = z.string().min(1).max(4096);
+
+export const moveInputs = {
+  moveEligibility: z.strictObject({ sessionId: SessionId }),
+  /** Without a target: this device's side only (the Move dialog asks as it opens, before a device is picked). */
+  checkReadiness: z.strictObject({ sessionId: SessionId, targetDeviceId: DeviceId.optional() }),
+  /** `freshClone`: the target clones the repositories afresh instead of using its checkout of them (which blocked the move); `provider`: the agent the target continues with, when not the session's own (a summary continuation). */
+  startMove: z.strictObject({
+    sessionId: SessionId,
+    targetDeviceId: DeviceId,
+    freshClone: z.boolean().optional(),
+    provider: z.enum(PROVIDER_IDS).optional(),
+  }),
+  /** Continues an owned session here with another agent, from a summary (recorded in its history like a move). */
+  switchAgent: z.strictObject({ sessionId: SessionId, provider: z.enum(PROVIDER_IDS) }),
+  /** Off the owner: asks the owner to move the session to this device (it runs readiness first). */
+  moveHere: z.strictObject({ sessionId: SessionId }),
+  cancelMove: z.strictObject({ sessionId: SessionId }),
+  pushRepo: z.strictObject({ sessionId: SessionId, repo: Repo }),
+  commitAll: z.strictObject({ sessionId: SessionId, repo: Repo, message: z.string().trim().min(1).max(10_000) }),
+  retryActivation: z.strictObject({ sessionId: SessionId }),
+  handoffHistory: z.strictObject({ sessionId: SessionId }),
+} as const;
+
+/** What each method of this area resolves to. */
+export interface MoveOutputs {
+  moveEligibility: EligibilityView[];
+  checkReadiness: ReadinessReport;
+  startMove: MoveResult;
+  /** The request reached the backend for the owner (refused at once when the owner is offline). */
+  moveHere: ActionResult;
+  cancelMove: ActionResult;
+  switchAgent: ActionResult;
+  /** Each remediation is followed by a fresh evaluation. */
+  pushRepo: { result: ActionResult; report: ReadinessReport };
+  commitAll: { result: ActionResult; report: ReadinessReport };
+  retryActivation: ActionResult;
+  handoffHistory: HandoffView[];
+}

@@ -27,7 +27,7 @@ import type { BackendLinkPort, BackendPort } from '../ports/backend.ts';
 import type { Clock } from '../ports/clock.ts';
 import type { TargetCheck } from '../ports/devices.ts';
 import type { GitPort, RemediationPort } from '../ports/git.ts';
-import { progressSink } from '../ports/progress-sink.ts';
+import { progressSink } from './progress-sink.ts';
 import type { PacketPort, ProviderPort } from '../ports/providers.ts';
 import type { SealPort } from '../ports/seal.ts';
 import { detectProviders } from '../providers/detect.ts';

@@ -24,9 +24,9 @@ import {
   type PermissionVia,
 } from '../../../shared/permission-views.ts';
 import { PROVIDER_LABELS, type ProviderEvent, type ProviderSession } from '../../../shared/provider.ts';
+import { newId } from '../../crypto/new-id.ts';
 import type { LocalSession, LocalState } from '../../local-state/local-state.ts';
 import type { Clock } from '../../ports/clock.ts';
-import { newId } from '../../ports/new-id.ts';
 import type { EventSender } from '../sessions/event-sender.ts';
 import { recordAsked, recordSettled } from './permission-book.ts';
 

@@ -6,10 +6,10 @@
  */
 import type { TranscriptEntry } from '../../../shared/agents.ts';
 import { fail, ok, type ActionResult } from '../../../shared/errors.ts';
+import { newId } from '../../crypto/new-id.ts';
 import type { LocalState } from '../../local-state/local-state.ts';
 import type { BackendPort } from '../../ports/backend.ts';
 import type { Clock } from '../../ports/clock.ts';
-import { newId } from '../../ports/new-id.ts';
 import type { SealPort } from '../../ports/seal.ts';
 import type { SessionEventBody } from './session-events.ts';
 import { metaOf, sealSessionMeta, type SessionMeta } from './session-meta.ts';

@@ -12,13 +12,13 @@ import { join } from 'node:path';
 import type { Handoff } from '../../../shared/api/handoffs.ts';
 import { fail, ok, type Result } from '../../../shared/errors.ts';
 import { isProviderId, PROVIDER_CAPABILITIES } from '../../../shared/provider.ts';
+import { newId } from '../../crypto/new-id.ts';
 import { checkpointContinuation, openCheckpoint, type ActivationDeps, type Opened } from '../../handoff/activation.ts';
 import { checkpointAgent, importRefusedFor } from '../../handoff/agent-change.ts';
 import { mergeEntries } from '../../handoff/transcript-merge.ts';
 import type { LocalSession, LocalState } from '../../local-state/local-state.ts';
 import type { BackendPort } from '../../ports/backend.ts';
 import type { RemediationPort } from '../../ports/git.ts';
-import { newId } from '../../ports/new-id.ts';
 import { appendHistory } from './history-append.ts';
 import type { SessionService } from './session-service.ts';
 

@@ -17,11 +17,11 @@ import {
   PROVIDER_LABELS,
   type ProviderId,
 } from '../../../shared/provider.ts';
+import { newId } from '../../crypto/new-id.ts';
 import type { LocalSession, LocalState } from '../../local-state/local-state.ts';
 import type { BackendPort } from '../../ports/backend.ts';
 import type { Clock } from '../../ports/clock.ts';
 import type { GitPort, RepoSnapshot } from '../../ports/git.ts';
-import { newId } from '../../ports/new-id.ts';
 import type { RepoRef } from '../../ports/repo-ref.ts';
 import type { SealPort } from '../../ports/seal.ts';
 import type { SessionContent } from '../../ports/sessions.ts';

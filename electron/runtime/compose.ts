@@ -15,7 +15,7 @@ import { createGitRunner } from '../git/git-runner.ts';
 import type { ActivationDeps } from '../handoff/activation.ts';
 import { Coordinator } from '../handoff/coordinator.ts';
 import type { HandoffConfig } from '../handoff/handoff-config.ts';
-import type { StepGate, TurnObserver } from '../handoff/test-seam.ts';
+import type { StepGate } from '../handoff/test-seam.ts';
 import { moveRequests } from '../handoff/move-request.ts';
 import { sourceStep } from '../handoff/source-steps.ts';
 import { targetStep } from '../handoff/target-steps.ts';
@@ -56,6 +56,7 @@ import { endedNotice } from './move-notices.ts';
 import { MoveHere } from './move-here.ts';
 import { MoveService } from './move-service.ts';
 import { SessionService } from './sessions/session-service.ts';
+import type { TurnObserver } from './sessions/turn-observer.ts';
 
 export interface ComposeOptions {
   profile: Profile;

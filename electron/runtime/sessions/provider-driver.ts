@@ -8,8 +8,8 @@ import { DEFAULT_PERMISSION_LEVEL, isProviderId, type ProviderEvent, type Provid
 import type { LocalState } from '../../local-state/local-state.ts';
 import type { Clock } from '../../ports/clock.ts';
 import type { ProviderPort } from '../../ports/providers.ts';
-import type { TurnObserver } from '../../handoff/test-seam.ts';
 import type { EventSender } from './event-sender.ts';
+import type { TurnObserver } from './turn-observer.ts';
 
 export interface ProviderDriverDeps {
   selfId: string;

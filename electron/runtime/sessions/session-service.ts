@@ -22,7 +22,6 @@ import type { GitPort } from '../../ports/git.ts';
 import type { ProviderPort } from '../../ports/providers.ts';
 import type { SealPort } from '../../ports/seal.ts';
 import type { SessionContent, SessionsPort } from '../../ports/sessions.ts';
-import type { TurnObserver } from '../../handoff/test-seam.ts';
 import { PermissionService } from '../permissions/permission-service.ts';
 import { switchAgent, type AgentSwitchDeps } from './agent-switch.ts';
 import { EventPuller } from './event-puller.ts';
@@ -40,6 +39,7 @@ import {
   type NewSessionInput,
   type SessionStartDeps,
 } from './session-start.ts';
+import type { TurnObserver } from './turn-observer.ts';
 
 export interface SessionServiceDeps {
   selfId: string;

@@ -14,6 +14,7 @@ import { describeAsk, type PermissionRequestView } from '../../../shared/permiss
 import type { ProviderEvent, ProviderSession } from '../../../shared/provider.ts';
 import type { LocalState } from '../../local-state/local-state.ts';
 import type { BackendPort } from '../../ports/backend.ts';
+import type { ChangeSink } from '../../ports/changes.ts';
 import type { Clock } from '../../ports/clock.ts';
 import type { SealPort } from '../../ports/seal.ts';
 import type { EventSender } from '../sessions/event-sender.ts';
@@ -34,7 +35,8 @@ export interface PermissionServiceDeps {
   /** The account's devices (names, signing keys); without them, names are short ids and no relayed answer verifies. */
   devices?: { get(id: string): Device | undefined; nameOf(id: string): string };
   clock: Clock;
-  changed(sessionId: string): void;
+  /** Where a change of a session's view is told (a request asked or settled). */
+  changes: ChangeSink;
   log(message: string): void;
   /** Shows a desktop notification. */
   notice?(notice: MoveNoticeView): void;
@@ -55,9 +57,8 @@ export class PermissionService {
 
   constructor(private readonly deps: PermissionServiceDeps) {
     const nameOf = (id: string) => (id === deps.selfId ? deps.selfName : (deps.devices?.nameOf(id) ?? id.slice(0, 8)));
-    const { selfId, state, events, clock, log } = deps;
-    const changed = (id: string) => deps.changed(id);
-    this.broker = new PermissionBroker({ selfId, state, events, nameOf, clock, changed, log, asked: (request) => this.asked(request) });
+    const { selfId, state, events, clock, changes, log } = deps;
+    this.broker = new PermissionBroker({ selfId, state, events, nameOf, clock, changes, log, asked: (request) => this.asked(request) });
     const { signer, devices } = deps;
     this.relay =
       signer && devices ? new AnswerRelay({ ...deps, signer, device: (id) => devices.get(id), broker: this.broker, nameOf }) : null;

@@ -214,8 +214,7 @@ function laptopService(
     seal: profileSeal(laptop),
     git: gitPort(createGitRunner({ env: sandbox.env })),
     clock: Date.now,
-    changed: () => undefined,
-    activity: () => undefined,
+    changes: { emit: () => undefined },
     log,
     providers: providerPort({
       detect: async () => [],

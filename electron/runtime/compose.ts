@@ -8,7 +8,6 @@
  * headless device command, the demo and the Electron shell all build their runtime here.
  */
 import type { PushMessage } from '../../shared/api/push.ts';
-import type { SessionAnswer } from '../../shared/api/sessions.ts';
 import type { MoveNoticeView } from '../../shared/device-api.ts';
 import type { ProviderId, SessionSettings } from '../../shared/provider.ts';
 import { redactCredentials } from '../../shared/url-credentials.ts';
@@ -58,6 +57,7 @@ import { MoveNotices } from './move-notices.ts';
 import { MoveHere } from './move-here.ts';
 import { MoveService } from './move-service.ts';
 import { RuntimeChanges } from './runtime-changes.ts';
+import { SessionPosts } from './session-posts.ts';
 import { SessionService } from './sessions/session-service.ts';
 import type { TurnObserver } from './sessions/turn-observer.ts';
 
@@ -187,8 +187,9 @@ export function composeDeviceRuntime(options: ComposeOptions): DeviceRuntime {
 /**
  * Wires the runtime's own parts over `parts`, each built after the parts it uses: sessions and the
  * device directory, the coordinator and its steps, then the parts that follow what changed (views,
- * blocked moves, notices), moves and Move here, the device API. A part tells what it changed on one
- * channel (runtime-changes.ts); one that follows changes is subscribed to it once, here.
+ * blocked moves, notices), moves and Move here, the reader of the sessions' posts, the device API.
+ * A part tells what it changed on one channel (runtime-changes.ts); a part that follows changes is
+ * subscribed to it once, here.
  */
 export function wireDeviceRuntime(parts: DeviceParts): DeviceRuntime {
   const { identity, state, seal, git, packets, providers, clock, log, config, account, link, signer, remediation } = parts;
@@ -205,8 +206,6 @@ export function wireDeviceRuntime(parts: DeviceParts): DeviceRuntime {
   });
   const notice = (shown: MoveNoticeView) => events.emit('moveNotice', shown);
   const { observeTurn } = parts;
-  // A Move here request of another device (posted as answers are) is Move here's, made below.
-  const otherPost = (sessionId: string, posted: SessionAnswer) => moveHere.apply(sessionId, posted);
   const sessions = new SessionService({
     selfId,
     selfName,
@@ -222,7 +221,6 @@ export function wireDeviceRuntime(parts: DeviceParts): DeviceRuntime {
     signer,
     devices,
     notice,
-    otherPost,
   });
   // Long steps (fetch, clone, checkpoint transfer, import) report here: the stepper and the log.
   const progress = progressSink({ emit: (view) => changes.emit('handoffProgress', view), log, clock });
@@ -285,7 +283,10 @@ export function wireDeviceRuntime(parts: DeviceParts): DeviceRuntime {
     clock,
   });
   const start = (sessionId: string, target: string, initiator: string) => moves.start(sessionId, target, { initiatorDeviceId: initiator });
-  const moveHere: MoveHere = new MoveHere({ selfId, state, backend, seal, signer, devices, handoffs, start, clock, log });
+  const moveHere = new MoveHere({ selfId, state, backend, seal, signer, devices, handoffs, start, clock, log });
+  // What other devices post to a session's log goes to the part that takes its kind.
+  const handlers = { 'permission-answer': sessions.answers, 'move-here-request': moveHere };
+  const posts = new SessionPosts({ selfId, state, backend, seal, handlers });
   const status = new DeviceStatus(identity, link, events);
   const adoption = { selfId, selfName, state, sessions, providers, changes };
   const forks = { ...activation, state, backend, sessions, remediation, changes };
@@ -301,6 +302,7 @@ export function wireDeviceRuntime(parts: DeviceParts): DeviceRuntime {
     providers,
     account,
     sessions,
+    posts,
     devices,
     coordinator,
     events,

@@ -2,8 +2,8 @@
  * A device's permission requests, as the rest of the runtime asks for them: answer one (here when
  * this device owns the session, else relayed sealed and signed to the owner), stop a turn (its
  * requests denied first), deny what a move or a stop leaves pending, end what a restart left, and
- * read the answers other devices posted. The broker (permission-broker.ts) and the relay
- * (answer-relay.ts) do the work; the desktop notice of a new request is made here.
+ * take the answers other devices posted (read by session-posts.ts). The broker (permission-broker.ts)
+ * and the relay (answer-relay.ts) do the work; the desktop notice of a new request is made here.
  */
 import type { Device } from '../../../shared/api/devices.ts';
 import type { SessionAnswer } from '../../../shared/api/sessions.ts';
@@ -17,6 +17,7 @@ import type { BackendPort } from '../../ports/backend.ts';
 import type { ChangeSink } from '../../ports/changes.ts';
 import type { Clock } from '../../ports/clock.ts';
 import type { SealPort } from '../../ports/seal.ts';
+import type { PostHandler } from '../session-posts.ts';
 import type { EventSender } from '../sessions/event-sender.ts';
 import { AnswerRelay } from './answer-relay.ts';
 import { PermissionBroker } from './permission-broker.ts';
@@ -25,8 +26,8 @@ export interface PermissionServiceDeps {
   selfId: string;
   selfName: string;
   state: Pick<LocalState, 'readSession' | 'updateSession' | 'listSessions'>;
-  backend: Pick<BackendPort, 'postAnswer' | 'listAnswers'>;
-  seal: Pick<SealPort, 'sealJson' | 'openJson'>;
+  backend: Pick<BackendPort, 'postAnswer'>;
+  seal: Pick<SealPort, 'sealJson'>;
   events: Pick<EventSender, 'append' | 'appendEntry' | 'publishMeta' | 'note'>;
   /** The running provider of an owned session. */
   provider(sessionId: string): ProviderSession | undefined;
@@ -40,8 +41,6 @@ export interface PermissionServiceDeps {
   log(message: string): void;
   /** Shows a desktop notification. */
   notice?(notice: MoveNoticeView): void;
-  /** Offered each post of another device that is not an answer (a Move here request); true when it took it. */
-  otherPost?(sessionId: string, posted: SessionAnswer): Promise<boolean>;
 }
 
 /** The desktop notification of a request: "laptop: Claude Code wants to run `npm test`". */
@@ -51,7 +50,7 @@ export function permissionNotice(request: PermissionRequestView, deviceName: str
   return { kind: 'permission', sessionId: request.sessionId, handoffId: null, title: 'Permission request', body, at };
 }
 
-export class PermissionService {
+export class PermissionService implements PostHandler {
   private readonly broker: PermissionBroker;
   private readonly relay: AnswerRelay | null;
 
@@ -112,8 +111,8 @@ export class PermissionService {
     this.broker.endLeftOver(sessionId, message);
   }
 
-  /** Reads the answers other devices posted for an owned session. */
-  pullAnswers(sessionId: string): Promise<void> {
-    return this.relay?.pull(sessionId) ?? Promise.resolve();
+  /** Takes an answer another device posted for an owned session (answer-relay.ts); one this device cannot check is left. */
+  take(sessionId: string, posted: SessionAnswer, body: unknown): Promise<void> {
+    return this.relay?.take(sessionId, posted, body) ?? Promise.resolve();
   }
 }

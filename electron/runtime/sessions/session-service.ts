@@ -10,7 +10,7 @@
  * steps see as SessionsPort.
  */
 import type { Device } from '../../../shared/api/devices.ts';
-import type { Session, SessionAnswer } from '../../../shared/api/sessions.ts';
+import type { Session } from '../../../shared/api/sessions.ts';
 import type { InputBlock, MoveNoticeView } from '../../../shared/device-api.ts';
 import type { ActionResult, Result } from '../../../shared/errors.ts';
 import type { PermissionAnswer } from '../../../shared/permission-request.ts';
@@ -24,6 +24,7 @@ import type { ProviderPort } from '../../ports/providers.ts';
 import type { SealPort } from '../../ports/seal.ts';
 import type { SessionContent, SessionsPort } from '../../ports/sessions.ts';
 import { PermissionService } from '../permissions/permission-service.ts';
+import type { PostHandler } from '../session-posts.ts';
 import { switchAgent, type AgentSwitchDeps } from './agent-switch.ts';
 import { EventPuller } from './event-puller.ts';
 import { EventSender } from './event-sender.ts';
@@ -63,8 +64,6 @@ export interface SessionServiceDeps {
   devices?: { get(id: string): Device | undefined; nameOf(id: string): string };
   /** Shows a desktop notification (a permission request). */
   notice?(notice: MoveNoticeView): void;
-  /** Offered each post of another device that is not a permission answer (a Move here request); true when it took it. */
-  otherPost?(sessionId: string, posted: SessionAnswer): Promise<boolean>;
 }
 
 export class SessionService implements SessionsPort {
@@ -108,7 +107,6 @@ export class SessionService implements SessionsPort {
       changes,
       log,
       notice,
-      otherPost: deps.otherPost,
     });
     const permissions = this.permissions;
     this.driver = new ProviderDriver({
@@ -263,9 +261,9 @@ export class SessionService implements SessionsPort {
     return this.permissions.denyForMove(sessionId, this.nameOf(targetDeviceId));
   }
 
-  /** Reads the answers other devices posted to the session's permission requests (owner only). */
-  pullAnswers(sessionId: string): Promise<void> {
-    return this.permissions.pullAnswers(sessionId);
+  /** What takes the answers other devices post to the session's permission requests (owner only; read by session-posts.ts). */
+  get answers(): PostHandler {
+    return this.permissions;
   }
 
   /** Adds a Baton note (a system entry of the main agent) to the transcript and appends it. */

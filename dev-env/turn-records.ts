@@ -1,10 +1,10 @@
 /**
- * The turns a harness device reports (its turn observer, electron/handoff/test-seam.ts), kept in a
- * file of one JSON line per provider turn that starts or ends, and read back. The fault matrix
- * checks them against the backend's record of who owned the session when.
+ * The turns a harness device reports (its turn observer, electron/runtime/sessions/turn-observer.ts),
+ * kept in a file of one JSON line per provider turn that starts or ends, and read back. The fault
+ * matrix checks them against the backend's record of who owned the session when.
  */
 import { appendFileSync, existsSync, readFileSync } from 'node:fs';
-import type { TurnObserver, TurnRecord } from '../electron/handoff/test-seam.ts';
+import type { TurnObserver, TurnRecord } from '../electron/runtime/sessions/turn-observer.ts';
 
 /**
  * An observer that appends each record to `path` as one line, synchronously, so a device killed

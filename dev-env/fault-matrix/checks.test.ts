@@ -4,10 +4,10 @@
  * did not own the session, a move that never ended) is named.
  */
 import { describe, expect, it } from 'vitest';
+import type { TurnRecord } from '../../electron/runtime/sessions/turn-observer.ts';
 import type { Handoff } from '../../shared/api/handoffs.ts';
 import type { SessionDetail } from '../../shared/device-api.ts';
 import { FORWARD_STATES, type HandoffState } from '../../shared/handoff-states.ts';
-import type { TurnRecord } from '../../electron/handoff/test-seam.ts';
 import { handoffRecord } from '../handoff-record.ts';
 import { checkCase, type Evidence } from './checks.ts';
 

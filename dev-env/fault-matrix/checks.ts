@@ -3,9 +3,9 @@
  * backend's records, what each device showed while the case ran and at its end, the turns each
  * logged). Each returns the violations it found, in words; none means the case held.
  */
+import type { TurnRecord } from '../../electron/runtime/sessions/turn-observer.ts';
 import type { SessionDetail } from '../../shared/device-api.ts';
 import { findTransition, isTerminal, reachedAt } from '../../shared/handoff-states.ts';
-import type { TurnRecord } from '../../electron/handoff/test-seam.ts';
 import type { BackendView, DeviceName } from './fault-world.ts';
 
 /** One look at a device's view of the session while the case ran. */

@@ -5,13 +5,13 @@
  * client of the laptop's identity that reads the backend's own records (sessions, handoffs, sealed
  * events) over a link never cut.
  */
+import type { TurnRecord } from '../../electron/runtime/sessions/turn-observer.ts';
 import type { Handoff } from '../../shared/api/handoffs.ts';
 import type { Session } from '../../shared/api/sessions.ts';
 import type { TranscriptEntry } from '../../shared/agents.ts';
 import { loadProfile } from '../../electron/enrollment/profile.ts';
 import { backendPort } from '../../electron/runtime/adapters/backend-port.ts';
 import { profileSeal } from '../../electron/runtime/adapters/seal-port.ts';
-import type { TurnRecord } from '../../electron/handoff/test-seam.ts';
 import { createBackendClient } from '../../electron/sync/backend-client.ts';
 import { makeBackendLinks, type BackendLinks } from '../backend-links.ts';
 import type { RunningProcess } from '../process-harness.ts';

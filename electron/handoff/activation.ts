@@ -17,8 +17,8 @@ import type { BackendPort } from '../ports/backend.ts';
 import type { Clock } from '../ports/clock.ts';
 import type { GitPort } from '../ports/git.ts';
 import type { PacketPort, ProviderPort } from '../ports/providers.ts';
+import type { ProgressSink } from '../ports/progress.ts';
 import type { SealPort } from '../ports/seal.ts';
-import { percentOf, type ProgressSink } from '../ports/progress-sink.ts';
 import type { SessionsPort } from '../ports/sessions.ts';
 import type { Checkpoint } from './checkpoint.ts';
 import { receiveCheckpoint, type ReceiveCode, type ReceivedCheckpoint } from './checkpoint-transfer.ts';
@@ -30,6 +30,7 @@ import { agentChangeOf, checkpointAgent, importRefusedFor, recordAgentChange, su
 import type { HandoffConfig } from './handoff-config.ts';
 import { checkoutPlaces } from './checkout-places.ts';
 import { folderChange } from './folder-change.ts';
+import { percentOf } from './progress-reports.ts';
 
 /** How the provider resumed, why that way (when it fell back), the drift found on the pinned tree, and the folder it runs in. */
 export interface Activated {

@@ -49,7 +49,7 @@ function coordinatorWithHeldAnswers(
     seal: { sealJson: () => 'sealed' },
     lostSession: async () => undefined,
     clock: () => 2000,
-    handoffChanged: () => undefined,
+    changes: { emit: () => undefined },
     log: (message) => logged.push(message),
     ...(gate ? { gate } : {}),
   };

@@ -9,6 +9,7 @@ import { fail, ok, type ActionResult } from '../../shared/errors.ts';
 import type { Blocker } from '../../shared/readiness.ts';
 import type { LocalState } from '../local-state/local-state.ts';
 import type { BackendPort } from '../ports/backend.ts';
+import type { ChangeSink } from '../ports/changes.ts';
 import type { Clock } from '../ports/clock.ts';
 import type { SealPort } from '../ports/seal.ts';
 import { sealCancelReason } from './cancel-reason.ts';
@@ -24,10 +25,8 @@ export interface CoordinatorDeps {
   /** The backend said this device no longer drives the session (stale generation, not the owner). */
   lostSession(sessionId: string): Promise<void>;
   clock: Clock;
-  /** A handoff this device knows changed (for the UI). */
-  handoffChanged(handoff: Handoff): void;
-  /** This device has just finished its part in an ended handoff (once per handoff, restarts included). */
-  ended?(handoff: Handoff, role: 'source' | 'target'): void;
+  /** Told each newer record of a handoff this device knows, and when this device has just finished its part in an ended one. */
+  changes: ChangeSink;
   log(message: string): void;
   /**
    * Asked before each step, before each transition is sent and once its commit is known, and by the
@@ -111,7 +110,7 @@ export class Coordinator {
     if (!newer && !force) return;
     if (newer) {
       this.latest.set(handoff.id, handoff);
-      this.deps.handoffChanged(handoff);
+      this.deps.changes.emit('handoffChanged', { handoff });
       for (const hear of this.awaiting.get(handoff.id) ?? []) hear(handoff);
     }
     if (this.roleIn(handoff) !== null) this.schedule(handoff.id);
@@ -304,7 +303,7 @@ export class Coordinator {
     });
     const handoff = this.latest.get(handoffId);
     const role = handoff ? this.roleIn(handoff) : null;
-    if (first && handoff && role) this.deps.ended?.(handoff, role);
+    if (first && handoff && role) this.deps.changes.emit('handoffEnded', { handoff, role });
     for (const key of [...this.timers.keys()]) if (key.startsWith(handoffId)) this.clearTimer(key);
   }
 

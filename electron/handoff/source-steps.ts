@@ -12,7 +12,7 @@ import type { Clock } from '../ports/clock.ts';
 import type { GitPort } from '../ports/git.ts';
 import type { PacketPort, ProviderPort } from '../ports/providers.ts';
 import type { SealPort } from '../ports/seal.ts';
-import type { ProgressSink } from '../ports/progress-sink.ts';
+import type { ProgressSink } from '../ports/progress.ts';
 import type { SessionsPort } from '../ports/sessions.ts';
 import { sealSpeculativeCheckpoint, timelessDigest, type SpeculativeCheckpoint } from './speculative-checkpoint.ts';
 import { buildCheckpoint } from './checkpoint-build.ts';
@@ -20,7 +20,7 @@ import { CHECKPOINT_MEMORY_BYTES, sealCheckpoint, uploadSealed } from './checkpo
 import { transferred, type HandoffDriver, type Step } from './coordinator.ts';
 import type { HandoffConfig } from './handoff-config.ts';
 import { settleTurn } from './turn-settle.ts';
-import { uploadProgress } from './upload-progress.ts';
+import { uploadProgress } from './progress-reports.ts';
 
 /** What the source's steps use, and nothing more. */
 export interface SourceStepDeps {

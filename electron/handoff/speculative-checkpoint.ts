@@ -21,7 +21,7 @@ import type { LocalState } from '../local-state/local-state.ts';
 import { isPacket } from '../packet/packet-format.ts';
 import type { BackendPort } from '../ports/backend.ts';
 import type { GitPort } from '../ports/git.ts';
-import type { ProgressSink } from '../ports/progress-sink.ts';
+import type { ProgressSink } from '../ports/progress.ts';
 import type { SealPort } from '../ports/seal.ts';
 import type { SessionsPort } from '../ports/sessions.ts';
 import type { Checkpoint } from './checkpoint.ts';
@@ -29,7 +29,7 @@ import { buildCheckpoint, type CheckpointBuildDeps } from './checkpoint-build.ts
 import { CHECKPOINT_MEMORY_BYTES, sealCheckpoint, uploadSealed } from './checkpoint-transfer.ts';
 import { writeCheckpoint } from './checkpoint-writer.ts';
 import type { HandoffDriver } from './coordinator.ts';
-import { uploadProgress } from './upload-progress.ts';
+import { uploadProgress } from './progress-reports.ts';
 
 /** What sealing a speculative checkpoint uses (of the source step's dependencies). */
 export interface SpeculativeCheckpointDeps extends CheckpointBuildDeps {

@@ -11,9 +11,9 @@
  *   (dev-env/fault-matrix/) holds a move in each of the seven states this way — a state entered in
  *   one commit with the next at that commit, before it is sent or once it is durable — and kills,
  *   pauses or cuts off a party while it is held.
- * - The turn observer: told of every provider turn that starts or ends on this device with the
- *   generation and owner the device knew then, so a test can tell that no turn ran on a device that
- *   did not own the session.
+ * - The turn observer (a session concern: runtime/sessions/turn-observer.ts): told of every provider
+ *   turn that starts or ends on this device with the generation and owner the device knew then, so a
+ *   test can tell that no turn ran on a device that did not own the session.
  *
  * The file-based gate and the file of turns live in dev-env/ (step-holds.ts, turn-records.ts) and
  * are handed in by the harness's own device entry (dev-env/gated-device.ts); no shipped command
@@ -45,20 +45,3 @@ export interface StepGate {
 
 /** The gate of every shipped device: it never waits. */
 export const OPEN_GATE: StepGate = { before: () => undefined };
-
-/** One provider turn starting or ending on this device. */
-export interface TurnRecord {
-  deviceId: string;
-  sessionId: string;
-  /** `ended` also when the device stopped the provider (moved away, shutting down) mid-turn. */
-  event: 'started' | 'ended';
-  /** The session generation this device held when the turn started or ended. */
-  generation: number;
-  /** The owner as this device knew it then. */
-  ownerDeviceId: string;
-  at: number;
-  interrupted?: boolean;
-}
-
-/** Told of each provider turn that starts or ends; it must not throw or wait. */
-export type TurnObserver = (record: TurnRecord) => void;

@@ -8,7 +8,7 @@ import type { Duplex } from 'node:stream';
 import { WebSocketServer, type WebSocket } from 'ws';
 import type { DeviceApiEvent, DeviceApiHandlers } from '../../shared/device-api.ts';
 import { BridgeRequest, DEVICE_API_PATH, TOKEN_PARAM, type BridgeResponse } from '../../shared/device-bridge.ts';
-import { dispatchDeviceCall } from './device-api-dispatch.ts';
+import { dispatchDeviceCall } from '../runtime/device-api/dispatch.ts';
 import { carriesToken, guardRequest, type GuardConfig } from './request-guard.ts';
 import { securityHeaders, serveStatic } from './static-files.ts';
 import { tokenPage } from './token-page.ts';

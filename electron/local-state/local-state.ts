@@ -17,10 +17,9 @@ import { DriftWarning, ResumePath, TargetFolder } from '../../shared/api/handoff
 import { ContinueWithSchema, PROVIDER_CHANGES_MAX, ProviderChangeSchema } from '../../shared/agent-switch.ts';
 import { DEFAULT_PERMISSION_LEVEL, PermissionLevel } from '../../shared/provider.ts';
 import type { Blocker } from '../../shared/readiness.ts';
-import { MoveBlock } from '../ports/move-block.ts';
-import { RepoRef } from '../ports/repo-ref.ts';
 import { migrateInlineTranscripts } from './inline-transcripts.ts';
 import { noPermissions, SessionPermissionsSchema } from './session-permissions.ts';
+import { MoveBlockSchema, RepoRefSchema } from './record-parts.ts';
 import { RecordFolder } from './record-folder.ts';
 import { TranscriptLogs } from './transcript-log.ts';
 
@@ -39,7 +38,7 @@ export const LocalSessionSchema = z.object({
   provider: z.string(),
   /** How much the agent may do without asking (older records: the default). */
   permission: PermissionLevel.default(DEFAULT_PERMISSION_LEVEL),
-  repos: z.array(RepoRef),
+  repos: z.array(RepoRefSchema),
   ownerDeviceId: z.string(),
   generation: z.number().int().positive(),
   /** Durable input-rejection flag (quiescing, moved, needs attention); null when input is accepted. */
@@ -61,7 +60,7 @@ export const LocalSessionSchema = z.object({
   /** The device the owner asked to clone the repositories afresh on, for the move to it (null: it uses its checkouts). */
   freshCloneOn: z.string().nullable().default(null),
   /** A blocked move of the session (ports/move-block.ts), null when none; on every device through the sealed event stream. */
-  moveBlock: MoveBlock.nullable().default(null),
+  moveBlock: MoveBlockSchema.nullable().default(null),
   /** What the agent is told with the next input (after a move it resumed by import: where it now runs); absent or null: nothing. */
   agentNote: z.string().nullable().optional(),
   /** How the provider was last resumed after this device restarted (absent: never). */

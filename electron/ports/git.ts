@@ -55,11 +55,6 @@ export interface CheckoutPlaces {
   fresh: boolean;
 }
 
-/** The places of a device that knows no checkout but its workspace root (nothing ran here before). */
-export function rootPlaces(workspaceRoot: string): CheckoutPlaces {
-  return { workspaceRoot, homes: [], inUse: [], fresh: false };
-}
-
 /** Git work of the runtime (git/readiness.ts, git/pinning.ts). */
 export interface GitPort {
   /** Whether git runs on this device. */

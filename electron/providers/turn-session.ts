@@ -6,10 +6,12 @@
  * reports on stdout, codex/codex-session.ts for Codex's app server.
  */
 import type { AgentView, TranscriptEntry } from '../../shared/agents.ts';
+import type { Failure } from '../../shared/errors.ts';
 import type {
   ImportOutcome,
   ProviderCapabilities,
   ProviderEventListener,
+  ProviderFailureCode,
   ProviderId,
   ProviderResult,
   ProviderSession,
@@ -124,10 +126,23 @@ export abstract class TurnSession implements ProviderSession {
   }
 
   /** A refusal when the session cannot be (re)started, else null. */
-  protected refuseStart(): ProviderResult | null {
+  protected refuseStart(): Failure<ProviderFailureCode> | null {
     if (this.stopped) return { ok: false, code: 'stopped', message: `${this.mainAgentName()} was stopped.` };
     if (this.workspace !== null) return { ok: false, code: 'already_started', message: `${this.mainAgentName()} is already running.` };
     return null;
+  }
+
+  /**
+   * The CLI's session id in `data`, when this session may import it: not started or stopped, and
+   * `data` is this provider's, in one of `formats`, naming a session; else the refusal.
+   */
+  protected importableId(data: ResumeData, formats: readonly string[]): ProviderResult<string> {
+    const refused = this.refuseStart();
+    if (refused) return refused;
+    if (data.provider === this.provider && formats.includes(data.format) && data.sessionId !== null)
+      return { ok: true, value: data.sessionId };
+    const message = `${this.mainAgentName()} cannot import "${data.provider}" data of format "${data.format}".`;
+    return { ok: false, code: 'import_check_failed', message };
   }
 
   /** Binds the session to `workspace` and shows its main agent. */

@@ -1,13 +1,14 @@
 /**
  * Composes a DeviceRuntime for an enrolled profile. First the real parts: the signed sync client
  * and push stream, the profile's key ring and enrollment, git, packets and providers, each behind
- * the port it implements (adapters/). Then the runtime's own parts, wired to each other: the
- * session service, the device directory, the handoff coordinator with this device's source and
- * target steps, move requests, the views and events the UI gets, and the device API handlers
- * (device-api/). The headless device command, the demo and the Electron shell all build their
- * runtime here.
+ * the port it implements (adapters/). Then the runtime's own parts, each built after the parts it
+ * uses, telling what they change on one channel (runtime-changes.ts): the session service, the
+ * device directory, the handoff coordinator with this device's source and target steps, the views
+ * and events the UI gets, move requests, Move here, and the device API handlers (device-api/). The
+ * headless device command, the demo and the Electron shell all build their runtime here.
  */
 import type { PushMessage } from '../../shared/api/push.ts';
+import type { MoveNoticeView } from '../../shared/device-api.ts';
 import type { ProviderId, SessionSettings } from '../../shared/provider.ts';
 import { redactCredentials } from '../../shared/url-credentials.ts';
 import { setBackendPins, setBackendUrls, type Profile } from '../enrollment/profile.ts';
@@ -15,7 +16,7 @@ import { createGitRunner } from '../git/git-runner.ts';
 import type { ActivationDeps } from '../handoff/activation.ts';
 import { Coordinator } from '../handoff/coordinator.ts';
 import type { HandoffConfig } from '../handoff/handoff-config.ts';
-import type { StepGate, TurnObserver } from '../handoff/test-seam.ts';
+import type { StepGate } from '../handoff/test-seam.ts';
 import { moveRequests } from '../handoff/move-request.ts';
 import { sourceStep } from '../handoff/source-steps.ts';
 import { targetStep } from '../handoff/target-steps.ts';
@@ -27,7 +28,7 @@ import type { BackendLinkPort, BackendPort } from '../ports/backend.ts';
 import type { Clock } from '../ports/clock.ts';
 import type { TargetCheck } from '../ports/devices.ts';
 import type { GitPort, RemediationPort } from '../ports/git.ts';
-import { progressSink } from '../ports/progress-sink.ts';
+import { progressSink } from './progress-sink.ts';
 import type { PacketPort, ProviderPort } from '../ports/providers.ts';
 import type { SealPort } from '../ports/seal.ts';
 import { detectProviders } from '../providers/detect.ts';
@@ -52,10 +53,13 @@ import { DeviceRuntime } from './device-runtime.ts';
 import { DeviceStatus, type DeviceIdentity } from './device-status.ts';
 import { DeviceViews } from './device-views.ts';
 import { MoveBlocks } from './move-blocks.ts';
-import { endedNotice } from './move-notices.ts';
+import { MoveNotices } from './move-notices.ts';
 import { MoveHere } from './move-here.ts';
 import { MoveService } from './move-service.ts';
+import { RuntimeChanges } from './runtime-changes.ts';
+import { SessionPosts } from './session-posts.ts';
 import { SessionService } from './sessions/session-service.ts';
+import type { TurnObserver } from './sessions/turn-observer.ts';
 
 export interface ComposeOptions {
   profile: Profile;
@@ -180,21 +184,29 @@ export function composeDeviceRuntime(options: ComposeOptions): DeviceRuntime {
   });
 }
 
-/** Wires the runtime's own parts over `parts`: sessions, devices, the coordinator and its steps, moves, views, the device API. */
+/**
+ * Wires the runtime's own parts over `parts`, each built after the parts it uses: sessions and the
+ * device directory, the coordinator and its steps, then the parts that follow what changed (views,
+ * blocked moves, notices), moves and Move here, the reader of the sessions' posts, the device API.
+ * A part tells what it changed on one channel (runtime-changes.ts); a part that follows changes is
+ * subscribed to it once, here.
+ */
 export function wireDeviceRuntime(parts: DeviceParts): DeviceRuntime {
-  const { identity, state, seal, git, packets, providers, clock, log, config, account, link } = parts;
+  const { identity, state, seal, git, packets, providers, clock, log, config, account, link, signer, remediation } = parts;
   // Local records are written behind; nothing reaches the backend before what it relies on is on disk.
   const backend = afterLocalWrites(parts.backend, state);
   const selfId = identity.deviceId;
   const selfName = identity.deviceName;
   const events = new DeviceEvents();
+  const changes = new RuntimeChanges();
   // Presence is only what is known now: through a backend this device reaches.
   const devices = new DeviceDirectory(selfId, seal, clock, () => {
     const reach = link.reachability();
     return { reached: reach.state === 'reachable', since: reach.state === 'unreachable' ? reach.since : null };
   });
-  // The views are made once the coordinator is (they read its handoffs); nothing calls them before.
-  const sessions: SessionService = new SessionService({
+  const notice = (shown: MoveNoticeView) => events.emit('moveNotice', shown);
+  const { observeTurn } = parts;
+  const sessions = new SessionService({
     selfId,
     selfName,
     state,
@@ -203,18 +215,15 @@ export function wireDeviceRuntime(parts: DeviceParts): DeviceRuntime {
     git,
     providers,
     clock,
-    changed: (id) => views.sessionChanged(id),
-    activity: (id, from) => views.sessionActivity(id, from),
+    changes,
     log,
-    observeTurn: parts.observeTurn,
-    signer: parts.signer,
+    observeTurn,
+    signer,
     devices,
-    notice: (notice) => events.emit('moveNotice', notice),
-    // A Move here request of another device (posted as answers are) is the move service's, made below.
-    otherPost: (sessionId, posted) => moveHere.apply(sessionId, posted),
+    notice,
   });
   // Long steps (fetch, clone, checkpoint transfer, import) report here: the stepper and the log.
-  const progress = progressSink({ emit: (view) => views.progress(view), log, clock });
+  const progress = progressSink({ emit: (view) => changes.emit('handoffProgress', view), log, clock });
   const activation: ActivationDeps = {
     selfId,
     selfName,
@@ -230,25 +239,9 @@ export function wireDeviceRuntime(parts: DeviceParts): DeviceRuntime {
     log,
     progress,
   };
-  const blocks = new MoveBlocks({ selfId, state, sessions, clock, changed: (id) => views.sessionChanged(id), log });
+  const lostSession = (sessionId: string) => sessions.markMoved(sessionId);
   const coordinator = new Coordinator(
-    {
-      selfId,
-      progress: state,
-      backend,
-      seal,
-      clock,
-      log,
-      lostSession: (sessionId) => sessions.markMoved(sessionId),
-      gate: parts.gate,
-      handoffChanged: (h) => views.handoffChanged(h.id),
-      ended: (h, role) => {
-        const view = views.handoff(h);
-        if (role === 'source') blocks.fromCancelled(view);
-        const notice = endedNotice(view, role, views.titleOf(h.sessionId), clock());
-        if (notice) events.emit('moveNotice', notice);
-      },
-    },
+    { selfId, progress: state, backend, seal, clock, log, changes, lostSession, gate: parts.gate },
     {
       source: sourceStep({ selfId, selfName, state, sessions, git, packets, seal, backend, providers, config, link, clock, log, progress }),
       target: targetStep({ ...activation, state, backend, seal, keys: account, git, providers, sessions, config }),
@@ -256,61 +249,51 @@ export function wireDeviceRuntime(parts: DeviceParts): DeviceRuntime {
   );
   const revoked = () => link.revokedAt() !== null;
   const views = new DeviceViews({ selfId, state, seal, devices, sessions, handoffs: coordinator, events, revoked });
+  const blocks = new MoveBlocks({ selfId, state, sessions, views, changes, clock, log });
+  changes.subscribe(views);
+  changes.subscribe(blocks);
+  changes.subscribe(new MoveNotices({ views, events, clock }));
   // Revoked, every session's view changes (it takes no input here any more): the UI is told each.
   const unwatchRevoked = link.subscribe(() => {
     if (!revoked()) return;
     unwatchRevoked();
-    for (const session of state.readSessions()) views.sessionChanged(session.id);
+    for (const session of state.readSessions()) changes.emit('sessionChanged', { sessionId: session.id });
   });
-  const requests = moveRequests({
-    selfId,
-    state,
-    backend,
-    seal,
-    git,
-    devices,
-    targetCheck: parts.targetCheck,
-    sessions,
-    handoffs: coordinator,
-    clock,
-  });
+  const { targetCheck } = parts;
+  const handoffs = coordinator;
+  const requests = moveRequests({ selfId, state, backend, seal, git, devices, targetCheck, sessions, handoffs, clock });
   const moves = new MoveService({
     selfId,
     selfName,
     state,
     backend,
     git,
-    remediation: parts.remediation,
+    remediation,
     providers,
     devices,
-    targetCheck: parts.targetCheck,
+    targetCheck,
     requests,
-    handoffs: coordinator,
+    handoffs,
     sessions,
     activation,
     views,
     blocks,
     events,
+    changes,
     clock,
   });
-  const moveHere: MoveHere = new MoveHere({
-    selfId,
-    state,
-    backend,
-    seal,
-    signer: parts.signer,
-    devices,
-    handoffs: coordinator,
-    start: (sessionId, target, initiator) => moves.start(sessionId, target, { initiatorDeviceId: initiator }),
-    clock,
-    log,
-  });
+  const start = (sessionId: string, target: string, initiator: string) => moves.start(sessionId, target, { initiatorDeviceId: initiator });
+  const moveHere = new MoveHere({ selfId, state, backend, seal, signer, devices, handoffs, start, clock, log });
+  // What other devices post to a session's log goes to the part that takes its kind.
+  const handlers = { 'permission-answer': sessions.answers, 'move-here-request': moveHere };
+  const posts = new SessionPosts({ selfId, state, backend, seal, handlers });
   const status = new DeviceStatus(identity, link, events);
-  const adoption = { selfId, selfName, state, sessions, providers, changed: (id: string) => views.sessionChanged(id) };
-  const forks = { ...activation, state, backend, sessions, remediation: parts.remediation, changed: adoption.changed };
+  const adoption = { selfId, selfName, state, sessions, providers, changes };
+  const forks = { ...activation, state, backend, sessions, remediation, changes };
   const fork = (sessionId: string, handoffId: string) => forkFromHandoff(forks, sessionId, handoffId);
   const api = deviceApiHandlers({ sessions, adoption, providers, views, moves, moveHere, status, devices, backend, account, fork });
   const { openStream, heartbeatMs } = parts;
+  const workspaceRoot = config.workspaceRoot;
   return new DeviceRuntime({
     state,
     backend,
@@ -319,6 +302,7 @@ export function wireDeviceRuntime(parts: DeviceParts): DeviceRuntime {
     providers,
     account,
     sessions,
+    posts,
     devices,
     coordinator,
     events,
@@ -327,7 +311,7 @@ export function wireDeviceRuntime(parts: DeviceParts): DeviceRuntime {
     api,
     openStream,
     heartbeatMs,
-    workspaceRoot: config.workspaceRoot,
+    workspaceRoot,
     log,
   });
 }

@@ -17,6 +17,7 @@ import type { SealPort } from '../ports/seal.ts';
 import type { DeviceDirectory } from './device-directory.ts';
 import type { DeviceApiListener, DeviceEvents } from './device-events.ts';
 import type { DeviceStatus } from './device-status.ts';
+import type { SessionPosts } from './session-posts.ts';
 import type { SessionService } from './sessions/session-service.ts';
 
 export interface DeviceRuntimeDeps {
@@ -26,7 +27,9 @@ export interface DeviceRuntimeDeps {
   git: Pick<GitPort, 'available' | 'remotesUnder'>;
   providers: Pick<ProviderPort, 'list'>;
   account: Pick<AccountPort, 'approvePendingJoins' | 'refreshKeyRing'>;
-  sessions: Pick<SessionService, 'resumeOwned' | 'rebuild' | 'applyRemote' | 'pullEvents' | 'pullAnswers' | 'stopAll'>;
+  sessions: Pick<SessionService, 'resumeOwned' | 'rebuild' | 'applyRemote' | 'pullEvents' | 'stopAll'>;
+  /** What other devices post to the sessions this device owns (answers, Move here requests). */
+  posts: Pick<SessionPosts, 'pull'>;
   devices: Pick<DeviceDirectory, 'refresh' | 'upsert' | 'views' | 'nextPresenceChange'>;
   coordinator: Pick<Coordinator, 'reconcile' | 'observe' | 'stop'>;
   events: DeviceEvents;
@@ -115,7 +118,7 @@ export class DeviceRuntime {
           else await sessions.applyRemote(record);
           // Answers to this device's pending permission requests posted while the stream was down.
           const asking = (state.readSession(record.id)?.permissions.pending.length ?? 0) > 0;
-          if (asking && record.ownerDeviceId === this.deps.status.identity.deviceId) await sessions.pullAnswers(record.id);
+          if (asking && record.ownerDeviceId === this.deps.status.identity.deviceId) await this.deps.posts.pull(record.id);
         }
       }
       await this.deps.coordinator.reconcile();
@@ -138,7 +141,7 @@ export class DeviceRuntime {
           await this.deps.sessions.pullEvents(message.sessionId, message.seq);
           break;
         case 'session-answer':
-          await this.deps.sessions.pullAnswers(message.sessionId);
+          await this.deps.posts.pull(message.sessionId);
           break;
         case 'device':
           this.deps.devices.upsert(message.device);

@@ -1,14 +1,15 @@
 /**
  * The views the UI gets of this device's sessions and handoffs (views.ts builds each one): read
  * when the device API asks, and sent when they change — whole views once per turn of the event loop
- * (view-batch.ts), the transcript's new entries and a step's progress as they come. Nothing is
- * built while nobody listens.
+ * (view-batch.ts), the transcript's new entries and a step's progress as they come. It follows the
+ * runtime's changes (ports/changes.ts) as one listener. Nothing is built while nobody listens.
  */
 import type { Handoff } from '../../shared/api/handoffs.ts';
-import type { HandoffProgressView, HandoffView, SessionDetail, SessionView, TranscriptPage } from '../../shared/device-api.ts';
+import type { HandoffView, SessionDetail, SessionView, TranscriptPage } from '../../shared/device-api.ts';
 import { ok, type Result } from '../../shared/errors.ts';
 import type { Coordinator } from '../handoff/coordinator.ts';
 import type { LocalSession } from '../local-state/local-state.ts';
+import type { ChangeListener, Changes } from '../ports/changes.ts';
 import type { DeviceEvents } from './device-events.ts';
 import type { SessionService } from './sessions/session-service.ts';
 import { agentsShown } from './permissions/permission-book.ts';
@@ -21,7 +22,7 @@ export interface DeviceViewsDeps extends ViewDeps {
   events: Pick<DeviceEvents, 'emit' | 'listening'>;
 }
 
-export class DeviceViews {
+export class DeviceViews implements ChangeListener {
   /** Snapshot views to send once the current turn ends. */
   private readonly batch = new ViewBatch((changes) => this.send(changes));
 
@@ -61,12 +62,12 @@ export class DeviceViews {
   }
 
   /** The session's content or view changed: its whole detail, then the list (at the end of this turn). */
-  sessionChanged(sessionId: string): void {
+  sessionChanged({ sessionId }: Changes['sessionChanged']): void {
     if (this.deps.events.listening) this.batch.session(sessionId);
   }
 
   /** Only the transcript from `transcriptFrom` on and the agent map changed: just those (unless its whole detail is on its way). */
-  sessionActivity(sessionId: string, transcriptFrom: number): void {
+  sessionActivity({ sessionId, transcriptFrom }: Changes['sessionActivity']): void {
     const session = this.deps.state.readSession(sessionId);
     if (!session || !this.deps.events.listening || this.batch.sessionPending(sessionId)) return;
     this.deps.events.emit('sessionActivity', {
@@ -81,12 +82,12 @@ export class DeviceViews {
    * A handoff changed. A transition changes the session's view (owner, generation, input block),
    * never its transcript or agents: the list carries it without resending the whole session.
    */
-  handoffChanged(handoffId: string): void {
-    this.batch.handoff(handoffId);
+  handoffChanged({ handoff }: Changes['handoffChanged']): void {
+    this.batch.handoff(handoff.id);
   }
 
   /** A step's progress, sent after the views of what changed before it (the handoff now at that step). */
-  progress(view: HandoffProgressView): void {
+  handoffProgress(view: Changes['handoffProgress']): void {
     this.batch.sendNow();
     this.deps.events.emit('handoffProgress', view);
   }

@@ -3,22 +3,27 @@
  * readiness refuses a Move, when the re-check at the checkpoint cancels one, or when the target's
  * prepare refuses its checkout; it keeps it in the session's record and appends it to the sealed
  * event stream (the backend sees no content), so a reload keeps it and every device shows it. A
- * re-check that passes or a move that starts clears it.
+ * re-check that passes or a move that starts clears it. It follows the runtime's changes
+ * (ports/changes.ts) for the handoffs this device was the source of.
  */
 import type { HandoffView } from '../../shared/device-api.ts';
 import type { ReadinessReport } from '../../shared/readiness.ts';
 import type { LocalState } from '../local-state/local-state.ts';
+import type { ChangeListener, Changes, ChangeSink } from '../ports/changes.ts';
 import type { Clock } from '../ports/clock.ts';
 import type { MoveBlock } from '../ports/move-block.ts';
+import type { DeviceViews } from './device-views.ts';
 import type { SessionService } from './sessions/session-service.ts';
 
 export interface MoveBlocksDeps {
   selfId: string;
   state: Pick<LocalState, 'readSession' | 'updateSession'>;
   sessions: Pick<SessionService, 'append'>;
+  /** A handoff record as the UI shows it (its blockers unsealed). */
+  views: Pick<DeviceViews, 'handoff'>;
   clock: Clock;
-  /** Called when a session's view changed. */
-  changed(sessionId: string): void;
+  /** Told when a session's view changed (its blocked move). */
+  changes: ChangeSink;
   log(message: string): void;
 }
 
@@ -28,7 +33,7 @@ function sameBlock(a: MoveBlock | null, b: MoveBlock | null): boolean {
   return JSON.stringify(said(a)) === JSON.stringify(said(b));
 }
 
-export class MoveBlocks {
+export class MoveBlocks implements ChangeListener {
   constructor(private readonly deps: MoveBlocksDeps) {}
 
   /** The session's blocked move, or null. */
@@ -43,11 +48,16 @@ export class MoveBlocks {
       this.record(sessionId, { targetDeviceId, blockers: report.blockers, foundBy: 'readiness', handoffId: null, at: report.evaluatedAt });
   }
 
+  /** This device finished its part in a handoff: as its source, a cancel with blockers is the session's blocked move. */
+  handoffEnded({ handoff, role }: Changes['handoffEnded']): void {
+    if (role === 'source') this.fromCancelled(this.deps.views.handoff(handoff));
+  }
+
   /**
    * A handoff this device was the source of ended cancelled with blockers (its own re-check at the
    * checkpoint, or the target's refusal of its checkout): they are the session's blocked move now.
    */
-  fromCancelled(handoff: HandoffView): void {
+  private fromCancelled(handoff: HandoffView): void {
     if (handoff.state !== 'cancelled' || handoff.blockers.length === 0 || handoff.sourceDeviceId !== this.deps.selfId) return;
     const cancel = handoff.history.find((h) => h.state === 'cancelled');
     const byTarget = cancel?.deviceId === handoff.targetDeviceId;
@@ -73,7 +83,7 @@ export class MoveBlocks {
     this.deps.state.updateSession(sessionId, (s) => {
       s.moveBlock = block;
     });
-    this.deps.changed(sessionId);
+    this.deps.changes.emit('sessionChanged', { sessionId });
     void this.deps.sessions.append(sessionId, { type: 'move-block', block }).then((appended) => {
       if (!appended.ok) this.deps.log(`session ${sessionId}: its blocked move was not shared: ${appended.code}`);
     });

@@ -1,8 +1,9 @@
 /**
- * The owner's checks on a Move here request, with real keys and real sealing: it starts the move
- * only for a request sealed for this session, signed by the enrolled device the backend says sent
- * it, at the session's generation now, recent and seen once; every other post is refused or, when
- * it is not a Move here request at all, left to the next reader.
+ * The owner's checks on a Move here request, with real keys and real sealing, read from the
+ * session's log as the owner reads it (session-posts.ts): it starts the move only for a request
+ * sealed for this session, signed by the enrolled device the backend says sent it, at the session's
+ * generation now, recent and seen once; every other request is refused, and a post that is not a
+ * Move here request at all goes to the answers' part.
  */
 import { generateKeyPairSync, randomBytes } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
@@ -13,6 +14,7 @@ import { KeyRing } from '../crypto/key-ring.ts';
 import { identityFromKeys, type DeviceIdentity } from '../crypto/device-identity.ts';
 import { ringSeal } from './adapters/seal-port.ts';
 import { MOVE_HERE_MAX_AGE_MS, MoveHere } from './move-here.ts';
+import { SessionPosts } from './session-posts.ts';
 
 const NOW = 1_800_000_000_000;
 const seal = ringSeal('account-1', new KeyRing([[1, randomBytes(32)]]));
@@ -41,7 +43,11 @@ function device(id: DeviceIdentity, status: Device['status'] = 'enrolled'): Devi
   };
 }
 
-/** A pair of MoveHere parts: the desktop's, which asks, and the owner's, which applies; `posted` holds what reached the backend. */
+/**
+ * MoveHere parts: the desktop's, which asks, and the owner's, which applies what `read` hands it from
+ * the session's log; `posted` is that log as it reached the backend, `answers` what went to the
+ * answers' part instead.
+ */
 function world(options: { generation?: number; desktopStatus?: Device['status']; clock?: () => number; online?: boolean } = {}) {
   const posted: SessionAnswer[] = [];
   const started: [string, string, string][] = [];
@@ -51,7 +57,8 @@ function world(options: { generation?: number; desktopStatus?: Device['status'];
     isOnline: () => options.online ?? true,
     nameOf: (id: string) => devices.get(id)?.name ?? id,
   };
-  const session = { id: 's1', ownerDeviceId: owner.deviceId, generation: options.generation ?? 1 };
+  const answers: unknown[] = [];
+  const session = { id: 's1', ownerDeviceId: owner.deviceId, generation: options.generation ?? 1, permissions: { answerCursor: 0 } };
   const part = (self: DeviceIdentity, generation: number) =>
     new MoveHere({
       selfId: self.deviceId,
@@ -74,57 +81,81 @@ function world(options: { generation?: number; desktopStatus?: Device['status'];
       clock: options.clock ?? (() => NOW),
       log: () => undefined,
     });
-  return { posted, started, asker: part(desktop, 1), owner: part(owner, session.generation), strangerPart: part(stranger, 1) };
+  const log = new SessionPosts({
+    selfId: owner.deviceId,
+    state: {
+      readSession: () => session as never,
+      updateSession: (_id, change) => {
+        change(session as never);
+        return true;
+      },
+    },
+    backend: { listAnswers: async (sessionId, after) => ok(posted.filter((p) => p.sessionId === sessionId && p.seq > after)) },
+    seal,
+    handlers: {
+      'permission-answer': { take: async (_sessionId, _posted, body) => void answers.push(body) },
+      'move-here-request': part(owner, session.generation),
+    },
+  });
+  const read = (sessionId = 's1') => log.pull(sessionId);
+  return { posted, started, answers, read, asker: part(desktop, 1), strangerPart: part(stranger, 1) };
 }
 
 describe("the owner's checks on Move here", () => {
   it('starts the move to the asking device, naming it as initiator, once', async () => {
     const w = world();
     expect(await w.asker.ask('s1')).toEqual({ ok: true, value: undefined });
-    expect(await w.owner.apply('s1', w.posted[0]!)).toBe(true);
+    await w.read();
     expect(w.started).toEqual([['s1', desktop.deviceId, desktop.deviceId]]);
     // The same post read again (a replay) starts nothing.
-    expect(await w.owner.apply('s1', { ...w.posted[0]!, seq: 2 })).toBe(true);
+    w.posted.push({ ...w.posted[0]!, seq: 2 });
+    await w.read();
     expect(w.started).toHaveLength(1);
+    expect(w.answers).toEqual([]);
   });
 
   it('refuses a request that names another device than the one that sent it', async () => {
     const w = world();
     await w.asker.ask('s1');
-    expect(await w.owner.apply('s1', { ...w.posted[0]!, deviceId: owner.deviceId })).toBe(true);
+    w.posted[0] = { ...w.posted[0]!, deviceId: owner.deviceId };
+    await w.read();
     expect(w.started).toEqual([]);
+    expect(w.answers).toEqual([]);
   });
 
   it('refuses a request signed by a device that is not an enrolled device of the account', async () => {
     const unknown = world();
     await unknown.strangerPart.ask('s1');
-    await unknown.owner.apply('s1', unknown.posted[0]!);
+    await unknown.read();
     const revoked = world({ desktopStatus: 'revoked' });
     await revoked.asker.ask('s1');
-    await revoked.owner.apply('s1', revoked.posted[0]!);
+    await revoked.read();
     expect([...unknown.started, ...revoked.started]).toEqual([]);
   });
 
   it('refuses a request asked at an earlier generation, or too long ago', async () => {
     const stale = world({ generation: 2 });
     await stale.asker.ask('s1');
-    await stale.owner.apply('s1', stale.posted[0]!);
+    await stale.read();
     let now = NOW;
     const old = world({ clock: () => now });
     await old.asker.ask('s1');
     now += MOVE_HERE_MAX_AGE_MS + 1;
-    await old.owner.apply('s1', old.posted[0]!);
+    await old.read();
     expect([...stale.started, ...old.started]).toEqual([]);
   });
 
-  it('leaves a post that is not a Move here request (a permission answer) to the next reader', async () => {
+  it('hands a post that is not a Move here request (a permission answer) to the answers’ part, and one that opens as nothing', async () => {
     const w = world();
     const answer = seal.sealJson({ answerId: 'a1' }, { kind: 'permission-answer', sessionId: 's1' });
-    const post = { sessionId: 's1', seq: 1, generation: 1, deviceId: desktop.deviceId, sealedBody: answer, createdAt: NOW };
-    expect(await w.owner.apply('s1', post)).toBe(false);
-    // Sealed for another session, it does not open here either.
+    w.posted.push({ sessionId: 's1', seq: 1, generation: 1, deviceId: desktop.deviceId, sealedBody: answer, createdAt: NOW });
+    await w.read();
+    expect(w.answers).toEqual([{ answerId: 'a1' }]);
+    // A request sealed for another session does not open in this one's log.
     await w.asker.ask('s1');
-    expect(await w.owner.apply('s2', { ...w.posted[0]!, sessionId: 's2' })).toBe(false);
+    w.posted.push({ ...w.posted[1]!, sessionId: 's2', seq: 3 });
+    await w.read('s2');
+    expect(w.answers).toEqual([{ answerId: 'a1' }, undefined]);
     expect(w.started).toEqual([]);
   });
 

@@ -3,10 +3,11 @@
  * never talk to each other, so the request goes as the owner's other inputs do — sealed to the
  * session, signed by the asking device's own key, posted to the backend's log of the session at
  * its generation (which the backend accepts only from an enrolled device of the account, for a
- * session of that account, at the current generation). The owner applies it only when it opens for
- * this session, is signed by the enrolled device the backend says sent it, is bound to the
- * session's generation now, is recent and not a replay; then it starts the very Move its own
- * button starts — readiness first, then the record, which names the asking device as initiator.
+ * session of that account, at the current generation). The owner reads it with the session's other
+ * posts (session-posts.ts) and applies it only when it opens for this session, is signed by the
+ * enrolled device the backend says sent it, is bound to the session's generation now, is recent and
+ * not a replay; then it starts the very Move its own button starts — readiness first, then the
+ * record, which names the asking device as initiator.
  * A blocked readiness is kept with the session and published to every device (move-service.ts),
  * where the asking device shows it and checks again by asking again. The fixes run on the owner,
  * by the person there: a Commit or Push runs the repository's hooks as the user's own git, which
@@ -16,13 +17,14 @@ import { z } from 'zod';
 import type { SessionAnswer } from '../../shared/api/sessions.ts';
 import type { MoveResult } from '../../shared/device-api.ts';
 import { fail, ok, type ActionResult } from '../../shared/errors.ts';
+import { newId } from '../crypto/new-id.ts';
 import type { Coordinator } from '../handoff/coordinator.ts';
 import type { LocalState } from '../local-state/local-state.ts';
 import type { BackendPort } from '../ports/backend.ts';
 import type { Clock } from '../ports/clock.ts';
-import { newId } from '../ports/new-id.ts';
 import type { SealPort } from '../ports/seal.ts';
 import type { DeviceDirectory } from './device-directory.ts';
+import type { PostHandler } from './session-posts.ts';
 import { signPost, verifyPost, type PostSigner } from './signed-posts.ts';
 
 /** A request older than this is not acted on (the person who asked has long stopped waiting). */
@@ -46,7 +48,7 @@ export interface MoveHereDeps {
   selfId: string;
   state: Pick<LocalState, 'readSession'>;
   backend: Pick<BackendPort, 'postAnswer'>;
-  seal: Pick<SealPort, 'sealJson' | 'openJson'>;
+  seal: Pick<SealPort, 'sealJson'>;
   /** This device's signing key; without one it cannot ask. */
   signer?: PostSigner;
   devices: Pick<DeviceDirectory, 'get' | 'isOnline' | 'nameOf'>;
@@ -57,7 +59,7 @@ export interface MoveHereDeps {
   log(message: string): void;
 }
 
-export class MoveHere {
+export class MoveHere implements PostHandler {
   private readonly seen = new Set<string>();
 
   constructor(private readonly deps: MoveHereDeps) {}
@@ -87,22 +89,19 @@ export class MoveHere {
     return fail(posted.code, posted.message);
   }
 
-  /** The owner's side: takes a posted Move here request (false when `posted` is not one) and starts the move it asks for. */
-  async apply(sessionId: string, posted: SessionAnswer): Promise<boolean> {
-    const opened = this.deps.seal.openJson(posted.sealedBody, { kind: 'move-here-request', sessionId });
-    if (!opened.ok) return false;
-    const parsed = SignedRequestSchema.safeParse(opened.value);
+  /** The owner's side: takes a posted Move here request, opened as `body`, and starts the move it asks for once its checks pass. */
+  async take(sessionId: string, posted: SessionAnswer, body: unknown): Promise<void> {
+    const parsed = SignedRequestSchema.safeParse(body);
     const refusal = parsed.success ? this.refusal(sessionId, posted, parsed.data) : 'it does not have the shape of a request';
     if (refusal !== null) {
       this.deps.log(`session ${sessionId}: refused a Move here from ${posted.deviceId}: ${refusal}`);
-      return true;
+      return;
     }
     const asker = posted.deviceId;
     this.seen.add(parsed.data!.requestId);
     this.deps.log(`session ${sessionId}: ${this.deps.devices.nameOf(asker)} asked to move it there (Move here)`);
     const started = await this.deps.start(sessionId, asker, asker);
     if (!started.ok) this.deps.log(`session ${sessionId}: the Move here of ${asker} did not start: ${started.code} ${started.message}`);
-    return true;
   }
 
   /** Why the request may not be acted on, or null. */

@@ -3,11 +3,16 @@
  * shows them with Electron's Notification, the headless UI with the browser's): a move completed, a
  * move was blocked (readiness refused it when asked, or when the checkpoint was taken, or the target
  * could not take it), and a session left needing attention by a failed activation. Each names the
- * session and the device.
+ * session and the device. MoveNotices tells a handoff's as this device finishes its part in it (it
+ * follows the runtime's changes, ports/changes.ts); the move service tells a Move readiness refused.
  */
 import type { HandoffView, MoveNoticeView } from '../../shared/device-api.ts';
 import { reachedAt } from '../../shared/handoff-states.ts';
 import type { Blocker } from '../../shared/readiness.ts';
+import type { ChangeListener, Changes } from '../ports/changes.ts';
+import type { Clock } from '../ports/clock.ts';
+import type { DeviceEvents } from './device-events.ts';
+import type { DeviceViews } from './device-views.ts';
 
 const quoted = (title: string) => `“${title}”`;
 
@@ -64,4 +69,21 @@ export function blockedNotice(
     body: `${quoted(move.title)} stays on ${move.sourceName}; moving it to ${move.targetName} is blocked: ${firstOf(move.blockers)}.`,
     at,
   };
+}
+
+export interface MoveNoticesDeps {
+  views: Pick<DeviceViews, 'handoff' | 'titleOf'>;
+  events: Pick<DeviceEvents, 'emit'>;
+  clock: Clock;
+}
+
+/** The notice of each handoff this device has just finished its part in, when there is one to tell. */
+export class MoveNotices implements ChangeListener {
+  constructor(private readonly deps: MoveNoticesDeps) {}
+
+  handoffEnded({ handoff, role }: Changes['handoffEnded']): void {
+    const { views, events, clock } = this.deps;
+    const notice = endedNotice(views.handoff(handoff), role, views.titleOf(handoff.sessionId), clock());
+    if (notice) events.emit('moveNotice', notice);
+  }
 }

@@ -14,6 +14,7 @@ import type { Coordinator } from '../handoff/coordinator.ts';
 import type { MoveOptions, MoveRequests } from '../handoff/move-request.ts';
 import type { LocalState } from '../local-state/local-state.ts';
 import type { BackendPort } from '../ports/backend.ts';
+import type { ChangeSink } from '../ports/changes.ts';
 import type { Clock } from '../ports/clock.ts';
 import type { TargetCheck } from '../ports/devices.ts';
 import type { GitPort, RemediationPort } from '../ports/git.ts';
@@ -40,10 +41,12 @@ export interface MoveServiceDeps {
   sessions: Pick<SessionService, 'clearAttention' | 'publishMeta' | 'note' | 'provider' | 'saveResumeData' | 'switchAgent'>;
   /** What activating a checkpoint again uses (the target's own activation). */
   activation: ActivationDeps;
-  views: Pick<DeviceViews, 'handoff' | 'titleOf' | 'sessionChanged'>;
+  views: Pick<DeviceViews, 'handoff' | 'titleOf'>;
   /** The session's blocked move (part of its state): recorded when readiness refuses, cleared when it passes or a move starts. */
   blocks: Pick<MoveBlocks, 'of' | 'fromReport' | 'clear'>;
   events: Pick<DeviceEvents, 'emit'>;
+  /** Where a change of a session's view is told (a retried activation that failed again). */
+  changes: ChangeSink;
   clock: Clock;
 }
 
@@ -136,7 +139,7 @@ export class MoveService {
       state.updateSession(sessionId, (s) => {
         s.needsAttention = { handoffId: handoff.value.id, code: result.code, message: result.message };
       });
-      this.deps.views.sessionChanged(sessionId);
+      this.deps.changes.emit('sessionChanged', { sessionId });
       return fail(result.code, result.message);
     }
     sessions.clearAttention(sessionId);

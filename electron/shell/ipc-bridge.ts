@@ -5,7 +5,7 @@
 import type { IpcMain, IpcMainInvokeEvent } from 'electron';
 import { EVENT_NAMES, type DeviceApiEvent, type DeviceApiHandlers } from '../../shared/device-api.ts';
 import { METHOD_NAMES } from '../../shared/device-bridge.ts';
-import { dispatchDeviceCall, type DispatchOutcome } from '../host/device-api-dispatch.ts';
+import { dispatchDeviceCall, type DispatchOutcome } from '../runtime/device-api/dispatch.ts';
 import { eventChannel, methodChannel } from './ipc-channels.ts';
 import { isTrustedSender, type TrustedRenderer } from './trusted-sender.ts';
 

@@ -235,17 +235,9 @@ export class ClaudeCodeSession extends ProcessSession {
     progress?: ImportProgress,
     fork = false,
   ): Promise<ProviderResult<ImportOutcome | void>> {
-    const refused = this.refuseStart();
-    if (refused) return refused;
-    const known = data.format === CLAUDE_FORMAT || data.format === CLAUDE_INLINE_FORMAT;
-    if (data.provider !== this.provider || !known || data.sessionId === null) {
-      return {
-        ok: false,
-        code: 'import_check_failed',
-        message: `Claude Code cannot import "${data.provider}" data of format "${data.format}".`,
-      };
-    }
-    const imported = await importClaudeSession(this.env, workspace, data.sessionId, data, progress, fork, this.deviceName);
+    const importable = this.importableId(data, [CLAUDE_FORMAT, CLAUDE_INLINE_FORMAT]);
+    if (!importable.ok) return importable;
+    const imported = await importClaudeSession(this.env, workspace, importable.value, data, progress, fork, this.deviceName);
     if (!imported.ok) return imported;
     const { agents, sessionId, forkNote } = imported.value;
     this.sessionId = sessionId;

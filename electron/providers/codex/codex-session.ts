@@ -173,18 +173,14 @@ export class CodexSession extends TurnSession {
     _progress?: unknown,
     fork = false,
   ): Promise<ProviderResult<ImportOutcome | void>> {
-    const refused = this.refuseStart();
-    if (refused) return refused;
-    const known = data.format === CODEX_FORMAT || data.format === CODEX_INLINE_FORMAT;
-    if (data.provider !== this.provider || !known || data.sessionId === null) {
-      return { ok: false, code: 'import_check_failed', message: `Codex cannot import "${data.provider}" data of format "${data.format}".` };
-    }
+    const importable = this.importableId(data, [CODEX_FORMAT, CODEX_INLINE_FORMAT]);
+    if (!importable.ok) return importable;
     try {
       await realpath(workspace);
     } catch (error) {
       return { ok: false, code: 'import_check_failed', message: `The target workspace cannot be opened: ${(error as Error).message}.` };
     }
-    const imported = await importRollout(codexHome(this.env), data.sessionId, data, undefined, fork, this.deviceName);
+    const imported = await importRollout(codexHome(this.env), importable.value, data, undefined, fork, this.deviceName);
     if (!imported.ok) return imported;
     const { threadId, forkNote } = imported.value;
     this.threadId = threadId;

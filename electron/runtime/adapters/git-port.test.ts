@@ -3,7 +3,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { createGitSandbox, type GitSandbox } from '../../../dev-env/git-sandbox.ts';
 import { waitFor } from '../../../dev-env/process-harness.ts';
 import { createGitRunner, type GitRunner } from '../../git/git-runner.ts';
-import { rootPlaces } from '../../ports/git.ts';
+import type { CheckoutPlaces } from '../../ports/git.ts';
 import { gitPort } from './git-port.ts';
 
 /** The real runner (git at `gitPath`, in `env`), counting the processes it runs, and the status reads among them. */
@@ -20,6 +20,11 @@ function countingRunner(gitPath?: string, env?: NodeJS.ProcessEnv): { run: GitRu
     calls: () => calls,
     statuses: () => statuses,
   };
+}
+
+/** The places of a device that knows no checkout but its workspace root (nothing ran here before). */
+function rootPlaces(workspaceRoot: string): CheckoutPlaces {
+  return { workspaceRoot, homes: [], inUse: [], fresh: false };
 }
 
 let sandbox: GitSandbox | undefined;

@@ -1,7 +1,8 @@
 /**
  * The device API an enrolled device serves (shared/device-api.ts DeviceApiHandlers), one handler
- * file per area. Inputs arrive validated by the bridge (host/device-api-dispatch.ts); each handler
- * only delegates to the part that does the work, as the backend's http/handlers.ts does to service/.
+ * file per area. Inputs arrive validated by the dispatch both hosts hand each call to (dispatch.ts);
+ * each handler only delegates to the part that does the work, as the backend's http/handlers.ts
+ * does to service/.
  */
 import type { DeviceApiHandlers } from '../../../shared/device-api.ts';
 import { fail } from '../../../shared/errors.ts';

@@ -3,22 +3,24 @@
  * session (AES-GCM under the account key, bound to the session) and signs it with its own device
  * key — answer id, session, generation, request, decision, message, device, time — and posts it to
  * the backend, which keeps it only at the session's current generation. The owner reads each new
- * answer once and applies it only when it opens for this session, names the device the backend says
- * sent it, carries a valid signature of that enrolled device, is not a replay and is bound to the
- * generation it was posted at; the broker then applies it only to a request still pending at that
- * generation. Every refusal is recorded: in the device log and as a transcript note.
+ * post once (session-posts.ts) and applies an answer only when it opens for this session, names the
+ * device the backend says sent it, carries a valid signature of that enrolled device, is not a
+ * replay and is bound to the generation it was posted at; the broker then applies it only to a
+ * request still pending at that generation. Every refusal is recorded: in the device log and as a
+ * transcript note.
  */
 import { z } from 'zod';
 import type { Device } from '../../../shared/api/devices.ts';
 import type { SessionAnswer } from '../../../shared/api/sessions.ts';
 import { fail, ok, type ActionResult } from '../../../shared/errors.ts';
 import { PermissionAnswerSchema, type PermissionAnswer } from '../../../shared/permission-request.ts';
+import { newId } from '../../crypto/new-id.ts';
 import type { LocalState } from '../../local-state/local-state.ts';
 import { ANSWER_IDS_KEPT } from '../../local-state/session-permissions.ts';
-import { EVENT_PAGE_SIZE, type BackendPort } from '../../ports/backend.ts';
+import type { BackendPort } from '../../ports/backend.ts';
 import type { Clock } from '../../ports/clock.ts';
-import { newId } from '../../ports/new-id.ts';
 import type { SealPort } from '../../ports/seal.ts';
+import type { PostHandler } from '../session-posts.ts';
 import type { EventSender } from '../sessions/event-sender.ts';
 import { signPost, verifyPost } from '../signed-posts.ts';
 import type { PermissionBroker } from './permission-broker.ts';
@@ -45,24 +47,20 @@ function signedFields(body: Omit<SignedAnswer, 'signature'>): (string | number)[
 export interface AnswerRelayDeps {
   selfId: string;
   state: Pick<LocalState, 'readSession' | 'updateSession'>;
-  backend: Pick<BackendPort, 'postAnswer' | 'listAnswers'>;
-  seal: Pick<SealPort, 'sealJson' | 'openJson'>;
+  backend: Pick<BackendPort, 'postAnswer'>;
+  seal: Pick<SealPort, 'sealJson'>;
   /** This device's signing key. */
   signer: { sign(data: Uint8Array): Uint8Array };
   /** The account's devices as this device knows them (their signing keys and status). */
   device(deviceId: string): Device | undefined;
   broker: Pick<PermissionBroker, 'answer'>;
-  /** Offered each post that does not open as an answer (a Move here request); true when it took it. */
-  otherPost?(sessionId: string, posted: SessionAnswer): Promise<boolean>;
   events: Pick<EventSender, 'note'>;
   nameOf(deviceId: string): string;
   clock: Clock;
   log(message: string): void;
 }
 
-export class AnswerRelay {
-  private readonly pulling = new Map<string, Promise<void>>();
-
+export class AnswerRelay implements PostHandler {
   constructor(private readonly deps: AnswerRelayDeps) {}
 
   /** Sends this device's answer to request `requestId` (asked at `generation`) to the session's owner through the backend. */
@@ -81,42 +79,16 @@ export class AnswerRelay {
     return fail(posted.code, posted.message);
   }
 
-  /** Reads and applies the session's new answers (owner only; one read per session at a time, again if asked meanwhile). */
-  pull(sessionId: string): Promise<void> {
-    const running = this.pulling.get(sessionId);
-    if (running) return running.then(() => this.pull(sessionId));
-    const pull = this.pullPages(sessionId).finally(() => this.pulling.delete(sessionId));
-    this.pulling.set(sessionId, pull);
-    return pull;
-  }
-
-  private async pullPages(sessionId: string): Promise<void> {
-    for (;;) {
-      const session = this.deps.state.readSession(sessionId);
-      if (!session || session.ownerDeviceId !== this.deps.selfId) return;
-      const page = await this.deps.backend.listAnswers(sessionId, session.permissions.answerCursor);
-      if (!page.ok || page.value.length === 0) return;
-      for (const posted of page.value) {
-        await this.apply(sessionId, posted);
-        this.deps.state.updateSession(sessionId, (s) => {
-          s.permissions.answerCursor = Math.max(s.permissions.answerCursor, posted.seq);
-        });
-      }
-      if (page.value.length < EVENT_PAGE_SIZE) return;
-    }
-  }
-
-  /** Applies one posted answer, or records why it was refused. */
-  private async apply(sessionId: string, posted: SessionAnswer): Promise<void> {
-    const checked = this.check(sessionId, posted);
-    if (!checked.ok && checked.unopened && (await this.deps.otherPost?.(sessionId, posted))) return;
+  /** Applies one posted answer, opened as `body` (undefined: it opened as nothing), or records why it was refused. */
+  async take(sessionId: string, posted: SessionAnswer, body: unknown): Promise<void> {
+    const checked = this.check(sessionId, posted, body);
     if (!checked.ok) return this.refused(sessionId, posted.deviceId, checked.message);
-    const body = checked.value;
+    const signed = checked.value;
     this.deps.state.updateSession(sessionId, (s) => {
-      s.permissions.seenAnswers = [...s.permissions.seenAnswers, body.answerId].slice(-ANSWER_IDS_KEPT);
+      s.permissions.seenAnswers = [...s.permissions.seenAnswers, signed.answerId].slice(-ANSWER_IDS_KEPT);
     });
-    const { requestId, generation, deviceId } = body;
-    const applied = await this.deps.broker.answer(sessionId, { ...body.answer, requestId, generation, byDeviceId: deviceId });
+    const { requestId, generation, deviceId } = signed;
+    const applied = await this.deps.broker.answer(sessionId, { ...signed.answer, requestId, generation, byDeviceId: deviceId });
     if (!applied.ok) this.refused(sessionId, deviceId, applied.message);
   }
 
@@ -124,10 +96,10 @@ export class AnswerRelay {
   private check(
     sessionId: string,
     posted: SessionAnswer,
-  ): { ok: true; value: SignedAnswer } | { ok: false; message: string; unopened?: boolean } {
-    const opened = this.deps.seal.openJson(posted.sealedBody, { kind: 'permission-answer', sessionId });
-    const parsed = opened.ok ? SignedAnswerSchema.safeParse(opened.value) : null;
-    if (!parsed?.success) return { ok: false, message: 'it does not open as an answer for this session', unopened: true };
+    opened: unknown,
+  ): { ok: true; value: SignedAnswer } | { ok: false; message: string } {
+    const parsed = SignedAnswerSchema.safeParse(opened);
+    if (!parsed.success) return { ok: false, message: 'it does not open as an answer for this session' };
     const body = parsed.data;
     if (body.sessionId !== sessionId) return { ok: false, message: 'it answers another session' };
     if (body.deviceId !== posted.deviceId) return { ok: false, message: 'it names another device than the one that sent it' };

@@ -24,9 +24,10 @@ import {
   type PermissionVia,
 } from '../../../shared/permission-views.ts';
 import { PROVIDER_LABELS, type ProviderEvent, type ProviderSession } from '../../../shared/provider.ts';
+import { newId } from '../../crypto/new-id.ts';
 import type { LocalSession, LocalState } from '../../local-state/local-state.ts';
+import type { ChangeSink } from '../../ports/changes.ts';
 import type { Clock } from '../../ports/clock.ts';
-import { newId } from '../../ports/new-id.ts';
 import type { EventSender } from '../sessions/event-sender.ts';
 import { recordAsked, recordSettled } from './permission-book.ts';
 
@@ -37,8 +38,8 @@ export interface PermissionBrokerDeps {
   /** A device's name (for "allowed on desktop"). */
   nameOf(deviceId: string): string;
   clock: Clock;
-  /** Called whenever a session's view may have changed. */
-  changed(sessionId: string): void;
+  /** Told each change of a session's view (a request asked or settled). */
+  changes: ChangeSink;
   log(message: string): void;
   /** A request now waits for a person (the desktop notification). */
   asked?(request: PermissionRequestView): void;
@@ -135,7 +136,7 @@ export class PermissionBroker {
     }
     this.deps.state.updateSession(sessionId, (s) => recordAsked(s, view));
     void this.deps.events.append(sessionId, { type: 'permission-request', request: view });
-    this.deps.changed(sessionId);
+    this.deps.changes.emit('sessionChanged', { sessionId });
     this.deps.asked?.(view);
   }
 
@@ -211,7 +212,7 @@ export class PermissionBroker {
     }
     void this.deps.events.append(sessionId, { type: 'permission-settled', outcome });
     if (kept) void this.deps.events.publishMeta(sessionId);
-    this.deps.changed(sessionId);
+    this.deps.changes.emit('sessionChanged', { sessionId });
   }
 }
 

@@ -87,7 +87,7 @@ describe('permission requests across devices', () => {
     expect(other.state.session(id)?.permissions.pending).toEqual([request]);
     expect(await other.sessions.answerPermission(id, request.id, 1, { decision: 'allow' })).toEqual({ ok: true, value: undefined });
     // The owner's push would say so; here it reads the answers itself.
-    await owner.sessions.pullAnswers(id);
+    await owner.posts.pull(id);
     await untilText(owner, id, `I ran \`${DEMO_COMMAND}\``);
     expect(texts(owner, id)).toContain(`Permission to run \`${DEMO_COMMAND}\`: allowed on desktop.`);
 
@@ -131,7 +131,7 @@ describe('permission requests across devices', () => {
     await post(id, signed('a-names-laptop', laptop.identity.deviceId));
     await post(id, { ...signed('a-forged', desktop.identity.deviceId), signature: toBase64url(new Uint8Array(64)) });
     await post(id, signed('a-no-request', desktop.identity.deviceId, { requestId: 'perm-nothing' }));
-    await owner.sessions.pullAnswers(id);
+    await owner.posts.pull(id);
     expect(owner.state.session(id)?.permissions.pending).toHaveLength(1);
 
     // A real answer, then the same bytes once more (as a backend could serve them again).
@@ -139,7 +139,7 @@ describe('permission requests across devices', () => {
     const stored = await other.client.call('listAnswers', { params: { sessionId: id } });
     const last = stored.ok ? stored.value.answers.at(-1) : undefined;
     await other.client.call('postAnswer', { params: { sessionId: id }, body: { generation: 1, sealedBody: last!.sealedBody } });
-    await owner.sessions.pullAnswers(id);
+    await owner.posts.pull(id);
     await untilText(owner, id, 'you said no ("not now")');
     const refused = texts(owner, id).filter((t) => t.startsWith('An answer from'));
     expect(refused).toEqual([
@@ -202,7 +202,7 @@ describe('permission requests across devices', () => {
     await follow(other, third.id);
     expect((await other.sessions.answerPermission(third.id, third.request.id, 1, { decision: 'allow' })).ok).toBe(true);
     const restarted = await device(laptop, 'crash-state');
-    await restarted.sessions.pullAnswers(third.id);
+    await restarted.posts.pull(third.id);
     expect(texts(restarted, third.id)).toContain(
       'An answer from desktop was refused: the agent no longer waits for this answer: its turn ended.',
     );

@@ -2,8 +2,8 @@
  * A device's permission requests, as the rest of the runtime asks for them: answer one (here when
  * this device owns the session, else relayed sealed and signed to the owner), stop a turn (its
  * requests denied first), deny what a move or a stop leaves pending, end what a restart left, and
- * read the answers other devices posted. The broker (permission-broker.ts) and the relay
- * (answer-relay.ts) do the work; the desktop notice of a new request is made here.
+ * take the answers other devices posted (read by session-posts.ts). The broker (permission-broker.ts)
+ * and the relay (answer-relay.ts) do the work; the desktop notice of a new request is made here.
  */
 import type { Device } from '../../../shared/api/devices.ts';
 import type { SessionAnswer } from '../../../shared/api/sessions.ts';
@@ -14,8 +14,10 @@ import { describeAsk, type PermissionRequestView } from '../../../shared/permiss
 import type { ProviderEvent, ProviderSession } from '../../../shared/provider.ts';
 import type { LocalState } from '../../local-state/local-state.ts';
 import type { BackendPort } from '../../ports/backend.ts';
+import type { ChangeSink } from '../../ports/changes.ts';
 import type { Clock } from '../../ports/clock.ts';
 import type { SealPort } from '../../ports/seal.ts';
+import type { PostHandler } from '../session-posts.ts';
 import type { EventSender } from '../sessions/event-sender.ts';
 import { AnswerRelay } from './answer-relay.ts';
 import { PermissionBroker } from './permission-broker.ts';
@@ -24,8 +26,8 @@ export interface PermissionServiceDeps {
   selfId: string;
   selfName: string;
   state: Pick<LocalState, 'readSession' | 'updateSession' | 'listSessions'>;
-  backend: Pick<BackendPort, 'postAnswer' | 'listAnswers'>;
-  seal: Pick<SealPort, 'sealJson' | 'openJson'>;
+  backend: Pick<BackendPort, 'postAnswer'>;
+  seal: Pick<SealPort, 'sealJson'>;
   events: Pick<EventSender, 'append' | 'appendEntry' | 'publishMeta' | 'note'>;
   /** The running provider of an owned session. */
   provider(sessionId: string): ProviderSession | undefined;
@@ -34,12 +36,11 @@ export interface PermissionServiceDeps {
   /** The account's devices (names, signing keys); without them, names are short ids and no relayed answer verifies. */
   devices?: { get(id: string): Device | undefined; nameOf(id: string): string };
   clock: Clock;
-  changed(sessionId: string): void;
+  /** Where a change of a session's view is told (a request asked or settled). */
+  changes: ChangeSink;
   log(message: string): void;
   /** Shows a desktop notification. */
   notice?(notice: MoveNoticeView): void;
-  /** Offered each post of another device that is not an answer (a Move here request); true when it took it. */
-  otherPost?(sessionId: string, posted: SessionAnswer): Promise<boolean>;
 }
 
 /** The desktop notification of a request: "laptop: Claude Code wants to run `npm test`". */
@@ -49,15 +50,14 @@ export function permissionNotice(request: PermissionRequestView, deviceName: str
   return { kind: 'permission', sessionId: request.sessionId, handoffId: null, title: 'Permission request', body, at };
 }
 
-export class PermissionService {
+export class PermissionService implements PostHandler {
   private readonly broker: PermissionBroker;
   private readonly relay: AnswerRelay | null;
 
   constructor(private readonly deps: PermissionServiceDeps) {
     const nameOf = (id: string) => (id === deps.selfId ? deps.selfName : (deps.devices?.nameOf(id) ?? id.slice(0, 8)));
-    const { selfId, state, events, clock, log } = deps;
-    const changed = (id: string) => deps.changed(id);
-    this.broker = new PermissionBroker({ selfId, state, events, nameOf, clock, changed, log, asked: (request) => this.asked(request) });
+    const { selfId, state, events, clock, changes, log } = deps;
+    this.broker = new PermissionBroker({ selfId, state, events, nameOf, clock, changes, log, asked: (request) => this.asked(request) });
     const { signer, devices } = deps;
     this.relay =
       signer && devices ? new AnswerRelay({ ...deps, signer, device: (id) => devices.get(id), broker: this.broker, nameOf }) : null;
@@ -111,8 +111,8 @@ export class PermissionService {
     this.broker.endLeftOver(sessionId, message);
   }
 
-  /** Reads the answers other devices posted for an owned session. */
-  pullAnswers(sessionId: string): Promise<void> {
-    return this.relay?.pull(sessionId) ?? Promise.resolve();
+  /** Takes an answer another device posted for an owned session (answer-relay.ts); one this device cannot check is left. */
+  take(sessionId: string, posted: SessionAnswer, body: unknown): Promise<void> {
+    return this.relay?.take(sessionId, posted, body) ?? Promise.resolve();
   }
 }

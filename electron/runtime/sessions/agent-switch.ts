@@ -10,6 +10,7 @@ import { agentChangeReason, agentLabel, withProviderChange } from '../../../shar
 import { fail, ok, type ActionResult } from '../../../shared/errors.ts';
 import type { ProviderId } from '../../../shared/provider.ts';
 import type { LocalState } from '../../local-state/local-state.ts';
+import type { ChangeSink } from '../../ports/changes.ts';
 import type { Clock } from '../../ports/clock.ts';
 import type { GitPort } from '../../ports/git.ts';
 import type { ProviderPort } from '../../ports/providers.ts';
@@ -29,7 +30,8 @@ export interface AgentSwitchDeps {
   interrupt(sessionId: string): Promise<ActionResult>;
   setInputBlock(sessionId: string, block: { code: 'not_running'; message: string } | null): void;
   clock: Clock;
-  changed(sessionId: string): void;
+  /** Where this part tells what it changed (a session's view, or only its transcript). */
+  changes: ChangeSink;
   log(message: string): void;
 }
 
@@ -52,7 +54,7 @@ export async function switchAgent(deps: AgentSwitchDeps, sessionId: string, to: 
   const before = deps.state.session(sessionId)!;
   const from = before.provider;
   deps.setInputBlock(sessionId, { code: 'not_running', message: `Switching to ${agentLabel(to)}…` });
-  deps.changed(sessionId);
+  deps.changes.emit('sessionChanged', { sessionId });
   await deps.interrupt(sessionId);
   await deps.driver.detach(sessionId);
   const repos = await deps.git.repos({ workspace: before.workspace, repoPaths: before.repoPaths });
@@ -88,14 +90,14 @@ export async function switchAgent(deps: AgentSwitchDeps, sessionId: string, to: 
     });
     deps.events.note(sessionId, `${agentLabel(to)} could not start (${resumed.message}); the session stays with ${agentLabel(from)}.`);
     deps.setInputBlock(sessionId, null);
-    deps.changed(sessionId);
+    deps.changes.emit('sessionChanged', { sessionId });
     return fail('switch_failed', `${agentLabel(to)} could not start: ${resumed.message}`);
   }
   deps.setInputBlock(sessionId, null);
   deps.log(`switched session ${sessionId} from ${from} to ${to} (${resumed.value.path})`);
   const published = await deps.events.publishMeta(sessionId);
   if (!published.ok) deps.log(`session metadata not republished: ${published.code}`);
-  deps.changed(sessionId);
+  deps.changes.emit('sessionChanged', { sessionId });
   void deps.driver.saveResumeData(sessionId, provider);
   return ok(undefined);
 }

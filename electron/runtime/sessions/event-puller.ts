@@ -9,6 +9,7 @@ import type { Session } from '../../../shared/api/sessions.ts';
 import type { PermissionRequestView } from '../../../shared/permission-views.ts';
 import type { LocalState } from '../../local-state/local-state.ts';
 import { EVENT_PAGE_SIZE, type BackendPort } from '../../ports/backend.ts';
+import type { ChangeSink } from '../../ports/changes.ts';
 import type { SealPort } from '../../ports/seal.ts';
 import { recordAsked, recordSettled } from '../permissions/permission-book.ts';
 import { entriesOf, EventSchema, type SessionEventBody } from './session-events.ts';
@@ -24,10 +25,8 @@ export interface EventPullerDeps {
   isRunning(sessionId: string): boolean;
   /** Stops driving a session this device no longer owns. */
   markMoved(sessionId: string): Promise<void>;
-  /** Called whenever a session's view may have changed. */
-  changed(sessionId: string): void;
-  /** Called when only the transcript (from index `transcriptFrom` on) and the agent map changed. */
-  activity(sessionId: string, transcriptFrom: number): void;
+  /** Where this part tells what it changed (a session's view, or only its transcript). */
+  changes: ChangeSink;
   /** A permission request of the owner's agent that still waits after a page was read (the desktop notice). */
   asked?(request: PermissionRequestView): void;
 }
@@ -56,7 +55,7 @@ export class EventPuller {
       if (!meta.ok) return;
       this.deps.state.saveSession(learnedRecord(record, meta.value));
       await this.pullEvents(record.id);
-      this.deps.changed(record.id);
+      this.deps.changes.emit('sessionChanged', { sessionId: record.id });
       return;
     }
     if (record.generation < local.generation) return;
@@ -77,7 +76,7 @@ export class EventPuller {
       false,
     );
     if (wasOwner && record.ownerDeviceId !== this.deps.selfId) await this.deps.markMoved(record.id);
-    this.deps.changed(record.id);
+    this.deps.changes.emit('sessionChanged', { sessionId: record.id });
   }
 
   /**
@@ -119,7 +118,7 @@ export class EventPuller {
       s.continueWith = continueWith;
       s.providerChanges = providerChanges;
     });
-    this.deps.changed(record.id);
+    this.deps.changes.emit('sessionChanged', { sessionId: record.id });
   }
 
   /**
@@ -204,8 +203,8 @@ export class EventPuller {
       this.deps.state.appendTranscript(sessionId, added);
       // A blocked move or a permission request is part of the session's view, not only of its activity.
       const settled = opened.some((data) => data.type === 'permission-settled');
-      if (blockChanged || asked.length > 0 || settled) this.deps.changed(sessionId);
-      else this.deps.activity(sessionId, from);
+      if (blockChanged || asked.length > 0 || settled) this.deps.changes.emit('sessionChanged', { sessionId });
+      else this.deps.changes.emit('sessionActivity', { sessionId, transcriptFrom: from });
       const pending = this.deps.state.readSession(sessionId)?.permissions.pending ?? [];
       for (const request of asked) if (pending.some((p) => p.id === request.id)) this.deps.asked?.(request);
       // A page shorter than the most asked for is the last: nothing is asked again to learn so.

@@ -6,10 +6,11 @@
  */
 import type { TranscriptEntry } from '../../../shared/agents.ts';
 import { fail, ok, type ActionResult } from '../../../shared/errors.ts';
+import { newId } from '../../crypto/new-id.ts';
 import type { LocalState } from '../../local-state/local-state.ts';
 import type { BackendPort } from '../../ports/backend.ts';
+import type { ChangeSink } from '../../ports/changes.ts';
 import type { Clock } from '../../ports/clock.ts';
-import { newId } from '../../ports/new-id.ts';
 import type { SealPort } from '../../ports/seal.ts';
 import type { SessionEventBody } from './session-events.ts';
 import { metaOf, sealSessionMeta, type SessionMeta } from './session-meta.ts';
@@ -25,8 +26,8 @@ export interface EventSenderDeps {
   backend: Pick<BackendPort, 'appendEvent' | 'updateSessionMeta'>;
   seal: Pick<SealPort, 'sealJson'>;
   clock: Clock;
-  /** Called when only the transcript (from index `transcriptFrom` on) and the agent map changed. */
-  activity(sessionId: string, transcriptFrom: number): void;
+  /** Where this part tells what it changed (a session's view, or only its transcript). */
+  changes: ChangeSink;
   /** The backend refused an append or a metadata update as stale: this device no longer owns the session. */
   moved(sessionId: string): Promise<void>;
 }
@@ -116,6 +117,6 @@ export class EventSender {
     const from = this.deps.state.transcriptCount(sessionId);
     this.deps.state.appendTranscript(sessionId, [entry]);
     void this.append(sessionId, { type: 'transcript', entry });
-    this.deps.activity(sessionId, from);
+    this.deps.changes.emit('sessionActivity', { sessionId, transcriptFrom: from });
   }
 }

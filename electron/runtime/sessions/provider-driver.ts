@@ -6,10 +6,11 @@
  */
 import { DEFAULT_PERMISSION_LEVEL, isProviderId, type ProviderEvent, type ProviderSession } from '../../../shared/provider.ts';
 import type { LocalState } from '../../local-state/local-state.ts';
+import type { ChangeSink } from '../../ports/changes.ts';
 import type { Clock } from '../../ports/clock.ts';
 import type { ProviderPort } from '../../ports/providers.ts';
-import type { TurnObserver } from '../../handoff/test-seam.ts';
 import type { EventSender } from './event-sender.ts';
+import type { TurnObserver } from './turn-observer.ts';
 
 export interface ProviderDriverDeps {
   selfId: string;
@@ -19,8 +20,8 @@ export interface ProviderDriverDeps {
   /** Told of every event of a running provider: its permission requests are asked here (runtime/permissions/). */
   permissions?: { onProviderEvent(sessionId: string, provider: ProviderSession, event: ProviderEvent): void };
   clock: Clock;
-  /** Called when only the transcript (from index `transcriptFrom` on) and the agent map changed. */
-  activity(sessionId: string, transcriptFrom: number): void;
+  /** Where this part tells what it changed (a session's view, or only its transcript). */
+  changes: ChangeSink;
   log(message: string): void;
   /** Told of every provider turn that starts or ends here, with the generation and owner known then. */
   observeTurn?: TurnObserver;
@@ -127,7 +128,7 @@ export class ProviderDriver {
         false,
       );
       this.scheduleAgentSnapshot(sessionId);
-      this.deps.activity(sessionId, this.deps.state.transcriptCount(sessionId));
+      this.deps.changes.emit('sessionActivity', { sessionId, transcriptFrom: this.deps.state.transcriptCount(sessionId) });
     } else if (event.type === 'turn-ended') {
       void this.saveResumeData(sessionId, provider);
     }

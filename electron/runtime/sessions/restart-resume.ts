@@ -6,6 +6,7 @@
  */
 import type { ResumeData } from '../../../shared/provider.ts';
 import type { LocalSession, LocalState } from '../../local-state/local-state.ts';
+import type { ChangeSink } from '../../ports/changes.ts';
 import type { Clock } from '../../ports/clock.ts';
 import type { ProviderPort } from '../../ports/providers.ts';
 import { CONTINUATION_TAIL_ENTRIES, continuationInput } from '../../providers/continuation-input.ts';
@@ -21,8 +22,8 @@ export interface RestartResumeDeps extends RebuildDeps {
   driver: Pick<ProviderDriver, 'attach' | 'detach' | 'isRunning'>;
   events: Pick<EventSender, 'note'>;
   clock: Clock;
-  /** Called whenever a session's view may have changed. */
-  changed(sessionId: string): void;
+  /** Where this part tells what it changed (a session's view, or only its transcript). */
+  changes: ChangeSink;
   log(message: string): void;
 }
 
@@ -54,7 +55,7 @@ export class RestartResume {
       } finally {
         this.resuming.delete(session.id);
       }
-      this.deps.changed(session.id);
+      this.deps.changes.emit('sessionChanged', { sessionId: session.id });
     }
   }
 

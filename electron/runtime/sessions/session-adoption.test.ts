@@ -62,7 +62,7 @@ function device(profile: Profile, stateDir: string) {
       state: parts.state,
       sessions: parts.sessions,
       providers,
-      changed: () => undefined,
+      changes: { emit: () => undefined },
     },
   };
 }

@@ -9,6 +9,7 @@ import type { ExistingSessionView } from '../../../shared/device-api.ts';
 import { fail, ok, type Result } from '../../../shared/errors.ts';
 import { PROVIDER_CAPABILITIES, PROVIDER_LABELS, type ExistingSession, type ProviderSession } from '../../../shared/provider.ts';
 import type { LocalSession, LocalState } from '../../local-state/local-state.ts';
+import type { ChangeSink } from '../../ports/changes.ts';
 import type { ProviderPort } from '../../ports/providers.ts';
 import type { SessionService } from './session-service.ts';
 import type { NewSessionInput } from './session-start.ts';
@@ -21,8 +22,8 @@ export interface AdoptionDeps {
   state: Pick<LocalState, 'readSessions' | 'session'>;
   sessions: Pick<SessionService, 'checkNew' | 'createRecord' | 'run' | 'append' | 'note' | 'saveResumeData'>;
   providers: Pick<ProviderPort, 'create' | 'existing'>;
-  /** Called once the adopted session is made (its view changed). */
-  changed(sessionId: string): void;
+  /** Told once the adopted session is made (its view changed). */
+  changes: ChangeSink;
 }
 
 /** The CLI session id a local session drives (from its provider's export), if any. */
@@ -88,6 +89,6 @@ export async function adoptSession(deps: AdoptionDeps, input: NewSessionInput & 
     sessionId,
     `Adopted ${label} session ${input.sessionId} from ${deps.selfName ?? 'this machine'} with ${history.transcript.length} earlier entries; the next message resumes it.`,
   );
-  deps.changed(sessionId);
+  deps.changes.emit('sessionChanged', { sessionId });
   return ok(deps.state.session(sessionId)!);
 }

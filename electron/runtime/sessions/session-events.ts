@@ -7,7 +7,7 @@
 import { z } from 'zod';
 import type { AgentView, TranscriptEntry } from '../../../shared/agents.ts';
 import { PermissionOutcomeViewSchema, PermissionRequestViewSchema } from '../../../shared/permission-views.ts';
-import { MoveBlock } from '../../ports/move-block.ts';
+import { MoveBlockSchema } from '../../local-state/record-parts.ts';
 
 export const EventSchema = z.discriminatedUnion('type', [
   z.object({ type: z.literal('transcript'), entry: z.custom<TranscriptEntry>() }),
@@ -15,7 +15,7 @@ export const EventSchema = z.discriminatedUnion('type', [
   z.object({ type: z.literal('history'), entries: z.array(z.custom<TranscriptEntry>()) }),
   z.object({ type: z.literal('agents'), agents: z.array(z.custom<AgentView>()) }),
   /** The session's blocked move as the owner found it, or null once nothing blocks it (runtime/move-blocks.ts). */
-  z.object({ type: z.literal('move-block'), block: MoveBlock.nullable() }),
+  z.object({ type: z.literal('move-block'), block: MoveBlockSchema.nullable() }),
   z.object({ type: z.literal('permission-request'), request: PermissionRequestViewSchema }),
   z.object({ type: z.literal('permission-settled'), outcome: PermissionOutcomeViewSchema }),
 ]);

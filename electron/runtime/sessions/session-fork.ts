@@ -12,13 +12,14 @@ import { join } from 'node:path';
 import type { Handoff } from '../../../shared/api/handoffs.ts';
 import { fail, ok, type Result } from '../../../shared/errors.ts';
 import { isProviderId, PROVIDER_CAPABILITIES } from '../../../shared/provider.ts';
+import { newId } from '../../crypto/new-id.ts';
 import { checkpointContinuation, openCheckpoint, type ActivationDeps, type Opened } from '../../handoff/activation.ts';
 import { checkpointAgent, importRefusedFor } from '../../handoff/agent-change.ts';
 import { mergeEntries } from '../../handoff/transcript-merge.ts';
 import type { LocalSession, LocalState } from '../../local-state/local-state.ts';
 import type { BackendPort } from '../../ports/backend.ts';
+import type { ChangeSink } from '../../ports/changes.ts';
 import type { RemediationPort } from '../../ports/git.ts';
-import { newId } from '../../ports/new-id.ts';
 import { appendHistory } from './history-append.ts';
 import type { SessionService } from './session-service.ts';
 
@@ -28,8 +29,8 @@ export interface ForkDeps extends Omit<ActivationDeps, 'state' | 'backend' | 'se
   backend: Pick<BackendPort, 'getBlobTo' | 'getHandoff'>;
   remediation: Pick<RemediationPort, 'forkBranch'>;
   sessions: Pick<SessionService, 'checkNew' | 'createRecord' | 'attach' | 'detach' | 'saveResumeData' | 'note' | 'append'>;
-  /** Called once the fork's view may have changed. */
-  changed(sessionId: string): void;
+  /** Told once the fork's view may have changed. */
+  changes: ChangeSink;
 }
 
 /** The folder a fork's repositories are cloned into: hidden under the root, so no move finds them as clones of the remote. */
@@ -168,7 +169,7 @@ export async function forkFromHandoff(deps: ForkDeps, sessionId: string, handoff
   if (!resumed.ok) {
     await deps.sessions.detach(forkId);
     deps.sessions.note(forkId, `The fork's agent could not be started: ${resumed.message}`);
-    deps.changed(forkId);
+    deps.changes.emit('sessionChanged', { sessionId: forkId });
     return fail('resume_failed', resumed.message);
   }
   // An import says itself that it forked; a summary continuation's reason is told here. A summary
@@ -179,6 +180,6 @@ export async function forkFromHandoff(deps: ForkDeps, sessionId: string, handoff
       s.agentNote = told;
     });
   await deps.sessions.saveResumeData(forkId, agent);
-  deps.changed(forkId);
+  deps.changes.emit('sessionChanged', { sessionId: forkId });
   return ok(deps.state.session(forkId)!);
 }

@@ -6,14 +6,15 @@
 import type { InputBlock } from '../../../shared/device-api.ts';
 import { fail, ok, type ActionResult } from '../../../shared/errors.ts';
 import type { LocalSession, LocalState } from '../../local-state/local-state.ts';
+import type { ChangeSink } from '../../ports/changes.ts';
 import type { ProviderDriver } from './provider-driver.ts';
 
 export interface SessionInputDeps {
   selfId: string;
   state: Pick<LocalState, 'readSession' | 'updateSession'>;
   driver: Pick<ProviderDriver, 'provider' | 'isRunning' | 'detach'>;
-  /** Called whenever a session's view may have changed. */
-  changed(sessionId: string): void;
+  /** Where this part tells what it changed (a session's view, or only its transcript). */
+  changes: ChangeSink;
 }
 
 export class SessionInput {
@@ -49,7 +50,7 @@ export class SessionInput {
     this.deps.state.updateSession(sessionId, (s) => {
       s.inputBlock = block;
     });
-    this.deps.changed(sessionId);
+    this.deps.changes.emit('sessionChanged', { sessionId });
   }
 
   /** Durably clears "needs attention" and the input block: the session runs here again. */
@@ -58,7 +59,7 @@ export class SessionInput {
       s.needsAttention = null;
       s.inputBlock = null;
     });
-    this.deps.changed(sessionId);
+    this.deps.changes.emit('sessionChanged', { sessionId });
   }
 
   /** Stops driving a session this device no longer owns: provider stopped, input refused as moved. */

@@ -10,7 +10,7 @@ import { ContinueWithSchema, PROVIDER_CHANGES_MAX, ProviderChangeSchema } from '
 import { PermissionRuleSchema } from '../../../shared/permission-request.ts';
 import { DEFAULT_PERMISSION_LEVEL, PermissionLevel } from '../../../shared/provider.ts';
 import type { LocalSession } from '../../local-state/local-state.ts';
-import { RepoRef } from '../../ports/repo-ref.ts';
+import { RepoRefSchema } from '../../local-state/record-parts.ts';
 import type { SealPort } from '../../ports/seal.ts';
 
 const MetaSchema = z.object({
@@ -22,7 +22,7 @@ const MetaSchema = z.object({
   permissionRules: z.array(PermissionRuleSchema).max(200).default([]),
   /** The owner's workspace path (on the device that published it). */
   workspace: z.string(),
-  repos: z.array(RepoRef),
+  repos: z.array(RepoRefSchema),
   /** The device asked to clone the repositories afresh on the move to it (absent: none). */
   freshCloneOn: z.string().nullable().default(null),
   /** The agent the owner's move asked its target to continue with (older metadata: none). */

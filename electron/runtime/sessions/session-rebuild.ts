@@ -10,6 +10,7 @@ import type { Session } from '../../../shared/api/sessions.ts';
 import { DEFAULT_PERMISSION_LEVEL } from '../../../shared/provider.ts';
 import { noPermissions } from '../../local-state/session-permissions.ts';
 import type { LocalSession, LocalState } from '../../local-state/local-state.ts';
+import type { ChangeSink } from '../../ports/changes.ts';
 import type { GitPort } from '../../ports/git.ts';
 import type { SealPort } from '../../ports/seal.ts';
 import { openSessionMeta, type SessionMeta } from './session-meta.ts';
@@ -132,8 +133,8 @@ export interface SessionRebuildDeps extends RebuildDeps {
   pullEvents(sessionId: string): Promise<void>;
   /** Adds a Baton note to the session's transcript and appends it (event-sender.ts). */
   note(sessionId: string, text: string): void;
-  /** Called whenever a session's view may have changed. */
-  changed(sessionId: string): void;
+  /** Where this part tells what it changed (a session's view, or only its transcript). */
+  changes: ChangeSink;
   log(message: string): void;
 }
 
@@ -156,5 +157,5 @@ export async function rebuildSession(deps: SessionRebuildDeps, record: Session, 
       `${deps.selfName ?? 'This device'}'s record of the session could not be read (${why}); it was rebuilt from the account's sealed session metadata and event stream${state}`,
     );
   }
-  deps.changed(record.id);
+  deps.changes.emit('sessionChanged', { sessionId: record.id });
 }

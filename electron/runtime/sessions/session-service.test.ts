@@ -26,7 +26,7 @@ import { providerPort } from '../adapters/provider-port.ts';
 import { SessionService, type SessionServiceDeps } from './session-service.ts';
 import type { LocalState as LocalStateType } from '../../local-state/local-state.ts';
 import { backendPort } from '../adapters/backend-port.ts';
-import type { TurnRecord } from '../../handoff/test-seam.ts';
+import type { TurnRecord } from './turn-observer.ts';
 
 let sandbox: GitSandbox;
 let backend: RunningProcess;
@@ -214,8 +214,7 @@ function laptopService(
     seal: profileSeal(laptop),
     git: gitPort(createGitRunner({ env: sandbox.env })),
     clock: Date.now,
-    changed: () => undefined,
-    activity: () => undefined,
+    changes: { emit: () => undefined },
     log,
     providers: providerPort({
       detect: async () => [],

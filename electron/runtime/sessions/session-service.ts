@@ -10,20 +10,21 @@
  * steps see as SessionsPort.
  */
 import type { Device } from '../../../shared/api/devices.ts';
-import type { Session, SessionAnswer } from '../../../shared/api/sessions.ts';
+import type { Session } from '../../../shared/api/sessions.ts';
 import type { InputBlock, MoveNoticeView } from '../../../shared/device-api.ts';
 import type { ActionResult, Result } from '../../../shared/errors.ts';
 import type { PermissionAnswer } from '../../../shared/permission-request.ts';
 import type { ProviderId, ProviderSession } from '../../../shared/provider.ts';
 import type { LocalSession, LocalState } from '../../local-state/local-state.ts';
 import type { BackendPort } from '../../ports/backend.ts';
+import type { ChangeSink } from '../../ports/changes.ts';
 import type { Clock } from '../../ports/clock.ts';
 import type { GitPort } from '../../ports/git.ts';
 import type { ProviderPort } from '../../ports/providers.ts';
 import type { SealPort } from '../../ports/seal.ts';
 import type { SessionContent, SessionsPort } from '../../ports/sessions.ts';
-import type { TurnObserver } from '../../handoff/test-seam.ts';
 import { PermissionService } from '../permissions/permission-service.ts';
+import type { PostHandler } from '../session-posts.ts';
 import { switchAgent, type AgentSwitchDeps } from './agent-switch.ts';
 import { EventPuller } from './event-puller.ts';
 import { EventSender } from './event-sender.ts';
@@ -40,6 +41,7 @@ import {
   type NewSessionInput,
   type SessionStartDeps,
 } from './session-start.ts';
+import type { TurnObserver } from './turn-observer.ts';
 
 export interface SessionServiceDeps {
   selfId: string;
@@ -51,10 +53,8 @@ export interface SessionServiceDeps {
   git: GitPort;
   providers: ProviderPort;
   clock: Clock;
-  /** Called whenever a session's view may have changed. */
-  changed(sessionId: string): void;
-  /** Called when only the transcript (from index `transcriptFrom` on) and the agent map changed. */
-  activity(sessionId: string, transcriptFrom: number): void;
+  /** Where the service tells what it changed: a session's view, or only its transcript and agent map. */
+  changes: ChangeSink;
   log(message: string): void;
   /** Told of every provider turn that starts or ends here, with the generation and owner known then. */
   observeTurn?: TurnObserver;
@@ -64,8 +64,6 @@ export interface SessionServiceDeps {
   devices?: { get(id: string): Device | undefined; nameOf(id: string): string };
   /** Shows a desktop notification (a permission request). */
   notice?(notice: MoveNoticeView): void;
-  /** Offered each post of another device that is not a permission answer (a Move here request); true when it took it. */
-  otherPost?(sessionId: string, posted: SessionAnswer): Promise<boolean>;
 }
 
 export class SessionService implements SessionsPort {
@@ -84,15 +82,13 @@ export class SessionService implements SessionsPort {
   private readonly devicesOf: SessionServiceDeps['devices'];
 
   constructor(deps: SessionServiceDeps) {
-    const { selfId, state, backend, seal, git, providers, clock } = deps;
+    const { selfId, state, backend, seal, git, providers, clock, changes } = deps;
     this.selfId = selfId;
     this.stateOf = state;
     this.devicesOf = deps.devices;
-    const changed = (sessionId: string) => deps.changed(sessionId);
-    const activity = (sessionId: string, from: number) => deps.activity(sessionId, from);
     const log = (message: string) => deps.log(message);
     const observeTurn = deps.observeTurn;
-    this.events = new EventSender({ selfId, state, backend, seal, clock, activity, moved: (id) => this.markMoved(id) });
+    this.events = new EventSender({ selfId, state, backend, seal, clock, changes, moved: (id) => this.markMoved(id) });
     const events = this.events;
     const { signer, devices, notice } = deps;
     const selfName = deps.selfName ?? selfId;
@@ -108,10 +104,9 @@ export class SessionService implements SessionsPort {
       signer,
       devices,
       clock,
-      changed,
+      changes,
       log,
       notice,
-      otherPost: deps.otherPost,
     });
     const permissions = this.permissions;
     this.driver = new ProviderDriver({
@@ -121,24 +116,24 @@ export class SessionService implements SessionsPort {
       events,
       permissions,
       clock,
-      activity,
+      changes,
       log,
       ...(observeTurn ? { observeTurn } : {}),
     });
     const driver = this.driver;
-    this.input = new SessionInput({ selfId, state, driver, changed });
+    this.input = new SessionInput({ selfId, state, driver, changes });
     const markMoved = (id: string) => this.markMoved(id);
     const isRunning = (id: string) => driver.isRunning(id);
     const asked = permissions.asked.bind(permissions);
-    this.puller = new EventPuller({ selfId, state, backend, seal, isRunning, markMoved, changed, activity, asked });
+    this.puller = new EventPuller({ selfId, state, backend, seal, isRunning, markMoved, changes, asked });
     const named = deps.selfName === undefined ? {} : { selfName: deps.selfName };
-    this.restart = new RestartResume({ selfId, ...named, state, seal, git, providers, driver, events, clock, changed, log });
-    this.starting = { state, backend, seal, git, events, driver, clock, changed, log };
+    this.restart = new RestartResume({ selfId, ...named, state, seal, git, providers, driver, events, clock, changes, log });
+    this.starting = { state, backend, seal, git, events, driver, clock, changes, log };
     const note = (id: string, text: string) => events.note(id, text);
-    this.rebuilding = { selfId, ...named, state, seal, git, pullEvents: (id) => this.pullEvents(id), note, changed, log };
+    this.rebuilding = { selfId, ...named, state, seal, git, pullEvents: (id) => this.pullEvents(id), note, changes, log };
     const interrupt = (id: string) => permissions.interrupt(id);
     const setInputBlock = (id: string, block: InputBlock) => this.setInputBlock(id, block);
-    this.switching = { selfId, selfName, state, git, providers, driver, events, interrupt, setInputBlock, clock, changed, log };
+    this.switching = { selfId, selfName, state, git, providers, driver, events, interrupt, setInputBlock, clock, changes, log };
   }
 
   /** Continues owned session `sessionId` here with agent `to`, from a summary (agent-switch.ts); a failed start resumes the old agent. */
@@ -266,9 +261,9 @@ export class SessionService implements SessionsPort {
     return this.permissions.denyForMove(sessionId, this.nameOf(targetDeviceId));
   }
 
-  /** Reads the answers other devices posted to the session's permission requests (owner only). */
-  pullAnswers(sessionId: string): Promise<void> {
-    return this.permissions.pullAnswers(sessionId);
+  /** What takes the answers other devices post to the session's permission requests (owner only; read by session-posts.ts). */
+  get answers(): PostHandler {
+    return this.permissions;
   }
 
   /** Adds a Baton note (a system entry of the main agent) to the transcript and appends it. */

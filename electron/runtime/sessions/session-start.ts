@@ -17,11 +17,12 @@ import {
   PROVIDER_LABELS,
   type ProviderId,
 } from '../../../shared/provider.ts';
+import { newId } from '../../crypto/new-id.ts';
 import type { LocalSession, LocalState } from '../../local-state/local-state.ts';
 import type { BackendPort } from '../../ports/backend.ts';
+import type { ChangeSink } from '../../ports/changes.ts';
 import type { Clock } from '../../ports/clock.ts';
 import type { GitPort, RepoSnapshot } from '../../ports/git.ts';
-import { newId } from '../../ports/new-id.ts';
 import type { RepoRef } from '../../ports/repo-ref.ts';
 import type { SealPort } from '../../ports/seal.ts';
 import type { SessionContent } from '../../ports/sessions.ts';
@@ -54,8 +55,8 @@ export interface SessionStartDeps {
   events: Pick<EventSender, 'published'>;
   driver: Pick<ProviderDriver, 'attach'>;
   clock: Clock;
-  /** Called whenever a session's view may have changed. */
-  changed(sessionId: string): void;
+  /** Where this part tells what it changed (a session's view, or only its transcript). */
+  changes: ChangeSink;
   log(message: string): void;
 }
 
@@ -144,6 +145,6 @@ export async function startSession(deps: SessionStartDeps, input: NewSessionInpu
   const provider = deps.driver.attach(id, input.provider);
   const started = await provider.start(input.workspace, input.prompt);
   if (!started.ok) deps.log(`provider failed to start: ${started.message}`);
-  deps.changed(id);
+  deps.changes.emit('sessionChanged', { sessionId: id });
   return ok(deps.state.session(id)!);
 }

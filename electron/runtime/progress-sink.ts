@@ -5,13 +5,8 @@
  */
 import type { HandoffProgressView } from '../../shared/device-api.ts';
 import { formatBytes } from '../../shared/progress-text.ts';
-import type { Clock } from './clock.ts';
-
-export { formatBytes };
-
-/** What a step reports (the sink adds the time). */
-export type ProgressReport = Omit<HandoffProgressView, 'at'>;
-export type ProgressSink = (report: ProgressReport) => void;
+import type { Clock } from '../ports/clock.ts';
+import type { ProgressReport, ProgressSink } from '../ports/progress.ts';
 
 export interface ProgressSinkOptions {
   emit(view: HandoffProgressView): void;
@@ -19,11 +14,6 @@ export interface ProgressSinkOptions {
   clock: Clock;
   uiEveryMs?: number;
   logEveryMs?: number;
-}
-
-/** The percent `done` bytes are of `total` (an empty whole is done). */
-export function percentOf(done: number, total: number): number {
-  return total === 0 ? 100 : (done / total) * 100;
 }
 
 const finished = (r: ProgressReport): boolean => r.percent === 100 || (r.totalBytes !== null && r.doneBytes === r.totalBytes);

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import type { DeviceApiHandlers } from '../../shared/device-api.ts';
-import { dispatchDeviceCall } from './device-api-dispatch.ts';
+import type { DeviceApiHandlers } from '../../../shared/device-api.ts';
+import { dispatchDeviceCall } from './dispatch.ts';
 
 /** Handlers that answer only createAccount, with what they were given. */
 const handlers = { createAccount: async (input: unknown) => ({ ok: true, value: input }) } as unknown as DeviceApiHandlers;

@@ -1,7 +1,8 @@
 /** Progress reports reach the UI and the log at a bounded rate, the first and last of a step always. */
 import { describe, expect, it } from 'vitest';
 import type { HandoffProgressView } from '../../shared/device-api.ts';
-import { describeProgress, progressSink, type ProgressReport } from './progress-sink.ts';
+import type { ProgressReport } from '../ports/progress.ts';
+import { describeProgress, progressSink } from './progress-sink.ts';
 
 const report = (doneBytes: number): ProgressReport => ({
   handoffId: 'h1',

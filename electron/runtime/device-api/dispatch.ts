@@ -3,8 +3,8 @@
  * the method must exist and its input must pass the method's schema in shared/device-api.ts.
  * Used by the headless WebSocket bridge and by the Electron IPC bridge alike.
  */
-import { inputs, type DeviceApiHandlers, type DeviceApiMethod } from '../../shared/device-api.ts';
-import type { BridgeError } from '../../shared/device-bridge.ts';
+import { inputs, type DeviceApiHandlers, type DeviceApiMethod } from '../../../shared/device-api.ts';
+import type { BridgeError } from '../../../shared/device-bridge.ts';
 
 export type DispatchOutcome = { ok: true; result: unknown } | { ok: false; error: BridgeError };
 

@@ -1,8 +1,8 @@
 /** Sessions and their fenced, append-only event log in PostgreSQL (the same rules as sqlite-sessions.ts). */
 import type pg from 'pg';
 import type { SessionStore } from './store.ts';
-import { fence } from './sqlite-sessions.ts';
-import { refuse, toEvent, toSession, type EventRow, type SessionRow } from './sqlite-rows.ts';
+import { refuse, toEvent, toSession, type EventRow, type SessionRow } from './rows.ts';
+import { fence } from './rules.ts';
 import { row, rows, type PgMutator, type Sql } from './postgres-tx.ts';
 
 /** A session row's columns, as every read of one lists them. */

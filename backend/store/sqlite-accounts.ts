@@ -2,16 +2,8 @@
 import type Database from 'better-sqlite3';
 import type { Device, JoinRequest, WrappedKey } from '../../shared/api/devices.ts';
 import type { AccountStore } from './store.ts';
-import {
-  refuse,
-  toDevice,
-  toInvite,
-  toJoinRequest,
-  type DeviceRow,
-  type InviteRow,
-  type JoinRequestRow,
-  type Mutator,
-} from './sqlite-rows.ts';
+import { refuse, toDevice, toInvite, toJoinRequest, type DeviceRow, type InviteRow, type JoinRequestRow } from './rows.ts';
+import type { Mutator } from './sqlite-mutator.ts';
 
 /** The account half of the SQLite store. */
 export function sqliteAccountStore(db: Database.Database, mutate: Mutator): AccountStore {

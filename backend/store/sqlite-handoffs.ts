@@ -7,9 +7,10 @@ import type { Handoff } from '../../shared/api/handoffs.ts';
 import type { HandoffState } from '../../shared/handoff-states.ts';
 import { DEFAULT_KEEP_COMPLETED } from '../retention.ts';
 import type { HandoffStore } from './store.ts';
-import { fence } from './sqlite-sessions.ts';
-import { releaseOnEntering, sqliteCheckpointHolds } from './sqlite-retention.ts';
-import { refuse, toHandoff, toSession, type HandoffRow, type Mutator, type SessionRow } from './sqlite-rows.ts';
+import { fence, releaseOnEntering } from './rules.ts';
+import { sqliteCheckpointHolds } from './sqlite-retention.ts';
+import { refuse, toHandoff, toSession, type HandoffRow, type SessionRow } from './rows.ts';
+import type { Mutator } from './sqlite-mutator.ts';
 
 interface HistoryRow {
   state: HandoffState;

@@ -9,28 +9,9 @@
  */
 import type Database from 'better-sqlite3';
 import type { CheckpointRef } from '../../shared/api/handoffs.ts';
-import { isCancellable } from '../../shared/handoff-states.ts';
-import type { RetentionStore, TransitionInput } from './store.ts';
-import { refuse, type Mutator } from './sqlite-rows.ts';
-
-/** Refuses naming `ref` as a checkpoint when the account's record of it is missing (`size` undefined) or of another size. */
-export function refuseUnnamable(size: number | undefined, ref: CheckpointRef): void {
-  if (size === undefined) refuse('validation_failed', 'the checkpoint body has not been uploaded', { field: 'checkpoint' });
-  if (size !== ref.size) refuse('validation_failed', 'the checkpoint size does not match the uploaded body', { field: 'checkpoint' });
-}
-
-/**
- * What a transition releases, by the state it finally enters: completing a handoff, the bodies of its
- * session's completed handoffs beyond the newest N; cancelling one before the transfer, its own (the
- * source keeps the session). One cancelled after the transfer keeps its body, for Retry activation,
- * until its session's next handoff is created.
- */
-export function releaseOnEntering(input: Pick<TransitionInput, 'from' | 'to' | 'continueTo'>): 'beyond-kept' | 'own' | undefined {
-  const [from, entered] = input.continueTo ? [input.to, input.continueTo] : [input.from, input.to];
-  if (entered === 'completed') return 'beyond-kept';
-  if (entered === 'cancelled' && isCancellable(from)) return 'own';
-  return undefined;
-}
+import type { RetentionStore } from './store.ts';
+import { refuseUnnamable } from './rules.ts';
+import type { Mutator } from './sqlite-mutator.ts';
 
 /** Naming and releasing checkpoint bodies, called inside a handoff transaction. */
 export interface CheckpointHolds {

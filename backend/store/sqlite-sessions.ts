@@ -1,18 +1,9 @@
 /** Sessions and their fenced, append-only event log in SQLite. */
 import type Database from 'better-sqlite3';
 import type { SessionStore } from './store.ts';
-import { refuse, toEvent, toSession, type EventRow, type Mutator, type SessionRow } from './sqlite-rows.ts';
-
-/** Refuses unless `deviceId` owns the session at exactly `generation` (stale generation first); `deviceId` null: any device. */
-export function fence(row: SessionRow | undefined, deviceId: string | null, generation: number): SessionRow {
-  if (!row) return refuse('not_found', 'no such session');
-  if (row.generation !== generation) {
-    refuse('stale_generation', `the session is at generation ${row.generation}, not ${generation}`, { currentGeneration: row.generation });
-  }
-  if (deviceId !== null && row.owner_device_id !== deviceId)
-    refuse('not_owner', 'this device does not own the session', { ownerDeviceId: row.owner_device_id });
-  return row;
-}
+import { refuse, toEvent, toSession, type EventRow, type SessionRow } from './rows.ts';
+import { fence } from './rules.ts';
+import type { Mutator } from './sqlite-mutator.ts';
 
 /** The session half of the SQLite store. */
 export function sqliteSessionStore(db: Database.Database, mutate: Mutator): SessionStore {

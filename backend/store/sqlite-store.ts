@@ -4,7 +4,7 @@ import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Store } from './store.ts';
 import { migrate } from './sqlite-migrations.ts';
-import { makeMutator } from './sqlite-rows.ts';
+import { makeMutator } from './sqlite-mutator.ts';
 import { sqliteAccountStore } from './sqlite-accounts.ts';
 import { sqliteSessionStore } from './sqlite-sessions.ts';
 import { sqliteHandoffStore } from './sqlite-handoffs.ts';

@@ -1,14 +1,13 @@
 /**
- * Row shapes of the SQLite store and their mapping to the API and store types (the PostgreSQL store's rows have
- * the same columns and use them too), plus the one transaction helper and the refusal it rolls back on.
+ * Row shapes of the stores (the SQLite and PostgreSQL stores have the same columns) and their mapping to the API
+ * and store types, plus the refusal a mutation throws to roll its transaction back.
  */
-import type Database from 'better-sqlite3';
 import { fail, type ApiErrorCode } from '../../shared/errors.ts';
 import type { Device, JoinRequest } from '../../shared/api/devices.ts';
 import type { Session, SessionEvent } from '../../shared/api/sessions.ts';
 import type { Handoff } from '../../shared/api/handoffs.ts';
 import type { HandoffState } from '../../shared/handoff-states.ts';
-import type { IdempotencyWrite, InviteRecord, StoreResult } from './store.ts';
+import type { InviteRecord, StoreResult } from './store.ts';
 
 export interface DeviceRow {
   id: string;
@@ -201,79 +200,4 @@ export function refuse(code: ApiErrorCode, message: string, details?: Record<str
 /** The refusal `error` carries when `refuse` threw it, else undefined. */
 export function refusalOf(error: unknown): StoreResult<never> | undefined {
   return error instanceof Refusal ? error.result : undefined;
-}
-
-export interface Mutator {
-  /**
-   * Runs `fn` as one atomic unit and resolves once it is committed. A refusal (via `refuse`) rolls
-   * back every write of `fn`. With `idem`, the answer is recorded under the idempotency key in the
-   * same unit (a refusal's answer alone, since nothing else was written).
-   */
-  <T>(idem: IdempotencyWrite<T> | undefined, fn: () => T): Promise<StoreResult<T>>;
-}
-
-interface Pending {
-  run(): void;
-  settle(error?: unknown): void;
-}
-
-/**
- * Builds the transaction helper for one database, with group commit: the mutations that arrive in
- * the same turn of the event loop run one after another, each inside its own savepoint (so each is
- * still a compare-and-set that sees the ones before it), under one IMMEDIATE transaction and one
- * fsync. Nobody is answered before that commit returns.
- */
-export function makeMutator(db: Database.Database, clock: () => number): Mutator {
-  const insertIdem = db.prepare(
-    'INSERT INTO idempotency (device_id, key, request_digest, status, body, created_at) VALUES (?, ?, ?, ?, ?, ?)',
-  );
-  const record = <T>(idem: IdempotencyWrite<T>, result: StoreResult<T>) => {
-    const answer = idem.encode(result);
-    insertIdem.run(idem.deviceId, idem.key, idem.requestDigest, answer.status, JSON.stringify(answer.body), clock());
-  };
-  let queue: Pending[] = [];
-  const flush = () => {
-    const batch = queue;
-    queue = [];
-    try {
-      db.transaction(() => batch.forEach((item) => item.run())).immediate();
-    } catch (error) {
-      batch.forEach((item) => item.settle(error));
-      return;
-    }
-    batch.forEach((item) => item.settle());
-  };
-  return <T>(idem: IdempotencyWrite<T> | undefined, fn: () => T): Promise<StoreResult<T>> =>
-    new Promise((resolve, reject) => {
-      let result: StoreResult<T> | undefined;
-      let failure: unknown;
-      const run = () => {
-        try {
-          result = db.transaction(() => {
-            const value: StoreResult<T> = { ok: true, value: fn() };
-            if (idem) record(idem, value);
-            return value;
-          })();
-        } catch (error) {
-          if (!(error instanceof Refusal)) {
-            failure = error;
-            return;
-          }
-          result = error.result;
-          try {
-            if (idem) db.transaction(() => record(idem, error.result))();
-          } catch (recordError) {
-            failure = recordError;
-          }
-        }
-      };
-      const settle = (commitError?: unknown) => {
-        if (commitError !== undefined || failure !== undefined || result === undefined)
-          return reject(commitError ?? failure ?? new Error('mutation did not run'));
-        if (idem) idem.recorded = true;
-        resolve(result);
-      };
-      queue.push({ run, settle });
-      if (queue.length === 1) setImmediate(flush);
-    });
 }

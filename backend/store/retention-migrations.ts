@@ -1,5 +1,5 @@
 /**
- * The schema migrations of checkpoint retention (store/sqlite-retention.ts, store/postgres-retention.ts),
+ * The schema migrations of checkpoint retention (store/sqlite/retention.ts, store/postgres/retention.ts),
  * one per store, kept apart from the others' files: which handoffs still hold their checkpoint body,
  * how many hold each blob record, and the queue of digests whose bodies go once nothing names them.
  * Handoffs that no longer need their body when the migration runs are released at once, by the default

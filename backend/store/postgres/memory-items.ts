@@ -1,8 +1,8 @@
-/** The account's sealed memory items in PostgreSQL (the same rules as sqlite-memory-items.ts). */
+/** The account's sealed memory items in PostgreSQL (the same rules as sqlite/memory-items.ts). */
 import type pg from 'pg';
-import type { MemoryItemStore, MemoryRecord } from './store.ts';
-import { refuse } from './rows.ts';
-import { row, rows, type PgMutator } from './postgres-tx.ts';
+import type { MemoryItemStore, MemoryRecord } from '../store.ts';
+import { refuse } from '../rows.ts';
+import { row, rows, type PgMutator } from './tx.ts';
 
 const MEMORY_COLUMNS = 'id, topic, device_id AS "deviceId", sealed_body AS "sealedBody", created_at AS "createdAt"';
 

@@ -2,16 +2,16 @@
 import Database from 'better-sqlite3';
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import type { Store } from './store.ts';
-import { migrate } from './sqlite-migrations.ts';
-import { makeMutator } from './sqlite-mutator.ts';
-import { sqliteAccountStore } from './sqlite-accounts.ts';
-import { sqliteSessionStore } from './sqlite-sessions.ts';
-import { sqliteHandoffStore } from './sqlite-handoffs.ts';
-import { sqliteBlobRecordStore } from './sqlite-blob-records.ts';
-import { sqliteRetentionStore } from './sqlite-retention.ts';
-import { sqliteMemoryItemStore } from './sqlite-memory-items.ts';
-import { sqliteRequestRecordStore } from './sqlite-request-records.ts';
+import type { Store } from '../store.ts';
+import { migrate } from './migrate.ts';
+import { makeMutator } from './mutator.ts';
+import { sqliteAccountStore } from './accounts.ts';
+import { sqliteSessionStore } from './sessions.ts';
+import { sqliteHandoffStore } from './handoffs.ts';
+import { sqliteBlobRecordStore } from './blob-records.ts';
+import { sqliteRetentionStore } from './retention.ts';
+import { sqliteMemoryItemStore } from './memory-items.ts';
+import { sqliteRequestRecordStore } from './request-records.ts';
 
 /** The pragmas every connection to the main database uses (the benchmark's baseline uses them too). */
 export function applyDurablePragmas(db: Database.Database): void {

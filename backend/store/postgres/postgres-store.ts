@@ -4,17 +4,17 @@
  * its schema up to date under the migration lock. The connection string never reaches a message.
  */
 import type pg from 'pg';
-import { fail, ok, type Result } from '../../shared/errors.ts';
-import type { Store } from './store.ts';
-import { migratePostgres } from './postgres-migrations.ts';
-import { makePgMutator, openPool } from './postgres-tx.ts';
-import { postgresAccountStore } from './postgres-accounts.ts';
-import { postgresSessionStore } from './postgres-sessions.ts';
-import { postgresHandoffStore } from './postgres-handoffs.ts';
-import { postgresBlobRecordStore } from './postgres-blob-records.ts';
-import { postgresRetentionStore } from './postgres-retention.ts';
-import { postgresMemoryItemStore } from './postgres-memory-items.ts';
-import { postgresRequestRecordStore } from './postgres-request-records.ts';
+import { fail, ok, type Result } from '../../../shared/errors.ts';
+import type { Store } from '../store.ts';
+import { migratePostgres } from './migrate.ts';
+import { makePgMutator, openPool } from './tx.ts';
+import { postgresAccountStore } from './accounts.ts';
+import { postgresSessionStore } from './sessions.ts';
+import { postgresHandoffStore } from './handoffs.ts';
+import { postgresBlobRecordStore } from './blob-records.ts';
+import { postgresRetentionStore } from './retention.ts';
+import { postgresMemoryItemStore } from './memory-items.ts';
+import { postgresRequestRecordStore } from './request-records.ts';
 
 export interface PostgresStoreOptions {
   clock?: () => number;

@@ -1,7 +1,7 @@
 /** The records of the account's blobs in SQLite (the bodies are in the blob store). */
 import type Database from 'better-sqlite3';
-import type { BlobRecord, BlobRecordStore } from './store.ts';
-import type { Mutator } from './sqlite-mutator.ts';
+import type { BlobRecord, BlobRecordStore } from '../store.ts';
+import type { Mutator } from './mutator.ts';
 
 /** Blob records: kept once per (account, digest), the first record standing; a second put refreshes its time. */
 export function sqliteBlobRecordStore(db: Database.Database, mutate: Mutator): BlobRecordStore {

@@ -1,6 +1,6 @@
 /** Versioned schema migrations of the SQLite store, applied in order inside one transaction each. */
 import type Database from 'better-sqlite3';
-import { SQLITE_RETENTION_MIGRATION } from './retention-migrations.ts';
+import { SQLITE_RETENTION_MIGRATION } from '../retention-migrations.ts';
 
 interface Migration {
   version: number;

@@ -1,19 +1,19 @@
 /**
  * Handoff records in PostgreSQL: creation and every transition as a compare-and-set in one
- * transaction (the same rules as sqlite-handoffs.ts). Locks are taken session first, then handoff,
+ * transaction (the same rules as sqlite/handoffs.ts). Locks are taken session first, then handoff,
  * so a create and a transition of one session queue rather than deadlock; the partial unique index
  * keeps one active handoff per session whatever runs concurrently. The checkpoint bodies a handoff
- * names and releases are counted on their records in the same transaction (sqlite-retention.ts).
+ * names and releases are counted on their records in the same transaction (sqlite/retention.ts).
  */
 import type pg from 'pg';
-import type { Handoff } from '../../shared/api/handoffs.ts';
-import type { HandoffState } from '../../shared/handoff-states.ts';
-import type { HandoffStore, TransitionInput } from './store.ts';
-import { refuse, toHandoff, toSession, type HandoffRow, type SessionRow } from './rows.ts';
-import { fence, refuseUnnamable, releaseOnEntering } from './rules.ts';
-import { DEFAULT_KEEP_COMPLETED } from '../retention.ts';
-import { row, rows, type PgMutator, type Sql } from './postgres-tx.ts';
-import { SESSION_COLUMNS, sessionRow } from './postgres-sessions.ts';
+import type { Handoff } from '../../../shared/api/handoffs.ts';
+import type { HandoffState } from '../../../shared/handoff-states.ts';
+import type { HandoffStore, TransitionInput } from '../store.ts';
+import { refuse, toHandoff, toSession, type HandoffRow, type SessionRow } from '../rows.ts';
+import { fence, refuseUnnamable, releaseOnEntering } from '../rules.ts';
+import { DEFAULT_KEEP_COMPLETED } from '../../retention.ts';
+import { row, rows, type PgMutator, type Sql } from './tx.ts';
+import { SESSION_COLUMNS, sessionRow } from './sessions.ts';
 
 /** A handoff row with its history, read in one statement (SELECT_HANDOFF). */
 type HandoffRowWithHistory = HandoffRow & { history: Handoff['history'] };
@@ -65,7 +65,7 @@ const CREATE = `WITH moved AS (
  * owner, and the checkpoint it names (`$5`) held by its record; returns the record as it now reads,
  * the session row it changed and the size of the record named, or no row when refused. The record's
  * row is updated, so a collection deleting it at the same time either goes first (no record: the
- * transition is refused) or sees it held and leaves it (postgres-retention.ts).
+ * transition is refused) or sees it held and leaves it (retention.ts).
  */
 const TRANSITION = `WITH moved AS (
     UPDATE handoffs SET state = $3, updated_at = $4,

@@ -1,12 +1,12 @@
 /**
- * The records of the account's blobs in PostgreSQL (the same rules as sqlite-blob-records.ts). A record
+ * The records of the account's blobs in PostgreSQL (the same rules as sqlite/blob-records.ts). A record
  * is put in the same statement that refreshes its body's time (`blob_bodies.put_at`): the body's row is
  * updated, so a removal of that body at the same moment either went first (no row: the put is refused,
  * and the device uploads again) or sees it freshly put and leaves it (postgres-blobs.ts).
  */
 import type pg from 'pg';
-import type { BlobRecord, BlobRecordStore } from './store.ts';
-import { row } from './postgres-tx.ts';
+import type { BlobRecord, BlobRecordStore } from '../store.ts';
+import { row } from './tx.ts';
 
 const COLUMNS = 'account_id AS "accountId", digest, size, created_at AS "createdAt"';
 

@@ -1,9 +1,9 @@
 /** Sessions and their fenced, append-only event log in SQLite. */
 import type Database from 'better-sqlite3';
-import type { SessionStore } from './store.ts';
-import { refuse, toEvent, toSession, type EventRow, type SessionRow } from './rows.ts';
-import { fence } from './rules.ts';
-import type { Mutator } from './sqlite-mutator.ts';
+import type { SessionStore } from '../store.ts';
+import { refuse, toEvent, toSession, type EventRow, type SessionRow } from '../rows.ts';
+import { fence } from '../rules.ts';
+import type { Mutator } from './mutator.ts';
 
 /** The session half of the SQLite store. */
 export function sqliteSessionStore(db: Database.Database, mutate: Mutator): SessionStore {

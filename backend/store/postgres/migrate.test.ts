@@ -1,7 +1,7 @@
 /** PostgreSQL migrations: instances starting together on one database migrate it once, under the advisory lock. */
 import { describe, expect, it } from 'vitest';
-import { freshDatabase, queryDatabase } from '../../dev-env/test-postgres.ts';
-import { LATEST_POSTGRES_VERSION } from './postgres-migrations.ts';
+import { freshDatabase, queryDatabase } from '../../../dev-env/test-postgres.ts';
+import { LATEST_POSTGRES_VERSION } from './migrate.ts';
 import { openPostgresStore } from './postgres-store.ts';
 
 describe('PostgreSQL migrations', () => {

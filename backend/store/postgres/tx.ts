@@ -8,9 +8,9 @@
  */
 import { createHash } from 'node:crypto';
 import pg from 'pg';
-import { ok } from '../../shared/errors.ts';
-import { refusalOf } from './rows.ts';
-import type { IdempotencyWrite, StoreResult } from './store.ts';
+import { ok } from '../../../shared/errors.ts';
+import { refusalOf } from '../rows.ts';
+import type { IdempotencyWrite, StoreResult } from '../store.ts';
 
 export type Sql = Pick<pg.PoolClient, 'query'>;
 

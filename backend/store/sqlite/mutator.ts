@@ -1,7 +1,7 @@
 /** The SQLite store's one transaction helper, with group commit. */
 import type Database from 'better-sqlite3';
-import { refusalOf } from './rows.ts';
-import type { IdempotencyWrite, StoreResult } from './store.ts';
+import { refusalOf } from '../rows.ts';
+import type { IdempotencyWrite, StoreResult } from '../store.ts';
 
 export interface Mutator {
   /**

@@ -2,16 +2,16 @@
  * Checkpoint retention in SQLite. A blob record counts the transitions that named it (`named`) and the
  * handoffs that still hold it (`holds`); a handoff holds its checkpoint from the transition that names
  * it until `checkpoint_released_at`. Naming and releasing run inside the handoff transactions
- * (sqlite-handoffs.ts); collection takes, a batch per transaction, the records no handoff holds and
+ * (handoffs.ts); collection takes, a batch per transaction, the records no handoff holds and
  * queues their digests, whose bodies the blob store removes once no record names them. Every mutation
  * goes through the one mutator, so a transition naming a body and the collection of its record are
  * never interleaved: whichever commits first, the other sees it.
  */
 import type Database from 'better-sqlite3';
-import type { CheckpointRef } from '../../shared/api/handoffs.ts';
-import type { RetentionStore } from './store.ts';
-import { refuseUnnamable } from './rules.ts';
-import type { Mutator } from './sqlite-mutator.ts';
+import type { CheckpointRef } from '../../../shared/api/handoffs.ts';
+import type { RetentionStore } from '../store.ts';
+import { refuseUnnamable } from '../rules.ts';
+import type { Mutator } from './mutator.ts';
 
 /** Naming and releasing checkpoint bodies, called inside a handoff transaction. */
 export interface CheckpointHolds {

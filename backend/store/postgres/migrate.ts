@@ -10,7 +10,7 @@
  * each version and the others find it applied.
  */
 import type { Pool } from 'pg';
-import { POSTGRES_RETENTION_MIGRATION } from './retention-migrations.ts';
+import { POSTGRES_RETENTION_MIGRATION } from '../retention-migrations.ts';
 
 interface Migration {
   version: number;

@@ -1,7 +1,7 @@
 /** What the request pipeline keeps of requests, in SQLite: idempotency answers and request nonces. */
 import type Database from 'better-sqlite3';
-import type { IdempotencyRecord, RequestRecordStore } from './store.ts';
-import type { Mutator } from './sqlite-mutator.ts';
+import type { IdempotencyRecord, RequestRecordStore } from '../store.ts';
+import type { Mutator } from './mutator.ts';
 
 /** How long an idempotency answer is kept. */
 const IDEMPOTENCY_TTL_MS = 24 * 60 * 60 * 1000;

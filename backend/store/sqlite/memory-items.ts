@@ -1,8 +1,8 @@
 /** The account's sealed memory items in SQLite. */
 import type Database from 'better-sqlite3';
-import type { MemoryItemStore, MemoryRecord } from './store.ts';
-import { refuse } from './rows.ts';
-import type { Mutator } from './sqlite-mutator.ts';
+import type { MemoryItemStore, MemoryRecord } from '../store.ts';
+import { refuse } from '../rows.ts';
+import type { Mutator } from './mutator.ts';
 
 /** Memory items: an id is used once per account; a topic lists its items oldest first. */
 export function sqliteMemoryItemStore(db: Database.Database, mutate: Mutator): MemoryItemStore {

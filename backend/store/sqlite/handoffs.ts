@@ -1,16 +1,16 @@
 /**
  * Handoff records in SQLite: creation and every transition as a compare-and-set in one transaction, with
- * the checkpoint body it names or releases (sqlite-retention.ts) in the same one.
+ * the checkpoint body it names or releases (retention.ts) in the same one.
  */
 import type Database from 'better-sqlite3';
-import type { Handoff } from '../../shared/api/handoffs.ts';
-import type { HandoffState } from '../../shared/handoff-states.ts';
-import { DEFAULT_KEEP_COMPLETED } from '../retention.ts';
-import type { HandoffStore } from './store.ts';
-import { fence, releaseOnEntering } from './rules.ts';
-import { sqliteCheckpointHolds } from './sqlite-retention.ts';
-import { refuse, toHandoff, toSession, type HandoffRow, type SessionRow } from './rows.ts';
-import type { Mutator } from './sqlite-mutator.ts';
+import type { Handoff } from '../../../shared/api/handoffs.ts';
+import type { HandoffState } from '../../../shared/handoff-states.ts';
+import { DEFAULT_KEEP_COMPLETED } from '../../retention.ts';
+import type { HandoffStore } from '../store.ts';
+import { fence, releaseOnEntering } from '../rules.ts';
+import { sqliteCheckpointHolds } from './retention.ts';
+import { refuse, toHandoff, toSession, type HandoffRow, type SessionRow } from '../rows.ts';
+import type { Mutator } from './mutator.ts';
 
 interface HistoryRow {
   state: HandoffState;

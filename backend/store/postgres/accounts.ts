@@ -1,9 +1,9 @@
-/** Accounts, devices, invites, join requests and wrapped keys in PostgreSQL (the same rules as sqlite-accounts.ts). */
+/** Accounts, devices, invites, join requests and wrapped keys in PostgreSQL (the same rules as sqlite/accounts.ts). */
 import type pg from 'pg';
-import type { Device, JoinRequest, WrappedKey } from '../../shared/api/devices.ts';
-import type { AccountStore } from './store.ts';
-import { refuse, toDevice, toInvite, toJoinRequest, type DeviceRow, type InviteRow, type JoinRequestRow } from './rows.ts';
-import { row, rows, type PgMutator, type Sql } from './postgres-tx.ts';
+import type { Device, JoinRequest, WrappedKey } from '../../../shared/api/devices.ts';
+import type { AccountStore } from '../store.ts';
+import { refuse, toDevice, toInvite, toJoinRequest, type DeviceRow, type InviteRow, type JoinRequestRow } from '../rows.ts';
+import { row, rows, type PgMutator, type Sql } from './tx.ts';
 
 const DEVICE_COLUMNS = `id, account_id, name, status, signing_public_key, agreement_public_key, enrolled_at, revoked_at, last_seen_at,
   sealed_capabilities, key_versions, enrollment`;

@@ -1,6 +1,6 @@
 /**
- * What collection takes from the PostgreSQL store (the same rules as sqlite-retention.ts; naming and
- * releasing are in postgres-handoffs.ts). Several instances may collect on one database: each batch
+ * What collection takes from the PostgreSQL store (the same rules as sqlite/retention.ts; naming and
+ * releasing are in handoffs.ts). Several instances may collect on one database: each batch
  * is one transaction that first takes a transaction-level advisory lock, so one instance collects at
  * a time and the others find it busy. The delete re-checks its condition on the row it deletes: a
  * transition naming the body at the same moment updates that row (held once more), and PostgreSQL
@@ -8,8 +8,8 @@
  * transition finds no record and is refused.
  */
 import type pg from 'pg';
-import type { RetentionStore } from './store.ts';
-import { row, rows, type PgMutator } from './postgres-tx.ts';
+import type { RetentionStore } from '../store.ts';
+import { row, rows, type PgMutator } from './tx.ts';
 
 /** The advisory lock key of a collection batch ("bat-gc" in ASCII). */
 export const COLLECTION_LOCK_KEY = 0x6261_742d_6763;

@@ -7,10 +7,10 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { Device } from '../../shared/api/devices.ts';
 import { STORE_KINDS, testStorage, type StoreKindName, type TestStorage } from '../../dev-env/store-kinds.ts';
-import { openSqliteStore } from './sqlite-store.ts';
-import { openPostgresStore } from './postgres-store.ts';
-import { LATEST_POSTGRES_VERSION } from './postgres-migrations.ts';
-import { LATEST_SQLITE_VERSION } from './sqlite-migrations.ts';
+import { openSqliteStore } from './sqlite/sqlite-store.ts';
+import { openPostgresStore } from './postgres/postgres-store.ts';
+import { LATEST_POSTGRES_VERSION } from './postgres/migrate.ts';
+import { LATEST_SQLITE_VERSION } from './sqlite/migrate.ts';
 import type { IdempotencyWrite, Store } from './store.ts';
 
 let storage: TestStorage;

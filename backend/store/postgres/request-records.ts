@@ -1,7 +1,7 @@
-/** What the request pipeline keeps of requests, in PostgreSQL: idempotency answers and request nonces (the same rules as sqlite-request-records.ts). */
+/** What the request pipeline keeps of requests, in PostgreSQL: idempotency answers and request nonces (the same rules as sqlite/request-records.ts). */
 import type pg from 'pg';
-import type { RequestRecordStore } from './store.ts';
-import { prepared, row } from './postgres-tx.ts';
+import type { RequestRecordStore } from '../store.ts';
+import { prepared, row } from './tx.ts';
 
 /** How long an idempotency answer is kept. */
 const IDEMPOTENCY_TTL_MS = 24 * 60 * 60 * 1000;

@@ -1,9 +1,9 @@
 /** Accounts, devices, invites, join requests and wrapped keys in SQLite. */
 import type Database from 'better-sqlite3';
-import type { Device, JoinRequest, WrappedKey } from '../../shared/api/devices.ts';
-import type { AccountStore } from './store.ts';
-import { refuse, toDevice, toInvite, toJoinRequest, type DeviceRow, type InviteRow, type JoinRequestRow } from './rows.ts';
-import type { Mutator } from './sqlite-mutator.ts';
+import type { Device, JoinRequest, WrappedKey } from '../../../shared/api/devices.ts';
+import type { AccountStore } from '../store.ts';
+import { refuse, toDevice, toInvite, toJoinRequest, type DeviceRow, type InviteRow, type JoinRequestRow } from '../rows.ts';
+import type { Mutator } from './mutator.ts';
 
 /** The account half of the SQLite store. */
 export function sqliteAccountStore(db: Database.Database, mutate: Mutator): AccountStore {

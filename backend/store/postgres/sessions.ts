@@ -1,9 +1,9 @@
-/** Sessions and their fenced, append-only event log in PostgreSQL (the same rules as sqlite-sessions.ts). */
+/** Sessions and their fenced, append-only event log in PostgreSQL (the same rules as sqlite/sessions.ts). */
 import type pg from 'pg';
-import type { SessionStore } from './store.ts';
-import { refuse, toEvent, toSession, type EventRow, type SessionRow } from './rows.ts';
-import { fence } from './rules.ts';
-import { row, rows, type PgMutator, type Sql } from './postgres-tx.ts';
+import type { SessionStore } from '../store.ts';
+import { refuse, toEvent, toSession, type EventRow, type SessionRow } from '../rows.ts';
+import { fence } from '../rules.ts';
+import { row, rows, type PgMutator, type Sql } from './tx.ts';
 
 /** A session row's columns, as every read of one lists them. */
 export const SESSION_COLUMNS = 'id, account_id, owner_device_id, generation, sealed_meta, last_seq, created_at, updated_at';

@@ -4,8 +4,8 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { migrate } from './migrate.ts';
-import { applyDurablePragmas, openSqliteStore } from './sqlite-store.ts';
+import { migrate } from '../migrate.ts';
+import { applyDurablePragmas, openSqliteStore } from '../sqlite-store.ts';
 
 let dir: string;
 beforeEach(() => {

@@ -1,10 +1,11 @@
 /**
- * The schema migration of checkpoint retention in PostgreSQL (store/postgres/retention.ts), kept apart
- * from the others' file: as SQLite version 6 (sqlite/migrations/006-checkpoint-retention.ts).
+ * PostgreSQL version 5: checkpoint retention (../retention.ts) as SQLite version 6, and when each body was
+ * last put. Handoffs that no longer need their body when the migration runs are released at once, by the
+ * default number of completed handoffs kept (10).
  */
+import type { Migration } from '../../migration.ts';
 
-/** PostgreSQL version 5 (as SQLite version 6, and when each body was last put). */
-export const POSTGRES_RETENTION_MIGRATION = {
+export const migration: Migration = {
   version: 5,
   name: 'checkpoint retention (as SQLite version 6), and when each body was last put',
   sql: `

@@ -13,7 +13,7 @@ import { PostgresRelay } from './push/postgres-relay.ts';
 import type { PushHub } from './push/push-hub.ts';
 import { MemoryPushLog, type PushLog } from './push/push-log.ts';
 import { openDataFolder, type DataFolderCode } from './store/data-folder.ts';
-import { openPostgresStore, type PostgresStoreCode } from './store/postgres-store.ts';
+import { openPostgresStore, type PostgresStoreCode } from './store/postgres/postgres-store.ts';
 import type { Store } from './store/store.ts';
 import { keepKeyInDatabase, keepKeyInFolder } from './tls/kept-key.ts';
 

@@ -13,8 +13,8 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { FORWARD_STATES } from '../shared/handoff-states.ts';
-import { migrate } from '../backend/store/sqlite-migrations.ts';
-import { applyDurablePragmas } from '../backend/store/sqlite-store.ts';
+import { migrate } from '../backend/store/sqlite/migrate.ts';
+import { applyDurablePragmas } from '../backend/store/sqlite/sqlite-store.ts';
 import pg from 'pg';
 import { startBackendProcess } from '../dev-env/backend-process.ts';
 import { startPostgres } from '../dev-env/postgres-server.ts';
@@ -191,7 +191,7 @@ function setUpRawSqlite() {
  * transition, with nothing around it.
  */
 async function setUpRawPostgres(database: string) {
-  const { migratePostgres } = await import('../backend/store/postgres-migrations.ts');
+  const { migratePostgres } = await import('../backend/store/postgres/migrate.ts');
   const pool = new pg.Pool({ connectionString: database, max: 1 });
   await migratePostgres(pool, Date.now());
   const db = await pool.connect();

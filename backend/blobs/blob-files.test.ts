@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { STORE_KINDS, testStorage, type StoreKindName, type TestStorage } from '../../dev-env/store-kinds.ts';
-import { openPostgresStore } from '../store/postgres-store.ts';
+import { openPostgresStore } from '../store/postgres/postgres-store.ts';
 import { BlobFiles } from './blob-files.ts';
 import type { BlobStore } from './blob-store.ts';
 import { BLOB_CHUNK_BYTES, PostgresBlobs } from './postgres-blobs.ts';

@@ -8,14 +8,14 @@
  *
  * Every committed body is queued for collection at once, in its commit: should its record never follow
  * (the instance died between the two), collection finds it with no record and removes it. A removal
- * deletes only bodies no record names and last put (committed, or recorded: postgres-blob-records.ts)
+ * deletes only bodies no record names and last put (committed, or recorded: store/postgres/blob-records.ts)
  * before its cutoff, and re-checks that on the row it deletes: a body being recorded meanwhile is newer
  * and stays, or was removed first and its record is refused.
  */
 import { randomBytes } from 'node:crypto';
 import { Readable } from 'node:stream';
 import type pg from 'pg';
-import { collectionLock } from '../store/postgres-retention.ts';
+import { collectionLock } from '../store/postgres/retention.ts';
 import { checkedBody, hashedUpload, type BlobStore, type BlobUpload, type RemovalCheck } from './blob-store.ts';
 
 /** Chunks are written once this much has arrived. */

@@ -7,7 +7,7 @@ import pg from 'pg';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { PushMessage } from '../../shared/api/push.ts';
 import { freshDatabase, queryDatabase } from '../../dev-env/test-postgres.ts';
-import { openPostgresStore, type PostgresStore } from '../store/postgres-store.ts';
+import { openPostgresStore, type PostgresStore } from '../store/postgres/postgres-store.ts';
 import { PostgresRelay, PUSH_CHANNEL } from './postgres-relay.ts';
 import { PushCursor } from './push-cursor.ts';
 import { PushHub } from './push-hub.ts';

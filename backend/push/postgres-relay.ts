@@ -13,7 +13,7 @@
  * replay to a reconnecting device (`since`), cover an outage that long.
  */
 import pg from 'pg';
-import { prepared } from '../store/postgres-tx.ts';
+import { prepared } from '../store/postgres/tx.ts';
 import { PushCursor } from './push-cursor.ts';
 import type { PushHub } from './push-hub.ts';
 import { MAX_REPLAY, type LoggedMessage, type PushLog } from './push-log.ts';

@@ -1,6 +1,6 @@
 /**
  * Checkpoint retention's collector: in the background, every `intervalMs`, it deletes the blob records
- * no handoff holds (store/sqlite-retention.ts says which a handoff holds) and then removes the bodies no
+ * no handoff holds (store/sqlite/retention.ts says which a handoff holds) and then removes the bodies no
  * record names, each in batches of `batchSize` with a turn of the event loop between, so no batch holds
  * a lock or the thread for long. Records go before bodies and every step is its own transaction: a
  * crash mid-pass leaves records whose bodies are all there, and queued digests the next pass finishes.

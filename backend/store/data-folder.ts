@@ -9,7 +9,7 @@ import Database from 'better-sqlite3';
 import { closeSync, existsSync, fsyncSync, mkdirSync, openSync, renameSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fail, ok, type Result } from '../../shared/errors.ts';
-import { openSqliteStore } from './sqlite-store.ts';
+import { openSqliteStore } from './sqlite/sqlite-store.ts';
 import type { Store } from './store.ts';
 
 export const DATA_MARKER = 'baton-data.json';

@@ -9,10 +9,10 @@ import pg from 'pg';
 import { afterEach, describe, expect, it } from 'vitest';
 import { STORE_KINDS, testStorage, type TestStorage } from '../../dev-env/store-kinds.ts';
 import { DEFAULT_KEEP_COMPLETED } from '../retention.ts';
-import { migratePostgres } from './postgres-migrations.ts';
-import { openPostgresStore } from './postgres-store.ts';
-import { migrate } from './sqlite-migrations.ts';
-import { applyDurablePragmas, openSqliteStore } from './sqlite-store.ts';
+import { migratePostgres } from './postgres/migrate.ts';
+import { openPostgresStore } from './postgres/postgres-store.ts';
+import { migrate } from './sqlite/migrate.ts';
+import { applyDurablePragmas, openSqliteStore } from './sqlite/sqlite-store.ts';
 import type { Store } from './store.ts';
 
 const A = 'account_000000000A';

@@ -10,8 +10,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { postgresSchema, sqliteSchema, type StoreSchema } from '../../dev-env/store-schema.ts';
 import { testStorage, type TestStorage } from '../../dev-env/store-kinds.ts';
 import { DATABASE_FILE, NONCES_FILE } from './data-folder.ts';
-import { openPostgresStore } from './postgres-store.ts';
-import { openSqliteStore } from './sqlite-store.ts';
+import { openPostgresStore } from './postgres/postgres-store.ts';
+import { openSqliteStore } from './sqlite/sqlite-store.ts';
 
 /** Tables only PostgreSQL has: what SQLite keeps outside its database, or does not need. */
 const POSTGRES_ONLY_TABLES: Record<string, string> = {

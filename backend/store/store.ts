@@ -1,6 +1,6 @@
 /**
- * The backend's durable store, behind one interface: embedded SQLite (sqlite-store.ts) or PostgreSQL
- * shared by several instances (postgres-store.ts); one conformance suite runs against both.
+ * The backend's durable store, behind one interface: embedded SQLite (sqlite/) or PostgreSQL
+ * shared by several instances (postgres/); one conformance suite runs against both.
  * Every mutation is one transaction; the compare-and-set rules (state, generation, owner, one active
  * handoff per session) are checked inside it. Every wrapped, sealed or signed value is opaque text.
  * Ids a client chooses (sessions, handoffs, invites, memory items) are scoped to the account: every

@@ -60,3 +60,24 @@ export async function movedTo(world: World, sessionId: string, target: 'laptop' 
   await waitSession(from, sessionId, `${from.name} to see the move to ${target} completed`, done, 60_000);
   return waitSession(to, sessionId, `${target} to own the session`, (d) => done(d) && d.isOwner && d.inputBlock === null, 60_000);
 }
+
+/**
+ * A session of `provider` (its id) on the laptop whose agent asked to run `command` and was answered
+ * "Allow for this session" through the API: the rule is the session's, and the command ran once (the
+ * transcript shows `ran`).
+ */
+export async function sessionWithCommandAllowed(
+  world: World,
+  input: { title: string; workspace: string; provider: string; command: string; ran: RegExp },
+): Promise<string> {
+  const laptop = world.devices.laptop;
+  const { title, workspace, provider, command, ran } = input;
+  const asking = (detail: SessionDetail) => detail.permissionRequests.length > 0;
+  const sessionId = await sessionOnLaptop(world, { title, workspace, provider, prompt: `run command ${command}` }, asking);
+  const [request] = (await laptop.client.call('getSession', { sessionId }))!.permissionRequests;
+  const answer = { sessionId, requestId: request!.id, generation: request!.generation, decision: 'allow-session' } as const;
+  const answered = await laptop.client.call('answerPermission', answer);
+  if (!answered.ok) throw new Error(`the answer was refused: ${answered.message}`);
+  await waitSession(laptop, sessionId, `"${title}" to run the allowed command`, (d) => d.transcript.some((e) => ran.test(e.text)), 60_000);
+  return sessionId;
+}

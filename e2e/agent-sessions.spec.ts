@@ -4,25 +4,21 @@
  * existing Claude Code session of the workspace (its history in the run view, the next message
  * resuming the same CLI session); the Move dialog's warning for a device whose Claude Code is
  * older; and a long adopted session loaded lazily (its newest window, earlier entries on demand). The real CLIs run (the agent-CLI lab, each device with its own homes); the desktop's
- * `claude` reports an older version than the laptop's.
+ * `claude` reports an older version than the laptop's. Each test starts from a repository of its own.
  */
 import { expect, test, type Page } from '@playwright/test';
 import { openAgentWorld, type AgentWorld } from './support/agent-world.ts';
 import { writeClaudeSession } from '../dev-env/cli-session-files.ts';
 import { openSession, runView, screenshots } from './support/devices.ts';
+import { ownRepo, sessionOnLaptop } from './support/starting-points.ts';
 
 const FIRST = 'write file plan.txt with the plan';
 
 let world: AgentWorld;
 
-test.describe.configure({ mode: 'serial' });
-
 test.beforeAll(async ({ browser }) => {
   test.setTimeout(120_000);
   world = await openAgentWorld(browser, { laptop: { claude: '2.1.332 (Claude Code)' }, desktop: { claude: '2.1.300 (Claude Code)' } });
-  const { sandbox, repo } = world.devices;
-  sandbox.commitFile(repo, 'src/main.ts', 'export {};\n', 'Add the entry point');
-  sandbox.push(repo);
 });
 
 test.afterAll(async () => {
@@ -51,7 +47,7 @@ test('New session offers Permissions (default: edit files, ask before commands);
     'Full access',
   ]);
   await permissions.selectOption({ label: 'Ask before edits and commands' });
-  await dialog.getByLabel('Workspace').fill(world.devices.repo);
+  await dialog.getByLabel('Workspace').fill(ownRepo(world, 'careful'));
   await dialog.getByLabel('Title').fill('Careful session');
   await dialog.getByLabel('Prompt').fill('Please edit a file');
   await dialog.getByRole('button', { name: 'Start', exact: true }).click();
@@ -77,21 +73,22 @@ test('New session offers Permissions (default: edit files, ask before commands);
 
 test('adopts an existing Claude Code session from the New session dialog: its history is in the run view and the next message resumes it', async () => {
   const { page } = world.laptop;
+  const repo = ownRepo(world, 'adopted');
   // What the user ran before Baton: the real claude in the workspace, one turn that wrote a file.
   const ran = await world.lab.run('claude', ['-p', '--permission-mode', 'acceptEdits', FIRST], {
-    cwd: world.devices.repo,
+    cwd: repo,
     env: world.homes.laptop.env,
   });
   expect(ran.code).toBe(0);
   const sessionId = world.lab.server.requests.find((r) => r.lastUserText === FIRST)?.headers['x-claude-code-session-id'];
   expect(sessionId).toMatch(/^[0-9a-f-]{36}$/);
   // The agent's file is committed and pushed, as the user would before moving.
-  world.devices.sandbox.git(world.devices.repo, ['add', '-A']);
-  world.devices.sandbox.git(world.devices.repo, ['commit', '-q', '-m', 'Add the plan']);
-  world.devices.sandbox.push(world.devices.repo);
+  world.devices.sandbox.git(repo, ['add', '-A']);
+  world.devices.sandbox.git(repo, ['commit', '-q', '-m', 'Add the plan']);
+  world.devices.sandbox.push(repo);
   await page.getByRole('button', { name: 'New session' }).click();
   const dialog = page.getByRole('dialog', { name: 'New session' });
-  await dialog.getByLabel('Workspace').fill(world.devices.repo);
+  await dialog.getByLabel('Workspace').fill(repo);
   await dialog.getByLabel('Provider').selectOption({ label: 'Claude Code' });
   const existingGroup = dialog.getByRole('group', { name: 'Existing sessions' });
   await expect(existingGroup.getByRole('listitem')).toHaveCount(1);
@@ -105,7 +102,7 @@ test('adopts an existing Claude Code session from the New session dialog: its hi
   await expect(page.getByRole('heading', { level: 1 })).toHaveText(FIRST);
   const transcript = page.getByRole('log', { name: 'Transcript' });
   await expect(transcript).toContainText('Wrote plan.txt.');
-  await expect(transcript).toContainText(`Write ${world.devices.repo}/plan.txt`);
+  await expect(transcript).toContainText(`Write ${repo}/plan.txt`);
   await expect(transcript).toContainText(`Adopted Claude Code session ${sessionId}`);
   await expect(view.agentMap.getByRole('listitem').first()).toContainText('Claude Code');
   await view.message.fill('what did I say first?');
@@ -117,7 +114,7 @@ test('adopts an existing Claude Code session from the New session dialog: its hi
 
   // Offered again, it is marked as already in Baton.
   await page.getByRole('button', { name: 'New session' }).click();
-  await dialog.getByLabel('Workspace').fill(world.devices.repo);
+  await dialog.getByLabel('Workspace').fill(repo);
   await dialog.getByLabel('Provider').selectOption({ label: 'Claude Code' });
   await expect(dialog.getByRole('group', { name: 'Existing sessions' })).toContainText('Already in Baton');
   await dialog.getByRole('button', { name: 'Cancel' }).click();
@@ -125,7 +122,10 @@ test('adopts an existing Claude Code session from the New session dialog: its hi
 
 test('the Move dialog warns next to a device whose Claude Code is older; moved there, the session continues from a summary with that reason', async () => {
   const { page } = world.laptop;
-  await openSession(page, FIRST);
+  // A Claude Code session the laptop's Claude Code (the newer) has written.
+  const title = 'Written with the newer Claude Code';
+  await sessionOnLaptop(world, { title, workspace: ownRepo(world, 'older'), provider: 'claude-code', prompt: 'say hello' });
+  await openSession(page, title);
   await runView(page).move.click();
   const dialog = page.getByRole('dialog', { name: 'Move session' });
   const desktop = dialog.getByRole('radio', { name: 'desktop' });
@@ -138,7 +138,7 @@ test('the Move dialog warns next to a device whose Claude Code is older; moved t
   await expect(dialog).toBeHidden();
 
   const desktopPage = world.desktop.page;
-  await openSession(desktopPage, FIRST);
+  await openSession(desktopPage, title);
   const strip = runView(desktopPage).ownership;
   await expect(strip).toContainText('summary-continuation');
   await expect(strip).toContainText('The target device has Claude Code 2.1.300, older than the Claude Code 2.1.332');
@@ -148,10 +148,11 @@ test('a long session shows its newest entries and loads the earlier ones on dema
   const { page } = world.laptop;
   // A Claude session of 150 turns the user had before Baton: 300 entries once adopted, more than the run view's window.
   const turns = Array.from({ length: 150 }, (_, i) => ({ user: `long session step ${i}`, assistant: `done with step ${i}` }));
-  writeClaudeSession(world.homes.laptop.claudeConfigDir, world.devices.repo, { turns });
+  const repo = ownRepo(world, 'long');
+  writeClaudeSession(world.homes.laptop.claudeConfigDir, repo, { turns });
   await page.getByRole('button', { name: 'New session' }).click();
   const dialog = page.getByRole('dialog', { name: 'New session' });
-  await dialog.getByLabel('Workspace').fill(world.devices.repo);
+  await dialog.getByLabel('Workspace').fill(repo);
   await dialog.getByLabel('Provider').selectOption({ label: 'Claude Code' });
   await dialog.getByRole('group', { name: 'Existing sessions' }).getByRole('button', { name: 'Adopt long session step 0' }).click();
   await expect(dialog).toBeHidden();

@@ -8,10 +8,9 @@
 import { expect, test } from '@playwright/test';
 import { openAgentWorld, type AgentWorld } from './support/agent-world.ts';
 import { description, expectContinuedWith, openSession, runView, screenshots, startSessionInUi } from './support/devices.ts';
+import { ownRepo } from './support/starting-points.ts';
 
 let world: AgentWorld;
-
-test.describe.configure({ mode: 'serial' });
 
 test.beforeAll(async ({ browser }) => {
   test.setTimeout(120_000);
@@ -26,7 +25,7 @@ test('the Move dialog offers a device without Claude Code as "continue with Code
   const laptopPage = world.laptop.page;
   const desktopPage = world.desktop.page;
   const title = 'Hand it to Codex';
-  await startSessionInUi(laptopPage, { provider: 'Claude Code', workspace: world.devices.repo, title, prompt: 'say hello' });
+  await startSessionInUi(laptopPage, { provider: 'Claude Code', workspace: ownRepo(world, 'to-codex'), title, prompt: 'say hello' });
   const laptop = runView(laptopPage);
   await expect(laptopPage.getByRole('log', { name: 'Transcript' })).toContainText('Hello from the scripted model.');
   await expect(laptop.message).toBeEnabled();
@@ -60,7 +59,7 @@ test('the Move dialog offers a device without Claude Code as "continue with Code
 test('Switch agent continues a Codex session on the laptop with Claude Code, and every device shows it in the history', async () => {
   const laptopPage = world.laptop.page;
   const title = 'Switch me over';
-  await startSessionInUi(laptopPage, { provider: 'Codex', workspace: world.devices.repo, title, prompt: 'say hello' });
+  await startSessionInUi(laptopPage, { provider: 'Codex', workspace: ownRepo(world, 'switch'), title, prompt: 'say hello' });
   const laptop = runView(laptopPage);
   const log = laptopPage.getByRole('log', { name: 'Transcript' });
   await expect(log).toContainText('Hello from the scripted model.');

@@ -2,20 +2,17 @@
  * Over HTTPS with the backend's own self-signed key, as a person sees it: the laptop pinned the key
  * when it created the account and the desktop took it from its invite, and a session moves between
  * them. Then the backend's key changes: each device refuses it, sending it nothing, and says so under
- * Devices → Sync backend with both fingerprints; an explicit re-pin there brings each back, and the
- * session moves again.
+ * Devices → Sync backend with both fingerprints; an explicit re-pin there brings each back, and a
+ * session moves again. Each test starts from a session of its own.
  */
 import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { expect, test, type Page } from '@playwright/test';
 import { announcedKey } from '../dev-env/process-harness.ts';
 import { openSession, openWorld, runView, screenshots, startDemoSessionInUi, startMoveInUi, type World } from './support/devices.ts';
-
-const TITLE = 'Tighten the config loader';
+import { movedTo, ownRepo, sessionOnLaptop } from './support/starting-points.ts';
 
 let world: World;
-
-test.describe.configure({ mode: 'serial' });
 
 test.beforeAll(async ({ browser }) => {
   test.setTimeout(120_000);
@@ -43,12 +40,14 @@ async function backendKeyOn(page: Page) {
 
 test('moves a session over HTTPS, both devices pinning the self-signed key', async () => {
   const { devices } = world;
+  const title = 'Tighten the config loader';
   expect(devices.backendUrl).toMatch(/^https:\/\/127\.0\.0\.1:\d+$/);
   expect(devices.backendPins).toHaveLength(1);
-  devices.sandbox.commitFile(devices.repo, 'src/config.ts', 'export const load = () => ({});\n', 'Add the config loader');
-  devices.sandbox.push(devices.repo);
-  await startDemoSessionInUi(world.laptop.page, { workspace: devices.repo, title: TITLE, prompt: 'Read the config loader.' });
-  await openSession(world.desktop.page, TITLE);
+  const repo = ownRepo(world, 'config');
+  devices.sandbox.commitFile(repo, 'src/config.ts', 'export const load = () => ({});\n', 'Add the config loader');
+  devices.sandbox.push(repo);
+  await startDemoSessionInUi(world.laptop.page, { workspace: repo, title, prompt: 'Read the config loader.' });
+  await openSession(world.desktop.page, title);
   await startMoveInUi(world.laptop.page, 'desktop');
   await bothShowOwner('desktop', 2);
   await expect(runView(world.desktop.page).message).toBeEnabled();
@@ -59,8 +58,11 @@ test('moves a session over HTTPS, both devices pinning the self-signed key', asy
   }
 });
 
+// Last: the backend's key it changes is the one the devices pinned when the world opened.
 test("refuses the backend's new key with both fingerprints shown, until it is re-pinned under Devices → Sync backend", async () => {
   const { devices } = world;
+  const title = 'Load the config once';
+  await movedTo(world, await sessionOnLaptop(world, { title, workspace: ownRepo(world, 'loader') }), 'desktop');
   const old = devices.backendPins[0]!;
   // The backend is set up again with a new key of its own, at the same address.
   await devices.backend.stop(5000);
@@ -86,7 +88,7 @@ test("refuses the backend's new key with both fingerprints shown, until it is re
   }
 
   // Both reach the backend again: the session moves back to the laptop.
-  for (const { page } of [world.laptop, world.desktop]) await openSession(page, TITLE);
+  for (const { page } of [world.laptop, world.desktop]) await openSession(page, title);
   await startMoveInUi(world.desktop.page, 'laptop');
   await bothShowOwner('laptop', 3);
 });

@@ -14,6 +14,7 @@ import { projectSlug } from '../electron/providers/claude-code/paths.ts';
 import { findRollout } from '../electron/providers/codex/rollout.ts';
 import { requestsFor, useAgentWorld } from './support/agent-world.ts';
 import { openSession, runView, sendMessage, startMoveInUi, startSessionInUi } from './support/devices.ts';
+import { ownRepo } from './support/starting-points.ts';
 
 const world = useAgentWorld();
 
@@ -48,7 +49,8 @@ for (const agent of AGENTS) {
   test(`${agent.label}: the fork runs under a new CLI session with the history, the original's file untouched`, async () => {
     const title = `${agent.label} fork point`;
     const first = `my secret word for ${agent.label} is apple`;
-    await startSessionInUi(world().laptop.page, { provider: agent.label, workspace: world().devices.repo, title, prompt: first });
+    const repo = ownRepo(world(), `fork-${agent.api}`);
+    await startSessionInUi(world().laptop.page, { provider: agent.label, workspace: repo, title, prompt: first });
     await expect(world().laptop.page.getByRole('log', { name: 'Transcript' })).toContainText(`Scripted reply to: ${first}`);
     const originalId = lastRequestFor(agent.api, first)?.headers[agent.sessionHeader];
     expect(originalId).toMatch(/^[0-9a-f-]{36}$/);

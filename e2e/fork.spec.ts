@@ -10,7 +10,6 @@ import { openSession, runView, startDemoSessionInUi, startMoveInUi, useWorld } f
 
 const TITLE = 'Try the parser another way';
 
-test.describe.configure({ mode: 'serial' });
 const world = useWorld();
 
 test('Fork from here makes a new session from the move, and the fork moves', async () => {

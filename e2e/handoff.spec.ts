@@ -1,7 +1,8 @@
 /**
  * The run view against a real backend and two headless devices on real repos: start a session,
  * Move it, get blocked by a dirty tree and fix it from the alert, cancel a move while the target
- * prepares, manage devices, and measure how fast the ownership strip follows the backend.
+ * prepares, manage devices, and measure how fast the ownership strip follows the backend. Each test
+ * starts from a session and a repository of its own (support/starting-points.ts), in one world.
  */
 import { execFileSync } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
@@ -18,18 +19,20 @@ import {
   watchStepper,
   type World,
 } from './support/devices.ts';
-import { holdAt } from '../dev-env/step-holds.ts';
+import { waitFor } from '../dev-env/process-harness.ts';
+import { hasPassed, holdAt } from '../dev-env/step-holds.ts';
+import { movedTo, ownRepo, sessionOnLaptop } from './support/starting-points.ts';
 
 const TITLE = 'Fix the flaky parser test';
 
 let world: World;
-let workspaceOnDesktop = '';
-
-test.describe.configure({ mode: 'serial' });
 
 test.beforeAll(async ({ browser }) => {
   test.setTimeout(120_000);
-  world = await openWorld(browser);
+  // A target held in its prepare waits for the test's cancel, however long a loaded machine takes
+  // to look at the move first: no prepare deadline ends the move before it.
+  const env = { BATON_PREPARE_TIMEOUT_MS: '120000' };
+  world = await openWorld(browser, { laptop: env, desktop: env });
 });
 
 test.afterAll(async () => {
@@ -38,19 +41,19 @@ test.afterAll(async () => {
 
 const git = (cwd: string, args: string[]) => execFileSync('git', args, { cwd, env: world.devices.env, encoding: 'utf8' }).trim();
 
+/** A repository of the test's own, named `name`, with the parser committed and pushed. */
+function parserRepo(name: string): string {
+  const repo = ownRepo(world, name);
+  world.devices.sandbox.commitFile(repo, 'src/parser.ts', 'export const parse = (s: string) => s.trim();\n', 'Add the parser');
+  world.devices.sandbox.push(repo);
+  return repo;
+}
+
 test('starts a demo-agent session on the laptop: agent map and ownership strip appear', async () => {
   const testInfo = test.info();
   const { page } = world.laptop;
-  world.devices.sandbox.commitFile(
-    world.devices.repo,
-    'src/parser.ts',
-    'export const parse = (s: string) => s.trim();\n',
-    'Add the parser',
-  );
-  world.devices.sandbox.push(world.devices.repo);
-
   await startDemoSessionInUi(page, {
-    workspace: world.devices.repo,
+    workspace: parserRepo('start'),
     title: TITLE,
     prompt: 'Find out why the parser test fails one run in five.',
   });
@@ -68,6 +71,9 @@ test('starts a demo-agent session on the laptop: agent map and ownership strip a
 
 test('the Move dialog works from the keyboard: focus moves in, Space picks a device, Escape closes and returns focus', async () => {
   const { page } = world.laptop;
+  const title = 'Move by keyboard';
+  await sessionOnLaptop(world, { title, workspace: ownRepo(world, 'keyboard') });
+  await openSession(page, title);
   const laptop = runView(page);
   await laptop.move.focus();
   await page.keyboard.press('Enter');
@@ -87,9 +93,13 @@ test('the Move dialog works from the keyboard: focus moves in, Space picks a dev
 
 test('moves the session to the desktop: both show the desktop as owner at generation 2', async () => {
   const testInfo = test.info();
+  const title = 'Move the parser fix';
+  const repo = parserRepo('move');
+  const sessionId = await sessionOnLaptop(world, { title, workspace: repo });
+  await openSession(world.laptop.page, title);
   const laptop = runView(world.laptop.page);
   const desktopPage = world.desktop.page;
-  await openSession(desktopPage, TITLE);
+  await openSession(desktopPage, title);
   const desktop = runView(desktopPage);
   await expect(desktop.ownership).toContainText('laptop');
   await expect(desktop.message).toBeDisabled();
@@ -121,11 +131,8 @@ test('moves the session to the desktop: both show the desktop as owner at genera
   await expect(laptop.move).toBeDisabled();
 
   // The desktop's clone is at the laptop's commit.
-  const detail = await world.desktop.device.client.call('getSession', {
-    sessionId: (await world.desktop.device.client.call('listSessions', {}))[0]!.id,
-  });
-  workspaceOnDesktop = detail!.workspace;
-  expect(git(workspaceOnDesktop, ['rev-parse', 'HEAD'])).toBe(git(world.devices.repo, ['rev-parse', 'HEAD']));
+  const detail = await world.desktop.device.client.call('getSession', { sessionId });
+  expect(git(detail!.workspace, ['rev-parse', 'HEAD'])).toBe(git(repo, ['rev-parse', 'HEAD']));
 
   stopBridge();
   console.log(`device event latency on the bridge (laptop): ${bridge.join(', ')}`);
@@ -151,7 +158,13 @@ test('moves the session to the desktop: both show the desktop as owner at genera
 
 test('a dirty tree on the desktop blocks the move back with dirty_tree and its fix; fixing it from the alert lets the move through', async () => {
   const testInfo = test.info();
+  const title = 'Note the parser fix';
+  const repo = parserRepo('dirty');
+  const sessionId = await sessionOnLaptop(world, { title, workspace: repo });
+  const workspaceOnDesktop = (await movedTo(world, sessionId, 'desktop')).workspace;
   const page = world.desktop.page;
+  await openSession(page, title);
+  await openSession(world.laptop.page, title);
   const desktop = runView(page);
   const laptop = runView(world.laptop.page);
   writeFileSync(join(workspaceOnDesktop, 'notes.md'), 'parser: trim before split\n');
@@ -170,7 +183,6 @@ test('a dirty tree on the desktop blocks the move back with dirty_tree and its f
   await screenshots(page, (n) => testInfo.outputPath(n), 'blocked-alert');
 
   // Nothing moved: no new handoff exists and both still show generation 2.
-  const sessionId = (await world.desktop.device.client.call('listSessions', {}))[0]!.id;
   expect(await world.desktop.device.client.call('handoffHistory', { sessionId })).toHaveLength(1);
   for (const view of [desktop, laptop]) await expect(view.ownership).toContainText('generation 2');
   await expect(desktop.currentStep).toHaveCount(0);
@@ -191,10 +203,14 @@ test('a dirty tree on the desktop blocks the move back with dirty_tree and its f
     await expect(view.ownership).toContainText('generation 3');
   }
   await expect(laptop.message).toBeEnabled();
-  expect(git(world.devices.repo, ['rev-parse', 'HEAD'])).toBe(git(workspaceOnDesktop, ['rev-parse', 'HEAD']));
+  expect(git(repo, ['rev-parse', 'HEAD'])).toBe(git(workspaceOnDesktop, ['rev-parse', 'HEAD']));
 });
 
 test('cancelling a move while the target prepares leaves the session with the source', async () => {
+  const title = 'Cancel the parser move';
+  const sessionId = await sessionOnLaptop(world, { title, workspace: ownRepo(world, 'cancel') });
+  await openSession(world.laptop.page, title);
+  await openSession(world.desktop.page, title);
   const laptop = runView(world.laptop.page);
   const desktop = runView(world.desktop.page);
   // The desktop holds before its prepare step until the test releases it, after the cancel.
@@ -217,18 +233,23 @@ test('cancelling a move while the target prepares leaves the session with the so
   await expect(laptop.ownership).toContainText('The move to desktop was cancelled.');
   await expect(laptop.ownership).toContainText('The session stays on laptop; nothing was lost.');
   await screenshots(world.laptop.page, (n) => test.info().outputPath(n), 'cancelled');
-  // Released after the cancel, the target's prepare finds the move cancelled and leaves it so.
+  // Released after the cancel, the target's prepare finds the move cancelled and leaves it so: once
+  // the target has stepped the cancelled record, whatever the prepare did is done.
+  const handoffId = (await world.devices.laptop.client.call('getSession', { sessionId }))!.lastHandoff!.id;
   release();
-  await world.laptop.page.waitForTimeout(1000);
+  await waitFor('the desktop to step the cancelled move', async () =>
+    hasPassed(world.devices.desktop, 'target-step-at-cancelled', handoffId) ? true : undefined,
+  );
   for (const view of [laptop, desktop]) {
     await expect(view.ownership).toContainText('laptop');
-    await expect(view.ownership).toContainText('generation 3');
+    await expect(view.ownership).toContainText('generation 1');
   }
   await expect(laptop.message).toBeEnabled();
   await expect(laptop.move).toBeEnabled();
   await expect(desktop.message).toBeDisabled();
 });
 
+// Last: it revokes the desktop, which no test after it could use.
 test('the devices screen lists both devices with reachability, makes an invite, and revokes a device', async () => {
   const { page } = world.laptop;
   await page.getByRole('navigation', { name: 'Account' }).getByRole('link', { name: 'Devices' }).click();

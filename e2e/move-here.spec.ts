@@ -1,23 +1,22 @@
 /**
  * Move here through the UI, against a real backend and two headless devices on real repos: the
- * desktop pulls the laptop's session to itself, and its agent is told it moved; then the laptop pulls it back, is blocked by a
- * dirty tree on the desktop — the alert on both, the fixes on the desktop, Check again on the
- * laptop asking again — and moves it once nothing blocks.
+ * desktop pulls the laptop's session to itself, and its agent is told it moved; and the laptop pulls
+ * back a session the desktop runs, is blocked by a dirty tree on the desktop — the alert on both, the
+ * fixes on the desktop, Check again on the laptop asking again — and moves it once nothing blocks.
  */
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { expect, test } from '@playwright/test';
 import { openSession, runView, startDemoSessionInUi, useWorld } from './support/devices.ts';
+import { movedTo, ownRepo, sessionOnLaptop } from './support/starting-points.ts';
 
-const TITLE = 'Pull the parser fix here';
-
-test.describe.configure({ mode: 'serial' });
 const world = useWorld();
 
 test('Move here on the desktop moves the laptop session to it: both show the desktop as owner, the record says it asked', async () => {
-  const { laptop, desktop, devices } = world();
-  await startDemoSessionInUi(laptop.page, { workspace: devices.repo, title: TITLE, prompt: 'Look at the parser.' });
-  await openSession(desktop.page, TITLE);
+  const { laptop, desktop } = world();
+  const title = 'Pull the parser fix here';
+  await startDemoSessionInUi(laptop.page, { workspace: ownRepo(world(), 'pull'), title, prompt: 'Look at the parser.' });
+  await openSession(desktop.page, title);
   const here = runView(desktop.page);
   await expect(here.ownership).toContainText('Running on laptop');
   await expect(here.ownership).toContainText('use Move here');
@@ -29,7 +28,7 @@ test('Move here on the desktop moves the laptop session to it: both show the des
   }
   await expect(here.message).toBeEnabled();
   await expect(here.ownership.getByRole('button', { name: 'Move here' })).toHaveCount(0);
-  const sessionId = (await desktop.device.client.call('listSessions', {}))[0]!.id;
+  const sessionId = (await desktop.device.client.call('listSessions', {})).find((s) => s.title === title)!.id;
   const [move] = await desktop.device.client.call('handoffHistory', { sessionId });
   const desktopId = (await desktop.device.client.call('getStatus', {})).deviceId;
   expect(move).toMatchObject({ state: 'completed', initiatorDeviceId: desktopId, targetDeviceId: desktopId });
@@ -45,8 +44,12 @@ test('Move here on the desktop moves the laptop session to it: both show the des
 
 test('a blocked Move here shows the alert on both devices; the fixes run on the owner and Check again asks again', async () => {
   const { laptop, desktop } = world();
-  const sessionId = (await desktop.device.client.call('listSessions', {}))[0]!.id;
-  const workspace = (await desktop.device.client.call('getSession', { sessionId }))!.workspace;
+  // A session the desktop took from the laptop, open on both.
+  const title = 'Pull the parser fix back';
+  const sessionId = await sessionOnLaptop(world(), { title, workspace: ownRepo(world(), 'pull-back') });
+  const { workspace } = await movedTo(world(), sessionId, 'desktop');
+  await openSession(laptop.page, title);
+  await openSession(desktop.page, title);
   writeFileSync(join(workspace, 'notes-here.md'), 'parser: trim before split\n');
   const asker = runView(laptop.page);
   const owner = runView(desktop.page);

@@ -4,17 +4,33 @@
  * file there, the move back is blocked on the laptop's side before anything moves: the alert names
  * the checkout and the fix on both devices, and stays after a reload; "Move into a fresh clone"
  * moves it anyway, the transcript says where it went, and the file is still in the old checkout.
+ * Each test starts from a checkout and a session of its own.
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { expect, test, type Page } from '@playwright/test';
-import { openSession, runView, screenshots, startDemoSessionInUi, startMoveInUi, useWorld } from './support/devices.ts';
-
-const TITLE = 'Tidy the importer';
+import { openSession, runView, screenshots, startDemoSessionInUi, startMoveInUi, useWorld, type World } from './support/devices.ts';
+import { movedTo, sessionOnLaptop } from './support/starting-points.ts';
 
 const opened = useWorld();
-/** The laptop's checkout outside its workspace root, where the session starts (made by the first test). */
-let home = '';
+
+/** A checkout on the laptop outside its workspace root, of an origin of its own named `name`, as ~/src/NAME would be. */
+function homeCheckout(world: World, name: string): string {
+  const { sandbox } = world.devices;
+  return sandbox.clone(sandbox.makeOrigin(name), join(sandbox.root, 'src', name));
+}
+
+/**
+ * A session titled `title` started on the laptop in a checkout of its own outside the workspace
+ * root, moved to the desktop, with an uncommitted file left in that checkout; open on both pages.
+ */
+async function movedAwayWithWorkLeft(world: World, name: string, title: string): Promise<{ home: string }> {
+  const home = homeCheckout(world, name);
+  await movedTo(world, await sessionOnLaptop(world, { title, workspace: home }), 'desktop');
+  world.devices.sandbox.writeFile(home, 'notes/draft.md', 'left on the laptop\n');
+  for (const page of [world.laptop.page, world.desktop.page]) await openSession(page, title);
+  return { home };
+}
 
 /** Waits until `page` shows the session owned here at `generation`. */
 async function ownedAt(page: Page, generation: number): Promise<void> {
@@ -25,16 +41,17 @@ async function ownedAt(page: Page, generation: number): Promise<void> {
 
 test('moved away and back, the session runs in the checkout it started in, not in a clone under the root', async () => {
   const world = opened();
-  home = world.devices.sandbox.clone(world.devices.origin, join(world.devices.sandbox.root, 'src', 'app'));
+  const title = 'Tidy the importer';
+  const home = homeCheckout(world, 'importer');
   const laptop = world.laptop.page;
   const desktop = world.desktop.page;
-  await startDemoSessionInUi(laptop, { workspace: home, title: TITLE, prompt: 'Read the importer.' });
+  await startDemoSessionInUi(laptop, { workspace: home, title, prompt: 'Read the importer.' });
   await expect(laptop.getByRole('log', { name: 'Transcript' })).toContainText('Demo agent');
-  await openSession(desktop, TITLE);
+  await openSession(desktop, title);
 
   await startMoveInUi(laptop, 'desktop');
   await ownedAt(desktop, 2);
-  await expect(desktop.getByRole('main')).toContainText(join(world.devices.desktop.workspaceRoot, 'app'));
+  await expect(desktop.getByRole('main')).toContainText(join(world.devices.desktop.workspaceRoot, 'importer'));
   await startMoveInUi(desktop, 'laptop');
   await ownedAt(laptop, 3);
   await expect(laptop.getByRole('main')).toContainText(home);
@@ -44,11 +61,10 @@ test('moved away and back, the session runs in the checkout it started in, not i
 test('with uncommitted work in that checkout the move back is blocked on the laptop, on both devices, across a reload', async () => {
   const world = opened();
   const testInfo = test.info();
+  const title = 'Tidy the exporter';
+  const { home } = await movedAwayWithWorkLeft(world, 'exporter', title);
   const laptop = world.laptop.page;
   const desktop = world.desktop.page;
-  await startMoveInUi(laptop, 'desktop');
-  await ownedAt(desktop, 4);
-  world.devices.sandbox.writeFile(home, 'notes/draft.md', 'left on the laptop\n');
 
   await startMoveInUi(desktop, 'laptop');
   const sentence = `laptop's checkout ${home}, which this session continues in there, has 1 uncommitted change.`;
@@ -58,22 +74,27 @@ test('with uncommitted work in that checkout the move back is blocked on the lap
     await expect(alert).toContainText(sentence);
     await expect(alert).toContainText(`git -C ${home} stash -u`);
   }
-  await expect(runView(desktop).ownership).toContainText('generation 4');
+  await expect(runView(desktop).ownership).toContainText('generation 2');
   await screenshots(desktop, (n) => testInfo.outputPath(n), 'move-blocked-by-target-checkout');
 
   // The blocked state is the session's: a reload shows it again.
   await desktop.reload();
-  await openSession(desktop, TITLE);
+  await openSession(desktop, title);
   await expect(runView(desktop).blocked).toContainText(sentence);
 });
 
 test('moved into a fresh clone when asked: the transcript says where, and the old checkout keeps its work', async () => {
   const world = opened();
+  const { home } = await movedAwayWithWorkLeft(world, 'loader', 'Tidy the loader');
   const laptop = world.laptop.page;
   const desktop = world.desktop.page;
+  // The move back, blocked by the work left in the laptop's checkout.
+  await startMoveInUi(desktop, 'laptop');
+  await expect(runView(desktop).blocked).toBeVisible({ timeout: 30_000 });
+
   await runView(desktop).blocked.getByRole('button', { name: 'Move into a fresh clone on laptop' }).click();
-  await ownedAt(laptop, 5);
-  const fresh = join(world.devices.laptop.workspaceRoot, 'app-2');
+  await ownedAt(laptop, 3);
+  const fresh = join(world.devices.laptop.workspaceRoot, 'loader');
   await expect(laptop.getByRole('main')).toContainText(fresh);
   const note = `On laptop the session now runs in ${fresh}, not in ${home}: as asked, laptop cloned it afresh and left ${home} as it was.`;
   for (const page of [laptop, desktop]) {

@@ -9,15 +9,12 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { expect, test, type Page } from '@playwright/test';
 import { holdAt } from '../dev-env/step-holds.ts';
-import { openWorld, runView, startDemoSessionInUi, startMoveInUi, type World } from './support/devices.ts';
-
-const TITLE = 'Tidy the parser';
+import { openSession, openWorld, runView, startDemoSessionInUi, startMoveInUi, type World } from './support/devices.ts';
+import { movedTo, ownRepo, sessionOnLaptop } from './support/starting-points.ts';
 /** Short enough to watch a move time out, long enough for a real prepare on a busy machine. */
 const PREPARE_TIMEOUT_MS = 10_000;
 
 let world: World;
-
-test.describe.configure({ mode: 'serial' });
 
 test.beforeAll(async ({ browser }) => {
   test.setTimeout(120_000);
@@ -33,9 +30,10 @@ test.afterAll(async () => {
 const shownText = (page: Page) => runView(page).ownership.evaluate((node: HTMLElement) => node.innerText);
 
 test('the Move dialog shows readiness as it opens, with Commit and Push in place, then "Ready to move"', async () => {
-  const { sandbox, repo } = world.devices;
+  const { sandbox } = world.devices;
+  const repo = ownRepo(world, 'readiness');
   const page = world.laptop.page;
-  await startDemoSessionInUi(page, { workspace: repo, title: TITLE, prompt: 'Tidy the parser.' });
+  await startDemoSessionInUi(page, { workspace: repo, title: 'Tidy the parser', prompt: 'Tidy the parser.' });
   await expect(page.getByRole('log', { name: 'Transcript' })).toContainText('Demo agent');
   sandbox.commitFile(repo, 'src/parser.ts', 'export const parse = (s: string) => s.trim();\n', 'Add the parser');
   writeFileSync(join(repo, 'notes.md'), 'trim before split\n');
@@ -58,8 +56,11 @@ test('the Move dialog shows readiness as it opens, with Commit and Push in place
 });
 
 test('a blocked move survives a reload, then turns into "Ready to move" whose Move now moves it', async () => {
-  const { repo } = world.devices;
+  const title = 'Keep the scratch file';
+  const repo = ownRepo(world, 'blocked');
+  await sessionOnLaptop(world, { title, workspace: repo });
   const page = world.laptop.page;
+  await openSession(page, title);
   const view = runView(page);
   writeFileSync(join(repo, 'scratch.txt'), 'not committed\n');
   await startMoveInUi(page, 'desktop');
@@ -67,7 +68,7 @@ test('a blocked move survives a reload, then turns into "Ready to move" whose Mo
   await expect(view.blocked).toContainText('scratch.txt');
 
   await page.reload();
-  await page.getByRole('heading', { level: 1, name: TITLE }).waitFor();
+  await page.getByRole('heading', { level: 1, name: title }).waitFor();
   await expect(view.blocked).toContainText('scratch.txt');
   await expect(view.ownership).toContainText('Move blocked');
   // The codes stay in Details: the alert as shown says what is wrong in words.
@@ -82,14 +83,17 @@ test('a blocked move survives a reload, then turns into "Ready to move" whose Mo
   await expect(view.ownership).toContainText('Running on desktop');
   await expect(view.ownership).toContainText('generation 2');
   await page.reload();
-  await page.getByRole('heading', { level: 1, name: TITLE }).waitFor();
+  await page.getByRole('heading', { level: 1, name: title }).waitFor();
   await expect(view.blocked).toHaveCount(0);
 });
 
 test('a move stuck on its target says what it waits for, then why it stopped and what was kept; Try again moves it', async () => {
+  const title = 'Move the parser back';
+  await movedTo(world, await sessionOnLaptop(world, { title, workspace: ownRepo(world, 'stuck') }), 'desktop');
+  await openSession(world.laptop.page, title);
   const page = world.desktop.page;
   const view = runView(page);
-  await page.getByRole('navigation', { name: 'Sessions' }).getByRole('link', { name: TITLE }).click();
+  await openSession(page, title);
   await expect(view.ownership).toContainText('Running on desktop — this device');
 
   const release = holdAt(world.devices.laptop, 'target-step-at-requested');

@@ -4,17 +4,17 @@
  * desktop notification; the device that does not own the session answers "Allow for this session"
  * and the command runs (its output in the transcript), and the same command is not asked again; a
  * deny's message reaches the agent; a Move with a request pending denies it, the target says why,
- * the rule is there after the move, and an answer bound to the old generation is refused.
+ * the rule is there after the move, and an answer bound to the old generation is refused. Each test
+ * starts from a session of its own (the later ones made through the API: support/starting-points.ts).
  */
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { expect, test } from '@playwright/test';
 import { openAgentWorld, type AgentWorld } from './support/agent-world.ts';
 import { noticesOf, openSession, runView, sendMessage, screenshots, startMoveInUi, startSessionInUi } from './support/devices.ts';
+import { ownRepo, sessionOnLaptop, sessionWithCommandAllowed } from './support/starting-points.ts';
 
 let world: AgentWorld;
-
-test.describe.configure({ mode: 'serial' });
 
 test.beforeAll(async ({ browser }) => {
   test.setTimeout(120_000);
@@ -25,17 +25,17 @@ test.afterAll(async () => {
   await world?.close();
 });
 
-const TITLE = 'Answer from anywhere';
 const SUM = `node -e "console.log('sum ' + 6 * 7)"`;
 const WRITE = `node -e "require('fs').writeFileSync('denied.txt', 'x')"`;
 
 test('asks on both devices; the other device answers "Allow for this session", the command runs, and the same command is not asked again', async () => {
   const laptopPage = world.laptop.page;
   const desktopPage = world.desktop.page;
+  const title = 'Answer from anywhere';
   await startSessionInUi(laptopPage, {
     provider: 'Claude Code',
-    workspace: world.devices.repo,
-    title: TITLE,
+    workspace: ownRepo(world, 'anywhere'),
+    title,
     prompt: `run command ${SUM}`,
   });
   await expect(laptopPage.getByText('Permissions: Edit files, ask before commands')).toBeVisible();
@@ -49,7 +49,7 @@ test('asks on both devices; the other device answers "Allow for this session", t
   await screenshots(laptopPage, (n) => test.info().outputPath(n), 'permission-request');
 
   // The desktop shows the same request (learned sealed through the backend) and answers it.
-  await openSession(desktopPage, TITLE);
+  await openSession(desktopPage, title);
   const there = runView(desktopPage).permissionRequest;
   await expect(there).toContainText(`Claude Code wants to run \`${SUM}\` on laptop.`);
   await expect(there).toContainText(
@@ -72,6 +72,10 @@ test('asks on both devices; the other device answers "Allow for this session", t
 
 test("a deny's message reaches the agent, and the command does not run", async () => {
   const laptopPage = world.laptop.page;
+  const title = 'Deny with a message';
+  const repo = ownRepo(world, 'deny');
+  await sessionOnLaptop(world, { title, workspace: repo, provider: 'claude-code', prompt: 'say hello' });
+  await openSession(laptopPage, title);
   await sendMessage(laptopPage, `run command ${WRITE}`);
   const asked = runView(laptopPage).permissionRequest;
   await expect(asked).toContainText(`wants to run \`${WRITE}\``);
@@ -79,16 +83,27 @@ test("a deny's message reaches the agent, and the command does not run", async (
   await asked.getByRole('button', { name: 'Deny' }).click();
   await expect(runView(laptopPage).transcript).toContainText('The tool call failed: Do not write files; print instead');
   await expect(runView(laptopPage).transcript).toContainText('denied on laptop: “Do not write files; print instead”');
-  expect(existsSync(join(world.devices.repo, 'denied.txt'))).toBe(false);
+  expect(existsSync(join(repo, 'denied.txt'))).toBe(false);
 });
 
 test('a Move with a request pending denies it, saying why on the target; the rule came along, and an answer for the old generation is refused', async () => {
   const laptopPage = world.laptop.page;
   const desktopPage = world.desktop.page;
+  // A session whose agent ran SUM once, allowed for the session (its rule).
+  const title = 'Move while asking';
+  const repo = ownRepo(world, 'pending');
+  const sessionId = await sessionWithCommandAllowed(world, {
+    title,
+    workspace: repo,
+    provider: 'claude-code',
+    command: SUM,
+    ran: /Command output: sum 42/,
+  });
+  await openSession(laptopPage, title);
+  await openSession(desktopPage, title);
   await sendMessage(laptopPage, `run command ${WRITE}`);
   await expect(runView(laptopPage).permissionRequest).toBeVisible();
-  const pending = (await world.laptop.device.client.call('listSessions', {})).find((s) => s.title === TITLE)!;
-  const detail = await world.laptop.device.client.call('getSession', { sessionId: pending.id });
+  const detail = await world.laptop.device.client.call('getSession', { sessionId });
   const request = detail!.permissionRequests[0]!;
 
   await runView(laptopPage).move.click();
@@ -102,7 +117,7 @@ test('a Move with a request pending denies it, saying why on the target; the rul
   await expect(runView(desktopPage).permissionRequest).toBeHidden();
 
   const stale = await world.laptop.device.client.call('answerPermission', {
-    sessionId: pending.id,
+    sessionId,
     requestId: request.id,
     generation: 1,
     decision: 'allow',
@@ -111,6 +126,6 @@ test('a Move with a request pending denies it, saying why on the target; the rul
 
   // On the desktop the rule allowed on it before the move still holds: the command runs, unasked.
   await sendMessage(desktopPage, `run command ${SUM}`);
-  await expect(runView(desktopPage).transcript.getByText('Command output: sum 42')).toHaveCount(3);
+  await expect(runView(desktopPage).transcript.getByText('Command output: sum 42')).toHaveCount(2);
   await expect(runView(desktopPage).permissionRequest).toBeHidden();
 });

@@ -14,6 +14,7 @@ import { personsWords } from '../dev-env/scripted-model-server/rules.ts';
 import type { ModelApi } from '../dev-env/scripted-model-server/server.ts';
 import { requestsFor as requestsOf, useAgentWorld } from './support/agent-world.ts';
 import { expectContinuedWith, openSession, runView, sendMessage, screenshots, startMoveInUi, startSessionInUi } from './support/devices.ts';
+import { ownRepo } from './support/starting-points.ts';
 
 const world = useAgentWorld();
 
@@ -51,7 +52,7 @@ for (const agent of AGENTS) {
   test(`${agent.label}: edits a file, is blocked until committed and pushed, moves with the same CLI session and its history, and moves back`, async () => {
     const laptopPage = world().laptop.page;
     const desktopPage = world().desktop.page;
-    const repo = world().devices.repo;
+    const repo = ownRepo(world(), agent.file.replace('.txt', ''));
     const title = `${agent.label} plan`;
     const first = `write file ${agent.file} with the plan`;
 
@@ -114,7 +115,7 @@ for (const agent of AGENTS) {
 test('a Claude Code session moved to a desktop that has Claude Code and Codex may go on with Codex, by summary', async () => {
   const laptopPage = world().laptop.page;
   const title = 'Pick Codex there';
-  await startSessionInUi(laptopPage, { provider: 'Claude Code', workspace: world().devices.repo, title, prompt: 'say hello' });
+  await startSessionInUi(laptopPage, { provider: 'Claude Code', workspace: ownRepo(world(), 'pick-codex'), title, prompt: 'say hello' });
   const laptop = runView(laptopPage);
   await expect(laptopPage.getByRole('log', { name: 'Transcript' })).toContainText('Hello from the scripted model.');
 

@@ -33,9 +33,13 @@ it('answers a change only after its push message is in the log', async () => {
   const created = device.client.call('createSession', { body: { sessionId, sealedMeta: opaque() } }).finally(() => (answered = true));
   const logged = async () =>
     (await queryDatabase(database, 'SELECT count(*)::int AS n FROM push_log WHERE message LIKE $1', [`%${sessionId}%`]))[0]!.n;
-  // The session itself is stored meanwhile; only its push message waits.
+  // The session itself is stored meanwhile; only its push message waits, its insert queued behind the lock.
   await expect.poll(() => queryDatabase(database, 'SELECT 1 FROM sessions WHERE id = $1', [sessionId]), { timeout: 5000 }).toHaveLength(1);
-  await new Promise((resolve) => setTimeout(resolve, 300));
+  const waitingInserts = async () =>
+    (await queryDatabase(database, "SELECT count(*)::int AS n FROM pg_locks WHERE relation = 'push_log'::regclass AND NOT granted"))[0]!.n;
+  await expect.poll(waitingInserts, { timeout: 10_000 }).toBe(1);
+  // An answer sent before the insert would be here by the end of a round trip made after it.
+  expect((await device.client.call('getSession', { params: { sessionId } })).ok).toBe(true);
   expect(answered).toBe(false);
 
   await blocker.query('COMMIT');

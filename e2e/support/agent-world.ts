@@ -70,10 +70,12 @@ export async function openAgentWorld(
   }
 }
 
-/** Opens the agent world once for the spec's tests (serial) and closes it after them; the getter returns it. */
+/**
+ * Opens the agent world before the spec's tests and closes it after them; the getter returns it. The
+ * tests share it, each starting from what it makes itself (support/starting-points.ts).
+ */
 export function useAgentWorld(): () => AgentWorld {
   let world: AgentWorld | undefined;
-  test.describe.configure({ mode: 'serial' });
   test.beforeAll(async ({ browser }) => {
     test.setTimeout(120_000);
     world = await openAgentWorld(browser);

@@ -84,18 +84,13 @@ describe('a transition whose push comes first', () => {
   it('keeps waiting for the answer when the pushed record was moved by another device or from another state', async () => {
     const { coordinator, answer } = coordinatorWithHeldAnswers();
     coordinator.observe(prepared);
-    let settled = false;
-    const claimed = coordinator.transition(prepared, 'ownership-transferred').then((h) => {
-      settled = true;
-      return h;
-    });
+    const claimed = coordinator.transition(prepared, 'ownership-transferred');
 
-    // Cancelled by the source (a device other than this one): not this device's claim.
+    // Cancelled by the source (a device other than this one): not this device's claim. Taken for one,
+    // it would settle the transition with it before the answer below, given after it.
     coordinator.observe(
       record([...prepared.history.map((h) => [h.state, h.deviceId] as [HandoffState, string | null]), ['cancelled', OTHER]]),
     );
-    await new Promise((resolve) => setTimeout(resolve, 10));
-    expect(settled).toBe(false);
 
     const answered = record([
       ...prepared.history.map((h) => [h.state, h.deviceId] as [HandoffState, string | null]),
@@ -142,7 +137,7 @@ describe('a transition that continues to a further state in the same commit', ()
       checkpoint,
     });
     answer({ ok: false, code: 'validation_failed', message: 'Unrecognized key: "continueTo"' });
-    await new Promise((resolve) => setTimeout(resolve, 0));
+    await expect.poll(() => asked).toHaveLength(2);
     expect(asked.map((r) => [r.to, r.continueTo, r.checkpoint])).toEqual([
       ['source-quiescing', 'source-relinquished-and-checkpointed', checkpoint],
       ['source-quiescing', undefined, undefined],
@@ -172,7 +167,12 @@ function testGate(held: string[]) {
   return { gate, asked, open: (name: string) => waiting.get(name)?.() };
 }
 
-const tick = () => new Promise((resolve) => setTimeout(resolve, 10));
+/**
+ * Resolves once every promise job queued so far has run, and those they queue: the coordinator's
+ * work here is all promise jobs (its backend and gate answer without I/O), so what it would do by
+ * itself it has done by then. No time passes for it.
+ */
+const settled = () => new Promise((resolve) => setImmediate(resolve));
 
 describe('the gate', () => {
   it('is asked before each step; a step it held runs on the record that came meanwhile, not the one it was held with', async () => {
@@ -184,7 +184,7 @@ describe('the gate', () => {
     });
     const requested = record([['requested', OTHER]]);
     coordinator.observe(requested);
-    await tick();
+    await settled();
     expect(asked).toEqual(['target-step-at-requested']);
     expect(stepped).toEqual([]);
 
@@ -195,8 +195,7 @@ describe('the gate', () => {
       ]),
     );
     open('target-step-at-requested');
-    await tick();
-    expect(stepped).toEqual(['cancelled']);
+    await expect.poll(() => stepped).toEqual(['cancelled']);
     expect(asked).toEqual(['target-step-at-requested', 'target-step-at-cancelled']);
   });
 
@@ -207,19 +206,18 @@ describe('the gate', () => {
     const { coordinator, asked, answer } = coordinatorWithHeldAnswers(gate);
     coordinator.observe(prepared);
     const claimed = coordinator.transition(prepared, 'ownership-transferred', { continueTo: 'target-activating' });
-    await tick();
+    await settled();
     expect(asked).toEqual([]);
 
     open(sending);
-    await tick();
-    expect(asked.map((r) => [r.to, r.continueTo])).toEqual([['ownership-transferred', 'target-activating']]);
+    await expect.poll(() => asked.map((r) => [r.to, r.continueTo])).toEqual([['ownership-transferred', 'target-activating']]);
     const claimedAndActivating = record([
       ...prepared.history.map((h) => [h.state, h.deviceId] as [HandoffState, string | null]),
       ['ownership-transferred', SELF],
       ['target-activating', SELF],
     ]);
     answer({ ok: true, value: claimedAndActivating });
-    await tick();
+    await settled();
     // Committed on the backend, not yet taken in here.
     expect(coordinator.get(prepared.id)?.state).toBe('source-relinquished-and-checkpointed');
 

@@ -8,7 +8,8 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { SessionView } from '../../shared/device-api.ts';
 import { deviceId, startDemoSession, startTwoDevices, waitEligible, waitSession, type TwoDevices } from '../../dev-env/two-devices.ts';
-import { holdAt } from '../../dev-env/step-holds.ts';
+import { waitFor } from '../../dev-env/process-harness.ts';
+import { hasPassed, holdAt } from '../../dev-env/step-holds.ts';
 
 /** Real processes on a busy 2-core machine: give each test room beyond the default. */
 const TEST_TIMEOUT_MS = 120_000;
@@ -74,10 +75,14 @@ describe('moves that stop before ownership moves', () => {
       const release = holdAt(world.desktop, 'target-step-at-requested');
       const moved = await world.laptop.client.call('startMove', { sessionId: session.id, targetDeviceId: desktopId });
       expect(moved.ok).toBe(true);
+      const handoffId = moved.ok ? moved.value.handoffId : '';
       expect(await world.laptop.client.call('cancelMove', { sessionId: session.id })).toEqual({ ok: true });
-      // The target's held prepare runs after the cancel and must not move it on.
+      // The target's held prepare runs after the cancel and must not move it on: once the target has
+      // come to the cancelled record, whatever its prepare did is done.
       release();
-      await new Promise((resolve) => setTimeout(resolve, 1000));
+      await waitFor('the target to step the cancelled move', async () =>
+        hasPassed(world.desktop, 'target-step-at-cancelled', handoffId) ? true : undefined,
+      );
       const detail = await waitSession(world.laptop, session.id, 'the cancelled move', (d) => d.lastHandoff?.state === 'cancelled');
       expect(detail.lastHandoff?.history.map((h) => h.state)).toEqual(['requested', 'cancelled']);
       expect(detail.lastHandoff?.cancelReason?.code).toBe('user_cancelled');

@@ -72,13 +72,16 @@ async function staged(data: ResumeData, workspace: string, piece: number): Promi
   return { data: read.value.providerResume!, staging };
 }
 
-/** Every file Claude keeps under `configDir`'s projects folder, by path relative to it. */
-async function projectFiles(configDir: string): Promise<Record<string, Buffer>> {
+/**
+ * Every file Claude keeps under `configDir`'s projects folder, by path relative to it: its bytes as
+ * base64, which compare as one string (a Buffer is compared byte by byte, seconds for these files).
+ */
+async function projectFiles(configDir: string): Promise<Record<string, string>> {
   const projects = join(configDir, 'projects');
   const entries = await readdir(projects, { recursive: true, withFileTypes: true }).catch(() => []);
-  const out: Record<string, Buffer> = {};
+  const out: Record<string, string> = {};
   for (const e of entries.filter((entry) => entry.isFile()))
-    out[relative(projects, join(e.parentPath, e.name))] = await readFile(join(e.parentPath, e.name));
+    out[relative(projects, join(e.parentPath, e.name))] = (await readFile(join(e.parentPath, e.name))).toString('base64');
   return out;
 }
 
@@ -132,7 +135,7 @@ describe('a Claude export staged as the checkpoint is read', () => {
       expect.stringMatching(/subagents\/agent-1\.jsonl$/),
       expect.stringMatching(/tool-results\/r\.bin$/),
     ]);
-    expect(today.files[Object.keys(today.files).find((f) => f.endsWith(`${SESSION}.jsonl`))!]!.toString()).toContain(
+    expect(Buffer.from(today.files[Object.keys(today.files).find((f) => f.endsWith(`${SESSION}.jsonl`))!]!, 'base64').toString()).toContain(
       `"cwd":${JSON.stringify(target)}`,
     );
 

@@ -14,6 +14,7 @@ import { waitFor } from '../../../dev-env/process-harness.ts';
 import { sessionServiceOf, type SessionServiceParts } from '../../../dev-env/session-services.ts';
 import { toBase64url } from '../../crypto/base64url.ts';
 import type { Profile } from '../../enrollment/profile.ts';
+import type { LocalSession } from '../../local-state/local-state.ts';
 import { DEMO_COMMAND, DemoAgent } from '../../providers/demo-agent.ts';
 import { providerPort } from '../adapters/provider-port.ts';
 import { profileSeal } from '../adapters/seal-port.ts';
@@ -70,6 +71,18 @@ async function follow(other: SessionServiceParts, sessionId: string): Promise<vo
   await other.sessions.pullEvents(sessionId);
 }
 
+/**
+ * `other` reads the session's events until `probe` holds of its record: the owner posts each event
+ * after it has recorded it, so the other device learns it a moment later.
+ */
+async function pullUntil(other: SessionServiceParts, sessionId: string, what: string, probe: (session: LocalSession) => boolean) {
+  await waitFor(what, async () => {
+    await other.sessions.pullEvents(sessionId);
+    const session = other.state.session(sessionId);
+    return session && probe(session) ? true : undefined;
+  });
+}
+
 const texts = (parts: SessionServiceParts, id: string) => parts.state.transcriptPage(id, 0, Infinity).map((e) => e.text);
 const untilText = (parts: SessionServiceParts, id: string, part: string) =>
   waitFor(`"${part}" in the transcript`, async () => texts(parts, id).find((t) => t.includes(part)));
@@ -84,6 +97,7 @@ describe('permission requests across devices', () => {
     expect(owner.state.session(id)?.agents.find((a) => a.id === 'main')?.status).toBe('running');
 
     await follow(other, id);
+    await pullUntil(other, id, 'the request on the desktop', (s) => s.permissions.pending.length > 0);
     expect(other.state.session(id)?.permissions.pending).toEqual([request]);
     expect(await other.sessions.answerPermission(id, request.id, 1, { decision: 'allow' })).toEqual({ ok: true, value: undefined });
     // The owner's push would say so; here it reads the answers itself.
@@ -97,7 +111,7 @@ describe('permission requests across devices', () => {
       code: 'already_answered',
       message: 'It was already answered on desktop (allow).',
     });
-    await other.sessions.pullEvents(id);
+    await pullUntil(other, id, 'the outcome on the desktop', (s) => s.permissions.outcomes.length > 0);
     expect(other.state.session(id)?.permissions.pending).toEqual([]);
     expect(other.state.session(id)?.permissions.outcomes.at(-1)).toMatchObject({
       requestId: request.id,

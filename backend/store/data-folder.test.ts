@@ -48,7 +48,9 @@ async function folderWithData(): Promise<string> {
   return device.id;
 }
 
-describe('the data folder', () => {
+// Each test starts the backend as a process two to four times; on a loaded two-core machine a start can take several
+// seconds, so the file allows more than the suite's default per test. No assertion here is about time.
+describe('the data folder', { timeout: 120_000 }, () => {
   it('starts an empty folder fresh and marks it as holding a store', async () => {
     const backend = await startBackendProcess(dir);
     expect(existsSync(join(dir, DATABASE_FILE))).toBe(true);

@@ -2,7 +2,7 @@
  * A tour of every screen of the UI on real devices, as a person meets them: sessions home, New
  * session, the run view idle, the Move dialog ready and not ready, a move that waits, cancelled with
  * Try again, mid-move, completed, off the owner, blocked, ready to move, needs attention, the backend
- * unreachable, devices, an invite, a revoked device. At each screen it calls `visit(page, name)`:
+ * unreachable, a fork beside its original, devices, an invite, a revoked device. At each screen it calls `visit(page, name)`:
  * the screens script saves it at three sizes, the accessibility spec checks it with axe.
  */
 import { readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
@@ -138,6 +138,12 @@ export async function tourEnrolledScreens(world: World, visit: Visit): Promise<v
   await visit(d, 'run-view-backend-unreachable');
   await devices.restartBackend();
   await expect(d.getByRole('status').filter({ hasText: "Can't reach the sync backend" })).toHaveCount(0, { timeout: 15_000 });
+
+  // A fork, listed beside its original: the note at the head of its history, and both titles where the list shortens them.
+  await d.getByRole('region', { name: 'Handoff history' }).getByRole('button', { name: 'Fork from here' }).first().click();
+  await d.getByRole('heading', { level: 1, name: `${TITLE} (fork)` }).waitFor({ timeout: 30_000 });
+  await expect(dv.transcript).toContainText(`Forked from "${TITLE}"`);
+  await visit(d, 'run-view-fork');
 
   await openDevices(l);
   await visit(l, 'devices');

@@ -29,6 +29,7 @@ const DIRTY: Blocker = {
   repo: '/w',
   message: 'The workspace has uncommitted changes.',
   fix: 'git -C /w commit -am "…"',
+  action: { kind: 'commit', repo: '/w' },
   details: { files: ['notes.txt'], fileCount: 1 },
 };
 const keptBlock: MoveBlockView = {

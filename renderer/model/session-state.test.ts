@@ -48,16 +48,19 @@ describe('session state in the run view', () => {
     expect(sendBlockReason(session({ inputBlock: failed }))).toBe('Activation failed: the body does not match.');
   });
 
-  it('offers commit for a dirty tree and push for unpushed commits or a missing upstream, and nothing for target blockers', () => {
-    const blocker = (code: Blocker['code'], repo?: string): Blocker => ({ code, message: 'm', fix: 'f', ...(repo ? { repo } : {}) });
-    expect(remediationOf(blocker('dirty_tree', '/r'))).toEqual({ kind: 'commit', repo: '/r' });
-    expect(remediationOf(blocker('unpushed_commits', '/r'))).toEqual({ kind: 'push', repo: '/r' });
-    expect(remediationOf(blocker('no_upstream', '/r'))).toEqual({ kind: 'push', repo: '/r' });
-    expect(remediationOf(blocker('target_offline'))).toBeNull();
-    expect(remediationOf({ ...blocker('dirty_tree', '/r'), action: { kind: 'push', repo: '/other' } })).toEqual({
-      kind: 'push',
-      repo: '/other',
+  it('offers the remediation the device found, and none it did not (no remote to push to, a merge to finish)', () => {
+    const blocker = (code: Blocker['code'], over: Partial<Blocker> = {}): Blocker => ({
+      code,
+      message: 'm',
+      fix: 'f',
+      repo: '/r',
+      ...over,
     });
+    expect(remediationOf(blocker('dirty_tree', { action: { kind: 'commit', repo: '/r' } }))).toEqual({ kind: 'commit', repo: '/r' });
+    expect(remediationOf(blocker('unpushed_commits', { action: { kind: 'push', repo: '/r' } }))).toEqual({ kind: 'push', repo: '/r' });
+    expect(remediationOf(blocker('no_upstream', { details: { branch: 'main', remote: null } }))).toBeNull();
+    expect(remediationOf(blocker('dirty_tree', { details: { conflicted: 1 } }))).toBeNull();
+    expect(remediationOf(blocker('target_offline'))).toBeNull();
   });
 
   it('folds a running handoff in as active, and a finished one as the last move', () => {

@@ -48,13 +48,12 @@ export function sendBlockReason(session: SessionView): string | null {
   return null;
 }
 
-/** The remediation a blocker offers: its own, or the obvious one for its code and repo. */
+/**
+ * The remediation a blocker offers: the one its device found it can do, or none. Never guessed from
+ * the code: a branch with no remote cannot be pushed, a tree in the middle of a merge is not committed.
+ */
 export function remediationOf(blocker: Blocker): RemediationAction | null {
-  if (blocker.action) return blocker.action;
-  if (!blocker.repo) return null;
-  if (blocker.code === 'dirty_tree') return { kind: 'commit', repo: blocker.repo };
-  if (blocker.code === 'unpushed_commits' || blocker.code === 'no_upstream') return { kind: 'push', repo: blocker.repo };
-  return null;
+  return blocker.action ?? null;
 }
 
 /** A cancelled move whose ownership had already been transferred (activation failed on the target). */

@@ -43,7 +43,15 @@ describe('session state in the run view', () => {
     expect(sendBlockReason(session({ inputBlock: { code: 'quiescing', message: 'Moving: input is paused.' } }))).toBe(
       'Moving: input is paused.',
     );
-    expect(sendBlockReason(session({ isOwner: false, ownerName: 'desktop' }))).toContain('desktop owns this session');
+    // Off the owner, where to type instead, not the runtime's "input goes there" for a box that takes none.
+    const elsewhere = { code: 'not_owner' as const, message: 'Another device owns this session.' };
+    for (const offOwner of [
+      session({ isOwner: false, ownerName: 'desktop' }),
+      session({ isOwner: false, ownerName: 'desktop', inputBlock: elsewhere }),
+    ])
+      expect(sendBlockReason(offOwner)).toBe(
+        'Messages are sent from desktop, which owns this session; move it here to send them from this device.',
+      );
     const failed = { code: 'needs_attention' as const, message: 'Activation failed (digest_mismatch): the body does not match.' };
     expect(sendBlockReason(session({ inputBlock: failed }))).toBe('Activation failed: the body does not match.');
   });

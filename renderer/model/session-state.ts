@@ -41,10 +41,11 @@ export function withoutCodes(sentence: string): string {
   return sentence.replace(/\s*\([a-z]+(?:_[a-z0-9]+)+\)/g, '');
 }
 
-/** Why this device may not send, or null when it may. */
+/** Why this device may not send, or null when it may; off the owner, where messages are sent from instead. */
 export function sendBlockReason(session: SessionView): string | null {
+  if (!session.isOwner)
+    return `Messages are sent from ${session.ownerName}, which owns this session; move it here to send them from this device.`;
   if (session.inputBlock) return withoutCodes(session.inputBlock.message);
-  if (!session.isOwner) return `${session.ownerName} owns this session; only the owning device can send messages.`;
   return null;
 }
 

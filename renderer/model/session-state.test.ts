@@ -30,7 +30,6 @@ describe('session state in the run view', () => {
   it('disables Move off the owner and during a move, saying why', () => {
     expect(moveBlockReason(session())).toBeNull();
     expect(moveBlockReason(session({ isOwner: false, ownerName: 'desktop' }))).toContain('desktop');
-    expect(moveBlockReason(session({ activeHandoff: handoff() }))).toMatch(/in progress/);
     const attention = { code: 'workspace_missing', message: 'Its workspace is gone.', fix: 'Put it back.', retryActivation: false };
     expect(moveBlockReason(session({ condition: 'needs-attention', attention }))).toBe('This session needs attention before it can move.');
     expect(moveBlockReason(session({ condition: 'needs-attention', attention: { ...attention, retryActivation: true } }))).toMatch(

@@ -24,10 +24,9 @@ export const TONE_LABEL: Record<Tone, string> = {
   remote: 'Owned elsewhere',
 };
 
-/** Why "Move" is disabled, or null when it is enabled. */
+/** Why "Move" is disabled, or null when it is enabled (while a move runs, Move is not shown: Cancel move is). */
 export function moveBlockReason(session: SessionView): string | null {
   if (!session.isOwner) return `Only the owning device (${session.ownerName}) can move this session.`;
-  if (session.activeHandoff) return 'A move is already in progress.';
   if (session.condition === 'needs-attention') {
     return session.attention?.retryActivation === false
       ? 'This session needs attention before it can move.'

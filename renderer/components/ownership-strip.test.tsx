@@ -32,11 +32,14 @@ const arrived = (over: Partial<SessionView>) =>
   sessionView({ ownerDeviceId: 'd2', ownerName: 'desktop', generation: 2, isOwner: true, condition: 'owned', ...over });
 
 describe('the ownership strip', () => {
-  it('says in words where the session runs, that it is this device, with the generation beside it', () => {
-    const { strip } = renderStrip(sessionView());
+  it('says in words where the session runs, that it is this device, the generation as secondary text at its foot', () => {
+    const { strip, move } = renderStrip(sessionView());
     expect(strip).toHaveTextContent('Running on laptop — this device');
-    expect(within(strip).getByText('generation 1')).toBeInTheDocument();
-    expect(strip).toHaveTextContent('never moved');
+    const generation = within(strip).getByText('generation 1');
+    expect(generation.closest('p')).toHaveTextContent('generation 1 · never moved');
+    // After what a person acts on, not as the line under the headline.
+    expect(move!.compareDocumentPosition(generation) & Node.DOCUMENT_POSITION_FOLLOWING).toBeTruthy();
+    expect(strip.lastElementChild).toBe(generation.closest('p'));
   });
 
   it('counts the moves in words: one time, then times', () => {

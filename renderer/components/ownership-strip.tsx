@@ -113,10 +113,6 @@ export function OwnershipStrip({ session, onMove }: { session: SessionView; onMo
         <strong className="owner-name">{session.ownerName}</strong>
         {session.isOwner && <span className="where-here"> — this device</span>}
       </p>
-      <p className="generation-line">
-        <span className="generation">generation {session.generation}</span>
-        <span className="muted">{session.generation === 1 ? 'never moved' : `moved ${counted(session.generation - 1, 'time')}`}</span>
-      </p>
       {hint && <p className="continue-hint">{hint}</p>}
 
       {active ? (
@@ -156,6 +152,11 @@ export function OwnershipStrip({ session, onMove }: { session: SessionView; onMo
       <p id={moveReasonId} className={reasonText || cancelReason ? 'action-reason' : 'action-reason action-reason--empty'}>
         {reasonText ?? ''}
         {cancelReason && <span id={cancelReasonId}> {cancelReason}</span>}
+      </p>
+      <p className="generation-line">
+        <span className="generation">generation {session.generation}</span>
+        <span aria-hidden="true"> · </span>
+        <span>{session.generation === 1 ? 'never moved' : `moved ${counted(session.generation - 1, 'time')}`}</span>
       </p>
     </section>
   );

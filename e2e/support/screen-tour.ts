@@ -166,7 +166,7 @@ export async function tourEnrolledScreens(world: World, visit: Visit): Promise<v
   else console.log('the revoked device did not show that it was revoked within 20 s: no "revoked" screen');
 }
 
-/** The tour through the set-up screen of a device with no account (`page` shows it). */
+/** The tour through the set-up screen of a device with no account (`page` shows it), then its address without the token. */
 export async function tourSetUp(page: Page, visit: Visit): Promise<void> {
   await expect(page.getByRole('heading', { level: 1, name: 'Set up Baton on this device' })).toBeVisible();
   await visit(page, 'set-up');
@@ -175,4 +175,8 @@ export async function tourSetUp(page: Page, visit: Visit): Promise<void> {
   await join.getByRole('button', { name: 'Join' }).click();
   await expect(join.getByRole('textbox', { name: 'Invite' })).toHaveAttribute('aria-invalid', 'true');
   await visit(page, 'set-up-invite-refused');
+  // The device's address without its token (a link cut short): how to get the whole link, in the UI's styles.
+  await page.goto(new URL('/', page.url()).href);
+  await expect(page.getByRole('heading', { level: 1, name: 'Open this device with its link' })).toBeVisible();
+  await visit(page, 'open-with-link');
 }

@@ -2,7 +2,7 @@
  * A tour of every screen of the UI on real devices, as a person meets them: sessions home, New
  * session, the run view idle, the Move dialog ready and not ready, a move that waits, cancelled with
  * Try again, mid-move, completed, off the owner, blocked, ready to move, needs attention, the backend
- * unreachable, a fork beside its original, devices, an invite, a revoked device. At each screen it calls `visit(page, name)`:
+ * unreachable, a fork beside its original, devices, rotating the keys, an invite, a revoked device. At each screen it calls `visit(page, name)`:
  * the screens script saves it at three sizes, the accessibility spec checks it with axe.
  */
 import { readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
@@ -147,6 +147,13 @@ export async function tourEnrolledScreens(world: World, visit: Visit): Promise<v
 
   await openDevices(l);
   await visit(l, 'devices');
+  const keys = l.getByRole('region', { name: 'Account keys' });
+  await keys.getByRole('button', { name: 'Rotate keys' }).click();
+  const rotate = l.getByRole('dialog', { name: 'Rotate the account keys' });
+  await visit(l, 'devices-rotate-confirm');
+  await rotate.getByRole('button', { name: 'Rotate keys' }).click();
+  await expect(keys.getByRole('status')).toContainText('Keys rotated to version 2');
+  await visit(l, 'devices-keys-rotated');
   await l.getByRole('button', { name: 'Add a device' }).click();
   await expect(l.getByRole('textbox', { name: 'Invite' })).not.toHaveValue('');
   await visit(l, 'devices-invite');

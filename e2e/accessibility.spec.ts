@@ -37,7 +37,7 @@ test('every screen of an enrolled device passes axe', async () => {
   expect(checked.length).toBeGreaterThanOrEqual(18);
 });
 
-test('the set-up screen passes axe, with a refused invite too', async ({ browser }) => {
+test('the set-up screen passes axe, with a refused invite too, and the page opened without its token', async ({ browser }) => {
   const fresh = await startFreshDevices(['laptop']);
   const context = await browser.newContext();
   const found: string[] = [];

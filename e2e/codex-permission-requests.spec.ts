@@ -27,13 +27,13 @@ test('asks on both devices; the other device answers "Allow for this session", C
   await startSessionInUi(laptopPage, { provider: 'Codex', workspace: ownRepo(world(), 'asks'), title, prompt: `run command ${SUM}` });
   await expect(laptopPage.getByText('Permissions: Edit files, ask before commands')).toBeVisible();
   const asked = runView(laptopPage).permissionRequest;
-  await expect(asked).toContainText(`Codex wants to run \`${SUM}\`.`);
+  await expect(asked).toContainText(`Codex wants to run ${SUM}.`);
   await expect(asked.getByLabel('Command')).toHaveText(SUM);
   await expect(runView(laptopPage).agentMap.getByRole('listitem').first()).toContainText('waiting for you');
 
   await openSession(desktopPage, title);
   const there = runView(desktopPage).permissionRequest;
-  await expect(there).toContainText(`Codex wants to run \`${SUM}\` on laptop.`);
+  await expect(there).toContainText(`Codex wants to run ${SUM} on laptop.`);
   await there.getByRole('button', { name: 'Allow for this session' }).click();
   for (const page of [laptopPage, desktopPage]) {
     await expect(runView(page).transcript).toContainText(OUTPUT);
@@ -56,12 +56,12 @@ test("a deny's message reaches the model, and the command does not run", async (
   await openSession(laptopPage, title);
   await sendMessage(laptopPage, `run command ${WRITE}`);
   const asked = runView(laptopPage).permissionRequest;
-  await expect(asked).toContainText(`Codex wants to run \`${WRITE}\``);
+  await expect(asked).toContainText(`Codex wants to run ${WRITE}`);
   await asked.getByLabel('Message to the agent with a deny (optional)').fill('Do not write files; print instead');
   await asked.getByRole('button', { name: 'Deny' }).click();
   await expect(runView(laptopPage).transcript).toContainText('denied on laptop: “Do not write files; print instead”');
   await expect(runView(laptopPage).transcript).toContainText(
-    `Scripted reply to: I denied your request to run \`${WRITE}\`: Do not write files; print instead`,
+    `Scripted reply to: I denied your request to run ${WRITE}: Do not write files; print instead`,
   );
   expect(existsSync(join(repo, 'denied.txt'))).toBe(false);
 });

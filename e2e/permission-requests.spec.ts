@@ -40,7 +40,7 @@ test('asks on both devices; the other device answers "Allow for this session", t
   });
   await expect(laptopPage.getByText('Permissions: Edit files, ask before commands')).toBeVisible();
   const asked = runView(laptopPage).permissionRequest;
-  await expect(asked).toContainText(`Claude Code wants to run \`${SUM}\`.`);
+  await expect(asked).toContainText(`Claude Code wants to run ${SUM}.`);
   await expect(asked.getByLabel('Command')).toHaveText(SUM);
   await expect(runView(laptopPage).agentMap.getByRole('listitem').first()).toContainText('waiting for you');
   await expect
@@ -51,10 +51,8 @@ test('asks on both devices; the other device answers "Allow for this session", t
   // The desktop shows the same request (learned sealed through the backend) and answers it.
   await openSession(desktopPage, title);
   const there = runView(desktopPage).permissionRequest;
-  await expect(there).toContainText(`Claude Code wants to run \`${SUM}\` on laptop.`);
-  await expect(there).toContainText(
-    `“Allow for this session” also allows \`${SUM}\` (with any plain arguments) from now on, on any device.`,
-  );
+  await expect(there).toContainText(`Claude Code wants to run ${SUM} on laptop.`);
+  await expect(there).toContainText(`“Allow for this session” also allows ${SUM} (with any plain arguments) from now on, on any device.`);
   await there.getByRole('button', { name: 'Allow for this session' }).click();
   for (const page of [laptopPage, desktopPage]) {
     await expect(runView(page).transcript).toContainText('Command output: sum 42');
@@ -78,7 +76,7 @@ test("a deny's message reaches the agent, and the command does not run", async (
   await openSession(laptopPage, title);
   await sendMessage(laptopPage, `run command ${WRITE}`);
   const asked = runView(laptopPage).permissionRequest;
-  await expect(asked).toContainText(`wants to run \`${WRITE}\``);
+  await expect(asked).toContainText(`wants to run ${WRITE}`);
   await asked.getByLabel('Message to the agent with a deny (optional)').fill('Do not write files; print instead');
   await asked.getByRole('button', { name: 'Deny' }).click();
   await expect(runView(laptopPage).transcript).toContainText('The tool call failed: Do not write files; print instead');
@@ -108,7 +106,7 @@ test('a Move with a request pending denies it, saying why on the target; the rul
 
   await runView(laptopPage).move.click();
   const dialog = laptopPage.getByRole('dialog', { name: 'Move session' });
-  await expect(dialog).toContainText(`The agent is waiting for an answer: it wants to run \`${WRITE}\`.`);
+  await expect(dialog).toContainText(`The agent is waiting for an answer: it wants to run ${WRITE}.`);
   await dialog.getByRole('button', { name: 'Cancel' }).click();
   await startMoveInUi(laptopPage, 'desktop');
   for (const page of [laptopPage, desktopPage]) await expect(runView(page).ownership).toContainText('generation 2');

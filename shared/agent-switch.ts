@@ -91,7 +91,12 @@ export function withProviderChange(changes: readonly ProviderChange[], change: P
   return [...changes, change].slice(-PROVIDER_CHANGES_MAX);
 }
 
-/** Why the new agent starts from a summary: it cannot import the other agent's session (the handoff's resume note). */
+/** Why another agent starts from a summary, before it does (the Move dialog's choice): it cannot import the other agent's session. */
+export function summaryReason(from: string, to: string): string {
+  return `${agentLabel(to)} cannot import a ${agentLabel(from)} session, so it starts from a summary of it.`;
+}
+
+/** Why the new agent started from a summary, once it has (the handoff's resume note). */
 export function agentChangeReason(from: string, to: string): string {
-  return `Continued with ${agentLabel(to)} instead of ${agentLabel(from)}: ${agentLabel(to)} cannot import a ${agentLabel(from)} session, so it starts from a summary of it.`;
+  return `Continued with ${agentLabel(to)} instead of ${agentLabel(from)}: ${summaryReason(from, to)}`;
 }

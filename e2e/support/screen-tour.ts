@@ -2,7 +2,7 @@
  * A tour of every screen of the UI on real devices, as a person meets them: sessions home, New
  * session, the run view idle, the Move dialog ready and not ready, a move that waits, cancelled with
  * Try again, mid-move, completed, off the owner, blocked, ready to move, needs attention, the backend
- * unreachable, devices, an invite, a revoked device. At each screen it calls `visit(page, name)`:
+ * unreachable, a fork beside its original, devices, rotating the keys, an invite, a revoked device. At each screen it calls `visit(page, name)`:
  * the screens script saves it at three sizes, the accessibility spec checks it with axe.
  */
 import { readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
@@ -139,8 +139,21 @@ export async function tourEnrolledScreens(world: World, visit: Visit): Promise<v
   await devices.restartBackend();
   await expect(d.getByRole('status').filter({ hasText: "Can't reach the sync backend" })).toHaveCount(0, { timeout: 15_000 });
 
+  // A fork, listed beside its original: the note at the head of its history, and both titles where the list shortens them.
+  await d.getByRole('region', { name: 'Handoff history' }).getByRole('button', { name: 'Fork from here' }).first().click();
+  await d.getByRole('heading', { level: 1, name: `${TITLE} (fork)` }).waitFor({ timeout: 30_000 });
+  await expect(dv.transcript).toContainText(`Forked from "${TITLE}"`);
+  await visit(d, 'run-view-fork');
+
   await openDevices(l);
   await visit(l, 'devices');
+  const keys = l.getByRole('region', { name: 'Account keys' });
+  await keys.getByRole('button', { name: 'Rotate keys' }).click();
+  const rotate = l.getByRole('dialog', { name: 'Rotate the account keys' });
+  await visit(l, 'devices-rotate-confirm');
+  await rotate.getByRole('button', { name: 'Rotate keys' }).click();
+  await expect(keys.getByRole('status')).toContainText('Keys rotated to version 2');
+  await visit(l, 'devices-keys-rotated');
   await l.getByRole('button', { name: 'Add a device' }).click();
   await expect(l.getByRole('textbox', { name: 'Invite' })).not.toHaveValue('');
   await visit(l, 'devices-invite');
@@ -160,7 +173,7 @@ export async function tourEnrolledScreens(world: World, visit: Visit): Promise<v
   else console.log('the revoked device did not show that it was revoked within 20 s: no "revoked" screen');
 }
 
-/** The tour through the set-up screen of a device with no account (`page` shows it). */
+/** The tour through the set-up screen of a device with no account (`page` shows it), then its address without the token. */
 export async function tourSetUp(page: Page, visit: Visit): Promise<void> {
   await expect(page.getByRole('heading', { level: 1, name: 'Set up Baton on this device' })).toBeVisible();
   await visit(page, 'set-up');
@@ -169,4 +182,8 @@ export async function tourSetUp(page: Page, visit: Visit): Promise<void> {
   await join.getByRole('button', { name: 'Join' }).click();
   await expect(join.getByRole('textbox', { name: 'Invite' })).toHaveAttribute('aria-invalid', 'true');
   await visit(page, 'set-up-invite-refused');
+  // The device's address without its token (a link cut short): how to get the whole link, in the UI's styles.
+  await page.goto(new URL('/', page.url()).href);
+  await expect(page.getByRole('heading', { level: 1, name: 'Open this device with its link' })).toBeVisible();
+  await visit(page, 'open-with-link');
 }

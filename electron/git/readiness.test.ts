@@ -52,6 +52,17 @@ describe('source readiness', () => {
     expect(blocker).toMatchObject({ code: 'dirty_tree', details: { files: ['notes.txt'], fileCount: 1, untracked: 1 } });
   });
 
+  it('lists each new file inside a new folder, not the folder', async () => {
+    box.writeFile(repo, 'notes/parser.md', 'trim before split\n');
+    box.writeFile(repo, 'notes/deep/todo.md', 'x');
+    const [blocker] = (await evaluate([repo])).blockers;
+    expect(blocker).toMatchObject({
+      code: 'dirty_tree',
+      details: { files: ['notes/deep/todo.md', 'notes/parser.md'], fileCount: 2, untracked: 2 },
+    });
+    expect(blocker?.message).toMatch(/app has 2 uncommitted files/);
+  });
+
   it('lists at most 20 dirty files but counts them all', async () => {
     for (let i = 0; i < 25; i++) box.writeFile(repo, `f${String(i).padStart(2, '0')}.txt`, 'x');
     const details = (await evaluate([repo])).blockers[0]?.details;

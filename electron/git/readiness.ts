@@ -1,7 +1,7 @@
 /**
- * Source-side readiness: per repository one `git status --porcelain=v2 --branch` (and one in each
- * populated submodule, submodule-status.ts) plus file reads of the git dir (operation in progress,
- * remote URL). Repositories are evaluated concurrently.
+ * Source-side readiness: per repository one `git status --porcelain=v2 --branch --untracked-files=all`
+ * (and one in each populated submodule, submodule-status.ts) plus file reads of the git dir
+ * (operation in progress, remote URL). Repositories are evaluated concurrently.
  */
 import { basename, relative } from 'node:path';
 import type { Blocker, ReadinessReport, RepoState } from '../../shared/readiness.ts';
@@ -60,7 +60,8 @@ export async function evaluateRepo(repo: string, deps: ReadinessDeps): Promise<R
   const pathCheck = checkDirectory(repo);
   if (!pathCheck.ok) return unreadable(repo, pathCheck.message);
   // The git dir's files (an operation in progress, the remotes) are read while the status runs.
-  const statusRun = readStatus(deps.run, repo);
+  // Every new file, not its new folder: the person is shown the files they would commit.
+  const statusRun = readStatus(deps.run, repo, { args: ['--untracked-files=all'] });
   const dirsRead = resolveGitDirs(repo, deps.run).then((dirs) =>
     dirs === null ? null : ([operationInProgress(dirs.gitDir), readRemoteConfig(dirs.commonDir)] as const),
   );

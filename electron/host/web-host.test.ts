@@ -62,8 +62,13 @@ describe('web host', () => {
   beforeEach(async () => {
     dir = mkdtempSync(join(tmpdir(), 'baton-web-host-'));
     mkdirSync(join(dir, 'renderer', 'assets'), { recursive: true });
-    writeFileSync(join(dir, 'renderer', 'index.html'), '<!doctype html><title>Baton</title>');
+    writeFileSync(
+      join(dir, 'renderer', 'index.html'),
+      '<!doctype html><title>Baton</title><script type="module" src="./assets/app.js"></script>' +
+        '<link rel="stylesheet" crossorigin href="./assets/app-1a2b.css">',
+    );
     writeFileSync(join(dir, 'renderer', 'assets', 'app.js'), 'console.log(1)');
+    writeFileSync(join(dir, 'renderer', 'assets', 'app-1a2b.css'), 'body { margin: 0 }');
     writeFileSync(join(dir, 'secret.txt'), 'outside the renderer');
     calls = [];
     host = await startWebHost({
@@ -107,7 +112,11 @@ describe('web host', () => {
       expect(page.body).not.toContain('<title>Baton</title>');
       expect(page.body).not.toContain('<script');
       expect(page.body).not.toContain(host.token);
+      // In the UI's own styles, which are served without the token.
+      expect(page.body).toContain('<link rel="stylesheet" href="./assets/app-1a2b.css">');
+      expect(page.body).toContain('class="card setup-card token-card"');
     }
+    expect((await rawGet(host.port, '/assets/app-1a2b.css')).status).toBe(200);
   });
 
   it('refuses paths that leave the renderer folder', async () => {

@@ -3,7 +3,9 @@
  * WebSocket bridge at /api. Plain Node (no Electron). Every request passes `guardRequest` (Host,
  * Origin, token) and every call passes `dispatchDeviceCall` (method + input schema) before a handler runs.
  */
+import { readFile } from 'node:fs/promises';
 import { createServer, type IncomingMessage } from 'node:http';
+import { join } from 'node:path';
 import type { Duplex } from 'node:stream';
 import { WebSocketServer, type WebSocket } from 'ws';
 import type { DeviceApiEvent, DeviceApiHandlers } from '../../shared/device-api.ts';
@@ -11,7 +13,7 @@ import { BridgeRequest, DEVICE_API_PATH, TOKEN_PARAM, type BridgeResponse } from
 import { dispatchDeviceCall } from '../runtime/device-api/dispatch.ts';
 import { carriesToken, guardRequest, type GuardConfig } from './request-guard.ts';
 import { securityHeaders, serveStatic } from './static-files.ts';
-import { tokenPage } from './token-page.ts';
+import { pageStylesheets, tokenPage } from './token-page.ts';
 import { uiToken, uiUrl } from './ui-address.ts';
 
 export interface WebHostOptions {
@@ -74,6 +76,8 @@ async function answer(socket: WebSocket, handlers: DeviceApiHandlers, raw: strin
 /** Starts the headless host on 127.0.0.1; resolves once it listens, with its URL, token and close(). */
 export async function startWebHost(options: WebHostOptions): Promise<WebHost> {
   const token = options.token ?? uiToken(null);
+  // The page without its token wears the UI's stylesheet: read once, from the built page.
+  const stylesheets = pageStylesheets(await readFile(join(options.rendererDir, 'index.html'), 'utf8').catch(() => ''));
   const config: GuardConfig = { port: -1, token };
   const sockets = new WebSocketServer({ noServer: true, maxPayload: MAX_MESSAGE_BYTES });
 
@@ -89,7 +93,7 @@ export async function startWebHost(options: WebHostOptions): Promise<WebHost> {
     if ((pathname === '/' || pathname === '/index.html') && !carriesToken(verdict.url, config)) {
       const given = verdict.url.searchParams.has(TOKEN_PARAM);
       res.writeHead(401, { ...headers, 'Content-Type': 'text/html; charset=utf-8', 'Cache-Control': 'no-store' });
-      res.end(req.method === 'HEAD' ? undefined : tokenPage(config.port, given));
+      res.end(req.method === 'HEAD' ? undefined : tokenPage(config.port, given, stylesheets));
       return;
     }
     void serveStatic(options.rendererDir, verdict.url.pathname, req.method ?? 'GET', res, headers).catch(() => {

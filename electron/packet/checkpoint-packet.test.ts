@@ -109,7 +109,8 @@ describe('checkpoint packets', () => {
     const port = createCheckpointPacketPort({ ...options(), exec });
     const prose = { goal: 'g', currentState: 'c', nextAction: 'n' };
     const fresh = await port.build(source, prose, 'demo');
-    expect(subcommands).toHaveLength(6);
+    // Two reads find the base (the upstream's remote, where its HEAD points), six read the facts.
+    expect(subcommands).toHaveLength(8);
     subcommands.length = 0;
     const known = {
       branch: 'feature/move',
@@ -121,6 +122,21 @@ describe('checkpoint packets', () => {
     subcommands.length = 0;
     const withFiles = { ...known, base: { ...known.base, changedFiles: ['src/move.ts'] } };
     expect(await port.build(source, prose, 'demo', withFiles)).toEqual(fresh);
+    expect(subcommands).toEqual([]);
+  });
+
+  it("takes the base the device read whatever its name (a master repository's origin/master), asking git nothing of it", async () => {
+    const { exec, subcommands } = recordingExec();
+    const port = createCheckpointPacketPort({ ...options(), exec });
+    sandbox.git(source, ['branch', '-f', 'trunk', 'origin/main']);
+    const known = {
+      branch: 'feature/move',
+      head: sandbox.head(source),
+      base: { ref: 'trunk', mergeBase: sandbox.head(source, 'trunk'), changedFiles: ['src/move.ts'] },
+    };
+    const packet = await port.build(source, { goal: 'g', currentState: 'c', nextAction: 'n' }, 'demo', known);
+    expect(packet.verified).toMatchObject({ base_ref: 'trunk', merge_base: sandbox.head(source, 'trunk'), changed_files: ['src/move.ts'] });
+    expect(packet.verified).not.toHaveProperty('merge_base_error');
     expect(subcommands).toEqual([]);
   });
 

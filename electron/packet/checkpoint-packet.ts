@@ -5,7 +5,7 @@
  */
 import type { DriftWarning } from '../../shared/api/handoffs.ts';
 import { checkDrift, type CheckedOut, type DriftWarning as PacketDriftWarning } from './drift.ts';
-import { readBranchFacts, type KnownFacts } from './git-facts.ts';
+import { readBranchFacts, readDefaultBaseRef, type KnownFacts } from './git-facts.ts';
 import { openGitReader, type GitExec } from './git-read.ts';
 import { DEFAULT_BASE_REF, DEFAULT_PROVIDER } from './handoff-args.ts';
 import { assertedFrom } from './handoff-create.ts';
@@ -48,7 +48,9 @@ export async function buildCheckpointPacket(
 ): Promise<CheckpointPacketResult> {
   const opened = await openGitReader(repoPath, options.exec);
   if (!opened.ok) return { ok: false, reason: 'git_read_failed', message: opened.message };
-  const facts = await readBranchFacts(opened.reader, options.base_ref ?? DEFAULT_BASE_REF, options.known);
+  // The device read the base with the repository (its known facts); else it is found as handoff_create finds it.
+  const baseRef = options.base_ref ?? options.known?.base?.ref ?? (await readDefaultBaseRef(opened.reader, DEFAULT_BASE_REF));
+  const facts = await readBranchFacts(opened.reader, baseRef, options.known);
   if (!facts.ok) return { ok: false, reason: 'git_read_failed', message: facts.message };
   const { toplevel: _toplevel, merge_base_error, ...branchFacts } = facts.value;
   const slug = slugOfBranch(branchFacts.branch);

@@ -36,6 +36,31 @@ export async function readMergeBase(reader: GitReader, a: string, b: string): Pr
   return fail(r.ok || r.code === 'git_read_failed' ? `${a} and ${b} have no merge base` : r.message);
 }
 
+/** The remote of the current branch's upstream (`origin` for `origin/feature/x`), or null when it has none. */
+async function readUpstreamRemote(reader: GitReader): Promise<string | null> {
+  const r = await reader.read(['rev-parse', '--symbolic-full-name', '@{upstream}']);
+  return r.ok ? (/^refs\/remotes\/([^/]+)\//.exec(r.stdout.trim())?.[1] ?? null) : null;
+}
+
+/**
+ * The ref a branch is compared with when the caller names none: the default branch of the upstream's
+ * remote, or of origin — where `<remote>/HEAD` points, else `<remote>/main` or `<remote>/master` —
+ * else a local `main` or `master`; `fallback` when there is none of them (its merge_base_error then says so).
+ */
+export async function readDefaultBaseRef(reader: GitReader, fallback: string): Promise<string> {
+  const upstream = await readUpstreamRemote(reader);
+  const remotes = [...new Set([upstream ?? 'origin', 'origin'])];
+  for (const remote of remotes) {
+    const head = await reader.read(['rev-parse', '--abbrev-ref', `${remote}/HEAD`]);
+    const target = head.ok ? head.stdout.trim() : '';
+    if (target !== '' && target !== `${remote}/HEAD`) return target;
+  }
+  for (const ref of [...remotes.flatMap((remote) => [`${remote}/main`, `${remote}/master`]), 'main', 'master']) {
+    if ((await readCommit(reader, ref)).ok) return ref;
+  }
+  return fallback;
+}
+
 /** Files changed between two commits (committed changes only), sorted. */
 export async function readChangedFiles(reader: GitReader, from: string, to: string): Promise<Fact<string[]>> {
   const r = await reader.read(['diff', '--name-only', '-z', '--no-renames', '--no-ext-diff', from, to, '--']);

@@ -24,7 +24,12 @@ export const handoffCreateShape = {
     .optional()
     .describe('Claims and the probes that check them; stored as a table with result "not run"'),
   provider: z.string().optional().describe('The agent writing the packet, e.g. "claude-code" or "codex" (default "unspecified")'),
-  base_ref: z.string().optional().describe('The ref the branch is compared with (default "origin/main")'),
+  base_ref: z
+    .string()
+    .optional()
+    .describe(
+      "The ref the branch is compared with (default: the remote's default branch, where origin/HEAD points, else origin/main or origin/master, else main or master)",
+    ),
 };
 
 export const handoffResumeShape = {
@@ -37,6 +42,7 @@ export type HandoffCreateArgs = z.infer<typeof HandoffCreateArgs>;
 export type HandoffResumeArgs = z.infer<typeof HandoffResumeArgs>;
 
 export const DEFAULT_PROVIDER = 'unspecified';
+/** The base a packet names when the repository has none of the usual ones (readDefaultBaseRef). */
 export const DEFAULT_BASE_REF = 'origin/main';
 
 /** The first validation problem as one line. */

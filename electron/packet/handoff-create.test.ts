@@ -113,7 +113,7 @@ describe('handoffCreate', () => {
     expect(reparsed.ok && reparsed.packet.asserted.verification).toEqual(result.packet.asserted.verification);
   });
 
-  it('takes provider and base_ref from the caller, defaulting to "unspecified" and "origin/main"', async () => {
+  it('takes provider and base_ref from the caller, defaulting to "unspecified" and the default branch', async () => {
     const repo = featureRepo();
     sandbox.git(repo, ['branch', 'release', 'HEAD~1']);
     const result = await handoffCreate(repo, { provider: 'codex', base_ref: 'release' }, deps());
@@ -123,6 +123,28 @@ describe('handoffCreate', () => {
       merge_base: sandbox.head(repo, 'release'),
       changed_files: ['src/session.ts'],
     });
+  });
+
+  it("compares with the repository's own default branch when none is given: master, with or without origin/HEAD", async () => {
+    const legacy = join(sandbox.root, 'origins', 'legacy.git');
+    mkdirSync(legacy, { recursive: true });
+    sandbox.git(legacy, ['init', '-q', '--bare', '--initial-branch=master']);
+    const repo = sandbox.clone(legacy, 'legacy');
+    sandbox.git(repo, ['switch', '-q', '-c', 'master']);
+    sandbox.commitFile(repo, 'README.md', '# legacy\n');
+    sandbox.git(repo, ['push', '-q', '-u', 'origin', 'master']);
+    sandbox.git(repo, ['remote', 'set-head', 'origin', 'master']);
+    const base = sandbox.head(repo);
+    sandbox.branchWithUpstream(repo, 'feature/login');
+    sandbox.commitFile(repo, 'src/login.ts', 'export const login = 1;\n');
+    for (const withHead of [true, false]) {
+      if (!withHead) sandbox.git(repo, ['remote', 'set-head', 'origin', '--delete']);
+      const result = await handoffCreate(repo, { goal: 'Add login' }, deps());
+      expect(result.ok && result.packet.verified, `origin/HEAD set: ${withHead}`).toEqual(
+        expect.objectContaining({ base_ref: 'origin/master', merge_base: base, changed_files: ['src/login.ts'] }),
+      );
+      expect(result.ok && 'merge_base_error' in result.packet.verified).toBe(false);
+    }
   });
 
   it('degrades truthfully when the base ref is missing: merge_base null, no files, a merge_base_error', async () => {

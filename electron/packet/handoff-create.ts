@@ -2,7 +2,7 @@
  * handoff_create as a pure function: reads the branch facts from git, records the caller's prose
  * verbatim, writes one packet per branch and links it in memory. No MCP here; results are values.
  */
-import { readBranchFacts } from './git-facts.ts';
+import { readBranchFacts, readDefaultBaseRef } from './git-facts.ts';
 import { openGitReader, type GitExec } from './git-read.ts';
 import { DEFAULT_BASE_REF, DEFAULT_PROVIDER, describeIssue, HandoffCreateArgs } from './handoff-args.ts';
 import { noBackendLink, type MemoryLink, type MemoryStoreState } from './memory-link.ts';
@@ -94,7 +94,8 @@ export async function handoffCreate(root: string, rawArgs: unknown, deps: Handof
 
   const opened = await openGitReader(root, deps.exec);
   if (!opened.ok) return { ok: false, reason: 'git_read_failed', message: opened.message };
-  const facts = await readBranchFacts(opened.reader, args.base_ref ?? DEFAULT_BASE_REF);
+  const baseRef = args.base_ref ?? (await readDefaultBaseRef(opened.reader, DEFAULT_BASE_REF));
+  const facts = await readBranchFacts(opened.reader, baseRef);
   if (!facts.ok) return { ok: false, reason: 'git_read_failed', message: facts.message };
   const { toplevel, ...branchFacts } = facts.value;
   const slug = slugOfBranch(branchFacts.branch);

@@ -6,6 +6,7 @@
  * original's record, checkout and history are untouched. The fork then moves like any session.
  */
 import { execFileSync } from 'node:child_process';
+import { basename } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { deviceId, startDemoSession, startTwoDevices, waitEligible, waitSession, type TwoDevices } from '../../dev-env/two-devices.ts';
 import type { SessionDetail } from '../../shared/device-api.ts';
@@ -64,9 +65,12 @@ describe('Fork from here', () => {
       expect(git(world.origin, 'rev-parse', `refs/heads/${branch}`)).toBe(originalHead);
       // The history: the original's entries, then a note of where the fork came from.
       const note = fork.transcript.find((e) => e.role === 'system' && e.text.startsWith('Forked from'));
-      expect(note?.text).toContain(`session ${sessionId}`);
-      expect(note?.text).toContain(`handoff ${handoffId}`);
-      expect(note?.text).toContain('from laptop');
+      // In a person's words: the repository by name, no ids, no raw timestamp.
+      expect(note?.text).toContain('at its move from laptop on ');
+      expect(note?.text).toContain(`The repository ${basename(world.origin, '.git')} is on the new branch ${branch}`);
+      expect(note?.text).not.toContain(sessionId);
+      expect(note?.text).not.toContain(handoffId);
+      expect(note?.text).not.toMatch(/\d{4}-\d\d-\d\dT\d\d:/);
       expect(fork.transcript.some((e) => e.role === 'assistant')).toBe(true);
 
       // The fork's agent is told it is a fork, where it runs and on which branch, with the first input it reads.

@@ -16,9 +16,14 @@ export function BackendNotice() {
       <div className="backend-notice backend-notice--revoked" role="alert">
         <p className="backend-notice-title">This device was removed from the account.</p>
         <p className="backend-notice-detail">
-          It no longer syncs, moves or starts sessions; what it shows is what it last knew. To use it again, make an invite on a device in
-          the account (Devices → Add a device) and join with it from a new profile here.
+          It no longer syncs, moves or starts sessions; what it shows is what it last knew. To use this computer again, make an invite on a
+          device still in the account (Devices → Add a device) and join with it here as a new device.
         </p>
+        <details className="backend-notice-detail">
+          <summary>How to join again here</summary>
+          Baton keeps this device in its data folder, so joining again takes an empty one: quit Baton and move its data folder aside, then
+          join with the invite on the set-up screen; or run <code>baton device --profile NEW-FOLDER --join INVITE</code>.
+        </details>
       </div>
     );
   }

@@ -22,9 +22,16 @@ const DIRTY: Blocker = {
   repo: '/w',
   message: 'The workspace has uncommitted changes.',
   fix: 'git -C /w commit -am "…"',
+  action: { kind: 'commit', repo: '/w' },
   details: { files: ['src/app.ts', 'src/parser.ts'], fileCount: 2 },
 };
-const UNPUSHED: Blocker = { code: 'unpushed_commits', repo: '/w/lib', message: 'lib has 2 commits not on its upstream.', fix: 'git push' };
+const UNPUSHED: Blocker = {
+  code: 'unpushed_commits',
+  repo: '/w/lib',
+  message: 'lib has 2 commits not on its upstream.',
+  fix: 'git push',
+  action: { kind: 'push', repo: '/w/lib' },
+};
 const OFFLINE: Blocker = { code: 'target_offline', message: 'desktop is offline.', fix: 'Start Baton on desktop.' };
 
 const blockedBy = (blockers: Blocker[]): MoveResult => ({
@@ -111,6 +118,19 @@ describe('the blocked alert', () => {
     expect(dirty.getByRole('button', { name: 'Commit' })).toBeInTheDocument();
     expect(within(blockerItem(alert, UNPUSHED.message)).getByRole('button', { name: 'Push' })).toBeInTheDocument();
     expect(within(blockerItem(alert, OFFLINE.message)).queryAllByRole('button')).toEqual([]);
+  });
+
+  it('offers no Push for a branch with no remote to push to, only the fix to type', async () => {
+    const noRemote: Blocker = {
+      code: 'no_upstream',
+      repo: '/w',
+      message: 'app has no remote to push main to; add one and push.',
+      fix: 'git remote add origin <url> && git push -u origin main',
+      details: { branch: 'main', remote: null },
+    };
+    const item = within(blockerItem(await renderBlocked([noRemote]), noRemote.message));
+    expect(item.queryByRole('button', { name: 'Push' })).toBeNull();
+    expect(item.getByText(noRemote.fix)).toBeInTheDocument();
   });
 
   it("says beside Commit and Push that they run as the user's own git, hooks included", async () => {

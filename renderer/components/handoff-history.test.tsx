@@ -22,6 +22,18 @@ describe('the handoff history', () => {
     expect(items.map((item) => item.textContent?.includes('checkpoint no longer kept'))).toEqual([true, false, false]);
   });
 
+  it('says which device asked for each move: the source with Move, the target with Move here', async () => {
+    fakeDevice.answer('handoffHistory', [
+      completed('h1', true),
+      handoffView({ id: 'h2', state: 'completed', initiatorDeviceId: 'd2', history: historyTo('completed') }),
+    ]);
+    render(<HandoffHistory sessionId="s1" provider="demo" />);
+    const items = await within(screen.getByRole('region', { name: 'Handoff history' })).findAllByRole('listitem');
+    expect(items[0]).toHaveTextContent('laptop → desktop');
+    expect(items[0]).toHaveTextContent('asked on laptop');
+    expect(items[1]).toHaveTextContent('asked on desktop with Move here');
+  });
+
   it('offers Fork from here on each completed move, disabled with the reason where the checkpoint was collected', async () => {
     fakeDevice.answer('handoffHistory', [
       completed('h1', false),

@@ -1,7 +1,8 @@
 /**
- * The session's handoff history: every move, newest first, how it ended, when, and whether its
- * checkpoint is kept; codes in Details. A move that continued with another agent says so, and a
- * Switch agent on one device is listed among the moves. Each completed move offers Fork from here.
+ * The session's handoff history: every move, newest first, which device asked for it, how it ended,
+ * when, and whether its checkpoint is kept; codes in Details. A move that continued with another
+ * agent says so, and a Switch agent on one device is listed among the moves. Each completed move
+ * offers Fork from here.
  */
 import { useEffect, useId } from 'react';
 import { describeProviderChange, type ProviderChange } from '../../shared/agent-switch.ts';
@@ -20,6 +21,12 @@ function newestFirst(history: HandoffView[], changes: readonly ProviderChange[])
   const moves: Item[] = history.map((handoff) => ({ kind: 'move', at: handoff.history[0]?.at ?? 0, handoff }));
   const switches: Item[] = changes.filter((c) => c.handoffId === null).map((change) => ({ kind: 'switch', at: change.at, change }));
   return [...moves, ...switches].sort((a, b) => b.at - a.at);
+}
+
+/** Which device asked for a move, in words: its source with Move, or its target with Move here. */
+function askedOn(handoff: HandoffView): string {
+  if (handoff.initiatorDeviceId === handoff.targetDeviceId) return `asked on ${handoff.targetName} with Move here`;
+  return `asked on ${handoff.sourceName}`;
 }
 
 /** One Switch agent on one device, in the history. */
@@ -66,6 +73,7 @@ export function HandoffHistory({ sessionId, provider }: { sessionId: string; pro
                   {handoff.sourceName} → {handoff.targetName}
                 </span>
                 <span className="history-outcome">{handoffOutcome(handoff)}</span>
+                <span className="history-asker">{askedOn(handoff)}</span>
                 {handoff.providerChange && (
                   <span className="history-agent">Continued with another agent: {describeProviderChange(handoff.providerChange)}</span>
                 )}

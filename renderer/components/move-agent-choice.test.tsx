@@ -41,8 +41,10 @@ describe('the agent choice in the Move dialog', () => {
       'Continue with Command-line agent: a summary continuation',
     ]);
     expect(within(group).getByRole('radio', { name: 'Continue with Codex: a summary continuation' })).toHaveAccessibleDescription(
-      'Continued with Codex instead of Claude Code: Codex cannot import a Claude Code session, so it starts from a summary of it.',
+      'Codex cannot import a Claude Code session, so it starts from a summary of it.',
     );
+    // What will happen, not what did: nothing has moved yet.
+    for (const radio of within(group).getAllByRole('radio')) expect(radio).not.toHaveAccessibleDescription(/Continued/);
   });
 
   it('keeps the same agent the default: Start move as it opens asks for no other agent', async () => {

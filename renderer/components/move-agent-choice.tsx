@@ -4,7 +4,7 @@
  * then each other agent there, marked as a summary continuation.
  */
 import { useId } from 'react';
-import { agentChangeReason, agentLabel } from '../../shared/agent-switch.ts';
+import { agentLabel, summaryReason } from '../../shared/agent-switch.ts';
 import type { EligibilityView } from '../../shared/device-api.ts';
 import type { ProviderId } from '../../shared/provider.ts';
 
@@ -28,7 +28,7 @@ interface AgentOption {
 function agentOptions(entry: EligibilityView, sessionAgent: string | undefined): AgentOption[] {
   const summary = (id: ProviderId) => ({
     label: `Continue with ${agentLabel(id)}: a summary continuation`,
-    why: sessionAgent ? agentChangeReason(sessionAgent, id) : `${agentLabel(id)} starts from a summary of the session.`,
+    why: sessionAgent ? summaryReason(sessionAgent, id) : `${agentLabel(id)} starts from a summary of the session.`,
   });
   const first: AgentOption = entry.continueWith
     ? { id: null, ...summary(entry.continueWith) }

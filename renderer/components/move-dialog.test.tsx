@@ -24,6 +24,7 @@ const DIRTY: Blocker = {
   repo: '/w',
   message: 'app has 1 uncommitted file; commit them so the checkpoint can pin them.',
   fix: 'git add -A && git commit',
+  action: { kind: 'commit', repo: '/w' },
   details: { files: ['notes.md'], fileCount: 1 },
 };
 const UNPUSHED: Blocker = {
@@ -31,6 +32,7 @@ const UNPUSHED: Blocker = {
   repo: '/w',
   message: 'main in app has 1 commit not pushed.',
   fix: 'git push',
+  action: { kind: 'push', repo: '/w' },
   details: { ahead: 1 },
 };
 

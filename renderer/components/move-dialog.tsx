@@ -21,6 +21,7 @@ import { formatAgo } from '../model/format.ts';
 import { FormError } from './form-error.tsx';
 import { Modal, ModalActions } from './modal.tsx';
 import { MoveAgentChoice } from './move-agent-choice.tsx';
+import { TextWithCode } from './text-with-code.tsx';
 import { blockerSummary, sourceBlockers } from '../model/readiness-words.ts';
 
 interface MoveDialogProps {
@@ -153,8 +154,8 @@ export function MoveDialog({ sessionId, sessionTitle, onClose }: MoveDialogProps
           {chosen && <MoveAgentChoice entry={chosen} sessionAgent={sessionAgent} value={agent} onChange={setAgent} />}
           {asking && (
             <p className="notice">
-              The agent is waiting for an answer: it wants to {describeAsk(asking)}. Moving denies that, telling the agent the session
-              moves; ask again on the other device.
+              The agent is waiting for an answer: it wants to <TextWithCode text={describeAsk(asking)} />. Moving denies that, telling the
+              agent the session moves; ask again on the other device.
             </p>
           )}
           <FormError message={error ?? backendReason} />

@@ -21,7 +21,7 @@ function renderStrip(session: SessionView, deviceId = 'd1') {
   const onMove = vi.fn();
   const view = render(<OwnershipStrip session={session} onMove={onMove} />);
   const strip = screen.getByRole('region', { name: 'Ownership' });
-  return { ...view, strip, onMove, move: within(strip).getByRole('button', { name: 'Move' }) };
+  return { ...view, strip, onMove, move: within(strip).queryByRole('button', { name: 'Move' }) };
 }
 
 const cancelButton = (strip: HTMLElement) => within(strip).queryByRole('button', { name: 'Cancel move' });
@@ -32,11 +32,14 @@ const arrived = (over: Partial<SessionView>) =>
   sessionView({ ownerDeviceId: 'd2', ownerName: 'desktop', generation: 2, isOwner: true, condition: 'owned', ...over });
 
 describe('the ownership strip', () => {
-  it('says in words where the session runs, that it is this device, with the generation beside it', () => {
-    const { strip } = renderStrip(sessionView());
+  it('says in words where the session runs, that it is this device, the generation as secondary text at its foot', () => {
+    const { strip, move } = renderStrip(sessionView());
     expect(strip).toHaveTextContent('Running on laptop — this device');
-    expect(within(strip).getByText('generation 1')).toBeInTheDocument();
-    expect(strip).toHaveTextContent('never moved');
+    const generation = within(strip).getByText('generation 1');
+    expect(generation.closest('p')).toHaveTextContent('generation 1 · never moved');
+    // After what a person acts on, not as the line under the headline.
+    expect(move!.compareDocumentPosition(generation) & Node.DOCUMENT_POSITION_FOLLOWING).toBeTruthy();
+    expect(strip.lastElementChild).toBe(generation.closest('p'));
   });
 
   it('counts the moves in words: one time, then times', () => {
@@ -64,7 +67,7 @@ describe('the ownership strip', () => {
   it('Move opens the Move dialog on the owner', async () => {
     const { move, onMove } = renderStrip(sessionView());
     expect(move).toBeEnabled();
-    await userEvent.click(move);
+    await userEvent.click(move!);
     expect(onMove).toHaveBeenCalledTimes(1);
   });
 
@@ -74,10 +77,14 @@ describe('the ownership strip', () => {
     expect(move).toHaveAccessibleDescription(/desktop/);
   });
 
-  it('disables Move during a move, with why', () => {
-    const { move } = renderStrip(moving('target-prepared'));
-    expect(move).toBeDisabled();
-    expect(move).toHaveAccessibleDescription(/.+/);
+  it('offers no Move during a move, only Cancel move, and no sentence that a move is in progress', () => {
+    for (const state of ['target-prepared', 'target-activating'] as const) {
+      const { strip, move, unmount } = renderStrip(moving(state));
+      expect(move, state).toBeNull();
+      expect(strip, state).not.toHaveTextContent(/already in progress/);
+      unmount();
+    }
+    expect(cancelButton(renderStrip(moving('target-prepared')).strip)).toBeEnabled();
   });
 
   it('shows the two devices and the steps, the current one marked, while the session moves', () => {

@@ -78,10 +78,11 @@ export function OwnershipStrip({ session, onMove }: { session: SessionView; onMo
   const [actionError, setActionError] = useState<string | null>(null);
   const [cancelling, setCancelling] = useState(false);
   const tone = sessionTone(session, blocked);
-  const moveReason = moveBlockReason(session) ?? backendReason;
   const active = session.activeHandoff;
+  // While a move runs, Move is not offered at all: Cancel move is what can be done.
+  const moveReason = active ? null : (moveBlockReason(session) ?? backendReason);
   const canCancel = active !== null && isCancellable(active.state);
-  // Cancel move has its own reason: Move's, during a move, is that a move is in progress.
+  // Cancel move has its own reason: the only one, Move not being shown during a move.
   const cancelReason = canCancel ? backendReason : null;
   const hint = continueHint(session, selfName);
   const reasonText = actionError ?? moveReason;
@@ -112,10 +113,6 @@ export function OwnershipStrip({ session, onMove }: { session: SessionView; onMo
         <strong className="owner-name">{session.ownerName}</strong>
         {session.isOwner && <span className="where-here"> — this device</span>}
       </p>
-      <p className="generation-line">
-        <span className="generation">generation {session.generation}</span>
-        <span className="muted">{session.generation === 1 ? 'never moved' : `moved ${counted(session.generation - 1, 'time')}`}</span>
-      </p>
       {hint && <p className="continue-hint">{hint}</p>}
 
       {active ? (
@@ -129,15 +126,17 @@ export function OwnershipStrip({ session, onMove }: { session: SessionView; onMo
 
       <div className="ownership-actions">
         {mayMoveHere(session) && <MoveHereButton session={session} disabledReason={backendReason} />}
-        <button
-          type="button"
-          className={mayMoveHere(session) ? 'button' : 'button button--primary'}
-          disabled={moveReason !== null}
-          aria-describedby={moveReason ? moveReasonId : undefined}
-          onClick={onMove}
-        >
-          Move
-        </button>
+        {!active && (
+          <button
+            type="button"
+            className={mayMoveHere(session) ? 'button' : 'button button--primary'}
+            disabled={moveReason !== null}
+            aria-describedby={moveReason ? moveReasonId : undefined}
+            onClick={onMove}
+          >
+            Move
+          </button>
+        )}
         {canCancel && (
           <button
             type="button"
@@ -153,6 +152,11 @@ export function OwnershipStrip({ session, onMove }: { session: SessionView; onMo
       <p id={moveReasonId} className={reasonText || cancelReason ? 'action-reason' : 'action-reason action-reason--empty'}>
         {reasonText ?? ''}
         {cancelReason && <span id={cancelReasonId}> {cancelReason}</span>}
+      </p>
+      <p className="generation-line">
+        <span className="generation">generation {session.generation}</span>
+        <span aria-hidden="true"> · </span>
+        <span>{session.generation === 1 ? 'never moved' : `moved ${counted(session.generation - 1, 'time')}`}</span>
       </p>
     </section>
   );

@@ -69,7 +69,10 @@ describe('the permission request region', () => {
   it('shows which agent asks, the exact command, why, and answers Allow bound to the request and its generation', async () => {
     fakeDevice.answer('answerPermission', { ok: true, value: undefined });
     render(<PermissionRequest session={detail([NPM_TEST, EDIT])} />);
-    expect(region()).toHaveTextContent('Claude Code wants to run `npm test -- --run`.');
+    // The command as code, not between backticks as it was written.
+    expect(region()).toHaveTextContent('Claude Code wants to run npm test -- --run.');
+    expect(within(region()).getByText('npm test -- --run', { selector: '.permission-ask code' })).toBeInTheDocument();
+    expect(region().textContent).not.toContain('`');
     expect(within(region()).getByLabelText('Command')).toHaveTextContent('npm test -- --run');
     expect(region()).toHaveTextContent('This command requires approval');
     expect(region()).toHaveTextContent('One more request waits after this one.');
@@ -98,14 +101,14 @@ describe('the permission request region', () => {
     fakeDevice.answer('answerPermission', { ok: true, value: undefined });
     const remote = { isOwner: false, ownerName: 'laptop' };
     const { rerender } = render(<PermissionRequest session={detail([NPM_TEST], [], remote)} />);
-    expect(region()).toHaveTextContent('Claude Code wants to run `npm test -- --run` on laptop.');
+    expect(region()).toHaveTextContent('Claude Code wants to run npm test -- --run on laptop.');
     expect(within(region()).queryByRole('button', { name: 'Stop the turn' })).toBeNull();
     await userEvent.click(within(region()).getByRole('button', { name: 'Deny' }));
     expect(region()).toHaveTextContent('Answer sent to laptop…');
     rerender(<PermissionRequest session={detail([], [outcome({})], remote)} />);
     expect(screen.queryByRole('region', { name: 'Permission request' })).toBeNull();
     expect(screen.getByRole('status')).toHaveTextContent(
-      'Already answered on desktop: run `npm test -- --run` was allowed; your answer was not used.',
+      'Already answered on desktop: run npm test -- --run was allowed; your answer was not used.',
     );
   });
 

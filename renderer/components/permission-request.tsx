@@ -13,6 +13,7 @@ import { describeAsk, describeRule, type PermissionOutcomeView, type PermissionR
 import { errorMessage } from '../model/error-words.ts';
 import { useSessionsStore } from '../stores/sessions-store.ts';
 import { useStatusStore } from '../stores/status-store.ts';
+import { TextWithCode } from './text-with-code.tsx';
 
 const DECIDED: Record<PermissionOutcomeView['decision'], string> = {
   allow: 'allowed',
@@ -40,7 +41,7 @@ function RequestBody({ request, elsewhere }: { request: PermissionRequestView; e
   return (
     <>
       <p className="permission-ask">
-        <strong>{asker(request)}</strong> wants to {describeAsk(request)}
+        <strong>{asker(request)}</strong> wants to <TextWithCode text={describeAsk(request)} />
         {elsewhere === null ? '' : ` on ${elsewhere}`}.
       </p>
       {request.command !== undefined && (
@@ -111,7 +112,7 @@ export function PermissionRequest({ session }: { session: SessionDetail }) {
     if (!ended) return null;
     return (
       <p className="permission-ended" role="status">
-        {endedText(ended, selfId)}
+        <TextWithCode text={endedText(ended, selfId)} />
       </p>
     );
   }
@@ -143,7 +144,7 @@ export function PermissionRequest({ session }: { session: SessionDetail }) {
         )}
       </div>
       <p className="muted permission-rule">
-        “Allow for this session” also allows {describeRule(request.sessionRule)} from now on, on any device.
+        “Allow for this session” also allows <TextWithCode text={describeRule(request.sessionRule)} /> from now on, on any device.
       </p>
       {more > 0 && <p className="muted">{more === 1 ? 'One more request waits' : `${more} more requests wait`} after this one.</p>}
       <p className="permission-said" role="status">

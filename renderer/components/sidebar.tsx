@@ -8,6 +8,7 @@ import { useStatusStore } from '../stores/status-store.ts';
 import { needsBackendReason } from '../model/backend-reach.ts';
 import { NotificationsSwitch } from './notifications-switch.tsx';
 import { sessionTone } from '../model/session-state.ts';
+import { titleAndMarks } from '../model/format.ts';
 
 /** What the sidebar adds to where a session runs. */
 const TONE_NOTE: Record<ReturnType<typeof sessionTone>, string> = {
@@ -18,6 +19,17 @@ const TONE_NOTE: Record<ReturnType<typeof sessionTone>, string> = {
   attention: ' · needs attention',
 };
 
+/** The title, shortened at its end when it must be, with a fork's mark always in view. */
+function SessionTitle({ title }: { title: string }) {
+  const [head, marks] = titleAndMarks(title);
+  return (
+    <span className="session-link-title" title={title}>
+      <span className="session-link-head">{head}</span>
+      {marks && <span className="session-link-marks">{marks}</span>}
+    </span>
+  );
+}
+
 function SessionLink({ session, current }: { session: SessionView; current: boolean }) {
   const blocked = useBlockedMove(session);
   const tone = sessionTone(session, blocked !== undefined && !blocked.report.ready);
@@ -27,7 +39,7 @@ function SessionLink({ session, current }: { session: SessionView; current: bool
       className={`session-link tone--${tone}`}
       aria-current={current ? 'page' : undefined}
     >
-      <span className="session-link-title">{session.title}</span>
+      <SessionTitle title={session.title} />
       <span className="session-link-meta" aria-hidden="true">
         <span className={`tone-dot tone-dot--${tone}`} />
         {session.isOwner ? 'on this device' : `on ${session.ownerName}`}

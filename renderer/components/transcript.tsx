@@ -12,6 +12,7 @@ import { useDevicesStore } from '../stores/devices-store.ts';
 import { useSessionsStore } from '../stores/sessions-store.ts';
 import { AgentPartLine, agentPartText } from './agent-part.tsx';
 import { formatClock } from '../model/format.ts';
+import { TextWithCode } from './text-with-code.tsx';
 
 const ROLE_LABEL: Record<TranscriptEntry['role'], string> = { user: 'You', assistant: 'Agent', tool: 'Tool', system: 'Baton' };
 
@@ -23,7 +24,7 @@ const Entry = memo(function Entry({ entry, who }: { entry: TranscriptEntry; who:
         <span className="entry-who">{who}</span>
         <time dateTime={new Date(entry.at).toISOString()}>{formatClock(entry.at).slice(0, 8)}</time>
       </div>
-      <div className="entry-text">{entry.text}</div>
+      <div className="entry-text">{entry.role === 'tool' ? entry.text : <TextWithCode text={entry.text} />}</div>
     </li>
   );
 });

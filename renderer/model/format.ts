@@ -45,3 +45,13 @@ export function resumePathText(path: HandoffView['resumePath']): string {
   if (path === 'summary-continuation') return 'the agent continued from a rebuilt prompt carrying what the checkpoint says happened';
   return 'not recorded';
 }
+
+/**
+ * A session title cut where a narrow list may shorten it: the words before, and the marks Baton
+ * appends (" (fork)", once per fork of a fork) that must stay in view so a fork never looks like its
+ * original — `["Fix the parser", " (fork)"]`; `[title, ""]` when there is none.
+ */
+export function titleAndMarks(title: string): [head: string, marks: string] {
+  const marks = /(?:\s*\(fork\))+$/.exec(title)?.[0] ?? '';
+  return marks === '' || marks.length === title.length ? [title, ''] : [title.slice(0, -marks.length), marks];
+}

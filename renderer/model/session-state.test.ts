@@ -30,7 +30,6 @@ describe('session state in the run view', () => {
   it('disables Move off the owner and during a move, saying why', () => {
     expect(moveBlockReason(session())).toBeNull();
     expect(moveBlockReason(session({ isOwner: false, ownerName: 'desktop' }))).toContain('desktop');
-    expect(moveBlockReason(session({ activeHandoff: handoff() }))).toMatch(/in progress/);
     const attention = { code: 'workspace_missing', message: 'Its workspace is gone.', fix: 'Put it back.', retryActivation: false };
     expect(moveBlockReason(session({ condition: 'needs-attention', attention }))).toBe('This session needs attention before it can move.');
     expect(moveBlockReason(session({ condition: 'needs-attention', attention: { ...attention, retryActivation: true } }))).toMatch(
@@ -43,21 +42,32 @@ describe('session state in the run view', () => {
     expect(sendBlockReason(session({ inputBlock: { code: 'quiescing', message: 'Moving: input is paused.' } }))).toBe(
       'Moving: input is paused.',
     );
-    expect(sendBlockReason(session({ isOwner: false, ownerName: 'desktop' }))).toContain('desktop owns this session');
+    // Off the owner, where to type instead, not the runtime's "input goes there" for a box that takes none.
+    const elsewhere = { code: 'not_owner' as const, message: 'Another device owns this session.' };
+    for (const offOwner of [
+      session({ isOwner: false, ownerName: 'desktop' }),
+      session({ isOwner: false, ownerName: 'desktop', inputBlock: elsewhere }),
+    ])
+      expect(sendBlockReason(offOwner)).toBe(
+        'Messages are sent from desktop, which owns this session; move it here to send them from this device.',
+      );
     const failed = { code: 'needs_attention' as const, message: 'Activation failed (digest_mismatch): the body does not match.' };
     expect(sendBlockReason(session({ inputBlock: failed }))).toBe('Activation failed: the body does not match.');
   });
 
-  it('offers commit for a dirty tree and push for unpushed commits or a missing upstream, and nothing for target blockers', () => {
-    const blocker = (code: Blocker['code'], repo?: string): Blocker => ({ code, message: 'm', fix: 'f', ...(repo ? { repo } : {}) });
-    expect(remediationOf(blocker('dirty_tree', '/r'))).toEqual({ kind: 'commit', repo: '/r' });
-    expect(remediationOf(blocker('unpushed_commits', '/r'))).toEqual({ kind: 'push', repo: '/r' });
-    expect(remediationOf(blocker('no_upstream', '/r'))).toEqual({ kind: 'push', repo: '/r' });
-    expect(remediationOf(blocker('target_offline'))).toBeNull();
-    expect(remediationOf({ ...blocker('dirty_tree', '/r'), action: { kind: 'push', repo: '/other' } })).toEqual({
-      kind: 'push',
-      repo: '/other',
+  it('offers the remediation the device found, and none it did not (no remote to push to, a merge to finish)', () => {
+    const blocker = (code: Blocker['code'], over: Partial<Blocker> = {}): Blocker => ({
+      code,
+      message: 'm',
+      fix: 'f',
+      repo: '/r',
+      ...over,
     });
+    expect(remediationOf(blocker('dirty_tree', { action: { kind: 'commit', repo: '/r' } }))).toEqual({ kind: 'commit', repo: '/r' });
+    expect(remediationOf(blocker('unpushed_commits', { action: { kind: 'push', repo: '/r' } }))).toEqual({ kind: 'push', repo: '/r' });
+    expect(remediationOf(blocker('no_upstream', { details: { branch: 'main', remote: null } }))).toBeNull();
+    expect(remediationOf(blocker('dirty_tree', { details: { conflicted: 1 } }))).toBeNull();
+    expect(remediationOf(blocker('target_offline'))).toBeNull();
   });
 
   it('folds a running handoff in as active, and a finished one as the last move', () => {

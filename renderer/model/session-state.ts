@@ -24,10 +24,9 @@ export const TONE_LABEL: Record<Tone, string> = {
   remote: 'Owned elsewhere',
 };
 
-/** Why "Move" is disabled, or null when it is enabled. */
+/** Why "Move" is disabled, or null when it is enabled (while a move runs, Move is not shown: Cancel move is). */
 export function moveBlockReason(session: SessionView): string | null {
   if (!session.isOwner) return `Only the owning device (${session.ownerName}) can move this session.`;
-  if (session.activeHandoff) return 'A move is already in progress.';
   if (session.condition === 'needs-attention') {
     return session.attention?.retryActivation === false
       ? 'This session needs attention before it can move.'
@@ -41,20 +40,20 @@ export function withoutCodes(sentence: string): string {
   return sentence.replace(/\s*\([a-z]+(?:_[a-z0-9]+)+\)/g, '');
 }
 
-/** Why this device may not send, or null when it may. */
+/** Why this device may not send, or null when it may; off the owner, where messages are sent from instead. */
 export function sendBlockReason(session: SessionView): string | null {
+  if (!session.isOwner)
+    return `Messages are sent from ${session.ownerName}, which owns this session; move it here to send them from this device.`;
   if (session.inputBlock) return withoutCodes(session.inputBlock.message);
-  if (!session.isOwner) return `${session.ownerName} owns this session; only the owning device can send messages.`;
   return null;
 }
 
-/** The remediation a blocker offers: its own, or the obvious one for its code and repo. */
+/**
+ * The remediation a blocker offers: the one its device found it can do, or none. Never guessed from
+ * the code: a branch with no remote cannot be pushed, a tree in the middle of a merge is not committed.
+ */
 export function remediationOf(blocker: Blocker): RemediationAction | null {
-  if (blocker.action) return blocker.action;
-  if (!blocker.repo) return null;
-  if (blocker.code === 'dirty_tree') return { kind: 'commit', repo: blocker.repo };
-  if (blocker.code === 'unpushed_commits' || blocker.code === 'no_upstream') return { kind: 'push', repo: blocker.repo };
-  return null;
+  return blocker.action ?? null;
 }
 
 /** A cancelled move whose ownership had already been transferred (activation failed on the target). */

@@ -3,6 +3,7 @@ import { useId, useState } from 'react';
 import type { DeviceView } from '../../shared/device-api.ts';
 import { needsBackendReason } from '../model/backend-reach.ts';
 import { formatAgo, formatDay } from '../model/format.ts';
+import { AccountKeys } from '../components/account-keys.tsx';
 import { Modal } from '../components/modal.tsx';
 import { SyncBackendSettings } from '../components/sync-backend-settings.tsx';
 import { useDevicesStore } from '../stores/devices-store.ts';
@@ -99,7 +100,6 @@ export function DevicesScreen() {
   const devices = useDevicesStore((state) => state.devices);
   const loaded = useDevicesStore((state) => state.loaded);
   const revoke = useDevicesStore((state) => state.revoke);
-  const rotateKeys = useDevicesStore((state) => state.rotateKeys);
   const busy = useDevicesStore((state) => state.busy);
   const error = useDevicesStore((state) => state.error);
   const notice = useDevicesStore((state) => state.notice);
@@ -151,21 +151,7 @@ export function DevicesScreen() {
       </section>
       <div className="two-up">
         <InvitePanel />
-        <section className="card" aria-labelledby={`${listId}-keys`}>
-          <h2 id={`${listId}-keys`}>Account keys</h2>
-          <p className="muted">
-            Rotating makes a new key version shared with the remaining devices. New checkpoints use it; old ones stay readable.
-          </p>
-          <button
-            type="button"
-            className="button"
-            disabled={busy || backendReason !== null}
-            title={backendReason ?? undefined}
-            onClick={() => void rotateKeys()}
-          >
-            Rotate keys
-          </button>
-        </section>
+        <AccountKeys />
       </div>
       <SyncBackendSettings />
       {revoking && (

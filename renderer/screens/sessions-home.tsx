@@ -18,7 +18,7 @@ export function SessionsHome() {
             ? 'Loading…'
             : sessions.length === 0
               ? 'No sessions yet. Use New session to run an agent in a git workspace — the Demo agent works offline.'
-              : `${sessions.length} session${sessions.length === 1 ? '' : 's'} in this account; ${owned} owned by ${deviceName}${moving ? `, ${moving} moving` : ''}. Pick one on the left.`}
+              : `${sessions.length} session${sessions.length === 1 ? '' : 's'} in this account; ${owned} owned by ${deviceName}${moving ? `, ${moving} moving` : ''}. Open one by its title.`}
         </p>
       </header>
       <ol className="how-it-works">

@@ -16,7 +16,8 @@ interface DevicesState {
   load(): Promise<void>;
   createInvite(): Promise<void>;
   revoke(deviceId: string): Promise<void>;
-  rotateKeys(): Promise<void>;
+  /** Rotates the account keys; what came of it is the caller's to say (beside its button), not the screen's notice. */
+  rotateKeys(): Promise<{ ok: true; keyVersion: number } | { ok: false; message: string }>;
   setDevices(devices: DeviceView[]): void;
 }
 
@@ -60,11 +61,17 @@ export const useDevicesStore = create<DevicesState>()((set, get) => {
         () => api.revokeDevice({ deviceId }),
         () => 'Device revoked. Its requests are refused from now on.',
       ),
-    rotateKeys: () =>
-      act(
-        () => api.rotateKeys({}),
-        ({ keyVersion }) => `Keys rotated to version ${keyVersion}. New checkpoints use the new key.`,
-      ),
+    rotateKeys: async () => {
+      set({ busy: true, error: null, notice: null });
+      try {
+        const rotated = await api.rotateKeys({});
+        return rotated.ok ? { ok: true, keyVersion: rotated.value.keyVersion } : { ok: false, message: plainMessage(rotated) };
+      } catch (error) {
+        return { ok: false, message: plainMessage(failureOf(error)) };
+      } finally {
+        set({ busy: false });
+      }
+    },
     setDevices: (devices) => set({ devices, loaded: true }),
   };
 });

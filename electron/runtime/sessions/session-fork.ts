@@ -20,6 +20,7 @@ import type { LocalSession, LocalState } from '../../local-state/local-state.ts'
 import type { BackendPort } from '../../ports/backend.ts';
 import type { ChangeSink } from '../../ports/changes.ts';
 import type { RemediationPort } from '../../ports/git.ts';
+import { forkHistoryNote, forkNote, type ForkedRepo } from './fork-note.ts';
 import { appendHistory } from './history-append.ts';
 import type { SessionService } from './session-service.ts';
 
@@ -41,20 +42,6 @@ export function forkRoot(workspaceRoot: string, forkId: string): string {
 /** The fork's branch in a repository that was on `branch`. */
 export function forkBranchName(branch: string | null, forkId: string): string {
   return `${branch ?? 'session'}-fork-${forkId.slice(0, 8)}`;
-}
-
-/**
- * What the fork's agent is told ("Baton:" first, as after a move): that it is a fork, of what and from
- * where, where it now runs and on which branch, and that the original goes on without it.
- */
-export function forkNote(title: string, sourceDeviceName: string | null, workspace: string, branches: string[]): string {
-  const on =
-    branches.length === 1 ? `on the new branch ${branches[0]}` : `each repository on a new branch of its own (${branches.join(', ')})`;
-  return (
-    `Baton: this session is a fork of "${title}", made from the checkpoint of its move from ${sourceDeviceName ?? 'another device'}; ` +
-    `you now run in ${workspace}, ${on}. The original session goes on separately, in its own folder and branch: ` +
-    'nothing you do here changes it.'
-  );
 }
 
 const collected = () => fail('checkpoint_collected', 'The checkpoint of this move was collected, so it can no longer be forked from.');
@@ -90,18 +77,23 @@ function openForFork(deps: ForkDeps, handoff: Handoff, forkId: string, root: str
   );
 }
 
-/** The new branch of each pinned repository, pushed; what to tell the person where a push failed. */
-async function branchOff(deps: ForkDeps, opened: Opened, forkId: string): Promise<Result<string[]>> {
-  const notes: string[] = [];
+/** The new branch of each pinned repository, pushed (or why not), as the fork's history note tells it. */
+async function branchOff(deps: ForkDeps, opened: Opened, forkId: string): Promise<Result<ForkedRepo[]>> {
+  const repos: ForkedRepo[] = [];
   for (const [index, repoPath] of opened.pinned.repoPaths.entries()) {
     const repo = opened.checkpoint.repos[index];
     const made = await deps.remediation.forkBranch(repoPath, forkBranchName(repo?.branch ?? null, forkId));
     if (!made.ok) return made;
     const { branch, pushed } = made.value;
-    const where = `${repo?.relPath || '.'} is on the new branch ${branch} at ${repo?.commit.slice(0, 12) ?? 'its pinned commit'}`;
-    notes.push(pushed.ok ? `${where}, pushed.` : `${where}, not pushed (${pushed.message}): push it before moving the fork.`);
+    repos.push({
+      relPath: repo?.relPath ?? '.',
+      remoteUrl: repo?.remoteUrl ?? null,
+      branch,
+      commit: repo?.commit ?? '',
+      pushFailure: pushed.ok ? null : pushed.message,
+    });
   }
-  return ok(notes);
+  return ok(repos);
 }
 
 /**
@@ -129,7 +121,7 @@ export async function forkFromHandoff(deps: ForkDeps, sessionId: string, handoff
   const provider = checkpointAgent(checkpoint);
   const levels = isProviderId(provider) && PROVIDER_CAPABILITIES[provider].permissions;
   // The branch first (a fork that cannot have one is not made), then the record.
-  const branchAndRecord = async (): Promise<Result<{ notes: string[] }>> => {
+  const branchAndRecord = async (): Promise<Result<{ repos: ForkedRepo[] }>> => {
     const branches = await branchOff(deps, opened.value, forkId);
     if (!branches.ok) return branches;
     const permission = levels ? { permission: checkpoint.meta.permission } : {};
@@ -137,7 +129,7 @@ export async function forkFromHandoff(deps: ForkDeps, sessionId: string, handoff
     if (!checked.ok) return checked;
     const title = `${checkpoint.meta.title} (fork)`;
     const created = await deps.sessions.createRecord(checked.value, title, { agents: checkpoint.agents, transcript: [] }, forkId);
-    return created.ok ? ok({ notes: branches.value }) : created;
+    return created.ok ? ok({ repos: branches.value }) : created;
   };
   const recorded = await branchAndRecord();
   if (!recorded.ok) {
@@ -153,11 +145,14 @@ export async function forkFromHandoff(deps: ForkDeps, sessionId: string, handoff
   deps.state.updateSession(forkId, (s) => {
     s.permissions = { ...s.permissions, rules: checkpoint.meta.permissionRules ?? s.permissions.rules };
   });
-  const at = new Date(handoff.updatedAt).toISOString();
   deps.sessions.note(
     forkId,
-    `Forked from "${checkpoint.meta.title}" (session ${sessionId}) at the checkpoint of its move from ${checkpoint.sourceDeviceName} ` +
-      `(handoff ${handoffId}, ${at}). ${recorded.value.notes.join(' ')} The original session is unchanged.`,
+    forkHistoryNote({
+      title: checkpoint.meta.title,
+      sourceDeviceName: checkpoint.sourceDeviceName,
+      movedAt: handoff.history[0]?.at ?? handoff.createdAt,
+      repos: recorded.value.repos,
+    }),
   );
   const agent = deps.sessions.attach(forkId, provider);
   const branches = checkpoint.repos.map((r) => forkBranchName(r.branch, forkId));

@@ -24,7 +24,7 @@ export class SessionInput {
   inputBlock(session: Readonly<LocalSession>): InputBlock {
     if (session.inputBlock) return session.inputBlock;
     if (session.ownerDeviceId !== this.deps.selfId)
-      return { code: 'not_owner', message: 'Another device owns this session; input goes there.' };
+      return { code: 'not_owner', message: 'Another device owns this session: send messages from it, or move the session here first.' };
     if (!this.deps.driver.isRunning(session.id)) return { code: 'not_running', message: 'The agent is not running on this device.' };
     return null;
   }

@@ -54,7 +54,8 @@ describe('staging a checkpoint with many provider files', () => {
     expect([small.staged, large.staged, huge.staged]).toEqual([1_001, 4_001, 10_000]);
     // Linear: four times the files in at most about six times the time (quadratic: sixteen).
     expect(large.ms).toBeLessThan(6 * small.ms);
-    expect(huge.ms).toBeLessThan(5_000);
+    // And ten times the files in at most about fifteen times (quadratic: a hundred), measured against the same run.
+    expect(huge.ms).toBeLessThan(15 * small.ms);
     // Between two turns of the event loop the thread does a few parts' work, whatever their number:
     // the per-part rebuild of every staged path held it longer the more files there were (at 1,000 /
     // 2,000 / 4,000 files: 5.6-6.8 / 10.9 / 24.8 ms on a CPU, measured, and 4,000 took 12 times 1,000).

@@ -56,8 +56,10 @@ const rendererDom: TestProjectInlineConfiguration = {
 
 export default defineConfig({
   test: {
-    testTimeout: 30_000,
-    hookTimeout: 60_000,
+    // Generous, because a test's time is never its assertion: many tests start baton processes, and on a
+    // two-core machine shared with other work (CI may be one) a process start takes several seconds.
+    testTimeout: 60_000,
+    hookTimeout: 120_000,
     pool: 'forks',
     // Two files at a time even on two cores: most tests wait on git, CLIs and sockets rather than
     // compute, so this halves the suite's time (the handoff area: 329 s of tests in 175 s).

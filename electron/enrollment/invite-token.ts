@@ -23,6 +23,8 @@ export const InviteToken = z.strictObject({
   backendUrls: BackendUrls.optional(),
   /** The backend keys the inviter pinned: the joiner pins them before it sends anything (absent: none, as before). */
   backendPins: BackendPins.optional(),
+  /** The device of the account that hosts the backend (absent: none does; a backend run on its own). */
+  backendHost: z.strictObject({ deviceId: Id, name: z.string().min(1).max(100) }).optional(),
   accountId: Id,
   inviteId: Id,
   /** 32 random bytes, base64url. */

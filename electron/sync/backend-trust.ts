@@ -29,9 +29,8 @@ export class BackendKeyRefused extends Error {
     const { url, presented } = refusal;
     super(
       refusal.reason === 'mismatch'
-        ? `the backend at ${url} presented the key ${presented}, not the one this device pinned (${pinned.join(', ')}); ` +
-            'nothing was sent to it. If its key was changed on purpose, join again with a new invite from an enrolled device, ' +
-            'or re-pin it under Devices → Sync backend; otherwise this is not your backend'
+        ? `the backend at ${url} presented the key ${presented}, not the pinned ${pinned.join(' or ')}, so nothing was sent to it; ` +
+            'if its key was changed on purpose, re-pin it (Devices → Sync backend, or --backend-pin)'
         : `the backend at ${url} presents a certificate no authority this system trusts vouches for (${authorizationError ?? 'untrusted'}); ` +
             `its key is ${presented}. Pin it: join with an invite (it carries the key), or confirm the key when creating the account ` +
             `(baton device --backend-pin ${presented})`,

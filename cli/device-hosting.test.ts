@@ -8,11 +8,13 @@
  */
 import { execFile } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { networkInterfaces, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DeviceClient, PROJECT_ROOT, startBaton, waitFor, type RunningProcess } from '../dev-env/process-harness.ts';
+import { decodeInvite } from '../electron/enrollment/invite-token.ts';
+import { hostedInviteUrls } from '../electron/hosting/network-addresses.ts';
 
 const run = promisify(execFile);
 const BATON = join(PROJECT_ROOT, 'bin', 'baton.js');
@@ -109,6 +111,30 @@ describe('a device that hosts its account’s backend', () => {
     } finally {
       await laptop.stop();
     }
+  }, 60_000);
+
+  it('has baton invite warn that its invite works only here, and --share-backend let other machines reach the backend first', async () => {
+    const local = await runToEnd(['invite', '--profile', profile()]);
+    expect(local.code).toBe(0);
+    expect(local.stderr).toContain('baton invite: warning: this invite works only for a device on this machine');
+    expect(local.stderr).toContain(`baton invite --profile ${profile()} --share-backend`);
+    const localToken = decodeInvite(local.stdout.trim());
+    expect(localToken.ok && localToken.value.backendUrls).toEqual(keptProfile(profile()).backendUrls);
+
+    const shared = await runToEnd(['invite', '--profile', profile(), '--share-backend']);
+    expect(shared.code).toBe(0);
+    const port = Number(new URL(keptProfile(profile()).backendUrls[0]!).port);
+    expect(keptProfile(profile()).hosting).toMatchObject({ port, shared: true });
+    expect((await client.call('getStatus', {})).backendHome).toMatchObject({
+      where: 'this-device',
+      hosted: { shared: true, state: 'running' },
+    });
+    const token = decodeInvite(shared.stdout.trim());
+    const expected = hostedInviteUrls(port, true, networkInterfaces());
+    expect(token.ok && token.value).toMatchObject({ backendUrls: expected, backendHost: { name: 'desk' } });
+    // With no network address on this machine there is nothing else to carry, and the warning stays.
+    expect(shared.stderr.includes('works only for a device on this machine')).toBe(expected[0]!.startsWith('https://127.'));
+    expect((await client.take('shareBackend', { shared: false })).backendHome).toMatchObject({ hosted: { shared: false } });
   }, 60_000);
 
   it('stops the backend with itself, and serves it again at the same address when started again', async () => {

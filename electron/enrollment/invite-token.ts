@@ -91,8 +91,8 @@ export function decodeInvite(pasted: string): Result<InviteToken, InviteDecodeCo
   try {
     value = JSON.parse(json);
   } catch {
-    // A JSON object that does not end: the line was cut. Anything else was never an invite.
-    return json.startsWith('{"v":') ? truncated() : malformed();
+    // A JSON object that does not end, or the first bytes of one: the line was cut. Anything else was never an invite.
+    return json.startsWith('{"v":') || '{"v":'.startsWith(json) ? truncated() : malformed();
   }
   const parsed = InviteToken.safeParse(value);
   return parsed.success ? { ok: true, value: parsed.data } : malformed();

@@ -8,13 +8,12 @@
  */
 import { networkInterfaces, type NetworkInterfaceInfo } from 'node:os';
 import type { HostedBackendView } from '../../shared/device-api.ts';
-import { MAX_BACKEND_ADDRESSES } from '../../shared/backend-addresses.ts';
 import { fail, ok, type Result } from '../../shared/errors.ts';
 import type { HostingRequest } from '../../shared/hosting.ts';
 import type { HostingRecord } from '../enrollment/profile.ts';
 import type { HostingPort } from '../ports/hosting.ts';
 import type { HostingEngine } from './hosting-engine.ts';
-import { backendUrlAt, reachableAddresses } from './network-addresses.ts';
+import { hostedInviteUrls, networkBackendUrls, reachableAddresses } from './network-addresses.ts';
 
 export interface BackendHostOptions {
   engine: HostingEngine;
@@ -98,8 +97,7 @@ export class BackendHost implements HostingPort {
   }
 
   inviteAddresses(): string[] {
-    const network = this.record.shared ? this.networkUrls() : [];
-    return network.length > 0 ? network : [this.ownUrl()];
+    return hostedInviteUrls(this.record.port, this.record.shared, this.interfaces());
   }
 
   retire(): Promise<void> {
@@ -155,14 +153,16 @@ export class BackendHost implements HostingPort {
     return ok(this.fingerprint);
   }
 
+  private interfaces(): NodeJS.Dict<NetworkInterfaceInfo[]> {
+    return (this.options.interfaces ?? networkInterfaces)();
+  }
+
   private addresses(): string[] {
-    return reachableAddresses((this.options.interfaces ?? networkInterfaces)()).map((a) => a.address);
+    return reachableAddresses(this.interfaces()).map((a) => a.address);
   }
 
   private networkUrls(): string[] {
-    return this.addresses()
-      .slice(0, MAX_BACKEND_ADDRESSES)
-      .map((address) => backendUrlAt(address, this.record.port));
+    return networkBackendUrls(this.record.port, this.interfaces());
   }
 
   private serialized<T>(work: () => Promise<T>): Promise<T> {

@@ -11,6 +11,7 @@
  * rarely reaches. Within a rank, the interfaces' own order.
  */
 import type { NetworkInterfaceInfo } from 'node:os';
+import { MAX_BACKEND_ADDRESSES } from '../../shared/backend-addresses.ts';
 
 /** One address of this machine another machine may use. */
 export interface NetworkAddress {
@@ -74,4 +75,20 @@ export function reachableAddresses(interfaces: NodeJS.Dict<NetworkInterfaceInfo[
 /** The https address of a backend on `port` at `address` (an IPv6 address in brackets). */
 export function backendUrlAt(address: string, port: number): string {
   return `https://${address.includes(':') ? `[${address.toLowerCase()}]` : address}:${port}`;
+}
+
+/** The https addresses other machines reach a backend on `port` at, most likely first (as many as a device keeps). */
+export function networkBackendUrls(port: number, interfaces: NodeJS.Dict<NetworkInterfaceInfo[]>): string[] {
+  return reachableAddresses(interfaces)
+    .slice(0, MAX_BACKEND_ADDRESSES)
+    .map((found) => backendUrlAt(found.address, port));
+}
+
+/**
+ * The addresses an invite of the device hosting a backend on `port` carries: the ones other machines
+ * use while it lets them reach it (when the machine has any), else its loopback address.
+ */
+export function hostedInviteUrls(port: number, shared: boolean, interfaces: NodeJS.Dict<NetworkInterfaceInfo[]>): string[] {
+  const network = shared ? networkBackendUrls(port, interfaces) : [];
+  return network.length > 0 ? network : [`https://127.0.0.1:${port}`];
 }

@@ -8,10 +8,9 @@
  * hosting nothing. A session moves desk → laptop and back through the UI. Then desk stops, and the
  * laptop says it can't reach the backend on desk.
  */
-import { chromium, expect, test, type Browser, type Page } from '@playwright/test';
-import { join } from 'node:path';
+import { expect, test, type Browser, type Page } from '@playwright/test';
+import { openOnHost } from '../dev-env/two-hosts/host-browser.ts';
 import { startTwoMachines, type Machine, type TwoMachines } from '../dev-env/two-hosts/two-machines.ts';
-import config from '../playwright.config.ts';
 import { openSession, runView, startDemoSessionInUi, startMoveInUi } from './support/devices.ts';
 
 const TITLE = 'Tidy the release notes';
@@ -32,13 +31,8 @@ test.afterAll(async () => {
 
 /** A Chromium running on `machine`'s host, showing its UI. */
 async function openOn(machine: Machine): Promise<Page> {
-  const wrapper = join(world.sandbox.root, `chromium-${machine.name}`);
-  await machine.host.writeWrapper(wrapper, config.use?.launchOptions?.executablePath ?? '/usr/bin/chromium');
-  const browser = await chromium.launch({ ...config.use?.launchOptions, executablePath: wrapper, headless: true });
+  const { browser, page } = await openOnHost(machine, world.sandbox.root);
   browsers.push(browser);
-  const page = await browser.newPage({ viewport: { width: 1360, height: 860 } });
-  page.on('pageerror', (error) => console.error(`[${machine.name} page] ${error.message}`));
-  await page.goto(machine.ui());
   return page;
 }
 

@@ -36,6 +36,8 @@ export interface TwoMachines {
   repo: string;
   desk: Machine;
   laptop: Machine;
+  /** Another machine on `host` (a home of its own), stopped with the others. */
+  machineOn(host: Host, name: string): Machine;
   close(): Promise<void>;
 }
 
@@ -94,16 +96,23 @@ export async function startTwoMachines(prefix = 'baton-two-machines-'): Promise<
     };
     return made;
   };
-  const desk = machine(lab.a, 'desk');
-  const laptop = machine(lab.b, 'laptop');
+  const machines: Machine[] = [];
+  const machineOn = (host: Host, name: string) => {
+    const made = machine(host, name);
+    machines.push(made);
+    return made;
+  };
+  const desk = machineOn(lab.a, 'desk');
+  const laptop = machineOn(lab.b, 'laptop');
   return {
     lab,
     sandbox,
     repo,
     desk,
     laptop,
+    machineOn,
     async close() {
-      await Promise.all([desk.stop(), laptop.stop()]);
+      await Promise.all(machines.map((m) => m.stop()));
       await lab.close();
       sandbox.cleanup();
     },

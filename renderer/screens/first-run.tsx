@@ -61,7 +61,9 @@ function BackendChoice(props: { hosted: boolean; onChange(hosted: boolean): void
         <input type="radio" name={name} checked={!props.hosted} onChange={() => props.onChange(false)} />
         <span>
           One that runs elsewhere
-          <span className="field-hint">A backend you run on a server or another machine (`baton backend`).</span>
+          <span className="field-hint">
+            A backend you run on a server or another machine (<code>baton backend</code>).
+          </span>
         </span>
       </label>
     </fieldset>

@@ -55,18 +55,10 @@ test('the set-up screen passes axe, with a refused invite too, and the page open
 
 test('the screens of a backend a device hosts pass axe', async ({ browser }) => {
   const hosted = await startHostedDevices();
-  const contexts = [await browser.newContext(), await browser.newContext()];
   const found: string[] = [];
   try {
-    let next = 0;
-    const open = async (url: string) => {
-      const page = await contexts[next++]!.newPage();
-      await page.goto(url);
-      return page;
-    };
-    await tourHostedBackend(hosted, open, (shown, name) => check(shown, name, found));
+    await tourHostedBackend(hosted, browser, (shown, name) => check(shown, name, found));
   } finally {
-    for (const context of contexts) await context.close();
     await hosted.close();
   }
   expect(found).toEqual([]);

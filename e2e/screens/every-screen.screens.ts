@@ -34,17 +34,9 @@ test('the set-up screen', async ({ browser }) => {
 
 test('the screens of a backend a device hosts', async ({ browser }) => {
   const hosted = await startHostedDevices();
-  const contexts = [await browser.newContext(), await browser.newContext()];
   try {
-    let next = 0;
-    const open = async (url: string) => {
-      const page = await contexts[next++]!.newPage();
-      await page.goto(url);
-      return page;
-    };
-    await tourHostedBackend(hosted, open, (shown, name) => saveScreen(shown, name).then(() => undefined));
+    await tourHostedBackend(hosted, browser, (shown, name) => saveScreen(shown, name).then(() => undefined));
   } finally {
-    for (const context of contexts) await context.close();
     await hosted.close();
   }
 });

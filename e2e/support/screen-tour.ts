@@ -11,7 +11,7 @@
  */
 import { readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { expect, type Page } from '@playwright/test';
+import { expect, type Browser, type BrowserContext, type Page } from '@playwright/test';
 import { holdAt } from '../../dev-env/step-holds.ts';
 import { backendBlobFiles } from '../../dev-env/two-devices.ts';
 import { openSession, runView, type World } from './devices.ts';
@@ -227,9 +227,25 @@ export async function tourSetUp(page: Page, visit: Visit): Promise<void> {
 /**
  * The tour through the screens of a backend a device hosts (`hosted`: desk hosts it, the laptop
  * joined): Devices on desk, then with other machines let in; Devices on the laptop; the laptop when
- * desk is off. `open` shows a device's UI in a page.
+ * desk is off. Each device is shown in a browser context of its own in `browser`, closed after.
  */
-export async function tourHostedBackend(hosted: HostedDevices, open: (url: string) => Promise<Page>, visit: Visit): Promise<void> {
+export async function tourHostedBackend(hosted: HostedDevices, browser: Browser, visit: Visit): Promise<void> {
+  const contexts: BrowserContext[] = [];
+  const open = async (url: string) => {
+    const context = await browser.newContext();
+    contexts.push(context);
+    const page = await context.newPage();
+    await page.goto(url);
+    return page;
+  };
+  try {
+    await tourHostedPages(hosted, open, visit);
+  } finally {
+    for (const context of contexts) await context.close();
+  }
+}
+
+async function tourHostedPages(hosted: HostedDevices, open: (url: string) => Promise<Page>, visit: Visit): Promise<void> {
   const desk = await open(hosted.desk.url);
   await openDevices(desk);
   const add = desk.getByRole('region', { name: 'Add a device' });

@@ -1,5 +1,6 @@
 /** Playwright e2e: Debian's Chromium, headless, one worker; output (screenshots, traces) under test-results/. */
 import { defineConfig } from '@playwright/test';
+import { CHROMIUM_LAUNCH } from './dev-env/chromium.ts';
 
 export default defineConfig({
   testDir: 'e2e',
@@ -13,17 +14,6 @@ export default defineConfig({
     headless: true,
     viewport: { width: 1360, height: 860 },
     trace: 'retain-on-failure',
-    launchOptions: {
-      executablePath: process.env.CHROMIUM_PATH || '/usr/bin/chromium',
-      args: [
-        '--no-sandbox',
-        '--disable-gpu',
-        '--disable-background-networking',
-        '--disable-component-update',
-        '--disable-sync',
-        '--no-first-run',
-        '--disable-quic',
-      ],
-    },
+    launchOptions: CHROMIUM_LAUNCH,
   },
 });

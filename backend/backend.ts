@@ -122,13 +122,23 @@ export async function startBackend(options: BackendOptions): Promise<RunningBack
   const collector = new Collector({ store, blobs: storage.blobs, clock, log }, retention);
   collector.start();
   const host = options.host ?? '127.0.0.1';
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(options.port ?? 0, host, () => {
-      server.off('error', reject);
-      resolve();
+  try {
+    await new Promise<void>((resolve, reject) => {
+      server.once('error', reject);
+      server.listen(options.port ?? 0, host, () => {
+        server.off('error', reject);
+        resolve();
+      });
     });
-  });
+  } catch (error) {
+    // Nothing listens (the port is taken, the address is not this machine's): stop what started, and
+    // close the storage only if it was opened here (a caller's storage is the caller's to try again with).
+    clearInterval(pruner);
+    await collector.stop();
+    await link.stop();
+    if (!options.storage) await storage.close();
+    throw error;
+  }
   const { port } = server.address() as AddressInfo;
   let closing: Promise<void> | undefined;
   return {

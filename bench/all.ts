@@ -50,6 +50,12 @@ const BENCHES: Bench[] = [
     aim: 'report',
   },
   {
+    name: 'two-machines',
+    file: 'two-machines.ts',
+    reads: 'Move → running on the other machine, across a veth link ÷ the same move on one host (lower is better); join time',
+    aim: '≤ 1.2; join < 5 s',
+  },
+  {
     name: 'retention',
     file: 'retention.ts',
     reads: 'one collection pass over 100,000 bodies ÷ a plain batched delete of the same rows and bodies, worst store (lower is better)',

@@ -16,32 +16,42 @@ import { enrollAtStartup } from '../electron/runtime/device-startup.ts';
 import { parseBackendList, plainHttpBeyondLoopback } from '../shared/backend-addresses.ts';
 import { INLINE_CHECKPOINT_MAX_BYTES } from '../shared/api/handoffs.ts';
 import { parseKeyFingerprints } from '../shared/backend-keys.ts';
+import { lockProfile, type ProfileLock } from '../electron/enrollment/profile-lock.ts';
 import { parseFlags, portFlag, required, untilStopped, UsageError, type Command } from './command.ts';
+import { adoptLocalBackend, defaultBackendData, deviceHosting } from './device-hosting.ts';
 import { ensureRendererBuilt, RENDERER_DIR } from './project-files.ts';
 
-const USAGE = `Usage: baton device --profile DIR --backend URL[,URL…] [--backend-pin KEY[,KEY…]] [--name NAME]
-                    [--workspace-root DIR] [--port N] [--create-account | --join INVITE]
+const USAGE = `Usage: baton device --profile DIR [--backend URL[,URL…] [--backend-pin KEY[,KEY…]]] [--backend-data DIR]
+                    [--name NAME] [--workspace-root DIR] [--port N] [--create-account | --join INVITE]
 
 Runs a device headless. Once its UI and API are served it prints one line:
   ui: http://127.0.0.1:PORT/?token=TOKEN
 The port and token are kept in the profile, so the address stays the same across restarts (a
-bookmark of it keeps working); \`baton open --profile DIR\` prints it again.
+bookmark of it keeps working); \`baton open --profile DIR\` prints it again. One process at a time
+runs a profile: a second is refused, naming the one that runs.
 A profile that is not enrolled yet, started with neither --create-account nor --join, shows the
-first-run screen there: create an account (on the --backend addresses) or join with an invite.
+first-run screen there: create an account (on a backend this device hosts, or on the --backend
+addresses) or join with an invite.
+Without --backend, a device that creates an account hosts the account's backend itself (over HTTPS,
+its data in --backend-data, listening on this machine only until Devices lets other machines reach
+it), and runs it while the device runs. A device that joins uses the invite's addresses.
 SIGTERM stops it cleanly; starting it again on the same profile resumes everything it was doing.
 
   --profile DIR          the device profile folder (keys, enrollment, local state)
-  --backend URL[,URL…]   the sync backend: one address, or several instances of one backend
-                         (e.g. http://10.0.0.5:8787,http://10.0.0.6:8787) tried in order — the
-                         device sticks to one that answers and fails over to the next when it
+  --backend URL[,URL…]   a sync backend run elsewhere: one address, or several instances of one
+                         backend (e.g. https://10.0.0.5:8787,https://10.0.0.6:8787) tried in order —
+                         the device sticks to one that answers and fails over to the next when it
                          cannot be reached, times out or answers 5xx. Saved in the profile: the
-                         addresses given are the ones used. Optional with --join (default: the
-                         invite's) and for an enrolled profile (default: the saved ones)
+                         addresses given are the ones used (a device hosting its backend then hosts
+                         none). Optional: a join takes the invite's, an enrolled profile its saved ones
   --backend-pin KEY[,KEY…]  the backend keys to accept over https (sha256:…, as \`baton backend\`
-                         prints them); nothing is sent to a backend presenting another. Needed to
-                         create an account on a self-signed backend; a join takes the invite's;
-                         for an enrolled profile it replaces the saved ones (a re-pin). Without
-                         pins the system's trust store decides (a public CA's certificate)
+                         prints them); nothing is sent to a backend presenting another, nor to an
+                         http:// address while any key is pinned. Needed to create an account on a
+                         self-signed backend; a join takes the invite's; for an enrolled profile it
+                         replaces the saved ones (a re-pin). Without pins the system's trust store
+                         decides (a public CA's certificate)
+  --backend-data DIR     where the backend this device hosts keeps its data (default: DIR/backend of
+                         the profile)
   --name NAME            the device name (default: this host's name)
   --workspace-root DIR   where repositories are found and cloned (default: DIR/workspaces)
   --port N               the UI port on 127.0.0.1 (default: the one kept in the profile, else a free
@@ -116,6 +126,7 @@ export async function runDevice(argv: string[], seam: DeviceSeam = {}): Promise<
     profile: { type: 'string' },
     backend: { type: 'string' },
     'backend-pin': { type: 'string' },
+    'backend-data': { type: 'string' },
     name: { type: 'string' },
     'workspace-root': { type: 'string' },
     port: { type: 'string' },
@@ -126,7 +137,7 @@ export async function runDevice(argv: string[], seam: DeviceSeam = {}): Promise<
   const backendUrls = backendFlag(values.backend);
   const backendPins = pinFlag(values['backend-pin']);
   if (values['create-account'] && values.join !== undefined) throw new UsageError('--create-account and --join cannot be used together');
-  if (values['create-account'] && backendUrls === null) throw new UsageError('--create-account needs --backend URL[,URL…]');
+  const backendData = resolve(typeof values['backend-data'] === 'string' ? values['backend-data'] : defaultBackendData(profileDir));
   const kept = loadUiAddress(profileDir);
   const port = portFlag(values.port, kept?.port ?? 0);
   const name = typeof values.name === 'string' && values.name !== '' ? values.name : hostname();
@@ -141,6 +152,55 @@ export async function runDevice(argv: string[], seam: DeviceSeam = {}): Promise<
   const heartbeatMs = envMs('BATON_HEARTBEAT_MS', defaults.heartbeatMs) || defaults.heartbeatMs;
   const demoTurnMs = envMs('BATON_DEMO_TURN_MS', 300);
 
+  const lock = lockProfile(profileDir, 'baton device');
+  if (!lock.ok) {
+    console.error(`baton device: ${lock.message}`);
+    return 1;
+  }
+  const timing = { config, heartbeatMs, demoTurnMs };
+  try {
+    return await serveDevice({
+      profileDir,
+      backendUrls,
+      backendPins,
+      backendData,
+      name,
+      workspaceRoot,
+      port,
+      kept,
+      values,
+      seam,
+      timing,
+      lock: lock.value,
+    });
+  } finally {
+    lock.value.release();
+  }
+}
+
+/** What `serveDevice` runs: the flags as read, the seam, the timings, and the profile's lock it holds. */
+interface ServeOptions {
+  profileDir: string;
+  backendUrls: string[] | null;
+  backendPins: string[] | null;
+  backendData: string;
+  name: string;
+  workspaceRoot: string;
+  port: number;
+  kept: ReturnType<typeof loadUiAddress>;
+  values: Record<string, string | boolean | undefined>;
+  seam: DeviceSeam;
+  timing: { config: ComposeOptions['config']; heartbeatMs: number; demoTurnMs: number };
+  lock: ProfileLock;
+}
+
+/** Enrolls (or not), starts the device and serves its UI until SIGTERM, holding the profile's lock. */
+async function serveDevice(o: ServeOptions): Promise<number> {
+  const { profileDir, backendUrls, backendPins, name, values } = o;
+  // Without --backend, a new account is hosted here: made once the device runs (as from the set-up screen).
+  const hostedAccount = values['create-account'] === true && backendUrls === null;
+  if (backendUrls === null && adoptLocalBackend(profileDir, o.backendData))
+    console.error(`baton device: this device hosts the sync backend whose data is in ${o.backendData} (now over HTTPS)`);
   if (typeof values.join === 'string')
     console.error('baton device: joining with the invite; the inviting device must be running to approve it…');
   const stopping = new AbortController();
@@ -151,7 +211,7 @@ export async function runDevice(argv: string[], seam: DeviceSeam = {}): Promise<
       backendUrls,
       backendPins,
       name,
-      createAccount: values['create-account'] === true,
+      createAccount: values['create-account'] === true && !hostedAccount,
       join: typeof values.join === 'string' ? values.join : null,
       signal: stopping.signal,
     },
@@ -163,7 +223,7 @@ export async function runDevice(argv: string[], seam: DeviceSeam = {}): Promise<
     console.error(`baton device: ${enrolled.message}`);
     return 1;
   }
-  const deviceName = enrolled.ok ? enrolled.value.info.name : name;
+  let deviceName = enrolled.ok ? enrolled.value.info.name : name;
   const log = (message: string) => console.error(`${new Date().toISOString().slice(11, 23)} [${deviceName}] ${message}`);
   const plain = plainHttpBeyondLoopback(enrolled.ok ? enrolled.value.info.backendUrls : (backendUrls ?? []));
   if (plain.length > 0)
@@ -171,24 +231,37 @@ export async function runDevice(argv: string[], seam: DeviceSeam = {}): Promise<
       `baton device: warning: ${plain.join(', ')} is plain HTTP beyond this machine: ids, states and sizes cross the network ` +
         "readable; use the backend's https address (baton backend --tls …), or a proxy in front that terminates TLS",
     );
+  const { config, heartbeatMs, demoTurnMs } = o.timing;
   const device = createEnrollingDevice({
     profileDir,
     secretStore: fileSecretStore,
     backendUrls,
     suggestedDeviceName: name,
-    runtime: { workspaceRoot, heartbeatMs, config, log, providers: { demo: { turnMs: demoTurnMs } }, ...seam },
+    hosting: deviceHosting(o.backendData, (line) => log(line)),
+    runtime: { workspaceRoot: o.workspaceRoot, heartbeatMs, config, log, providers: { demo: { turnMs: demoTurnMs } }, ...o.seam },
   });
   await device.start();
+  if (hostedAccount && !enrolled.ok) {
+    const created = await device.handlers().createAccount({ deviceName: name });
+    if (!created.ok) {
+      console.error(`baton device: could not create the account: ${created.message}`);
+      await device.stop();
+      return 1;
+    }
+    deviceName = created.value.deviceName ?? name;
+  }
   // A plain `npm install` does not build the UI: the first start does, unless told not to.
   if (process.env.BATON_NO_UI_BUILD !== '1') ensureRendererBuilt('baton device');
   const host = await startKeptHost(profileDir, values.port === undefined, {
-    port,
-    token: uiToken(kept),
+    port: o.port,
+    token: uiToken(o.kept),
     rendererDir: RENDERER_DIR,
     handlers: () => device.handlers(),
     subscribe: (listener) => device.subscribe(listener),
   });
-  if (!enrolled.ok) console.error('baton device: not enrolled yet: open the UI to create an account or join one with an invite.');
+  o.lock.serving(`http://127.0.0.1:${host.port}/`);
+  if (!enrolled.ok && !hostedAccount)
+    console.error('baton device: not enrolled yet: open the UI to create an account or join one with an invite.');
   console.log(`ui: ${host.url}`);
   await stopped;
   await host.close();

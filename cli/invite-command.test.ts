@@ -48,6 +48,17 @@ describe('baton invite', () => {
     expect(joined.info.accountId).toBe(laptop.info.accountId);
   });
 
+  it('warns on stderr, beside the line it prints, that an invite whose addresses are all loopback works only on this machine', async () => {
+    const laptop = await firstDevice(world);
+    const { code, stdout, stderr } = await baton(['invite', '--profile', laptop.dir]);
+    expect(code).toBe(0);
+    expect(stdout.trim().split('\n')).toHaveLength(1);
+    expect(stderr).toContain(
+      `baton invite: warning: this invite works only for a device on this machine: its backend addresses (${world.backendUrl})`,
+    );
+    expect(stderr).toContain("Give the device the backend's network address");
+  });
+
   it('says clearly when the folder is not an enrolled profile', async () => {
     const missing = await baton(['invite', '--profile', world.dir('nothing')]);
     expect(missing.code).toBe(1);

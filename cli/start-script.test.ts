@@ -1,12 +1,16 @@
 /**
  * `npm start` (scripts/start.js) where Electron cannot run: it says why in plain words, falls back to
  * the headless device (the same app, in the browser) whose set-up screen offers the backend, and
- * stops everything it started on SIGTERM. Electron's package is pointed at a stand-in folder so the
- * check does not depend on whether this machine downloaded Electron.
+ * stops everything it started on SIGTERM. It keeps its UI address across restarts, refuses to run a
+ * second time on one home, hosts the backend when it creates the account, and joins with
+ * BATON_INVITE through the invite's addresses, hosting none. Electron's package is pointed at a
+ * stand-in folder so the check does not depend on whether this machine downloaded Electron.
  */
-import { chmodSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { execFile } from 'node:child_process';
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DeviceClient, PROJECT_ROOT, startBaton, startScript, type RunningProcess } from '../dev-env/process-harness.ts';
 
@@ -39,6 +43,25 @@ async function start(name: string, electronPackage: string): Promise<RunningProc
   delete env.WAYLAND_DISPLAY;
   return startScript(START, [], 'baton: open ', env, 120_000);
 }
+
+/** `npm start`'s environment for a home of its own, no display, Electron not downloaded; `more` on top. */
+function headlessEnv(name: string, more: NodeJS.ProcessEnv = {}): NodeJS.ProcessEnv {
+  const electronPackage = join(root, 'electron-absent');
+  mkdirSync(electronPackage, { recursive: true });
+  const env: NodeJS.ProcessEnv = {
+    ...process.env,
+    BATON_HOME: join(root, name),
+    BATON_NAME: name,
+    BATON_ELECTRON_PACKAGE: electronPackage,
+  };
+  delete env.DISPLAY;
+  delete env.WAYLAND_DISPLAY;
+  delete env.BATON_BACKEND;
+  delete env.BATON_UI_PORT;
+  return { ...env, ...more };
+}
+
+const uiOf = (started: RunningProcess) => /baton: open (\S+) in a browser/.exec(started.stdout())![1]!;
 
 async function expectHeadlessDevice(started: RunningProcess, name: string): Promise<void> {
   expect(started.stdout()).toContain('running the headless device instead');
@@ -76,4 +99,47 @@ describe('npm start without Electron', () => {
     );
     await expectHeadlessDevice(started, 'no-display');
   }, 150_000);
+});
+
+describe('npm start, headless, across restarts and machines', () => {
+  it('keeps its UI address across restarts, and refuses a second start on one home naming the running one', async () => {
+    const env = headlessEnv('kept');
+    const first = await startScript(START, [], 'baton: open ', env, 120_000);
+    const ui = uiOf(first);
+    const second = await promisify(execFile)(process.execPath, [START], { env }).then(
+      () => ({ code: 0, stderr: '' }),
+      (error: { code: number; stderr: string }) => error,
+    );
+    expect(second.code).not.toBe(0);
+    expect(second.stderr).toContain(`is already in use by baton device (process `);
+    expect(second.stderr).toContain(`its UI at http://127.0.0.1:${new URL(ui).port}/`);
+    expect(await first.stop()).toBe(0);
+    const again = await startScript(START, [], 'baton: open ', env, 120_000);
+    expect(uiOf(again)).toBe(ui);
+    expect(await again.stop()).toBe(0);
+  }, 240_000);
+
+  it('hosts the backend when it creates the account, and joins another home with BATON_INVITE hosting none', async () => {
+    const desk = await startScript(START, [], 'baton: open ', headlessEnv('desk'), 120_000);
+    const deskClient = await DeviceClient.connect(uiOf(desk));
+    try {
+      const created = await deskClient.take('createAccount', { deviceName: 'desk' });
+      expect(created.backendHome).toMatchObject({ where: 'this-device', hosted: { state: 'running', shared: false } });
+      expect(existsSync(join(root, 'desk', 'backend', 'tls-key.pem'))).toBe(true);
+      const { invite } = await deskClient.take('createInvite', {});
+      const laptop = await startScript(START, [], 'baton: open ', headlessEnv('laptop', { BATON_INVITE: invite }), 120_000);
+      const laptopClient = await DeviceClient.connect(uiOf(laptop));
+      expect(await laptopClient.call('getStatus', {})).toMatchObject({
+        enrolled: true,
+        backendUrls: created.backendUrls,
+        backendHome: { where: 'device', deviceName: 'desk' },
+      });
+      expect(existsSync(join(root, 'laptop', 'backend'))).toBe(false);
+      laptopClient.close();
+      expect(await laptop.stop()).toBe(0);
+    } finally {
+      deskClient.close();
+      await desk.stop();
+    }
+  }, 240_000);
 });

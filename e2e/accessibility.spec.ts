@@ -7,7 +7,8 @@ import AxeBuilder from '@axe-core/playwright';
 import { expect, test, type Page } from '@playwright/test';
 import { useWorld } from './support/devices.ts';
 import { startFreshDevices } from './support/fresh-device.ts';
-import { tourEnrolledScreens, tourSetUp } from './support/screen-tour.ts';
+import { startHostedDevices } from './support/hosted-devices.ts';
+import { tourEnrolledScreens, tourHostedBackend, tourSetUp } from './support/screen-tour.ts';
 
 const world = useWorld();
 
@@ -48,6 +49,17 @@ test('the set-up screen passes axe, with a refused invite too, and the page open
   } finally {
     await context.close();
     await fresh.close();
+  }
+  expect(found).toEqual([]);
+});
+
+test('the screens of a backend a device hosts pass axe', async ({ browser }) => {
+  const hosted = await startHostedDevices();
+  const found: string[] = [];
+  try {
+    await tourHostedBackend(hosted, browser, (shown, name) => check(shown, name, found));
+  } finally {
+    await hosted.close();
   }
   expect(found).toEqual([]);
 });

@@ -1,13 +1,18 @@
 /**
  * The Electron main process: one locked-down window showing the renderer, the device API bridged over
  * IPC (senders checked in one place), the same device runtime as `baton device`, device keys kept
- * with safeStorage, settings with electron-store.
+ * with safeStorage, settings with electron-store. The device profile is locked to this process, and
+ * an account created with no backend configured is hosted here: its backend runs in a child process
+ * (backend-host.js, beside main), its data in userData/backend, and stops with the app.
  */
 import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { app, BrowserWindow, ipcMain } from 'electron';
+import { app, BrowserWindow, dialog, ipcMain } from 'electron';
+import { lockProfile } from './enrollment/profile-lock.ts';
+import { childHostingEngine } from './hosting/child-engine.ts';
 import { createEnrollingDevice, DEFAULT_RUNTIME_TIMING } from './runtime/enrolling-device.ts';
+import { utilityHostingChild } from './shell/hosting-child.ts';
 import { eventChannel } from './shell/ipc-channels.ts';
 import { forwardDeviceEvents, registerDeviceApi } from './shell/ipc-bridge.ts';
 import { showMoveNotifications } from './shell/move-notifications.ts';
@@ -36,6 +41,13 @@ const renderer: TrustedRenderer = { webContents: () => (window && !window.isDest
 
 async function ready(): Promise<void> {
   const settings = openSettings(app.getPath('userData'), app.getPath('home'));
+  // One process per device profile: a `baton device` (or another app) on it already drives its sessions.
+  const lock = lockProfile(settings.get('profileDir'), 'the desktop app');
+  if (!lock.ok) {
+    dialog.showErrorBox('Baton is already running on this device profile', lock.message);
+    app.quit();
+    return;
+  }
   if (!safeStorageUsable())
     console.error('[baton] the OS keychain is not available: device keys are protected only by file permissions here.');
   // Addresses kept in the settings win over the profile's, as --backend does for `baton device`.
@@ -45,6 +57,10 @@ async function ready(): Promise<void> {
     suggestedDeviceName: hostname(),
     secretStore: safeStorageSecretStore,
     backendUrls: kept.ok ? kept.value : null,
+    hosting: {
+      dataDir: join(app.getPath('userData'), 'backend'),
+      engine: childHostingEngine(() => utilityHostingChild(join(here, 'backend-host.js'))),
+    },
     runtime: {
       ...DEFAULT_RUNTIME_TIMING,
       workspaceRoot: settings.get('workspaceRoot'),
@@ -103,6 +119,7 @@ async function ready(): Promise<void> {
     if (stopped) return;
     event.preventDefault();
     void device.stop().finally(() => {
+      lock.value.release();
       stopped = true;
       app.quit();
     });

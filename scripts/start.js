@@ -1,14 +1,15 @@
-/* global fetch, AbortSignal */
 // `npm start`: the Electron app where Electron can run; otherwise it says why, plainly, and runs the
-// headless device instead (renderer built if needed, a local backend started when none is configured).
+// headless device instead (`baton device`, the renderer built if needed). Either hosts the account's
+// sync backend itself when it creates the account with none configured, and a device that joins with
+// an invite uses the invite's addresses and hosts none.
 //
 // Headless environment knobs:
-//   BATON_HOME      where the default profile and local backend data live (default ~/.baton)
-//   BATON_BACKEND   the backend address(es) to use instead of the local one (http://127.0.0.1:8787):
-//                   one URL, or several instances of one backend separated by commas (tried in order)
+//   BATON_HOME      where the profile and the data of a backend it hosts live (default ~/.baton)
+//   BATON_BACKEND   a backend run elsewhere, to use instead of hosting one: one URL, or several
+//                   instances of one backend separated by commas (tried in order)
 //   BATON_INVITE    join the account of this invite (first start only; otherwise the set-up screen asks)
 //   BATON_NAME      this device's name (default: the host name)
-//   BATON_UI_PORT   the UI port on 127.0.0.1 (default 0: a free port)
+//   BATON_UI_PORT   the UI port on 127.0.0.1 (default: the one kept in the profile, else a free one)
 //   BATON_ELECTRON_PACKAGE  where Electron's npm package is (default node_modules/electron)
 import { spawn } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
@@ -19,8 +20,6 @@ import { fileURLToPath } from 'node:url';
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 /** Where Electron's npm package is (tests point this elsewhere to check the fallback). */
 const electronPackage = process.env.BATON_ELECTRON_PACKAGE ?? join(root, 'node_modules', 'electron');
-const LOCAL_BACKEND_PORT = 8787;
-const LOCAL_BACKEND = `http://127.0.0.1:${LOCAL_BACKEND_PORT}`;
 const children = [];
 
 /** Why Electron cannot run here, or null when it can. */
@@ -55,22 +54,9 @@ function runBaton(args, prefix) {
       const line = buffered.split('\n').find((l) => l.startsWith(prefix));
       if (line) resolve({ child, value: line.slice(prefix.length).trim() });
     });
-    child.once('exit', (code) => reject(new Error(`baton ${args[0]} exited (${code}) before it was ready`)));
+    // It said why on stderr (a profile already in use, a refused invite…).
+    child.once('exit', (code) => reject(new Error(`baton ${args[0]} stopped (exit code ${code}) before it was ready`)));
   });
-}
-
-async function backendAnswers(url) {
-  try {
-    return (await fetch(`${url}/healthz`, { signal: AbortSignal.timeout(1000) })).ok;
-  } catch {
-    return false;
-  }
-}
-
-/** The addresses a profile keeps, as `--backend` takes them (a profile written before lists has one). */
-function profileBackend(profile) {
-  if (Array.isArray(profile?.backendUrls)) return profile.backendUrls.join(',');
-  return profile?.backendUrl;
 }
 
 function readProfile(profileDir) {
@@ -112,24 +98,12 @@ async function headless() {
   const home = process.env.BATON_HOME ?? join(homedir(), '.baton');
   const profileDir = join(home, 'profile');
   const profile = readProfile(profileDir);
-  // `baton device` checks the list and says in words what is wrong with it.
-  const backendUrl = process.env.BATON_BACKEND || profileBackend(profile) || LOCAL_BACKEND;
   await ensureRenderer();
-  if (backendUrl === LOCAL_BACKEND && !(await backendAnswers(LOCAL_BACKEND))) {
-    console.log(`baton: starting a local backend (data in ${join(home, 'backend')})`);
-    await runBaton(['backend', '--data', join(home, 'backend'), '--port', String(LOCAL_BACKEND_PORT)], 'backend: ');
-  }
-  const args = [
-    'device',
-    '--profile',
-    profileDir,
-    '--backend',
-    backendUrl,
-    '--port',
-    process.env.BATON_UI_PORT ?? '0',
-    '--name',
-    process.env.BATON_NAME ?? hostname(),
-  ];
+  // The device hosts the backend (data in BATON_HOME/backend) unless given one or joining; it keeps its UI port.
+  const args = ['device', '--profile', profileDir, '--backend-data', join(home, 'backend'), '--name', process.env.BATON_NAME ?? hostname()];
+  // `baton device` checks the list and says in words what is wrong with it.
+  if (process.env.BATON_BACKEND) args.push('--backend', process.env.BATON_BACKEND);
+  if (process.env.BATON_UI_PORT) args.push('--port', process.env.BATON_UI_PORT);
   // A new profile gets the set-up screen (create an account or join), unless an invite is given.
   if (profile?.status !== 'enrolled' && profile?.status !== 'pending' && process.env.BATON_INVITE)
     args.push('--join', process.env.BATON_INVITE);

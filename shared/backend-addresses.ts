@@ -90,3 +90,11 @@ export function plainHttpBeyondLoopback(urls: readonly string[]): string[] {
     return match !== null && !isLoopbackHost(match[1]!.toLowerCase());
   });
 }
+
+/** Whether `urls` are all addresses of this machine only (an invite carrying them works for a device on it alone). */
+export function onlyThisMachine(urls: readonly string[]): boolean {
+  return urls.every((url) => {
+    const match = /^https?:\/\/(\[[^\]]+\]|[^:/]+)/i.exec(url);
+    return match !== null && isLoopbackHost(match[1]!.toLowerCase());
+  });
+}

@@ -12,6 +12,7 @@ import { permissionInputs, type PermissionOutputs } from './device-api/permissio
 import { sessionInputs, type SessionOutputs } from './device-api/sessions.ts';
 
 export type { BackendReachabilityView, DeviceStatusView, DeviceView } from './device-api/devices.ts';
+export type { BackendHomeView, HostedBackendView } from './device-api/backend-home.ts';
 export type { DeviceApiEvent, DeviceApiEvents, SessionActivity } from './device-api/events.ts';
 export { EVENT_NAMES } from './device-api/events.ts';
 export type { BlockedMove, MoveResult } from './device-api/moves.ts';

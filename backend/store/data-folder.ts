@@ -12,9 +12,9 @@ import { fail, ok, type Result } from '../../shared/errors.ts';
 import { openSqliteStore } from './sqlite/sqlite-store.ts';
 import type { Store } from './store.ts';
 
-export const DATA_MARKER = 'baton-data.json';
-export const DATABASE_FILE = 'baton.sqlite';
-export const NONCES_FILE = 'nonces.sqlite';
+import { DATA_MARKER, DATABASE_FILE, NONCES_FILE } from './data-folder-files.ts';
+
+export { DATA_MARKER, DATABASE_FILE, NONCES_FILE };
 
 export type DataFolderCode = 'store_missing' | 'store_corrupt';
 

@@ -7,7 +7,8 @@ import { test } from '@playwright/test';
 import { useWorld } from '../support/devices.ts';
 import { startFreshDevices } from '../support/fresh-device.ts';
 import { saveScreen } from '../support/screens.ts';
-import { tourEnrolledScreens, tourSetUp } from '../support/screen-tour.ts';
+import { startHostedDevices } from '../support/hosted-devices.ts';
+import { tourEnrolledScreens, tourHostedBackend, tourSetUp } from '../support/screen-tour.ts';
 
 const world = useWorld();
 
@@ -28,5 +29,14 @@ test('the set-up screen', async ({ browser }) => {
   } finally {
     await context.close();
     await fresh.close();
+  }
+});
+
+test('the screens of a backend a device hosts', async ({ browser }) => {
+  const hosted = await startHostedDevices();
+  try {
+    await tourHostedBackend(hosted, browser, (shown, name) => saveScreen(shown, name).then(() => undefined));
+  } finally {
+    await hosted.close();
   }
 });

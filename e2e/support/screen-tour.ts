@@ -2,15 +2,21 @@
  * A tour of every screen of the UI on real devices, as a person meets them: sessions home, New
  * session, the run view idle, the Move dialog ready and not ready, a move that waits, cancelled with
  * Try again, mid-move, completed, off the owner, blocked, ready to move, needs attention, the backend
- * unreachable, a fork beside its original, devices, rotating the keys, an invite, a revoked device. At each screen it calls `visit(page, name)`:
- * the screens script saves it at three sizes, the accessibility spec checks it with axe.
+ * unreachable, a fork beside its original, devices, rotating the keys, an invite, a revoked device;
+ * the set-up screen (hosting the backend here, or a configured one; a refused invite, a join whose
+ * backend does not answer) and the address without its token; and the screens of a backend a device
+ * hosts (Devices on it before and after other machines may reach it, Devices on a device that joined
+ * it, and that device when the hosting one is off). At each screen it calls `visit(page, name)`: the
+ * screens script saves it at three sizes, the accessibility spec checks it with axe.
  */
 import { readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { expect, type Page } from '@playwright/test';
+import { expect, type Browser, type BrowserContext, type Page } from '@playwright/test';
 import { holdAt } from '../../dev-env/step-holds.ts';
 import { backendBlobFiles } from '../../dev-env/two-devices.ts';
 import { openSession, runView, type World } from './devices.ts';
+import { encodeInvite } from '../../electron/enrollment/invite-token.ts';
+import type { HostedDevices } from './hosted-devices.ts';
 
 /** What the tour does at each screen. */
 export type Visit = (page: Page, name: string) => Promise<void>;
@@ -173,17 +179,90 @@ export async function tourEnrolledScreens(world: World, visit: Visit): Promise<v
   else console.log('the revoked device did not show that it was revoked within 20 s: no "revoked" screen');
 }
 
-/** The tour through the set-up screen of a device with no account (`page` shows it), then its address without the token. */
+/** An invite of an account whose backend, hosted by "desk", answers at none of its addresses. */
+function inviteNobodyAnswers(): string {
+  const key = 'A'.repeat(43);
+  return encodeInvite({
+    v: 1,
+    backendUrl: 'https://127.0.0.1:9',
+    backendUrls: ['https://127.0.0.1:9', 'https://[::1]:9'],
+    backendPins: [`sha256:${'a'.repeat(64)}`],
+    backendHost: { deviceId: 'd'.repeat(22), name: 'desk' },
+    accountId: 'a'.repeat(22),
+    inviteId: 'i'.repeat(22),
+    secret: key,
+    expiresAt: Date.now() + 15 * 60_000,
+    inviterDeviceId: 'd'.repeat(22),
+    inviterSigningKey: key,
+    inviterAgreementKey: key,
+    anchors: [],
+  });
+}
+
+/**
+ * The tour through the set-up screen of a device with no account (`page` shows it; its backend
+ * configured), then its address without the token.
+ */
 export async function tourSetUp(page: Page, visit: Visit): Promise<void> {
   await expect(page.getByRole('heading', { level: 1, name: 'Set up Baton on this device' })).toBeVisible();
   await visit(page, 'set-up');
+  const create = page.getByRole('region', { name: 'Create an account' });
+  await create.getByRole('radio', { name: /On this device/ }).check();
+  await visit(page, 'set-up-host-here');
   const join = page.getByRole('region', { name: 'Join with an invite' });
   await join.getByRole('textbox', { name: 'Invite' }).fill('baton-invite-v1.not-a-real-invite');
   await join.getByRole('button', { name: 'Join' }).click();
   await expect(join.getByRole('textbox', { name: 'Invite' })).toHaveAttribute('aria-invalid', 'true');
   await visit(page, 'set-up-invite-refused');
+  await join.getByRole('textbox', { name: 'Invite' }).fill(inviteNobodyAnswers());
+  await join.getByRole('button', { name: 'Join' }).click();
+  await expect(join.getByRole('button', { name: 'Try again' })).toBeVisible({ timeout: 20_000 });
+  await visit(page, 'set-up-join-unreachable');
   // The device's address without its token (a link cut short): how to get the whole link, in the UI's styles.
   await page.goto(new URL('/', page.url()).href);
   await expect(page.getByRole('heading', { level: 1, name: 'Open this device with its link' })).toBeVisible();
   await visit(page, 'open-with-link');
+}
+
+/**
+ * The tour through the screens of a backend a device hosts (`hosted`: desk hosts it, the laptop
+ * joined): Devices on desk, then with other machines let in; Devices on the laptop; the laptop when
+ * desk is off. Each device is shown in a browser context of its own in `browser`, closed after.
+ */
+export async function tourHostedBackend(hosted: HostedDevices, browser: Browser, visit: Visit): Promise<void> {
+  const contexts: BrowserContext[] = [];
+  const open = async (url: string) => {
+    const context = await browser.newContext();
+    contexts.push(context);
+    const page = await context.newPage();
+    await page.goto(url);
+    return page;
+  };
+  try {
+    await tourHostedPages(hosted, open, visit);
+  } finally {
+    for (const context of contexts) await context.close();
+  }
+}
+
+async function tourHostedPages(hosted: HostedDevices, open: (url: string) => Promise<Page>, visit: Visit): Promise<void> {
+  const desk = await open(hosted.desk.url);
+  await openDevices(desk);
+  const add = desk.getByRole('region', { name: 'Add a device' });
+  await expect(add).toContainText('works only for another device on this machine');
+  await visit(desk, 'devices-hosted');
+  await add.getByRole('button', { name: 'Let other machines reach this backend' }).click();
+  await expect(add.getByRole('button', { name: 'Stop letting other machines reach it' })).toBeVisible();
+  await add.getByRole('button', { name: 'Add a device' }).click();
+  await expect(add.getByRole('textbox', { name: 'Invite' })).not.toHaveValue('');
+  await visit(desk, 'devices-hosted-shared');
+  const laptop = await open(hosted.laptop.url);
+  await openDevices(laptop);
+  await expect(laptop.getByText('Your sync backend runs on desk.')).toBeVisible();
+  await visit(laptop, 'devices-joined');
+  await hosted.stopDesk();
+  await expect(laptop.getByRole('status').filter({ hasText: "Can't reach the sync backend on desk (tried" })).toBeVisible({
+    timeout: 20_000,
+  });
+  await visit(laptop, 'devices-backend-host-off');
 }

@@ -11,6 +11,8 @@ export interface SecretStore {
   read(name: string): Buffer | null;
   /** Stores `bytes` under `name`, replacing what was there atomically. */
   write(name: string, bytes: Uint8Array): void;
+  /** Forgets what is stored under `name` (nothing when there is nothing). */
+  remove(name: string): void;
 }
 
 const SECRET_NAME = /^[a-z0-9][a-z0-9.-]{0,63}$/;
@@ -58,6 +60,10 @@ export function fileSecretStore(dir: string): SecretStore {
       mkdirSync(dir, { recursive: true, mode: 0o700 });
       writeFileAtomic600(join(dir, name), bytes);
     },
+    remove(name) {
+      checkName(name);
+      rmSync(join(dir, name), { force: true });
+    },
   };
 }
 
@@ -72,6 +78,9 @@ export function memorySecretStore(): SecretStore {
     write: (name, bytes) => {
       checkName(name);
       items.set(name, Buffer.from(bytes));
+    },
+    remove: (name) => {
+      items.delete(name);
     },
   };
 }

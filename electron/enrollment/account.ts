@@ -5,7 +5,7 @@ import { generateAdk } from '../crypto/key-ring.ts';
 import { wrapAdk } from '../crypto/key-wrap.ts';
 import type { EnrollmentBackendFactory } from './enrollment-backend.ts';
 import { ACCOUNT_CREATION_BINDING } from './key-distribution.ts';
-import { openOrCreateProfile, saveProfile, type Profile } from './profile.ts';
+import { discardNewProfile, loadProfile, openOrCreateProfile, saveProfile, type Profile } from './profile.ts';
 
 export interface EnrollmentDeps {
   backend: EnrollmentBackendFactory;
@@ -18,6 +18,7 @@ export interface EnrollmentDeps {
  * Creates the account from the profile in `profileDir` (made if missing) on the backend at
  * `backendUrls` (tried in order), accepting the keys `backendPins` over TLS (none: the system's
  * trust store decides): this device is enrolled, holds ADK v1 and keeps the addresses and pins.
+ * A profile made for it is forgotten again when the backend does not create the account.
  */
 export async function createAccount(
   profileDir: string,
@@ -26,6 +27,7 @@ export async function createAccount(
   deps: EnrollmentDeps,
   backendPins: readonly string[] = [],
 ): Promise<Result<Profile>> {
+  const existed = loadProfile(profileDir, (deps.secretStore ?? fileSecretStore)(profileDir)).ok;
   const opened = openOrCreateProfile(
     profileDir,
     { name: deviceName, backendUrls: [...backendUrls], backendPins: [...backendPins] },
@@ -54,7 +56,10 @@ export async function createAccount(
       adk,
     ),
   });
-  if (!created.ok) return created;
+  if (!created.ok) {
+    if (!existed) discardNewProfile(profile);
+    return created;
+  }
   profile.ring.add(1, adk);
   profile.info = {
     ...profile.info,

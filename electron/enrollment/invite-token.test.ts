@@ -34,7 +34,8 @@ describe('invite line', () => {
 
   it('says an invite cut short is cut short, and where to get a new one', () => {
     const line = encodeInvite(token);
-    for (const cut of [line.slice(0, -25), line.slice(0, INVITE_PREFIX.length + 10), INVITE_PREFIX, 'baton-inv']) {
+    const early = Array.from({ length: 8 }, (_, n) => line.slice(0, INVITE_PREFIX.length + n + 1));
+    for (const cut of [line.slice(0, -25), line.slice(0, INVITE_PREFIX.length + 10), INVITE_PREFIX, 'baton-inv', ...early]) {
       const decoded = decodeInvite(cut);
       expect(decoded).toMatchObject({ ok: false, code: 'invite_truncated' });
       expect(!decoded.ok && decoded.message).toMatch(/^This invite is cut short: .* Make a new invite on a device already in the account/);

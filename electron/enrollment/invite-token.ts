@@ -23,6 +23,8 @@ export const InviteToken = z.strictObject({
   backendUrls: BackendUrls.optional(),
   /** The backend keys the inviter pinned: the joiner pins them before it sends anything (absent: none, as before). */
   backendPins: BackendPins.optional(),
+  /** The device of the account that hosts the backend (absent: none does; a backend run on its own). */
+  backendHost: z.strictObject({ deviceId: Id, name: z.string().min(1).max(100) }).optional(),
   accountId: Id,
   inviteId: Id,
   /** 32 random bytes, base64url. */
@@ -89,8 +91,8 @@ export function decodeInvite(pasted: string): Result<InviteToken, InviteDecodeCo
   try {
     value = JSON.parse(json);
   } catch {
-    // A JSON object that does not end: the line was cut. Anything else was never an invite.
-    return json.startsWith('{"v":') ? truncated() : malformed();
+    // A JSON object that does not end, or the first bytes of one: the line was cut. Anything else was never an invite.
+    return json.startsWith('{"v":') || '{"v":'.startsWith(json) ? truncated() : malformed();
   }
   const parsed = InviteToken.safeParse(value);
   return parsed.success ? { ok: true, value: parsed.data } : malformed();

@@ -9,17 +9,28 @@ import type { EnrollmentBackend } from './enrollment-backend.ts';
 import { signEnrollment } from './enrollment-statement.ts';
 import { encodeInvite, proofMatches } from './invite-token.ts';
 import { enrolledAccount, wrapRingFor } from './key-distribution.ts';
-import { loadInvites, saveInvites, type PendingInvite, type Profile } from './profile.ts';
+import { loadInvites, saveInvites, type BackendHostRecord, type PendingInvite, type Profile } from './profile.ts';
+import { onlyThisMachine } from '../../shared/backend-addresses.ts';
+
+export interface InviteOptions {
+  ttlMs?: number;
+  now?: () => number;
+  /** The backend addresses the invite carries (default: this device's own), in the order to try them. */
+  addresses?: readonly string[];
+  /** The device hosting the backend (default: the one this device's profile names, if any). */
+  backendHost?: BackendHostRecord | null;
+}
 
 /**
  * Registers a one-time invite id with the backend and returns the invite as one line (secret included).
  * The backend sets its expiry (`ttlMs` from now, 15 minutes by default, at most an hour).
+ * `thisMachineOnly`: every address it carries is a loopback one.
  */
 export async function createInvite(
   profile: Profile,
   backend: EnrollmentBackend,
-  options: { ttlMs?: number; now?: () => number } = {},
-): Promise<Result<{ line: string; inviteId: string; expiresAt: number }>> {
+  options: InviteOptions = {},
+): Promise<Result<{ line: string; inviteId: string; expiresAt: number; thisMachineOnly: boolean }>> {
   const account = enrolledAccount(profile);
   if (!account.ok) return account;
   const now = (options.now ?? Date.now)();
@@ -39,12 +50,15 @@ export async function createInvite(
     createdAt: now,
   };
   saveInvites(profile, [...loadInvites(profile).filter((i) => i.expiresAt > now), invite]);
+  const addresses = options.addresses && options.addresses.length > 0 ? [...options.addresses] : profile.info.backendUrls;
+  const backendHost = options.backendHost === undefined ? profile.info.backendHost : options.backendHost;
   const line = encodeInvite({
     v: 1,
-    backendUrl: profile.info.backendUrls[0]!,
-    backendUrls: profile.info.backendUrls,
+    backendUrl: addresses[0]!,
+    backendUrls: addresses,
     // Only when there are pins: an invite without them reads exactly as before.
     ...(profile.info.backendPins.length > 0 ? { backendPins: profile.info.backendPins } : {}),
+    ...(backendHost ? { backendHost } : {}),
     accountId: account.value,
     inviteId: invite.inviteId,
     secret: invite.secret,
@@ -54,7 +68,7 @@ export async function createInvite(
     inviterAgreementKey: profile.identity.keys.agreementPublicKey,
     anchors: profile.info.trusted,
   });
-  return { ok: true, value: { line, inviteId: invite.inviteId, expiresAt: invite.expiresAt } };
+  return { ok: true, value: { line, inviteId: invite.inviteId, expiresAt: invite.expiresAt, thisMachineOnly: onlyThisMachine(addresses) } };
 }
 
 export interface JoinDecision {

@@ -203,4 +203,41 @@ describe('joining an account by invite (real backend)', () => {
     expect(saved.ok && saved.value.ring.size).toBe(0);
     expect(saved.ok && saved.value.info.status).not.toBe('enrolled');
   });
+
+  it("tries the invite's addresses in turn and keeps the one that answered first ahead of the others", async () => {
+    const laptop = await firstDevice(world);
+    const dead = 'http://127.0.0.1:9';
+    const invite = must(
+      await createInvite(laptop, world.backendOf(laptop), {
+        addresses: [dead, world.backendUrl],
+        backendHost: { deviceId: laptop.identity.deviceId, name: 'laptop' },
+      }),
+    );
+    const desktop = must(await joinWhileApproving(world, laptop, invite.line, 'desktop'));
+    expect(desktop.info).toMatchObject({
+      backendUrls: [world.backendUrl, dead],
+      backendHost: { deviceId: laptop.identity.deviceId, name: 'laptop' },
+    });
+  });
+
+  it('names the addresses tried and the likely cause when none answers, and leaves no profile behind', async () => {
+    const laptop = await firstDevice(world);
+    const invite = must(
+      await createInvite(laptop, world.backendOf(laptop), {
+        addresses: ['http://127.0.0.1:9', 'http://127.0.0.1:11'],
+        backendHost: { deviceId: laptop.identity.deviceId, name: 'laptop' },
+      }),
+    );
+    const dir = world.dir('far-away');
+    const joined = await requestJoin(dir, invite.line, 'far-away', world.deps);
+    expect(joined).toEqual({
+      ok: false,
+      code: 'backend_unreachable',
+      message:
+        "Couldn't reach the sync backend on laptop at http://127.0.0.1:9 or http://127.0.0.1:11. Check that this machine is on the same " +
+        'network (or VPN) as laptop, that laptop is awake with Baton running, and that its firewall lets those ports in; then try again.',
+    });
+    expect(loadProfile(dir)).toMatchObject({ ok: false, code: 'profile_missing' });
+    expect(must(await world.backendOf(laptop).listJoinRequests())).toEqual([]);
+  });
 });

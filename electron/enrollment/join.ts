@@ -6,11 +6,22 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import type { JoinRequest } from '../../shared/api/devices.ts';
 import type { Failure, Result } from '../../shared/errors.ts';
 import { fileSecretStore } from '../crypto/secret-store.ts';
+import { firstAnswering, type TurnProbe } from '../sync/address-probe.ts';
+import { BackendTrust } from '../sync/backend-trust.ts';
 import type { EnrollmentDeps } from './account.ts';
 import type { EnrollmentBackend } from './enrollment-backend.ts';
 import { decodeInvite, inviteBackendPins, inviteBackendUrls, joinProof, NEW_INVITE_HINT, type InviteToken } from './invite-token.ts';
 import { refreshKeyRing, unwrapInto } from './key-distribution.ts';
-import { openOrCreateProfile, restartAsNewDevice, saveProfile, setBackendPins, setBackendUrls, type Profile } from './profile.ts';
+import {
+  discardNewProfile,
+  loadProfile,
+  openOrCreateProfile,
+  restartAsNewDevice,
+  saveProfile,
+  setBackendPins,
+  setBackendUrls,
+  type Profile,
+} from './profile.ts';
 
 export interface JoinOptions {
   /** How often to ask whether the join was decided (default 500 ms). */
@@ -51,6 +62,26 @@ function inviteRefused(code: string, message: string, token: InviteToken): Failu
   }
 }
 
+/** `items` as a person lists them: "a", "a or b", "a, b or c". */
+function orList(items: readonly string[]): string {
+  return items.length <= 1 ? (items[0] ?? '') : `${items.slice(0, -1).join(', ')} or ${items.at(-1)}`;
+}
+
+/**
+ * Why no address of the invite answered, in one sentence naming them and the likely cause, and saying
+ * to try again (the machine the backend runs on is named when the invite names it).
+ */
+export function unreachableSentence(urls: readonly string[], probe: TurnProbe, host: string | null): string {
+  const on = host ? ` on ${host}` : '';
+  if (!probe.silent) return `Couldn't use the sync backend${on}: ${probe.failures.join('; ')}.`;
+  const ports = [...new Set(urls.map((url) => new URL(url).port || '443'))];
+  const machine = host ?? 'the machine it runs on';
+  return (
+    `Couldn't reach the sync backend${on} at ${orList(urls)}. Check that this machine is on the same network (or VPN) as ${machine}, ` +
+    `that ${machine} is awake with Baton running, and that its firewall lets ${ports.length === 1 ? `port ${ports[0]}` : 'those ports'} in; then try again.`
+  );
+}
+
 async function postJoinRequest(
   profile: Profile,
   backend: EnrollmentBackend,
@@ -74,6 +105,8 @@ async function postJoinRequest(
     status: 'pending',
     joinRequestId: posted.value.id,
     inviter: { deviceId: token.inviterDeviceId, signingPublicKey: token.inviterSigningKey },
+    // The device hosting the backend, as the invite names it (Devices says where the backend runs).
+    backendHost: token.backendHost ?? null,
     // The invite came out of band from the inviter: its keys and anchors are this device's trust roots.
     trusted: [
       { deviceId: token.inviterDeviceId, signingPublicKey: token.inviterSigningKey, agreementPublicKey: token.inviterAgreementKey },
@@ -129,8 +162,11 @@ async function acceptKeys(profile: Profile, backend: EnrollmentBackend): Promise
 /**
  * Joins the account of `inviteLine` from the profile in `profileDir` (made if missing), through the
  * addresses given in `options.backendUrls`, else the invite's, accepting only the backend keys the
- * invite pins (or `options.backendPins`) before anything is sent; the profile keeps both.
- * Resumes a pending join after a restart. Resolves once enrolled with every ADK version, or with why not.
+ * invite pins (or `options.backendPins`) before anything is sent; the profile keeps both. The addresses
+ * are tried in turn first (a few seconds each): the invite's are kept with the first that answered
+ * first; when none answers, a profile made for the join is forgotten and the refusal names them and
+ * the likely cause (`backend_unreachable`). Resumes a pending join after a restart. Resolves once
+ * enrolled with every ADK version, or with why not.
  */
 export async function requestJoin(
   profileDir: string,
@@ -143,9 +179,11 @@ export async function requestJoin(
   const decoded = decodeInvite(inviteLine);
   if (!decoded.ok) return decoded;
   const token = decoded.value;
-  const backendUrls = [...(options.backendUrls ?? inviteBackendUrls(token))];
+  let backendUrls = [...(options.backendUrls ?? inviteBackendUrls(token))];
   const backendPins = [...(options.backendPins ?? inviteBackendPins(token))];
-  const opened = openOrCreateProfile(profileDir, { name: deviceName, backendUrls }, (deps.secretStore ?? fileSecretStore)(profileDir));
+  const store = (deps.secretStore ?? fileSecretStore)(profileDir);
+  const existed = loadProfile(profileDir, store).ok;
+  const opened = openOrCreateProfile(profileDir, { name: deviceName, backendUrls }, store);
   if (!opened.ok) return opened;
   // A device refused before, or pending in another account, is known to the backend under its old id: it asks again as a new device.
   const { status, accountId } = opened.value.info;
@@ -154,12 +192,23 @@ export async function requestJoin(
   if (profile.info.status === 'enrolled')
     return fail('already_enrolled', `the device profile in ${profileDir} is already enrolled in account ${profile.info.accountId ?? ''}`);
   if (profile.info.status === 'revoked') return fail('device_revoked', 'this device was revoked; start a new profile to join again');
-  setBackendUrls(profile, backendUrls);
-  setBackendPins(profile, backendPins);
-  const backend = deps.backend(backendUrls, profile.identity, backendPins);
   let joinRequestId = profile.info.status === 'pending' ? profile.info.joinRequestId : null;
   if (joinRequestId === null) {
     if (token.expiresAt <= now()) return inviteRefused('invite_expired', '', token);
+    // The addresses in turn, pinning the invite's keys: the first that answers is kept first.
+    const probe = await firstAnswering(backendUrls, { signer: profile.identity, trust: new BackendTrust(backendPins) });
+    if (probe.answered === null) {
+      if (!existed) discardNewProfile(profile);
+      const code = probe.silent ? 'backend_unreachable' : probe.code;
+      return fail(code, unreachableSentence(backendUrls, probe, token.backendHost?.name ?? null));
+    }
+    // The invite's addresses are kept with the one that answered first; addresses given are kept as given.
+    if (!options.backendUrls) backendUrls = [probe.answered, ...backendUrls.filter((url) => url !== probe.answered)];
+  }
+  setBackendUrls(profile, backendUrls);
+  setBackendPins(profile, backendPins);
+  const backend = deps.backend(backendUrls, profile.identity, backendPins);
+  if (joinRequestId === null) {
     const posted = await postJoinRequest(profile, backend, token, deviceName);
     if (!posted.ok) return inviteRefused(posted.code, posted.message, token);
     joinRequestId = posted.value;

@@ -1,17 +1,25 @@
 /**
  * A device profile folder:
- *   profile.json            device id, name, backend addresses and pinned key, account id, enrollment status (no secrets)
+ *   profile.json            device id, name, backend addresses and pinned key, where the backend runs (the one this
+ *                           device hosts, or the device that hosts it), account id, enrollment status (no secrets)
  *   identity-*.key          the device's private keys (SecretStore, 0600)
  *   adk.keyring             the cached ADK key ring (SecretStore, 0600; the wrapped keys on the backend are the source of truth)
  *   invites.secret          invites this device made and their secrets, until used or expired (SecretStore, 0600)
  */
 import type { Failure, Result } from '../../shared/errors.ts';
-import { mkdirSync } from 'node:fs';
+import { mkdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { z } from 'zod';
 import { BackendUrls } from '../../shared/backend-addresses.ts';
 import { BackendPins } from '../../shared/backend-keys.ts';
-import { loadIdentity, loadOrCreateIdentity, replaceIdentity, type DeviceIdentity } from '../crypto/device-identity.ts';
+import {
+  AGREEMENT_KEY_NAME,
+  loadIdentity,
+  loadOrCreateIdentity,
+  replaceIdentity,
+  SIGNING_KEY_NAME,
+  type DeviceIdentity,
+} from '../crypto/device-identity.ts';
 import { KeyRing } from '../crypto/key-ring.ts';
 import { fileSecretStore, readFileOrNull, writeFileAtomic600, type SecretStore } from '../crypto/secret-store.ts';
 import { TrustedDevice } from './enrollment-statement.ts';
@@ -19,6 +27,16 @@ import { TrustedDevice } from './enrollment-statement.ts';
 export const PROFILE_FILE = 'profile.json';
 const KEY_RING_SECRET = 'adk.keyring';
 const INVITES_SECRET = 'invites.secret';
+
+export const HostingRecord = z.strictObject({
+  dataDir: z.string().min(1),
+  port: z.number().int().min(1).max(65535),
+  shared: z.boolean(),
+});
+export type HostingRecord = z.infer<typeof HostingRecord>;
+
+export const BackendHostRecord = z.strictObject({ deviceId: z.string().min(1), name: z.string().min(1).max(100) });
+export type BackendHostRecord = z.infer<typeof BackendHostRecord>;
 
 export const EnrollmentStatus = z.enum(['new', 'pending', 'enrolled', 'revoked', 'rejected']);
 export type EnrollmentStatus = z.infer<typeof EnrollmentStatus>;
@@ -42,6 +60,13 @@ const ProfileInfoShape = z.strictObject({
    * its inviter and the inviter's own anchors, from the invite line. This device itself is implied.
    */
   trusted: z.array(TrustedDevice).max(64).default([]),
+  /**
+   * The backend this device hosts for its account (electron/hosting/): its data folder, its port (the
+   * same at every start) and whether other machines may reach it. Null: it hosts none.
+   */
+  hosting: HostingRecord.nullable().default(null),
+  /** The device of the account that hosts the backend this device uses (from its invite); null: none does, or this one. */
+  backendHost: BackendHostRecord.nullable().default(null),
 });
 
 /** A profile written before devices took several addresses has one `backendUrl`: read as a list of one. */
@@ -133,10 +158,23 @@ export function openOrCreateProfile(
     joinRequestId: null,
     inviter: null,
     trusted: [],
+    hosting: null,
+    backendHost: null,
   };
   const profile: Profile = { dir, store, identity, info, ring: new KeyRing() };
   saveProfile(profile);
   return { ok: true, value: profile };
+}
+
+/**
+ * Forgets a profile that never got further than "new" (an account or a join that failed before the
+ * backend knew it): its profile.json and keys, so the folder holds no half-made device. Anything else
+ * in the folder stays.
+ */
+export function discardNewProfile(profile: Profile): void {
+  if (profile.info.status !== 'new') return;
+  rmSync(join(profile.dir, PROFILE_FILE), { force: true });
+  for (const name of [SIGNING_KEY_NAME, AGREEMENT_KEY_NAME, KEY_RING_SECRET, INVITES_SECRET]) profile.store.remove(name);
 }
 
 /** Makes `urls` the profile's backend addresses (saved when they differ); true when they changed. */

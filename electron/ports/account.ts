@@ -3,7 +3,8 @@ import type { ActionResult, Result } from '../../shared/errors.ts';
 
 /** Account operations of an enrolled device (the enrollment modules). */
 export interface AccountPort {
-  createInvite(): Promise<Result<{ invite: string; inviteId: string; expiresAt: number }>>;
+  /** `thisMachineOnly`: every backend address the invite carries is a loopback one. */
+  createInvite(): Promise<Result<{ invite: string; inviteId: string; expiresAt: number; thisMachineOnly: boolean }>>;
   /** Approves pending join requests made with this device's invites; resolves to the invites used by an approved join. */
   approvePendingJoins(): Promise<{ inviteId: string; deviceName: string }[]>;
   /** Fetches newly wrapped key versions (after a rotation). */

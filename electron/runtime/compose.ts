@@ -11,7 +11,7 @@ import type { PushMessage } from '../../shared/api/push.ts';
 import type { MoveNoticeView } from '../../shared/device-api.ts';
 import type { ProviderId, SessionSettings } from '../../shared/provider.ts';
 import { redactCredentials } from '../../shared/url-credentials.ts';
-import { setBackendPins, setBackendUrls, type Profile } from '../enrollment/profile.ts';
+import { saveProfile, setBackendPins, setBackendUrls, type Profile } from '../enrollment/profile.ts';
 import { createGitRunner } from '../git/git-runner.ts';
 import type { ActivationDeps } from '../handoff/activation.ts';
 import { Coordinator } from '../handoff/coordinator.ts';
@@ -28,6 +28,7 @@ import type { BackendLinkPort, BackendPort } from '../ports/backend.ts';
 import type { Clock } from '../ports/clock.ts';
 import type { TargetCheck } from '../ports/devices.ts';
 import type { GitPort, RemediationPort } from '../ports/git.ts';
+import type { HostingPort } from '../ports/hosting.ts';
 import { progressSink } from './progress-sink.ts';
 import type { PacketPort, ProviderPort } from '../ports/providers.ts';
 import type { SealPort } from '../ports/seal.ts';
@@ -50,7 +51,7 @@ import { forkFromHandoff } from './sessions/session-fork.ts';
 import { DeviceDirectory } from './device-directory.ts';
 import { DeviceEvents } from './device-events.ts';
 import { DeviceRuntime } from './device-runtime.ts';
-import { DeviceStatus, type DeviceIdentity } from './device-status.ts';
+import { DeviceStatus, type BackendHomeRecord, type DeviceIdentity } from './device-status.ts';
 import { DeviceViews } from './device-views.ts';
 import { MoveBlocks } from './move-blocks.ts';
 import { MoveNotices } from './move-notices.ts';
@@ -70,6 +71,8 @@ export interface ComposeOptions {
   log(message: string): void;
   /** Told when the device's backend addresses are changed from the UI (after the profile kept them). */
   onBackendUrlsChanged?(urls: readonly string[]): void;
+  /** The backend this device hosts for its account (electron/hosting/), started before the runtime; none: it hosts none. */
+  hosting?: HostingPort | null;
   /** Asked before each handoff step and commit (handoff/test-seam.ts); none on a shipped device. */
   gate?: StepGate;
   /** Told of each provider turn that starts or ends; none on a shipped device. */
@@ -92,6 +95,8 @@ export interface DeviceParts extends Pick<ComposeOptions, 'gate' | 'observeTurn'
   account: AccountPort;
   /** The backend's addresses and whether the device reaches them (shown in the status). */
   link: BackendLinkPort;
+  /** The backend this device hosts, or the device of the account that hosts the one it uses (shown in the status). */
+  home?: { hosting: HostingPort | null; host: BackendHomeRecord | null };
   /** Opens the push stream; `onOpen` runs on every (re)connect, `replayed` when the backend replayed what was missed. */
   openStream(onMessage: (message: PushMessage) => void, onOpen: (opened: { replayed: boolean }) => void): { close(): void };
   clock: Clock;
@@ -119,8 +124,17 @@ export function composeDeviceRuntime(options: ComposeOptions): DeviceRuntime {
     backendUrls: [...profile.info.backendUrls],
     reachability: null,
     backendKey: null,
+    backendHome: null,
     joining: false,
     revokedAt: null,
+  };
+  const hosting = options.hosting ?? null;
+  const host: BackendHomeRecord = {
+    get: () => profile.info.backendHost,
+    forget() {
+      profile.info = { ...profile.info, backendHost: null };
+      saveProfile(profile);
+    },
   };
   return wireDeviceRuntime({
     identity,
@@ -141,7 +155,8 @@ export function composeDeviceRuntime(options: ComposeOptions): DeviceRuntime {
       },
     }),
     targetCheck,
-    account: accountPort(profile, client, log),
+    account: accountPort(profile, client, log, hosting ?? undefined),
+    home: { hosting, host },
     link: {
       addresses: () => [...client.addresses.urls],
       setAddresses(urls) {
@@ -149,7 +164,8 @@ export function composeDeviceRuntime(options: ComposeOptions): DeviceRuntime {
         client.addresses.replace(urls);
         options.onBackendUrlsChanged?.(urls);
       },
-      probe: (urls) => probeAddresses(urls, { signer: profile.identity, trust }),
+      // Probed under the same pins, but a key refused there is not one the device met on its own addresses.
+      probe: (urls) => probeAddresses(urls, { signer: profile.identity, trust: new BackendTrust(trust.view().pinned) }),
       reachability: () => client.reachability.view(),
       revokedAt: () => client.reachability.revokedAt(),
       longestWait: () => client.reachability.longestWait(),
@@ -287,7 +303,7 @@ export function wireDeviceRuntime(parts: DeviceParts): DeviceRuntime {
   // What other devices post to a session's log goes to the part that takes its kind.
   const handlers = { 'permission-answer': sessions.answers, 'move-here-request': moveHere };
   const posts = new SessionPosts({ selfId, state, backend, seal, handlers });
-  const status = new DeviceStatus(identity, link, events);
+  const status = new DeviceStatus(identity, link, events, parts.home);
   const adoption = { selfId, selfName, state, sessions, providers, changes };
   const forks = { ...activation, state, backend, sessions, remediation, changes };
   const fork = (sessionId: string, handoffId: string) => forkFromHandoff(forks, sessionId, handoffId);

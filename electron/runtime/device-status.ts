@@ -1,11 +1,20 @@
 /**
  * This device's status as the UI shows it: who it is, the backend addresses it uses and whether it
- * reaches them. A change of addresses (from the UI) or of reachability is sent as `statusChanged`.
+ * reaches them, and where the account's backend runs (the one it hosts, or the device hosting it). A
+ * change of addresses (from the UI), of reachability or of the hosted backend is sent as `statusChanged`.
  */
-import type { DeviceStatusView } from '../../shared/device-api.ts';
+import type { BackendHomeView, DeviceStatusView } from '../../shared/device-api.ts';
 import { fail, ok, type Result } from '../../shared/errors.ts';
 import type { BackendLinkPort } from '../ports/backend.ts';
+import type { HostingPort } from '../ports/hosting.ts';
 import type { DeviceEvents } from './device-events.ts';
+
+/** Where the backend runs when this device hosts none: the device that does (kept in the profile), or none. */
+export interface BackendHomeRecord {
+  get(): { deviceId: string; name: string } | null;
+  /** Forgets it (the device was pointed at a backend elsewhere). */
+  forget(): void;
+}
 
 /** The status of an enrolled device that does not change while it runs (revocation is read from the link). */
 export type DeviceIdentity = DeviceStatusView & { deviceId: string; deviceName: string; accountId: string };
@@ -15,6 +24,7 @@ export class DeviceStatus {
     readonly identity: DeviceIdentity,
     private readonly link: BackendLinkPort,
     private readonly events: Pick<DeviceEvents, 'emit'>,
+    private home: { hosting: HostingPort | null; host: BackendHomeRecord | null } = { hosting: null, host: null },
   ) {}
 
   /** The device's status now: who it is, its backend addresses, whether it reaches them, the keys it accepts, whether it was revoked. */
@@ -24,8 +34,27 @@ export class DeviceStatus {
       backendUrls: this.link.addresses(),
       reachability: this.link.reachability(),
       backendKey: this.link.key(),
+      backendHome: this.backendHome(),
       revokedAt: this.link.revokedAt(),
     };
+  }
+
+  /** Where the account's backend runs: on this device, on another device of the account, or elsewhere. */
+  private backendHome(): BackendHomeView {
+    if (this.home.hosting) return { where: 'this-device', hosted: this.home.hosting.view() };
+    const host = this.home.host?.get() ?? null;
+    return host ? { where: 'device', deviceId: host.deviceId, deviceName: host.name } : { where: 'elsewhere' };
+  }
+
+  /** Lets other machines reach the backend this device hosts, or only this one; refused when it hosts none. */
+  async shareBackend(shared: boolean): Promise<Result<DeviceStatusView>> {
+    const { hosting } = this.home;
+    if (!hosting)
+      return fail('not_hosting', 'The sync backend does not run on this device: ask on the device it runs on, or whoever runs it.');
+    const changed = await hosting.setShared(shared);
+    const status = this.view();
+    this.events.emit('statusChanged', status);
+    return changed.ok ? ok(status) : changed;
   }
 
   /** Accepts the backend keys `pins` from now on (kept in the profile) and tells the UI; resolves to the status with them. */
@@ -52,14 +81,22 @@ export class DeviceStatus {
       const kept = this.link.addresses().join(', ');
       return fail(tried.code, `${tried.message} Nothing was changed: this device still uses ${kept}.`);
     }
+    const before = this.link.addresses();
     this.link.setAddresses(urls);
+    // Pointed at a backend elsewhere: this device hosts it no more, and one that shares no address with the old was moved.
+    if (this.home.hosting) {
+      await this.home.hosting.retire();
+      this.home = { ...this.home, hosting: null };
+    } else if (!urls.some((url) => before.includes(url))) this.home.host?.forget();
     const status = this.view();
     this.events.emit('statusChanged', status);
     return ok(status);
   }
 
-  /** Tells the UI the status whenever reachability changes; returns the function that stops it. */
+  /** Tells the UI the status whenever reachability or the hosted backend changes; returns the function that stops it. */
   watch(): () => void {
-    return this.link.subscribe(() => this.events.emit('statusChanged', this.view()));
+    const tell = () => this.events.emit('statusChanged', this.view());
+    const stops = [this.link.subscribe(tell), this.home.hosting?.subscribe(tell) ?? (() => undefined)];
+    return () => stops.forEach((stop) => stop());
   }
 }

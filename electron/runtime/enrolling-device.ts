@@ -12,6 +12,8 @@ import { requestJoin } from '../enrollment/join.ts';
 import { loadProfile, setBackendUrls, type Profile } from '../enrollment/profile.ts';
 import { syncEnrollmentBackendFactory } from '../enrollment/sync-backend.ts';
 import type { SecretStore } from '../crypto/secret-store.ts';
+import type { BackendHost } from '../hosting/backend-host.ts';
+import { createHostedAccount, startHosting, type HostingSetup } from '../hosting/hosted-startup.ts';
 import { composeDeviceRuntime, type ComposeOptions } from './compose.ts';
 import { checkBackendKeys } from './device-api/backend-keys.ts';
 import type { DeviceRuntime } from './device-runtime.ts';
@@ -30,6 +32,11 @@ export interface EnrollingDeviceOptions {
   backendUrls?: readonly string[] | null;
   /** The device name the first-run screen offers before enrollment (null: none). */
   suggestedDeviceName?: string | null;
+  /**
+   * Where a backend this device hosts for its account keeps its data, and what runs it: an account
+   * created with no backend address is hosted here. None: this device hosts no backend.
+   */
+  hosting?: HostingSetup | null;
 }
 
 /** Timings of a device people use (the headless command lets the environment override each). */
@@ -65,6 +72,9 @@ export function createEnrollingDevice(options: EnrollingDeviceOptions): Enrollin
   const deps: EnrollmentDeps = { backend: syncEnrollmentBackendFactory, secretStore: options.secretStore };
   let runtime: DeviceRuntime | null = null;
   let unsubscribeRuntime: (() => void) | null = null;
+  /** The backend this device hosts (started before the runtime, stopped after it), if it hosts one. */
+  let host: BackendHost | null = null;
+  const log = options.runtime.log;
   /** Aborted on stop: a join still waiting for approval stops waiting. */
   const stopping = new AbortController();
   let status: DeviceStatusView = {
@@ -75,12 +85,13 @@ export function createEnrollingDevice(options: EnrollingDeviceOptions): Enrollin
     backendUrls: [...(options.backendUrls ?? [])],
     reachability: null,
     backendKey: null,
+    backendHome: null,
     joining: false,
     revokedAt: null,
   };
 
   async function run(profile: Profile): Promise<DeviceStatusView> {
-    runtime = composeDeviceRuntime({ ...options.runtime, profile });
+    runtime = composeDeviceRuntime({ ...options.runtime, profile, hosting: host });
     unsubscribeRuntime = runtime.subscribe(emit);
     await runtime.start();
     status = await runtime.handlers().getStatus({});
@@ -111,10 +122,22 @@ export function createEnrollingDevice(options: EnrollingDeviceOptions): Enrollin
   const notEnrolled = fail('not_enrolled', NOT_ENROLLED);
   const refuse = async () => notEnrolled;
   const refuseWithReport = async () => ({ result: notEnrolled, report: notEnrolledReport() });
+  /** An account on a backend this device hosts (none given): the backend first, then the account on it. */
+  async function hostedAccount(deviceName: string): Promise<Result<Profile>> {
+    if (!options.hosting) return fail('no_backend', 'Give the address of the sync backend to create the account on.');
+    const created = await createHostedAccount(options.profileDir, deviceName, options.hosting, deps, log);
+    if (!created.ok) return created;
+    host = created.value.host;
+    return ok(created.value.profile);
+  }
+
   const firstRun: DeviceApiHandlers = {
     getStatus: async () => status,
     createAccount: ({ backendUrls, deviceName, backendPins }) =>
-      enroll(() => createAccount(options.profileDir, backendUrls, deviceName, deps, backendPins), false).then(kept),
+      enroll(
+        () => (backendUrls ? createAccount(options.profileDir, backendUrls, deviceName, deps, backendPins) : hostedAccount(deviceName)),
+        false,
+      ).then(kept),
     joinAccount: ({ invite, deviceName, backendUrls }) =>
       enroll(
         () =>
@@ -155,6 +178,7 @@ export function createEnrollingDevice(options: EnrollingDeviceOptions): Enrollin
     // First contact: the set-up screen shows each address's key before the account is made on it.
     checkBackendKeys: ({ backendUrls }) => checkBackendKeys(backendUrls),
     pinBackendKeys: refuse,
+    shareBackend: refuse,
   };
 
   return {
@@ -168,14 +192,19 @@ export function createEnrollingDevice(options: EnrollingDeviceOptions): Enrollin
     async start() {
       const loaded = loadProfile(options.profileDir, options.secretStore(options.profileDir));
       if (!loaded.ok || loaded.value.info.status !== 'enrolled') return;
-      if (options.backendUrls && options.backendUrls.length > 0) setBackendUrls(loaded.value, options.backendUrls);
-      await run(loaded.value);
+      const profile = loaded.value;
+      const given = options.backendUrls && options.backendUrls.length > 0 ? options.backendUrls : null;
+      if (options.hosting) host = await startHosting(profile, options.hosting, given, log, options.runtime.onBackendUrlsChanged);
+      if (!host && given) setBackendUrls(profile, given);
+      await run(profile);
     },
     async stop() {
       stopping.abort();
       unsubscribeRuntime?.();
       await runtime?.stop();
       runtime = null;
+      // After the runtime: its last words (stopping, its last records) reach the backend it hosts.
+      await host?.stop();
     },
   };
 }

@@ -2,7 +2,7 @@
  * A SecretStore for the Electron shell: secrets encrypted with the OS keychain through `safeStorage`
  * (Keychain, DPAPI, libsecret/kwallet), written as 0600 files in the profile folder.
  */
-import { mkdirSync } from 'node:fs';
+import { mkdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { safeStorage } from 'electron';
 import { readFileOrNull, writeFileAtomic600, type SecretStore } from '../crypto/secret-store.ts';
@@ -32,6 +32,9 @@ export function safeStorageSecretStore(dir: string): SecretStore {
       if (!safeStorage.isEncryptionAvailable()) throw new Error('The OS keychain is not available; Baton cannot store device keys safely.');
       mkdirSync(dir, { recursive: true, mode: 0o700 });
       writeFileAtomic600(path(name), safeStorage.encryptString(Buffer.from(bytes).toString('base64')));
+    },
+    remove(name) {
+      rmSync(path(name), { force: true });
     },
   };
 }

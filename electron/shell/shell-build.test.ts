@@ -5,13 +5,16 @@
  * node_modules), so the main bundle may import nothing but Electron and Node's built-ins, and the
  * sandboxed preload may require nothing but Electron. Then the built main bundle runs under plain
  * Node on a stand-in for Electron's module (dev-env/stand-ins/electron), against a real
- * backend: its window, lock-down and IPC bridge, and a first run through that bridge; and the built
- * preload runs in a context that offers only `require('electron')`, as a sandboxed preload gets.
+ * backend: its window, lock-down and IPC bridge, and a first run through that bridge; then a second
+ * app with no backend, whose first run creates the account on a backend it hosts in a child process
+ * (the built backend-host.js, through the stand-in's utilityProcess), locks its profile against a
+ * third app and stops the backend when it quits; and the built preload runs in a context that offers
+ * only `require('electron')`, as a sandboxed preload gets.
  * The built renderer page's CSP meta tag is checked against the shell's header and the headless
  * host's. (The Electron binary cannot be downloaded here, so no real window opens in CI.)
  */
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync } from 'node:fs';
 import { builtinModules } from 'node:module';
 import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -24,12 +27,14 @@ import { build, type InlineConfig } from 'vite';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import forgeConfig from '../../forge.config.ts';
 import { CONTENT_SECURITY_POLICY, HEADER_ONLY_DIRECTIVES } from '../../shared/content-security-policy.ts';
-import type { DeviceApiHandlers } from '../../shared/device-api.ts';
+import type { DeviceApiHandlers, DeviceStatusView } from '../../shared/device-api.ts';
 import { EVENT_NAMES } from '../../shared/device-api.ts';
 import { METHOD_NAMES, subscriptionName } from '../../shared/device-bridge.ts';
 import { createGitSandbox } from '../../dev-env/git-sandbox.ts';
 import { PROJECT_ROOT, startBaton, type RunningProcess } from '../../dev-env/process-harness.ts';
 import { startWebHost } from '../host/web-host.ts';
+import { createBackendClient } from '../sync/backend-client.ts';
+import { BackendTrust } from '../sync/backend-trust.ts';
 import { eventChannel, methodChannel } from './ipc-channels.ts';
 
 /** Laid out as in the packaged app: <root>/.vite/build/{main,preload}.js, Electron's module beside. */
@@ -78,6 +83,12 @@ describe('the desktop shell as Forge builds it', () => {
     expect(main).toContain('main_window');
   });
 
+  it('has a hosted-backend bundle beside main that imports only Node built-ins and the native SQLite module', () => {
+    const host = readFileSync(join(outDir, 'backend-host.js'), 'utf8');
+    expect(importsOf(host).filter((name) => !NODE.has(name))).toEqual(['better-sqlite3']);
+    expect(host).toContain('parentPort');
+  });
+
   it('has a sandbox-safe preload: one CommonJS file that requires only electron', () => {
     const preload = readFileSync(join(outDir, 'preload.js'), 'utf8');
     expect(importsOf(preload)).toEqual(['electron']);
@@ -85,6 +96,13 @@ describe('the desktop shell as Forge builds it', () => {
     expect(preload).toContain('contextBridge');
   });
 });
+
+/** Whether a backend answers its health at `url`, accepting only the key `pin`. */
+async function backendAnswers(url: string, pin: string): Promise<boolean> {
+  const signer = { deviceId: 'probe', sign: () => new Uint8Array(64) };
+  return (await createBackendClient({ baseUrl: url, signer, trust: new BackendTrust([pin]), attempts: 1, timeoutMs: 3000 }).call('health'))
+    .ok;
+}
 
 /** A policy as directive name → its sources, sorted: two policies are the same when these are equal. */
 function directives(policy: string): Record<string, string[]> {
@@ -284,6 +302,68 @@ describe('the built main process on a stand-in Electron', () => {
     app.child.stdin.write(`${JSON.stringify({ op: 'quit' })}\n`);
     expect(await exited).toBe(0);
   });
+});
+
+describe("the built main process hosting the account's backend", () => {
+  let app: StandInApp;
+  const home = () => join(root, 'hosting-home');
+  const invoke = <T>(method: Parameters<typeof methodChannel>[0], input: unknown) =>
+    app.ask<{ ok: boolean; result: T }>({ op: 'invoke', channel: methodChannel(method), input, sender: 'window' });
+  const start = () =>
+    new StandInApp(spawn(process.execPath, [join(outDir, 'main.js')], { cwd: root, env: { ...process.env, BATON_STANDIN_HOME: home() } }));
+  let url = '';
+  let pin = '';
+
+  beforeAll(async () => {
+    mkdirSync(join(root, 'node_modules'), { recursive: true });
+    // The packaged app carries the native SQLite module beside its bundles (forge.config.ts).
+    if (!existsSync(join(root, 'node_modules', 'better-sqlite3')))
+      symlinkSync(join(PROJECT_ROOT, 'node_modules', 'better-sqlite3'), join(root, 'node_modules', 'better-sqlite3'), 'dir');
+    if (!existsSync(join(root, 'node_modules', 'electron')))
+      symlinkSync(join(PROJECT_ROOT, 'dev-env', 'stand-ins', 'electron'), join(root, 'node_modules', 'electron'), 'dir');
+    app = start();
+    expect(await app.next()).toBe('ready');
+  }, 60_000);
+
+  afterAll(() => {
+    if (app && app.child.exitCode === null) app.child.kill('SIGKILL');
+  });
+
+  it('creates an account with no backend given on one it runs in a child process, its data in userData, its key pinned', async () => {
+    type Created = { ok: true; value: DeviceStatusView };
+    const created = await invoke<Created>('createAccount', { deviceName: 'desk' });
+    expect(created.result).toMatchObject({
+      ok: true,
+      value: { enrolled: true, deviceName: 'desk', backendHome: { where: 'this-device', hosted: { state: 'running', shared: false } } },
+    });
+    url = created.result.value.backendUrls[0]!;
+    pin = created.result.value.backendKey!.pinned[0]!;
+    expect(url).toMatch(/^https:\/\/127\.0\.0\.1:\d+$/);
+    expect(existsSync(join(home(), 'userData', 'backend', 'tls-key.pem'))).toBe(true);
+    const settings = JSON.parse(readFileSync(join(home(), 'userData', 'settings.json'), 'utf8')) as { backendUrls?: string[] };
+    expect(settings.backendUrls).toEqual([url]);
+    const children = await app.ask<{ modulePath: string; serviceName: string; exited: boolean }[]>({ op: 'utilityProcesses' });
+    expect(children).toEqual([
+      { modulePath: join(outDir, 'backend-host.js'), serviceName: 'Baton sync backend', pid: expect.any(Number), exited: false },
+    ]);
+    expect(await backendAnswers(url, pin)).toBe(true);
+  }, 60_000);
+
+  it('refuses a second app on the same device profile, naming the one that runs', async () => {
+    const second = start();
+    const exited = new Promise<number | null>((resolve) => second.child.once('exit', (code) => resolve(code)));
+    const box = JSON.parse(await second.next()) as { errorBox: { title: string; content: string } };
+    expect(box.errorBox.title).toBe('Baton is already running on this device profile');
+    expect(box.errorBox.content).toContain(`is already in use by the desktop app (process ${app.child.pid}`);
+    expect(await exited).toBe(0);
+  });
+
+  it('stops the backend and its process when it quits', async () => {
+    const exited = new Promise<number | null>((resolve) => app.child.once('exit', (code) => resolve(code)));
+    app.child.stdin.write(`${JSON.stringify({ op: 'quit' })}\n`);
+    expect(await exited).toBe(0);
+    expect(await backendAnswers(url, pin)).toBe(false);
+  }, 30_000);
 });
 
 describe('the built preload in a sandbox-like context', () => {

@@ -12,6 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startBackend, type RunningBackend } from '../../backend/backend.ts';
 import { newTlsKey, selfSignedIdentity, type TlsIdentity } from '../../backend/tls/tls-identity.ts';
 import { createTestAccount, newTestDevice } from '../../dev-env/sync-fixtures.ts';
+import { startHttpRecorder } from '../../dev-env/http-recorder.ts';
 import { startTcpRelay } from '../../dev-env/tcp-relay.ts';
 import { tempFolders } from '../../dev-env/temp-folders.ts';
 import { createBackendClient } from './backend-client.ts';
@@ -166,6 +167,34 @@ describe('a client that pinned the backend key', () => {
       fake.server.close();
     }
   });
+  it('never sends to a plain http:// address, calls, streams and uploads alike, and fails over to its https one', async () => {
+    const plain = await startBackend({ dataDir: folder() });
+    const recorder = await startHttpRecorder(plain.url);
+    try {
+      const device = newTestDevice(backend.url, 'pinned', undefined, [identity.fingerprint]);
+      await createTestAccount(device);
+      const signer = countingSigner(device.signer);
+      const trust = new BackendTrust([identity.fingerprint]);
+      const client = createBackendClient({ baseUrl: recorder.url, signer, trust, attempts: 2 });
+      const answer = await client.call('me');
+      expect(answer).toMatchObject({ ok: false, code: 'backend_plain_http' });
+      expect(!answer.ok && answer.message).toBe(
+        `this device pins its backend's key, so it sends nothing to ${recorder.url}, a plain http:// address where it would cross ` +
+          "the network readable: use the backend's https:// address",
+      );
+      await expect(client.signedFetch('GET', '/v1/stream')).rejects.toThrow(/sends nothing/);
+      expect(await client.putBlob('sha256:' + '0'.repeat(64), new Uint8Array(1))).toMatchObject({ ok: false, code: 'backend_plain_http' });
+      // With its https address after the http one, it goes there, and still nothing to the http one.
+      const both = createBackendClient({ baseUrl: [recorder.url, backend.url], signer, trust });
+      expect(codeOf(await both.call('me'))).toBe('ok');
+      expect(recorder.requests).toEqual([]);
+      expect(signer.signed).toBe(1);
+    } finally {
+      await recorder.close();
+      await plain.close();
+    }
+  });
+
   it('reaches the pinned backend through a TCP relay in front of it, TLS passing through untouched', async () => {
     const relay = await startTcpRelay(backend.url);
     try {

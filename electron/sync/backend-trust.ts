@@ -29,9 +29,8 @@ export class BackendKeyRefused extends Error {
     const { url, presented } = refusal;
     super(
       refusal.reason === 'mismatch'
-        ? `the backend at ${url} presented the key ${presented}, not the one this device pinned (${pinned.join(', ')}); ` +
-            'nothing was sent to it. If its key was changed on purpose, join again with a new invite from an enrolled device, ' +
-            'or re-pin it under Devices → Sync backend; otherwise this is not your backend'
+        ? `the backend at ${url} presented the key ${presented}, not the pinned ${pinned.join(' or ')}, so nothing was sent to it; ` +
+            'if its key was changed on purpose, re-pin it (Devices → Sync backend, or --backend-pin)'
         : `the backend at ${url} presents a certificate no authority this system trusts vouches for (${authorizationError ?? 'untrusted'}); ` +
             `its key is ${presented}. Pin it: join with an invite (it carries the key), or confirm the key when creating the account ` +
             `(baton device --backend-pin ${presented})`,
@@ -40,16 +39,34 @@ export class BackendKeyRefused extends Error {
   }
 }
 
-/** The key refusal an error is, or was caused by (transports wrap it); null for any other error. */
-export function keyRefusalOf(error: unknown): BackendKeyRefused | null {
+/**
+ * A plain http:// address refused by a device that pins its backend's key: what it sends there would
+ * cross the network readable (ids, states, sizes, signed requests), so nothing is sent.
+ */
+export class PlainHttpRefused extends Error {
+  readonly code = 'backend_plain_http' as const;
+
+  constructor(readonly url: string) {
+    super(
+      `this device pins its backend's key, so it sends nothing to ${url}, a plain http:// address where it would cross the network ` +
+        "readable: use the backend's https:// address",
+    );
+  }
+}
+
+/** A connection refused before anything was sent on it: for the key it presented, or for being plain http. */
+export type TrustRefusal = BackendKeyRefused | PlainHttpRefused;
+
+/** The refusal an error is, or was caused by (transports wrap it); null for any other error. */
+export function keyRefusalOf(error: unknown): TrustRefusal | null {
   for (let e: unknown = error, depth = 0; e instanceof Error && depth < 4; e = e.cause, depth++) {
-    if (e instanceof BackendKeyRefused) return e;
+    if (e instanceof BackendKeyRefused || e instanceof PlainHttpRefused) return e;
   }
   return null;
 }
 
-/** A key refusal as a call's failure value. */
-export function keyFailure(refused: BackendKeyRefused): CallFailure {
+/** A refusal as a call's failure value. */
+export function keyFailure(refused: TrustRefusal): CallFailure {
   return { ok: false, status: 0, code: refused.code, message: refused.message };
 }
 
@@ -122,11 +139,16 @@ export class BackendTrust {
   }
 
   /**
-   * Resolves once `url` was seen presenting an accepted key (at once for plain http, and for an
-   * address already admitted); rejects with the refusal, or when the address cannot be reached.
+   * Resolves once `url` was seen presenting an accepted key (at once for an address already admitted,
+   * and for plain http while nothing is pinned); rejects with the refusal (plain http while a key is
+   * pinned is refused outright), or when the address cannot be reached.
    */
   async admit(url: string, timeoutMs: number): Promise<void> {
-    if (!url.startsWith('https:') || this.admitted.has(url)) return;
+    if (!url.startsWith('https:')) {
+      if (this.pins.length > 0) throw new PlainHttpRefused(url);
+      return;
+    }
+    if (this.admitted.has(url)) return;
     let pending = this.admitting.get(url);
     if (!pending) {
       const pins = this.pins;
@@ -157,8 +179,8 @@ export function admittedAttempt<T>(
   trust: BackendTrust,
   timeoutMs: number,
   attempt: (url: string) => Promise<T>,
-): { attempt: (url: string) => Promise<T>; refused: () => BackendKeyRefused | null } {
-  let refused: BackendKeyRefused | null = null;
+): { attempt: (url: string) => Promise<T>; refused: () => TrustRefusal | null } {
+  let refused: TrustRefusal | null = null;
   return {
     attempt: async (url) => {
       try {

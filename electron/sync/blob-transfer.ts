@@ -8,7 +8,7 @@
 import { readFile } from 'node:fs/promises';
 import { routePath, routes, type RouteResponse } from '../../shared/api/routes.ts';
 import type { AddressRing } from './address-ring.ts';
-import { admittedAttempt, keyFailure, type BackendKeyRefused, type BackendTrust } from './backend-trust.ts';
+import { admittedAttempt, keyFailure, type BackendTrust, type TrustRefusal } from './backend-trust.ts';
 import type { CallFailure, CallResult } from './call-result.ts';
 import { backoffPause, tryInTurn } from './failover.ts';
 import type { Exchange } from './http-transport.ts';
@@ -41,7 +41,7 @@ export interface BlobFile {
   sha256: string;
 }
 
-function unreachable(tried: string[], lastError: string, refused: BackendKeyRefused | null): CallFailure {
+function unreachable(tried: string[], lastError: string, refused: TrustRefusal | null): CallFailure {
   if (refused) return keyFailure(refused);
   const where = tried.length === 1 ? `at ${tried[0]}` : `at every address (${tried.join(', ')})`;
   return { ok: false, status: 0, code: 'unreachable', message: `the backend ${where} is unreachable: ${lastError}` };

@@ -6,7 +6,8 @@
 import type { ApiErrorCode, Success } from '../../shared/errors.ts';
 
 /** Codes a call can fail with: the API's, or the client's own. */
-export type ClientErrorCode = ApiErrorCode | 'unreachable' | 'bad_response' | 'backend_key_mismatch' | 'backend_key_untrusted';
+export type ClientErrorCode =
+  ApiErrorCode | 'unreachable' | 'bad_response' | 'backend_key_mismatch' | 'backend_key_untrusted' | 'backend_plain_http';
 
 export interface CallFailure {
   ok: false;

@@ -74,7 +74,7 @@ describe('Devices → Sync backend', () => {
     expect(alert).toHaveTextContent('The backend presented a different key');
     expect(alert).toHaveTextContent(`Pinned${PINNED}`);
     expect(alert).toHaveTextContent(`Presented${PRESENTED}`);
-    expect(alert).toHaveTextContent(/new invite/);
+    expect(alert).toHaveTextContent(/pin the new one; if not, it may not be your backend/);
     expect(fakeDevice.callsOf('pinBackendKeys')).toEqual([]);
     await user.click(within(alert).getByRole('button', { name: 'Pin the presented key' }));
     expect(fakeDevice.callsOf('pinBackendKeys')).toEqual([{ backendPins: [PRESENTED] }]);

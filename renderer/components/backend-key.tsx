@@ -47,18 +47,24 @@ export function BackendKeyConfirm(props: { probes: BackendKeyProbe[]; busy: bool
   );
 }
 
-/** What a refusal says, by its reason. */
-function refusalText(view: BackendKeyView): string {
-  const refused = view.refused!;
-  return refused.reason === 'mismatch'
-    ? `${refused.url} presented a key this device did not pin, so it sent nothing to it.`
-    : `${refused.url} presented a key no certificate authority this system trusts vouches for, and this device pinned none.`;
+/** What a refusal says, by its reason: one sentence, with the choice it leaves. */
+function refusalText(reason: 'mismatch' | 'untrusted'): string {
+  const why =
+    reason === 'mismatch'
+      ? 'This device sent it nothing.'
+      : 'No certificate authority this system trusts vouches for it, so this device sent it nothing.';
+  return `${why} If you changed the backend's key (a new certificate, or a backend set up again), pin the new one; if not, it may not be your backend.`;
 }
 
-/** The backend keys this device accepts, a refused one with both fingerprints, and the re-pin. */
-export function BackendKeyPins(props: { view: BackendKeyView; busy: boolean; onPin(pins: string[]): void }) {
+/**
+ * The backend keys this device accepts, a key refused at one of its addresses (`addresses`: the ones it
+ * uses; a refusal met elsewhere, trying another address, is not offered to pin) with both fingerprints,
+ * and the re-pin.
+ */
+export function BackendKeyPins(props: { view: BackendKeyView; addresses: readonly string[]; busy: boolean; onPin(pins: string[]): void }) {
   const headingId = useId();
   const { view } = props;
+  const refused = view.refused && props.addresses.includes(view.refused.url) ? view.refused : null;
   const [text, setText] = useState('');
   const [invalid, setInvalid] = useState<string | null>(null);
   const submit = (event: FormEvent) => {
@@ -81,26 +87,24 @@ export function BackendKeyPins(props: { view: BackendKeyView; busy: boolean; onP
       ) : (
         <p className="muted">No key pinned: over https, a certificate from an authority this system trusts is accepted.</p>
       )}
-      {view.refused && (
-        <div className="key-check stack" role="alert">
-          <p className="key-check-title">
-            The backend presented {view.refused.reason === 'mismatch' ? 'a different key' : 'a key nothing vouches for'}
+      {refused && (
+        <div className="key-check stack" role="alert" aria-labelledby={`${headingId}-refused`}>
+          <p className="key-check-title" id={`${headingId}-refused`}>
+            The backend presented {refused.reason === 'mismatch' ? 'a different key' : 'a key nothing vouches for'}
           </p>
-          <p>{refusalText(view)}</p>
+          <p>{refusalText(refused.reason)}</p>
           <dl className="key-pair">
+            <dt>Address</dt>
+            <dd className="mono">{refused.url}</dd>
             <dt>Pinned</dt>
             <dd>{view.pinned.length > 0 ? view.pinned.map((pin) => <Fingerprint key={pin} value={pin} />) : 'none'}</dd>
             <dt>Presented</dt>
             <dd>
-              <Fingerprint value={view.refused.presented} />
+              <Fingerprint value={refused.presented} />
             </dd>
           </dl>
-          <p>
-            If the backend&apos;s key was changed on purpose (a new certificate, a backend set up again), pin the new one here or join again
-            with a new invite from an enrolled device. Otherwise do not: it may not be your backend.
-          </p>
           <div className="inline-field">
-            <button type="button" className="button" disabled={props.busy} onClick={() => props.onPin([view.refused!.presented])}>
+            <button type="button" className="button" disabled={props.busy} onClick={() => props.onPin([refused.presented])}>
               Pin the presented key
             </button>
           </div>

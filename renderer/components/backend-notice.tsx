@@ -4,7 +4,7 @@
  * above the screen, never covering a title.
  */
 import { useStatusStore } from '../stores/status-store.ts';
-import { unreachableNotice } from '../model/backend-reach.ts';
+import { unreachableDetail, unreachableNotice } from '../model/backend-reach.ts';
 import { plainMessage } from '../model/error-words.ts';
 import { formatTime } from '../model/format.ts';
 
@@ -27,6 +27,17 @@ export function BackendNotice() {
       </div>
     );
   }
+  const home = status?.backendHome;
+  if (home?.where === 'this-device' && home.hosted.state === 'failed') {
+    return (
+      <div className="backend-notice" role="status">
+        <p className="backend-notice-title">The sync backend on this device is not running.</p>
+        <p className="backend-notice-detail">
+          {home.hosted.error} Other devices can't sync or move sessions until it runs; it is tried again when Baton starts next.
+        </p>
+      </div>
+    );
+  }
   const notice = unreachableNotice(status);
   const reachability = status?.reachability;
   if (notice === null || !reachability) return null;
@@ -35,8 +46,12 @@ export function BackendNotice() {
       <p className="backend-notice-title">{notice}</p>
       <p className="backend-notice-detail">
         {reachability.since !== null && <>Since {formatTime(reachability.since)}. </>}
-        Moves and other acts that need the backend are disabled until it answers; this device keeps retrying.
-        {reachability.lastError && <> {plainMessage({ message: reachability.lastError })}</>}
+        {unreachableDetail(status)}
+        {status?.backendKey?.refused && status.backendUrls.includes(status.backendKey.refused.url) ? (
+          <> It presented a key this device did not pin: Devices → Sync backend shows both.</>
+        ) : (
+          reachability.lastError && <> {plainMessage({ message: reachability.lastError })}</>
+        )}
       </p>
     </div>
   );

@@ -48,10 +48,15 @@ export function SyncBackendSettings() {
     setSaved(true);
   }
 
+  const hosting = status?.backendHome?.where === 'this-device';
   return (
     <section className="card" aria-labelledby={heading}>
       <h2 id={heading}>Sync backend</h2>
-      <p className="muted">Tried in order: this device stays on an address that answers and moves to the next when one fails.</p>
+      <p className="muted">
+        {hosting
+          ? 'This device hosts it and reaches it at its own address. To move it to another machine or a server, back it up, restore it there, and give its address here: this device then stops hosting it (its data stays where it is).'
+          : 'Tried in order: this device stays on an address that answers and moves to the next when one fails.'}
+      </p>
       <ol className="sync-backend-list">
         {addresses.map((url) => (
           <li key={url} className="mono">
@@ -80,7 +85,9 @@ export function SyncBackendSettings() {
           </span>
         </div>
       </form>
-      {status?.backendKey && <BackendKeyPins view={status.backendKey} busy={busy} onPin={(pins) => void pinBackendKeys(pins)} />}
+      {status?.backendKey && (
+        <BackendKeyPins view={status.backendKey} addresses={addresses} busy={busy} onPin={(pins) => void pinBackendKeys(pins)} />
+      )}
     </section>
   );
 }

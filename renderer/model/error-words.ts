@@ -71,8 +71,9 @@ export function enrollmentField(failure: CodedMessage): EnrollmentField {
   return 'form';
 }
 
-/** A set-up refusal in words for the field it is about. */
+/** A set-up refusal in words for the field it is about (a backend that answered at none of an invite's addresses says so itself). */
 export function enrollmentWords(failure: CodedMessage): string {
+  if (failure.code === 'backend_unreachable') return asSentence(failure.message);
   return enrollmentField(failure) === 'invite' ? inviteWords(failure) : plainMessage(failure);
 }
 

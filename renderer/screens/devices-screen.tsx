@@ -1,9 +1,14 @@
-/** The devices screen: enrolled devices with reachability, add a device by invite, revoke, rotate keys. */
+/**
+ * The devices screen: where the account's backend runs, enrolled devices with reachability, add a
+ * device by invite (and let other machines reach a backend this device hosts), revoke, rotate keys.
+ */
 import { useId, useState } from 'react';
 import type { DeviceView } from '../../shared/device-api.ts';
+import { backendHomeLine, hostedStateText } from '../model/backend-home.ts';
 import { needsBackendReason } from '../model/backend-reach.ts';
-import { formatAgo, formatDay } from '../model/format.ts';
+import { formatAgo } from '../model/format.ts';
 import { AccountKeys } from '../components/account-keys.tsx';
+import { InvitePanel } from '../components/invite-panel.tsx';
 import { Modal } from '../components/modal.tsx';
 import { SyncBackendSettings } from '../components/sync-backend-settings.tsx';
 import { useDevicesStore } from '../stores/devices-store.ts';
@@ -29,72 +34,6 @@ function Reachability({ device, current }: { device: DeviceView; current: boolea
   return <span className="reach reach--offline">Offline · {seen}</span>;
 }
 
-function InvitePanel() {
-  const inviteId = useId();
-  const invite = useDevicesStore((state) => state.invite);
-  const createInvite = useDevicesStore((state) => state.createInvite);
-  const busy = useDevicesStore((state) => state.busy);
-  const backendReason = useStatusStore((state) => needsBackendReason(state.status));
-  const devices = useDevicesStore((state) => state.devices);
-  const [copied, setCopied] = useState(false);
-  const joined = invite ? devices.find((device) => !invite.knownDeviceIds.includes(device.id)) : undefined;
-  async function copy() {
-    if (!invite) return;
-    await navigator.clipboard.writeText(invite.invite).then(
-      () => setCopied(true),
-      () => setCopied(false),
-    );
-  }
-  return (
-    <section className="card" aria-labelledby={`${inviteId}-heading`}>
-      <h2 id={`${inviteId}-heading`}>Add a device</h2>
-      <p className="muted">
-        Creates a one-time invite. On the new device choose “Join with an invite” and paste it; this device then shares the account keys
-        with it.
-      </p>
-      <button
-        type="button"
-        className="button button--primary"
-        disabled={busy || backendReason !== null}
-        title={backendReason ?? undefined}
-        onClick={() => {
-          setCopied(false);
-          void createInvite();
-        }}
-      >
-        Add a device
-      </button>
-      {invite && (
-        <div className="invite">
-          <label htmlFor={inviteId} className="field-label">
-            Invite
-          </label>
-          <textarea
-            id={inviteId}
-            readOnly
-            rows={3}
-            className="mono"
-            value={invite.invite}
-            onFocus={(event) => event.currentTarget.select()}
-          />
-          <div className="inline-field">
-            <button type="button" className="button" onClick={() => void copy()}>
-              Copy
-            </button>
-            <span className="muted" aria-live="polite">
-              {joined
-                ? `Used: ${joined.name} ${joined.status === 'pending' ? 'is joining' : 'joined'}. Make another for the next device.`
-                : copied
-                  ? 'Copied.'
-                  : `Works once, until ${formatDay(invite.expiresAt)}.`}
-            </span>
-          </div>
-        </div>
-      )}
-    </section>
-  );
-}
-
 /** Renders the devices screen inside `main`. */
 export function DevicesScreen() {
   const devices = useDevicesStore((state) => state.devices);
@@ -107,6 +46,9 @@ export function DevicesScreen() {
   const [revoking, setRevoking] = useState<DeviceView | null>(null);
   const listId = useId();
   const current = useListCurrent();
+  const status = useStatusStore((state) => state.status);
+  const home = status?.backendHome;
+  const homeLine = backendHomeLine(status);
 
   return (
     <div className="page-pad devices-screen">
@@ -116,6 +58,14 @@ export function DevicesScreen() {
           Every device enrolled in this account. A session can move to any enrolled, reachable device that can open its workspace.
         </p>
       </header>
+      {homeLine && (
+        <p className="backend-home">
+          {homeLine}
+          {home?.where === 'this-device' && (
+            <span className={`tag backend-home-state backend-home-state--${home.hosted.state}`}>{hostedStateText(home.hosted)}</span>
+          )}
+        </p>
+      )}
       <p className={error ? 'form-error' : 'notice-line'} aria-live="polite">
         {error ?? backendReason ?? notice ?? ''}
       </p>

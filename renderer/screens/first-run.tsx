@@ -1,6 +1,8 @@
 /**
- * First run: create an account on a backend address, or join an existing one with an invite. Every
- * refusal is a sentence with the next step, shown next to the field it is about.
+ * First run: create an account — its sync backend running on this device (the default when no
+ * backend is configured) or on one that runs elsewhere — or join an existing one with an invite.
+ * Every refusal is a sentence with the next step, shown next to the field it is about; a join whose
+ * backend does not answer says which addresses it tried and why that may be, with Try again.
  */
 import { useId, useState, type FormEvent } from 'react';
 import { formatBackendList, parseBackendList } from '../../shared/backend-addresses.ts';
@@ -42,6 +44,32 @@ function DeviceNameField(props: { value: string; onChange(value: string): void; 
   );
 }
 
+/** Where the new account's backend runs: this device hosts it, or one that runs elsewhere (addresses given). */
+function BackendChoice(props: { hosted: boolean; onChange(hosted: boolean): void }) {
+  const name = useId();
+  return (
+    <fieldset className="choice">
+      <legend className="field-label">Sync backend</legend>
+      <label className="choice-option">
+        <input type="radio" name={name} checked={props.hosted} onChange={() => props.onChange(true)} />
+        <span>
+          On this device
+          <span className="field-hint">Other devices reach it here; you let other machines reach it from Devices.</span>
+        </span>
+      </label>
+      <label className="choice-option">
+        <input type="radio" name={name} checked={!props.hosted} onChange={() => props.onChange(false)} />
+        <span>
+          One that runs elsewhere
+          <span className="field-hint">
+            A backend you run on a server or another machine (<code>baton backend</code>).
+          </span>
+        </span>
+      </label>
+    </fieldset>
+  );
+}
+
 function CreateAccount() {
   const heading = useId();
   const status = useStatusStore((state) => state.status);
@@ -49,17 +77,25 @@ function CreateAccount() {
   const createAccount = useStatusStore((state) => state.createAccount);
   const checkBackendKeys = useStatusStore((state) => state.checkBackendKeys);
   const [backendUrls, setBackendUrls] = useState(formatBackendList(status?.backendUrls ?? []));
+  // Hosted here unless a backend is configured already.
+  const [hosted, setHosted] = useState((status?.backendUrls ?? []).length === 0);
   const [deviceName, setDeviceName] = useState(status?.deviceName ?? '');
   const [errors, setErrors] = useState<Errors>({});
   /** First contact's keys that await the person's word, for the addresses they were found at. */
   const [toConfirm, setToConfirm] = useState<{ urls: string[]; probes: BackendKeyProbe[] } | null>(null);
-  const create = async (urls: string[], pins?: string[]) => {
+  const create = async (urls: string[] | null, pins?: string[]) => {
     const refused = await createAccount(urls, deviceName.trim(), pins);
-    if (refused) setErrors({ [enrollmentField(refused)]: enrollmentWords(refused) });
+    if (refused) setErrors({ [urls === null ? 'form' : enrollmentField(refused)]: enrollmentWords(refused) });
   };
   const submit = async (event: FormEvent) => {
     event.preventDefault();
     setToConfirm(null);
+    if (hosted) {
+      const named = deviceName.trim() !== '';
+      setErrors(named ? {} : { name: NAME_REQUIRED });
+      if (named) await create(null);
+      return;
+    }
     const parsed = parseBackendList(backendUrls);
     const found: Errors = {};
     if (!parsed.ok) found.backend = parsed.message;
@@ -86,18 +122,28 @@ function CreateAccount() {
       <h2 id={heading}>Create an account</h2>
       <p className="muted">Start fresh. This device becomes the first one of a new account and holds its first key.</p>
       <form className="stack" onSubmit={(event) => void submit(event)} noValidate>
-        <BackendAddressesField
-          label="Backend addresses"
-          required
-          placeholder="http://127.0.0.1:8787"
-          hint={ADDRESS_HINT}
-          invalid={errors.backend ?? null}
-          value={backendUrls}
+        <BackendChoice
+          hosted={hosted}
           onChange={(value) => {
-            setBackendUrls(value);
+            setHosted(value);
             setToConfirm(null);
+            setErrors({});
           }}
         />
+        {!hosted && (
+          <BackendAddressesField
+            label="Backend addresses"
+            required
+            placeholder="https://10.0.0.5:8787"
+            hint={ADDRESS_HINT}
+            invalid={errors.backend ?? null}
+            value={backendUrls}
+            onChange={(value) => {
+              setBackendUrls(value);
+              setToConfirm(null);
+            }}
+          />
+        )}
         <DeviceNameField value={deviceName} onChange={setDeviceName} error={errors.name} placeholder="e.g. Work laptop" />
         <FormError message={errors.form} />
         {toConfirm ? (
@@ -122,8 +168,11 @@ function JoinAccount() {
   const [deviceName, setDeviceName] = useState(suggestedName);
   const [backendUrls, setBackendUrls] = useState('');
   const [errors, setErrors] = useState<Errors>({});
+  /** The invite's backend answered at none of its addresses: the sentence names them, and the button tries again. */
+  const [unreachable, setUnreachable] = useState(false);
   const submit = async (event: FormEvent) => {
     event.preventDefault();
+    setUnreachable(false);
     // Empty: the addresses the invite carries.
     const parsed = backendUrls.trim() === '' ? null : parseBackendList(backendUrls);
     const found: Errors = {};
@@ -133,7 +182,10 @@ function JoinAccount() {
     setErrors(found);
     if (Object.keys(found).length > 0) return;
     const refused = await joinAccount(cleanInvite(invite), deviceName.trim(), parsed?.ok ? parsed.value : undefined);
-    if (refused) setErrors({ [enrollmentField(refused)]: enrollmentWords(refused) });
+    if (refused?.code === 'backend_unreachable') {
+      setUnreachable(true);
+      setErrors({ form: enrollmentWords(refused) });
+    } else if (refused) setErrors({ [enrollmentField(refused)]: enrollmentWords(refused) });
   };
   return (
     <section className="card setup-card" aria-labelledby={heading}>
@@ -154,17 +206,20 @@ function JoinAccount() {
           )}
         </Field>
         <DeviceNameField value={deviceName} onChange={setDeviceName} error={errors.name} placeholder="e.g. Home desktop" />
-        <BackendAddressesField
-          label="Backend addresses (optional)"
-          placeholder="the invite's"
-          hint="Leave empty to use the addresses the invite carries."
-          invalid={errors.backend ?? null}
-          value={backendUrls}
-          onChange={setBackendUrls}
-        />
+        <details className="join-addresses" open={errors.backend !== undefined || backendUrls !== '' ? true : undefined}>
+          <summary>Other backend addresses</summary>
+          <BackendAddressesField
+            label="Backend addresses (optional)"
+            placeholder="the invite's"
+            hint="Leave empty to use the addresses the invite carries, tried in turn."
+            invalid={errors.backend ?? null}
+            value={backendUrls}
+            onChange={setBackendUrls}
+          />
+        </details>
         <FormError message={errors.form} />
         <button type="submit" className="button" disabled={busy || joining}>
-          {joining ? 'Waiting for approval…' : 'Join'}
+          {joining ? 'Waiting for approval…' : busy ? 'Reaching the backend…' : unreachable ? 'Try again' : 'Join'}
         </button>
       </form>
     </section>

@@ -8,8 +8,11 @@ import { failureOf, plainMessage } from '../model/error-words.ts';
 interface DevicesState {
   devices: DeviceView[];
   loaded: boolean;
-  /** The invite made last, with the devices the account had then (a new one is whoever used it). */
-  invite: { invite: string; expiresAt: number; knownDeviceIds: string[] } | null;
+  /**
+   * The invite made last, with the devices the account had then (a new one is whoever used it);
+   * `thisMachineOnly`: its backend addresses are all loopback ones.
+   */
+  invite: { invite: string; expiresAt: number; thisMachineOnly: boolean; knownDeviceIds: string[] } | null;
   busy: boolean;
   error: string | null;
   notice: string | null;

@@ -13,9 +13,12 @@ interface StatusState {
   busy: boolean;
   error: string | null;
   load(): Promise<void>;
-  /** `backendPins`: the keys first contact found and the person confirmed (none: a public CA's certificate, or http). */
-  /** Each enrollment call resolves to its refusal (code and message), or null once done. */
-  createAccount(backendUrls: string[], deviceName: string, backendPins?: string[]): Promise<CodedMessage | null>;
+  /**
+   * Each enrollment call resolves to its refusal (code and message), or null once done. `backendUrls`:
+   * a backend run elsewhere (null: this device hosts it); `backendPins`: the keys first contact found
+   * there and the person confirmed (none: a public CA's certificate, or http).
+   */
+  createAccount(backendUrls: string[] | null, deviceName: string, backendPins?: string[]): Promise<CodedMessage | null>;
   /** First contact with each address: the key it presents and whether the system trusts it (null: the device did not answer). */
   checkBackendKeys(backendUrls: string[]): Promise<BackendKeyProbe[] | null>;
   /** Accepts these backend keys from now on (the re-pin). */
@@ -24,6 +27,8 @@ interface StatusState {
   joinAccount(invite: string, deviceName: string, backendUrls?: string[]): Promise<CodedMessage | null>;
   /** Points this device at other backend addresses (kept in its profile). */
   setBackendUrls(backendUrls: string[]): Promise<CodedMessage | null>;
+  /** Lets other machines reach the backend this device hosts, or only this one. */
+  shareBackend(shared: boolean): Promise<CodedMessage | null>;
   setStatus(status: DeviceStatusView): void;
   setConnection(connection: ConnectionState): void;
 }
@@ -55,7 +60,13 @@ export const useStatusStore = create<StatusState>()((set) => {
     },
     createAccount: (backendUrls, deviceName, backendPins) =>
       enroll(() =>
-        api.createAccount(backendPins && backendPins.length > 0 ? { backendUrls, deviceName, backendPins } : { backendUrls, deviceName }),
+        api.createAccount(
+          backendUrls === null
+            ? { deviceName }
+            : backendPins && backendPins.length > 0
+              ? { backendUrls, deviceName, backendPins }
+              : { backendUrls, deviceName },
+        ),
       ),
     checkBackendKeys: async (backendUrls) => {
       set({ busy: true, error: null });
@@ -72,6 +83,7 @@ export const useStatusStore = create<StatusState>()((set) => {
     joinAccount: (invite, deviceName, backendUrls) =>
       enroll(() => api.joinAccount(backendUrls && backendUrls.length > 0 ? { invite, deviceName, backendUrls } : { invite, deviceName })),
     setBackendUrls: (backendUrls) => enroll(() => api.setBackendUrls({ backendUrls })),
+    shareBackend: (shared) => enroll(() => api.shareBackend({ shared })),
     setStatus: (status) => set({ status }),
     setConnection: (connection) => set({ connection }),
   };

@@ -78,6 +78,7 @@ export function deviceStatus(over: Partial<DeviceStatusView> = {}): DeviceStatus
     backendUrls: ['http://127.0.0.1:7070'],
     reachability: { state: 'reachable', current: 'http://127.0.0.1:7070', tried: [], since: 1, lastError: null },
     backendKey: { pinned: [], refused: null },
+    backendHome: { where: 'elsewhere' },
     joining: false,
     revokedAt: null,
     ...over,

@@ -1,6 +1,7 @@
 /**
- * The device API for the sync backend this device uses: its addresses, and the backend keys it
- * accepts (first contact's probe before an account is made, and the re-pin).
+ * The device API for the sync backend this device uses: its addresses, the backend keys it accepts
+ * (first contact's probe before an account is made, and the re-pin), and the backend it hosts for
+ * its account (whether other machines may reach it).
  */
 import { z } from 'zod';
 import type { Result } from '../errors.ts';
@@ -15,6 +16,8 @@ export const backendInputs = {
   checkBackendKeys: z.strictObject({ backendUrls: BackendUrls }),
   /** The backend keys this device accepts from now on (the re-pin under Devices → Sync backend; none: the system's trust store). */
   pinBackendKeys: z.strictObject({ backendPins: BackendPins }),
+  /** Lets other machines reach the backend this device hosts (over HTTPS on its network addresses), or only this one. */
+  shareBackend: z.strictObject({ shared: z.boolean() }),
 } as const;
 
 /** What each method of this area resolves to. */
@@ -22,4 +25,5 @@ export interface BackendOutputs {
   setBackendUrls: Result<DeviceStatusView>;
   checkBackendKeys: BackendKeyProbe[];
   pinBackendKeys: Result<DeviceStatusView>;
+  shareBackend: Result<DeviceStatusView>;
 }

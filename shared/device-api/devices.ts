@@ -5,6 +5,7 @@
 import { z } from 'zod';
 import type { DeviceStatus } from '../api/devices.ts';
 import type { ActionResult, Result } from '../errors.ts';
+import type { BackendHomeView } from './backend-home.ts';
 import { BackendUrls } from '../backend-addresses.ts';
 import { BackendPins, type BackendKeyView } from '../backend-keys.ts';
 import { DeviceId } from './ids.ts';
@@ -21,6 +22,8 @@ export interface DeviceStatusView {
   reachability: BackendReachabilityView | null;
   /** The backend keys it accepts and the last one it refused (null before enrollment). */
   backendKey: BackendKeyView | null;
+  /** Where the account's sync backend runs (null before enrollment). */
+  backendHome: BackendHomeView | null;
   /** Set while a join waits for the inviting device. */
   joining: boolean;
   /**
@@ -74,8 +77,11 @@ const DeviceName = z
 
 export const deviceInputs = {
   getStatus: z.strictObject({}),
-  /** `backendPins`: the keys first contact found (checkBackendKeys) and the person confirmed. */
-  createAccount: z.strictObject({ backendUrls: BackendUrls, deviceName: DeviceName, backendPins: BackendPins.optional() }),
+  /**
+   * `backendUrls`: a backend run elsewhere (none: this device hosts the account's backend itself);
+   * `backendPins`: the keys first contact found there (checkBackendKeys) and the person confirmed.
+   */
+  createAccount: z.strictObject({ backendUrls: BackendUrls.optional(), deviceName: DeviceName, backendPins: BackendPins.optional() }),
   /** `backendUrls`: addresses to use instead of the invite's. */
   joinAccount: z.strictObject({
     invite: z.string().trim().min(1, 'Paste the invite made on a device already in the account.').max(8000),
@@ -94,8 +100,11 @@ export interface DeviceOutputs {
   createAccount: Result<DeviceStatusView>;
   joinAccount: Result<DeviceStatusView>;
   listDevices: DeviceView[];
-  /** `inviteId` names it in the `inviteUsed` event that says a device joined with it. */
-  createInvite: Result<{ invite: string; inviteId: string; expiresAt: number }>;
+  /**
+   * `inviteId` names it in the `inviteUsed` event that says a device joined with it; `thisMachineOnly`:
+   * every backend address it carries is a loopback one, so it works only for a device on this machine.
+   */
+  createInvite: Result<{ invite: string; inviteId: string; expiresAt: number; thisMachineOnly: boolean }>;
   revokeDevice: ActionResult;
   rotateKeys: Result<{ keyVersion: number }>;
 }

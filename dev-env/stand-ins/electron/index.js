@@ -9,11 +9,16 @@
  *   → {"op":"notifications"}                            ← every Notification shown: its title and body
  *   → {"op":"clickNotification","index":N}              ← clicks the Nth; then what the window was asked
  *                                                          (shown, focused) and the messages sent to it
+ *   → {"op":"utilityProcesses"}                         ← each utility process started: its module and pid, and
+ *                                                          whether it has exited
  *   → {"op":"quit"}                                     ← runs before-quit, then exits
- * Answers are printed as `standin: {json}`; `standin: ready` once the app has opened its window.
+ * Answers are printed as `standin: {json}`; `standin: ready` once the app has opened its window. An
+ * error box the app shows is printed at once as `standin: {"errorBox":{"title":…,"content":…}}`.
+ * `utilityProcess.fork` runs the module with Node's fork (the child talks over Node's IPC channel).
  * The app's data lives under BATON_STANDIN_HOME (userData, home).
  */
 import { Buffer } from 'node:buffer';
+import { fork } from 'node:child_process';
 import { EventEmitter } from 'node:events';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
@@ -156,6 +161,33 @@ export const session = {
 
 export const shell = { async openExternal() {} };
 
+export const dialog = {
+  showErrorBox(title, content) {
+    say({ errorBox: { title, content } });
+  },
+};
+
+const utilityProcesses = [];
+
+/** As Electron's utilityProcess: a Node child with a message channel; here Node's fork of the module. */
+export const utilityProcess = {
+  fork(modulePath, args = [], options = {}) {
+    const child = fork(modulePath, args, { stdio: ['ignore', 'ignore', 'inherit', 'ipc'] });
+    const handle = new EventEmitter();
+    const record = { modulePath, serviceName: options.serviceName ?? null, pid: child.pid, exited: false };
+    utilityProcesses.push(record);
+    child.on('message', (message) => handle.emit('message', message));
+    child.once('exit', (code) => {
+      record.exited = true;
+      handle.emit('exit', code ?? 0);
+    });
+    handle.pid = child.pid;
+    handle.postMessage = (message) => child.send(message);
+    handle.kill = () => child.kill();
+    return handle;
+  },
+};
+
 /** As Electron's: made with a title and body, shown, and told when it is clicked or closed. */
 export class Notification extends EventEmitter {
   static isSupported() {
@@ -186,7 +218,7 @@ export const safeStorage = {
       .replace(/^standin:/, ''),
 };
 
-export default { app, BrowserWindow, ipcMain, session, shell, safeStorage, Notification };
+export default { app, BrowserWindow, ipcMain, session, shell, safeStorage, Notification, dialog, utilityProcess };
 
 function report() {
   return {
@@ -248,6 +280,7 @@ createInterface({ input: process.stdin }).on('line', (line) => {
     else if (command.op === 'navigate') say(navigate(command));
     else if (command.op === 'notifications') say(recorded.notifications.map((n) => ({ title: n.options.title, body: n.options.body })));
     else if (command.op === 'clickNotification') say(clickNotification(command));
+    else if (command.op === 'utilityProcesses') say(utilityProcesses);
     else if (command.op === 'quit') app.quit();
   })().catch((error) => say({ error: String(error) }));
 });

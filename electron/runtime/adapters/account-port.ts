@@ -6,16 +6,21 @@ import { refreshKeyRing, revokeDevice, rotateAdk } from '../../enrollment/key-di
 import { syncEnrollmentBackend } from '../../enrollment/sync-backend.ts';
 import type { BackendClient } from '../../sync/backend-client.ts';
 import type { AccountPort } from '../../ports/account.ts';
+import type { HostingPort } from '../../ports/hosting.ts';
 
-/** Account operations of the enrolled `profile`, over its signed `client`. */
-export function accountPort(profile: Profile, client: BackendClient, log: (m: string) => void): AccountPort {
+/**
+ * Account operations of the enrolled `profile`, over its signed `client`; invites of a device that
+ * hosts the backend (`hosting`) carry the addresses other machines reach it at, and name this device.
+ */
+export function accountPort(profile: Profile, client: BackendClient, log: (m: string) => void, hosting?: HostingPort): AccountPort {
   const backend = syncEnrollmentBackend(client);
   return {
     async createInvite() {
-      const made = await createInvite(profile, backend);
-      return made.ok
-        ? ok({ invite: made.value.line, inviteId: made.value.inviteId, expiresAt: made.value.expiresAt })
-        : fail(made.code, made.message);
+      const host = { deviceId: profile.identity.deviceId, name: profile.info.name };
+      const made = await createInvite(profile, backend, hosting ? { addresses: hosting.inviteAddresses(), backendHost: host } : {});
+      if (!made.ok) return fail(made.code, made.message);
+      const { line, inviteId, expiresAt, thisMachineOnly } = made.value;
+      return ok({ invite: line, inviteId, expiresAt, thisMachineOnly });
     },
     async approvePendingJoins() {
       const decided = await approvePendingJoins(profile, backend);

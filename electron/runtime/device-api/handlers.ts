@@ -12,6 +12,7 @@ import type { MoveService } from '../move-service.ts';
 import { accountHandlers, type AccountHandlerDeps } from './account.ts';
 import { backendKeyHandlers, type BackendKeyHandlerDeps } from './backend-keys.ts';
 import { deviceHandlers, type DeviceHandlerDeps } from './devices.ts';
+import { hostingHandlers } from './hosting.ts';
 import { moveHandlers } from './moves.ts';
 import { permissionHandlers, type PermissionHandlerDeps } from './permissions.ts';
 import { sessionHandlers, type SessionHandlerDeps } from './sessions.ts';
@@ -20,7 +21,11 @@ export type DeviceApiDeps = SessionHandlerDeps &
   PermissionHandlerDeps &
   DeviceHandlerDeps &
   AccountHandlerDeps &
-  BackendKeyHandlerDeps & { moves: MoveService; moveHere: MoveHere; status: Pick<DeviceStatus, 'view' | 'setBackendUrls' | 'revoked'> };
+  BackendKeyHandlerDeps & {
+    moves: MoveService;
+    moveHere: MoveHere;
+    status: Pick<DeviceStatus, 'view' | 'setBackendUrls' | 'revoked' | 'shareBackend'>;
+  };
 
 /** The acts a revoked device refuses (the backend would refuse each of them anyway); reads still answer what it last knew. */
 const ACTS = [
@@ -36,6 +41,7 @@ const ACTS = [
   'createInvite',
   'revokeDevice',
   'rotateKeys',
+  'shareBackend',
 ] as const;
 
 export const REVOKED_MESSAGE =
@@ -50,6 +56,7 @@ export function deviceApiHandlers(deps: DeviceApiDeps): DeviceApiHandlers {
     ...deviceHandlers(deps),
     ...accountHandlers(deps),
     ...backendKeyHandlers(deps),
+    ...hostingHandlers(deps),
   };
   const guarded = { ...handlers } as Record<string, (input: never) => Promise<unknown>>;
   for (const method of ACTS) {

@@ -30,7 +30,14 @@ describe('continuing with another agent', () => {
     const summary = { code: 'summary_continuation', message: 'Continue with Codex: a summary continuation (desktop has no Claude Code).' };
     fakeDevice.answer('moveEligibility', [{ ...eligible('d2', 'desktop', summary), continueWith: 'codex' }]);
     fakeDevice.answer('checkReadiness', readinessReport([]));
-    render(<MoveDialog sessionId="s1" sessionTitle="Parser" onClose={vi.fn()} />);
+    render(
+      <MoveDialog
+        sessionId="s1"
+        sessionTitle="Parser"
+        drawnFor={{ ownerDeviceId: 'd1', generation: 1, handoffId: null }}
+        onClose={vi.fn()}
+      />,
+    );
     const radio = await screen.findByRole('radio', { name: 'desktop' });
     expect(radio).toBeEnabled();
     expect(radio).toHaveAccessibleDescription(summary.message);

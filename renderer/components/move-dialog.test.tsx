@@ -41,7 +41,14 @@ async function openDialog(devices = DEVICES, readiness: ReadinessReport = readin
   fakeDevice.answer('moveEligibility', devices);
   fakeDevice.answer('checkReadiness', readiness);
   const onClose = vi.fn();
-  render(<MoveDialog sessionId="s1" sessionTitle="Parser" onClose={onClose} />);
+  render(
+    <MoveDialog
+      sessionId="s1"
+      sessionTitle="Parser"
+      drawnFor={{ ownerDeviceId: 'd1', generation: 1, handoffId: null }}
+      onClose={onClose}
+    />,
+  );
   const dialog = screen.getByRole('dialog', { name: 'Move session' });
   if (devices.length > 0) await within(dialog).findAllByRole('radio');
   return { dialog, onClose, startMove: within(dialog).getByRole('button', { name: 'Start move' }) };
@@ -160,7 +167,7 @@ describe('the Move dialog', () => {
     const { dialog, onClose, startMove } = await openDialog();
     await user.click(within(dialog).getByRole('radio', { name: 'studio' }));
     await user.click(startMove);
-    expect(fakeDevice.callsOf('startMove')).toEqual([{ sessionId: 's1', targetDeviceId: 'd3' }]);
+    expect(fakeDevice.callsOf('startMove')).toEqual([{ sessionId: 's1', targetDeviceId: 'd3', generation: 1 }]);
     expect(onClose).toHaveBeenCalledTimes(1);
   });
 
@@ -220,7 +227,14 @@ describe('the Move dialog', () => {
   it('says why when the device cannot tell which devices may receive', async () => {
     fakeDevice.answer('moveEligibility', () => Promise.reject(new Error('The device runtime is not running.')));
     fakeDevice.answer('checkReadiness', readinessReport([]));
-    render(<MoveDialog sessionId="s1" sessionTitle="Parser" onClose={() => undefined} />);
+    render(
+      <MoveDialog
+        sessionId="s1"
+        sessionTitle="Parser"
+        drawnFor={{ ownerDeviceId: 'd1', generation: 1, handoffId: null }}
+        onClose={() => undefined}
+      />,
+    );
     const dialog = screen.getByRole('dialog', { name: 'Move session' });
     await within(dialog).findByText('The device runtime is not running.');
     expect(within(dialog).getByRole('button', { name: 'Start move' })).toBeDisabled();

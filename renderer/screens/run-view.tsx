@@ -80,7 +80,7 @@ function RunViewBody({ session }: { session: SessionDetail }) {
         </div>
         <div className="run-main">
           {blocked && <BlockedAlert sessionId={session.id} blocked={blocked} />}
-          <Transcript session={session} />
+          <Transcript key={session.id} session={session} />
           <PermissionRequest session={session} />
           <MessageBox session={session} />
         </div>

@@ -2,7 +2,8 @@
  * A tour of every screen of the UI on real devices, as a person meets them: sessions home, New
  * session, the run view idle, the Move dialog ready and not ready, a move that waits, cancelled with
  * Try again, mid-move, completed, off the owner, blocked, ready to move, needs attention, the backend
- * unreachable, a fork beside its original, devices, rotating the keys, an invite, a revoked device. At each screen it calls `visit(page, name)`:
+ * unreachable, a fork beside its original, devices, rotating the keys, an invite, a revoked device —
+ * and off the owner, the owner offline and its blocked move. At each screen it calls `visit(page, name)`:
  * the screens script saves it at three sizes, the accessibility spec checks it with axe.
  */
 import { readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
@@ -93,6 +94,15 @@ export async function tourEnrolledScreens(world: World, visit: Visit): Promise<v
   await expect(dv.ownership).toContainText('Moved here from laptop');
   await visit(d, 'run-view-completed');
   await visit(l, 'run-view-off-owner');
+  // The owner frozen: the device that does not own the session marks it offline.
+  desktop.device.process.child.kill('SIGSTOP');
+  try {
+    await expect(lv.ownership).toContainText('— offline since', { timeout: 20_000 });
+    await visit(l, 'run-view-owner-offline');
+  } finally {
+    desktop.device.process.child.kill('SIGCONT');
+  }
+  await expect(lv.ownership).not.toContainText('offline', { timeout: 20_000 });
 
   // Blocked on the desktop by its own uncommitted file, then fixed in place.
   const detail = await desktop.device.client.call('getSession', {
@@ -104,6 +114,8 @@ export async function tourEnrolledScreens(world: World, visit: Visit): Promise<v
   await dialog.getByRole('button', { name: 'Start move' }).click();
   await expect(dv.blocked).toBeVisible();
   await visit(d, 'run-view-blocked');
+  await expect(lv.blocked).toBeVisible({ timeout: 15_000 });
+  await visit(l, 'run-view-blocked-off-owner');
   await dv.blocked.getByLabel('Commit message').fill('Note the parser fix');
   await dv.blocked.getByRole('button', { name: 'Commit' }).click();
   await dv.blocked.getByRole('button', { name: 'Push' }).click();

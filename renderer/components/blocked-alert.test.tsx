@@ -9,13 +9,21 @@ import { beforeEach, describe, expect, it, vi } from 'vitest';
 import type { MoveBlockView, MoveResult, SessionView } from '../../shared/device-api.ts';
 import type { Blocker } from '../../shared/readiness.ts';
 import { useDeviceEvents } from '../hooks/use-device-events.ts';
-import { stampOf } from '../model/run-panels.ts';
 import { useBlockedPanel, useHandoffsStore } from '../stores/handoffs-store.ts';
 import { useSessionsStore } from '../stores/sessions-store.ts';
 import { useStatusStore } from '../stores/status-store.ts';
 import { fakeDevice, heldAnswer } from '../test-support/fake-device-api.ts';
 import { visibleText } from '../test-support/visible-text.ts';
-import { deviceStatus, handoffIn, historyTo, readinessReport, REQUESTED_AT, sessionView } from '../test-support/views.ts';
+import {
+  checkoutBlocker,
+  deviceStatus,
+  SAMPLE_STAMP,
+  handoffIn,
+  historyTo,
+  readinessReport,
+  REQUESTED_AT,
+  sessionView,
+} from '../test-support/views.ts';
 import { BlockedAlert } from './blocked-alert.tsx';
 
 const DIRTY: Blocker = {
@@ -62,8 +70,7 @@ function AlertOfSession({ session = sessionView() }: { session?: SessionView }) 
   return blocked ? <BlockedAlert sessionId="s1" blocked={blocked} /> : null;
 }
 
-/** The sample session's owner and generation, as the buttons that start its moves are drawn for. */
-const AT_FIRST = stampOf(sessionView());
+const AT_FIRST = SAMPLE_STAMP;
 /** What the device is asked to start: a move of s1 to the desktop, drawn at generation 1. */
 const TO_DESKTOP = { sessionId: 's1', targetDeviceId: 'd2', generation: 1 };
 
@@ -300,13 +307,7 @@ describe('the blocked alert', () => {
 
   it("offers a move into a fresh clone when the target's own checkout blocked it, and asks for one", async () => {
     const user = userEvent.setup();
-    const home: Blocker = {
-      code: 'target_workspace_dirty',
-      repo: '/home/me/src/app',
-      message: "desktop's checkout /home/me/src/app, which this session continues in there, has 1 uncommitted change.",
-      fix: 'Commit or stash them in /home/me/src/app on desktop, then try the move again — or move into a fresh clone on desktop.',
-      action: { kind: 'fresh-clone', deviceId: 'd2' },
-    };
+    const home = checkoutBlocker('desktop', 'd2');
     fakeDevice.answer('startMove', { ok: true, value: { handoffId: 'h1' } });
     render(<AlertOfSession session={sessionView({ blocked: { ...keptBlock([home]), foundBy: 'target' } })} />);
     const alert = screen.getByRole('alert', { name: 'Handoff blocked' });

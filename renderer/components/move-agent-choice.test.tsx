@@ -8,7 +8,7 @@ import { describe, expect, it, vi } from 'vitest';
 import type { EligibilityView } from '../../shared/device-api.ts';
 import { useSessionsStore } from '../stores/sessions-store.ts';
 import { fakeDevice } from '../test-support/fake-device-api.ts';
-import { eligible, readinessReport, sessionView } from '../test-support/views.ts';
+import { eligible, readinessReport, SAMPLE_STAMP, sessionView } from '../test-support/views.ts';
 import { MoveDialog } from './move-dialog.tsx';
 
 const BOTH: EligibilityView = { ...eligible('d2', 'desktop'), otherAgents: ['codex', 'command'] };
@@ -21,14 +21,7 @@ async function openAndPick(target: string, devices = [BOTH, ONLY_SAME]) {
   fakeDevice.answer('moveEligibility', devices);
   fakeDevice.answer('checkReadiness', readinessReport([]));
   fakeDevice.answer('startMove', { ok: true, value: { handoffId: 'h1' } });
-  render(
-    <MoveDialog
-      sessionId="s1"
-      sessionTitle="Parser"
-      drawnFor={{ ownerDeviceId: 'd1', generation: 1, handoffId: null }}
-      onClose={vi.fn()}
-    />,
-  );
+  render(<MoveDialog sessionId="s1" sessionTitle="Parser" drawnFor={SAMPLE_STAMP} onClose={vi.fn()} />);
   const dialog = screen.getByRole('dialog', { name: 'Move session' });
   await user.click(await within(dialog).findByRole('radio', { name: target }));
   return { user, dialog, start: within(dialog).getByRole('button', { name: 'Start move' }) };

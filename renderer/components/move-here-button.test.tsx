@@ -14,7 +14,7 @@ import { useBlockedPanel } from '../stores/handoffs-store.ts';
 import { useDevicesStore } from '../stores/devices-store.ts';
 import { useStatusStore } from '../stores/status-store.ts';
 import { fakeDevice } from '../test-support/fake-device-api.ts';
-import { deviceStatus, handoffIn, REQUESTED_AT, sessionView } from '../test-support/views.ts';
+import { checkoutBlocker, deviceStatus, handoffIn, REQUESTED_AT, sessionView } from '../test-support/views.ts';
 import { BlockedAlert } from './blocked-alert.tsx';
 import { OwnershipStrip } from './ownership-strip.tsx';
 
@@ -121,13 +121,7 @@ describe('Move here', () => {
   it('says a fix of this device’s own checkout is made here, and asks the owner for a fresh clone here', async () => {
     fakeDevice.answer('moveHere', { ok: true, value: undefined });
     useStatusStore.getState().setStatus(deviceStatus({ deviceId: 'd2', deviceName: 'desktop' }));
-    const checkout: Blocker = {
-      code: 'target_workspace_dirty',
-      repo: '/home/me/app',
-      message: "desktop's checkout /home/me/app, which this session continues in there, has 1 uncommitted change.",
-      fix: 'Commit or stash them in /home/me/app on desktop, then try the move again.',
-      action: { kind: 'fresh-clone', deviceId: 'd2' },
-    };
+    const checkout = checkoutBlocker('desktop', 'd2');
     render(<AlertOfSession session={remote({ blocked: { ...keptBlock, blockers: [checkout], foundBy: 'target' } })} />);
     const alert = screen.getByRole('alert', { name: 'Handoff blocked' });
     expect(alert).not.toHaveTextContent('on laptop');

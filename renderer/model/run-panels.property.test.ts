@@ -8,18 +8,13 @@
 import { describe, expect, it } from 'vitest';
 import type { HandoffView, MoveBlockView, SessionView } from '../../shared/device-api.ts';
 import type { Blocker, ReadinessReport } from '../../shared/readiness.ts';
-import { handoffIn, handoffView, sessionView } from '../test-support/views.ts';
+import { checkoutBlocker, DIRTY_TREE, handoffIn, handoffView, sessionView } from '../test-support/views.ts';
 import { movedOnSince, runPanels, stampOf, type PageMemory, type RunPanels } from './run-panels.ts';
 
 const DEVICES = ['d1', 'd2', 'd3'] as const;
 const NAMES: Record<string, string> = { d1: 'laptop', d2: 'desktop', d3: 'studio' };
-const DIRTY: Blocker = { code: 'dirty_tree', repo: '/w', message: 'The tree is dirty.', fix: 'Commit it.' };
-const CHECKOUT: Blocker = {
-  code: 'target_workspace_dirty',
-  repo: '/t',
-  message: "The target's checkout is dirty.",
-  fix: 'Stash it there.',
-};
+const DIRTY = DIRTY_TREE;
+const CHECKOUT = checkoutBlocker('the target', 'd2');
 
 /** A small seeded generator (mulberry32): the same seed, the same sequence. */
 function random(seed: number) {

@@ -6,18 +6,11 @@
  */
 import { describe, expect, it } from 'vitest';
 import type { MoveBlockView } from '../../shared/device-api.ts';
-import type { Blocker } from '../../shared/readiness.ts';
-import { handoffIn, readinessReport, sessionView } from '../test-support/views.ts';
+import { checkoutBlocker, DIRTY_TREE, handoffIn, readinessReport, sessionView } from '../test-support/views.ts';
 import { movedOnSince, runPanels, stampOf, type Known, type PageMemory } from './run-panels.ts';
 
-const DIRTY: Blocker = { code: 'dirty_tree', repo: '/w', message: 'The tree is dirty.', fix: 'Commit it.' };
-const CHECKOUT: Blocker = {
-  code: 'target_workspace_dirty',
-  repo: '/t',
-  message: "laptop's checkout /t has 1 uncommitted change.",
-  fix: 'Commit or stash it in /t on laptop.',
-  action: { kind: 'fresh-clone', deviceId: 'd1' },
-};
+const DIRTY = DIRTY_TREE;
+const CHECKOUT = checkoutBlocker('laptop', 'd1');
 
 /** The laptop (d1) looking at a session the desktop (d2) owns at generation 2. */
 const offLaptop = sessionView({ ownerDeviceId: 'd2', ownerName: 'desktop', isOwner: false, condition: 'remote', generation: 2 });

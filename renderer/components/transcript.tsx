@@ -41,10 +41,14 @@ const AT_END_PX = 40;
  */
 function useFollowEnd(ref: RefObject<HTMLDivElement | null>, newest: string | undefined) {
   const following = useRef(true);
+  /** Where the list was last scrolled to: only a move up from there is the reader leaving the end. */
+  const lastTop = useRef(0);
   const [behind, setBehind] = useState(false);
   const toEnd = () => {
     const list = ref.current;
-    if (list) list.scrollTop = list.scrollHeight;
+    if (!list) return;
+    list.scrollTop = list.scrollHeight;
+    lastTop.current = list.scrollTop;
   };
   useLayoutEffect(() => {
     if (following.current) toEnd();
@@ -59,10 +63,13 @@ function useFollowEnd(ref: RefObject<HTMLDivElement | null>, newest: string | un
     if (list.firstElementChild) observer.observe(list.firstElementChild);
     return () => observer.disconnect();
   }, [ref]);
+  // A scroll event can come after the content grew again: it leaves the end only when the reader scrolled up.
   const onScroll = () => {
     const list = ref.current;
     if (!list) return;
-    following.current = list.scrollHeight - list.scrollTop - list.clientHeight < AT_END_PX;
+    if (list.scrollHeight - list.scrollTop - list.clientHeight < AT_END_PX) following.current = true;
+    else if (list.scrollTop < lastTop.current) following.current = false;
+    lastTop.current = list.scrollTop;
     setBehind(!following.current);
   };
   const jump = () => {

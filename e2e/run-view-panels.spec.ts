@@ -56,7 +56,7 @@ async function expectTranscriptRoom(page: Page): Promise<void> {
     await expect(async () => {
       const box = await panel.boundingBox();
       expect(box!.height, `the transcript at ${size.width}×${size.height}`).toBeGreaterThanOrEqual(size.height / 3);
-    }).toPass({ timeout: 5_000 });
+    }).toPass({ timeout: 15_000 });
     await expect(runView(page).transcript.locator('.entry').last()).toBeInViewport();
   }
   await page.setViewportSize(SIZES[0]!);

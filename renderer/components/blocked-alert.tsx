@@ -22,6 +22,7 @@ function whereSentence(blocked: BlockedPanel): string | null {
 
 /** What happens once nothing blocks: a Move here goes on by itself. */
 function onceFixed(blocked: BlockedPanel): string {
+  if (!blocked.ownedHere && !blocked.toHere) return `${blocked.sourceName} checks again once each item is fixed.`;
   if (!blocked.movesOnItsOwn) return 'Fix each item, then check again.';
   if (blocked.toHere) return `Once nothing blocks it, ${blocked.sourceName} moves it here on its own.`;
   if (blocked.ownedHere) return `${blocked.targetName} asked for it (Move here): once nothing blocks it, it moves there on its own.`;
@@ -72,14 +73,17 @@ export function BlockedAlert({ sessionId, blocked }: { sessionId: string; blocke
       )}
       {blocked.actionError && <p className="form-error">{blocked.actionError}</p>}
       <div className="blocked-actions">
-        <button
-          type="button"
-          className="button button--primary"
-          disabled={pending !== undefined}
-          onClick={() => void checkAgain(sessionId, blocked)}
-        >
-          {pending === 'move' ? 'Checking…' : ready ? 'Move now' : 'Check again'}
-        </button>
+        {/* Off both devices of the move, Check again (which asks the owner to move it here) would move it elsewhere than its label says. */}
+        {(blocked.ownedHere || blocked.toHere) && (
+          <button
+            type="button"
+            className="button button--primary"
+            disabled={pending !== undefined}
+            onClick={() => void checkAgain(sessionId, blocked)}
+          >
+            {pending === 'move' ? 'Checking…' : ready ? 'Move now' : 'Check again'}
+          </button>
+        )}
         <button type="button" className="button button--quiet" onClick={() => dismiss(sessionId, blocked)}>
           Dismiss
         </button>

@@ -3,7 +3,7 @@
  * the session moves), and says at once why not (an offline owner, until it is back); the blocked
  * alert the owner published says where each fix is made — the owner's tree on the owner, this
  * device's own checkout here — offers no Commit or Push here, asks the owner for a fresh clone here,
- * and Check again asks the owner again.
+ * and Check again asks the owner again — offered only on the two devices of the move.
  */
 import { act, render, screen, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
@@ -116,6 +116,16 @@ describe('Move here', () => {
     await userEvent.click(within(alert).getByRole('button', { name: 'Check again' }));
     expect(fakeDevice.callsOf('moveHere')).toEqual([{ sessionId: 's1', generation: 1 }]);
     expect(fakeDevice.callsOf('startMove')).toEqual([]);
+  });
+
+  it('offers no Check again on a device the move is not to: it would ask for the session here', async () => {
+    useStatusStore.getState().setStatus(deviceStatus({ deviceId: 'd3', deviceName: 'server' }));
+    render(<AlertOfSession session={remote({ blocked: { ...keptBlock, askedBy: null } })} />);
+    const alert = screen.getByRole('alert', { name: 'Handoff blocked' });
+    expect(alert).toHaveTextContent('Moving it from laptop to desktop stopped before anything moved');
+    expect(alert).toHaveTextContent('laptop checks again once each item is fixed.');
+    expect(within(alert).queryByRole('button', { name: 'Check again' })).toBeNull();
+    expect(within(alert).getByRole('button', { name: 'Dismiss' })).toBeVisible();
   });
 
   it('says a fix of this device’s own checkout is made here, and asks the owner for a fresh clone here', async () => {

@@ -41,10 +41,10 @@ test('a refused Move names the remote with its password redacted on both devices
   await dialog.getByRole('radio', { name: 'desktop' }).check();
   await dialog.getByRole('button', { name: 'Start move' }).click();
 
+  // The target's refusal is the session's blocked move now: its alert tells it, on both devices.
   for (const view of [laptop, desktop]) {
-    await expect(view.ownership).toContainText('desktop could not take the session');
-    await expect(view.ownership).toContainText('target_cannot_open_workspace');
-    await expect(view.ownership).toContainText(REDACTED);
+    await expect(view.blocked).toContainText('target_cannot_open_workspace');
+    await expect(view.blocked).toContainText(REDACTED);
   }
   await screenshots(laptopPage, (n) => testInfo.outputPath(n), 'redacted-remote');
   for (const page of [laptopPage, desktopPage]) {

@@ -193,7 +193,7 @@ test('a dirty tree on the desktop blocks the move back with dirty_tree and its f
   await expect(desktop.blocked).not.toContainText('dirty_tree');
   await expect(desktop.blocked).toContainText('unpushed_commits');
   await desktop.blocked.getByRole('button', { name: 'Push' }).click();
-  await expect(desktop.readyToMove).toContainText('Nothing blocks moving it to laptop now.');
+  await expect(desktop.readyToMove).toContainText('Nothing blocks moving it from this device to laptop now.');
   await desktop.readyToMove.getByRole('button', { name: 'Move now' }).click();
 
   await expect(desktop.readyToMove).toBeHidden();

@@ -60,8 +60,8 @@ test('a blocked Move here shows the alert on both devices; the fixes run on the 
     await expect(view.blocked).toContainText('notes-here.md');
     await expect(view.blocked).toContainText('dirty_tree');
   }
-  // On the asking device each fix is named for the owner, and nothing acts here.
-  await expect(asker.blocked).toContainText('The session runs on desktop: make each fix there');
+  // On the asking device each fix is said to be made on the owner, and nothing acts here.
+  await expect(asker.blocked).toContainText('Make each fix on desktop, where its files are.');
   await expect(asker.blocked.getByRole('button', { name: 'Commit' })).toHaveCount(0);
   // Nothing moved.
   for (const view of [asker, owner]) await expect(view.ownership).toContainText('generation 2');
@@ -76,13 +76,12 @@ test('a blocked Move here shows the alert on both devices; the fixes run on the 
   await expect(asker.blocked).toContainText('unpushed_commits');
   expect(await desktop.device.client.call('handoffHistory', { sessionId })).toHaveLength(1);
 
-  // The owner pushes: nothing blocks any more, and Move here moves it.
+  // The owner pushes: nothing blocks any more, and the owner moves it without being asked again.
   await owner.blocked.getByRole('button', { name: 'Push' }).click();
-  await expect(asker.blocked).toBeHidden();
-  await asker.ownership.getByRole('button', { name: 'Move here' }).click();
   for (const view of [asker, owner]) {
     await expect(view.ownership).toContainText('generation 3', { timeout: 30_000 });
     await expect(view.ownership.locator('.owner-name')).toHaveText('laptop');
   }
   await expect(asker.message).toBeEnabled();
+  for (const view of [asker, owner]) await expect(view.blocked).toBeHidden();
 });

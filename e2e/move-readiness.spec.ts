@@ -77,7 +77,7 @@ test('a blocked move survives a reload, then turns into "Ready to move" whose Mo
   await view.blocked.getByLabel('Commit message').fill('Keep the scratch file');
   await view.blocked.getByRole('button', { name: 'Commit' }).click();
   await view.blocked.getByRole('button', { name: 'Push' }).click();
-  await expect(view.readyToMove).toContainText('Nothing blocks moving it to desktop now.');
+  await expect(view.readyToMove).toContainText('Nothing blocks moving it from this device to desktop now.');
   await view.readyToMove.getByRole('button', { name: 'Move now' }).click();
   await expect(view.readyToMove).toBeHidden();
   await expect(view.ownership).toContainText('Running on desktop');

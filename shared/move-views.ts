@@ -69,11 +69,18 @@ export interface TargetFolderView {
 /**
  * A move of the session that is blocked: part of the session's state (sealed to the session like
  * its transcript, so it survives a reload and shows on every device), until a re-check passes or a
- * move starts.
+ * move starts. It is of the session's generation now, from its owner now: one left from before a move
+ * is in no view.
  */
 export interface MoveBlockView {
+  /** The owner that found it (the session's owner now) and the generation it was found at (the session's now). */
+  sourceDeviceId: string;
+  sourceName: string;
+  generation: number;
   targetDeviceId: string;
   targetName: string;
+  /** The device that asked for the move by Move here (the target), or null: the owner's own Move. Once nothing blocks, the owner moves it there on its own. */
+  askedBy: string | null;
   /** Each blocker with its sentence, fix and in-place action. */
   blockers: Blocker[];
   /**

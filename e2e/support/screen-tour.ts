@@ -2,12 +2,13 @@
  * A tour of every screen of the UI on real devices, as a person meets them: sessions home, New
  * session, the run view idle, the Move dialog ready and not ready, a move that waits, cancelled with
  * Try again, mid-move, completed, off the owner, blocked, ready to move, needs attention, the backend
- * unreachable, a fork beside its original, devices, rotating the keys, an invite, a revoked device;
- * the set-up screen (hosting the backend here, or a configured one; a refused invite, a join whose
- * backend does not answer) and the address without its token; and the screens of a backend a device
- * hosts (Devices on it before and after other machines may reach it, Devices on a device that joined
- * it, and that device when the hosting one is off). At each screen it calls `visit(page, name)`: the
- * screens script saves it at three sizes, the accessibility spec checks it with axe.
+ * unreachable, a fork beside its original, devices, rotating the keys, an invite, a revoked device,
+ * off the owner with the owner offline and its blocked move; the set-up screen (hosting the backend
+ * here, or a configured one; a refused invite, a join whose backend does not answer) and the address
+ * without its token; and the screens of a backend a device hosts (Devices on it before and after other
+ * machines may reach it, Devices on a device that joined it, and that device when the hosting one is
+ * off). At each screen it calls `visit(page, name)`: the screens script saves it at three sizes, the
+ * accessibility spec checks it with axe.
  */
 import { readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -99,6 +100,15 @@ export async function tourEnrolledScreens(world: World, visit: Visit): Promise<v
   await expect(dv.ownership).toContainText('Moved here from laptop');
   await visit(d, 'run-view-completed');
   await visit(l, 'run-view-off-owner');
+  // The owner frozen: the device that does not own the session marks it offline.
+  desktop.device.process.child.kill('SIGSTOP');
+  try {
+    await expect(lv.ownership).toContainText('— offline since', { timeout: 20_000 });
+    await visit(l, 'run-view-owner-offline');
+  } finally {
+    desktop.device.process.child.kill('SIGCONT');
+  }
+  await expect(lv.ownership).not.toContainText('offline', { timeout: 20_000 });
 
   // Blocked on the desktop by its own uncommitted file, then fixed in place.
   const detail = await desktop.device.client.call('getSession', {
@@ -110,6 +120,8 @@ export async function tourEnrolledScreens(world: World, visit: Visit): Promise<v
   await dialog.getByRole('button', { name: 'Start move' }).click();
   await expect(dv.blocked).toBeVisible();
   await visit(d, 'run-view-blocked');
+  await expect(lv.blocked).toBeVisible({ timeout: 15_000 });
+  await visit(l, 'run-view-blocked-off-owner');
   await dv.blocked.getByLabel('Commit message').fill('Note the parser fix');
   await dv.blocked.getByRole('button', { name: 'Commit' }).click();
   await dv.blocked.getByRole('button', { name: 'Push' }).click();

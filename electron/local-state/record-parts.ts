@@ -23,4 +23,6 @@ export const MoveBlockSchema = z.object({
   foundBy: z.enum(['readiness', 'checkpoint', 'target']),
   handoffId: z.string().max(64).nullable(),
   at: z.number(),
+  generation: z.number().int().nonnegative().default(0),
+  askedBy: z.string().max(64).nullable().default(null),
 }) satisfies z.ZodType<MoveBlock>;

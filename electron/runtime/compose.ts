@@ -298,7 +298,8 @@ export function wireDeviceRuntime(parts: DeviceParts): DeviceRuntime {
     changes,
     clock,
   });
-  const start = (sessionId: string, target: string, initiator: string) => moves.start(sessionId, target, { initiatorDeviceId: initiator });
+  const start = (sessionId: string, target: string, initiator: string, freshClone: boolean) =>
+    moves.start(sessionId, target, { initiatorDeviceId: initiator, freshClone });
   const moveHere = new MoveHere({ selfId, state, backend, seal, signer, devices, handoffs, start, clock, log });
   // What other devices post to a session's log goes to the part that takes its kind.
   const handlers = { 'permission-answer': sessions.answers, 'move-here-request': moveHere };

@@ -1,10 +1,12 @@
 /**
  * A session's blocked move, kept as part of the session's state: the owner records it when
- * readiness refuses a Move, when the re-check at the checkpoint cancels one, or when the target's
- * prepare refuses its checkout; it keeps it in the session's record and appends it to the sealed
- * event stream (the backend sees no content), so a reload keeps it and every device shows it. A
- * re-check that passes or a move that starts clears it. It follows the runtime's changes
- * (ports/changes.ts) for the handoffs this device was the source of.
+ * readiness refuses a Move (or the Move here another device asked for), when the re-check at the
+ * checkpoint cancels one, or when the target's prepare refuses its checkout; it keeps it in the
+ * session's record and appends it to the sealed event stream (the backend sees no content), so a
+ * reload keeps it and every device shows it. A block is of the generation it was found at: once the
+ * session has moved on it blocks nothing and is shown nowhere. A re-check that passes or a move that
+ * starts clears it. It follows the runtime's changes (ports/changes.ts) for the handoffs this device
+ * was the source of.
  */
 import type { HandoffView } from '../../shared/device-api.ts';
 import type { ReadinessReport } from '../../shared/readiness.ts';
@@ -36,16 +38,28 @@ function sameBlock(a: MoveBlock | null, b: MoveBlock | null): boolean {
 export class MoveBlocks implements ChangeListener {
   constructor(private readonly deps: MoveBlocksDeps) {}
 
-  /** The session's blocked move, or null. */
+  /** The session's blocked move at its generation now, or null (one of an earlier generation blocks nothing). */
   of(sessionId: string): MoveBlock | null {
-    return this.deps.state.readSession(sessionId)?.moveBlock ?? null;
+    const session = this.deps.state.readSession(sessionId);
+    const block = session?.moveBlock ?? null;
+    return block !== null && block.generation === session?.generation ? block : null;
   }
 
-  /** What a readiness evaluation for moving to `targetDeviceId` says: blocked (recorded) or ready (cleared). */
-  fromReport(sessionId: string, targetDeviceId: string, report: ReadinessReport): void {
+  /**
+   * What a readiness evaluation for moving to `targetDeviceId` says: blocked (recorded) or ready
+   * (cleared). `askedBy`: the device that asked for it by Move here, if one did.
+   */
+  fromReport(sessionId: string, targetDeviceId: string, report: ReadinessReport, askedBy: string | null = null): void {
     if (report.ready) this.clear(sessionId);
     else
-      this.record(sessionId, { targetDeviceId, blockers: report.blockers, foundBy: 'readiness', handoffId: null, at: report.evaluatedAt });
+      this.record(sessionId, {
+        targetDeviceId,
+        blockers: report.blockers,
+        foundBy: 'readiness',
+        handoffId: null,
+        at: report.evaluatedAt,
+        askedBy,
+      });
   }
 
   /** This device finished its part in a handoff: as its source, a cancel with blockers is the session's blocked move. */
@@ -67,18 +81,20 @@ export class MoveBlocks implements ChangeListener {
       foundBy: byTarget ? 'target' : 'checkpoint',
       handoffId: handoff.id,
       at: cancel?.at ?? this.deps.clock(),
+      askedBy: handoff.initiatorDeviceId === this.deps.selfId ? null : handoff.initiatorDeviceId,
     });
   }
 
   /** A move started, or a re-check passed: nothing blocks the session's move any more. */
   clear(sessionId: string): void {
-    if (this.of(sessionId) !== null) this.record(sessionId, null);
+    if ((this.deps.state.readSession(sessionId)?.moveBlock ?? null) !== null) this.record(sessionId, null);
   }
 
-  /** Keeps `block` (or none) as the session's blocked move and appends it, sealed, for every device. */
-  private record(sessionId: string, block: MoveBlock | null): void {
+  /** Keeps `found` (or none) as the session's blocked move, at its generation now, and appends it, sealed, for every device. */
+  private record(sessionId: string, found: Omit<MoveBlock, 'generation'> | null): void {
     const session = this.deps.state.readSession(sessionId);
     if (!session || session.ownerDeviceId !== this.deps.selfId) return;
+    const block = found === null ? null : { ...found, generation: session.generation };
     if (sameBlock(session.moveBlock, block)) return;
     this.deps.state.updateSession(sessionId, (s) => {
       s.moveBlock = block;

@@ -13,7 +13,8 @@ import { ok } from '../../shared/errors.ts';
 import { KeyRing } from '../crypto/key-ring.ts';
 import { identityFromKeys, type DeviceIdentity } from '../crypto/device-identity.ts';
 import { ringSeal } from './adapters/seal-port.ts';
-import { MOVE_HERE_MAX_AGE_MS, MoveHere } from './move-here.ts';
+import { MOVE_HERE_MAX_AGE_MS } from '../../shared/device-api.ts';
+import { MoveHere } from './move-here.ts';
 import { SessionPosts } from './session-posts.ts';
 
 const NOW = 1_800_000_000_000;
@@ -50,7 +51,7 @@ function device(id: DeviceIdentity, status: Device['status'] = 'enrolled'): Devi
  */
 function world(options: { generation?: number; desktopStatus?: Device['status']; clock?: () => number; online?: boolean } = {}) {
   const posted: SessionAnswer[] = [];
-  const started: [string, string, string][] = [];
+  const started: [string, string, string, boolean][] = [];
   const devices = new Map([owner, desktop].map((d) => [d.deviceId, device(d, d === desktop ? options.desktopStatus : 'enrolled')]));
   const directory = {
     get: (id: string) => devices.get(id),
@@ -74,8 +75,8 @@ function world(options: { generation?: number; desktopStatus?: Device['status'];
       signer: self,
       devices: directory,
       handoffs: { active: () => undefined },
-      start: async (sessionId, target, initiator) => {
-        started.push([sessionId, target, initiator]);
+      start: async (sessionId, target, initiator, freshClone) => {
+        started.push([sessionId, target, initiator, freshClone]);
         return ok({ handoffId: 'h1' });
       },
       clock: options.clock ?? (() => NOW),
@@ -106,12 +107,27 @@ describe("the owner's checks on Move here", () => {
     const w = world();
     expect(await w.asker.ask('s1')).toEqual({ ok: true, value: undefined });
     await w.read();
-    expect(w.started).toEqual([['s1', desktop.deviceId, desktop.deviceId]]);
+    expect(w.started).toEqual([['s1', desktop.deviceId, desktop.deviceId, false]]);
     // The same post read again (a replay) starts nothing.
     w.posted.push({ ...w.posted[0]!, seq: 2 });
     await w.read();
     expect(w.started).toHaveLength(1);
     expect(w.answers).toEqual([]);
+  });
+
+  it('moves into a fresh clone on the asking device when it asked for one, signed as such', async () => {
+    const w = world();
+    expect(await w.asker.ask('s1', { freshClone: true })).toEqual({ ok: true, value: undefined });
+    await w.read();
+    expect(w.started).toEqual([['s1', desktop.deviceId, desktop.deviceId, true]]);
+  });
+
+  it('asks nothing when the session moved on since the button was drawn (another generation)', async () => {
+    const w = world();
+    const asked = await w.asker.ask('s1', { generation: 2 });
+    expect(asked.ok ? 'asked' : asked.code).toBe('stale_generation');
+    expect(asked.ok ? '' : asked.message).toContain('runs on laptop now');
+    expect(w.posted).toEqual([]);
   });
 
   it('refuses a request that names another device than the one that sent it', async () => {

@@ -2,7 +2,8 @@
  * Integration: Move here between two real device processes over a real backend and real git. The
  * desktop asks for the laptop's session; the laptop runs readiness and moves it, the record naming
  * the desktop as initiator; a blocked readiness shows on both devices and nothing moves until the
- * laptop's tree is fixed and the desktop checks again; an offline owner is said at once.
+ * laptop's tree is fixed — then the laptop moves it on its own, and the block is in neither view;
+ * a button drawn before the session moved acts on nothing; an offline owner is said at once.
  */
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -65,7 +66,7 @@ describe('Move here', () => {
   });
 
   it(
-    'shows a blocked readiness on both devices, moves nothing, and moves once fixed and checked again',
+    'shows a blocked readiness on both devices, moves nothing, and moves on its own once the owner fixed it',
     { timeout: TEST_TIMEOUT_MS },
     async () => {
       const sessionId = await laptopSession();
@@ -82,15 +83,26 @@ describe('Move here', () => {
       expect(await world.laptop.client.call('handoffHistory', { sessionId })).toEqual([]);
       expect(onDesktop).toMatchObject({ ownerDeviceId: laptopId, generation: 1, activeHandoff: null });
 
-      // The fix runs on the laptop, by the person there; the desktop then checks again by asking again.
+      expect(onDesktop.blocked).toMatchObject({ sourceDeviceId: laptopId, generation: 1, askedBy: desktopId });
+
+      // The fix runs on the laptop, by the person there; once nothing blocks, the laptop moves it on its own.
       const committed = await world.laptop.client.call('commitAll', { sessionId, repo: world.repo, message: 'Keep the notes' });
       expect(committed.result.ok).toBe(true);
       const pushed = await world.laptop.client.call('pushRepo', { sessionId, repo: world.repo });
       expect(pushed.result.ok).toBe(true);
-      expect(await world.desktop.client.call('moveHere', { sessionId })).toEqual({ ok: true, value: undefined });
       const arrived = await waitSession(world.desktop, sessionId, 'the move to complete on the desktop', done, 60_000);
       expect(arrived).toMatchObject({ generation: 2, blocked: null });
       expect(arrived.lastHandoff?.initiatorDeviceId).toBe(desktopId);
+      const left = await waitSession(world.laptop, sessionId, 'the laptop to see it moved', (d) => d.generation === 2);
+      expect(left.blocked).toBeNull();
+
+      // A Move or a Move here drawn at generation 1 acts on nothing now, and says where the session runs.
+      const stale = await world.laptop.client.call('moveHere', { sessionId, generation: 1 });
+      expect(stale.ok ? 'asked' : stale.code).toBe('stale_generation');
+      expect(stale.ok ? '' : stale.message).toContain('runs on desktop now');
+      const wrongWay = await world.desktop.client.call('startMove', { sessionId, targetDeviceId: laptopId, generation: 1 });
+      expect(wrongWay.ok ? 'moved' : wrongWay.code).toBe('stale_generation');
+      expect(await world.desktop.client.call('handoffHistory', { sessionId })).toHaveLength(1);
     },
   );
 

@@ -7,15 +7,17 @@
  * posts (session-posts.ts) and applies it only when it opens for this session, is signed by the
  * enrolled device the backend says sent it, is bound to the session's generation now, is recent and
  * not a replay; then it starts the very Move its own button starts — readiness first, then the
- * record, which names the asking device as initiator.
+ * record, which names the asking device as initiator (into a fresh clone on it, when the asking
+ * device's own checkout blocked the move and the person there chose a fresh clone).
  * A blocked readiness is kept with the session and published to every device (move-service.ts),
- * where the asking device shows it and checks again by asking again. The fixes run on the owner,
- * by the person there: a Commit or Push runs the repository's hooks as the user's own git, which
- * no other device should set off unseen.
+ * where the asking device shows it and checks again by asking again; once the owner's re-check
+ * finds nothing blocking, the owner starts the move on its own. The fixes of the owner's side run
+ * on the owner, by the person there: a Commit or Push runs the repository's hooks as the user's own
+ * git, which no other device should set off unseen.
  */
 import { z } from 'zod';
 import type { SessionAnswer } from '../../shared/api/sessions.ts';
-import type { MoveResult } from '../../shared/device-api.ts';
+import { MOVE_HERE_MAX_AGE_MS, type MoveResult } from '../../shared/device-api.ts';
 import { fail, ok, type ActionResult } from '../../shared/errors.ts';
 import { newId } from '../crypto/new-id.ts';
 import type { Coordinator } from '../handoff/coordinator.ts';
@@ -27,21 +29,29 @@ import type { DeviceDirectory } from './device-directory.ts';
 import type { PostHandler } from './session-posts.ts';
 import { signPost, verifyPost, type PostSigner } from './signed-posts.ts';
 
-/** A request older than this is not acted on (the person who asked has long stopped waiting). */
-export const MOVE_HERE_MAX_AGE_MS = 2 * 60_000;
-
 const SignedRequestSchema = z.strictObject({
   requestId: z.string().min(1).max(64),
   sessionId: z.string().min(1).max(64),
   generation: z.number().int().positive(),
   deviceId: z.string().min(1).max(64),
   at: z.number(),
+  /** Into a fresh clone on the asking device (its checkout blocked the move); absent: its checkout. */
+  freshClone: z.literal(true).optional(),
   signature: z.string().max(200),
 });
 type SignedRequest = z.infer<typeof SignedRequestSchema>;
 
+/** What the asking device signs: a fresh-clone request under a tag of its own, so neither reads as the other. */
 function signedFields(r: Omit<SignedRequest, 'signature'>): (string | number)[] {
-  return ['baton-move-here/1', r.requestId, r.sessionId, r.generation, r.deviceId, r.at];
+  const fields = [r.requestId, r.sessionId, r.generation, r.deviceId, r.at];
+  return r.freshClone ? ['baton-move-here-fresh-clone/1', ...fields] : ['baton-move-here/1', ...fields];
+}
+
+/** What the person asked for: into a fresh clone here, and at the generation the button was drawn for. */
+export interface MoveHereAsk {
+  freshClone?: boolean;
+  /** The session's generation the asking device showed; another one now is refused (the session moved meanwhile). */
+  generation?: number;
 }
 
 export interface MoveHereDeps {
@@ -53,8 +63,8 @@ export interface MoveHereDeps {
   signer?: PostSigner;
   devices: Pick<DeviceDirectory, 'get' | 'isOnline' | 'nameOf'>;
   handoffs: Pick<Coordinator, 'active'>;
-  /** Starts the move asked for, as the owner's Move does, naming the asking device as initiator. */
-  start(sessionId: string, targetDeviceId: string, initiatorDeviceId: string): Promise<MoveResult>;
+  /** Starts the move asked for, as the owner's Move does, naming the asking device as initiator (into a fresh clone there when asked). */
+  start(sessionId: string, targetDeviceId: string, initiatorDeviceId: string, freshClone: boolean): Promise<MoveResult>;
   clock: Clock;
   log(message: string): void;
 }
@@ -64,12 +74,17 @@ export class MoveHere implements PostHandler {
 
   constructor(private readonly deps: MoveHereDeps) {}
 
-  /** Asks the owner of `sessionId` to move it to this device; refused at once when the owner is offline. */
-  async ask(sessionId: string): Promise<ActionResult> {
+  /** Asks the owner of `sessionId` to move it to this device; refused at once when the owner is offline, or the session moved on since `asked.generation`. */
+  async ask(sessionId: string, asked: MoveHereAsk = {}): Promise<ActionResult> {
     const { state, devices, selfId } = this.deps;
     const session = state.readSession(sessionId);
     if (!session) return fail('not_found', 'No such session.');
     if (session.ownerDeviceId === selfId) return fail('already_here', 'The session already runs on this device.');
+    if (asked.generation !== undefined && asked.generation !== session.generation)
+      return fail(
+        'stale_generation',
+        `The session moved meanwhile: it runs on ${devices.nameOf(session.ownerDeviceId)} now. Nothing was asked.`,
+      );
     if (this.deps.handoffs.active(sessionId)) return fail('handoff_in_progress', 'A move of this session is already in progress.');
     const owner = devices.get(session.ownerDeviceId);
     const name = devices.nameOf(session.ownerDeviceId);
@@ -79,7 +94,14 @@ export class MoveHere implements PostHandler {
         `${name} is offline, so it cannot move the session here. Open Baton on ${name}, or wait until it is back online, then try again.`,
       );
     if (!this.deps.signer) return fail('unsupported', 'This device cannot ask for a move: it has no signing key.');
-    const body = { requestId: newId(), sessionId, generation: session.generation, deviceId: selfId, at: this.deps.clock() };
+    const body = {
+      requestId: newId(),
+      sessionId,
+      generation: session.generation,
+      deviceId: selfId,
+      at: this.deps.clock(),
+      ...(asked.freshClone ? { freshClone: true as const } : {}),
+    };
     const signed: SignedRequest = { ...body, signature: signPost(this.deps.signer, signedFields(body)) };
     const sealed = this.deps.seal.sealJson(signed, { kind: 'move-here-request', sessionId });
     const posted = await this.deps.backend.postAnswer(sessionId, session.generation, sealed, `move-here-${body.requestId}`);
@@ -100,7 +122,7 @@ export class MoveHere implements PostHandler {
     const asker = posted.deviceId;
     this.seen.add(parsed.data!.requestId);
     this.deps.log(`session ${sessionId}: ${this.deps.devices.nameOf(asker)} asked to move it there (Move here)`);
-    const started = await this.deps.start(sessionId, asker, asker);
+    const started = await this.deps.start(sessionId, asker, asker, parsed.data!.freshClone === true);
     if (!started.ok) this.deps.log(`session ${sessionId}: the Move here of ${asker} did not start: ${started.code} ${started.message}`);
   }
 

@@ -5,7 +5,7 @@
  */
 import { detectedVersion } from '../../shared/cli-version.ts';
 import type { EligibilityView, HandoffView, MoveResult } from '../../shared/device-api.ts';
-import { fail, ok, type ActionResult } from '../../shared/errors.ts';
+import { fail, ok, type ActionResult, type Failure } from '../../shared/errors.ts';
 import { isTerminal } from '../../shared/handoff-states.ts';
 import type { ProviderId } from '../../shared/provider.ts';
 import type { ReadinessReport } from '../../shared/readiness.ts';
@@ -76,31 +76,53 @@ export class MoveService {
   /**
    * The whole readiness report for moving the session to `targetDeviceId`, or to the device its
    * blocked move was for; with neither, this device's side only. A re-check of a blocked move
-   * records what it found: still blocked, or cleared.
+   * records what it found: still blocked, or cleared — and a Move here it blocked then starts on its
+   * own, as the device that asked for it asked (docs/moving-sessions.md).
    */
   async readiness(sessionId: string, targetDeviceId?: string): Promise<ReadinessReport> {
     const block = this.deps.blocks.of(sessionId);
     const target = targetDeviceId ?? block?.targetDeviceId;
     const report = await this.deps.requests.evaluate(sessionId, target);
-    if (block && target === block.targetDeviceId) this.deps.blocks.fromReport(sessionId, target, report);
+    if (!block || target !== block.targetDeviceId) return report;
+    this.deps.blocks.fromReport(sessionId, target, report, block.askedBy);
+    if (report.ready && block.askedBy !== null) {
+      const started = await this.start(sessionId, target, { initiatorDeviceId: block.askedBy });
+      if (!started.ok) return 'report' in started ? started.report : report;
+    }
     return report;
   }
 
   /**
    * Starts the move when ready (clearing a blocked one); a blocked one is recorded on the session
    * (every device shows it, after a reload too) and told as a desktop notice. `options`: into a
-   * fresh clone on the target, the device that asked (the target, by Move here) and the agent it continues with.
+   * fresh clone on the target, the device that asked (the target, by Move here; the one a blocked
+   * Move here to that target names, when the owner's own button goes on with it) and the agent it
+   * continues with.
    */
-  async start(sessionId: string, targetDeviceId: string, options: MoveOptions = {}): Promise<MoveResult> {
-    const started = await this.deps.requests.start(sessionId, targetDeviceId, options);
+  async start(sessionId: string, targetDeviceId: string, options: MoveOptions & { generation?: number } = {}): Promise<MoveResult> {
+    const movedOn = this.movedOn(sessionId, options.generation);
+    if (movedOn) return movedOn;
+    const block = this.deps.blocks.of(sessionId);
+    const askedBy = options.initiatorDeviceId ?? (block?.targetDeviceId === targetDeviceId ? block.askedBy : null) ?? undefined;
+    const asked = askedBy === undefined || askedBy === this.deps.selfId ? options : { ...options, initiatorDeviceId: askedBy };
+    const started = await this.deps.requests.start(sessionId, targetDeviceId, asked);
     if (started.ok) this.deps.blocks.clear(sessionId);
     if (!started.ok && 'report' in started) {
-      this.deps.blocks.fromReport(sessionId, targetDeviceId, started.report);
+      this.deps.blocks.fromReport(sessionId, targetDeviceId, started.report, asked.initiatorDeviceId ?? null);
       const move = { sessionId, title: this.deps.views.titleOf(sessionId), sourceName: this.deps.selfName };
       const targetName = this.deps.devices.nameOf(targetDeviceId);
       this.deps.events.emit('moveNotice', blockedNotice({ ...move, targetName, blockers: started.report.blockers }, this.deps.clock()));
     }
     return started;
+  }
+
+  /** Why a button drawn at `generation` no longer applies (the session moved on since), or null. */
+  private movedOn(sessionId: string, generation: number | undefined): Failure | null {
+    const session = this.deps.state.session(sessionId);
+    if (generation === undefined || !session || (session.generation === generation && session.ownerDeviceId === this.deps.selfId))
+      return null;
+    const where = session.ownerDeviceId === this.deps.selfId ? 'this device' : this.deps.devices.nameOf(session.ownerDeviceId);
+    return fail('stale_generation', `The session moved meanwhile: it runs on ${where} now. Nothing was moved.`);
   }
 
   /** Cancels the session's move for the user. */

@@ -81,11 +81,26 @@ function redactedBlockers(blockers: readonly Blocker[]): Blocker[] {
   return blockers.map((b) => ({ ...b, message: redactCredentials(b.message), fix: redactCredentials(b.fix) }));
 }
 
-/** The session's blocked move as the UI shows it (the target named), or null. */
+/**
+ * The session's blocked move as the UI shows it (the devices named), or null: a block is of the
+ * generation it was found at, by the owner of that generation, so one the session has moved on from
+ * (or that would move it to where it runs) is in no view.
+ */
 function blockedView(deps: ViewDeps, session: Readonly<LocalSession>): MoveBlockView | null {
   const block = session.moveBlock;
-  if (!block) return null;
-  return { ...block, targetName: deps.devices.nameOf(block.targetDeviceId), blockers: redactedBlockers(block.blockers) };
+  if (!block || block.generation !== session.generation || block.targetDeviceId === session.ownerDeviceId) return null;
+  return {
+    sourceDeviceId: session.ownerDeviceId,
+    sourceName: deps.devices.nameOf(session.ownerDeviceId),
+    generation: block.generation,
+    targetDeviceId: block.targetDeviceId,
+    targetName: deps.devices.nameOf(block.targetDeviceId),
+    askedBy: block.askedBy,
+    blockers: redactedBlockers(block.blockers),
+    foundBy: block.foundBy,
+    handoffId: block.handoffId,
+    at: block.at,
+  };
 }
 
 const REVOKED_BLOCK: InputBlock = { code: 'revoked', message: 'This device was revoked from the account: it takes no input.' };

@@ -10,7 +10,7 @@ import type { ProviderView, SessionDetail } from '../../shared/device-api.ts';
 import { useDevicesStore } from '../stores/devices-store.ts';
 import { useSessionsStore } from '../stores/sessions-store.ts';
 import { fakeDevice } from '../test-support/fake-device-api.ts';
-import { eligible, readinessReport, sessionView } from '../test-support/views.ts';
+import { eligible, readinessReport, SAMPLE_STAMP, sessionView } from '../test-support/views.ts';
 import { MoveDialog } from './move-dialog.tsx';
 import { SwitchAgentDialog } from './switch-agent-dialog.tsx';
 import { Transcript } from './transcript.tsx';
@@ -30,7 +30,7 @@ describe('continuing with another agent', () => {
     const summary = { code: 'summary_continuation', message: 'Continue with Codex: a summary continuation (desktop has no Claude Code).' };
     fakeDevice.answer('moveEligibility', [{ ...eligible('d2', 'desktop', summary), continueWith: 'codex' }]);
     fakeDevice.answer('checkReadiness', readinessReport([]));
-    render(<MoveDialog sessionId="s1" sessionTitle="Parser" onClose={vi.fn()} />);
+    render(<MoveDialog sessionId="s1" sessionTitle="Parser" drawnFor={SAMPLE_STAMP} onClose={vi.fn()} />);
     const radio = await screen.findByRole('radio', { name: 'desktop' });
     expect(radio).toBeEnabled();
     expect(radio).toHaveAccessibleDescription(summary.message);

@@ -5,16 +5,25 @@
  */
 import { act, render, screen, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
-import { describe, expect, it, vi } from 'vitest';
+import { beforeEach, describe, expect, it, vi } from 'vitest';
 import type { MoveBlockView, MoveResult, SessionView } from '../../shared/device-api.ts';
 import type { Blocker } from '../../shared/readiness.ts';
 import { useDeviceEvents } from '../hooks/use-device-events.ts';
-import { useBlockedMove, useHandoffsStore } from '../stores/handoffs-store.ts';
+import { useBlockedPanel, useHandoffsStore } from '../stores/handoffs-store.ts';
 import { useSessionsStore } from '../stores/sessions-store.ts';
 import { useStatusStore } from '../stores/status-store.ts';
 import { fakeDevice, heldAnswer } from '../test-support/fake-device-api.ts';
 import { visibleText } from '../test-support/visible-text.ts';
-import { deviceStatus, handoffIn, historyTo, readinessReport, REQUESTED_AT, sessionView } from '../test-support/views.ts';
+import {
+  checkoutBlocker,
+  deviceStatus,
+  SAMPLE_STAMP,
+  handoffIn,
+  historyTo,
+  readinessReport,
+  REQUESTED_AT,
+  sessionView,
+} from '../test-support/views.ts';
 import { BlockedAlert } from './blocked-alert.tsx';
 
 const DIRTY: Blocker = {
@@ -43,6 +52,10 @@ const blockedBy = (blockers: Blocker[]): MoveResult => ({
 
 /** A blocked move the session keeps (its view's `blocked`), found by readiness at REQUESTED_AT. */
 const keptBlock = (blockers: Blocker[]): MoveBlockView => ({
+  sourceDeviceId: 'd1',
+  sourceName: 'laptop',
+  generation: 1,
+  askedBy: null,
   targetDeviceId: 'd2',
   targetName: 'desktop',
   blockers,
@@ -53,14 +66,21 @@ const keptBlock = (blockers: Blocker[]): MoveBlockView => ({
 
 /** The alert as the run view shows it: while the session's move is blocked (`session`: its view, with any kept blocked move). */
 function AlertOfSession({ session = sessionView() }: { session?: SessionView }) {
-  const blocked = useBlockedMove(session);
+  const blocked = useBlockedPanel(session);
   return blocked ? <BlockedAlert sessionId="s1" blocked={blocked} /> : null;
 }
+
+const AT_FIRST = SAMPLE_STAMP;
+/** What the device is asked to start: a move of s1 to the desktop, drawn at generation 1. */
+const TO_DESKTOP = { sessionId: 's1', targetDeviceId: 'd2', generation: 1 };
+
+// This device is the laptop (d1), which owns the sample session.
+beforeEach(() => useStatusStore.getState().setStatus(deviceStatus()));
 
 /** Starts a move of s1 to the desktop that readiness refuses with `blockers`, and shows its alert. */
 async function renderBlocked(blockers: Blocker[]) {
   fakeDevice.answer('startMove', blockedBy(blockers));
-  await act(async () => void (await useHandoffsStore.getState().startMove('s1', 'd2', 'desktop')));
+  await act(async () => void (await useHandoffsStore.getState().startMove('s1', 'd2', 'desktop', AT_FIRST)));
   render(<AlertOfSession />);
   return screen.getByRole('alert', { name: 'Handoff blocked' });
 }
@@ -180,10 +200,7 @@ describe('the blocked alert', () => {
     const alert = await renderBlocked([DIRTY, OFFLINE]);
     fakeDevice.answer('startMove', blockedBy([OFFLINE]));
     await user.click(within(alert).getByRole('button', { name: 'Check again' }));
-    expect(fakeDevice.callsOf('startMove')).toEqual([
-      { sessionId: 's1', targetDeviceId: 'd2' },
-      { sessionId: 's1', targetDeviceId: 'd2' },
-    ]);
+    expect(fakeDevice.callsOf('startMove')).toEqual([TO_DESKTOP, TO_DESKTOP]);
     expect(alert).not.toHaveTextContent(DIRTY.message);
     expect(alert).toHaveTextContent(OFFLINE.message);
   });
@@ -191,13 +208,13 @@ describe('the blocked alert', () => {
   it('Check again keeps the agent the move was started to continue with', async () => {
     const user = userEvent.setup();
     fakeDevice.answer('startMove', blockedBy([OFFLINE]));
-    await act(async () => void (await useHandoffsStore.getState().startMove('s1', 'd2', 'desktop', { provider: 'codex' })));
+    await act(async () => void (await useHandoffsStore.getState().startMove('s1', 'd2', 'desktop', AT_FIRST, { provider: 'codex' })));
     render(<AlertOfSession />);
     const alert = screen.getByRole('alert', { name: 'Handoff blocked' });
     await user.click(within(alert).getByRole('button', { name: 'Check again' }));
     expect(fakeDevice.callsOf('startMove')).toEqual([
-      { sessionId: 's1', targetDeviceId: 'd2', provider: 'codex' },
-      { sessionId: 's1', targetDeviceId: 'd2', provider: 'codex' },
+      { ...TO_DESKTOP, provider: 'codex' },
+      { ...TO_DESKTOP, provider: 'codex' },
     ]);
   });
 
@@ -231,7 +248,7 @@ describe('the blocked alert', () => {
     expect(alert).not.toHaveTextContent(UNPUSHED.message);
     expect(within(alert).queryAllByRole('listitem')).toEqual([]);
     expect(screen.getByRole('alert', { name: 'Ready to move' })).toBe(alert);
-    expect(alert).toHaveTextContent('Nothing blocks moving it to desktop now.');
+    expect(alert).toHaveTextContent('Nothing blocks moving it from this device to desktop now.');
     expect(within(alert).queryByRole('button', { name: 'Check again' })).toBeNull();
     fakeDevice.answer('startMove', { ok: true, value: { handoffId: 'h1' } });
     await user.click(within(alert).getByRole('button', { name: 'Move now' }));
@@ -290,18 +307,12 @@ describe('the blocked alert', () => {
 
   it("offers a move into a fresh clone when the target's own checkout blocked it, and asks for one", async () => {
     const user = userEvent.setup();
-    const home: Blocker = {
-      code: 'target_workspace_dirty',
-      repo: '/home/me/src/app',
-      message: "desktop's checkout /home/me/src/app, which this session continues in there, has 1 uncommitted change.",
-      fix: 'Commit or stash them in /home/me/src/app on desktop, then try the move again — or move into a fresh clone on desktop.',
-      action: { kind: 'fresh-clone', deviceId: 'd2' },
-    };
+    const home = checkoutBlocker('desktop', 'd2');
     fakeDevice.answer('startMove', { ok: true, value: { handoffId: 'h1' } });
     render(<AlertOfSession session={sessionView({ blocked: { ...keptBlock([home]), foundBy: 'target' } })} />);
     const alert = screen.getByRole('alert', { name: 'Handoff blocked' });
     await user.click(within(alert).getByRole('button', { name: 'Move into a fresh clone on desktop' }));
-    expect(fakeDevice.callsOf('startMove')).toEqual([{ sessionId: 's1', targetDeviceId: 'd2', freshClone: true }]);
+    expect(fakeDevice.callsOf('startMove')).toEqual([{ ...TO_DESKTOP, freshClone: true }]);
   });
 
   it('is not shown while a move of the session runs', () => {

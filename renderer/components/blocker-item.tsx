@@ -1,13 +1,14 @@
 /**
  * One thing that blocks a move, as the blocked alert and the Move dialog list it: what it is in a few
  * words and its sentence, the files of a dirty tree, the exact fix, the action in place (Commit with
- * a typed message, Push), and its code in Details. Each action says beside it that it runs as the
+ * a typed message, Push, on the device where the fix is made; a fresh clone, on either device of the
+ * move, which the owner starts), and its code in Details. Each action says beside it that it runs as the
  * user's own git: the repository's hooks and filters run, unlike the git Baton runs on its own
  * (electron/git/repo-config-guard.ts).
  */
 import { useId, useState } from 'react';
 import type { Blocker } from '../../shared/readiness.ts';
-import { useHandoffsStore, type BlockedMove } from '../stores/handoffs-store.ts';
+import { useHandoffsStore, type BlockedPanel } from '../stores/handoffs-store.ts';
 import { blockerWords } from '../model/readiness-words.ts';
 import { remediationOf } from '../model/session-state.ts';
 
@@ -26,13 +27,15 @@ interface BlockerProps {
   sessionId: string;
   blocker: Blocker;
   /** The blocked move on screen, whose report a remediation's fresh evaluation replaces (none in the Move dialog). */
-  shown?: BlockedMove;
-  /** Off the owner, the owner's name: the fix is done there, so no action is offered here. */
-  actsOn?: string | null;
+  shown?: BlockedPanel;
+  /** Where the fix is made: null on this device, else that device's name (no action is offered here then). */
+  fixOn?: string | null;
+  /** Say under the fix where it is made (the alert's fixes are made on more than one device). */
+  mark?: boolean;
 }
 
 /** Commit with a typed message. Not a <form>: the Move dialog, itself a form, shows it too, and forms do not nest. */
-function CommitForm({ sessionId, repo, shown }: { sessionId: string; repo: string; shown?: BlockedMove }) {
+function CommitForm({ sessionId, repo, shown }: { sessionId: string; repo: string; shown?: BlockedPanel }) {
   const inputId = useId();
   const noteId = useId();
   const [message, setMessage] = useState('');
@@ -77,13 +80,33 @@ function CommitForm({ sessionId, repo, shown }: { sessionId: string; repo: strin
   );
 }
 
-/** Renders one blocker as a list item. */
-export function BlockerItem({ sessionId, blocker, shown, actsOn = null }: BlockerProps) {
-  const push = useHandoffsStore((state) => state.push);
+/** "Move into a fresh clone on …": started by the owner, or asked of it by the device the clone is made on (Move here). */
+function FreshClone({ sessionId, shown }: { sessionId: string; shown: BlockedPanel }) {
   const startMove = useHandoffsStore((state) => state.startMove);
+  const moveHere = useHandoffsStore((state) => state.moveHere);
+  const pending = useHandoffsStore((state) => state.sessions[sessionId]?.pending);
+  if (!shown.ownedHere && !shown.toHere) return null;
+  const fresh = { freshClone: true, provider: shown.provider };
+  const run = () =>
+    shown.ownedHere
+      ? startMove(sessionId, shown.targetDeviceId, shown.targetName, shown.stamp, fresh)
+      : moveHere(sessionId, shown.stamp, { freshClone: true });
+  return (
+    <button type="button" className="button" disabled={pending !== undefined} onClick={() => void run()}>
+      Move into a fresh clone on {shown.toHere ? 'this device' : shown.targetName}
+    </button>
+  );
+}
+
+/** Renders one blocker as a list item. */
+export function BlockerItem({ sessionId, blocker, shown, fixOn = null, mark = false }: BlockerProps) {
+  const push = useHandoffsStore((state) => state.push);
   const pending = useHandoffsStore((state) => state.sessions[sessionId]?.pending);
   const pushNoteId = useId();
-  const action = actsOn === null ? remediationOf(blocker) : null;
+  // Commit and Push run this device's own git: offered where the fix is made, on the device that runs the session.
+  const gitHere = fixOn === null && (shown === undefined || shown.ownedHere);
+  const remediation = remediationOf(blocker);
+  const action = gitHere && remediation?.kind !== 'fresh-clone' ? remediation : null;
   const files = fileList(blocker);
   const more = typeof blocker.details?.['fileCount'] === 'number' ? (blocker.details['fileCount'] as number) - files.length : 0;
   return (
@@ -105,19 +128,10 @@ export function BlockerItem({ sessionId, blocker, shown, actsOn = null }: Blocke
       )}
       <p className="blocker-fix">
         <span className="fix-label">Fix</span> <code>{blocker.fix}</code>
-        {actsOn !== null && remediationOf(blocker) && <span className="muted"> — on {actsOn}</span>}
+        {mark && <span className="muted"> — {fixOn === null ? 'here' : `on ${fixOn}`}</span>}
       </p>
       {action?.kind === 'commit' && <CommitForm sessionId={sessionId} repo={action.repo} shown={shown} />}
-      {blocker.action?.kind === 'fresh-clone' && shown && (
-        <button
-          type="button"
-          className="button"
-          disabled={pending !== undefined}
-          onClick={() => void startMove(sessionId, shown.targetDeviceId, shown.targetName, { freshClone: true, provider: shown.provider })}
-        >
-          Move into a fresh clone on {shown.targetName}
-        </button>
-      )}
+      {blocker.action?.kind === 'fresh-clone' && shown && <FreshClone sessionId={sessionId} shown={shown} />}
       {action?.kind === 'push' && (
         <div className="remediation">
           <button

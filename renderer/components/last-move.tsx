@@ -1,8 +1,10 @@
 /**
- * How the session's last move ended, under the ownership headline: completed (from where, when, how
- * the agent continued, in which folder, any drift), cancelled before the transfer (why, what was
- * kept, and Try again on the device that still holds it), or moved with its activation failed.
- * Codes and the seven states are in Details.
+ * How the session's last move ended, under the ownership headline, while that still says where the
+ * session runs (model/run-panels.ts lastMovePanel): completed (from where, when, how the agent
+ * continued, in which folder, and the drift found on arrival — said of the arrival, and only while no
+ * blocked move says otherwise), cancelled before the transfer (why, what was kept, and Try again on
+ * the device that still holds it), or moved with its activation failed. Codes and the seven states
+ * are in Details.
  */
 import { useState } from 'react';
 import type { HandoffView, SessionView } from '../../shared/device-api.ts';
@@ -12,12 +14,11 @@ import { useHandoffsStore } from '../stores/handoffs-store.ts';
 import { formatDuration, formatTime } from '../model/format.ts';
 import { MoveDetails } from './move-details.tsx';
 import { cancelSentence, keptSentence, resumeSentence } from '../model/move-words.ts';
-import { failedAfterTransfer } from '../model/session-state.ts';
+import { stampOf, type LastMovePanel } from '../model/run-panels.ts';
 
 interface LastMoveProps {
   session: SessionView;
-  handoff: HandoffView;
-  thisDeviceId: string | null;
+  panel: LastMovePanel;
   /** Why acts that need the backend are disabled now, or null. */
   backendReason: string | null;
 }
@@ -30,7 +31,7 @@ function failedTitle(handoff: HandoffView, arrivedHere: boolean, attention: bool
 }
 
 /** Try again: the same move, from the device that still holds the session. */
-function TryAgain({ session, handoff, backendReason }: Omit<LastMoveProps, 'thisDeviceId'>) {
+function TryAgain({ session, handoff, backendReason }: { session: SessionView; handoff: HandoffView; backendReason: string | null }) {
   const startMove = useHandoffsStore((state) => state.startMove);
   const [pending, setPending] = useState(false);
   const [refused, setRefused] = useState<string | null>(null);
@@ -38,7 +39,7 @@ function TryAgain({ session, handoff, backendReason }: Omit<LastMoveProps, 'this
     setPending(true);
     setRefused(null);
     try {
-      const outcome = await startMove(session.id, handoff.targetDeviceId, handoff.targetName);
+      const outcome = await startMove(session.id, handoff.targetDeviceId, handoff.targetName, stampOf(session));
       if (outcome.kind === 'refused') setRefused(outcome.message);
     } catch (error) {
       setRefused(errorMessage(error));
@@ -56,7 +57,8 @@ function TryAgain({ session, handoff, backendReason }: Omit<LastMoveProps, 'this
   );
 }
 
-function Completed({ session, handoff, arrivedHere }: { session: SessionView; handoff: HandoffView; arrivedHere: boolean }) {
+function Completed({ session, panel }: { session: SessionView; panel: LastMovePanel }) {
+  const { handoff, arrivedHere } = panel;
   const requested = reachedAt(handoff.history, 'requested');
   const completed = reachedAt(handoff.history, 'completed');
   return (
@@ -85,28 +87,27 @@ function Completed({ session, handoff, arrivedHere }: { session: SessionView; ha
         </p>
       )}
       {handoff.resumeNote && <p className="muted">{handoff.resumeNote}</p>}
-      {handoff.driftWarnings.length > 0 ? (
+      {panel.drift === 'differs' && (
         <div className="drift">
-          <p className="drift-title">The workspace differs from the checkpoint:</p>
+          <p className="drift-title">On arrival, the workspace differed from the checkpoint:</p>
           <ul>
             {handoff.driftWarnings.map((warning) => (
               <li key={warning.code + warning.detail}>{warning.detail}</li>
             ))}
           </ul>
         </div>
-      ) : (
-        arrivedHere && <p className="muted">The workspace matches the checkpoint.</p>
       )}
+      {panel.drift === 'matched' && <p className="muted">On arrival, the workspace matched the checkpoint.</p>}
       <MoveDetails handoff={handoff} />
     </div>
   );
 }
 
-/** Renders how the last move of `session` ended. */
-export function LastMove({ session, handoff, thisDeviceId, backendReason }: LastMoveProps) {
-  const arrivedHere = handoff.targetDeviceId === thisDeviceId;
-  if (handoff.state === 'completed') return <Completed session={session} handoff={handoff} arrivedHere={arrivedHere} />;
-  if (failedAfterTransfer(handoff)) {
+/** Renders how the last move of `session` ended (`panel`). */
+export function LastMove({ session, panel, backendReason }: LastMoveProps) {
+  const { handoff, arrivedHere } = panel;
+  if (panel.kind === 'completed') return <Completed session={session} panel={panel} />;
+  if (panel.kind === 'failed') {
     return (
       <div className="last-move last-move--cancelled">
         <p>
@@ -118,14 +119,13 @@ export function LastMove({ session, handoff, thisDeviceId, backendReason }: Last
     );
   }
   // Cancelled before the transfer: the source kept the session; it may try the same move again.
-  const canRetry = session.isOwner && session.condition === 'owned' && session.activeHandoff === null;
   return (
     <div className="last-move last-move--cancelled" role="status">
       <p>
         <strong>{cancelSentence(handoff)}</strong>
       </p>
       <p>{keptSentence(handoff)}</p>
-      {canRetry && <TryAgain session={session} handoff={handoff} backendReason={backendReason} />}
+      {panel.canRetry && <TryAgain session={session} handoff={handoff} backendReason={backendReason} />}
       <MoveDetails handoff={handoff} />
     </div>
   );

@@ -8,7 +8,7 @@ import { describe, expect, it, vi } from 'vitest';
 import type { EligibilityView } from '../../shared/device-api.ts';
 import { useSessionsStore } from '../stores/sessions-store.ts';
 import { fakeDevice } from '../test-support/fake-device-api.ts';
-import { eligible, readinessReport, sessionView } from '../test-support/views.ts';
+import { eligible, readinessReport, SAMPLE_STAMP, sessionView } from '../test-support/views.ts';
 import { MoveDialog } from './move-dialog.tsx';
 
 const BOTH: EligibilityView = { ...eligible('d2', 'desktop'), otherAgents: ['codex', 'command'] };
@@ -21,7 +21,7 @@ async function openAndPick(target: string, devices = [BOTH, ONLY_SAME]) {
   fakeDevice.answer('moveEligibility', devices);
   fakeDevice.answer('checkReadiness', readinessReport([]));
   fakeDevice.answer('startMove', { ok: true, value: { handoffId: 'h1' } });
-  render(<MoveDialog sessionId="s1" sessionTitle="Parser" onClose={vi.fn()} />);
+  render(<MoveDialog sessionId="s1" sessionTitle="Parser" drawnFor={SAMPLE_STAMP} onClose={vi.fn()} />);
   const dialog = screen.getByRole('dialog', { name: 'Move session' });
   await user.click(await within(dialog).findByRole('radio', { name: target }));
   return { user, dialog, start: within(dialog).getByRole('button', { name: 'Start move' }) };
@@ -51,14 +51,14 @@ describe('the agent choice in the Move dialog', () => {
     const { user, dialog, start } = await openAndPick('desktop');
     expect(within(dialog).getByRole('radio', { name: 'Continue with Claude Code (the same session)' })).toBeChecked();
     await user.click(start);
-    expect(fakeDevice.callsOf('startMove')).toEqual([{ sessionId: 's1', targetDeviceId: 'd2' }]);
+    expect(fakeDevice.callsOf('startMove')).toEqual([{ sessionId: 's1', targetDeviceId: 'd2', generation: 1 }]);
   });
 
   it('asks the device to continue with the agent picked', async () => {
     const { user, dialog, start } = await openAndPick('desktop');
     await user.click(within(dialog).getByRole('radio', { name: 'Continue with Codex: a summary continuation' }));
     await user.click(start);
-    expect(fakeDevice.callsOf('startMove')).toEqual([{ sessionId: 's1', targetDeviceId: 'd2', provider: 'codex' }]);
+    expect(fakeDevice.callsOf('startMove')).toEqual([{ sessionId: 's1', targetDeviceId: 'd2', provider: 'codex', generation: 1 }]);
   });
 
   it('on a target without the session agent, keeps the agent offered in its place the default, the others after it', async () => {
@@ -67,7 +67,7 @@ describe('the agent choice in the Move dialog', () => {
     const group = within(dialog).getByRole('group', { name: 'Agent on nas' });
     expect(within(group).getByRole('radio', { name: 'Continue with Codex: a summary continuation' })).toBeChecked();
     await user.click(start);
-    expect(fakeDevice.callsOf('startMove')).toEqual([{ sessionId: 's1', targetDeviceId: 'd4' }]);
+    expect(fakeDevice.callsOf('startMove')).toEqual([{ sessionId: 's1', targetDeviceId: 'd4', generation: 1 }]);
   });
 
   it('offers no choice for a target with only the session agent, and forgets a pick when another target is chosen', async () => {
@@ -76,6 +76,6 @@ describe('the agent choice in the Move dialog', () => {
     await user.click(within(dialog).getByRole('radio', { name: 'studio' }));
     expect(within(dialog).queryByRole('group', { name: /^Agent on/ })).toBeNull();
     await user.click(start);
-    expect(fakeDevice.callsOf('startMove')).toEqual([{ sessionId: 's1', targetDeviceId: 'd3' }]);
+    expect(fakeDevice.callsOf('startMove')).toEqual([{ sessionId: 's1', targetDeviceId: 'd3', generation: 1 }]);
   });
 });

@@ -11,7 +11,7 @@ import { useDevicesStore } from '../stores/devices-store.ts';
 import { useHandoffsStore } from '../stores/handoffs-store.ts';
 import { useStatusStore } from '../stores/status-store.ts';
 import { fakeDevice, heldAnswer } from '../test-support/fake-device-api.ts';
-import { backendUnreachable, eligible, ineligible, readinessReport } from '../test-support/views.ts';
+import { backendUnreachable, eligible, ineligible, readinessReport, SAMPLE_STAMP } from '../test-support/views.ts';
 import { needsBackendReason } from '../model/backend-reach.ts';
 import { MoveDialog } from './move-dialog.tsx';
 
@@ -41,7 +41,7 @@ async function openDialog(devices = DEVICES, readiness: ReadinessReport = readin
   fakeDevice.answer('moveEligibility', devices);
   fakeDevice.answer('checkReadiness', readiness);
   const onClose = vi.fn();
-  render(<MoveDialog sessionId="s1" sessionTitle="Parser" onClose={onClose} />);
+  render(<MoveDialog sessionId="s1" sessionTitle="Parser" drawnFor={SAMPLE_STAMP} onClose={onClose} />);
   const dialog = screen.getByRole('dialog', { name: 'Move session' });
   if (devices.length > 0) await within(dialog).findAllByRole('radio');
   return { dialog, onClose, startMove: within(dialog).getByRole('button', { name: 'Start move' }) };
@@ -160,7 +160,7 @@ describe('the Move dialog', () => {
     const { dialog, onClose, startMove } = await openDialog();
     await user.click(within(dialog).getByRole('radio', { name: 'studio' }));
     await user.click(startMove);
-    expect(fakeDevice.callsOf('startMove')).toEqual([{ sessionId: 's1', targetDeviceId: 'd3' }]);
+    expect(fakeDevice.callsOf('startMove')).toEqual([{ sessionId: 's1', targetDeviceId: 'd3', generation: 1 }]);
     expect(onClose).toHaveBeenCalledTimes(1);
   });
 
@@ -220,7 +220,7 @@ describe('the Move dialog', () => {
   it('says why when the device cannot tell which devices may receive', async () => {
     fakeDevice.answer('moveEligibility', () => Promise.reject(new Error('The device runtime is not running.')));
     fakeDevice.answer('checkReadiness', readinessReport([]));
-    render(<MoveDialog sessionId="s1" sessionTitle="Parser" onClose={() => undefined} />);
+    render(<MoveDialog sessionId="s1" sessionTitle="Parser" drawnFor={SAMPLE_STAMP} onClose={() => undefined} />);
     const dialog = screen.getByRole('dialog', { name: 'Move session' });
     await within(dialog).findByText('The device runtime is not running.');
     expect(within(dialog).getByRole('button', { name: 'Start move' })).toBeDisabled();

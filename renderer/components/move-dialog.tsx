@@ -23,10 +23,13 @@ import { Modal, ModalActions } from './modal.tsx';
 import { MoveAgentChoice } from './move-agent-choice.tsx';
 import { TextWithCode } from './text-with-code.tsx';
 import { blockerSummary, sourceBlockers } from '../model/readiness-words.ts';
+import type { Stamp } from '../model/run-panels.ts';
 
 interface MoveDialogProps {
   sessionId: string;
   sessionTitle: string;
+  /** The session's owner and generation the dialog is drawn for: Start move acts on nothing else. */
+  drawnFor: Stamp;
   onClose(): void;
 }
 
@@ -72,7 +75,7 @@ function rowText(entry: EligibilityView, device: DeviceView | undefined, now: nu
 }
 
 /** Renders the Move dialog for one session; "Start move" runs readiness again first. */
-export function MoveDialog({ sessionId, sessionTitle, onClose }: MoveDialogProps) {
+export function MoveDialog({ sessionId, sessionTitle, drawnFor, onClose }: MoveDialogProps) {
   const groupId = useId();
   const eligibility = useHandoffsStore((state) => state.sessions[sessionId]?.eligibility);
   const loadEligibility = useHandoffsStore((state) => state.loadEligibility);
@@ -98,7 +101,7 @@ export function MoveDialog({ sessionId, sessionTitle, onClose }: MoveDialogProps
     if (!chosen) return;
     setPending(true);
     setError(null);
-    const outcome = await startMove(sessionId, chosen.deviceId, chosen.name, { provider: agent ?? undefined });
+    const outcome = await startMove(sessionId, chosen.deviceId, chosen.name, drawnFor, { provider: agent ?? undefined });
     setPending(false);
     if (outcome.kind === 'refused') setError(outcome.message);
     else onClose();

@@ -1,11 +1,14 @@
 /**
  * `button` "Move here", off the owner: asks the owning device to move the session to this one.
  * The owner runs readiness as for its own Move; this device then follows the move in the stepper,
- * or shows the "Handoff blocked" alert the owner published. An offline owner is said at once, in
- * the line under the button; so is a refusal, in plain words.
+ * or shows the "Handoff blocked" alert the owner published. Under the button, while the owner has
+ * not answered, that it was asked (model/run-panels.ts askedNote: only at the owner and generation
+ * it was asked at); a refusal in plain words, while it still holds (an offline owner, until it is back).
  */
-import { useId, useState } from 'react';
+import { useId } from 'react';
 import type { SessionView } from '../../shared/device-api.ts';
+import { formatTime } from '../model/format.ts';
+import { stampOf, type AskedNote, type RunPanels } from '../model/run-panels.ts';
 import { useHandoffsStore } from '../stores/handoffs-store.ts';
 
 /** Whether this device may ask for `session` (it does not own it and no move runs). */
@@ -13,21 +16,27 @@ export function mayMoveHere(session: SessionView): boolean {
   return !session.isOwner && session.activeHandoff === null && (session.condition === 'remote' || session.condition === 'moved');
 }
 
+/** What the note under the button says of a request the owner has not answered. */
+function askedText(asked: AskedNote): string {
+  if (!asked.late) return `Asked ${asked.ownerName} to move it here; it checks readiness first.`;
+  return `Asked ${asked.ownerName} at ${formatTime(asked.at)}, and nothing came of it: check that Baton runs there, then ask again.`;
+}
+
 /** Renders Move here for `session`, with what became of the request; `disabledReason` (the backend is unreachable) disables it. */
-export function MoveHereButton({ session, disabledReason }: { session: SessionView; disabledReason: string | null }) {
+export function MoveHereButton({
+  session,
+  panels,
+  disabledReason,
+}: {
+  session: SessionView;
+  panels: Pick<RunPanels, 'asked' | 'said'>;
+  disabledReason: string | null;
+}) {
   const noteId = useId();
   const moveHere = useHandoffsStore((state) => state.moveHere);
   const pending = useHandoffsStore((state) => state.sessions[session.id]?.pending);
-  const askedAt = useHandoffsStore((state) => state.sessions[session.id]?.asked);
-  const [refused, setRefused] = useState<string | null>(null);
-  // What was asked is answered by a move (the button goes) or a block (the alert shows); the note stays until then.
-  const waiting = askedAt !== undefined && session.blocked === null && refused === null;
-  async function ask() {
-    setRefused(null);
-    const result = await moveHere(session.id);
-    if (!result.ok) setRefused(result.message);
-  }
-  const note = refused ?? disabledReason ?? (waiting ? `Asked ${session.ownerName} to move it here; it checks readiness first.` : null);
+  const note = panels.said ?? disabledReason ?? (panels.asked ? askedText(panels.asked) : null);
+  const refused = panels.said !== null;
   return (
     <>
       <button
@@ -35,7 +44,7 @@ export function MoveHereButton({ session, disabledReason }: { session: SessionVi
         className="button button--primary"
         disabled={pending !== undefined || disabledReason !== null}
         aria-describedby={note ? noteId : undefined}
-        onClick={() => void ask()}
+        onClick={() => void moveHere(session.id, stampOf(session))}
       >
         {pending === 'move' ? 'Asking…' : 'Move here'}
       </button>

@@ -153,7 +153,7 @@ describe('the ownership strip', () => {
     fakeDevice.answer('startMove', { ok: false, code: 'handoff_in_progress', message: 'Another move of this session is under way.' });
     const { strip } = renderStrip(sessionView({ lastHandoff: cancelledBy('target_timeout', 'The target did not prepare.', 'requested') }));
     await userEvent.click(within(strip).getByRole('button', { name: 'Try again' }));
-    expect(fakeDevice.callsOf('startMove')).toEqual([{ sessionId: 's1', targetDeviceId: 'd2' }]);
+    expect(fakeDevice.callsOf('startMove')).toEqual([{ sessionId: 's1', targetDeviceId: 'd2', generation: 1 }]);
     expect(strip).toHaveTextContent('Another move of this session is under way.');
   });
 

@@ -1,15 +1,19 @@
 /**
  * The `region` "Ownership": where the session runs, in words ("Running on desktop — this device"),
- * its generation as secondary text, and off the owner how to continue; while it moves, the two
- * devices and the steps of the move; after, how the last move ended; Move / Cancel move, each
+ * marked when that device is offline, its generation as secondary text, and off the owner how to
+ * continue; while it moves, the two devices and the steps of the move; after, how the last move
+ * ended, while that still says where it runs (model/run-panels.ts); Move / Cancel move, each
  * disabled with why; off the owner, Move here (move-here-button.tsx).
  */
 import { useId, useState } from 'react';
-import type { SessionView } from '../../shared/device-api.ts';
+import type { DeviceView, SessionView } from '../../shared/device-api.ts';
 import { isCancellable } from '../../shared/handoff-states.ts';
 import { errorMessage } from '../model/error-words.ts';
-import { useBlockedMove, useHandoffsStore } from '../stores/handoffs-store.ts';
+import { useHandoffsStore, useRunPanels } from '../stores/handoffs-store.ts';
+import { useNow } from '../hooks/use-now.ts';
+import { useDevicesStore } from '../stores/devices-store.ts';
 import { useStatusStore } from '../stores/status-store.ts';
+import { formatTime } from '../model/format.ts';
 import { needsBackendReason } from '../model/backend-reach.ts';
 import { HandoffStepper } from './handoff-stepper.tsx';
 import { LastMove } from './last-move.tsx';
@@ -64,16 +68,23 @@ function NeedsAttention({ session, backendReason }: { session: SessionView; back
   );
 }
 
-/** Renders the `region` "Ownership" of `session`. */
+/** The owner's mark when another device runs the session and is offline now: since when it was last seen. */
+function OwnerAway({ owner }: { owner: DeviceView | undefined }) {
+  if (!owner || owner.isThisDevice || owner.presence !== 'offline') return null;
+  const since = owner.offlineSince ?? owner.lastSeenAt;
+  return <span className="owner-away"> — offline{since !== null ? ` since ${formatTime(since)}` : ''}</span>;
+}
+
+/** Renders the `region` "Ownership" of `session`, its panels derived from its state now. */
 export function OwnershipStrip({ session, onMove }: { session: SessionView; onMove(): void }) {
+  const panels = useRunPanels(session, useNow(true, 5000));
   const headingId = useId();
   const moveReasonId = useId();
   const cancelReasonId = useId();
-  const thisDeviceId = useStatusStore((state) => state.status?.deviceId ?? null);
   const selfName = useStatusStore((state) => state.status?.deviceName ?? null);
   const backendReason = useStatusStore((state) => needsBackendReason(state.status));
-  const shownBlocked = useBlockedMove(session);
-  const blocked = shownBlocked !== undefined && !shownBlocked.report.ready;
+  const blocked = panels.blocked !== null && !panels.blocked.ready;
+  const owner = useDevicesStore((state) => state.devices.find((device) => device.id === session.ownerDeviceId));
   const cancelMove = useHandoffsStore((state) => state.cancelMove);
   const [actionError, setActionError] = useState<string | null>(null);
   const [cancelling, setCancelling] = useState(false);
@@ -85,7 +96,9 @@ export function OwnershipStrip({ session, onMove }: { session: SessionView; onMo
   // Cancel move has its own reason: the only one, Move not being shown during a move.
   const cancelReason = canCancel ? backendReason : null;
   const hint = continueHint(session, selfName);
-  const reasonText = actionError ?? moveReason;
+  const askHere = mayMoveHere(session);
+  // What this page said of its last act shows beside Move here off the owner (move-here-button.tsx), here on it.
+  const reasonText = actionError ?? (askHere ? null : panels.said) ?? moveReason;
 
   async function cancel() {
     setCancelling(true);
@@ -112,24 +125,23 @@ export function OwnershipStrip({ session, onMove }: { session: SessionView; onMo
         {session.condition === 'needs-attention' ? 'Stopped on ' : 'Running on '}
         <strong className="owner-name">{session.ownerName}</strong>
         {session.isOwner && <span className="where-here"> — this device</span>}
+        {!session.isOwner && <OwnerAway owner={owner} />}
       </p>
       {hint && <p className="continue-hint">{hint}</p>}
 
       {active ? (
         <HandoffStepper handoff={active} />
       ) : (
-        session.lastHandoff && (
-          <LastMove session={session} handoff={session.lastHandoff} thisDeviceId={thisDeviceId} backendReason={backendReason} />
-        )
+        panels.lastMove && <LastMove session={session} panel={panels.lastMove} backendReason={backendReason} />
       )}
       {session.condition === 'needs-attention' && <NeedsAttention session={session} backendReason={backendReason} />}
 
       <div className="ownership-actions">
-        {mayMoveHere(session) && <MoveHereButton session={session} disabledReason={backendReason} />}
+        {askHere && <MoveHereButton session={session} panels={panels} disabledReason={backendReason} />}
         {!active && (
           <button
             type="button"
-            className={mayMoveHere(session) ? 'button' : 'button button--primary'}
+            className={askHere ? 'button' : 'button button--primary'}
             disabled={moveReason !== null}
             aria-describedby={moveReason ? moveReasonId : undefined}
             onClick={onMove}

@@ -4,13 +4,15 @@
  * file and its diff — with `button`s "Allow", "Allow for this session" and "Deny" (and an optional
  * message back to the agent), and "Stop the turn" on the device where the agent runs. An answer
  * from another device travels to the owner; once the request has ended, this device says how, and
- * by whom when it was not this device's answer that counted.
+ * by whom when it was not this device's answer that counted — while the session is still at the
+ * owner and generation it was answered at (a move ends what was said of it).
  */
 import { useEffect, useId, useState } from 'react';
 import type { SessionDetail } from '../../shared/device-api.ts';
 import type { PermissionDecision } from '../../shared/permission-request.ts';
 import { describeAsk, describeRule, type PermissionOutcomeView, type PermissionRequestView } from '../../shared/permission-views.ts';
 import { errorMessage } from '../model/error-words.ts';
+import { isAt, stampOf, type Stamp } from '../model/run-panels.ts';
 import { useSessionsStore } from '../stores/sessions-store.ts';
 import { useStatusStore } from '../stores/status-store.ts';
 import { TextWithCode } from './text-with-code.tsx';
@@ -74,28 +76,34 @@ export function PermissionRequest({ session }: { session: SessionDetail }) {
   const interruptTurn = useSessionsStore((state) => state.interruptTurn);
   const [message, setMessage] = useState('');
   const [busy, setBusy] = useState(false);
-  const [said, setSaid] = useState<string | null>(null);
-  const [answered, setAnswered] = useState<string | null>(null);
+  const [saying, setSaid] = useState<{ text: string; stamp: Stamp } | null>(null);
+  const [answered, setAnswered] = useState<{ requestId: string; stamp: Stamp } | null>(null);
   const request = session.permissionRequests[0];
   // What was said about one request (sent, refused) is not said about the next.
   useEffect(() => setSaid(null), [request?.id]);
-  const ended = answered === null ? undefined : session.permissionOutcomes.find((o) => o.requestId === answered);
+  // Said of the session where it was: once it moves on (owner, generation), it is said no more.
+  const said = saying !== null && isAt(session, saying.stamp) ? saying.text : null;
+  const say = (text: string | null) => setSaid(text === null ? null : { text, stamp: stampOf(session) });
+  const ended =
+    answered === null || !isAt(session, answered.stamp)
+      ? undefined
+      : session.permissionOutcomes.find((o) => o.requestId === answered.requestId);
 
   async function answer(decision: PermissionDecision) {
     if (!request || busy) return;
     setBusy(true);
-    setSaid(null);
+    say(null);
     const text = message.trim();
     try {
       const input = { sessionId: session.id, requestId: request.id, generation: request.generation, decision };
       const result = await answerPermission(decision === 'deny' && text !== '' ? { ...input, message: text } : input);
       if (result.ok) {
-        setAnswered(request.id);
+        setAnswered({ requestId: request.id, stamp: stampOf(session) });
         setMessage('');
-        if (!session.isOwner) setSaid(`Answer sent to ${session.ownerName}…`);
-      } else setSaid(result.message);
+        if (!session.isOwner) say(`Answer sent to ${session.ownerName}…`);
+      } else say(result.message);
     } catch (failure) {
-      setSaid(errorMessage(failure));
+      say(errorMessage(failure));
     } finally {
       setBusy(false);
     }
@@ -105,7 +113,7 @@ export function PermissionRequest({ session }: { session: SessionDetail }) {
     setBusy(true);
     const result = await interruptTurn(session.id).catch((failure: unknown) => ({ ok: false as const, message: errorMessage(failure) }));
     setBusy(false);
-    setSaid(result.ok ? null : result.message);
+    say(result.ok ? null : result.message);
   }
 
   if (!request) {

@@ -2,7 +2,7 @@
 import { useId } from 'react';
 import type { SessionView } from '../../shared/device-api.ts';
 import { routeHref, type Route } from '../hooks/use-route.ts';
-import { useBlockedMove } from '../stores/handoffs-store.ts';
+import { useBlockedPanel } from '../stores/handoffs-store.ts';
 import { useSessionsStore } from '../stores/sessions-store.ts';
 import { useStatusStore } from '../stores/status-store.ts';
 import { needsBackendReason } from '../model/backend-reach.ts';
@@ -31,8 +31,8 @@ function SessionTitle({ title }: { title: string }) {
 }
 
 function SessionLink({ session, current }: { session: SessionView; current: boolean }) {
-  const blocked = useBlockedMove(session);
-  const tone = sessionTone(session, blocked !== undefined && !blocked.report.ready);
+  const blocked = useBlockedPanel(session);
+  const tone = sessionTone(session, blocked !== null && !blocked.ready);
   return (
     <a
       href={routeHref({ screen: 'session', sessionId: session.id })}

@@ -22,6 +22,19 @@ describe('readiness in a few words', () => {
     expect(blockerSummary([offline])).toBe('desktop has not been seen in the last 15 seconds');
   });
 
+  it('words a blocked checkout on the target in a few words naming the device, not its whole sentence again', () => {
+    const checkout = {
+      code: 'target_workspace_dirty' as const,
+      message: "laptop's checkout /src/app, which this session continues in there, has 2 uncommitted changes.",
+      fix: 'Stash them.',
+      details: { device: 'laptop', fileCount: 2 },
+    };
+    expect(blockerSummary([checkout])).toBe("2 uncommitted changes in laptop's checkout");
+    expect(blockerSummary([{ ...checkout, code: 'target_branch_diverged', details: { device: 'laptop' } }])).toBe(
+      "local commits in laptop's checkout",
+    );
+  });
+
   it("tells the target's blockers from this device's", () => {
     expect(isTargetBlocker(offline)).toBe(true);
     expect(sourceBlockers([dirty(1), offline, ahead(1)]).map((b) => b.code)).toEqual(['dirty_tree', 'unpushed_commits']);

@@ -25,6 +25,12 @@ function numberIn(blocker: Blocker, key: string): number | null {
   return typeof value === 'number' ? value : null;
 }
 
+/** The device a blocker of the target's checkout names (its `device` detail), or "the target". */
+function deviceIn(blocker: Blocker): string {
+  const device = blocker.details?.['device'];
+  return typeof device === 'string' && device !== '' ? device : 'the target';
+}
+
 /** A few words for one blocker: "2 uncommitted files", "1 unpushed commit", "no upstream for main". */
 export function blockerWords(blocker: Blocker): string {
   switch (blocker.code) {
@@ -46,6 +52,10 @@ export function blockerWords(blocker: Blocker): string {
       return 'a move already under way';
     case 'not_owner':
       return 'owned by another device';
+    case 'target_workspace_dirty':
+      return `${counted(numberIn(blocker, 'fileCount') ?? 1, 'uncommitted change')} in ${deviceIn(blocker)}'s checkout`;
+    case 'target_branch_diverged':
+      return `local commits in ${deviceIn(blocker)}'s checkout`;
     default:
       return blocker.message.replace(/\.$/, '');
   }

@@ -1,26 +1,34 @@
 /**
- * Moves: eligibility and this device's readiness for the Move dialog, a blocked move with its
- * remediation (what this page learnt; the session's own kept one comes with its view), and history.
+ * Moves: eligibility and this device's readiness for the Move dialog, what this page learnt of its
+ * own acts (a blocked move, a Move here asked, a refusal) — each stamped with the session's owner
+ * and generation it was made at, so the run view's panels (model/run-panels.ts) take it only while
+ * the session is still there — and history. Every act drawn for a state (`drawnFor`) does nothing
+ * but say what changed once the session has moved on; the device refuses it too (its generation).
  */
 import { create } from 'zustand';
-import type { ActionResult, EligibilityView, HandoffView, MoveBlockView, SessionView } from '../../shared/device-api.ts';
+import type { ActionResult, EligibilityView, HandoffView, SessionView } from '../../shared/device-api.ts';
+import { MOVE_HERE_MAX_AGE_MS } from '../../shared/device-api.ts';
 import type { ProviderId } from '../../shared/provider.ts';
 import type { ReadinessReport } from '../../shared/readiness.ts';
 import { errorMessage } from '../model/error-words.ts';
 import { api } from '../api/device-api.ts';
 import { isTargetBlocker } from '../model/readiness-words.ts';
+import {
+  blockedPanel,
+  movedOnSince,
+  runPanels,
+  stampOf,
+  type BlockedMove,
+  type BlockedPanel,
+  type PageMemory,
+  type RunPanels,
+  type Stamp,
+} from '../model/run-panels.ts';
+import { useDevicesStore } from './devices-store.ts';
+import { useSessionsStore } from './sessions-store.ts';
+import { useStatusStore } from './status-store.ts';
 
-/** A blocked move as the run view shows it: the target, the last evaluation, and the last remediation's refusal. */
-export interface BlockedMove {
-  targetDeviceId: string;
-  targetName: string;
-  /** The agent the move chose to continue with, when the person picked one (a summary continuation). */
-  provider?: ProviderId;
-  /** The last evaluation (its `ready` turns true once every item is fixed). */
-  report: ReadinessReport;
-  /** The last remediation's refusal, if any. */
-  actionError: string | null;
-}
+export type { BlockedMove, BlockedPanel } from '../model/run-panels.ts';
 
 /** How a move is to be made: into a fresh clone, and with which agent (undefined: the default one). */
 export interface MoveChoice {
@@ -31,18 +39,13 @@ export interface MoveChoice {
 export type MoveOutcome = { kind: 'started' } | { kind: 'blocked' } | { kind: 'refused'; message: string };
 
 /** What this page holds of one session's moves; the whole record goes when the session leaves the device's list. */
-export interface SessionMoves {
+export interface SessionMoves extends PageMemory {
   eligibility: EligibilityView[] | undefined;
   /** This device's side of moving the session, as last evaluated (the Move dialog asks as it opens). */
   readiness: ReadinessReport | undefined;
-  blocked: BlockedMove | undefined;
-  /** When the blocked move the user put away was evaluated: an alert no newer stays away. */
-  dismissed: number | undefined;
   history: HandoffView[] | undefined;
   /** The act under way ('move', 'push', 'commit'), while one is. */
   pending: string | undefined;
-  /** When this device last asked the owner to move the session here (Move here), until a move or a block shows. */
-  asked: number | undefined;
 }
 
 const NOTHING_YET: SessionMoves = {
@@ -53,6 +56,7 @@ const NOTHING_YET: SessionMoves = {
   history: undefined,
   pending: undefined,
   asked: undefined,
+  said: undefined,
 };
 
 interface HandoffsState {
@@ -60,16 +64,18 @@ interface HandoffsState {
   sessions: Record<string, SessionMoves | undefined>;
   loadEligibility(sessionId: string): Promise<void>;
   loadReadiness(sessionId: string): Promise<void>;
-  /** `freshClone`: the target clones the repositories afresh rather than using its checkout of them (which blocked the move). */
-  /** `options.provider`: the agent the target continues with, when the person picked one other than the default. */
-  startMove(sessionId: string, targetDeviceId: string, targetName: string, options?: MoveChoice): Promise<MoveOutcome>;
   /**
-   * Runs the blocked move `shown` again: it starts when nothing blocks it any more. Off the owner
-   * (`ownedHere` false) it asks the owner again, which checks and starts it there.
+   * Starts a move of the session as it was at `drawnFor` (refused, saying what changed, once it moved
+   * on); `choice`: into a fresh clone on the target, with another agent than the default one.
    */
-  checkAgain(sessionId: string, shown: BlockedMove, ownedHere?: boolean): Promise<MoveOutcome>;
-  /** Off the owner: asks the owner to move the session here (refused at once when it is offline). */
-  moveHere(sessionId: string): Promise<ActionResult>;
+  startMove(sessionId: string, targetDeviceId: string, targetName: string, drawnFor: Stamp, choice?: MoveChoice): Promise<MoveOutcome>;
+  /**
+   * Runs the blocked move `shown` again: it starts when nothing blocks it any more. Off the owner it
+   * asks the owner again, which checks and starts it there.
+   */
+  checkAgain(sessionId: string, shown: BlockedPanel): Promise<MoveOutcome>;
+  /** Off the owner: asks the owner to move the session here (refused at once when it is offline), as it was at `drawnFor`. */
+  moveHere(sessionId: string, drawnFor: Stamp, choice?: { freshClone?: boolean }): Promise<ActionResult>;
   cancelMove(sessionId: string): Promise<ActionResult>;
   /** Continues an owned session here with another agent, from a summary. */
   switchAgent(sessionId: string, provider: ProviderId): Promise<ActionResult>;
@@ -85,6 +91,14 @@ interface HandoffsState {
   keepSessions(sessionIds: readonly string[]): void;
 }
 
+/** The session as this page knows it now (its loaded detail, else its row in the list). */
+function sessionNow(sessionId: string): SessionView | undefined {
+  const sessions = useSessionsStore.getState();
+  return sessions.details[sessionId] ?? sessions.sessions.find((s) => s.id === sessionId);
+}
+
+const selfId = () => useStatusStore.getState().status?.deviceId ?? null;
+
 export const useHandoffsStore = create<HandoffsState>()((set, get) => {
   /** Changes part of one session's record (made on first use). */
   const update = (sessionId: string, change: (moves: SessionMoves) => Partial<SessionMoves>) =>
@@ -95,6 +109,19 @@ export const useHandoffsStore = create<HandoffsState>()((set, get) => {
   const setBlocked = (sessionId: string, blocked: BlockedMove | undefined) => update(sessionId, () => ({ blocked }));
   const setPending = (sessionId: string, pending: string | undefined) => update(sessionId, () => ({ pending }));
   const setReadiness = (sessionId: string, readiness: ReadinessReport) => update(sessionId, () => ({ readiness }));
+  /** Says `text` of the session as it is now, else as it was at `drawnFor` (it goes once the session moves on). */
+  const say = (sessionId: string, drawnFor: Stamp, text: string, ownerOffline = false) => {
+    const session = sessionNow(sessionId);
+    update(sessionId, () => ({ said: { stamp: session ? stampOf(session) : drawnFor, text, ownerOffline } }));
+  };
+
+  /** Why an act drawn at `drawnFor` must not run (the session moved on; said on the page), or null. */
+  function movedOn(sessionId: string, drawnFor: Stamp): string | null {
+    const session = sessionNow(sessionId);
+    const why = session ? movedOnSince(drawnFor, session, selfId()) : null;
+    if (why) say(sessionId, drawnFor, why);
+    return why;
+  }
 
   /** Runs one remediation; the fresh evaluation it returns replaces this device's readiness and the blocked move's report. */
   async function remediate(
@@ -103,6 +130,7 @@ export const useHandoffsStore = create<HandoffsState>()((set, get) => {
     shown: BlockedMove | undefined,
     run: () => Promise<{ result: ActionResult; report: ReadinessReport }>,
   ): Promise<boolean> {
+    if (shown && movedOn(sessionId, shown.stamp)) return false;
     const base = get().sessions[sessionId]?.blocked ?? shown;
     setPending(sessionId, label);
     try {
@@ -126,23 +154,20 @@ export const useHandoffsStore = create<HandoffsState>()((set, get) => {
       update(sessionId, () => ({ eligibility }));
     },
     loadReadiness: async (sessionId) => setReadiness(sessionId, await api.checkReadiness({ sessionId })),
-    startMove: async (sessionId, targetDeviceId, targetName, { freshClone = false, provider } = {}) => {
+    startMove: async (sessionId, targetDeviceId, targetName, drawnFor, { freshClone = false, provider } = {}) => {
+      const why = movedOn(sessionId, drawnFor);
+      if (why) return { kind: 'refused', message: why };
       setPending(sessionId, 'move');
       try {
         const choice = { ...(freshClone ? { freshClone } : {}), ...(provider ? { provider } : {}) };
-        const result = await api.startMove({ sessionId, targetDeviceId, ...choice });
+        const result = await api.startMove({ sessionId, targetDeviceId, ...choice, generation: drawnFor.generation });
         if (result.ok) {
           setBlocked(sessionId, undefined);
           return { kind: 'started' };
         }
         if ('report' in result) {
-          setBlocked(sessionId, {
-            targetDeviceId,
-            targetName,
-            ...(provider ? { provider } : {}),
-            report: result.report,
-            actionError: null,
-          });
+          const blocked = { stamp: drawnFor, targetDeviceId, targetName, report: result.report, actionError: null };
+          setBlocked(sessionId, { ...blocked, ...(provider ? { provider } : {}), askedBy: null, handoffId: null });
           return { kind: 'blocked' };
         }
         return { kind: 'refused', message: result.message };
@@ -152,11 +177,14 @@ export const useHandoffsStore = create<HandoffsState>()((set, get) => {
         setPending(sessionId, undefined);
       }
     },
-    moveHere: async (sessionId) => {
+    moveHere: async (sessionId, drawnFor, { freshClone = false } = {}) => {
+      const why = movedOn(sessionId, drawnFor);
+      if (why) return { ok: false, code: 'stale_generation', message: why };
       setPending(sessionId, 'move');
       try {
-        const result = await api.moveHere({ sessionId });
-        if (result.ok) update(sessionId, () => ({ asked: Date.now() }));
+        const result = await api.moveHere({ sessionId, generation: drawnFor.generation, ...(freshClone ? { freshClone } : {}) });
+        if (result.ok) update(sessionId, () => ({ asked: { stamp: drawnFor, at: Date.now() }, said: undefined }));
+        else say(sessionId, drawnFor, result.message, result.code === 'source_offline');
         return result;
       } catch (error) {
         return { ok: false, code: 'failed', message: errorMessage(error) };
@@ -164,13 +192,13 @@ export const useHandoffsStore = create<HandoffsState>()((set, get) => {
         setPending(sessionId, undefined);
       }
     },
-    checkAgain: async (sessionId, shown, ownedHere = true) => {
-      if (!ownedHere) {
-        const asked = await get().moveHere(sessionId);
-        if (!asked.ok) setBlocked(sessionId, { ...shown, actionError: asked.message });
+    checkAgain: async (sessionId, shown) => {
+      if (!shown.ownedHere) {
+        const asked = await get().moveHere(sessionId, shown.stamp);
         return asked.ok ? { kind: 'started' } : { kind: 'refused', message: asked.message };
       }
-      const outcome = await get().startMove(sessionId, shown.targetDeviceId, shown.targetName, { provider: shown.provider });
+      const choice = { provider: shown.provider };
+      const outcome = await get().startMove(sessionId, shown.targetDeviceId, shown.targetName, shown.stamp, choice);
       if (outcome.kind === 'refused') setBlocked(sessionId, { ...shown, actionError: outcome.message });
       return outcome;
     },
@@ -195,10 +223,13 @@ export const useHandoffsStore = create<HandoffsState>()((set, get) => {
       if (recheckFailed) {
         const report: ReadinessReport = { ready: false, blockers: handoff.blockers, repos: [], evaluatedAt: Date.now() };
         setBlocked(handoff.sessionId, {
+          stamp: { ownerDeviceId: handoff.sourceDeviceId, generation: handoff.generation, handoffId: null },
           targetDeviceId: handoff.targetDeviceId,
           targetName: handoff.targetName,
           report,
           actionError: null,
+          askedBy: handoff.initiatorDeviceId === handoff.sourceDeviceId ? null : handoff.initiatorDeviceId,
+          handoffId: handoff.id,
         });
       }
     },
@@ -223,32 +254,18 @@ function withTargetBlockers(fresh: ReadinessReport, before: ReadinessReport): Re
   return { ...fresh, blockers, ready: blockers.length === 0 };
 }
 
-/** The session's kept blocked move as the alert shows it: its blockers as an evaluation made when they were found. */
-function fromKept(kept: MoveBlockView): BlockedMove {
-  const report = { ready: kept.blockers.length === 0, blockers: kept.blockers, repos: [], evaluatedAt: kept.at };
-  return { targetDeviceId: kept.targetDeviceId, targetName: kept.targetName, report, actionError: null };
+/** Every panel of the run view of `session` (model/run-panels.ts), from its state now and this page's memory, kept current; `now` for how long ago an ask was. */
+export function useRunPanels(session: SessionView, now: number): RunPanels {
+  const memory = useHandoffsStore((state) => state.sessions[session.id]) ?? NOTHING_YET;
+  const selfId = useStatusStore((state) => state.status?.deviceId ?? null);
+  const devices = useDevicesStore((state) => state.devices);
+  const offline = (deviceId: string) => devices.some((d) => d.id === deviceId && d.presence === 'offline');
+  return runPanels(session, memory, { selfId, offline, askAnsweredWithinMs: MOVE_HERE_MAX_AGE_MS }, now);
 }
 
-/**
- * The blocked move to show for a session: what this page learnt or the one the session keeps,
- * whichever was evaluated later; none while a move runs or once the user put that one away.
- */
-export function shownBlocked(
-  local: BlockedMove | undefined,
-  kept: MoveBlockView | null,
-  dismissedAt: number | undefined,
-  moving: boolean,
-): BlockedMove | undefined {
-  if (moving) return undefined;
-  const fromSession = kept ? fromKept(kept) : undefined;
-  const newest = !local ? fromSession : !fromSession || local.report.evaluatedAt >= fromSession.report.evaluatedAt ? local : fromSession;
-  if (!newest || (dismissedAt !== undefined && newest.report.evaluatedAt <= dismissedAt)) return undefined;
-  return newest;
-}
-
-/** The blocked move the run view of `session` shows (shownBlocked), kept current. */
-export function useBlockedMove(session: SessionView): BlockedMove | undefined {
-  const local = useHandoffsStore((state) => state.sessions[session.id]?.blocked);
-  const dismissedAt = useHandoffsStore((state) => state.sessions[session.id]?.dismissed);
-  return shownBlocked(local, session.blocked, dismissedAt, session.activeHandoff !== null);
+/** The blocked alert of `session` alone (model/run-panels.ts blockedPanel), kept current: the sidebar's colour of a session. */
+export function useBlockedPanel(session: SessionView): BlockedPanel | null {
+  const memory = useHandoffsStore((state) => state.sessions[session.id]) ?? NOTHING_YET;
+  const selfId = useStatusStore((state) => state.status?.deviceId ?? null);
+  return blockedPanel(session, memory, { selfId });
 }

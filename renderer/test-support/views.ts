@@ -125,3 +125,21 @@ export function ineligible(deviceId: string, name: string, code: string, message
 export function readinessReport(blockers: Blocker[]): ReadinessReport {
   return { ready: blockers.length === 0, blockers, repos: [], evaluatedAt: REQUESTED_AT };
 }
+
+/** The sample session's owner and generation, no move under way: what its buttons are drawn for. */
+export const SAMPLE_STAMP = { ownerDeviceId: 'd1', generation: 1, handoffId: null };
+
+/** A tree with uncommitted work, on the device that runs the session. */
+export const DIRTY_TREE: Blocker = { code: 'dirty_tree', repo: '/w', message: 'The tree is dirty.', fix: 'Commit it.' };
+
+/** The target's checkout at `path` on `name` (`deviceId`) holds an uncommitted change: moving into a fresh clone there is offered. */
+export function checkoutBlocker(name: string, deviceId: string, path = '/home/me/src/app'): Blocker {
+  return {
+    code: 'target_workspace_dirty',
+    repo: path,
+    message: `${name}'s checkout ${path}, which this session continues in there, has 1 uncommitted change.`,
+    fix: `Commit or stash them in ${path} on ${name}, then try the move again — or move into a fresh clone on ${name}.`,
+    action: { kind: 'fresh-clone', deviceId },
+    details: { device: name, fileCount: 1 },
+  };
+}

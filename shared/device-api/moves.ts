@@ -15,23 +15,36 @@ export type BlockedMove = Failure<'blocked'> & { report: ReadinessReport };
 
 export type MoveResult = Result<{ handoffId: string }> | BlockedMove;
 
+/** A Move here request older than this is not acted on by the owner (the person who asked has long stopped waiting). */
+export const MOVE_HERE_MAX_AGE_MS = 2 * 60_000;
+
 const Repo = z.string().min(1).max(4096);
+const Generation = z.number().int().positive();
 
 export const moveInputs = {
   moveEligibility: z.strictObject({ sessionId: SessionId }),
   /** Without a target: this device's side only (the Move dialog asks as it opens, before a device is picked). */
   checkReadiness: z.strictObject({ sessionId: SessionId, targetDeviceId: DeviceId.optional() }),
-  /** `freshClone`: the target clones the repositories afresh instead of using its checkout of them (which blocked the move); `provider`: the agent the target continues with, when not the session's own (a summary continuation). */
+  /**
+   * `freshClone`: the target clones the repositories afresh instead of using its checkout of them
+   * (which blocked the move); `provider`: the agent the target continues with, when not the
+   * session's own (a summary continuation); `generation`: the session's generation the button was
+   * drawn for — refused, with what changed, when the session has moved on since.
+   */
   startMove: z.strictObject({
     sessionId: SessionId,
     targetDeviceId: DeviceId,
     freshClone: z.boolean().optional(),
     provider: z.enum(PROVIDER_IDS).optional(),
+    generation: Generation.optional(),
   }),
   /** Continues an owned session here with another agent, from a summary (recorded in its history like a move). */
   switchAgent: z.strictObject({ sessionId: SessionId, provider: z.enum(PROVIDER_IDS) }),
-  /** Off the owner: asks the owner to move the session to this device (it runs readiness first). */
-  moveHere: z.strictObject({ sessionId: SessionId }),
+  /**
+   * Off the owner: asks the owner to move the session to this device (it runs readiness first);
+   * `freshClone`: into a fresh clone here (this device's checkout blocked the move); `generation`: as for startMove.
+   */
+  moveHere: z.strictObject({ sessionId: SessionId, freshClone: z.boolean().optional(), generation: Generation.optional() }),
   cancelMove: z.strictObject({ sessionId: SessionId }),
   pushRepo: z.strictObject({ sessionId: SessionId, repo: Repo }),
   commitAll: z.strictObject({ sessionId: SessionId, repo: Repo, message: z.string().trim().min(1).max(10_000) }),

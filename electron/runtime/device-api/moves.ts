@@ -18,11 +18,11 @@ type MoveMethods =
 /** Eligibility, readiness, starting (or, off the owner, asking for) and cancelling a move, remediation, a retried activation, the history. */
 export function moveHandlers(moves: MoveService, moveHere: MoveHere): Pick<DeviceApiHandlers, MoveMethods> {
   return {
-    moveHere: async ({ sessionId }) => moveHere.ask(sessionId),
+    moveHere: async ({ sessionId, freshClone, generation }) => moveHere.ask(sessionId, { freshClone: freshClone === true, generation }),
     moveEligibility: async ({ sessionId }) => moves.eligibility(sessionId),
     checkReadiness: async ({ sessionId, targetDeviceId }) => moves.readiness(sessionId, targetDeviceId),
-    startMove: async ({ sessionId, targetDeviceId, freshClone, provider }) =>
-      moves.start(sessionId, targetDeviceId, { freshClone: freshClone === true, ...(provider ? { provider } : {}) }),
+    startMove: async ({ sessionId, targetDeviceId, freshClone, provider, generation }) =>
+      moves.start(sessionId, targetDeviceId, { freshClone: freshClone === true, ...(provider ? { provider } : {}), generation }),
     cancelMove: async ({ sessionId }) => moves.cancel(sessionId),
     pushRepo: async ({ sessionId, repo }) => moves.push(sessionId, repo),
     commitAll: async ({ sessionId, repo, message }) => moves.commitAll(sessionId, repo, message),

@@ -10,7 +10,7 @@ import type { ProviderView } from '../../shared/device-api.ts';
 import { PROVIDER_CAPABILITIES, PROVIDER_IDS, PROVIDER_LABELS, type ProviderId } from '../../shared/provider.ts';
 
 /** The executable each CLI provider runs. */
-export const PROVIDER_BINARIES = { 'claude-code': 'claude', codex: 'codex' } as const;
+export const PROVIDER_BINARIES = { 'claude-code': 'claude', codex: 'codex', copilot: 'copilot' } as const;
 
 export interface DetectOptions {
   /** The environment whose PATH is searched (default process.env). */

@@ -78,14 +78,15 @@ export async function placeWhole(target: string, write: (staged: string) => Prom
 export class LineRefused extends Error {}
 
 /**
- * Writes `from` to `to` line by line as `line` gives each (its JSON object; blank lines dropped),
- * streaming, never whole; `line` throws LineRefused to refuse the file. Rejects with LineTooLong at
- * a line over the reader's limit.
+ * Writes `from` to `to` line by line as `line` gives each (from its JSON object and its text as
+ * read, which an unchanged line is written as, byte for byte; blank lines dropped), streaming,
+ * never whole; `line` throws LineRefused to refuse the file. Rejects with LineTooLong at a line
+ * over the reader's limit.
  */
 export async function rewriteLines(
   from: string,
   to: string,
-  line: (entry: Record<string, unknown>, number: number) => string,
+  line: (entry: Record<string, unknown>, text: string, number: number) => string,
 ): Promise<void> {
   const writer = await LineWriter.create(to);
   try {
@@ -98,7 +99,7 @@ export async function rewriteLines(
         throw new LineRefused(`line ${number} is not JSON`);
       }
       if (typeof entry !== 'object' || entry === null || Array.isArray(entry)) throw new LineRefused(`line ${number} is not a JSON object`);
-      await writer.write(line(entry as Record<string, unknown>, number));
+      await writer.write(line(entry as Record<string, unknown>, text, number));
     });
   } finally {
     await writer.close();

@@ -113,7 +113,11 @@ async function importSession(
         const to = join(staged, ...name.split('/'));
         await mkdir(dirname(to), { recursive: true });
         if (name === WORKSPACE) await writeWorkspace(path, to, workspace, id);
-        else if (name === EVENTS) await rewriteLines(path, to, (entry) => JSON.stringify(renamed(entry, sessionId, id)));
+        else if (name === EVENTS)
+          await rewriteLines(path, to, (entry, text) => {
+            const event = renamed(entry, sessionId, id);
+            return event === entry ? text : JSON.stringify(event);
+          });
         else await copyFile(path, to);
       }
     });

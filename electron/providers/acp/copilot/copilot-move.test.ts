@@ -18,8 +18,8 @@ import { ACP_AGENTS } from '../acp-agents.ts';
 import { AcpSession } from '../acp-session.ts';
 
 const bench = useCliBench();
-/** For a test that starts Copilot four times (each start takes seconds on a loaded machine). */
-const FOUR_STARTS_MS = 180_000;
+/** For a test that starts Copilot more than once (each start takes seconds on a loaded machine). */
+const SEVERAL_STARTS_MS = 180_000;
 
 const copilot = (home: AgentHome, deviceName = 'desktop'): AcpSession =>
   bench.track(new AcpSession(ACP_AGENTS.copilot, { env: home.env, deviceName, permission: 'workspace' }));
@@ -76,7 +76,7 @@ describe('Copilot CLI session moved between devices (the real copilot --acp)', (
       const sent = bench.lastRequest('openai-chat')?.body as { messages?: { content?: unknown }[] } | undefined;
       expect(JSON.stringify(sent?.messages)).toContain('moved.txt');
     },
-    FOUR_STARTS_MS,
+    SEVERAL_STARTS_MS,
   );
 
   it(
@@ -116,7 +116,29 @@ describe('Copilot CLI session moved between devices (the real copilot --acp)', (
       expect(bench.texts(home).at(-1)).toBe('assistant: I remember: my secret word is pear');
       expect(bench.lastRequest('openai-chat')?.userTexts).not.toContain('my terminal word is fig');
     },
-    FOUR_STARTS_MS,
+    SEVERAL_STARTS_MS,
+  );
+
+  it(
+    'forks from here: a new session id with the history, the original left as it is',
+    async () => {
+      const { home, workspace } = await bench.device('fork');
+      const source = copilot(home);
+      await bench.turn(source, 'my secret word is kiwi', workspace);
+      const id = source.agentSessionId!;
+      const data = await exportOf(source);
+      const original = readFileSync(join(home.copilotHome, 'session-state', id, 'events.jsonl'), 'utf8');
+
+      const forked = copilot(home);
+      const outcome = await forked.resumeFromImport(data, workspace, undefined, true);
+      expect(outcome).toMatchObject({ ok: true, value: { note: expect.stringContaining(`was forked here as session`) } });
+      expect(forked.agentSessionId).not.toBe(id);
+      await bench.turn(forked, 'what did I say first?');
+      expect(bench.texts(forked).at(-1)).toBe('assistant: I remember: my secret word is kiwi');
+      expect(readFileSync(join(home.copilotHome, 'session-state', id, 'events.jsonl'), 'utf8')).toBe(original);
+      expect(workspaceYaml(home, forked.agentSessionId!)).toMatchObject({ id: forked.agentSessionId, cwd: workspace });
+    },
+    SEVERAL_STARTS_MS,
   );
 
   it('refuses data that is not a Copilot session folder, changing nothing', async () => {

@@ -2,6 +2,7 @@ import { chmod, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { delimiter, dirname, join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { agentCliPath, agentCliXdgCache } from '../../dev-env/agent-clis/cli-cache.ts';
 import { STAND_IN_BIN } from '../../dev-env/stand-ins/stand-ins.ts';
 import { detectProviders, findOnPath } from './detect.ts';
 
@@ -37,6 +38,15 @@ describe('detectProviders', () => {
         adoption: true,
       },
       {
+        id: 'copilot',
+        label: 'GitHub Copilot CLI',
+        available: false,
+        version: null,
+        checkpointImport: true,
+        permissions: true,
+        adoption: true,
+      },
+      {
         id: 'command',
         label: 'Command-line agent',
         available: false,
@@ -54,8 +64,22 @@ describe('detectProviders', () => {
       ['demo', true],
       ['claude-code', false],
       ['codex', false],
+      ['copilot', false],
       ['command', false],
     ]);
+  });
+
+  it('finds the real copilot on PATH with its version', async () => {
+    const env = {
+      PATH: [dirname(agentCliPath('copilot')), dirname(process.execPath)].join(delimiter),
+      HOME: dir,
+      XDG_CACHE_HOME: agentCliXdgCache(),
+    };
+    const views = await detectProviders({ env, timeoutMs: 30_000 });
+    expect(views.find((v) => v.id === 'copilot')).toMatchObject({
+      available: true,
+      version: expect.stringMatching(/^GitHub Copilot CLI 1\.0\.102\b/),
+    });
   });
 
   it('gives up on a binary whose --version hangs, within the bound', async () => {

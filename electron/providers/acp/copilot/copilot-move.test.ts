@@ -149,22 +149,26 @@ describe('Copilot CLI session moved between devices (the real copilot --acp)', (
     expect(existsSync(join(home.copilotHome, 'session-state'))).toBe(false);
   });
 
-  it('adopts a session the user ran with copilot itself: listed, its history shown, and the next message resumes it', async () => {
-    const { home, workspace } = await bench.device('adopt');
-    const ran = await bench.lab.run('copilot', ['-p', 'my secret word is plum', '--allow-all-tools'], { cwd: workspace, env: home.env });
-    expect(ran.code).toBe(0);
-    const listed = await listExistingSessions('copilot', workspace, home.env);
-    if (!listed.ok) throw new Error(listed.message);
-    expect(listed.value).toEqual([
-      { provider: 'copilot', sessionId: expect.any(String), title: 'my secret word is plum', updatedAt: expect.any(Number) },
-    ]);
-    const id = listed.value[0]!.sessionId;
+  it(
+    'adopts a session the user ran with copilot itself: listed, its history shown, and the next message resumes it',
+    async () => {
+      const { home, workspace } = await bench.device('adopt');
+      const ran = await bench.lab.run('copilot', ['-p', 'my secret word is plum', '--allow-all-tools'], { cwd: workspace, env: home.env });
+      expect(ran.code).toBe(0);
+      const listed = await listExistingSessions('copilot', workspace, home.env);
+      if (!listed.ok) throw new Error(listed.message);
+      expect(listed.value).toEqual([
+        { provider: 'copilot', sessionId: expect.any(String), title: 'my secret word is plum', updatedAt: expect.any(Number) },
+      ]);
+      const id = listed.value[0]!.sessionId;
 
-    const session = copilot(home);
-    expect(await session.adoptExisting(id, workspace)).toEqual({ ok: true, value: undefined });
-    expect(bench.texts(session)).toEqual(['user: my secret word is plum', 'assistant: Scripted reply to: my secret word is plum']);
-    await bench.turn(session, 'what did I say first?');
-    expect(session.agentSessionId).toBe(id);
-    expect(bench.texts(session).at(-1)).toBe('assistant: I remember: my secret word is plum');
-  });
+      const session = copilot(home);
+      expect(await session.adoptExisting(id, workspace)).toEqual({ ok: true, value: undefined });
+      expect(bench.texts(session)).toEqual(['user: my secret word is plum', 'assistant: Scripted reply to: my secret word is plum']);
+      await bench.turn(session, 'what did I say first?');
+      expect(session.agentSessionId).toBe(id);
+      expect(bench.texts(session).at(-1)).toBe('assistant: I remember: my secret word is plum');
+    },
+    SEVERAL_STARTS_MS,
+  );
 });

@@ -1,7 +1,7 @@
 /**
- * `baton sessions`: this machine's Claude Code, Codex and GitHub Copilot CLI sessions of a workspace
- * (what its CLIs keep in their own files), and adopting one into Baton through the running device,
- * so it can be moved like any other.
+ * `baton sessions`: this machine's Claude Code, Codex, GitHub Copilot CLI and Qwen Code sessions of a
+ * workspace (what its CLIs keep in their own files), and adopting one into Baton through the running
+ * device, so it can be moved like any other.
  */
 import { resolve } from 'node:path';
 import type { ExistingSession } from '../shared/provider.ts';
@@ -17,9 +17,9 @@ const USAGE = `Usage: baton sessions [list] --workspace DIR [--provider ${PROVID
        baton sessions adopt --device URL --workspace DIR --provider ${PROVIDERS} --id SESSION_ID
                             [--permission ask|workspace|full] [--title TEXT]
 
-list    this machine's Claude Code, Codex and Copilot sessions of DIR, newest first, read from the
-        CLIs' own files ($CLAUDE_CONFIG_DIR or ~/.claude, $CODEX_HOME or ~/.codex, $COPILOT_HOME or
-        ~/.copilot): one line each with when it was last used, the provider, the session id and its first prompt (--json: a JSON array).
+list    this machine's Claude Code, Codex, Copilot and Qwen Code sessions of DIR, newest first, read
+        from the CLIs' own files ($CLAUDE_CONFIG_DIR or ~/.claude, $CODEX_HOME or ~/.codex,
+        $COPILOT_HOME or ~/.copilot, $QWEN_HOME or ~/.qwen): one line each with when it was last used, the provider, the session id and its first prompt (--json: a JSON array).
 adopt   asks the running device at URL (the ui: address \`baton device\` printed) to make session
         SESSION_ID of DIR a Baton session owned by that device: its agent resumes that very CLI
         session, its history shows in the run view, and it can be moved like any other. Prints the
@@ -83,7 +83,7 @@ async function adopt(argv: string[]): Promise<number> {
 }
 
 export const command: Command = {
-  summary: "list this machine's agent sessions of a workspace (Claude Code, Codex, Copilot), or adopt one",
+  summary: "list this machine's agent sessions of a workspace (Claude Code, Codex, Copilot, Qwen Code), or adopt one",
   usage: USAGE,
   async run(argv) {
     const [first, ...rest] = argv;

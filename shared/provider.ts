@@ -9,7 +9,7 @@ import type { DriftWarning, ResumePath } from './api/handoffs.ts';
 import type { Result } from './errors.ts';
 import type { PermissionAnswer, PermissionRequest } from './permission-request.ts';
 
-export const PROVIDER_IDS = ['demo', 'claude-code', 'codex', 'copilot', 'command'] as const;
+export const PROVIDER_IDS = ['demo', 'claude-code', 'codex', 'copilot', 'qwen-code', 'command'] as const;
 export type ProviderId = (typeof PROVIDER_IDS)[number];
 
 export const PROVIDER_LABELS: Readonly<Record<ProviderId, string>> = {
@@ -17,6 +17,7 @@ export const PROVIDER_LABELS: Readonly<Record<ProviderId, string>> = {
   'claude-code': 'Claude Code',
   codex: 'Codex',
   copilot: 'GitHub Copilot CLI',
+  'qwen-code': 'Qwen Code',
   command: 'Command-line agent',
 };
 
@@ -36,6 +37,7 @@ export const PROVIDER_CAPABILITIES: Readonly<Record<ProviderId, ProviderCapabili
   'claude-code': { checkpointImport: true, subagents: true, permissions: true, adoption: true },
   codex: { checkpointImport: true, subagents: false, permissions: true, adoption: true },
   copilot: { checkpointImport: true, subagents: false, permissions: true, adoption: true },
+  'qwen-code': { checkpointImport: true, subagents: false, permissions: true, adoption: true },
   command: { checkpointImport: false, subagents: false, permissions: false, adoption: false },
 };
 

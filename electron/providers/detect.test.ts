@@ -47,6 +47,15 @@ describe('detectProviders', () => {
         adoption: true,
       },
       {
+        id: 'qwen-code',
+        label: 'Qwen Code',
+        available: false,
+        version: null,
+        checkpointImport: true,
+        permissions: true,
+        adoption: true,
+      },
+      {
         id: 'command',
         label: 'Command-line agent',
         available: false,
@@ -65,6 +74,7 @@ describe('detectProviders', () => {
       ['claude-code', false],
       ['codex', false],
       ['copilot', false],
+      ['qwen-code', false],
       ['command', false],
     ]);
   });

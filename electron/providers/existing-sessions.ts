@@ -1,7 +1,7 @@
 /**
  * Listing this machine's own sessions of a CLI provider for a workspace (what a user had before
- * Baton), so one can be adopted: Claude Code transcripts, Codex rollouts and Copilot's session
- * folders, read in place.
+ * Baton), so one can be adopted: Claude Code transcripts, Codex rollouts, Copilot's session
+ * folders and Qwen Code's chats, read in place.
  */
 import { realpath } from 'node:fs/promises';
 import { fail, ok, type Result } from '../../shared/errors.ts';
@@ -12,7 +12,7 @@ import { listCodexSessions } from './codex/rollout-list.ts';
 
 /**
  * The sessions of `provider` for `workspace` found with `env`'s CLI homes (CLAUDE_CONFIG_DIR,
- * CODEX_HOME, COPILOT_HOME, else under HOME), newest first; refuses an unknown provider, one that
+ * CODEX_HOME, COPILOT_HOME, QWEN_HOME, else under HOME), newest first; refuses an unknown provider, one that
  * cannot adopt, and a workspace that does not exist.
  */
 export async function listExistingSessions(
@@ -26,6 +26,6 @@ export async function listExistingSessions(
   if ((await realpath(workspace).catch(() => null)) === null) return fail('invalid_path', `${workspace} does not exist.`);
   if (provider === 'claude-code') return ok(await listClaudeSessions(env, workspace, limit));
   if (provider === 'codex') return ok(await listCodexSessions(env, workspace, limit));
-  if (provider === 'copilot') return ok(await ACP_AGENTS[provider].store.listSessions(env, workspace, limit));
+  if (provider === 'copilot' || provider === 'qwen-code') return ok(await ACP_AGENTS[provider].store.listSessions(env, workspace, limit));
   return fail('unsupported', `${PROVIDER_LABELS[provider]} has no sessions to adopt.`);
 }

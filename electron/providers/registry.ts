@@ -22,6 +22,8 @@ export interface ProviderOptions {
   codex?: { command?: string; extraArgs?: readonly string[] };
   /** GitHub Copilot CLI's executable and extra arguments after `--acp`. */
   copilot?: { command?: string; extraArgs?: readonly string[] };
+  /** Qwen Code's executable and extra arguments after `--acp`. */
+  qwen?: { command?: string; extraArgs?: readonly string[] };
   /** The command agent configured on this device: argv, no shell; the prompt goes to stdin. */
   command?: { argv: readonly string[] } | null;
   /** This device's name, as the providers' notes in the transcript name it. */
@@ -50,6 +52,8 @@ export function createProvider(
       return { ok: true, value: new CodexSession({ ...common, ...options.codex }) };
     case 'copilot':
       return { ok: true, value: new AcpSession(ACP_AGENTS.copilot, { ...common, ...options.copilot }) };
+    case 'qwen-code':
+      return { ok: true, value: new AcpSession(ACP_AGENTS['qwen-code'], { ...common, ...options.qwen }) };
     case 'command': {
       const argv = options.command?.argv ?? [];
       if (argv.length === 0 || argv[0] === '') {

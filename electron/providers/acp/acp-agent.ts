@@ -3,7 +3,7 @@
  * drives any agent through it): how to start it in ACP mode, what to set on a session for each
  * permission level, and where its sessions live on a device — how one is exported, imported into
  * another HOME and workspace, listed for adoption and read back as a transcript. Each agent's
- * definition is small: copilot/.
+ * definition is small: copilot/ and qwen/.
  */
 import type { TranscriptEntry } from '../../../shared/agents.ts';
 import type { ExistingSession, PermissionLevel, ProviderResult, ResumeData, ResumeFile } from '../../../shared/provider.ts';
@@ -49,7 +49,7 @@ export interface AcpSessionStore {
 }
 
 export interface AcpAgent {
-  readonly provider: 'copilot';
+  readonly provider: 'copilot' | 'qwen-code';
   /** The executable looked up on PATH. */
   readonly binary: string;
   /** Its arguments for ACP over stdio. */

@@ -210,7 +210,12 @@ export class AcpSession extends TurnSession {
         update: (notification) => {
           if (!this.replaying && notification.sessionId === this.sessionId) this.folder.take(notification.update);
         },
-        permission: (request) => this.permissions.ask(request, this.roots),
+        permission: (request) => {
+          // Qwen Code asks before it announces the call: the request's call names it for the transcript.
+          if (!this.replaying && request.sessionId === this.sessionId)
+            this.folder.take({ sessionUpdate: 'tool_call_update', ...request.toolCall });
+          return this.permissions.ask(request, this.roots);
+        },
       },
     );
     this.connection = connection;

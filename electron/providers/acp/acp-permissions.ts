@@ -13,7 +13,7 @@
  * "always" options may write the user's settings), deny → its reject-once option. ACP's outcome
  * carries no message, so a deny's message is kept for the agent and put ahead of the next prompt.
  */
-import { isAbsolute, relative, sep } from 'node:path';
+import { isAbsolute } from 'node:path';
 import type * as acp from '@agentclientprotocol/sdk';
 import {
   clipPermissionText,
@@ -23,6 +23,7 @@ import {
 } from '../../../shared/permission-request.ts';
 import type { PermissionLevel, ProviderResult } from '../../../shared/provider.ts';
 import { textDiff } from '../permissions/file-change-diff.ts';
+import { insideWorkspace } from '../permissions/inside-workspace.ts';
 import { PendingAsks } from '../permissions/pending-asks.ts';
 import type { SessionState } from '../session-state.ts';
 import { MAIN_AGENT } from '../turn-session.ts';
@@ -36,19 +37,6 @@ const CANCELLED: Outcome = { outcome: { outcome: 'cancelled' } };
 export function denialNote(request: PermissionRequest, message: string): string {
   const what = request.command !== undefined ? `run \`${request.command}\`` : `change ${request.path ?? 'the files'}`;
   return `Baton: I denied your request to ${what}: ${message}`;
-}
-
-/** True when every path is inside one of `roots` and outside its .git folder. */
-export function insideWorkspace(paths: readonly string[], roots: readonly string[]): boolean {
-  return (
-    paths.length > 0 &&
-    paths.every((path) =>
-      roots.some((root) => {
-        const rel = relative(root, path);
-        return rel !== '' && !rel.startsWith('..') && !isAbsolute(rel) && rel.split(sep)[0] !== '.git';
-      }),
-    )
-  );
 }
 
 /** Every file path a call names: its locations, its diffs, its input's path. */

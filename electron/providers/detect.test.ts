@@ -79,18 +79,20 @@ describe('detectProviders', () => {
     ]);
   });
 
-  it('finds the real copilot on PATH with its version', async () => {
+  it('finds the real copilot and qwen on PATH with their versions', async () => {
     const env = {
       PATH: [dirname(agentCliPath('copilot')), dirname(process.execPath)].join(delimiter),
       HOME: dir,
       XDG_CACHE_HOME: agentCliXdgCache(),
     };
-    const views = await detectProviders({ env, timeoutMs: 30_000 });
+    // Generous: the folder holds every installed CLI, and as a normal user on a loaded machine their --version took 33 s.
+    const views = await detectProviders({ env, timeoutMs: 100_000 });
     expect(views.find((v) => v.id === 'copilot')).toMatchObject({
       available: true,
       version: expect.stringMatching(/^GitHub Copilot CLI 1\.0\.102\b/),
     });
-  });
+    expect(views.find((v) => v.id === 'qwen-code')).toMatchObject({ available: true, version: '0.15.10' });
+  }, 120_000);
 
   it('gives up on a binary whose --version hangs, within the bound', async () => {
     await writeFile(join(dir, 'claude'), '#!/bin/sh\nsleep 30\n');

@@ -1,8 +1,9 @@
 /**
  * Qwen Code driven over the Agent Client Protocol (`qwen --acp`, offline against the scripted model
  * server, telemetry off): a turn, a command that asks through Baton's permission flow (Allow runs
- * it, Deny does not), and a move to a device with another HOME and workspace path that carries the
- * history, with the real CLI in real git repositories.
+ * it, Deny does not), a move to a device with another HOME and workspace path that carries the
+ * history, Fork from here, and adopting a session the user ran with `qwen` itself, with the real CLI
+ * in real git repositories.
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -10,6 +11,7 @@ import { describe, expect, it } from 'vitest';
 import type { PermissionRequest } from '../../../../shared/permission-request.ts';
 import type { PermissionLevel, ProviderEvent, ResumeData } from '../../../../shared/provider.ts';
 import { SAMPLE_CONTINUATION as continuation, useCliBench } from '../../../../dev-env/agent-clis/cli-bench.ts';
+import { listExistingSessions } from '../../existing-sessions.ts';
 import { resumeProvider } from '../../resume.ts';
 import { waitForIdle } from '../../wait-idle.ts';
 import { ACP_AGENTS } from '../acp-agents.ts';
@@ -96,6 +98,52 @@ describe('Qwen Code over ACP (the real qwen --acp)', () => {
       await settled(desktop.session);
       expect(desktop.session.agentSessionId).toBe(id);
       expect(bench.texts(desktop.session).at(-1)).toBe('assistant: I remember: my secret word is apple');
+    },
+    QWEN_TEST_MS,
+  );
+
+  it(
+    'forks from here: a new session id with the history, the original file left as it is',
+    async () => {
+      const { session, workspace, home } = await qwen('fork', 'workspace');
+      await session.start(workspace, 'my secret word is kiwi');
+      await settled(session);
+      const id = session.agentSessionId!;
+      const exported = await session.exportResumeData();
+      if (!exported.ok) throw new Error(exported.message);
+      const original = readFileSync(qwenChatPath(home.env, workspace, id), 'utf8');
+      const forked = bench.track(new AcpSession(ACP_AGENTS['qwen-code'], { env: home.env, deviceName: 'fork', permission: 'workspace' }));
+      const outcome = await forked.resumeFromImport(exported.value, workspace, undefined, true);
+      expect(outcome).toMatchObject({ ok: true, value: { note: expect.stringContaining('was forked here as session') } });
+      const fork = forked.agentSessionId!;
+      expect(fork).not.toBe(id);
+      await forked.send('what did I say first?');
+      await settled(forked);
+      expect(forked.agentSessionId).toBe(fork);
+      expect(bench.texts(forked).at(-1)).toBe('assistant: I remember: my secret word is kiwi');
+      expect(readFileSync(qwenChatPath(home.env, workspace, id), 'utf8')).toBe(original);
+    },
+    QWEN_TEST_MS,
+  );
+
+  it(
+    'adopts a session the user ran with qwen itself: listed, its history shown, and the next message resumes it',
+    async () => {
+      const { session, workspace, home } = await qwen('adopt', 'workspace');
+      const ran = await bench.lab.run('qwen', ['-p', 'my secret word is plum'], { cwd: workspace, env: home.env });
+      expect(ran).toMatchObject({ code: 0 });
+      const listed = await listExistingSessions('qwen-code', workspace, home.env);
+      if (!listed.ok) throw new Error(listed.message);
+      expect(listed.value).toEqual([
+        { provider: 'qwen-code', sessionId: expect.any(String), title: 'my secret word is plum', updatedAt: expect.any(Number) },
+      ]);
+      const id = listed.value[0]!.sessionId;
+      expect(await session.adoptExisting(id, workspace)).toEqual({ ok: true, value: undefined });
+      expect(bench.texts(session)).toEqual(['user: my secret word is plum', 'assistant: Scripted reply to: my secret word is plum']);
+      await session.send('what did I say first?');
+      await settled(session);
+      expect(session.agentSessionId).toBe(id);
+      expect(bench.texts(session).at(-1)).toBe('assistant: I remember: my secret word is plum');
     },
     QWEN_TEST_MS,
   );

@@ -70,7 +70,7 @@ describe('baton sessions', () => {
   it('refuses a provider that keeps no sessions and a missing workspace, saying why', async () => {
     const bad = await baton(['sessions', '--workspace', workspace, '--provider', 'demo']);
     expect(bad.code).toBe(2);
-    expect(bad.stderr).toContain('--provider must be claude-code or codex');
+    expect(bad.stderr).toContain('--provider must be one of claude-code, codex, copilot, qwen-code');
     const missing = await baton(['sessions', '--workspace', join(sandbox.root, 'nowhere')]);
     expect(missing.code).toBe(1);
     expect(missing.stderr).toMatch(/nowhere does not exist/);

@@ -1,24 +1,25 @@
 /**
- * `baton sessions`: this machine's Claude Code and Codex sessions of a workspace (what its CLIs
- * keep in their own files), and adopting one into Baton through the running device, so it can be
- * moved like any other.
+ * `baton sessions`: this machine's Claude Code, Codex, GitHub Copilot CLI and Qwen Code sessions of a
+ * workspace (what its CLIs keep in their own files), and adopting one into Baton through the running
+ * device, so it can be moved like any other.
  */
 import { resolve } from 'node:path';
 import type { ExistingSession } from '../shared/provider.ts';
-import { PermissionLevel } from '../shared/provider.ts';
+import { PermissionLevel, PROVIDER_CAPABILITIES, PROVIDER_IDS } from '../shared/provider.ts';
 import { listExistingSessions } from '../electron/providers/existing-sessions.ts';
 import { callDevice } from './device-call.ts';
 import { parseFlags, required, UsageError, type Command } from './command.ts';
 
-const ADOPTABLE = ['claude-code', 'codex'] as const;
+const ADOPTABLE: readonly string[] = PROVIDER_IDS.filter((id) => PROVIDER_CAPABILITIES[id].adoption);
+const PROVIDERS = ADOPTABLE.join('|');
 
-const USAGE = `Usage: baton sessions [list] --workspace DIR [--provider claude-code|codex] [--json]
-       baton sessions adopt --device URL --workspace DIR --provider claude-code|codex --id SESSION_ID
+const USAGE = `Usage: baton sessions [list] --workspace DIR [--provider ${PROVIDERS}] [--json]
+       baton sessions adopt --device URL --workspace DIR --provider ${PROVIDERS} --id SESSION_ID
                             [--permission ask|workspace|full] [--title TEXT]
 
-list    this machine's Claude Code and Codex sessions of DIR, newest first, read from the CLIs' own
-        files ($CLAUDE_CONFIG_DIR or ~/.claude, $CODEX_HOME or ~/.codex): one line each with when it
-        was last used, the provider, the session id and its first prompt (--json: a JSON array).
+list    this machine's Claude Code, Codex, Copilot and Qwen Code sessions of DIR, newest first, read
+        from the CLIs' own files ($CLAUDE_CONFIG_DIR or ~/.claude, $CODEX_HOME or ~/.codex,
+        $COPILOT_HOME or ~/.copilot, $QWEN_HOME or ~/.qwen): one line each with when it was last used, the provider, the session id and its first prompt (--json: a JSON array).
 adopt   asks the running device at URL (the ui: address \`baton device\` printed) to make session
         SESSION_ID of DIR a Baton session owned by that device: its agent resumes that very CLI
         session, its history shows in the run view, and it can be moved like any other. Prints the
@@ -36,8 +37,8 @@ async function list(argv: string[]): Promise<number> {
   const { values } = parseFlags(argv, { workspace: { type: 'string' }, provider: { type: 'string' }, json: { type: 'boolean' } });
   const workspace = resolve(required(values, 'workspace'));
   const provider = values.provider;
-  if (provider !== undefined && !(ADOPTABLE as readonly unknown[]).includes(provider))
-    throw new UsageError(`--provider must be claude-code or codex, got ${String(provider)}`);
+  if (provider !== undefined && !ADOPTABLE.includes(String(provider)))
+    throw new UsageError(`--provider must be one of ${ADOPTABLE.join(', ')}, got ${String(provider)}`);
   const found: ExistingSession[] = [];
   for (const id of provider === undefined ? ADOPTABLE : [provider as string]) {
     const listed = await listExistingSessions(id, workspace, process.env);
@@ -49,7 +50,7 @@ async function list(argv: string[]): Promise<number> {
   }
   found.sort((a, b) => b.updatedAt - a.updatedAt);
   if (values.json) console.log(JSON.stringify(found, null, 2));
-  else if (found.length === 0) console.error(`baton sessions: no Claude Code or Codex sessions of ${workspace} on this machine.`);
+  else if (found.length === 0) console.error(`baton sessions: no agent sessions of ${workspace} on this machine.`);
   else for (const session of found) console.log(line(session));
   return 0;
 }
@@ -82,7 +83,7 @@ async function adopt(argv: string[]): Promise<number> {
 }
 
 export const command: Command = {
-  summary: "list this machine's Claude Code and Codex sessions of a workspace, or adopt one",
+  summary: "list this machine's agent sessions of a workspace (Claude Code, Codex, Copilot, Qwen Code), or adopt one",
   usage: USAGE,
   async run(argv) {
     const [first, ...rest] = argv;

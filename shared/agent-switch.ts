@@ -30,7 +30,7 @@ export const ContinueWithSchema = z.object({ handoffId: z.string().max(64), prov
 export type ContinueWith = z.infer<typeof ContinueWithSchema>;
 
 /** The agents another device may continue a session with when it lacks the session's own, in the order offered. */
-const CONTINUATION_ORDER: readonly ProviderId[] = ['claude-code', 'codex', 'command'];
+const CONTINUATION_ORDER: readonly ProviderId[] = ['claude-code', 'codex', 'copilot', 'qwen-code', 'command'];
 
 /**
  * The agent a device that has `available` continues a session of `current` with, when it lacks

@@ -3,7 +3,14 @@ import { checkResumeData, isProviderId, PROVIDER_IDS, PROVIDER_LABELS, RESUME_DA
 
 describe('provider contract', () => {
   it('labels every provider, the demo one as such', () => {
-    expect(PROVIDER_IDS.map((id) => PROVIDER_LABELS[id])).toEqual(['Demo agent', 'Claude Code', 'Codex', 'Command-line agent']);
+    expect(PROVIDER_IDS.map((id) => PROVIDER_LABELS[id])).toEqual([
+      'Demo agent',
+      'Claude Code',
+      'Codex',
+      'GitHub Copilot CLI',
+      'Qwen Code',
+      'Command-line agent',
+    ]);
     expect(isProviderId('codex')).toBe(true);
     expect(isProviderId('gpt')).toBe(false);
   });

@@ -1,7 +1,7 @@
 /**
- * The provider contract: one interface every agent adapter (demo, Claude Code, Codex, a command-line
- * agent) implements, and the data that crosses a handoff for it. The device runtime drives sessions
- * only through `ProviderSession`; adapters live in electron/providers/.
+ * The provider contract: one interface every agent adapter (demo, Claude Code, Codex, GitHub
+ * Copilot CLI over the Agent Client Protocol, a command-line agent) implements, and the data that
+ * crosses a handoff for it. The device runtime drives sessions only through `ProviderSession`; adapters live in electron/providers/.
  */
 import { z } from 'zod';
 import type { AgentView, TranscriptEntry } from './agents.ts';
@@ -9,13 +9,15 @@ import type { DriftWarning, ResumePath } from './api/handoffs.ts';
 import type { Result } from './errors.ts';
 import type { PermissionAnswer, PermissionRequest } from './permission-request.ts';
 
-export const PROVIDER_IDS = ['demo', 'claude-code', 'codex', 'command'] as const;
+export const PROVIDER_IDS = ['demo', 'claude-code', 'codex', 'copilot', 'qwen-code', 'command'] as const;
 export type ProviderId = (typeof PROVIDER_IDS)[number];
 
 export const PROVIDER_LABELS: Readonly<Record<ProviderId, string>> = {
   demo: 'Demo agent',
   'claude-code': 'Claude Code',
   codex: 'Codex',
+  copilot: 'GitHub Copilot CLI',
+  'qwen-code': 'Qwen Code',
   command: 'Command-line agent',
 };
 
@@ -34,6 +36,8 @@ export const PROVIDER_CAPABILITIES: Readonly<Record<ProviderId, ProviderCapabili
   demo: { checkpointImport: true, subagents: true, permissions: true, adoption: false },
   'claude-code': { checkpointImport: true, subagents: true, permissions: true, adoption: true },
   codex: { checkpointImport: true, subagents: false, permissions: true, adoption: true },
+  copilot: { checkpointImport: true, subagents: false, permissions: true, adoption: true },
+  'qwen-code': { checkpointImport: true, subagents: false, permissions: true, adoption: true },
   command: { checkpointImport: false, subagents: false, permissions: false, adoption: false },
 };
 

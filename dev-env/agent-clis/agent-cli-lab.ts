@@ -1,8 +1,9 @@
 /**
- * The lab the real-CLI tests run in: one scripted model server, the installed `claude` and `codex`
- * (cli-cache.ts) behind a `bin/` folder of their own, a loopback-only network namespace they run in
- * where the machine allows it (as root, or in a user namespace of a normal user's own; `isolation`
- * says which, or why none), and throwaway homes per "device". Start one per test file:
+ * The lab the real-CLI tests run in: one scripted model server, the installed `claude`, `codex`,
+ * `copilot` and `qwen` (cli-cache.ts) behind a `bin/` folder of their own, a loopback-only network
+ * namespace they run in where the machine allows it (as root, or in a user namespace of a normal
+ * user's own; `isolation` says which, or why none), and throwaway homes per "device". Start one per
+ * test file:
  *
  *   const lab = await AgentCliLab.start();
  *   const laptop = await lab.home('laptop');           // HOME, CLAUDE_CONFIG_DIR, CODEX_HOME, env
@@ -16,7 +17,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startScriptedModelServer, type ScriptedModelServer } from '../scripted-model-server/server.ts';
 import { makeAgentHome, type AgentHome } from './agent-homes.ts';
-import { agentCliPath, type AgentCli } from './cli-cache.ts';
+import { AGENT_CLIS, agentCliPath, type AgentCli } from './cli-cache.ts';
 import { startLoopbackNetns, type LoopbackNetns, type NetnsMadeBy } from './loopback-netns.ts';
 
 /**
@@ -48,7 +49,7 @@ export class AgentCliLab {
     /** The lab's temp folder (the server's socket, the namespace's resolv.conf, `bin/`). */
     readonly root: string,
     readonly server: ScriptedModelServer,
-    /** Holds `claude` and `codex`: wrappers that enter the namespace, or links to the installed CLIs. */
+    /** Holds `claude`, `codex`, `copilot` and `qwen`: wrappers that enter the namespace, or links to the installed CLIs. */
     readonly binDir: string,
     readonly isolation: Isolation,
     private readonly netns: LoopbackNetns | null,
@@ -56,14 +57,14 @@ export class AgentCliLab {
 
   /** Starts the server and the namespace and readies `bin/`; says on stderr when there is no namespace. */
   static async start(options: AgentCliLabOptions = {}): Promise<AgentCliLab> {
-    const clis: Record<AgentCli, string> = { claude: agentCliPath('claude'), codex: agentCliPath('codex') };
+    const clis = Object.fromEntries(AGENT_CLIS.map((cli) => [cli, agentCliPath(cli)])) as Record<AgentCli, string>;
     const root = await mkdtemp(join(tmpdir(), 'baton-agent-lab-'));
     const socketPath = join(root, 'model.sock');
     const server = await startScriptedModelServer({ ...options, socketPath });
     const netns = await startLoopbackNetns(server.port, socketPath, root);
     const binDir = join(root, 'bin');
     await mkdir(binDir);
-    for (const cli of ['claude', 'codex'] as const) {
+    for (const cli of AGENT_CLIS) {
       if (netns.ok) await netns.value.writeWrapper(join(binDir, cli), clis[cli]);
       else await symlink(clis[cli], join(binDir, cli));
     }

@@ -1,7 +1,8 @@
 /**
- * The real Claude Code and Codex CLIs the tests run: their pinned versions (scripts/agent-clis/
- * package.json, the one place they are named) and where scripts/ensure-agent-clis.js installed them
- * (.cache/agent-clis/, or $BATON_AGENT_CLIS_DIR).
+ * The real agent CLIs the tests run (Claude Code, Codex, GitHub Copilot CLI, Qwen Code): their
+ * pinned versions (scripts/agent-clis/package.json, the one place they are named) and where
+ * scripts/ensure-agent-clis.js installed them (.cache/agent-clis/, or $BATON_AGENT_CLIS_DIR), with
+ * the unpack cache Copilot reads (its xdg-cache/, unpacked there once by the install).
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
@@ -11,17 +12,25 @@ const manifest = JSON.parse(readFileSync(join(PROJECT_ROOT, 'scripts', 'agent-cl
   dependencies: Record<string, string>;
 };
 
-export type AgentCli = 'claude' | 'codex';
+export const AGENT_CLIS = ['claude', 'codex', 'copilot', 'qwen'] as const;
+export type AgentCli = (typeof AGENT_CLIS)[number];
 
-/** The exact versions the tests run, e.g. { claude: '2.1.332', codex: '0.171.0' }. */
+/** The exact versions the tests run, e.g. { claude: '2.1.332', codex: '0.171.0', … }. */
 export const AGENT_CLI_VERSIONS: Readonly<Record<AgentCli, string>> = {
   claude: manifest.dependencies['@anthropic-ai/claude-code'] ?? '',
   codex: manifest.dependencies['@openai/codex'] ?? '',
+  copilot: manifest.dependencies['@github/copilot'] ?? '',
+  qwen: manifest.dependencies['@qwen-code/qwen-code'] ?? '',
 };
 
 /** The folder the CLIs are installed in. */
 export function agentCliCacheDir(env: NodeJS.ProcessEnv = process.env): string {
   return resolve(env.BATON_AGENT_CLIS_DIR || join(PROJECT_ROOT, '.cache', 'agent-clis'));
+}
+
+/** The XDG cache folder the tests' homes share: Copilot's unpacked files are there, read-only to them. */
+export function agentCliXdgCache(env: NodeJS.ProcessEnv = process.env): string {
+  return join(agentCliCacheDir(env), 'xdg-cache');
 }
 
 /**

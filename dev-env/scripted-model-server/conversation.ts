@@ -1,6 +1,7 @@
 /**
- * The conversation a model request carries, read the same way from both wire formats: Anthropic
- * Messages (Claude Code) and OpenAI Responses (Codex). The rule table (rules.ts) answers from it.
+ * The conversation a model request carries, read the same way from every wire format: Anthropic
+ * Messages (Claude Code), OpenAI Responses (Codex) and OpenAI Chat Completions (GitHub Copilot CLI,
+ * Qwen Code). The rule table (rules.ts) answers from it.
  */
 
 export type Json = Record<string, unknown>;
@@ -26,13 +27,25 @@ export function str(value: unknown): string {
   return typeof value === 'string' ? value : '';
 }
 
+/** How Qwen Code opens the context message it puts first in every conversation. */
+const QWEN_CONTEXT = 'This is the Qwen Code. We are setting up the context';
+
 /**
  * Text the CLI injects into user turns (Claude's `<system-reminder>`, Codex's `<environment_context>`,
  * `<user_instructions>`, AGENTS.md …) rather than something the user typed.
  */
 function isInjected(text: string): boolean {
   const trimmed = text.trimStart();
-  return /^<[a-z_-]+[\s>]/i.test(trimmed) || trimmed.startsWith('# AGENTS.md');
+  return /^<[a-z_-]+[\s>]/i.test(trimmed) || trimmed.startsWith('# AGENTS.md') || trimmed.startsWith(QWEN_CONTEXT);
+}
+
+/** A user text without the tagged blocks a CLI puts ahead of it (Copilot's `<current_datetime>…</current_datetime>`). */
+function withoutLeadingTags(text: string): string {
+  let rest = text.trimStart();
+  for (let block = /^<([a-z_-]+)>[\s\S]*?<\/\1>\s*/i.exec(rest); block !== null; block = /^<([a-z_-]+)>[\s\S]*?<\/\1>\s*/i.exec(rest)) {
+    rest = rest.slice(block[0].length);
+  }
+  return rest;
 }
 
 /** Text of a tool result's content: a string, or a list of `{type: "text", text}` parts. */
@@ -50,7 +63,9 @@ function cwdFrom(value: unknown): string | null {
   const text = JSON.stringify(value) ?? '';
   const claude = /Primary working directory: ([^\\"]+)/.exec(text)?.[1]?.replace(/ \(was .*\)$/, '');
   const codex = [...text.matchAll(/<cwd>([^<]+)<\/cwd>/g)].at(-1)?.[1];
-  return claude?.trim() ?? codex?.trim() ?? null;
+  const copilot = /Current working directory: ([^\\"]+)/.exec(text)?.[1];
+  const qwen = /currently working in the directory: ([^\\"]+)/.exec(text)?.[1];
+  return (claude ?? codex ?? copilot ?? qwen)?.trim() ?? null;
 }
 
 /** Anthropic Messages body → conversation. Only `role: "user"` messages carry user text. */
@@ -119,4 +134,41 @@ export function responsesConversation(body: Json): Conversation {
     }
   }
   return { userTexts, toolResult, toolRounds, tools: responsesTools(body.tools), cwd: cwdFrom(body.input) };
+}
+
+/** Tool names of a Chat Completions request (function tools, and custom ones by name). */
+function chatTools(tools: unknown): string[] {
+  if (!Array.isArray(tools)) return [];
+  return tools
+    .filter(isObject)
+    .map((tool) => str((isObject(tool.function) ? tool.function : isObject(tool.custom) ? tool.custom : tool).name));
+}
+
+/** How Copilot and Qwen word a refused or failed call in its result. */
+const CHAT_FAILURE =
+  /^error:(?! \(none\))|^denied|the user (rejected|denied|did not allow)|was (rejected|denied|cancell?ed) by the user|permission denied|exit code:? [1-9]/im;
+
+/** OpenAI Chat Completions body → conversation: user texts, `tool` results, the tools offered. */
+export function chatConversation(body: Json): Conversation {
+  const messages = Array.isArray(body.messages) ? body.messages.filter(isObject) : [];
+  const userTexts: string[] = [];
+  let toolResult: Conversation['toolResult'] = null;
+  let toolRounds = 0;
+  for (const message of messages) {
+    if (message.role === 'user') {
+      toolResult = null;
+      const text = withoutLeadingTags(partsText(message.content)).trim();
+      if (text !== '' && !isInjected(text)) {
+        userTexts.push(text);
+        toolRounds = 0;
+      }
+    } else if (message.role === 'tool') {
+      const text = partsText(message.content);
+      toolResult = { text, isError: CHAT_FAILURE.test(text.trim()) };
+      toolRounds += 1;
+    } else if (message.role === 'assistant' && !Array.isArray(message.tool_calls)) {
+      toolResult = null;
+    }
+  }
+  return { userTexts, toolResult, toolRounds, tools: chatTools(body.tools), cwd: cwdFrom(body.messages) };
 }

@@ -4,15 +4,19 @@
  * closing text instead of another call.
  *
  *   say hello                      → "Hello from the scripted model."
- *   write file NAME with TEXT      → Write (Claude) / apply_patch (Codex), then "Wrote NAME."
+ *   write file NAME with TEXT      → Write (Claude) / apply_patch (Codex) / create (Copilot) / write_file (Qwen),
+ *                                    then "Wrote NAME."
  *   … using shell                  → Codex: the shell tool instead of apply_patch
- *   edit file NAME replacing A with B → Edit (Claude) / apply_patch's Update File (Codex), then "Edited NAME."
- *   run command CMD                → Bash (Claude) / the shell tool (Codex), then "Command output: …"
+ *   edit file NAME replacing A with B → Edit (Claude) / apply_patch's Update File (Codex) / edit (Copilot, Qwen),
+ *                                    then "Edited NAME."
+ *   run command CMD                → Bash (Claude) / the shell tool (Codex) / bash (Copilot) / run_shell_command
+ *                                    (Qwen), then "Command output: …"
  *   run command twice CMD          → the same call again after its result, then "Command output: …"
  *   use a subagent                 → Claude's Agent (older: Task) tool; the subagent is told "subagent: say hello"
  *   subagent: …                    → "Hello from the subagent."
  *   slow                           → a long text streamed in small delayed chunks (to interrupt)
  *   what did I say first?          → "I remember: <first user text of the received conversation>"
+ *   Managed memory directory: …    → "Nothing durable to remember." (Qwen Code's memory extraction after a turn)
  *   error NNN                      → an HTTP NNN error in the API's own error format
  *   a failed tool result           → "The tool call failed: <result>"
  *   anything else                  → "Scripted reply to: <text>"
@@ -37,11 +41,15 @@ function offered(conv: Conversation, names: string[]): string | undefined {
   return names.find((name) => conv.tools.includes(name));
 }
 
-/** A call of whichever shell tool the request offers (Claude's Bash, Codex's exec_command or older forms). */
+/** A call of whichever shell tool the request offers (Claude's Bash, Codex's exec_command or older forms, Copilot's bash, Qwen's run_shell_command). */
 function shellCall(conv: Conversation, command: string): Reply {
-  switch (offered(conv, ['Bash', 'exec_command', 'shell_command', 'shell'])) {
+  switch (offered(conv, ['Bash', 'bash', 'run_shell_command', 'exec_command', 'shell_command', 'shell'])) {
     case 'Bash':
-      return { kind: 'tool', name: 'Bash', input: { command, description: 'Run the scripted command' } };
+    case 'bash':
+    case 'run_shell_command': {
+      const name = offered(conv, ['Bash', 'bash', 'run_shell_command']) ?? 'Bash';
+      return { kind: 'tool', name, input: { command, description: 'Run the scripted command' } };
+    }
     case 'exec_command':
       return { kind: 'tool', name: 'exec_command', input: { cmd: command } };
     case 'shell_command':
@@ -53,12 +61,17 @@ function shellCall(conv: Conversation, command: string): Reply {
   }
 }
 
-/** A call that writes `name` with `text`: Claude's Write, Codex's apply_patch, else a shell command. */
+/** `name` as an absolute path in the agent's working directory (when the request names one). */
+function inCwd(conv: Conversation, name: string): string {
+  return isAbsolute(name) || conv.cwd === null ? name : join(conv.cwd, name);
+}
+
+/** A call that writes `name` with `text`: Claude's Write, Copilot's create, Qwen's write_file, Codex's apply_patch, else a shell command. */
 function writeCall(conv: Conversation, name: string, text: string, forceShell: boolean): Reply {
-  if (conv.tools.includes('Write')) {
-    const path = isAbsolute(name) || conv.cwd === null ? name : join(conv.cwd, name);
-    return { kind: 'tool', name: 'Write', input: { file_path: path, content: `${text}\n` } };
-  }
+  const path = inCwd(conv, name);
+  if (conv.tools.includes('Write')) return { kind: 'tool', name: 'Write', input: { file_path: path, content: `${text}\n` } };
+  if (conv.tools.includes('create')) return { kind: 'tool', name: 'create', input: { path, file_text: `${text}\n` } };
+  if (conv.tools.includes('write_file')) return { kind: 'tool', name: 'write_file', input: { file_path: path, content: `${text}\n` } };
   if (!forceShell && conv.tools.includes('apply_patch')) {
     const patch = `*** Begin Patch\n*** Add File: ${name}\n+${text}\n*** End Patch\n`;
     return { kind: 'tool', name: 'apply_patch', input: patch, custom: true };
@@ -66,12 +79,16 @@ function writeCall(conv: Conversation, name: string, text: string, forceShell: b
   return shellCall(conv, `printf '%s\\n' ${shellQuote(text)} > ${shellQuote(name)}`);
 }
 
-/** A call that replaces `before` by `after` in `name`: Claude's Edit, Codex's apply_patch (an Update File hunk). */
+/**
+ * A call that replaces `before` by `after` in `name`: Claude's Edit, Copilot's edit (beside its
+ * create), Qwen's edit (beside its write_file), Codex's apply_patch (an Update File hunk).
+ */
 function editCall(conv: Conversation, name: string, before: string, after: string): Reply {
-  if (conv.tools.includes('Edit')) {
-    const path = isAbsolute(name) || conv.cwd === null ? name : join(conv.cwd, name);
-    return { kind: 'tool', name: 'Edit', input: { file_path: path, old_string: before, new_string: after } };
-  }
+  const path = inCwd(conv, name);
+  if (conv.tools.includes('Edit')) return { kind: 'tool', name: 'Edit', input: { file_path: path, old_string: before, new_string: after } };
+  if (conv.tools.includes('edit') && conv.tools.includes('create'))
+    return { kind: 'tool', name: 'edit', input: { path, old_str: before, new_str: after } };
+  if (conv.tools.includes('edit')) return { kind: 'tool', name: 'edit', input: { file_path: path, old_string: before, new_string: after } };
   if (conv.tools.includes('apply_patch')) {
     const patch = `*** Begin Patch\n*** Update File: ${name}\n@@\n-${before}\n+${after}\n*** End Patch\n`;
     return { kind: 'tool', name: 'apply_patch', input: patch, custom: true };
@@ -128,6 +145,7 @@ export function decide(conv: Conversation): Reply {
   if (/^use a subagent/i.test(prompt)) return subagentCall(conv);
   if (/^subagent:/i.test(prompt)) return { kind: 'text', text: 'Hello from the subagent.' };
   if (/^slow/i.test(prompt)) return { kind: 'text', text: '', slow: true };
+  if (/^Managed memory directory:/.test(prompt)) return { kind: 'text', text: 'Nothing durable to remember.' };
   if (/^what did i say first\??$/i.test(prompt)) return { kind: 'text', text: `I remember: ${conv.userTexts[0] ?? '(nothing)'}` };
   const error = /^error (\d{3})$/i.exec(prompt);
   if (error) return { kind: 'error', status: Number(error[1]), message: `Scripted error ${error[1]}` };

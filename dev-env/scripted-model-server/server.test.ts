@@ -26,7 +26,7 @@ const post = (path: string, body: unknown, headers: Record<string, string> = {})
 const events = async (res: Response): Promise<Record<string, unknown>[]> =>
   (await res.text())
     .split('\n')
-    .filter((line) => line.startsWith('data: '))
+    .filter((line) => line.startsWith('data: ') && line !== 'data: [DONE]')
     .map((line) => JSON.parse(line.slice(6)) as Record<string, unknown>);
 const user = (text: string) => ({ role: 'user', content: [{ type: 'text', text }] });
 type Message = { content: { type: string; id: string; text?: string }[] };
@@ -130,6 +130,85 @@ describe('scripted model server', () => {
     expect(await reply([ask, output(1), output(2), ask])).toMatchObject({ type: 'function_call' });
   });
 
+  it("answers Copilot's Chat Completions calls: its own tools, history without its datetime block, the closing text", async () => {
+    const tools = ['bash', 'view', 'create', 'edit'].map((name) => ({ type: 'function', function: { name } }));
+    const system = { role: 'system', content: 'You are GitHub Copilot.\n* Current working directory: /ws\n' };
+    const said = (text: string) => ({ role: 'user', content: `<current_datetime>2026-01-01T00:00:00Z</current_datetime>\n\n${text}` });
+    const calls = async (text: string) => {
+      const chunks = await events(await post('/v1/chat/completions', { stream: true, tools, messages: [system, said(text)] }));
+      type Delta = { tool_calls?: { function: { name?: string; arguments: string } }[] };
+      const deltas = chunks.flatMap((c) => (c.choices as { delta: Delta }[]).map((choice) => choice.delta.tool_calls?.[0]?.function));
+      const name = deltas.find((f) => f?.name !== undefined)?.name;
+      return { name, input: JSON.parse(deltas.map((f) => f?.arguments ?? '').join('')) as unknown };
+    };
+    expect(await calls('write file a.txt with hi')).toEqual({ name: 'create', input: { path: '/ws/a.txt', file_text: 'hi\n' } });
+    expect(await calls('edit file a.txt replacing hi with yo')).toEqual({
+      name: 'edit',
+      input: { path: '/ws/a.txt', old_str: 'hi', new_str: 'yo' },
+    });
+    expect((await calls('run command npm test')).input).toMatchObject({ command: 'npm test' });
+    const denied = [
+      system,
+      said('my word is pear'),
+      said('run command npm test'),
+      { role: 'tool', content: 'The user rejected this tool call.' },
+    ];
+    const closing = (await (await post('/v1/chat/completions', { tools, messages: denied })).json()) as {
+      choices: { message: { content: string }; finish_reason: string }[];
+    };
+    expect(closing.choices[0]).toMatchObject({
+      message: { content: 'The tool call failed: The user rejected this tool call.' },
+      finish_reason: 'stop',
+    });
+    expect(server.requests.at(-1)).toMatchObject({ api: 'openai-chat', userTexts: ['my word is pear', 'run command npm test'] });
+  });
+
+  it("answers Qwen Code's calls: write_file and run_shell_command, its context message left out, its memory extraction", async () => {
+    const tools = ['write_file', 'edit', 'run_shell_command'].map((name) => ({ type: 'function', function: { name } }));
+    const context = {
+      role: 'user',
+      content: [
+        {
+          type: 'text',
+          text: "This is the Qwen Code. We are setting up the context for our chat.\nI'm currently working in the directory: /q\n",
+        },
+      ],
+    };
+    const messages = (text: string) => [
+      context,
+      { role: 'assistant', content: 'Got it.' },
+      { role: 'user', content: [{ type: 'text', text }] },
+    ];
+    const reply = async (text: string) =>
+      (
+        (await (await post('/v1/chat/completions', { tools, messages: messages(text) })).json()) as {
+          choices: { message: Record<string, unknown> }[];
+        }
+      ).choices[0]?.message;
+    expect(await reply('write file b.txt with yo')).toMatchObject({
+      tool_calls: [
+        { type: 'function', function: { name: 'write_file', arguments: JSON.stringify({ file_path: '/q/b.txt', content: 'yo\n' }) } },
+      ],
+    });
+    expect(await reply('edit file b.txt replacing yo with hey')).toMatchObject({
+      tool_calls: [
+        { function: { name: 'edit', arguments: JSON.stringify({ file_path: '/q/b.txt', old_string: 'yo', new_string: 'hey' }) } },
+      ],
+    });
+    expect(await reply('Managed memory directory: `/m`\n\nScan the recent conversation history')).toMatchObject({
+      content: 'Nothing durable to remember.',
+    });
+    expect(server.requests.at(-1)?.userTexts).toEqual(['Managed memory directory: `/m`\n\nScan the recent conversation history']);
+    const ran = [
+      ...messages('run command echo hi'),
+      { role: 'tool', content: [{ type: 'text', text: 'Output: hi\nError: (none)\nExit Code: 0' }] },
+    ];
+    const done = (await (await post('/v1/chat/completions', { tools, messages: ran })).json()) as {
+      choices: { message: { content: string } }[];
+    };
+    expect(done.choices[0]?.message.content).toBe('Command output: Output: hi\nError: (none)\nExit Code: 0');
+  });
+
   it('answers "error NNN" in each API\'s error format and records an unknown route as a 404', async () => {
     const anthropic = await post('/v1/messages', { messages: [user('error 429')] });
     expect([anthropic.status, await anthropic.json()]).toEqual([
@@ -138,6 +217,8 @@ describe('scripted model server', () => {
     ]);
     const openai = await post('/v1/responses', { input: [responsesUser('error 400')] });
     expect(openai.status).toBe(400);
+    const chat = await post('/v1/chat/completions', { messages: [user('error 500')] });
+    expect([chat.status, ((await chat.json()) as { error: { type: string } }).error.type]).toEqual([500, 'server_error']);
     expect((await post('/v1/elsewhere', {})).status).toBe(404);
     expect(server.requests.at(-1)).toMatchObject({ path: '/v1/elsewhere', api: 'other', reply: 'http 404' });
   });

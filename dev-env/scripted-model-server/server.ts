@@ -4,7 +4,9 @@
  * socket):
  *   - Anthropic Messages  `POST /v1/messages` (SSE or JSON), `POST /v1/messages/count_tokens`, and
  *                         `HEAD /api/hello` (Claude's probe);
- *   - OpenAI Responses    `POST /v1/responses` (SSE), what Codex uses with `wire_api = "responses"`.
+ *   - OpenAI Responses    `POST /v1/responses` (SSE), what Codex uses with `wire_api = "responses"`;
+ *   - OpenAI Chat Completions `POST /v1/chat/completions` (SSE or JSON), what GitHub Copilot CLI
+ *                         (`COPILOT_PROVIDER_TYPE=openai`) and Qwen Code (`OPENAI_BASE_URL`) use.
  * Replies are deterministic (rules.ts). Every request is recorded, credentials redacted, so a test
  * can assert what a CLI sent — e.g. that a resumed session carried its earlier history (`userTexts`).
  *
@@ -19,7 +21,8 @@ import type { AddressInfo, Socket } from 'node:net';
 import { pathToFileURL } from 'node:url';
 import * as zlib from 'node:zlib';
 import { anthropicReply } from './anthropic-messages.ts';
-import { anthropicConversation, isObject, responsesConversation, str } from './conversation.ts';
+import { anthropicConversation, chatConversation, isObject, responsesConversation, str } from './conversation.ts';
+import { chatReply } from './openai-chat.ts';
 import { responsesReply } from './openai-responses.ts';
 import { decide, describeReply } from './rules.ts';
 import { jsonError, usageOf, type Streamer } from './stream.ts';
@@ -37,7 +40,7 @@ export interface ScriptedModelServerOptions {
   recordFile?: string;
 }
 
-export type ModelApi = 'anthropic-messages' | 'anthropic-count-tokens' | 'openai-responses' | 'other';
+export type ModelApi = 'anthropic-messages' | 'anthropic-count-tokens' | 'openai-responses' | 'openai-chat' | 'other';
 
 export interface RecordedRequest {
   seq: number;
@@ -165,6 +168,8 @@ export async function startScriptedModelServer(options: ScriptedModelServerOptio
       await anthropicReply(body, model('anthropic-messages', anthropicConversation(body)), s);
     } else if (method === 'POST' && path === '/v1/responses' && isObject(body)) {
       await responsesReply(body, model('openai-responses', responsesConversation(body)), s);
+    } else if (method === 'POST' && path === '/v1/chat/completions' && isObject(body)) {
+      await chatReply(body, model('openai-chat', chatConversation(body)), s);
     } else if (method === 'POST' && path === '/v1/messages/count_tokens' && isObject(body)) {
       Object.assign(record, { api: 'anthropic-count-tokens', reply: 'count' });
       res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ input_tokens: usageOf(body) }));

@@ -238,7 +238,8 @@ export async function activateCheckpoint(
     },
     to: { name: deps.selfName, platform: process.platform, workspace, cliVersion: version },
     // Another agent: the CLI versions of two agents are not compared.
-    cliLabel: change === null && (providerId === 'claude-code' || providerId === 'codex') ? PROVIDER_LABELS[providerId] : null,
+    cliLabel:
+      change === null && providerId !== null && providerId !== 'demo' && providerId !== 'command' ? PROVIDER_LABELS[providerId] : null,
     remotes: checkpoint.repos.map((r, i) => ({
       relPath: r.relPath,
       source: r.remoteUrl,

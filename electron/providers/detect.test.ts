@@ -2,6 +2,7 @@ import { chmod, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { delimiter, dirname, join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { agentCliPath, agentCliXdgCache } from '../../dev-env/agent-clis/cli-cache.ts';
 import { STAND_IN_BIN } from '../../dev-env/stand-ins/stand-ins.ts';
 import { detectProviders, findOnPath } from './detect.ts';
 
@@ -37,6 +38,24 @@ describe('detectProviders', () => {
         adoption: true,
       },
       {
+        id: 'copilot',
+        label: 'GitHub Copilot CLI',
+        available: false,
+        version: null,
+        checkpointImport: true,
+        permissions: true,
+        adoption: true,
+      },
+      {
+        id: 'qwen-code',
+        label: 'Qwen Code',
+        available: false,
+        version: null,
+        checkpointImport: true,
+        permissions: true,
+        adoption: true,
+      },
+      {
         id: 'command',
         label: 'Command-line agent',
         available: false,
@@ -54,9 +73,26 @@ describe('detectProviders', () => {
       ['demo', true],
       ['claude-code', false],
       ['codex', false],
+      ['copilot', false],
+      ['qwen-code', false],
       ['command', false],
     ]);
   });
+
+  it('finds the real copilot and qwen on PATH with their versions', async () => {
+    const env = {
+      PATH: [dirname(agentCliPath('copilot')), dirname(process.execPath)].join(delimiter),
+      HOME: dir,
+      XDG_CACHE_HOME: agentCliXdgCache(),
+    };
+    // Generous: the folder holds every installed CLI, and as a normal user on a loaded machine their --version took 33 s.
+    const views = await detectProviders({ env, timeoutMs: 100_000 });
+    expect(views.find((v) => v.id === 'copilot')).toMatchObject({
+      available: true,
+      version: expect.stringMatching(/^GitHub Copilot CLI 1\.0\.102\b/),
+    });
+    expect(views.find((v) => v.id === 'qwen-code')).toMatchObject({ available: true, version: '0.15.10' });
+  }, 120_000);
 
   it('gives up on a binary whose --version hangs, within the bound', async () => {
     await writeFile(join(dir, 'claude'), '#!/bin/sh\nsleep 30\n');

@@ -10,12 +10,23 @@ import type { ProviderView } from '../../shared/device-api.ts';
 import { PROVIDER_CAPABILITIES, PROVIDER_IDS, PROVIDER_LABELS, type ProviderId } from '../../shared/provider.ts';
 
 /** The executable each CLI provider runs. */
-export const PROVIDER_BINARIES = { 'claude-code': 'claude', codex: 'codex' } as const;
+export const PROVIDER_BINARIES = { 'claude-code': 'claude', codex: 'codex', copilot: 'copilot', 'qwen-code': 'qwen' } as const;
+
+/**
+ * How long `--version` may take by default: 3 s, but 15 s for Qwen Code, a 26 MB Node script that
+ * takes seconds to load on a busy machine.
+ */
+const VERSION_TIMEOUT_MS: Readonly<Record<keyof typeof PROVIDER_BINARIES, number>> = {
+  'claude-code': 3000,
+  codex: 3000,
+  copilot: 3000,
+  'qwen-code': 15_000,
+};
 
 export interface DetectOptions {
   /** The environment whose PATH is searched (default process.env). */
   env?: NodeJS.ProcessEnv;
-  /** How long `--version` may take per binary (default 3000 ms). */
+  /** How long `--version` may take per binary (default 3000 ms; 15000 ms for Qwen Code). */
   timeoutMs?: number;
   /** The configured command agent's argv, if any. */
   commandArgv?: readonly string[] | null;
@@ -68,7 +79,7 @@ async function detectOne(id: ProviderId, options: DetectOptions): Promise<Provid
   }
   const path = await findOnPath(PROVIDER_BINARIES[id], env);
   if (path === null) return view(id, false, null);
-  const version = await readVersion(path, env, options.timeoutMs ?? 3000);
+  const version = await readVersion(path, env, options.timeoutMs ?? VERSION_TIMEOUT_MS[id]);
   return view(id, version !== null, version);
 }
 

@@ -4,6 +4,8 @@
  */
 import type { Result } from '../../shared/errors.ts';
 import { DEFAULT_PERMISSION_LEVEL, type ProviderId, type ProviderSession, type SessionSettings } from '../../shared/provider.ts';
+import { ACP_AGENTS } from './acp/acp-agents.ts';
+import { AcpSession } from './acp/acp-session.ts';
 import { ClaudeCodeSession } from './claude-code/claude-code-session.ts';
 import { CodexSession } from './codex/codex-session.ts';
 import { CommandAgentSession } from './command-agent.ts';
@@ -18,6 +20,10 @@ export interface ProviderOptions {
   claude?: { command?: string; extraArgs?: readonly string[] };
   /** `extraArgs`: options of `codex app-server` for every turn, e.g. ['-c', 'model="gpt-5-codex"']. */
   codex?: { command?: string; extraArgs?: readonly string[] };
+  /** GitHub Copilot CLI's executable and extra arguments after `--acp`. */
+  copilot?: { command?: string; extraArgs?: readonly string[] };
+  /** Qwen Code's executable and extra arguments after `--acp`. */
+  qwen?: { command?: string; extraArgs?: readonly string[] };
   /** The command agent configured on this device: argv, no shell; the prompt goes to stdin. */
   command?: { argv: readonly string[] } | null;
   /** This device's name, as the providers' notes in the transcript name it. */
@@ -44,6 +50,10 @@ export function createProvider(
       return { ok: true, value: new ClaudeCodeSession({ ...common, ...options.claude }) };
     case 'codex':
       return { ok: true, value: new CodexSession({ ...common, ...options.codex }) };
+    case 'copilot':
+      return { ok: true, value: new AcpSession(ACP_AGENTS.copilot, { ...common, ...options.copilot }) };
+    case 'qwen-code':
+      return { ok: true, value: new AcpSession(ACP_AGENTS['qwen-code'], { ...common, ...options.qwen }) };
     case 'command': {
       const argv = options.command?.argv ?? [];
       if (argv.length === 0 || argv[0] === '') {

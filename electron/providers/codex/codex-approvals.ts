@@ -13,7 +13,6 @@
  * deny → `decline`. Codex's decline carries no message, so a deny's message is first added to the
  * running turn as input (`turn/steer`): the model reads it with the refusal.
  */
-import { isAbsolute, relative, sep } from 'node:path';
 import {
   clipPermissionText,
   type PermissionAnswer,
@@ -21,6 +20,7 @@ import {
   type PermissionRequest,
 } from '../../../shared/permission-request.ts';
 import type { PermissionLevel, ProviderResult } from '../../../shared/provider.ts';
+import { insideWorkspace } from '../permissions/inside-workspace.ts';
 import { PendingAsks } from '../permissions/pending-asks.ts';
 import type { SessionState } from '../session-state.ts';
 import { MAIN_AGENT } from '../turn-session.ts';
@@ -45,19 +45,6 @@ const DECISIONS: Readonly<Record<PermissionDecision, CommandDecision>> = {
 export function denialInput(request: PermissionRequest, message: string): string {
   const what = request.command !== undefined ? `run \`${request.command}\`` : `change ${request.path ?? 'the files'}`;
   return `I denied your request to ${what}: ${message}`;
-}
-
-/** True when every path is inside one of `roots` and outside its .git folder. */
-function insideWorkspace(paths: readonly string[], roots: readonly string[]): boolean {
-  return (
-    paths.length > 0 &&
-    paths.every((path) =>
-      roots.some((root) => {
-        const rel = relative(root, path);
-        return rel !== '' && !rel.startsWith('..') && !isAbsolute(rel) && rel.split(sep)[0] !== '.git';
-      }),
-    )
-  );
 }
 
 export class CodexApprovals {

@@ -175,6 +175,12 @@ export interface BlobRecordStore {
   /** Records a body just committed (on PostgreSQL, refreshing the body's time; throws when it was removed meanwhile). */
   putBlob(record: BlobRecord): Promise<BlobRecord>;
   getBlob(accountId: string, digest: string): Promise<BlobRecord | undefined>;
+  /**
+   * Deletes the record of `digest` when nothing has named it and it is still the one put at `createdAt`
+   * (a transition that carried the body lost its compare-and-set), and queues the digest for body
+   * removal at `at`, in one transaction; whether it did.
+   */
+  dropUnnamedBlob(input: { accountId: string; digest: string; createdAt: number; at: number }): Promise<boolean>;
 }
 
 /** The account's sealed memory items, by topic. */

@@ -10,6 +10,7 @@ export const API_ERROR_STATUS = {
   length_required: 411,
   body_too_slow: 408,
   too_many_uploads: 429,
+  rate_limited: 429,
   unauthorized: 401,
   device_revoked: 401,
   clock_skew: 401,

@@ -143,12 +143,34 @@ export interface SessionStore {
     idem?: IdempotencyWrite<SessionEvent>,
   ): Promise<StoreResult<SessionEvent>>;
   listEvents(accountId: string, sessionId: string, after: number, limit: number): Promise<SessionEvent[]>;
-  /** Fenced by generation only (any device of the account may answer the owner's permission request); assigns the next answer seq. */
+  /**
+   * Fenced by generation only (any device of the account may answer the owner's permission request);
+   * assigns the next answer seq. With `caps`, refuses (`rate_limited`) a post that would pass them,
+   * counted in the same transaction: posts of one session, and of one device, are counted one at a time.
+   */
   appendAnswer(
-    input: { accountId: string; sessionId: string; deviceId: string; generation: number; sealedBody: string; at: number },
+    input: { accountId: string; sessionId: string; deviceId: string; generation: number; sealedBody: string; at: number; caps?: PostCaps },
     idem?: IdempotencyWrite<SessionAnswer>,
   ): Promise<StoreResult<SessionAnswer>>;
   listAnswers(accountId: string, sessionId: string, after: number, limit: number): Promise<SessionAnswer[]>;
+  /** The session's owner, `deviceId`, has taken every post up to `upTo` (its read cursor): they may be pruned. Others change nothing. */
+  markPostsTaken(input: { accountId: string; sessionId: string; deviceId: string; upTo: number }): Promise<void>;
+}
+
+/** How much was posted to sessions' logs in a window: posts, their sealed bodies' characters, and the oldest post's time. */
+export interface PostLoad {
+  posts: number;
+  bytes: number;
+  oldestAt: number | null;
+}
+
+/** What one device may post to all sessions, and all devices to one session, in each window (limits.ts). */
+export interface PostCaps {
+  windowMs: number;
+  maxPostsPerDevice: number;
+  maxPostBytesPerDevice: number;
+  maxPostsPerSession: number;
+  maxPostBytesPerSession: number;
 }
 
 export interface HandoffStore {
@@ -210,6 +232,12 @@ export interface RetentionStore {
    * released them, or never named and last put before `unnamedBefore`; queues their digests. How many.
    */
   collectBlobRecords(input: { unnamedBefore: number; limit: number; at: number }): Promise<number | 'busy'>;
+  /**
+   * Deletes, in one transaction, up to `limit` posts of sessions' logs made before `keptAfter` that are
+   * taken (by the session's owner), at an older generation than the session's, or made before
+   * `expiredBefore`. How many.
+   */
+  prunePosts(input: { keptAfter: number; expiredBefore: number; limit: number }): Promise<number>;
   /** Which of `digests` no account has a record of. */
   unrecordedDigests(digests: string[]): Promise<string[]>;
   /** Queues `digests` for body removal (files a sweep found with no record). */

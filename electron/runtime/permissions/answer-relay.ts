@@ -23,7 +23,7 @@ import type { Clock } from '../../ports/clock.ts';
 import type { SealPort } from '../../ports/seal.ts';
 import type { PostHandler } from '../session-posts.ts';
 import type { EventSender } from '../sessions/event-sender.ts';
-import { signPost, verifyPost } from '../signed-posts.ts';
+import { postLaterMessage, signPost, verifyPost } from '../signed-posts.ts';
 import { RefusalNotes } from './refusal-notes.ts';
 import type { PermissionBroker } from './permission-broker.ts';
 
@@ -62,12 +62,6 @@ export interface AnswerRelayDeps {
   log(message: string): void;
   /** The shortest time between two refusal notes of one session (default REFUSAL_NOTE_INTERVAL_MS). */
   refusalNoteMs?: number;
-}
-
-/** The sentence of a post the backend refused for now (`rate_limited`), with when to try again. */
-export function postLaterMessage(details: Record<string, unknown> | undefined, what: string): string {
-  const ms = typeof details?.retryAfterMs === 'number' ? details.retryAfterMs : 60_000;
-  return `Too many ${what} went to this session in the last minute; try again in ${Math.max(1, Math.ceil(ms / 1000))} s.`;
 }
 
 export class AnswerRelay implements PostHandler {

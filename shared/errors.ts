@@ -32,6 +32,7 @@ export const API_ERROR_STATUS = {
   join_pending: 409,
   invite_lifetime_too_long: 400,
   key_versions_incomplete: 422,
+  key_version_outdated: 409,
   already_exists: 409,
   internal: 500,
 } as const;

@@ -30,8 +30,12 @@ export async function createHandoff(deps: Deps, { caller, body, idem }: Call<'cr
   if (!target || target.accountId !== caller.accountId) return fail('not_found', 'no such target device');
   if (target.id === caller.id) return fail('validation_failed', 'the target must be another device');
   if (target.status !== 'enrolled') return fail('forbidden', `the target device is ${target.status}`);
-  if (body.keyVersion !== undefined && body.keyVersion > (await deps.store.currentKeyVersion(caller.accountId)))
+  const currentVersion = await deps.store.currentKeyVersion(caller.accountId);
+  if (body.keyVersion !== undefined && body.keyVersion > currentVersion)
     return fail('validation_failed', 'the account has no such key version', { field: 'keyVersion' });
+  // Everything new is sealed under the newest version: a device that has not fetched it yet does, and asks again.
+  if (body.keyVersion !== undefined && body.keyVersion < currentVersion)
+    return fail('key_version_outdated', `the account's keys were rotated: seal under version ${currentVersion}`, { currentVersion });
   // Who asked: the owner itself, or the target that asked it with Move here (the owner ran readiness either way).
   const initiator = body.initiatorDeviceId ?? caller.id;
   if (initiator !== caller.id && initiator !== target.id)
@@ -156,13 +160,12 @@ export async function transitionHandoff(
 }
 
 /**
- * Cancels (as the backend) every handoff still before the transfer that involves `deviceId`, which was
- * just revoked: it can no longer take its part. Each is its own compare-and-set; a lost race is skipped.
+ * Cancels (as the backend, with `code`) every active handoff `which` picks. Each is its own
+ * compare-and-set; a lost race is skipped.
  */
-export async function cancelHandoffsOfRevoked(deps: Deps, accountId: string, deviceId: string): Promise<void> {
+async function cancelActive(deps: Deps, accountId: string, code: string, which: (handoff: Handoff) => boolean): Promise<void> {
   const active = await deps.store.listHandoffs(accountId, { active: true });
-  for (const handoff of active) {
-    if (!isCancellable(handoff.state) || (handoff.sourceDeviceId !== deviceId && handoff.targetDeviceId !== deviceId)) continue;
+  for (const handoff of active.filter(which)) {
     const session = await deps.store.getSession(accountId, handoff.sessionId);
     if (!session) continue;
     const result = await deps.store.transitionHandoff({
@@ -174,8 +177,33 @@ export async function cancelHandoffsOfRevoked(deps: Deps, accountId: string, dev
       deviceId: null,
       at: deps.clock(),
       // The backend holds no key: the code alone says it (devices word it).
-      reason: { code: 'device_revoked', sealed: null },
+      reason: { code, sealed: null },
     });
     if (result.ok) deps.push.publish(accountId, { type: 'handoff', handoff: result.value.handoff });
   }
+}
+
+/** Cancels every handoff still before the transfer that involves `deviceId`, which was just revoked: it can no longer take its part. */
+export function cancelHandoffsOfRevoked(deps: Deps, accountId: string, deviceId: string): Promise<void> {
+  return cancelActive(
+    deps,
+    accountId,
+    'device_revoked',
+    (h) => isCancellable(h.state) && (h.sourceDeviceId === deviceId || h.targetDeviceId === deviceId),
+  );
+}
+
+/**
+ * Cancels every handoff whose checkpoint is not sealed yet (before the source's relinquish) and would
+ * be sealed under a version older than `keyVersion`, which a rotation just made: nothing new is sealed
+ * under an older version. A move past the relinquish carries a checkpoint sealed before the rotation,
+ * which its target holds the key of, and goes on.
+ */
+export function cancelHandoffsSealedBefore(deps: Deps, accountId: string, keyVersion: number): Promise<void> {
+  return cancelActive(
+    deps,
+    accountId,
+    'keys_rotated',
+    (h) => isCancellable(h.state) && h.state !== 'source-relinquished-and-checkpointed' && (h.keyVersion ?? 0) < keyVersion,
+  );
 }

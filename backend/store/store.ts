@@ -121,6 +121,8 @@ export interface AccountStore {
     idem?: IdempotencyWrite<JoinRequest>,
   ): Promise<StoreResult<JoinRequest>>;
   currentKeyVersion(accountId: string): Promise<number>;
+  /** Whether a revoked device of the account was given the current key version: a rotation is due. */
+  revokedHoldsCurrentKey(accountId: string): Promise<boolean>;
   getKeys(deviceId: string): Promise<WrappedKey[]>;
   rotateKeys(
     input: { accountId: string; keyVersion: number; wrappedKeys: WrappedKey[] },

@@ -64,6 +64,8 @@ export interface AnswerRelayDeps {
   refusalNoteMs?: number;
 }
 
+const MOVED_SINCE = 'The session moved since this was asked, so the answer was not used; the request there is a new one.';
+
 export class AnswerRelay implements PostHandler {
   private readonly notes: RefusalNotes;
 
@@ -76,7 +78,10 @@ export class AnswerRelay implements PostHandler {
    * through the backend; refused here when this device's record does not hold the request pending.
    */
   async send(sessionId: string, requestId: string, generation: number, answer: PermissionAnswer): Promise<ActionResult> {
-    const pending = this.deps.state.readSession(sessionId)?.permissions.pending ?? [];
+    const session = this.deps.state.readSession(sessionId);
+    // Asked at a generation the session has left: it moved since, which says more than "not pending".
+    if (session && session.generation !== generation) return fail('stale_generation', MOVED_SINCE);
+    const pending = session?.permissions.pending ?? [];
     if (!pending.some((p) => p.id === requestId && p.generation === generation))
       return fail('request_not_pending', 'This request no longer waits for an answer: it was answered, or its turn ended.');
     const body = { answerId: newId(), sessionId, generation, requestId, answer, deviceId: this.deps.selfId, at: this.deps.clock() };
@@ -85,11 +90,7 @@ export class AnswerRelay implements PostHandler {
     const posted = await this.deps.backend.postAnswer(sessionId, generation, sealed, `answer-${body.answerId}`);
     if (posted.ok) return ok(undefined);
     this.deps.log(`session ${sessionId}: the answer to ${requestId} was refused: ${posted.code} ${posted.message}`);
-    if (posted.code === 'stale_generation')
-      return fail(
-        'stale_generation',
-        'The session moved since this was asked, so the answer was not used; the request there is a new one.',
-      );
+    if (posted.code === 'stale_generation') return fail('stale_generation', MOVED_SINCE);
     if (posted.code === 'rate_limited') return fail('rate_limited', postLaterMessage(posted.details, 'answers'));
     return fail(posted.code, posted.message);
   }

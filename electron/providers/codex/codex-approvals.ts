@@ -21,7 +21,6 @@ import {
   type PermissionRequest,
 } from '../../../shared/permission-request.ts';
 import type { PermissionLevel, ProviderResult } from '../../../shared/provider.ts';
-import { insideWorkspace } from '../permissions/inside-workspace.ts';
 import { PendingAsks } from '../permissions/pending-asks.ts';
 import { insideWorkspace } from '../permissions/workspace-paths.ts';
 import type { SessionState } from '../session-state.ts';

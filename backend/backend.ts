@@ -119,7 +119,7 @@ export async function startBackend(options: BackendOptions): Promise<RunningBack
     60_000,
   );
   pruner.unref();
-  const collector = new Collector({ store, blobs: storage.blobs, clock, log }, retention);
+  const collector = new Collector({ store, blobs: storage.blobs, clock, log, postWindowMs: limits.postWindowMs }, retention);
   collector.start();
   const host = options.host ?? '127.0.0.1';
   try {

@@ -37,6 +37,17 @@ export interface BackendLimits {
   maxStreamsPerDevice: number;
   /** Longest invite lifetime accepted (at most an hour). */
   maxInviteTtlMs: number;
+  /**
+   * What may be posted to sessions' logs (answers to permission requests, Move here requests) within
+   * each `postWindowMs`: by one device to all sessions, and by all devices to one session — posts and
+   * the characters of their sealed bodies. Beyond either, 429 `rate_limited` with Retry-After. A person
+   * answering or asking by hand stays far below; a device that floods a log is held to it.
+   */
+  postWindowMs: number;
+  maxPostsPerDevice: number;
+  maxPostBytesPerDevice: number;
+  maxPostsPerSession: number;
+  maxPostBytesPerSession: number;
 }
 
 /** The default blob limit in MiB: a sealed 256 MiB checkpoint (bench:handoff-scale's largest) fits with room. */
@@ -55,6 +66,11 @@ export const DEFAULT_LIMITS: Readonly<BackendLimits> = {
   maxUploadsPerAccount: 4,
   maxStreamsPerDevice: 4,
   maxInviteTtlMs: MAX_INVITE_TTL_MS,
+  postWindowMs: 60_000,
+  maxPostsPerDevice: 60,
+  maxPostBytesPerDevice: 1024 * 1024,
+  maxPostsPerSession: 120,
+  maxPostBytesPerSession: 2 * 1024 * 1024,
 };
 
 /** The defaults with `overrides` applied; throws on a value that is not a positive number or an invite cap over an hour. */

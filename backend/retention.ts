@@ -2,7 +2,8 @@
  * Checkpoint retention, declared once with its defaults (`startBackend({ retention })`; `baton backend
  * --keep-checkpoints N`). The backend keeps the checkpoint body of every handoff in progress and of each
  * session's newest `keepCompleted` completed handoffs; everything else is collected in the background
- * (service/collector.ts), in batches.
+ * (service/collector.ts), in batches. The same passes prune the posts of sessions' logs (answers, Move here
+ * requests) once taken by the session's owner, at an older generation, or older than `postMaxAgeMs`.
  */
 
 export interface RetentionSettings {
@@ -17,6 +18,12 @@ export interface RetentionSettings {
    * them, and short enough that an unused body is gone the same day.
    */
   unnamedGraceMs: number;
+  /**
+   * How long a post to a session's log (an answer, a Move here request) is kept when its owner has not
+   * taken it: a day. Taken posts and those of an older generation go once the post window (limits.ts)
+   * no longer counts them.
+   */
+  postMaxAgeMs: number;
   /** Pause between collection passes. */
   intervalMs: number;
   /** Records, or bodies, collected in one transaction. */
@@ -28,6 +35,7 @@ export const DEFAULT_KEEP_COMPLETED = 10;
 export const DEFAULT_RETENTION: Readonly<RetentionSettings> = {
   keepCompleted: DEFAULT_KEEP_COMPLETED,
   unnamedGraceMs: 60 * 60_000,
+  postMaxAgeMs: 24 * 3_600_000,
   intervalMs: 60_000,
   batchSize: 500,
 };
@@ -39,7 +47,7 @@ export function resolveRetention(overrides: Partial<RetentionSettings> = {}): Re
     throw new Error(`retention keepCompleted must be a whole number, got ${String(settings.keepCompleted)}`);
   if (!Number.isInteger(settings.batchSize) || settings.batchSize < 1)
     throw new Error(`retention batchSize must be a positive whole number, got ${String(settings.batchSize)}`);
-  for (const name of ['unnamedGraceMs', 'intervalMs'] as const) {
+  for (const name of ['unnamedGraceMs', 'postMaxAgeMs', 'intervalMs'] as const) {
     if (!Number.isFinite(settings[name]) || settings[name] <= 0)
       throw new Error(`retention ${name} must be positive, got ${settings[name]}`);
   }

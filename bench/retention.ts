@@ -16,6 +16,7 @@ import { join } from 'node:path';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import pg from 'pg';
 import { startPostgres, type PostgresServer } from '../dev-env/postgres-server.ts';
+import { DEFAULT_LIMITS } from '../backend/limits.ts';
 import { DEFAULT_RETENTION } from '../backend/retention.ts';
 import { Collector } from '../backend/service/collector.ts';
 import { openStorage } from '../backend/storage.ts';
@@ -164,7 +165,13 @@ async function benchFolder(all: string[]): Promise<Row> {
   if (!storage.ok) throw new Error(storage.message);
   // A process's first pass also sweeps its files for any a crash left with no record: timed on its own, with all still held.
   const collector = new Collector(
-    { store: storage.value.store, blobs: storage.value.blobs, clock: Date.now, log: console.error },
+    {
+      store: storage.value.store,
+      blobs: storage.value.blobs,
+      clock: Date.now,
+      log: console.error,
+      postWindowMs: DEFAULT_LIMITS.postWindowMs,
+    },
     DEFAULT_RETENTION,
   );
   const sweepStart = performance.now();
@@ -192,7 +199,16 @@ async function benchDatabase(server: PostgresServer, all: string[]): Promise<Row
   const storage = await openStorage({ database: ours });
   if (!storage.ok) throw new Error(storage.message);
   const run = await collectOnce(
-    new Collector({ store: storage.value.store, blobs: storage.value.blobs, clock: Date.now, log: console.error }, DEFAULT_RETENTION),
+    new Collector(
+      {
+        store: storage.value.store,
+        blobs: storage.value.blobs,
+        clock: Date.now,
+        log: console.error,
+        postWindowMs: DEFAULT_LIMITS.postWindowMs,
+      },
+      DEFAULT_RETENTION,
+    ),
   );
   await storage.value.close();
   return row('postgres', run, await plainDeleteDatabase(baseline), null);

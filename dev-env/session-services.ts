@@ -31,7 +31,7 @@ export interface SessionServiceParts {
 /** A session service of `profile` on the backend at `backendUrl`, keeping its records in `stateDir`. */
 export function sessionServiceOf(
   profile: Profile,
-  options: { backendUrl: string; stateDir: string; gitEnv: NodeJS.ProcessEnv; providers: ProviderPort },
+  options: { backendUrl: string; stateDir: string; gitEnv: NodeJS.ProcessEnv; providers: ProviderPort; log?: (line: string) => void },
 ): SessionServiceParts {
   const state = new LocalState(options.stateDir);
   const client = createBackendClient({ baseUrl: options.backendUrl, signer: profile.identity });
@@ -47,7 +47,7 @@ export function sessionServiceOf(
     git: gitPort(createGitRunner({ env: options.gitEnv })),
     clock: Date.now,
     changes: { emit: () => undefined },
-    log: () => undefined,
+    log: options.log ?? (() => undefined),
     providers: options.providers,
     signer: profile.identity,
     devices,

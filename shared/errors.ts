@@ -10,6 +10,7 @@ export const API_ERROR_STATUS = {
   length_required: 411,
   body_too_slow: 408,
   too_many_uploads: 429,
+  rate_limited: 429,
   unauthorized: 401,
   device_revoked: 401,
   clock_skew: 401,
@@ -31,6 +32,7 @@ export const API_ERROR_STATUS = {
   join_pending: 409,
   invite_lifetime_too_long: 400,
   key_versions_incomplete: 422,
+  key_version_outdated: 409,
   already_exists: 409,
   internal: 500,
 } as const;

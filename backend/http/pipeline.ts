@@ -17,7 +17,7 @@ import { Id } from '../../shared/api/common.ts';
 import type { Device } from '../../shared/api/devices.ts';
 import type { RouteName, RouteSpec } from '../../shared/api/routes.ts';
 import { canonicalRequest, MAX_CLOCK_SKEW_MS, SIGNATURE_HEADERS } from '../../shared/request-signing.ts';
-import type { ApiErrorCode, Failure, Result } from '../../shared/errors.ts';
+import type { ApiErrorBody, ApiErrorCode, Failure, Result } from '../../shared/errors.ts';
 import { checkClockSkew, readSignatureHeaders, type SignatureHeaders, type SignatureVerifier } from '../auth/signature.ts';
 import { encodeResult, type Call, type Deps, type IdemContext } from '../service/context.ts';
 import { deviceHandlers, selfHandlers } from './handlers.ts';
@@ -182,8 +182,16 @@ async function route(app: HttpApp, req: IncomingMessage, res: ServerResponse): P
     spec.method !== 'GET' && deps.push.published(),
     idem && !idem.recorded && deps.store.saveIdempotent({ ...idem, ...answer }, deps.clock()),
   ]);
-  sendJson(res, answer.status, answer.body);
+  sendJson(res, answer.status, answer.body, retryAfter(answer.body));
   return undefined;
+}
+
+/** The Retry-After header of an answer that is a `rate_limited` refusal (whole seconds from its `retryAfterMs`); none for another. */
+function retryAfter(body: unknown): Record<string, string> {
+  const error = (body as Partial<ApiErrorBody> | null)?.error;
+  if (error?.code !== 'rate_limited') return {};
+  const ms = typeof error.details?.retryAfterMs === 'number' ? error.details.retryAfterMs : 1_000;
+  return { 'retry-after': String(Math.max(1, Math.ceil(ms / 1000))) };
 }
 
 /** The largest body a route takes, known from its headers before reading. */
@@ -221,7 +229,7 @@ async function replayIdempotent(app: HttpApp, idem: IdemContext, res: ServerResp
   if (previous.requestDigest !== idem.requestDigest) {
     return refuse('idempotency_conflict', 'this idempotency key was used for a different request');
   }
-  sendJson(res, previous.status, previous.body, { 'idempotent-replayed': 'true' });
+  sendJson(res, previous.status, previous.body, { 'idempotent-replayed': 'true', ...retryAfter(previous.body) });
   return undefined;
 }
 

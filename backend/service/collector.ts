@@ -4,6 +4,7 @@
  * record names, each in batches of `batchSize` with a turn of the event loop between, so no batch holds
  * a lock or the thread for long. Records go before bodies and every step is its own transaction: a
  * crash mid-pass leaves records whose bodies are all there, and queued digests the next pass finishes.
+ * Each pass first prunes the posts of sessions' logs nothing needs any more (retention.ts), in batches too.
  * The first pass of a process also sweeps the bodies it finds with no record (an upload cut by a crash
  * between its body and its record). On PostgreSQL each batch takes the collection lock, so of several
  * instances one collects at a time and the others find it busy and wait for their next pass.
@@ -18,6 +19,8 @@ export interface CollectorDeps {
   clock: () => number;
   /** Where a failed pass is noted, on one line. */
   log: (line: string) => void;
+  /** The window posts are counted in (limits.ts): no post is pruned while it counts. */
+  postWindowMs: number;
 }
 
 /** What one pass collected. */
@@ -28,6 +31,8 @@ export interface CollectionReport {
   bodies: number;
   /** Whether another instance was collecting, so this pass stopped early. */
   busy: boolean;
+  /** Posts of sessions' logs pruned. */
+  posts: number;
 }
 
 const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
@@ -67,7 +72,15 @@ export class Collector {
   private async run(): Promise<CollectionReport> {
     const { store, blobs, clock } = this.deps;
     const { batchSize, unnamedGraceMs } = this.settings;
-    const report: CollectionReport = { records: 0, bodies: 0, busy: false };
+    const report: CollectionReport = { records: 0, bodies: 0, busy: false, posts: 0 };
+    for (;;) {
+      const now = clock();
+      const keptAfter = now - this.deps.postWindowMs;
+      const pruned = await store.prunePosts({ keptAfter, expiredBefore: now - this.settings.postMaxAgeMs, limit: batchSize });
+      report.posts += pruned;
+      if (pruned < batchSize) break;
+      await nextTurn();
+    }
     for (;;) {
       const now = clock();
       const deleted = await store.collectBlobRecords({ unnamedBefore: now - unnamedGraceMs, limit: batchSize, at: now });

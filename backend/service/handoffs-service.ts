@@ -2,9 +2,8 @@
  * Handoffs: the state machine's rules (roles, required fields) around the store's compare-and-set.
  * The caller's role is derived from the handoff: its source, its target, or another device (user).
  */
-import { createHash } from 'node:crypto';
 import { fail, ok, type ApiErrorCode, type Failure } from '../../shared/errors.ts';
-import { INLINE_CHECKPOINT_MAX_BYTES, type Handoff, type TransitionRequest } from '../../shared/api/handoffs.ts';
+import type { Handoff, TransitionRequest } from '../../shared/api/handoffs.ts';
 import type { Device } from '../../shared/api/devices.ts';
 import type { Session } from '../../shared/api/sessions.ts';
 import {
@@ -16,6 +15,7 @@ import {
   type HandoffRole,
 } from '../../shared/handoff-states.ts';
 import { answer, idemWrite, type Answer, type Call, type Deps } from './context.ts';
+import { isRefusal, storeInlineCheckpoint, takeBackInlineCheckpoint } from './inline-checkpoint.ts';
 
 /** The role `device` plays in `handoff`. */
 export function roleOf(handoff: Handoff, device: Device): HandoffRole {
@@ -30,8 +30,12 @@ export async function createHandoff(deps: Deps, { caller, body, idem }: Call<'cr
   if (!target || target.accountId !== caller.accountId) return fail('not_found', 'no such target device');
   if (target.id === caller.id) return fail('validation_failed', 'the target must be another device');
   if (target.status !== 'enrolled') return fail('forbidden', `the target device is ${target.status}`);
-  if (body.keyVersion !== undefined && body.keyVersion > (await deps.store.currentKeyVersion(caller.accountId)))
+  const currentVersion = await deps.store.currentKeyVersion(caller.accountId);
+  if (body.keyVersion !== undefined && body.keyVersion > currentVersion)
     return fail('validation_failed', 'the account has no such key version', { field: 'keyVersion' });
+  // Everything new is sealed under the newest version: a device that has not fetched it yet does, and asks again.
+  if (body.keyVersion !== undefined && body.keyVersion < currentVersion)
+    return fail('key_version_outdated', `the account's keys were rotated: seal under version ${currentVersion}`, { currentVersion });
   // Who asked: the owner itself, or the target that asked it with Move here (the owner ran readiness either way).
   const initiator = body.initiatorDeviceId ?? caller.id;
   if (initiator !== caller.id && initiator !== target.id)
@@ -90,28 +94,6 @@ function checkFields(body: TransitionRequest): Failure<ApiErrorCode> | undefined
   return undefined;
 }
 
-/**
- * Stores a checkpoint that travels in its transition (`checkpointBody`, checkFields allowed it) under
- * its reference, as a blob put would; refuses a body that is not the one the reference names. A store that already has
- * it (a retried request) is told again: the same body under the same digest.
- */
-async function storeInlineCheckpoint(deps: Deps, accountId: string, body: TransitionRequest): Promise<Failure<ApiErrorCode> | undefined> {
-  if (body.checkpointBody === undefined) return undefined;
-  const field = { field: 'checkpointBody' };
-  if (!body.checkpoint) return fail('validation_failed', 'a checkpoint body comes with its checkpoint reference', field);
-  const bytes = Buffer.from(body.checkpointBody, 'base64url');
-  const { digest, size } = body.checkpoint;
-  if (bytes.length > Math.min(INLINE_CHECKPOINT_MAX_BYTES, deps.limits.maxBlobBytes))
-    return fail('validation_failed', `a checkpoint body in a transition is at most ${INLINE_CHECKPOINT_MAX_BYTES} bytes`, field);
-  if (bytes.length !== size || createHash('sha256').update(bytes).digest('hex') !== digest)
-    return fail('validation_failed', 'the checkpoint body is not the one its reference names (digest and size)', field);
-  const upload = deps.blobs.begin();
-  await upload.write(bytes);
-  await upload.commit(digest, size);
-  await deps.store.putBlob({ accountId, digest, size, createdAt: deps.clock() });
-  return undefined;
-}
-
 /** Refuses a `continueTo` the caller may not take from `to` (or `to` one a transition may not pass through). */
 function refuseContinuation(body: TransitionRequest, role: HandoffRole): Failure<ApiErrorCode> | undefined {
   if (body.continueTo === undefined || mayTransitionThrough(body.from, body.to, body.continueTo, role)) return undefined;
@@ -141,27 +123,35 @@ export async function transitionHandoff(
       role,
     });
   }
-  const refused = refuseContinuation(body, role) ?? checkFields(body) ?? (await storeInlineCheckpoint(deps, caller.accountId, body));
+  const refused = refuseContinuation(body, role) ?? checkFields(body);
   if (refused) return refused;
+  const inline = await storeInlineCheckpoint(deps, caller.accountId, body);
+  if (isRefusal(inline)) return inline;
   const wrap = (value: { handoff: Handoff; session: Session }) => ({ handoff: value.handoff });
-  const result = await deps.store.transitionHandoff(
-    {
-      accountId: caller.accountId,
-      handoffId: handoff.id,
-      from: body.from,
-      to: body.to,
-      generation: body.generation,
-      deviceId: caller.id,
-      at: deps.clock(),
-      checkpoint: body.checkpoint,
-      reason: body.reason,
-      resumePath: body.resumePath,
-      sealedOutcome: body.sealedOutcome,
-      continueTo: body.continueTo,
-      keepCompleted: deps.retention.keepCompleted,
-    },
-    idemWrite(idem, wrap),
-  );
+  const result = await deps.store
+    .transitionHandoff(
+      {
+        accountId: caller.accountId,
+        handoffId: handoff.id,
+        from: body.from,
+        to: body.to,
+        generation: body.generation,
+        deviceId: caller.id,
+        at: deps.clock(),
+        checkpoint: body.checkpoint,
+        reason: body.reason,
+        resumePath: body.resumePath,
+        sealedOutcome: body.sealedOutcome,
+        continueTo: body.continueTo,
+        keepCompleted: deps.retention.keepCompleted,
+      },
+      idemWrite(idem, wrap),
+    )
+    .catch(async (error: unknown) => {
+      if (inline) await takeBackInlineCheckpoint(deps, caller.accountId, inline);
+      throw error;
+    });
+  if (!result.ok && inline) await takeBackInlineCheckpoint(deps, caller.accountId, inline);
   if (result.ok) {
     deps.push.publish(caller.accountId, { type: 'handoff', handoff: result.value.handoff });
     if (body.to === 'ownership-transferred') deps.push.publish(caller.accountId, { type: 'session', session: result.value.session });
@@ -170,13 +160,12 @@ export async function transitionHandoff(
 }
 
 /**
- * Cancels (as the backend) every handoff still before the transfer that involves `deviceId`, which was
- * just revoked: it can no longer take its part. Each is its own compare-and-set; a lost race is skipped.
+ * Cancels (as the backend, with `code`) every active handoff `which` picks. Each is its own
+ * compare-and-set; a lost race is skipped.
  */
-export async function cancelHandoffsOfRevoked(deps: Deps, accountId: string, deviceId: string): Promise<void> {
+async function cancelActive(deps: Deps, accountId: string, code: string, which: (handoff: Handoff) => boolean): Promise<void> {
   const active = await deps.store.listHandoffs(accountId, { active: true });
-  for (const handoff of active) {
-    if (!isCancellable(handoff.state) || (handoff.sourceDeviceId !== deviceId && handoff.targetDeviceId !== deviceId)) continue;
+  for (const handoff of active.filter(which)) {
     const session = await deps.store.getSession(accountId, handoff.sessionId);
     if (!session) continue;
     const result = await deps.store.transitionHandoff({
@@ -188,8 +177,33 @@ export async function cancelHandoffsOfRevoked(deps: Deps, accountId: string, dev
       deviceId: null,
       at: deps.clock(),
       // The backend holds no key: the code alone says it (devices word it).
-      reason: { code: 'device_revoked', sealed: null },
+      reason: { code, sealed: null },
     });
     if (result.ok) deps.push.publish(accountId, { type: 'handoff', handoff: result.value.handoff });
   }
+}
+
+/** Cancels every handoff still before the transfer that involves `deviceId`, which was just revoked: it can no longer take its part. */
+export function cancelHandoffsOfRevoked(deps: Deps, accountId: string, deviceId: string): Promise<void> {
+  return cancelActive(
+    deps,
+    accountId,
+    'device_revoked',
+    (h) => isCancellable(h.state) && (h.sourceDeviceId === deviceId || h.targetDeviceId === deviceId),
+  );
+}
+
+/**
+ * Cancels every handoff whose checkpoint is not sealed yet (before the source's relinquish) and would
+ * be sealed under a version older than `keyVersion`, which a rotation just made: nothing new is sealed
+ * under an older version. A move past the relinquish carries a checkpoint sealed before the rotation,
+ * which its target holds the key of, and goes on.
+ */
+export function cancelHandoffsSealedBefore(deps: Deps, accountId: string, keyVersion: number): Promise<void> {
+  return cancelActive(
+    deps,
+    accountId,
+    'keys_rotated',
+    (h) => isCancellable(h.state) && h.state !== 'source-relinquished-and-checkpointed' && (h.keyVersion ?? 0) < keyVersion,
+  );
 }

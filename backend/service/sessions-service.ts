@@ -90,20 +90,31 @@ export async function listEvents(deps: Deps, { caller, params, query }: Call<'li
   return ok({ events, nextCursor: events.at(-1)?.seq ?? after });
 }
 
-/** Stores a sealed answer to a permission request; any device of the account may, at the session's current generation. */
+/**
+ * Stores a sealed post for the session's owner (an answer to a permission request, a Move here
+ * request); any device of the account may, at the session's current generation, within the post caps.
+ */
 export async function postAnswer(deps: Deps, call: Call<'postAnswer'>): Answer<'postAnswer'> {
   if (!(await ownSession(deps, call.caller.accountId, call.params.sessionId!))) return notFound();
+  const { postWindowMs: windowMs, maxPostsPerDevice, maxPostBytesPerDevice, maxPostsPerSession, maxPostBytesPerSession } = deps.limits;
+  const caps = { windowMs, maxPostsPerDevice, maxPostBytesPerDevice, maxPostsPerSession, maxPostBytesPerSession };
   const wrap = (value: SessionAnswer) => ({ answer: value });
-  const result = await deps.store.appendAnswer(logInput(deps, call), idemWrite(call.idem, wrap));
+  const result = await deps.store.appendAnswer({ ...logInput(deps, call), caps }, idemWrite(call.idem, wrap));
   if (result.ok)
     deps.push.publish(call.caller.accountId, { type: 'session-answer', sessionId: result.value.sessionId, seq: result.value.seq });
   return answer(result, wrap);
 }
 
-/** Answers after a cursor, oldest first; `nextCursor` is the last seq returned (or the given cursor). */
+/**
+ * Answers after a cursor, oldest first; `nextCursor` is the last seq returned (or the given cursor).
+ * The owner reads from its cursor: what is before it has been taken, and may be pruned.
+ */
 export async function listAnswers(deps: Deps, { caller, params, query }: Call<'listAnswers'>): Answer<'listAnswers'> {
-  if (!(await ownSession(deps, caller.accountId, params.sessionId!))) return notFound();
+  const session = await ownSession(deps, caller.accountId, params.sessionId!);
+  if (!session) return notFound();
   const after = query.after ?? 0;
+  if (after > 0 && session.ownerDeviceId === caller.id)
+    await deps.store.markPostsTaken({ accountId: caller.accountId, sessionId: session.id, deviceId: caller.id, upTo: after });
   const answers = await deps.store.listAnswers(caller.accountId, params.sessionId!, after, query.limit ?? 100);
   return ok({ answers, nextCursor: answers.at(-1)?.seq ?? after });
 }

@@ -1,11 +1,12 @@
 /**
- * The checks and choices both stores make inside a mutation's transaction: the session fence, whether a
- * checkpoint may be named, and which checkpoint bodies a transition releases.
+ * The checks and choices both stores make inside a mutation's transaction: the session fence, the caps
+ * on posts to a session's log, whether a checkpoint may be named, and which checkpoint bodies a
+ * transition releases.
  */
 import type { CheckpointRef } from '../../shared/api/handoffs.ts';
 import { isCancellable } from '../../shared/handoff-states.ts';
 import { refuse, type SessionRow } from './rows.ts';
-import type { TransitionInput } from './store.ts';
+import type { PostCaps, PostLoad, TransitionInput } from './store.ts';
 
 /** Refuses unless `deviceId` owns the session at exactly `generation` (stale generation first); `deviceId` null: any device. */
 export function fence(row: SessionRow | undefined, deviceId: string | null, generation: number): SessionRow {
@@ -16,6 +17,27 @@ export function fence(row: SessionRow | undefined, deviceId: string | null, gene
   if (deviceId !== null && row.owner_device_id !== deviceId)
     refuse('not_owner', 'this device does not own the session', { ownerDeviceId: row.owner_device_id });
   return row;
+}
+
+/**
+ * Refuses (`rate_limited`) a post of `bytes` at `at` that would take the device's or the session's
+ * posts in the window (`load`, counted since `at - caps.windowMs`) past a cap; the details say when
+ * the window has room again (once its oldest post leaves it, at least a second).
+ */
+export function refuseOverPostCap(load: { device: PostLoad; session: PostLoad }, caps: PostCaps, bytes: number, at: number): void {
+  const over = (l: PostLoad, posts: number, most: number) => l.posts + 1 > posts || l.bytes + bytes > most;
+  const cap = over(load.device, caps.maxPostsPerDevice, caps.maxPostBytesPerDevice)
+    ? { by: 'device', load: load.device, posts: caps.maxPostsPerDevice, bytes: caps.maxPostBytesPerDevice }
+    : over(load.session, caps.maxPostsPerSession, caps.maxPostBytesPerSession)
+      ? { by: 'session', load: load.session, posts: caps.maxPostsPerSession, bytes: caps.maxPostBytesPerSession }
+      : undefined;
+  if (!cap) return;
+  const whose = cap.by === 'device' ? 'this device has posted' : 'this session has been sent';
+  refuse('rate_limited', `${whose} as much as one window allows (${cap.posts} posts or ${cap.bytes} bytes in ${caps.windowMs} ms)`, {
+    retryAfterMs: Math.max(1_000, (cap.load.oldestAt ?? at) + caps.windowMs - at),
+    cap: cap.by,
+    windowMs: caps.windowMs,
+  });
 }
 
 /** Refuses naming `ref` as a checkpoint when the account's record of it is missing (`size` undefined) or of another size. */

@@ -121,6 +121,8 @@ export interface AccountStore {
     idem?: IdempotencyWrite<JoinRequest>,
   ): Promise<StoreResult<JoinRequest>>;
   currentKeyVersion(accountId: string): Promise<number>;
+  /** Whether a revoked device of the account was given the current key version: a rotation is due. */
+  revokedHoldsCurrentKey(accountId: string): Promise<boolean>;
   getKeys(deviceId: string): Promise<WrappedKey[]>;
   rotateKeys(
     input: { accountId: string; keyVersion: number; wrappedKeys: WrappedKey[] },
@@ -143,12 +145,34 @@ export interface SessionStore {
     idem?: IdempotencyWrite<SessionEvent>,
   ): Promise<StoreResult<SessionEvent>>;
   listEvents(accountId: string, sessionId: string, after: number, limit: number): Promise<SessionEvent[]>;
-  /** Fenced by generation only (any device of the account may answer the owner's permission request); assigns the next answer seq. */
+  /**
+   * Fenced by generation only (any device of the account may answer the owner's permission request);
+   * assigns the next answer seq. With `caps`, refuses (`rate_limited`) a post that would pass them,
+   * counted in the same transaction: posts of one session, and of one device, are counted one at a time.
+   */
   appendAnswer(
-    input: { accountId: string; sessionId: string; deviceId: string; generation: number; sealedBody: string; at: number },
+    input: { accountId: string; sessionId: string; deviceId: string; generation: number; sealedBody: string; at: number; caps?: PostCaps },
     idem?: IdempotencyWrite<SessionAnswer>,
   ): Promise<StoreResult<SessionAnswer>>;
   listAnswers(accountId: string, sessionId: string, after: number, limit: number): Promise<SessionAnswer[]>;
+  /** The session's owner, `deviceId`, has taken every post up to `upTo` (its read cursor): they may be pruned. Others change nothing. */
+  markPostsTaken(input: { accountId: string; sessionId: string; deviceId: string; upTo: number }): Promise<void>;
+}
+
+/** How much was posted to sessions' logs in a window: posts, their sealed bodies' characters, and the oldest post's time. */
+export interface PostLoad {
+  posts: number;
+  bytes: number;
+  oldestAt: number | null;
+}
+
+/** What one device may post to all sessions, and all devices to one session, in each window (limits.ts). */
+export interface PostCaps {
+  windowMs: number;
+  maxPostsPerDevice: number;
+  maxPostBytesPerDevice: number;
+  maxPostsPerSession: number;
+  maxPostBytesPerSession: number;
 }
 
 export interface HandoffStore {
@@ -175,6 +199,12 @@ export interface BlobRecordStore {
   /** Records a body just committed (on PostgreSQL, refreshing the body's time; throws when it was removed meanwhile). */
   putBlob(record: BlobRecord): Promise<BlobRecord>;
   getBlob(accountId: string, digest: string): Promise<BlobRecord | undefined>;
+  /**
+   * Deletes the record of `digest` when nothing has named it and it is still the one put at `createdAt`
+   * (a transition that carried the body lost its compare-and-set), and queues the digest for body
+   * removal at `at`, in one transaction; whether it did.
+   */
+  dropUnnamedBlob(input: { accountId: string; digest: string; createdAt: number; at: number }): Promise<boolean>;
 }
 
 /** The account's sealed memory items, by topic. */
@@ -204,6 +234,12 @@ export interface RetentionStore {
    * released them, or never named and last put before `unnamedBefore`; queues their digests. How many.
    */
   collectBlobRecords(input: { unnamedBefore: number; limit: number; at: number }): Promise<number | 'busy'>;
+  /**
+   * Deletes, in one transaction, up to `limit` posts of sessions' logs made before `keptAfter` that are
+   * taken (by the session's owner), at an older generation than the session's, or made before
+   * `expiredBefore`. How many.
+   */
+  prunePosts(input: { keptAfter: number; expiredBefore: number; limit: number }): Promise<number>;
   /** Which of `digests` no account has a record of. */
   unrecordedDigests(digests: string[]): Promise<string[]>;
   /** Queues `digests` for body removal (files a sweep found with no record). */

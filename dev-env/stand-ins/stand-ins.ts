@@ -99,3 +99,6 @@ export class StandInLab {
     for (const cleanup of this.cleanups.splice(0).reverse()) await cleanup();
   }
 }
+
+/** The folder holding the hostile `claude` and `codex` (hostile/): each does what its message names, against the device. */
+export const HOSTILE_BIN = join(import.meta.dirname, 'hostile');

@@ -100,8 +100,12 @@ async function trustedDevices(
   return { ok: true, value: verifiedDevices(devices.value, accountId, trustAnchors(profile)) };
 }
 
-/** Pulls ADK versions this device lacks (e.g. after a rotation elsewhere), verifying each wrap's signer; saves the ring. */
-export async function refreshKeyRing(profile: Profile, backend: EnrollmentBackend): Promise<Result<UnwrapReport>> {
+/**
+ * Pulls ADK versions this device lacks (e.g. after a rotation elsewhere), verifying each wrap's signer;
+ * saves the ring. When the backend says a revoked device holds the current version (a revoke whose
+ * rotation did not happen), rotates: the first device to do so wins, the others then pull its version.
+ */
+export async function refreshKeyRing(profile: Profile, backend: EnrollmentBackend, rotateWhenDue = true): Promise<Result<UnwrapReport>> {
   const account = enrolledAccount(profile);
   if (!account.ok) return account;
   const [keys, trusted] = await Promise.all([backend.getKeys(), trustedDevices(profile, account.value, backend)]);
@@ -110,6 +114,13 @@ export async function refreshKeyRing(profile: Profile, backend: EnrollmentBacken
   const signers = new Map([...trusted.value].map(([id, t]) => [id, t.signingPublicKey]));
   const report = unwrapInto(profile, account.value, keys.value.keys, signers);
   if (report.added.length > 0) saveProfile(profile);
+  if (keys.value.rotationDue === true && rotateWhenDue) {
+    const rotated = await rotateAdk(profile, backend);
+    if (rotated.ok) return { ok: true, value: { ...report, added: [...report.added, rotated.value.keyVersion] } };
+    // Another device rotated first: take its version.
+    if (rotated.code === 'state_mismatch') return refreshKeyRing(profile, backend, false);
+    return rotated;
+  }
   return { ok: true, value: report };
 }
 
@@ -138,11 +149,30 @@ export async function rotateAdk(profile: Profile, backend: EnrollmentBackend): P
   return { ok: true, value: { keyVersion } };
 }
 
-/** Revokes another device of the account: the backend refuses its requests from now on. Rotate afterwards to lock it out of new seals. */
-export async function revokeDevice(profile: Profile, backend: EnrollmentBackend, deviceId: string): Promise<Result<Device>> {
+/**
+ * Revokes another device of the account, then rotates: the backend refuses its requests from now on,
+ * and a new ADK version, wrapped for the remaining devices, is what everything new is sealed under —
+ * the revoked device's ring opens none of it. A revoke whose rotation failed says so (code
+ * `rotation_failed`); the devices finish the rotation when they next fetch the keys (refreshKeyRing).
+ */
+export async function revokeDevice(
+  profile: Profile,
+  backend: EnrollmentBackend,
+  deviceId: string,
+): Promise<Result<{ device: Device; keyVersion: number }>> {
   const account = enrolledAccount(profile);
   if (!account.ok) return account;
   if (deviceId === profile.identity.deviceId)
     return { ok: false, code: 'forbidden', message: 'a device cannot revoke itself here' } satisfies Failure;
-  return backend.revokeDevice(deviceId);
+  const revoked = await backend.revokeDevice(deviceId);
+  if (!revoked.ok) return revoked;
+  const rotated = await rotateAdk(profile, backend);
+  if (!rotated.ok) {
+    return {
+      ok: false,
+      code: 'rotation_failed',
+      message: `${revoked.value.name} was revoked, but the new account key could not be made yet (${rotated.message}); your devices make it when they next reach the sync backend.`,
+    };
+  }
+  return { ok: true, value: { device: revoked.value, keyVersion: rotated.value.keyVersion } };
 }

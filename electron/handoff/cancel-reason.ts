@@ -13,6 +13,8 @@ import type { SealContext, SealPort } from '../ports/seal.ts';
 /** The sentences for codes the backend sets on its own (it cannot seal one). */
 const BACKEND_SENTENCES: Record<string, string> = {
   device_revoked: 'A device taking part in this move was revoked.',
+  keys_rotated:
+    "The account's keys were renewed (a device was removed) before this move sealed its checkpoint, so nothing moved; try again.",
 };
 
 function reasonContext(handoff: Pick<Handoff, 'id' | 'sessionId'>): SealContext {

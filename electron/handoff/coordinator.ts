@@ -14,6 +14,7 @@ import type { Clock } from '../ports/clock.ts';
 import type { SealPort } from '../ports/seal.ts';
 import { sealCancelReason } from './cancel-reason.ts';
 import { OPEN_GATE, type GatePoint, type StepGate } from './test-seam.ts';
+import { TransitionRefused } from './transition-refused.ts';
 
 export interface CoordinatorDeps {
   selfId: string;
@@ -163,7 +164,7 @@ export class Coordinator {
   }
 
   /**
-   * Asks the backend for `from → to` with an idempotency key per (handoff, from, to). A lost race
+   * Asks the backend for `from → to` with an idempotency key per (handoff, from, to, checkpoint). A lost race
    * (state moved on) re-reads the record; `stale_generation` stops this device driving the session.
    * A pushed record that shows this device's `from → to` committed stands for the answer: the step
    * goes on without waiting for an answer that is slow or lost (the request itself still runs).
@@ -182,7 +183,8 @@ export class Coordinator {
     const held = this.pass({ at: 'sending', enters: entered }, handoff);
     if (held) await held;
     const committed = this.committedWhenPushed(handoff, to);
-    const key = [handoff.id, handoff.state, ...entered].join('-');
+    // A checkpoint taken again (its upload collected) is a new request: its key names the checkpoint too.
+    const key = [handoff.id, handoff.state, ...entered, ...(rest.checkpoint ? [rest.checkpoint.digest.slice(0, 16)] : [])].join('-');
     const answer = this.deps.backend.transition(handoff.id, request, key.slice(0, 120));
     const first = await Promise.race([answer, committed.seen]).finally(committed.stop);
     if ('pushed' in first) {
@@ -216,7 +218,11 @@ export class Coordinator {
       await this.refresh(handoff.id);
       return null;
     }
-    throw new Error(`transition ${handoff.state} → ${to} failed: ${result.code} ${result.message}`);
+    throw new TransitionRefused(
+      result.code,
+      `transition ${handoff.state} → ${to} failed: ${result.code} ${result.message}`,
+      result.details,
+    );
   }
 
   /**

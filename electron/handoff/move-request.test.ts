@@ -16,9 +16,12 @@ import { moveRequests, type MoveRequestDeps } from './move-request.ts';
 const HEAD = 'a'.repeat(40);
 const SELF = 'laptop-id';
 
+/** The key versions the stand-in ring holds (a refresh may add one). */
+const held = [1, 2];
+
 /** Seals as a JSON envelope naming its context, and opens only under that very context. */
 const seal: Pick<SealPort, 'sealJson' | 'openJson' | 'keyVersions'> = {
-  keyVersions: () => [1, 2],
+  keyVersions: () => held,
   sealJson: (value: unknown, context: SealContext) => Buffer.from(JSON.stringify({ value, context })).toString('base64url'),
   openJson: (sealed: string, context: SealContext) => {
     const { value, context: was } = JSON.parse(Buffer.from(sealed, 'base64url').toString()) as { value: unknown; context: SealContext };
@@ -49,7 +52,7 @@ const ready: ReadinessReport = {
 };
 
 /** A move request over stand-ins; `create` answers each createHandoff in turn, all of which are kept in `asked`. */
-function requests(create: (request: CreateHandoffRequest) => Result<Handoff>) {
+function requests(create: (request: CreateHandoffRequest) => Result<Handoff>, refresh: () => void = () => undefined) {
   const asked: CreateHandoffRequest[] = [];
   const devices = {
     listedWithin: () => true,
@@ -81,6 +84,7 @@ function requests(create: (request: CreateHandoffRequest) => Result<Handoff>) {
     targetCheck: () => [],
     sessions: { publishMeta: async () => ok(undefined), markMoved: async () => undefined, provider: () => undefined },
     handoffs: { active: () => undefined, observe: () => undefined },
+    keys: { refreshKeyRing: async () => refresh() },
     clock: () => 1000,
   };
   return { moves: moveRequests(deps), asked };
@@ -111,5 +115,17 @@ describe('the Move request', () => {
     expect(started.ok).toBe(true);
     expect(asked.map((r) => r.sealedCommits === undefined)).toEqual([false, true]);
     expect(asked[1]!.handoffId).toBe(asked[0]!.handoffId);
+  });
+
+  it('fetches the keys when the backend says they were rotated, and asks again under the newest version', async () => {
+    const { moves, asked } = requests(
+      (request) =>
+        request.keyVersion === 3 ? ok(recorded(request)) : fail('key_version_outdated', 'seal under version 3', { currentVersion: 3 }),
+      () => held.push(3),
+    );
+    const started = await moves.start(session.id, 'desktop-id');
+    expect(started.ok).toBe(true);
+    expect(asked.map((r) => r.keyVersion)).toEqual([2, 3]);
+    held.pop();
   });
 });

@@ -9,6 +9,7 @@ import type { Blocker, ReadinessReport } from '../../shared/readiness.ts';
 import { isProviderId, type ProviderId } from '../../shared/provider.ts';
 import { newId } from '../crypto/new-id.ts';
 import type { LocalSession, LocalState } from '../local-state/local-state.ts';
+import type { AccountPort } from '../ports/account.ts';
 import type { BackendPort } from '../ports/backend.ts';
 import type { Clock } from '../ports/clock.ts';
 import type { DevicesPort, TargetCheck } from '../ports/devices.ts';
@@ -31,6 +32,8 @@ export interface MoveRequestDeps {
   targetCheck: TargetCheck;
   sessions: Pick<SessionsPort, 'publishMeta' | 'markMoved' | 'provider'>;
   handoffs: Pick<Coordinator, 'active' | 'observe'>;
+  /** Fetches key versions this device lacks: a handoff is created only under the account's newest. */
+  keys: Pick<AccountPort, 'refreshKeyRing'>;
   clock: Clock;
 }
 
@@ -146,14 +149,28 @@ export function moveRequests(deps: MoveRequestDeps): MoveRequests {
     const published = await sessions.publishMeta(sessionId);
     if (!published.ok) return published;
     state.ensureProgress(handoffId, sessionId, 'source', clock(), false);
-    // The target checks it holds this version before anything changes hands (target-steps.ts prepare).
-    const keyVersion = Math.max(...deps.seal.keyVersions());
     // The commits readiness just read travel sealed on the record: the target fetches just those (move-commits.ts).
     const commits = report.repos.map((r, i) => ({ relPath: repos[i]!.relPath, commit: r.head }));
-    const sealedCommits = sealMoveCommits(deps.seal, sessionId, handoffId, commits);
     const { initiatorDeviceId } = options;
-    const request = { handoffId, sessionId, targetDeviceId, generation: session.generation, keyVersion, initiatorDeviceId, sealedCommits };
+    const requestNow = () => ({
+      handoffId,
+      sessionId,
+      targetDeviceId,
+      generation: session.generation,
+      // The target checks it holds this version before anything changes hands (target-steps.ts prepare).
+      keyVersion: Math.max(...deps.seal.keyVersions()),
+      initiatorDeviceId,
+      sealedCommits: sealMoveCommits(deps.seal, sessionId, handoffId, commits),
+    });
+    let request = requestNow();
     let created = await backend.createHandoff(request);
+    // The keys were rotated since this device last fetched them: fetched now, and everything sealed again under the newest.
+    if (!created.ok && created.code === 'key_version_outdated') {
+      await deps.keys.refreshKeyRing().catch(() => undefined);
+      request = requestNow();
+      created = await backend.createHandoff(request);
+    }
+    const { sealedCommits } = request;
     // A backend that does not know the field refuses it: asked again without (the target then fetches each branch).
     if (!created.ok && created.code === 'validation_failed' && sealedCommits !== undefined)
       created = await backend.createHandoff({ ...request, sealedCommits: undefined });

@@ -21,6 +21,7 @@ import { transferred, type HandoffDriver, type Step } from './coordinator.ts';
 import type { HandoffConfig } from './handoff-config.ts';
 import { settleTurn } from './turn-settle.ts';
 import { uploadProgress } from './progress-reports.ts';
+import { checkpointCollected } from './transition-refused.ts';
 
 /** What the source's steps use, and nothing more. */
 export interface SourceStepDeps {
@@ -200,9 +201,19 @@ async function checkpointStep(
   const fields = { checkpoint, ...(inlineBody === undefined ? {} : { checkpointBody: inlineBody }) };
   const reported = inlineBody === undefined ? undefined : uploadProgress(deps.progress, handoff, checkpoint.size);
   reported?.(0);
-  if (handoff.state === 'target-prepared')
-    await driver.transition(handoff, 'source-quiescing', { continueTo: 'source-relinquished-and-checkpointed', ...fields });
-  else await driver.transition(handoff, 'source-relinquished-and-checkpointed', fields);
+  try {
+    if (handoff.state === 'target-prepared')
+      await driver.transition(handoff, 'source-quiescing', { continueTo: 'source-relinquished-and-checkpointed', ...fields });
+    else await driver.transition(handoff, 'source-relinquished-and-checkpointed', fields);
+  } catch (error) {
+    // The backend collected the upload before this transition named it: the step, tried again, takes
+    // the checkpoint anew and uploads it (the same reference would be refused until the move timed out).
+    if (checkpointCollected(error)) {
+      deps.log(`checkpoint of ${handoff.id}: the backend no longer holds its upload; taking it again`);
+      state.updateProgress(handoff.id, (p) => void (p.checkpoint = null), false);
+    }
+    throw error;
+  }
   if (inlineBody !== undefined)
     deps.log(
       `checkpoint of ${handoff.id}: ${checkpoint.size} bytes, taken ahead while the target prepared and unchanged since, sent in its transition`,

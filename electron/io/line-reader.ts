@@ -56,11 +56,28 @@ export class LineSplitter {
       if (paused) await paused;
       start = end + 1;
     }
-    if (start < chunk.length) {
-      this.guard(chunk.length - start);
-      this.carry.push(Buffer.from(chunk.subarray(start)));
-      this.carried += chunk.length - start;
+    this.carryFrom(chunk, start);
+  }
+
+  /**
+   * Takes the next bytes at once, for a handler that returns nothing: every line in them is handed
+   * out before this returns; throws LineTooLong, as push rejects, at a line over the limit.
+   */
+  take(chunk: Buffer): void {
+    let start = 0;
+    for (let end = chunk.indexOf(NEWLINE); end >= 0; end = chunk.indexOf(NEWLINE, start)) {
+      void this.line(chunk.subarray(start, end));
+      start = end + 1;
     }
+    this.carryFrom(chunk, start);
+  }
+
+  /** Carries the bytes of `chunk` from `start` (a line's beginning) to the next chunk. */
+  private carryFrom(chunk: Buffer, start: number): void {
+    if (start >= chunk.length) return;
+    this.guard(chunk.length - start);
+    this.carry.push(Buffer.from(chunk.subarray(start)));
+    this.carried += chunk.length - start;
   }
 
   /** Every byte is in: the last line, when it has no newline. */

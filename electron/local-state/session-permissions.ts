@@ -1,7 +1,8 @@
 /**
  * What a session's record keeps of its permission requests (the `permissions` field of a local
  * session): the requests pending now, how the latest ones ended, the "Allow for this session" rules,
- * and — on the owner — how far it has read the answers other devices posted and which it has seen.
+ * and — on the owner — how far it has read the answers other devices posted and which it has seen
+ * (and the Move here requests it acted on).
  * The owner and every other device fold the same events into it (runtime/permissions/).
  */
 import { z } from 'zod';
@@ -22,10 +23,12 @@ export const SessionPermissionsSchema = z.object({
   answerCursor: z.number().int().nonnegative(),
   /** Answer ids the owner has applied or refused. */
   seenAnswers: z.array(z.string()),
+  /** Move here requests the owner has acted on, with the time each was asked (older records: none). */
+  seenMoveHere: z.array(z.object({ id: z.string(), at: z.number() })).default([]),
 });
 export type SessionPermissions = z.infer<typeof SessionPermissionsSchema>;
 
 /** A record with no permission requests yet (and what older records read as). */
 export function noPermissions(): SessionPermissions {
-  return { pending: [], outcomes: [], rules: [], answerCursor: 0, seenAnswers: [] };
+  return { pending: [], outcomes: [], rules: [], answerCursor: 0, seenAnswers: [], seenMoveHere: [] };
 }

@@ -268,7 +268,8 @@ export class DemoAgent implements ProviderSession {
     const path = join(workspace, DEMO_EDIT_PATH);
     const line = `- Turn ${turn}: ${text.split('\n')[0]?.slice(0, 200) ?? ''}\n`;
     if (this.permission === 'ask') {
-      const diff = await writeDiff(path, `${(await currentText(path)) ?? ''}${line}`);
+      const now = await currentText(path, workspace);
+      const diff = await writeDiff(path, `${'text' in now ? now.text : ''}${line}`, workspace);
       const answer = await this.ask({ tool: 'Edit', path, diff });
       if (answer.decision === 'deny') return `I did not edit ${DEMO_EDIT_PATH}: you said no${said(answer)}.`;
     }

@@ -2,11 +2,12 @@
  * JSON-RPC over a child process's stdio, one JSON message per line (as `codex app-server` speaks
  * it): an argv array (never a shell), requests with ids and a timeout each, responses to the
  * server's own requests, notifications both ways, and a clean shutdown — stdin closed, then SIGTERM
- * and SIGKILL if the process lingers. Messages carry no `jsonrpc` field (Codex's schema has none).
+ * and SIGKILL if the process lingers. Lines are capped (process-lines.ts): a longer one kills it.
+ * Messages carry no `jsonrpc` field (Codex's schema has none).
  */
 import { spawn } from 'node:child_process';
-import { createInterface } from 'node:readline';
 import type { Result } from '../../shared/errors.ts';
+import { overlongLineText, readLines } from './process-lines.ts';
 import type { TurnExit } from './turn-process.ts';
 
 export interface RpcProcessSpec {
@@ -61,12 +62,16 @@ export class JsonRpcProcess<Methods extends RpcMethods<Methods>> {
     child.stderr.on('data', (chunk: Buffer) => {
       stderrTail = (stderrTail + chunk.toString('utf8')).slice(-STDERR_TAIL_BYTES);
     });
+    let stoppedBecause: string | undefined;
+    // A line over the cap (process-lines.ts): the server is stopped, and its exit says why.
+    const overlong = (stream: 'stdout' | 'stderr') => () => {
+      stoppedBecause ??= overlongLineText(stream);
+      this.kill();
+    };
     const onStderr = handlers.stderrLine;
-    if (onStderr) createInterface({ input: child.stderr, crlfDelay: Infinity }).on('line', onStderr);
+    if (onStderr) void readLines(child.stderr, onStderr, overlong('stderr'));
     child.stdin.on('error', () => undefined); // the process may exit before reading what was written
-    const lines = createInterface({ input: child.stdout, crlfDelay: Infinity });
-    lines.on('line', (line) => this.receive(line, handlers));
-    const stdoutDone = new Promise<void>((resolve) => lines.once('close', () => resolve()));
+    const stdoutDone = readLines(child.stdout, (line) => this.receive(line, handlers), overlong('stdout'));
     this.exited = new Promise((resolve) => {
       let done = false;
       const finish = (code: number | null, signal: NodeJS.Signals | null): void => {
@@ -74,11 +79,11 @@ export class JsonRpcProcess<Methods extends RpcMethods<Methods>> {
         done = true;
         this.gone = true;
         for (const [id, waiter] of this.waiting) this.settle(id, waiter, { ok: false, code: 'closed', message: 'The process exited.' });
-        void stdoutDone.then(() => resolve({ code, signal, spawnError, stderrTail }));
+        void stdoutDone.then(() => resolve({ code, signal, spawnError, stderrTail, ...(stoppedBecause ? { stoppedBecause } : {}) }));
       };
       child.once('error', (error) => {
         spawnError = error.message;
-        lines.close();
+        child.stdout.destroy();
         finish(null, null);
       });
       child.once('close', finish);

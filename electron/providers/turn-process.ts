@@ -1,10 +1,11 @@
 /**
  * One provider turn as one child process: argv array (never a shell), input written to stdin,
- * stdout (and, for adapters that read it, stderr) delivered line by line, a bounded stderr tail kept
- * for error messages.
+ * stdout (and, for adapters that read it, stderr) delivered line by line, each line capped
+ * (process-lines.ts: a longer one stops the process, and its exit says why), a bounded stderr tail
+ * kept for error messages.
  */
 import { spawn } from 'node:child_process';
-import { createInterface } from 'node:readline';
+import { overlongLineText, readLines } from './process-lines.ts';
 
 export interface TurnSpec {
   command: string;
@@ -27,6 +28,8 @@ export interface TurnExit {
   spawnError: string | null;
   /** The last few KiB of stderr. */
   stderrTail: string;
+  /** Why Baton stopped the process itself (a line over the cap), as a sentence after the CLI's name; absent otherwise. */
+  stoppedBecause?: string;
 }
 
 export interface TurnProcess {
@@ -57,23 +60,26 @@ export function startTurnProcess(spec: TurnSpec, onLine: (line: string) => void)
   child.stderr.on('data', (chunk: Buffer) => {
     stderrTail = (stderrTail + chunk.toString('utf8')).slice(-STDERR_TAIL_BYTES);
   });
+  let stoppedBecause: string | undefined;
+  const overlong = (stream: 'stdout' | 'stderr') => () => {
+    stoppedBecause ??= overlongLineText(stream);
+    if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+  };
   const onStderrLine = spec.onStderrLine;
-  if (onStderrLine) createInterface({ input: child.stderr, crlfDelay: Infinity }).on('line', onStderrLine);
+  if (onStderrLine) void readLines(child.stderr, onStderrLine, overlong('stderr'));
   child.stdin.on('error', () => undefined); // the process may exit before reading its input
-  const lines = createInterface({ input: child.stdout, crlfDelay: Infinity });
-  lines.on('line', onLine);
-  const stdoutDone = new Promise<void>((resolve) => lines.once('close', () => resolve()));
+  const stdoutDone = readLines(child.stdout, onLine, overlong('stdout'));
   const exited = new Promise<TurnExit>((resolve) => {
     let done = false;
     const finish = (code: number | null, signal: NodeJS.Signals | null): void => {
       if (done) return;
       done = true;
-      void stdoutDone.then(() => resolve({ code, signal, spawnError, stderrTail }));
+      void stdoutDone.then(() => resolve({ code, signal, spawnError, stderrTail, ...(stoppedBecause ? { stoppedBecause } : {}) }));
     };
     child.once('error', (error) => {
       spawnError = error.message;
       resolveStarted(error.message);
-      lines.close();
+      child.stdout.destroy();
       finish(null, null);
     });
     child.once('close', finish);
@@ -114,6 +120,7 @@ const ERROR_LINE = /^(?:\S+\s+)?(?:error|ERROR)\b|^Error\b/;
  */
 export function describeExit(exit: TurnExit): string {
   if (exit.spawnError !== null) return `could not start: ${exit.spawnError}`;
+  if (exit.stoppedBecause !== undefined) return exit.stoppedBecause;
   const how = exit.signal !== null ? `was stopped by ${exit.signal}` : `exited with code ${exit.code}`;
   const lines = exit.stderrTail
     .split('\n')

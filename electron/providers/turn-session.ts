@@ -49,12 +49,15 @@ export abstract class TurnSession implements ProviderSession {
   private queue: { text: string; note?: string }[] = [];
   private current: RunningTurn | null = null;
   private interrupting = false;
+  /** Why Baton stopped the running turn itself (it passed a cap), said after the agent's name; null otherwise. */
+  private stoppedBecause: string | null = null;
 
   constructor(options: TurnSessionOptions, entryPrefix: string) {
     this.command = options.command;
     this.env = options.env ?? process.env;
     this.deviceName = options.deviceName ?? 'this device';
     this.state = new SessionState(options.clock ?? Date.now, entryPrefix);
+    this.state.onTurnCap = (why) => void this.stopTurn(why);
   }
 
   /** Starts the turn that sends `text` (its process, and what reads its output). */
@@ -65,7 +68,7 @@ export abstract class TurnSession implements ProviderSession {
   /** Called after a turn's process exits; the default reports a failed exit in the transcript. */
   protected afterTurn(exit: TurnExit, interrupted: boolean): void {
     if (!interrupted && (exit.code !== 0 || exit.spawnError !== null)) {
-      this.state.addEntry('system', MAIN_AGENT, `${this.mainAgentName()} ${describeExit(exit)}`);
+      this.state.note(MAIN_AGENT, `${this.mainAgentName()} ${describeExit(exit)}`);
     }
   }
 
@@ -82,6 +85,16 @@ export abstract class TurnSession implements ProviderSession {
     this.queue.push(agentNote === undefined ? { text } : { text, note: agentNote });
     if (this.current !== null) return { ok: true, value: undefined };
     return this.runNext();
+  }
+
+  /**
+   * Ends the running turn because it passed a cap (session-state.ts): as an interrupt, queued input
+   * dropped, and the transcript says `why` after the agent's name instead of "Interrupted".
+   */
+  private async stopTurn(why: string): Promise<void> {
+    if (this.current === null || this.stoppedBecause !== null) return;
+    this.stoppedBecause = why;
+    await this.interrupt();
   }
 
   /** Ends the running turn (TurnProcess.interrupt); queued input is dropped. */
@@ -192,7 +205,10 @@ export abstract class TurnSession implements ProviderSession {
     this.afterTurn(exit, interrupted);
     this.state.settleRunning(interrupted ? 'interrupted' : exit.code === 0 ? 'done' : 'failed', MAIN_AGENT);
     this.state.setStatus(MAIN_AGENT, exit.spawnError !== null ? 'failed' : 'waiting');
-    if (interrupted) this.state.addEntry('system', MAIN_AGENT, `Interrupted: ${this.mainAgentName()} stopped this turn.`);
+    const stopped = this.stoppedBecause;
+    this.stoppedBecause = null;
+    if (stopped !== null) this.state.note(MAIN_AGENT, `${this.mainAgentName()} ${stopped}.`);
+    else if (interrupted) this.state.note(MAIN_AGENT, `Interrupted: ${this.mainAgentName()} stopped this turn.`);
     this.state.endTurn(interrupted);
     if (this.queue.length > 0) void this.runNext();
   }

@@ -277,7 +277,7 @@ export function wireDeviceRuntime(parts: DeviceParts): DeviceRuntime {
   });
   const { targetCheck } = parts;
   const handoffs = coordinator;
-  const requests = moveRequests({ selfId, state, backend, seal, git, devices, targetCheck, sessions, handoffs, clock });
+  const requests = moveRequests({ selfId, state, backend, seal, git, devices, targetCheck, sessions, handoffs, keys: account, clock });
   const moves = new MoveService({
     selfId,
     selfName,

@@ -85,6 +85,8 @@ export class DeviceRuntime {
       if (this.deps.link.revokedAt() !== null) void this.retire();
       this.devicesChanged();
     });
+    // Keys rotated while this device was away are fetched before it seals anything (the heartbeat seals its capabilities).
+    await this.refreshKeys();
     await this.heartbeat();
     if (this.retired) return;
     await this.catchUp();
@@ -103,10 +105,16 @@ export class DeviceRuntime {
     );
   }
 
-  /** Reconcile: devices, sessions, handoffs this device should act on. */
+  /** Fetches key versions rotated meanwhile (and finishes a rotation a revoke left undone); a failure is logged. */
+  private async refreshKeys(): Promise<void> {
+    await this.deps.account.refreshKeyRing().catch((error: Error) => this.deps.log(`key refresh failed: ${error.message}`));
+  }
+
+  /** Reconcile: keys first, then devices, sessions, handoffs this device should act on. */
   private async catchUp(): Promise<void> {
     const { backend, state, sessions, devices } = this.deps;
     try {
+      await this.refreshKeys();
       if (await devices.refresh(backend)) this.devicesChanged();
       const listed = await backend.listSessions();
       // A session whose local record could not be read is rebuilt from the backend, not re-learned as a stranger.

@@ -59,11 +59,18 @@ function world(options: { generation?: number; desktopStatus?: Device['status'];
     nameOf: (id: string) => devices.get(id)?.name ?? id,
   };
   const answers: unknown[] = [];
-  const session = { id: 's1', ownerDeviceId: owner.deviceId, generation: options.generation ?? 1, permissions: { answerCursor: 0 } };
+  const permissions = { answerCursor: 0, seenMoveHere: [] };
+  const session = { id: 's1', ownerDeviceId: owner.deviceId, generation: options.generation ?? 1, permissions };
   const part = (self: DeviceIdentity, generation: number) =>
     new MoveHere({
       selfId: self.deviceId,
-      state: { readSession: () => ({ ...session, generation }) as never },
+      state: {
+        readSession: () => ({ ...session, generation }) as never,
+        updateSession: (_id, change) => {
+          change(session as never);
+          return true;
+        },
+      },
       backend: {
         postAnswer: async (sessionId, gen, sealedBody) => {
           const entry = { sessionId, seq: posted.length + 1, generation: gen, deviceId: self.deviceId, sealedBody, createdAt: NOW };

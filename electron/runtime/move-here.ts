@@ -26,8 +26,9 @@ import type { BackendPort } from '../ports/backend.ts';
 import type { Clock } from '../ports/clock.ts';
 import type { SealPort } from '../ports/seal.ts';
 import type { DeviceDirectory } from './device-directory.ts';
+import { MoveHereRecord } from './move-here-record.ts';
 import type { PostHandler } from './session-posts.ts';
-import { signPost, verifyPost, type PostSigner } from './signed-posts.ts';
+import { postLaterMessage, signPost, verifyPost, type PostSigner } from './signed-posts.ts';
 
 const SignedRequestSchema = z.strictObject({
   requestId: z.string().min(1).max(64),
@@ -56,7 +57,7 @@ export interface MoveHereAsk {
 
 export interface MoveHereDeps {
   selfId: string;
-  state: Pick<LocalState, 'readSession'>;
+  state: Pick<LocalState, 'readSession' | 'updateSession'>;
   backend: Pick<BackendPort, 'postAnswer'>;
   seal: Pick<SealPort, 'sealJson'>;
   /** This device's signing key; without one it cannot ask. */
@@ -70,9 +71,12 @@ export interface MoveHereDeps {
 }
 
 export class MoveHere implements PostHandler {
-  private readonly seen = new Set<string>();
+  /** The requests acted on (durable, bounded) and the pace of readiness checks for them. */
+  private readonly record: MoveHereRecord;
 
-  constructor(private readonly deps: MoveHereDeps) {}
+  constructor(private readonly deps: MoveHereDeps) {
+    this.record = new MoveHereRecord({ state: deps.state, clock: deps.clock, maxAgeMs: MOVE_HERE_MAX_AGE_MS });
+  }
 
   /** Asks the owner of `sessionId` to move it to this device; refused at once when the owner is offline, or the session moved on since `asked.generation`. */
   async ask(sessionId: string, asked: MoveHereAsk = {}): Promise<ActionResult> {
@@ -108,6 +112,7 @@ export class MoveHere implements PostHandler {
     if (posted.ok) return ok(undefined);
     if (posted.code === 'stale_generation')
       return fail('stale_generation', 'The session moved meanwhile; see where it runs now, then try again.');
+    if (posted.code === 'rate_limited') return fail('rate_limited', postLaterMessage(posted.details, 'requests'));
     return fail(posted.code, posted.message);
   }
 
@@ -120,10 +125,12 @@ export class MoveHere implements PostHandler {
       return;
     }
     const asker = posted.deviceId;
-    this.seen.add(parsed.data!.requestId);
+    this.record.remember(sessionId, parsed.data!.requestId, parsed.data!.at);
     this.deps.log(`session ${sessionId}: ${this.deps.devices.nameOf(asker)} asked to move it there (Move here)`);
-    const started = await this.deps.start(sessionId, asker, asker, parsed.data!.freshClone === true);
-    if (!started.ok) this.deps.log(`session ${sessionId}: the Move here of ${asker} did not start: ${started.code} ${started.message}`);
+    await this.record.pace(sessionId, async () => {
+      const started = await this.deps.start(sessionId, asker, asker, parsed.data!.freshClone === true);
+      if (!started.ok) this.deps.log(`session ${sessionId}: the Move here of ${asker} did not start: ${started.code} ${started.message}`);
+    });
   }
 
   /** Why the request may not be acted on, or null. */
@@ -137,8 +144,7 @@ export class MoveHere implements PostHandler {
     const { signature, ...signed } = body;
     if (!verifyPost(this.deps.devices.get(body.deviceId), signedFields(signed), signature))
       return 'it is not signed by an enrolled device of the account';
-    if (this.seen.has(body.requestId)) return 'it is a replay of a request already seen';
     if (Math.abs(this.deps.clock() - body.at) > MOVE_HERE_MAX_AGE_MS) return 'it is too old';
-    return null;
+    return this.record.refusal(sessionId, body.requestId);
   }
 }

@@ -27,3 +27,9 @@ export function verifyPost(device: Device | undefined, fields: readonly (string 
   const bytes = fromBase64url(signature);
   return device?.status === 'enrolled' && bytes !== null && verifySignature(device.signingPublicKey, fieldBytes(fields), bytes);
 }
+
+/** The sentence of a post the backend refused for now (`rate_limited`: too many in its window), with when to try again. */
+export function postLaterMessage(details: Record<string, unknown> | undefined, what: string): string {
+  const ms = typeof details?.retryAfterMs === 'number' ? details.retryAfterMs : 60_000;
+  return `Too many ${what} were sent in the last minute; try again in ${Math.max(1, Math.ceil(ms / 1000))} s.`;
+}

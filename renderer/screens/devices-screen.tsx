@@ -107,7 +107,7 @@ export function DevicesScreen() {
       {revoking && (
         <Modal
           title="Revoke device"
-          description={`${revoking.name} will be refused from now on. It cannot be undone.`}
+          description={`${revoking.name} will be refused from now on, and the account keys are renewed so it cannot open anything sealed after. It cannot be undone.`}
           onClose={() => setRevoking(null)}
         >
           <div className="modal-actions">

@@ -62,7 +62,8 @@ export const useDevicesStore = create<DevicesState>()((set, get) => {
     revoke: (deviceId) =>
       act(
         () => api.revokeDevice({ deviceId }),
-        () => 'Device revoked. Its requests are refused from now on.',
+        () =>
+          'Device revoked. Its requests are refused from now on, and the account keys were renewed: it cannot open what is sealed from now on.',
       ),
     rotateKeys: async () => {
       set({ busy: true, error: null, notice: null });

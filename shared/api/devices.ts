@@ -121,12 +121,24 @@ export const HeartbeatRequest = z.strictObject({
 });
 export const HeartbeatResponse = z.strictObject({ serverTime: Millis });
 
-/** POST /v1/keys/rotate — a new ADK version wrapped for every remaining enrolled device. */
+/**
+ * POST /v1/keys/rotate — a new ADK version wrapped for every remaining enrolled device. The moves not
+ * yet past the source's relinquish whose checkpoint would be sealed under an older version are
+ * cancelled (`keys_rotated`); from then on a move is created only under the newest version.
+ */
 export const RotateKeysRequest = z.strictObject({
   keyVersion: z.number().int().positive(),
   wrappedKeys: z.array(WrappedKey).min(1).max(1000),
 });
-export const KeysResponse = z.strictObject({ currentVersion: z.number().int().nonnegative(), keys: z.array(WrappedKey) });
+export const KeysResponse = z.strictObject({
+  currentVersion: z.number().int().nonnegative(),
+  keys: z.array(WrappedKey),
+  /**
+   * A revoked device was given the current version: the account's devices rotate (a revoke rotates at
+   * once on the revoking device; this finishes one that did not). Absent from older backends.
+   */
+  rotationDue: z.boolean().optional(),
+});
 
 export const MeResponse = z.strictObject({ device: Device });
 export const DeviceListResponse = z.strictObject({ devices: z.array(Device) });

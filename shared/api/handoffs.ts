@@ -119,7 +119,10 @@ export const CreateHandoffRequest = z.strictObject({
   targetDeviceId: Id,
   initiatorDeviceId: Id.optional(),
   generation: Generation,
-  /** The key version the checkpoint will be sealed under (devices always send it). */
+  /**
+   * The key version the checkpoint will be sealed under (devices always send it): the account's
+   * newest, else `key_version_outdated` (the device fetches the newest and asks again).
+   */
   keyVersion: z.number().int().positive().optional(),
   /** The commits the source is at, sealed to the handoff (Handoff.sealedCommits). */
   sealedCommits: B64(SEALED_COMMITS_MAX).optional(),

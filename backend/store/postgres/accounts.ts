@@ -184,6 +184,15 @@ export function postgresAccountStore(pool: pg.Pool, mutate: PgMutator): AccountS
       return expired.rowCount ?? 0;
     },
     currentKeyVersion: (accountId) => keyVersion(pool, accountId),
+    async revokedHoldsCurrentKey(accountId) {
+      const found = await row<{ one: number }>(
+        pool,
+        `SELECT 1 AS one FROM wrapped_keys w JOIN devices d ON d.id = w.device_id JOIN accounts a ON a.id = d.account_id
+         WHERE a.id = $1 AND d.status = 'revoked' AND w.key_version = a.current_key_version LIMIT 1`,
+        [accountId],
+      );
+      return found !== undefined;
+    },
     async getKeys(deviceId) {
       const found = await rows<{ device_id: string; key_version: number; wrapped_by: string; wrapped: string }>(
         pool,

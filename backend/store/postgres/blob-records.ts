@@ -28,5 +28,17 @@ export function postgresBlobRecordStore(pool: pg.Pool): BlobRecordStore {
     getBlob(accountId, digest) {
       return row<BlobRecord>(pool, `SELECT ${COLUMNS} FROM blobs WHERE account_id = $1 AND digest = $2`, [accountId, digest]);
     },
+    async dropUnnamedBlob({ accountId, digest, createdAt, at }) {
+      const dropped = await row<{ n: number }>(
+        pool,
+        `WITH dropped AS (DELETE FROM blobs WHERE account_id = $1 AND digest = $2 AND created_at = $3 AND named = 0 AND holds = 0
+           RETURNING digest),
+         queued AS (INSERT INTO blob_garbage (digest, due_at) SELECT digest, $4 FROM dropped
+           ON CONFLICT (digest) DO UPDATE SET due_at = least(blob_garbage.due_at, excluded.due_at))
+         SELECT count(*)::int AS n FROM dropped`,
+        [accountId, digest, createdAt, at],
+      );
+      return dropped!.n > 0;
+    },
   };
 }

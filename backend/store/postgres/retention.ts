@@ -5,7 +5,8 @@
  * a time and the others find it busy. The delete re-checks its condition on the row it deletes: a
  * transition naming the body at the same moment updates that row (held once more), and PostgreSQL
  * then tests the newer row, which is held, and leaves it; or the delete went first, and the
- * transition finds no record and is refused.
+ * transition finds no record and is refused. Pruning the posts of sessions' logs needs no lock: two
+ * instances deleting the same posts delete them once.
  */
 import type pg from 'pg';
 import type { RetentionStore } from '../store.ts';
@@ -36,6 +37,17 @@ export function postgresRetentionStore(pool: pg.Pool, mutate: PgMutator): Retent
       );
       if (!result.ok) throw new Error(result.message);
       return result.value;
+    },
+    async prunePosts({ keptAfter, expiredBefore, limit }) {
+      const pruned = await pool.query(
+        `WITH doomed AS (
+           SELECT a.account_id, a.session_id, a.seq FROM session_answers a
+           JOIN sessions s ON s.account_id = a.account_id AND s.id = a.session_id
+           WHERE a.created_at < $1 AND (a.created_at < $2 OR a.generation < s.generation OR a.seq <= s.answers_taken) LIMIT $3)
+         DELETE FROM session_answers a USING doomed d WHERE a.account_id = d.account_id AND a.session_id = d.session_id AND a.seq = d.seq`,
+        [keptAfter, expiredBefore, limit],
+      );
+      return pruned.rowCount ?? 0;
     },
     async unrecordedDigests(digests) {
       const found = await rows<{ digest: string }>(

@@ -1,8 +1,8 @@
 /** Sessions and their fenced, append-only event log in PostgreSQL (the same rules as sqlite/sessions.ts). */
 import type pg from 'pg';
-import type { SessionStore } from '../store.ts';
+import type { PostCaps, PostLoad, SessionStore } from '../store.ts';
 import { refuse, toEvent, toSession, type EventRow, type SessionRow } from '../rows.ts';
-import { fence } from '../rules.ts';
+import { fence, refuseOverPostCap } from '../rules.ts';
 import { row, rows, type PgMutator, type Sql } from './tx.ts';
 
 /** A session row's columns, as every read of one lists them. */
@@ -38,6 +38,28 @@ async function listLog(pool: pg.Pool, table: LogTable, accountId: string, sessio
     [accountId, sessionId, after, limit],
   );
   return found.map(toEvent);
+}
+
+const LOAD = `count(*)::int AS posts, COALESCE(sum(length(sealed_body)), 0)::bigint AS bytes, min(created_at) AS "oldestAt"`;
+
+/** Counts the window's posts of the device (its row locked first) and of the session (locked by the caller), and refuses one past a cap. */
+async function refuseOverPostCapIn(
+  sql: Sql,
+  post: { accountId: string; sessionId: string; deviceId: string; bytes: number; at: number },
+  caps: PostCaps,
+): Promise<void> {
+  const since = post.at - caps.windowMs;
+  await sql.query('SELECT 1 FROM devices WHERE id = $1 FOR UPDATE', [post.deviceId]);
+  const device = await row<PostLoad>(sql, `SELECT ${LOAD} FROM session_answers WHERE device_id = $1 AND created_at > $2`, [
+    post.deviceId,
+    since,
+  ]);
+  const session = await row<PostLoad>(
+    sql,
+    `SELECT ${LOAD} FROM session_answers WHERE account_id = $1 AND session_id = $2 AND created_at > $3`,
+    [post.accountId, post.sessionId, since],
+  );
+  refuseOverPostCap({ device: device!, session: session! }, caps, post.bytes, post.at);
 }
 
 /** The session half of the PostgreSQL store. */
@@ -88,18 +110,27 @@ export function postgresSessionStore(pool: pg.Pool, mutate: PgMutator): SessionS
       });
     },
     listEvents: (accountId, sessionId, after, limit) => listLog(pool, 'session_events', accountId, sessionId, after, limit),
-    appendAnswer({ accountId, sessionId, deviceId, generation, sealedBody, at }, idem) {
+    appendAnswer({ accountId, sessionId, deviceId, generation, sealedBody, at, caps }, idem) {
       return mutate(idem, async (sql) => {
-        // The session row's lock orders the answers of one session, so the next seq is the largest plus one.
+        // The session row's lock orders the answers of one session; the device row's, one device's posts (counted below).
         fence(await sessionRow(sql, accountId, sessionId, true), null, generation);
+        if (caps) await refuseOverPostCapIn(sql, { accountId, sessionId, deviceId, bytes: sealedBody.length, at }, caps);
+        // The session keeps the last number handed out: a pruned log never hands one out twice.
         const { seq } = (await row<{ seq: number }>(
           sql,
-          'SELECT COALESCE(MAX(seq), 0) + 1 AS seq FROM session_answers WHERE account_id = $1 AND session_id = $2',
+          'UPDATE sessions SET answers_seq = answers_seq + 1 WHERE account_id = $1 AND id = $2 RETURNING answers_seq AS seq',
           [accountId, sessionId],
         ))!;
         return insertLogEntry(sql, 'session_answers', accountId, { sessionId, seq, generation, deviceId, sealedBody, createdAt: at });
       });
     },
     listAnswers: (accountId, sessionId, after, limit) => listLog(pool, 'session_answers', accountId, sessionId, after, limit),
+    async markPostsTaken({ accountId, sessionId, deviceId, upTo }) {
+      await pool.query(
+        `UPDATE sessions SET answers_taken = least(greatest(answers_taken, $1), answers_seq)
+         WHERE account_id = $2 AND id = $3 AND owner_device_id = $4 AND answers_taken < least($1, answers_seq)`,
+        [upTo, accountId, sessionId, deviceId],
+      );
+    },
   };
 }

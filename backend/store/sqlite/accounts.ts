@@ -43,6 +43,12 @@ export function sqliteAccountStore(db: Database.Database, mutate: Mutator): Acco
     keyVersion: db.prepare('SELECT current_key_version AS v FROM accounts WHERE id = ?'),
     setKeyVersion: db.prepare('UPDATE accounts SET current_key_version = ? WHERE id = ? AND current_key_version = ?'),
     keys: db.prepare('SELECT * FROM wrapped_keys WHERE device_id = ? ORDER BY key_version'),
+    revokedHoldsCurrent: db
+      .prepare(
+        `SELECT 1 FROM wrapped_keys w JOIN devices d ON d.id = w.device_id JOIN accounts a ON a.id = d.account_id
+         WHERE a.id = ? AND d.status = 'revoked' AND w.key_version = a.current_key_version LIMIT 1`,
+      )
+      .pluck(),
   };
 
   const device = (id: string): Device | undefined => {
@@ -155,6 +161,9 @@ export function sqliteAccountStore(db: Database.Database, mutate: Mutator): Acco
     },
     async currentKeyVersion(accountId) {
       return keyVersion(accountId);
+    },
+    async revokedHoldsCurrentKey(accountId) {
+      return q.revokedHoldsCurrent.get(accountId) !== undefined;
     },
     async getKeys(deviceId) {
       return (q.keys.all(deviceId) as { device_id: string; key_version: number; wrapped_by: string; wrapped: string }[]).map((r) => ({

@@ -10,6 +10,10 @@ export function sqliteBlobRecordStore(db: Database.Database, mutate: Mutator): B
       `INSERT INTO blobs (account_id, digest, size, created_at) VALUES (?, ?, ?, ?)
        ON CONFLICT (account_id, digest) DO UPDATE SET created_at = max(created_at, excluded.created_at)`,
     ),
+    dropUnnamed: db.prepare('DELETE FROM blobs WHERE account_id = ? AND digest = ? AND created_at = ? AND named = 0 AND holds = 0'),
+    queue: db.prepare(
+      'INSERT INTO blob_garbage (digest, due_at) VALUES (?, ?) ON CONFLICT (digest) DO UPDATE SET due_at = min(due_at, excluded.due_at)',
+    ),
     blob: db.prepare(
       'SELECT account_id AS accountId, digest, size, created_at AS createdAt FROM blobs WHERE account_id = ? AND digest = ?',
     ),
@@ -25,6 +29,15 @@ export function sqliteBlobRecordStore(db: Database.Database, mutate: Mutator): B
     },
     async getBlob(accountId, digest) {
       return q.blob.get(accountId, digest) as BlobRecord | undefined;
+    },
+    async dropUnnamedBlob({ accountId, digest, createdAt, at }) {
+      const result = await mutate(undefined, () => {
+        if (q.dropUnnamed.run(accountId, digest, createdAt).changes === 0) return false;
+        q.queue.run(digest, at);
+        return true;
+      });
+      if (!result.ok) throw new Error(result.message);
+      return result.value;
     },
   };
 }

@@ -5,7 +5,8 @@
  * (handoffs.ts); collection takes, a batch per transaction, the records no handoff holds and
  * queues their digests, whose bodies the blob store removes once no record names them. Every mutation
  * goes through the one mutator, so a transition naming a body and the collection of its record are
- * never interleaved: whichever commits first, the other sees it.
+ * never interleaved: whichever commits first, the other sees it. Collection also prunes, a batch per
+ * transaction, the posts of sessions' logs nothing needs (store.ts, RetentionStore.prunePosts).
  */
 import type Database from 'better-sqlite3';
 import type { CheckpointRef } from '../../../shared/api/handoffs.ts';
@@ -78,6 +79,12 @@ export function sqliteRetentionStore(db: Database.Database, mutate: Mutator): Re
     held: db.prepare('SELECT 1 FROM backup_holds WHERE until > ? LIMIT 1').pluck(),
     settle: db.prepare('DELETE FROM blob_garbage WHERE digest = ?'),
     postpone: db.prepare('UPDATE blob_garbage SET due_at = ? WHERE digest = ?'),
+    prunePosts: db.prepare(
+      `DELETE FROM session_answers WHERE rowid IN (
+         SELECT a.rowid FROM session_answers a JOIN sessions s ON s.account_id = a.account_id AND s.id = a.session_id
+         WHERE a.created_at < @keptAfter AND (a.created_at < @expiredBefore OR a.generation < s.generation OR a.seq <= s.answers_taken)
+         LIMIT @limit)`,
+    ),
   };
   const run = async <T>(fn: () => T): Promise<T> => {
     const result = await mutate(undefined, fn);
@@ -94,6 +101,7 @@ export function sqliteRetentionStore(db: Database.Database, mutate: Mutator): Re
         }
         return doomed.length;
       }),
+    prunePosts: (input) => run(() => q.prunePosts.run(input).changes),
     async unrecordedDigests(digests) {
       return digests.filter((digest) => q.recorded.get(digest) === undefined);
     },

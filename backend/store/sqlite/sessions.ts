@@ -1,8 +1,8 @@
 /** Sessions and their fenced, append-only event log in SQLite. */
 import type Database from 'better-sqlite3';
-import type { SessionStore } from '../store.ts';
+import type { PostLoad, SessionStore } from '../store.ts';
 import { refuse, toEvent, toSession, type EventRow, type SessionRow } from '../rows.ts';
-import { fence } from '../rules.ts';
+import { fence, refuseOverPostCap } from '../rules.ts';
 import type { Mutator } from './mutator.ts';
 
 /** The session half of the SQLite store. */
@@ -24,7 +24,24 @@ export function sqliteSessionStore(db: Database.Database, mutate: Mutator): Sess
        VALUES (?, ?, ?, ?, ?, ?, ?)`,
     ),
     events: db.prepare('SELECT * FROM session_events WHERE account_id = ? AND session_id = ? AND seq > ? ORDER BY seq LIMIT ?'),
-    nextAnswer: db.prepare('SELECT COALESCE(MAX(seq), 0) + 1 AS seq FROM session_answers WHERE account_id = ? AND session_id = ?'),
+    // The session keeps the last number handed out: a pruned log never hands one out twice.
+    nextAnswer: db
+      .prepare('UPDATE sessions SET answers_seq = answers_seq + 1 WHERE account_id = ? AND id = ? RETURNING answers_seq')
+      .pluck(),
+    load: db.prepare(
+      `SELECT count(*) AS posts, COALESCE(SUM(LENGTH(sealed_body)), 0) AS bytes, MIN(created_at) AS oldestAt
+       FROM session_answers WHERE device_id = ? AND created_at > ?`,
+    ),
+    sessionLoad: db.prepare(
+      `SELECT count(*) AS posts, COALESCE(SUM(LENGTH(sealed_body)), 0) AS bytes, MIN(created_at) AS oldestAt
+       FROM session_answers WHERE account_id = ? AND session_id = ? AND created_at > ?`,
+    ),
+    takenBefore: db
+      .prepare('SELECT min(?, answers_seq) > answers_taken FROM sessions WHERE account_id = ? AND id = ? AND owner_device_id = ?')
+      .pluck(),
+    taken: db.prepare(
+      'UPDATE sessions SET answers_taken = min(max(answers_taken, ?), answers_seq) WHERE account_id = ? AND id = ? AND owner_device_id = ?',
+    ),
     insertAnswer: db.prepare(
       `INSERT INTO session_answers (account_id, session_id, seq, generation, device_id, sealed_body, created_at)
        VALUES (?, ?, ?, ?, ?, ?, ?)`,
@@ -66,16 +83,30 @@ export function sqliteSessionStore(db: Database.Database, mutate: Mutator): Sess
     async listEvents(accountId, sessionId, after, limit) {
       return (q.events.all(accountId, sessionId, after, limit) as EventRow[]).map(toEvent);
     },
-    async appendAnswer({ accountId, sessionId, deviceId, generation, sealedBody, at }, idem) {
+    async appendAnswer({ accountId, sessionId, deviceId, generation, sealedBody, at, caps }, idem) {
       return mutate(idem, () => {
         fence(session(accountId, sessionId), null, generation);
-        const { seq } = q.nextAnswer.get(accountId, sessionId) as { seq: number };
+        if (caps) {
+          const since = at - caps.windowMs;
+          const load = {
+            device: q.load.get(deviceId, since) as PostLoad,
+            session: q.sessionLoad.get(accountId, sessionId, since) as PostLoad,
+          };
+          refuseOverPostCap(load, caps, sealedBody.length, at);
+        }
+        const seq = q.nextAnswer.get(accountId, sessionId) as number;
         q.insertAnswer.run(accountId, sessionId, seq, generation, deviceId, sealedBody, at);
         return { sessionId, seq, generation, deviceId, sealedBody, createdAt: at };
       });
     },
     async listAnswers(accountId, sessionId, after, limit) {
       return (q.answers.all(accountId, sessionId, after, limit) as EventRow[]).map(toEvent);
+    },
+    async markPostsTaken({ accountId, sessionId, deviceId, upTo }) {
+      // Most reads take nothing new: they write nothing either.
+      if (q.takenBefore.get(upTo, accountId, sessionId, deviceId) !== 1) return;
+      const result = await mutate(undefined, () => q.taken.run(upTo, accountId, sessionId, deviceId));
+      if (!result.ok) throw new Error(result.message);
     },
   };
 }

@@ -13,10 +13,10 @@
  * (every process that held it has exited), or a moment after it exited.
  */
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
-import { createInterface } from 'node:readline';
 import { Readable, Writable } from 'node:stream';
 import * as acp from '@agentclientprotocol/sdk';
 import type { Result } from '../../../shared/errors.ts';
+import { overlongLineText, readLines } from '../process-lines.ts';
 import type { TurnExit } from '../turn-process.ts';
 
 /** The longest JSON-RPC message (one line) Baton reads from an agent: 16 MiB, as a session file's line. */
@@ -70,7 +70,13 @@ export class AcpConnection {
       child.once('error', (error) => resolve(error.message));
     });
     child.stderr.on('data', (chunk: Buffer) => (stderrTail = (stderrTail + chunk.toString('utf8')).slice(-STDERR_TAIL_BYTES)));
-    if (handlers.stderrLine) createInterface({ input: child.stderr, crlfDelay: Infinity }).on('line', handlers.stderrLine);
+    let stoppedBecause: string | undefined;
+    // Capped as every agent line is (process-lines.ts): a longer one stops the agent, and its exit says why.
+    if (handlers.stderrLine)
+      void readLines(child.stderr, handlers.stderrLine, () => {
+        stoppedBecause ??= overlongLineText('stderr');
+        this.kill();
+      });
     child.stdin.on('error', () => undefined); // the agent may exit before reading what was written
     const stream = acp.ndJsonStream(
       Writable.toWeb(child.stdin) as WritableStream<Uint8Array>,
@@ -92,7 +98,7 @@ export class AcpConnection {
         done = true;
         this.gone = true;
         this.connection.close();
-        resolve({ code, signal, spawnError, stderrTail });
+        resolve({ code, signal, spawnError, stderrTail, ...(stoppedBecause ? { stoppedBecause } : {}) });
       };
       child.once('error', (error) => {
         spawnError = error.message;

@@ -1,7 +1,7 @@
 /**
  * An ACP agent's `session/request_permission` as a Baton permission request (shared/permission-request.ts).
  * The agent waits for the outcome; what the session's level allows outright is answered here at
- * once — at "workspace" an edit whose every path is inside the workspace (not its .git), at "full"
+ * once — at "workspace" an edit whose every path leads inside the workspace (not its .git), at "full"
  * anything — and everything else becomes a `permission-request` event, pending until
  * answerPermission, or until the turn is interrupted or the agent stops: then the agent gets the
  * `cancelled` outcome ACP defines for it and a `permission-cancelled` event says why.
@@ -23,7 +23,7 @@ import {
 } from '../../../shared/permission-request.ts';
 import type { PermissionLevel, ProviderResult } from '../../../shared/provider.ts';
 import { textDiff } from '../permissions/file-change-diff.ts';
-import { insideWorkspace } from '../permissions/inside-workspace.ts';
+import { insideWorkspace } from '../permissions/workspace-paths.ts';
 import { PendingAsks } from '../permissions/pending-asks.ts';
 import type { SessionState } from '../session-state.ts';
 import { MAIN_AGENT } from '../turn-session.ts';
@@ -88,14 +88,16 @@ export class AcpPermissions {
 
   /**
    * Takes one request of the agent: answered at once when the level allows it outright, else
-   * reported and kept pending; resolves with the outcome the agent gets. `roots`: the workspace's
-   * paths (as given and resolved).
+   * reported and kept pending; resolves with the outcome the agent gets. `workspace`: the session's
+   * (an edit is inside it only when where its paths lead is: workspace-paths.ts).
    */
-  ask(asked: acp.RequestPermissionRequest, roots: readonly string[]): Promise<Outcome> {
+  async ask(asked: acp.RequestPermissionRequest, workspace: string | null): Promise<Outcome> {
     const call = asked.toolCall;
     const paths = callPaths(call);
-    const allowed = this.level === 'full' || (this.level === 'workspace' && call.kind === 'edit' && insideWorkspace(paths, roots));
-    if (allowed) return Promise.resolve(selected(optionOf(asked.options, 'allow')));
+    const allowed =
+      this.level === 'full' ||
+      (this.level === 'workspace' && call.kind === 'edit' && workspace !== null && (await insideWorkspace(paths, workspace)));
+    if (allowed) return selected(optionOf(asked.options, 'allow'));
     const request = this.requestOf(call, paths);
     return new Promise((reply) => this.pending.add(request, { request, options: asked.options, reply }));
   }

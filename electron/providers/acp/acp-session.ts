@@ -47,7 +47,6 @@ export class AcpSession extends TurnSession {
   /** The connection in which the session is open. */
   private openIn: AcpConnection | null = null;
   private replaying = false;
-  private roots: string[] = [];
   private settleReason = 'The turn ended before an answer.';
   private readonly permissions: AcpPermissions;
   private readonly folder: AcpUpdateFolder;
@@ -166,16 +165,6 @@ export class AcpSession extends TurnSession {
     return { ok: true, value: undefined };
   }
 
-  /** Binds to `workspace`, remembering its resolved path too (where "workspace" accepts edits). */
-  protected override open(workspace: string): void {
-    super.open(workspace);
-    this.roots = [workspace];
-    void realpath(workspace).then(
-      (resolved) => (this.roots = [...new Set([workspace, resolved])]),
-      () => undefined,
-    );
-  }
-
   /** Stops the agent's process gracefully (it writes the rest of its session), if it runs. */
   private async closeAgent(): Promise<void> {
     const connection = this.connection;
@@ -214,7 +203,7 @@ export class AcpSession extends TurnSession {
           // Qwen Code asks before it announces the call: the request's call names it for the transcript.
           if (!this.replaying && request.sessionId === this.sessionId)
             this.folder.take({ sessionUpdate: 'tool_call_update', ...request.toolCall });
-          return this.permissions.ask(request, this.roots);
+          return this.permissions.ask(request, this.workspace);
         },
       },
     );

@@ -189,7 +189,7 @@ export class ClaudeCodeSession extends ProcessSession {
     }
     const toolUseId = typeof request.tool_use_id === 'string' ? request.tool_use_id : null;
     const agent = (toolUseId !== null ? this.callers.get(toolUseId) : undefined) ?? MAIN_AGENT;
-    void permissionRequestOf(requestId, request, agent).then(
+    void permissionRequestOf(requestId, request, agent, this.workspace).then(
       (asked) => this.asks.add(asked, { input: request.input, toolUseId }),
       (error: unknown) => this.writeInput(controlErrorLine(requestId, `Baton could not read the request: ${String(error)}`)),
     );

@@ -74,8 +74,9 @@ export class MessageFolder {
     if (SUBAGENT_TOOLS.has(name) && id !== null) {
       const input = (block.input && typeof block.input === 'object' ? block.input : {}) as Record<string, unknown>;
       const description = str(input.description) ?? 'Subagent';
+      // Past the turn's caps no entry is kept, and no agent is added either.
+      if (this.state.addEntry('tool', author, `Started subagent "${description}"`) === null) return;
       this.state.upsertAgent({ id, parentId: author, name: description, role: str(input.subagent_type) ?? 'subagent', status: 'running' });
-      this.state.addEntry('tool', author, `Started subagent "${description}"`);
       return;
     }
     this.state.addEntry('tool', author, describeToolUse(name, block.input));

@@ -49,27 +49,33 @@ export function suggestedRules(suggestions: unknown): PermissionRule[] {
   return rules;
 }
 
-/** The diff of an Edit, MultiEdit or Write call, or undefined for another tool. */
-async function changeDiff(tool: string, input: Fields, path: string): Promise<string | undefined> {
-  if (tool === 'Write') return writeDiff(path, str(input.content) ?? '');
+/** The diff of an Edit, MultiEdit or Write call in `workspace`, or undefined for another tool. */
+async function changeDiff(tool: string, input: Fields, path: string, workspace: string | null): Promise<string | undefined> {
+  if (tool === 'Write') return writeDiff(path, str(input.content) ?? '', workspace);
   if (tool === 'Edit') {
     const edit = { oldText: str(input.old_string) ?? '', newText: str(input.new_string) ?? '', all: input.replace_all === true };
-    return replaceDiff(path, [edit]);
+    return replaceDiff(path, [edit], workspace);
   }
   if (tool === 'MultiEdit' && Array.isArray(input.edits)) {
     const edits = input.edits
       .map(fields)
       .map((e) => ({ oldText: str(e.old_string) ?? '', newText: str(e.new_string) ?? '', all: e.replace_all === true }));
-    return replaceDiff(path, edits);
+    return replaceDiff(path, edits, workspace);
   }
   return undefined;
 }
 
 /**
  * The PermissionRequest of a `can_use_tool` control request: the exact command of a Bash call, the
- * file and diff of an edit, else the input briefly; `agent` is the agent that made the tool call.
+ * file and diff of an edit (the file read only inside `workspace`: file-change-diff.ts), else the
+ * input briefly; `agent` is the agent that made the tool call.
  */
-export async function permissionRequestOf(requestId: string, request: Fields, agent: string): Promise<PermissionRequest> {
+export async function permissionRequestOf(
+  requestId: string,
+  request: Fields,
+  agent: string,
+  workspace: string | null,
+): Promise<PermissionRequest> {
   const tool = str(request.tool_name) ?? 'tool';
   const input = fields(request.input);
   const asked: PermissionRequest = { id: requestId, agent, tool };
@@ -78,7 +84,7 @@ export async function permissionRequestOf(requestId: string, request: Fields, ag
   if (command !== undefined) asked.command = clipPermissionText(command);
   if (path !== undefined) {
     asked.path = clipPermissionText(path);
-    const diff = await changeDiff(tool, input, path);
+    const diff = await changeDiff(tool, input, path, workspace);
     if (diff !== undefined) asked.diff = diff;
   }
   if (command === undefined && path === undefined) asked.detail = clipPermissionText(JSON.stringify(input));

@@ -3,7 +3,8 @@
  * server asks before a command (`item/commandExecution/requestApproval`) or a file change
  * (`item/fileChange/requestApproval`, whose change is the fileChange item already started) and waits.
  * What the session's level allows outright is answered here at once, without a request: at
- * "workspace" a change to files inside the workspace (not its .git), at "full" anything (Codex does
+ * "workspace" a change to files inside the workspace (not its .git; where the paths lead, links
+ * followed and relative ones from the workspace), at "full" anything (Codex does
  * not ask then). Everything else becomes a `permission-request` event and stays pending until
  * answerPermission, until Codex withdraws it, or until the turn is interrupted or ends — then
  * Codex is told `decline` and a `permission-cancelled` event says why.
@@ -20,8 +21,8 @@ import {
   type PermissionRequest,
 } from '../../../shared/permission-request.ts';
 import type { PermissionLevel, ProviderResult } from '../../../shared/provider.ts';
-import { insideWorkspace } from '../permissions/inside-workspace.ts';
 import { PendingAsks } from '../permissions/pending-asks.ts';
+import { insideWorkspace } from '../permissions/workspace-paths.ts';
 import type { SessionState } from '../session-state.ts';
 import { MAIN_AGENT } from '../turn-session.ts';
 import type { CommandDecision, ServerRequests, ThreadItem } from './app-server-protocol.ts';
@@ -65,14 +66,17 @@ export class CodexApprovals {
   /**
    * Takes one request (`id` unique in the session): answers it at once when the level allows it
    * outright, else reports it and keeps it pending. `item` is the item it is about, when known;
-   * `roots` the workspace's paths (as given and resolved).
+   * `workspace` the session's (a change is inside it only when where its paths lead is: workspace-paths.ts).
    */
-  async ask(id: string, ask: CodexAsk, item: ThreadItem | undefined, roots: readonly string[], reply: CodexReply): Promise<void> {
+  async ask(id: string, ask: CodexAsk, item: ThreadItem | undefined, workspace: string | null, reply: CodexReply): Promise<void> {
     const request = this.requestOf(id, ask, item);
     const changes = item?.type === 'fileChange' ? item.changes : [];
     const allowed =
       this.level === 'full' ||
-      (this.level === 'workspace' && request.tool === 'fileChange' && insideWorkspace(changedPaths(changes), roots));
+      (this.level === 'workspace' &&
+        request.tool === 'fileChange' &&
+        workspace !== null &&
+        (await insideWorkspace(changedPaths(changes), workspace)));
     if (allowed) return reply('accept');
     this.pending.add(request, { request, reply });
   }

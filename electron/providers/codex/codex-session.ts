@@ -56,8 +56,6 @@ export class CodexSession extends TurnSession {
   private readonly approvals: CodexApprovals;
   /** The running turn's items by id, from item/started (a file change request names its item). */
   private readonly items = new Map<string, ThreadItem>();
-  /** The workspace as given and as resolved: where "workspace" accepts file changes. */
-  private roots: string[] = [];
   /** Why what is pending is cancelled when the turn settles. */
   private settleReason = 'The turn ended before an answer.';
   private stopping = false;
@@ -134,20 +132,10 @@ export class CodexSession extends TurnSession {
         else this.state.addEntry(entry.role, MAIN_AGENT, entry.text);
       },
       problem: say,
-      approval: (id, ask, reply) => void this.approvals.ask(id, ask, this.items.get(ask.params.itemId), this.roots, reply),
+      approval: (id, ask, reply) => void this.approvals.ask(id, ask, this.items.get(ask.params.itemId), this.workspace, reply),
       withdrawn: (id) => this.approvals.withdrawn(id),
       settling: () => this.approvals.cancelAll(this.settleReason),
     };
-  }
-
-  /** Binds to `workspace`, remembering its resolved path too (Codex reports resolved paths). */
-  protected override open(workspace: string): void {
-    super.open(workspace);
-    this.roots = [workspace];
-    void realpath(workspace).then(
-      (resolved) => (this.roots = [...new Set([workspace, resolved])]),
-      () => undefined,
-    );
   }
 
   /** Exports the session's rollout by name (format codex/rollout@2): the checkpoint streams it. */

@@ -12,8 +12,9 @@ export class PendingAsks<T> {
 
   constructor(private readonly state: SessionState) {}
 
-  /** Records `request` (with what its answer needs) and reports it. */
+  /** Records `request` (with what its answer needs) and reports it; one past the turn's cap is dropped (the turn is stopped). */
   add(request: PermissionRequest, native: T): void {
+    if (!this.state.admitAsk()) return;
     this.pending.set(request.id, native);
     this.state.emit({ type: 'permission-request', request });
   }

@@ -1,4 +1,4 @@
-/** The runtime's AccountPort over the enrollment modules: invites, approvals, keys, revocation, rotation. */
+/** The runtime's AccountPort over the enrollment modules: invites, approvals, keys, revocation (which rotates), rotation. */
 import { fail, ok } from '../../../shared/errors.ts';
 import type { Profile } from '../../enrollment/profile.ts';
 import { createInvite, approvePendingJoins } from '../../enrollment/invites.ts';

@@ -98,3 +98,17 @@ describe('gitPort.startCloneStatusReads', () => {
     expect(statuses()).toBe(1);
   });
 });
+
+describe('gitPort.pin after a prepare', () => {
+  it('gives a fork pinned just after a move prepared the same remote a clone of its own, never the move’s checkout', async () => {
+    const { root, clone, git, repo, pinned } = cloneUnderRoot();
+    expect((await git.prepare([repo], rootPlaces(root))).ok).toBe(true);
+    const forkRoot = join(root, '.baton-forks', 'fork-1');
+    const forked = await git.pin([pinned], rootPlaces(forkRoot));
+    if (!forked.ok) throw new Error(forked.message);
+    expect(forked.value.repoPaths).not.toContain(clone);
+    expect(forked.value.workspace.startsWith(`${forkRoot}/`)).toBe(true);
+    // The move's own pin still takes the clone it prepared.
+    expect(await git.pin([pinned], rootPlaces(root))).toMatchObject({ ok: true, value: { workspace: clone } });
+  });
+});

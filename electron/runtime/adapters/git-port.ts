@@ -1,5 +1,5 @@
 /** The runtime's GitPort over the git modules: readiness, the clone finder and workspace pinning. */
-import { dirname } from 'node:path';
+import { dirname, isAbsolute, relative, sep } from 'node:path';
 import type { GitRunner } from '../../git/git-runner.ts';
 import { locate, pinWorkspace, readCleanClone, type Located, type PinFailure } from '../../git/pinning.ts';
 import type { ParsedStatus } from '../../git/status-parser.ts';
@@ -19,6 +19,13 @@ function workspaceOf(paths: string[]): string {
 /** What the clone finder is given for `places`: the homes first, the root, the folders in use, and whether to match none. */
 function cloneSearch(run: GitRunner, places: CheckoutPlaces) {
   return { run, workspaceRoot: places.workspaceRoot, knownRepos: places.homes, skip: places.inUse, fresh: places.fresh };
+}
+
+/** Whether `path` is a place the clone finder looks in for `places`: a home, or under the root, and not in use. */
+function lookedIn(path: string, places: CheckoutPlaces): boolean {
+  if (places.inUse.includes(path)) return false;
+  const rel = relative(places.workspaceRoot, path);
+  return places.homes.includes(path) || (rel !== '' && rel !== '..' && !rel.startsWith(`..${sep}`) && !isAbsolute(rel));
 }
 
 /** How long a clone's status read begun ahead (startCloneStatusReads), or where prepare found a clone, stands for the pin's own. */
@@ -48,10 +55,16 @@ export function gitPort(run: GitRunner): GitPort {
   const readiness = new Map<string, ReadinessReport>();
   // The clone each remote was prepared in (remote → where, and when), so a claim and pin right after need not look for it.
   const preparedIn = new Map<string, { place: Located; at: number }>();
-  /** Where `repos` were prepared, when every one was under REUSE_READ_MS ago; else undefined (look for them). */
-  const preparedPlaces = (repos: readonly { remoteUrl: string | null }[]) => {
+  /**
+   * Where `repos` were prepared, when every one was under REUSE_READ_MS ago and is a place `places`
+   * would look in; else undefined (look for them). A fork pinned while a move prepared the same
+   * remote looks only under its own folder: it never takes the move's checkout.
+   */
+  const preparedPlaces = (repos: readonly { remoteUrl: string | null }[], places: CheckoutPlaces) => {
     const found = repos.map((r) => preparedIn.get(r.remoteUrl ?? ''));
-    return found.every((f) => f !== undefined && Date.now() - f.at <= REUSE_READ_MS) ? found.map((f) => f!.place) : undefined;
+    const fits = (f: { place: Located; at: number } | undefined) =>
+      f !== undefined && Date.now() - f.at <= REUSE_READ_MS && lookedIn(f.place.path, places);
+    return found.every(fits) ? found.map((f) => f!.place) : undefined;
   };
   // Once git has run here it is taken to stay (the heartbeat asks every few seconds, and each ask is
   // a process); while it has not, every ask looks again, so a git installed later is found.
@@ -97,7 +110,7 @@ export function gitPort(run: GitRunner): GitPort {
     startCloneStatusReads(repos, places) {
       // Read now, whatever prepare read (the clone may have changed since); looked for only when not prepared moments ago.
       const at = Date.now();
-      const prepared = places.fresh ? undefined : preparedPlaces(repos);
+      const prepared = places.fresh ? undefined : preparedPlaces(repos, places);
       void (prepared ? Promise.resolve(prepared) : locateRepos(repos, places)).then(
         (located) => {
           for (const [i, place] of located.entries())
@@ -123,7 +136,7 @@ export function gitPort(run: GitRunner): GitPort {
           ...cloneSearch(run, places),
           fetched,
           startedStatusRead: taken,
-          located: places.fresh ? undefined : preparedPlaces(repos),
+          located: places.fresh ? undefined : preparedPlaces(repos, places),
           ...(progress ? { progress } : {}),
         },
       );

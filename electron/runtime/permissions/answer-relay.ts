@@ -6,8 +6,9 @@
  * post once (session-posts.ts) and applies an answer only when it opens for this session, names the
  * device the backend says sent it, carries a valid signature of that enrolled device, is not a
  * replay and is bound to the generation it was posted at; the broker then applies it only to a
- * request still pending at that generation. Every refusal is recorded: in the device log and as a
- * transcript note.
+ * request still pending at that generation. Every refusal is recorded in the device log, and told in
+ * the transcript at most once a minute (refusal-notes.ts). The sender answers only a request its own
+ * record holds pending at that generation, and the backend caps what one device posts (429).
  */
 import { z } from 'zod';
 import type { Device } from '../../../shared/api/devices.ts';
@@ -22,7 +23,8 @@ import type { Clock } from '../../ports/clock.ts';
 import type { SealPort } from '../../ports/seal.ts';
 import type { PostHandler } from '../session-posts.ts';
 import type { EventSender } from '../sessions/event-sender.ts';
-import { signPost, verifyPost } from '../signed-posts.ts';
+import { postLaterMessage, signPost, verifyPost } from '../signed-posts.ts';
+import { RefusalNotes } from './refusal-notes.ts';
 import type { PermissionBroker } from './permission-broker.ts';
 
 const SignedAnswerSchema = z.strictObject({
@@ -58,24 +60,38 @@ export interface AnswerRelayDeps {
   nameOf(deviceId: string): string;
   clock: Clock;
   log(message: string): void;
+  /** The shortest time between two refusal notes of one session (default REFUSAL_NOTE_INTERVAL_MS). */
+  refusalNoteMs?: number;
 }
 
-export class AnswerRelay implements PostHandler {
-  constructor(private readonly deps: AnswerRelayDeps) {}
+const MOVED_SINCE = 'The session moved since this was asked, so the answer was not used; the request there is a new one.';
 
-  /** Sends this device's answer to request `requestId` (asked at `generation`) to the session's owner through the backend. */
+export class AnswerRelay implements PostHandler {
+  private readonly notes: RefusalNotes;
+
+  constructor(private readonly deps: AnswerRelayDeps) {
+    this.notes = new RefusalNotes({ note: (id, text) => deps.events.note(id, text), log: deps.log, intervalMs: deps.refusalNoteMs });
+  }
+
+  /**
+   * Sends this device's answer to request `requestId` (asked at `generation`) to the session's owner
+   * through the backend; refused here when this device's record does not hold the request pending.
+   */
   async send(sessionId: string, requestId: string, generation: number, answer: PermissionAnswer): Promise<ActionResult> {
+    const session = this.deps.state.readSession(sessionId);
+    // Asked at a generation the session has left: it moved since, which says more than "not pending".
+    if (session && session.generation !== generation) return fail('stale_generation', MOVED_SINCE);
+    const pending = session?.permissions.pending ?? [];
+    if (!pending.some((p) => p.id === requestId && p.generation === generation))
+      return fail('request_not_pending', 'This request no longer waits for an answer: it was answered, or its turn ended.');
     const body = { answerId: newId(), sessionId, generation, requestId, answer, deviceId: this.deps.selfId, at: this.deps.clock() };
     const signed: SignedAnswer = { ...body, signature: signPost(this.deps.signer, signedFields(body)) };
     const sealed = this.deps.seal.sealJson(signed, { kind: 'permission-answer', sessionId });
     const posted = await this.deps.backend.postAnswer(sessionId, generation, sealed, `answer-${body.answerId}`);
     if (posted.ok) return ok(undefined);
     this.deps.log(`session ${sessionId}: the answer to ${requestId} was refused: ${posted.code} ${posted.message}`);
-    if (posted.code === 'stale_generation')
-      return fail(
-        'stale_generation',
-        'The session moved since this was asked, so the answer was not used; the request there is a new one.',
-      );
+    if (posted.code === 'stale_generation') return fail('stale_generation', MOVED_SINCE);
+    if (posted.code === 'rate_limited') return fail('rate_limited', postLaterMessage(posted.details, 'answers'));
     return fail(posted.code, posted.message);
   }
 
@@ -114,7 +130,11 @@ export class AnswerRelay implements PostHandler {
 
   private refused(sessionId: string, deviceId: string, why: string): void {
     const reason = why.charAt(0).toLowerCase() + why.slice(1).replace(/\.$/, '');
-    this.deps.log(`session ${sessionId}: refused an answer from ${deviceId}: ${reason}`);
-    this.deps.events.note(sessionId, `An answer from ${this.deps.nameOf(deviceId)} was refused: ${reason}.`);
+    this.notes.refused(sessionId, this.deps.nameOf(deviceId), reason);
+  }
+
+  /** Stops the refusal notes' timers (the device stops). */
+  stop(): void {
+    this.notes.stop();
   }
 }

@@ -38,9 +38,10 @@ afterAll(async () => {
   sandbox?.cleanup();
 });
 
-/** A session service of `profile` with demo agents, knowing the account's devices. */
-async function device(profile: Profile, stateDir = `state-${++stateDirs}`): Promise<SessionServiceParts> {
+/** A session service of `profile` with demo agents, knowing the account's devices; its log lines go to `log`. */
+async function device(profile: Profile, stateDir = `state-${++stateDirs}`, log: string[] = []): Promise<SessionServiceParts> {
   const parts = sessionServiceOf(profile, {
+    log: (line) => log.push(line),
     backendUrl: world.backendUrl,
     stateDir: join(sandbox.root, stateDir),
     gitEnv: sandbox.env,
@@ -121,8 +122,9 @@ describe('permission requests across devices', () => {
     await owner.sessions.stopAll();
   }, 60_000);
 
-  it('refuses and records a replayed answer, another session’s, one naming another device, a forged one and one for no request', async () => {
-    const owner = await device(laptop);
+  it('refuses and logs a replayed answer, another session’s, one naming another device, a forged one and one for no request, telling the first in the transcript', async () => {
+    const log: string[] = [];
+    const owner = await device(laptop, undefined, log);
     const other = await device(desktop);
     const { id, request } = await asking(owner, 'run a command');
     const second = await asking(owner, 'run a command');
@@ -155,13 +157,20 @@ describe('permission requests across devices', () => {
     await other.client.call('postAnswer', { params: { sessionId: id }, body: { generation: 1, sealedBody: last!.sealedBody } });
     await owner.posts.pull(id);
     await untilText(owner, id, 'you said no ("not now")');
-    const refused = texts(owner, id).filter((t) => t.startsWith('An answer from'));
-    expect(refused).toEqual([
+    // Each refusal is in the owner's log; the transcript tells the first, and would sum up the others a minute later.
+    expect(texts(owner, id).filter((t) => /answers? from/.test(t))).toEqual([
       'An answer from desktop was refused: it does not open as an answer for this session.',
-      'An answer from desktop was refused: it names another device than the one that sent it.',
-      'An answer from desktop was refused: it is not signed by an enrolled device of the account.',
-      'An answer from desktop was refused: the session has no such permission request.',
-      'An answer from desktop was refused: it is a replay of an answer already seen.',
+    ]);
+    expect(
+      log
+        .filter((line) => line.startsWith(`session ${id}: refused an answer from desktop: `))
+        .map((l) => l.split(': ').slice(2).join(': ')),
+    ).toEqual([
+      'it does not open as an answer for this session',
+      'it names another device than the one that sent it',
+      'it is not signed by an enrolled device of the account',
+      'the session has no such permission request',
+      'it is a replay of an answer already seen',
     ]);
     expect(texts(owner, id)).toContain(`Permission to run \`${DEMO_COMMAND}\`: denied on desktop: “not now”.`);
     await owner.sessions.stopAll();
@@ -214,6 +223,7 @@ describe('permission requests across devices', () => {
     // An answer posted meanwhile finds nobody waiting for it: it is refused, not "allowed" into the void.
     const other = await device(desktop);
     await follow(other, third.id);
+    await pullUntil(other, third.id, 'the request on the desktop', (s) => s.permissions.pending.length > 0);
     expect((await other.sessions.answerPermission(third.id, third.request.id, 1, { decision: 'allow' })).ok).toBe(true);
     const restarted = await device(laptop, 'crash-state');
     await restarted.posts.pull(third.id);
@@ -230,5 +240,40 @@ describe('permission requests across devices', () => {
         `${third.repo}/notes/demo-agent.md: denied by Baton: “laptop restarted while this was asked, which ended that turn; send the message again to ask again.”`,
     );
     await restarted.sessions.stopAll();
+  }, 60_000);
+  // Last: the flood spends the desktop's posts for the backend's window.
+  it('an answer to a request that is not pending is refused by its sender, and a device flooding the owner with such answers adds one note, not one each', async () => {
+    const log: string[] = [];
+    const owner = await device(laptop, undefined, log);
+    const other = await device(desktop);
+    const { id } = await asking(owner, 'run a command');
+    await follow(other, id);
+    expect(await other.sessions.answerPermission(id, 'perm-nothing', 1, { decision: 'allow' })).toMatchObject({
+      ok: false,
+      code: 'request_not_pending',
+    });
+    const before = texts(owner, id).length;
+    // A hostile device posts straight to the backend, signed and sealed as an answer is: each one to an unknown request.
+    const seal = profileSeal(desktop);
+    const statuses: number[] = [];
+    for (let i = 0; i < 100; i += 1) {
+      const fields = ['baton-permission-answer/1', `a-${i}`, id, 1, `perm-unknown-${i}`, 'allow', '', desktop.identity.deviceId, 1];
+      const signature = toBase64url(desktop.identity.sign(new TextEncoder().encode(JSON.stringify(fields))));
+      const body = { answerId: `a-${i}`, sessionId: id, generation: 1, requestId: `perm-unknown-${i}`, answer: { decision: 'allow' } };
+      const sealedBody = seal.sealJson(
+        { ...body, deviceId: desktop.identity.deviceId, at: 1, signature },
+        { kind: 'permission-answer', sessionId: id },
+      );
+      const posted = await other.client.call('postAnswer', { params: { sessionId: id }, body: { generation: 1, sealedBody } });
+      statuses.push(posted.ok ? 200 : posted.status);
+    }
+    // The backend takes a window's worth from one device and refuses the rest for now.
+    expect(statuses.filter((s) => s === 200).length).toBeLessThan(100);
+    expect(statuses.filter((s) => s !== 200).every((s) => s === 429)).toBe(true);
+    await owner.posts.pull(id);
+    const accepted = statuses.filter((s) => s === 200).length;
+    expect(log.filter((line) => line.startsWith(`session ${id}: refused an answer from desktop`))).toHaveLength(accepted);
+    expect(texts(owner, id).slice(before)).toEqual(['An answer from desktop was refused: the session has no such permission request.']);
+    await owner.sessions.stopAll();
   }, 60_000);
 });

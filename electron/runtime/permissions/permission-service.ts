@@ -101,6 +101,7 @@ export class PermissionService implements PostHandler {
 
   /** Denies every pending request of this device's sessions: the device stops. */
   async denyAllForStop(): Promise<void> {
+    this.relay?.stop();
     const owned = this.deps.state.listSessions().filter((s) => s.ownerDeviceId === this.deps.selfId);
     await Promise.all(owned.map((s) => this.broker.denyAll(s.id, 'stop', `${this.deps.selfName} stopped; ask again once it runs.`)));
   }

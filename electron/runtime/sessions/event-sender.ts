@@ -20,6 +20,12 @@ const STALE_CODES = new Set(['stale_generation', 'not_owner']);
 /** The longest a session's appends are held (holdAppends), whatever they wait for. */
 export const APPEND_HOLD_MAX_MS = 30_000;
 
+/**
+ * A session's appends on their way at once, at most: the others wait as their events, unsealed, not
+ * as requests (an agent flooding its transcript up to its turn's cap costs entries, not sockets).
+ */
+export const APPENDS_IN_FLIGHT = 8;
+
 export interface EventSenderDeps {
   selfId: string;
   state: Pick<LocalState, 'readSession' | 'updateSession' | 'transcriptCount' | 'appendTranscript'>;
@@ -37,6 +43,8 @@ export class EventSender {
   private readonly appendsHeld = new Map<string, Promise<unknown>>();
   /** What the backend holds of each session's metadata, as this process last published it: [generation, meta] as JSON. */
   private readonly publishedMeta = new Map<string, string>();
+  /** Each session's appends on their way, and those waiting for one of them to end, in order. */
+  private readonly sending = new Map<string, { count: number; waiting: (() => void)[] }>();
 
   constructor(private readonly deps: EventSenderDeps) {}
 
@@ -63,6 +71,30 @@ export class EventSender {
   async append(sessionId: string, event: SessionEventBody): Promise<ActionResult> {
     const held = this.appendsHeld.get(sessionId);
     if (held) await held;
+    const release = await this.slot(sessionId);
+    try {
+      return await this.send(sessionId, event);
+    } finally {
+      release();
+    }
+  }
+
+  /** Waits for one of the session's APPENDS_IN_FLIGHT places; resolves with its release, which hands it to the next waiting. */
+  private async slot(sessionId: string): Promise<() => void> {
+    const places = this.sending.get(sessionId) ?? { count: 0, waiting: [] };
+    this.sending.set(sessionId, places);
+    if (places.count < APPENDS_IN_FLIGHT) places.count += 1;
+    else await new Promise<void>((resolve) => places.waiting.push(resolve));
+    return () => {
+      const next = places.waiting.shift();
+      if (next) return next();
+      places.count -= 1;
+      if (places.count === 0) this.sending.delete(sessionId);
+    };
+  }
+
+  /** Seals and appends one event at this device's generation now. */
+  private async send(sessionId: string, event: SessionEventBody): Promise<ActionResult> {
     // Read without copying (this runs for every transcript entry); owner and generation are taken now.
     const session = this.deps.state.readSession(sessionId);
     if (!session || session.ownerDeviceId !== this.deps.selfId) return fail('not_owner', 'This device does not own the session.');

@@ -11,5 +11,6 @@ import { migration as v004 } from './004-session-answers.ts';
 import { migration as v005 } from './005-checkpoint-retention.ts';
 import { migration as v006 } from './006-handoff-initiator.ts';
 import { migration as v007 } from './007-handoff-commits.ts';
+import { migration as v008 } from './008-bounded-session-posts.ts';
 
-export const POSTGRES_MIGRATIONS: readonly Migration[] = [v001, v002, v003, v004, v005, v006, v007];
+export const POSTGRES_MIGRATIONS: readonly Migration[] = [v001, v002, v003, v004, v005, v006, v007, v008];

@@ -12,5 +12,6 @@ import { migration as v005 } from './005-session-answers.ts';
 import { migration as v006 } from './006-checkpoint-retention.ts';
 import { migration as v007 } from './007-handoff-initiator.ts';
 import { migration as v008 } from './008-handoff-commits.ts';
+import { migration as v009 } from './009-bounded-session-posts.ts';
 
-export const SQLITE_MIGRATIONS: readonly Migration[] = [v001, v002, v003, v004, v005, v006, v007, v008];
+export const SQLITE_MIGRATIONS: readonly Migration[] = [v001, v002, v003, v004, v005, v006, v007, v008, v009];

@@ -30,7 +30,7 @@ import type { SessionService } from './sessions/session-service.ts';
 export interface MoveServiceDeps {
   selfId: string;
   selfName: string;
-  state: Pick<LocalState, 'session' | 'updateSession'>;
+  state: Pick<LocalState, 'session' | 'readSession' | 'updateSession'>;
   backend: Pick<BackendPort, 'listDevices' | 'blobLimit' | 'getHandoff' | 'listHandoffs'>;
   git: Pick<GitPort, 'repos' | 'sourceReadiness'>;
   remediation: RemediationPort;
@@ -62,7 +62,7 @@ export class MoveService {
     // The backend's blob limit is learnt beside the device list, so the Move that follows asks for neither.
     const [listed] = await Promise.all([backend.listDevices(), backend.blobLimit()]);
     if (listed.ok) devices.replaceAll(listed.value);
-    const session = state.session(sessionId);
+    const session = state.readSession(sessionId);
     if (!session) return [];
     return devices.eligibility(session, this.deps.targetCheck, detectedVersion(await providers.list(), session.provider));
   }

@@ -3,7 +3,9 @@
  * shipped `baton device` processes; one demo-agent session moved back and forth BENCH_SOAK_MOVES
  * times (default 300), a message every 10th move and a blocked-then-fixed move every 50th. The
  * baseline is the same run's first 50 moves: the ratio is the median move over the last 50 ÷ the
- * first 50 (aim ≤ 1.15).
+ * first 50 (aim ≤ 1.15). Then (BENCH_SOAK_TRANSCRIPT entries, default 50,000; 0 leaves it out) a
+ * session with a long transcript against one of 50: its start, move and the run view's reads
+ * (soak-transcript.ts; aim ≤ 1.2).
  */
 import { execFileSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
@@ -11,9 +13,14 @@ import { join } from 'node:path';
 import { startDemoSession, startTwoDevices } from '../dev-env/two-devices.ts';
 import { median } from './median.ts';
 import { footprints, soakMoves, timed, type Footprint, type SoakMove } from './soak-moves.ts';
+import { longTranscript } from './soak-transcript.ts';
 
 const MOVES = Number(process.env.BENCH_SOAK_MOVES ?? 300);
 const WINDOW = Math.min(50, Math.floor(MOVES / 2));
+/** The long transcript's entries (0 leaves that part out), against a session of SHORT_ENTRIES. */
+const LONG_ENTRIES = Number(process.env.BENCH_SOAK_TRANSCRIPT ?? 50_000);
+const SHORT_ENTRIES = 50;
+const TRANSCRIPT_ROUNDS = Number(process.env.BENCH_SOAK_TRANSCRIPT_ROUNDS ?? 3);
 
 /** A folder's size on disk, KiB. */
 function duKiB(path: string): number {
@@ -29,7 +36,7 @@ function quantile(values: number[], q: number): number {
   return sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))]!;
 }
 
-async function main(): Promise<void> {
+async function main(): Promise<number> {
   const world = await startTwoDevices({ prefix: 'baton-soak-', env: { BATON_DEMO_TURN_MS: '20' }, shipped: true });
   try {
     const session = await startDemoSession(world.laptop, world.repo);
@@ -108,10 +115,18 @@ async function main(): Promise<void> {
     console.log(
       `  device API answers at the end (ms): ${JSON.stringify(Object.fromEntries(Object.entries(answerMs).map(([k, v]) => [k, Number(v.toFixed(1))])))}`,
     );
-    console.log(JSON.stringify({ bench: 'soak', ratio: Number(ratio.toFixed(3)), moves: MOVES }));
+    return ratio;
   } finally {
     await world.cleanup();
   }
 }
 
-await main();
+const ratio = await main();
+const transcript: Record<string, number> = {};
+if (LONG_ENTRIES > 0) {
+  const { ratios } = await longTranscript(LONG_ENTRIES, SHORT_ENTRIES, TRANSCRIPT_ROUNDS);
+  console.log(`  a session of ${LONG_ENTRIES} transcript entries ÷ one of ${SHORT_ENTRIES} (median of ${TRANSCRIPT_ROUNDS} rounds):`);
+  for (const [what, r] of Object.entries(ratios)) console.log(`    ${what.padEnd(8)} ×${r.toFixed(2)}`);
+  for (const [what, r] of Object.entries(ratios)) transcript[`transcript_${what}_ratio`] = Number(r.toFixed(3));
+}
+console.log(JSON.stringify({ bench: 'soak', ratio: Number(ratio.toFixed(3)), moves: MOVES, ...transcript }));

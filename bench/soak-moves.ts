@@ -79,6 +79,26 @@ async function blockThenFix(source: DeviceHandle, targetId: string, sessionId: s
   if (!pushed.result.ok) throw new Error(`push refused: ${pushed.result.message}`);
 }
 
+/** Starts a move of the session from `source` to `target` and waits for the target to see it end: the handoff, its milliseconds and its last record. */
+export async function moveAndWait(source: DeviceHandle, target: DeviceHandle, sessionId: string, targetId: string, index: number) {
+  const ended = new Map<string, DeviceApiEvents['handoffChanged']>();
+  let handoffId = '';
+  let settle = (): void => undefined;
+  const off = target.client.on('handoffChanged', (h) => {
+    if (h.state !== 'completed' && h.state !== 'cancelled') return;
+    ended.set(h.id, h);
+    if (h.id === handoffId) settle();
+  });
+  const started = performance.now();
+  const result = await source.client.call('startMove', { sessionId, targetDeviceId: targetId });
+  if (!result.ok) throw new Error(`move ${index} refused: ${JSON.stringify(result)}`);
+  handoffId = result.value.handoffId;
+  if (!ended.has(handoffId)) await new Promise<void>((resolve) => (settle = resolve));
+  const ms = performance.now() - started;
+  off();
+  return { handoffId, ms, end: ended.get(handoffId)! };
+}
+
 /** Moves the session once, from `source` to `target`, and measures it. */
 async function timedMove(
   world: TwoDevices,
@@ -101,23 +121,8 @@ async function timedMove(
   }
   // The Move dialog asks this device's readiness with the target as it opens.
   const readinessMs = await timed(() => source.client.call('checkReadiness', { sessionId, targetDeviceId: targetId }));
-  const ended = new Map<string, DeviceApiEvents['handoffChanged']>();
-  let handoffId = '';
-  let settle = (): void => undefined;
-  const off = target.client.on('handoffChanged', (h) => {
-    if (h.state !== 'completed' && h.state !== 'cancelled') return;
-    ended.set(h.id, h);
-    if (h.id === handoffId) settle();
-  });
   const cpuBefore = devicesCpuMs(devices);
-  const started = performance.now();
-  const result = await source.client.call('startMove', { sessionId, targetDeviceId: targetId });
-  if (!result.ok) throw new Error(`move ${index} refused: ${JSON.stringify(result)}`);
-  handoffId = result.value.handoffId;
-  if (!ended.has(handoffId)) await new Promise<void>((resolve) => (settle = resolve));
-  const ms = performance.now() - started;
-  off();
-  const end = ended.get(handoffId)!;
+  const { handoffId, ms, end } = await moveAndWait(source, target, sessionId, targetId, index);
   if (end.state === 'cancelled') throw new Error(`move ${index} was cancelled: ${end.cancelReason?.code} ${end.cancelReason?.message}`);
   // The history view as the run view loads it once the move ended.
   let history: Awaited<ReturnType<typeof target.client.call<'handoffHistory'>>> = [];

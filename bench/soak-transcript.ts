@@ -18,7 +18,7 @@ import {
   type TwoDevices,
 } from '../dev-env/two-devices.ts';
 import { median } from './median.ts';
-import { timed } from './soak-moves.ts';
+import { moveAndWait, timed } from './soak-moves.ts';
 
 /** One world and its session. */
 interface Case {
@@ -61,22 +61,8 @@ async function move(source: DeviceHandle, target: DeviceHandle, sessionId: strin
   await waitSession(source, sessionId, 'the session to be owned here', (d) => d.isOwner && d.inputBlock === null);
   await waitEligible(source, sessionId, target.name);
   const targetId = await deviceId(target);
-  let handoffId = '';
-  let done = (): void => undefined;
-  const ended = new Map<string, string>();
-  const off = target.client.on('handoffChanged', (h) => {
-    if (h.state !== 'completed' && h.state !== 'cancelled') return;
-    ended.set(h.id, h.state === 'cancelled' ? `cancelled: ${h.cancelReason?.code}` : 'completed');
-    if (h.id === handoffId) done();
-  });
-  const started = performance.now();
-  const result = await source.client.call('startMove', { sessionId, targetDeviceId: targetId });
-  if (!result.ok) throw new Error(`move refused: ${JSON.stringify(result)}`);
-  handoffId = result.value.handoffId;
-  if (!ended.has(handoffId)) await new Promise<void>((resolve) => (done = resolve));
-  const ms = performance.now() - started;
-  off();
-  if (ended.get(handoffId) !== 'completed') throw new Error(`the move ended ${ended.get(handoffId)}`);
+  const { ms, end } = await moveAndWait(source, target, sessionId, targetId, 0);
+  if (end.state !== 'completed') throw new Error(`the move ended ${end.state}: ${end.cancelReason?.code}`);
   return ms;
 }
 

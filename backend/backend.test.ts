@@ -262,6 +262,34 @@ describe.each(STORE_KINDS)('on the %s store', (kind) => {
         await move(source, created.value.handoff.id, 'requested', 'cancelled', 1, { reason: { code: 'user_cancelled', sealed: null } });
     });
 
+    it('lists the handoffs of a session by page, newest first, each page after the last one of the page before', async () => {
+      const sessionId = await newSession();
+      const made: string[] = [];
+      for (let i = 0; i < 5; i++) {
+        made.push(await newHandoff(sessionId));
+        if (i < 4) await move(source, made[i]!, 'requested', 'cancelled', 1, { reason: { code: 'user_cancelled', sealed: null } });
+      }
+      const page = async (limit: number, before?: string, active?: 'true' | 'false') => {
+        const listed = await target.client.call('listHandoffs', {
+          query: { sessionId, limit, ...(before ? { before } : {}), ...(active ? { active } : {}) },
+        });
+        if (!listed.ok) throw new Error(listed.code);
+        return listed.value.handoffs.map((h) => h.id);
+      };
+      const newest = [...made].reverse();
+      expect(await page(2)).toEqual(newest.slice(0, 2));
+      expect(await page(2, newest[1])).toEqual(newest.slice(2, 4));
+      expect(await page(2, newest[3])).toEqual(newest.slice(4));
+      expect(await page(2, newest[4])).toEqual([]);
+      expect(await page(10, undefined, 'false')).toEqual(newest.slice(1));
+      expect(await page(10, undefined, 'true')).toEqual(newest.slice(0, 1));
+      // Every handoff keeps its whole history in a page, as in the full listing.
+      const full = await target.client.call('listHandoffs', { query: { sessionId } });
+      const paged = await target.client.call('listHandoffs', { query: { sessionId, limit: 5 } });
+      expect(paged.ok && full.ok && paged.value.handoffs).toEqual(full.ok ? [...full.value.handoffs].reverse() : []);
+      await move(source, made[4]!, 'requested', 'cancelled', 1, { reason: { code: 'user_cancelled', sealed: null } });
+    });
+
     it('refuses transitions the table does not allow, or by the wrong role, or without their fields', async () => {
       const sessionId = await newSession();
       const handoffId = await newHandoff(sessionId);

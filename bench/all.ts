@@ -56,6 +56,12 @@ const BENCHES: Bench[] = [
     aim: '≤ 1.2; join < 5 s',
   },
   {
+    name: 'soak',
+    file: 'soak.ts',
+    reads: 'median move over the last 50 of BENCH_SOAK_MOVES (300) moves of one session ÷ the first 50 (lower is better)',
+    aim: '≤ 1.15',
+  },
+  {
     name: 'retention',
     file: 'retention.ts',
     reads: 'one collection pass over 100,000 bodies ÷ a plain batched delete of the same rows and bodies, worst store (lower is better)',

@@ -16,7 +16,7 @@ export type { BackendHomeView, HostedBackendView } from './device-api/backend-ho
 export type { DeviceApiEvent, DeviceApiEvents, SessionActivity } from './device-api/events.ts';
 export { EVENT_NAMES } from './device-api/events.ts';
 export type { BlockedMove, MoveResult } from './device-api/moves.ts';
-export { MOVE_HERE_MAX_AGE_MS } from './device-api/moves.ts';
+export { HISTORY_PAGE, HISTORY_PAGE_MAX, MOVE_HERE_MAX_AGE_MS } from './device-api/moves.ts';
 export type {
   AttentionView,
   ExistingSessionView,

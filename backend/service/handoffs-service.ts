@@ -58,10 +58,11 @@ export async function createHandoff(deps: Deps, { caller, body, idem }: Call<'cr
   return answer(result, wrap);
 }
 
-/** The account's handoffs, optionally of one session and only active (or only finished) ones. */
+/** The account's handoffs, optionally of one session, only active (or only finished) ones, and one page of them (newest first). */
 export async function listHandoffs(deps: Deps, { caller, query }: Call<'listHandoffs'>): Answer<'listHandoffs'> {
   const active = query.active === undefined ? undefined : query.active === 'true';
-  return ok({ handoffs: await deps.store.listHandoffs(caller.accountId, { sessionId: query.sessionId, active }) });
+  const page = query.limit === undefined ? undefined : { limit: query.limit, before: query.before };
+  return ok({ handoffs: await deps.store.listHandoffs(caller.accountId, { sessionId: query.sessionId, active, page }) });
 }
 
 /** One handoff of the account, with its history. */

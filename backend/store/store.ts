@@ -175,11 +175,22 @@ export interface PostCaps {
   maxPostBytesPerSession: number;
 }
 
+/** Which handoffs a listing returns: of one session, only active (or only finished) ones, one page. */
+export interface HandoffFilter {
+  sessionId?: string | undefined;
+  active?: boolean | undefined;
+  page?: { limit: number; before?: string | undefined } | undefined;
+}
+
 export interface HandoffStore {
   /** Creates a handoff if the caller owns the session at `generation` and no other handoff is active. */
   createHandoff(input: CreateHandoffInput, idem?: IdempotencyWrite<Handoff>): Promise<StoreResult<Handoff>>;
   getHandoff(accountId: string, handoffId: string): Promise<Handoff | undefined>;
-  listHandoffs(accountId: string, filter: { sessionId?: string; active?: boolean }): Promise<Handoff[]>;
+  /**
+   * The account's handoffs, oldest first; with `page`, at most `page.limit` of them, newest first, of
+   * those created before the handoff `page.before` (none when it is unknown), read by index and limit.
+   */
+  listHandoffs(accountId: string, filter: HandoffFilter): Promise<Handoff[]>;
   /**
    * Compare-and-set on (handoff, expected state, session generation) in one transaction; entering
    * `ownership-transferred` also increments the session generation and sets its owner to the target.

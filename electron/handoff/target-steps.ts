@@ -23,10 +23,7 @@ import { prepareBlocker } from './target-checkout-block.ts';
 
 /** What the target's steps use, and nothing more (activation's needs included). */
 export interface TargetStepDeps extends Omit<ActivationDeps, 'state' | 'backend' | 'seal' | 'git' | 'providers' | 'sessions' | 'config'> {
-  state: Pick<
-    LocalState,
-    'session' | 'readSession' | 'readSessions' | 'updateSession' | 'updateProgress' | 'rewriteTranscript' | 'exportsDir'
-  >;
+  state: Pick<LocalState, 'readSession' | 'readSessions' | 'updateSession' | 'updateProgress' | 'rewriteTranscript' | 'exportsDir'>;
   backend: Pick<BackendPort, 'getBlobTo' | 'getSession'>;
   seal: Pick<SealPort, 'startCheckpointOpen' | 'sealJson' | 'openJson' | 'keyVersions'>;
   /** Fetches key versions wrapped for this device since it last looked (a rotation it may have missed). */
@@ -51,11 +48,11 @@ export interface TargetStepDeps extends Omit<ActivationDeps, 'state' | 'backend'
 
 /** Learns the session record (sealed meta) when the push has not delivered it yet. */
 async function knownSession(deps: TargetStepDeps, sessionId: string) {
-  if (!deps.state.session(sessionId)) {
+  if (!deps.state.readSession(sessionId)) {
     const record = await deps.backend.getSession(sessionId);
     if (record.ok) await deps.sessions.applyRemote(record.value);
   }
-  return deps.state.session(sessionId);
+  return deps.state.readSession(sessionId);
 }
 
 /** Whether this device holds the key version the checkpoint will be sealed under (fetching wraps it may have missed first). */
@@ -92,7 +89,7 @@ async function prepare(deps: TargetStepDeps, driver: HandoffDriver, handoff: Han
   if (!has(agentOf(session))) {
     const record = await deps.backend.getSession(handoff.sessionId);
     if (record.ok) await deps.sessions.applyRemote(record.value);
-    session = deps.state.session(handoff.sessionId) ?? session;
+    session = deps.state.readSession(handoff.sessionId) ?? session;
   }
   const agent = agentOf(session);
   if (!has(agent)) {
@@ -238,7 +235,7 @@ export function targetStep(deps: TargetStepDeps): Step {
         const claimed = driver.transition(handoff, 'ownership-transferred', { continueTo: 'target-activating' });
         // The pin's clean-status read runs while the claim is recorded (read only; the pin takes it),
         // begun once the claim and the download are on their way: starting git holds this thread.
-        const repos = deps.state.session(handoff.sessionId)?.repos ?? [];
+        const repos = deps.state.readSession(handoff.sessionId)?.repos ?? [];
         setImmediate(() => deps.git.startCloneStatusReads(repos, checkoutPlaces(deps, handoff.sessionId)));
         await claimed;
         return;
@@ -257,7 +254,7 @@ export function targetStep(deps: TargetStepDeps): Step {
         release(handoff.id);
         activations.delete(handoff.id);
         await openings.forget(handoff.id);
-        if (transferred(handoff) && !deps.state.session(handoff.sessionId)?.needsAttention) {
+        if (transferred(handoff) && !deps.state.readSession(handoff.sessionId)?.needsAttention) {
           needsAttention(
             deps,
             handoff,

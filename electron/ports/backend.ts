@@ -35,7 +35,8 @@ export interface BackendPort {
   /** Creates the `requested` record (CreateHandoffRequest: the session's generation, key version, who asked, the sealed commits). */
   createHandoff(request: CreateHandoffRequest): Promise<Result<Handoff>>;
   getHandoff(handoffId: string): Promise<Result<Handoff>>;
-  listHandoffs(query: { sessionId?: string; active?: boolean }): Promise<Result<Handoff[]>>;
+  /** Oldest first; with `limit`, one page newest first of those created before the handoff `before`. */
+  listHandoffs(query: { sessionId?: string; active?: boolean; limit?: number; before?: string }): Promise<Result<Handoff[]>>;
   /** One compare-and-set; `idempotencyKey` makes a retry return the first answer. */
   transition(handoffId: string, request: TransitionRequest, idempotencyKey: string): Promise<Result<Handoff>>;
   /** Uploads a content-addressed body, whole or as chunks sent in order (never joined). */

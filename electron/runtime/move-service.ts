@@ -24,12 +24,13 @@ import type { DeviceEvents } from './device-events.ts';
 import type { DeviceViews } from './device-views.ts';
 import type { MoveBlocks } from './move-blocks.ts';
 import { blockedNotice } from './move-notices.ts';
+import { newestPage, type HistoryPage } from './history-page.ts';
 import type { SessionService } from './sessions/session-service.ts';
 
 export interface MoveServiceDeps {
   selfId: string;
   selfName: string;
-  state: Pick<LocalState, 'session' | 'updateSession'>;
+  state: Pick<LocalState, 'session' | 'readSession' | 'updateSession'>;
   backend: Pick<BackendPort, 'listDevices' | 'blobLimit' | 'getHandoff' | 'listHandoffs'>;
   git: Pick<GitPort, 'repos' | 'sourceReadiness'>;
   remediation: RemediationPort;
@@ -37,7 +38,7 @@ export interface MoveServiceDeps {
   devices: Pick<DeviceDirectory, 'replaceAll' | 'eligibility' | 'nameOf'>;
   targetCheck: TargetCheck;
   requests: MoveRequests;
-  handoffs: Pick<Coordinator, 'observe' | 'forSession' | 'cancelByUser'>;
+  handoffs: Pick<Coordinator, 'observe' | 'get' | 'forSession' | 'cancelByUser'>;
   sessions: Pick<SessionService, 'clearAttention' | 'publishMeta' | 'note' | 'provider' | 'saveResumeData' | 'switchAgent'>;
   /** What activating a checkpoint again uses (the target's own activation). */
   activation: ActivationDeps;
@@ -61,7 +62,7 @@ export class MoveService {
     // The backend's blob limit is learnt beside the device list, so the Move that follows asks for neither.
     const [listed] = await Promise.all([backend.listDevices(), backend.blobLimit()]);
     if (listed.ok) devices.replaceAll(listed.value);
-    const session = state.session(sessionId);
+    const session = state.readSession(sessionId);
     if (!session) return [];
     return devices.eligibility(session, this.deps.targetCheck, detectedVersion(await providers.list(), session.provider));
   }
@@ -140,11 +141,17 @@ export class MoveService {
     return this.remediate(sessionId, repo, (path) => this.deps.remediation.commitAll(path, message));
   }
 
-  /** The session's handoffs as the backend lists them (each observed), as the UI shows them. */
-  async history(sessionId: string): Promise<HandoffView[]> {
-    const listed = await this.deps.backend.listHandoffs({ sessionId });
-    if (listed.ok) for (const h of listed.value) this.deps.handoffs.observe(h);
-    return this.deps.handoffs.forSession(sessionId).map((h) => this.deps.views.handoff(h));
+  /**
+   * One page of the session's handoffs, newest first, as the backend lists them (each observed; a page
+   * reads `page.limit` records however long the history), as the UI shows them. Offline: the ones this
+   * device knows, paged the same way.
+   */
+  async history(sessionId: string, page: HistoryPage): Promise<HandoffView[]> {
+    const { handoffs, views } = this.deps;
+    const listed = await this.deps.backend.listHandoffs({ sessionId, limit: page.limit, ...(page.before ? { before: page.before } : {}) });
+    if (!listed.ok) return newestPage(handoffs.forSession(sessionId), page).map((h) => views.handoff(h));
+    for (const h of listed.value) handoffs.observe(h);
+    return listed.value.map((h) => views.handoff(handoffs.get(h.id) ?? h));
   }
 
   /** Runs the activation of a failed handoff's checkpoint again (the target keeps ownership). */

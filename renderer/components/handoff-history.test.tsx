@@ -1,7 +1,8 @@
 /** The handoff history: each move and how it ended, marking the completed ones whose checkpoint the backend no longer keeps, and Fork from here. */
-import { render, screen, within } from '@testing-library/react';
+import { render, screen, waitFor, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { describe, expect, it } from 'vitest';
+import { HISTORY_PAGE } from '../../shared/device-api.ts';
 import { fakeDevice } from '../test-support/fake-device-api.ts';
 import { handoffView, historyTo, sessionView } from '../test-support/views.ts';
 import { HandoffHistory } from './handoff-history.tsx';
@@ -59,6 +60,27 @@ describe('the handoff history', () => {
     await userEvent.click(await screen.findByRole('button', { name: 'Fork from here' }));
     expect(fakeDevice.callsOf('forkSession')).toEqual([{ sessionId: handoff.sessionId, handoffId: 'h2' }]);
     expect(window.location.hash).toContain('fork-1');
+  });
+
+  it('shows the newest page of moves, and the page before the oldest one shown on Show older moves, until none are left', async () => {
+    // 30 moves, m29 the newest: a full first page leaves older ones to load, a short second page ends them.
+    const move = (i: number) =>
+      handoffView({ id: `m${i}`, state: 'cancelled', history: [{ state: 'requested', at: 1000 + i, deviceId: 'd1' }] });
+    const newest = Array.from({ length: 30 }, (_, i) => move(29 - i));
+    fakeDevice.answer('handoffHistory', ({ before, limit = 20 }) => {
+      const from = before === undefined ? 0 : newest.findIndex((h) => h.id === before) + 1;
+      return Promise.resolve(newest.slice(from, from + limit));
+    });
+    render(<HandoffHistory sessionId="s1" provider="demo" />);
+    const history = screen.getByRole('region', { name: 'Handoff history' });
+    expect(await within(history).findAllByRole('listitem')).toHaveLength(HISTORY_PAGE);
+    await userEvent.click(within(history).getByRole('button', { name: 'Show older moves' }));
+    await waitFor(() => expect(within(history).getAllByRole('listitem')).toHaveLength(30));
+    expect(within(history).queryByRole('button', { name: 'Show older moves' })).toBeNull();
+    expect(fakeDevice.callsOf('handoffHistory')).toEqual([
+      { sessionId: 's1', limit: HISTORY_PAGE },
+      { sessionId: 's1', before: `m${30 - HISTORY_PAGE}`, limit: HISTORY_PAGE },
+    ]);
   });
 
   it('says why a fork failed, beside the button', async () => {

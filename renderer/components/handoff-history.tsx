@@ -1,10 +1,10 @@
 /**
- * The session's handoff history: every move, newest first, which device asked for it, how it ended,
- * when, and whether its checkpoint is kept; codes in Details. A move that continued with another
+ * The session's handoff history: its moves newest first, a page at a time (Show older moves loads the
+ * next), which device asked for each, how it ended, when, and whether its checkpoint is kept; codes in Details. A move that continued with another
  * agent says so, and a Switch agent on one device is listed among the moves. Each completed move
  * offers Fork from here.
  */
-import { useEffect, useId } from 'react';
+import { useEffect, useId, useState } from 'react';
 import { describeProviderChange, type ProviderChange } from '../../shared/agent-switch.ts';
 import type { HandoffView } from '../../shared/device-api.ts';
 import { useDevicesStore } from '../stores/devices-store.ts';
@@ -16,10 +16,13 @@ import { handoffCodes, handoffOutcome } from '../model/session-state.ts';
 
 type Item = { kind: 'move'; at: number; handoff: HandoffView } | { kind: 'switch'; at: number; change: ProviderChange };
 
-/** The moves and the switches newest first, by when each was requested or made. */
-function newestFirst(history: HandoffView[], changes: readonly ProviderChange[]): Item[] {
+/** The moves and the switches newest first, by when each was requested or made; with older moves left to load, no switch before them. */
+function newestFirst(history: HandoffView[], changes: readonly ProviderChange[], older: boolean): Item[] {
   const moves: Item[] = history.map((handoff) => ({ kind: 'move', at: handoff.history[0]?.at ?? 0, handoff }));
-  const switches: Item[] = changes.filter((c) => c.handoffId === null).map((change) => ({ kind: 'switch', at: change.at, change }));
+  const from = older ? Math.min(...moves.map((m) => m.at)) : -Infinity;
+  const switches: Item[] = changes
+    .filter((c) => c.handoffId === null && c.at >= from)
+    .map((change) => ({ kind: 'switch', at: change.at, change }));
   return [...moves, ...switches].sort((a, b) => b.at - a.at);
 }
 
@@ -47,7 +50,16 @@ function SwitchItem({ change }: { change: ProviderChange }) {
 export function HandoffHistory({ sessionId, provider }: { sessionId: string; provider: string }) {
   const headingId = useId();
   const history = useHandoffsStore((state) => state.sessions[sessionId]?.history);
+  const older = useHandoffsStore((state) => state.sessions[sessionId]?.olderHistory === true);
   const loadHistory = useHandoffsStore((state) => state.loadHistory);
+  const loadOlderHistory = useHandoffsStore((state) => state.loadOlderHistory);
+  const [loadingOlder, setLoadingOlder] = useState(false);
+  const showOlder = () => {
+    setLoadingOlder(true);
+    loadOlderHistory(sessionId)
+      .catch(() => undefined)
+      .finally(() => setLoadingOlder(false));
+  };
   const changes = useSessionsStore((state) => state.details[sessionId]?.providerChanges) ?? [];
   const switched = changes.some((c) => c.handoffId === null);
   useEffect(() => {
@@ -63,7 +75,7 @@ export function HandoffHistory({ sessionId, provider }: { sessionId: string; pro
       {history?.length === 0 && !switched && <p className="muted empty">This session has not moved yet.</p>}
       {history && (history.length > 0 || switched) && (
         <ol className="history-list">
-          {newestFirst(history, changes).map((item) => {
+          {newestFirst(history, changes, older).map((item) => {
             if (item.kind === 'switch') return <SwitchItem key={`switch-${item.at}`} change={item.change} />;
             const { handoff } = item;
             const at = handoff.history[0]?.at;
@@ -96,6 +108,11 @@ export function HandoffHistory({ sessionId, provider }: { sessionId: string; pro
             );
           })}
         </ol>
+      )}
+      {older && (
+        <button type="button" className="button" onClick={showOlder} disabled={loadingOlder}>
+          {loadingOlder ? 'Loading older moves…' : 'Show older moves'}
+        </button>
       )}
     </section>
   );

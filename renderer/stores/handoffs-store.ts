@@ -7,7 +7,7 @@
  */
 import { create } from 'zustand';
 import type { ActionResult, EligibilityView, HandoffView, SessionView } from '../../shared/device-api.ts';
-import { MOVE_HERE_MAX_AGE_MS } from '../../shared/device-api.ts';
+import { HISTORY_PAGE, MOVE_HERE_MAX_AGE_MS } from '../../shared/device-api.ts';
 import type { ProviderId } from '../../shared/provider.ts';
 import type { ReadinessReport } from '../../shared/readiness.ts';
 import { errorMessage } from '../model/error-words.ts';
@@ -43,7 +43,10 @@ export interface SessionMoves extends PageMemory {
   eligibility: EligibilityView[] | undefined;
   /** This device's side of moving the session, as last evaluated (the Move dialog asks as it opens). */
   readiness: ReadinessReport | undefined;
+  /** The moves loaded so far, newest first: the newest page, then each older page asked for. */
   history: HandoffView[] | undefined;
+  /** Whether the last page came full, so older moves may be left to load. */
+  olderHistory: boolean;
   /** The act under way ('move', 'push', 'commit'), while one is. */
   pending: string | undefined;
 }
@@ -54,6 +57,7 @@ const NOTHING_YET: SessionMoves = {
   blocked: undefined,
   dismissed: undefined,
   history: undefined,
+  olderHistory: false,
   pending: undefined,
   asked: undefined,
   said: undefined,
@@ -85,7 +89,10 @@ interface HandoffsState {
   push(sessionId: string, repo: string, shown?: BlockedMove): Promise<void>;
   commit(sessionId: string, repo: string, message: string, shown?: BlockedMove): Promise<boolean>;
   dismissBlocked(sessionId: string, shown: BlockedMove): void;
+  /** Loads the newest page of the session's moves (HISTORY_PAGE of them). */
   loadHistory(sessionId: string): Promise<void>;
+  /** Loads the page of moves before the oldest one loaded, after it. */
+  loadOlderHistory(sessionId: string): Promise<void>;
   applyHandoff(handoff: HandoffView, thisDeviceId: string | null): void;
   /** Forgets the record of every session not in `sessionIds` (the device's list): those sessions went away. */
   keepSessions(sessionIds: readonly string[]): void;
@@ -211,8 +218,17 @@ export const useHandoffsStore = create<HandoffsState>()((set, get) => {
     commit: (sessionId, repo, message, shown) => remediate(sessionId, 'commit', shown, () => api.commitAll({ sessionId, repo, message })),
     dismissBlocked: (sessionId, shown) => update(sessionId, () => ({ blocked: undefined, dismissed: shown.report.evaluatedAt })),
     loadHistory: async (sessionId) => {
-      const history = await api.handoffHistory({ sessionId });
-      update(sessionId, () => ({ history }));
+      const history = await api.handoffHistory({ sessionId, limit: HISTORY_PAGE });
+      update(sessionId, () => ({ history, olderHistory: history.length === HISTORY_PAGE }));
+    },
+    loadOlderHistory: async (sessionId) => {
+      const before = get().sessions[sessionId]?.history?.at(-1)?.id;
+      if (before === undefined) return;
+      const older = await api.handoffHistory({ sessionId, before, limit: HISTORY_PAGE });
+      update(sessionId, ({ history = [] }) => {
+        const known = new Set(history.map((h) => h.id));
+        return { history: [...history, ...older.filter((h) => !known.has(h.id))], olderHistory: older.length === HISTORY_PAGE };
+      });
     },
     applyHandoff: (handoff, thisDeviceId) => {
       update(handoff.sessionId, ({ history: list = [] }) => {

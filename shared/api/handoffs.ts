@@ -160,3 +160,6 @@ export type TransitionRequest = z.infer<typeof TransitionRequest>;
 
 export const HandoffResponse = z.strictObject({ handoff: Handoff });
 export const HandoffListResponse = z.strictObject({ handoffs: z.array(Handoff) });
+
+/** The most handoffs one page of a listing holds (`limit`). */
+export const HANDOFF_PAGE_MAX = 200;

@@ -28,7 +28,7 @@ import {
   RotateKeysRequest,
   Device,
 } from './devices.ts';
-import { CreateHandoffRequest, HandoffListResponse, HandoffResponse, TransitionRequest } from './handoffs.ts';
+import { CreateHandoffRequest, HANDOFF_PAGE_MAX, HandoffListResponse, HandoffResponse, TransitionRequest } from './handoffs.ts';
 import { MemoryListResponse, PutMemoryRequest, MemoryItem } from './memory.ts';
 import {
   AnswerPage,
@@ -195,7 +195,13 @@ export const routes = {
     method: 'GET',
     path: '/v1/handoffs',
     auth: 'device',
-    query: z.strictObject({ sessionId: z.string().optional(), active: z.enum(['true', 'false']).optional() }),
+    /** With `limit`: one page, newest first, of those created before the handoff `before` (a cursor: the last one of the page before). */
+    query: z.strictObject({
+      sessionId: z.string().optional(),
+      active: z.enum(['true', 'false']).optional(),
+      limit: z.coerce.number().int().min(1).max(HANDOFF_PAGE_MAX).optional(),
+      before: z.string().min(1).max(200).optional(),
+    }),
     response: HandoffListResponse,
   },
   getHandoff: { method: 'GET', path: '/v1/handoffs/:handoffId', auth: 'device', response: HandoffResponse },

@@ -21,6 +21,11 @@ export const MOVE_HERE_MAX_AGE_MS = 2 * 60_000;
 const Repo = z.string().min(1).max(4096);
 const Generation = z.number().int().positive();
 
+/** How many moves the history view shows at first, and loads with each "Show older moves". */
+export const HISTORY_PAGE = 20;
+/** The most moves one history page may ask for. */
+export const HISTORY_PAGE_MAX = 100;
+
 export const moveInputs = {
   moveEligibility: z.strictObject({ sessionId: SessionId }),
   /** Without a target: this device's side only (the Move dialog asks as it opens, before a device is picked). */
@@ -49,7 +54,12 @@ export const moveInputs = {
   pushRepo: z.strictObject({ sessionId: SessionId, repo: Repo }),
   commitAll: z.strictObject({ sessionId: SessionId, repo: Repo, message: z.string().trim().min(1).max(10_000) }),
   retryActivation: z.strictObject({ sessionId: SessionId }),
-  handoffHistory: z.strictObject({ sessionId: SessionId }),
+  /** One page of the session's moves, newest first: `limit` (default HISTORY_PAGE) of those before the move `before` (the last one of the page before). */
+  handoffHistory: z.strictObject({
+    sessionId: SessionId,
+    before: z.string().min(1).max(200).optional(),
+    limit: z.number().int().min(1).max(HISTORY_PAGE_MAX).optional(),
+  }),
 } as const;
 
 /** What each method of this area resolves to. */
@@ -65,5 +75,6 @@ export interface MoveOutputs {
   pushRepo: { result: ActionResult; report: ReadinessReport };
   commitAll: { result: ActionResult; report: ReadinessReport };
   retryActivation: ActionResult;
+  /** Newest first; fewer than asked for when there are no older ones. */
   handoffHistory: HandoffView[];
 }

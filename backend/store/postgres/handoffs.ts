@@ -27,6 +27,13 @@ const SELECT_HANDOFF = `SELECT h.id, h.account_id, h.session_id, h.source_device
        FROM handoff_history x WHERE x.account_id = h.account_id AND x.handoff_id = h.id) AS history
   FROM handoffs h`;
 
+/** One page of handoffs, newest first: $2 session (or any), $3 active (or any), $4 before this handoff (or from the newest), $5 how many. */
+const PAGE = `${SELECT_HANDOFF} WHERE h.account_id = $1
+    AND ($2::text IS NULL OR h.session_id = $2)
+    AND ($3::boolean IS NULL OR (h.state NOT IN ('completed', 'cancelled')) = $3)
+    AND ($4::text IS NULL OR (h.created_at, h.seq) < (SELECT created_at, seq FROM handoffs WHERE account_id = $1 AND id = $4))
+  ORDER BY h.created_at DESC, h.seq DESC LIMIT $5`;
+
 const withHistory = (r: HandoffRowWithHistory): Handoff => toHandoff(r, r.history);
 
 const handoffRow = (sql: Sql, accountId: string, id: string) =>
@@ -178,7 +185,11 @@ export function postgresHandoffStore(pool: pg.Pool, mutate: PgMutator): HandoffS
       const r = await handoffRow(pool, accountId, handoffId);
       return r && withHistory(r);
     },
-    async listHandoffs(accountId, { sessionId, active }) {
+    async listHandoffs(accountId, { sessionId, active, page }) {
+      if (page) {
+        const params = [accountId, sessionId ?? null, active ?? null, page.before ?? null, page.limit];
+        return (await rows<HandoffRowWithHistory>(pool, PAGE, params)).map(withHistory);
+      }
       const found =
         sessionId === undefined
           ? await rows<HandoffRowWithHistory>(pool, `${SELECT_HANDOFF} WHERE h.account_id = $1 ORDER BY h.created_at, h.seq`, [accountId])

@@ -28,6 +28,11 @@ export function sqliteHandoffStore(db: Database.Database, mutate: Mutator): Hand
     history: db.prepare('SELECT state, at, device_id FROM handoff_history WHERE account_id = ? AND handoff_id = ? ORDER BY seq'),
     byAccount: db.prepare('SELECT * FROM handoffs WHERE account_id = ? ORDER BY created_at, rowid'),
     bySession: db.prepare('SELECT * FROM handoffs WHERE account_id = ? AND session_id = ? ORDER BY created_at, rowid'),
+    page: db.prepare(`SELECT * FROM handoffs WHERE account_id = @accountId
+        AND (@sessionId IS NULL OR session_id = @sessionId)
+        AND (@active IS NULL OR (state NOT IN ('completed', 'cancelled')) = @active)
+        AND (@before IS NULL OR (created_at, rowid) < (SELECT created_at, rowid FROM handoffs WHERE account_id = @accountId AND id = @before))
+      ORDER BY created_at DESC, rowid DESC LIMIT @limit`),
     active: db.prepare("SELECT id FROM handoffs WHERE account_id = ? AND session_id = ? AND state NOT IN ('completed', 'cancelled')"),
     session: db.prepare('SELECT * FROM sessions WHERE account_id = ? AND id = ?'),
     insert:
@@ -74,7 +79,16 @@ export function sqliteHandoffStore(db: Database.Database, mutate: Mutator): Hand
       const r = row(accountId, handoffId);
       return r && withHistory(r);
     },
-    async listHandoffs(accountId, { sessionId, active }) {
+    async listHandoffs(accountId, { sessionId, active, page }) {
+      if (page) {
+        const params = {
+          accountId,
+          sessionId: sessionId ?? null,
+          active: active === undefined ? null : Number(active),
+          before: page.before ?? null,
+        };
+        return (q.page.all({ ...params, limit: page.limit }) as HandoffRow[]).map(withHistory);
+      }
       const rows = (sessionId === undefined ? q.byAccount.all(accountId) : q.bySession.all(accountId, sessionId)) as HandoffRow[];
       const terminal = (state: HandoffState) => state === 'completed' || state === 'cancelled';
       return rows.filter((r) => active === undefined || active !== terminal(r.state)).map(withHistory);

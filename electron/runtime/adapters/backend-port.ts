@@ -40,10 +40,12 @@ export function backendPort(client: BackendClient): BackendPort {
     createHandoff: async (request) =>
       plain(await client.call('createHandoff', { body: request, idempotencyKey: `create-${request.handoffId}` }), (v) => v.handoff),
     getHandoff: async (handoffId) => plain(await client.call('getHandoff', { params: { handoffId } }), (v) => v.handoff),
-    listHandoffs: async ({ sessionId, active }) => {
-      const query: { sessionId?: string; active?: 'true' | 'false' } = {};
+    listHandoffs: async ({ sessionId, active, limit, before }) => {
+      const query: { sessionId?: string; active?: 'true' | 'false'; limit?: number; before?: string } = {};
       if (sessionId !== undefined) query.sessionId = sessionId;
       if (active !== undefined) query.active = active ? 'true' : 'false';
+      if (limit !== undefined) query.limit = limit;
+      if (before !== undefined) query.before = before;
       return plain(await client.call('listHandoffs', { query }), (v) => v.handoffs);
     },
     transition: async (handoffId, request, idempotencyKey) =>

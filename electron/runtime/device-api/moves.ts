@@ -1,5 +1,5 @@
 /** The device API's move handlers: each delegates to the move service (runtime/move-service.ts). */
-import type { DeviceApiHandlers } from '../../../shared/device-api.ts';
+import { HISTORY_PAGE, type DeviceApiHandlers } from '../../../shared/device-api.ts';
 import type { MoveHere } from '../move-here.ts';
 import type { MoveService } from '../move-service.ts';
 
@@ -27,7 +27,7 @@ export function moveHandlers(moves: MoveService, moveHere: MoveHere): Pick<Devic
     pushRepo: async ({ sessionId, repo }) => moves.push(sessionId, repo),
     commitAll: async ({ sessionId, repo, message }) => moves.commitAll(sessionId, repo, message),
     retryActivation: async ({ sessionId }) => moves.retryActivation(sessionId),
-    handoffHistory: async ({ sessionId }) => moves.history(sessionId),
+    handoffHistory: async ({ sessionId, before, limit }) => moves.history(sessionId, { limit: limit ?? HISTORY_PAGE, before }),
     switchAgent: async ({ sessionId, provider }) => moves.switchAgent(sessionId, provider),
   };
 }

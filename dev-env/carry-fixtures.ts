@@ -91,6 +91,14 @@ export function checkoutSnapshot(
   };
 }
 
+/**
+ * The checkout as git sees it: its files, its index's entries (not the file's bytes: git rewrites
+ * its stat cache as it likes), HEAD and what it points at. For a checkout Baton may write to (the target).
+ */
+export function checkoutState(box: GitSandbox, repo: string): { files: Record<string, Entry>; index: string; head: string; ref: string } {
+  return { ...checkoutSnapshot(box, repo), index: box.git(repo, ['ls-files', '--stage']) };
+}
+
 /** What `git status` says of the checkout, every untracked file listed (what the person would see). */
 export function statusOf(box: GitSandbox, repo: string): string {
   return box.git(repo, ['status', '--porcelain=v2', '--untracked-files=all']);

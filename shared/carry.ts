@@ -69,3 +69,15 @@ export function carrySummary(counts: CarryCounts): string {
 export function carriedStashName(targetName: string, time: string, handoffId: string): string {
   return `baton: carried to ${targetName} at ${time} (handoff ${handoffId})`;
 }
+
+/** This device's settings for moves that carry work (kept in its profile; Devices → This device). */
+export const MoveSettings = z.strictObject({
+  /** Carry my changes is this device's default: a Move with uncommitted work or unpushed commits carries them. */
+  carryByDefault: z.boolean(),
+  /** The most carried work this device sends, after compression (the backend's own limit applies too). */
+  carryLimitMiB: z.number().int().min(1).max(16_384),
+});
+export type MoveSettings = z.infer<typeof MoveSettings>;
+
+/** A device's settings before it changed any: carrying is a choice made per move, up to 256 MiB. */
+export const DEFAULT_MOVE_SETTINGS: MoveSettings = { carryByDefault: false, carryLimitMiB: 256 };

@@ -71,6 +71,8 @@ export interface RepoState {
   ahead: number;
   behind: number;
   remoteUrl: string | null;
+  /** Where its work can be carried (Carry my changes): the commit on the remote it would be carried against. */
+  carryBase?: string;
 }
 
 export interface ReadinessReport {

@@ -91,7 +91,11 @@ export async function evaluateRepo(repo: string, deps: ReadinessDeps): Promise<R
   if (!blockers.some((b) => CARRIED_CODES.has(b.code))) return { state, blockers };
   const carry = await readRepoCarry(deps.run, facts, commonDir);
   if (carry === null) return { state, blockers };
-  return { state, blockers: blockers.map((b) => (CARRIED_CODES.has(b.code) ? { ...b, carryable: true } : b)), carry };
+  return {
+    state: { ...state, carryBase: carry.base },
+    blockers: blockers.map((b) => (CARRIED_CODES.has(b.code) ? { ...b, carryable: true } : b)),
+    carry,
+  };
 }
 
 /** Evaluates every repository of a workspace concurrently; ready only when no repository has a blocker. */

@@ -28,12 +28,16 @@ export interface CheckpointBuildDeps {
   log(message: string): void;
 }
 
-/** What the checkpoint's packet can take as read of `repo` (nothing on a detached or unborn HEAD). */
+/**
+ * What the checkpoint's packet can take as read of `repo` (nothing on a detached or unborn HEAD): its
+ * tree is clean (readiness passed) but for the work the move carries.
+ */
 function knownFacts(repo: CheckpointRepo): KnownRepoFacts | undefined {
   if (repo.branch === null || repo.head === null) return undefined;
-  if (repo.baseRef === null || repo.mergeBase === null) return { branch: repo.branch, head: repo.head };
+  const read = { branch: repo.branch, head: repo.head, uncommitted: repo.uncommitted ?? [] };
+  if (repo.baseRef === null || repo.mergeBase === null) return read;
   const changed = repo.changedFiles === null ? {} : { changedFiles: repo.changedFiles };
-  return { branch: repo.branch, head: repo.head, base: { ref: repo.baseRef, mergeBase: repo.mergeBase, ...changed } };
+  return { ...read, base: { ref: repo.baseRef, mergeBase: repo.mergeBase, ...changed } };
 }
 
 /**

@@ -22,9 +22,13 @@ export interface RepoSnapshot extends RepoRef {
   baseRef: string | null;
 }
 
-/** A repository as the checkpoint records it: its snapshot and the files changed since the merge base (null: not read). */
+/**
+ * A repository as the checkpoint records it: its snapshot, the files changed since the merge base
+ * (null: not read) and those uncommitted (what the move carries; absent: none, its tree is clean).
+ */
 export interface CheckpointRepo extends RepoSnapshot {
   changedFiles: string[] | null;
+  uncommitted?: string[];
 }
 
 /** A repository as the pin left it: on `branch` at `head`, and what its verifying status read showed uncommitted. */

@@ -30,6 +30,8 @@ export interface Capsule {
   /** The tree of its whole working state: tracked files as they are on disk, and the new files `.gitignore` does not exclude. */
   workTree: string;
   bundle: { path: string; size: number };
+  /** The files uncommitted in it (a deletion or rename as each path it touches), sorted: what a status would list. */
+  uncommitted: string[];
 }
 
 /** The refs the bundle carries: HEAD's commits, and the commit of the working state (whose parent holds the index). */
@@ -130,5 +132,29 @@ export async function buildCapsule(run: GitRunner, carry: RepoCarry, scratch: st
   });
   if (bundled.code !== 0) return fail('carry_failed', `Bundling the carried commits of ${repo} failed: ${gitFailureText(bundled)}`);
   const size = (await stat(path)).size;
-  return ok({ base, head, indexTree: indexTree.value, workTree: workTree.value, bundle: { path, size } });
+  const uncommitted = await treesDiffer(run, repo, [head, indexTree.value, workTree.value], env);
+  if (!Array.isArray(uncommitted)) return fail('carry_failed', uncommitted);
+  return ok({ base, head, indexTree: indexTree.value, workTree: workTree.value, bundle: { path, size }, uncommitted });
+}
+
+/**
+ * The paths that differ from each of `trees` to the next (`diff-tree`, no renames: a rename is its two
+ * paths), sorted; or why git could not say. Reads trees only, never the working tree.
+ */
+export async function treesDiffer(
+  run: GitRunner,
+  repo: string,
+  trees: readonly string[],
+  env?: NodeJS.ProcessEnv,
+): Promise<string[] | string> {
+  const paths = new Set<string>();
+  for (let i = 0; i + 1 < trees.length; i++) {
+    const listed = await run(['diff-tree', '-r', '-z', '--name-only', '--no-renames', trees[i]!, trees[i + 1]!, '--'], {
+      cwd: repo,
+      ...(env ? { env } : {}),
+    });
+    if (listed.code !== 0) return gitFailureText(listed);
+    for (const file of listed.stdout.split('\0')) if (file !== '') paths.add(file);
+  }
+  return [...paths].sort();
 }

@@ -16,7 +16,8 @@ import {
   type CapsuleToApply,
   type CheckoutBefore,
 } from './carry-apply.ts';
-import { gitFailureText, type GitRunner } from './git-runner.ts';
+import { treesDiffer } from './carry-capsule.ts';
+import type { GitRunner } from './git-runner.ts';
 import { refuse, revParse, type PinFailure } from './pin-checks.ts';
 
 /** The refusal of carried work that did not import or rebuild here, with what was done about the checkout. */
@@ -47,18 +48,8 @@ export async function importCarried(run: GitRunner, path: string, remote: string
 }
 
 /** The paths uncommitted once the carried state is in place (what a status would list, without reading the tree again), sorted. */
-async function carriedDirt(run: GitRunner, path: string, capsule: CapsuleToApply): Promise<string[] | string> {
-  const paths = new Set<string>();
-  for (const [from, to] of [
-    [capsule.head, capsule.indexTree],
-    [capsule.indexTree, capsule.workTree],
-  ] as const) {
-    const listed = await run(['diff-tree', '-r', '-z', '--name-only', '--no-renames', from, to, '--'], { cwd: path });
-    if (listed.code !== 0) return gitFailureText(listed);
-    for (const file of listed.stdout.split('\0')) if (file !== '') paths.add(file);
-  }
-  return [...paths].sort();
-}
+const carriedDirt = (run: GitRunner, path: string, capsule: CapsuleToApply) =>
+  treesDiffer(run, path, [capsule.head, capsule.indexTree, capsule.workTree]);
 
 /**
  * Whether the clone at `path` holds exactly the capsule's state already — on `branch`, its HEAD,

@@ -31,6 +31,8 @@ export interface CarriedWorkDeps {
 interface CarryBuilt {
   carry: CheckpointCarry;
   carried: Carried & { parkable: { path: string; base: string; head: string }[] };
+  /** Each carried repository's uncommitted files, by its path here (the checkpoint's packet records them). */
+  uncommitted: Map<string, string[]>;
 }
 type BuiltCarry = ({ ok: true } & CarryBuilt) | { ok: false; blocker: Blocker } | { ok: 'failed'; message: string };
 
@@ -59,7 +61,11 @@ export async function readForCheckpoint(
   const built = await buildCarry(deps, handoff, session, choice.targetName, read.carries, scratch);
   if (built.ok === false) return { ok: false, report: { ...report, ready: false, blockers: [built.blocker] } };
   if (built.ok === 'failed') return { ok: 'cancel', reason: { code: 'carry_failed', message: built.message.slice(0, 2000) } };
-  return { ok: true, repos: read.repos, carried: built };
+  // The packet of a carried repository says which of its changed files arrive uncommitted.
+  const repos = read.repos.map((repo) =>
+    built.uncommitted.has(repo.path) ? { ...repo, uncommitted: built.uncommitted.get(repo.path)! } : repo,
+  );
+  return { ok: true, repos, carried: built };
 }
 
 /**
@@ -76,10 +82,12 @@ async function buildCarry(
   scratch: string,
 ): Promise<BuiltCarry> {
   const repos: CheckpointCarry['repos'] = [];
+  const uncommitted = new Map<string, string[]>();
   for (const [i, carry] of carries.entries()) {
     const built = await deps.git.buildCapsule(carry, `${scratch}/${i}`);
     if (!built.ok) return { ok: 'failed', message: built.message };
     const { bundle, base, head, indexTree, workTree } = built.value;
+    uncommitted.set(carry.repo, built.value.uncommitted);
     repos.push({ relPath: relative(session.workspace, carry.repo) || '.', base, head, indexTree, workTree, bundle });
   }
   const offer = carryOfferOf(carries);
@@ -93,6 +101,7 @@ async function buildCarry(
     ok: true,
     carry: { repos, counts, keptAs },
     carried: { ...counts, repos: repos.map((repo) => repo.relPath), keptAs, parkable },
+    uncommitted,
   };
 }
 

@@ -61,6 +61,26 @@ describe('what Carry my changes would take', () => {
     expect((await evaluate()).carry).toBeUndefined();
   });
 
+  it('offers nothing for a repository mid-merge, and blocks it with its fix as before', async () => {
+    box.writeFile(repo, 'notes.txt', 'uncommitted\n');
+    box.startConflict(repo, 'merge');
+    const report = await evaluate();
+    expect(report.carry).toBeUndefined();
+    expect(report.blockers.map((b) => b.code)).toContain('operation_in_progress');
+    expect(report.blockers.every((b) => b.carryable === undefined)).toBe(true);
+  });
+
+  it('offers nothing when a submodule has changes inside, which block with their fix', async () => {
+    const lib = box.addSubmodule(repo, 'lib', box.makeOrigin('lib'));
+    box.push(repo);
+    box.writeFile(repo, 'src/app.ts', 'edited\n');
+    box.writeFile(lib, 'inside.txt', 'a change inside the submodule\n');
+    const report = await evaluate();
+    expect(report.carry).toBeUndefined();
+    expect(report.blockers.map((b) => b.code)).toContain('dirty_tree');
+    expect(report.blockers.every((b) => b.carryable === undefined)).toBe(true);
+  });
+
   it('names secret-looking files by their last part, whatever their folder or case', () => {
     for (const path of [
       '.env',

@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -74,6 +74,23 @@ describe('a pin that carries work', () => {
     const pinned = await pinWorkspace([pin(await carried())], deps());
     expect(pinned).toMatchObject({ ok: false, code: 'carry_mismatch' });
     expect(!pinned.ok && pinned.message).toMatch(/put back as it was/);
+    expect(checkoutState(box, desk)).toEqual(before);
+  });
+
+  it("refuses a capsule whose bundle is another move's, or damaged, and leaves the desk checkout as it was", async () => {
+    const before = checkoutState(box, desk);
+    box.writeFile(laptop, 'src/app.ts', 'the work this move carries\n');
+    const capsule = await carried();
+    box.writeFile(laptop, 'other.txt', 'the work of another move\n');
+    const other = await carried(laptop, 'other');
+    const swapped = await pinWorkspace([pin({ ...capsule, bundlePath: other.bundlePath })], deps());
+    expect(swapped.ok).toBe(false);
+    expect(checkoutState(box, desk)).toEqual(before);
+    const bytes = readFileSync(capsule.bundlePath);
+    bytes.fill(0x41, bytes.length - 64);
+    writeFileSync(capsule.bundlePath, bytes);
+    const damaged = await pinWorkspace([pin(capsule)], deps());
+    expect(damaged.ok).toBe(false);
     expect(checkoutState(box, desk)).toEqual(before);
   });
 

@@ -93,6 +93,11 @@ describe('Carry my changes between two devices', () => {
       expect(worktreeSnapshot(checkout)).toEqual(carriedFiles);
       expect(onDesktop.lastHandoff?.carried).toMatchObject({ changed: 4, added: 4, deleted: 2, commits: 1, repos: ['.'], parked: null });
       expect(onDesktop.lastHandoff?.carried?.keptAs).toMatch(/^baton: carried to desktop at \d\d:\d\d \(handoff /);
+      // The checkpoint's packet recorded the carried files uncommitted: drift on resume says the work arrived so.
+      expect(onDesktop.lastHandoff?.driftWarnings).toContainEqual({
+        code: 'dirty_tree',
+        detail: expect.stringMatching(/ \(the work arrived uncommitted, as the packet recorded it\)$/),
+      });
 
       const onLaptop = await completedOn('laptop', moved.value.handoffId);
       expect(onLaptop.lastHandoff?.carried).toMatchObject({ parked: { ok: true }, keptAs: onDesktop.lastHandoff?.carried?.keptAs });

@@ -165,7 +165,7 @@ export async function tourEnrolledScreens(world: World, visit: Visit): Promise<v
 
   await openDevices(l);
   await visit(l, 'devices');
-  await l.getByRole('region', { name: 'Moves from this device' }).evaluate((card) => card.scrollIntoView({ block: 'end' }));
+  await l.getByRole('region', { name: 'Moves from this device' }).evaluate((card) => card.scrollIntoView({ block: 'start' }));
   await visit(l, 'devices-moves');
   const keys = l.getByRole('region', { name: 'Account keys' });
   await keys.getByRole('button', { name: 'Rotate keys' }).click();

@@ -66,7 +66,7 @@ describe('Carry my changes in the blocked alert', () => {
     const user = userEvent.setup();
     const alert = await renderBlocked(withOffer([DIRTY], { ...OFFER, secretFiles: ['/w/.env', '/w/deploy.pem'] }));
     const carry = within(alert).getByRole('button', { name: 'Carry my changes' });
-    expect(within(alert).getByRole('group', { name: /These files look like secrets/ })).toHaveTextContent('travels sealed');
+    expect(within(alert).getByRole('group', { name: /These files look like secrets/ })).toHaveTextContent('They travel sealed');
     await user.click(within(alert).getByRole('checkbox', { name: '/w/.env' }));
     expect(carry).toBeDisabled();
     await user.click(within(alert).getByRole('checkbox', { name: '/w/deploy.pem' }));

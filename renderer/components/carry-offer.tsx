@@ -18,8 +18,9 @@ function SecretFiles({ offer, confirmed, onChange }: { offer: CarryOffer; confir
   return (
     <fieldset className="carry-secrets" aria-labelledby={groupId}>
       <legend id={groupId}>
-        {offer.secretFiles.length === 1 ? 'This file looks like a secret' : 'These files look like secrets'}. It travels sealed like
-        everything else; tick each one you mean to carry, or add it to .gitignore to keep it here.
+        {offer.secretFiles.length === 1
+          ? 'This file looks like a secret. It travels sealed like everything else; tick it to carry it, or add it to .gitignore to keep it here.'
+          : 'These files look like secrets. They travel sealed like everything else; tick each one you mean to carry, or add it to .gitignore to keep it here.'}
       </legend>
       {offer.secretFiles.map((file) => (
         <label key={file} className="carry-secret">

@@ -6,14 +6,14 @@
  */
 import { act, render, screen, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
-import { describe, expect, it, vi } from 'vitest';
+import { beforeEach, describe, expect, it, vi } from 'vitest';
 import type { CarryOffer } from '../../shared/carry.ts';
-import type { MoveResult } from '../../shared/device-api.ts';
+import type { HandoffView, MoveResult, SessionView } from '../../shared/device-api.ts';
 import type { Blocker, ReadinessReport } from '../../shared/readiness.ts';
-import { useHandoffsStore } from '../stores/handoffs-store.ts';
+import { useBlockedPanel, useHandoffsStore } from '../stores/handoffs-store.ts';
 import { useStatusStore } from '../stores/status-store.ts';
 import { fakeDevice } from '../test-support/fake-device-api.ts';
-import { deviceStatus, eligible, handoffIn, readinessReport, sessionView } from '../test-support/views.ts';
+import { deviceStatus, eligible, handoffIn, readinessReport, SAMPLE_STAMP, sessionView } from '../test-support/views.ts';
 import { BlockedAlert } from './blocked-alert.tsx';
 import { LastMove } from './last-move.tsx';
 import { MoveDialog } from './move-dialog.tsx';
@@ -40,14 +40,31 @@ const OFFER: CarryOffer = {
 const withOffer = (blockers: Blocker[], offer: CarryOffer = OFFER): ReadinessReport => ({ ...readinessReport(blockers), carry: offer });
 const blockedBy = (report: ReadinessReport): MoveResult => ({ ok: false, code: 'blocked', message: 'Not ready to move.', report });
 
+// This device is the laptop (d1), which owns the sample session.
+beforeEach(() => useStatusStore.getState().setStatus(deviceStatus()));
+
+/** The alert as the run view shows it, while the session's move is blocked. */
+function AlertOfSession({ session = sessionView() }: { session?: SessionView }) {
+  const blocked = useBlockedPanel(session);
+  return blocked ? <BlockedAlert sessionId="s1" blocked={blocked} /> : null;
+}
+
 /** Starts a move of s1 to the desktop that readiness refuses with `report`, and shows its alert. */
 async function renderBlocked(report: ReadinessReport) {
   fakeDevice.answer('startMove', blockedBy(report));
-  await act(async () => void (await useHandoffsStore.getState().startMove('s1', 'd2', 'desktop')));
-  const blocked = useHandoffsStore.getState().sessions['s1']!.blocked!;
-  render(<BlockedAlert sessionId="s1" blocked={blocked} />);
+  await act(async () => void (await useHandoffsStore.getState().startMove('s1', 'd2', 'desktop', SAMPLE_STAMP)));
+  render(<AlertOfSession />);
   return screen.getByRole('alert', { name: 'Handoff blocked' });
 }
+
+/** The last move panel of a completed `handoff`, as this device (`arrivedHere`: the target) draws it. */
+const completedPanel = (handoff: HandoffView, arrivedHere: boolean) => ({
+  kind: 'completed' as const,
+  handoff,
+  arrivedHere,
+  drift: null,
+  canRetry: false,
+});
 
 describe('Carry my changes in the blocked alert', () => {
   it('is offered beside Commit, saying what it takes, sealed, and moves again carrying the work', async () => {
@@ -59,7 +76,12 @@ describe('Carry my changes in the blocked alert', () => {
     expect(within(alert).getByRole('button', { name: 'Commit' })).toBeInTheDocument();
     fakeDevice.answer('startMove', { ok: true, value: { handoffId: 'h2' } });
     await user.click(within(offer).getByRole('button', { name: 'Carry my changes' }));
-    expect(fakeDevice.callsOf('startMove').at(-1)).toEqual({ sessionId: 's1', targetDeviceId: 'd2', carry: { confirmedFiles: [] } });
+    expect(fakeDevice.callsOf('startMove').at(-1)).toEqual({
+      sessionId: 's1',
+      targetDeviceId: 'd2',
+      generation: 1,
+      carry: { confirmedFiles: [] },
+    });
   });
 
   it('asks for each file that looks like a secret by name before it carries, and sends those confirmed', async () => {
@@ -88,7 +110,7 @@ describe('Carry my changes in the Move dialog', () => {
   async function openDialog(report: ReadinessReport) {
     fakeDevice.answer('moveEligibility', [eligible('d2', 'desktop')]);
     fakeDevice.answer('checkReadiness', report);
-    render(<MoveDialog sessionId="s1" sessionTitle="Parser" onClose={vi.fn()} />);
+    render(<MoveDialog sessionId="s1" sessionTitle="Parser" drawnFor={SAMPLE_STAMP} onClose={vi.fn()} />);
     const dialog = screen.getByRole('dialog', { name: 'Move session' });
     await within(dialog).findAllByRole('radio');
     return dialog;
@@ -104,7 +126,12 @@ describe('Carry my changes in the Move dialog', () => {
     await user.click(within(dialog).getByRole('radio', { name: 'desktop' }));
     fakeDevice.answer('startMove', { ok: true, value: { handoffId: 'h2' } });
     await user.click(within(dialog).getByRole('button', { name: 'Start move' }));
-    expect(fakeDevice.callsOf('startMove').at(-1)).toEqual({ sessionId: 's1', targetDeviceId: 'd2', carry: { confirmedFiles: [] } });
+    expect(fakeDevice.callsOf('startMove').at(-1)).toEqual({
+      sessionId: 's1',
+      targetDeviceId: 'd2',
+      generation: 1,
+      carry: { confirmedFiles: [] },
+    });
   });
 
   it("is ticked when carrying is this device's default, and unticked says not to carry", async () => {
@@ -130,7 +157,7 @@ describe('a completed move that carried changes', () => {
 
   it('says on the target what came along, uncommitted, and where the source keeps its copy', () => {
     const handoff = handoffIn('completed', { carried: { ...carried, parked: null } });
-    render(<LastMove session={sessionView()} handoff={handoff} thisDeviceId="d2" backendReason={null} />);
+    render(<LastMove session={sessionView()} panel={completedPanel(handoff, true)} backendReason={null} />);
     const panel = screen.getByRole('status');
     expect(panel).toHaveTextContent('Your changes came along: 3 changed files, 1 new file, 2 unpushed commits, still uncommitted here');
     expect(panel).toHaveTextContent('laptop keeps its copy in the stash “baton: carried to desktop at 14:03 (handoff h1)”.');
@@ -138,7 +165,7 @@ describe('a completed move that carried changes', () => {
 
   it('says on the source where its copy is kept', () => {
     const handoff = handoffIn('completed', { carried: { ...carried, parked: { ok: true } } });
-    render(<LastMove session={sessionView()} handoff={handoff} thisDeviceId="d1" backendReason={null} />);
+    render(<LastMove session={sessionView()} panel={completedPanel(handoff, false)} backendReason={null} />);
     expect(screen.getByRole('status')).toHaveTextContent(
       'Your copy here is kept in the stash “baton: carried to desktop at 14:03 (handoff h1)”',
     );

@@ -260,26 +260,11 @@ export function wireDeviceRuntime(parts: DeviceParts): DeviceRuntime {
     progress,
   };
   const lostSession = (sessionId: string) => sessions.markMoved(sessionId);
+  const sourceDeps = { selfId, selfName, state, sessions, git, packets, seal, backend, providers, config, link, settings, clock, log };
   const coordinator = new Coordinator(
     { selfId, progress: state, backend, seal, clock, log, changes, lostSession, gate: parts.gate },
     {
-      source: sourceStep({
-        selfId,
-        selfName,
-        state,
-        sessions,
-        git,
-        packets,
-        seal,
-        backend,
-        providers,
-        config,
-        link,
-        settings,
-        clock,
-        log,
-        progress,
-      }),
+      source: sourceStep({ ...sourceDeps, progress }),
       target: targetStep({ ...activation, state, backend, seal, keys: account, git, providers, sessions, config }),
     },
   );
@@ -297,20 +282,8 @@ export function wireDeviceRuntime(parts: DeviceParts): DeviceRuntime {
   });
   const { targetCheck } = parts;
   const handoffs = coordinator;
-  const requests = moveRequests({
-    selfId,
-    state,
-    backend,
-    seal,
-    git,
-    devices,
-    targetCheck,
-    sessions,
-    handoffs,
-    keys: account,
-    settings,
-    clock,
-  });
+  const movers = { selfId, state, backend, seal, git, devices, targetCheck, sessions, handoffs, keys: account, settings, clock };
+  const requests = moveRequests(movers);
   const moves = new MoveService({
     selfId,
     selfName,

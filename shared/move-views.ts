@@ -4,6 +4,7 @@
  * progress and the notice a move ends with.
  */
 import type { CancelReason, DriftWarning, ResumePath } from './api/handoffs.ts';
+import type { CarriedView } from './carry.ts';
 import type { CodedMessage } from './errors.ts';
 import type { HandoffState } from './handoff-states.ts';
 import type { ProviderId } from './provider.ts';
@@ -54,6 +55,8 @@ export interface HandoffView {
   providerChange: { from: string; to: string } | null;
   /** The backend still keeps its checkpoint (Handoff.checkpointKept): Fork from here needs it. */
   checkpointKept: boolean;
+  /** A completed move that carried uncommitted work: what, and where the source keeps its copy (null: none, or not known here). */
+  carried: CarriedView | null;
 }
 
 /** Where a move put the session on its target, and whether that is not the folder it used there last. */

@@ -3,6 +3,7 @@
  * Each blocker carries a code, one plain sentence and the exact fix.
  */
 import { z } from 'zod';
+import type { CarryOffer } from './carry.ts';
 
 export const SOURCE_BLOCKER_CODES = [
   'dirty_tree',
@@ -12,6 +13,10 @@ export const SOURCE_BLOCKER_CODES = [
   'operation_in_progress',
   /** The workspace path is missing or is not a git repository. */
   'not_a_repository',
+  /** Carrying the changes: the capsule is over this device's limit (or the backend's), naming the largest files. */
+  'carry_too_large',
+  /** Carrying the changes: files that look like secrets the person has not confirmed by name. */
+  'carry_unconfirmed_files',
 ] as const;
 export const TARGET_BLOCKER_CODES = [
   'target_offline',
@@ -51,6 +56,8 @@ export interface Blocker {
   fix: string;
   /** Offered remediation, if any. */
   action?: RemediationAction;
+  /** Carry my changes would take this blocker's work along instead (ReadinessReport.carry says what). */
+  carryable?: boolean;
   /** Code-specific facts: files (bounded) and fileCount, ahead and upstream, operation… */
   details?: Record<string, unknown>;
 }
@@ -64,6 +71,8 @@ export interface RepoState {
   ahead: number;
   behind: number;
   remoteUrl: string | null;
+  /** Where its work can be carried (Carry my changes): the commit on the remote it would be carried against. */
+  carryBase?: string;
 }
 
 export interface ReadinessReport {
@@ -71,6 +80,8 @@ export interface ReadinessReport {
   blockers: Blocker[];
   repos: RepoState[];
   evaluatedAt: number;
+  /** What Carry my changes would take, when some blocker is `carryable` (absent otherwise). */
+  carry?: CarryOffer;
 }
 
 /** A blocker as it travels sealed (in a cancel reason or a session's blocked state): read, never trusted for more than display. */
@@ -85,5 +96,6 @@ export const BlockerSchema = z.object({
       z.object({ kind: z.literal('fresh-clone'), deviceId: z.string().max(64) }),
     ])
     .optional(),
+  carryable: z.boolean().optional(),
   details: z.record(z.string(), z.unknown()).optional(),
 }) as z.ZodType<Blocker>;

@@ -2,7 +2,7 @@
  * A tour of every screen of the UI on real devices, as a person meets them: sessions home, New
  * session, the run view idle, the Move dialog ready and not ready, a move that waits, cancelled with
  * Try again, mid-move, completed, off the owner, blocked, ready to move, needs attention, the backend
- * unreachable, a fork beside its original, devices, rotating the keys, an invite, a revoked device,
+ * unreachable, a fork beside its original, devices and its move settings, rotating the keys, an invite, a revoked device,
  * off the owner with the owner offline and its blocked move; the set-up screen (hosting the backend
  * here, or a configured one; a refused invite, a join whose backend does not answer) and the address
  * without its token; and the screens of a backend a device hosts (Devices on it before and after other
@@ -165,6 +165,8 @@ export async function tourEnrolledScreens(world: World, visit: Visit): Promise<v
 
   await openDevices(l);
   await visit(l, 'devices');
+  await l.getByRole('region', { name: 'Moves from this device' }).evaluate((card) => card.scrollIntoView({ block: 'start' }));
+  await visit(l, 'devices-moves');
   const keys = l.getByRole('region', { name: 'Account keys' });
   await keys.getByRole('button', { name: 'Rotate keys' }).click();
   const rotate = l.getByRole('dialog', { name: 'Rotate the account keys' });

@@ -6,6 +6,7 @@
  *   adk.keyring             the cached ADK key ring (SecretStore, 0600; the wrapped keys on the backend are the source of truth)
  *   invites.secret          invites this device made and their secrets, until used or expired (SecretStore, 0600)
  */
+import { DEFAULT_MOVE_SETTINGS, MoveSettings } from '../../shared/carry.ts';
 import type { Failure, Result } from '../../shared/errors.ts';
 import { mkdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
@@ -67,6 +68,8 @@ const ProfileInfoShape = z.strictObject({
   hosting: HostingRecord.nullable().default(null),
   /** The device of the account that hosts the backend this device uses (from its invite); null: none does, or this one. */
   backendHost: BackendHostRecord.nullable().default(null),
+  /** This device's settings for moves (Carry my changes by default, how much it carries); older profiles: the defaults. */
+  moveSettings: MoveSettings.default(DEFAULT_MOVE_SETTINGS),
 });
 
 /** A profile written before devices took several addresses has one `backendUrl`: read as a list of one. */
@@ -160,6 +163,7 @@ export function openOrCreateProfile(
     trusted: [],
     hosting: null,
     backendHost: null,
+    moveSettings: { ...DEFAULT_MOVE_SETTINGS },
   };
   const profile: Profile = { dir, store, identity, info, ring: new KeyRing() };
   saveProfile(profile);
@@ -191,6 +195,13 @@ export function setBackendPins(profile: Profile, pins: readonly string[]): boole
   profile.info = { ...profile.info, backendPins: [...pins] };
   saveProfile(profile);
   return true;
+}
+
+/** Makes `settings` the profile's move settings (saved). */
+export function setMoveSettings(profile: Profile, settings: MoveSettings): MoveSettings {
+  profile.info = { ...profile.info, moveSettings: { ...settings } };
+  saveProfile(profile);
+  return profile.info.moveSettings;
 }
 
 /** Starts the profile over as a new device (fresh identity, no keys): for a device whose join was refused. */

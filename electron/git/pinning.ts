@@ -1,34 +1,30 @@
 /**
  * Workspace pinning on the target: every repository at exactly its pinned commit on its branch,
  * never clobbering the device's own work. All repositories are checked (found or cloned, clean,
- * fetched, not diverged) before any working tree is changed; HEAD is verified afterwards.
+ * fetched, not diverged) before any working tree is changed; HEAD is verified afterwards. A pin that
+ * carries work (pin-carry.ts) fetches the commit it was carried against, imports the capsule, then
+ * restores and proves the working state over the checked-out HEAD; when any repository fails after
+ * that, every carried one is put back as it was.
  */
 import { mkdirSync } from 'node:fs';
-import type { Failure, Success } from '../../shared/errors.ts';
-import { redactCredentials, withoutRedactedCredentials } from '../../shared/url-credentials.ts';
+import type { Success } from '../../shared/errors.ts';
+import { withoutRedactedCredentials } from '../../shared/url-credentials.ts';
 import { type CloneSearch, cloneDestination, listClones, matchClone } from './clone-finder.ts';
-import { operationInProgress, resolveGitDirs } from './git-dir.ts';
 import { gitFailureText, type GitRunner } from './git-runner.ts';
+import type { CapsuleToApply, CheckoutBefore } from './carry-apply.ts';
+import { alreadyCarried, applyCarried, importCarried } from './pin-carry.ts';
+import { fetchBranch, invalidPin, readCleanClone, refuse, refuseLocalCommits, revParse, type PinFailure } from './pin-checks.ts';
 import type { ParsedStatus } from './status-parser.ts';
 import { readStatus } from './submodule-status.ts';
 import { runTransfer, transferFailureText, type GitTransferListener } from './transfer-progress.ts';
-import { counted } from '../../shared/plural.ts';
 
 export interface PinTarget {
   remote: string;
   branch: string;
   /** Full commit id. */
   commit: string;
-}
-
-export type PinFailureCode =
-  'invalid_pin' | 'target_workspace_dirty' | 'target_branch_diverged' | 'commit_missing' | 'pin_failed' | 'target_cannot_open_workspace';
-
-/** A refusal with the repository it is about and the exact fix. */
-export interface PinFailure extends Failure<PinFailureCode> {
-  remote?: string;
-  path?: string;
-  fix: string;
+  /** The work carried with it, whose HEAD is `commit` (absent: none). */
+  carry?: CapsuleToApply;
 }
 
 export interface PinnedRepoResult extends PinTarget {
@@ -83,122 +79,14 @@ interface CheckedRepo extends PinTarget {
   upstreamSet: boolean;
   /** Whether the clean status read found HEAD on the branch at the commit already. */
   alreadyThere: boolean;
+  /** Where the checkout was (a carried pin puts it back there when the carry fails). */
+  before: CheckoutBefore;
+  /** A carried pin whose checkout holds exactly the carried state already: what it leaves uncommitted (absent: not so). */
+  carriedDirt?: string[];
 }
 
-const COMMIT_ID = /^(?:[0-9a-f]{40}|[0-9a-f]{64})$/;
-/** A conservative branch-name check (what `git check-ref-format --branch` accepts, minus rarities). */
-const BRANCH_NAME = /^(?!-)(?!.*\.\.)(?!.*\/\/)(?!.*@\{)(?!.*\.lock(?:\/|$))[A-Za-z0-9._/+-]+(?<![./])$/;
-
-export function refuse(
-  code: PinFailureCode,
-  message: string,
-  fix: string,
-  where: { remote?: string; path?: string; details?: Record<string, unknown> } = {},
-): PinFailure {
-  // Every refusal can name a remote URL: none leaves here with credentials in it.
-  const remote = where.remote === undefined ? {} : { remote: redactCredentials(where.remote) };
-  return { ok: false, code, message: redactCredentials(message), fix: redactCredentials(fix), ...where, ...remote };
-}
-
-/** Checks a pin's shape (the commit only when given); null when it is well-formed. */
-export function invalidPin(pin: { remote: string; branch: string; commit?: string }): PinFailure | null {
-  if (pin.commit !== undefined && !COMMIT_ID.test(pin.commit)) {
-    return refuse(
-      'invalid_pin',
-      `The pinned commit ${JSON.stringify(pin.commit)} is not a full commit id.`,
-      'Pin a full 40-hex commit id.',
-    );
-  }
-  if (typeof pin.branch !== 'string' || !BRANCH_NAME.test(pin.branch))
-    return refuse('invalid_pin', `The branch name ${JSON.stringify(pin.branch)} is not valid.`, 'Pin a valid branch name.');
-  if (typeof pin.remote !== 'string' || pin.remote.trim().length === 0 || pin.remote.includes('\0') || pin.remote.startsWith('-')) {
-    return refuse('invalid_pin', 'The pinned remote URL is not valid.', 'Pin the repository by its remote URL.');
-  }
-  return null;
-}
-
-export async function revParse(run: GitRunner, path: string, rev: string): Promise<string | null> {
-  const result = await run(['rev-parse', '-q', '--verify', rev], { cwd: path });
-  return result.code === 0 ? result.stdout.trim() : null;
-}
-
-/**
- * Fetches `branch` into its remote-tracking ref, reporting git's progress to `progress`; null when
- * it worked, else why not. With `commit`, that commit alone, into the remote-tracking ref only when
- * that moves it forward: no refs are listed first (a round trip less), no tags follow, and nothing
- * crosses the network when the commit is here already. (An unpack limit of 1 makes git index the
- * pack it receives, which is what reports the bytes received. No automatic maintenance runs after
- * it: a move does not wait for the repository's housekeeping, which the user's own git commands
- * still trigger.)
- */
-export async function fetchBranch(
-  run: GitRunner,
-  path: string,
-  remoteName: string,
-  branch: string,
-  progress?: GitTransferListener,
-  commit?: string,
-): Promise<string | null> {
-  const tracking = `refs/remotes/${remoteName}/${branch}`;
-  const [refspec, tags] = commit ? [`${commit}:${tracking}`, ['--no-tags']] : [`+refs/heads/${branch}:${tracking}`, []];
-  const args = progress
-    ? ['-c', 'fetch.unpackLimit=1', 'fetch', '--progress', '--no-auto-gc', ...tags, remoteName, refspec]
-    : ['fetch', '-q', '--no-auto-gc', ...tags, remoteName, refspec];
-  const fetched = await runTransfer(run, args, { cwd: path, step: 'fetch', repoPath: path }, progress);
-  return fetched.code === 0 ? null : transferFailureText(fetched);
-}
-
-/** Reads a clone's status; refuses it as `target_workspace_dirty` (touching nothing) when it has any change or an operation in progress. */
-export async function readCleanClone(
-  run: GitRunner,
-  path: string,
-  at: { remote: string; path: string },
-): Promise<ParsedStatus | PinFailure> {
-  const status = await readStatus(run, path);
-  if (!status.ok)
-    return refuse('pin_failed', `Reading ${status.where} failed: ${gitFailureText(status.result)}`, `git -C ${status.where} status`, at);
-  const parsed = status.status;
-  const files = [...parsed.conflicted, ...parsed.changed, ...parsed.untracked];
-  const dirs = await resolveGitDirs(path, run);
-  const operation = dirs ? operationInProgress(dirs.gitDir) : null;
-  if (operation !== null) {
-    return refuse(
-      'target_workspace_dirty',
-      `A ${operation} is in progress in the clone at ${path} on this device; nothing was touched.`,
-      `Finish it (git -C ${path} ${operation} --continue) or abort it (git -C ${path} ${operation} --abort), then retry.`,
-      { ...at, details: { operation, files: files.slice(0, 20), fileCount: files.length } },
-    );
-  }
-  if (files.length === 0) return parsed;
-  return refuse(
-    'target_workspace_dirty',
-    `The clone at ${path} on this device has ${counted(files.length, 'uncommitted change')}; nothing was touched.`,
-    `Commit or stash them in ${path} (git -C ${path} stash -u), then retry.`,
-    { ...at, details: { files: files.slice(0, 20), fileCount: files.length } },
-  );
-}
-
-/**
- * Refuses (`target_branch_diverged`) when the local branch `tip` holds commits that are neither in
- * `pinned` (when given) nor on the remote: moving the branch would lose them. Null when it holds none.
- */
-export async function refuseLocalCommits(
-  run: GitRunner,
-  b: { path: string; remoteName: string; branch: string; tip: string; pinned: string | null },
-  at: { remote: string; path: string },
-): Promise<PinFailure | null> {
-  const args = ['rev-list', '--count', b.tip, ...(b.pinned ? [`^${b.pinned}`] : []), '--not', `--remotes=${b.remoteName}`];
-  const extra = await run(args, { cwd: b.path });
-  const count = Number(extra.stdout.trim());
-  if (extra.code === 0 && count === 0) return null;
-  const target = b.pinned ? b.pinned.slice(0, 7) : `${b.remoteName}/${b.branch}`;
-  return refuse(
-    'target_branch_diverged',
-    `${b.branch} in ${b.path} holds ${count ? counted(count, 'local commit') : 'some local commits'} that ${b.pinned ? 'the pinned commit does not contain' : 'are not on the remote'}.`,
-    `Keep them on another branch (git -C ${b.path} branch keep/${b.branch} ${b.branch}), then move ${b.branch} to ${target} (git -C ${b.path} reset --keep ${target}) and retry.`,
-    { ...at, details: { localCommits: count } },
-  );
-}
+/** A new clone, or a clone that holds no branch of the pin yet: it was nowhere before. */
+const nowhere = (branch: string): CheckoutBefore => ({ branch: null, head: null, pinnedBranch: branch, pinnedBranchTip: null });
 
 /** Finds or clones one repository, refuses a dirty or diverged clone, and fetches the pinned commit. */
 async function checkRepo(pin: PinTarget, found: Located, deps: PinDeps): Promise<CheckedRepo | PinFailure> {
@@ -216,6 +104,8 @@ async function checkRepo(pin: PinTarget, found: Located, deps: PinDeps): Promise
     );
     if (cloned.code !== 0)
       return refuse('pin_failed', `Cloning the repository failed: ${transferFailureText(cloned)}`, `git clone ${pin.remote}`, where);
+    const imported = pin.carry ? await importCarried(run, dest, pin.remote, pin.carry) : null;
+    if (imported) return imported;
     if ((await revParse(run, dest, `${pin.commit}^{commit}`)) === null) {
       return refuse(
         'commit_missing',
@@ -233,28 +123,50 @@ async function checkRepo(pin: PinTarget, found: Located, deps: PinDeps): Promise
       onBranch: false,
       upstreamSet: false,
       alreadyThere: false,
+      before: nowhere(pin.branch),
     };
   }
   const { path, remoteName } = found;
   const at = { ...where, path };
   // The target's prepare step fetched the branch already: fetch again only when the commit is not here.
-  const fetched = deps.fetched?.get(path) === pin.commit;
+  // Carried work needs the commit it was carried against; the capsule brings the rest.
+  const needed = pin.carry?.base ?? pin.commit;
+  const fetched = deps.fetched?.get(path) === needed;
   const [parsed, present] = await Promise.all([
     (deps.startedStatusRead?.(path) ?? Promise.resolve(undefined)).then((ahead) => ahead ?? readCleanClone(run, path, at)),
-    fetched ? pin.commit : revParse(run, path, `${pin.commit}^{commit}`),
+    fetched ? needed : revParse(run, path, `${needed}^{commit}`),
   ]);
-  if ('ok' in parsed) return parsed;
+  if ('ok' in parsed) {
+    // An activation retried after it restored the carried work finds exactly that: taken as it is.
+    const dirt = pin.carry && parsed.code === 'target_workspace_dirty' ? await alreadyCarried(run, path, pin.branch, pin.carry) : null;
+    if (dirt === null) return parsed;
+    const before = { branch: pin.branch, head: pin.commit, pinnedBranch: pin.branch, pinnedBranchTip: pin.commit };
+    return {
+      ...pin,
+      path,
+      remoteName,
+      cloned: false,
+      localTip: pin.commit,
+      onBranch: true,
+      upstreamSet: true,
+      alreadyThere: true,
+      before,
+      carriedDirt: dirt,
+    };
+  }
   if (present === null) {
     const fetchError = await fetchBranch(run, path, remoteName, pin.branch, deps.progress);
-    if ((await revParse(run, path, `${pin.commit}^{commit}`)) === null) {
+    if ((await revParse(run, path, `${needed}^{commit}`)) === null) {
       return refuse(
         'commit_missing',
-        `The pinned commit ${pin.commit.slice(0, 7)} is not on the remote${fetchError ? ` (${fetchError})` : ''}.`,
+        `The pinned commit ${needed.slice(0, 7)} is not on the remote${fetchError ? ` (${fetchError})` : ''}.`,
         `Push ${pin.branch} from the source device, then retry.`,
         at,
       );
     }
   }
+  const imported = pin.carry ? await importCarried(run, path, pin.remote, pin.carry) : null;
+  if (imported) return imported;
   const onBranch = parsed.branch === pin.branch;
   // On the branch, the status read already said where it points.
   const localTip = onBranch ? parsed.head : await revParse(run, path, `refs/heads/${pin.branch}`);
@@ -271,14 +183,30 @@ async function checkRepo(pin: PinTarget, found: Located, deps: PinDeps): Promise
     onBranch,
     upstreamSet: onBranch && parsed.upstream === `${remoteName}/${pin.branch}`,
     alreadyThere: onBranch && parsed.head === pin.commit,
+    before: { branch: parsed.branch, head: parsed.head, pinnedBranch: pin.branch, pinnedBranchTip: localTip },
   };
 }
 
 /** The status read that verifies a pin: every untracked file listed, renames as a delete and an add. */
 const VERIFY_ARGS = ['--untracked-files=all', '--no-renames'];
 
+/** A repository pinned, and how to put back the work it carried (absent: it carried none, or had it already). */
+type CheckedOut = { ok: true; repo: PinnedRepoResult; undo?: () => Promise<string | null> } | PinFailure;
+
+/**
+ * Moves the checked repository's working tree to its pinned branch at the commit, then verifies HEAD;
+ * with carried work, restores and proves it (pin-carry.ts).
+ */
+async function checkOutPin(p: CheckedRepo, run: GitRunner): Promise<CheckedOut> {
+  const pinned = await checkOutCommit(p, run);
+  if (isFailure(pinned) || !p.carry) return isFailure(pinned) ? pinned : { ok: true, repo: pinned };
+  if (p.carriedDirt) return { ok: true, repo: { ...pinned, dirty: p.carriedDirt } };
+  const carried = await applyCarried(run, { path: p.path, remote: p.remote, cloned: p.cloned }, p.carry, p.before);
+  return carried.ok ? { ok: true, repo: { ...pinned, dirty: carried.dirty }, undo: carried.undo } : carried;
+}
+
 /** Moves the checked repository's working tree to its pinned branch at the commit, then verifies HEAD. */
-async function checkOutPin(p: CheckedRepo, run: GitRunner): Promise<PinnedRepoResult | PinFailure> {
+async function checkOutCommit(p: CheckedRepo, run: GitRunner): Promise<PinnedRepoResult | PinFailure> {
   const at = { remote: p.remote, path: p.path };
   const tracking = `${p.remoteName}/${p.branch}`;
   const steps: string[][] = [];
@@ -340,6 +268,10 @@ export async function pinWorkspace(pins: PinTarget[], deps: PinDeps): Promise<Pi
   if (refused) return refused;
   const applied = await Promise.all((checked as CheckedRepo[]).map((p) => checkOutPin(p, deps.run)));
   const failed = applied.find(isFailure);
-  if (failed) return failed;
-  return { ok: true, value: { repos: applied as PinnedRepoResult[] } };
+  if (failed) {
+    // Carried work goes back with the move that failed: no checkout keeps a copy the session does not run on.
+    for (const done of applied) if (done.ok) await done.undo?.();
+    return failed;
+  }
+  return { ok: true, value: { repos: applied.map((done) => (done as Extract<CheckedOut, { ok: true }>).repo) } };
 }

@@ -8,18 +8,8 @@ import type { Success } from '../../shared/errors.ts';
 import { withoutRedactedCredentials } from '../../shared/url-credentials.ts';
 import { readRef, resolveGitDirs } from './git-dir.ts';
 import { gitFailureText } from './git-runner.ts';
-import {
-  fetchBranch,
-  invalidPin,
-  locate,
-  readCleanClone,
-  refuse,
-  refuseLocalCommits,
-  revParse,
-  type Located,
-  type PinDeps,
-  type PinFailure,
-} from './pinning.ts';
+import { fetchBranch, invalidPin, readCleanClone, refuse, refuseLocalCommits, revParse, type PinFailure } from './pin-checks.ts';
+import { locate, type Located, type PinDeps } from './pinning.ts';
 
 export interface PrepareTarget {
   remote: string;

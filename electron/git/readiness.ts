@@ -5,6 +5,7 @@
  */
 import { basename, relative } from 'node:path';
 import type { Blocker, ReadinessReport, RepoState } from '../../shared/readiness.ts';
+import { carryOfferOf, readRepoCarry, type RepoCarry } from './carry-offer.ts';
 import { redactCredentials, redactUrl } from '../../shared/url-credentials.ts';
 import { operationInProgress, readRemoteConfig, remoteForBranch, resolveGitDirs, type RemoteConfig } from './git-dir.ts';
 import { checkDirectory, gitFailureText, type GitRunner } from './git-runner.ts';
@@ -22,7 +23,12 @@ export interface ReadinessDeps {
 export interface RepoEvaluation {
   state: RepoState;
   blockers: Blocker[];
+  /** What Carry my changes would take of it, read from the same status (carry-offer.ts); absent: nothing, or it cannot be carried as it is. */
+  carry?: RepoCarry;
 }
+
+/** The blockers carrying resolves: the work readiness found, marked so the UI offers Carry my changes beside their fixes. */
+const CARRIED_CODES = new Set(['dirty_tree', 'unpushed_commits']);
 
 function unreadable(repo: string, reason: string): RepoEvaluation {
   return {
@@ -63,13 +69,13 @@ export async function evaluateRepo(repo: string, deps: ReadinessDeps): Promise<R
   // Every new file, not its new folder: the person is shown the files they would commit.
   const statusRun = readStatus(deps.run, repo, { args: ['--untracked-files=all'] });
   const dirsRead = resolveGitDirs(repo, deps.run).then((dirs) =>
-    dirs === null ? null : ([operationInProgress(dirs.gitDir), readRemoteConfig(dirs.commonDir)] as const),
+    dirs === null ? null : ([operationInProgress(dirs.gitDir), readRemoteConfig(dirs.commonDir), dirs.commonDir] as const),
   );
   const [statusRead, read] = await Promise.all([statusRun, dirsRead]);
   if (!statusRead.ok) return unreadable(repo, statusReadFailure(repo, statusRead));
   if (read === null) return unreadable(repo, 'its git folder cannot be found');
   const { status } = statusRead;
-  const [operation, config] = read;
+  const [operation, config, commonDir] = read;
   const pushRemote = remoteForBranch(config, status.branch);
   const state: RepoState = {
     path: repo,
@@ -80,24 +86,33 @@ export async function evaluateRepo(repo: string, deps: ReadinessDeps): Promise<R
     behind: status.behind,
     remoteUrl: await remoteUrl(repo, deps.run, config, pushRemote),
   };
-  const blockers = sourceBlockers({
-    repo,
-    status,
-    operation,
-    pushRemote,
-    ...(deps.maxListedFiles ? { maxListedFiles: deps.maxListedFiles } : {}),
-  });
-  return { state, blockers };
+  const facts = { repo, status, operation, pushRemote, ...(deps.maxListedFiles ? { maxListedFiles: deps.maxListedFiles } : {}) };
+  const blockers = sourceBlockers(facts);
+  if (!blockers.some((b) => CARRIED_CODES.has(b.code))) return { state, blockers };
+  const carry = await readRepoCarry(deps.run, facts, commonDir);
+  if (carry === null) return { state, blockers };
+  return {
+    state: { ...state, carryBase: carry.base },
+    blockers: blockers.map((b) => (CARRIED_CODES.has(b.code) ? { ...b, carryable: true } : b)),
+    carry,
+  };
 }
 
 /** Evaluates every repository of a workspace concurrently; ready only when no repository has a blocker. */
 export async function evaluateSourceReadiness(repos: string[], deps: ReadinessDeps): Promise<ReadinessReport> {
   const evaluations = await Promise.all(repos.map((repo) => evaluateRepo(repo, deps)));
+  return reportOf(evaluations, (deps.now ?? Date.now)());
+}
+
+/** The workspace's report from its repositories' evaluations, with what carrying would take when some work can be carried. */
+export function reportOf(evaluations: readonly RepoEvaluation[], evaluatedAt: number): ReadinessReport {
   const blockers = evaluations.flatMap((e) => e.blockers);
+  const carries = evaluations.flatMap((e) => (e.carry ? [e.carry] : []));
   return {
     ready: blockers.length === 0,
     blockers,
     repos: evaluations.map((e) => e.state),
-    evaluatedAt: (deps.now ?? Date.now)(),
+    evaluatedAt,
+    ...(carries.length > 0 ? { carry: carryOfferOf(carries) } : {}),
   };
 }

@@ -25,6 +25,11 @@ export interface ParsedStatus {
    * submodule's (submodule-status.ts adds them; a status read alone never looks inside one).
    */
   dirtySubmodules: string[];
+  /** Of `changed`: how many are new in the index (staged adds) and how many are deleted (staged or not). */
+  added: number;
+  deleted: number;
+  /** Of `changed`: submodules (gitlinks) whose commit or content moved. */
+  gitlinks: string[];
 }
 
 /** Args for the one status call whose output `parseStatus` reads. */
@@ -67,6 +72,15 @@ function parseHeader(status: ParsedStatus, header: string): void {
   }
 }
 
+/** Counts what one changed entry (`1 XY sub …` or `2 XY sub …`) is: a staged add, a deletion, a submodule. */
+function countChange(status: ParsedStatus, entry: string, path: string): void {
+  const [x, y] = [entry[2], entry[3]];
+  if (x === 'A') status.added += 1;
+  else if (x === 'D' || y === 'D') status.deleted += 1;
+  // The submodule field follows XY: `N...` for a file, `S<c><m><u>` for a submodule.
+  if (entry[5] === 'S') status.gitlinks.push(path);
+}
+
 /** Parses NUL-separated porcelain v2 status output (with `--branch`). */
 export function parseStatus(output: string): ParsedStatus {
   const status: ParsedStatus = {
@@ -81,6 +95,9 @@ export function parseStatus(output: string): ParsedStatus {
     untracked: [],
     conflicted: [],
     dirtySubmodules: [],
+    added: 0,
+    deleted: 0,
+    gitlinks: [],
   };
   const entries = output.split('\0');
   for (let i = 0; i < entries.length; i++) {
@@ -91,12 +108,13 @@ export function parseStatus(output: string): ParsedStatus {
         parseHeader(status, entry.slice(2));
         break;
       case '1':
-        status.changed.push(afterFields(entry, 8));
+      case '2': {
+        const path = afterFields(entry, entry[0] === '1' ? 8 : 9);
+        status.changed.push(path);
+        countChange(status, entry, path);
+        if (entry[0] === '2') i++; // -z puts the original path of a rename or copy in its own entry
         break;
-      case '2':
-        status.changed.push(afterFields(entry, 9));
-        i++; // -z puts the original path of a rename or copy in its own entry
-        break;
+      }
       case 'u':
         status.conflicted.push(afterFields(entry, 10));
         break;

@@ -102,6 +102,9 @@ function mergeSubmodule(into: ParsedStatus, path: string, inner: ParsedStatus): 
   into.changed.push(...under(inner.changed));
   into.untracked.push(...under(inner.untracked));
   into.conflicted.push(...under(inner.conflicted));
+  into.added += inner.added;
+  into.deleted += inner.deleted;
+  into.gitlinks.push(...under(inner.gitlinks));
   const dirty = inner.changed.length + inner.untracked.length + inner.conflicted.length > 0;
   into.dirtySubmodules.push(...(dirty ? [path] : []), ...under(inner.dirtySubmodules));
 }

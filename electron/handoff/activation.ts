@@ -8,6 +8,7 @@
  */
 import { rm } from 'node:fs/promises';
 import type { DriftWarning, Handoff, ResumePath } from '../../shared/api/handoffs.ts';
+import type { Carried } from '../../shared/carry.ts';
 import type { TargetFolderView } from '../../shared/move-views.ts';
 import { detectedVersion, olderCliReason } from '../../shared/cli-version.ts';
 import { fail, ok, type Result } from '../../shared/errors.ts';
@@ -21,6 +22,7 @@ import type { ProgressSink } from '../ports/progress.ts';
 import type { SealPort } from '../ports/seal.ts';
 import type { SessionsPort } from '../ports/sessions.ts';
 import type { Checkpoint } from './checkpoint.ts';
+import { carriedOf, pinRequests } from './carried-pin.ts';
 import { receiveCheckpoint, type ReceiveCode, type ReceivedCheckpoint } from './checkpoint-transfer.ts';
 import { continuationInput } from '../providers/continuation-input.ts';
 import { cloneRemoteUrl, moveNote } from './move-note.ts';
@@ -40,6 +42,8 @@ export interface Activated {
   folder: TargetFolderView;
   /** The move continued the session with another agent (agent-change.ts), else null. */
   providerChange: { from: string; to: string } | null;
+  /** The uncommitted work and unpushed commits the move carried, restored and proved here (null: none). */
+  carried: Carried | null;
 }
 export type ActivationResult = Result<Activated>;
 
@@ -142,9 +146,17 @@ export async function openCheckpoint(
   if (!got.ok) return fail(got.code, got.message);
   const { checkpoint, stagingDir } = got.value;
   mark('verified');
-  const pinned = await git.pin(checkpoint.repos, checkoutPlaces(deps, handoff.sessionId), (progress) =>
+  // Carried work goes with its repository's pin (carried-pin.ts): restored and proved before anything resumes.
+  const requests = pinRequests(checkpoint);
+  if (!requests.ok) {
+    await rm(stagingDir, { recursive: true, force: true });
+    return requests;
+  }
+  const pinned = await git.pin(requests.value, checkoutPlaces(deps, handoff.sessionId), (progress) =>
     deps.progress({ handoffId: handoff.id, sessionId: handoff.sessionId, ...progress }),
   );
+  // The bundles are in the repositories now (or refused): they are not kept.
+  await Promise.all((checkpoint.carry?.repos ?? []).map((repo) => rm(repo.bundle.path, { force: true })));
   if (!pinned.ok) {
     await rm(stagingDir, { recursive: true, force: true });
     return fail(pinned.code, pinned.message);
@@ -201,6 +213,7 @@ export async function activateCheckpoint(
   await checkpoint.transcript.discard();
   report('import', 'transcript', null, null, 100);
   const change = agentChangeOf(checkpoint);
+  const carried = carriedOf(checkpoint);
   const afterEntryId = checkpoint.transcript.newest.at(-1)?.id ?? null;
   state.updateSession(
     handoff.sessionId,
@@ -245,6 +258,7 @@ export async function activateCheckpoint(
       source: r.remoteUrl,
       target: pinned.repoPaths[i] === undefined ? null : cloneRemoteUrl(pinned.repoPaths[i], r.branch),
     })),
+    ...(carried ? { carried } : {}),
   });
   const continuation = checkpointContinuation(checkpoint, drift, 'Continue where the session left off.', note);
   const older =
@@ -275,5 +289,5 @@ export async function activateCheckpoint(
       .map(([phase, at], i) => `${phase} +${at - marks[i]![1]} ms`)
       .join(', ')}`,
   );
-  return ok({ resumePath: resumed.value.path, note: resumed.value.reason ?? null, drift, folder, providerChange: change });
+  return ok({ resumePath: resumed.value.path, note: resumed.value.reason ?? null, drift, folder, providerChange: change, carried });
 }

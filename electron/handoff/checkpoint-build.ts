@@ -12,7 +12,7 @@ import type { LocalSession, LocalState } from '../local-state/local-state.ts';
 import type { Clock } from '../ports/clock.ts';
 import type { CheckpointRepo } from '../ports/git.ts';
 import type { KnownRepoFacts, PacketPort, ProviderPort } from '../ports/providers.ts';
-import { CHECKPOINT_FORMAT, type Checkpoint } from './checkpoint.ts';
+import { CHECKPOINT_FORMAT, type Checkpoint, type CheckpointCarry } from './checkpoint.ts';
 import { logTranscript, transcriptOf, writeTranscriptFile, type CheckpointTranscript } from './checkpoint-transcript.ts';
 import { currentFiles } from './resume-files.ts';
 import { mergeEntries } from './transcript-merge.ts';
@@ -28,12 +28,16 @@ export interface CheckpointBuildDeps {
   log(message: string): void;
 }
 
-/** What the checkpoint's packet can take as read of `repo` (nothing on a detached or unborn HEAD). */
+/**
+ * What the checkpoint's packet can take as read of `repo` (nothing on a detached or unborn HEAD): its
+ * tree is clean (readiness passed) but for the work the move carries.
+ */
 function knownFacts(repo: CheckpointRepo): KnownRepoFacts | undefined {
   if (repo.branch === null || repo.head === null) return undefined;
-  if (repo.baseRef === null || repo.mergeBase === null) return { branch: repo.branch, head: repo.head };
+  const read = { branch: repo.branch, head: repo.head, uncommitted: repo.uncommitted ?? [] };
+  if (repo.baseRef === null || repo.mergeBase === null) return read;
   const changed = repo.changedFiles === null ? {} : { changedFiles: repo.changedFiles };
-  return { branch: repo.branch, head: repo.head, base: { ref: repo.baseRef, mergeBase: repo.mergeBase, ...changed } };
+  return { ...read, base: { ref: repo.baseRef, mergeBase: repo.mergeBase, ...changed } };
 }
 
 /**
@@ -54,7 +58,8 @@ async function checkpointTranscript(
 
 /**
  * The checkpoint of `session` at its repositories' current commits (`repos`: as the checkpoint read
- * found them); `scratch`: a file its transcript may be written to (the caller removes it).
+ * found them); `scratch`: a file its transcript may be written to (the caller removes it); `carry`:
+ * the work the move carries (carried-work.ts), whose bundles the body then holds.
  */
 export async function buildCheckpoint(
   deps: CheckpointBuildDeps,
@@ -63,6 +68,7 @@ export async function buildCheckpoint(
   provider: ProviderSession | undefined,
   repos: readonly CheckpointRepo[],
   scratch: string,
+  carry?: CheckpointCarry,
 ): Promise<Checkpoint> {
   const { packets, selfId, selfName, clock } = deps;
   const firstPrompt = (await deps.state.findTranscriptEntry(session.id, (e) => e.role === 'user'))?.text ?? session.title;
@@ -127,5 +133,6 @@ export async function buildCheckpoint(
     agents: snapshot?.agents ?? session.agents,
     // With anything the running provider holds that it has not reported yet.
     transcript: await checkpointTranscript(deps, session.id, snapshot?.transcript ?? [], scratch),
+    ...(carry ? { carry } : {}),
   };
 }

@@ -1,7 +1,7 @@
 /**
  * Reading a checkpoint body (format in checkpoint.ts) as it is unsealed, chunk by chunk: the head
- * line and each entry line parsed one at a time, each provider file written straight into a private
- * staging folder as its part arrives. The bytes are unauthenticated while they come in, so nothing
+ * line and each entry line parsed one at a time, each provider file and each carried bundle written
+ * straight into a private staging folder as its part arrives. The bytes are unauthenticated while they come in, so nothing
  * read is handed out before `end()` — which the caller asks only once the envelope's tag checked —
  * and a refused body's staged files are removed with `discard()`.
  */
@@ -14,6 +14,7 @@ import type { PartStager, ResumeData, ResumeFile } from '../../shared/provider.t
 import { ChunkWriter } from '../io/file-chunks.ts';
 import { LineWriter } from '../io/line-writer.ts';
 import {
+  CARRY_FORMAT,
   CHECKPOINT_FORMAT,
   CHECKPOINT_LINE_MAX_BYTES,
   HeadSchema,
@@ -30,6 +31,14 @@ export type CheckpointReadCode = 'malformed_checkpoint' | 'checkpoint_rejected';
 
 const NEWLINE = 0x0a;
 const malformed = (message: string): Failure<'malformed_checkpoint'> => fail('malformed_checkpoint', message);
+
+/** A part the head names: its name and size, where it is staged, and the provider file it is (null: a carried bundle). */
+interface PartFile {
+  name: string;
+  size: number;
+  path: string;
+  provider: ResumeFile | null;
+}
 
 /** The part being received: its index, its length, what has arrived, and the file it goes to. */
 interface PartInProgress {
@@ -59,6 +68,8 @@ export class CheckpointReader {
   private staged: LineWriter | null = null;
   private staging: Promise<void> | null = null;
   private expectedEntries = 0;
+  /** The parts that follow the entries, in order: the provider's files, then the carried bundles. */
+  private parts: PartFile[] = [];
   private readonly lengthBytes = Buffer.alloc(PART_LENGTH_BYTES);
   private lengthFilled = 0;
   private part: PartInProgress | null = null;
@@ -109,6 +120,11 @@ export class CheckpointReader {
       return fail('checkpoint_rejected', 'The checkpoint belongs to another session or handoff.');
     }
     const resume = providerResume ? this.resume : null;
+    const { carry: headCarry, ...plain } = head;
+    const carry = headCarry && {
+      ...headCarry,
+      repos: headCarry.repos.map(({ bundleSize, ...repo }, i) => ({ ...repo, bundle: { path: this.carryPath(i), size: bundleSize } })),
+    };
     await this.staged?.close();
     this.staged = null;
     const transcript =
@@ -118,10 +134,11 @@ export class CheckpointReader {
           ? transcriptOf(this.newest.list())
           : transcriptFile(this.transcriptPath(), this.entries, this.newest.list());
     return ok({
-      ...(head as Omit<Checkpoint, 'transcript' | 'providerResume'>),
-      format: CHECKPOINT_FORMAT,
+      ...(plain as Omit<Checkpoint, 'transcript' | 'providerResume' | 'carry'>),
+      format: carry ? CARRY_FORMAT : CHECKPOINT_FORMAT,
       providerResume: resume,
       transcript,
+      ...(carry ? { carry } : {}),
     });
   }
 
@@ -152,6 +169,10 @@ export class CheckpointReader {
 
   private partPath(index: number): string {
     return join(this.stagingDir, `part-${index}`);
+  }
+
+  private carryPath(index: number): string {
+    return join(this.stagingDir, `carried-${index}.bundle`);
   }
 
   /** The head's provider data with each file's path in staging. */
@@ -197,8 +218,23 @@ export class CheckpointReader {
       this.failure = malformed('The checkpoint body does not have the expected shape.');
       return;
     }
+    const carried = parsed.data.format === CARRY_FORMAT ? parsed.data.carry : undefined;
+    if ((parsed.data.format === CARRY_FORMAT) !== (parsed.data.carry !== undefined)) {
+      this.failure = malformed('The checkpoint names carried work its format does not hold.');
+      return;
+    }
     this.head = parsed.data;
     this.resume = parsed.data.providerResume ? this.stagedResume(parsed.data.providerResume) : null;
+    const provider = parsed.data.format === CHECKPOINT_FORMAT || carried ? (this.resume?.files ?? []) : [];
+    this.parts = [
+      ...provider.map((file) => ({ name: file.name, size: file.size, path: file.path, provider: file })),
+      ...(carried?.repos ?? []).map((repo, i) => ({
+        name: repo.relPath,
+        size: repo.bundleSize,
+        path: this.carryPath(i),
+        provider: null,
+      })),
+    ];
     this.expectedEntries = parsed.data.format === TAIL_FORMAT ? 0 : (parsed.data.transcriptEntries ?? 0);
     // A transcript short enough to be kept whole among the newest entries is not staged to a file.
     if (this.expectedEntries > NEWEST_ENTRIES) {
@@ -236,13 +272,11 @@ export class CheckpointReader {
       this.stage = 'entries';
       return;
     }
-    const files = this.head!.format === CHECKPOINT_FORMAT ? (this.head!.providerResume?.files ?? []) : [];
-    this.stage = files.length > this.partsDone ? 'parts' : 'done';
+    this.stage = this.parts.length > this.partsDone ? 'parts' : 'done';
   }
 
   /** Reads a part's length prefix, then its bytes into its staged file; returns where it stopped. */
   private async takePart(chunk: Buffer, at: number): Promise<number> {
-    const files = this.head!.providerResume!.files!;
     if (this.part === null) {
       const take = Math.min(PART_LENGTH_BYTES - this.lengthFilled, chunk.length - at);
       chunk.copy(this.lengthBytes, this.lengthFilled, at, at + take);
@@ -250,9 +284,10 @@ export class CheckpointReader {
       if (this.lengthFilled < PART_LENGTH_BYTES) return at + take;
       this.lengthFilled = 0;
       const size = Number(this.lengthBytes.readBigUInt64BE());
-      const expected = files[this.partsDone]!;
+      const expected = this.parts[this.partsDone]!;
       if (size !== expected.size) {
-        this.failure = malformed(`Provider file ${expected.name} of the checkpoint is ${size} bytes, not ${expected.size}.`);
+        const what = expected.provider ? `Provider file ${expected.name}` : `The carried changes of ${expected.name}`;
+        this.failure = malformed(`${what} of the checkpoint is ${size} bytes, not ${expected.size}.`);
         return chunk.length;
       }
       if (this.partsDone === 0) mkdirSync(this.stagingDir, { recursive: true, mode: 0o700 });
@@ -274,16 +309,16 @@ export class CheckpointReader {
 
   /** A small part whole in `chunk` from `at`: copied and written while the next parts are read. */
   private async takeSmallPart(chunk: Buffer, at: number, size: number): Promise<number> {
-    const file = this.resume!.files![this.partsDone]!;
-    const stager = await this.stagerOf(file);
-    await this.smallParts.add(file.path, Buffer.from(chunk.subarray(at, at + size)), stager);
+    const part = this.parts[this.partsDone]!;
+    const stager = part.provider ? await this.stagerOf(part.provider) : null;
+    await this.smallParts.add(part.path, Buffer.from(chunk.subarray(at, at + size)), stager);
     this.partDone();
     return at + size;
   }
 
   private partDone(): void {
     this.partsDone += 1;
-    if (this.partsDone === this.resume!.files!.length) this.stage = 'done';
+    if (this.partsDone === this.parts.length) this.stage = 'done';
   }
 
   /** How part `file` is rewritten as it is staged (its provider's stager), or null to stage it as it is. */
@@ -293,8 +328,8 @@ export class CheckpointReader {
 
   /** Where the next part goes: through its provider's stager when it has one, else as it is. */
   private async partWriter(): Promise<ChunkWriter | StagedLines> {
-    const file = this.resume!.files![this.partsDone]!;
-    const stager = await this.stagerOf(file);
-    return stager ? StagedLines.create(file.path, file.size, stager) : ChunkWriter.create(file.path);
+    const part = this.parts[this.partsDone]!;
+    const stager = part.provider ? await this.stagerOf(part.provider) : null;
+    return stager ? StagedLines.create(part.path, part.size, stager) : ChunkWriter.create(part.path);
   }
 }

@@ -42,11 +42,18 @@ export async function estimateCheckpointBytes(deps: CheckpointSizeDeps, session:
   );
 }
 
-/** A "checkpoint_too_large" blocker when the estimate is over the backend's published limit; null when it fits or no limit is known. */
-export async function checkpointSizeBlocker(deps: CheckpointSizeDeps, session: Readonly<LocalSession>): Promise<Blocker | null> {
+/**
+ * A "checkpoint_too_large" blocker when the estimate (with `carriedBytes` of carried work, when the
+ * move carries it) is over the backend's published limit; null when it fits or no limit is known.
+ */
+export async function checkpointSizeBlocker(
+  deps: CheckpointSizeDeps,
+  session: Readonly<LocalSession>,
+  carriedBytes: number | Promise<number> = 0,
+): Promise<Blocker | null> {
   const limit = await deps.backend.blobLimit();
   if (limit === null) return null;
-  const estimate = await estimateCheckpointBytes(deps, session);
+  const estimate = (await estimateCheckpointBytes(deps, session)) + (await carriedBytes);
   if (estimate <= limit) return null;
   const mib = (bytes: number) => `${Math.ceil(bytes / MiB)} MiB`;
   const needed = Math.ceil(estimate / MiB / 256) * 256;

@@ -1,12 +1,12 @@
 /**
  * Writing a checkpoint body (format in checkpoint.ts) as a stream: the head line, one line per
- * transcript entry, then each provider file as a length-prefixed part read from disk. Small pieces
+ * transcript entry, then each provider file and each carried bundle as a length-prefixed part read from disk. Small pieces
  * are gathered into chunks of CHUNK_BYTES before they reach the sink (the sealer), so a long
  * transcript costs one encryption call per chunk, not per entry, while a provider file's whole
  * chunks pass through uncopied; nothing is held whole.
  */
 import { CHUNK_BYTES, forEachChunk } from '../io/file-chunks.ts';
-import { CHECKPOINT_FORMAT, PART_LENGTH_BYTES, type Checkpoint, type CheckpointHead, type HeadResume } from './checkpoint.ts';
+import { CARRY_FORMAT, CHECKPOINT_FORMAT, PART_LENGTH_BYTES, type Checkpoint, type CheckpointHead, type HeadResume } from './checkpoint.ts';
 
 /** Where the body's bytes go, chunk by chunk and in order; the sink is done with a chunk when its promise settles. */
 export type BodySink = (chunk: Buffer) => Promise<void>;
@@ -47,9 +47,9 @@ class Gather {
   }
 }
 
-/** The head line's object: everything but the transcript, the export's files by name and size. */
+/** The head line's object: everything but the transcript, the export's files and the carried bundles by name and size. */
 export function checkpointHead(checkpoint: Checkpoint): CheckpointHead {
-  const { transcript, providerResume, ...rest } = checkpoint;
+  const { transcript, providerResume, carry, ...rest } = checkpoint;
   const resume =
     providerResume === null
       ? null
@@ -60,12 +60,27 @@ export function checkpointHead(checkpoint: Checkpoint): CheckpointHead {
           payload: providerResume.payload as HeadResume['payload'],
           ...(providerResume.files ? { files: providerResume.files.map(({ name, size }) => ({ name, size })) } : {}),
         };
-  return { ...rest, format: CHECKPOINT_FORMAT, providerResume: resume, transcriptEntries: transcript.count };
+  const carried = carry && {
+    ...carry,
+    repos: carry.repos.map(({ bundle, ...repo }) => ({ ...repo, bundleSize: bundle.size })),
+  };
+  return {
+    ...rest,
+    format: carried ? CARRY_FORMAT : CHECKPOINT_FORMAT,
+    providerResume: resume,
+    transcriptEntries: transcript.count,
+    ...(carried ? { carry: carried } : {}),
+  };
+}
+
+/** The files whose bytes follow the entry lines, in order: the provider's, then the carried bundles. */
+function partFiles(checkpoint: Checkpoint): { path: string; size: number }[] {
+  return [...(checkpoint.providerResume?.files ?? []), ...(checkpoint.carry?.repos.map((repo) => repo.bundle) ?? [])];
 }
 
 /**
  * Writes `checkpoint`'s body into `sink`: head, entries, parts. `onPart` hears the bytes of the
- * provider's files written so far (of their total). Rejects when a provider file cannot be read
+ * parts' files written so far (of their total). Rejects when a part's file cannot be read
  * or ends before its size, or the transcript holds fewer entries than its count; resolves with the body's length.
  */
 export async function writeCheckpoint(
@@ -87,7 +102,7 @@ export async function writeCheckpoint(
     }
   }
   if (entries < count) throw new Error(`the checkpoint's transcript ended after ${entries} of its ${count} entries`);
-  const files = checkpoint.providerResume?.files ?? [];
+  const files = partFiles(checkpoint);
   const total = files.reduce((sum, file) => sum + file.size, 0);
   let done = 0;
   for (const file of files) {

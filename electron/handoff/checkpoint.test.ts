@@ -220,6 +220,50 @@ describe('the checkpoint body', () => {
     expect(await readOut(fromEarlier.value)).toEqual({ ...rest, transcript });
   });
 
+  it("carries each capsule's bundle as a part after the provider's files, as format 4, and refuses carried work in a format 3 head", async () => {
+    const rollout = providerFile('rollout', randomBytes(3000));
+    const bundle = providerFile('bundle', randomBytes(70_000));
+    const carried = {
+      relPath: '.',
+      base: 'b'.repeat(40),
+      head: 'a'.repeat(40),
+      indexTree: 'c'.repeat(40),
+      workTree: 'd'.repeat(40),
+      bundle: { path: bundle.path, size: bundle.size },
+    };
+    const body = checkpoint({
+      providerResume: { provider: 'codex', format: 'codex/rollout@2', sessionId: 't', payload: {}, files: [rollout] },
+      carry: {
+        repos: [carried],
+        counts: { changed: 1, added: 0, deleted: 0, commits: 1 },
+        keptAs: 'baton: carried to desk at 18:05 (handoff h)',
+      },
+    });
+    const bytes = await encode(body);
+    expect(checkpointHead(body).format).toBe('baton-checkpoint/4');
+    for (const piece of [7, 1 << 20]) {
+      const { result, staging } = await decode(bytes, body.sessionId, body.handoffId, piece);
+      if (!result.ok) throw new Error(result.message);
+      const staged = result.value.carry!.repos[0]!;
+      expect(staged.bundle.path.startsWith(staging)).toBe(true);
+      expect(readFileSync(staged.bundle.path).equals(readFileSync(bundle.path))).toBe(true);
+      expect({ ...staged, bundle: null }).toEqual({ ...carried, bundle: null });
+      expect(result.value.carry).toMatchObject({ counts: body.carry!.counts, keptAs: body.carry!.keptAs });
+      expect(readFileSync(result.value.providerResume!.files![0]!.path).equals(readFileSync(rollout.path))).toBe(true);
+    }
+    const lying = Buffer.from(bytes);
+    lying.writeBigUInt64BE(1n, bytes.length - bundle.size - 8);
+    expect((await decode(lying)).result).toMatchObject({
+      ok: false,
+      message: 'The carried changes of . of the checkpoint is 1 bytes, not 70000.',
+    });
+    const asFormat3 = Buffer.from(`${JSON.stringify({ ...checkpointHead(body), format: CHECKPOINT_FORMAT })}\n`);
+    expect((await decode(asFormat3)).result).toMatchObject({
+      ok: false,
+      message: 'The checkpoint names carried work its format does not hold.',
+    });
+  });
+
   it('addresses content by its SHA-256', () => {
     expect(sha256Hex(Buffer.from('abc'))).toBe('ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad');
   });

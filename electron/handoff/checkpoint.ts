@@ -11,18 +11,28 @@
  *   entry lines   the whole transcript, one JSON entry per line (`transcriptEntries` of them)
  *   parts         each provider file in the head's order: its length (u64 big-endian), then its bytes
  *
+ * Format `baton-checkpoint/4` is `/3` with carried work (Carry my changes): the head's `carry` names
+ * each carried repository's capsule (the commit it was carried against, the source's HEAD, the index's
+ * and working state's trees, the bundle's size), and each bundle follows the provider's files as one
+ * more part. A checkpoint that carries nothing is written as `/3`, which every target reads; one that
+ * carries work is refused by a target that knows only `/3` (its extra parts read as malformed), never
+ * opened without its work.
+ *
  * Earlier formats are still read: `/2` (head and entry lines, the provider export inline as JSON)
  * and `/1` (one JSON object holding the last 200 entries as `transcriptTail`).
  */
 import { createHash } from 'node:crypto';
 import { z } from 'zod';
 import { TranscriptEntrySchema, type AgentView } from '../../shared/agents.ts';
+import { CarriedSchema } from '../../shared/carry.ts';
 import { PermissionRuleSchema, type PermissionRule } from '../../shared/permission-request.ts';
 import { PermissionLevel, PROVIDER_IDS, RESUME_FILES_MAX, type ProviderId, type ResumeData } from '../../shared/provider.ts';
 import type { PinnedRepo } from '../ports/git.ts';
 import type { CheckpointTranscript } from './checkpoint-transcript.ts';
 
 export const CHECKPOINT_FORMAT = 'baton-checkpoint/3';
+/** `/3` with carried work: the head's `carry`, and each capsule's bundle as a part after the provider's files. */
+export const CARRY_FORMAT = 'baton-checkpoint/4';
 /** Head and entry lines with the provider export inline; still read. */
 export const INLINE_FORMAT = 'baton-checkpoint/2';
 /** One JSON object holding the last 200 entries as `transcriptTail`; still read. */
@@ -55,6 +65,26 @@ function isHeadFileList(value: unknown): boolean {
   return true;
 }
 
+const ObjectId = z.string().regex(/^(?:[0-9a-f]{40}|[0-9a-f]{64})$/);
+
+/** One carried repository's capsule as the head names it (its bundle follows as a part). */
+const HeadCarriedRepo = z.strictObject({
+  relPath: z.string().max(4096),
+  base: ObjectId,
+  head: ObjectId,
+  indexTree: ObjectId,
+  workTree: ObjectId,
+  bundleSize: z.number().int().nonnegative(),
+});
+
+/** What the checkpoint carries: each repository's capsule, what it holds, and the stash the source parks its copy in. */
+const HeadCarry = z.strictObject({
+  repos: z.array(HeadCarriedRepo).min(1).max(500),
+  counts: CarriedSchema.omit({ repos: true, keptAs: true }),
+  keptAs: z.string().max(500),
+});
+export type HeadCarry = z.infer<typeof HeadCarry>;
+
 /** The provider export as the head carries it: its files by name and size (their bytes follow as parts). */
 const HeadResumeSchema = z.strictObject({
   provider: z.enum(PROVIDER_IDS),
@@ -66,7 +96,7 @@ const HeadResumeSchema = z.strictObject({
 export type HeadResume = z.infer<typeof HeadResumeSchema>;
 
 export const HeadSchema = z.object({
-  format: z.enum([CHECKPOINT_FORMAT, INLINE_FORMAT, TAIL_FORMAT]),
+  format: z.enum([CARRY_FORMAT, CHECKPOINT_FORMAT, INLINE_FORMAT, TAIL_FORMAT]),
   sessionId: z.string(),
   handoffId: z.string(),
   createdAt: z.number(),
@@ -104,12 +134,31 @@ export const HeadSchema = z.object({
   transcriptEntries: z.number().int().nonnegative().optional(),
   /** The first format's tail, in the head itself. */
   transcriptTail: z.array(TranscriptEntrySchema).optional(),
+  /** Carried work (format 4 only). */
+  carry: HeadCarry.optional(),
 });
 export type CheckpointHead = z.infer<typeof HeadSchema>;
 
+/** One carried repository: its capsule, the bundle a file (the source's scratch, the target's staging). */
+export interface CarriedRepo {
+  relPath: string;
+  base: string;
+  head: string;
+  indexTree: string;
+  workTree: string;
+  bundle: { path: string; size: number };
+}
+
+/** What a checkpoint carries of the workspace's uncommitted work and unpushed commits. */
+export interface CheckpointCarry {
+  repos: CarriedRepo[];
+  counts: HeadCarry['counts'];
+  keptAs: string;
+}
+
 /** A checkpoint as built on the source and as read on the target (its files then in the staging folder). */
 export interface Checkpoint {
-  format: typeof CHECKPOINT_FORMAT;
+  format: typeof CHECKPOINT_FORMAT | typeof CARRY_FORMAT;
   sessionId: string;
   handoffId: string;
   createdAt: number;
@@ -133,6 +182,8 @@ export interface Checkpoint {
   agents: AgentView[];
   /** Every transcript entry the source had, in its order: kept on disk, read as it is written or merged. */
   transcript: CheckpointTranscript;
+  /** Carried work (Carry my changes), each capsule's bundle one part after the provider's files; absent: none. */
+  carry?: CheckpointCarry;
 }
 
 /** Lower-case hex SHA-256 of `bytes`: the content address of a sealed envelope. */

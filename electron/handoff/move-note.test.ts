@@ -44,6 +44,14 @@ describe('the move note', () => {
     expect(note).not.toContain('What differs here');
   });
 
+  it('says the uncommitted changes came along, still uncommitted, with what they hold and where the source keeps its copy', () => {
+    const note = moveNote(facts({ carried: { changed: 3, added: 1, deleted: 0, commits: 2, repos: ['.'] } }));
+    expect(note).toContain(
+      'The uncommitted changes came along, still uncommitted (3 changed files, 1 new file, 2 unpushed commits); what was staged is staged. laptop keeps its copy in a stash.',
+    );
+    expect(moveNote(facts())).not.toContain('uncommitted');
+  });
+
   it('tells URL forms apart', () => {
     expect(remoteForm('git@github.com:a/b.git')).toBe('an SSH URL');
     expect(remoteForm('ssh://git@host:22/a/b')).toBe('an SSH URL');

@@ -6,6 +6,7 @@
  * reading each pinned clone's git config (remote-form).
  */
 import { join } from 'node:path';
+import { carrySummary, type CarryCounts } from '../../shared/carry.ts';
 import { readRemoteConfig, remoteForBranch } from '../git/git-dir.ts';
 
 /** What one side of the move was (the source, from the checkpoint) or is (the target). */
@@ -25,6 +26,8 @@ export interface MoveFacts {
   cliLabel: string | null;
   /** Each repository: its remote URL on the source (the checkpoint's) and in the target's clone. */
   remotes: { relPath: string; source: string | null; target: string | null }[];
+  /** The uncommitted work and unpushed commits that came along (Carry my changes), if any. */
+  carried?: CarryCounts & { repos: string[] };
 }
 
 const PLATFORMS: Record<string, string> = { darwin: 'macOS', linux: 'Linux', win32: 'Windows', freebsd: 'FreeBSD' };
@@ -69,6 +72,14 @@ export function moveNote(facts: MoveFacts): string {
     if (there !== here) differs.push(`the git remote of ${repo} is ${here} (${from}: ${there})`);
   }
   if (differs.length > 0) lines.push(`What differs here: ${differs.join('; ')}.`);
+  if (facts.carried) {
+    const where = facts.carried.repos.filter((r) => r !== '.');
+    const of = where.length > 0 ? ` in ${where.join(', ')}` : '';
+    lines.push(
+      `The uncommitted changes came along${of}, still uncommitted (${carrySummary(facts.carried)}); what was staged is staged. ` +
+        `${from} keeps its copy in a stash.`,
+    );
+  }
   lines.push('Paths, tools and settings you relied on there may differ here.');
   return lines.join(' ');
 }

@@ -5,6 +5,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import type { CreateHandoffRequest, Handoff } from '../../shared/api/handoffs.ts';
+import { DEFAULT_MOVE_SETTINGS } from '../../shared/carry.ts';
 import { fail, ok, type Result } from '../../shared/errors.ts';
 import type { ReadinessReport } from '../../shared/readiness.ts';
 import type { LocalSession } from '../local-state/local-state.ts';
@@ -51,20 +52,40 @@ const ready: ReadinessReport = {
   evaluatedAt: 0,
 };
 
+const BASE = 'b'.repeat(40);
+
+/** The source as readiness reads it with one uncommitted file and one unpushed commit, both of which can be carried. */
+const carryable: ReadinessReport = {
+  ready: false,
+  blockers: [
+    { code: 'dirty_tree', message: 'app has 1 uncommitted file', fix: 'commit', carryable: true },
+    { code: 'unpushed_commits', message: 'main has 1 commit not pushed', fix: 'git push', carryable: true },
+  ],
+  repos: [{ ...ready.repos[0]!, ahead: 1, carryBase: BASE }],
+  evaluatedAt: 0,
+  carry: { changed: 0, added: 1, deleted: 0, commits: 1, secretFiles: ['app/.env'], estimatedBytes: 10, largest: [], repos: ['/work/app'] },
+};
+
 /** A move request over stand-ins; `create` answers each createHandoff in turn, all of which are kept in `asked`. */
-function requests(create: (request: CreateHandoffRequest) => Result<Handoff>, refresh: () => void = () => undefined) {
+function requests(create: (request: CreateHandoffRequest) => Result<Handoff>, refresh: () => void = () => undefined, source = ready) {
   const asked: CreateHandoffRequest[] = [];
+  const updates: Partial<LocalSession>[] = [];
   const devices = {
     listedWithin: () => true,
     replaceAll: () => undefined,
     targetBlockers: () => [],
     continuationFor: () => null,
+    nameOf: () => 'desktop',
   } as unknown as DevicesPort;
   const deps: MoveRequestDeps = {
     selfId: SELF,
     state: {
       readSession: () => session,
-      updateSession: () => undefined,
+      updateSession: (_id: string, change: (s: LocalSession) => void) => {
+        const changed = { ...session };
+        change(changed);
+        updates.push(changed);
+      },
       ensureProgress: () => undefined,
       updateProgress: () => undefined,
       transcriptBytes: () => 0,
@@ -79,15 +100,16 @@ function requests(create: (request: CreateHandoffRequest) => Result<Handoff>, re
       },
     } as unknown as MoveRequestDeps['backend'],
     seal,
-    git: { sourceReadiness: async () => ready },
+    git: { sourceReadiness: async () => source },
     devices,
     targetCheck: () => [],
     sessions: { publishMeta: async () => ok(undefined), markMoved: async () => undefined, provider: () => undefined },
     handoffs: { active: () => undefined, observe: () => undefined },
     keys: { refreshKeyRing: async () => refresh() },
+    settings: { get: () => DEFAULT_MOVE_SETTINGS },
     clock: () => 1000,
   };
-  return { moves: moveRequests(deps), asked };
+  return { moves: moveRequests(deps), asked, updates };
 }
 
 /** The record a backend makes of `request`. */
@@ -127,5 +149,20 @@ describe('the Move request', () => {
     expect(started.ok).toBe(true);
     expect(asked.map((r) => r.keyVersion)).toEqual([2, 3]);
     held.pop();
+  });
+
+  it('carries the work only with the secret-looking files confirmed, names the commit it is carried against, and records the choice', async () => {
+    const { moves, asked, updates } = requests((request) => ok(recorded(request)), undefined, carryable);
+    const plain = await moves.start(session.id, 'desktop-id');
+    expect(plain.ok === false && 'report' in plain && plain.report.blockers.map((b) => b.code)).toEqual(['dirty_tree', 'unpushed_commits']);
+    const unconfirmed = await moves.start(session.id, 'desktop-id', { carry: { confirmedFiles: [] } });
+    expect(unconfirmed.ok === false && 'report' in unconfirmed && unconfirmed.report.blockers).toMatchObject([
+      { code: 'carry_unconfirmed_files', details: { files: ['app/.env'] } },
+    ]);
+    expect(asked).toHaveLength(0);
+    const started = await moves.start(session.id, 'desktop-id', { carry: { confirmedFiles: ['app/.env'] } });
+    expect(started.ok).toBe(true);
+    expect([...openMoveCommits(seal, recorded(asked[0]!))]).toEqual([['.', BASE]]);
+    expect(updates.at(-1)?.carryOn).toEqual({ confirmedFiles: ['app/.env'], handoffId: asked[0]!.handoffId, targetName: 'desktop' });
   });
 });

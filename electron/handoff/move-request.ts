@@ -1,8 +1,12 @@
 /**
  * Starting a Move on the source: the full readiness evaluation (session, source git, the
  * checkpoint's estimated size against the backend's limit, target eligibility) runs first; only a ready report creates the `requested` record.
+ * A move that carries the work (Carry my changes: carry-choice.ts) is judged with its work carried,
+ * records that choice on the session for its checkpoint, and names to the target the commit on the
+ * remote the work is carried against.
  */
 import { relative } from 'node:path';
+import type { CarryChoice } from '../../shared/carry.ts';
 import type { MoveResult } from '../../shared/device-api.ts';
 import { ok } from '../../shared/errors.ts';
 import type { Blocker, ReadinessReport } from '../../shared/readiness.ts';
@@ -16,6 +20,8 @@ import type { DevicesPort, TargetCheck } from '../ports/devices.ts';
 import type { GitPort } from '../ports/git.ts';
 import type { SealPort } from '../ports/seal.ts';
 import type { SessionsPort } from '../ports/sessions.ts';
+import { carryLimitBytes, type MoveSettingsPort } from '../ports/settings.ts';
+import { carriedReport } from './carry-choice.ts';
 import { checkpointSizeBlocker } from './checkpoint-size.ts';
 import { sealMoveCommits } from './move-commits.ts';
 import type { Coordinator } from './coordinator.ts';
@@ -34,6 +40,8 @@ export interface MoveRequestDeps {
   handoffs: Pick<Coordinator, 'active' | 'observe'>;
   /** Fetches key versions this device lacks: a handoff is created only under the account's newest. */
   keys: Pick<AccountPort, 'refreshKeyRing'>;
+  /** This device's move settings: how much carried work it sends. */
+  settings: Pick<MoveSettingsPort, 'get'>;
   clock: Clock;
 }
 
@@ -45,11 +53,16 @@ export interface MoveOptions {
   initiatorDeviceId?: string;
   /** The agent the target continues with (default: the session's own, or DevicesPort.continuationFor's). */
   provider?: ProviderId;
+  /** Carry the uncommitted work and unpushed commits along (Carry my changes), with the secret-looking files confirmed; null or absent: not. */
+  carry?: CarryChoice | null;
 }
 
 export interface MoveRequests {
-  /** The whole readiness report for moving `sessionId` to `targetDeviceId`; without a target, this device's side only. */
-  evaluate(sessionId: string, targetDeviceId?: string): Promise<ReadinessReport>;
+  /**
+   * The whole readiness report for moving `sessionId` to `targetDeviceId`; without a target, this
+   * device's side only; `carry`: as a move that carries the work would be judged.
+   */
+  evaluate(sessionId: string, targetDeviceId?: string, carry?: CarryChoice): Promise<ReadinessReport>;
   /**
    * Evaluates readiness and, only when ready, creates the handoff at the session's generation;
    * `freshClone`: the target clones the repositories afresh rather than using its checkouts;
@@ -80,7 +93,12 @@ export function moveRequests(deps: MoveRequestDeps): MoveRequests {
     return provider ?? devices.continuationFor(session, targetDeviceId) ?? session.provider;
   }
 
-  async function evaluate(sessionId: string, targetDeviceId?: string, provider?: ProviderId): Promise<ReadinessReport> {
+  async function evaluate(
+    sessionId: string,
+    targetDeviceId?: string,
+    carry?: CarryChoice,
+    provider?: ProviderId,
+  ): Promise<ReadinessReport> {
     const session = state.readSession(sessionId);
     const sessionBlockers: Blocker[] = [];
     if (!session || session.ownerDeviceId !== deps.selfId || session.inputBlock?.code === 'moved') {
@@ -95,14 +113,17 @@ export function moveRequests(deps: MoveRequestDeps): MoveRequests {
       return { ready: false, blockers: sessionBlockers, repos: [], evaluatedAt: clock() };
     }
     // Reachability must be current: a device list older than a few seconds is read again first. The
-    // checkpoint's estimate against the backend's limit: sizes on disk, read beside git.
-    const [source, tooLarge] = await Promise.all([
-      deps.git.sourceReadiness(session),
-      checkpointSizeBlocker(deps, session),
+    // checkpoint's estimate against the backend's limit: sizes on disk, read beside git (with the carried work's, when it goes too).
+    const reading = deps.git.sourceReadiness(session);
+    const carriedBytes = carry ? reading.then((report) => report.carry?.estimatedBytes ?? 0) : 0;
+    const [found, tooLarge] = await Promise.all([
+      reading,
+      checkpointSizeBlocker(deps, session, carriedBytes),
       targetDeviceId === undefined || devices.listedWithin(DEVICE_LIST_FRESH_MS)
         ? null
         : backend.listDevices().then((listed) => listed.ok && devices.replaceAll(listed.value)),
     ]);
+    const source = carry ? carriedReport(found, carry, carryLimitBytes(deps.settings)) : found;
     const blockers = [
       ...sessionBlockers,
       ...source.blockers,
@@ -111,13 +132,14 @@ export function moveRequests(deps: MoveRequestDeps): MoveRequests {
         ? []
         : devices.targetBlockers({ ...session, provider: agentFor(session, targetDeviceId, provider) }, targetDeviceId, deps.targetCheck)),
     ];
-    return { ready: blockers.length === 0, blockers, repos: source.repos, evaluatedAt: clock() };
+    const offer = source.carry ? { carry: source.carry } : {};
+    return { ready: blockers.length === 0, blockers, repos: source.repos, evaluatedAt: clock(), ...offer };
   }
 
   async function start(sessionId: string, targetDeviceId: string, options: MoveOptions = {}): Promise<MoveResult> {
     const { provider } = options;
     // A move this device has not heard of yet is refused by the backend (handoff_in_progress, below).
-    const report = await evaluate(sessionId, targetDeviceId, provider);
+    const report = await evaluate(sessionId, targetDeviceId, options.carry ?? undefined, provider);
     if (!report.ready)
       return { ok: false, code: 'blocked', message: `The move is blocked: ${report.blockers.map((b) => b.code).join(', ')}.`, report };
     const session = state.readSession(sessionId)!;
@@ -133,9 +155,12 @@ export function moveRequests(deps: MoveRequestDeps): MoveRequests {
     const continueWith = agent === session.provider || !isProviderId(agent) ? null : { handoffId, provider: agent };
     // The target learns a fresh-clone choice from the metadata published here, before the handoff exists.
     const freshCloneOn = options.freshClone ? targetDeviceId : null;
+    // Carried only when there is work to carry; the checkpoint takes it by this choice (source-steps.ts).
+    const carryOn = options.carry && report.carry ? { ...options.carry, handoffId, targetName: devices.nameOf(targetDeviceId) } : null;
     // Neither record below has to be on disk before the handoff exists: after a crash, the backend's
     // list of active handoffs brings the move back (coordinator.ts reconcile) and readiness reads the repos again.
-    const changed = continueWith !== (session.continueWith ?? null) || session.freshCloneOn !== freshCloneOn;
+    const changed =
+      continueWith !== (session.continueWith ?? null) || session.freshCloneOn !== freshCloneOn || carryOn !== (session.carryOn ?? null);
     if (JSON.stringify(repos) !== JSON.stringify(session.repos) || changed)
       state.updateSession(
         sessionId,
@@ -143,14 +168,16 @@ export function moveRequests(deps: MoveRequestDeps): MoveRequests {
           s.repos = repos;
           s.freshCloneOn = freshCloneOn;
           s.continueWith = continueWith;
+          s.carryOn = carryOn;
         },
         false,
       );
     const published = await sessions.publishMeta(sessionId);
     if (!published.ok) return published;
     state.ensureProgress(handoffId, sessionId, 'source', clock(), false);
-    // The commits readiness just read travel sealed on the record: the target fetches just those (move-commits.ts).
-    const commits = report.repos.map((r, i) => ({ relPath: repos[i]!.relPath, commit: r.head }));
+    // The commits readiness just read travel sealed on the record: the target fetches just those (move-commits.ts) —
+    // for work carried, the commit on the remote it is carried against (the capsule brings the rest).
+    const commits = report.repos.map((r, i) => ({ relPath: repos[i]!.relPath, commit: (carryOn && r.carryBase) || r.head }));
     const { initiatorDeviceId } = options;
     const requestNow = () => ({
       handoffId,

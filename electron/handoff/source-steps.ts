@@ -14,6 +14,8 @@ import type { PacketPort, ProviderPort } from '../ports/providers.ts';
 import type { SealPort } from '../ports/seal.ts';
 import type { ProgressSink } from '../ports/progress.ts';
 import type { SessionsPort } from '../ports/sessions.ts';
+import type { MoveSettingsPort } from '../ports/settings.ts';
+import { parkCarriedWork, readForCheckpoint } from './carried-work.ts';
 import { sealSpeculativeCheckpoint, timelessDigest, type SpeculativeCheckpoint } from './speculative-checkpoint.ts';
 import { buildCheckpoint } from './checkpoint-build.ts';
 import { CHECKPOINT_MEMORY_BYTES, sealCheckpoint, uploadSealed } from './checkpoint-transfer.ts';
@@ -42,7 +44,7 @@ export interface SourceStepDeps {
     | 'settled'
   >;
   sessions: Pick<SessionsPort, 'provider' | 'setInputBlock' | 'markMoved' | 'resumeOwned' | 'denyPermissionsForMove'>;
-  git: Pick<GitPort, 'checkpointRead' | 'checkpointReadOnRecentReadiness'>;
+  git: Pick<GitPort, 'checkpointRead' | 'checkpointReadOnRecentReadiness' | 'buildCapsule' | 'parkCarried'>;
   packets: Pick<PacketPort, 'build'>;
   seal: Pick<SealPort, 'startCheckpointSeal'>;
   backend: Pick<BackendPort, 'putBlob' | 'putBlobFile'>;
@@ -50,6 +52,8 @@ export interface SourceStepDeps {
   config: Pick<HandoffConfig, 'prepareTimeoutMs' | 'claimTimeoutMs' | 'turnWaitMs' | 'inlineCheckpointBytes'>;
   /** Whether the backend answers this device's calls, for a timeout's reason. */
   link: Pick<BackendLinkPort, 'longestWait'>;
+  /** This device's move settings: how much carried work it sends. */
+  settings: Pick<MoveSettingsPort, 'get'>;
   clock: Clock;
   log(message: string): void;
   /** Where the checkpoint upload reports how far it got. */
@@ -104,7 +108,7 @@ async function takeCheckpoint(
   speculative?: Promise<SpeculativeCheckpoint | null>,
   inlineBytes = 0,
 ): Promise<CheckpointAttempt> {
-  const { state, sessions, git, seal, backend } = deps;
+  const { state, sessions, seal, backend } = deps;
   const moving = () => ['target-prepared', 'source-quiescing'].includes(driver.get(handoff.id)?.state ?? '');
   try {
     const provider = sessions.provider(session.id);
@@ -114,12 +118,17 @@ async function takeCheckpoint(
     // The move may have been cancelled while the turn ran: then no checkpoint is taken.
     if (!moving()) return { ok: 'ended' };
     const started = deps.clock();
-    const { report, repos } = await git.checkpointRead(session);
-    if (!report.ready) return { ok: false, report };
     const path = state.scratchFile(`${handoff.id}.sealed`);
     const transcriptPath = state.scratchFile(`${handoff.id}.transcript`);
+    const carryPath = state.scratchFile(`${handoff.id}.carried`);
     try {
-      const built = await buildCheckpoint(deps, handoff, state.readSession(session.id)!, provider, repos, transcriptPath);
+      // Readiness again (with the work carried, when the move carries it), and the capsules from that one read.
+      const read = await readForCheckpoint(deps, handoff, state.readSession(session.id)!, carryPath);
+      if (read.ok !== true) return read;
+      const { repos, carried } = read;
+      // What it carries, kept to park the source's copy once the target completed: on disk before any transition relies on it.
+      if (carried) state.updateProgress(handoff.id, (p) => void (p.carried = carried.carried), false);
+      const built = await buildCheckpoint(deps, handoff, state.readSession(session.id)!, provider, repos, transcriptPath, carried?.carry);
       // Sealed speculatively and unchanged since: that upload is this checkpoint (speculative-checkpoint.ts).
       const before = await speculative;
       const stands = before && before.timelessSha256 === (await timelessDigest(built)) ? before : null;
@@ -151,6 +160,7 @@ async function takeCheckpoint(
     } finally {
       await rm(path, { force: true });
       await rm(transcriptPath, { force: true });
+      await rm(carryPath, { recursive: true, force: true });
     }
   } catch (error) {
     return { ok: 'error', error: error as Error };
@@ -226,6 +236,8 @@ async function onEnded(deps: SourceStepDeps, driver: HandoffDriver, handoff: Han
   const { sessions, state } = deps;
   if (handoff.state === 'completed' || transferred(handoff)) {
     await sessions.markMoved(handoff.sessionId);
+    // Completed: the target has the carried work, so the source's copy goes into its stash (never before).
+    if (handoff.state === 'completed') await parkCarriedWork(deps, handoff);
   } else {
     const session = state.session(handoff.sessionId);
     if (session?.inputBlock?.code === 'quiescing') sessions.setInputBlock(handoff.sessionId, null);

@@ -10,8 +10,8 @@
  * digest, and the checkpoint is taken anew. On the fast path (no turn to wait for) a small one is not
  * uploaded at all: it travels in the relinquish itself (`checkpointBody`), one round trip fewer.
  *
- * Only a session with no turn running, whose sealed checkpoint stays within CHECKPOINT_MEMORY_BYTES, is
- * sealed speculatively: one with larger provider files or a long transcript is not even written, and a large
+ * Only a session with no turn running, whose sealed checkpoint stays within CHECKPOINT_MEMORY_BYTES and
+ * whose move carries no work, is sealed speculatively: one with larger provider files or a long transcript is not even written, and a large
  * one is never uploaded twice.
  */
 import { createHash } from 'node:crypto';
@@ -83,7 +83,8 @@ export async function sealSpeculativeCheckpoint(
 ): Promise<SpeculativeCheckpoint | null> {
   const session = deps.state.readSession(handoff.sessionId);
   const provider = session ? deps.sessions.provider(session.id) : undefined;
-  if (!session || provider?.isTurnActive()) return null;
+  // A move that carries the work builds its capsules once, from the checkpoint's own read (carried-work.ts).
+  if (!session || provider?.isTurnActive() || session.carryOn?.handoffId === handoff.id) return null;
   const { report, repos } = await deps.git.checkpointReadOnRecentReadiness(session);
   if (!report.ready) return null;
   const entries = deps.state.transcriptCount(session.id);

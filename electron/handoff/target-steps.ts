@@ -160,15 +160,16 @@ async function activate(
     await driver.cancel(handoff, { code: result.code.slice(0, 63), message: result.message.slice(0, 2000) });
     return;
   }
-  const { resumePath, note, drift, folder, providerChange } = result.value;
+  const { resumePath, note, drift, folder, providerChange, carried } = result.value;
   deps.state.updateProgress(handoff.id, (p) => {
     p.resumeNote = note;
     p.driftWarnings = drift;
     p.targetFolder = folder;
     p.providerChange = providerChange;
+    p.carried = carried;
   });
   deps.sessions.clearAttention(handoff.sessionId);
-  const outcome: HandoffOutcome = { resumeNote: note, driftWarnings: drift, targetFolder: folder, providerChange };
+  const outcome: HandoffOutcome = { resumeNote: note, driftWarnings: drift, targetFolder: folder, providerChange, carried };
   const sealedOutcome = deps.seal.sealJson(outcome, { kind: 'handoff-outcome', sessionId: handoff.sessionId, handoffId: handoff.id });
   await driver.transition(handoff, 'completed', { resumePath, sealedOutcome });
   // The sealed metadata names the owner's workspace: this device's now (a lost local record is rebuilt from it).

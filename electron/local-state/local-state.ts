@@ -14,6 +14,7 @@ import { mkdirSync, rmSync } from 'node:fs';
 import { readdir, rm } from 'node:fs/promises';
 import type { AgentView, TranscriptEntry } from '../../shared/agents.ts';
 import { DriftWarning, ResumePath, TargetFolder } from '../../shared/api/handoffs.ts';
+import { CarriedSchema, CarryChoice } from '../../shared/carry.ts';
 import { ContinueWithSchema, PROVIDER_CHANGES_MAX, ProviderChangeSchema } from '../../shared/agent-switch.ts';
 import { DEFAULT_PERMISSION_LEVEL, PermissionLevel } from '../../shared/provider.ts';
 import type { Blocker } from '../../shared/readiness.ts';
@@ -27,6 +28,12 @@ const Block = z.object({
   code: z.enum(['not_owner', 'quiescing', 'moved', 'needs_attention', 'not_running', 'revoked']),
   message: z.string(),
 });
+
+/** A move that carries the work: for which handoff, the secret-looking files confirmed, the target's name (the stash is named for it). */
+const CarryOnSchema = CarryChoice.extend({ handoffId: z.string().max(64), targetName: z.string().max(200) });
+
+/** The source's copy of carried work, parked: in the stash, or why not. */
+const ParkedSchema = z.union([z.object({ ok: z.literal(true) }), z.object({ ok: z.literal(false), message: z.string().max(2000) })]);
 
 export const LocalSessionSchema = z.object({
   id: z.string(),
@@ -71,6 +78,8 @@ export const LocalSessionSchema = z.object({
   permissions: SessionPermissionsSchema.default(noPermissions),
   /** The agent a move of it asked its target to continue with (shared/agent-switch.ts); absent or null: none. */
   continueWith: ContinueWithSchema.nullable().optional(),
+  /** A move of it that carries the uncommitted work and unpushed commits (handoff/carry-choice.ts); absent or null: none. */
+  carryOn: CarryOnSchema.nullable().optional(),
   /** Where its agent changed, oldest first (older records: none). */
   providerChanges: z.array(ProviderChangeSchema).max(PROVIDER_CHANGES_MAX).default([]),
   createdAt: z.number(),
@@ -96,6 +105,14 @@ export const HandoffProgressSchema = z.object({
   targetFolder: TargetFolder.nullable().default(null),
   /** The agent change the target made (absent: none, or not known here). */
   providerChange: z.object({ from: z.string(), to: z.string() }).nullable().optional(),
+  /** What the move carried (both sides), and on the source each carried repository's path, base and HEAD, to park once completed. */
+  carried: CarriedSchema.extend({
+    parkable: z.array(z.object({ path: z.string(), base: z.string(), head: z.string() })).optional(),
+  })
+    .nullable()
+    .optional(),
+  /** On the source, once it tried to park its copy of the carried work: done, or why not. */
+  parked: ParkedSchema.nullable().optional(),
   /** Terminal: this device has nothing more to do for the handoff. */
   finished: z.boolean(),
 });

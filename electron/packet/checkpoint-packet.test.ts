@@ -109,13 +109,15 @@ describe('checkpoint packets', () => {
     const port = createCheckpointPacketPort({ ...options(), exec });
     const prose = { goal: 'g', currentState: 'c', nextAction: 'n' };
     const fresh = await port.build(source, prose, 'demo');
-    // Two reads find the base (the upstream's remote, where its HEAD points), six read the facts.
-    expect(subcommands).toHaveLength(8);
+    // Two reads find the base (the upstream's remote, where its HEAD points), seven read the facts.
+    expect(subcommands).toHaveLength(9);
+    expect(subcommands).toContain('status');
     subcommands.length = 0;
     const known = {
       branch: 'feature/move',
       head: sandbox.head(source),
       base: { ref: 'origin/main', mergeBase: sandbox.head(source, 'origin/main') },
+      uncommitted: [],
     };
     expect(await port.build(source, prose, 'demo', known)).toEqual(fresh);
     expect(subcommands).toEqual(['diff']);
@@ -133,6 +135,7 @@ describe('checkpoint packets', () => {
       branch: 'feature/move',
       head: sandbox.head(source),
       base: { ref: 'trunk', mergeBase: sandbox.head(source, 'trunk'), changedFiles: ['src/move.ts'] },
+      uncommitted: [],
     };
     const packet = await port.build(source, { goal: 'g', currentState: 'c', nextAction: 'n' }, 'demo', known);
     expect(packet.verified).toMatchObject({ base_ref: 'trunk', merge_base: sandbox.head(source, 'trunk'), changed_files: ['src/move.ts'] });

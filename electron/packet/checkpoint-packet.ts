@@ -96,6 +96,8 @@ export interface RepoRead {
   branch: string;
   head: string;
   base?: { ref: string; mergeBase: string; changedFiles?: string[] };
+  /** The files uncommitted in its working tree (none on a clean one, what a Move carries on another); absent: read. */
+  uncommitted?: string[];
 }
 
 function knownBase(base: NonNullable<RepoRead['base']>): NonNullable<KnownFacts['base']> {
@@ -123,6 +125,7 @@ export function createCheckpointPacketPort(options: { exec?: GitExec; now?: () =
         branch: known.branch,
         head_sha: known.head,
         ...(known.base ? { base: knownBase(known.base) } : {}),
+        ...(known.uncommitted ? { uncommitted: known.uncommitted } : {}),
       };
       const built = await buildCheckpointPacket(
         repoPath,

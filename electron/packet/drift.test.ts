@@ -107,6 +107,31 @@ describe('checkDrift', () => {
     ]);
   });
 
+  it('says the work arrived uncommitted when the packet recorded it so, and counts those files changed while they stay so', async () => {
+    const { repo, reader } = await setup();
+    writeFileSync(join(repo, 'src/login.ts'), 'edited, not committed\n');
+    sandbox.writeFile(repo, 'carried.txt', 'new, not committed\n');
+    const read = await readBranchFacts(reader, 'origin/main');
+    if (!read.ok) throw new Error(read.message);
+    const { toplevel: _toplevel, ...made } = read.value;
+    const facts = { ...made, created_at: CREATED, provider: 'unspecified' };
+    expect(facts).toMatchObject({ changed_files: ['carried.txt', 'src/login.ts'], uncommitted_files: ['carried.txt', 'src/login.ts'] });
+    expect(await checkDrift(reader, facts, at(CREATED))).toEqual([
+      { code: 'dirty_tree', detail: '2 uncommitted: carried.txt, src/login.ts (the work arrived uncommitted, as the packet recorded it)' },
+    ]);
+    // Committed since: still changed, no longer uncommitted.
+    sandbox.git(repo, ['add', 'carried.txt']);
+    sandbox.git(repo, ['commit', '-q', '-m', 'Commit the carried file']);
+    const warnings = await checkDrift(reader, facts, at(CREATED));
+    expect(warnings.map((w) => w.code)).toEqual(['head_moved', 'dirty_tree']);
+    expect(warnings[1]?.detail).toBe('1 uncommitted: src/login.ts (the work arrived uncommitted, as the packet recorded it)');
+    // Undone: no longer changed; a new uncommitted file is dirt the packet did not record.
+    sandbox.git(repo, ['checkout', '-q', '--', 'src/login.ts']);
+    sandbox.writeFile(repo, 'other.txt', 'x\n');
+    const undone = await checkDrift(reader, { ...facts, head_sha: sandbox.head(repo) }, at(CREATED));
+    expect(undone).toEqual([{ code: 'dirty_tree', detail: '1 uncommitted: other.txt' }]);
+  });
+
   it('skips the file check when neither the base ref nor the recorded merge base can be read', async () => {
     const { reader, facts } = await setup('origin/missing');
     expect(facts.merge_base).toBeNull();

@@ -1,6 +1,11 @@
 /**
  * The drift report: re-reads from git what a packet recorded and says what moved. Report only —
  * warnings never block and nothing is fixed; every read goes through the read-only reader.
+ *
+ * A packet made over uncommitted work (a Move that carried it, or handoff_create on a dirty tree)
+ * names those files (`uncommitted_files`) among its changed ones: they count as changed while they
+ * are still uncommitted or committed since, and `dirty_tree` says which of the uncommitted files now
+ * arrived so, as the packet recorded them.
  */
 import { readBranch, readChangedFiles, readCommit, readDirtyFiles, readMergeBase } from './git-facts.ts';
 import type { GitReader } from './git-read.ts';
@@ -55,7 +60,7 @@ export async function checkDrift(reader: GitReader, facts: PacketFacts, options:
   }
 
   if (subject !== undefined) {
-    const diverged = await filesDivergence(reader, facts, subject, seen?.remoteTip);
+    const diverged = await filesDivergence(reader, facts, subject, seen?.remoteTip, dirty.ok ? dirty.value : []);
     if (diverged) warnings.push({ code: 'files_diverged', detail: diverged });
   }
 
@@ -64,9 +69,18 @@ export async function checkDrift(reader: GitReader, facts: PacketFacts, options:
 
   if (dirty.ok) {
     const files = dirty.value.filter((f) => f !== options.packetPath);
-    if (files.length > 0) warnings.push({ code: 'dirty_tree', detail: `${files.length} uncommitted: ${listSome(files)}` });
+    if (files.length > 0) warnings.push({ code: 'dirty_tree', detail: dirtyDetail(files, facts.uncommitted_files ?? []) });
   }
   return warnings;
+}
+
+/** What `dirty_tree` says of `files`: how many, which, and how many of them the packet recorded as uncommitted (the work arrived so). */
+function dirtyDetail(files: string[], recorded: readonly string[]): string {
+  const said = `${files.length} uncommitted: ${listSome(files)}`;
+  const arrived = files.filter((file) => recorded.includes(file)).length;
+  if (arrived === 0) return said;
+  if (arrived === files.length) return `${said} (the work arrived uncommitted, as the packet recorded it)`;
+  return `${said} (${arrived} of them arrived uncommitted, as the packet recorded them)`;
 }
 
 const known = <T>(value: T) => ({ ok: true, value }) as const;
@@ -81,7 +95,10 @@ async function filesDivergence(
   facts: PacketFacts,
   subject: string,
   remoteTip: CheckedOut['remoteTip'],
+  dirty: readonly string[],
 ): Promise<string | undefined> {
+  // The files the packet recorded as uncommitted that still are: changed as they were.
+  const stillUncommitted = (facts.uncommitted_files ?? []).filter((file) => dirty.includes(file));
   let mergeBase: string | undefined;
   const atTip = remoteTip?.ref === facts.base_ref && remoteTip.commit === subject;
   // A ref name is never an option (a packet file is the repository's content, not ours).
@@ -92,12 +109,14 @@ async function filesDivergence(
     if (recorded.ok) mergeBase = recorded.value;
   }
   if (mergeBase === undefined) return undefined;
-  if (mergeBase === facts.merge_base && subject === facts.head_sha) return undefined;
-  const now = await readChangedFiles(reader, mergeBase, subject);
-  if (!now.ok) return undefined;
+  const allStill = stillUncommitted.length === (facts.uncommitted_files ?? []).length;
+  if (mergeBase === facts.merge_base && subject === facts.head_sha && allStill) return undefined;
+  const committed = await readChangedFiles(reader, mergeBase, subject);
+  if (!committed.ok) return undefined;
+  const changed = [...new Set([...committed.value, ...stillUncommitted])].sort();
   const recorded = new Set(facts.changed_files);
-  const actual = new Set(now.value);
-  const added = now.value.filter((f) => !recorded.has(f));
+  const actual = new Set(changed);
+  const added = changed.filter((f) => !recorded.has(f));
   const gone = facts.changed_files.filter((f) => !actual.has(f));
   if (added.length === 0 && gone.length === 0) return undefined;
   const parts = [];

@@ -2,6 +2,7 @@
  * The git facts a packet records, each read through the read-only reader and returned as a value.
  */
 import type { Failure, Result } from '../../shared/errors.ts';
+import { packetPath, slugOfBranch } from './packet-format.ts';
 import type { GitReader } from './git-read.ts';
 
 /** A fact git gave, or why it could not be read (always `git_read_failed`, with the reason). */
@@ -91,7 +92,10 @@ export interface BranchFacts {
   head_sha: string;
   base_ref: string;
   merge_base: string | null;
+  /** Committed since the merge base, and uncommitted now (the working tree's changes), sorted. */
   changed_files: string[];
+  /** Of changed_files, those uncommitted now (the packet file itself left out); absent when none. */
+  uncommitted_files?: string[];
   merge_base_error?: string;
 }
 
@@ -102,26 +106,40 @@ export interface KnownFacts {
   head_sha: string;
   /** The merge base with `ref` (and the files changed since, when read), taken as they are when the packet's base is that ref. */
   base?: { ref: string; merge_base: string; changed_files?: string[] };
+  /** The files uncommitted in the working tree (read by the caller: none on a clean tree); absent: read here. */
+  uncommitted?: string[];
+}
+
+/** `facts` with the working tree's uncommitted files (but the packet's own) among its changed ones, and named. */
+function withUncommitted(facts: BranchFacts, dirty: readonly string[]): BranchFacts {
+  const own = packetPath(slugOfBranch(facts.branch));
+  const uncommitted = dirty.filter((file) => file !== own);
+  if (uncommitted.length === 0) return facts;
+  const changed = [...new Set([...facts.changed_files, ...uncommitted])].sort();
+  return { ...facts, changed_files: changed, uncommitted_files: [...uncommitted].sort() };
 }
 
 /**
- * Reads branch, HEAD, merge base with `baseRef` and the files changed since it. A missing base ref
- * degrades to merge_base null, no files and a merge_base_error; no branch or no HEAD is a failure.
- * Facts in `known` are taken as they are.
+ * Reads branch, HEAD, merge base with `baseRef`, the files changed since it and the working tree's
+ * uncommitted ones (which count as changed: a packet made over uncommitted work says so). A missing
+ * base ref degrades to merge_base null, only the uncommitted files and a merge_base_error; no branch
+ * or no HEAD is a failure. Facts in `known` are taken as they are.
  */
 export async function readBranchFacts(reader: GitReader, baseRef: string, known?: KnownFacts): Promise<Fact<BranchFacts>> {
   const same = known?.base?.ref === baseRef ? known.base : undefined;
   const knownBase = same?.merge_base;
-  const [toplevel, branch, head, base] = await Promise.all([
+  const [toplevel, branch, head, base, dirty] = await Promise.all([
     known ? ok(known.toplevel) : readToplevel(reader),
     known ? ok(known.branch) : readBranch(reader),
     known ? ok(known.head_sha) : readCommit(reader, 'HEAD'),
     knownBase === undefined ? readCommit(reader, baseRef) : ok(baseRef),
+    known?.uncommitted ? ok(known.uncommitted) : readDirtyFiles(reader),
   ]);
   if (!toplevel.ok) return toplevel;
   if (!branch.ok) return branch;
   if (branch.value === '') return fail('HEAD is detached: a packet belongs to a branch');
   if (!head.ok) return fail(`the branch ${branch.value} has no commits yet`);
+  if (!dirty.ok) return dirty;
   const facts: BranchFacts = {
     toplevel: toplevel.value,
     branch: branch.value,
@@ -130,10 +148,11 @@ export async function readBranchFacts(reader: GitReader, baseRef: string, known?
     merge_base: null,
     changed_files: [],
   };
-  if (!base.ok) return { ok: true, value: { ...facts, merge_base_error: base.message } };
+  if (!base.ok) return { ok: true, value: { ...withUncommitted(facts, dirty.value), merge_base_error: base.message } };
   const mergeBase = knownBase === undefined ? await readMergeBase(reader, base.value, head.value) : ok(knownBase);
-  if (!mergeBase.ok) return { ok: true, value: { ...facts, merge_base_error: `${baseRef} shares no history with HEAD` } };
+  if (!mergeBase.ok)
+    return { ok: true, value: { ...withUncommitted(facts, dirty.value), merge_base_error: `${baseRef} shares no history with HEAD` } };
   const changed = same?.changed_files ? ok(same.changed_files) : await readChangedFiles(reader, mergeBase.value, head.value);
   if (!changed.ok) return changed;
-  return { ok: true, value: { ...facts, merge_base: mergeBase.value, changed_files: changed.value } };
+  return { ok: true, value: withUncommitted({ ...facts, merge_base: mergeBase.value, changed_files: changed.value }, dirty.value) };
 }

@@ -80,6 +80,25 @@ describe('handoffCreate', () => {
     expect(reparsed.ok && reparsed.packet.asserted).toEqual({ ...args, verification: [], extra_sections: {} });
   });
 
+  it("lists a working tree's uncommitted files among its changed files and names them uncommitted, the packet file left out", async () => {
+    const repo = featureRepo();
+    await handoffCreate(repo, { goal: 'Add login' }, deps());
+    writeFileSync(join(repo, 'src/login.ts'), 'export const login = 2; // not committed\n');
+    writeFileSync(join(repo, 'carried.txt'), 'a new file, not committed\n');
+    const result = await handoffCreate(repo, { goal: 'Add login' }, deps());
+    const front = frontmatter(repo);
+    expect(Object.keys(front).slice(4, 6)).toEqual(['changed_files', 'uncommitted_files']);
+    expect(front).toMatchObject({
+      changed_files: ['carried.txt', 'src/login.ts', 'src/session.ts'],
+      uncommitted_files: ['carried.txt', 'src/login.ts'],
+    });
+    expect(result.ok && result.packet.verified.uncommitted_files).toEqual(['carried.txt', 'src/login.ts']);
+    expect(parsePacket(readFileSync(join(repo, 'docs/handoffs/feature-login.md'), 'utf8'))).toMatchObject({
+      ok: true,
+      packet: { verified: { uncommitted_files: ['carried.txt', 'src/login.ts'] } },
+    });
+  });
+
   it('leaves out empty sections', async () => {
     const repo = featureRepo();
     const result = await handoffCreate(repo, { goal: 'Only a goal', current_state: '   ', verification: [] }, deps());

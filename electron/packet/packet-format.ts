@@ -16,7 +16,10 @@ export interface PacketFacts {
   head_sha: string;
   base_ref: string;
   merge_base: string | null;
+  /** Every file changed since the merge base: committed, and in the working tree (uncommitted_files) when it was made. */
   changed_files: string[];
+  /** Of changed_files, those not committed when the packet was made (absent: none, or an older packet). */
+  uncommitted_files?: string[];
   created_at: string;
   provider: string;
   superseded_at?: string;
@@ -113,6 +116,7 @@ export function renderPacket(packet: Packet): string {
     base_ref: facts.base_ref,
     merge_base: facts.merge_base,
     changed_files: facts.changed_files,
+    ...(facts.uncommitted_files?.length ? { uncommitted_files: facts.uncommitted_files } : {}),
     created_at: facts.created_at,
     provider: facts.provider,
   };
@@ -145,6 +149,7 @@ const FrontMatter = z.object({
     .regex(/^[0-9a-f]{40,64}$/)
     .nullable(),
   changed_files: z.array(z.string()),
+  uncommitted_files: z.array(z.string()).optional(),
   created_at: z.string().refine((s) => !Number.isNaN(parseUtc(s)), 'not a timestamp'),
   provider: z.string(),
   superseded_at: z.string().optional(),
@@ -197,8 +202,9 @@ export function parsePacket(text: string): ParsedPacket {
       message: `the frontmatter is incomplete: ${issue ? `${issue.path.join('.') || 'root'}: ${issue.message}` : 'invalid'}`,
     };
   }
-  const { superseded_at, merge_base_error, ...facts } = front.data;
+  const { superseded_at, merge_base_error, uncommitted_files, ...facts } = front.data;
   const verified: PacketFacts = { ...facts };
+  if (uncommitted_files !== undefined) verified.uncommitted_files = uncommitted_files;
   if (superseded_at !== undefined) verified.superseded_at = superseded_at;
   if (merge_base_error !== undefined) verified.merge_base_error = merge_base_error;
   return { ok: true, packet: { verified, asserted: parseBody(match[2] ?? '') } };

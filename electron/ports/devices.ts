@@ -51,4 +51,6 @@ export interface DevicesPort {
   targetBlockers(session: SessionToPlace, targetId: string, check: TargetCheck): Blocker[];
   /** The agent `targetId` would continue `session` with, when it lacks the session's own but has another; else null. */
   continuationFor(session: SessionToPlace, targetId: string): ProviderId | null;
+  /** The device's name as the account knows it (its id when unknown). */
+  nameOf(id: string): string;
 }

@@ -5,6 +5,10 @@
  */
 import type { ActionResult, Result } from '../../shared/errors.ts';
 import type { ReadinessReport } from '../../shared/readiness.ts';
+import type { CapsuleToApply } from '../git/carry-apply.ts';
+import type { Capsule } from '../git/carry-capsule.ts';
+import type { RepoCarry } from '../git/carry-offer.ts';
+import type { Parked, ParkRequest } from '../git/carry-park.ts';
 import type { GitTransferListener } from '../git/transfer-progress.ts';
 import type { CheckedOut } from '../packet/drift.ts';
 import type { RepoRef } from './repo-ref.ts';
@@ -18,9 +22,13 @@ export interface RepoSnapshot extends RepoRef {
   baseRef: string | null;
 }
 
-/** A repository as the checkpoint records it: its snapshot and the files changed since the merge base (null: not read). */
+/**
+ * A repository as the checkpoint records it: its snapshot, the files changed since the merge base
+ * (null: not read) and those uncommitted (what the move carries; absent: none, its tree is clean).
+ */
 export interface CheckpointRepo extends RepoSnapshot {
   changedFiles: string[] | null;
+  uncommitted?: string[];
 }
 
 /** A repository as the pin left it: on `branch` at `head`, and what its verifying status read showed uncommitted. */
@@ -32,6 +40,18 @@ export interface CheckedOutRepo extends CheckedOut {
 export interface PinnedRepo extends RepoRef {
   commit: string;
   mergeBase: string | null;
+}
+
+/** A repository to pin, with the work carried to it (its capsule, whose HEAD is `commit`), if any. */
+export interface PinRequest extends PinnedRepo {
+  carry?: CapsuleToApply;
+}
+
+/** What the checkpoint's git read found: the readiness report, each repository as recorded, and each one's work that can be carried. */
+export interface CheckpointRead {
+  report: ReadinessReport;
+  repos: CheckpointRepo[];
+  carries: RepoCarry[];
 }
 
 /** A session workspace on this device: its folder and its repositories (empty: found in the folder). */
@@ -64,13 +84,17 @@ export interface GitPort {
   /** The source half of the readiness report (dirty tree, unpushed commits…) over every repository. */
   sourceReadiness(workspace: WorkspaceRef): Promise<ReadinessReport>;
   /** At checkpoint time: the source readiness report and, read with it, each repository as the checkpoint records it. */
-  checkpointRead(workspace: WorkspaceRef): Promise<{ report: ReadinessReport; repos: CheckpointRepo[] }>;
+  checkpointRead(workspace: WorkspaceRef): Promise<CheckpointRead>;
   /**
    * Read only, for a checkpoint taken ahead of the move's own: as checkpointRead, on the status
    * sourceReadiness read of this workspace under 2 s ago when it found it ready (no status read
    * then), else reading anew.
    */
-  checkpointReadOnRecentReadiness(workspace: WorkspaceRef): Promise<{ report: ReadinessReport; repos: CheckpointRepo[] }>;
+  checkpointReadOnRecentReadiness(workspace: WorkspaceRef): Promise<CheckpointRead>;
+  /** Source, a move that carries work: the capsule of one repository's carried work, built in `scratch` (nothing of the repository is written). */
+  buildCapsule(carry: RepoCarry, scratch: string): Promise<Result<Capsule>>;
+  /** Source, once the target completed a move that carried work: its copy parked in a named stash, the checkout clean at the base. */
+  parkCarried(repoPath: string, request: ParkRequest): Promise<Result<Parked>>;
   /** Remote URLs of the repositories this device can open under its workspace root. */
   remotesUnder(root: string): Promise<string[]>;
   /**
@@ -92,7 +116,7 @@ export interface GitPort {
   startCloneStatusReads(repos: RepoRef[], places: CheckoutPlaces): void;
   /** Target activation: every repo at exactly its pinned commit (fetches and clones report to `progress`); the workspace path. */
   pin(
-    repos: PinnedRepo[],
+    repos: PinRequest[],
     places: CheckoutPlaces,
     progress?: GitTransferListener,
   ): Promise<Result<{ workspace: string; repoPaths: string[]; checkedOut: CheckedOutRepo[] }>>;

@@ -11,7 +11,7 @@ import type { PushMessage } from '../../shared/api/push.ts';
 import type { MoveNoticeView } from '../../shared/device-api.ts';
 import type { ProviderId, SessionSettings } from '../../shared/provider.ts';
 import { redactCredentials } from '../../shared/url-credentials.ts';
-import { saveProfile, setBackendPins, setBackendUrls, type Profile } from '../enrollment/profile.ts';
+import { saveProfile, setBackendPins, setBackendUrls, setMoveSettings, type Profile } from '../enrollment/profile.ts';
 import { createGitRunner } from '../git/git-runner.ts';
 import type { ActivationDeps } from '../handoff/activation.ts';
 import { Coordinator } from '../handoff/coordinator.ts';
@@ -32,6 +32,7 @@ import type { HostingPort } from '../ports/hosting.ts';
 import { progressSink } from './progress-sink.ts';
 import type { PacketPort, ProviderPort } from '../ports/providers.ts';
 import type { SealPort } from '../ports/seal.ts';
+import type { MoveSettingsPort } from '../ports/settings.ts';
 import { detectProviders } from '../providers/detect.ts';
 import { listExistingSessions } from '../providers/existing-sessions.ts';
 import { createProvider, type ProviderOptions } from '../providers/registry.ts';
@@ -97,6 +98,8 @@ export interface DeviceParts extends Pick<ComposeOptions, 'gate' | 'observeTurn'
   link: BackendLinkPort;
   /** The backend this device hosts, or the device of the account that hosts the one it uses (shown in the status). */
   home?: { hosting: HostingPort | null; host: BackendHomeRecord | null };
+  /** This device's move settings (Carry my changes by default, how much it carries). */
+  settings: MoveSettingsPort;
   /** Opens the push stream; `onOpen` runs on every (re)connect, `replayed` when the backend replayed what was missed. */
   openStream(onMessage: (message: PushMessage) => void, onOpen: (opened: { replayed: boolean }) => void): { close(): void };
   clock: Clock;
@@ -182,6 +185,7 @@ export function composeDeviceRuntime(options: ComposeOptions): DeviceRuntime {
         client.addresses.replace(client.addresses.urls);
       },
     },
+    settings: { get: () => profile.info.moveSettings, set: (next) => setMoveSettings(profile, next) },
     openStream: (onMessage, onOpen) => {
       const close = openPushStream(
         client,
@@ -208,7 +212,7 @@ export function composeDeviceRuntime(options: ComposeOptions): DeviceRuntime {
  * subscribed to it once, here.
  */
 export function wireDeviceRuntime(parts: DeviceParts): DeviceRuntime {
-  const { identity, state, seal, git, packets, providers, clock, log, config, account, link, signer, remediation } = parts;
+  const { identity, state, seal, git, packets, providers, clock, log, config, account, link, signer, remediation, settings } = parts;
   // Local records are written behind; nothing reaches the backend before what it relies on is on disk.
   const backend = afterLocalWrites(parts.backend, state);
   const selfId = identity.deviceId;
@@ -256,10 +260,11 @@ export function wireDeviceRuntime(parts: DeviceParts): DeviceRuntime {
     progress,
   };
   const lostSession = (sessionId: string) => sessions.markMoved(sessionId);
+  const sourceDeps = { selfId, selfName, state, sessions, git, packets, seal, backend, providers, config, link, settings, clock, log };
   const coordinator = new Coordinator(
     { selfId, progress: state, backend, seal, clock, log, changes, lostSession, gate: parts.gate },
     {
-      source: sourceStep({ selfId, selfName, state, sessions, git, packets, seal, backend, providers, config, link, clock, log, progress }),
+      source: sourceStep({ ...sourceDeps, progress }),
       target: targetStep({ ...activation, state, backend, seal, keys: account, git, providers, sessions, config }),
     },
   );
@@ -277,7 +282,8 @@ export function wireDeviceRuntime(parts: DeviceParts): DeviceRuntime {
   });
   const { targetCheck } = parts;
   const handoffs = coordinator;
-  const requests = moveRequests({ selfId, state, backend, seal, git, devices, targetCheck, sessions, handoffs, keys: account, clock });
+  const movers = { selfId, state, backend, seal, git, devices, targetCheck, sessions, handoffs, keys: account, settings, clock };
+  const requests = moveRequests(movers);
   const moves = new MoveService({
     selfId,
     selfName,
@@ -296,6 +302,7 @@ export function wireDeviceRuntime(parts: DeviceParts): DeviceRuntime {
     blocks,
     events,
     changes,
+    settings,
     clock,
   });
   const start = (sessionId: string, target: string, initiator: string, freshClone: boolean) =>
@@ -304,7 +311,7 @@ export function wireDeviceRuntime(parts: DeviceParts): DeviceRuntime {
   // What other devices post to a session's log goes to the part that takes its kind.
   const handlers = { 'permission-answer': sessions.answers, 'move-here-request': moveHere };
   const posts = new SessionPosts({ selfId, state, backend, seal, handlers });
-  const status = new DeviceStatus(identity, link, events, parts.home);
+  const status = new DeviceStatus(identity, link, events, settings, parts.home);
   const adoption = { selfId, selfName, state, sessions, providers, changes };
   const forks = { ...activation, state, backend, sessions, remediation, changes };
   const fork = (sessionId: string, handoffId: string) => forkFromHandoff(forks, sessionId, handoffId);

@@ -5,8 +5,10 @@
  */
 import type { BackendHomeView, DeviceStatusView } from '../../shared/device-api.ts';
 import { fail, ok, type Result } from '../../shared/errors.ts';
+import type { MoveSettings } from '../../shared/carry.ts';
 import type { BackendLinkPort } from '../ports/backend.ts';
 import type { HostingPort } from '../ports/hosting.ts';
+import type { MoveSettingsPort } from '../ports/settings.ts';
 import type { DeviceEvents } from './device-events.ts';
 
 /** Where the backend runs when this device hosts none: the device that does (kept in the profile), or none. */
@@ -17,13 +19,14 @@ export interface BackendHomeRecord {
 }
 
 /** The status of an enrolled device that does not change while it runs (revocation is read from the link). */
-export type DeviceIdentity = DeviceStatusView & { deviceId: string; deviceName: string; accountId: string };
+export type DeviceIdentity = Omit<DeviceStatusView, 'moveSettings'> & { deviceId: string; deviceName: string; accountId: string };
 
 export class DeviceStatus {
   constructor(
     readonly identity: DeviceIdentity,
     private readonly link: BackendLinkPort,
     private readonly events: Pick<DeviceEvents, 'emit'>,
+    private readonly settings: MoveSettingsPort,
     private home: { hosting: HostingPort | null; host: BackendHomeRecord | null } = { hosting: null, host: null },
   ) {}
 
@@ -36,6 +39,7 @@ export class DeviceStatus {
       backendKey: this.link.key(),
       backendHome: this.backendHome(),
       revokedAt: this.link.revokedAt(),
+      moveSettings: this.settings.get(),
     };
   }
 
@@ -55,6 +59,14 @@ export class DeviceStatus {
     const status = this.view();
     this.events.emit('statusChanged', status);
     return changed.ok ? ok(status) : changed;
+  }
+
+  /** Keeps `next` as this device's move settings (in the profile), tells the UI and answers with the status. */
+  setMoveSettings(next: MoveSettings): DeviceStatusView {
+    this.settings.set(next);
+    const status = this.view();
+    this.events.emit('statusChanged', status);
+    return status;
   }
 
   /** Accepts the backend keys `pins` from now on (kept in the profile) and tells the UI; resolves to the status with them. */

@@ -86,6 +86,14 @@ export class DeviceViews implements ChangeListener {
     this.batch.handoff(handoff.id);
   }
 
+  /**
+   * This device finished its part in an ended handoff: what it did last (a source parking the work it
+   * carried) shows on the handoff's view, which is sent again.
+   */
+  handoffEnded({ handoff }: Changes['handoffEnded']): void {
+    this.batch.handoff(handoff.id);
+  }
+
   /** A step's progress, sent after the views of what changed before it (the handoff now at that step). */
   handoffProgress(view: Changes['handoffProgress']): void {
     this.batch.sendNow();

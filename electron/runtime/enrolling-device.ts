@@ -88,6 +88,7 @@ export function createEnrollingDevice(options: EnrollingDeviceOptions): Enrollin
     backendHome: null,
     joining: false,
     revokedAt: null,
+    moveSettings: null,
   };
 
   async function run(profile: Profile): Promise<DeviceStatusView> {
@@ -179,6 +180,7 @@ export function createEnrollingDevice(options: EnrollingDeviceOptions): Enrollin
     checkBackendKeys: ({ backendUrls }) => checkBackendKeys(backendUrls),
     pinBackendKeys: refuse,
     shareBackend: refuse,
+    setMoveSettings: refuse,
   };
 
   return {

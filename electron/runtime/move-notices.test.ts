@@ -25,6 +25,7 @@ function handoff(states: HandoffState[], extra: Partial<HandoffView> = {}): Hand
     targetFolder: null,
     providerChange: null,
     checkpointKept: false,
+    carried: null,
     ...extra,
   };
 }

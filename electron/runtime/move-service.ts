@@ -19,6 +19,7 @@ import type { Clock } from '../ports/clock.ts';
 import type { TargetCheck } from '../ports/devices.ts';
 import type { GitPort, RemediationPort } from '../ports/git.ts';
 import type { ProviderPort } from '../ports/providers.ts';
+import type { MoveSettingsPort } from '../ports/settings.ts';
 import type { DeviceDirectory } from './device-directory.ts';
 import type { DeviceEvents } from './device-events.ts';
 import type { DeviceViews } from './device-views.ts';
@@ -48,6 +49,8 @@ export interface MoveServiceDeps {
   events: Pick<DeviceEvents, 'emit'>;
   /** Where a change of a session's view is told (a retried activation that failed again). */
   changes: ChangeSink;
+  /** This device's move settings: whether a Move carries the work unless told otherwise. */
+  settings: Pick<MoveSettingsPort, 'get'>;
   clock: Clock;
 }
 
@@ -97,15 +100,17 @@ export class MoveService {
    * Starts the move when ready (clearing a blocked one); a blocked one is recorded on the session
    * (every device shows it, after a reload too) and told as a desktop notice. `options`: into a
    * fresh clone on the target, the device that asked (the target, by Move here; the one a blocked
-   * Move here to that target names, when the owner's own button goes on with it) and the agent it
-   * continues with.
+   * Move here to that target names, when the owner's own button goes on with it), the agent it
+   * continues with, and whether it carries the work (absent: as this device's settings say).
    */
   async start(sessionId: string, targetDeviceId: string, options: MoveOptions & { generation?: number } = {}): Promise<MoveResult> {
     const movedOn = this.movedOn(sessionId, options.generation);
     if (movedOn) return movedOn;
     const block = this.deps.blocks.of(sessionId);
     const askedBy = options.initiatorDeviceId ?? (block?.targetDeviceId === targetDeviceId ? block.askedBy : null) ?? undefined;
-    const asked = askedBy === undefined || askedBy === this.deps.selfId ? options : { ...options, initiatorDeviceId: askedBy };
+    const carry = options.carry !== undefined ? options.carry : this.deps.settings.get().carryByDefault ? { confirmedFiles: [] } : null;
+    const withCarry = { ...options, carry };
+    const asked = askedBy === undefined || askedBy === this.deps.selfId ? withCarry : { ...withCarry, initiatorDeviceId: askedBy };
     const started = await this.deps.requests.start(sessionId, targetDeviceId, asked);
     if (started.ok) this.deps.blocks.clear(sessionId);
     if (!started.ok && 'report' in started) {

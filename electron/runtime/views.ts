@@ -38,6 +38,7 @@ export function handoffView(deps: ViewDeps, handoff: Handoff): HandoffView {
   let driftWarnings = progress?.driftWarnings ?? [];
   let targetFolder = progress?.targetFolder ?? null;
   let providerChange = progress?.providerChange ?? null;
+  let carried = progress?.carried ?? null;
   // The target recorded its outcome as it activated; any other device reads it sealed on the record.
   if (handoff.sealedOutcome && targetFolder === null) {
     const opened = deps.seal.openJson(handoff.sealedOutcome, {
@@ -50,6 +51,7 @@ export function handoffView(deps: ViewDeps, handoff: Handoff): HandoffView {
       ({ resumeNote, driftWarnings } = parsed.data);
       targetFolder = parsed.data.targetFolder ?? null;
       providerChange = parsed.data.providerChange ?? null;
+      carried = carried ?? parsed.data.carried ?? null;
     }
   }
   const cancelReason = openCancelReason(deps.seal, handoff);
@@ -73,6 +75,19 @@ export function handoffView(deps: ViewDeps, handoff: Handoff): HandoffView {
     targetFolder,
     providerChange,
     checkpointKept: handoff.checkpointKept,
+    // Said once the move completed (a checkpoint that carried work may still have been cancelled).
+    carried:
+      carried && handoff.state === 'completed'
+        ? {
+            changed: carried.changed,
+            added: carried.added,
+            deleted: carried.deleted,
+            commits: carried.commits,
+            repos: carried.repos,
+            keptAs: carried.keptAs,
+            parked: progress?.parked ?? null,
+          }
+        : null,
   };
 }
 

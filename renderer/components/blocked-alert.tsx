@@ -9,6 +9,8 @@
 import { useId } from 'react';
 import { useHandoffsStore, type BlockedPanel } from '../stores/handoffs-store.ts';
 import { BlockerItem } from './blocker-item.tsx';
+import { CarryOfferAction } from './carry-offer.tsx';
+import { carryableOffer } from '../model/carry-words.ts';
 import { blockerSummary } from '../model/readiness-words.ts';
 
 /** Where the fixes are made, in one sentence (none when every fix is made on this device). */
@@ -40,6 +42,8 @@ export function BlockedAlert({ sessionId, blocked }: { sessionId: string; blocke
   const where = whereSentence(blocked);
   const to = blocked.toHere ? 'here' : `to ${blocked.targetName}`;
   const from = blocked.ownedHere ? 'from this device' : `from ${blocked.sourceName}`;
+  // Carried from the owner only, where the files are: elsewhere Check again asks the owner, which carries by its own default.
+  const offer = blocked.ownedHere && !ready ? carryableOffer(blocked.report) : null;
   return (
     <section className={`blocked-alert${ready ? ' blocked-alert--ready' : ''}`} role="alert" aria-labelledby={headingId}>
       <div className="blocked-head">
@@ -52,6 +56,7 @@ export function BlockedAlert({ sessionId, blocked }: { sessionId: string; blocke
           ) : (
             <>
               Moving it {from} <strong>{to}</strong> stopped before anything moved: {blockerSummary(blockers)}. {onceFixed(blocked)}
+              {offer && ' Or carry your changes along as they are.'}
               {where !== null && <> {where}</>}
             </>
           )}
@@ -71,6 +76,7 @@ export function BlockedAlert({ sessionId, blocked }: { sessionId: string; blocke
           ))}
         </ul>
       )}
+      {offer && <CarryOfferAction key={blocked.report.evaluatedAt} sessionId={sessionId} blocked={blocked} offer={offer} />}
       {blocked.actionError && <p className="form-error">{blocked.actionError}</p>}
       <div className="blocked-actions">
         {/* Off both devices of the move, Check again (which asks the owner to move it here) would move it elsewhere than its label says. */}

@@ -1,7 +1,7 @@
 /**
  * How the session's last move ended, under the ownership headline, while that still says where the
  * session runs (model/run-panels.ts lastMovePanel): completed (from where, when, how the agent
- * continued, in which folder, and the drift found on arrival — said of the arrival, and only while no
+ * continued, in which folder, what changes it carried and where the source keeps its copy, and the drift found on arrival — said of the arrival, and only while no
  * blocked move says otherwise), cancelled before the transfer (why, what was kept, and Try again on
  * the device that still holds it), or moved with its activation failed. Codes and the seven states
  * are in Details.
@@ -13,6 +13,7 @@ import { errorMessage } from '../model/error-words.ts';
 import { useHandoffsStore } from '../stores/handoffs-store.ts';
 import { formatDuration, formatTime } from '../model/format.ts';
 import { MoveDetails } from './move-details.tsx';
+import { carriedSentences } from '../model/carry-words.ts';
 import { cancelSentence, keptSentence, resumeSentence } from '../model/move-words.ts';
 import { stampOf, type LastMovePanel } from '../model/run-panels.ts';
 
@@ -81,6 +82,8 @@ function Completed({ session, panel }: { session: SessionView; panel: LastMovePa
         )}
       </p>
       <p>{resumeSentence(handoff.resumePath)}</p>
+      {handoff.carried &&
+        carriedSentences(handoff.carried, arrivedHere, handoff.sourceName).map((sentence) => <p key={sentence}>{sentence}</p>)}
       {arrivedHere && session.workspace && (
         <p>
           It runs in <code className="folder">{session.workspace}</code> on this device.

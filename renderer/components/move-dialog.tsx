@@ -3,8 +3,9 @@
  * "1 uncommitted file · 1 unpushed commit" with Commit and Push in place), then one radio per other
  * device: one that can receive the session now says so, one that cannot is disabled with why and
  * since when, one that will resume differently (an older CLI) carries the warning; a chosen one with
- * other agents offers continuing with each (move-agent-choice.tsx). Its buttons stay
- * in view while the rest scrolls.
+ * other agents offers continuing with each (move-agent-choice.tsx). When carrying the work would
+ * resolve what blocks this device, "Carry my changes" is offered as part of the move (ticked when
+ * it is this device's default, carry-offer.tsx). Its buttons stay in view while the rest scrolls.
  */
 import { useEffect, useId, useState, type FormEvent } from 'react';
 import type { DeviceView, EligibilityView } from '../../shared/device-api.ts';
@@ -17,6 +18,8 @@ import { useSessionsStore } from '../stores/sessions-store.ts';
 import { useStatusStore } from '../stores/status-store.ts';
 import { needsBackendReason } from '../model/backend-reach.ts';
 import { BlockerItem } from './blocker-item.tsx';
+import { CarryChoiceField, carryFromChoice } from './carry-offer.tsx';
+import { carryableOffer } from '../model/carry-words.ts';
 import { formatAgo } from '../model/format.ts';
 import { FormError } from './form-error.tsx';
 import { Modal, ModalActions } from './modal.tsx';
@@ -88,6 +91,12 @@ export function MoveDialog({ sessionId, sessionTitle, drawnFor, onClose }: MoveD
   const [error, setError] = useState<string | null>(null);
   const backendReason = useStatusStore((state) => needsBackendReason(state.status));
   const asking = useSessionsStore((state) => state.details[sessionId]?.permissionRequests[0]);
+  const report = useHandoffsStore((state) => state.sessions[sessionId]?.readiness);
+  const offer = report ? carryableOffer(report) : null;
+  const byDefault = useStatusStore((state) => state.status?.moveSettings?.carryByDefault ?? false);
+  const [carryChoice, setCarryChoice] = useState({ carry: byDefault, confirmed: [] as string[] });
+  // Not made while a file that looks like a secret is unconfirmed; absent without an offer (this device's default).
+  const carry = carryFromChoice(offer, carryChoice);
 
   useEffect(() => {
     loadEligibility(sessionId).catch((failure: unknown) => setError(errorMessage(failure)));
@@ -98,10 +107,13 @@ export function MoveDialog({ sessionId, sessionTitle, drawnFor, onClose }: MoveD
 
   async function submit(event: FormEvent) {
     event.preventDefault();
-    if (!chosen) return;
+    if (!chosen || carry === undefined) return;
     setPending(true);
     setError(null);
-    const outcome = await startMove(sessionId, chosen.deviceId, chosen.name, drawnFor, { provider: agent ?? undefined });
+    const outcome = await startMove(sessionId, chosen.deviceId, chosen.name, drawnFor, {
+      provider: agent ?? undefined,
+      ...(offer ? { carry: carry ?? null } : {}),
+    });
     setPending(false);
     if (outcome.kind === 'refused') setError(outcome.message);
     else onClose();
@@ -116,6 +128,7 @@ export function MoveDialog({ sessionId, sessionTitle, drawnFor, onClose }: MoveD
       <form className="modal-form" onSubmit={submit}>
         <div className="modal-body stack">
           <ThisDeviceReadiness sessionId={sessionId} />
+          {offer && <CarryChoiceField offer={offer} value={carryChoice} onChange={setCarryChoice} />}
           <fieldset className="device-choices" aria-labelledby={groupId}>
             <legend id={groupId} className="field-label">
               Target device
@@ -168,7 +181,7 @@ export function MoveDialog({ sessionId, sessionTitle, drawnFor, onClose }: MoveD
           submitLabel="Start move"
           pendingLabel="Checking…"
           pending={pending}
-          disabled={chosen === null || backendReason !== null}
+          disabled={chosen === null || backendReason !== null || carry === undefined}
         />
       </form>
     </Modal>

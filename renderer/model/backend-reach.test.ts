@@ -14,6 +14,7 @@ const status = (reachability: BackendReachabilityView | null): DeviceStatusView 
   backendHome: { where: 'elsewhere' },
   joining: false,
   revokedAt: null,
+  moveSettings: null,
 });
 const view = (state: BackendReachabilityView['state'], tried: string[] = []): BackendReachabilityView => ({
   state,

@@ -56,6 +56,10 @@ export function blockerWords(blocker: Blocker): string {
       return `${counted(numberIn(blocker, 'fileCount') ?? 1, 'uncommitted change')} in ${deviceIn(blocker)}'s checkout`;
     case 'target_branch_diverged':
       return `local commits in ${deviceIn(blocker)}'s checkout`;
+    case 'carry_unconfirmed_files':
+      return counted(numberIn(blocker, 'fileCount') ?? 1, 'file to confirm before carrying', 'files to confirm before carrying');
+    case 'carry_too_large':
+      return 'changes too large to carry';
     default:
       return blocker.message.replace(/\.$/, '');
   }

@@ -7,6 +7,7 @@
  * made at — so a panel never outlives the state it describes, on any device, and a button acts only
  * on the state it was drawn for (movedOnSince).
  */
+import type { CarryChoice } from '../../shared/carry.ts';
 import type { HandoffView, MoveBlockView, SessionView } from '../../shared/device-api.ts';
 import { reachedAt } from '../../shared/handoff-states.ts';
 import type { ProviderId } from '../../shared/provider.ts';
@@ -44,6 +45,8 @@ export interface BlockedMove {
   targetName: string;
   /** The agent the move chose to continue with, when the person picked one (a summary continuation). */
   provider?: ProviderId;
+  /** Whether it carries the work (Carry my changes), when the person chose (absent: this device's default). */
+  carry?: CarryChoice | null;
   /** The last evaluation (its `ready` turns true once every item is fixed). */
   report: ReadinessReport;
   /** The last remediation's refusal, if any. */

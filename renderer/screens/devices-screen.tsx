@@ -11,6 +11,7 @@ import { AccountKeys } from '../components/account-keys.tsx';
 import { InvitePanel } from '../components/invite-panel.tsx';
 import { Modal } from '../components/modal.tsx';
 import { SyncBackendSettings } from '../components/sync-backend-settings.tsx';
+import { MoveSettingsCard } from '../components/move-settings.tsx';
 import { useDevicesStore } from '../stores/devices-store.ts';
 import { useStatusStore } from '../stores/status-store.ts';
 
@@ -104,6 +105,7 @@ export function DevicesScreen() {
         <AccountKeys />
       </div>
       <SyncBackendSettings />
+      <MoveSettingsCard />
       {revoking && (
         <Modal
           title="Revoke device"

@@ -6,6 +6,7 @@
  * but say what changed once the session has moved on; the device refuses it too (its generation).
  */
 import { create } from 'zustand';
+import type { CarryChoice } from '../../shared/carry.ts';
 import type { ActionResult, EligibilityView, HandoffView, SessionView } from '../../shared/device-api.ts';
 import { HISTORY_PAGE, MOVE_HERE_MAX_AGE_MS } from '../../shared/device-api.ts';
 import type { ProviderId } from '../../shared/provider.ts';
@@ -30,10 +31,14 @@ import { useStatusStore } from './status-store.ts';
 
 export type { BlockedMove, BlockedPanel } from '../model/run-panels.ts';
 
-/** How a move is to be made: into a fresh clone, and with which agent (undefined: the default one). */
+/**
+ * How a move is to be made: into a fresh clone, with which agent (undefined: the default one), and
+ * whether it carries the uncommitted work and unpushed commits (null: not; undefined: this device's default).
+ */
 export interface MoveChoice {
   freshClone?: boolean;
   provider?: ProviderId | undefined;
+  carry?: CarryChoice | null | undefined;
 }
 
 export type MoveOutcome = { kind: 'started' } | { kind: 'blocked' } | { kind: 'refused'; message: string };
@@ -161,12 +166,16 @@ export const useHandoffsStore = create<HandoffsState>()((set, get) => {
       update(sessionId, () => ({ eligibility }));
     },
     loadReadiness: async (sessionId) => setReadiness(sessionId, await api.checkReadiness({ sessionId })),
-    startMove: async (sessionId, targetDeviceId, targetName, drawnFor, { freshClone = false, provider } = {}) => {
+    startMove: async (sessionId, targetDeviceId, targetName, drawnFor, { freshClone = false, provider, carry } = {}) => {
       const why = movedOn(sessionId, drawnFor);
       if (why) return { kind: 'refused', message: why };
       setPending(sessionId, 'move');
       try {
-        const choice = { ...(freshClone ? { freshClone } : {}), ...(provider ? { provider } : {}) };
+        const choice = {
+          ...(freshClone ? { freshClone } : {}),
+          ...(provider ? { provider } : {}),
+          ...(carry !== undefined ? { carry } : {}),
+        };
         const result = await api.startMove({ sessionId, targetDeviceId, ...choice, generation: drawnFor.generation });
         if (result.ok) {
           setBlocked(sessionId, undefined);
@@ -174,7 +183,13 @@ export const useHandoffsStore = create<HandoffsState>()((set, get) => {
         }
         if ('report' in result) {
           const blocked = { stamp: drawnFor, targetDeviceId, targetName, report: result.report, actionError: null };
-          setBlocked(sessionId, { ...blocked, ...(provider ? { provider } : {}), askedBy: null, handoffId: null });
+          setBlocked(sessionId, {
+            ...blocked,
+            ...(provider ? { provider } : {}),
+            ...(carry !== undefined ? { carry } : {}),
+            askedBy: null,
+            handoffId: null,
+          });
           return { kind: 'blocked' };
         }
         return { kind: 'refused', message: result.message };
@@ -204,7 +219,7 @@ export const useHandoffsStore = create<HandoffsState>()((set, get) => {
         const asked = await get().moveHere(sessionId, shown.stamp);
         return asked.ok ? { kind: 'started' } : { kind: 'refused', message: asked.message };
       }
-      const choice = { provider: shown.provider };
+      const choice = { provider: shown.provider, carry: shown.carry };
       const outcome = await get().startMove(sessionId, shown.targetDeviceId, shown.targetName, shown.stamp, choice);
       if (outcome.kind === 'refused') setBlocked(sessionId, { ...shown, actionError: outcome.message });
       return outcome;

@@ -2,6 +2,7 @@
 import { create } from 'zustand';
 import type { BackendKeyProbe } from '../../shared/backend-keys.ts';
 import type { DeviceStatusView } from '../../shared/device-api.ts';
+import type { MoveSettings } from '../../shared/carry.ts';
 import type { CodedMessage, Result } from '../../shared/errors.ts';
 import { errorMessage, failureOf } from '../model/error-words.ts';
 import { api } from '../api/device-api.ts';
@@ -29,6 +30,8 @@ interface StatusState {
   setBackendUrls(backendUrls: string[]): Promise<CodedMessage | null>;
   /** Lets other machines reach the backend this device hosts, or only this one. */
   shareBackend(shared: boolean): Promise<CodedMessage | null>;
+  /** Sets this device's move settings: Carry my changes by default, and how much it carries (kept in its profile). */
+  setMoveSettings(moveSettings: MoveSettings): Promise<CodedMessage | null>;
   setStatus(status: DeviceStatusView): void;
   setConnection(connection: ConnectionState): void;
 }
@@ -84,6 +87,7 @@ export const useStatusStore = create<StatusState>()((set) => {
       enroll(() => api.joinAccount(backendUrls && backendUrls.length > 0 ? { invite, deviceName, backendUrls } : { invite, deviceName })),
     setBackendUrls: (backendUrls) => enroll(() => api.setBackendUrls({ backendUrls })),
     shareBackend: (shared) => enroll(() => api.shareBackend({ shared })),
+    setMoveSettings: (moveSettings) => enroll(() => api.setMoveSettings({ moveSettings })),
     setStatus: (status) => set({ status }),
     setConnection: (connection) => set({ connection }),
   };

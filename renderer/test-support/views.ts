@@ -53,6 +53,7 @@ export function handoffView(over: Partial<HandoffView> = {}): HandoffView {
     targetFolder: null,
     providerChange: null,
     checkpointKept: false,
+    carried: null,
     ...over,
   };
 }
@@ -81,6 +82,7 @@ export function deviceStatus(over: Partial<DeviceStatusView> = {}): DeviceStatus
     backendHome: { where: 'elsewhere' },
     joining: false,
     revokedAt: null,
+    moveSettings: { carryByDefault: false, carryLimitMiB: 256 },
     ...over,
   };
 }

@@ -1,4 +1,5 @@
 /** Handoff records: the durable state machine (see shared/handoff-states.ts). */
+import { CarriedSchema } from '../carry.ts';
 import { z } from 'zod';
 import { HANDOFF_STATES } from '../handoff-states.ts';
 import { BlockerSchema } from '../readiness.ts';
@@ -59,6 +60,8 @@ export const HandoffOutcome = z.object({
     .object({ from: z.string().max(64), to: z.string().max(64) })
     .nullable()
     .optional(),
+  /** The uncommitted work and unpushed commits the move carried (absent on older records and moves that carried none). */
+  carried: CarriedSchema.nullable().optional(),
 });
 export type HandoffOutcome = z.infer<typeof HandoffOutcome>;
 

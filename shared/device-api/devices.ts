@@ -2,6 +2,7 @@
  * The device API for this device and its account: its status (enrollment, the backend it reaches),
  * creating or joining an account, the account's devices, an invite, revoking a device, new keys.
  */
+import { MoveSettings } from '../carry.ts';
 import { z } from 'zod';
 import type { DeviceStatus } from '../api/devices.ts';
 import type { ActionResult, Result } from '../errors.ts';
@@ -26,6 +27,8 @@ export interface DeviceStatusView {
   backendHome: BackendHomeView | null;
   /** Set while a join waits for the inviting device. */
   joining: boolean;
+  /** This device's move settings (Carry my changes by default, how much it carries); null before enrollment. */
+  moveSettings: MoveSettings | null;
   /**
    * When this device learnt it was revoked (the backend refused it as `device_revoked`), else null.
    * A revoked device stops heartbeating and acting; only a new profile joins the account again.
@@ -92,6 +95,8 @@ export const deviceInputs = {
   createInvite: z.strictObject({}),
   revokeDevice: z.strictObject({ deviceId: DeviceId }),
   rotateKeys: z.strictObject({}),
+  /** This device's move settings from now on (kept in its profile). */
+  setMoveSettings: z.strictObject({ moveSettings: MoveSettings }),
 } as const;
 
 /** What each method of this area resolves to. */
@@ -107,4 +112,5 @@ export interface DeviceOutputs {
   createInvite: Result<{ invite: string; inviteId: string; expiresAt: number; thisMachineOnly: boolean }>;
   revokeDevice: ActionResult;
   rotateKeys: Result<{ keyVersion: number }>;
+  setMoveSettings: Result<DeviceStatusView>;
 }

@@ -6,6 +6,7 @@
 import { z } from 'zod';
 import type { ActionResult, Failure, Result } from '../errors.ts';
 import type { EligibilityView, HandoffView } from '../move-views.ts';
+import { CarryChoice } from '../carry.ts';
 import { PROVIDER_IDS } from '../provider.ts';
 import type { ReadinessReport } from '../readiness.ts';
 import { DeviceId, SessionId } from './ids.ts';
@@ -35,6 +36,7 @@ export const moveInputs = {
    * (which blocked the move); `provider`: the agent the target continues with, when not the
    * session's own (a summary continuation); `generation`: the session's generation the button was
    * drawn for — refused, with what changed, when the session has moved on since.
+   * `carry`: carry the uncommitted work and unpushed commits along, with the secret-looking files confirmed (null: do not, whatever this device's default; absent: its default).
    */
   startMove: z.strictObject({
     sessionId: SessionId,
@@ -42,6 +44,7 @@ export const moveInputs = {
     freshClone: z.boolean().optional(),
     provider: z.enum(PROVIDER_IDS).optional(),
     generation: Generation.optional(),
+    carry: CarryChoice.nullable().optional(),
   }),
   /** Continues an owned session here with another agent, from a summary (recorded in its history like a move). */
   switchAgent: z.strictObject({ sessionId: SessionId, provider: z.enum(PROVIDER_IDS) }),

@@ -8,7 +8,8 @@
  */
 import type { ReadinessReport } from '../../../shared/readiness.ts';
 import type { GitRunner } from '../../git/git-runner.ts';
-import { evaluateRepo, evaluateSourceReadiness, type RepoEvaluation } from '../../git/readiness.ts';
+import type { RepoCarry } from '../../git/carry-offer.ts';
+import { evaluateRepo, evaluateSourceReadiness, reportOf, type RepoEvaluation } from '../../git/readiness.ts';
 import type { CheckpointRepo, WorkspaceRef } from '../../ports/git.ts';
 import { readRef, readSymbolicRef, resolveGitDirs } from '../../git/git-dir.ts';
 import { mergeBase, repoPathsOf, snapshotOf } from './workspace-repos.ts';
@@ -72,27 +73,24 @@ async function readRepo(
 
 /**
  * The readiness report of the workspace now and, read with it, each repository as the checkpoint
- * records it. `ready`: a report of this workspace that found it ready, whose state of each
- * repository stands for its status read.
+ * records it and what carrying its work would take (from the same status read). `ready`: a report
+ * of this workspace that found it ready, whose state of each repository stands for its status read.
  */
 export async function checkpointRead(
   ref: WorkspaceRef,
   run: GitRunner,
   ready?: ReadinessReport,
-): Promise<{ report: ReadinessReport; repos: CheckpointRepo[] }> {
+): Promise<{ report: ReadinessReport; repos: CheckpointRepo[]; carries: RepoCarry[] }> {
   const paths = repoPathsOf(ref);
-  if (paths.length === 0) return { report: await evaluateSourceReadiness([ref.workspace], { run }), repos: [] };
+  if (paths.length === 0) return { report: await evaluateSourceReadiness([ref.workspace], { run }), repos: [], carries: [] };
   const known = (path: string) => {
     const state = ready?.ready ? ready.repos.find((r) => r.path === path) : undefined;
     return state ? { state, blockers: [] } : undefined;
   };
   const read = await Promise.all(paths.map((path) => readRepo(ref.workspace, path, run, known(path))));
-  const blockers = read.flatMap((r) => r.evaluation.blockers);
-  const report: ReadinessReport = {
-    ready: blockers.length === 0,
-    blockers,
-    repos: read.map((r) => r.evaluation.state),
-    evaluatedAt: Date.now(),
-  };
-  return { report, repos: read.map((r) => r.repo) };
+  const report = reportOf(
+    read.map((r) => r.evaluation),
+    Date.now(),
+  );
+  return { report, repos: read.map((r) => r.repo), carries: read.flatMap((r) => (r.evaluation.carry ? [r.evaluation.carry] : [])) };
 }

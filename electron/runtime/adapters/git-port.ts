@@ -1,11 +1,14 @@
 /** The runtime's GitPort over the git modules: readiness, the clone finder and workspace pinning. */
 import { dirname, isAbsolute, relative, sep } from 'node:path';
 import type { GitRunner } from '../../git/git-runner.ts';
-import { locate, pinWorkspace, readCleanClone, type Located, type PinFailure } from '../../git/pinning.ts';
+import { readCleanClone, type PinFailure } from '../../git/pin-checks.ts';
+import { locate, pinWorkspace, type Located } from '../../git/pinning.ts';
 import type { ParsedStatus } from '../../git/status-parser.ts';
 import { prepareCheck } from '../../git/prepare-check.ts';
 import type { ReadinessReport } from '../../../shared/readiness.ts';
-import type { CheckoutPlaces, GitPort, PinnedRepo } from '../../ports/git.ts';
+import { buildCapsule } from '../../git/carry-capsule.ts';
+import { parkCarried } from '../../git/carry-park.ts';
+import type { CheckoutPlaces, GitPort, PinRequest } from '../../ports/git.ts';
 import { checkpointRead } from './checkpoint-read.ts';
 import { gitAvailable, remotesUnder, workspaceReadiness, workspaceRepos } from './workspace-repos.ts';
 
@@ -90,6 +93,8 @@ export function gitPort(run: GitRunner): GitPort {
       return report;
     },
     remotesUnder: (root) => remotesUnder(root, run),
+    buildCapsule: (carry, scratch) => buildCapsule(run, carry, scratch),
+    parkCarried: (path, request) => parkCarried(run, path, request),
     async prepare(repos, places, progress) {
       const prepared = await prepareCheck(
         repos.map((r) => ({ remote: r.remoteUrl ?? '', branch: r.branch ?? '', ...(r.commit ? { commit: r.commit } : {}) })),
@@ -123,7 +128,7 @@ export function gitPort(run: GitRunner): GitPort {
         () => undefined,
       );
     },
-    async pin(repos: PinnedRepo[], places, progress) {
+    async pin(repos: PinRequest[], places, progress) {
       const taken = (path: string) => {
         const ahead = startedStatusReads.get(path);
         startedStatusReads.delete(path);
@@ -131,7 +136,7 @@ export function gitPort(run: GitRunner): GitPort {
         return ahead && Date.now() - ahead.at <= REUSE_READ_MS ? ahead.read : undefined;
       };
       const pinned = await pinWorkspace(
-        repos.map((r) => ({ remote: r.remoteUrl ?? '', branch: r.branch ?? '', commit: r.commit })),
+        repos.map((r) => ({ remote: r.remoteUrl ?? '', branch: r.branch ?? '', commit: r.commit, ...(r.carry ? { carry: r.carry } : {}) })),
         {
           ...cloneSearch(run, places),
           fetched,

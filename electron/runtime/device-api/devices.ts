@@ -5,17 +5,17 @@ import type { DeviceDirectory } from '../device-directory.ts';
 import type { DeviceStatus } from '../device-status.ts';
 
 export interface DeviceHandlerDeps {
-  status: Pick<DeviceStatus, 'view' | 'setBackendUrls'>;
+  status: Pick<DeviceStatus, 'view' | 'setBackendUrls' | 'setMoveSettings'>;
   devices: Pick<DeviceDirectory, 'refresh' | 'views'>;
   backend: Pick<BackendPort, 'listDevices'>;
 }
 
-/** The status, the device list (read afresh from the backend), new backend addresses. */
+/** The status, the device list (read afresh from the backend), new backend addresses, the move settings. */
 export function deviceHandlers({
   status,
   devices,
   backend,
-}: DeviceHandlerDeps): Pick<DeviceApiHandlers, 'getStatus' | 'listDevices' | 'setBackendUrls'> {
+}: DeviceHandlerDeps): Pick<DeviceApiHandlers, 'getStatus' | 'listDevices' | 'setBackendUrls' | 'setMoveSettings'> {
   return {
     getStatus: async () => status.view(),
     listDevices: async () => {
@@ -23,5 +23,6 @@ export function deviceHandlers({
       return devices.views();
     },
     setBackendUrls: ({ backendUrls }) => status.setBackendUrls(backendUrls),
+    setMoveSettings: async ({ moveSettings }) => ({ ok: true, value: status.setMoveSettings(moveSettings) }),
   };
 }

@@ -24,7 +24,7 @@ export type DeviceApiDeps = SessionHandlerDeps &
   BackendKeyHandlerDeps & {
     moves: MoveService;
     moveHere: MoveHere;
-    status: Pick<DeviceStatus, 'view' | 'setBackendUrls' | 'revoked' | 'shareBackend'>;
+    status: Pick<DeviceStatus, 'view' | 'setBackendUrls' | 'setMoveSettings' | 'revoked' | 'shareBackend'>;
   };
 
 /** The acts a revoked device refuses (the backend would refuse each of them anyway); reads still answer what it last knew. */

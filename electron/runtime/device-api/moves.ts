@@ -21,8 +21,13 @@ export function moveHandlers(moves: MoveService, moveHere: MoveHere): Pick<Devic
     moveHere: async ({ sessionId, freshClone, generation }) => moveHere.ask(sessionId, { freshClone: freshClone === true, generation }),
     moveEligibility: async ({ sessionId }) => moves.eligibility(sessionId),
     checkReadiness: async ({ sessionId, targetDeviceId }) => moves.readiness(sessionId, targetDeviceId),
-    startMove: async ({ sessionId, targetDeviceId, freshClone, provider, generation }) =>
-      moves.start(sessionId, targetDeviceId, { freshClone: freshClone === true, ...(provider ? { provider } : {}), generation }),
+    startMove: async ({ sessionId, targetDeviceId, freshClone, provider, generation, carry }) =>
+      moves.start(sessionId, targetDeviceId, {
+        freshClone: freshClone === true,
+        ...(provider ? { provider } : {}),
+        generation,
+        ...(carry !== undefined ? { carry } : {}),
+      }),
     cancelMove: async ({ sessionId }) => moves.cancel(sessionId),
     pushRepo: async ({ sessionId, repo }) => moves.push(sessionId, repo),
     commitAll: async ({ sessionId, repo, message }) => moves.commitAll(sessionId, repo, message),

@@ -5,6 +5,7 @@
  * turn starts (`startTurn`): process-session.ts for a process that reads its prompt on stdin and
  * reports on stdout, codex/codex-session.ts for Codex's app server.
  */
+import { realpath } from 'node:fs/promises';
 import type { AgentView, TranscriptEntry } from '../../shared/agents.ts';
 import type { Failure } from '../../shared/errors.ts';
 import type {
@@ -156,6 +157,21 @@ export abstract class TurnSession implements ProviderSession {
       return { ok: true, value: data.sessionId };
     const message = `${this.mainAgentName()} cannot import "${data.provider}" data of format "${data.format}".`;
     return { ok: false, code: 'import_check_failed', message };
+  }
+
+  /**
+   * The session id to import from `data` into `workspace` (as `importableId`), refused as
+   * `import_check_failed` when the workspace cannot be opened.
+   */
+  protected async importableInto(data: ResumeData, formats: readonly string[], workspace: string): Promise<ProviderResult<string>> {
+    const importable = this.importableId(data, formats);
+    if (!importable.ok) return importable;
+    try {
+      await realpath(workspace);
+    } catch (error) {
+      return { ok: false, code: 'import_check_failed', message: `The target workspace cannot be opened: ${(error as Error).message}.` };
+    }
+    return importable;
   }
 
   /** Binds the session to `workspace` and shows its main agent. */

@@ -10,7 +10,6 @@
  * and permission requests go through Baton's flow (acp-permissions.ts). Export carries the agent's
  * own session files, which the agent's store knows how to import into another HOME and workspace.
  */
-import { realpath } from 'node:fs/promises';
 import type { PermissionAnswer } from '../../../shared/permission-request.ts';
 import {
   checkResumeData,
@@ -130,13 +129,8 @@ export class AcpSession extends TurnSession {
     _progress?: unknown,
     fork = false,
   ): Promise<ProviderResult<ImportOutcome | void>> {
-    const importable = this.importableId(data, [this.agent.store.format]);
+    const importable = await this.importableInto(data, [this.agent.store.format], workspace);
     if (!importable.ok) return importable;
-    try {
-      await realpath(workspace);
-    } catch (error) {
-      return { ok: false, code: 'import_check_failed', message: `The target workspace cannot be opened: ${(error as Error).message}.` };
-    }
     const imported = await this.agent.store.importSession(this.env, data, workspace, fork, this.deviceName);
     if (!imported.ok) return imported;
     const { sessionId, forkNote } = imported.value;

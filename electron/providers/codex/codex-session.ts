@@ -161,13 +161,8 @@ export class CodexSession extends TurnSession {
     _progress?: unknown,
     fork = false,
   ): Promise<ProviderResult<ImportOutcome | void>> {
-    const importable = this.importableId(data, [CODEX_FORMAT, CODEX_INLINE_FORMAT]);
+    const importable = await this.importableInto(data, [CODEX_FORMAT, CODEX_INLINE_FORMAT], workspace);
     if (!importable.ok) return importable;
-    try {
-      await realpath(workspace);
-    } catch (error) {
-      return { ok: false, code: 'import_check_failed', message: `The target workspace cannot be opened: ${(error as Error).message}.` };
-    }
     const imported = await importRollout(codexHome(this.env), importable.value, data, undefined, fork, this.deviceName);
     if (!imported.ok) return imported;
     const { threadId, forkNote } = imported.value;

@@ -71,16 +71,18 @@ export function startTurnProcess(spec: TurnSpec, onLine: (line: string) => void)
   const stdoutDone = readLines(child.stdout, onLine, overlong('stdout'));
   const exited = new Promise<TurnExit>((resolve) => {
     let done = false;
-    const finish = (code: number | null, signal: NodeJS.Signals | null): void => {
+    const finish = (code: number | null, signal: NodeJS.Signals | null, output: Promise<void> = stdoutDone): void => {
       if (done) return;
       done = true;
-      void stdoutDone.then(() => resolve({ code, signal, spawnError, stderrTail, ...(stoppedBecause ? { stoppedBecause } : {}) }));
+      void output.then(() => resolve({ code, signal, spawnError, stderrTail, ...(stoppedBecause ? { stoppedBecause } : {}) }));
     };
     child.once('error', (error) => {
       spawnError = error.message;
-      resolveStarted(error.message);
       child.stdout.destroy();
-      finish(null, null);
+      // A process that never started wrote nothing: its exit does not wait for stdout to close, so
+      // the turn is over by the time its start is said to have failed.
+      finish(null, null, Promise.resolve());
+      resolveStarted(error.message);
     });
     child.once('close', finish);
   });

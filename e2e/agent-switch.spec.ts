@@ -67,7 +67,10 @@ test('Switch agent continues a Codex session on the laptop with Claude Code, and
 
   await laptop.main.getByRole('button', { name: 'Switch agent' }).click();
   const dialog = laptopPage.getByRole('dialog', { name: 'Switch agent' });
-  await expect(dialog.getByRole('radio')).toHaveCount(1);
+  // Every other agent on the laptop is offered (Claude Code, Copilot, Qwen Code), never the session's own.
+  await expect(dialog.getByRole('radio')).toHaveCount(3);
+  for (const other of ['Claude Code', 'Copilot', 'Qwen Code']) await expect(dialog.getByRole('radio', { name: other })).toHaveCount(1);
+  await expect(dialog.getByRole('radio', { name: 'Codex' })).toHaveCount(0);
   await dialog.getByRole('radio', { name: 'Claude Code' }).check();
   await dialog.getByRole('button', { name: 'Switch' }).click();
   await expect(dialog).toBeHidden();
